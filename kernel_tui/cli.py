@@ -1,0 +1,174 @@
+"""The ``kernel-tui`` command: the explorer app by default, ``run`` and ``list`` for scripts and CI.
+
+This process never imports torch: measuring happens in the engine child process (``kernel_tui.client``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from kernel_tui.course import course_dir
+from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_scenario
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+DEFAULT_TIMEOUT_S = 600.0
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"--sizes takes integers separated by commas: {text!r}") from error
+    if not sizes or any(size < 1 for size in sizes):
+        raise argparse.ArgumentTypeError("--sizes takes positive integers")
+    return sizes
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from error
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kernel-tui",
+        description="Which kernels does your PyTorch code run, eager and compiled, and what do they move?",
+        epilog="Without a command, opens the explorer on the built-in course (or on the PATHs given).",
+    )
+    commands = parser.add_subparsers(dest="command")
+
+    run = commands.add_parser("run", help="measure scenarios headless and print tables or JSON")
+    run.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders of them")
+    run.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    run.add_argument("--size", type=_positive_int, help="elements for the kernel tables (default: SIZE)")
+    run.add_argument("--sizes", type=_sizes, help="sweep sizes, e.g. 1024,65536,1048576 (default: SIZES)")
+    run.add_argument("--no-sweep", action="store_true", help="skip the runtime-against-size sweep")
+    run.add_argument("--json", action="store_true", help="one JSON object per scenario, one per line")
+    run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                     help=f"give up on a scenario after this long (default {DEFAULT_TIMEOUT_S:g})")
+
+    listing = commands.add_parser("list", help="list scenarios (title, path, claims) without running them")
+    listing.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the course)")
+    return parser
+
+
+def _app_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kernel-tui", parents=[], add_help=True)
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="scenario files or folders (default: the course)")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    return parser
+
+
+def _check_paths(parser: argparse.ArgumentParser, paths: Sequence[str]) -> list[Path]:
+    missing = [path for path in paths if not Path(path).exists()]
+    if missing:
+        parser.error(f"no such file or folder: {', '.join(missing)}")
+    found = find_scenarios(list(paths))
+    if not found:
+        parser.error(f"no scenario files in {', '.join(paths)}")
+    return found
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("run", "list", "-h", "--help"):
+        parser = _parser()
+        options = parser.parse_args(args)
+        if options.command == "run":
+            return run_command(options, _check_paths(parser, options.paths))
+        if options.command == "list":
+            paths = _check_paths(parser, options.paths) if options.paths else find_scenarios([course_dir()])
+            return list_command(paths)
+        parser.print_help()
+        return EXIT_OK
+    parser = _app_parser()
+    options = parser.parse_args(args)
+    paths = _check_paths(parser, options.paths) if options.paths else []
+    from kernel_tui.ui.launch import run_app
+
+    return run_app(paths, device=options.device)
+
+
+def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
+    from rich.console import Console
+
+    from kernel_tui.client import EngineClient, EngineDied
+    from kernel_tui.render import scenario_view
+    from kernel_tui.report import ScenarioError, ScenarioReport
+
+    console = Console(highlight=False)
+    status = Console(stderr=True)
+
+    def forward(line: str) -> None:
+        sys.stderr.write(line)
+
+    exit_code = EXIT_OK
+    with EngineClient(options.device, stderr_sink=forward) as client:
+        for path in paths:
+            report: ScenarioReport | None = None
+            try:
+                for message in client.run(
+                    str(path),
+                    size=options.size,
+                    sizes=options.sizes,
+                    sweep=not options.no_sweep,
+                    timeout=options.timeout,
+                ):
+                    if message["type"] == "progress" and not options.json and status.is_terminal:
+                        status.print(f"[dim]{path.name}: {message['stage']} {message.get('detail', '')}[/]")
+                    elif message["type"] == "done":
+                        report = ScenarioReport.from_dict(message["report"])
+            except EngineDied as death:
+                hello = client.hello or {}
+                report = ScenarioReport(
+                    scenario=str(path.resolve()),
+                    title=path.stem,
+                    device=hello.get("device", options.device),
+                    device_name=hello.get("device_name", ""),
+                    torch_version=hello.get("torch_version", ""),
+                    size=options.size or 0,
+                    error=ScenarioError("engine", death.describe(), None, str(path), death.stderr_tail),
+                )
+            assert report is not None
+            if not report.ok:
+                exit_code = EXIT_FAILED
+            if options.json:
+                sys.stdout.write(json.dumps(report.to_dict()) + "\n")
+                sys.stdout.flush()
+            else:
+                console.print(scenario_view(report))
+    return exit_code
+
+
+def list_command(paths: list[Path]) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="scenarios", title_justify="left")
+    for column in ("#", "title", "path", "claims"):
+        table.add_column(column, overflow="fold")
+    exit_code = EXIT_OK
+    for number, path in enumerate(paths, start=1):
+        try:
+            info = read_scenario(path)
+        except ScenarioFileError as error:
+            where = f"{path}:{error.line}" if error.line else str(path)
+            table.add_row(str(number), f"[red]cannot read: {error}[/]", where, "")
+            exit_code = EXIT_FAILED
+            continue
+        table.add_row(str(number), info.title, str(path), info.claims_text())
+    Console(highlight=False).print(table)
+    return exit_code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

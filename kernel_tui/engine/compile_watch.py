@@ -1,0 +1,106 @@
+"""Counting what ``torch.compile`` did: graphs compiled, graph breaks and recompiles, with their reasons.
+
+Dynamo reports graph breaks and recompiles on its artifact loggers; we switch those on once and keep
+what they say while a watch is open. Graph counts come from dynamo's long-lived counters.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import torch._dynamo
+import torch._logging
+from torch._dynamo.utils import counters
+
+_LOG_NAMES = ("__recompiles", "__graph_breaks")
+
+
+@dataclass
+class CompileWatch:
+    """What dynamo did between ``start()`` and reading the properties."""
+
+    graphs_before: int = 0
+    breaks_before: int = 0
+    recompile_reasons: list[str] = field(default_factory=list)
+    graph_break_reasons: list[str] = field(default_factory=list)
+
+    def start(self) -> CompileWatch:
+        self.graphs_before = _unique_graphs()
+        self.breaks_before = _graph_break_total()
+        self.recompile_reasons.clear()
+        self.graph_break_reasons.clear()
+        _HANDLER.watch = self
+        return self
+
+    @property
+    def graphs(self) -> int:
+        return _unique_graphs() - self.graphs_before
+
+    @property
+    def graph_breaks(self) -> int:
+        return _graph_break_total() - self.breaks_before
+
+    @property
+    def recompiles(self) -> int:
+        return len(self.recompile_reasons)
+
+
+def _unique_graphs() -> int:
+    return int(counters["stats"]["unique_graphs"])
+
+
+def _graph_break_total() -> int:
+    return int(sum(counters["graph_break"].values()))
+
+
+def _summarise(message: str) -> str:
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    where = next((line for line in lines if " at " in line and ("user code" in line or "function" in line)), "")
+    why = next(
+        (line for line in lines if line.startswith(("Explanation:", "- ", "Graph Break Reason:"))),
+        lines[1] if len(lines) > 1 else (lines[0] if lines else ""),
+    )
+    text = f"{where.split(' at ', 1)[-1]}: {why}" if where else why
+    return text[:300]
+
+
+class _Handler(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.watch: CompileWatch | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        watch = self.watch
+        if watch is None:
+            return
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a malformed log record must not break a measurement
+            return
+        if record.name.endswith("__recompiles"):
+            watch.recompile_reasons.append(_summarise(message))
+        elif record.name.endswith("__graph_breaks"):
+            reason = _summarise(message)
+            if reason not in watch.graph_break_reasons:
+                watch.graph_break_reasons.append(reason)
+
+
+_HANDLER = _Handler()
+
+
+def install() -> None:
+    """Turn on dynamo's recompile and graph-break logs and listen to them (once per process)."""
+    torch._logging.set_logs(recompiles=True, graph_breaks=True)
+    logger = logging.getLogger("torch._dynamo")
+    if _HANDLER not in logger.handlers:
+        logger.addHandler(_HANDLER)
+
+
+def raise_recompile_limit(at_least: int) -> None:
+    """Dynamo silently runs eagerly past its recompile limit (8); a sweep must never fall back unseen."""
+    config = torch._dynamo.config
+    for name in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit",
+                 "accumulated_cache_size_limit"):
+        if hasattr(config, name) and getattr(config, name) < at_least:
+            setattr(config, name, at_least)

@@ -1,0 +1,62 @@
+"""Choosing the device, describing it, and the engine-wide torch settings that must precede any compile."""
+
+from __future__ import annotations
+
+import os
+import platform
+
+import torch
+
+
+def choose_device(requested: str) -> str:
+    """``auto`` is CUDA when available, else CPU; asking for CUDA without one is an error."""
+    if requested == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if requested == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("--device cuda was asked for, but torch sees no CUDA device")
+    if requested not in ("cpu", "cuda"):
+        raise RuntimeError(f"unknown device {requested!r}: use auto, cpu or cuda")
+    return requested
+
+
+def device_name(device: str) -> str:
+    if device == "cuda":
+        return torch.cuda.get_device_name()
+    return _cpu_model() or platform.processor() or platform.machine()
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+def free_memory_bytes(device: str) -> int:
+    if device == "cuda":
+        free, _total = torch.cuda.mem_get_info()
+        return int(free)
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES"))
+
+
+def configure_torch(device: str) -> None:
+    """Settings that are part of Inductor's cache key or change what the profiler can see: set them once."""
+    import torch._inductor.config as inductor_config
+
+    # Compiled C++ kernels are invisible to the profiler without this; it is part of the compile cache
+    # key, so it stays on for profiled and timed runs alike.
+    inductor_config.cpp.enable_kernel_profile = True
+    # Scenarios are inference; one grad mode everywhere also keeps dynamo's guards from recompiling
+    # between the profiled, timed and swept calls.
+    torch.set_grad_enabled(False)

@@ -1,0 +1,103 @@
+"""Executing a scenario file and calling its ``inputs`` and ``fn``, with errors that name file, line and stage."""
+
+from __future__ import annotations
+
+import traceback
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from kernel_tui.report import ScenarioError
+from kernel_tui.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario
+
+
+class StageError(Exception):
+    """A failure in one stage of measuring a scenario, already turned into a ScenarioError."""
+
+    def __init__(self, error: ScenarioError) -> None:
+        super().__init__(error.one_line())
+        self.error = error
+
+
+def stage_error(stage: str, path: Path, exc: BaseException) -> StageError:
+    """Wrap ``exc`` raised while running the scenario at ``path``; the line is the scenario's own."""
+    line = getattr(exc, "line", None)
+    if isinstance(exc, SyntaxError) and exc.filename == str(path):
+        line = exc.lineno
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == str(path):
+            line = frame.lineno  # the innermost frame in the scenario
+    message = f"{type(exc).__name__}: {exc}".strip().splitlines()[0] if str(exc) else type(exc).__name__
+    details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return StageError(ScenarioError(stage, message[:500], line, str(path), details))
+
+
+@dataclass
+class LoadedScenario:
+    info: ScenarioInfo
+    module: types.ModuleType
+    compiled_fn: Any = None
+    """``torch.compile(fn)`` once the compile stage made it; the sweep goes on with the same one."""
+
+    @property
+    def path(self) -> Path:
+        return self.info.path
+
+    def make_inputs(self, size: int, device: str) -> tuple[torch.Tensor, ...]:
+        try:
+            args = self.module.inputs(size, device)
+        except Exception as exc:  # noqa: BLE001 - any failure of user code is reported, not raised
+            raise stage_error("inputs", self.path, exc) from exc
+        if isinstance(args, torch.Tensor):
+            args = (args,)
+        if not isinstance(args, (tuple, list)) or not args:
+            raise self._contract("inputs", f"inputs() must return a tuple of tensors, not {type(args).__name__}")
+        for position, value in enumerate(args):
+            if not isinstance(value, torch.Tensor):
+                raise self._contract(
+                    "inputs", f"inputs() returned a {type(value).__name__} at position {position}, not a tensor"
+                )
+        return tuple(args)
+
+    def call(self, fn: Any, args: tuple, stage: str) -> Any:
+        try:
+            with torch.no_grad():
+                out = fn(*args)
+        except Exception as exc:  # noqa: BLE001
+            raise stage_error(stage, self.path, exc) from exc
+        leaves = out if isinstance(out, (tuple, list)) else (out,)
+        if not leaves or not all(isinstance(leaf, torch.Tensor) for leaf in leaves):
+            raise self._contract(stage, f"fn() must return a tensor or a tuple of tensors, not {type(out).__name__}")
+        return out
+
+    def _contract(self, stage: str, message: str) -> StageError:
+        name = "inputs" if stage == "inputs" else "fn"
+        line = getattr(getattr(getattr(self.module, name, None), "__code__", None), "co_firstlineno", None)
+        return StageError(ScenarioError(stage, message, line, str(self.path)))
+
+
+def load_scenario(path: Path) -> LoadedScenario:
+    """Read, check and execute a scenario file; raises StageError at stage ``load``."""
+    try:
+        source = path.read_text(encoding="utf-8")
+        info = parse_scenario(source, path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StageError(ScenarioError("load", f"cannot read the file: {exc}", None, str(path))) from exc
+    except ScenarioFileError as exc:
+        raise StageError(ScenarioError("load", str(exc), exc.line, str(path))) from exc
+    module = types.ModuleType(f"kernel_tui_scenario_{abs(hash(str(path)))}")
+    module.__file__ = str(path)
+    try:
+        code = compile(source, str(path), "exec")
+        exec(code, module.__dict__)  # noqa: S102 - running the user's scenario is the point
+    except Exception as exc:  # noqa: BLE001
+        raise stage_error("load", path, exc) from exc
+    for name in ("fn", "inputs"):
+        if not callable(getattr(module, name, None)):
+            raise StageError(
+                ScenarioError("load", f"the scenario defines no function {name}()", None, str(path))
+            )
+    return LoadedScenario(info, module)

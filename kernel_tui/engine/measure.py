@@ -1,0 +1,180 @@
+"""Measure one scenario, eager and compiled: kernels, bytes, times, compile cost, claims and the size sweep.
+
+Stages run in order (load, inputs, eager, compile, sweep); each reports progress, and a failure in one
+ends the scenario with a report that keeps everything measured before it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch._dynamo
+
+from kernel_tui.engine import compile_watch, sweep
+from kernel_tui.engine.device import device_name
+from kernel_tui.engine.generated_code import compiled_traffic
+from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
+from kernel_tui.engine.profiling import Traffic, join_compiled, join_eager, kernel_rows, profile_launches
+from kernel_tui.engine.timing import synchronize, time_call
+from kernel_tui.engine.traffic import array_bytes, eager_traffic, ideal_bytes
+from kernel_tui.expect import check_claims
+from kernel_tui.report import ModeResult, ScenarioError, ScenarioReport, SweepPoint
+
+Emit = Callable[..., None]
+
+
+def _no_emit(message_type: str, **fields: Any) -> None:
+    pass
+
+
+def measure_scenario(
+    path: str | Path,
+    device: str,
+    *,
+    size: int | None = None,
+    sizes: list[int] | None = None,
+    run_sweep: bool = True,
+    emit: Emit = _no_emit,
+) -> ScenarioReport:
+    """Everything ``kernel-tui run`` reports for one scenario file."""
+    path = Path(path)
+    report = ScenarioReport(
+        scenario=str(path),
+        title=path.stem,
+        device=device,
+        device_name=device_name(device),
+        torch_version=torch.__version__,
+        size=size or 0,
+        threads=torch.get_num_threads(),
+    )
+    try:
+        emit("progress", stage="load", detail=str(path))
+        scenario = load_scenario(path)
+        report = replace(report, title=scenario.info.title, size=size or scenario.info.size)
+        report = _measure_modes(scenario, report, emit)
+        if run_sweep and report.compiled is not None:
+            report = _sweep(scenario, report, sizes, emit)
+    except StageError as failure:
+        report = replace(report, error=failure.error)
+    claims = scenario_claims(path, device)
+    return replace(report, expect=check_claims(claims, report, swept=run_sweep))
+
+
+def scenario_claims(path: Path, device: str) -> dict[str, float]:
+    from kernel_tui.scenario_file import ScenarioFileError, read_scenario
+
+    try:
+        return read_scenario(path).claims_for(device)
+    except ScenarioFileError:
+        return {}
+
+
+def _measure_modes(scenario: LoadedScenario, report: ScenarioReport, emit: Emit) -> ScenarioReport:
+    device, path = report.device, scenario.path
+    emit("progress", stage="inputs", detail=f"size {report.size:,}")
+    args = scenario.make_inputs(report.size, device)
+    fn = scenario.module.fn
+
+    emit("progress", stage="eager", detail="warm-up and profile")
+    output = scenario.call(fn, args, "eager")
+    scenario.call(fn, args, "eager")
+    synchronize(device)
+    unit = array_bytes(args)
+    report = replace(report, ideal_bytes=ideal_bytes(args, output), array_bytes=unit)
+    try:
+        eager = _mode_result(
+            lambda: fn(*args),
+            device,
+            unit,
+            lambda launches: join_eager(launches, [Traffic(o.name, o.bytes_read, o.bytes_written)
+                                                   for o in eager_traffic(fn, args)]),
+        )
+    except Exception as exc:  # noqa: BLE001
+        raise stage_error("eager", path, exc) from exc
+    report = replace(report, eager=eager)
+    emit("partial", report=report.to_dict())
+
+    emit("progress", stage="compile", detail="torch.compile, first call")
+    torch._dynamo.reset()
+    watch = compile_watch.CompileWatch().start()
+    try:
+        compiled_fn = torch.compile(fn, **scenario.info.compile_options)
+        started = time.perf_counter()
+        with torch.no_grad():
+            compiled_fn(*args)
+        synchronize(device)
+        first_call_s = time.perf_counter() - started
+        scenario.call(compiled_fn, args, "compile")
+        synchronize(device)
+        emit("progress", stage="profile", detail="compiled kernels")
+        compiled = _mode_result(
+            lambda: compiled_fn(*args),
+            device,
+            unit,
+            lambda launches: join_compiled(
+                launches, [Traffic(k.name, k.bytes_read, k.bytes_written) for k in compiled_traffic(compiled_fn, args)]
+            ),
+        )
+    except StageError as failure:
+        return replace(report, error=replace(failure.error, stage="compile"))
+    except Exception as exc:  # noqa: BLE001
+        return replace(report, error=stage_error("compile", path, exc).error)
+    compiled = replace(
+        compiled,
+        compile_s=max(first_call_s - compiled.time_us / 1e6, 0.0),
+        graph_breaks=watch.graph_breaks,
+        graph_break_reasons=tuple(watch.graph_break_reasons),
+        recompiles=watch.recompiles,
+        recompile_reasons=tuple(watch.recompile_reasons),
+    )
+    report = replace(report, compiled=compiled)
+    scenario.compiled_fn = compiled_fn  # the sweep continues with the same compiled function
+    emit("partial", report=report.to_dict())
+    return report
+
+
+def _mode_result(call: Callable[[], Any], device: str, unit: int, join: Callable) -> ModeResult:
+    per_run = profile_launches(call, device)
+    first_run = per_run[0] if per_run else []
+    rows = kernel_rows(per_run, join(first_run))
+    known = [row.bytes_total for row in rows if row.bytes_total is not None]
+    bytes_total = sum(known) if known else None
+    timing = time_call(call, device)
+    return ModeResult(
+        kernel_count=sum(row.calls for row in rows),
+        kernels=tuple(rows),
+        bytes_total=bytes_total,
+        time_us=timing.median_us,
+        transfers=(bytes_total / unit) if bytes_total is not None and unit else None,
+    )
+
+
+def _sweep(scenario: LoadedScenario, report: ScenarioReport, sizes: list[int] | None, emit: Emit) -> ScenarioReport:
+    plan = sweep.plan_sizes(scenario, report, sizes)
+    emit("progress", stage="sweep", detail=f"{len(plan.sizes)} sizes")
+    compile_watch.raise_recompile_limit(len(plan.sizes) + 8)
+    watch = compile_watch.CompileWatch().start()
+    points: list[SweepPoint] = []
+
+    def on_point(point: SweepPoint) -> None:
+        points.append(point)
+        emit("sweep_point", point=point.__dict__)
+
+    error: ScenarioError | None = None
+    try:
+        sweep.run_sweep(scenario, report.device, plan, on_point)
+    except StageError as failure:
+        error = replace(failure.error, stage="sweep")
+    strategy = sweep.strategy_text(scenario.info.compile_options, watch)
+    return replace(
+        report,
+        sweep=tuple(points),
+        sweep_strategy=strategy,
+        sweep_compiles=watch.graphs,
+        error=error or report.error,
+    )

@@ -1,0 +1,47 @@
+"""Which operators move data: views and allocations launch nothing, everything else does some work.
+
+Decided from the operator's schema (a view returns an alias of an input and writes nothing), so new
+view ops are recognised without a list; the few exceptions are named in ``events.ALLOCATION_OPS``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+from kernel_tui.engine.events import ALLOCATION_OPS, INDUCTOR_KERNEL
+
+
+@functools.lru_cache(maxsize=4096)
+def moves_data(name: str) -> bool:
+    """True for an operator (``aten::add``) or Inductor kernel that reads or writes tensor memory."""
+    if INDUCTOR_KERNEL.match(name):
+        return True
+    if name in ALLOCATION_OPS or name.startswith("aten::empty"):
+        return False
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator(name)
+    except RuntimeError:
+        schemas = []
+    # Overloads on strings or scalars (aten::slice.str) say nothing about tensor memory.
+    schemas = [s for s in schemas if any("Tensor" in str(ret.type) for ret in s.returns)]
+    if not schemas:
+        return True
+    return not all(_is_view_schema(schema) for schema in schemas)
+
+
+def _is_view_schema(schema: torch._C.FunctionSchema) -> bool:
+    if any(arg.alias_info is not None and arg.alias_info.is_write for arg in schema.arguments):
+        # In-place ops write their input; only the in-place *view* ops (t_, squeeze_) are metadata.
+        return schema.name.endswith("_") and _is_inplace_view(schema)
+    return bool(schema.returns) and all(ret.alias_info is not None for ret in schema.returns)
+
+
+def _is_inplace_view(schema: torch._C.FunctionSchema) -> bool:
+    namespace, _, op_name = schema.name.partition("::")
+    packet = getattr(getattr(torch.ops, namespace, None), op_name, None)
+    if packet is None:
+        return False
+    overload = getattr(packet, schema.overload_name or "default", None)
+    return overload is not None and torch.Tag.inplace_view in overload.tags

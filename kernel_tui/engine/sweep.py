@@ -1,0 +1,112 @@
+"""Runtime against size, eager and compiled, each point delivered as soon as it is measured.
+
+The compiled side goes on with the function compiled for the profile, as a user's code would: with
+``torch.compile``'s default, the first new size recompiles once with a dynamic size and that graph serves
+the rest. The recompile limit is raised first, so no size can silently run eagerly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from kernel_tui.engine.compile_watch import CompileWatch
+from kernel_tui.engine.device import free_memory_bytes
+from kernel_tui.engine.loader import LoadedScenario
+from kernel_tui.engine.timing import synchronize, time_call
+from kernel_tui.engine.traffic import tensors_in, unique_bytes
+from kernel_tui.report import ScenarioReport, SweepPoint
+
+FIRST_SIZE = 2**10
+LARGEST_DEFAULT = {"cpu": 2**24, "cuda": 2**28}
+# A scenario's intermediates are a few times its inputs; keep the largest size well inside free memory.
+MEMORY_HEADROOM = 8
+MEMORY_SHARE = 0.5
+POINT_BUDGET_S = 0.1
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    sizes: tuple[int, ...]
+    dropped: tuple[int, ...] = ()
+    """Sizes asked for that would not fit in free memory."""
+
+
+def plan_sizes(scenario: LoadedScenario, report: ScenarioReport, asked: list[int] | None) -> SweepPlan:
+    """The sizes to sweep: asked for, else the scenario's ``SIZES``, else powers of 4 from 2**10; all bounded
+    by free memory, estimated from the bytes per element of the inputs at the profiled size."""
+    input_bytes = report.array_bytes or 4 * report.size
+    bytes_per_element = max(input_bytes / max(report.size, 1), 1.0) * MEMORY_HEADROOM
+    fits = int(free_memory_bytes(report.device) * MEMORY_SHARE / bytes_per_element)
+    wanted = list(asked or scenario.info.sizes or _default_sizes(min(fits, LARGEST_DEFAULT[report.device])))
+    kept = tuple(size for size in sorted(set(wanted)) if size <= fits)
+    dropped = tuple(size for size in sorted(set(wanted)) if size > fits)
+    return SweepPlan(kept, dropped)
+
+
+def _default_sizes(largest: int) -> list[int]:
+    sizes, size = [], FIRST_SIZE
+    while size <= largest:
+        sizes.append(size)
+        size *= 4
+    return sizes or [FIRST_SIZE]
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    if isinstance(exc, getattr(torch, "OutOfMemoryError", ())):
+        return True
+    text = str(exc).lower()
+    return isinstance(exc, (RuntimeError, MemoryError)) and (
+        "out of memory" in text or "can't allocate memory" in text or isinstance(exc, MemoryError)
+    )
+
+
+def run_sweep(
+    scenario: LoadedScenario, device: str, plan: SweepPlan, on_point: Callable[[SweepPoint], None]
+) -> None:
+    fn, compiled_fn = scenario.module.fn, scenario.compiled_fn
+    for size in plan.sizes:
+        try:
+            args = scenario.make_inputs(size, device)
+            eager = _time_mode(scenario, fn, args, device, "sweep")
+            compiled = _time_mode(scenario, compiled_fn, args, device, "sweep")
+        except Exception as exc:  # noqa: BLE001 - only memory exhaustion ends a sweep quietly
+            cause = exc.__cause__ or exc
+            if not is_out_of_memory(cause):
+                raise
+            on_point(SweepPoint(size, None, None, note=f"out of memory at {size:,} elements: sweep ended"))
+            _release(device)
+            return
+        on_point(SweepPoint(size, eager.median_us, compiled.median_us, eager.iqr_us, compiled.iqr_us))
+        del args
+    for size in plan.dropped:
+        on_point(SweepPoint(size, None, None, note=f"skipped: {size:,} elements would not fit in free memory"))
+
+
+def _time_mode(scenario: LoadedScenario, fn: Any, args: tuple, device: str, stage: str):  # noqa: ANN202
+    scenario.call(fn, args, stage)  # warm-up; for the compiled side this is where a recompile happens
+    synchronize(device)
+    return time_call(lambda: fn(*args), device, POINT_BUDGET_S)
+
+
+def _release(device: str) -> None:
+    if device == "cuda":
+        torch.cuda.empty_cache()
+
+
+def strategy_text(compile_options: dict[str, Any], watch: CompileWatch) -> str:
+    dynamic = compile_options.get("dynamic")
+    if dynamic is True:
+        how = "dynamic=True: one graph with the size as an argument"
+    elif dynamic is False:
+        how = "dynamic=False: one static graph per size (recompile limit raised)"
+    else:
+        how = "torch.compile default: static at the profiled size, then one recompile with a dynamic size"
+    return f"{how}; {watch.graphs} graph(s) compiled during the sweep, {watch.recompiles} recompile(s)"
+
+
+def input_bytes(args: tuple) -> int:
+    return unique_bytes(tensors_in(args))

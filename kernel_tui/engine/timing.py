@@ -1,0 +1,59 @@
+"""Steady-state time of one call: ``torch.utils.benchmark`` on CPU, CUDA events around single calls on a GPU."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+import torch.utils.benchmark as benchmark
+
+
+@dataclass(frozen=True)
+class Timing:
+    median_us: float
+    iqr_us: float
+    samples: int
+
+
+def time_call(call: Callable[[], object], device: str, budget_s: float = 0.2) -> Timing:
+    """Median time of ``call()`` in microseconds, with the interquartile range; ``call`` is warm already."""
+    if device == "cuda":
+        return _cuda_event_timing(call, budget_s)
+    timer = benchmark.Timer(
+        stmt="call()",
+        globals={"call": call},
+        num_threads=torch.get_num_threads(),
+    )
+    measurement = timer.blocked_autorange(min_run_time=budget_s)
+    return Timing(measurement.median * 1e6, measurement.iqr * 1e6, len(measurement.times))
+
+
+def _cuda_event_timing(call: Callable[[], object], budget_s: float) -> Timing:
+    # Like triton.testing.do_bench: an L2 flush before each call so every call reads from HBM, and an
+    # event pair around it so the time is the device's, not the launch rate's.
+    flush = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    call()
+    end.record()
+    torch.cuda.synchronize()
+    estimate_ms = max(start.elapsed_time(end), 1e-3)
+    repeats = int(min(1000, max(10, budget_s * 1e3 / estimate_ms)))
+    pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
+    for begin, finish in pairs:
+        flush.zero_()
+        begin.record()
+        call()
+        finish.record()
+    torch.cuda.synchronize()
+    times_us = sorted(begin.elapsed_time(finish) * 1e3 for begin, finish in pairs)
+    quartiles = statistics.quantiles(times_us, n=4)
+    return Timing(statistics.median(times_us), quartiles[2] - quartiles[0], repeats)
+
+
+def synchronize(device: str) -> None:
+    if device == "cuda":
+        torch.cuda.synchronize()

@@ -1,0 +1,78 @@
+"""Numbers as a learner reads them, shared by the CLI tables and the app so the two never disagree."""
+
+from __future__ import annotations
+
+from kernel_tui.report import ModeResult, ScenarioReport
+
+
+def format_time_us(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if value >= 1e6:
+        return f"{value / 1e6:.2f} s"
+    if value >= 1e3:
+        return f"{value / 1e3:.2f} ms"
+    return f"{value:.1f} µs"
+
+
+def format_bytes(value: int | float | None) -> str:
+    if value is None:
+        return "—"
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(value) >= scale:
+            return f"{value / scale:.1f} {unit}"
+    return f"{int(value)} B"
+
+
+def format_count(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:g}"
+
+
+def format_transfers(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}×"
+
+
+def format_size(size: int) -> str:
+    exponent = size.bit_length() - 1
+    if size == 1 << exponent and exponent >= 8:
+        return f"2^{exponent}"
+    return f"{size:,}"
+
+
+def mode_summary(mode: ModeResult | None) -> str:
+    if mode is None:
+        return "—"
+    return (
+        f"{format_count(mode.kernel_count)} launches, {format_bytes(mode.bytes_total)} "
+        f"({format_transfers(mode.transfers)}), {format_time_us(mode.time_us)}"
+    )
+
+
+def summary_line(report: ScenarioReport) -> str:
+    """One line: launches, bytes and transfers eager -> compiled against the ideal, compile time, speedup."""
+    eager, compiled = report.eager, report.compiled
+    parts = []
+    if eager is not None:
+        launches = format_count(eager.kernel_count)
+        traffic = f"{format_bytes(eager.bytes_total)} ({format_transfers(eager.transfers)})"
+        if compiled is not None:
+            launches += f" → {format_count(compiled.kernel_count)}"
+            traffic += f" → {format_bytes(compiled.bytes_total)} ({format_transfers(compiled.transfers)})"
+        parts.append(f"launches {launches}")
+        parts.append(
+            f"bytes {traffic}, ideal {format_bytes(report.ideal_bytes)} "
+            f"({format_transfers(report.ideal_transfers)})"
+        )
+    if compiled is not None:
+        parts.append(f"compile {compiled.compile_s:.2f} s" if compiled.compile_s is not None else "compile —")
+        speedup = report.speedup
+        parts.append(f"speedup {speedup:.2f}×" if speedup is not None else "speedup —")
+        parts.append(f"graph breaks {compiled.graph_breaks}, recompiles {compiled.recompiles}")
+    return " · ".join(parts)
+
+
+def device_line(report: ScenarioReport) -> str:
+    threads = f", {report.threads} threads" if report.threads and report.device == "cpu" else ""
+    return f"{report.device} ({report.device_name}{threads}) · torch {report.torch_version} · size {report.size:,}"

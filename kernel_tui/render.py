@@ -1,0 +1,90 @@
+"""Rich tables for ``kernel-tui run``: eager and compiled side by side, then the summary, sweep and claims."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from kernel_tui.formatting import (
+    device_line,
+    format_bytes,
+    format_count,
+    format_size,
+    format_time_us,
+    summary_line,
+)
+from kernel_tui.report import ModeResult, ScenarioReport
+
+
+def kernel_table(title: str, mode: ModeResult | None) -> Table:
+    table = Table(title=title, title_justify="left", expand=True, pad_edge=False)
+    table.add_column("kernel", overflow="fold", ratio=3)
+    table.add_column("calls", justify="right")
+    table.add_column("time", justify="right")
+    table.add_column("bytes", justify="right")
+    if mode is None:
+        table.add_row("not measured", "", "", "")
+        return table
+    if not mode.kernels:
+        table.add_row(Text("no kernels", style="dim"), "0", "", "")
+    for kernel in mode.kernels:
+        table.add_row(
+            kernel.short_name,
+            format_count(kernel.calls),
+            format_time_us(kernel.time_us),
+            format_bytes(kernel.bytes_total),
+        )
+    return table
+
+
+def sweep_table(report: ScenarioReport) -> Table:
+    table = Table(title="runtime against size (median of one call)", title_justify="left")
+    for column in ("size", "eager", "compiled", "speedup"):
+        table.add_column(column, justify="right")
+    table.add_column("note")
+    for point in report.sweep:
+        speedup = (
+            f"{point.eager_us / point.compiled_us:.2f}×" if point.eager_us and point.compiled_us else "—"
+        )
+        table.add_row(
+            format_size(point.size),
+            format_time_us(point.eager_us),
+            format_time_us(point.compiled_us),
+            speedup,
+            point.note or "",
+        )
+    return table
+
+
+def claims_text(report: ScenarioReport) -> Text:
+    text = Text()
+    for key, check in report.expect.items():
+        mark, style = ("✓", "green") if check.ok else ("✗", "bold red")
+        text.append(f"{mark} {key}: claimed {format_count(check.claimed)}, measured "
+                    f"{format_count(None if check.measured is None else round(check.measured, 3))}  ", style=style)
+    return text
+
+
+def scenario_view(report: ScenarioReport) -> RenderableType:
+    parts: list[RenderableType] = [
+        Text(report.title, style="bold"),
+        Text(f"{report.scenario} · {device_line(report)}", style="dim"),
+    ]
+    if report.eager is not None:
+        sides = Table.grid(expand=True, padding=(0, 1))
+        sides.add_column(ratio=1)
+        sides.add_column(ratio=1)
+        sides.add_row(kernel_table("Eager", report.eager), kernel_table("Compiled", report.compiled))
+        parts.append(sides)
+        parts.append(Text(summary_line(report)))
+    if report.sweep:
+        parts.append(sweep_table(report))
+    if report.sweep_strategy:
+        parts.append(Text(f"sweep: {report.sweep_strategy}", style="dim"))
+    if report.expect:
+        parts.append(claims_text(report))
+    if report.error is not None:
+        parts.append(Text(f"error: {report.error.one_line()}", style="bold red"))
+    parts.append(Text(""))
+    return Group(*parts)

@@ -1,0 +1,160 @@
+"""What one scenario measured: the results that cross from the engine to the CLI and the app.
+
+These are plain frozen dataclasses with no torch in sight, so the UI process can hold them. They
+round-trip through JSON (``to_dict`` / ``from_dict``); the dict form *is* the ``--json`` contract.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+MODES = ("eager", "compiled")
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel as the profiler saw it, grouped by name over the profiled runs of ``fn``."""
+
+    name: str
+    short_name: str
+    calls: float
+    """Launches per run of ``fn`` (a float only when runs disagree)."""
+    time_us: float
+    """Time spent in this kernel per run of ``fn``, all its calls together."""
+    bytes_read: int | None = None
+    bytes_written: int | None = None
+    kind: str = "kernel"
+    """``kernel``, ``memcpy``, ``memset`` (CUDA), or ``op`` (an eager CPU operator doing the work)."""
+    op: str | None = None
+    """The top-level operator that launched it (``aten::relu`` for a ``clamp_min`` kernel)."""
+
+    @property
+    def bytes_total(self) -> int | None:
+        if self.bytes_read is None and self.bytes_written is None:
+            return None
+        return (self.bytes_read or 0) + (self.bytes_written or 0)
+
+
+@dataclass(frozen=True)
+class ModeResult:
+    """Eager or compiled: its kernels, their traffic and its steady-state time."""
+
+    kernel_count: float
+    kernels: tuple[Kernel, ...]
+    bytes_total: int | None
+    time_us: float
+    """Median time of one call of ``fn`` in steady state (compile excluded)."""
+    transfers: float | None = None
+    """``bytes_total`` in array-sized transfers: bytes over the bytes of the largest input."""
+    compile_s: float | None = None
+    graph_breaks: int | None = None
+    graph_break_reasons: tuple[str, ...] = ()
+    recompiles: int | None = None
+    recompile_reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """Runtime of one call at one size, eager and compiled (medians, with their spread)."""
+
+    size: int
+    eager_us: float | None
+    compiled_us: float | None
+    eager_iqr_us: float | None = None
+    compiled_iqr_us: float | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class ExpectCheck:
+    """One claim of a lesson against what was measured."""
+
+    claimed: float
+    measured: float | None
+    ok: bool
+
+
+@dataclass(frozen=True)
+class ScenarioError:
+    """Why a scenario could not be (fully) measured."""
+
+    stage: str
+    """``load``, ``inputs``, ``eager``, ``compile``, ``sweep``, ``expect`` or ``engine``."""
+    message: str
+    line: int | None = None
+    file: str | None = None
+    details: str = ""
+    """The traceback or the engine's stderr tail: one key away in the app, in the JSON for scripts."""
+
+    def one_line(self) -> str:
+        where = self.file or "?"
+        if self.line is not None:
+            where += f":{self.line}"
+        return f"{where}: {self.stage}: {self.message}"
+
+
+@dataclass(frozen=True)
+class ScenarioReport:
+    """Everything one run of one scenario produced; ``to_dict`` is the ``--json`` object."""
+
+    scenario: str
+    title: str
+    device: str
+    device_name: str
+    torch_version: str
+    size: int
+    eager: ModeResult | None = None
+    compiled: ModeResult | None = None
+    ideal_bytes: int | None = None
+    array_bytes: int | None = None
+    """Bytes of the largest input: the unit of an array-sized transfer."""
+    sweep: tuple[SweepPoint, ...] = ()
+    sweep_strategy: str | None = None
+    sweep_compiles: int | None = None
+    expect: dict[str, ExpectCheck] = field(default_factory=dict)
+    error: ScenarioError | None = None
+    threads: int | None = None
+
+    @property
+    def ideal_transfers(self) -> float | None:
+        if self.ideal_bytes is None or not self.array_bytes:
+            return None
+        return self.ideal_bytes / self.array_bytes
+
+    @property
+    def speedup(self) -> float | None:
+        if self.eager is None or self.compiled is None or not self.compiled.time_us:
+            return None
+        return self.eager.time_us / self.compiled.time_us
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and all(check.ok for check in self.expect.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["ideal_transfers"] = self.ideal_transfers
+        data["speedup"] = self.speedup
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ScenarioReport:
+        known = {f.name for f in fields(cls)}
+        values = {key: value for key, value in data.items() if key in known}
+        for mode in MODES:
+            if values.get(mode) is not None:
+                values[mode] = _mode_from_dict(values[mode])
+        values["sweep"] = tuple(SweepPoint(**point) for point in values.get("sweep", ()))
+        values["expect"] = {mode: ExpectCheck(**check) for mode, check in values.get("expect", {}).items()}
+        if values.get("error") is not None:
+            values["error"] = ScenarioError(**values["error"])
+        return cls(**values)
+
+
+def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
+    values = dict(data)
+    values["kernels"] = tuple(Kernel(**kernel) for kernel in values.get("kernels", ()))
+    for name in ("graph_break_reasons", "recompile_reasons"):
+        values[name] = tuple(values.get(name, ()))
+    return ModeResult(**values)

@@ -1,0 +1,218 @@
+"""Reading scenario files without running them: title, lesson, claims and sizes come from the syntax tree.
+
+Listing a folder or opening a file must never execute it, so everything here works on ``ast`` and
+evaluates only constant arithmetic (``2**20``, ``[2**k for k in range(10, 24, 2)]`` is refused, write
+the list out or use ``range``-free literals).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_SIZE = 2**20
+CLAIM_KEYS = (
+    "eager",
+    "compiled",
+    "eager_transfers",
+    "compiled_transfers",
+    "ideal_transfers",
+    "graph_breaks",
+    "sweep_compiles",
+)
+"""What a lesson may claim in ``EXPECT``: launches per run of ``fn`` for ``eager``/``compiled``, array-sized
+transfers, and the compiled side's graph breaks and recompiles."""
+DEVICE_KEYS = ("cpu", "cuda")
+COMPILE_KEYS = ("mode", "dynamic", "fullgraph", "backend", "options")
+
+
+class ScenarioFileError(ValueError):
+    """A scenario file that cannot be read; carries the line it failed on."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass(frozen=True)
+class ScenarioInfo:
+    """What a scenario file says about itself."""
+
+    path: Path
+    title: str
+    lesson: str
+    size: int = DEFAULT_SIZE
+    sizes: tuple[int, ...] | None = None
+    expect: dict[str, Any] = field(default_factory=dict)
+    compile_options: dict[str, Any] = field(default_factory=dict)
+    has_fn: bool = True
+    has_inputs: bool = True
+
+    def claims_for(self, device: str) -> dict[str, float]:
+        """The claims that apply on ``device``: per-device entries override the shared ones."""
+        claims = {key: value for key, value in self.expect.items() if key not in DEVICE_KEYS}
+        claims.update(self.expect.get(device, {}))
+        return claims
+
+    def claims_text(self) -> str:
+        parts = []
+        shared = {k: v for k, v in self.expect.items() if k not in DEVICE_KEYS}
+        if shared:
+            parts.append(_format_claims(shared))
+        for device in DEVICE_KEYS:
+            if device in self.expect:
+                parts.append(f"{device}: {_format_claims(self.expect[device])}")
+        return "; ".join(parts)
+
+
+def _format_claims(claims: dict[str, Any]) -> str:
+    return ", ".join(f"{key} {value}" for key, value in claims.items())
+
+
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Pow: operator.pow,
+    ast.FloorDiv: operator.floordiv,
+    ast.LShift: operator.lshift,
+}
+
+
+def constant_value(node: ast.AST) -> Any:
+    """Evaluate literals and integer arithmetic between them, nothing else."""
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = constant_value(node.left), constant_value(node.right)
+        if isinstance(node.op, ast.Pow) and (not isinstance(right, int) or abs(right) > 64):
+            raise ValueError("exponent too large")
+        return _BINARY[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -constant_value(node.operand)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [constant_value(item) for item in node.elts]
+    if isinstance(node, ast.Dict):
+        if any(key is None for key in node.keys):
+            raise ValueError("** in a dict")
+        return {constant_value(k): constant_value(v) for k, v in zip(node.keys, node.values)}
+    if isinstance(node, ast.Constant):
+        return node.value
+    raise ValueError(f"not a constant: {ast.unparse(node)}")
+
+
+def read_scenario(path: str | Path) -> ScenarioInfo:
+    """Parse ``path`` into a ScenarioInfo. Raises ScenarioFileError (with the line) on a bad file."""
+    path = Path(path)
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ScenarioFileError(f"cannot read the file: {error}") from error
+    return parse_scenario(source, path)
+
+
+def parse_scenario(source: str, path: Path) -> ScenarioInfo:
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except SyntaxError as error:
+        raise ScenarioFileError(f"syntax error: {error.msg}", error.lineno) from error
+    docstring = ast.get_docstring(tree) or ""
+    title, _, lesson = docstring.strip().partition("\n")
+    functions = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    constants: dict[str, tuple[Any, int]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            if name in ("SIZE", "SIZES", "EXPECT", "COMPILE"):
+                try:
+                    constants[name] = (constant_value(node.value), node.lineno)
+                except (ValueError, TypeError, ZeroDivisionError, OverflowError) as error:
+                    raise ScenarioFileError(f"{name} must be a literal: {error}", node.lineno) from error
+    size = _read_size(constants)
+    sizes = _read_sizes(constants)
+    expect = _read_expect(constants)
+    compile_options = _read_compile(constants)
+    return ScenarioInfo(
+        path=path,
+        title=title.strip() or path.stem,
+        lesson=lesson.strip(),
+        size=size,
+        sizes=sizes,
+        expect=expect,
+        compile_options=compile_options,
+        has_fn="fn" in functions,
+        has_inputs="inputs" in functions,
+    )
+
+
+def _read_size(constants: dict[str, tuple[Any, int]]) -> int:
+    if "SIZE" not in constants:
+        return DEFAULT_SIZE
+    value, line = constants["SIZE"]
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ScenarioFileError(f"SIZE must be a positive integer, not {value!r}", line)
+    return value
+
+
+def _read_sizes(constants: dict[str, tuple[Any, int]]) -> tuple[int, ...] | None:
+    if "SIZES" not in constants:
+        return None
+    value, line = constants["SIZES"]
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
+    ):
+        raise ScenarioFileError("SIZES must be a non-empty list of positive integers", line)
+    return tuple(sorted(set(value)))
+
+
+def _read_expect(constants: dict[str, tuple[Any, int]]) -> dict[str, Any]:
+    if "EXPECT" not in constants:
+        return {}
+    value, line = constants["EXPECT"]
+    if not isinstance(value, dict):
+        raise ScenarioFileError("EXPECT must be a dict such as {'eager': 2, 'compiled': 1}", line)
+    for key, claim in value.items():
+        if key in DEVICE_KEYS:
+            if not isinstance(claim, dict):
+                raise ScenarioFileError(f"EXPECT[{key!r}] must be a dict of claims", line)
+            _check_claims(claim, line, prefix=f"{key}.")
+        else:
+            _check_claims({key: claim}, line)
+    return value
+
+
+def _check_claims(claims: dict[str, Any], line: int, prefix: str = "") -> None:
+    for key, claim in claims.items():
+        if key not in CLAIM_KEYS:
+            known = ", ".join(CLAIM_KEYS + DEVICE_KEYS)
+            raise ScenarioFileError(f"EXPECT has an unknown claim {prefix}{key!r} (known: {known})", line)
+        if isinstance(claim, bool) or not isinstance(claim, (int, float)) or claim < 0:
+            raise ScenarioFileError(f"EXPECT {prefix}{key} must be a number >= 0, not {claim!r}", line)
+
+
+def _read_compile(constants: dict[str, tuple[Any, int]]) -> dict[str, Any]:
+    if "COMPILE" not in constants:
+        return {}
+    value, line = constants["COMPILE"]
+    if not isinstance(value, dict) or not all(key in COMPILE_KEYS for key in value):
+        raise ScenarioFileError(f"COMPILE must be a dict of torch.compile arguments ({', '.join(COMPILE_KEYS)})", line)
+    return value
+
+
+def is_scenario_file(path: Path) -> bool:
+    return path.suffix == ".py" and not path.name.startswith(("_", "."))
+
+
+def find_scenarios(paths: list[str | Path]) -> list[Path]:
+    """Expand files and folders into scenario files, folders in name order (the course order)."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found.extend(sorted(p for p in path.iterdir() if p.is_file() and is_scenario_file(p)))
+        else:
+            found.append(path)
+    return found

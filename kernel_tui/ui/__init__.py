@@ -1,0 +1,1 @@
+"""The explorer app (Textual). Never imports torch."""
