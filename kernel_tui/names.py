@@ -47,18 +47,44 @@ _FUNCTOR = re.compile(r"\b([A-Za-z_]\w*(?:Functor\w*|_functor|Ops))\b")
 
 # Wrappers that carry the real op inside them; naming them would tell the learner nothing.
 _PLUMBING = {
-    "lambda", "operator", "func_wrapper_t", "ReduceOp",
-    "gpu_kernel", "gpu_kernel_impl", "gpu_kernel_impl_nocast", "gpu_kernel_with_scalars",
-    "opmath_gpu_kernel_with_scalars", "opmath_symmetric_gpu_kernel_with_scalars", "gpu_index_kernel",
-    "launch_kernel", "launch_vectorized_kernel", "launch_unrolled_kernel", "launch_legacy_kernel",
-    "AUnaryFunctor", "BUnaryFunctor", "BinaryFunctor", "UnaryFunctor", "TernaryFunctor",
+    "lambda",
+    "operator",
+    "func_wrapper_t",
+    "ReduceOp",
+    "gpu_kernel",
+    "gpu_kernel_impl",
+    "gpu_kernel_impl_nocast",
+    "gpu_kernel_with_scalars",
+    "opmath_gpu_kernel_with_scalars",
+    "opmath_symmetric_gpu_kernel_with_scalars",
+    "gpu_index_kernel",
+    "launch_kernel",
+    "launch_vectorized_kernel",
+    "launch_unrolled_kernel",
+    "launch_legacy_kernel",
+    "AUnaryFunctor",
+    "BUnaryFunctor",
+    "BinaryFunctor",
+    "UnaryFunctor",
+    "TernaryFunctor",
 }
 # Kernel names so generic that the enclosing namespace or template argument is the real name.
 _GENERIC_BASES = {"kernel", "Kernel", "Kernel2", "device_kernel", "global_kernel"}
 _OP_PREFIXES = ("CUDAFunctorOnSelf_", "CUDAFunctor_", "launch_", "Compare")
 _OP_SUFFIXES = (
-    "_kernel_cuda_impl", "_kernel_cuda", "_kernel_impl", "_cuda_impl", "_cuda_out", "_kernel", "_impl",
-    "_cuda", "_functor", "CUDAKernelImpl", "KernelImpl", "Functor", "Ops",
+    "_kernel_cuda_impl",
+    "_kernel_cuda",
+    "_kernel_impl",
+    "_cuda_impl",
+    "_cuda_out",
+    "_kernel",
+    "_impl",
+    "_cuda",
+    "_functor",
+    "CUDAKernelImpl",
+    "KernelImpl",
+    "Functor",
+    "Ops",
 )
 
 
@@ -194,7 +220,10 @@ def _op(targs: str) -> str:
 
 
 def _clean_op(name: str) -> str:
-    """``CUDAFunctor_add`` -> ``add``, ``direct_copy_kernel_cuda`` -> ``direct_copy``, ``MeanOps`` -> ``mean``."""
+    """The op's own name: ``CUDAFunctor_add`` -> ``add``, ``direct_copy_kernel_cuda`` -> ``direct_copy``.
+
+    Wrapping prefixes and suffixes come in any order, so strip until none is left.
+    """
     changed = True
     while changed:
         changed = False
