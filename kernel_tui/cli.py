@@ -16,6 +16,7 @@ from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_sce
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_TIMEOUT_S = 600.0
+PIPED_WIDTH = 120
 
 
 def _sizes(text: str) -> list[int]:
@@ -98,6 +99,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_app(paths, device=options.device)
 
 
+def _stdout_console():  # noqa: ANN202 - rich is imported late to keep start-up light
+    from rich.console import Console
+
+    # Piped output has no terminal width to follow; 120 columns keeps the two tables side by side.
+    return Console(highlight=False, width=None if sys.stdout.isatty() else PIPED_WIDTH)
+
+
 def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
     from rich.console import Console
 
@@ -105,7 +113,7 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
     from kernel_tui.render import scenario_view
     from kernel_tui.report import ScenarioError, ScenarioReport
 
-    console = Console(highlight=False)
+    console = _stdout_console()
     status = Console(stderr=True)
 
     def forward(line: str) -> None:
@@ -145,12 +153,11 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
                 sys.stdout.write(json.dumps(report.to_dict()) + "\n")
                 sys.stdout.flush()
             else:
-                console.print(scenario_view(report))
+                console.print(scenario_view(report, console.width))
     return exit_code
 
 
 def list_command(paths: list[Path]) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title="scenarios", title_justify="left")
@@ -166,7 +173,7 @@ def list_command(paths: list[Path]) -> int:
             exit_code = EXIT_FAILED
             continue
         table.add_row(str(number), info.title, str(path), info.claims_text())
-    Console(highlight=False).print(table)
+    _stdout_console().print(table)
     return exit_code
 
 

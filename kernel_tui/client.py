@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -22,6 +23,8 @@ from typing import IO, Any
 from kernel_tui import protocol
 
 STDERR_TAIL_LINES = 40
+# Kineto prints these on every profile whatever its log level; they are torch's noise, not the scenario's.
+PROFILER_CHATTER = re.compile(r"^(USDT|STAGE):\d{4}-\d\d-\d\d ")
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,9 @@ class EngineClient:
         threading.Thread(target=self._read_protocol, args=(self._process.stdout,), daemon=True).start()
         threading.Thread(target=self._read_stderr, args=(self._process.stderr,), daemon=True).start()
         hello = self._next_message(timeout)
+        if hello.get("type") == "timeout":
+            self.close()
+            raise EngineDied(None, self.stderr_tail(), f"the engine did not start within {timeout:g} s")
         if hello.get("type") != "hello" or hello.get("protocol") != protocol.PROTOCOL_VERSION:
             self.close()
             raise EngineDied(None, self.stderr_tail(), f"the engine spoke another protocol: {hello!r:.200}")
@@ -221,7 +227,7 @@ class EngineClient:
         try:
             for line in stream:
                 self._stderr_tail.append(line)
-                if self._stderr_sink is not None:
+                if self._stderr_sink is not None and not PROFILER_CHATTER.match(line):
                     self._stderr_sink(line)
         except (OSError, ValueError):
             pass

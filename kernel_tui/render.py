@@ -19,7 +19,7 @@ from kernel_tui.report import ModeResult, ScenarioReport
 
 def kernel_table(title: str, mode: ModeResult | None) -> Table:
     table = Table(title=title, title_justify="left", expand=True, pad_edge=False)
-    table.add_column("kernel", overflow="fold", ratio=3)
+    table.add_column("kernel", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
     table.add_column("calls", justify="right")
     table.add_column("time", justify="right")
     table.add_column("bytes", justify="right")
@@ -66,17 +66,24 @@ def claims_text(report: ScenarioReport) -> Text:
     return text
 
 
-def scenario_view(report: ScenarioReport) -> RenderableType:
+SIDE_BY_SIDE_WIDTH = 100
+
+
+def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
     parts: list[RenderableType] = [
         Text(report.title, style="bold"),
         Text(f"{report.scenario} · {device_line(report)}", style="dim"),
     ]
     if report.eager is not None:
-        sides = Table.grid(expand=True, padding=(0, 1))
-        sides.add_column(ratio=1)
-        sides.add_column(ratio=1)
-        sides.add_row(kernel_table("Eager", report.eager), kernel_table("Compiled", report.compiled))
-        parts.append(sides)
+        eager, compiled = kernel_table("Eager", report.eager), kernel_table("Compiled", report.compiled)
+        if width >= SIDE_BY_SIDE_WIDTH:
+            sides = Table.grid(expand=True, padding=(0, 1))
+            sides.add_column(ratio=1)
+            sides.add_column(ratio=1)
+            sides.add_row(eager, compiled)
+            parts.append(sides)
+        else:
+            parts.extend((eager, compiled))
         parts.append(Text(summary_line(report)))
     if report.sweep:
         parts.append(sweep_table(report))

@@ -14,6 +14,7 @@ def main() -> None:
     os.dup2(2, 1)
     sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
     protocol_stream = os.fdopen(protocol_fd, "w", buffering=1)
+    os.environ.setdefault("KINETO_LOG_LEVEL", "5")
 
     from kernel_tui.engine.server import serve
 

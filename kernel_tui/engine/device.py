@@ -52,7 +52,12 @@ def free_memory_bytes(device: str) -> int:
 
 def configure_torch(device: str) -> None:
     """Settings that are part of Inductor's cache key or change what the profiler can see: set them once."""
+    import logging
+
     import torch._inductor.config as inductor_config
+
+    # A CUDA build of torch on a machine without CUDA warns on every C++ compile; it is not the user's news.
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
 
     # Compiled C++ kernels are invisible to the profiler without this; it is part of the compile cache
     # key, so it stays on for profiled and timed runs alike.

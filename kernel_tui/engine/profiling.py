@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +15,7 @@ from kernel_tui.engine.op_kinds import moves_data
 from kernel_tui.names import short_name
 from kernel_tui.report import Kernel
 
-PROFILED_RUNS = 3
+PROFILED_RUNS = 5
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def join_compiled(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> 
                 match, position = traffic[index], index + 1
                 break
         joined.append(match)
-    return _first_launch_per_record(launches, joined)
+    return joined
 
 
 def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> list[Traffic | None]:
@@ -112,28 +113,25 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
     return joined
 
 
-def _first_launch_per_record(launches: Sequence[ev.Launch], joined: list[Traffic | None]) -> list[Traffic | None]:
-    return joined
-
-
 def kernel_rows(per_run: list[list[ev.Launch]], traffic: list[Traffic | None]) -> list[Kernel]:
     """Group launches by full name in first-seen order; calls and time per run of ``fn``.
 
-    ``traffic`` lines up with the first run's launches: bytes are per run of ``fn`` too.
+    A row's time is the median over the runs of its time in one run: a shared machine's hiccup in one
+    run does not move it. ``traffic`` lines up with the first run's launches: bytes are per run too.
     """
     runs = max(len(per_run), 1)
     order: list[tuple[str, str]] = []
     calls: dict[tuple[str, str], int] = {}
-    time_us: dict[tuple[str, str], float] = {}
+    time_us: dict[tuple[str, str], list[float]] = {}
     ops: dict[tuple[str, str], str | None] = {}
-    for launches in per_run:
+    for run, launches in enumerate(per_run):
         for launch in launches:
             key = (launch.name, launch.kind)
             if key not in calls:
                 order.append(key)
-                calls[key], time_us[key], ops[key] = 0, 0.0, launch.op
+                calls[key], time_us[key], ops[key] = 0, [0.0] * runs, launch.op
             calls[key] += 1
-            time_us[key] += launch.time_us
+            time_us[key][run] += launch.time_us
     read: dict[tuple[str, str], int | None] = {}
     written: dict[tuple[str, str], int | None] = {}
     for launch, record in zip(per_run[0] if per_run else [], traffic):
@@ -152,7 +150,7 @@ def kernel_rows(per_run: list[list[ev.Launch]], traffic: list[Traffic | None]) -
                 name=name,
                 short_name=short_name(name),
                 calls=_per_run(calls[key], runs),
-                time_us=time_us[key] / runs,
+                time_us=statistics.median(time_us[key]),
                 bytes_read=read.get(key),
                 bytes_written=written.get(key),
                 kind=kind,

@@ -1,0 +1,29 @@
+# One virtual environment in .venv serves the app, the tests and the benchmarks.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# One Inductor cache for the test suite and the benchmarks, so each graph compiles once per checkout.
+export TORCHINDUCTOR_CACHE_DIR ?= $(CURDIR)/.cache/inductor
+
+.PHONY: run test lint bench clean
+
+$(BIN)/kernel-tui: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+run: $(BIN)/kernel-tui
+	$(BIN)/kernel-tui
+
+lint: $(BIN)/kernel-tui
+	$(BIN)/ruff check .
+
+test: lint
+	$(BIN)/pytest -q
+
+bench: $(BIN)/kernel-tui
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .cache build *.egg-info

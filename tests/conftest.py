@@ -1,0 +1,47 @@
+"""Shared test set-up: one Inductor cache for the whole suite, and one engine process to share."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+# Set before any engine starts: every child inherits it, so each graph compiles once per machine.
+os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache" / "inductor"))
+
+from kernel_tui.client import EngineClient  # noqa: E402
+from kernel_tui.report import ScenarioReport  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def engine() -> Iterator[EngineClient]:
+    """A CPU engine shared by the tests that measure real scenarios."""
+    with EngineClient("cpu") as client:
+        yield client
+
+
+def measure(client: EngineClient, path: Path | str, **options) -> ScenarioReport:
+    """Run one scenario through the engine and return its final report."""
+    options.setdefault("sweep", False)
+    options.setdefault("timeout", 600)
+    report = None
+    for message in client.run(str(path), **options):
+        if message["type"] == "done":
+            report = ScenarioReport.from_dict(message["report"])
+    assert report is not None
+    return report
+
+
+@pytest.fixture
+def write_scenario(tmp_path: Path):
+    """Write a scenario file from source text and return its path."""
+
+    def write(source: str, name: str = "scenario.py") -> Path:
+        path = tmp_path / name
+        path.write_text(source)
+        return path
+
+    return write

@@ -1,0 +1,86 @@
+"""``kernel-tui run`` and ``kernel-tui list`` as a script would use them: JSON contract and exit statuses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from kernel_tui.cli import main
+
+DATA = Path(__file__).parent / "data"
+KERNEL_FIELDS = {"name", "short_name", "calls", "time_us", "bytes_read", "bytes_written"}
+
+
+def kernel_tui(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kernel_tui.cli", *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_json_contract_and_nothing_but_json_on_stdout():
+    result = kernel_tui("run", str(DATA / "add_relu.py"), str(DATA / "chatty.py"), "--device", "cpu",
+                        "--no-sweep", "--json")
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2
+    first, chatty = (json.loads(line) for line in lines)
+    for key in ("scenario", "title", "device", "device_name", "torch_version", "size", "eager", "compiled",
+                "ideal_bytes", "sweep", "expect", "error"):
+        assert key in first
+    assert first["scenario"] == str((DATA / "add_relu.py").resolve())
+    assert first["title"] == "Add, then ReLU" and first["device"] == "cpu" and first["size"] == 2**20
+    for mode in ("eager", "compiled"):
+        assert {"kernel_count", "kernels", "bytes_total", "time_us"} <= set(first[mode])
+        assert all(KERNEL_FIELDS <= set(kernel) for kernel in first[mode]["kernels"])
+    assert {"compile_s", "graph_breaks", "recompiles"} <= set(first["compiled"])
+    assert first["sweep"] == [] and first["error"] is None
+    assert first["expect"]["eager"] == {"claimed": 2, "measured": 2, "ok": True}
+    # What the scenario printed went to stderr, and its fake protocol line did not fool anyone.
+    assert chatty["error"] is None and chatty["eager"]["kernel_count"] == 2
+    assert "inside fn {not json" in result.stderr and "loading chatty" in result.stderr
+    assert "inside fn" not in result.stdout
+
+
+def test_tables_by_default():
+    result = kernel_tui("run", str(DATA / "add_relu.py"), "--device", "cpu", "--no-sweep")
+    assert result.returncode == 0, result.stderr[-2000:]
+    for text in ("Eager", "Compiled", "aten::add", "cpp_fused_add_relu_0", "launches 2 → 1", "(5.0×)", "(3.0×)"):
+        assert text in result.stdout
+
+
+def test_exit_status_is_1_when_a_claim_fails_or_a_scenario_errors(tmp_path):
+    wrong = kernel_tui("run", str(DATA / "add_relu_wrong_claim.py"), "--device", "cpu", "--no-sweep", "--json")
+    assert wrong.returncode == 1
+    assert json.loads(wrong.stdout)["expect"]["compiled"]["ok"] is False
+    broken = tmp_path / "broken.py"
+    broken.write_text("def fn(:\n")
+    failed = kernel_tui("run", str(broken), "--device", "cpu", "--json")
+    assert failed.returncode == 1
+    assert json.loads(failed.stdout)["error"]["stage"] == "load"
+
+
+def test_exit_status_is_2_for_usage_errors(capsys):
+    for args in (["run"], ["run", "no/such/file.py"], ["run", str(DATA / "add_relu.py"), "--sizes", "x"],
+                 ["run", str(DATA / "add_relu.py"), "--device", "tpu"]):
+        try:
+            code = main(args)
+        except SystemExit as exit_:
+            code = exit_.code
+        assert code == 2, args
+
+
+def test_list_reads_titles_and_claims_without_running_anything(tmp_path, capsys):
+    marker = tmp_path / "ran"
+    scenario = tmp_path / "side_effect.py"
+    scenario.write_text(
+        f'"""Touches a file if executed\n\nIt must not be."""\nopen({str(marker)!r}, "w").close()\n'
+        'EXPECT = {"eager": 3}\n'
+        "def fn(a):\n    return a\n"
+        "def inputs(size, device):\n    return ()\n"
+    )
+    assert main(["list", str(tmp_path), str(DATA / "add_relu.py")]) == 0
+    out = capsys.readouterr().out
+    assert "Touches a file if executed" in out and "eager 3" in out and "Add, then ReLU" in out
+    assert not marker.exists()

@@ -1,0 +1,113 @@
+"""The engine on real torch (CPU, Inductor's C++ kernels): counts, bytes, compile facts and the sweep."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import measure
+
+DATA = Path(__file__).parent / "data"
+MiB = 2**20
+
+
+def test_add_relu_is_two_kernels_eager_and_one_fused_kernel_compiled(engine):
+    report = measure(engine, DATA / "add_relu.py")
+    assert report.error is None
+    assert report.device == "cpu" and report.torch_version and report.device_name
+    assert report.size == 2**20
+    eager, compiled = report.eager, report.compiled
+    assert [k.name for k in eager.kernels] == ["aten::add", "aten::relu"]
+    assert eager.kernel_count == 2
+    assert [(k.bytes_read, k.bytes_written) for k in eager.kernels] == [(8 * MiB, 4 * MiB), (4 * MiB, 4 * MiB)]
+    assert eager.bytes_total == 20 * MiB and eager.transfers == 5
+    assert compiled.kernel_count == 1
+    (kernel,) = compiled.kernels
+    assert kernel.short_name == "cpp_fused_add_relu_0"
+    assert kernel.name.endswith("cpp_fused_add_relu_0")
+    assert (kernel.bytes_read, kernel.bytes_written) == (8 * MiB, 4 * MiB)
+    assert compiled.bytes_total == 12 * MiB and compiled.transfers == 3
+    assert report.ideal_bytes == 12 * MiB and report.ideal_transfers == 3
+    assert compiled.compile_s is not None and compiled.compile_s >= 0
+    assert compiled.graph_breaks == 0 and compiled.recompiles == 0
+    assert eager.time_us > 0 and compiled.time_us > 0
+    assert all(check.ok for check in report.expect.values()) and len(report.expect) == 5
+
+
+def test_a_views_only_function_has_no_eager_kernel(engine):
+    report = measure(engine, DATA / "views_only.py")
+    assert report.error is None
+    assert report.eager.kernels == () and report.eager.kernel_count == 0
+    assert report.eager.bytes_total is None
+    assert report.expect["eager"].ok
+
+
+def test_in_place_add_reads_both_and_writes_its_target(engine):
+    report = measure(engine, DATA / "in_place.py")
+    assert report.error is None
+    (kernel,) = report.eager.kernels
+    assert kernel.name == "aten::add_"
+    assert (kernel.bytes_read, kernel.bytes_written) == (2 * 4096 * 4, 4096 * 4)
+    assert report.eager.transfers == 3
+
+
+def test_bias_broadcast_is_read_once(engine):
+    report = measure(engine, DATA / "bias.py")
+    assert report.error is None
+    (kernel,) = report.eager.kernels
+    assert kernel.bytes_read == (64 * 256 + 256) * 4
+    assert kernel.bytes_written == 64 * 256 * 4
+    (fused,) = report.compiled.kernels
+    assert (fused.bytes_read, fused.bytes_written) == (kernel.bytes_read, kernel.bytes_written)
+
+
+def test_graph_break_is_counted_with_its_reason(engine):
+    report = measure(engine, DATA / "graph_break.py")
+    assert report.error is None
+    assert report.compiled.graph_breaks == 1
+    (reason,) = report.compiled.graph_break_reasons
+    assert "graph_break.py:14" in reason
+    assert report.compiled.kernel_count == 2  # one kernel in each graph
+    assert report.expect["graph_breaks"].ok
+
+
+def test_a_wrong_claim_is_reported_as_such(engine):
+    report = measure(engine, DATA / "add_relu_wrong_claim.py")
+    assert report.error is None
+    assert report.expect["eager"].ok
+    assert not report.expect["compiled"].ok and report.expect["compiled"].measured == 1
+    assert not report.ok
+
+
+def test_sweep_streams_each_point_before_the_report(engine):
+    messages = list(engine.run(str(DATA / "add_relu.py"), size=4096, sizes=[1024, 4096, 16384], timeout=600))
+    types = [m["type"] for m in messages]
+    points = [m["point"] for m in messages if m["type"] == "sweep_point"]
+    assert [p["size"] for p in points] == [1024, 4096, 16384]
+    assert types.index("sweep_point") < types.index("done")
+    assert all(p["eager_us"] > 0 and p["compiled_us"] > 0 for p in points)
+    report = messages[-1]["report"]
+    assert [p["size"] for p in report["sweep"]] == [1024, 4096, 16384]
+    assert report["sweep_compiles"] >= 1  # the dynamic recompile for new sizes, never a silent fallback
+    assert "graph(s) compiled" in report["sweep_strategy"]
+
+
+@pytest.mark.parametrize(
+    ("source", "stage", "line", "message"),
+    [
+        ("def fn(a):\n    return a +\n", "load", 2, "syntax"),
+        ("import torch\ndef inputs(size, device):\n    return (torch.ones(size),)\n", "load", None, "fn()"),
+        ("import torch\ndef fn(a):\n    return a\ndef inputs(size, device):\n    return [1, 2]\n",
+         "inputs", 4, "not a tensor"),
+        ("import torch\ndef fn(a):\n    raise ValueError('boom')\ndef inputs(size, device):\n"
+         "    return (torch.ones(size),)\n", "eager", 3, "boom"),
+    ],
+)
+def test_bad_files_give_one_line_errors_with_file_line_and_stage(engine, write_scenario, source, stage, line, message):
+    path = write_scenario(source)
+    report = measure(engine, path)
+    assert report.error is not None
+    assert (report.error.stage, report.error.line) == (stage, line)
+    assert message in report.error.message
+    assert report.error.file == str(path)
+    assert str(path) in report.error.one_line() and stage in report.error.one_line()
