@@ -1,0 +1,97 @@
+"""The engine client against real child processes: protocol hand-shake, engine death, time-outs, clean-up."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import time
+
+import pytest
+
+from kernel_tui.client import EngineClient, EngineDied
+
+
+def stand_in(tmp_path, body: str) -> list[str]:
+    """A fake engine: says hello like the real one, then does ``body`` on the first request."""
+    script = tmp_path / "fake_engine.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import json, os, sys, time
+            print(json.dumps({"type": "hello", "protocol": 1, "pid": os.getpid(), "device": "cpu"}), flush=True)
+            for line in sys.stdin:
+                request = json.loads(line)
+            """
+        )
+        + textwrap.indent(textwrap.dedent(body), "    ")
+    )
+    return [sys.executable, str(script)]
+
+
+def test_a_dying_engine_reports_its_exit_code_and_stderr_tail(tmp_path):
+    command = stand_in(tmp_path, "print('about to die', file=sys.stderr, flush=True)\nos._exit(7)\n")
+    with EngineClient(command=command) as client, pytest.raises(EngineDied) as death:
+        list(client.run("x.py"))
+    assert death.value.returncode == 7
+    assert "exited with code 7" in death.value.describe()
+    assert "about to die" in death.value.stderr_tail
+
+
+def test_a_crash_is_reported_with_its_signal(tmp_path):
+    command = stand_in(tmp_path, "os.kill(os.getpid(), 11)\n")
+    with EngineClient(command=command) as client, pytest.raises(EngineDied) as death:
+        list(client.run("x.py"))
+    assert "SIGSEGV" in death.value.describe()
+
+
+def test_a_hung_engine_is_stopped_at_the_timeout_with_its_whole_group(tmp_path):
+    pid_file = tmp_path / "worker.pid"
+    body = f"""
+    import subprocess
+    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    open({str(pid_file)!r}, "w").write(str(worker.pid))
+    time.sleep(600)
+    """
+    with EngineClient(command=stand_in(tmp_path, body)) as client:
+        started = time.monotonic()
+        with pytest.raises(EngineDied) as death:
+            list(client.run("x.py", timeout=2))
+        assert time.monotonic() - started < 10
+    assert "no result within 2 s" in death.value.describe()
+    worker = int(pid_file.read_text())
+    time.sleep(0.2)
+    assert not is_running(worker)
+
+
+def is_running(pid: int) -> bool:
+    """Alive and not a zombie waiting for a parent that was killed with it."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_garbage_on_the_protocol_stream_is_skipped_not_fatal(tmp_path):
+    body = """
+    print("this is not json", flush=True)
+    print(json.dumps({"type": "done", "run_id": request["run_id"], "report": {}}), flush=True)
+    """
+    with EngineClient(command=stand_in(tmp_path, body)) as client:
+        messages = list(client.run("x.py", timeout=10))
+    assert [m["type"] for m in messages] == ["done"]
+    assert "not JSON" in client.stderr_tail()
+
+
+def test_the_next_run_starts_a_fresh_engine(tmp_path):
+    body = """
+    if os.path.exists(sys.argv[0] + ".died"):
+        print(json.dumps({"type": "done", "run_id": request["run_id"], "report": {}}), flush=True)
+    else:
+        open(sys.argv[0] + ".died", "w").close()
+        os._exit(1)
+    """
+    with EngineClient(command=stand_in(tmp_path, body)) as client:
+        with pytest.raises(EngineDied):
+            list(client.run("x.py", timeout=10))
+        assert [m["type"] for m in client.run("x.py", timeout=10)] == ["done"]
