@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -102,8 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _stdout_console():  # noqa: ANN202 - rich is imported late to keep start-up light
     from rich.console import Console
 
-    # Piped output has no terminal width to follow; 120 columns keeps the two tables side by side.
-    return Console(highlight=False, width=None if sys.stdout.isatty() else PIPED_WIDTH)
+    # Piped output has no terminal width to follow: COLUMNS if set, else 120 columns, which keeps the two
+    # tables side by side.
+    follow = sys.stdout.isatty() or "COLUMNS" in os.environ
+    return Console(highlight=False, width=None if follow else PIPED_WIDTH)
 
 
 def run_command(options: argparse.Namespace, paths: list[Path]) -> int:

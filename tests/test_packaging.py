@@ -1,0 +1,42 @@
+"""A non-editable install carries the course and finds it: build the wheel, install it aside, list it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_wheel_ships_the_course_and_finds_it_when_installed(tmp_path):
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+         "--wheel-dir", str(tmp_path / "dist"), str(REPO)],
+        check=True, capture_output=True, cwd=tmp_path,
+    )
+    (wheel,) = (tmp_path / "dist").glob("kernel_tui-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    course = sorted(p.name for p in (REPO / "scenarios").glob("[0-9]*.py"))
+    assert course, "the course has scenario files"
+    assert {f"kernel_tui/scenarios/{name}" for name in course} <= names
+    assert "kernel_tui/engine/__main__.py" in names
+
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
+        check=True, capture_output=True,
+    )
+    probe = (
+        "import kernel_tui, kernel_tui.cli as cli;"
+        "print(kernel_tui.__file__);"
+        "raise SystemExit(cli.main(['list']))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(target), "COLUMNS": "400"}
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0].startswith(str(target))
+    for name in course:
+        assert name in result.stdout.replace("\n", "")
