@@ -1,0 +1,63 @@
+"""Faults in scenarios never take ``kernel-tui run`` down: each is reported for its scenario, the rest run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import measure
+
+DATA = Path(__file__).parent / "data"
+FAULTS = DATA / "faults"
+
+
+def run_json(*args: str) -> tuple[int, list[dict], str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--json", *args],
+        capture_output=True, text=True, timeout=600,
+    )
+    return result.returncode, [json.loads(line) for line in result.stdout.splitlines()], result.stderr
+
+
+def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs():
+    started = time.monotonic()
+    code, reports, _ = run_json(
+        str(FAULTS / "exits.py"), str(FAULTS / "segfaults.py"), str(FAULTS / "hangs.py"),
+        str(DATA / "views_only.py"), "--no-sweep", "--timeout", "20",
+    )
+    assert code == 1
+    exits, segfaults, hangs, fine = reports
+    assert exits["error"]["stage"] == "engine" and "exited with code 3" in exits["error"]["message"]
+    assert segfaults["error"]["stage"] == "engine" and "SIGSEGV" in segfaults["error"]["message"]
+    assert hangs["error"]["stage"] == "engine" and "no result within 20 s" in hangs["error"]["message"]
+    assert fine["error"] is None and fine["eager"]["kernel_count"] == 0
+    assert time.monotonic() - started < 300
+
+
+def test_a_failed_allocation_ends_the_sweep_with_a_note(engine):
+    report = measure(engine, FAULTS / "too_big.py", sweep=True)
+    assert report.error is None
+    sizes = [(point.size, point.eager_us is not None, point.note) for point in report.sweep]
+    assert [size for size, _, _ in sizes] == [1024, 2048, 4096]
+    assert all(measured for _, measured, _ in sizes[:2])
+    assert "out of memory" in sizes[2][2]
+
+
+def test_a_compile_failure_keeps_the_eager_results(engine):
+    report = measure(engine, FAULTS / "bad_backend.py")
+    assert report.eager is not None and report.eager.kernel_count == 1
+    assert report.compiled is None
+    assert report.error.stage == "compile" and "no_such_backend" in report.error.message
+
+
+def test_import_error_and_non_tensor_results_name_file_line_and_stage(engine):
+    imported = measure(engine, FAULTS / "import_error.py")
+    assert (imported.error.stage, imported.error.line) == ("load", 4)
+    assert "no_such_module_here" in imported.error.message
+    returned = measure(engine, FAULTS / "returns_none.py")
+    assert (returned.error.stage, returned.error.line) == ("eager", 8)
+    assert "must return a tensor" in returned.error.message and "NoneType" in returned.error.message
+    assert returned.error.one_line().startswith(f"{FAULTS / 'returns_none.py'}:8: eager: ")
