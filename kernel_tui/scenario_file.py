@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernel_tui.snippet import is_snippet
+
 DEFAULT_SIZE = 2**20
 CLAIM_KEYS = (
     "eager",
@@ -50,6 +52,8 @@ class ScenarioInfo:
     compile_options: dict[str, Any] = field(default_factory=dict)
     has_fn: bool = True
     has_inputs: bool = True
+    is_snippet: bool = False
+    """A bare expression such as ``(a + b).relu()``; see ``kernel_tui.snippet``."""
 
     def claims_for(self, device: str) -> dict[str, float]:
         """The claims that apply on ``device``: per-device entries override the shared ones."""
@@ -119,6 +123,9 @@ def parse_scenario(source: str, path: Path) -> ScenarioInfo:
         raise ScenarioFileError(f"syntax error: {error.msg}", error.lineno) from error
     docstring = ast.get_docstring(tree) or ""
     title, _, lesson = docstring.strip().partition("\n")
+    snippet = is_snippet(tree)
+    if snippet and not title:
+        title = _snippet_title(tree)
     functions = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     constants: dict[str, tuple[Any, int]] = {}
     for node in tree.body:
@@ -141,9 +148,15 @@ def parse_scenario(source: str, path: Path) -> ScenarioInfo:
         sizes=sizes,
         expect=expect,
         compile_options=compile_options,
-        has_fn="fn" in functions,
-        has_inputs="inputs" in functions,
+        has_fn=snippet or "fn" in functions,
+        has_inputs=snippet or "inputs" in functions,
+        is_snippet=snippet,
     )
+
+
+def _snippet_title(tree: ast.Module) -> str:
+    text = ast.unparse(tree.body[-1]).splitlines()[0]
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _read_size(constants: dict[str, tuple[Any, int]]) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import traceback
 import types
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ import torch
 
 from kernel_tui.report import ScenarioError
 from kernel_tui.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario
+from kernel_tui.snippet import snippet_module
 
 
 class StageError(Exception):
@@ -91,7 +93,8 @@ def load_scenario(path: Path) -> LoadedScenario:
     module = types.ModuleType(f"kernel_tui_scenario_{abs(hash(str(path)))}")
     module.__file__ = str(path)
     try:
-        code = compile(source, str(path), "exec")
+        tree = ast.parse(source, str(path))
+        code = compile(snippet_module(tree) if info.is_snippet else tree, str(path), "exec")
         exec(code, module.__dict__)  # noqa: S102 - running the user's scenario is the point
     except Exception as exc:  # noqa: BLE001
         raise stage_error("load", path, exc) from exc

@@ -1,0 +1,113 @@
+"""Bare-expression snippets: a file holding just ``(a + b).relu()`` is a scenario too.
+
+The snippet's statements become the body of ``fn``, its last expression what ``fn`` returns, and its free
+single-letter names (``a``, ``b``, ``c``, ``x``, ``y``, ``z``) its arguments: float32 tensors of the current
+size on the current device. Imports and the scenario constants (``SIZE``, ``EXPECT``...) stay at module
+level. The rewrite works on the syntax tree and keeps the user's line numbers, so errors point at the line
+they typed. Pure ``ast``: the UI uses it too.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import sys
+
+TENSOR_NAMES = ("a", "b", "c", "x", "y", "z")
+MODULE_CONSTANTS = frozenset({"SIZE", "SIZES", "EXPECT", "COMPILE"})
+PRELUDE = "import torch\nimport torch.nn.functional as F\n"
+"""What a snippet may use without importing it."""
+
+
+def is_snippet(tree: ast.Module) -> bool:
+    """A file with no ``fn`` whose last statement is an expression."""
+    defines_fn = any(isinstance(node, ast.FunctionDef) and node.name == "fn" for node in tree.body)
+    body = [node for node in tree.body if not _is_docstring(node, tree)]
+    return not defines_fn and bool(body) and isinstance(body[-1], ast.Expr)
+
+
+def free_tensor_names(tree: ast.Module) -> list[str]:
+    """The single-letter names the snippet reads before (or without) assigning them, in order of first use."""
+    assigned: set[str] = set()
+    free: list[str] = []
+    for node in _code_statements(tree):
+        for name in _loads_in_order(node):
+            if name in TENSOR_NAMES and name not in assigned and name not in free:
+                free.append(name)
+        for target in ast.walk(node):
+            if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store):
+                assigned.add(target.id)
+    return free
+
+
+def snippet_module(tree: ast.Module) -> ast.Module:
+    """Rewrite a snippet into a scenario module with ``fn`` and ``inputs``, line numbers kept."""
+    names = free_tensor_names(tree)
+    module_level: list[ast.stmt] = []
+    body: list[ast.stmt] = []
+    for node in tree.body:
+        if _is_docstring(node, tree) or isinstance(node, (ast.Import, ast.ImportFrom)) or _is_constant(node):
+            module_level.append(node)
+        else:
+            body.append(node)
+    last = body[-1]
+    assert isinstance(last, ast.Expr)
+    body[-1] = ast.copy_location(ast.Return(value=last.value), last)
+    first_line = body[0].lineno
+    fields = {"type_params": []} if sys.version_info >= (3, 12) else {}
+    fn = ast.FunctionDef(
+        name="fn",
+        args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(arg=name) for name in names], kwonlyargs=[], kw_defaults=[], defaults=[]
+        ),
+        body=body,
+        decorator_list=[],
+        returns=None,
+        lineno=first_line,
+        col_offset=0,
+        end_lineno=last.end_lineno,
+        end_col_offset=last.end_col_offset,
+        **fields,
+    )
+    inputs_source = (
+        "def inputs(size, device):\n"
+        f"    return tuple(torch.randn(size, device=device) for _ in range({len(names)}))\n"
+    )
+    inputs = ast.parse(inputs_source).body[0]
+    ast.increment_lineno(inputs, last.end_lineno or last.lineno)
+    prelude = ast.parse(PRELUDE).body
+    module = ast.Module(body=[*prelude, *module_level, fn, inputs], type_ignores=[])
+    return ast.fix_missing_locations(module)
+
+
+def _is_docstring(node: ast.stmt, tree: ast.Module) -> bool:
+    return (
+        node is tree.body[0]
+        and isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        and len(tree.body) > 1
+    )
+
+
+def _is_constant(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id in MODULE_CONSTANTS
+    )
+
+
+def _code_statements(tree: ast.Module) -> list[ast.stmt]:
+    return [
+        node
+        for node in tree.body
+        if not (_is_docstring(node, tree) or isinstance(node, (ast.Import, ast.ImportFrom)) or _is_constant(node))
+    ]
+
+
+def _loads_in_order(node: ast.AST) -> list[str]:
+    loads = [n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    loads.sort(key=lambda n: (n.lineno, n.col_offset))
+    return [n.id for n in loads if not hasattr(builtins, n.id)]

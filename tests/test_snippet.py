@@ -1,0 +1,52 @@
+"""Bare-expression snippets: ``(a + b).relu()`` alone in a file is a scenario, with the user's own line numbers."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import measure
+
+from kernel_tui.scenario_file import parse_scenario
+from kernel_tui.snippet import free_tensor_names, is_snippet, snippet_module
+
+
+def test_free_single_letter_names_become_the_arguments_in_order_of_use():
+    tree = ast.parse("import math\nt = x * 2\nu = t.sin() + b\na = u\nu.sum() * math.pi + a\n")
+    assert is_snippet(tree)
+    assert free_tensor_names(tree) == ["x", "b"]
+
+
+def test_a_file_with_fn_is_not_a_snippet():
+    assert not is_snippet(ast.parse("def fn(a):\n    return a\n"))
+    assert not is_snippet(ast.parse("x = 1\n"))
+
+
+def test_the_rewrite_keeps_line_numbers_and_hoists_imports_and_constants():
+    source = "import math\nSIZE = 2**12\nt = x * 2\nt + y\n"
+    module = snippet_module(ast.parse(source))
+    namespace: dict = {}
+    exec(compile(module, "snippet.py", "exec"), namespace)
+    assert namespace["SIZE"] == 4096
+    fn = namespace["fn"]
+    assert fn.__code__.co_varnames[:2] == ("x", "y")
+    assert fn.__code__.co_firstlineno == 3
+    assert ast.unparse(module).count("def inputs(size, device)") == 1
+
+
+def test_listing_a_snippet_reads_its_expression_as_the_title():
+    info = parse_scenario("(a + b).relu()\n", Path("mine.py"))
+    assert info.is_snippet and info.title == "(a + b).relu()" and info.has_fn and info.has_inputs
+
+
+def test_the_engine_measures_a_bare_expression(engine, write_scenario):
+    report = measure(engine, write_scenario("(a + b).relu()\n", "snippet.py"), size=2**20)
+    assert report.error is None
+    assert report.eager.kernel_count == 2 and report.compiled.kernel_count == 1
+    assert report.eager.transfers == 5 and report.compiled.transfers == 3
+
+
+def test_an_unknown_name_points_at_the_snippet_line(engine, write_scenario):
+    report = measure(engine, write_scenario("t = x * 2\n\nt + q\n", "typo.py"), size=1024)
+    assert (report.error.stage, report.error.line) == ("eager", 3)
+    assert "NameError" in report.error.message and "'q'" in report.error.message
