@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="one JSON object per scenario, one per line")
     run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                      help=f"give up on a scenario after this long (default {DEFAULT_TIMEOUT_S:g})")
+    run.add_argument("--export", metavar="REPORT.md", help="also write a Markdown lab report of every scenario")
+    run.add_argument("--trace", metavar="DIR",
+                     help="also write the eager and compiled profiles as Chrome traces (open in Perfetto)")
 
     listing = commands.add_parser("list", help="list scenarios (title, path, claims) without running them")
     listing.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the course)")
@@ -123,6 +126,7 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
         sys.stderr.write(line)
 
     exit_code = EXIT_OK
+    reports: list[ScenarioReport] = []
     with EngineClient(options.device, stderr_sink=forward) as client:
         for path in paths:
             report: ScenarioReport | None = None
@@ -133,6 +137,7 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
                     sizes=options.sizes,
                     sweep=not options.no_sweep,
                     timeout=options.timeout,
+                    trace_dir=options.trace,
                 ):
                     if message["type"] == "progress" and not options.json and status.is_terminal:
                         status.print(f"[dim]{path.name}: {message['stage']} {message.get('detail', '')}[/]")
@@ -150,6 +155,7 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
                     error=ScenarioError("engine", death.describe(), None, str(path), death.stderr_tail),
                 )
             assert report is not None
+            reports.append(report)
             if not report.ok:
                 exit_code = EXIT_FAILED
             if options.json:
@@ -157,6 +163,10 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
                 sys.stdout.flush()
             else:
                 console.print(scenario_view(report, console.width))
+    if options.export:
+        from kernel_tui.markdown_report import lab_report
+
+        Path(options.export).write_text(lab_report(reports), encoding="utf-8")
     return exit_code
 
 

@@ -156,6 +156,7 @@ class EngineClient:
         sizes: list[int] | None = None,
         sweep: bool = True,
         timeout: float | None = None,
+        trace_dir: str | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Yield the engine's messages for one scenario, ending with its ``done`` message.
 
@@ -168,7 +169,10 @@ class EngineClient:
         run_id = self._next_run_id
         try:
             self._process.stdin.write(
-                protocol.run_request(run_id, os.path.abspath(path), size=size, sizes=sizes, sweep=sweep)
+                protocol.run_request(
+                    run_id, os.path.abspath(path), size=size, sizes=sizes, sweep=sweep,
+                    trace_dir=None if trace_dir is None else os.path.abspath(trace_dir),
+                )
             )
             self._process.stdin.flush()
         except OSError:

@@ -10,7 +10,7 @@ Engine -> front end, each with ``type``:
     sweep_point  {run_id, point}                 one SweepPoint as soon as it is measured
     done         {run_id, report}                the final ScenarioReport
 Front end -> engine:
-    run          {run_id, path, size, sizes, sweep}
+    run          {run_id, path, size, sizes, sweep, trace_dir}
     quit         {}
 """
 
@@ -49,5 +49,6 @@ def run_request(
     size: int | None = None,
     sizes: list[int] | None = None,
     sweep: bool = True,
+    trace_dir: str | None = None,
 ) -> str:
-    return encode("run", run_id=run_id, path=path, size=size, sizes=sizes, sweep=sweep)
+    return encode("run", run_id=run_id, path=path, size=size, sizes=sizes, sweep=sweep, trace_dir=trace_dir)

@@ -28,6 +28,19 @@ class Kernel:
     """``kernel``, ``memcpy``, ``memset`` (CUDA), or ``op`` (an eager CPU operator doing the work)."""
     op: str | None = None
     """The top-level operator that launched it (``aten::relu`` for a ``clamp_min`` kernel)."""
+    aten_ops: tuple[str, ...] = ()
+    """The ATen operators this kernel runs: eager, what the dispatcher saw; compiled, the original ATen
+    operators Inductor fused into it (from its generated code's comments, else its name)."""
+    lines: tuple[int, ...] = ()
+    """Lines of the scenario file those operators came from."""
+    fused_into: tuple[str, ...] = ()
+    """Eager only: the compiled kernels (short names) that absorbed this kernel's work."""
+    code: str | None = None
+    """Compiled only: the kernel's generated source (C++ or Triton)."""
+    gbs: float | None = None
+    """Achieved bandwidth: bytes over time, in GB/s (10^9 bytes per second)."""
+    ceiling_pct: float | None = None
+    """``gbs`` as a percentage of the device's measured copy bandwidth."""
 
     @property
     def bytes_total(self) -> int | None:
@@ -64,6 +77,9 @@ class SweepPoint:
     eager_iqr_us: float | None = None
     compiled_iqr_us: float | None = None
     note: str | None = None
+    eager_bytes: int | None = None
+    compiled_bytes: int | None = None
+    """Bytes moved by one call at this size, counted as in the kernel tables: bandwidth is bytes over time."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +131,8 @@ class ScenarioReport:
     expect: dict[str, ExpectCheck] = field(default_factory=dict)
     error: ScenarioError | None = None
     threads: int | None = None
+    bandwidth_ceiling_gbs: float | None = None
+    """The device's copy bandwidth (a large device-to-device copy), measured once and cached."""
 
     @property
     def ideal_transfers(self) -> float | None:
@@ -152,9 +170,16 @@ class ScenarioReport:
         return cls(**values)
 
 
+def _kernel_from_dict(data: dict[str, Any]) -> Kernel:
+    values = dict(data)
+    for name in ("aten_ops", "lines", "fused_into"):
+        values[name] = tuple(values.get(name, ()))
+    return Kernel(**values)
+
+
 def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
     values = dict(data)
-    values["kernels"] = tuple(Kernel(**kernel) for kernel in values.get("kernels", ()))
+    values["kernels"] = tuple(_kernel_from_dict(kernel) for kernel in values.get("kernels", ()))
     for name in ("graph_break_reasons", "recompile_reasons"):
         values[name] = tuple(values.get(name, ()))
     return ModeResult(**values)

@@ -11,6 +11,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 # Set before any engine starts: every child inherits it, so each graph compiles once per machine.
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache" / "inductor"))
+os.environ.setdefault("KERNEL_TUI_CACHE_DIR", str(REPO / ".cache" / "kernel-tui"))
 
 from kernel_tui.client import EngineClient  # noqa: E402
 from kernel_tui.report import ScenarioReport  # noqa: E402

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +30,9 @@ class KernelTraffic:
     """The kernel's name in the wrapper (``cpp_fused_add_relu_0``), or ``aten::mm`` for a library call."""
     bytes_read: int
     bytes_written: int
+    code: str | None = None
+    aten_ops: tuple[str, ...] = ()
+    """The original ATen operators, where the generated code records them (Triton kernels do)."""
 
 
 def wrapper_modules() -> list[Any]:
@@ -72,13 +74,40 @@ def kernel_params(source: str, name: str) -> list[str]:
     return params
 
 
+def kernel_definition(source: str, name: str) -> str | None:
+    """The generated source of kernel ``name``: the C++ or Triton text inside its ``async_compile`` call."""
+    start = source.find(f"{name} = async_compile.")
+    if start < 0:
+        return None
+    body_start = source.find("'''", start)
+    body_end = source.find("''')", body_start + 3)
+    if body_start < 0 or body_end < 0:
+        return None
+    return source[body_start + 3 : body_end].strip("\n")
+
+
+def original_aten(source: str, name: str) -> tuple[str, ...]:
+    """``Original ATen: [aten.add, aten.relu]`` from the comment Inductor writes above a kernel, if any."""
+    start = source.find(f"{name} = async_compile.")
+    if start < 0:
+        return ()
+    preamble = source[max(0, start - 4000) : start]
+    block = preamble.rsplit("\n\n\n", 1)[-1]
+    match = re.search(r"Original ATen: \[(.*?)\]", block)
+    if not match:
+        return ()
+    return tuple(op.strip().replace("aten.", "aten::", 1) for op in match.group(1).split(",") if op.strip())
+
+
 class _RecordingKernel:
     """Stands in for a generated kernel: records the tensors by parameter role, then calls through."""
 
-    def __init__(self, target: Any, name: str, params: list[str], records: list[KernelTraffic]) -> None:
+    def __init__(self, target: Any, name: str, source: str, records: list[KernelTraffic]) -> None:
         self._target = target
         self._name = name
-        self._params = params
+        self._params = kernel_params(source, name)
+        self._code = kernel_definition(source, name)
+        self._aten_ops = original_aten(source, name)
         self._records = records
 
     def _record(self, args: tuple) -> None:
@@ -93,7 +122,9 @@ class _RecordingKernel:
                 read.append(value)
             if role.group(1) in ("out_ptr", "in_out_ptr"):
                 written.append(value)
-        self._records.append(KernelTraffic(self._name, unique_bytes(read), unique_bytes(written)))
+        self._records.append(
+            KernelTraffic(self._name, unique_bytes(read), unique_bytes(written), self._code, self._aten_ops)
+        )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._record(args)
@@ -123,8 +154,8 @@ class _RecordingLibrary:
         out = kwargs.get("out")
         written = tensors_in(out) if out is not None else tensors_in(result)
         inputs = tensors_in(args) + tensors_in({k: v for k, v in kwargs.items() if k != "out"})
-        op = self._path[0] if self._path else "?"
-        self._records.append(KernelTraffic(f"aten::{op}", unique_bytes(inputs), unique_bytes(written)))
+        op = f"aten::{self._path[0] if self._path else '?'}"
+        self._records.append(KernelTraffic(op, unique_bytes(inputs), unique_bytes(written), None, (op,)))
         return result
 
 
@@ -138,7 +169,7 @@ def recording_kernels(records: list[KernelTraffic]) -> Iterator[None]:
             namespace = vars(module)
             for name, value in list(namespace.items()):
                 if KERNEL_GLOBAL.match(name) and (callable(value) or hasattr(value, "run")):
-                    stand_in: Any = _RecordingKernel(value, name, kernel_params(source, name), records)
+                    stand_in: Any = _RecordingKernel(value, name, source, records)
                 elif name in ("extern_kernels", "aten") and value is not None:
                     stand_in = _RecordingLibrary(value, records)
                 else:
@@ -156,6 +187,4 @@ def compiled_traffic(compiled_fn: Any, args: tuple) -> list[KernelTraffic]:
     records: list[KernelTraffic] = []
     with recording_kernels(records), torch.no_grad():
         compiled_fn(*args)
-    if "torch._inductor" not in sys.modules:
-        return []
     return records

@@ -16,6 +16,8 @@ import torch
 import torch._dynamo
 
 from kernel_tui.engine import compile_watch, sweep
+from kernel_tui.engine.attribution import attribute
+from kernel_tui.engine.bandwidth import ceiling_gbs, with_bandwidth
 from kernel_tui.engine.device import device_name
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
@@ -39,9 +41,11 @@ def measure_scenario(
     size: int | None = None,
     sizes: list[int] | None = None,
     run_sweep: bool = True,
+    trace_dir: str | None = None,
     emit: Emit = _no_emit,
 ) -> ScenarioReport:
-    """Everything ``kernel-tui run`` reports for one scenario file."""
+    """Everything ``kernel-tui run`` reports for one scenario file; with ``trace_dir``, the eager and
+    compiled profiles are also written there as Chrome traces."""
     path = Path(path)
     report = ScenarioReport(
         scenario=str(path),
@@ -56,7 +60,8 @@ def measure_scenario(
         emit("progress", stage="load", detail=str(path))
         scenario = load_scenario(path)
         report = replace(report, title=scenario.info.title, size=size or scenario.info.size)
-        report = _measure_modes(scenario, report, emit)
+        report = replace(report, bandwidth_ceiling_gbs=ceiling_gbs(device, report.device_name))
+        report = _measure_modes(scenario, report, emit, trace_dir)
         if run_sweep and report.compiled is not None:
             report = _sweep(scenario, report, sizes, emit)
     except StageError as failure:
@@ -74,7 +79,16 @@ def scenario_claims(path: Path, device: str) -> dict[str, float]:
         return {}
 
 
-def _measure_modes(scenario: LoadedScenario, report: ScenarioReport, emit: Emit) -> ScenarioReport:
+def _trace_path(trace_dir: str | None, path: Path, mode: str) -> str | None:
+    if trace_dir is None:
+        return None
+    Path(trace_dir).mkdir(parents=True, exist_ok=True)
+    return str(Path(trace_dir) / f"{path.stem}.{mode}.json")
+
+
+def _measure_modes(
+    scenario: LoadedScenario, report: ScenarioReport, emit: Emit, trace_dir: str | None
+) -> ScenarioReport:
     device, path = report.device, scenario.path
     emit("progress", stage="inputs", detail=f"size {report.size:,}")
     args = scenario.make_inputs(report.size, device)
@@ -91,12 +105,15 @@ def _measure_modes(scenario: LoadedScenario, report: ScenarioReport, emit: Emit)
             lambda: fn(*args),
             device,
             unit,
-            lambda launches: join_eager(launches, [Traffic(o.name, o.bytes_read, o.bytes_written)
-                                                   for o in eager_traffic(fn, args)]),
+            lambda launches: join_eager(launches, [
+                Traffic(o.name, o.bytes_read, o.bytes_written, (o.name,), (o.line,) if o.line else ())
+                for o in eager_traffic(fn, args, str(path))
+            ]),
+            _trace_path(trace_dir, path, "eager"),
         )
     except Exception as exc:  # noqa: BLE001
         raise stage_error("eager", path, exc) from exc
-    report = replace(report, eager=eager)
+    report = replace(report, eager=replace(eager, kernels=with_bandwidth(eager.kernels, report.bandwidth_ceiling_gbs)))
     emit("partial", report=report.to_dict())
 
     emit("progress", stage="compile", detail="torch.compile, first call")
@@ -116,9 +133,11 @@ def _measure_modes(scenario: LoadedScenario, report: ScenarioReport, emit: Emit)
             lambda: compiled_fn(*args),
             device,
             unit,
-            lambda launches: join_compiled(
-                launches, [Traffic(k.name, k.bytes_read, k.bytes_written) for k in compiled_traffic(compiled_fn, args)]
-            ),
+            lambda launches: join_compiled(launches, [
+                Traffic(k.name, k.bytes_read, k.bytes_written, k.aten_ops, (), k.code)
+                for k in compiled_traffic(compiled_fn, args)
+            ]),
+            _trace_path(trace_dir, path, "compiled"),
         )
     except StageError as failure:
         return replace(report, error=replace(failure.error, stage="compile"))
@@ -132,14 +151,22 @@ def _measure_modes(scenario: LoadedScenario, report: ScenarioReport, emit: Emit)
         recompiles=watch.recompiles,
         recompile_reasons=tuple(watch.recompile_reasons),
     )
-    report = replace(report, compiled=compiled)
+    eager_rows, compiled_rows = attribute(report.eager.kernels, compiled.kernels)
+    ceiling = report.bandwidth_ceiling_gbs
+    report = replace(
+        report,
+        eager=replace(report.eager, kernels=with_bandwidth(eager_rows, ceiling)),
+        compiled=replace(compiled, kernels=with_bandwidth(compiled_rows, ceiling)),
+    )
     scenario.compiled_fn = compiled_fn  # the sweep continues with the same compiled function
     emit("partial", report=report.to_dict())
     return report
 
 
-def _mode_result(call: Callable[[], Any], device: str, unit: int, join: Callable) -> ModeResult:
-    per_run = profile_launches(call, device)
+def _mode_result(
+    call: Callable[[], Any], device: str, unit: int, join: Callable, trace_path: str | None = None
+) -> ModeResult:
+    per_run = profile_launches(call, device, trace_path=trace_path)
     first_run = per_run[0] if per_run else []
     rows = kernel_rows(per_run, join(first_run))
     known = [row.bytes_total for row in rows if row.bytes_total is not None]

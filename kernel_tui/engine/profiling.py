@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,10 +25,17 @@ class Traffic:
     name: str
     bytes_read: int
     bytes_written: int
+    aten_ops: tuple[str, ...] = ()
+    lines: tuple[int, ...] = ()
+    code: str | None = None
 
 
-def profile_launches(call: Callable[[], Any], device: str, runs: int = PROFILED_RUNS) -> list[list[ev.Launch]]:
-    """Run ``call`` ``runs`` times under the profiler; return each run's kernel launches in order."""
+def profile_launches(
+    call: Callable[[], Any], device: str, runs: int = PROFILED_RUNS, trace_path: str | None = None
+) -> list[list[ev.Launch]]:
+    """Run ``call`` ``runs`` times under the profiler; return each run's kernel launches in order.
+
+    With ``trace_path``, the profile is also written there as a Chrome trace (it opens in Perfetto)."""
     activities = [ProfilerActivity.CPU]
     if device == "cuda":
         activities.append(ProfilerActivity.CUDA)
@@ -38,6 +45,8 @@ def profile_launches(call: Callable[[], Any], device: str, runs: int = PROFILED_
                 call()
             if device == "cuda":
                 torch.cuda.synchronize()
+    if trace_path is not None:
+        prof.export_chrome_trace(trace_path)
     events = list(prof.events())
     launches = ev.cuda_launches(events) if device == "cuda" else ev.cpu_launches(events, moves_data)
     return ev.launches_per_run(launches, runs)
@@ -103,14 +112,23 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
         if records and id(launch.op_event) not in seen:
             seen.add(id(launch.op_event))
             joined.append(
-                Traffic(launch.op or launch.name, sum(r.bytes_read for r in records),
-                        sum(r.bytes_written for r in records))
+                Traffic(
+                    launch.op or launch.name,
+                    sum(r.bytes_read for r in records),
+                    sum(r.bytes_written for r in records),
+                    _unique(op for r in records for op in r.aten_ops),
+                    _unique(line for r in records for line in r.lines),
+                )
             )
         elif records:
             joined.append(Traffic(launch.name, 0, 0))  # the op's bytes went to its first kernel
         else:
             joined.append(None)
     return joined
+
+
+def _unique(items: Iterable[Any]) -> tuple:
+    return tuple(dict.fromkeys(items))
 
 
 def kernel_rows(per_run: list[list[ev.Launch]], traffic: list[Traffic | None]) -> list[Kernel]:
@@ -134,6 +152,7 @@ def kernel_rows(per_run: list[list[ev.Launch]], traffic: list[Traffic | None]) -
             time_us[key][run] += launch.time_us
     read: dict[tuple[str, str], int | None] = {}
     written: dict[tuple[str, str], int | None] = {}
+    joined: dict[tuple[str, str], list[Traffic]] = {}
     for launch, record in zip(per_run[0] if per_run else [], traffic):
         key = (launch.name, launch.kind)
         if record is None:
@@ -142,6 +161,7 @@ def kernel_rows(per_run: list[list[ev.Launch]], traffic: list[Traffic | None]) -
             continue
         read[key] = (read.get(key) or 0) + record.bytes_read
         written[key] = (written.get(key) or 0) + record.bytes_written
+        joined.setdefault(key, []).append(record)
     rows = []
     for key in order:
         name, kind = key
@@ -155,6 +175,9 @@ def kernel_rows(per_run: list[list[ev.Launch]], traffic: list[Traffic | None]) -
                 bytes_written=written.get(key),
                 kind=kind,
                 op=ops[key] if ops[key] != name else None,
+                aten_ops=_unique(op for r in joined.get(key, ()) for op in r.aten_ops),
+                lines=_unique(line for r in joined.get(key, ()) for line in r.lines),
+                code=next((r.code for r in joined.get(key, ()) if r.code), None),
             )
         )
     return rows

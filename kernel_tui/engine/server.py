@@ -66,6 +66,7 @@ def serve(argv: list[str], out: IO[str]) -> None:
                 size=request.get("size"),
                 sizes=request.get("sizes"),
                 run_sweep=bool(request.get("sweep", True)),
+                trace_dir=request.get("trace_dir"),
                 emit=emit,
             )
             emit("done", report=report.to_dict())

@@ -15,9 +15,10 @@ import torch
 
 from kernel_tui.engine.compile_watch import CompileWatch
 from kernel_tui.engine.device import free_memory_bytes
+from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario
 from kernel_tui.engine.timing import synchronize, time_call
-from kernel_tui.engine.traffic import tensors_in, unique_bytes
+from kernel_tui.engine.traffic import eager_traffic
 from kernel_tui.report import ScenarioReport, SweepPoint
 
 FIRST_SIZE = 2**10
@@ -73,6 +74,8 @@ def run_sweep(
             args = scenario.make_inputs(size, device)
             eager = _time_mode(scenario, fn, args, device, "sweep")
             compiled = _time_mode(scenario, compiled_fn, args, device, "sweep")
+            eager_bytes = sum(op.bytes_read + op.bytes_written for op in eager_traffic(fn, args))
+            compiled_bytes = sum(k.bytes_read + k.bytes_written for k in compiled_traffic(compiled_fn, args))
         except Exception as exc:  # noqa: BLE001 - only memory exhaustion ends a sweep quietly
             cause = exc.__cause__ or exc
             if not is_out_of_memory(cause):
@@ -80,7 +83,12 @@ def run_sweep(
             on_point(SweepPoint(size, None, None, note=f"out of memory at {size:,} elements: sweep ended"))
             _release(device)
             return
-        on_point(SweepPoint(size, eager.median_us, compiled.median_us, eager.iqr_us, compiled.iqr_us))
+        on_point(
+            SweepPoint(
+                size, eager.median_us, compiled.median_us, eager.iqr_us, compiled.iqr_us,
+                eager_bytes=eager_bytes, compiled_bytes=compiled_bytes or None,
+            )
+        )
         del args
     for size in plan.dropped:
         on_point(SweepPoint(size, None, None, note=f"skipped: {size:,} elements would not fit in free memory"))
@@ -106,7 +114,3 @@ def strategy_text(compile_options: dict[str, Any], watch: CompileWatch) -> str:
     else:
         how = "torch.compile default: static at the profiled size, then one recompile with a dynamic size"
     return f"{how}; {watch.graphs} graph(s) compiled during the sweep, {watch.recompiles} recompile(s)"
-
-
-def input_bytes(args: tuple) -> int:
-    return unique_bytes(tensors_in(args))

@@ -7,6 +7,7 @@ dimensions (a stride of 0 is the same element again); an in-place op reads and w
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -50,25 +51,38 @@ class OpTraffic:
     """Profiler-style name, ``aten::add``."""
     bytes_read: int
     bytes_written: int
+    line: int | None = None
+    """The line of the scenario file that called it."""
 
 
 class EagerTrafficMode(TorchDispatchMode):
     """Records each dispatched operator's reads and writes, in order, skipping views and allocations."""
 
-    def __init__(self) -> None:
+    def __init__(self, source_file: str | None = None) -> None:
         super().__init__()
         self.ops: list[OpTraffic] = []
+        self._source_file = source_file
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
         if moves_data(name):
-            self.ops.append(_op_traffic(name, func._schema, args, kwargs, out))
+            self.ops.append(_op_traffic(name, func._schema, args, kwargs, out, self._caller_line()))
         return out
 
+    def _caller_line(self) -> int | None:
+        if self._source_file is None:
+            return None
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_filename == self._source_file:
+                return frame.f_lineno
+            frame = frame.f_back
+        return None
 
-def _op_traffic(name: str, schema: Any, args: tuple, kwargs: dict, out: Any) -> OpTraffic:
+
+def _op_traffic(name: str, schema: Any, args: tuple, kwargs: dict, out: Any, line: int | None) -> OpTraffic:
     read: list[torch.Tensor] = []
     written: list[torch.Tensor] = []
     bound = dict(zip((a.name for a in schema.arguments), args))
@@ -91,12 +105,13 @@ def _op_traffic(name: str, schema: Any, args: tuple, kwargs: dict, out: Any) -> 
         key = _key(result)
         if key not in written_keys and key not in read_keys:
             written.append(result)
-    return OpTraffic(name, unique_bytes(read), unique_bytes(written))
+    return OpTraffic(name, unique_bytes(read), unique_bytes(written), line)
 
 
-def eager_traffic(fn: Any, args: tuple) -> list[OpTraffic]:
-    """Run ``fn`` once (untimed, unprofiled) and return its data-moving operators in order."""
-    mode = EagerTrafficMode()
+def eager_traffic(fn: Any, args: tuple, source_file: str | None = None) -> list[OpTraffic]:
+    """Run ``fn`` once (untimed, unprofiled) and return its data-moving operators in order, each with the
+    line of ``source_file`` it was called from."""
+    mode = EagerTrafficMode(source_file)
     with torch.no_grad(), mode:
         fn(*args)
     return mode.ops

@@ -1,0 +1,87 @@
+"""A Markdown lab report of measured scenarios: ``kernel-tui run --export report.md``."""
+
+from __future__ import annotations
+
+import datetime
+
+from kernel_tui.formatting import (
+    device_line,
+    format_bytes,
+    format_count,
+    format_size,
+    format_time_us,
+    summary_line,
+)
+from kernel_tui.report import Kernel, ModeResult, ScenarioReport
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _bandwidth(kernel: Kernel) -> str:
+    if kernel.gbs is None:
+        return "—"
+    share = f" ({kernel.ceiling_pct:.0f}%)" if kernel.ceiling_pct is not None else ""
+    return f"{kernel.gbs:.1f} GB/s{share}"
+
+
+def _kernel_table(title: str, mode: ModeResult | None, compiled: bool) -> list[str]:
+    lines = [f"#### {title}", ""]
+    if mode is None:
+        return lines + ["Not measured.", ""]
+    if not mode.kernels:
+        return lines + ["No kernels.", ""]
+    link = "replaces (lines of fn)" if compiled else "fused into"
+    lines += [f"| kernel | calls | time | bytes | bandwidth | {link} |", "| --- | ---: | ---: | ---: | ---: | --- |"]
+    for kernel in mode.kernels:
+        if compiled:
+            where = f" ({', '.join(map(str, kernel.lines))})" if kernel.lines else ""
+            related = ", ".join(kernel.aten_ops) + where
+        else:
+            related = ", ".join(kernel.fused_into)
+        lines.append(
+            f"| `{_cell(kernel.short_name)}` | {format_count(kernel.calls)} | {format_time_us(kernel.time_us)} "
+            f"| {format_bytes(kernel.bytes_total)} | {_bandwidth(kernel)} | {_cell(related) or '—'} |"
+        )
+    return lines + [""]
+
+
+def scenario_markdown(report: ScenarioReport) -> str:
+    lines = [f"## {report.title}", "", f"`{report.scenario}` · {device_line(report)}", ""]
+    if report.bandwidth_ceiling_gbs:
+        lines += [f"Copy bandwidth of this device (the ceiling): {report.bandwidth_ceiling_gbs:.1f} GB/s.", ""]
+    if report.eager is not None:
+        lines += [summary_line(report), ""]
+    lines += _kernel_table("Eager", report.eager, compiled=False)
+    lines += _kernel_table("Compiled", report.compiled, compiled=True)
+    if report.sweep:
+        lines += ["#### Runtime against size", "", "| size | eager | compiled | speedup | note |",
+                  "| ---: | ---: | ---: | ---: | --- |"]
+        for point in report.sweep:
+            speedup = f"{point.eager_us / point.compiled_us:.2f}×" if point.eager_us and point.compiled_us else "—"
+            lines.append(
+                f"| {format_size(point.size)} | {format_time_us(point.eager_us)} | "
+                f"{format_time_us(point.compiled_us)} | {speedup} | {_cell(point.note or '')} |"
+            )
+        lines.append("")
+        if report.sweep_strategy:
+            lines += [f"Sweep: {report.sweep_strategy}.", ""]
+    if report.expect:
+        lines += ["#### Claims", ""]
+        for key, check in report.expect.items():
+            mark = "✓" if check.ok else "✗"
+            lines.append(f"- {mark} `{key}`: claimed {format_count(check.claimed)}, measured "
+                         f"{format_count(None if check.measured is None else round(check.measured, 3))}")
+        lines.append("")
+    if report.error is not None:
+        lines += [f"**Error:** {_cell(report.error.one_line())}", ""]
+        if report.error.details:
+            lines += ["```", report.error.details.rstrip(), "```", ""]
+    return "\n".join(lines)
+
+
+def lab_report(reports: list[ScenarioReport]) -> str:
+    today = datetime.date.today().isoformat()
+    head = f"# kernel-tui lab report\n\n{len(reports)} scenario(s), measured {today}.\n\n"
+    return head + "\n".join(scenario_markdown(report) for report in reports)
