@@ -6,15 +6,15 @@ figure is the ratio of median wall times. Target: at most 1.5.
 
 from __future__ import annotations
 
-import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from common import REPO
+
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
 TARGET = 1.5
 REPEATS = 5
 
@@ -26,7 +26,6 @@ def _wall_time(command: list[str]) -> float:
 
 
 def measure(repeats: int = REPEATS) -> dict[str, object]:
-    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache" / "inductor"))
     ours = [sys.executable, "-m", "kernel_tui", "run", str(REPO / "tests" / "data" / "add_relu.py"), "--no-sweep"]
     baseline = [sys.executable, str(HERE / "seed_reader.py")]
     for command in (ours, baseline):

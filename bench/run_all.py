@@ -17,7 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-BENCHMARKS = ["answer_time"]
+BENCHMARKS = ["answer_time", "fidelity", "sweep_cost", "scale"]
 
 
 def _versions() -> str:

@@ -128,6 +128,9 @@ class ScenarioReport:
     sweep: tuple[SweepPoint, ...] = ()
     sweep_strategy: str | None = None
     sweep_compiles: int | None = None
+    sweep_wall_s: float | None = None
+    sweep_timed_s: float | None = None
+    """The sweep's wall time, and the part of it spent in the timed calls themselves."""
     expect: dict[str, ExpectCheck] = field(default_factory=dict)
     error: ScenarioError | None = None
     threads: int | None = None

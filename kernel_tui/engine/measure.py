@@ -193,8 +193,9 @@ def _sweep(scenario: LoadedScenario, report: ScenarioReport, sizes: list[int] | 
         emit("sweep_point", point=point.__dict__)
 
     error: ScenarioError | None = None
+    started, timed_s = time.perf_counter(), None
     try:
-        sweep.run_sweep(scenario, report.device, plan, on_point)
+        timed_s = sweep.run_sweep(scenario, report.device, plan, on_point)
     except StageError as failure:
         error = replace(failure.error, stage="sweep")
     strategy = sweep.strategy_text(scenario.info.compile_options, watch)
@@ -203,5 +204,7 @@ def _sweep(scenario: LoadedScenario, report: ScenarioReport, sizes: list[int] | 
         sweep=tuple(points),
         sweep_strategy=strategy,
         sweep_compiles=watch.graphs,
+        sweep_wall_s=time.perf_counter() - started,
+        sweep_timed_s=timed_s,
         error=error or report.error,
     )

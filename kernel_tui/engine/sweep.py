@@ -67,8 +67,11 @@ def is_out_of_memory(exc: BaseException) -> bool:
 
 def run_sweep(
     scenario: LoadedScenario, device: str, plan: SweepPlan, on_point: Callable[[SweepPoint], None]
-) -> None:
+) -> float:
+    """Measure each planned size, calling ``on_point`` as each is done; returns the seconds spent in timed
+    calls."""
     fn, compiled_fn = scenario.module.fn, scenario.compiled_fn
+    timed_s = 0.0
     for size in plan.sizes:
         try:
             args = scenario.make_inputs(size, device)
@@ -82,7 +85,8 @@ def run_sweep(
                 raise
             on_point(SweepPoint(size, None, None, note=f"out of memory at {size:,} elements: sweep ended"))
             _release(device)
-            return
+            return timed_s
+        timed_s += eager.timed_s + compiled.timed_s
         on_point(
             SweepPoint(
                 size, eager.median_us, compiled.median_us, eager.iqr_us, compiled.iqr_us,
@@ -92,6 +96,7 @@ def run_sweep(
         del args
     for size in plan.dropped:
         on_point(SweepPoint(size, None, None, note=f"skipped: {size:,} elements would not fit in free memory"))
+    return timed_s
 
 
 def _time_mode(scenario: LoadedScenario, fn: Any, args: tuple, device: str, stage: str):  # noqa: ANN202

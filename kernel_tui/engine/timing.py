@@ -15,6 +15,8 @@ class Timing:
     median_us: float
     iqr_us: float
     samples: int
+    timed_s: float
+    """Wall time spent inside the timed calls themselves, for the sweep's cost against its work."""
 
 
 def time_call(call: Callable[[], object], device: str, budget_s: float = 0.2) -> Timing:
@@ -27,7 +29,8 @@ def time_call(call: Callable[[], object], device: str, budget_s: float = 0.2) ->
         num_threads=torch.get_num_threads(),
     )
     measurement = timer.blocked_autorange(min_run_time=budget_s)
-    return Timing(measurement.median * 1e6, measurement.iqr * 1e6, len(measurement.times))
+    timed_s = sum(measurement.times) * measurement.number_per_run
+    return Timing(measurement.median * 1e6, measurement.iqr * 1e6, len(measurement.times), timed_s)
 
 
 def _cuda_event_timing(call: Callable[[], object], budget_s: float) -> Timing:
@@ -51,7 +54,7 @@ def _cuda_event_timing(call: Callable[[], object], budget_s: float) -> Timing:
     torch.cuda.synchronize()
     times_us = sorted(begin.elapsed_time(finish) * 1e3 for begin, finish in pairs)
     quartiles = statistics.quantiles(times_us, n=4)
-    return Timing(statistics.median(times_us), quartiles[2] - quartiles[0], repeats)
+    return Timing(statistics.median(times_us), quartiles[2] - quartiles[0], repeats, sum(times_us) / 1e6)
 
 
 def synchronize(device: str) -> None:

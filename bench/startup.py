@@ -1,0 +1,134 @@
+"""Startup time of the explorer: launch to first painted frame, against a minimal Textual app.
+
+Each command runs in a fresh interpreter on a pseudo-terminal (Textual needs one). The clock stops when
+the terminal receives the app's title, which is written with its first frame (the header); the app then
+quits by itself (the explorer through ``KERNEL_TUI_EXIT_AFTER_FIRST_FRAME=1``, the minimal app through
+its own ``on_ready``), and the time to that exit is shown too. Both pay for the interpreter, their
+imports and the first layout and paint; the difference is what kernel-tui adds. The explorer never
+imports torch: the engine is a separate process, started after the first frame, as are the Markdown
+and chart widgets.
+
+Targets: under 1 s, and under 1.5x the minimal app.
+
+    .venv/bin/python bench/startup.py [--runs 7] [--size 80x24] [PATH ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import pty
+import statistics
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+
+TARGET_S = 1.0
+TARGET_RATIO = 1.5
+
+MINIMAL_APP = """
+from textual.app import App, ComposeResult
+from textual.widgets import Footer, Header
+
+
+class Minimal(App):
+    TITLE = "minimal-app"
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Footer()
+
+    def on_ready(self) -> None:
+        self.exit()
+
+
+Minimal().run()
+"""
+
+
+def time_on_a_terminal(
+    command: list[str], env: dict[str, str], size: tuple[int, int], marker: bytes
+) -> tuple[float, float]:
+    """Run ``command`` on a fresh pseudo-terminal of ``size``: seconds until ``marker`` reaches the
+    terminal (the first frame), and until the command exits."""
+    controller, terminal = pty.openpty()
+    columns, rows = size
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    painted: list[float] = []
+
+    def read_terminal() -> None:
+        # Reading also keeps the app from blocking on a full terminal buffer.
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            if not painted:
+                seen += chunk
+                if marker in seen:
+                    painted.append(time.perf_counter())
+
+    reader = threading.Thread(target=read_terminal, daemon=True)
+    started = time.perf_counter()
+    reader.start()
+    process = subprocess.Popen(command, stdin=terminal, stdout=terminal, stderr=terminal, env=env,
+                               start_new_session=True)
+    code = process.wait(timeout=60)
+    exited = time.perf_counter()
+    os.close(terminal)
+    reader.join(timeout=5)
+    os.close(controller)
+    if code != 0:
+        raise SystemExit(f"{' '.join(command[:3])} exited with {code}")
+    if not painted:
+        raise SystemExit(f"{' '.join(command[:3])}: {marker!r} never reached the terminal")
+    return painted[0] - started, exited - started
+
+
+def measure(
+    command: list[str], env: dict[str, str], size: tuple[int, int], marker: bytes, runs: int
+) -> tuple[list[float], list[float]]:
+    time_on_a_terminal(command, env, size, marker)  # once untimed: bytecode caches and the OS file cache
+    results = [time_on_a_terminal(command, env, size, marker) for _ in range(runs)]
+    return [first for first, _ in results], [exit for _, exit in results]
+
+
+def summary(times: list[float]) -> str:
+    return f"median {statistics.median(times):.3f} s (min {min(times):.3f}, max {max(times):.3f})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--size", default="80x24", help="terminal COLUMNSxROWS (default 80x24)")
+    parser.add_argument("paths", nargs="*", help="scenario files for the explorer (default: the course)")
+    options = parser.parse_args()
+    columns, rows = (int(part) for part in options.size.split("x"))
+    env = {**os.environ, "TERM": os.environ.get("TERM", "xterm-256color"), "KERNEL_TUI_EXIT_AFTER_FIRST_FRAME": "1"}
+    env.pop("TEXTUAL", None)  # no devtools connection
+
+    size = (columns, rows)
+    explorer, explorer_exit = measure(
+        [sys.executable, "-m", "kernel_tui.cli", *options.paths], env, size, b"kernel-tui", options.runs
+    )
+    minimal, minimal_exit = measure([sys.executable, "-c", MINIMAL_APP], env, size, b"minimal-app", options.runs)
+    ratio = statistics.median(explorer) / statistics.median(minimal)
+
+    print(f"launch to first frame at {columns}x{rows}, {options.runs} runs each:")
+    print(f"  kernel-tui explorer: {summary(explorer)}; to exit {summary(explorer_exit)}")
+    print(f"  minimal Textual app: {summary(minimal)}; to exit {summary(minimal_exit)}")
+    print(f"  ratio: {ratio:.2f}x (target < {TARGET_RATIO}x); explorer "
+          f"{'under' if statistics.median(explorer) < TARGET_S else 'OVER'} {TARGET_S:g} s")
+    ok = statistics.median(explorer) < TARGET_S and ratio < TARGET_RATIO
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
