@@ -61,3 +61,57 @@ def test_import_error_and_non_tensor_results_name_file_line_and_stage(engine):
     assert (returned.error.stage, returned.error.line) == ("eager", 8)
     assert "must return a tensor" in returned.error.message and "NoneType" in returned.error.message
     assert returned.error.one_line().startswith(f"{FAULTS / 'returns_none.py'}:8: eager: ")
+
+
+def processes_in_group(pgid: int) -> list[int]:
+    """Live (non-zombie) processes whose process group is ``pgid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            found.append(int(entry.name))
+    return found
+
+
+def test_cancel_ends_the_engine_and_its_workers_within_a_second(tmp_path):
+    import threading
+
+    from kernel_tui.client import EngineClient, EngineDied
+
+    scenario = tmp_path / "spawns_and_hangs.py"
+    scenario.write_text(
+        "import subprocess, sys, time\nimport torch\nSIZE = 16\n"
+        "def fn(a):\n"
+        "    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        "    time.sleep(600)\n"
+        "def inputs(size, device):\n    return (torch.ones(size),)\n"
+    )
+    client = EngineClient("cpu")
+    pgid = client.start()["pid"]
+    stages: list[str] = []
+
+    def run() -> None:
+        try:
+            for message in client.run(str(scenario), sweep=False):
+                stages.append(message.get("stage", message["type"]))
+        except EngineDied:
+            stages.append("died")
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    deadline = time.monotonic() + 120
+    while "eager" not in stages and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)  # fn is now sleeping, with its own child process started
+    assert len(processes_in_group(pgid)) >= 2
+    started = time.monotonic()
+    client.close()
+    worker.join(10)
+    assert time.monotonic() - started < 1.0
+    assert stages[-1] == "died"
+    assert processes_in_group(pgid) == []
