@@ -74,6 +74,16 @@ def kernel_params(source: str, name: str) -> list[str]:
     return params
 
 
+def loads_pointer(code: str | None, param: str) -> bool:
+    """Whether kernel code reads through ``param``: an ``in_out_ptr`` Inductor reuses for an output is
+    often only stored to. Without the code, assume it is read and written, as Inductor's own estimate does."""
+    if code is None:
+        return True
+    body = re.sub(r"def \w+\(.*?\):|void\s+kernel\(.*?\)", "", code, count=1, flags=re.S)
+    load = rf"(?:(?<!store)\(\s*|=\s*){re.escape(param)}\b(?!\s*;)"
+    return re.search(load, body) is not None
+
+
 def kernel_definition(source: str, name: str) -> str | None:
     """The generated source of kernel ``name``: the C++ or Triton text inside its ``async_compile`` call."""
     start = source.find(f"{name} = async_compile.")
@@ -108,6 +118,9 @@ class _RecordingKernel:
         self._params = kernel_params(source, name)
         self._code = kernel_definition(source, name)
         self._aten_ops = original_aten(source, name)
+        self._read_through = {
+            param: loads_pointer(self._code, param) for param in self._params if param.startswith("in_out_ptr")
+        }
         self._records = records
 
     def _record(self, args: tuple) -> None:
@@ -118,7 +131,7 @@ class _RecordingKernel:
             role = POINTER_PARAM.match(param)
             if role is None:
                 continue
-            if role.group(1) in ("in_ptr", "in_out_ptr"):
+            if role.group(1) == "in_ptr" or self._read_through.get(param, False):
                 read.append(value)
             if role.group(1) in ("out_ptr", "in_out_ptr"):
                 written.append(value)

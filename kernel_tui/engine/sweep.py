@@ -87,9 +87,11 @@ def run_sweep(
             _release(device)
             return timed_s
         timed_s += eager.timed_s + compiled.timed_s
+        noisy = [mode for mode, timing in (("eager", eager), ("compiled", compiled)) if timing.noisy]
+        note = f"noisy {' and '.join(noisy)} timing: is the machine busy?" if noisy else None
         on_point(
             SweepPoint(
-                size, eager.median_us, compiled.median_us, eager.iqr_us, compiled.iqr_us,
+                size, eager.median_us, compiled.median_us, eager.iqr_us, compiled.iqr_us, note,
                 eager_bytes=eager_bytes, compiled_bytes=compiled_bytes or None,
             )
         )

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import torch
 import torch.utils.benchmark as benchmark
 
+NOISY_SPREAD = 0.5
+
 
 @dataclass(frozen=True)
 class Timing:
@@ -17,6 +19,11 @@ class Timing:
     samples: int
     timed_s: float
     """Wall time spent inside the timed calls themselves, for the sweep's cost against its work."""
+
+    @property
+    def noisy(self) -> bool:
+        """A spread this wide means the machine was busy, not that the code is slow."""
+        return self.iqr_us > NOISY_SPREAD * self.median_us
 
 
 def time_call(call: Callable[[], object], device: str, budget_s: float = 0.2) -> Timing:
