@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kernel_tui.report import ModeResult, ScenarioReport
+from kernel_tui.report import ExpectCheck, ModeResult, ScenarioReport, SweepPoint
 
 
 def format_time_us(value: float | None) -> str:
@@ -39,6 +39,19 @@ def format_size(size: int) -> str:
     if size == 1 << exponent and exponent >= 8:
         return f"2^{exponent}"
     return f"{size:,}"
+
+
+def format_speedup(point: SweepPoint) -> str:
+    if not point.eager_us or not point.compiled_us:
+        return "—"
+    return f"{point.eager_us / point.compiled_us:.2f}×"
+
+
+def claim_line(key: str, check: ExpectCheck) -> str:
+    """``✓ eager: claimed 2, measured 2``: one claim of a lesson against the measurement."""
+    measured = None if check.measured is None else round(check.measured, 3)
+    mark = "✓" if check.ok else "✗"
+    return f"{mark} {key}: claimed {format_count(check.claimed)}, measured {format_count(measured)}"
 
 
 def mode_summary(mode: ModeResult | None) -> str:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import datetime
 
 from kernel_tui.formatting import (
+    claim_line,
     device_line,
     format_bytes,
     format_count,
     format_size,
+    format_speedup,
     format_time_us,
     summary_line,
 )
@@ -59,10 +61,9 @@ def scenario_markdown(report: ScenarioReport) -> str:
         lines += ["#### Runtime against size", "", "| size | eager | compiled | speedup | note |",
                   "| ---: | ---: | ---: | ---: | --- |"]
         for point in report.sweep:
-            speedup = f"{point.eager_us / point.compiled_us:.2f}×" if point.eager_us and point.compiled_us else "—"
             lines.append(
                 f"| {format_size(point.size)} | {format_time_us(point.eager_us)} | "
-                f"{format_time_us(point.compiled_us)} | {speedup} | {_cell(point.note or '')} |"
+                f"{format_time_us(point.compiled_us)} | {format_speedup(point)} | {_cell(point.note or '')} |"
             )
         lines.append("")
         if report.sweep_strategy:
@@ -70,9 +71,7 @@ def scenario_markdown(report: ScenarioReport) -> str:
     if report.expect:
         lines += ["#### Claims", ""]
         for key, check in report.expect.items():
-            mark = "✓" if check.ok else "✗"
-            lines.append(f"- {mark} `{key}`: claimed {format_count(check.claimed)}, measured "
-                         f"{format_count(None if check.measured is None else round(check.measured, 3))}")
+            lines.append(f"- {claim_line(key, check)}")
         lines.append("")
     if report.error is not None:
         lines += [f"**Error:** {_cell(report.error.one_line())}", ""]

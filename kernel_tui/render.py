@@ -7,10 +7,12 @@ from rich.table import Table
 from rich.text import Text
 
 from kernel_tui.formatting import (
+    claim_line,
     device_line,
     format_bytes,
     format_count,
     format_size,
+    format_speedup,
     format_time_us,
     summary_line,
 )
@@ -44,14 +46,11 @@ def sweep_table(report: ScenarioReport) -> Table:
         table.add_column(column, justify="right")
     table.add_column("note")
     for point in report.sweep:
-        speedup = (
-            f"{point.eager_us / point.compiled_us:.2f}×" if point.eager_us and point.compiled_us else "—"
-        )
         table.add_row(
             format_size(point.size),
             format_time_us(point.eager_us),
             format_time_us(point.compiled_us),
-            speedup,
+            format_speedup(point),
             point.note or "",
         )
     return table
@@ -60,9 +59,7 @@ def sweep_table(report: ScenarioReport) -> Table:
 def claims_text(report: ScenarioReport) -> Text:
     text = Text()
     for key, check in report.expect.items():
-        mark, style = ("✓", "green") if check.ok else ("✗", "bold red")
-        text.append(f"{mark} {key}: claimed {format_count(check.claimed)}, measured "
-                    f"{format_count(None if check.measured is None else round(check.measured, 3))}  ", style=style)
+        text.append(claim_line(key, check) + "  ", style="green" if check.ok else "bold red")
     return text
 
 

@@ -70,7 +70,7 @@ def test_export_writes_a_lab_report_and_trace_writes_perfetto_files(tmp_path):
     assert measured["compiled"]["kernels"][0]["aten_ops"] and measured["compiled"]["kernels"][0]["gbs"] > 0
     text = report_md.read_text()
     for expected in ("# kernel-tui lab report", "## Add, then ReLU", "#### Eager", "#### Compiled",
-                     "`cpp_fused_add_relu_0`", "launches 2 → 1", "✓ `eager`"):
+                     "`cpp_fused_add_relu_0`", "launches 2 → 1", "✓ eager: claimed 2, measured 2"):
         assert expected in text
     for mode, kernel in (("eager", "aten::add"), ("compiled", "cpp_fused_add_relu_0")):
         trace = json.loads((traces / f"add_relu.{mode}.json").read_text())
