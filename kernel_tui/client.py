@@ -103,7 +103,10 @@ class EngineClient:
             start_new_session=True,
             env=env,
         )
-        threading.Thread(target=self._read_protocol, args=(self._process.stdout,), daemon=True).start()
+        # Each reader gets this engine's queue: a dying engine's end marker must not land in a newer one's.
+        threading.Thread(
+            target=self._read_protocol, args=(self._process.stdout, self._messages), daemon=True
+        ).start()
         threading.Thread(target=self._read_stderr, args=(self._process.stderr,), daemon=True).start()
         hello = self._next_message(timeout)
         if hello.get("type") == "timeout":
@@ -114,6 +117,17 @@ class EngineClient:
             raise EngineDied(None, self.stderr_tail(), f"the engine spoke another protocol: {hello!r:.200}")
         self.hello = hello
         return hello
+
+    def kill(self) -> None:
+        """Signal the engine's whole process group to end now, without waiting: safe on a UI thread.
+
+        A ``run`` blocked on the engine then raises EngineDied; ``close`` reaps what is left."""
+        process = self._process
+        if process is not None and process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def close(self) -> None:
         """End the engine's whole process group, compile workers included."""
@@ -214,18 +228,18 @@ class EngineClient:
             raise EngineDied(code, tail)
         return message
 
-    def _read_protocol(self, stream: IO[str]) -> None:
+    def _read_protocol(self, stream: IO[str], messages: queue.Queue[dict[str, Any] | None]) -> None:
         try:
             for line in stream:
                 if not line.strip():
                     continue
                 try:
-                    self._messages.put(protocol.decode(line))
+                    messages.put(protocol.decode(line))
                 except protocol.ProtocolError as error:
                     self._stderr_tail.append(f"[protocol] {error}\n")
         except (OSError, ValueError):
             pass
-        self._messages.put(None)
+        messages.put(None)
 
     def _read_stderr(self, stream: IO[str]) -> None:
         try:

@@ -5,7 +5,8 @@ away from fd 1 before any user code runs); the front end writes requests on the 
 
 Engine -> front end, each with ``type``:
     hello        {protocol, pid, device, device_name, torch_version, threads}  once, when ready
-    progress     {run_id, stage, detail}         stage: load, inputs, eager, compile, profile, sweep
+    progress     {run_id, stage, detail[, total]} stage: load, inputs, eager, compile, profile, sweep;
+                                                 the sweep's says how many points will follow
     partial      {run_id, report}                a report with what is known so far (eager first)
     sweep_point  {run_id, point}                 one SweepPoint as soon as it is measured
     done         {run_id, report}                the final ScenarioReport

@@ -166,18 +166,24 @@ class ScenarioReport:
         for mode in MODES:
             if values.get(mode) is not None:
                 values[mode] = _mode_from_dict(values[mode])
-        values["sweep"] = tuple(SweepPoint(**point) for point in values.get("sweep", ()))
-        values["expect"] = {mode: ExpectCheck(**check) for mode, check in values.get("expect", {}).items()}
+        values["sweep"] = tuple(_known(SweepPoint, point) for point in values.get("sweep", ()))
+        values["expect"] = {mode: _known(ExpectCheck, check) for mode, check in values.get("expect", {}).items()}
         if values.get("error") is not None:
-            values["error"] = ScenarioError(**values["error"])
+            values["error"] = _known(ScenarioError, values["error"])
         return cls(**values)
+
+
+def _known(cls: type, data: dict[str, Any]) -> Any:
+    """Build ``cls`` from the fields it knows: a newer engine may send more, and that must not break us."""
+    names = {f.name for f in fields(cls)}
+    return cls(**{key: value for key, value in data.items() if key in names})
 
 
 def _kernel_from_dict(data: dict[str, Any]) -> Kernel:
     values = dict(data)
     for name in ("aten_ops", "lines", "fused_into"):
         values[name] = tuple(values.get(name, ()))
-    return Kernel(**values)
+    return _known(Kernel, values)
 
 
 def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
@@ -185,4 +191,4 @@ def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
     values["kernels"] = tuple(_kernel_from_dict(kernel) for kernel in values.get("kernels", ()))
     for name in ("graph_break_reasons", "recompile_reasons"):
         values[name] = tuple(values.get(name, ()))
-    return ModeResult(**values)
+    return _known(ModeResult, values)

@@ -95,3 +95,44 @@ def test_the_next_run_starts_a_fresh_engine(tmp_path):
         with pytest.raises(EngineDied):
             list(client.run("x.py", timeout=10))
         assert [m["type"] for m in client.run("x.py", timeout=10)] == ["done"]
+
+
+def test_a_newer_engines_extra_fields_do_not_break_reading_a_report():
+    from kernel_tui.report import ScenarioReport
+
+    data = {
+        "scenario": "s.py", "title": "t", "device": "cpu", "device_name": "x", "torch_version": "2", "size": 4,
+        "future_field": 1,
+        "eager": {"kernel_count": 1, "kernels": [{"name": "aten::add", "short_name": "aten::add", "calls": 1,
+                                                   "time_us": 1.0, "new": True}],
+                  "bytes_total": 12, "time_us": 1.0, "also_new": 2},
+        "sweep": [{"size": 4, "eager_us": 1.0, "compiled_us": 1.0, "later": 3}],
+        "expect": {"eager": {"claimed": 1, "measured": 1, "ok": True, "why": "x"}},
+        "error": {"stage": "sweep", "message": "m", "hint": "h"},
+    }
+    report = ScenarioReport.from_dict(data)
+    assert report.eager.kernels[0].name == "aten::add" and report.sweep[0].size == 4
+    assert report.expect["eager"].ok and report.error.stage == "sweep"
+
+
+def test_kill_signals_without_waiting_and_a_blocked_run_ends(tmp_path):
+    import threading
+
+    with EngineClient(command=stand_in(tmp_path, "time.sleep(600)\n")) as client:
+        client.start()
+        outcome: list[str] = []
+
+        def run() -> None:
+            try:
+                list(client.run("x.py"))
+            except EngineDied:
+                outcome.append("died")
+
+        worker = threading.Thread(target=run)
+        worker.start()
+        time.sleep(0.3)
+        started = time.monotonic()
+        client.kill()
+        assert time.monotonic() - started < 0.1
+        worker.join(10)
+        assert outcome == ["died"]

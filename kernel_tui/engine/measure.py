@@ -183,7 +183,7 @@ def _mode_result(
 
 def _sweep(scenario: LoadedScenario, report: ScenarioReport, sizes: list[int] | None, emit: Emit) -> ScenarioReport:
     plan = sweep.plan_sizes(scenario, report, sizes)
-    emit("progress", stage="sweep", detail=f"{len(plan.sizes)} sizes")
+    emit("progress", stage="sweep", detail=f"{len(plan.sizes)} sizes", total=len(plan.sizes))
     compile_watch.raise_recompile_limit(len(plan.sizes) + 8)
     watch = compile_watch.CompileWatch().start()
     points: list[SweepPoint] = []
