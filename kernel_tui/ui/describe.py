@@ -1,0 +1,153 @@
+"""What the explorer says in words: the status line, one-line errors, the details text, the engine line.
+
+Plain functions of the run state returning Rich ``Text`` (never markup: tracebacks and kernel names
+contain brackets), so they can be tested without an app.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+from kernel_tui.report import ScenarioError, ScenarioReport
+from kernel_tui.ui.run_state import RunStatus, ScenarioRun
+
+
+def error_line(error: ScenarioError) -> str:
+    """``file:line: stage: message``; the file by name, as the scenario list shows it."""
+    where = Path(error.file).name if error.file else "?"
+    if error.line is not None:
+        where += f":{error.line}"
+    message = error.message.strip().splitlines()[0] if error.message.strip() else "(no message)"
+    return f"{where}: {error.stage}: {message}"
+
+
+def engine_line(hello: dict[str, Any] | None, failed: ScenarioError | None) -> str:
+    """Which engine the numbers will come from, before any run reports it."""
+    if failed is not None:
+        return f"engine: could not start ({failed.message})"
+    if hello is None:
+        return "engine: starting…"
+    threads = f", {hello['threads']} threads" if hello.get("threads") and hello.get("device") == "cpu" else ""
+    return (
+        f"engine ready: {hello.get('device', '?')} ({hello.get('device_name', '?')}{threads}) · "
+        f"torch {hello.get('torch_version', '?')}"
+    )
+
+
+def failed_claims(report: ScenarioReport | None) -> int:
+    if report is None:
+        return 0
+    return sum(1 for check in report.expect.values() if not check.ok)
+
+
+def status_text(
+    run: ScenarioRun | None,
+    *,
+    now: float,
+    background: tuple[str, ScenarioRun] | None = None,
+    engine_error: ScenarioError | None = None,
+) -> Text:
+    """The status line for the scenario on screen (``run``: its latest run, if any).
+
+    ``background`` is (title, run) of a run going on for another scenario, so it is never forgotten.
+    """
+    text = Text()
+    if background is not None:
+        title, other = background
+        text.append("● ", style="bold cyan")
+        text.append(f"running {title}: {other.stage or 'starting'} · {other.elapsed(now):.0f} s · esc cancels")
+        return text
+    if run is None:
+        if engine_error is not None:
+            text.append(f"✗ {error_line(engine_error)} · d details", style="bold red")
+            return text
+        text.append("r runs this scenario · s runs it with the size sweep · ? lists every key", style="dim")
+        return text
+    if run.status is RunStatus.RUNNING:
+        text.append("● ", style="bold cyan")
+        text.append(run.stage or "starting", style="bold")
+        if run.detail:
+            text.append(f" · {run.detail}")
+        text.append(f" · {run.elapsed(now):.0f} s · esc cancels", style="dim")
+    elif run.status is RunStatus.CANCELLED:
+        text.append("○ cancelled: the engine was stopped · r runs it again", style="dim")
+    elif run.error is not None:
+        text.append(f"✗ {error_line(run.error)}", style="bold red")
+        text.append(" · d details", style="dim")
+    else:
+        failed = failed_claims(run.report)
+        if failed:
+            text.append(f"✗ {failed} claim{'s' if failed > 1 else ''} did not hold", style="bold red")
+        else:
+            text.append("✓ done", style="green")
+        text.append(f" in {run.elapsed(now):.1f} s", style="dim")
+        if not run.sweep:
+            text.append(" · s adds the size sweep", style="dim")
+        text.append(" · d details", style="dim")
+    return text
+
+
+def details_text(
+    run: ScenarioRun | None, *, output: str = "", engine_error: ScenarioError | None = None
+) -> Text:
+    """Everything behind the one-liners: the error and its traceback, graph breaks, recompiles, full
+    kernel names, the sweep's strategy and what the scenario printed."""
+    text = Text()
+
+    def section(title: str) -> None:
+        if text:
+            text.append("\n\n")
+        text.append(title, style="bold underline")
+        text.append("\n")
+
+    error = run.error if run is not None else engine_error
+    if error is not None:
+        section("Error")
+        text.append(error_line(error), style="bold red")
+        if error.details.strip():
+            text.append("\n\n")
+            text.append(error.details.rstrip())
+    report = run.report if run is not None else None
+    if report is not None:
+        compiled = report.compiled
+        if compiled is not None and compiled.graph_break_reasons:
+            section(f"Graph breaks ({compiled.graph_breaks})")
+            text.append("\n".join(compiled.graph_break_reasons))
+        if compiled is not None and compiled.recompile_reasons:
+            section(f"Recompiles ({compiled.recompiles})")
+            text.append("\n".join(compiled.recompile_reasons))
+        if report.sweep_strategy:
+            section("Sweep")
+            text.append(report.sweep_strategy)
+        for label, mode in (("Eager kernels", report.eager), ("Compiled kernels", report.compiled)):
+            if mode is not None and mode.kernels:
+                section(label)
+                text.append("\n".join(_kernel_line(kernel) for kernel in mode.kernels))
+    if output.strip():
+        section("Engine stderr: what scenarios printed, latest lines")
+        text.append(collapse_repeats(output.rstrip()))
+    if not text:
+        text.append("Nothing to show yet: run the scenario first (r).", style="dim")
+    return text
+
+
+def collapse_repeats(output: str) -> str:
+    """Runs of the same line as one line with a count: a print in ``fn`` repeats on every call."""
+    lines: list[str] = []
+    previous, count = None, 0
+    for line in [*output.splitlines(), None]:
+        if line == previous:
+            count += 1
+            continue
+        if previous is not None:
+            lines.append(previous if count == 1 else f"{previous}  (×{count})")
+        previous, count = line, 1
+    return "\n".join(lines)
+
+
+def _kernel_line(kernel: Any) -> str:
+    launched = f" ← {kernel.op}" if kernel.op else ""
+    return f"{kernel.name}  [{kernel.kind}{launched}]"

@@ -1,0 +1,145 @@
+"""The app's one door to the engine: a small wrapper around ``EngineClient`` that tests replace with a fake.
+
+Everything here is called from worker threads except ``cancel`` and ``close``, which the UI calls and
+which only kill the engine's process group: the blocked run then ends with ``EngineDied`` in its own
+thread, and the next run starts a fresh engine.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from kernel_tui.client import EngineClient, EngineDied
+
+OUTPUT_LINES = 200
+RUN_TIMEOUT_S = 600.0
+"""Same limit as ``kernel-tui run``: a cold compile of a large scenario fits; a hung engine does not."""
+
+
+class EngineLink(Protocol):
+    """What the explorer needs from an engine; ``ClientEngineLink`` is the real one."""
+
+    def start(self) -> dict[str, Any]:
+        """Start the engine if it is not running; return its hello (device, device_name, torch_version)."""
+        ...
+
+    def run(self, path: Path, *, sweep: bool) -> Iterator[dict[str, Any]]:
+        """Ask for a run now; read the returned iterator (in a worker thread) for its protocol messages.
+
+        The run counts as asked for the moment this returns, so a ``cancel`` right after stops it even
+        if it has not begun. Reading raises ``kernel_tui.client.EngineDied`` if the engine ends first
+        (crash, timeout or cancel); the last message is ``done``.
+        """
+        ...
+
+    def cancel(self) -> None:
+        """Cancel every run asked for so far, ending the engine if one of them holds it; returns at once."""
+        ...
+
+    def close(self) -> None:
+        """End the engine for good (the app is quitting)."""
+        ...
+
+    def output(self) -> str:
+        """What the scenarios printed lately (the engine's stderr), for the details screen."""
+        ...
+
+
+EngineLinkFactory = Callable[[str], EngineLink]
+"""Builds a link for a device name (``auto``, ``cpu``, ``cuda``); the app calls it once."""
+
+
+class ClientEngineLink:
+    """The real engine: one ``EngineClient`` child process, shared by the runs one after another."""
+
+    def __init__(self, device: str) -> None:
+        self._output: collections.deque[str] = collections.deque(maxlen=OUTPUT_LINES)
+        self._client = EngineClient(device, stderr_sink=self._output.append)
+        # One run (or start) at a time: a run that replaces a cancelled one must wait until the
+        # cancelled one has let go of the client, or both would read the same message queue.
+        self._busy = threading.Lock()
+        self._starting = threading.Event()
+        self._requested = 0
+        """Runs asked for so far, counted on the caller's thread the moment each is asked for."""
+        self._cancelled_upto = 0
+        """Every run numbered up to this one is cancelled, whether it has begun or not."""
+        self._running: int | None = None
+        """The run holding the engine now."""
+        self._closed = False
+
+    def start(self) -> dict[str, Any]:
+        with self._busy:
+            return self._start()
+
+    def _start(self) -> dict[str, Any]:
+        if self._closed:
+            raise EngineDied(None, "", "the app is closing")
+        self._starting.set()
+        try:
+            hello = self._client.start()
+        finally:
+            self._starting.clear()
+        if self._closed:
+            # close() ran while the engine was starting: don't leave a child behind.
+            self._client.close()
+            raise EngineDied(None, "", "the app is closing")
+        return hello
+
+    def run(self, path: Path, *, sweep: bool) -> Iterator[dict[str, Any]]:
+        self._requested += 1
+        return self._messages(self._requested, path, sweep)
+
+    def _messages(self, number: int, path: Path, sweep: bool) -> Iterator[dict[str, Any]]:
+        with self._busy:
+            self._running = number
+            try:
+                if number <= self._cancelled_upto:
+                    # Cancelled before it began: the engine (perhaps warmed up for later) is left alone.
+                    raise EngineDied(None, "", "cancelled")
+                self._start()
+                for message in self._client.run(str(path), sweep=sweep, timeout=RUN_TIMEOUT_S):
+                    if number <= self._cancelled_upto:
+                        # The cancel landed while the engine was (re)starting, so it killed nothing.
+                        self._client.close()
+                        raise EngineDied(None, self._client.stderr_tail(), "cancelled")
+                    yield message
+            finally:
+                self._running = None
+
+    def cancel(self) -> None:
+        self._cancelled_upto = self._requested
+        # Ending a process group and reaping it can take a moment: never on the caller's (UI) thread.
+        threading.Thread(target=self._stop_cancelled, daemon=True).start()
+
+    def _stop_cancelled(self) -> None:
+        running = self._running
+        if running is not None and running <= self._cancelled_upto:
+            self._stop()
+        # Otherwise no cancelled run holds the engine (it may be warming up for a later one); a cancelled
+        # run that has not begun sees its cancel as soon as it does.
+
+    def close(self) -> None:
+        self._closed = True
+        self._stop()
+
+    def _stop(self) -> None:
+        self._client.close()
+        # A start in progress may not have its process yet, and would then wait for a hello that takes
+        # seconds (torch imports): keep ending it until that start has given up.
+        deadline = time.monotonic() + 5.0
+        while self._starting.is_set() and time.monotonic() < deadline:
+            time.sleep(0.01)
+            self._client.close()
+
+    def output(self) -> str:
+        return "".join(self._output)
+
+
+def client_engine_link(device: str) -> EngineLink:
+    """The factory the command line uses."""
+    return ClientEngineLink(device)

@@ -1,0 +1,43 @@
+"""From the command line to a running explorer: which scenarios, which engine, then run the app.
+
+``KERNEL_TUI_EXIT_AFTER_FIRST_FRAME=1`` makes the app quit as soon as its first frame is painted: the
+startup bench (``bench/startup.py``) times exactly that.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from kernel_tui.course import course_dir
+from kernel_tui.scenario_file import find_scenarios
+from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.catalog import load_catalog
+from kernel_tui.ui.engine_link import EngineLinkFactory, client_engine_link
+
+EXIT_AFTER_FIRST_FRAME = "KERNEL_TUI_EXIT_AFTER_FIRST_FRAME"
+
+
+def build_app(
+    paths: list[Path],
+    *,
+    device: str = "auto",
+    link_factory: EngineLinkFactory = client_engine_link,
+    **options,
+) -> KernelTuiApp:
+    """The app for these scenario files (none: the built-in course); tests pass a fake ``link_factory``."""
+    course = course_dir()
+    scenario_paths = paths or find_scenarios([course])
+    entries = load_catalog(scenario_paths, course)
+    return KernelTuiApp(entries, device=device, link_factory=link_factory, **options)
+
+
+def run_app(paths: list[Path], device: str = "auto") -> int:
+    """Run the explorer until the learner quits; the exit code for the command line."""
+    exit_early = os.environ.get(EXIT_AFTER_FIRST_FRAME, "") not in ("", "0")
+    app = build_app(paths, device=device, exit_after_first_frame=exit_early)
+    if not app.entries:
+        print("kernel-tui: no scenarios found in the course folder", course_dir())
+        return 1
+    app.run()
+    return app.return_code or 0

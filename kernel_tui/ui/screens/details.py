@@ -1,0 +1,30 @@
+"""The details dialog: the whole story behind a one-line error or a number (traceback, engine output)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+class DetailsScreen(ModalScreen[None]):
+    """Scrollable plain text (never markup: tracebacks contain brackets); Esc, q or d closes it."""
+
+    BINDINGS = [Binding("escape,q,d", "dismiss", "Close")]
+
+    def __init__(self, title: str, body: Text) -> None:
+        super().__init__()
+        self._title = title
+        self._body = body
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="details-body") as body:
+            body.border_title = self._title
+            body.border_subtitle = "esc closes"
+            yield Static(self._body)
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,524 @@
+"""The explorer: the scenario list, the lesson and its code, the kernel tables, the summary and the chart.
+
+This screen owns the data (which scenario is shown, each scenario's latest run) and sets it on its
+widgets. Runs go through the app's engine link in one thread worker; the worker posts typed messages
+back (``kernel_tui.ui.messages``), and messages of a run that was cancelled or replaced are dropped.
+
+Two layouts: side by side when the terminal is large, tabs when it is small (80x24). Switching
+recomposes the screen and shows the same data again, since no widget holds state of its own that
+matters. On a small terminal the tabs that start hidden are mounted just after the first frame
+(``Deferred``), so every method here that fills a pane does so only if the pane is there yet.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import DescendantFocus, Resize
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import DataTable, Footer, Header, OptionList, TabbedContent, TabPane, Tabs
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from kernel_tui.client import EngineDied
+from kernel_tui.report import ScenarioError
+from kernel_tui.ui import describe
+from kernel_tui.ui.catalog import ScenarioEntry
+from kernel_tui.ui.messages import (
+    EngineStarted,
+    EngineStartFailed,
+    ReportUpdated,
+    RunFailed,
+    RunFinished,
+    StageStarted,
+    SweepPointMeasured,
+    from_engine,
+)
+from kernel_tui.ui.run_state import RunStatus, ScenarioRun
+from kernel_tui.ui.screens.details import DetailsScreen
+from kernel_tui.ui.widgets.deferred import Deferred
+from kernel_tui.ui.widgets.kernel_name import KernelNameLine
+from kernel_tui.ui.widgets.kernel_table import KernelTable
+from kernel_tui.ui.widgets.lesson_view import LessonView
+from kernel_tui.ui.widgets.run_status import RunStatusBar
+from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.scenario_list import ScenarioList
+from kernel_tui.ui.widgets.summary_strip import SummaryStrip
+
+W = TypeVar("W", bound=Widget)
+
+WIDE_MIN_SIZE = (120, 32)
+"""From this many columns and rows the panes sit side by side; below it they become tabs."""
+SIDE_BY_SIDE_TABLES_MIN_WIDTH = 144
+"""From this many columns the two kernel tables sit side by side (each wide enough for a kernel name)."""
+PANES = ("scenarios", "lesson", "kernels", "chart")
+"""What the 1-4 keys show, in order; ``kernels`` means the eager table."""
+
+
+class ExplorerScreen(Screen[None]):
+    """The one main screen of the app."""
+
+    AUTO_FOCUS = "#scenarios"
+
+    BINDINGS = [
+        Binding("r", "run(False)", "Run", tooltip="Run the scenario: eager and compiled kernels (no sweep)"),
+        Binding("s", "run(True)", "Run+sweep", tooltip="Run the scenario and sweep its runtime against size"),
+        Binding("escape", "cancel", "Cancel", tooltip="Cancel the run (stops the engine; the next run restarts it)"),
+        Binding("n,right_square_bracket", "move(1)", "Next", tooltip="Next scenario"),
+        Binding("p,left_square_bracket", "move(-1)", "Prev", tooltip="Previous scenario"),
+        Binding("d", "details", "Details", tooltip="Details: error traceback, engine output, graph breaks"),
+        Binding("1", "pane('scenarios')", "Scenarios", show=False, tooltip="Show the scenario list"),
+        Binding("2", "pane('lesson')", "Lesson", show=False, tooltip="Show the lesson and its code"),
+        Binding("3", "pane('kernels')", "Kernels", show=False, tooltip="Show the kernel tables"),
+        Binding("4", "pane('chart')", "Chart", show=False, tooltip="Show the runtime against size chart"),
+        Binding("q", "app.quit", "Quit", show=False, tooltip="Quit (ends the engine too)"),
+    ]
+
+    def __init__(self, entries: list[ScenarioEntry]) -> None:
+        super().__init__()
+        self.entries = entries
+        self.index = 0
+        self.runs: dict[Path, ScenarioRun] = {}
+        """Each scenario's latest run, by path."""
+        self.active: ScenarioRun | None = None
+        """The run the engine is working on; its messages are the only ones listened to."""
+        self.hello: dict | None = None
+        self.engine_error: ScenarioError | None = None
+        self.wide = self._fits_wide()
+        self._run_ids = 0
+        self._name_mode = "eager"
+        """Which table's highlighted kernel the full-name line shows: the one last focused."""
+
+    # -- layout ------------------------------------------------------------------------------------
+
+    def _fits_wide(self) -> bool:
+        width, height = self.app.size
+        return width >= WIDE_MIN_SIZE[0] and height >= WIDE_MIN_SIZE[1]
+
+    def compose(self) -> ComposeResult:
+        self.set_class(self.wide, "-wide")
+        self.set_class(not self.wide, "-narrow")
+        yield Header()
+        if self.wide:
+            with Horizontal(id="main"):
+                yield ScenarioList(id="scenarios")
+                with Vertical(id="work"):
+                    with Horizontal(id="top"):
+                        yield LessonView(id="lesson")
+                        yield RuntimeChart(id="chart")
+                    with Horizontal(id="tables"):
+                        yield KernelTable("eager", "Eager", id="eager")
+                        yield KernelTable("compiled", "Compiled", id="compiled")
+                    yield KernelNameLine(id="kernel-name")
+                    yield SummaryStrip(id="summary")
+        else:
+            with TabbedContent(id="tabs", initial="tab-scenarios"):
+                with TabPane("1 Scenarios", id="tab-scenarios"):
+                    yield ScenarioList(id="scenarios")
+                with TabPane("2 Lesson", id="tab-lesson"):
+                    yield Deferred(LessonView(id="lesson"))
+                with TabPane("3 Kernels", id="tab-kernels"):
+                    with Deferred(VerticalScroll(id="kernels")):
+                        yield KernelTable("eager", "Eager", id="eager")
+                        yield KernelTable("compiled", "Compiled", id="compiled")
+                        yield KernelNameLine(id="kernel-name")
+                        yield SummaryStrip(id="summary")
+                with TabPane("4 Chart", id="tab-chart"):
+                    yield Deferred(RuntimeChart(id="chart"))
+        yield RunStatusBar(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._fit_tables()
+        self._show_everything()
+        self.set_interval(1.0, self._tick)
+        # After the first frame: starting a process (which then imports torch) must not delay the paint.
+        self.call_after_refresh(self._start_engine)
+
+    async def on_resize(self, event: Resize) -> None:
+        wide = self._fits_wide()
+        if wide == self.wide:
+            self._fit_tables()
+            return
+        focused = self._focused_pane()
+        self.wide = wide
+        await self.recompose()
+        self._fit_tables()
+        self._show_everything()
+        self.action_pane(focused)
+
+    def _fit_tables(self) -> None:
+        if self.wide:
+            stacked = self.app.size.width < SIDE_BY_SIDE_TABLES_MIN_WIDTH
+            self.query_one("#tables").set_class(stacked, "-stacked")
+
+    def on_deferred_mounted(self, message: Deferred.Mounted) -> None:
+        self._show_scenario()
+
+    def _focused_pane(self) -> str:
+        focused = self.focused
+        if focused is None:
+            return "scenarios"
+        for pane in PANES:
+            widget = self._pane_widget(pane)
+            if widget is not None and (focused is widget or widget in focused.ancestors):
+                return pane
+        return "kernels" if isinstance(focused, KernelTable) else "scenarios"
+
+    def _pane_widget(self, pane: str) -> Widget | None:
+        selector = {"scenarios": "#scenarios", "lesson": "#lesson", "kernels": "#eager", "chart": "#chart"}
+        return self._find(selector[pane], Widget)
+
+    def _find(self, selector: str, expect: type[W]) -> W | None:
+        """The widget, or None while its pane has not been mounted yet (see ``Deferred``)."""
+        found = self.query(selector)
+        return found.first(expect) if found else None
+
+    # -- showing data ------------------------------------------------------------------------------
+
+    @property
+    def entry(self) -> ScenarioEntry:
+        return self.entries[self.index]
+
+    @property
+    def shown_run(self) -> ScenarioRun | None:
+        return self.runs.get(self.entry.path) if self.entries else None
+
+    def _show_everything(self) -> None:
+        if not self.entries:
+            return
+        scenarios = self.query_one(ScenarioList)
+        scenarios.show(self.entries, self._marks())
+        scenarios.highlighted = self.index
+        self._show_scenario()
+
+    def _show_scenario(self) -> None:
+        self.sub_title = f"{self.index + 1}/{len(self.entries)} · {self.entry.title}"
+        if lesson := self._find("#lesson", LessonView):
+            lesson.show(self.entry)
+        run = self.shown_run
+        self._show_points(run)
+        self._show_results()
+
+    def _show_points(self, run: ScenarioRun | None) -> None:
+        if chart := self._find("#chart", RuntimeChart):
+            chart.set_points(run.points if run else [], self._chart_hint(run))
+
+    def _show_results(self) -> None:
+        run = self.shown_run
+        report = run.report if run is not None else None
+        eager_wait, compiled_wait = self._waiting_notes(run)
+        if eager := self._find("#eager", KernelTable):
+            eager.show(report.eager if report else None, eager_wait)
+        if compiled := self._find("#compiled", KernelTable):
+            compiled.show(report.compiled if report else None, compiled_wait)
+        self._show_kernel_name()
+        device = self.hello.get("device", "cpu") if self.hello else "cpu"
+        if summary := self._find("#summary", SummaryStrip):
+            summary.show(
+                report,
+                self.entry.claims_for(device),
+                describe.engine_line(self.hello, self.engine_error),
+                error=run.error if run is not None else None,
+                placeholder=self._placeholder(run),
+            )
+        self._show_status()
+        self.refresh_bindings()
+
+    def _show_kernel_name(self) -> None:
+        table = self._find(f"#{self._name_mode}", KernelTable)
+        line = self._find("#kernel-name", KernelNameLine)
+        if table is None or line is None:
+            return
+        kernel = table.highlighted_kernel()
+        any_kernels = any(t.kernels for t in self.query(KernelTable))
+        line.show(table.mode if kernel else None, kernel, hint=any_kernels)
+
+    def _show_status(self) -> None:
+        now = self.app.clock()
+        run = self.shown_run
+        background = None
+        if self.active is not None and self.active.path != self.entry.path:
+            background = (self._title_of(self.active.path), self.active)
+        # The progress bar follows the engine's run, whichever scenario is on screen.
+        self.query_one(RunStatusBar).show(
+            describe.status_text(run, now=now, background=background, engine_error=self.engine_error),
+            self.active.progress() if self.active is not None else None,
+        )
+
+    def _show_marks(self) -> None:
+        self.query_one(ScenarioList).show(self.entries, self._marks())
+
+    def _marks(self) -> list[str | None]:
+        marks: list[str | None] = []
+        for entry in self.entries:
+            run = self.runs.get(entry.path)
+            if run is None:
+                marks.append(None)
+            elif run.status is RunStatus.DONE:
+                marks.append("claims" if describe.failed_claims(run.report) else "done")
+            else:
+                marks.append(run.status.value)
+        return marks
+
+    def _waiting_notes(self, run: ScenarioRun | None) -> tuple[str, str]:
+        if run is None:
+            return "not run yet", "not run yet"
+        if run.status is not RunStatus.RUNNING:
+            return "not measured", "not measured"
+        if run.stage in ("", "load", "inputs", "eager"):
+            return "measuring…", "waiting for eager"
+        return "", "compiling…"
+
+    @staticmethod
+    def _placeholder(run: ScenarioRun | None) -> str:
+        if run is None:
+            return "Not measured yet: r runs the scenario, s runs it with the size sweep."
+        if run.status is RunStatus.RUNNING:
+            return "Measuring: the tables fill in as the engine reports (eager first, then compiled)."
+        if run.status is RunStatus.CANCELLED:
+            return "Cancelled before the numbers came in: r runs it again."
+        return ""
+
+    @staticmethod
+    def _chart_hint(run: ScenarioRun | None) -> str:
+        if run is not None and run.sweep and run.running:
+            return "The sweep starts once the kernel tables are in; its points appear here as they are measured."
+        return (
+            "Not swept yet. s runs the scenario with the size sweep: the time of one call, eager and "
+            "compiled, from small arrays to large ones, drawn here on log-log axes."
+        )
+
+    def _title_of(self, path: Path) -> str:
+        for entry in self.entries:
+            if entry.path == path:
+                return entry.title
+        return path.name
+
+    def _tick(self) -> None:
+        if self.active is not None:
+            self._show_status()
+
+    # -- events from widgets -----------------------------------------------------------------------
+
+    @on(OptionList.OptionHighlighted, "#scenarios")
+    def _scenario_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_index != self.index:
+            self.index = event.option_index
+            self._show_scenario()
+
+    @on(OptionList.OptionSelected, "#scenarios")
+    def _scenario_selected(self, event: OptionList.OptionSelected) -> None:
+        self.action_pane("lesson")
+
+    @on(DataTable.RowHighlighted)
+    def _kernel_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if isinstance(event.data_table, KernelTable) and event.data_table.has_focus:
+            self._name_mode = event.data_table.mode
+        self._show_kernel_name()
+
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        if isinstance(event.widget, KernelTable):
+            self._name_mode = event.widget.mode
+            self._show_kernel_name()
+
+    # -- actions -----------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":
+            return self.active is not None
+        if action == "details":
+            run = self.shown_run
+            return (run is not None and (run.report is not None or run.error is not None)) or (
+                self.engine_error is not None
+            )
+        return True
+
+    def action_move(self, step: int) -> None:
+        """Show the next (1) or previous (-1) scenario."""
+        if not self.entries:
+            return
+        index = max(0, min(len(self.entries) - 1, self.index + step))
+        self.query_one(ScenarioList).highlighted = index
+        if index != self.index:
+            self.index = index
+            self._show_scenario()
+
+    def action_pane(self, pane: str) -> None:
+        """Show a pane (a tab when the terminal is small) and focus it."""
+        if not self.wide:
+            self.query_one(TabbedContent).active = f"tab-{pane}"
+        self.call_after_refresh(self._focus_pane, pane)
+
+    def _focus_pane(self, pane: str, tries: int = 10) -> None:
+        widget = self._pane_widget(pane)
+        if widget is not None and widget.focusable:
+            widget.focus()
+            if not self.wide:
+                self.call_after_refresh(self._keep_focus, widget, 3)
+        elif tries:
+            # The tab switch shows the pane (or a deferred pane mounts) a refresh or two later; until
+            # then its widget cannot take focus.
+            self.call_after_refresh(self._focus_pane, pane, tries - 1)
+
+    def _keep_focus(self, widget: Widget, checks: int) -> None:
+        # A tab switch can deliver a late Hide to the newly focused pane (Textual then moves focus to
+        # the tab bar): take it back for the next few refreshes, before a learner could have moved it.
+        if self.focused is not widget and isinstance(self.focused, Tabs) and widget.focusable:
+            widget.focus()
+        if checks > 1:
+            self.call_after_refresh(self._keep_focus, widget, checks - 1)
+
+    def action_run(self, sweep: bool) -> None:
+        """Run the scenario on screen now; a run already going (of any scenario) is cancelled first."""
+        entry = self.entry
+        if self.active is not None:
+            self._cancel_active()
+        self._run_ids += 1
+        run = ScenarioRun(self._run_ids, entry.path, sweep, started_at=self.app.clock())
+        self.runs[entry.path] = run
+        self.active = run
+        # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run.
+        self._run_engine(run.run_id, entry.path, self.app.link.run(entry.path, sweep=sweep))
+        self._show_marks()
+        self._show_points(run)
+        self._show_results()
+        if not self.wide and self.query_one(TabbedContent).active in ("tab-scenarios", "tab-lesson"):
+            self.action_pane("kernels")
+
+    def action_cancel(self) -> None:
+        """Stop the engine; the app stays usable and the next run starts a fresh engine."""
+        if self.active is None:
+            return
+        self._cancel_active()
+        self._show_marks()
+        self._show_results()
+
+    def _cancel_active(self) -> None:
+        assert self.active is not None
+        self.active.failed(ScenarioError("engine", "cancelled"), self.app.clock(), cancelled=True)
+        self.active = None
+        self.workers.cancel_group(self, "engine")
+        self.app.link.cancel()
+
+    def action_details(self) -> None:
+        """The details behind the one-liners, for the scenario on screen."""
+        run = self.shown_run
+        body = describe.details_text(run, output=self.app.link.output(), engine_error=self.engine_error)
+        self.app.push_screen(DetailsScreen(f"Details: {self.entry.title}", body))
+
+    # -- the engine --------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="engine-start")
+    def _start_engine(self) -> None:
+        """Start the engine while the learner reads, so the first run does not wait for torch to import."""
+        try:
+            hello = self.app.link.start()
+        except EngineDied as death:
+            error = ScenarioError("engine", death.describe(), details=death.stderr_tail)
+            self.post_message(EngineStartFailed(error))
+        else:
+            self.post_message(EngineStarted(hello))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="engine")
+    def _run_engine(self, run_id: int, path: Path, messages: Iterator[dict]) -> None:
+        """Stream one run's messages to the screen, typed; runs in a thread, never on the UI's."""
+        worker = get_current_worker()
+        try:
+            for message in messages:
+                if worker.is_cancelled:
+                    return
+                typed = from_engine(run_id, path, message)
+                if typed is not None:
+                    self.post_message(typed)
+                if isinstance(typed, RunFinished):
+                    return
+            error = ScenarioError("engine", "the engine ended the run without a report", file=str(path))
+            self.post_message(RunFailed(run_id, path, error))
+        except EngineDied as death:
+            error = ScenarioError("engine", death.describe(), file=str(path), details=death.stderr_tail)
+            self.post_message(RunFailed(run_id, path, error, cancelled=worker.is_cancelled))
+        finally:
+            close = getattr(messages, "close", None)
+            if close is not None:
+                close()
+
+    def _run_for(self, run_id: int) -> ScenarioRun | None:
+        """The active run if the message is about it; a cancelled or replaced run's messages are dropped."""
+        return self.active if self.active is not None and self.active.run_id == run_id else None
+
+    def on_engine_started(self, message: EngineStarted) -> None:
+        self.hello = message.hello
+        self.engine_error = None
+        self._show_results()
+
+    def on_engine_start_failed(self, message: EngineStartFailed) -> None:
+        self.engine_error = message.error
+        self._show_results()
+
+    def on_stage_started(self, message: StageStarted) -> None:
+        run = self._run_for(message.run_id)
+        if run is None:
+            return
+        run.stage_started(message.stage, message.detail)
+        if run.path == self.entry.path:
+            self._show_results()
+        else:
+            self._show_status()
+
+    def on_report_updated(self, message: ReportUpdated) -> None:
+        run = self._run_for(message.run_id)
+        if run is None:
+            return
+        run.report = message.report
+        if run.path == self.entry.path:
+            self._show_results()
+
+    def on_sweep_point_measured(self, message: SweepPointMeasured) -> None:
+        run = self._run_for(message.run_id)
+        if run is None:
+            return
+        run.point_measured(message.point)
+        if run.path == self.entry.path and (chart := self._find("#chart", RuntimeChart)):
+            chart.add_point(message.point)
+        self._show_status()
+
+    def on_run_finished(self, message: RunFinished) -> None:
+        run = self._run_for(message.run_id)
+        if run is None:
+            return
+        run.finished(message.report, self.app.clock())
+        self.active = None
+        self._show_marks()
+        if run.path == self.entry.path:
+            self._show_points(run)
+        self._show_results()
+
+    def on_run_failed(self, message: RunFailed) -> None:
+        run = self._run_for(message.run_id)
+        if run is None:
+            return
+        run.failed(message.error, self.app.clock(), cancelled=message.cancelled)
+        self.active = None
+        self._show_marks()
+        self._show_results()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that raised (a bug, not an engine death) ends its run with the traceback as details."""
+        worker = event.worker
+        if event.state is not WorkerState.ERROR or worker.group not in ("engine", "engine-start"):
+            return
+        error = worker.error
+        details = "".join(traceback.format_exception(error)) if error is not None else ""
+        failure = ScenarioError("engine", f"the app failed talking to the engine: {error!r}", details=details)
+        if worker.group == "engine-start":
+            self.on_engine_start_failed(EngineStartFailed(failure))
+        elif self.active is not None:
+            self.on_run_failed(RunFailed(self.active.run_id, self.active.path, failure))

@@ -1,0 +1,61 @@
+"""The help dialog: every key the explorer answers to, built from the bindings so it cannot go stale."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+NAVIGATION_KEYS = (
+    ("tab / shift+tab", "Move focus to the next / previous pane"),
+    ("↑ ↓ pgup pgdn", "Move in the focused list or table, scroll the lesson"),
+    ("enter", "In the scenario list: show the lesson"),
+    ("ctrl+p", "Command palette: every action by name"),
+    ("ctrl+q", "Quit"),
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and what they do; Esc, q, ? or F1 closes it."""
+
+    BINDINGS = [
+        Binding("escape,q,question_mark,f1", "dismiss", "Close"),
+    ]
+
+    def __init__(self, bindings: Iterable[Binding]) -> None:
+        super().__init__()
+        self._listed = list(bindings)
+
+    def compose(self) -> ComposeResult:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column()
+        seen = set()
+        for binding in self._listed:
+            if not binding.description or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            keys = " / ".join(key_label(key) for key in binding.key.split(","))
+            table.add_row(keys, binding.tooltip or binding.description)
+        for keys, what in NAVIGATION_KEYS:
+            table.add_row(keys, what)
+        with VerticalScroll(id="help-body") as body:
+            body.border_title = "Keys"
+            body.border_subtitle = "esc closes"
+            yield Static(Text("kernel-tui: which kernels your code runs, eager and compiled.\n", style="dim"))
+            yield Static(table)
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)
+
+
+def key_label(key: str) -> str:
+    """How a key is written on a keyboard rather than in Textual's key names."""
+    names = {"question_mark": "?", "escape": "esc", "left_square_bracket": "[", "right_square_bracket": "]"}
+    return names.get(key.strip(), key.strip())

@@ -1,0 +1,26 @@
+"""The full name of the highlighted kernel: short names fit the tables, full names answer "which one?"."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from kernel_tui.report import Kernel
+
+
+class KernelNameLine(Static):
+    """One line (wrapping when long) under the kernel tables."""
+
+    def show(self, mode: str | None, kernel: Kernel | None, *, hint: bool = True) -> None:
+        """The kernel's full name; without one, a hint (when there are kernels to highlight) or nothing."""
+        if kernel is None or mode is None:
+            self.update(Text("highlight a kernel to see its full name", style="dim") if hint else "")
+            return
+        text = Text()
+        text.append(f"{mode} › ", style="bold")
+        text.append(kernel.name)
+        extras = [kernel.kind]
+        if kernel.op:
+            extras.append(f"launched by {kernel.op}")
+        text.append(f"  ({', '.join(extras)})", style="dim")
+        self.update(text)

@@ -1,0 +1,121 @@
+"""The lesson of the highlighted scenario (Markdown) and the code it is about (``fn`` and ``inputs``).
+
+The Markdown widget (markdown-it behind it: about 0.1 s of imports) and syntax highlighting (pygments)
+arrive just after the first frame: until then lesson and code show as plain text, so the app paints
+at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from kernel_tui.ui.catalog import ScenarioEntry
+from kernel_tui.ui.source import scenario_source
+
+
+class LessonView(VerticalScroll):
+    """Scrollable lesson text, then the scenario's source; focusable so the keys scroll it."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = "Lesson"
+        self.lesson = ""
+        """The lesson as Markdown source (tests read this)."""
+        self._entry: ScenarioEntry | None = None
+        self._rich = False
+        """Markdown and highlighting are loaded (after the first frame)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="lesson-plain")
+        yield Static(id="lesson-source")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._mount_markdown)
+
+    async def _mount_markdown(self) -> None:
+        if not self.is_attached:  # the app quit (or the layout changed) before the first frame was out
+            return
+        from textual.widgets import Markdown
+
+        plain = self.query("#lesson-plain")
+        if not plain:
+            return
+        await self.mount(Markdown(self.lesson, id="lesson-text"), before=plain.first())
+        await plain.remove()
+        self._rich = True
+        if self._entry is not None:
+            self.query_one("#lesson-source", Static).update(source_renderable(self._entry, highlight=True))
+
+    def show(self, entry: ScenarioEntry) -> None:
+        """Show one scenario: its lesson, where it lives if it is the learner's own, and its code."""
+        self.border_title = f"Lesson: {entry.title}"
+        self._entry = entry
+        self.lesson = lesson_markdown(entry)
+        markdown = self.query("#lesson-text")
+        self.query_one("#lesson-source", Static).update(source_renderable(entry, highlight=self._rich))
+        if markdown:
+            # Markdown updates asynchronously: back to the top once the new lesson is in.
+            self._top_after(markdown.first().update(self.lesson))  # type: ignore[attr-defined]
+        else:
+            self.query_one("#lesson-plain", Static).update(Text(self.lesson))
+            self.scroll_home(animate=False)
+
+    @work(exclusive=True, group="lesson-scroll")
+    async def _top_after(self, update: Awaitable[object]) -> None:
+        await update
+        self.scroll_home(animate=False)
+
+
+def lesson_markdown(entry: ScenarioEntry) -> str:
+    # The title is in the pane's border: the text starts with the lesson itself.
+    lines: list[str] = []
+    if entry.user_file:
+        lines += [f"*Your file:* `{entry.display_path()}`", ""]
+    if entry.read_error is not None:
+        where = f" (line {entry.read_error.line})" if entry.read_error.line else ""
+        lines += [f"**This file cannot be read{where}:** {entry.read_error}", ""]
+    elif entry.info is not None and entry.info.lesson:
+        lines += [entry.info.lesson, ""]
+    return "\n".join(lines)
+
+
+def source_renderable(entry: ScenarioEntry, *, highlight: bool = True) -> RenderableType:
+    """``fn`` and ``inputs`` with their line numbers, highlighted (or plain, before the first frame)."""
+    try:
+        source = entry.path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return Text(f"cannot read {entry.path}: {error}", style="red")
+    pieces = scenario_source(source)
+    if not pieces:
+        return Text("no fn or inputs found in this file", style="dim")
+    parts: list[RenderableType] = []
+    for piece in pieces:
+        if parts:
+            parts.append(Text(""))
+        if highlight:
+            from rich.syntax import Syntax
+
+            parts.append(
+                Syntax(piece.code, "python", theme="ansi_dark", line_numbers=True, start_line=piece.first_line,
+                       background_color="default", word_wrap=True)
+            )
+        else:
+            parts.append(_numbered(piece.code, piece.first_line))
+    return Group(*parts)
+
+
+def _numbered(code: str, first_line: int) -> Text:
+    lines = code.splitlines()
+    width = len(str(first_line + len(lines) - 1))
+    text = Text()
+    for number, line in enumerate(lines, start=first_line):
+        text.append(f"{number:>{width + 2}} ", style="dim")
+        text.append(line + "\n")
+    return text

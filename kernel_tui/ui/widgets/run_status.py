@@ -1,0 +1,40 @@
+"""The status line: what the engine is doing (stage, elapsed time, progress) or how the last run ended."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Label
+
+
+class RunStatusBar(Horizontal):
+    """A line of text and, while a run is going, a progress bar over its stages.
+
+    The progress bar is mounted with the first run: the first frame does without it.
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Label(id="status-text")
+
+    def show(self, text: Text, progress: tuple[float, int] | None) -> None:
+        """``progress`` is (done, total) while running, ``None`` otherwise (the bar hides)."""
+        # One line whatever happens: a long error is cut here and shown whole in the summary and details.
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        self.query_one("#status-text", Label).update(text)
+        bars = self.query("#status-progress")
+        if progress is None:
+            if bars:
+                bars.first().display = False
+            return
+        from textual.widgets import ProgressBar
+
+        done, total = progress
+        if bars:
+            bar = bars.first(ProgressBar)
+            bar.display = True
+        else:
+            bar = ProgressBar(total=total, show_eta=False, show_percentage=False, id="status-progress")
+            self.mount(bar)
+        bar.update(total=total, progress=done)

@@ -1,0 +1,94 @@
+"""The plot inside the runtime chart: log-log, eager and compiled as two lines.
+
+The widget owns its plot object and draws it in one place, ``replot``; nothing draws through plotext's
+global state. ``replot`` runs on every render (so on new data, resize and theme change alike): plotext 5
+takes the logarithm of log-scale data in place when it builds, so building the same figure twice would
+take logs of logs (piccolomo/plotext#209, fixed in plotext 6). Starting each render from a freshly drawn
+figure sidesteps that, and costs little at a handful of points.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from textual.app import RenderResult
+from textual_plotext import PlotextPlot
+
+from kernel_tui.formatting import format_size, format_time_us
+from kernel_tui.report import SweepPoint
+
+EAGER_COLOR = (255, 160, 40)
+COMPILED_COLOR = (70, 170, 255)
+MIN_TICK_SPACING = 8
+"""Columns per x label: fewer labels than sizes on a narrow chart, so they never run together."""
+
+
+class RuntimePlot(PlotextPlot):
+    """Median time of one call against the number of elements; the chart around it sets the data."""
+
+    def __init__(self, points: Sequence[SweepPoint] = (), hint: str = "") -> None:
+        super().__init__()
+        self.points: Sequence[SweepPoint] = points
+        self.hint = hint
+
+    def render(self) -> RenderResult:
+        # PlotextPlot.render sizes, themes and builds the figure; it has to be freshly drawn each time.
+        self.replot()
+        return super().render()
+
+    def replot(self) -> None:
+        """Draw the figure from ``points``: the one place the chart is drawn (see the module docstring)."""
+        plt = self.plt
+        plt.clear_figure()
+        plt.xlabel("elements")
+        points = sorted(self.points, key=lambda point: point.size)
+        eager = [(p.size, p.eager_us) for p in points if p.eager_us and p.eager_us > 0]
+        compiled = [(p.size, p.compiled_us) for p in points if p.compiled_us and p.compiled_us > 0]
+        if not eager and not compiled:
+            # plotext cannot draw empty log axes; an empty linear frame with the hint says enough.
+            plt.title(self.hint)
+            plt.xticks([], [])
+            plt.yticks([], [])
+            return
+        plt.title("time per call (log-log)")
+        plt.xscale("log")
+        plt.yscale("log")
+        # Without colour the two lines must differ by their marks alone.
+        plain = self.app.no_color
+        for label, series, color, mark in (
+            ("eager", eager, EAGER_COLOR, "•"),
+            ("compiled", compiled, COMPILED_COLOR, "×"),
+        ):
+            if series:
+                xs, ys = zip(*series)
+                plt.plot(xs, ys, label=label, color=color, marker=mark if plain else "braille")
+        sizes = [point.size for point in points]
+        xticks = _thin(sizes, max(2, (self.size.width - 8) // MIN_TICK_SPACING))
+        plt.xticks(xticks, [format_size(size) for size in xticks])
+        times = [time for _, time in eager + compiled]
+        yticks = time_ticks(min(times), max(times))
+        plt.yticks(yticks, [format_time_us(time) for time in yticks])
+
+
+def _thin(values: list[int], most: int) -> list[int]:
+    """At most ``most`` of ``values``, evenly spaced, always keeping the first and the last."""
+    if len(values) <= most:
+        return values
+    step = (len(values) - 1) / (most - 1)
+    return sorted({values[round(i * step)] for i in range(most)})
+
+
+def time_ticks(low: float, high: float) -> list[float]:
+    """1-2-5 ticks inside [low, high] (µs); the two ends when the range holds fewer than two."""
+    ticks = []
+    for exponent in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+        for mantissa in (1, 2, 5):
+            value = mantissa * 10.0**exponent
+            if low <= value <= high:
+                ticks.append(value)
+    if len(ticks) > 5:
+        ticks = [tick for tick in ticks if math.log10(tick).is_integer()] or ticks[:: len(ticks) // 4]
+    if len(ticks) < 2:
+        ticks = sorted({low, high})
+    return ticks

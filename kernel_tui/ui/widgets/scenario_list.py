@@ -1,0 +1,58 @@
+"""The scenarios in course order, each marked with how its latest run went."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.widgets import OptionList
+
+from kernel_tui.ui.catalog import ScenarioEntry
+
+MARKS = {
+    None: (" ", ""),
+    "running": ("●", "bold cyan"),
+    "done": ("✓", "green"),
+    "claims": ("✗", "bold red"),
+    "failed": ("✗", "bold red"),
+    "cancelled": ("○", "dim"),
+    "unreadable": ("!", "bold red"),
+}
+"""Glyphs first, colours second: with NO_COLOR the glyph alone still tells the states apart."""
+
+
+class ScenarioList(OptionList):
+    """A pick list of scenarios; highlighting one shows it (the screen listens for ``OptionHighlighted``)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = "Scenarios"
+
+    def show(self, entries: Sequence[ScenarioEntry], marks: Sequence[str | None]) -> None:
+        """(Re)fill the list, keeping the highlight where it was."""
+        highlighted = self.highlighted
+        # Mark the learner's own files; when every one is theirs, the title says it once for all.
+        yours = [entry.user_file for entry in entries]
+        all_yours = bool(yours) and all(yours)
+        self.border_title = "Your scenarios" if all_yours else "Scenarios"
+        prompts = [
+            self._prompt(number, entry, mark, mark_yours=not all_yours)
+            for number, (entry, mark) in enumerate(zip(entries, marks), start=1)
+        ]
+        if self.option_count == len(prompts):
+            for index, prompt in enumerate(prompts):
+                self.replace_option_prompt_at_index(index, prompt)
+        else:
+            self.set_options(prompts)
+            self.highlighted = highlighted if highlighted is not None else (0 if prompts else None)
+
+    @staticmethod
+    def _prompt(number: int, entry: ScenarioEntry, mark: str | None, *, mark_yours: bool) -> Text:
+        glyph, style = MARKS["unreadable" if entry.read_error else mark]
+        text = Text()
+        text.append(f"{number:>2} ", style="dim")
+        text.append(glyph, style=style)
+        text.append(f" {entry.title}")
+        if entry.user_file and mark_yours:
+            text.append(" (yours)", style="italic dim")
+        return text

@@ -1,0 +1,52 @@
+"""The numbers that tell the story in one glance: launches, bytes against the ideal, speedup, claims, device.
+
+The text comes from ``kernel_tui.formatting`` and ``kernel_tui.render``, the same functions the
+``kernel-tui run`` tables use, so the app and the command line never disagree.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual.widgets import Static
+
+from kernel_tui.formatting import device_line, format_count, summary_line
+from kernel_tui.render import claims_text
+from kernel_tui.report import ScenarioError, ScenarioReport
+from kernel_tui.ui.describe import error_line
+
+
+class SummaryStrip(Static):
+    """Summary line, claims (EXPECT ✓/✗), the sweep's strategy and the device the numbers came from."""
+
+    def show(
+        self,
+        report: ScenarioReport | None,
+        claims: dict[str, float],
+        engine: str,
+        error: ScenarioError | None = None,
+        placeholder: str = "",
+    ) -> None:
+        """Show a report (partial or final), or, before any run, the claims the lesson makes.
+
+        ``placeholder`` says why there are no numbers yet (not run, measuring, cancelled).
+        """
+        lines: list[Text] = []
+        if error is not None:
+            # In full here (it wraps); the status line has to cut it to one line.
+            lines.append(Text(f"✗ {error_line(error)} · d details", style="bold red"))
+        elif (report is None or report.eager is None) and placeholder:
+            lines.append(Text(placeholder, style="dim"))
+        if report is not None and report.eager is not None:
+            lines.append(Text(summary_line(report)))
+        if report is not None and report.expect:
+            checks = Text("EXPECT ", style="bold")
+            checks.append_text(claims_text(report))
+            lines.append(checks)
+        elif claims:
+            declared = ", ".join(f"{key} {format_count(value)}" for key, value in claims.items())
+            lines.append(Text.assemble(("EXPECT ", "bold"), (f"{declared} (not checked yet)", "dim")))
+        if report is not None and report.sweep_strategy:
+            lines.append(Text(f"sweep: {report.sweep_strategy}", style="dim"))
+        lines.append(Text(device_line(report) if report is not None else engine, style="dim"))
+        self.update(Group(*lines))

@@ -1,0 +1,404 @@
+"""The explorer driven by keys (Pilot) on replayed engine messages: navigate, run, sweep, cancel, errors, help."""
+
+from __future__ import annotations
+
+import threading
+
+from test_ui_support import ADD_RELU, BROKEN, DATA, make_app, make_link, shown_text, wait_for
+from textual.widgets import TabbedContent
+
+from kernel_tui.client import EngineDied
+from kernel_tui.ui.run_state import RunStatus
+from kernel_tui.ui.screens.details import DetailsScreen
+from kernel_tui.ui.screens.explorer import ExplorerScreen
+from kernel_tui.ui.screens.help import HelpScreen
+from kernel_tui.ui.widgets.kernel_name import KernelNameLine
+from kernel_tui.ui.widgets.kernel_table import KernelTable
+from kernel_tui.ui.widgets.lesson_view import LessonView
+from kernel_tui.ui.widgets.run_status import RunStatusBar
+from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.scenario_list import ScenarioList
+from kernel_tui.ui.widgets.summary_strip import SummaryStrip
+
+WIDE = (160, 48)
+SMALL = (80, 24)
+
+
+def explorer(app) -> ExplorerScreen:
+    screen = app.get_explorer()
+    assert screen is not None
+    return screen
+
+
+def status(app) -> str:
+    return shown_text(explorer(app).query_one("#status-text"))
+
+
+def table_names(app, mode: str) -> list[str]:
+    return [kernel.short_name for kernel in explorer(app).query_one(f"#{mode}", KernelTable).kernels]
+
+
+def finished(app, path=ADD_RELU) -> bool:
+    run = explorer(app).runs.get(path)
+    return run is not None and not run.running
+
+
+class TestNavigation:
+    """Moving between scenarios shows each one's lesson and code, never running anything."""
+
+    async def test_starts_on_the_first_scenario_with_its_lesson_and_code(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause()
+            screen = explorer(app)
+            assert screen.index == 0
+            lesson = screen.query_one(LessonView)
+            assert lesson.border_title == "Lesson: Add, then ReLU"
+            source = shown_text(lesson.query_one("#lesson-source"))
+            assert "def fn(a, b):" in source and "def inputs(size, device):" in source
+            assert screen.query_one(ScenarioList).option_count == 2
+            assert "r runs this scenario" in status(app)
+
+    async def test_next_and_previous_move_through_the_list_and_stop_at_its_ends(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause()
+            screen = explorer(app)
+            await pilot.press("n")
+            assert screen.index == 1
+            assert screen.sub_title == "2/2 · A scenario whose fn fails"
+            await pilot.press("n")
+            assert screen.index == 1
+            await pilot.press("p", "p")
+            assert screen.index == 0
+            await pilot.press("right_square_bracket")
+            assert screen.query_one(ScenarioList).highlighted == 1
+            assert not screen.runs, "navigating must not run anything"
+
+    async def test_user_files_are_marked_when_mixed_with_the_course(self, tmp_path):
+        course = DATA  # pretend tests/data is the course: ui_add_relu.py is in it, the other file is not
+        yours = tmp_path / "mine.py"
+        yours.write_text('"""My own\n\nA file of mine."""\ndef fn(a):\n    return a\n')
+        app = make_app(paths=(ADD_RELU, yours), course=course)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause()
+            scenarios = explorer(app).query_one(ScenarioList)
+            assert "(yours)" not in str(scenarios.get_option_at_index(0).prompt)
+            assert "(yours)" in str(scenarios.get_option_at_index(1).prompt)
+            assert scenarios.border_title == "Scenarios"
+
+    async def test_tab_moves_focus_between_panes(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause()
+            assert isinstance(app.focused, ScenarioList)
+            seen = set()
+            for _ in range(5):
+                await pilot.press("tab")
+                seen.add(type(app.focused).__name__)
+            assert {"LessonView", "RuntimeChart", "KernelTable"} <= seen
+
+
+class TestRun:
+    """r runs the scenario on screen at once; the tables, summary and claims fill from the engine."""
+
+    async def test_run_fills_both_tables_the_summary_and_the_claims(self):
+        link = make_link()
+        app = make_app(link)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("r")
+            await wait_for(pilot, lambda: finished(app), what="the run to finish")
+            assert link.runs == [(ADD_RELU, False)]
+            assert table_names(app, "eager") == ["aten::add", "aten::relu"]
+            assert table_names(app, "compiled") == ["cpp_fused_add_relu_0"]
+            summary = shown_text(explorer(app).query_one(SummaryStrip))
+            assert "launches 2 → 1" in summary
+            assert "✓ eager: claimed 2, measured 2" in summary
+            assert "cpu (AMD EPYC, 2 threads)" in summary
+            assert "✓ done" in status(app)
+            assert "✓" in str(explorer(app).query_one(ScenarioList).get_option_at_index(0).prompt)
+            assert explorer(app).query_one(RuntimeChart).points == [], "r runs without the sweep"
+
+    async def test_the_full_name_of_the_highlighted_kernel_is_shown(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("r")
+            await wait_for(pilot, lambda: finished(app))
+            line = explorer(app).query_one(KernelNameLine)
+            assert "eager › aten::add" in shown_text(line)
+            explorer(app).query_one("#compiled", KernelTable).focus()
+            await pilot.pause()
+            assert "compiled › graph_0_cpp_fused_add_relu_0" in shown_text(line)
+            explorer(app).query_one("#eager", KernelTable).focus()
+            await pilot.press("down")
+            assert "eager › aten::relu" in shown_text(line)
+
+    async def test_tables_fill_as_partial_reports_arrive(self):
+        gate = threading.Semaphore(0)
+        app = make_app(make_link(gate=gate))
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("r")
+            gate.release(4)  # load, inputs, eager, then the partial report with eager only
+            await wait_for(pilot, lambda: table_names(app, "eager") == ["aten::add", "aten::relu"])
+            assert table_names(app, "compiled") == []
+            assert explorer(app).query_one("#compiled", KernelTable).border_subtitle == "waiting for eager"
+            gate.release(1)  # compile starts
+            await wait_for(pilot, lambda: "compile" in status(app))
+            assert explorer(app).query_one("#compiled", KernelTable).border_subtitle == "compiling…"
+            gate.release(100)
+            await wait_for(pilot, lambda: finished(app))
+            assert table_names(app, "compiled") == ["cpp_fused_add_relu_0"]
+
+    async def test_small_terminal_switches_to_the_kernels_tab_when_a_run_starts(self):
+        app = make_app()
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.pause()
+            tabs = explorer(app).query_one(TabbedContent)
+            assert tabs.active == "tab-scenarios"
+            await pilot.press("r")
+            await wait_for(pilot, lambda: finished(app))
+            assert tabs.active == "tab-kernels"
+            assert table_names(app, "compiled") == ["cpp_fused_add_relu_0"]
+
+
+class TestSweep:
+    """s runs with the size sweep; each measured point reaches the chart as it arrives."""
+
+    async def test_sweep_points_stream_into_the_chart(self):
+        gate = threading.Semaphore(0)
+        link = make_link(gate=gate)
+        app = make_app(link)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("s")
+            chart = explorer(app).query_one(RuntimeChart)
+            gate.release(8)  # everything up to the sweep's progress message
+            await wait_for(pilot, lambda: explorer(app).runs[ADD_RELU].stage == "sweep")
+            assert chart.points == []
+            for count in range(1, 7):
+                gate.release(1)
+                await wait_for(pilot, lambda count=count: len(chart.points) == count, what=f"point {count}")
+                assert explorer(app).runs[ADD_RELU].running
+                assert "sweep" in status(app)
+            assert [point.size for point in chart.points] == [2**10, 2**12, 2**14, 2**16, 2**18, 2**20]
+            gate.release(1)
+            await wait_for(pilot, lambda: finished(app))
+            assert len(chart.points) == 6
+            assert link.runs == [(ADD_RELU, True)]
+            assert "sweep: torch.compile default" in shown_text(explorer(app).query_one(SummaryStrip))
+
+    async def test_chart_tells_the_two_lines_apart_without_colour(self, monkeypatch):
+        monkeypatch.setenv("NO_COLOR", "1")
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            assert app.no_color
+            await pilot.press("s")
+            await wait_for(pilot, lambda: finished(app))
+            drawn = explorer(app).query_one("RuntimePlot").render().plain
+            assert "•" in drawn and "×" in drawn
+
+    async def test_a_scenarios_results_come_back_when_returning_to_it(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("s")
+            await wait_for(pilot, lambda: finished(app))
+            await pilot.press("n")
+            assert explorer(app).query_one(RuntimeChart).points == []
+            assert table_names(app, "eager") == []
+            await pilot.press("p")
+            assert len(explorer(app).query_one(RuntimeChart).points) == 6
+            assert table_names(app, "eager") == ["aten::add", "aten::relu"]
+
+
+class TestCancel:
+    """Esc stops the engine; the app stays usable and the next run starts again."""
+
+    async def test_escape_cancels_a_run_and_the_next_run_works(self):
+        gate = threading.Semaphore(0)
+        link = make_link(gate=gate)
+        app = make_app(link)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("r")
+            gate.release(5)
+            await wait_for(pilot, lambda: "compile" in status(app))
+            assert app.screen.check_action("cancel", ()) is True
+            await pilot.press("escape")
+            run = explorer(app).runs[ADD_RELU]
+            assert run.status is RunStatus.CANCELLED
+            assert "cancelled" in status(app)
+            assert explorer(app).active is None
+            gate.release(100)  # whatever the stopped run had left must not reach the screen
+            await pilot.pause(0.1)
+            assert explorer(app).runs[ADD_RELU].status is RunStatus.CANCELLED
+            assert table_names(app, "compiled") == []
+            await pilot.press("r")
+            await wait_for(pilot, lambda: finished(app))
+            assert explorer(app).runs[ADD_RELU].status is RunStatus.DONE
+            assert table_names(app, "compiled") == ["cpp_fused_add_relu_0"]
+            assert len(link.runs) == 2
+
+    async def test_escape_without_a_run_does_nothing(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("escape")
+            assert explorer(app).runs == {}
+            assert app.screen.check_action("cancel", ()) is False
+
+    async def test_running_another_scenario_replaces_the_current_run(self):
+        gate = threading.Semaphore(0)
+        link = make_link(gate=gate)
+        app = make_app(link)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("r")
+            gate.release(3)
+            await wait_for(pilot, lambda: explorer(app).runs[ADD_RELU].stage == "eager")
+            await pilot.press("n", "r")
+            assert explorer(app).runs[ADD_RELU].status is RunStatus.CANCELLED
+            gate.release(100)
+            await wait_for(pilot, lambda: finished(app, BROKEN))
+            assert [path for path, _ in link.runs] == [ADD_RELU, BROKEN]
+
+
+class TestErrors:
+    """A failing scenario or engine: one line naming file, line and stage; the rest one key away."""
+
+    async def test_scenario_error_shows_file_line_and_stage(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("n", "r")
+            await wait_for(pilot, lambda: finished(app, BROKEN))
+            assert "✗ ui_broken_fn.py:9: eager: TypeError" in status(app)
+            assert "ui_broken_fn.py:9: eager: TypeError" in shown_text(explorer(app).query_one(SummaryStrip))
+            assert "✗" in str(explorer(app).query_one(ScenarioList).get_option_at_index(1).prompt)
+
+    async def test_details_key_shows_the_traceback_and_escape_closes_it(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("n", "r")
+            await wait_for(pilot, lambda: finished(app, BROKEN))
+            await pilot.press("d")
+            assert isinstance(app.screen, DetailsScreen)
+            body = shown_text(app.screen.query_one("#details-body Static"))
+            assert "Traceback (most recent call last)" in body
+            assert 'return a / "two"' in body
+            await pilot.press("escape")
+            assert isinstance(app.screen, ExplorerScreen)
+            assert finished(app, BROKEN), "closing the details must not cancel or rerun anything"
+
+    async def test_an_engine_that_dies_is_reported_with_its_stderr(self):
+        link = make_link()
+        link.recordings.pop("ui_add_relu.py")  # the stand-in then dies as an engine would
+        app = make_app(link)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("r")
+            await wait_for(pilot, lambda: finished(app))
+            assert "ui_add_relu.py: engine: no recording for ui_add_relu.py" in status(app)
+            assert explorer(app).runs[ADD_RELU].status is RunStatus.FAILED
+
+    async def test_a_bug_in_the_worker_ends_the_run_with_its_traceback(self):
+        link = make_link()
+
+        def broken_run(path, *, sweep):
+            def messages():
+                yield {"type": "progress", "stage": "load", "detail": ""}
+                raise ValueError("a bug, not an engine death")
+
+            return messages()
+
+        link.run = broken_run
+        app = make_app(link)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("r")
+            await wait_for(pilot, lambda: finished(app))
+            assert "the app failed talking to the engine" in status(app)
+            assert "ValueError: a bug" in explorer(app).runs[ADD_RELU].error.details
+            await pilot.press("r")  # and the app is still usable
+            assert explorer(app).runs[ADD_RELU].running or finished(app)
+
+    async def test_an_engine_that_cannot_start_says_so(self):
+        link = make_link(start_error=EngineDied(1, "ModuleNotFoundError: No module named 'torch'\n"))
+        app = make_app(link)
+        async with app.run_test(size=WIDE) as pilot:
+            await wait_for(pilot, lambda: explorer(app).engine_error is not None)
+            assert "engine: the engine exited with code 1" in status(app)
+            await pilot.press("d")
+            assert isinstance(app.screen, DetailsScreen)
+            assert "No module named 'torch'" in shown_text(app.screen.query_one("#details-body Static"))
+
+
+class TestHelpAndCommands:
+    """Every key is listed on the help screen, and the command palette offers the actions."""
+
+    async def test_question_mark_and_f1_open_help_listing_every_key(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            text = "".join(shown_text(static) for static in app.screen.query("Static"))
+            for key in ("r ", "s ", "esc", "n / ]", "p / [", "d ", "? / f1", "tab", "ctrl+p", "q "):
+                assert key in text, key
+            await pilot.press("escape")
+            assert isinstance(app.screen, ExplorerScreen)
+            await pilot.press("f1")
+            assert isinstance(app.screen, HelpScreen)
+
+    async def test_command_palette_offers_the_explorer_actions(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause()
+            titles = [command.title for command in app.get_system_commands(app.screen)]
+            for title in ("Run", "Run with sweep", "Cancel run", "Next scenario", "Details", "Help"):
+                assert title in titles
+            run = next(c for c in app.get_system_commands(app.screen) if c.title == "Run")
+            await run.callback()
+            await wait_for(pilot, lambda: finished(app))
+
+    async def test_footer_shows_cancel_only_while_running(self):
+        gate = threading.Semaphore(0)
+        app = make_app(make_link(gate=gate))
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause()
+            keys = {binding.key for _, binding, enabled, _ in app.active_bindings.values() if enabled}
+            assert "escape" not in keys or not app.screen.check_action("cancel", ())
+            await pilot.press("r")
+            assert app.screen.check_action("cancel", ())
+            gate.release(100)
+            await wait_for(pilot, lambda: finished(app))
+            assert not app.screen.check_action("cancel", ())
+
+
+class TestLayout:
+    """Tabs at 80x24, panes side by side on a large terminal; resizing keeps what was shown."""
+
+    async def test_small_terminal_uses_tabs_and_large_one_does_not(self):
+        app = make_app()
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.pause()
+            assert explorer(app).query(TabbedContent)
+            await pilot.press("3")
+            assert explorer(app).query_one(TabbedContent).active == "tab-kernels"
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause()
+            assert not explorer(app).query(TabbedContent)
+            eager, compiled = explorer(app).query(KernelTable)
+            assert eager.region.y == compiled.region.y, "side by side"
+
+    async def test_resizing_switches_layout_and_keeps_the_results(self):
+        app = make_app()
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("s")
+            await wait_for(pilot, lambda: finished(app))
+            await pilot.resize_terminal(*WIDE)
+            await wait_for(pilot, lambda: not explorer(app).query(TabbedContent))
+            assert table_names(app, "eager") == ["aten::add", "aten::relu"]
+            assert len(explorer(app).query_one(RuntimeChart).points) == 6
+            await pilot.resize_terminal(*SMALL)
+            await wait_for(pilot, lambda: bool(explorer(app).query(TabbedContent)))
+            assert table_names(app, "compiled") == ["cpp_fused_add_relu_0"]
+
+    async def test_status_line_stays_one_line(self):
+        app = make_app()
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("n", "r")
+            await wait_for(pilot, lambda: finished(app, BROKEN))
+            assert explorer(app).query_one(RunStatusBar).region.height == 1

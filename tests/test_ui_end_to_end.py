@@ -1,0 +1,42 @@
+"""The explorer driven by keys with the real engine on CPU: one tiny scenario, kernel tables only.
+
+The one UI test that compiles for real (a cold compile takes tens of seconds on two cores), hence the
+generous wait and the ``slow`` marker.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from test_ui_support import ADD_RELU, shown_text
+
+from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.catalog import load_catalog
+from kernel_tui.ui.run_state import RunStatus
+from kernel_tui.ui.widgets.kernel_table import KernelTable
+
+TIMEOUT_S = 300.0
+
+
+@pytest.mark.slow
+async def test_run_add_relu_on_the_real_engine_fills_the_kernel_tables():
+    app = KernelTuiApp(load_catalog([ADD_RELU], course=None), device="cpu")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("r")
+        explorer = app.get_explorer()
+        deadline = time.monotonic() + TIMEOUT_S
+        while explorer.runs[ADD_RELU].running:
+            assert time.monotonic() < deadline, f"no result within {TIMEOUT_S:g} s"
+            await pilot.pause(0.2)
+        await pilot.pause()
+        run = explorer.runs[ADD_RELU]
+        assert run.status is RunStatus.DONE, run.error
+        eager = explorer.query_one("#eager", KernelTable)
+        compiled = explorer.query_one("#compiled", KernelTable)
+        assert eager.row_count == 2
+        assert compiled.row_count == 1
+        assert "fused" in compiled.kernels[0].short_name
+        assert explorer.hello is not None and explorer.hello["device"] == "cpu"
+        assert "✓ done" in shown_text(explorer.query_one("#status-text"))
+        assert run.report is not None and all(check.ok for check in run.report.expect.values())

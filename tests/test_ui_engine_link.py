@@ -1,0 +1,123 @@
+"""The real engine link with a stand-in engine process (no torch): cancel and close end it promptly.
+
+The stand-in speaks the protocol: a hello after an optional delay, then for each run a progress
+message and either a ``done`` or, for a path containing ``hang``, nothing ever again.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from kernel_tui import client
+from kernel_tui.client import EngineDied
+from kernel_tui.protocol import PROTOCOL_VERSION
+from kernel_tui.ui.engine_link import ClientEngineLink
+
+STAND_IN = textwrap.dedent(
+    f"""
+    import json, os, sys, time
+    time.sleep(float(os.environ.get("STAND_IN_HELLO_DELAY", "0")))
+    def send(**message):
+        sys.stdout.write(json.dumps(message) + "\\n")
+        sys.stdout.flush()
+    send(type="hello", protocol={PROTOCOL_VERSION}, pid=os.getpid(), device="cpu", device_name="stand-in",
+         torch_version="0", threads=1)
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["type"] != "run":
+            continue
+        run_id = request["run_id"]
+        send(type="progress", run_id=run_id, stage="load", detail=request["path"])
+        print("printed by the scenario", file=sys.stderr, flush=True)
+        if "hang" in request["path"]:
+            time.sleep(3600)
+        send(type="done", run_id=run_id, report={{"scenario": request["path"], "title": "t", "device": "cpu",
+             "device_name": "stand-in", "torch_version": "0", "size": 1}})
+    """
+)
+
+
+@pytest.fixture
+def link(tmp_path, monkeypatch):
+    script = tmp_path / "stand_in_engine.py"
+    script.write_text(STAND_IN)
+    monkeypatch.setattr(client, "engine_command", lambda device: [sys.executable, str(script)])
+    made = ClientEngineLink("cpu")
+    yield made
+    made.close()
+
+
+def read_in_thread(messages) -> tuple[threading.Thread, list]:
+    seen: list = []
+
+    def read() -> None:
+        try:
+            for message in messages:
+                seen.append(message)
+        except EngineDied as death:
+            seen.append(death)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread, seen
+
+
+def test_a_run_streams_messages_and_the_output_is_kept(link):
+    messages = list(link.run(Path("ok.py"), sweep=False))
+    assert [m["type"] for m in messages] == ["progress", "done"]
+    deadline = time.monotonic() + 5
+    while "printed by the scenario" not in link.output() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert "printed by the scenario" in link.output()
+
+
+def test_cancel_ends_a_hung_run_at_once_and_the_next_run_restarts_the_engine(link):
+    thread, seen = read_in_thread(link.run(Path("hang.py"), sweep=False))
+    deadline = time.monotonic() + 10
+    while not seen and time.monotonic() < deadline:
+        time.sleep(0.01)
+    started = time.monotonic()
+    link.cancel()
+    thread.join(timeout=5)
+    assert not thread.is_alive() and time.monotonic() - started < 3
+    assert isinstance(seen[-1], EngineDied)
+    assert [m["type"] for m in link.run(Path("ok.py"), sweep=False)] == ["progress", "done"]
+
+
+def test_cancel_before_the_run_begins_stops_it_without_killing_the_warm_up(link, monkeypatch):
+    monkeypatch.setenv("STAND_IN_HELLO_DELAY", "0.5")
+    warm_up = threading.Thread(target=link.start, daemon=True)
+    warm_up.start()
+    time.sleep(0.1)  # the warm-up holds the engine; the run below has to wait for it
+    thread, seen = read_in_thread(link.run(Path("ok.py"), sweep=False))
+    link.cancel()
+    thread.join(timeout=10)
+    warm_up.join(timeout=10)
+    assert seen and isinstance(seen[-1], EngineDied) and seen[-1].describe() == "cancelled"
+    assert link._client.running, "the engine warmed up for later runs is kept"
+
+
+def test_close_while_the_engine_is_starting_does_not_wait_for_its_hello(link, monkeypatch):
+    monkeypatch.setenv("STAND_IN_HELLO_DELAY", "30")
+    errors: list = []
+
+    def start() -> None:
+        try:
+            link.start()
+        except EngineDied as death:
+            errors.append(death)
+
+    starter = threading.Thread(target=start, daemon=True)
+    starter.start()
+    time.sleep(0.2)
+    began = time.monotonic()
+    link.close()
+    starter.join(timeout=10)
+    assert not starter.is_alive() and time.monotonic() - began < 3
+    assert errors

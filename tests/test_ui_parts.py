@@ -1,0 +1,136 @@
+"""The explorer's parts without an app: source cutting, run progress, wording, chart ticks, replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_ui_support import ADD_RELU, DATA, RECORDINGS
+
+from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.ui import describe
+from kernel_tui.ui.catalog import load_catalog
+from kernel_tui.ui.messages import ReportUpdated, RunFinished, StageStarted, SweepPointMeasured, from_engine
+from kernel_tui.ui.replay import Recording, _replayed
+from kernel_tui.ui.run_state import RunStatus, ScenarioRun
+from kernel_tui.ui.source import scenario_source
+from kernel_tui.ui.widgets.runtime_plot import _thin, time_ticks
+
+
+class TestSource:
+    """fn and inputs are cut out of the file with their own line numbers, never executed."""
+
+    def test_fn_then_inputs_with_decorators_and_line_numbers(self):
+        source = (
+            '"""T\n\nL"""\nimport torch\n\n\ndef inputs(size, device):\n    return (torch.ones(size),)\n\n\n'
+            "@torch.no_grad()\ndef fn(a):\n    return a + 1\n\n\nraise SystemExit('never run')\n"
+        )
+        pieces = scenario_source(source)
+        assert [piece.name for piece in pieces] == ["fn", "inputs"]
+        assert pieces[0].first_line == 11 and pieces[0].code.startswith("@torch.no_grad()")
+        assert pieces[1].first_line == 7 and pieces[1].code.endswith("return (torch.ones(size),)")
+
+    def test_a_file_that_does_not_parse_gives_nothing(self):
+        assert scenario_source("def fn(:\n") == []
+
+
+class TestCatalog:
+    def test_unreadable_files_get_an_entry_with_the_reason(self, tmp_path):
+        bad = tmp_path / "bad.py"
+        bad.write_text('"""Bad"""\nEXPECT = {"nonsense": 1}\n')
+        good, broken = load_catalog([ADD_RELU, bad], course=None)
+        assert good.info is not None and good.title == "Add, then ReLU" and good.user_file
+        assert broken.info is None and broken.read_error is not None and broken.read_error.line == 2
+        assert broken.title == "bad.py"
+
+    def test_files_in_the_course_folder_are_not_marked_as_the_learners(self):
+        (entry,) = load_catalog([ADD_RELU], course=DATA)
+        assert not entry.user_file
+
+
+class TestRunState:
+    def test_progress_goes_through_the_stages_then_one_step_per_sweep_size(self):
+        run = ScenarioRun(1, Path("x.py"), sweep=True, started_at=0.0)
+        assert run.progress() == (0.0, 6)
+        run.stage_started("compile", "")
+        assert run.progress() == (3.0, 6)
+        run.stage_started("sweep", "4 sizes")
+        assert run.sweep_total == 4
+        assert run.progress() == (5.0, 9)
+        run.point_measured(SweepPoint(1024, 1.0, 2.0))
+        assert run.progress() == (6.0, 9)
+
+    def test_without_sweep_there_is_no_sweep_step(self):
+        run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=0.0)
+        run.stage_started("profile", "")
+        assert run.progress() == (4.0, 5)
+
+    def test_cancel_is_not_an_error(self):
+        run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=0.0)
+        run.failed(ScenarioError("engine", "killed"), 2.0, cancelled=True)
+        assert run.status is RunStatus.CANCELLED and run.error is None and run.elapsed(99.0) == 2.0
+
+
+class TestWording:
+    def test_error_line_names_file_line_and_stage(self):
+        error = ScenarioError("eager", "TypeError: bad\nmore", 9, "/somewhere/deep/broken_fn.py", "tb")
+        assert describe.error_line(error) == "broken_fn.py:9: eager: TypeError: bad"
+
+    def test_status_of_a_running_run_says_stage_time_and_how_to_cancel(self):
+        run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=10.0)
+        run.stage_started("compile", "torch.compile, first call")
+        text = describe.status_text(run, now=22.4).plain
+        assert text == "● compile · torch.compile, first call · 12 s · esc cancels"
+
+    def test_details_include_traceback_graph_breaks_and_output(self):
+        run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=0.0)
+        run.error = ScenarioError("eager", "TypeError: bad", 9, "x.py", "Traceback ...\nTypeError: bad")
+        text = describe.details_text(run, output="hello from the scenario\n").plain
+        assert "x.py:9: eager: TypeError: bad" in text
+        assert "Traceback ..." in text
+        assert "hello from the scenario" in text
+
+
+    def test_repeated_output_lines_are_counted_not_repeated(self):
+        assert describe.collapse_repeats("a\nhello\nhello\nhello\nb\nhello") == "a\nhello  (×3)\nb\nhello"
+
+
+class TestChartTicks:
+    def test_time_ticks_stay_inside_the_data(self):
+        assert time_ticks(3.5, 1500.0) == [10.0, 100.0, 1000.0]
+        assert time_ticks(3.5, 30.0) == [5.0, 10.0, 20.0]
+        # A range holding a single round number is labelled at its ends instead.
+        assert time_ticks(75.0, 140.0) == [75.0, 140.0]
+
+    def test_narrow_charts_label_fewer_sizes(self):
+        assert _thin([1, 2, 3, 4, 5, 6], 3) == [1, 3, 6]
+        assert _thin([1, 2], 5) == [1, 2]
+
+
+class TestMessages:
+    """Every message of a real recording becomes a typed message; the replay drops the sweep on request."""
+
+    def test_a_real_recording_translates_to_typed_messages(self):
+        recording = Recording.load(RECORDINGS[0])
+        typed = [from_engine(1, ADD_RELU, message) for message in recording.messages]
+        kinds = [type(message) for message in typed]
+        assert kinds.count(ReportUpdated) == 2
+        assert kinds.count(SweepPointMeasured) == 6
+        assert kinds[-1] is RunFinished
+        assert isinstance(typed[-1].report, ScenarioReport)
+        stage = typed[0]
+        assert isinstance(stage, StageStarted)
+        assert stage.can_replace(StageStarted(1, ADD_RELU, "inputs", ""))
+        assert not stage.can_replace(StageStarted(2, ADD_RELU, "inputs", ""))
+        point = next(m for m in typed if isinstance(m, SweepPointMeasured))
+        assert not point.can_replace(point), "sweep points are never replaced"
+
+    @pytest.mark.parametrize("sweep", [True, False])
+    def test_replay_without_sweep_leaves_out_the_sweep(self, sweep, tmp_path):
+        recording = Recording.load(RECORDINGS[0])
+        target = tmp_path / "ui_add_relu.py"
+        messages = list(_replayed(recording, target, sweep))
+        points = [m for m in messages if m["type"] == "sweep_point"]
+        assert len(points) == (6 if sweep else 0)
+        assert messages[-1]["report"]["scenario"] == str(target)
+        assert bool(messages[-1]["report"]["sweep"]) is sweep

@@ -1,0 +1,57 @@
+"""The README's screenshot (docs/screenshot.svg): the explorer at 120x40 on the course, after a sweep.
+
+The engine is the replayed ``ui_add_relu`` recording, played for the course's add-then-ReLU lesson (the
+same computation). The test always takes the screenshot; it rewrites docs/screenshot.svg only with
+``KERNEL_TUI_WRITE_SCREENSHOT=1``:
+
+    KERNEL_TUI_WRITE_SCREENSHOT=1 .venv/bin/pytest -q tests/test_ui_screenshot.py
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+
+from test_ui_support import ADD_RELU, FROZEN_CLOCK, RECORDINGS, REPO, wait_for
+
+from kernel_tui.course import course_dir
+from kernel_tui.scenario_file import find_scenarios
+from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.catalog import load_catalog
+from kernel_tui.ui.replay import Recording, ReplayEngineLink
+
+SIZE = (120, 40)
+RUN_SECONDS = 6.4
+COURSE_LESSON = "02_add_relu.py"
+
+
+async def test_screenshot_of_the_explorer_after_a_sweep(tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO)
+    course = course_dir()
+    paths = find_scenarios([course])
+    lesson = next((path for path in paths if path.name == COURSE_LESSON), None)
+    if lesson is None:  # the course changed: show the test scenario instead
+        paths, lesson = [ADD_RELU], ADD_RELU
+    recording = dataclasses.replace(Recording.load(RECORDINGS[0]), scenario=lesson.name)
+    gate = threading.Semaphore(0)
+    link = ReplayEngineLink({lesson.name: recording}, gate=gate)
+    now = [FROZEN_CLOCK]
+    app = KernelTuiApp(load_catalog(paths, course), device="cpu", link_factory=lambda device: link,
+                       clock=lambda: now[0])
+    app.animation_level = "none"
+    async with app.run_test(size=SIZE) as pilot:
+        explorer = app.get_explorer()
+        await wait_for(pilot, lambda: explorer.hello is not None)
+        await pilot.press(*["n"] * paths.index(lesson), "s")
+        gate.release(len(recording.messages) - 1)
+        await wait_for(pilot, lambda: len(explorer.runs[lesson].points) == 6)
+        now[0] += RUN_SECONDS  # a believable "done in" for the picture
+        gate.release(1)
+        await wait_for(pilot, lambda: not explorer.runs[lesson].running)
+        await pilot.press("3")  # the eager table focused: the full-name line shows its first kernel
+        await pilot.pause(0.2)
+        target = REPO / "docs" if os.environ.get("KERNEL_TUI_WRITE_SCREENSHOT") else tmp_path
+        path = app.save_screenshot(filename="screenshot.svg", path=str(target))
+    svg = open(path, encoding="utf-8").read()
+    assert svg.startswith("<svg") and "Eager" in svg and "Compiled" in svg

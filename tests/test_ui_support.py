@@ -1,0 +1,58 @@
+"""Shared set-up for the UI tests (no tests here): the app on recorded engine messages, and waiting.
+
+The recordings in ``tests/data`` are real engine output (``tests/data/record_messages.py``), replayed by
+``ReplayEngineLink`` through the same interface the real engine link has.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.geometry import Region
+from textual.widget import Widget
+
+from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.catalog import load_catalog
+from kernel_tui.ui.replay import ReplayEngineLink
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO / "tests" / "data"
+ADD_RELU = DATA / "ui_add_relu.py"
+BROKEN = DATA / "ui_broken_fn.py"
+RECORDINGS = (DATA / "ui_add_relu_messages.json", DATA / "ui_broken_fn_messages.json")
+FROZEN_CLOCK = 1000.0
+
+
+def make_link(*, gate: threading.Semaphore | None = None, **options) -> ReplayEngineLink:
+    return ReplayEngineLink.from_files(*RECORDINGS, gate=gate, **options)
+
+
+def make_app(
+    link: ReplayEngineLink | None = None,
+    paths: tuple[Path, ...] = (ADD_RELU, BROKEN),
+    course: Path | None = None,
+    clock: Callable[[], float] = lambda: FROZEN_CLOCK,
+) -> KernelTuiApp:
+    """The app as the command line builds it, but on a replayed engine and a frozen clock."""
+    link = link if link is not None else make_link()
+    entries = load_catalog(list(paths), course)
+    return KernelTuiApp(entries, device="cpu", link_factory=lambda device: link, clock=clock)
+
+
+async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:
+    """Let the app run until ``condition()`` holds; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or condition}")
+        await pilot.pause(0.01)
+    await pilot.pause()
+
+
+def shown_text(widget: Widget) -> str:
+    """What a widget shows on screen right now, as plain text (its lines, cropped to its size)."""
+    width, height = widget.size
+    return "\n".join(strip.text.rstrip() for strip in widget.render_lines(Region(0, 0, width, height)))
