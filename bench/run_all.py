@@ -1,7 +1,8 @@
 """Run every benchmark in bench/ in one go, print one table of ratios, and record it in bench/RESULTS.md.
 
-Each benchmark module has ``measure() -> dict`` with name, value, ratio, target and met; figures are
-measured in this run against baselines measured in this run, since these machines are shared and noisy.
+Each benchmark module gives rows (dicts with name, value, ratio, target and met) from ``rows()``, or one
+from ``measure()``; figures are measured in this run against baselines measured in this run, since these
+machines are shared and noisy.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-BENCHMARKS = ["answer_time", "fidelity", "sweep_cost", "scale"]
+BENCHMARKS = ["startup", "answer_time", "fidelity", "sweep_cost", "scale", "app_timing"]
 
 
 def _versions() -> str:
@@ -33,7 +34,8 @@ def main() -> int:
     for name in BENCHMARKS:
         module = importlib.import_module(name)
         print(f"running {name} ...", file=sys.stderr, flush=True)
-        rows.append(module.measure())
+        found = module.rows() if hasattr(module, "rows") else module.measure()
+        rows.extend(found if isinstance(found, list) else [found])
     lines = [
         "# Benchmark results",
         "",

@@ -104,6 +104,22 @@ def summary(times: list[float]) -> str:
     return f"median {statistics.median(times):.3f} s (min {min(times):.3f}, max {max(times):.3f})"
 
 
+def rows(size: tuple[int, int] = (80, 24), runs: int = 7) -> list[dict[str, object]]:
+    """The figure for ``bench/run_all.py``: the explorer on the course against the minimal app."""
+    env = {**os.environ, "TERM": os.environ.get("TERM", "xterm-256color"), "KERNEL_TUI_EXIT_AFTER_FIRST_FRAME": "1"}
+    env.pop("TEXTUAL", None)
+    explorer, _ = measure([sys.executable, "-m", "kernel_tui.cli"], env, size, b"kernel-tui", runs)
+    minimal, _ = measure([sys.executable, "-c", MINIMAL_APP], env, size, b"minimal-app", runs)
+    ratio = statistics.median(explorer) / statistics.median(minimal)
+    return [{
+        "name": f"start-up: launch to first painted frame at {size[0]}x{size[1]}, explorer vs minimal Textual app",
+        "value": f"{statistics.median(explorer):.2f} s vs {statistics.median(minimal):.2f} s",
+        "ratio": ratio,
+        "target": f"< {TARGET_RATIO}x and < {TARGET_S:g} s",
+        "met": ratio < TARGET_RATIO and statistics.median(explorer) < TARGET_S,
+    }]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
