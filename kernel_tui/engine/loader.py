@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import traceback
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +15,36 @@ from kernel_tui.report import ScenarioError
 from kernel_tui.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario
 from kernel_tui.snippet import snippet_module
 
+SCENARIO_SHAPE = (
+    "A scenario defines fn(*args), the code under study, and inputs(size, device), which returns the tuple of\n"
+    "tensors fn takes; a file holding only an expression such as (a + b).relu() works too.\n"
+    "See scenarios/README.md."
+)
+
 
 class StageError(Exception):
-    """A failure in one stage of measuring a scenario, already turned into a ScenarioError."""
+    """A failure in one stage of measuring a scenario, already turned into a ScenarioError.
+
+    Every error carries details for the one key away: the traceback, or else the lines of the file around
+    the one it names."""
 
     def __init__(self, error: ScenarioError) -> None:
+        if not error.details:
+            error = replace(error, details=_source_context(error) or SCENARIO_SHAPE)
         super().__init__(error.one_line())
         self.error = error
+
+
+def _source_context(error: ScenarioError, around: int = 2) -> str:
+    if error.file is None or error.line is None:
+        return ""
+    try:
+        lines = Path(error.file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    first, last = max(error.line - around, 1), min(error.line + around, len(lines))
+    shown = [f"{'>' if n == error.line else ' '} {n:4} | {lines[n - 1]}" for n in range(first, last + 1)]
+    return f"{error.message}\n\n" + "\n".join(shown)
 
 
 def stage_error(stage: str, path: Path, exc: BaseException) -> StageError:
@@ -56,11 +79,13 @@ class LoadedScenario:
         if isinstance(args, torch.Tensor):
             args = (args,)
         if not isinstance(args, (tuple, list)) or not args:
-            raise self._contract("inputs", f"inputs() must return a tuple of tensors, not {type(args).__name__}")
+            raise self._contract(
+                "inputs", f"inputs() must return a tuple of tensors, not {type(args).__name__}", args
+            )
         for position, value in enumerate(args):
             if not isinstance(value, torch.Tensor):
                 raise self._contract(
-                    "inputs", f"inputs() returned a {type(value).__name__} at position {position}, not a tensor"
+                    "inputs", f"inputs() returned a {type(value).__name__} at position {position}, not a tensor", args
                 )
         return tuple(args)
 
@@ -72,13 +97,16 @@ class LoadedScenario:
             raise stage_error(stage, self.path, exc) from exc
         leaves = out if isinstance(out, (tuple, list)) else (out,)
         if not leaves or not all(isinstance(leaf, torch.Tensor) for leaf in leaves):
-            raise self._contract(stage, f"fn() must return a tensor or a tuple of tensors, not {type(out).__name__}")
+            raise self._contract(
+                stage, f"fn() must return a tensor or a tuple of tensors, not {type(out).__name__}", out
+            )
         return out
 
-    def _contract(self, stage: str, message: str) -> StageError:
+    def _contract(self, stage: str, message: str, returned: Any = None) -> StageError:
         name = "inputs" if stage == "inputs" else "fn"
         line = getattr(getattr(getattr(self.module, name, None), "__code__", None), "co_firstlineno", None)
-        return StageError(ScenarioError(stage, message, line, str(self.path)))
+        details = f"{message}\n\nIt returned: {returned!r:.500}\n\n{SCENARIO_SHAPE}"
+        return StageError(ScenarioError(stage, message, line, str(self.path), details))
 
 
 def load_scenario(path: Path) -> LoadedScenario:

@@ -507,6 +507,11 @@ class ExplorerScreen(Screen[None]):
             return
         run.failed(message.error, self.app.clock(), cancelled=message.cancelled)
         self.active = None
+        if message.error.stage == "engine":
+            # The engine is gone (crash, hang, cancel): start the next one now, while the learner reads
+            # what happened, so the next run does not wait for torch to import.
+            self.hello = None
+            self._start_engine()
         self._show_marks()
         self._show_results()
 

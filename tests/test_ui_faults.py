@@ -1,0 +1,118 @@
+"""Faults never take the explorer down: bad files, engine death, failed allocations and compile failures,
+with the real engine on CPU. Each shows one line naming file, line and stage; after a death the engine
+restarts by itself and the next scenario runs.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from test_ui_support import shown_text
+
+from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.catalog import load_catalog
+from kernel_tui.ui.run_state import RunStatus
+
+DATA = Path(__file__).parent / "data"
+FAULTS = DATA / "faults"
+HEALTHY = DATA / "views_only.py"
+TIMEOUT_S = 300.0
+
+pytestmark = pytest.mark.slow
+
+
+async def settle(pilot, condition, what: str) -> None:
+    deadline = time.monotonic() + TIMEOUT_S
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await pilot.pause(0.1)
+    await pilot.pause()
+
+
+def status_line(app) -> str:
+    return shown_text(app.get_explorer().query_one("#status-text"))
+
+
+async def run_scenario(app, pilot, path: Path, key: str = "r"):
+    explorer = app.get_explorer()
+    explorer.index = explorer.entries.index(next(e for e in explorer.entries if e.path == path))
+    explorer._show_everything()
+    await pilot.press(key)
+    await settle(pilot, lambda: path in explorer.runs and not explorer.runs[path].running, path.name)
+    return explorer.runs[path]
+
+
+@pytest.mark.parametrize(
+    ("name", "where"),
+    [
+        ("exits.py", "exits.py: engine: the engine exited with code 3"),
+        ("segfaults.py", "segfaults.py: engine: the engine was killed by SIGSEGV"),
+    ],
+)
+async def test_engine_death_is_shown_and_the_engine_restarts_by_itself(name, where):
+    fault = FAULTS / name
+    app = KernelTuiApp(load_catalog([fault, HEALTHY], course=None), device="cpu")
+    async with app.run_test(size=(160, 48)) as pilot:
+        explorer = app.get_explorer()
+        await settle(pilot, lambda: explorer.hello is not None, "the engine's first start")
+        first_pid = explorer.hello["pid"]
+        run = await run_scenario(app, pilot, fault)
+        assert run.status is RunStatus.FAILED
+        assert where in status_line(app)
+        # Restarted without a key press, while the learner reads the error.
+        await settle(pilot, lambda: explorer.hello is not None, "the engine's restart")
+        assert explorer.hello["pid"] != first_pid
+        healthy = await run_scenario(app, pilot, HEALTHY)
+        assert healthy.status is RunStatus.DONE, healthy.error
+
+
+TORCH_INPUTS = "import torch\ndef inputs(size, device):\n    return (torch.ones(4),)\n"
+BAD_FILES = [
+    ("syntax.py", "def fn(a):\n    return a +\n", "syntax.py:2: load: syntax error"),
+    ("imports.py", "import no_such_module_here\n", "imports.py:1: load: ModuleNotFoundError"),
+    ("no_fn.py", TORCH_INPUTS, "no_fn.py: load: the scenario defines no function fn()"),
+    ("not_tensors.py", "import torch\ndef fn(a):\n    return a\ndef inputs(size, device):\n    return [1]\n",
+     "not_tensors.py:4: inputs: inputs() returned a int"),
+    ("raises.py", "def fn(a):\n    raise ValueError('boom')\n" + TORCH_INPUTS, "raises.py:2: eager: ValueError: boom"),
+    ("returns_none.py", "def fn(a):\n    a + 1\n" + TORCH_INPUTS,
+     "returns_none.py:1: eager: fn() must return a tensor"),
+    ("bad_expect.py", "EXPECT = {'eager': 'two'}\n", "bad_expect.py:1: load: EXPECT eager must be a number"),
+]
+
+
+async def test_bad_files_show_file_line_and_stage_and_the_app_stays_usable(tmp_path):
+    paths = []
+    for name, source, _ in BAD_FILES:
+        paths.append(tmp_path / name)
+        paths[-1].write_text(source)
+    app = KernelTuiApp(load_catalog([*paths, HEALTHY], course=None), device="cpu")
+    async with app.run_test(size=(160, 48)) as pilot:
+        for path, (_, _, shown) in zip(paths, BAD_FILES):
+            run = await run_scenario(app, pilot, path)
+            assert run.status is RunStatus.FAILED
+            assert shown in status_line(app)
+            assert run.error.details, "the details one key away"
+        healthy = await run_scenario(app, pilot, HEALTHY)
+        assert healthy.status is RunStatus.DONE, healthy.error
+
+
+async def test_compile_failure_keeps_eager_and_memory_ends_the_sweep_with_a_note():
+    app = KernelTuiApp(load_catalog([FAULTS / "bad_backend.py", FAULTS / "too_big.py"], course=None), device="cpu")
+    async with app.run_test(size=(160, 48)) as pilot:
+        failed = await run_scenario(app, pilot, FAULTS / "bad_backend.py")
+        assert failed.report is not None and failed.report.eager is not None
+        assert failed.report.eager.kernel_count == 1 and failed.report.compiled is None
+        assert "bad_backend.py: compile: InvalidBackend" in status_line(app)
+        swept = await run_scenario(app, pilot, FAULTS / "too_big.py", key="s")
+        assert swept.status is RunStatus.DONE, swept.error
+        assert "out of memory" in (swept.report.sweep[-1].note or "")
+
+
+async def test_what_a_scenario_prints_reaches_the_output_log_not_the_screen():
+    app = KernelTuiApp(load_catalog([DATA / "chatty.py"], course=None), device="cpu")
+    async with app.run_test(size=(160, 48)) as pilot:
+        run = await run_scenario(app, pilot, DATA / "chatty.py")
+        assert run.status is RunStatus.DONE, run.error
+        assert "inside fn {not json" in app.link.output()
