@@ -7,6 +7,7 @@ import textwrap
 import time
 
 import pytest
+from processes import is_running
 
 from kernel_tui.client import EngineClient, EngineDied
 
@@ -61,15 +62,6 @@ def test_a_hung_engine_is_stopped_at_the_timeout_with_its_whole_group(tmp_path):
     worker = int(pid_file.read_text())
     time.sleep(0.2)
     assert not is_running(worker)
-
-
-def is_running(pid: int) -> bool:
-    """Alive and not a zombie waiting for a parent that was killed with it."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_garbage_on_the_protocol_stream_is_skipped_not_fatal(tmp_path):

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from conftest import measure
+from processes import processes_in_group
 
 DATA = Path(__file__).parent / "data"
 FAULTS = DATA / "faults"
@@ -61,21 +62,6 @@ def test_import_error_and_non_tensor_results_name_file_line_and_stage(engine):
     assert (returned.error.stage, returned.error.line) == ("eager", 8)
     assert "must return a tensor" in returned.error.message and "NoneType" in returned.error.message
     assert returned.error.one_line().startswith(f"{FAULTS / 'returns_none.py'}:8: eager: ")
-
-
-def processes_in_group(pgid: int) -> list[int]:
-    """Live (non-zombie) processes whose process group is ``pgid``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            found.append(int(entry.name))
-    return found
 
 
 def test_cancel_ends_the_engine_and_its_workers_within_a_second(tmp_path):

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import is_running, listening_sockets
 from test_ui_support import shown_text
 
 from kernel_tui.ui.app import KernelTuiApp
@@ -116,3 +117,25 @@ async def test_what_a_scenario_prints_reaches_the_output_log_not_the_screen():
         run = await run_scenario(app, pilot, DATA / "chatty.py")
         assert run.status is RunStatus.DONE, run.error
         assert "inside fn {not json" in app.link.output()
+
+
+async def test_opening_a_folder_executes_nothing_nothing_listens_and_quit_leaves_nothing_running(tmp_path):
+    import os
+
+    marker = tmp_path / "executed"
+    (tmp_path / "side_effect.py").write_text(
+        f'"""Writes a file when executed"""\nopen({str(marker)!r}, "w").close()\n'
+        "import torch\ndef fn(a):\n    return a + 1\ndef inputs(size, device):\n    return (torch.ones(4),)\n"
+    )
+    app = KernelTuiApp(load_catalog([tmp_path], course=None), device="cpu")
+    async with app.run_test(size=(160, 48)) as pilot:
+        explorer = app.get_explorer()
+        await settle(pilot, lambda: explorer.hello is not None, "the engine's start")
+        engine_pid = explorer.hello["pid"]
+        assert not marker.exists(), "listing and showing a scenario must not execute it"
+        assert listening_sockets(os.getpid()) == [] and listening_sockets(engine_pid) == []
+        await pilot.press("q")
+    deadline = time.monotonic() + 5
+    while is_running(engine_pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not is_running(engine_pid), "the engine must not outlive the app"

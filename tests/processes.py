@@ -1,0 +1,49 @@
+"""What is running and listening: /proc readers shared by the tests that check clean-up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def is_running(pid: int) -> bool:
+    """Alive and not a zombie waiting for a parent that was killed with it."""
+    fields = _stat_fields(pid)
+    return fields is not None and fields[0] != "Z"
+
+
+def processes_in_group(pgid: int) -> list[int]:
+    """Live (non-zombie) processes whose process group is ``pgid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _stat_fields(int(entry.name))
+            if fields is not None and fields[0] != "Z" and int(fields[2]) == pgid:
+                found.append(int(entry.name))
+    return found
+
+
+def listening_sockets(pid: int) -> list[str]:
+    """TCP sockets in LISTEN state, and bound UDP sockets, held open by process ``pid``."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = fd.readlink().as_posix()
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    found = []
+    for table in ("tcp", "tcp6", "udp", "udp6"):
+        for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
+            fields = line.split()
+            listening = fields[3] == "0A" if table.startswith("tcp") else True
+            if fields[9] in inodes and listening:
+                found.append(f"{table} {fields[1]}")
+    return found
