@@ -75,8 +75,56 @@ def _ok(report: dict) -> bool:
     return report["error"] is None and all(check["ok"] for check in report["expect"].values())
 
 
+
+
+async def _app_fault(path: Path, cancel_after_s: float | None) -> tuple[str, float, float]:
+    """In the explorer: press r on ``path`` (and Esc after ``cancel_after_s``); return what the status line
+    shows, the seconds until the failure was shown, and the seconds from then until the engine was ready."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from test_ui_support import shown_text
+
+    from kernel_tui.ui.app import KernelTuiApp
+    from kernel_tui.ui.catalog import load_catalog
+
+    app = KernelTuiApp(load_catalog([path], course=None), device="cpu")
+    async with app.run_test(size=(160, 48)) as pilot:
+        explorer = app.get_explorer()
+        while explorer.hello is None:
+            await pilot.pause(0.05)
+        started = time.perf_counter()
+        await pilot.press("r")
+        if cancel_after_s is not None:
+            await pilot.pause(cancel_after_s)
+            started = time.perf_counter()
+            await pilot.press("escape")
+        while path not in explorer.runs or explorer.runs[path].running:
+            await pilot.pause(0.01)
+        shown_at = time.perf_counter()
+        seen = shown_text(explorer.query_one("#status-text")).strip().splitlines()[0]
+        while explorer.hello is None:
+            await pilot.pause(0.05)
+        return seen, shown_at - started, time.perf_counter() - shown_at
+
+
+def app_table() -> str:
+    import asyncio
+
+    rows = ["| fault in the explorer | what the user sees | shown after | engine ready again after |",
+            "| --- | --- | ---: | ---: |"]
+    for label, path, cancel in (
+        ("os._exit(3)", FAULTS / "exits.py", None),
+        ("segfault", FAULTS / "segfaults.py", None),
+        ("hangs, Esc pressed", FAULTS / "hangs.py", 3.0),
+    ):
+        seen, shown_s, ready_s = asyncio.run(_app_fault(path, cancel))
+        rows.append(f"| {label} | `{seen[:80]}` | {shown_s:.2f} s | {ready_s:.1f} s |")
+    return "\n".join(rows)
+
+
 if __name__ == "__main__":
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         print(measure_table(Path(tmp)))
+    print()
+    print(app_table())

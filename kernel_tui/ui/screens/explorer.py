@@ -398,6 +398,9 @@ class ExplorerScreen(Screen[None]):
         if self.active is None:
             return
         self._cancel_active()
+        # Cancel ended the engine: start the next one now, as after a crash, so "engine ready" stays true.
+        self.hello = None
+        self._start_engine()
         self._show_marks()
         self._show_results()
 
