@@ -50,3 +50,5 @@ def test_an_in_out_pointer_only_stored_to_is_not_read():
     triton = "def k(in_out_ptr0, in_out_ptr1):\n    x = tl.load(in_out_ptr0 + 1)\n    tl.store(in_out_ptr1 + 1, x)\n"
     assert loads_pointer(triton, "in_out_ptr0") and not loads_pointer(triton, "in_out_ptr1")
     assert loads_pointer(None, "in_out_ptr0")
+    aliased = "auto out_ptr0 = in_out_ptr0;\nauto tmp0 = loadu(out_ptr0 + x);\ntmp3.store(in_out_ptr0 + x);\n"
+    assert loads_pointer(aliased, "in_out_ptr0"), "a load through an alias reads the parameter"

@@ -80,8 +80,12 @@ def loads_pointer(code: str | None, param: str) -> bool:
     if code is None:
         return True
     body = re.sub(r"def \w+\(.*?\):|void\s+kernel\(.*?\)", "", code, count=1, flags=re.S)
-    load = rf"(?:(?<!store)\(\s*|=\s*){re.escape(param)}\b(?!\s*;)"
-    return re.search(load, body) is not None
+    # C++ kernels may name the same buffer twice (``auto out_ptr0 = in_out_ptr0;``): loads through the
+    # alias are loads of the parameter.
+    names = [param, *re.findall(rf"auto\s+(\w+)\s*=\s*{re.escape(param)}\s*;", body)]
+    return any(
+        re.search(rf"(?:(?<!store)\(\s*|=\s*){re.escape(name)}\b(?!\s*;)", body) is not None for name in names
+    )
 
 
 def kernel_definition(source: str, name: str) -> str | None:
