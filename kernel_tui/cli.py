@@ -44,7 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kernel-tui",
         description="Which kernels does your PyTorch code run, eager and compiled, and what do they move?",
-        epilog="Without a command, opens the explorer on the built-in course (or on the PATHs given).",
+        epilog="Without a command, opens the explorer on the built-in course (or on the PATHs given): "
+        "kernel-tui [PATH...] [--device auto|cpu|cuda] [--no-predict] [--serve [--host ADDRESS] [--port N]]. "
+        "--serve serves it to a browser on 127.0.0.1:8000 instead.",
     )
     commands = parser.add_subparsers(dest="command")
 
@@ -70,6 +72,14 @@ def _app_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kernel-tui", parents=[], add_help=True)
     parser.add_argument("paths", nargs="*", metavar="PATH", help="scenario files or folders (default: the course)")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--no-predict", action="store_true",
+                        help="on the course, run lessons at once instead of asking for a guess first")
+    parser.add_argument("--serve", action="store_true",
+                        help="serve the explorer to a browser (textual-serve) instead of running it here")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="with --serve: the address to listen on (default 127.0.0.1, this machine only; "
+                             "another address lets anyone who reaches it run code here)")
+    parser.add_argument("--port", type=_positive_int, default=8000, help="with --serve: the port (default 8000)")
     return parser
 
 
@@ -98,9 +108,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _app_parser()
     options = parser.parse_args(args)
     paths = _check_paths(parser, options.paths) if options.paths else []
+    if options.serve:
+        from kernel_tui.ui.serve import serve_app
+
+        return serve_app(paths, device=options.device, predict=not options.no_predict, host=options.host,
+                         port=options.port)
     from kernel_tui.ui.launch import run_app
 
-    return run_app(paths, device=options.device)
+    return run_app(paths, device=options.device, predict=not options.no_predict)
 
 
 def _stdout_console():  # noqa: ANN202 - rich is imported late to keep start-up light

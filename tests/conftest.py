@@ -17,6 +17,14 @@ from kernel_tui.client import EngineClient  # noqa: E402
 from kernel_tui.report import ScenarioReport  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _own_folders(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drafts and saved snippets go to folders of each test's own: no test touches the home folder."""
+    root = tmp_path_factory.mktemp("kernel-tui-folders")
+    monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(root / "state"))
+    monkeypatch.setenv("KERNEL_TUI_SNIPPETS_DIR", str(root / "snippets"))
+
+
 @pytest.fixture(scope="session")
 def engine() -> Iterator[EngineClient]:
     """A CPU engine shared by the tests that measure real scenarios."""

@@ -297,7 +297,7 @@ class TestErrors:
     async def test_a_bug_in_the_worker_ends_the_run_with_its_traceback(self):
         link = make_link()
 
-        def broken_run(path, *, sweep):
+        def broken_run(path, *, sweep, size=None):
             def messages():
                 yield {"type": "progress", "stage": "load", "detail": ""}
                 raise ValueError("a bug, not an engine death")
@@ -380,6 +380,10 @@ class TestLayout:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
             assert not explorer(app).query(TabbedContent)
+            eager, compiled = explorer(app).query(KernelTable)
+            assert eager.region.y < compiled.region.y, "one above the other: each with every column"
+            await pilot.resize_terminal(200, 50)
+            await pilot.pause()
             eager, compiled = explorer(app).query(KernelTable)
             assert eager.region.y == compiled.region.y, "side by side"
 

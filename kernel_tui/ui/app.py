@@ -15,8 +15,11 @@ from textual.screen import Screen
 
 from kernel_tui.ui.catalog import ScenarioEntry
 from kernel_tui.ui.engine_link import EngineLink, EngineLinkFactory, client_engine_link
+from kernel_tui.ui.score import PredictionBook
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
+from kernel_tui.ui.screens.snippets import SNIPPET_PALETTE_ACTIONS
+from kernel_tui.ui.screens.why import WHY_PALETTE_ACTIONS
 
 PALETTE_ACTIONS = (
     ("Run", "Run the scenario on screen: eager and compiled kernel tables", "run(False)"),
@@ -29,6 +32,8 @@ PALETTE_ACTIONS = (
     ("Show lesson", "The lesson and the code it is about", "pane('lesson')"),
     ("Show kernels", "The eager and compiled kernel tables", "pane('kernels')"),
     ("Show chart", "Runtime against size", "pane('chart')"),
+    *SNIPPET_PALETTE_ACTIONS,
+    *WHY_PALETTE_ACTIONS,
 )
 """What the command palette offers besides Textual's own commands: (title, help, explorer action)."""
 
@@ -36,7 +41,7 @@ PALETTE_ACTIONS = (
 class KernelTuiApp(App[None]):
     """kernel-tui's explorer: which kernels a scenario runs, eager and compiled, and what they move."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = ["app.tcss", "snippets.tcss", "why.tcss"]
     TITLE = "kernel-tui"
     BINDINGS = [
         Binding("question_mark,f1", "help", "Help", key_display="?", tooltip="List every key"),
@@ -50,6 +55,7 @@ class KernelTuiApp(App[None]):
         link_factory: EngineLinkFactory = client_engine_link,
         clock: Callable[[], float] = time.monotonic,
         exit_after_first_frame: bool = False,
+        predict: bool = True,
     ) -> None:
         super().__init__()
         self.entries = entries
@@ -58,6 +64,8 @@ class KernelTuiApp(App[None]):
         self.clock = clock
         """Where elapsed times come from; tests freeze it so screenshots do not change."""
         self._exit_after_first_frame = exit_after_first_frame
+        self.predictions = PredictionBook(enabled=predict)
+        """The course's predict-then-reveal answers and score (``--no-predict``: off at start)."""
 
     def get_default_screen(self) -> Screen:
         return ExplorerScreen(self.entries)

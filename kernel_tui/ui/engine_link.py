@@ -28,8 +28,10 @@ class EngineLink(Protocol):
         """Start the engine if it is not running; return its hello (device, device_name, torch_version)."""
         ...
 
-    def run(self, path: Path, *, sweep: bool) -> Iterator[dict[str, Any]]:
+    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[dict[str, Any]]:
         """Ask for a run now; read the returned iterator (in a worker thread) for its protocol messages.
+
+        ``size`` is the elements per input tensor for the kernel tables; None: the scenario's own SIZE.
 
         The run counts as asked for the moment this returns, so a ``cancel`` right after stops it even
         if it has not begun. Reading raises ``kernel_tui.client.EngineDied`` if the engine ends first
@@ -90,11 +92,11 @@ class ClientEngineLink:
             raise EngineDied(None, "", "the app is closing")
         return hello
 
-    def run(self, path: Path, *, sweep: bool) -> Iterator[dict[str, Any]]:
+    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[dict[str, Any]]:
         self._requested += 1
-        return self._messages(self._requested, path, sweep)
+        return self._messages(self._requested, path, sweep, size)
 
-    def _messages(self, number: int, path: Path, sweep: bool) -> Iterator[dict[str, Any]]:
+    def _messages(self, number: int, path: Path, sweep: bool, size: int | None) -> Iterator[dict[str, Any]]:
         with self._busy:
             self._running = number
             try:
@@ -102,7 +104,7 @@ class ClientEngineLink:
                     # Cancelled before it began: the engine (perhaps warmed up for later) is left alone.
                     raise EngineDied(None, "", "cancelled")
                 self._start()
-                for message in self._client.run(str(path), sweep=sweep, timeout=RUN_TIMEOUT_S):
+                for message in self._client.run(str(path), size=size, sweep=sweep, timeout=RUN_TIMEOUT_S):
                     if number <= self._cancelled_upto:
                         # The cancel landed while the engine was (re)starting, so it killed nothing.
                         self._client.close()

@@ -32,10 +32,13 @@ def build_app(
     return KernelTuiApp(entries, device=device, link_factory=link_factory, **options)
 
 
-def run_app(paths: list[Path], device: str = "auto") -> int:
-    """Run the explorer until the learner quits; the exit code for the command line."""
+def run_app(paths: list[Path], device: str = "auto", predict: bool = True) -> int:
+    """Run the explorer until the learner quits; the exit code for the command line.
+
+    ``predict``: on the course, ask for a guess at each lesson's kernel counts before its first run.
+    """
     exit_early = os.environ.get(EXIT_AFTER_FIRST_FRAME, "") not in ("", "0")
-    app = build_app(paths, device=device, exit_after_first_frame=exit_early)
+    app = build_app(paths, device=device, exit_after_first_frame=exit_early, predict=predict)
     if not app.entries:
         print("kernel-tui: no scenarios found in the course folder", course_dir())
         return 1

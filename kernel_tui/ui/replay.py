@@ -52,6 +52,8 @@ class ReplayEngineLink:
     """When set, ``start`` fails with it, as an engine that cannot import torch would."""
     runs: list[tuple[Path, bool]] = field(default_factory=list)
     """Each run asked for, as (path, sweep): what a test asserts about."""
+    sizes: list[int | None] = field(default_factory=list)
+    """The size each run asked for (None: the scenario's own); replaying ignores it."""
 
     def __post_init__(self) -> None:
         # The same rules as the real link: runs are numbered when asked for, one runs at a time, and a
@@ -71,9 +73,10 @@ class ReplayEngineLink:
             raise self.start_error
         return dict(next(iter(self.recordings.values())).hello) if self.recordings else {}
 
-    def run(self, path: Path, *, sweep: bool) -> Iterator[dict[str, Any]]:
+    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[dict[str, Any]]:
         self._requested += 1
         self.runs.append((Path(path), sweep))
+        self.sizes.append(size)
         return self._messages(self._requested, Path(path), sweep)
 
     def _messages(self, number: int, path: Path, sweep: bool) -> Iterator[dict[str, Any]]:

@@ -43,6 +43,8 @@ from kernel_tui.ui.messages import (
 )
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 from kernel_tui.ui.screens.details import DetailsScreen
+from kernel_tui.ui.screens.snippets import SNIPPET_BINDINGS, SnippetWorkbench
+from kernel_tui.ui.screens.why import WHY_BINDINGS, WhyWorkbench
 from kernel_tui.ui.widgets.deferred import Deferred
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
@@ -50,19 +52,21 @@ from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.run_status import RunStatusBar
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
+from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 
 W = TypeVar("W", bound=Widget)
 
 WIDE_MIN_SIZE = (120, 32)
 """From this many columns and rows the panes sit side by side; below it they become tabs."""
-SIDE_BY_SIDE_TABLES_MIN_WIDTH = 144
-"""From this many columns the two kernel tables sit side by side (each wide enough for a kernel name)."""
-PANES = ("scenarios", "lesson", "kernels", "chart")
-"""What the 1-4 keys show, in order; ``kernels`` means the eager table."""
+SIDE_BY_SIDE_TABLES_MIN_WIDTH = 176
+"""From this many columns the two kernel tables sit side by side (each wide enough for a kernel name, its
+bandwidth and what it was fused into or replaced); below it they are stacked."""
+PANES = ("scenarios", "lesson", "kernels", "chart", "editor")
+"""What the 1-5 keys show, in order; ``kernels`` means the eager table."""
 
 
-class ExplorerScreen(Screen[None]):
+class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
     """The one main screen of the app."""
 
     AUTO_FOCUS = "#scenarios"
@@ -78,6 +82,8 @@ class ExplorerScreen(Screen[None]):
         Binding("2", "pane('lesson')", "Lesson", show=False, tooltip="Show the lesson and its code"),
         Binding("3", "pane('kernels')", "Kernels", show=False, tooltip="Show the kernel tables"),
         Binding("4", "pane('chart')", "Chart", show=False, tooltip="Show the runtime against size chart"),
+        *SNIPPET_BINDINGS,
+        *WHY_BINDINGS,
         Binding("q", "app.quit", "Quit", show=False, tooltip="Quit (ends the engine too)"),
     ]
 
@@ -111,6 +117,7 @@ class ExplorerScreen(Screen[None]):
                 yield ScenarioList(id="scenarios")
                 with Vertical(id="work"):
                     with Horizontal(id="top"):
+                        yield SnippetEditor(id="editor")
                         yield LessonView(id="lesson")
                         yield RuntimeChart(id="chart")
                     with Horizontal(id="tables"):
@@ -132,6 +139,8 @@ class ExplorerScreen(Screen[None]):
                         yield SummaryStrip(id="summary")
                 with TabPane("4 Chart", id="tab-chart"):
                     yield Deferred(RuntimeChart(id="chart"))
+                with TabPane("5 Editor", id="tab-editor"):
+                    yield Deferred(SnippetEditor(id="editor"))
         yield RunStatusBar(id="status")
         yield Footer()
 
@@ -141,6 +150,7 @@ class ExplorerScreen(Screen[None]):
         self.set_interval(1.0, self._tick)
         # After the first frame: starting a process (which then imports torch) must not delay the paint.
         self.call_after_refresh(self._start_engine)
+        self._start_snippets()
 
     async def on_resize(self, event: Resize) -> None:
         wide = self._fits_wide()
@@ -173,7 +183,8 @@ class ExplorerScreen(Screen[None]):
         return "kernels" if isinstance(focused, KernelTable) else "scenarios"
 
     def _pane_widget(self, pane: str) -> Widget | None:
-        selector = {"scenarios": "#scenarios", "lesson": "#lesson", "kernels": "#eager", "chart": "#chart"}
+        selector = {"scenarios": "#scenarios", "lesson": "#lesson", "kernels": "#eager", "chart": "#chart",
+                    "editor": "#snippet-text"}
         return self._find(selector[pane], Widget)
 
     def _find(self, selector: str, expect: type[W]) -> W | None:
@@ -200,12 +211,13 @@ class ExplorerScreen(Screen[None]):
         self._show_scenario()
 
     def _show_scenario(self) -> None:
-        self.sub_title = f"{self.index + 1}/{len(self.entries)} · {self.entry.title}"
+        self.sub_title = self._why_sub_title()
         if lesson := self._find("#lesson", LessonView):
-            lesson.show(self.entry)
+            lesson.show(self.entry, hide_explanation=self._hides_explanation())
         run = self.shown_run
         self._show_points(run)
         self._show_results()
+        self._show_snippet_pane()
 
     def _show_points(self, run: ScenarioRun | None) -> None:
         if chart := self._find("#chart", RuntimeChart):
@@ -224,11 +236,12 @@ class ExplorerScreen(Screen[None]):
         if summary := self._find("#summary", SummaryStrip):
             summary.show(
                 report,
-                self.entry.claims_for(device),
+                {} if self._hides_explanation() else self.entry.claims_for(device),  # no spoilers
                 describe.engine_line(self.hello, self.engine_error),
                 error=run.error if run is not None else None,
                 placeholder=self._placeholder(run),
             )
+        self._show_why()
         self._show_status()
         self.refresh_bindings()
 
@@ -339,7 +352,7 @@ class ExplorerScreen(Screen[None]):
             return (run is not None and (run.report is not None or run.error is not None)) or (
                 self.engine_error is not None
             )
-        return True
+        return super().check_action(action, parameters)
 
     def action_move(self, step: int) -> None:
         """Show the next (1) or previous (-1) scenario."""
@@ -378,6 +391,8 @@ class ExplorerScreen(Screen[None]):
 
     def action_run(self, sweep: bool) -> None:
         """Run the scenario on screen now; a run already going (of any scenario) is cancelled first."""
+        if self._predict_first(sweep):
+            return
         entry = self.entry
         if self.active is not None:
             self._cancel_active()
@@ -386,7 +401,7 @@ class ExplorerScreen(Screen[None]):
         self.runs[entry.path] = run
         self.active = run
         # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run.
-        self._run_engine(run.run_id, entry.path, self.app.link.run(entry.path, sweep=sweep))
+        self._run_engine(run.run_id, entry.path, self.app.link.run(entry.path, sweep=sweep, size=self.run_size))
         self._show_marks()
         self._show_points(run)
         self._show_results()
@@ -483,6 +498,7 @@ class ExplorerScreen(Screen[None]):
         run.report = message.report
         if run.path == self.entry.path:
             self._show_results()
+        self._reveal_if_measured(run)
 
     def on_sweep_point_measured(self, message: SweepPointMeasured) -> None:
         run = self._run_for(message.run_id)
@@ -503,6 +519,8 @@ class ExplorerScreen(Screen[None]):
         if run.path == self.entry.path:
             self._show_points(run)
         self._show_results()
+        self._snippet_run_ended(run)
+        self._reveal_if_measured(run)
 
     def on_run_failed(self, message: RunFailed) -> None:
         run = self._run_for(message.run_id)
@@ -517,6 +535,7 @@ class ExplorerScreen(Screen[None]):
             self._start_engine()
         self._show_marks()
         self._show_results()
+        self._snippet_run_ended(run)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that raised (a bug, not an engine death) ends its run with the traceback as details."""

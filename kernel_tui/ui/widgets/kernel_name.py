@@ -1,4 +1,7 @@
-"""The full name of the highlighted kernel: short names fit the tables, full names answer "which one?"."""
+"""The full name of the highlighted kernel: short names fit the tables, full names answer "which one?".
+
+After the name, the kernel's story in full (what the table columns may have cut or dropped): what it was
+fused into or what it replaced, and how fast it moved its bytes."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from kernel_tui.report import Kernel
+from kernel_tui.ui.attribution import kernel_story
 
 
 class KernelNameLine(Static):
@@ -23,4 +27,7 @@ class KernelNameLine(Static):
         if kernel.op:
             extras.append(f"launched by {kernel.op}")
         text.append(f"  ({', '.join(extras)})", style="dim")
+        for part in kernel_story(kernel, mode):
+            text.append(" · ", style="dim")
+            text.append(part)
         self.update(text)

@@ -1,4 +1,10 @@
-"""One mode's kernels (eager or compiled): short name, calls, time, bytes, and share of the mode's time."""
+"""One mode's kernels (eager or compiled): short name, calls, time, bytes, achieved bandwidth, share of the
+mode's time, and attribution (eager: the compiled kernel that absorbed it; compiled: the ops it replaced).
+
+Which columns show depends on the table's width (``kernel_tui.ui.attribution.plan_columns``): on a narrow
+table the share, then the bandwidth, then the attribution give way; the full-name line under the tables
+always says all of it for the highlighted kernel.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +13,16 @@ from textual.widgets import DataTable
 
 from kernel_tui.formatting import format_bytes, format_count, format_time_us, format_transfers
 from kernel_tui.report import Kernel, ModeResult
+from kernel_tui.ui.attribution import (
+    LINK,
+    LINK_LABELS,
+    NAME,
+    ColumnPlan,
+    bandwidth_cell,
+    link_text,
+    plan_columns,
+)
 
-COLUMNS = (("kernel", "left", None), ("calls", "right", 5), ("time", "right", 9), ("bytes", "right", 9),
-           ("share", "right", 5))
-"""(label, justification, width): numbers get fixed widths so the columns line up from one run to the next;
-the kernel name gets what is left (see ``on_resize``)."""
-MIN_NAME_WIDTH = 12
 
 class KernelTable(DataTable):
     """The kernels one mode ran per call of ``fn``, as the engine grouped them by name."""
@@ -23,23 +33,48 @@ class KernelTable(DataTable):
         self.border_title = title
         self.kernels: tuple[Kernel, ...] = ()
         """The kernels shown, in row order (tests and the full-name line read this)."""
+        self.plan: ColumnPlan | None = None
+        """The columns shown at the current width (tests read this)."""
+        self.predicted: int | None = None
+        """The learner's prediction of this mode's kernel count, shown beside the measured one."""
+        self.links_pending = False
+        """Eager, while the compiled side is not measured yet: nothing can have absorbed it so far."""
+        self._result: ModeResult | None = None
+        self._waiting = ""
 
     def on_mount(self) -> None:
-        for label, justify, width in COLUMNS:
-            self.add_column(Text(label, justify=justify), key=label, width=width or MIN_NAME_WIDTH)
+        self._fit_columns()
 
     def on_resize(self) -> None:
-        self._fit_name_column()
+        self._fit_columns()
 
-    def _fit_name_column(self) -> None:
-        # Give the kernel name every column the numbers leave; a long name is cut here and shown whole
-        # in the full-name line under the tables.
-        if "kernel" not in self.columns:
+    def _fit_columns(self) -> None:
+        # Numbers get fixed widths so the columns line up from one run to the next; the name and the
+        # attribution share what is left. A change of which columns fit rebuilds the table.
+        room = self.scrollable_content_region.width - 1
+        name_want = max((len(kernel.short_name) for kernel in self.kernels), default=0)
+        link_want = max((len(link_text(kernel, self.mode)) for kernel in self.kernels), default=0)
+        plan = plan_columns(room, self.cell_padding, name_want, link_want)
+        if self.plan is not None and plan.keys == self.plan.keys:
+            self.plan = plan
+            self._set_width("kernel", plan.name_width)
+            self._set_width("link", plan.link_width)
             return
-        fixed = sum(width + 2 * self.cell_padding for _, _, width in COLUMNS if width)
-        room = self.scrollable_content_region.width - fixed - 2 * self.cell_padding - 1
-        column = self.columns["kernel"]
-        width = max(MIN_NAME_WIDTH, room)
+        self.plan = plan
+        cursor = self.cursor_row
+        self.clear(columns=True)
+        for column in plan.columns:
+            label = LINK_LABELS.get(self.mode, "") if column is LINK else column.label
+            width = plan.name_width if column is NAME else plan.link_width if column is LINK else column.width
+            self.add_column(Text(label, justify=column.justify), key=column.key, width=width)
+        self._add_rows()
+        if self.kernels:
+            self.move_cursor(row=min(max(cursor, 0), len(self.kernels) - 1), animate=False)
+
+    def _set_width(self, key: str, width: int) -> None:
+        if key not in self.columns:
+            return
+        column = self.columns[key]
         if column.width != width:
             column.width = width
             column.auto_width = False
@@ -48,35 +83,70 @@ class KernelTable(DataTable):
 
     def show(self, result: ModeResult | None, waiting: str = "") -> None:
         """Show a mode's kernels; ``waiting`` says why there are none yet (e.g. "compiling…")."""
+        self._result, self._waiting = result, waiting
         if result is not None and result.kernels == self.kernels and self.row_count == len(self.kernels):
-            self._show_subtitle(result, waiting)
+            self._show_subtitle()
             return
         self.clear()
         self.kernels = result.kernels if result is not None else ()
+        if self.plan is not None:
+            self._fit_columns()  # the longest name may have changed
+            self.clear()
+            self._add_rows()
+        self._show_subtitle()
+
+    def show_prediction(self, predicted: int | None) -> None:
+        """The learner's revealed guess at the kernel count, beside the measured one (None: no guess)."""
+        if predicted != self.predicted:
+            self.predicted = predicted
+            self._show_subtitle()
+
+    def set_links_pending(self, pending: bool) -> None:
+        """Say "…" rather than "—" in the attribution column until the other side is measured."""
+        if pending != self.links_pending:
+            self.links_pending = pending
+            if self.plan is not None and self.kernels:
+                cursor = self.cursor_row
+                self.clear()
+                self._add_rows()
+                self.move_cursor(row=min(max(cursor, 0), len(self.kernels) - 1), animate=False)
+
+    def _add_rows(self) -> None:
+        if self.plan is None:
+            return
+        keys = self.plan.keys
         total_time = sum(kernel.time_us for kernel in self.kernels)
         for index, kernel in enumerate(self.kernels):
-            share = f"{kernel.time_us / total_time:.0%}" if total_time > 0 else "—"
-            self.add_row(
-                kernel.short_name,
-                Text(format_count(kernel.calls), justify="right"),
-                Text(format_time_us(kernel.time_us), justify="right"),
-                Text(format_bytes(kernel.bytes_total), justify="right"),
-                Text(share, justify="right"),
-                key=str(index),
-            )
-        self._show_subtitle(result, waiting)
+            gbs, ceiling = bandwidth_cell(kernel)
+            cells = {
+                "kernel": Text(kernel.short_name, overflow="ellipsis", no_wrap=True),
+                "calls": Text(format_count(kernel.calls), justify="right"),
+                "time": Text(format_time_us(kernel.time_us), justify="right"),
+                "bytes": Text(format_bytes(kernel.bytes_total), justify="right"),
+                "gbs": Text.assemble(gbs, (f" {ceiling:>4}" if ceiling else ""), justify="right"),
+                "share": Text(f"{kernel.time_us / total_time:.0%}" if total_time > 0 else "—", justify="right"),
+                "link": Text("…" if self.links_pending else link_text(kernel, self.mode), overflow="ellipsis",
+                             no_wrap=True),
+            }
+            self.add_row(*(cells[key] for key in keys), key=str(index))
 
-    def _show_subtitle(self, result: ModeResult | None, waiting: str) -> None:
+    def _show_subtitle(self) -> None:
+        result = self._result
         if result is None:
-            self.border_subtitle = waiting
-        elif not result.kernels:
-            self.border_subtitle = "no kernels"
+            self.border_subtitle = self._waiting
+            return
+        if not result.kernels:
+            subtitle = "no kernels"
         else:
             launches = "launch" if result.kernel_count == 1 else "launches"
-            self.border_subtitle = (
+            subtitle = (
                 f"{format_count(result.kernel_count)} {launches} · {format_bytes(result.bytes_total)} "
                 f"({format_transfers(result.transfers)}) · {format_time_us(result.time_us)}/call"
             )
+        if self.predicted is not None:
+            right = round(result.kernel_count) == self.predicted
+            subtitle += f" · you said {self.predicted} {'✓' if right else '✗'}"
+        self.border_subtitle = subtitle
 
     def highlighted_kernel(self) -> Kernel | None:
         """The kernel under the cursor, if any."""

@@ -17,6 +17,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from kernel_tui.ui.catalog import ScenarioEntry
+from kernel_tui.ui.score import HIDDEN_EXPLANATION, split_lesson
 from kernel_tui.ui.source import scenario_source
 
 
@@ -53,11 +54,15 @@ class LessonView(VerticalScroll):
         if self._entry is not None:
             self.query_one("#lesson-source", Static).update(source_renderable(self._entry, highlight=True))
 
-    def show(self, entry: ScenarioEntry) -> None:
-        """Show one scenario: its lesson, where it lives if it is the learner's own, and its code."""
+    def show(self, entry: ScenarioEntry, *, hide_explanation: bool = False) -> None:
+        """Show one scenario: its lesson, where it lives if it is the learner's own, and its code.
+
+        ``hide_explanation``: hold back the lesson's answer (from ``**Why.**`` on) until the learner's
+        prediction is revealed (``kernel_tui.ui.score``).
+        """
         self.border_title = f"Lesson: {entry.title}"
         self._entry = entry
-        self.lesson = lesson_markdown(entry)
+        self.lesson = lesson_markdown(entry, hide_explanation=hide_explanation)
         markdown = self.query("#lesson-text")
         self.query_one("#lesson-source", Static).update(source_renderable(entry, highlight=self._rich))
         if markdown:
@@ -73,7 +78,7 @@ class LessonView(VerticalScroll):
         self.scroll_home(animate=False)
 
 
-def lesson_markdown(entry: ScenarioEntry) -> str:
+def lesson_markdown(entry: ScenarioEntry, *, hide_explanation: bool = False) -> str:
     # The title is in the pane's border: the text starts with the lesson itself.
     lines: list[str] = []
     if entry.user_file:
@@ -82,7 +87,11 @@ def lesson_markdown(entry: ScenarioEntry) -> str:
         where = f" (line {entry.read_error.line})" if entry.read_error.line else ""
         lines += [f"**This file cannot be read{where}:** {entry.read_error}", ""]
     elif entry.info is not None and entry.info.lesson:
-        lines += [entry.info.lesson, ""]
+        lesson = entry.info.lesson
+        if hide_explanation:
+            question, why, _ = split_lesson(lesson)
+            lesson = f"{question}\n\n{HIDDEN_EXPLANATION}" if why else lesson
+        lines += [lesson, ""]
     return "\n".join(lines)
 
 

@@ -3,6 +3,9 @@
 The plot itself (``runtime_plot``: plotext, about 0.08 s of imports) is mounted just after the first
 frame, so the app paints at once. Until there are points, the pane says how to get some instead of
 drawing empty axes.
+
+Key ``b`` switches it between runtime and achieved bandwidth against size (``mode``), the device's copy
+bandwidth drawn as the ceiling; the explorer owns which mode is shown and sets it here.
 """
 
 from __future__ import annotations
@@ -14,20 +17,27 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from kernel_tui.report import SweepPoint
+from kernel_tui.ui.widgets.bandwidth_plot import bandwidth_series
+
+TITLES = {"time": "Runtime vs size", "bandwidth": "Bandwidth vs size"}
 
 
 class RuntimeChart(Widget):
-    """Median time of one call against the number of elements, eager and compiled."""
+    """Median time of one call (or achieved GB/s) against the number of elements, eager and compiled."""
 
     can_focus = True
     """So Tab reaches the chart like every other pane (its border lights up)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.border_title = "Runtime vs size"
+        self.border_title = TITLES["time"]
         self.points: list[SweepPoint] = []
         """The points shown, in the order they arrived (tests read this)."""
         self.hint = ""
+        self.mode = "time"
+        """``time`` or ``bandwidth``: what the plot draws against size."""
+        self.ceiling_gbs: float | None = None
+        """The device's copy bandwidth, drawn as a line in bandwidth mode."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="chart-hint")
@@ -50,6 +60,12 @@ class RuntimeChart(Widget):
         self.hint = hint
         self._replot()
 
+    def set_mode(self, mode: str, ceiling_gbs: float | None = None) -> None:
+        """Draw runtime (``time``) or achieved bandwidth (``bandwidth``) against size, with this ceiling."""
+        if (mode, ceiling_gbs) != (self.mode, self.ceiling_gbs):
+            self.mode, self.ceiling_gbs = mode, ceiling_gbs
+            self._replot()
+
     def add_point(self, point: SweepPoint) -> None:
         """Add one point as the sweep measures it."""
         self.points.append(point)
@@ -60,7 +76,21 @@ class RuntimeChart(Widget):
         hint = self.query_one("#chart-hint", Static)
         hint.update(self.hint)
         hint.display = not drawn
+        self.border_title = TITLES.get(self.mode, TITLES["time"])
+        self.border_subtitle = self._subtitle() if drawn else ""
         for plot in self.query("RuntimePlot"):
             plot.points, plot.hint = self.points, self.hint  # type: ignore[attr-defined]
+            plot.mode, plot.ceiling_gbs = self.mode, self.ceiling_gbs  # type: ignore[attr-defined]
             plot.display = drawn
             plot.refresh()
+
+    def _subtitle(self) -> str:
+        if self.mode != "bandwidth":
+            return "b bandwidth"
+        ceiling = self.ceiling_gbs
+        over = ceiling is not None and any(
+            value > ceiling for _, values in bandwidth_series(self.points).values() for value in values
+        )
+        # Faster than a large copy: the arrays fit in a cache, which the ceiling (measured on a large
+        # copy) does not see.
+        return "above the ceiling: served from cache · b runtime" if over else "b runtime"

@@ -5,6 +5,9 @@ global state. ``replot`` runs on every render (so on new data, resize and theme 
 takes the logarithm of log-scale data in place when it builds, so building the same figure twice would
 take logs of logs (piccolomo/plotext#209, fixed in plotext 6). Starting each render from a freshly drawn
 figure sidesteps that, and costs little at a handful of points.
+
+The same plot draws achieved bandwidth against size when the chart is switched to it (``mode``, key ``b``;
+``bandwidth_plot``); ``drawn`` keeps the lines of the latest draw by label, for tests.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from textual_plotext import PlotextPlot
 
 from kernel_tui.formatting import format_size, format_time_us
 from kernel_tui.report import SweepPoint
+from kernel_tui.ui.widgets.bandwidth_plot import Series, draw_bandwidth
 
 EAGER_COLOR = (255, 160, 40)
 COMPILED_COLOR = (70, 170, 255)
@@ -31,6 +35,11 @@ class RuntimePlot(PlotextPlot):
         super().__init__()
         self.points: Sequence[SweepPoint] = points
         self.hint = hint
+        self.mode = "time"
+        """``time`` (runtime against size) or ``bandwidth`` (achieved GB/s against size, with the ceiling)."""
+        self.ceiling_gbs: float | None = None
+        self.drawn: dict[str, Series] = {}
+        """The lines of the latest draw, by label (``eager``, ``compiled``, ``ceiling``)."""
 
     def render(self) -> RenderResult:
         # PlotextPlot.render sizes, themes and builds the figure; it has to be freshly drawn each time.
@@ -42,6 +51,18 @@ class RuntimePlot(PlotextPlot):
         plt = self.plt
         plt.clear_figure()
         plt.xlabel("elements")
+        self.drawn = {}
+        if self.mode == "bandwidth" and self.points:
+            self.drawn = draw_bandwidth(
+                plt,
+                self.points,
+                self.ceiling_gbs,
+                styles={"eager": (EAGER_COLOR, "•"), "compiled": (COMPILED_COLOR, "×")},
+                plain=self.app.no_color,
+                xticks_for=lambda sizes: _thin(sizes, max(2, (self.size.width - 8) // MIN_TICK_SPACING)),
+                yticks_for=time_ticks,
+            )
+            return
         points = sorted(self.points, key=lambda point: point.size)
         eager = [(p.size, p.eager_us) for p in points if p.eager_us and p.eager_us > 0]
         compiled = [(p.size, p.compiled_us) for p in points if p.compiled_us and p.compiled_us > 0]
@@ -63,6 +84,7 @@ class RuntimePlot(PlotextPlot):
             if series:
                 xs, ys = zip(*series)
                 plt.plot(xs, ys, label=label, color=color, marker=mark if plain else "braille")
+                self.drawn[label] = (list(xs), list(ys))
         sizes = [point.size for point in points]
         xticks = _thin(sizes, max(2, (self.size.width - 8) // MIN_TICK_SPACING))
         plt.xticks(xticks, [format_size(size) for size in xticks])
@@ -80,7 +102,7 @@ def _thin(values: list[int], most: int) -> list[int]:
 
 
 def time_ticks(low: float, high: float) -> list[float]:
-    """1-2-5 ticks inside [low, high] (µs); the two ends when the range holds fewer than two."""
+    """1-2-5 ticks inside [low, high] (µs, or GB/s); the two ends when the range holds fewer than two."""
     ticks = []
     for exponent in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
         for mantissa in (1, 2, 5):

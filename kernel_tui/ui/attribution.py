@@ -1,0 +1,201 @@
+"""Why these kernels, in words: which compiled kernel absorbed an eager one, what a compiled kernel
+replaced, how fast each one moved its bytes, and which table columns fit the room there is.
+
+Plain functions of ``kernel_tui.report`` data (no Textual), shared by the kernel tables, the full-name
+line under them and the generated-code dialog, and tested without an app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kernel_tui.report import Kernel, ModeResult
+
+LINK_LABELS = {"eager": "fused into", "compiled": "replaces"}
+"""The attribution column's header in each table."""
+
+
+def short_op(op: str) -> str:
+    """``aten::add`` as ``add``: the namespace is the same for every op in these tables."""
+    return op.split("::", 1)[1] if op.startswith("aten::") else op
+
+
+def lines_text(lines: Sequence[int]) -> str:
+    """``L11``, ``L11-13`` or ``L11,14``: the lines of the scenario file the work came from."""
+    if not lines:
+        return ""
+    ordered = sorted(set(lines))
+    if len(ordered) > 1 and ordered[-1] - ordered[0] == len(ordered) - 1:
+        return f"L{ordered[0]}-{ordered[-1]}"
+    return "L" + ",".join(str(line) for line in ordered)
+
+
+def link_text(kernel: Kernel, mode: str) -> str:
+    """The attribution cell: eager, the compiled kernels that absorbed it; compiled, the ops it replaced.
+
+    ``—`` when there is nothing to say (an eager kernel no compiled kernel took over, a compiled kernel
+    whose origin the engine could not read).
+    """
+    if mode == "eager":
+        return ", ".join(kernel.fused_into) or "—"
+    ops = ", ".join(short_op(op) for op in kernel.aten_ops)
+    where = lines_text(kernel.lines)
+    if ops and where:
+        return f"{ops} · {where}"
+    return ops or where or "—"
+
+
+def format_gbs(gbs: float | None) -> str:
+    """GB/s with three significant figures and no exponent: ``0.31``, ``7.17``, ``62.0``, ``2847``."""
+    if gbs is None:
+        return "—"
+    if gbs >= 100:
+        return f"{gbs:.0f}"
+    if gbs >= 10:
+        return f"{gbs:.1f}"
+    return f"{gbs:.2f}"
+
+
+def bandwidth_cell(kernel: Kernel) -> tuple[str, str]:
+    """(GB/s, % of the ceiling) for the bandwidth column, e.g. (``7.17``, ``62%``)."""
+    share = f"{kernel.ceiling_pct:.0f}%" if kernel.ceiling_pct is not None else ""
+    return format_gbs(kernel.gbs), share
+
+
+def kernel_story(kernel: Kernel, mode: str) -> list[str]:
+    """The highlighted kernel's attribution and bandwidth in full, for the line under the tables."""
+    parts = []
+    if mode == "eager":
+        if kernel.fused_into:
+            parts.append("fused into " + ", ".join(kernel.fused_into))
+    elif kernel.aten_ops or kernel.lines:
+        replaced = "replaces " + (", ".join(kernel.aten_ops) or "?")
+        if kernel.lines:
+            replaced += f" (line{'s' if len(kernel.lines) > 1 else ''} {', '.join(map(str, kernel.lines))})"
+        parts.append(replaced)
+    if kernel.gbs is not None:
+        bandwidth = f"{format_gbs(kernel.gbs)} GB/s"
+        if kernel.ceiling_pct is not None:
+            bandwidth += f", {kernel.ceiling_pct:.0f}% of the copy ceiling"
+        parts.append(bandwidth)
+    if mode == "compiled" and kernel.code:
+        parts.append("g shows its code")
+    elif mode == "eager" and kernel.fused_into:
+        parts.append("g shows the code it became")
+    return parts
+
+
+def code_language(kernel: Kernel) -> str:
+    """The Pygments lexer for a compiled kernel's source: C++ (Inductor's CPU kernels) or Python (Triton)."""
+    code = kernel.code or ""
+    if "@triton" in code or "import triton" in code or kernel.short_name.startswith("triton"):
+        return "python"
+    if "#include" in code or "extern \"C\"" in code or kernel.short_name.startswith("cpp"):
+        return "cpp"
+    return "python"
+
+
+def code_kernel(kernel: Kernel | None, mode: str, compiled: ModeResult | None) -> Kernel | None:
+    """The compiled kernel whose code the ``g`` key shows, for the kernel highlighted in ``mode``'s table:
+    that kernel itself (compiled), or the first compiled kernel it was fused into (eager)."""
+    if compiled is None:
+        return None
+    with_code = [candidate for candidate in compiled.kernels if candidate.code]
+    if kernel is not None and mode == "compiled" and kernel.code:
+        return kernel
+    if kernel is not None and mode == "eager":
+        for name in kernel.fused_into:
+            for candidate in with_code:
+                if candidate.short_name == name:
+                    return candidate
+    return with_code[0] if with_code else None
+
+
+# -- which columns fit ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    """One kernel-table column: its key, header, justification and fixed width (None: sized to fit)."""
+
+    key: str
+    label: str
+    justify: str
+    width: int | None
+
+
+NAME = Column("kernel", "kernel", "left", None)
+CALLS = Column("calls", "calls", "right", 5)
+TIME = Column("time", "time", "right", 9)
+BYTES = Column("bytes", "bytes", "right", 9)
+BANDWIDTH = Column("gbs", "GB/s %ceil", "right", 10)
+SHARE = Column("share", "share", "right", 5)
+LINK = Column("link", "", "left", None)
+"""Labelled per table (``LINK_LABELS``)."""
+
+ORDER = (NAME, CALLS, TIME, BYTES, BANDWIDTH, SHARE, LINK)
+"""Left to right."""
+DROPPED_FIRST = SHARE
+"""Shown only when the name and the attribution both fit whole next to it (it repeats the time column)."""
+DROPPED_NEXT = (BANDWIDTH, LINK)
+"""Then dropped in this order when even the shortest name and attribution do not fit; what they said
+stays in the full-name line under the tables."""
+MIN_NAME_WIDTH = 12
+MIN_LINK_WIDTH = 12
+MAX_NAME_TARGET = 28
+MAX_LINK_TARGET = 32
+"""Past these widths a long name or attribution is cut rather than pushing the share column out."""
+
+
+@dataclass(frozen=True)
+class ColumnPlan:
+    """The columns a table shows at its width, and the widths of the two text columns."""
+
+    columns: tuple[Column, ...]
+    name_width: int
+    link_width: int
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(column.key for column in self.columns)
+
+
+def _needed(shown: tuple[Column, ...], padding: int, name_width: int, link_width: int) -> int:
+    widths = {NAME.key: name_width, LINK.key: link_width}
+    return sum(widths.get(column.key, column.width or 0) + 2 * padding for column in shown)
+
+
+def plan_columns(room: int, padding: int, name_want: int, link_want: int) -> ColumnPlan:
+    """Which columns fit in ``room`` cells (each column also takes ``padding`` on both sides).
+
+    ``name_want`` and ``link_want`` are the longest name and attribution to show. The share column stays
+    only if both fit whole (up to a cap) beside it; then the bandwidth and the attribution go, in that
+    order, until the name and the attribution fit at their minimum. What is left goes first to the
+    attribution, then to the name, up to what their texts need, and any rest to the last column so the
+    table fills its width.
+    """
+    name_min = min(MIN_NAME_WIDTH, max(name_want, len(NAME.label)))
+    link_min = min(MIN_LINK_WIDTH, max(link_want, len("fused into")))
+    name_target = max(name_min, min(name_want, MAX_NAME_TARGET))
+    link_target = max(link_min, min(link_want, MAX_LINK_TARGET))
+    shown = ORDER
+    if _needed(shown, padding, name_target, link_target) > room:
+        shown = tuple(column for column in shown if column is not DROPPED_FIRST)
+    for column in DROPPED_NEXT:
+        if _needed(shown, padding, name_min, link_min if LINK in shown else 0) <= room:
+            break
+        shown = tuple(kept for kept in shown if kept is not column)
+    has_link = LINK in shown
+    spare = max(0, room - _needed(shown, padding, name_min, link_min if has_link else 0))
+    name_width, link_width = name_min, link_min if has_link else 0
+    if has_link:
+        grow = min(spare, max(0, link_want - link_width))
+        link_width, spare = link_width + grow, spare - grow
+    grow = min(spare, max(0, name_want - name_width))
+    name_width, spare = name_width + grow, spare - grow
+    if has_link:
+        link_width += spare
+    else:
+        name_width += spare
+    return ColumnPlan(shown, name_width, link_width)

@@ -1,0 +1,171 @@
+"""Predict, then reveal: the learner's guesses at each course lesson's kernel counts, and the score.
+
+Before a course lesson runs for the first time the learner says how many kernels eager PyTorch and
+``torch.compile`` will run per call of ``fn``; once the engine has measured both, the guess is revealed
+beside the measurement with the lesson's explanation (its text from ``**Why.**`` on), and counted.
+
+Answered lessons are kept in ``predictions.json`` in kernel-tui's state folder (``KERNEL_TUI_STATE_DIR``,
+see ``kernel_tui.ui.drafts.state_dir``), so the score carries across sessions. A lesson is known by its
+file name (``02_add_relu.py``), which stays the same from one install of the course to the next.
+Nothing here touches Textual.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kernel_tui.report import ScenarioReport
+from kernel_tui.ui.catalog import ScenarioEntry
+from kernel_tui.ui.drafts import state_dir, write_text_atomic
+
+MODES = ("eager", "compiled")
+FILE_NAME = "predictions.json"
+VERSION = 1
+HIDDEN_EXPLANATION = (
+    "*The explanation is held back until you have predicted: r asks for your guess, runs the lesson, then "
+    "reveals it. (t turns predicting off.)*"
+)
+"""What the lesson pane says in place of the explanation while a guess is still to be made."""
+_WHY = re.compile(r"^\*\*Why\.\*\*[ \t]*", re.MULTILINE)
+_TRY_NEXT = re.compile(r"^\*\*Try next\.\*\*", re.MULTILINE)
+
+
+def split_lesson(lesson: str) -> tuple[str, str, str]:
+    """(the question, the explanation after ``**Why.**``, the ``**Try next.**`` part) of a lesson.
+
+    A lesson without a ``**Why.**`` paragraph is all question.
+    """
+    why = _WHY.search(lesson)
+    if why is None:
+        return lesson.rstrip(), "", ""
+    question, rest = lesson[: why.start()].rstrip(), lesson[why.end() :]
+    try_next = _TRY_NEXT.search(rest)
+    if try_next is None:
+        return question, rest.strip(), ""
+    return question, rest[: try_next.start()].strip(), rest[try_next.start() :].strip()
+
+
+def lesson_key(entry: ScenarioEntry) -> str:
+    return entry.path.name
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One lesson's prediction and, once revealed, what was measured."""
+
+    predicted: dict[str, int]
+    measured: dict[str, float]
+
+    def right(self, mode: str) -> bool:
+        return round(self.measured[mode]) == self.predicted[mode]
+
+    @property
+    def points(self) -> int:
+        return sum(self.right(mode) for mode in MODES)
+
+
+class PredictionBook:
+    """Which course lessons wait for a prediction, the guesses of runs under way, and the answers so far."""
+
+    def __init__(self, path: Path | None = None, *, enabled: bool = True) -> None:
+        self.path = path if path is not None else state_dir() / FILE_NAME
+        self.enabled = enabled
+        """Off (``--no-predict`` or the toggle key): runs start at once and lessons show their explanation."""
+        self.answers: dict[str, Answer] = self._load()
+        self.pending: dict[str, dict[str, int]] = {}
+        """Guesses made for runs whose counts are not in yet, by lesson."""
+        self.save_error: str | None = None
+        """Why the latest answer could not be written (the score then lasts this session only)."""
+
+    # -- what to ask, what to hide ----------------------------------------------------------------
+
+    def applies_to(self, entry: ScenarioEntry) -> bool:
+        """A readable lesson of the built-in course (the learner's own files are never quizzed)."""
+        return not entry.user_file and entry.info is not None and entry.read_error is None
+
+    def wants_prediction(self, entry: ScenarioEntry) -> bool:
+        """Ask before running: on, a course lesson, neither answered nor already guessed for a run."""
+        key = lesson_key(entry)
+        return self.enabled and self.applies_to(entry) and key not in self.answers and key not in self.pending
+
+    def hides_explanation(self, entry: ScenarioEntry) -> bool:
+        """The lesson's explanation would give the answer away: hide it until the guess is revealed."""
+        return self.enabled and self.applies_to(entry) and lesson_key(entry) not in self.answers
+
+    def guessed(self, entry: ScenarioEntry, mode: str) -> int | None:
+        """The count the learner predicted for ``mode``, once it has been revealed (for the tables)."""
+        answer = self.answers.get(lesson_key(entry))
+        return answer.predicted[mode] if answer is not None and self.applies_to(entry) else None
+
+    # -- guessing and revealing ---------------------------------------------------------------------
+
+    def predict(self, entry: ScenarioEntry, eager: int, compiled: int) -> None:
+        self.pending[lesson_key(entry)] = {"eager": eager, "compiled": compiled}
+
+    def reveal(self, entry: ScenarioEntry, report: ScenarioReport | None) -> Answer | None:
+        """If a guess waits for this lesson and the report has both counts: score it, save it, return it."""
+        key = lesson_key(entry)
+        if key not in self.pending or report is None or report.eager is None or report.compiled is None:
+            return None
+        measured = {"eager": report.eager.kernel_count, "compiled": report.compiled.kernel_count}
+        answer = Answer(self.pending.pop(key), measured)
+        self.answers[key] = answer
+        self._save()
+        return answer
+
+    def forget(self, entry: ScenarioEntry) -> None:
+        """Ask again next time (the run the guess was for did not measure both counts)."""
+        self.pending.pop(lesson_key(entry), None)
+
+    # -- the score ----------------------------------------------------------------------------------
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """(counts predicted right, counts predicted) over every answered lesson: two counts per lesson."""
+        return sum(answer.points for answer in self.answers.values()), 2 * len(self.answers)
+
+    def score_text(self) -> str:
+        """For the header (short, it goes before the title): ``score 5/6``, ``predict on``, ``predict off``."""
+        if not self.enabled:
+            return "predict off"
+        right, asked = self.score
+        return f"score {right}/{asked}" if asked else "predict on"
+
+    # -- the file -----------------------------------------------------------------------------------
+
+    def _load(self) -> dict[str, Answer]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        answers = {}
+        lessons = data.get("lessons", {}) if isinstance(data, dict) else {}
+        for key, value in lessons.items() if isinstance(lessons, dict) else ():
+            answer = _answer_from(value)
+            if answer is not None:
+                answers[key] = answer
+        return answers
+
+    def _save(self) -> None:
+        lessons = {key: {"predicted": a.predicted, "measured": a.measured} for key, a in self.answers.items()}
+        try:
+            write_text_atomic(self.path, json.dumps({"version": VERSION, "lessons": lessons}, indent=1) + "\n")
+        except OSError as error:
+            # A read-only home must not stop the course: the explorer says so, the score lasts this session.
+            self.save_error = f"could not save the score to {self.path}: {error.strerror or error}"
+        else:
+            self.save_error = None
+
+
+def _answer_from(value: Any) -> Answer | None:
+    """An answer read back from the file; None for anything malformed (a hand edit, an older format)."""
+    try:
+        predicted = {mode: int(value["predicted"][mode]) for mode in MODES}
+        measured = {mode: float(value["measured"][mode]) for mode in MODES}
+    except (KeyError, TypeError, ValueError):
+        return None
+    return Answer(predicted, measured)

@@ -1,0 +1,64 @@
+"""The generated-code dialog: the source Inductor wrote for one compiled kernel (C++ on CPU, Triton on GPU).
+
+Highlighted with Pygments through Rich's ``Syntax`` (Textual's ``TextArea`` highlights only with the
+optional tree-sitter packages), in a scroll view; imported only when the learner first presses ``g``.
+"""
+
+from __future__ import annotations
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from kernel_tui.report import Kernel
+from kernel_tui.ui.attribution import code_language, lines_text, short_op
+
+
+class KernelCodeScreen(ModalScreen[None]):
+    """One compiled kernel's generated source, line-numbered; Esc, q or g closes it."""
+
+    BINDINGS = [Binding("escape,q,g", "dismiss", "Close")]
+
+    def __init__(self, kernel: Kernel) -> None:
+        super().__init__()
+        self.kernel = kernel
+        self.language = code_language(kernel)
+        """``cpp`` or ``python`` (Triton): the lexer the source is highlighted with (tests read this)."""
+
+    def compose(self) -> ComposeResult:
+        kernel = self.kernel
+        with VerticalScroll(id="code-body") as body:
+            body.border_title = f"Generated code: {kernel.short_name}"
+            body.border_subtitle = f"{'C++' if self.language == 'cpp' else 'Triton'} · esc closes"
+            yield Static(self._heading(), id="code-heading")
+            yield Static(
+                Syntax(
+                    (kernel.code or "").rstrip(),
+                    self.language,
+                    theme="ansi_dark",
+                    line_numbers=True,
+                    background_color="default",
+                    word_wrap=True,
+                ),
+                id="code-source",
+            )
+
+    def _heading(self) -> Text:
+        kernel = self.kernel
+        text = Text(kernel.name, style="bold")
+        if kernel.aten_ops:
+            text.append("\nreplaces ", style="dim")
+            text.append(", ".join(short_op(op) for op in kernel.aten_ops))
+            if kernel.lines:
+                text.append(f" · {lines_text(kernel.lines)} of the scenario", style="dim")
+        return text
+
+    def on_mount(self) -> None:
+        self.query_one("#code-body").focus()
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)

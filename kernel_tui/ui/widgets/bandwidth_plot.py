@@ -1,0 +1,83 @@
+"""Achieved bandwidth against size: what the chart draws in its bandwidth mode (key ``b``).
+
+Each sweep point carries the bytes one call moves at its size, eager and compiled (counted as in the kernel
+tables), so bandwidth is those bytes over the point's median time. The device's measured copy bandwidth is
+drawn as a horizontal line: the ceiling a kernel that only moves memory can approach, never pass by much.
+
+``draw_bandwidth`` draws into the chart's own plot object (``RuntimePlot.replot`` calls it, the one place
+the chart is drawn) and returns what it drew, so tests can check the lines without reading pixels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kernel_tui.formatting import format_size
+from kernel_tui.report import SweepPoint
+from kernel_tui.ui.attribution import format_gbs
+
+CEILING_COLOR = (150, 150, 150)
+
+Series = tuple[list[float], list[float]]
+
+
+def gbs(bytes_moved: int | None, time_us: float | None) -> float | None:
+    """Bytes over time in GB/s (10^9 bytes a second); None when either is unknown or zero."""
+    if not bytes_moved or not time_us or time_us <= 0:
+        return None
+    return bytes_moved / time_us / 1e3
+
+
+def bandwidth_series(points: Sequence[SweepPoint]) -> dict[str, Series]:
+    """Achieved GB/s against size, eager and compiled, in size order; sizes without bytes are left out."""
+    series: dict[str, Series] = {"eager": ([], []), "compiled": ([], [])}
+    for point in sorted(points, key=lambda point: point.size):
+        for mode, moved, time_us in (
+            ("eager", point.eager_bytes, point.eager_us),
+            ("compiled", point.compiled_bytes, point.compiled_us),
+        ):
+            value = gbs(moved, time_us)
+            if value is not None:
+                series[mode][0].append(point.size)
+                series[mode][1].append(value)
+    return {mode: values for mode, values in series.items() if values[0]}
+
+
+def draw_bandwidth(
+    plt,  # noqa: ANN001 - the chart's own plotext figure (textual_plotext's Plot)
+    points: Sequence[SweepPoint],
+    ceiling_gbs: float | None,
+    *,
+    styles: dict[str, tuple[tuple[int, int, int], str]],
+    plain: bool,
+    xticks_for,  # noqa: ANN001 - the chart's x-tick thinning, (sizes) -> sizes
+    yticks_for,  # noqa: ANN001 - 1-2-5 ticks inside a range, (low, high) -> values
+) -> dict[str, Series]:
+    """Draw achieved GB/s against size on log-log axes, with the ceiling as a horizontal line.
+
+    ``styles`` maps eager and compiled to (colour, mark without colour). Returns every line drawn by
+    label, ``ceiling`` included; an empty dict when there is nothing to draw (the caller's hint shows).
+    """
+    series = bandwidth_series(points)
+    if not series:
+        plt.title("No bytes for these sweep points: the bandwidth needs a sweep from this version (s).")
+        plt.xticks([], [])
+        plt.yticks([], [])
+        return {}
+    sizes = sorted({size for xs, _ in series.values() for size in xs})
+    drawn = dict(series)
+    if ceiling_gbs:
+        drawn["ceiling"] = ([sizes[0], sizes[-1]], [ceiling_gbs, ceiling_gbs])
+    ceiling = f" · ceiling {format_gbs(ceiling_gbs)} GB/s (copy)" if ceiling_gbs else ""
+    plt.title(f"achieved GB/s (log-log){ceiling}")
+    plt.xscale("log")
+    plt.yscale("log")
+    for label, (xs, ys) in drawn.items():
+        color, mark = styles.get(label, (CEILING_COLOR, "-"))
+        plt.plot(list(xs), list(ys), label=label, color=color, marker=mark if plain else "braille")
+    xticks = xticks_for(sizes)
+    plt.xticks(xticks, [format_size(size) for size in xticks])
+    values = [value for _, ys in drawn.values() for value in ys]
+    yticks = yticks_for(min(values), max(values))
+    plt.yticks(yticks, [format_gbs(value) for value in yticks])
+    return drawn

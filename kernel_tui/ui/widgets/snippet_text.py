@@ -1,0 +1,71 @@
+"""The text part of the snippet editor: Textual's code editor, able to mark the line a run failed on.
+
+Its own module so that ``TextArea`` (and its documents) is imported only when the first snippet opens.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from textual.strip import Strip
+from textual.widgets import TextArea
+from textual.widgets.text_area import LanguageDoesNotExist
+
+
+class SnippetTextArea(TextArea):
+    """A code editor that can mark one line (1-based ``error_line``) in its gutter with ``▶``."""
+
+    COMPONENT_CLASSES = TextArea.COMPONENT_CLASSES | {"snippet-text--error-line"}
+    DEFAULT_CSS = """
+    SnippetTextArea > .snippet-text--error-line {
+        background: $error;
+        color: $text;
+        text-style: bold;
+    }
+    """
+
+    error_line: int | None = None
+    marked_text: str = ""
+    """The text when the line was marked: once the text differs, the mark may point at another line."""
+    start_cursor: tuple[int, int] | None = None
+    """Where the cursor goes once mounted (a text area made with its text moves its cursor then)."""
+
+    def on_mount(self) -> None:
+        if self.error_line is not None:
+            self.go_to_mark()
+        elif self.start_cursor is not None:
+            self.move_cursor(self.start_cursor)
+
+    def mark_line(self, line: int | None) -> None:
+        """Mark ``line`` (1-based; None: no mark)."""
+        if line is not None and not 1 <= line <= self.document.line_count:
+            line = None
+        self.marked_text = self.text
+        if line == self.error_line:
+            return
+        self.error_line = line
+        self.refresh()
+
+    def go_to_mark(self) -> None:
+        """Put the cursor at the start of the marked line, in view."""
+        if self.error_line is not None:
+            self.move_cursor((self.error_line - 1, 0))
+            self.scroll_cursor_visible(center=True)
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        line = self.error_line
+        # Without soft wrap (a code editor), row y shows document line y + scroll: no wrapping to map.
+        if line is None or not self.show_line_numbers or self.soft_wrap or y + self.scroll_offset.y != line - 1:
+            return strip
+        width = self.gutter_width
+        style = self.get_component_rich_style("snippet-text--error-line")
+        gutter = Strip([Segment(f"▶{line:>{width - 2}} ", style)], width)
+        return Strip.join([gutter, strip.crop(width, strip.cell_length)])
+
+
+def code_editor(text: str = "", *, id: str | None = None) -> SnippetTextArea:
+    """Textual's code editor settings, Python highlighting when tree-sitter has a Python grammar."""
+    try:
+        return SnippetTextArea.code_editor(text, language="python", id=id)
+    except LanguageDoesNotExist:
+        return SnippetTextArea.code_editor(text, id=id)

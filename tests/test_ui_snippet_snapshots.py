@@ -1,0 +1,68 @@
+"""Snapshots of the snippet editor at 80x24 (its own tab) and 160x48 (in the lesson's place).
+
+Deterministic as the explorer's snapshots are: a replayed engine, a frozen clock, no animation, and every
+state waited for. Drafts go to each test's own folder (``conftest``), so the draft is always
+``snippet-1.py``. Update with ``--snapshot-update`` only after reading the report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import test_ui_support
+from test_ui_snapshots import fully_mounted
+from test_ui_snippets import snippet_link
+from test_ui_support import REPO, wait_for
+
+from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
+
+SMALL = (80, 24)
+LARGE = (160, 48)
+ADD_RELU = Path("tests/data/ui_add_relu.py")
+BROKEN = Path("tests/data/ui_broken_fn.py")
+
+
+@pytest.fixture(autouse=True)
+def _from_the_repository(monkeypatch):
+    monkeypatch.chdir(REPO)
+
+
+def make_app(plays: str):
+    app = test_ui_support.make_app(snippet_link(plays), paths=(ADD_RELU, BROKEN))
+    app.animation_level = "none"
+    return app
+
+
+def typed_and_run(text: str, *, run: bool):
+    """Open a new snippet, type ``text`` over the template, run it (if ``run``) and wait for the result."""
+
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        explorer = app.get_explorer()
+        await wait_for(pilot, lambda: explorer.hello is not None)
+        await wait_for(pilot, lambda: fully_mounted(explorer))
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
+        await pilot.press("f7", "delete", *("enter" if char == "\n" else char for char in text))
+        app.query_one(SnippetTextArea).cursor_blink = False  # the cursor always shows: no blink phase to catch
+        if run:
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: not explorer.runs[explorer.document.path].running)
+        await pilot.pause()
+
+    return run_before
+
+
+class TestSnippetEditor:
+    """The editor's states: a snippet typed, and a run whose error marks the typed line."""
+
+    def test_small_error_marks_the_line(self, snap_compare):
+        """80x24, editor tab: NameError on line 3, marked in the gutter, the error under the text."""
+        app = make_app("snippets/ui_snippet_typo.py")
+        assert snap_compare(app, terminal_size=SMALL, run_before=typed_and_run("t = x * 2\n\nt + q", run=True))
+
+    def test_large_editor_in_the_lessons_place(self, snap_compare):
+        """160x48: the editor where the lesson was, the snippet in the list as yours, the footer's keys."""
+        app = make_app("ui_add_relu.py")
+        assert snap_compare(app, terminal_size=LARGE, run_before=typed_and_run("(a + b).relu()", run=True))

@@ -1,0 +1,556 @@
+"""The snippet editor driven by keys (Pilot): type, run, see errors on their line, save, open, reload, restore.
+
+The engine is a stand-in that records what it was asked to run (the file's path, its text at that moment,
+and the size) and replays a real recording for it: add+relu for a snippet that works, the engine's own
+report of a NameError or a syntax error for the others. Drafts and saved snippets go to the temporary
+folders ``conftest`` gives every test (``KERNEL_TUI_STATE_DIR``, ``KERNEL_TUI_SNIPPETS_DIR``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from test_ui_support import ADD_RELU, DATA, RECORDINGS, make_app, shown_text, wait_for
+from textual.widgets import Input, OptionList, TabbedContent
+
+from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.catalog import load_catalog
+from kernel_tui.ui.drafts import TEMPLATE, DraftStore, snippets_dir
+from kernel_tui.ui.replay import ReplayEngineLink
+from kernel_tui.ui.run_state import RunStatus
+from kernel_tui.ui.screens.explorer import ExplorerScreen
+from kernel_tui.ui.screens.help import HelpScreen
+from kernel_tui.ui.screens.prompt import PromptScreen
+from kernel_tui.ui.screens.restore_drafts import RestoreDraftsScreen
+from kernel_tui.ui.screens.snippets import SnippetWorkbench, parse_size
+from kernel_tui.ui.widgets.kernel_table import KernelTable
+from kernel_tui.ui.widgets.scenario_list import ScenarioList
+from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
+from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
+
+WIDE = (160, 48)
+SMALL = (80, 24)
+TYPO = DATA / "ui_snippet_typo_messages.json"
+SYNTAX = DATA / "ui_snippet_syntax_messages.json"
+ADD_RELU_RECORDING = "ui_add_relu.py"
+
+
+@dataclass
+class SnippetLink(ReplayEngineLink):
+    """Replays the recording named by ``plays`` for any file, and notes (path, size, text) of each run."""
+
+    plays: str = ADD_RELU_RECORDING
+    asked: list[tuple[Path, int | None, str]] = field(default_factory=list)
+
+    def run(self, path, *, sweep, size=None):
+        path = Path(path)
+        self.asked.append((path, size, path.read_text(encoding="utf-8")))
+        self.recordings[path.name] = self.recordings[self.plays]
+        return super().run(path, sweep=sweep, size=size)
+
+
+def snippet_link(plays: str = ADD_RELU_RECORDING) -> SnippetLink:
+    return SnippetLink.from_files(*RECORDINGS, TYPO, SYNTAX, plays=plays)
+
+
+@pytest.fixture(autouse=True)
+def _quick_timers(monkeypatch):
+    # The same debounce and polling, only faster, so the tests need not wait whole seconds.
+    monkeypatch.setattr(SnippetWorkbench, "AUTOSAVE_DELAY_S", 0.05)
+    monkeypatch.setattr(SnippetWorkbench, "WATCH_INTERVAL_S", 0.05)
+
+
+def explorer(app) -> ExplorerScreen:
+    screen = app.get_explorer()
+    assert screen is not None
+    return screen
+
+
+def editor(app) -> SnippetEditor:
+    return explorer(app).query_one("#editor", SnippetEditor)
+
+
+def text_area(app) -> SnippetTextArea:
+    return explorer(app).query_one("#snippet-text", SnippetTextArea)
+
+
+def note(app) -> str:
+    return shown_text(editor(app).query_one("#editor-note"))
+
+
+def status(app) -> str:
+    return shown_text(explorer(app).query_one("#status-text"))
+
+
+async def type_text(pilot, text: str) -> None:
+    await pilot.press(*("enter" if char == "\n" else char for char in text))
+
+
+async def replace_text(pilot, text: str) -> None:
+    """Select everything in the editor (f7) and type ``text`` over it, key by key."""
+    await pilot.press("f7", "delete")
+    await type_text(pilot, text)
+
+
+async def new_snippet(pilot, text: str) -> None:
+    await pilot.press("ctrl+n")
+    await wait_for(pilot, lambda: isinstance(pilot.app.focused, SnippetTextArea), what="the editor focused")
+    await replace_text(pilot, text)
+
+
+def run_done(app) -> bool:
+    document = explorer(app).document
+    run = explorer(app).runs.get(document.path) if document is not None else None
+    return run is not None and not run.running
+
+
+async def answer_prompt(pilot, value: str | None) -> None:
+    """Type ``value`` over what the prompt suggests and press enter (None: accept the suggestion)."""
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, PromptScreen), what="the prompt")
+    if value is not None:
+        pilot.app.screen.query_one(Input).value = value  # typing it key by key is Textual's business
+    await pilot.press("enter")
+
+
+def notifications(app) -> list[str]:
+    return [notification.message for notification in app._notifications]
+
+
+class TestEditor:
+    """One key opens the editor on a template; the snippet joins the list as the learner's own."""
+
+    async def test_ctrl_n_opens_a_new_snippet_from_the_template(self):
+        app = make_app(snippet_link(), course=DATA)  # the two scenarios are the course, the snippet is yours
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("ctrl+n")
+            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
+            assert text_area(app).text == TEMPLATE
+            assert text_area(app).cursor_location == (3, 0), "the cursor waits on the expression"
+            screen = explorer(app)
+            assert screen.has_class("-editing"), "the editor takes the lesson's place"
+            assert screen.document.path.parent == DraftStore().folder
+            listed = str(screen.query_one(ScenarioList).get_option_at_index(2).prompt)
+            assert "✎ (a + b).relu()" in listed and "(yours)" in listed
+            assert screen.entry.path == screen.document.path
+
+    async def test_a_typed_bare_expression_runs_as_a_file_at_the_chosen_size(self):
+        link = snippet_link()
+        app = make_app(link)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("z")
+            await answer_prompt(pilot, "2**12")
+            assert explorer(app).run_size == 4096
+            assert "size 4,096" in explorer(app).title
+            await new_snippet(pilot, "(a + b).relu()")
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: run_done(app), what="the snippet's run")
+            path, size, text = link.asked[-1]
+            assert (path, size, text) == (explorer(app).document.path, 4096, "(a + b).relu()")
+            eager = explorer(app).query_one("#eager", KernelTable)
+            assert [kernel.short_name for kernel in eager.kernels] == ["aten::add", "aten::relu"]
+            assert "✓ done" in status(app)
+            assert text_area(app).text == "(a + b).relu()"
+            assert text_area(app).error_line is None
+
+    async def test_leaving_the_editor_and_coming_back_keeps_the_text(self):
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "x.sin()")
+            await pilot.press("escape")
+            assert not isinstance(app.focused, SnippetTextArea)
+            await pilot.press("1", "p")  # another scenario: the lesson comes back
+            assert not explorer(app).has_class("-editing")
+            await pilot.press("5")
+            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
+            assert text_area(app).text == "x.sin()"
+            assert explorer(app).has_class("-editing")
+
+
+class TestErrors:
+    """An error shows under the text and marks the snippet's own line; the text is left exactly as typed."""
+
+    async def test_an_unknown_name_marks_its_line(self):
+        typed = "t = x * 2\n\nt + q"
+        app = make_app(snippet_link(plays="snippets/ui_snippet_typo.py"))
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, typed)
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: run_done(app))
+            assert explorer(app).runs[explorer(app).document.path].status is RunStatus.FAILED
+            assert text_area(app).text == typed
+            assert text_area(app).error_line == 3
+            assert text_area(app).cursor_location == (2, 0)
+            assert "▶3 t + q" in shown_text(text_area(app)), "the line is marked in the gutter"
+            assert "✗ line 3: eager: NameError: name 'q' is not defined" in note(app)
+            assert ":3: eager: NameError" in status(app)
+            # The app goes on: editing clears the mark, the note stays until the next run.
+            await pilot.press("end")
+            await type_text(pilot, " + x")
+            assert text_area(app).text == typed + " + x"
+            assert text_area(app).error_line is None
+            assert "NameError" in note(app)
+
+    async def test_a_syntax_error_marks_its_line(self):
+        typed = "t = (a + b\nt.relu()"
+        app = make_app(snippet_link(plays="snippets/ui_snippet_syntax.py"))
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, typed)
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: run_done(app))
+            assert text_area(app).text == typed
+            assert text_area(app).error_line == 1
+            assert "line 1: load: syntax error: '(' was never closed" in note(app)
+
+    async def test_a_good_run_after_an_error_clears_it(self):
+        link = snippet_link(plays="snippets/ui_snippet_typo.py")
+        app = make_app(link)
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "t = x * 2\n\nt + q")
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: run_done(app))
+            link.plays = ADD_RELU_RECORDING
+            await replace_text(pilot, "(a + b).relu()")
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: run_done(app) and explorer(app).document.error is None)
+            assert text_area(app).error_line is None
+            assert "NameError" not in note(app)
+
+
+class TestSave:
+    """ctrl+s asks where (the snippets folder by default) the first time, then saves in place."""
+
+    async def test_save_writes_the_text_to_the_suggested_file(self):
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "(x * 2).exp()\n")
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen))
+            suggested = app.screen.query_one(Input).value
+            assert suggested.endswith("snippet.py")
+            await pilot.press("enter")
+            saved = snippets_dir() / "snippet.py"
+            await wait_for(pilot, lambda: saved.exists())
+            assert saved.read_text() == "(x * 2).exp()\n"
+            assert explorer(app).document.origin == saved.resolve()
+            assert "unsaved" not in note(app)
+            # Saving again goes to the same file without asking.
+            await pilot.press("end")
+            await type_text(pilot, "y")
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert not isinstance(app.screen, PromptScreen)
+            assert saved.read_text() == "(x * 2).exp()\ny"
+
+    async def test_save_to_a_typed_path_and_confirm_before_replacing(self, tmp_path):
+        target = tmp_path / "mine" / "relu.py"
+        target.parent.mkdir()
+        target.write_text("old\n")
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "a.relu()\n")
+            await pilot.press("ctrl+s")
+            await answer_prompt(pilot, str(tmp_path / "mine" / "relu.txt"))
+            assert "ends in .py" in shown_text(app.screen.query_one("#prompt-problem"))
+            await answer_prompt(pilot, str(target))
+            assert "exists" in shown_text(app.screen.query_one("#prompt-problem"))
+            assert target.read_text() == "old\n"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: target.read_text() == "a.relu()\n")
+            assert isinstance(app.screen, ExplorerScreen)
+
+    async def test_escape_cancels_the_save(self):
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "a.relu()\n")
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen))
+            await pilot.press("escape")
+            assert isinstance(app.screen, ExplorerScreen)
+            assert not snippets_dir().exists() or not any(snippets_dir().iterdir())
+            assert text_area(app).text == "a.relu()\n"
+
+
+class TestOpen:
+    """e edits the scenario on screen: the learner's own file in place, a course scenario as a copy."""
+
+    async def test_e_on_your_own_file_edits_it_in_place(self, tmp_path):
+        mine = tmp_path / "mine.py"
+        mine.write_text("(x + y).sigmoid()\n")
+        app = make_app(snippet_link(), paths=(ADD_RELU, mine), course=DATA)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("n", "e")
+            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
+            assert text_area(app).text == "(x + y).sigmoid()\n"
+            assert explorer(app).document.origin == mine.resolve()
+            await pilot.press("end")
+            await type_text(pilot, " * 2")
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: mine.read_text() == "(x + y).sigmoid() * 2\n")
+
+    async def test_e_on_a_course_scenario_edits_a_copy(self):
+        app = make_app(snippet_link(), course=DATA)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("e")
+            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
+            document = explorer(app).document
+            assert text_area(app).text == ADD_RELU.read_text()
+            assert document.origin is None and document.draft.based_on == ADD_RELU.resolve()
+            assert explorer(app).entries[-1].title == "✎ Add, then ReLU"
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen))
+            assert app.screen.query_one(Input).value.endswith("ui_add_relu.py")
+            assert ADD_RELU.read_text() == document.text, "the course file is never written"
+
+    async def test_ctrl_o_opens_a_file_by_its_path(self, tmp_path):
+        other = tmp_path / "other.py"
+        other.write_text("z.cos()\n")
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("ctrl+o")
+            await answer_prompt(pilot, str(tmp_path / "missing.py"))
+            assert "no such file" in shown_text(app.screen.query_one("#prompt-problem"))
+            await answer_prompt(pilot, str(other))
+            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
+            assert text_area(app).text == "z.cos()\n"
+            assert explorer(app).document.origin == other.resolve()
+
+
+class TestChangesOnDisk:
+    """A file open in the editor is watched: a change made elsewhere comes in, unless edits would be lost."""
+
+    async def test_the_editor_reloads_a_file_changed_on_disk(self, tmp_path):
+        mine = tmp_path / "mine.py"
+        mine.write_text("a.relu()\n")
+        app = make_app(snippet_link(), paths=(mine,))
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("e")
+            await wait_for(pilot, lambda: text_area(app).text == "a.relu()\n")
+            mine.write_text("a.relu() + b.sigmoid()\n")
+            await wait_for(pilot, lambda: text_area(app).text == "a.relu() + b.sigmoid()\n", what="the reload")
+            assert any("Reloaded" in message for message in notifications(app))
+            assert explorer(app).document.path.read_text() == "a.relu() + b.sigmoid()\n", "the draft follows"
+
+    async def test_unsaved_edits_are_not_clobbered(self, tmp_path):
+        mine = tmp_path / "mine.py"
+        mine.write_text("a.relu()\n")
+        app = make_app(snippet_link(), paths=(mine,))
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("e")
+            await wait_for(pilot, lambda: text_area(app).text == "a.relu()\n")
+            await pilot.press("end")
+            await type_text(pilot, " * 3")
+            mine.write_text("something else entirely\n")
+            await wait_for(pilot, lambda: any("changed on disk" in m for m in notifications(app)))
+            assert text_area(app).text == "a.relu() * 3\n"
+            assert mine.read_text() == "something else entirely\n"
+
+
+class TestDrafts:
+    """Nothing typed is lost: the draft is written as one types, and offered back on the next start."""
+
+    async def test_typing_writes_the_draft_after_a_pause(self):
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "(b - c).abs()")
+            draft = explorer(app).document.path
+            await wait_for(pilot, lambda: draft.read_text() == "(b - c).abs()", what="the autosave")
+
+    async def test_quitting_from_the_editor_writes_what_was_just_typed(self, monkeypatch):
+        monkeypatch.setattr(SnippetWorkbench, "AUTOSAVE_DELAY_S", 60.0)  # no autosave: only the quit writes
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "(a - b).square()")
+            draft = explorer(app).document.path
+            assert draft.read_text() == TEMPLATE
+            await pilot.press("ctrl+q")
+        assert draft.read_text() == "(a - b).square()"
+        assert DraftStore().left_behind()[0][0].path == draft
+
+    async def test_a_draft_left_by_a_quit_is_offered_back_and_restored(self):
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "(a * b).sum()")
+            draft = explorer(app).document.path
+            await pilot.press("escape", "q")
+        assert draft.read_text() == "(a * b).sum()"
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, RestoreDraftsScreen), what="the offer")
+            offered = app.screen.query_one("#restore-list", OptionList)
+            assert offered.option_count == 1 and "(a * b).sum()" in str(offered.get_option_at_index(0).prompt)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
+            assert text_area(app).text == "(a * b).sum()"
+            assert explorer(app).document.path == draft
+
+    async def test_a_draft_left_by_a_crash_is_offered_back(self):
+        # What a crash leaves: the draft, held by a process that no longer exists.
+        store = DraftStore()
+        draft = store.create("x.tanh()\n")
+        store._write_meta(type(draft)(draft.path, pid=dead_pid()))
+        app = make_app(snippet_link())
+        async with app.run_test(size=SMALL) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, RestoreDraftsScreen))
+            await pilot.press("escape")  # later: it stays in the list
+            titles = [entry.title for entry in explorer(app).entries]
+            assert "✎ x.tanh()" in titles
+            await pilot.press("end", "e")
+            await wait_for(pilot, lambda: explorer(app).document is not None)
+            assert explorer(app).document.path == draft.path
+            assert explorer(app).query_one(TabbedContent).active == "tab-editor"
+
+    async def test_x_discards_a_draft_for_good(self):
+        store = DraftStore()
+        draft = store.create("x.tanh()\n")
+        store._write_meta(type(draft)(draft.path, pid=dead_pid()))
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, RestoreDraftsScreen))
+            await pilot.press("x")
+            await wait_for(pilot, lambda: isinstance(app.screen, ExplorerScreen))
+            assert not draft.path.exists()
+            assert len(explorer(app).entries) == 2
+
+    async def test_an_untouched_template_leaves_nothing_behind(self):
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("ctrl+n")
+            await wait_for(pilot, lambda: explorer(app).document is not None)
+        assert DraftStore().drafts() == []
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause(0.2)
+            assert isinstance(app.screen, ExplorerScreen)
+
+    async def test_a_saved_snippet_is_not_offered_back(self):
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "y.exp()\n")
+            await pilot.press("ctrl+s")
+            await answer_prompt(pilot, None)
+            await wait_for(pilot, lambda: (snippets_dir() / "snippet.py").exists())
+        assert DraftStore().drafts() == []
+
+
+class TestSmallTerminal:
+    """80x24: the editor is a tab of its own (5); the run's results are in the kernels tab."""
+
+    async def test_editor_tab_run_and_layout_switch_keep_the_text(self):
+        link = snippet_link()
+        app = make_app(link)
+        async with app.run_test(size=SMALL) as pilot:
+            await new_snippet(pilot, "(a + b).relu()")
+            tabs = explorer(app).query_one(TabbedContent)
+            assert tabs.active == "tab-editor"
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: run_done(app))
+            assert tabs.active == "tab-editor", "the editor stays in front; the status line says how it went"
+            assert "✓ done" in status(app)
+            await pilot.resize_terminal(*WIDE)
+            await wait_for(pilot, lambda: not explorer(app).query(TabbedContent))
+            await wait_for(pilot, lambda: text_area(app).text == "(a + b).relu()")
+            assert explorer(app).has_class("-editing")
+            await pilot.resize_terminal(*SMALL)
+            await wait_for(pilot, lambda: bool(explorer(app).query(TabbedContent)))
+            await wait_for(pilot, lambda: bool(explorer(app).query("#snippet-text")))
+            assert text_area(app).text == "(a + b).relu()"
+
+    async def test_the_editor_tab_says_how_to_open_a_snippet(self):
+        app = make_app(snippet_link())
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.pause()
+            explorer(app).query_one(TabbedContent).active = "tab-editor"
+            await wait_for(pilot, lambda: bool(explorer(app).query("#editor-empty")))
+            await pilot.pause()
+            assert "ctrl+n" in shown_text(editor(app).query_one("#editor-empty"))
+
+
+class TestSizeAndKeys:
+    """z sets the size every run uses; help and the command palette list the editor's keys and actions."""
+
+    async def test_size_prompt_checks_what_is_typed(self):
+        link = snippet_link()
+        app = make_app(link)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("z")
+            await answer_prompt(pilot, "lots")
+            assert "not a size" in shown_text(app.screen.query_one("#prompt-problem"))
+            await answer_prompt(pilot, "0")
+            assert "at least 1" in shown_text(app.screen.query_one("#prompt-problem"))
+            await answer_prompt(pilot, "65_536")
+            assert explorer(app).run_size == 65536
+            await pilot.press("r")  # any scenario's run gets the size
+            await wait_for(pilot, lambda: bool(link.sizes))
+            assert link.sizes == [65536]
+            await pilot.press("z")
+            await answer_prompt(pilot, "")
+            assert explorer(app).run_size is None
+            assert explorer(app).title is None
+
+    async def test_help_and_palette_list_the_editor(self):
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            text = "".join(shown_text(static) for static in app.screen.query("Static"))
+            for key in ("e ", "ctrl+n", "ctrl+r", "ctrl+s", "ctrl+o", "z ", "5 "):
+                assert key in text, key
+            await pilot.press("escape")
+            titles = [command.title for command in app.get_system_commands(app.screen)]
+            for title in ("New snippet", "Edit scenario", "Open file in the editor", "Save snippet", "Set size"):
+                assert title in titles
+            new = next(c for c in app.get_system_commands(app.screen) if c.title == "New snippet")
+            await new.callback()
+            await wait_for(pilot, lambda: explorer(app).document is not None)
+
+    async def test_footer_offers_the_editor_keys_only_when_they_apply(self):
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause()
+            assert app.screen.check_action("run_snippet", (False,)) is False
+            assert app.screen.check_action("new_snippet", ()) is True
+            await new_snippet(pilot, "a.exp()")
+            assert app.screen.check_action("run_snippet", (False,)) is True
+            shown = {binding.key for _, binding, enabled, _ in app.active_bindings.values() if enabled}
+            assert {"ctrl+r", "ctrl+s", "ctrl+n"} <= shown
+            assert "r" not in shown, "letters are typed in the editor: their bindings step aside"
+
+
+def test_parse_size_reads_what_a_learner_types():
+    assert parse_size("4096") == 4096
+    assert parse_size("1_048_576") == 2**20
+    assert parse_size("2**12") == 4096
+    assert parse_size(" ") is None
+    for bad in ("-1", "1.5", "abc", "2**40", "True"):
+        with pytest.raises(ValueError):
+            parse_size(bad)
+
+
+def dead_pid() -> int:
+    """The id of a process that has exited."""
+    process = subprocess.Popen([sys.executable, "-c", ""])
+    process.wait()
+    return process.pid
+
+
+@pytest.mark.slow
+async def test_the_real_engine_marks_the_line_of_a_typed_snippet():
+    """No stand-in: the real engine (on CPU) runs the draft at the chosen size and names the typed line.
+    The snippet fails in eager, before any compile, so this costs one engine start."""
+    app = KernelTuiApp(load_catalog([ADD_RELU], course=None), device="cpu")
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("z")
+        await answer_prompt(pilot, "4096")
+        await new_snippet(pilot, "t = x * 2\n\nt + q")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: run_done(app), timeout=300, what="the real engine's report")
+        run = explorer(app).runs[explorer(app).document.path]
+        assert run.status is RunStatus.FAILED and run.error is not None, run
+        assert (run.error.stage, run.error.line) == ("eager", 3), run.error
+        assert run.report is not None and run.report.size == 4096
+        assert text_area(app).text == "t = x * 2\n\nt + q"
+        assert text_area(app).error_line == 3

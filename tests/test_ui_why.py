@@ -1,0 +1,406 @@
+"""Why these kernels, in the app: attribution and bandwidth columns, generated code, the bandwidth chart,
+and predict-then-reveal on the course, driven by keys (Pilot) on the replayed engine messages."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from test_ui_support import ADD_RELU, DATA, make_app, make_link, shown_text, wait_for
+from textual import events
+from textual.geometry import Region
+
+from kernel_tui import cli
+from kernel_tui.report import Kernel, SweepPoint
+from kernel_tui.ui import launch
+from kernel_tui.ui.attribution import code_language, lines_text, link_text, plan_columns
+from kernel_tui.ui.score import HIDDEN_EXPLANATION, PredictionBook, split_lesson
+from kernel_tui.ui.screens.explorer import ExplorerScreen
+from kernel_tui.ui.screens.help import HelpScreen
+from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
+from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
+from kernel_tui.ui.widgets.bandwidth_plot import bandwidth_series
+from kernel_tui.ui.widgets.kernel_name import KernelNameLine
+from kernel_tui.ui.widgets.kernel_table import KernelTable
+from kernel_tui.ui.widgets.lesson_view import LessonView
+from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+
+WIDE = (160, 48)
+SMALL = (80, 24)
+CEILING = 11.553  # the recording's bandwidth_ceiling_gbs
+WHY = "Eager runs each op on its own; the compiler fuses the add and the ReLU into one loop."
+LESSON = f'''"""Add, then ReLU
+
+Predict: how many kernels eager, how many compiled?
+
+**Why.** {WHY}
+
+**Try next.** Add a third op.
+"""
+import torch
+
+EXPECT = {{"eager": 2, "compiled": 1}}
+
+
+def fn(a, b):
+    return (a + b).relu()
+
+
+def inputs(size, device):
+    return torch.randn(size, device=device), torch.randn(size, device=device)
+'''
+
+
+def explorer(app) -> ExplorerScreen:
+    screen = app.get_explorer()
+    assert screen is not None
+    return screen
+
+
+def table(app, mode: str) -> KernelTable:
+    return explorer(app).query_one(f"#{mode}", KernelTable)
+
+
+def cells(app, mode: str, row: int = 0) -> dict[str, str]:
+    """A table row's cells by column key, as plain text."""
+    kernel_table = table(app, mode)
+    values = kernel_table.get_row_at(row)
+    return {key: getattr(value, "plain", str(value)) for key, value in zip(kernel_table.plan.keys, values)}
+
+
+def table_text(app, mode: str) -> str:
+    """A kernel table as drawn, border and all (``shown_text`` covers only its content height)."""
+    kernel_table = table(app, mode)
+    lines = kernel_table.render_lines(Region(0, 0, *kernel_table.outer_size))
+    return "\n".join(strip.text.rstrip() for strip in lines)
+
+
+def finished(app, path=ADD_RELU) -> bool:
+    run = explorer(app).runs.get(path)
+    return run is not None and not run.running
+
+
+async def run_to_the_end(pilot, key: str = "r", path=ADD_RELU) -> None:
+    await pilot.press(key)
+    await wait_for(pilot, lambda: finished(pilot.app, path), what="the run to finish")
+
+
+class TestAttribution:
+    """Each eager row names the compiled kernel that absorbed it; each compiled row, the ops and lines it
+    replaced; the full-name line says all of it for the highlighted kernel."""
+
+    @pytest.mark.parametrize("size", [WIDE, SMALL])
+    async def test_tables_show_fused_into_and_replaces(self, size):
+        app = make_app()
+        async with app.run_test(size=size) as pilot:
+            await run_to_the_end(pilot)
+            await pilot.press("3")
+            eager, compiled = cells(app, "eager"), cells(app, "compiled")
+            assert eager["link"] == "cpp_fused_add_relu_0"
+            assert cells(app, "eager", 1)["link"] == "cpp_fused_add_relu_0"
+            assert compiled["link"] == "add, relu · L11"
+            assert "fused into" in table_text(app, "eager")
+            assert "cpp_fused_add_relu_0" in table_text(app, "eager")
+            assert "replaces" in table_text(app, "compiled")
+            assert "add, relu · L11" in table_text(app, "compiled")
+
+    async def test_while_compiling_the_eager_rows_wait_for_their_compiled_kernel(self):
+        gate = threading.Semaphore(0)
+        app = make_app(make_link(gate=gate))
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("r")
+            gate.release(4)  # up to the partial report with eager only
+            await wait_for(pilot, lambda: len(table(app, "eager").kernels) == 2)
+            assert cells(app, "eager")["link"] == "…"
+            line = shown_text(explorer(app).query_one(KernelNameLine))
+            assert "fused into" not in line and "7.17 GB/s" in line
+            gate.release(100)
+            await wait_for(pilot, lambda: finished(app))
+            assert cells(app, "eager")["link"] == "cpp_fused_add_relu_0"
+
+    async def test_the_full_name_line_tells_the_whole_story(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await run_to_the_end(pilot)
+            line = explorer(app).query_one(KernelNameLine)
+            assert "fused into cpp_fused_add_relu_0 · 7.17 GB/s, 62% of the copy ceiling" in shown_text(line)
+            table(app, "compiled").focus()
+            await pilot.pause()
+            assert "replaces aten::add, aten::relu (line 11)" in shown_text(line)
+            assert "g shows its code" in shown_text(line)
+
+    def test_narrow_tables_drop_share_then_bandwidth_then_attribution(self):
+        keys = lambda room: plan_columns(room, 1, name_want=20, link_want=20).keys  # noqa: E731
+        assert keys(200) == ("kernel", "calls", "time", "bytes", "gbs", "share", "link")
+        assert keys(77) == ("kernel", "calls", "time", "bytes", "gbs", "link")
+        assert keys(60) == ("kernel", "calls", "time", "bytes", "link")
+        assert keys(45) == ("kernel", "calls", "time", "bytes")
+        plan = plan_columns(77, 1, name_want=10, link_want=20)
+        assert plan.link_width >= 20, "the attribution gets its whole text before the name grows"
+
+    def test_link_texts(self):
+        eager = Kernel("aten::add", "aten::add", 1, 1.0, fused_into=("cpp_fused_add_relu_0",))
+        compiled = Kernel("k", "k", 1, 1.0, aten_ops=("aten::add", "aten::relu"), lines=(12, 13, 14))
+        assert link_text(eager, "eager") == "cpp_fused_add_relu_0"
+        assert link_text(compiled, "compiled") == "add, relu · L12-14"
+        assert link_text(Kernel("k", "k", 1, 1.0), "eager") == "—"
+        assert lines_text((12, 20)) == "L12,20"
+
+
+class TestGeneratedCode:
+    """g shows the highlighted compiled kernel's source (or the one an eager kernel became); Esc closes."""
+
+    async def test_g_shows_the_compiled_kernels_code_and_escape_closes_it(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("g")  # nothing to show before a run: it says so
+            assert isinstance(app.screen, ExplorerScreen)
+            assert any("No generated code" in notice.message for notice in app._notifications)
+            await run_to_the_end(pilot)
+            table(app, "compiled").focus()
+            await pilot.press("g")
+            await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
+            (kernel,) = explorer(app).runs[ADD_RELU].report.compiled.kernels
+            assert app.screen.kernel == kernel and app.screen.language == "cpp"
+            body = shown_text(app.screen.query_one("#code-source"))
+            assert "extern \"C\"" in body and "in_ptr0" in body
+            assert "Generated code: cpp_fused_add_relu_0" in app.screen.query_one("#code-body").border_title
+            await pilot.press("escape")
+            assert isinstance(app.screen, ExplorerScreen)
+
+    async def test_on_an_eager_row_g_shows_the_kernel_it_was_fused_into(self):
+        app = make_app()
+        async with app.run_test(size=SMALL) as pilot:
+            await run_to_the_end(pilot)
+            await pilot.press("3", "down", "g")
+            await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
+            assert app.screen.kernel.short_name == "cpp_fused_add_relu_0"
+
+    def test_triton_kernels_are_highlighted_as_python(self):
+        triton = Kernel("triton_poi_fused_add_0", "triton_poi_fused_add_0", 1, 1.0, code="@triton.jit\ndef k(): pass")
+        cpp = Kernel("cpp_fused_add_0", "cpp_fused_add_0", 1, 1.0, code='#include <x.h>\nextern "C" void kernel()')
+        assert code_language(triton) == "python" and code_language(cpp) == "cpp"
+
+
+class TestBandwidth:
+    """Achieved GB/s and % of the ceiling per kernel; b switches the chart to bandwidth with the ceiling."""
+
+    async def test_the_tables_show_gbs_and_percent_of_the_ceiling(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await run_to_the_end(pilot)
+            assert cells(app, "eager")["gbs"].split() == ["7.17", "62%"]
+            assert cells(app, "compiled")["gbs"].split() == ["6.77", "59%"]
+            assert "GB/s %ceil" in table_text(app, "eager")
+
+    async def test_b_switches_the_chart_to_bandwidth_with_the_ceiling_and_back(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await run_to_the_end(pilot, "s")
+            chart = explorer(app).query_one(RuntimeChart)
+            await wait_for(pilot, lambda: bool(chart.query("RuntimePlot")))
+            plot = chart.query_one("RuntimePlot")
+            await wait_for(pilot, lambda: "eager" in plot.drawn)
+            assert "ceiling" not in plot.drawn
+            await pilot.press("b")
+            await wait_for(pilot, lambda: "ceiling" in plot.drawn, what="the bandwidth chart")
+            assert chart.mode == plot.mode == "bandwidth"
+            assert chart.border_title == "Bandwidth vs size"
+            assert plot.drawn["ceiling"] == ([2**10, 2**20], [CEILING, CEILING])
+            sizes, eager = plot.drawn["eager"]
+            assert sizes[-1] == 2**20 and eager[-1] == pytest.approx(20971520 / 191.823 / 1e3)
+            assert "b runtime" in chart.border_subtitle
+            await pilot.press("n", "p")  # the mode stays as the learner left it
+            assert chart.mode == "bandwidth"
+            await pilot.press("b")
+            await wait_for(pilot, lambda: "ceiling" not in plot.drawn and "eager" in plot.drawn)
+            assert chart.border_title == "Runtime vs size"
+
+    async def test_on_a_small_terminal_b_shows_the_chart_tab(self):
+        app = make_app()
+        async with app.run_test(size=SMALL) as pilot:
+            await run_to_the_end(pilot, "s")
+            await pilot.press("b")
+            await wait_for(pilot, lambda: explorer(app).query_one("#tabs").active == "tab-chart")
+            assert explorer(app).query_one(RuntimeChart).mode == "bandwidth"
+
+    def test_bandwidth_is_bytes_over_time_per_sweep_point(self):
+        points = [SweepPoint(2048, 2.0, 4.0, eager_bytes=8000, compiled_bytes=4000), SweepPoint(1024, 1.0, None)]
+        assert bandwidth_series(points) == {"eager": ([2048], [4.0]), "compiled": ([2048], [1.0])}
+
+
+@pytest.fixture
+def course(tmp_path):
+    """A one-lesson course: the recorded scenario under its recorded name, with a Why and a Try next."""
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / ADD_RELU.name).write_text(LESSON)
+    return folder
+
+
+@pytest.fixture
+def state(tmp_path, monkeypatch):
+    folder = tmp_path / "state"
+    monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(folder))
+    return folder
+
+
+def course_app(course, link=None, **options):
+    lesson = course / ADD_RELU.name
+    app = make_app(link, paths=(lesson,), course=course)
+    app.predictions.enabled = options.get("predict", True)
+    return app, lesson
+
+
+async def predict(pilot, eager: str, compiled: str) -> None:
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, PredictScreen), what="the predict dialog")
+    await pilot.press(*eager, "enter", *compiled, "enter")
+
+
+class TestPredict:
+    """On the course: guess first, run, reveal beside the measurement with the Why, keep the score."""
+
+    async def test_guess_then_reveal_with_the_why_and_the_score(self, course, state):
+        link = make_link()
+        app, lesson = course_app(course, link)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause()
+            view = explorer(app).query_one(LessonView)
+            assert WHY not in view.lesson and HIDDEN_EXPLANATION in view.lesson, "no spoilers before the guess"
+            assert "Add a third op" not in view.lesson
+            assert "1/1 · predict on · Add, then ReLU" == explorer(app).sub_title
+            await pilot.press("r")
+            await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
+            assert link.runs == [], "the tables must not appear before the guess"
+            await predict(pilot, "2", "2")
+            await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
+            reveal = app.screen
+            assert reveal.answer.predicted == {"eager": 2, "compiled": 2}
+            assert reveal.answer.measured == {"eager": 2, "compiled": 1}
+            assert reveal.why == WHY
+            assert "1 of 2 counts predicted right" in shown_text(reveal.query_one("#reveal-score"))
+            counts = shown_text(reveal.query_one("#reveal-counts"))
+            assert "✓ right" in counts and "✗ not this time" in counts
+            await pilot.press("escape")
+            assert isinstance(app.screen, ExplorerScreen)
+            await wait_for(pilot, lambda: finished(app, lesson))
+            assert link.runs == [(lesson, False)]
+            assert table(app, "eager").border_subtitle.endswith("you said 2 ✓")
+            assert table(app, "compiled").border_subtitle.endswith("you said 2 ✗")
+            assert "score 1/2" in explorer(app).sub_title
+            assert WHY in view.lesson and "Add a third op" in view.lesson, "the explanation is back"
+        saved = json.loads((state / "predictions.json").read_text())
+        assert saved["lessons"]["ui_add_relu.py"]["predicted"] == {"eager": 2, "compiled": 2}
+
+    async def test_the_score_carries_over_and_an_answered_lesson_runs_at_once(self, course, state):
+        app, lesson = course_app(course)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("r")
+            await predict(pilot, "2", "1")
+            await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen))
+            await pilot.press("enter")
+        link = make_link()
+        app, lesson = course_app(course, link)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.pause()
+            assert app.predictions.score == (2, 2)
+            assert "score 2/2" in explorer(app).sub_title
+            await run_to_the_end(pilot, "r", lesson)
+            assert not isinstance(app.screen, (PredictScreen, RevealScreen))
+            assert link.runs == [(lesson, False)]
+
+    async def test_typing_both_counts_at_once_fills_both_boxes(self, course, state):
+        app, _ = course_app(course)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("r")
+            await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
+            for key, character in (("3", "3"), ("enter", "\r"), ("1", "1"), ("enter", "\r")):
+                # A burst, as a fast typist or a paste sends it: no waiting for the app in between.
+                event = events.Key(key, character)
+                event.set_sender(app)
+                app._driver.send_message(event)
+            await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
+            assert app.screen.answer.predicted == {"eager": 3, "compiled": 1}
+
+    async def test_escape_in_the_guess_runs_nothing(self, course, state):
+        link = make_link()
+        app, _ = course_app(course, link)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("r")
+            await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
+            await pilot.press("escape")
+            assert isinstance(app.screen, ExplorerScreen)
+            await pilot.pause(0.1)
+            assert link.runs == [] and explorer(app).runs == {}
+
+    async def test_an_empty_guess_is_not_accepted(self, course, state):
+        app, _ = course_app(course)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("r")
+            await predict(pilot, "3", "")
+            assert isinstance(app.screen, PredictScreen), "both counts are needed"
+
+    async def test_t_switches_predicting_off(self, course, state):
+        link = make_link()
+        app, lesson = course_app(course, link)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("t")
+            assert not app.predictions.enabled
+            assert "predict off" in explorer(app).sub_title
+            assert WHY in explorer(app).query_one(LessonView).lesson
+            await run_to_the_end(pilot, "r", lesson)
+            assert not isinstance(app.screen, (PredictScreen, RevealScreen))
+            assert link.runs == [(lesson, False)]
+            assert app.predictions.score == (0, 0)
+        assert not (state / "predictions.json").exists()
+
+    async def test_no_predict_at_start_and_the_learners_own_files_are_never_quizzed(self, course, state):
+        app, lesson = course_app(course, predict=False)
+        async with app.run_test(size=WIDE) as pilot:
+            await run_to_the_end(pilot, "r", lesson)
+            assert not isinstance(app.screen, PredictScreen)
+        app = make_app()  # tests/data files given on the command line: the learner's own
+        async with app.run_test(size=WIDE) as pilot:
+            await run_to_the_end(pilot)
+            assert "predict" not in explorer(app).sub_title
+
+    def test_no_predict_flag_reaches_the_app(self, monkeypatch):
+        calls = []
+        monkeypatch.setattr(launch, "run_app", lambda paths, **options: calls.append(options) or 0)
+        assert cli.main(["--no-predict"]) == 0
+        assert cli.main([]) == 0
+        assert [options["predict"] for options in calls] == [False, True]
+        assert launch.build_app([ADD_RELU], predict=False).predictions.enabled is False
+
+    def test_split_lesson_and_a_damaged_score_file(self, tmp_path):
+        question, why, try_next = split_lesson("Q?\n\n**Why.** Because.\n\n**Try next.** More.")
+        assert (question, why, try_next) == ("Q?", "Because.", "**Try next.** More.")
+        assert split_lesson("Only a question.") == ("Only a question.", "", "")
+        path = tmp_path / "predictions.json"
+        path.write_text("{not json")
+        assert PredictionBook(path).score == (0, 0)
+        path.write_text(json.dumps({"lessons": {"a.py": {"predicted": {"eager": 1}}}}))
+        assert PredictionBook(path).answers == {}
+
+
+class TestKeysListed:
+    async def test_help_and_palette_list_the_new_keys(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            text = "".join(shown_text(static) for static in app.screen.query("Static"))
+            for words in ("Generated code", "achieved bandwidth", "Predictions on/off"):
+                assert words in text, words
+            await pilot.press("escape")
+            titles = [command.title for command in app.get_system_commands(app.screen)]
+            assert {"Generated code", "Switch chart: runtime / bandwidth", "Predictions on / off"} <= set(titles)
+
+
+def test_recordings_carry_the_why_fields():
+    """The UI fixtures were recorded by an engine that sends attribution, code and bandwidth."""
+    data = json.loads((DATA / "ui_add_relu_messages.json").read_text())
+    done = data["messages"][-1]["report"]
+    assert done["bandwidth_ceiling_gbs"] and done["compiled"]["kernels"][0]["code"]
+    assert done["eager"]["kernels"][0]["fused_into"] and done["sweep"][0]["eager_bytes"]
