@@ -40,11 +40,21 @@ class RuntimePlot(PlotextPlot):
         self.ceiling_gbs: float | None = None
         self.drawn: dict[str, Series] = {}
         """The lines of the latest draw, by label (``eager``, ``compiled``, ``ceiling``)."""
+        self._rendered: RenderResult | None = None
+        self._rendered_key: tuple | None = None
 
     def render(self) -> RenderResult:
-        # PlotextPlot.render sizes, themes and builds the figure; it has to be freshly drawn each time.
-        self.replot()
-        return super().render()
+        # PlotextPlot.render sizes, themes and builds the figure; it has to be freshly drawn each time it
+        # is built. Focus moves and other repaints that change nothing the figure shows reuse the last one:
+        # building it costs tens of milliseconds, and keys must answer faster than that.
+        key = (
+            tuple(self.points), self.mode, self.ceiling_gbs, self.hint, tuple(self.size),
+            self.app.no_color, self.app.theme,
+        )
+        if key != self._rendered_key or self._rendered is None:
+            self.replot()
+            self._rendered, self._rendered_key = super().render(), key
+        return self._rendered
 
     def replot(self) -> None:
         """Draw the figure from ``points``: the one place the chart is drawn (see the module docstring)."""
