@@ -117,6 +117,7 @@ async def test_what_a_scenario_prints_reaches_the_output_log_not_the_screen():
         run = await run_scenario(app, pilot, DATA / "chatty.py")
         assert run.status is RunStatus.DONE, run.error
         assert "inside fn {not json" in app.link.output()
+        assert "inside fn {not json" in app.link.log_path.read_text(), "and to a log file the user can open"
 
 
 async def test_opening_a_folder_executes_nothing_nothing_listens_and_quit_leaves_nothing_running(tmp_path):

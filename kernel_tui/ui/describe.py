@@ -91,7 +91,11 @@ def status_text(
 
 
 def details_text(
-    run: ScenarioRun | None, *, output: str = "", engine_error: ScenarioError | None = None
+    run: ScenarioRun | None,
+    *,
+    output: str = "",
+    engine_error: ScenarioError | None = None,
+    log_path: Path | None = None,
 ) -> Text:
     """Everything behind the one-liners: the error and its traceback, graph breaks, recompiles, full
     kernel names, the sweep's strategy and what the scenario printed."""
@@ -128,6 +132,8 @@ def details_text(
                 text.append("\n".join(_kernel_line(kernel) for kernel in mode.kernels))
     if output.strip():
         section("Engine stderr: what scenarios printed, latest lines")
+        if log_path is not None:
+            text.append(f"(all of it: {log_path})\n", style="dim")
         text.append(collapse_repeats(output.rstrip()))
     if not text:
         text.append("Nothing to show yet: run the scenario first (r).", style="dim")

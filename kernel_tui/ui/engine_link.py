@@ -12,11 +12,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TextIO
 
 from kernel_tui.client import EngineClient, EngineDied
+from kernel_tui.ui.drafts import state_dir
 
 OUTPUT_LINES = 200
+ENGINE_LOG = "engine.log"
 RUN_TIMEOUT_S = 600.0
 """Same limit as ``kernel-tui run``: a cold compile of a large scenario fits; a hung engine does not."""
 
@@ -61,7 +63,10 @@ class ClientEngineLink:
 
     def __init__(self, device: str) -> None:
         self._output: collections.deque[str] = collections.deque(maxlen=OUTPUT_LINES)
-        self._client = EngineClient(device, stderr_sink=self._output.append)
+        self.log_path: Path | None = state_dir() / ENGINE_LOG
+        """Everything the engine wrote on stderr this session (what scenarios printed): a log to open."""
+        self._log: TextIO | None = None
+        self._client = EngineClient(device, stderr_sink=self._record_output)
         # One run (or start) at a time: a run that replaces a cancelled one must wait until the
         # cancelled one has let go of the client, or both would read the same message queue.
         self._busy = threading.Lock()
@@ -140,6 +145,17 @@ class ClientEngineLink:
 
     def output(self) -> str:
         return "".join(self._output)
+
+    def _record_output(self, line: str) -> None:
+        self._output.append(line)
+        try:
+            if self._log is None and self.log_path is not None:
+                self.log_path.parent.mkdir(parents=True, exist_ok=True)
+                self._log = self.log_path.open("w", encoding="utf-8", buffering=1)
+            if self._log is not None:
+                self._log.write(line)
+        except OSError:
+            self.log_path = None  # an unwritable state folder costs the log file, not the run
 
 
 def client_engine_link(device: str) -> EngineLink:

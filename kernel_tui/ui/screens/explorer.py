@@ -429,7 +429,12 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
     def action_details(self) -> None:
         """The details behind the one-liners, for the scenario on screen."""
         run = self.shown_run
-        body = describe.details_text(run, output=self.app.link.output(), engine_error=self.engine_error)
+        body = describe.details_text(
+            run,
+            output=self.app.link.output(),
+            engine_error=self.engine_error,
+            log_path=getattr(self.app.link, "log_path", None),
+        )
         self.app.push_screen(DetailsScreen(f"Details: {self.entry.title}", body))
 
     # -- the engine --------------------------------------------------------------------------------
