@@ -15,6 +15,17 @@ def format_time_us(value: float | None) -> str:
     return f"{value:.1f} µs"
 
 
+def format_gbs(gbs: float | None) -> str:
+    """GB/s with three significant figures and no exponent: ``0.31``, ``7.17``, ``62.0``, ``2847``."""
+    if gbs is None:
+        return "—"
+    if gbs >= 100:
+        return f"{gbs:.0f}"
+    if gbs >= 10:
+        return f"{gbs:.1f}"
+    return f"{gbs:.2f}"
+
+
 def format_bytes(value: int | float | None) -> str:
     if value is None:
         return "—"

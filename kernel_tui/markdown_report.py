@@ -9,6 +9,7 @@ from kernel_tui.formatting import (
     device_line,
     format_bytes,
     format_count,
+    format_gbs,
     format_size,
     format_speedup,
     format_time_us,
@@ -25,7 +26,7 @@ def _bandwidth(kernel: Kernel) -> str:
     if kernel.gbs is None:
         return "—"
     share = f" ({kernel.ceiling_pct:.0f}%)" if kernel.ceiling_pct is not None else ""
-    return f"{kernel.gbs:.1f} GB/s{share}"
+    return f"{format_gbs(kernel.gbs)} GB/s{share}"
 
 
 def _kernel_table(title: str, mode: ModeResult | None, compiled: bool) -> list[str]:

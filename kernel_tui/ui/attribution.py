@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kernel_tui.formatting import format_gbs
 from kernel_tui.report import Kernel, ModeResult
 
 LINK_LABELS = {"eager": "fused into", "compiled": "replaces"}
@@ -44,17 +45,6 @@ def link_text(kernel: Kernel, mode: str) -> str:
     if ops and where:
         return f"{ops} · {where}"
     return ops or where or "—"
-
-
-def format_gbs(gbs: float | None) -> str:
-    """GB/s with three significant figures and no exponent: ``0.31``, ``7.17``, ``62.0``, ``2847``."""
-    if gbs is None:
-        return "—"
-    if gbs >= 100:
-        return f"{gbs:.0f}"
-    if gbs >= 10:
-        return f"{gbs:.1f}"
-    return f"{gbs:.2f}"
 
 
 def bandwidth_cell(kernel: Kernel) -> tuple[str, str]:

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kernel_tui.formatting import format_size
+from kernel_tui.formatting import format_gbs, format_size
 from kernel_tui.report import SweepPoint
-from kernel_tui.ui.attribution import format_gbs
 
 CEILING_COLOR = (150, 150, 150)
 
