@@ -62,7 +62,7 @@ async def _press_latencies(app, pilot, presses: int) -> list[float]:
     return latencies
 
 
-async def _responsiveness() -> tuple[float, float]:
+async def _responsiveness() -> tuple[float, float, float]:
     from test_ui_support import ADD_RELU, make_app, make_link, wait_for
 
     idle_app = make_app(make_link())
@@ -88,7 +88,7 @@ async def _responsiveness() -> tuple[float, float]:
         await wait_for(pilot, lambda: screen.active is not None and screen.active.points, 30, "first sweep point")
         busy = await _press_latencies(app, pilot, PRESSES)
         stop.set()
-    return _p95(busy), _p95(idle)
+    return _p95(busy), _p95(idle), statistics.median(busy)
 
 
 async def _render_time(recording: Path, scenario: Path) -> tuple[float, int]:
@@ -121,8 +121,17 @@ def _ensure_big_recording() -> None:
     BIG_RECORDING.write_text(json.dumps(fixture) + "\n")
 
 
+def _responsiveness_cause(busy_p95: float, idle_p95: float, busy_median: float) -> str:
+    if idle_p95 >= TARGET_P95_MS:
+        return (f"the slow presses are as slow with nothing running (idle p95 {idle_p95:.0f} ms): a focus move "
+                "repaints the whole explorer on 2 shared cores. Not profiled further.")
+    return (f"the tail only: the median press takes {busy_median:.0f} ms, idle p95 {idle_p95:.0f} ms. Every "
+            "streamed point redraws the chart's plotext figure and a key that lands behind one waits for it; "
+            "this bench streams a point every 20 ms, several times faster than a real sweep's points arrive.")
+
+
 def rows() -> list[dict[str, object]]:
-    busy_p95, idle_p95 = asyncio.run(_responsiveness())
+    busy_p95, idle_p95, busy_median = asyncio.run(_responsiveness())
     _ensure_big_recording()
     from test_ui_support import ADD_RELU, DATA
 
@@ -131,10 +140,11 @@ def rows() -> list[dict[str, object]]:
     return [
         {
             "name": "responsiveness: key press to screen update while a sweep streams, p95",
-            "value": f"{busy_p95:.0f} ms busy vs {idle_p95:.0f} ms idle",
+            "value": f"{busy_p95:.0f} ms busy vs {idle_p95:.0f} ms idle (busy median {busy_median:.0f} ms)",
             "ratio": busy_p95 / idle_p95,
             "target": f"p95 < {TARGET_P95_MS:.0f} ms",
             "met": busy_p95 < TARGET_P95_MS,
+            "cause": _responsiveness_cause(busy_p95, idle_p95, busy_median),
         },
         {
             "name": "scale: run to filled tables in the app, transformer (350 launches) vs add+relu",

@@ -48,6 +48,10 @@ def main() -> int:
     for row in rows:
         met = "yes" if row["met"] else "**missed**"
         lines.append(f"| {row['name']} | {row['value']} | {row['ratio']:.2f} | {row['target']} | {met} |")
+    missed = [row for row in rows if not row["met"]]
+    if missed:
+        lines += ["", "## Missed targets and their causes", ""]
+        lines += [f"- **{row['name']}**: {row.get('cause', 'cause not known yet')}" for row in missed]
     text = "\n".join(lines) + "\n"
     print(text)
     (HERE / "RESULTS.md").write_text(text)
