@@ -388,10 +388,7 @@ class TestDrafts:
             assert explorer(app).document.path == draft
 
     async def test_a_draft_left_by_a_crash_is_offered_back(self):
-        # What a crash leaves: the draft, held by a process that no longer exists.
-        store = DraftStore()
-        draft = store.create("x.tanh()\n")
-        store._write_meta(type(draft)(draft.path, pid=dead_pid()))
+        draft = crashed_draft("x.tanh()\n")
         app = make_app(snippet_link())
         async with app.run_test(size=SMALL) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, RestoreDraftsScreen))
@@ -404,9 +401,7 @@ class TestDrafts:
             assert explorer(app).query_one(TabbedContent).active == "tab-editor"
 
     async def test_x_discards_a_draft_for_good(self):
-        store = DraftStore()
-        draft = store.create("x.tanh()\n")
-        store._write_meta(type(draft)(draft.path, pid=dead_pid()))
+        draft = crashed_draft("x.tanh()\n")
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, RestoreDraftsScreen))
@@ -528,6 +523,14 @@ def test_parse_size_reads_what_a_learner_types():
     for bad in ("-1", "1.5", "abc", "2**40", "True"):
         with pytest.raises(ValueError):
             parse_size(bad)
+
+
+def crashed_draft(text: str):  # noqa: ANN201
+    """What a crash leaves: a draft held by a process that no longer exists."""
+    store = DraftStore()
+    draft = store.create(text)
+    store._write_meta(type(draft)(draft.path, pid=dead_pid()))
+    return draft
 
 
 def dead_pid() -> int:
