@@ -5,7 +5,8 @@ kernels runs to hundreds of characters. ``short_name`` keeps what tells a learne
 kernel's template (``vectorized_elementwise_kernel``), the operation inside it (``add``), the
 GEMM library family (``sm90_xmma_gemm_…``, ``cutlass_80_tensorop_…``, ``nvjet_…``), the fused ops
 of an Inductor kernel. The full name is kept next to it elsewhere, so nothing here has to be
-reversible. Pure string work: no torch, safe in the UI process.
+reversible. No torch, safe in the UI process: string work, plus the C++ runtime's own demangler
+(through ctypes) for the rare name the profiler leaves mangled (``_ZN…``).
 
 Examples::
 
@@ -20,6 +21,8 @@ Examples::
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import re
 
 SHORT = 40
@@ -44,6 +47,9 @@ _CLONE = re.compile(r"\s*\[clone [^\]]*\]\s*$")
 # The lookahead keeps matches from swallowing the functions nested in those template arguments.
 _FUNCTION = re.compile(r"\b([A-Za-z_]\w*)(?=(?:<[^<>]*(?:<[^<>]*>[^<>]*)*>)?\()")
 _FUNCTOR = re.compile(r"\b([A-Za-z_]\w*(?:Functor\w*|_functor|Ops))\b")
+# What is left of a signature once its return type is gone: a qualified name, maybe with template arguments.
+_QUALIFIED = re.compile(r"^(?:[A-Za-z_]\w*::)*[A-Za-z_]\w*(?:<.*>)?$", re.DOTALL)
+_TYPE_NAME = re.compile(r"^(?:(?:const|volatile|struct|class|enum|typename)\s+)*(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)")
 
 # Wrappers that carry the real op inside them; naming them would tell the learner nothing.
 _PLUMBING = {
@@ -68,9 +74,35 @@ _PLUMBING = {
     "UnaryFunctor",
     "TernaryFunctor",
 }
+# Words followed by parentheses in a signature that are C++ syntax, not a function that names an op:
+# fbgemm's kernels take ``decltype(nullptr)`` template arguments.
+_KEYWORDS = {
+    "decltype",
+    "sizeof",
+    "alignof",
+    "noexcept",
+    "typeof",
+    "__typeof__",
+    "static_cast",
+    "reinterpret_cast",
+    "const_cast",
+    "dynamic_cast",
+}
 # Kernel names so generic that the enclosing namespace or template argument is the real name.
-_GENERIC_BASES = {"kernel", "Kernel", "Kernel2", "device_kernel", "global_kernel"}
-_OP_PREFIXES = ("CUDAFunctorOnSelf_", "CUDAFunctor_", "launch_", "Compare")
+_GENERIC_BASES = {"kernel", "Kernel", "Kernel2", "device_kernel", "global_kernel", "globalKernel", "kentry"}
+# Namespaces that say nothing about the kernel in them; a generic base is qualified by the one above.
+_BLAND_NAMESPACES = {"impl", "detail", "internal", "native", "kernel", "kernels", "device", "dev", "at", "std"}
+# Template arguments of a generic kernel that are data (types, parameter blocks), not the kernel itself.
+_DATA_ARGUMENT = re.compile(
+    r"^(?:void|bool|char|short|int|long|signed|unsigned|float|double|half|true|false|nullptr_t|size_t"
+    r"|u?int\d+_t|float\d+|BFloat16|Half|bfloat16_t|half_t|tfloat32_t|__\w+)$"
+    r"|Param|Arg|Trait|Polic|Config|Metadata",
+)
+# Ops that are only the wrapper's own name once its prefix and suffix are gone.
+_MEANINGLESS_OPS = {"", "functor", "kernel", "impl", "op", "ops", "type", "lambda", "operator", "decltype"}
+# Wrapping prefixes of an op's name. ``Compare`` is kept when nothing follows it: ``CompareFunctor`` takes the
+# comparison (eq, lt, …) at run time, so "compare" is all its name says.
+_OP_PREFIX = re.compile(r"^(?:CUDAFunctor(?:On[A-Z][a-z]+)?_|launch_|Compare(?=[A-Z]))")
 _OP_SUFFIXES = (
     "_kernel_cuda_impl",
     "_kernel_cuda",
@@ -86,6 +118,14 @@ _OP_SUFFIXES = (
     "Functor",
     "Ops",
 )
+
+# Real kernel names stay under about 2,000 characters; anything far longer is not worth a C call.
+_MANGLED_MAX = 4096
+_MANGLED = re.compile(r"^_Z[\w.$]+$", re.ASCII)
+_DIGITS = re.compile(r"\d{1,5}")  # a longer run is no length of a real name
+_SUBSTITUTION = re.compile(r"S(?:[0-9A-Z]*_|[tabsiod])")
+_BUILTIN_CODES = set("vwbcahstijlmxynofdegz")
+_EXTENDED_CODE = re.compile(r"D(?:F\d+[_b]?|[a-zA-Z])")
 
 
 def short_name(full_name: str) -> str:
@@ -112,6 +152,9 @@ def _shorten(name: str) -> str:
         name = match.group(1)
     if match := _FUSED.match(name):
         return _fused(*match.groups())
+    if name.startswith("_Z"):
+        # ROCm traces, and names the profiler's own demangler gave up on, arrive mangled.
+        name = _demangle(name)
     if _IDENT.match(name):
         return _library_kernel(name)
     return _cpp_kernel(name)
@@ -148,15 +191,19 @@ def _cpp_kernel(name: str) -> str:
     qualified = text.strip()
     open_at = _top_level(qualified, "<")
     if open_at < 0:
-        base, targs = qualified, ""
+        scope, targs = qualified, ""
     else:
-        base, targs = qualified[:open_at], qualified[open_at + 1 : _closing(qualified, open_at)]
-    base = _base_name(base)
-    if not base:
+        scope, targs = qualified[:open_at], qualified[open_at + 1 : _closing(qualified, open_at)]
+    parts = [part.strip() for part in scope.split("::") if part.strip()]
+    if not parts:
         return ""
-    if base in _GENERIC_BASES and (inner := re.match(r"\s*([A-Za-z_]\w*)\s*$", targs)):
-        # cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_…>: the argument is the kernel's real name.
-        return _library_kernel(inner.group(1))
+    base = parts[-1]
+    if base in _GENERIC_BASES:
+        # cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_…>, ck_tile::kentry<2, FmhaFwdKernel<…>>: the template
+        # argument is the kernel; with none, gemvx::kernel says more than kernel.
+        if inner := _kernel_argument(targs):
+            return _library_kernel(inner)
+        return _clip(_qualified_generic(parts), LIMIT)
     if "gemm" in base.lower() or "gemv" in base.lower():
         return _clip(base, SHORT)  # template arguments of a BLAS kernel are tile sizes, not ops
     op = _op(targs)
@@ -166,6 +213,27 @@ def _cpp_kernel(name: str) -> str:
     if room < 4:
         return _clip(base, LIMIT)
     return f"{base}<{_clip(op, room)}>"
+
+
+def _qualified_generic(parts: list[str]) -> str:
+    """``internal::gemvx::kernel`` -> ``gemvx::kernel``: the nearest namespace that says something."""
+    for namespace in reversed(parts[:-1]):
+        if namespace not in _BLAND_NAMESPACES:
+            return f"{namespace}::{parts[-1]}"
+    return "::".join(parts[-2:])
+
+
+def _kernel_argument(targs: str) -> str:
+    """The first template argument that names a kernel class rather than a type, a number or parameters."""
+    for argument in _split_top_level(targs):
+        match = _TYPE_NAME.match(argument.strip())
+        if not match:
+            continue
+        name = match.group(1)
+        if _DATA_ARGUMENT.search(name) or name in _GENERIC_BASES or name in _PLUMBING:
+            continue
+        return name
+    return ""
 
 
 def _drop_arguments(text: str) -> str:
@@ -187,22 +255,15 @@ def _drop_arguments(text: str) -> str:
 
 
 def _drop_return_type(text: str) -> str:
-    """cuBLAS's gemv kernels return ``std::enable_if<…>::type``; keep what follows it."""
-    if match := re.match(r"^std::enable_if<", text):
-        close = _closing(text, match.end() - 1)
-        rest = text[close + 1 :]
-        if rest.startswith("::type "):
-            return rest[len("::type ") :]
-    return text
+    """``std::enable_if<…>::type vllm::fused_add_rms_norm_kernel<…>``: the name is the last top-level word.
 
-
-def _base_name(qualified: str) -> str:
-    parts = [part for part in qualified.strip().split("::") if part]
-    if not parts:
-        return ""
-    if parts[-1] in _GENERIC_BASES and len(parts) > 1 and parts[-2] not in {"cutlass", "cute"}:
-        return f"{parts[-2]}::{parts[-1]}"
-    return parts[-1].strip()
+    Only when that word is a C++ name: "Torch-Compiled Region: 0/0" is a label, not a signature.
+    """
+    cut = _last_top_level_space(text)
+    if cut <= 0:
+        return text
+    tail = text[cut + 1 :]
+    return tail if _QUALIFIED.match(tail) else text
 
 
 def _op(targs: str) -> str:
@@ -212,9 +273,9 @@ def _op(targs: str) -> str:
     candidates = [(m.start(), m.group(1)) for m in _FUNCTION.finditer(targs)]
     candidates += [(m.start(), m.group(1)) for m in _FUNCTOR.finditer(targs)]
     for _, candidate in sorted(candidates):
-        if candidate not in _PLUMBING:
+        if candidate not in _PLUMBING and candidate not in _KEYWORDS:
             op = _clean_op(candidate)
-            if op:
+            if op not in _MEANINGLESS_OPS:
                 return op
     return ""
 
@@ -222,19 +283,189 @@ def _op(targs: str) -> str:
 def _clean_op(name: str) -> str:
     """The op's own name: ``CUDAFunctor_add`` -> ``add``, ``direct_copy_kernel_cuda`` -> ``direct_copy``.
 
-    Wrapping prefixes and suffixes come in any order, so strip until none is left.
+    Wrapping prefixes and suffixes come in any order, so strip until none is left; suffixes first, so that
+    a name that is only prefix and suffix (``CompareFunctor``) keeps its prefix rather than its suffix.
     """
     changed = True
     while changed:
         changed = False
-        for prefix in _OP_PREFIXES:
-            if name.startswith(prefix) and len(name) > len(prefix):
-                name, changed = name[len(prefix) :], True
         for suffix in _OP_SUFFIXES:
             if name.endswith(suffix) and len(name) > len(suffix):
                 name, changed = name[: -len(suffix)], True
+        if (match := _OP_PREFIX.match(name)) and match.end() < len(name):
+            name, changed = name[match.end() :], True
     snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name)
     return snake.strip("_").lower()
+
+
+def _demangle(name: str) -> str:
+    """A mangled (Itanium C++ ABI) name as C++, or as much of it as can be read; the name itself otherwise."""
+    if len(name) > _MANGLED_MAX or not _MANGLED.match(name):
+        return name
+    return _demangled(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _demangled(name: str) -> str:
+    # Cached: a trace repeats each kernel thousands of times, and the C call is the costly part.
+    return _cxa_demangle(name) or _mangled_outline(name) or name
+
+
+@functools.lru_cache(maxsize=1)
+def _demangler() -> tuple | None:
+    """``__cxa_demangle`` from the C++ runtime (loaded wherever torch runs) and the ``free`` for its result."""
+    try:
+        free = ctypes.CDLL(None).free
+    except Exception:  # no C library to free with (Windows): never demangle
+        return None
+    free.argtypes = [ctypes.c_void_p]
+    free.restype = None
+    # None first: a process that already has a C++ runtime loaded should use that one.
+    for library in (None, "libstdc++.so.6", "libc++abi.so.1", "libc++abi.dylib"):
+        try:
+            demangle = ctypes.CDLL(library).__cxa_demangle
+        except Exception:
+            continue
+        demangle.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
+        demangle.restype = ctypes.c_void_p
+        return demangle, free
+    return None
+
+
+def _cxa_demangle(name: str) -> str:
+    """The runtime's demangling of ``name``, or "" when there is no runtime or it rejects the name."""
+    found = _demangler()
+    if found is None:
+        return ""
+    demangle, free = found
+    status = ctypes.c_int(-1)
+    pointer = demangle(name.encode("ascii"), None, None, ctypes.byref(status))
+    if not pointer:
+        return ""
+    try:
+        return ctypes.string_at(pointer).decode("utf-8", "replace") if status.value == 0 else ""
+    finally:
+        free(pointer)
+
+
+def _mangled_outline(name: str) -> str:
+    """``ns::kernel<FirstClassArgument>`` read off a mangled name that the runtime could not demangle.
+
+    Demanglers lag the compilers (``DF16b``, std::bfloat16_t, needs GCC 13; Clang 17 mangles constrained
+    template parameters as ``Tn``), but the kernel's qualified name at the front is plain length-prefixed text.
+    """
+    pos = 2
+    if name.startswith("L", pos):  # internal linkage
+        pos += 1
+    if name.startswith("N", pos):
+        parts, pos = _nested_name(name, pos + 1)
+    else:
+        part, pos = _source_name(name, pos)
+        parts = [part] if part else []
+    parts = [part for part in parts if not part.startswith("_GLOBAL__N")]  # anonymous namespaces
+    if not parts:
+        return ""
+    outline = "::".join(parts)
+    if name.startswith("I", pos) and (argument := _first_class_argument(name, pos + 1)):
+        outline += f"<{argument}>"
+    return outline
+
+
+def _source_name(name: str, pos: int) -> tuple[str, int]:
+    """The ``<length><identifier>`` at ``pos``, and the position after it; ("", pos) if there is none."""
+    match = _DIGITS.match(name, pos)
+    if not match:
+        return "", pos
+    end = match.end() + int(match.group())
+    if end > len(name):
+        return "", pos
+    return name[match.end() : end], end
+
+
+def _nested_name(name: str, pos: int) -> tuple[list[str], int]:
+    """The identifiers of an ``N…`` nested name up to its template arguments (``I``) or its end (``E``)."""
+    parts: list[str] = []
+    while pos < len(name):
+        char = name[pos]
+        if char.isdigit():
+            part, pos = _source_name(name, pos)
+            if not part:
+                break
+            parts.append(part)
+        elif char == "S" and (match := _SUBSTITUTION.match(name, pos)):
+            # A back-reference to an earlier namespace: ``St`` is std; the numbered ones need a full demangler.
+            if match.group() == "St":
+                parts.append("std")
+            pos = match.end()
+        elif char in "KVrRO" and not parts:  # qualifiers of a member function
+            pos += 1
+        else:
+            break
+    return parts, pos
+
+
+def _first_class_argument(name: str, pos: int) -> str:
+    """The last identifier of the first class-type template argument after ``pos``, skipping numbers and builtins."""
+    for _ in range(64):
+        if pos >= len(name):
+            return ""
+        char = name[pos]
+        if char.isdigit():
+            return _source_name(name, pos)[0]
+        if char == "N":
+            parts, _ = _nested_name(name, pos + 1)
+            return parts[-1] if parts else ""
+        if char == "L" and not name.startswith("L_Z", pos):  # a literal: <type><value>E
+            pos += 1
+            if name.startswith("N", pos):
+                _, pos = _nested_name(name, pos + 1)
+            elif name[pos : pos + 1].isdigit():
+                _, pos = _source_name(name, pos)
+            end = name.find("E", pos + 1)
+            if end < 0:
+                return ""
+            pos = end + 1
+        elif char in _BUILTIN_CODES or char in "PRKVOJ":
+            pos += 1
+        elif match := _EXTENDED_CODE.match(name, pos):
+            pos = match.end()
+        else:  # a back-reference, a template parameter, an expression: too far for a quick read
+            return ""
+    return ""
+
+
+def _split_top_level(text: str) -> list[str]:
+    """``text`` split at the commas outside any brackets."""
+    pieces, start = [], 0
+    for index in _top_level_indices(text, ","):
+        pieces.append(text[start:index])
+        start = index + 1
+    pieces.append(text[start:])
+    return pieces
+
+
+def _last_top_level_space(text: str) -> int:
+    """Index of the last space outside any brackets, or -1."""
+    spaces = _top_level_indices(text, " ")
+    return spaces[-1] if spaces else -1
+
+
+def _top_level_indices(text: str, wanted: str) -> list[int]:
+    """Indices of ``wanted`` outside any brackets; ``<``/``>`` count only outside parentheses (``(8)>(0)``)."""
+    found = []
+    parens = angles = 0
+    for index, char in enumerate(text):
+        if char in "([{":
+            parens += 1
+        elif char in ")]}":
+            parens = max(parens - 1, 0)
+        elif parens == 0 and char == "<":
+            angles += 1
+        elif parens == 0 and char == ">" and text[index - 1 : index] != "-":
+            angles = max(angles - 1, 0)
+        elif char == wanted and parens == 0 and angles == 0:
+            found.append(index)
+    return found
 
 
 def _top_level(text: str, wanted: str) -> int:
@@ -251,11 +482,20 @@ def _top_level(text: str, wanted: str) -> int:
 
 
 def _closing(text: str, open_at: int) -> int:
-    """Index of the ``>`` closing the ``<`` at ``open_at``; the end of the text if it never closes."""
-    depth = 0
+    """Index of the ``>`` closing the ``<`` at ``open_at``; the end of the text if it never closes.
+
+    Brackets inside parentheses do not count: ``std::enable_if<((8)>(0)), void>`` closes at the last one.
+    """
+    depth = parens = 0
     for index in range(open_at, len(text)):
         char = text[index]
-        if char == "<":
+        if char == "(":
+            parens += 1
+        elif char == ")":
+            parens = max(parens - 1, 0)
+        elif parens:
+            continue
+        elif char == "<":
             depth += 1
         elif char == ">" and text[index - 1] != "-":
             depth -= 1
