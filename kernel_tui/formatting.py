@@ -93,6 +93,9 @@ def summary_line(report: ScenarioReport) -> str:
         parts.append(f"compile {compiled.compile_s:.2f} s" if compiled.compile_s is not None else "compile —")
         speedup = report.speedup
         parts.append(f"speedup {speedup:.2f}×" if speedup is not None else "speedup —")
+        if report.device == "cuda" and eager is not None and eager.wall_us is not None:
+            # Kernel time after an L2 flush hides the host's cost per call; back-to-back calls show it.
+            parts.append(f"wall per call {format_time_us(eager.wall_us)} → {format_time_us(compiled.wall_us)}")
         parts.append(f"graph breaks {compiled.graph_breaks}, recompiles {compiled.recompiles}")
     return " · ".join(parts)
 

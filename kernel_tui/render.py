@@ -90,5 +90,10 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         parts.append(claims_text(report))
     if report.error is not None:
         parts.append(Text(f"error: {report.error.one_line()}", style="bold red"))
+    for note in report.notes:
+        parts.append(Text(f"note: {note}", style="yellow"))
+    for name, mode in (("eager", report.eager), ("compiled", report.compiled)):
+        if mode is not None and mode.profile_note:
+            parts.append(Text(f"note: {name}: {mode.profile_note}", style="yellow"))
     parts.append(Text(""))
     return Group(*parts)

@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 MODES = ("eager", "compiled")
+PREVIEW_DEVICE = "cuda-preview"
+"""The device of a report generated for a GPU without running on one: it has kernels and bytes, no times."""
 
 
 @dataclass(frozen=True)
@@ -20,8 +22,8 @@ class Kernel:
     short_name: str
     calls: float
     """Launches per run of ``fn`` (a float only when runs disagree)."""
-    time_us: float
-    """Time spent in this kernel per run of ``fn``, all its calls together."""
+    time_us: float | None
+    """Time spent in this kernel per run of ``fn``, all its calls together (None in a preview)."""
     bytes_read: int | None = None
     bytes_written: int | None = None
     kind: str = "kernel"
@@ -56,8 +58,9 @@ class ModeResult:
     kernel_count: float
     kernels: tuple[Kernel, ...]
     bytes_total: int | None
-    time_us: float
-    """Median time of one call of ``fn`` in steady state (compile excluded)."""
+    time_us: float | None
+    """Median time of one call of ``fn`` in steady state (compile excluded); on CUDA, the device's time
+    of single calls after an L2 flush."""
     transfers: float | None = None
     """``bytes_total`` in array-sized transfers: bytes over the bytes of the largest input."""
     compile_s: float | None = None
@@ -65,6 +68,11 @@ class ModeResult:
     graph_break_reasons: tuple[str, ...] = ()
     recompiles: int | None = None
     recompile_reasons: tuple[str, ...] = ()
+    wall_us: float | None = None
+    """Median time per call of back-to-back calls, the host's overhead (Python, dispatch, launches)
+    included; on CPU the same measurement as ``time_us``."""
+    profile_note: str | None = None
+    """Set when the profiled runs did not all launch the same kernels (e.g. records lost by the profiler)."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +144,17 @@ class ScenarioReport:
     threads: int | None = None
     bandwidth_ceiling_gbs: float | None = None
     """The device's copy bandwidth (a large device-to-device copy), measured once and cached."""
+    arch: int | None = None
+    """The CUDA architecture a preview generated code for (90 for sm_90); None for a measurement."""
+    assumptions: tuple[str, ...] = ()
+    """What a preview decided that a real GPU would decide by measuring, and the claims it could not check."""
+    notes: tuple[str, ...] = ()
+    """What the user should know besides the numbers: e.g. that the next scenario ran in a fresh engine
+    because this one changed something the engine could not restore."""
+
+    @property
+    def is_preview(self) -> bool:
+        return self.device == PREVIEW_DEVICE
 
     @property
     def ideal_transfers(self) -> float | None:
@@ -145,7 +164,7 @@ class ScenarioReport:
 
     @property
     def speedup(self) -> float | None:
-        if self.eager is None or self.compiled is None or not self.compiled.time_us:
+        if self.eager is None or self.compiled is None or self.eager.time_us is None or not self.compiled.time_us:
             return None
         return self.eager.time_us / self.compiled.time_us
 
@@ -167,9 +186,11 @@ class ScenarioReport:
             if values.get(mode) is not None:
                 values[mode] = _mode_from_dict(values[mode])
         values["sweep"] = tuple(_known(SweepPoint, point) for point in values.get("sweep", ()))
+        values["assumptions"] = tuple(values.get("assumptions", ()))
         values["expect"] = {mode: _known(ExpectCheck, check) for mode, check in values.get("expect", {}).items()}
         if values.get("error") is not None:
             values["error"] = _known(ScenarioError, values["error"])
+        values["notes"] = tuple(values.get("notes", ()))
         return cls(**values)
 
 

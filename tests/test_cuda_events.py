@@ -13,43 +13,67 @@ from torch.autograd import DeviceType
 from torch.autograd.profiler_util import EventList, FunctionEvent
 
 from kernel_tui.engine import events as ev
-from kernel_tui.engine.profiling import kernel_rows
+from kernel_tui.engine.profiling import Traffic, join_eager, kernel_rows
 
 ADD = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)"  # noqa: E501
 RELU = "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)"  # noqa: E501
 
 
 class Trace:
-    """Builds a CUDA-like event list: CPU ranges nest by time, device work links by correlation id."""
+    """Builds a CUDA-like event list shaped as torch builds it from Kineto.
 
-    def __init__(self, activity_types: bool = True) -> None:
+    Two counters, as on a real GPU: operators and annotations take External ids, runtime calls and device
+    activities take CUPTI correlation ids; device work links to its operator's External id
+    (``linked_correlation_id``) and shares its correlation id with the runtime call that launched it.
+    ``legacy`` builds what torch 2.11 and older give: no ``linked_correlation_id``/``activity_type``."""
+
+    def __init__(self, activity_types: bool = True, legacy: bool = False) -> None:
         self.events: list[FunctionEvent] = []
-        self._ids = itertools.count(1)
-        self.activity_types = activity_types
+        self._external_ids = itertools.count(1)
+        self._correlation_ids = itertools.count(1)
+        self.activity_types = activity_types and not legacy
+        self.legacy = legacy
 
-    def cpu(self, name: str, start: float, end: float, linked: int = 0) -> FunctionEvent:
-        event = FunctionEvent(
-            id=next(self._ids), name=name, thread=1, start_us=start, end_us=end,
-            linked_correlation_id=linked, activity_type="cpu_op" if self.activity_types else None,
-        )
+    def _add(self, event: FunctionEvent) -> FunctionEvent:
         self.events.append(event)
         return event
 
-    def device(self, name: str, launcher: FunctionEvent, start: float, end: float, activity: str) -> None:
-        self.events.append(
-            FunctionEvent(
-                id=next(self._ids), name=name, thread=7, start_us=start, end_us=end,
-                device_type=DeviceType.CUDA, linked_correlation_id=launcher.id,
-                activity_type=activity if self.activity_types else None,
-            )
-        )
+    def cpu(self, name: str, start: float, end: float) -> FunctionEvent:
+        activity = "user_annotation" if name == ev.RUN_RANGE or name.startswith("## ") else "cpu_op"
+        return self._add(FunctionEvent(
+            id=next(self._external_ids), name=name, thread=1, start_us=start, end_us=end,
+            is_user_annotation=activity == "user_annotation",
+            activity_type=activity if self.activity_types else None,
+        ))
 
-    def launch(self, op: FunctionEvent, kernel: str, at: float, duration: float, activity: str = "kernel") -> None:
-        runtime = self.cpu("cudaLaunchKernel", at, at + 1, linked=op.id)
-        runtime.activity_type = "cuda_runtime" if self.activity_types else None
-        self.device(kernel, op, at + 5, at + 5 + duration, activity)
+    def runtime(self, name: str, start: float, end: float, op: FunctionEvent | None) -> FunctionEvent:
+        """A runtime call; ``op`` None is a call made outside any operator (``torch.cuda.synchronize()``)."""
+        return self._add(FunctionEvent(
+            id=next(self._correlation_ids), name=name, thread=1, start_us=start, end_us=end,
+            linked_correlation_id=op.id if op is not None else 0,
+            activity_type="cuda_runtime" if self.activity_types else None,
+        ))
+
+    def device(self, name: str, launcher: FunctionEvent, start: float, end: float, activity: str,
+               correlation: int | None = None, metadata: str | None = None) -> FunctionEvent:
+        return self._add(FunctionEvent(
+            id=correlation if correlation is not None else next(self._correlation_ids),
+            name=name, thread=7, start_us=start, end_us=end,
+            device_type=DeviceType.CUDA, linked_correlation_id=launcher.id,
+            is_user_annotation=activity == "gpu_user_annotation",
+            activity_type=activity if self.activity_types else None, metadata_json=metadata,
+        ))
+
+    def launch(self, op: FunctionEvent, kernel: str, at: float, duration: float, activity: str = "kernel",
+               metadata: str | None = None) -> None:
+        runtime = self.runtime("cudaLaunchKernel", at, at + 1, op)
+        self.device(kernel, op, at + 5, at + 5 + duration, activity, correlation=runtime.id, metadata=metadata)
 
     def built(self) -> list[FunctionEvent]:
+        if self.legacy:
+            for event in self.events:
+                for attribute in ("linked_correlation_id", "activity_type", "external_id"):
+                    vars(event).pop(attribute, None)
         events = EventList(self.events)
         events._build_tree()
         return list(events)
@@ -138,3 +162,75 @@ def test_kernel_rows_count_calls_and_time_per_run():
         ("vectorized_elementwise_kernel<add>", 1, 12.0, "aten::add"),
         ("vectorized_elementwise_kernel<clamp_scalar>", 1, 9.0, "aten::relu"),
     ]
+
+
+def profiled_add_relu(trace: Trace, runs: int) -> None:
+    """What the engine records on a GPU: a synchronize outside any operator before each run (CUPTI ids that
+    then equal later operators' External ids), runs of add+relu, and CUPTI's own start-up calls."""
+    trace.runtime("cuLaunchKernelEx", 0, 1, None)
+    for run in range(runs):
+        start = 1000 * (run + 1)
+        trace.runtime("cudaDeviceSynchronize", start - 50, start - 40, None)
+        eager_add_relu(trace, start)
+
+
+def test_unlinked_runtime_calls_sharing_an_operators_id_take_no_kernels():
+    trace = Trace()
+    profiled_add_relu(trace, 5)
+    built = trace.built()
+    operator_ids = {e.id for e in built if e.activity_type == "cpu_op"}
+    unlinked_ids = {e.id for e in built if e.activity_type == "cuda_runtime" and not e.linked_correlation_id}
+    assert operator_ids & unlinked_ids, "the two counters must collide, as on a real GPU"
+    per_run = ev.launches_per_run(ev.cuda_launches(built), 5)
+    assert [[launch.op for launch in run] for run in per_run] == [["aten::add", "aten::relu"]] * 5
+
+
+def test_torch_before_2_12_links_device_work_through_the_runtime_call():
+    trace = Trace(legacy=True)
+    profiled_add_relu(trace, 5)
+    built = trace.built()
+    assert not hasattr(built[0], "linked_correlation_id")
+    per_run = ev.launches_per_run(ev.cuda_launches(built), 5)
+    assert [[(launch.name, launch.op) for launch in run] for run in per_run] == [
+        [(ADD, "aten::add"), (RELU, "aten::relu")]
+    ] * 5
+
+
+def test_syncs_and_profiler_overhead_are_not_device_work():
+    for activity_types in (True, False):
+        trace = Trace(activity_types=activity_types)
+        run = trace.cpu(ev.RUN_RANGE, 0, 200)
+        trace.device(ev.RUN_RANGE, run, 0, 200, "gpu_user_annotation")
+        item = trace.cpu("aten::item", 10, 100)
+        trace.launch(item, "Memcpy DtoH (Device -> Pageable)", 20, 3.0, activity="gpu_memcpy")
+        sync = trace.runtime("cudaStreamSynchronize", 30, 90, item)
+        trace.device("Stream Sync", item, 35, 85, "cuda_sync", correlation=sync.id)
+        trace.device("Context Sync", item, 86, 88, "cuda_sync")
+        overhead = trace.runtime("Activity Buffer Request", 50, 60, None)
+        overhead.activity_type = "overhead" if activity_types else None
+        assert [launch.kind for launch in ev.cuda_launches(trace.built())] == ["memcpy"]
+
+
+def test_memset_and_memcpy_carry_the_bytes_the_profiler_recorded():
+    trace = Trace()
+    trace.cpu(ev.RUN_RANGE, 0, 200)
+    linear = trace.cpu("aten::linear", 10, 100)
+    trace.launch(linear, "Memset (Device)", 20, 1.0, activity="gpu_memset",
+                 metadata='"device": 0, "stream": 7, "correlation": 9, "bytes": 20736')
+    trace.launch(linear, "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32", 40, 8.0)
+    memset, gemm = ev.cuda_launches(trace.built())
+    assert (memset.kind, memset.device_bytes) == ("memset", 20736)
+    assert (gemm.kind, gemm.device_bytes) == ("kernel", None)
+
+
+def test_a_memset_before_a_gemm_gets_its_own_bytes_and_the_gemm_the_operators():
+    trace = Trace()
+    trace.cpu(ev.RUN_RANGE, 0, 200)
+    linear = trace.cpu("aten::linear", 10, 100)
+    trace.cpu("aten::addmm", 12, 98)
+    trace.launch(linear, "Memset (Device)", 20, 1.0, activity="gpu_memset", metadata='"bytes": 4096')
+    trace.launch(linear, "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32", 40, 8.0)
+    launches = ev.cuda_launches(trace.built())
+    memset, gemm = join_eager(launches, [Traffic("aten::addmm", 3_000_000, 1_000_000)])
+    assert (memset.bytes_read, memset.bytes_written) == (0, 4096)
+    assert (gemm.bytes_read, gemm.bytes_written) == (3_000_000, 1_000_000)

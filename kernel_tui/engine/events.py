@@ -5,6 +5,11 @@ Works on ``torch.profiler`` ``FunctionEvent`` objects through a handful of attri
 ``activity_type``, ``is_user_annotation``), so tests can feed it constructed events where no GPU exists.
 
 Each profiled call of ``fn`` is wrapped in a ``RUN_RANGE`` annotation; everything outside one is ignored.
+
+On CUDA, torch 2.12 and later link each device event to the operator whose External id it carries
+(``linked_correlation_id``); torch 2.11 and older keep no link on the event, and the runtime call with the
+device event's correlation id, nested in its operator by the event tree, stands in.
+``tests/cuda_replay.py`` rebuilds both forms from real GPU traces.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ class Launch:
     op_event: Any = None
     """The top-level operator event that launched it; its subtree joins it to the byte counts."""
     start_us: float = 0.0
+    device_bytes: int | None = None
+    """What the profiler recorded a memcpy or memset moving; eager operators' bytes come from dispatch."""
 
 
 def device_kind(event: Any) -> str:
@@ -107,28 +114,41 @@ def cpu_launches(events: list[Any], moves_data: Callable[[str], bool]) -> list[L
     return launches
 
 
+# CUPTI's synchronisation records are device-side but do no work; older torch names them only by name.
+SYNC_NAMES = frozenset({"Stream Sync", "Context Sync", "Event Sync", "Stream Wait Event"})
+DEVICE_WORK = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
+OPERATOR_ACTIVITIES = frozenset({"cpu_op", "user_annotation"})
+RUNTIME_ACTIVITIES = frozenset({"cuda_runtime", "cuda_driver"})
+_BYTES = re.compile(r'"bytes"\s*:\s*(\d+)')
+
+
 def cuda_kind(event: Any) -> str | None:
-    """kernel, memcpy or memset for device work; None for what is not a kernel (annotation copies)."""
+    """kernel, memcpy or memset for device work; None for the rest (annotation copies, syncs, overhead)."""
+    activity = getattr(event, "activity_type", None)
+    if activity:
+        return DEVICE_WORK.get(str(activity).lower())
+    # torch before 2.12 does not say: tell device work from the rest by name.
     if getattr(event, "is_user_annotation", False):
         return None
-    activity = str(getattr(event, "activity_type", "") or "").lower()
-    if activity:
-        if "annotation" in activity:
-            return None
-        if "memcpy" in activity:
-            return "memcpy"
-        if "memset" in activity:
-            return "memset"
-        if activity in ("kernel", "concurrent_kernel", "gpu_kernel") or activity.endswith("kernel"):
-            return "kernel"
-    name = event.name
+    return kind_by_name(event.name)
+
+
+def kind_by_name(name: str) -> str | None:
     if name.startswith("Memcpy"):
         return "memcpy"
     if name.startswith("Memset"):
         return "memset"
-    if name == RUN_RANGE or name.startswith(("## ", "Torch-Compiled Region", "kernel_tui::")):
+    if name in SYNC_NAMES or name == RUN_RANGE or name.startswith(("## ", "Torch-Compiled Region", "kernel_tui::")):
         return None
     return "kernel"
+
+
+def device_bytes(event: Any) -> int | None:
+    """The bytes a memcpy or memset moved, as Kineto recorded them in the activity's metadata."""
+    # torch 2.14 deprecates ``metadata_json`` in favour of ``event_metadata``; read whichever exists.
+    metadata = event._metadata_json if hasattr(event, "_metadata_json") else getattr(event, "metadata_json", None)
+    match = _BYTES.search(str(metadata or ""))
+    return int(match.group(1)) if match else None
 
 
 def launching_top_op(cpu_event: Any) -> Any:
@@ -144,13 +164,28 @@ def launching_top_op(cpu_event: Any) -> Any:
     return cpu_event
 
 
+RUNTIME_CALL = re.compile(r"^(cuda|cu|hip)[A-Z]\w*$")
+
+
 def cuda_launches(events: list[Any]) -> list[Launch]:
-    """CUDA: device-side kernels, memcpys and memsets, each linked to the op that launched it."""
+    """CUDA: device-side kernels, memcpys and memsets, each linked to the op that launched it.
+
+    A device event names its operator by External id (``linked_correlation_id``, torch 2.12 and later).
+    External ids and CUPTI correlation ids are two counters that both start at 1, so only operators may be
+    found by External id: an unrelated runtime call can carry the same number. Where the External id names
+    no operator (older Kineto wrote the correlation id there; torch 2.11 and older keep no link at all on
+    the event), the launch is found through the runtime call with the device event's own correlation id
+    (its ``id``), and the operator is the one that call ran inside."""
     runs = number_runs(events)
-    cpu_by_id = {}
+    operators_by_id: dict[int, Any] = {}
+    runtime_by_id: dict[int, Any] = {}
     for event in events:
-        if device_kind(event) == "CPU" and not getattr(event, "linked_correlation_id", 0):
-            cpu_by_id.setdefault(event.id, event)
+        if device_kind(event) != "CPU":
+            continue
+        if _is_runtime_call(event):
+            runtime_by_id.setdefault(event.id, event)
+        elif _is_operator_activity(event):
+            operators_by_id.setdefault(event.id, event)
     launches = []
     for event in events:
         if device_kind(event) != "CUDA":
@@ -158,7 +193,7 @@ def cuda_launches(events: list[Any]) -> list[Launch]:
         kind = cuda_kind(event)
         if kind is None:
             continue
-        launcher = cpu_by_id.get(getattr(event, "linked_correlation_id", 0))
+        launcher = _launcher(event, operators_by_id, runtime_by_id)
         if launcher is None:
             continue
         run = run_index(launcher, runs)
@@ -166,9 +201,42 @@ def cuda_launches(events: list[Any]) -> list[Launch]:
             continue
         top = launching_top_op(launcher)
         start = float(event.time_range.start) if getattr(event, "time_range", None) else 0.0
-        launches.append(Launch(event.name, kind, duration_us(event), run, top.name, top, start))
+        if top.name == RUN_RANGE:  # launched straight from Python (a hand-written Triton kernel): no operator
+            launches.append(Launch(event.name, kind, duration_us(event), run, None, None, start, device_bytes(event)))
+            continue
+        launches.append(Launch(event.name, kind, duration_us(event), run, top.name, top, start, device_bytes(event)))
     launches.sort(key=lambda launch: (launch.run, launch.start_us))
     return launches
+
+
+def _launcher(event: Any, operators_by_id: dict[int, Any], runtime_by_id: dict[int, Any]) -> Any:
+    linked = getattr(event, "linked_correlation_id", 0) or 0
+    if linked and linked in operators_by_id:
+        return operators_by_id[linked]
+    runtime = runtime_by_id.get(getattr(event, "id", 0) or 0)
+    if runtime is None:
+        return None
+    # The operator the launch ran inside; a launch outside every operator has the run range as parent.
+    return runtime.cpu_parent
+
+
+def _is_runtime_call(event: Any) -> bool:
+    activity = getattr(event, "activity_type", None)
+    if activity:
+        return str(activity).lower() in RUNTIME_ACTIVITIES
+    return RUNTIME_CALL.match(event.name) is not None
+
+
+def _is_operator_activity(event: Any) -> bool:
+    activity = getattr(event, "activity_type", None)
+    if activity:
+        return str(activity).lower() in OPERATOR_ACTIVITIES
+    return bool(getattr(event, "is_user_annotation", False)) or is_operator_name(event.name)
+
+
+def device_event_count(events: list[Any]) -> int:
+    """Device activities of any kind: none at all on a CUDA profile means the profiler lost them."""
+    return sum(1 for event in events if device_kind(event) == "CUDA")
 
 
 def launches_per_run(launches: list[Launch], runs: int) -> list[list[Launch]]:

@@ -22,7 +22,7 @@ from kernel_tui.engine.device import device_name
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.profiling import Traffic, join_compiled, join_eager, kernel_rows, profile_launches
-from kernel_tui.engine.timing import synchronize, time_call
+from kernel_tui.engine.timing import synchronize, time_call, wall_time_call
 from kernel_tui.engine.traffic import array_bytes, eager_traffic, ideal_bytes
 from kernel_tui.expect import check_claims
 from kernel_tui.report import ModeResult, ScenarioError, ScenarioReport, SweepPoint
@@ -170,18 +170,21 @@ def _measure_modes(
 def _mode_result(
     call: Callable[[], Any], device: str, unit: int, join: Callable, trace_path: str | None = None
 ) -> ModeResult:
-    per_run = profile_launches(call, device, trace_path=trace_path)
-    first_run = per_run[0] if per_run else []
-    rows = kernel_rows(per_run, join(first_run))
+    profiled = profile_launches(call, device, trace_path=trace_path)
+    reference = profiled.reference
+    rows = kernel_rows(profiled.per_run, join(reference), reference)
     known = [row.bytes_total for row in rows if row.bytes_total is not None]
-    bytes_total = sum(known) if known else None
+    bytes_total = sum(known) if known else (0 if not rows else None)
     timing = time_call(call, device)
+    wall = wall_time_call(call, device) if device == "cuda" else timing
     return ModeResult(
         kernel_count=sum(row.calls for row in rows),
         kernels=tuple(rows),
         bytes_total=bytes_total,
         time_us=timing.median_us,
         transfers=(bytes_total / unit) if bytes_total is not None and unit else None,
+        wall_us=wall.median_us,
+        profile_note=profiled.note,
     )
 
 

@@ -12,6 +12,7 @@ from torch.profiler import ProfilerActivity, profile, record_function
 
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.op_kinds import moves_data
+from kernel_tui.engine.timing import l2_flush, synchronize
 from kernel_tui.names import short_name
 from kernel_tui.report import Kernel
 
@@ -30,26 +31,71 @@ class Traffic:
     code: str | None = None
 
 
+class NoDeviceActivity(RuntimeError):
+    """A CUDA profile without a single device record: the profiler lost them, it is not "0 kernels"."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The launches of each profiled run of ``fn``, and the run the byte counts are joined against."""
+
+    per_run: list[list[ev.Launch]]
+
+    @property
+    def reference(self) -> list[ev.Launch]:
+        """A run whose launch count is the common one: a run that lost records must not set the bytes."""
+        if not self.per_run:
+            return []
+        common = statistics.mode(len(run) for run in self.per_run)
+        return next(run for run in self.per_run if len(run) == common)
+
+    @property
+    def note(self) -> str | None:
+        """Which runs launched a different number of kernels than the rest, if any."""
+        counts = [len(run) for run in self.per_run]
+        if len(set(counts)) <= 1:
+            return None
+        common = statistics.mode(counts)
+        odd = ", ".join(f"run {index + 1}: {count}" for index, count in enumerate(counts) if count != common)
+        return f"profiled runs disagree: {common} launches in most, {odd}"
+
+
 def profile_launches(
     call: Callable[[], Any], device: str, runs: int = PROFILED_RUNS, trace_path: str | None = None
-) -> list[list[ev.Launch]]:
+) -> Profile:
     """Run ``call`` ``runs`` times under the profiler; return each run's kernel launches in order.
+
+    One more run goes first, inside the profiler session but outside every run range: CUPTI can drop the
+    device records at the start of a session (CUDA 13.0), and the runs that count must not be those. On
+    CUDA the L2 cache is flushed before each run, as the timing does, so the kernel times are those of data
+    coming from memory; the synchronize is inside each run's range, so no runtime call is left unlinked.
 
     With ``trace_path``, the profile is also written there as a Chrome trace (it opens in Perfetto)."""
     activities = [ProfilerActivity.CPU]
     if device == "cuda":
         activities.append(ProfilerActivity.CUDA)
+    flush = l2_flush(device)
     with profile(activities=activities) as prof, torch.no_grad():
+        call()
+        synchronize(device)
         for _ in range(runs):
+            flush()
             with record_function(ev.RUN_RANGE):
                 call()
-            if device == "cuda":
-                torch.cuda.synchronize()
+                synchronize(device)
     if trace_path is not None:
         prof.export_chrome_trace(trace_path)
     events = list(prof.events())
-    launches = ev.cuda_launches(events) if device == "cuda" else ev.cpu_launches(events, moves_data)
-    return ev.launches_per_run(launches, runs)
+    if device == "cuda":
+        if ev.device_event_count(events) == 0:
+            raise NoDeviceActivity(
+                "the profiler recorded no GPU activity at all (CUPTI unavailable or its records lost): "
+                "kernel counts cannot be read from this profile"
+            )
+        launches = ev.cuda_launches(events)
+    else:
+        launches = ev.cpu_launches(events, moves_data)
+    return Profile(ev.launches_per_run(launches, runs))
 
 
 def kernel_join_key(launch: ev.Launch) -> str:
@@ -105,12 +151,11 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
                 per_op.setdefault(id(ops[index]), []).append(record)
                 position = index
                 break
+    main = _main_launches(launches)
     joined: list[Traffic | None] = []
-    seen: set[int] = set()
     for launch in launches:
         records = per_op.get(id(launch.op_event)) if launch.op_event is not None else None
-        if records and id(launch.op_event) not in seen:
-            seen.add(id(launch.op_event))
+        if records and main.get(id(launch.op_event)) is launch:
             joined.append(
                 Traffic(
                     launch.op or launch.name,
@@ -120,22 +165,42 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
                     _unique(line for r in records for line in r.lines),
                 )
             )
+        elif launch.kind in ("memset", "memcpy") and launch.device_bytes is not None:
+            # Work the dispatcher never saw (a GEMM's workspace memset): what the profiler says it moved.
+            read = launch.device_bytes if launch.kind == "memcpy" else 0
+            joined.append(Traffic(launch.name, read, launch.device_bytes))
         elif records:
-            joined.append(Traffic(launch.name, 0, 0))  # the op's bytes went to its first kernel
+            joined.append(Traffic(launch.name, 0, 0))  # the op's bytes went to its main kernel
         else:
             joined.append(None)
     return joined
+
+
+def _main_launches(launches: Sequence[ev.Launch]) -> dict[int, ev.Launch]:
+    """Per operator, the launch that does its work: its first kernel, not the memset that clears a
+    semaphore or a workspace before it; an operator that only copies or fills keeps its first launch."""
+    main: dict[int, ev.Launch] = {}
+    for launch in launches:
+        if launch.op_event is None:
+            continue
+        current = main.get(id(launch.op_event))
+        if current is None or (current.kind != "kernel" and launch.kind == "kernel"):
+            main[id(launch.op_event)] = launch
+    return main
 
 
 def _unique(items: Iterable[Any]) -> tuple:
     return tuple(dict.fromkeys(items))
 
 
-def kernel_rows(per_run: list[list[ev.Launch]], traffic: list[Traffic | None]) -> list[Kernel]:
+def kernel_rows(
+    per_run: list[list[ev.Launch]], traffic: list[Traffic | None], reference: list[ev.Launch] | None = None
+) -> list[Kernel]:
     """Group launches by full name in first-seen order; calls and time per run of ``fn``.
 
     A row's time is the median over the runs of its time in one run: a shared machine's hiccup in one
-    run does not move it. ``traffic`` lines up with the first run's launches: bytes are per run too.
+    run does not move it. ``traffic`` lines up with ``reference`` (default: the first run's launches):
+    bytes are per run too.
     """
     runs = max(len(per_run), 1)
     order: list[tuple[str, str]] = []
@@ -153,7 +218,9 @@ def kernel_rows(per_run: list[list[ev.Launch]], traffic: list[Traffic | None]) -
     read: dict[tuple[str, str], int | None] = {}
     written: dict[tuple[str, str], int | None] = {}
     joined: dict[tuple[str, str], list[Traffic]] = {}
-    for launch, record in zip(per_run[0] if per_run else [], traffic):
+    if reference is None:
+        reference = per_run[0] if per_run else []
+    for launch, record in zip(reference, traffic):
         key = (launch.name, launch.kind)
         if record is None:
             read.setdefault(key, None)
