@@ -13,6 +13,7 @@ from pathlib import Path
 
 import torch
 
+from kernel_tui.engine.device import free_memory_bytes
 from kernel_tui.engine.timing import time_call
 from kernel_tui.report import Kernel
 
@@ -30,16 +31,38 @@ def gbs(bytes_moved: int | None, time_us: float | None) -> float | None:
     return bytes_moved / time_us / 1e3
 
 
-def measure_ceiling_gbs(device: str) -> float:
-    size = COPY_BYTES[device] // 4
-    source = torch.empty(size, dtype=torch.float32, device=device).fill_(1.0)
+MIN_COPY_BYTES = 16 * 2**20
+"""Below this a copy stays in a GPU's L2 (or a CPU's caches) and measures the cache, not memory."""
+
+
+def copy_bytes(device: str, free_bytes: int) -> int:
+    """The copy's size: the preferred one where it fits, with room to spare, in the free memory."""
+    return max(min(COPY_BYTES[device], free_bytes // 4), MIN_COPY_BYTES)
+
+
+def measure_ceiling_gbs(device: str) -> float | None:
+    """The rate of a large copy, or None where not even the smallest one fits in memory."""
+    size = copy_bytes(device, free_memory_bytes(device))
+    while size >= MIN_COPY_BYTES:
+        try:
+            return _copy_rate_gbs(size, device)
+        except (MemoryError, RuntimeError) as error:  # torch's OutOfMemoryError is a RuntimeError
+            if "out of memory" not in str(error).lower() and not isinstance(error, MemoryError):
+                raise
+            # Another process took the memory between the query and the allocation: try half.
+            size //= 2
+    return None
+
+
+def _copy_rate_gbs(size: int, device: str) -> float | None:
+    source = torch.empty(size // 4, dtype=torch.float32, device=device).fill_(1.0)
     target = torch.empty_like(source)
     target.copy_(source)
     timing = time_call(lambda: target.copy_(source), device, budget_s=0.5)
-    return gbs(2 * size * 4, timing.median_us) or 0.0
+    return gbs(2 * size, timing.median_us)
 
 
-def ceiling_gbs(device: str, device_name: str) -> float:
+def ceiling_gbs(device: str, device_name: str) -> float | None:
     """The copy bandwidth of this device, from the cache or measured now and cached."""
     key = f"{device}:{device_name}:{torch.get_num_threads()} threads"
     path = cache_file()
@@ -50,6 +73,8 @@ def ceiling_gbs(device: str, device_name: str) -> float:
     if isinstance(cached.get(key), (int, float)) and cached[key] > 0:
         return float(cached[key])
     value = measure_ceiling_gbs(device)
+    if value is None:
+        return None
     cached[key] = value
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
