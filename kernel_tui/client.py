@@ -7,10 +7,12 @@ read by a thread that forwards it to a sink and keeps the tail for when the engi
 
 from __future__ import annotations
 
+import codecs
 import collections
 import os
 import queue
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -18,9 +20,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
-from kernel_tui import protocol
+from kernel_tui import proctree, protocol
 
 STDERR_TAIL_LINES = 40
 # Kineto prints these on every profile whatever its log level; they are torch's noise, not the scenario's.
@@ -53,8 +55,28 @@ class EngineDied(Exception):
         return self.describe()
 
 
+# ``python -m`` and ``python -c`` both put the current folder first on the import path, where a learner's
+# random.py or copy.py would be imported by torch in place of the standard library's. The engine starts
+# with it removed; kernel_tui is found where this front end found it, after everything else.
+ENGINE_BOOT = """\
+import sys
+if sys.path and sys.path[0] == "":
+    del sys.path[0]
+sys.path.append({root!r})
+from kernel_tui.engine.__main__ import main
+main()
+"""
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+READ_CHUNK = 65536
+POLL_S = 0.2
+DRAIN_AFTER_EXIT_S = 2.0
+"""How long the readers go on after the engine has ended: a process the scenario started may hold the
+pipes open for ever, and must not keep the front end waiting."""
+CLOSE_WAIT_S = 5.0
+
+
 def engine_command(device: str) -> list[str]:
-    return [sys.executable, "-m", "kernel_tui.engine", "--device", device]
+    return [sys.executable, "-c", ENGINE_BOOT.format(root=PACKAGE_ROOT), "--device", device]
 
 
 class EngineClient:
@@ -93,21 +115,35 @@ class EngineClient:
         self._stderr_tail.clear()
         env = dict(os.environ if self._env is None else self._env)
         env.setdefault("PYTHONUNBUFFERED", "1")
-        self._process = subprocess.Popen(
-            self._command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-            start_new_session=True,
-            env=env,
-        )
+        env["KERNEL_TUI_PARENT_PID"] = str(os.getpid())
+        # The readers own the read ends of the pipes and close them when they are done; Popen's file
+        # objects would block a close on a reader stuck in read() while a stranger holds the write end.
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        try:
+            self._process = subprocess.Popen(
+                self._command,
+                stdin=subprocess.PIPE,
+                stdout=out_write,
+                stderr=err_write,
+                text=True,
+                bufsize=1,
+                start_new_session=True,
+                env=env,
+            )
+        except OSError:
+            for fd in (out_read, err_read):
+                os.close(fd)
+            raise
+        finally:
+            os.close(out_write)
+            os.close(err_write)
+        process = self._process
         # Each reader gets this engine's queue: a dying engine's end marker must not land in a newer one's.
         threading.Thread(
-            target=self._read_protocol, args=(self._process.stdout, self._messages), daemon=True
+            target=self._read_protocol, args=(out_read, process, self._messages), daemon=True
         ).start()
-        threading.Thread(target=self._read_stderr, args=(self._process.stderr,), daemon=True).start()
+        threading.Thread(target=self._read_stderr, args=(err_read, process), daemon=True).start()
         hello = self._next_message(timeout)
         if hello.get("type") == "timeout":
             self.close()
@@ -124,32 +160,32 @@ class EngineClient:
         A ``run`` blocked on the engine then raises EngineDied; ``close`` reaps what is left."""
         process = self._process
         if process is not None and process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            proctree.end_tree(process.pid)
 
     def close(self) -> None:
-        """End the engine's whole process group, compile workers included."""
+        """End the engine and everything it started (compile workers, a scenario's own processes), in a
+        bounded time whatever holds its pipes."""
         process, self._process = self._process, None
         self.hello = None
         if process is None:
             return
         if process.poll() is None:
+            proctree.end_tree(process.pid)
+        else:
+            # Ended by itself: its process group may live on (a scenario's child).
             try:
                 os.killpg(process.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
         try:
-            process.wait(timeout=5)
+            process.wait(timeout=CLOSE_WAIT_S)
         except subprocess.TimeoutExpired:
-            process.kill()
-        for stream in (process.stdin, process.stdout, process.stderr):
-            try:
-                if stream:
-                    stream.close()
-            except OSError:
-                pass
+            pass
+        try:
+            if process.stdin:
+                process.stdin.close()
+        except OSError:
+            pass
 
     def __enter__(self) -> EngineClient:
         return self
@@ -201,6 +237,10 @@ class EngineClient:
             message = self._next_message(remaining)
             if message.get("run_id") != run_id:
                 continue
+            if message["type"] == "done" and message.get("restart"):
+                # The scenario changed what the engine cannot restore; the engine ends by itself, and the
+                # next run must not be sent to it.
+                self.close()
             yield message
             if message["type"] == "done":
                 return
@@ -228,24 +268,72 @@ class EngineClient:
             raise EngineDied(code, tail)
         return message
 
-    def _read_protocol(self, stream: IO[str], messages: queue.Queue[dict[str, Any] | None]) -> None:
-        try:
-            for line in stream:
-                if not line.strip():
-                    continue
-                try:
-                    messages.put(protocol.decode(line))
-                except protocol.ProtocolError as error:
-                    self._stderr_tail.append(f"[protocol] {error}\n")
-        except (OSError, ValueError):
-            pass
+    def _read_protocol(self, fd: int, process: subprocess.Popen[str],
+                       messages: queue.Queue[dict[str, Any] | None]) -> None:
+        def on_line(line: str) -> None:
+            if not line.strip():
+                return
+            try:
+                messages.put(protocol.decode(line))
+            except protocol.ProtocolError as error:
+                self._stderr_tail.append(f"[protocol] {error}\n")
+
+        read_lines(fd, process, on_line)
         messages.put(None)
 
-    def _read_stderr(self, stream: IO[str]) -> None:
+    def _read_stderr(self, fd: int, process: subprocess.Popen[str]) -> None:
+        def on_line(line: str) -> None:
+            self._stderr_tail.append(line)
+            if self._stderr_sink is not None and not PROFILER_CHATTER.match(line):
+                self._stderr_sink(line)
+
+        read_lines(fd, process, on_line)
+
+
+def read_lines(fd: int, process: subprocess.Popen[str], on_line: Callable[[str], None]) -> None:
+    """Call ``on_line`` with each line read from ``fd`` until its end, then close it.
+
+    Never dies: bytes that are not UTF-8 are replaced, and a failing ``on_line`` loses only its line. Ends
+    at most DRAIN_AFTER_EXIT_S after ``process`` has, even if some process it started still holds the pipe.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
+    ended_at: float | None = None
+
+    def deliver(text: str) -> str:
+        *lines, rest = text.split("\n")
+        for line in lines:
+            try:
+                on_line(line + "\n")
+            except Exception:  # noqa: BLE001, S110 - a reader that dies would block the engine's writes
+                pass
+        return rest
+
+    try:
+        while True:
+            try:
+                ready, _, _ = select.select([fd], [], [], POLL_S)
+            except InterruptedError:
+                continue
+            if ready:
+                chunk = os.read(fd, READ_CHUNK)
+                if not chunk:
+                    break
+                pending = deliver(pending + decoder.decode(chunk))
+            if process.poll() is not None:
+                ended_at = ended_at or time.monotonic()
+                if not ready or time.monotonic() - ended_at > DRAIN_AFTER_EXIT_S:
+                    break
+    except (OSError, ValueError):
+        pass
+    finally:
+        pending = deliver(pending + decoder.decode(b"", final=True))
+        if pending:
+            try:
+                on_line(pending)
+            except Exception:  # noqa: BLE001, S110
+                pass
         try:
-            for line in stream:
-                self._stderr_tail.append(line)
-                if self._stderr_sink is not None and not PROFILER_CHATTER.match(line):
-                    self._stderr_sink(line)
-        except (OSError, ValueError):
+            os.close(fd)
+        except OSError:
             pass

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import ast
+import contextlib
+import sys
 import traceback
 import types
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -109,6 +112,21 @@ class LoadedScenario:
         return StageError(ScenarioError(stage, message, line, str(self.path), details))
 
 
+@contextlib.contextmanager
+def _own_folder_on_path(path: Path) -> Iterator[None]:
+    """A scenario may import modules next to it; only while it loads, and after the standard library and
+    installed packages, so that its folder's random.py or copy.py never stands in for theirs."""
+    folder = str(path.resolve().parent)
+    added = folder not in sys.path
+    if added:
+        sys.path.append(folder)
+    try:
+        yield
+    finally:
+        if added and folder in sys.path:
+            sys.path.remove(folder)
+
+
 def load_scenario(path: Path) -> LoadedScenario:
     """Read, check and execute a scenario file; raises StageError at stage ``load``."""
     try:
@@ -123,7 +141,8 @@ def load_scenario(path: Path) -> LoadedScenario:
     try:
         tree = ast.parse(source, str(path))
         code = compile(snippet_module(tree) if info.is_snippet else tree, str(path), "exec")
-        exec(code, module.__dict__)  # noqa: S102 - running the user's scenario is the point
+        with _own_folder_on_path(path):
+            exec(code, module.__dict__)  # noqa: S102 - running the user's scenario is the point
     except Exception as exc:  # noqa: BLE001
         raise stage_error("load", path, exc) from exc
     for name in ("fn", "inputs"):

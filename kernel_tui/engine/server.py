@@ -11,7 +11,7 @@ from typing import IO, Any
 from kernel_tui import protocol
 
 
-def serve(argv: list[str], out: IO[str]) -> None:
+def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m kernel_tui.engine")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     options = parser.parse_args(argv)
@@ -33,6 +33,10 @@ def serve(argv: list[str], out: IO[str]) -> None:
         sys.exit(3)
     configure_torch(device)
     compile_watch.install()
+    from kernel_tui.engine import isolation, lifeline
+
+    # Every scenario starts from this state, whatever the one before it changed.
+    clean_state = isolation.Snapshot.take()
     send(
         "hello",
         protocol=protocol.PROTOCOL_VERSION,
@@ -42,7 +46,7 @@ def serve(argv: list[str], out: IO[str]) -> None:
         torch_version=torch.__version__,
         threads=torch.get_num_threads(),
     )
-    for line in sys.stdin:
+    for line in lifeline.request_lines(sys.stdin if requests is None else requests):
         if not line.strip():
             continue
         try:
@@ -59,21 +63,41 @@ def serve(argv: list[str], out: IO[str]) -> None:
         def emit(message_type: str, _run_id: Any = run_id, **fields: Any) -> None:
             send(message_type, run_id=_run_id, **fields)
 
-        try:
-            report = measure_scenario(
-                request["path"],
-                device,
-                size=request.get("size"),
-                sizes=request.get("sizes"),
-                run_sweep=bool(request.get("sweep", True)),
-                trace_dir=request.get("trace_dir"),
-                emit=emit,
-            )
-            emit("done", report=report.to_dict())
-        except Exception:  # noqa: BLE001 - a bug in the engine must reach the user as that run's error
-            details = traceback.format_exc()
-            print(details, file=sys.stderr)
-            emit("done", report=_engine_failure(request["path"], device, details))
+        with lifeline.busy():
+            report_dict = _run(request, device, emit, measure_scenario)
+            # Restored before the report is sent, so that what could not be restored is in it.
+            notes = clean_state.restore((os.path.dirname(str(request.get("path", ""))),))
+            compile_watch.install()
+        if notes:
+            report_dict = _with_isolation_notes(report_dict, notes)
+        emit("done", report=report_dict, restart=bool(notes))
+        if notes:
+            # Something the scenario changed cannot be undone here: a fresh engine runs the next one.
+            lifeline.end_everything()
+
+
+def _run(request: dict[str, Any], device: str, emit: Any, measure_scenario: Any) -> dict[str, Any]:
+    try:
+        report = measure_scenario(
+            request["path"],
+            device,
+            size=request.get("size"),
+            sizes=request.get("sizes"),
+            run_sweep=bool(request.get("sweep", True)),
+            trace_dir=request.get("trace_dir"),
+            emit=emit,
+        )
+        return report.to_dict()
+    except Exception:  # noqa: BLE001 - a bug in the engine must reach the user as that run's error
+        details = traceback.format_exc()
+        print(details, file=sys.stderr)
+        return _engine_failure(request["path"], device, details)
+
+
+def _with_isolation_notes(report: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    text = "; ".join(notes)
+    note = f"the next scenario runs in a fresh engine: {text}"
+    return {**report, "notes": [*report.get("notes", []), note]}
 
 
 def _engine_failure(path: str, device: str, details: str) -> dict[str, Any]:

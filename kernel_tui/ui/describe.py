@@ -115,6 +115,9 @@ def details_text(
             text.append("\n\n")
             text.append(error.details.rstrip())
     report = run.report if run is not None else None
+    if report is not None and report.notes:
+        section("Notes")
+        text.append("\n".join(report.notes))
     if report is not None:
         compiled = report.compiled
         if compiled is not None and compiled.graph_break_reasons:

@@ -1,0 +1,119 @@
+"""The engine dies with the front end that started it, and takes everything it started along.
+
+A front end that ends normally closes the engine itself. One that is killed (SIGKILL, a closed terminal,
+a killed tmux session, ``timeout``) cannot, and a busy engine would then run on with parent 1, forever.
+Three watches, any of which ends the engine's whole tree (compile workers and whatever a scenario
+started, in any session):
+
+- Linux's parent-death signal (``prctl(PR_SET_PDEATHSIG)``): immediate. The kernel also sends it when the
+  front-end *thread* that started the engine ends, so the handler checks that the parent really changed.
+- The parent process id, polled by a thread: portable, and still working if a scenario replaced the
+  signal handler.
+- End of file on the request stream, read by a thread: the front end's end of the pipe is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO
+
+from kernel_tui import proctree
+
+PARENT_ENV = "KERNEL_TUI_PARENT_PID"
+POLL_S = 0.25
+PR_SET_PDEATHSIG = 1
+
+_parent = os.getppid()
+_busy = threading.Event()
+
+
+def end_everything(reason: str = "") -> None:
+    """End this engine and everything below it, now."""
+    if reason:
+        try:
+            os.write(2, f"kernel-tui engine: {reason}: ending\n".encode())
+        except OSError:
+            pass
+    proctree.end_tree(os.getpid())
+    os._exit(1)
+
+
+def parent_is_gone() -> bool:
+    return os.getppid() != _parent
+
+
+def hold() -> None:
+    """Start the watches; called first thing in the engine, before torch is imported."""
+    expected = os.environ.get(PARENT_ENV, "")
+    if expected.isdigit() and int(expected) != _parent:
+        end_everything("the front end was gone before the engine started")
+    signal.signal(signal.SIGHUP, on_hangup)
+    signal.signal(signal.SIGTERM, on_terminate)
+    _set_parent_death_signal(signal.SIGHUP)
+    threading.Thread(target=_watch_parent, name="kernel-tui-lifeline", daemon=True).start()
+
+
+def on_hangup(signum: int, frame: object) -> None:
+    if parent_is_gone():
+        end_everything("the front end is gone")
+
+
+def on_terminate(signum: int, frame: object) -> None:
+    end_everything("asked to stop")
+
+
+def _set_parent_death_signal(sig: int) -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if parent_is_gone():  # it died between our start and the prctl
+        end_everything("the front end is gone")
+
+
+def _watch_parent() -> None:
+    while True:
+        time.sleep(POLL_S)
+        if parent_is_gone():
+            end_everything("the front end is gone")
+
+
+@contextmanager
+def busy() -> Iterator[None]:
+    """While a request is being served: end of the request stream then means the front end is gone."""
+    _busy.set()
+    try:
+        yield
+    finally:
+        _busy.clear()
+
+
+def request_lines(stream: IO[str]) -> Iterator[str]:
+    """The request stream's lines, read by a thread so that its end is noticed during a run too."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        try:
+            for line in stream:
+                lines.put(line)
+        except (OSError, ValueError):
+            pass
+        lines.put(None)
+        if _busy.is_set():
+            end_everything("the front end closed the request stream during a run")
+
+    threading.Thread(target=read, name="kernel-tui-requests", daemon=True).start()
+    while (line := lines.get()) is not None:
+        yield line

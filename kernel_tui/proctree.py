@@ -1,0 +1,87 @@
+"""Processes below a process, read from /proc: what closing an engine must end besides its process group.
+
+A scenario may start a child in a session of its own (``start_new_session=True``): ending the engine's
+process group misses it, and it would outlive kernel-tui. Its parent is still the engine, though, so it
+can be found, and ended, before the engine is. On systems without /proc these find nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+PROC = Path("/proc")
+
+
+def _parents() -> dict[int, int]:
+    found = {}
+    try:
+        entries = list(PROC.iterdir())
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z":
+            found[int(entry.name)] = int(fields[1])
+    return found
+
+
+def children(pid: int) -> list[int]:
+    """Live children of ``pid``."""
+    return [child for child, parent in _parents().items() if parent == pid]
+
+
+def descendants(pid: int) -> list[int]:
+    """Live children of ``pid``, their children and so on, parents first."""
+    parents = _parents()
+    below: dict[int, list[int]] = {}
+    for child, parent in parents.items():
+        below.setdefault(parent, []).append(child)
+    found, queue = [], list(below.get(pid, ()))
+    while queue:
+        child = queue.pop(0)
+        found.append(child)
+        queue.extend(below.get(child, ()))
+    return found
+
+
+def command_line(pid: int) -> str:
+    try:
+        return (PROC / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+
+
+def is_torch_worker(pid: int) -> bool:
+    """Inductor's compile workers and their helpers: torch starts them, not the scenario."""
+    command = command_line(pid)
+    return "torch" in command or "multiprocessing" in command
+
+
+def kill(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def end_tree(pid: int) -> None:
+    """Kill ``pid``'s process group and everything below ``pid``, whatever session it is in.
+
+    The descendants go first: once ``pid`` is dead they belong to init and can no longer be found. ``pid``
+    may be the caller itself."""
+    kill(descendants(pid))
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
