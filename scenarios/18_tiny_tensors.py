@@ -12,9 +12,15 @@ eager even though it launches fewer kernels. The sweep shows how that changes as
 grow and the saved transfers start to count.
 
 On a GPU the fixed cost per kernel is the launch itself: a few microseconds of CPU time each,
-whatever the size. `COMPILE = {"mode": "reduce-overhead"}` attacks that with CUDA graphs: the
-kernels are recorded once and then replayed together with a single launch. On CPU there are no
-CUDA graphs, and the counts stay as they are.
+whatever the size, while the kernel runs for about a microsecond. The kernel times in the tables
+cannot show that: they are the GPU's own time for each kernel. Read the summary's *wall per call*
+instead, measured over back-to-back calls with the host's cost included: at this size it is
+almost all overhead, and it is where eager and compiled differ.
+`COMPILE = {"mode": "reduce-overhead"}` attacks that with CUDA graphs: the kernels are recorded
+once and then replayed together with a single launch. The tables then show one launch more than
+you might expect, a `_foreach_copy_` before the fused kernel: a graph replays on its own buffers,
+so each call first copies your inputs into them. On CPU there are no CUDA graphs, and the counts
+stay as they are.
 
 **Try next.** Read the sweep from the left: does the compiled line cross below the eager one on
 this machine, and at what size?

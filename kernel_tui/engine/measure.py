@@ -15,7 +15,7 @@ from typing import Any
 import torch
 import torch._dynamo
 
-from kernel_tui.engine import compile_watch, sweep
+from kernel_tui.engine import compile_watch, cuda_graphs, sweep
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.bandwidth import ceiling_gbs, with_bandwidth
 from kernel_tui.engine.device import device_name
@@ -133,14 +133,16 @@ def _measure_modes(
         scenario.call(compiled_fn, args, "compile")
         synchronize(device)
         emit("progress", stage="profile", detail="compiled kernels")
+        twin = cuda_graphs.traffic_twin(fn, scenario.info.compile_options, device, args)
+        records = compiled_traffic(twin or compiled_fn, args)
+        if twin is not None:
+            records = [*cuda_graphs.graph_input_copies(args), *records]  # the copy launches first
+        traffic = [Traffic(k.name, k.bytes_read, k.bytes_written, k.aten_ops, (), k.code) for k in records]
         compiled = _mode_result(
             lambda: compiled_fn(*args),
             device,
             unit,
-            lambda launches: join_compiled(launches, [
-                Traffic(k.name, k.bytes_read, k.bytes_written, k.aten_ops, (), k.code)
-                for k in compiled_traffic(compiled_fn, args)
-            ]),
+            lambda launches: join_compiled(launches, traffic),
             _trace_path(trace_dir, path, "compiled"),
         )
     except StageError as failure:
