@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # One Inductor cache for the test suite and the benchmarks, so each graph compiles once per checkout.
 export TORCHINDUCTOR_CACHE_DIR ?= $(CURDIR)/.cache/inductor
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean gpu-check
 
 $(BIN)/kernel-tui: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,3 +27,8 @@ bench: $(BIN)/kernel-tui
 
 clean:
 	rm -rf $(VENV) .cache build *.egg-info
+
+# On a machine with a CUDA GPU, from a checkout, with the torch already there (no venv, no network):
+# the course on the GPU against the CUDA preview, one table; OUT chooses where the table and traces go.
+gpu-check:
+	PYTHONPATH=$(CURDIR) $(PYTHON) -m kernel_tui.gpu_check --out $(or $(OUT),.cache/gpu-check)
