@@ -89,10 +89,12 @@ class EngineClient:
         stderr_sink: Callable[[str], None] | None = None,
         command: list[str] | None = None,
         env: dict[str, str] | None = None,
+        arch: int | None = None,
     ) -> None:
+        """``arch``: the GPU architecture a ``cuda-preview`` engine generates code for (default sm_90)."""
         self.device = device
         self._stderr_sink = stderr_sink
-        self._command = command or engine_command(device)
+        self._command = command or engine_command(device) + ([] if arch is None else ["--arch", str(arch)])
         self._env = env
         self._process: subprocess.Popen[str] | None = None
         self._messages: queue.Queue[dict[str, Any] | None] = queue.Queue()

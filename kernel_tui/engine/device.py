@@ -12,6 +12,11 @@ def choose_device(requested: str) -> str:
     """``auto`` is CUDA when available, else CPU; asking for CUDA without one is an error."""
     if requested == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
+    if requested == "cuda-preview":
+        from kernel_tui.engine.cuda_fakes import check_versions
+
+        check_versions()  # a RuntimeError that says which torch would do
+        return requested
     if requested == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("--device cuda was asked for, but torch sees no CUDA device")
     if requested not in ("cpu", "cuda"):
@@ -20,6 +25,8 @@ def choose_device(requested: str) -> str:
 
 
 def device_name(device: str) -> str:
+    if device == "cuda-preview":
+        return "CUDA preview: code generated for a GPU, nothing run on one"
     if device == "cuda":
         return torch.cuda.get_device_name()
     return _cpu_model() or platform.processor() or platform.machine()

@@ -1,10 +1,16 @@
 """Bytes per compiled kernel, from what Inductor generated.
 
 Inductor writes a Python wrapper module per graph whose ``call()`` invokes each kernel on named buffers.
-Its kernels' parameters follow one naming rule in C++ and Triton alike: ``in_ptr`` is read, ``out_ptr``
-is written, ``in_out_ptr`` is both. We install a recording stand-in for every kernel (and for the library
-calls, ``extern_kernels.mm(..., out=buf)``) in the loaded wrapper modules, call the compiled function once,
-and read the real tensors each kernel received. The stand-ins are removed afterwards.
+Its kernels' parameters follow one naming rule in C++ and Triton alike: ``out_ptr`` is written, ``in_out_ptr``
+is written and, where the code loads through it, read; every other tensor parameter is read (``in_ptr``, and
+the ``arg_A``, ``arg_B`` of Triton template kernels). We install a recording stand-in for every kernel (and for
+the library calls, ``extern_kernels.mm(..., out=buf)``) in the loaded wrapper modules, call the compiled
+function once, and read the tensors each kernel received. The stand-ins are removed afterwards.
+
+What a wrapper does with tensors outside its kernels (a fallback written ``torch.ops.aten.sort.stable(...)``,
+a device copy ``buf1.copy_(buf0)``), and what runs eagerly between graphs after a graph break (``.item()``),
+reaches the dispatcher: a dispatch mode that ``torch.compile`` leaves active while compiled code runs records
+each data-moving operator that no stand-in is already counting.
 """
 
 from __future__ import annotations
@@ -17,8 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
-from kernel_tui.engine.traffic import tensors_in, unique_bytes
+from kernel_tui.engine.op_kinds import moves_data
+from kernel_tui.engine.traffic import host_transfer, op_tensors, tensors_in, unique_bytes
 
 KERNEL_GLOBAL = re.compile(r"^(cpp_fused_|cpp_|triton_)\w*$")
 POINTER_PARAM = re.compile(r"^(in_out_ptr|in_ptr|out_ptr)\d+$")
@@ -33,6 +41,10 @@ class KernelTraffic:
     code: str | None = None
     aten_ops: tuple[str, ...] = ()
     """The original ATen operators, where the generated code records them (Triton kernels do)."""
+    call: str | None = None
+    """How the wrapper spelled a call that is not a generated kernel: ``extern_kernels.mm``, ``aten::copy_``."""
+    kind: str = "kernel"
+    """``kernel``, or ``memcpy`` for a copy between the host and a device."""
 
 
 def wrapper_modules() -> list[Any]:
@@ -59,7 +71,7 @@ def kernel_params(source: str, name: str) -> list[str]:
     start = source.find(f"{name} = async_compile.")
     if start < 0:
         return []
-    end = source.find("''')", start)
+    end = source.find("'''", source.find("'''", start) + 3)
     body = source[start : end if end > 0 else len(source)]
     match = re.search(rf"def {re.escape(name)}\((.*?)\):", body, re.S) or re.search(
         r"void\s+kernel\((.*?)\)", body, re.S
@@ -94,7 +106,8 @@ def kernel_definition(source: str, name: str) -> str | None:
     if start < 0:
         return None
     body_start = source.find("'''", start)
-    body_end = source.find("''')", body_start + 3)
+    # Triton's text ends with ''', device_str='cuda'), C++'s with '''): the closing quotes are what they share.
+    body_end = source.find("'''", body_start + 3)
     if body_start < 0 or body_end < 0:
         return None
     return source[body_start + 3 : body_end].strip("\n")
@@ -105,18 +118,42 @@ def original_aten(source: str, name: str) -> tuple[str, ...]:
     start = source.find(f"{name} = async_compile.")
     if start < 0:
         return ()
-    preamble = source[max(0, start - 4000) : start]
-    block = preamble.rsplit("\n\n\n", 1)[-1]
-    match = re.search(r"Original ATen: \[(.*?)\]", block)
+    # The comment block directly above the kernel, however long its graph fragment: lines back to the first
+    # that is not a comment.
+    block, end = [], start
+    while end > 0:
+        begin = source.rfind("\n", 0, end - 1) + 1
+        line = source[begin:end]
+        if not line.startswith("#"):
+            break
+        block.append(line)
+        end = begin
+    match = re.search(r"Original ATen: \[(.*?)\]", "".join(reversed(block)))
     if not match:
         return ()
     return tuple(op.strip().replace("aten.", "aten::", 1) for op in match.group(1).split(",") if op.strip())
 
 
+class _Recorder:
+    """The records of one recorded call, and how deep it is inside stand-ins (whose work is already counted)."""
+
+    def __init__(self, records: list[KernelTraffic]) -> None:
+        self.records = records
+        self.depth = 0
+
+    @contextlib.contextmanager
+    def inside(self) -> Iterator[None]:
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
+
 class _RecordingKernel:
     """Stands in for a generated kernel: records the tensors by parameter role, then calls through."""
 
-    def __init__(self, target: Any, name: str, source: str, records: list[KernelTraffic]) -> None:
+    def __init__(self, target: Any, name: str, source: str, recorder: _Recorder) -> None:
         self._target = target
         self._name = name
         self._params = kernel_params(source, name)
@@ -125,7 +162,7 @@ class _RecordingKernel:
         self._read_through = {
             param: loads_pointer(self._code, param) for param in self._params if param.startswith("in_out_ptr")
         }
-        self._records = records
+        self._recorder = recorder
 
     def _record(self, args: tuple) -> None:
         read, written = [], []
@@ -133,23 +170,24 @@ class _RecordingKernel:
             if not isinstance(value, torch.Tensor):
                 continue
             role = POINTER_PARAM.match(param)
-            if role is None:
-                continue
-            if role.group(1) == "in_ptr" or self._read_through.get(param, False):
+            kind = role.group(1) if role else "in_ptr"  # arg_A, arg_B of a template: inputs
+            if kind == "in_ptr" or self._read_through.get(param, False):
                 read.append(value)
-            if role.group(1) in ("out_ptr", "in_out_ptr"):
+            if kind in ("out_ptr", "in_out_ptr"):
                 written.append(value)
-        self._records.append(
+        self._recorder.records.append(
             KernelTraffic(self._name, unique_bytes(read), unique_bytes(written), self._code, self._aten_ops)
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._record(args)
-        return self._target(*args, **kwargs)
+        with self._recorder.inside():
+            return self._target(*args, **kwargs)
 
     def run(self, *args: Any, **kwargs: Any) -> Any:
         self._record(args)
-        return self._target.run(*args, **kwargs)
+        with self._recorder.inside():
+            return self._target.run(*args, **kwargs)
 
     def __getattr__(self, item: str) -> Any:
         return getattr(self._target, item)
@@ -158,50 +196,91 @@ class _RecordingKernel:
 class _RecordingLibrary:
     """Stands in for ``extern_kernels`` or ``aten`` in a wrapper: each call is one library kernel."""
 
-    def __init__(self, target: Any, records: list[KernelTraffic], path: tuple[str, ...] = ()) -> None:
+    def __init__(self, target: Any, recorder: _Recorder, path: tuple[str, ...]) -> None:
         self._target = target
-        self._records = records
+        self._recorder = recorder
         self._path = path
 
     def __getattr__(self, item: str) -> Any:
-        return _RecordingLibrary(getattr(self._target, item), self._records, self._path + (item,))
+        return _RecordingLibrary(getattr(self._target, item), self._recorder, self._path + (item,))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        result = self._target(*args, **kwargs)
+        with self._recorder.inside():
+            result = self._target(*args, **kwargs)
         out = kwargs.get("out")
         written = tensors_in(out) if out is not None else tensors_in(result)
         inputs = tensors_in(args) + tensors_in({k: v for k, v in kwargs.items() if k != "out"})
-        op = f"aten::{self._path[0] if self._path else '?'}"
-        self._records.append(KernelTraffic(op, unique_bytes(inputs), unique_bytes(written), None, (op,)))
+        op = f"aten::{self._path[1] if len(self._path) > 1 else '?'}"
+        self._recorder.records.append(
+            KernelTraffic(op, unique_bytes(inputs), unique_bytes(written), None, (op,), ".".join(self._path))
+        )
         return result
 
 
+class _WrapperOps(TorchDispatchMode):
+    """Records the data-moving operators that reach the dispatcher outside any stand-in: a wrapper's
+    ``torch.ops.aten`` fallbacks and device copies, and eager code between graphs.
+
+    ``torch.compile`` keeps a mode that ignores compile internals switched off while it compiles and on while
+    compiled code runs; any other mode would make it run ``fn`` eagerly instead."""
+
+    def __init__(self, recorder: _Recorder) -> None:
+        super().__init__()
+        self._recorder = recorder
+
+    @classmethod
+    def ignore_compile_internals(cls) -> bool:
+        return True
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
+        # prim:: operators ask about metadata (a fake tensor's device): no memory is touched.
+        if self._recorder.depth == 0 and func.namespace != "prim" and moves_data(name):
+            read, written = op_tensors(name, func._schema, args, kwargs, out)
+            direction = host_transfer(name, read, written)
+            call = MEMCPY_NAMES[direction] if direction else None
+            self._recorder.records.append(
+                KernelTraffic(name, unique_bytes(read), unique_bytes(written), None, (name,), call,
+                              "memcpy" if direction else "kernel")
+            )
+        return out
+
+
+MEMCPY_NAMES = {"DtoH": "Memcpy DtoH (Device -> Pageable)", "HtoD": "Memcpy HtoD (Pageable -> Device)"}
+"""How the CUDA profiler names a copy between device memory and ordinary (pageable) host memory."""
+
+
 @contextlib.contextmanager
-def recording_kernels(records: list[KernelTraffic]) -> Iterator[None]:
-    """Install recording stand-ins in every loaded wrapper module; restore the originals on exit."""
+def recording_kernels(records: list[KernelTraffic], modules: list[Any] | None = None) -> Iterator[None]:
+    """Install recording stand-ins in every loaded wrapper module (or in ``modules``) and record what reaches
+    the dispatcher outside them; restore the originals on exit."""
+    recorder = _Recorder(records)
     patched: list[tuple[Any, str, Any]] = []
     try:
-        for module in wrapper_modules():
+        for module in wrapper_modules() if modules is None else modules:
             source = _source(module.__file__)
             namespace = vars(module)
             for name, value in list(namespace.items()):
                 if KERNEL_GLOBAL.match(name) and (callable(value) or hasattr(value, "run")):
-                    stand_in: Any = _RecordingKernel(value, name, source, records)
+                    stand_in: Any = _RecordingKernel(value, name, source, recorder)
                 elif name in ("extern_kernels", "aten") and value is not None:
-                    stand_in = _RecordingLibrary(value, records)
+                    stand_in = _RecordingLibrary(value, recorder, (name,))
                 else:
                     continue
                 patched.append((module, name, value))
                 setattr(module, name, stand_in)
-        yield
+        with _WrapperOps(recorder):
+            yield
     finally:
         for module, name, value in reversed(patched):
             setattr(module, name, value)
 
 
-def compiled_traffic(compiled_fn: Any, args: tuple) -> list[KernelTraffic]:
+def compiled_traffic(compiled_fn: Any, args: tuple, modules: list[Any] | None = None) -> list[KernelTraffic]:
     """Call the (already compiled, warm) function once and return each kernel's traffic in call order."""
     records: list[KernelTraffic] = []
-    with recording_kernels(records), torch.no_grad():
+    with recording_kernels(records, modules), torch.no_grad():
         compiled_fn(*args)
     return records

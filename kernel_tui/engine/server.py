@@ -13,7 +13,9 @@ from kernel_tui import protocol
 
 def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m kernel_tui.engine")
-    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "cuda-preview"))
+    # The explorer passes the preview's architecture through the environment, the CLI on the command line.
+    parser.add_argument("--arch", type=int, choices=(80, 90, 100), default=os.environ.get("KERNEL_TUI_ARCH", "90"))
     options = parser.parse_args(argv)
 
     def send(message_type: str, **fields: Any) -> None:
@@ -25,6 +27,11 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
     from kernel_tui.engine import compile_watch
     from kernel_tui.engine.device import choose_device, configure_torch, device_name
     from kernel_tui.engine.measure import measure_scenario
+
+    if options.device == "cuda-preview":
+        from kernel_tui.engine.preview import preview_as_measure
+
+        measure_scenario = preview_as_measure(options.arch)
 
     try:
         device = choose_device(options.device)

@@ -2,7 +2,11 @@
 
 The rules a learner counts by: a view moves nothing; an input is read once over its non-broadcast
 dimensions (a stride of 0 is the same element again); an in-place op reads and writes its target; an
-``out=`` argument is written, not read. The same tensor passed twice to one op is read once.
+``out=`` argument is written, not read; ``copy_``, ``fill_`` and ``zero_`` overwrite their target without
+reading it. The same tensor passed twice to one op is read once.
+
+Tensors are told apart by address, or, for the fake tensors of the CUDA preview (which have no memory), by
+storage and offset.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
@@ -28,8 +33,12 @@ def tensor_bytes(tensor: torch.Tensor) -> int:
     return count * tensor.element_size()
 
 
-def _key(tensor: torch.Tensor) -> tuple[int, tuple[int, ...], tuple[int, ...], Any]:
-    return (tensor.data_ptr(), tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype)
+def _key(tensor: torch.Tensor) -> tuple[Any, tuple[int, ...], tuple[int, ...], Any]:
+    if isinstance(tensor, FakeTensor):
+        address: Any = (tensor.untyped_storage()._cdata, tensor.storage_offset())
+    else:
+        address = tensor.data_ptr()
+    return (address, tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype)
 
 
 def unique_bytes(tensors: Iterable[torch.Tensor]) -> int:
@@ -82,7 +91,14 @@ class EagerTrafficMode(TorchDispatchMode):
         return None
 
 
-def _op_traffic(name: str, schema: Any, args: tuple, kwargs: dict, out: Any, line: int | None) -> OpTraffic:
+OVERWRITES = frozenset({"aten::copy_", "aten::fill_", "aten::zero_"})
+"""In-place operators that replace their target's contents without reading them."""
+
+
+def op_tensors(
+    name: str, schema: Any, args: tuple, kwargs: dict, out: Any
+) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+    """The tensors one dispatched operator reads, and those it writes."""
     read: list[torch.Tensor] = []
     written: list[torch.Tensor] = []
     bound = dict(zip((a.name for a in schema.arguments), args))
@@ -95,7 +111,7 @@ def _op_traffic(name: str, schema: Any, args: tuple, kwargs: dict, out: Any, lin
         alias = argument.alias_info
         if alias is not None and alias.is_write:
             written.extend(tensors)
-            if not argument.kwarg_only:
+            if not argument.kwarg_only and name not in OVERWRITES:
                 read.extend(tensors)  # add_ reads its target; out= is only written
         else:
             read.extend(tensors)
@@ -105,6 +121,23 @@ def _op_traffic(name: str, schema: Any, args: tuple, kwargs: dict, out: Any, lin
         key = _key(result)
         if key not in written_keys and key not in read_keys:
             written.append(result)
+    return read, written
+
+
+def host_transfer(name: str, read: list[torch.Tensor], written: list[torch.Tensor]) -> str | None:
+    """``DtoH`` or ``HtoD`` when an operator moves data between the host and a device (what a GPU profile
+    shows as a memcpy), else None. ``.item()`` returns a Python number: its destination is the host."""
+    sources = {t.device.type for t in read}
+    targets = {"cpu"} if name == "aten::_local_scalar_dense" else {t.device.type for t in written}
+    if targets == {"cpu"} and sources and "cpu" not in sources:
+        return "DtoH"
+    if sources == {"cpu"} and targets and "cpu" not in targets:
+        return "HtoD"
+    return None
+
+
+def _op_traffic(name: str, schema: Any, args: tuple, kwargs: dict, out: Any, line: int | None) -> OpTraffic:
+    read, written = op_tensors(name, schema, args, kwargs, out)
     return OpTraffic(name, unique_bytes(read), unique_bytes(written), line)
 
 

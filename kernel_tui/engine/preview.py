@@ -1,0 +1,442 @@
+"""The CUDA preview: which kernels a scenario would run on a GPU of a given architecture, on any machine.
+
+Nothing executes on a device and nothing is timed. The scenario's inputs are fake CUDA tensors (shapes, strides
+and dtypes, no memory). Eager, ``fn`` runs on them under a dispatch mode: each ATen operator that works on the
+device is one launch, with its bytes counted by the same rules as a measurement (``traffic``); a copy between
+host and device is a memcpy. Compiled, Dynamo traces ``fn`` as usual and Inductor generates the code it would
+generate for that GPU (``cuda_fakes`` makes it believe in one); the generated wrapper then runs on the fake
+tensors with every kernel launch a no-op, under the same recording stand-ins that count a measured compile's
+bytes (``generated_code``): kernels in launch order, calls per run of ``fn``, bytes from the buffers each
+kernel receives, library calls and copies as rows of their own. Graph breaks are counted as for a measurement,
+and code between graphs runs eagerly on the fake tensors (``.item()`` answers a stand-in value).
+
+The report has the usual shape with ``device`` ``cuda-preview``, ``arch``, ``assumptions`` (what a GPU would
+decide by measuring, and the claims a preview cannot check), and no times. Every compile here starts from a
+fresh Dynamo, with Inductor's caches off only inside it, and leaves no fake device fact behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch._dynamo
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from kernel_tui.engine import compile_watch
+from kernel_tui.engine.attribution import attribute
+from kernel_tui.engine.cuda_fakes import DEFAULT_ARCH, check_versions, device_properties, fake_cuda, rewrite_sdpa
+from kernel_tui.engine.generated_code import MEMCPY_NAMES, KernelTraffic, compiled_traffic
+from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
+from kernel_tui.engine.op_kinds import moves_data
+from kernel_tui.engine.traffic import (
+    EagerTrafficMode,
+    array_bytes,
+    host_transfer,
+    ideal_bytes,
+    op_tensors,
+    unique_bytes,
+)
+from kernel_tui.expect import check_claims
+from kernel_tui.names import short_name
+from kernel_tui.report import PREVIEW_DEVICE, Kernel, ModeResult, ScenarioReport
+
+Emit = Callable[..., None]
+
+DECIDES = ("eager", "compiled", "eager_transfers", "compiled_transfers", "ideal_transfers", "graph_breaks")
+"""The claims a preview checks: launches, bytes and graph breaks follow from the code alone."""
+UNDECIDED = {
+    "sweep_compiles": "a preview runs no size sweep, so it compiles no graphs across sizes",
+}
+"""The claims a preview cannot check, and why; a lesson's claims of these kinds are listed in its report."""
+
+STANDING_ASSUMPTIONS = (
+    "no times: a preview generates code and runs nothing, so times, speedups and the sweep are for a real GPU",
+    "eager launches: one per ATen operator that works on the device; a library may launch more "
+    "(cuBLAS split-K, cuDNN)",
+)
+
+
+def _no_emit(message_type: str, **fields: Any) -> None:
+    pass
+
+
+def device_label(arch: int) -> str:
+    """The board a preview generates code for, as the report's ``device_name``."""
+    return f"{device_properties(arch).name} (sm_{arch})"
+
+
+def preview_scenario(
+    path: str | Path, arch: int = DEFAULT_ARCH, *, size: int | None = None, emit: Emit = _no_emit
+) -> ScenarioReport:
+    """Everything ``kernel-tui run --device cuda-preview`` reports for one scenario file."""
+    check_versions()
+    path = Path(path)
+    report = ScenarioReport(
+        scenario=str(path),
+        title=path.stem,
+        device=PREVIEW_DEVICE,
+        device_name=device_label(arch),
+        torch_version=torch.__version__,
+        size=size or 0,
+        arch=arch,
+        assumptions=STANDING_ASSUMPTIONS,
+    )
+    info = None
+    notes: list[str] = []
+    try:
+        emit("progress", stage="load", detail=str(path))
+        scenario = load_scenario(path)
+        info = scenario.info
+        report = replace(report, title=info.title, size=size or info.size)
+        report = _preview_modes(scenario, report, arch, notes, emit)
+    except StageError as failure:
+        report = replace(report, error=failure.error)
+    claims = info.claims_for("cuda") if info is not None else {}
+    decided = {key: value for key, value in claims.items() if key in DECIDES}
+    notes += [f"claim not checked: {key} (claimed {value:g}): {UNDECIDED.get(key, 'not decided by a preview')}"
+              for key, value in claims.items() if key not in DECIDES]
+    return replace(
+        report,
+        assumptions=report.assumptions + tuple(dict.fromkeys(notes)),
+        expect=check_claims(decided, report, swept=False),
+    )
+
+
+def preview_as_measure(arch: int) -> Callable[..., ScenarioReport]:
+    """The preview in ``measure_scenario``'s shape, for the engine to call in its place (no sweep, no traces)."""
+
+    def measure(path: str | Path, device: str, *, size: int | None = None, emit: Emit = _no_emit,
+                **ignored: Any) -> ScenarioReport:
+        return preview_scenario(path, arch, size=size, emit=emit)
+
+    return measure
+
+
+# -- inputs, and what has no value without a device ------------------------------------------------------------
+
+
+def _fake_inputs(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode) -> tuple[torch.Tensor, ...]:
+    """``inputs(size, "cuda")`` on fake tensors; if the scenario's code cannot run on them, its CPU inputs
+    become fake CUDA tensors of the same shapes, strides and dtypes."""
+    try:
+        with fake_mode:
+            return scenario.make_inputs(size, "cuda")
+    except StageError:
+        real = scenario.make_inputs(size, "cpu")
+    with fake_mode:
+        return tuple(
+            torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="cuda").requires_grad_(t.requires_grad)
+            for t in real
+        )
+
+
+class _HostValues(TorchDispatchMode):
+    """``.item()`` of a fake tensor has no value: answer 1 (1.0, True) and say so.
+
+    It ignores compile internals so that ``torch.compile`` still compiles while it is active."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.used = 0
+
+    @classmethod
+    def ignore_compile_internals(cls) -> bool:
+        return True
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+        if func is torch.ops.aten._local_scalar_dense.default and isinstance(args[0], FakeTensor):
+            self.used += 1
+            dtype = args[0].dtype
+            return True if dtype == torch.bool else (1.0 if dtype.is_floating_point or dtype.is_complex else 1)
+        return func(*args, **(kwargs or {}))
+
+    def note(self) -> list[str]:
+        if not self.used:
+            return []
+        return ["host values: `.item()` and the like have no value without running; the preview went on "
+                "with 1, so code that branches on such a value follows that branch"]
+
+
+# -- eager ----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Launch:
+    name: str
+    kind: str
+    op: str | None
+    bytes_read: int
+    bytes_written: int
+    aten_ops: tuple[str, ...] = ()
+    lines: tuple[int, ...] = ()
+    code: str | None = None
+
+
+class _DeviceOps(EagerTrafficMode):
+    """Each data-moving operator that touches a CUDA tensor is one launch; a host-device copy is a memcpy."""
+
+    def __init__(self, source_file: str | None = None) -> None:
+        super().__init__(source_file)
+        self.launches: list[_Launch] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
+        # prim:: operators ask a fake tensor about its metadata (its device): no memory is touched.
+        if func.namespace != "prim" and moves_data(name):
+            read, written = op_tensors(name, func._schema, args, kwargs, out)
+            if any(t.device.type == "cuda" for t in read + written):
+                direction = host_transfer(name, read, written)
+                line = self._caller_line()
+                self.launches.append(_Launch(
+                    MEMCPY_NAMES[direction] if direction else name, "memcpy" if direction else "op",
+                    name if direction else None, unique_bytes(read), unique_bytes(written), (name,),
+                    (line,) if line else (),
+                ))
+        return out
+
+
+def _rows(launches: list[_Launch]) -> tuple[Kernel, ...]:
+    """Launches grouped by name in first-seen order, as a measurement's table groups them."""
+    grouped: dict[tuple[str, str], list[_Launch]] = {}
+    for launch in launches:
+        grouped.setdefault((launch.name, launch.kind), []).append(launch)
+    rows = []
+    for (name, kind), group in grouped.items():
+        rows.append(Kernel(
+            name=name,
+            short_name=short_name(name),
+            calls=len(group),
+            time_us=None,
+            bytes_read=sum(launch.bytes_read for launch in group),
+            bytes_written=sum(launch.bytes_written for launch in group),
+            kind=kind,
+            op=group[0].op,
+            aten_ops=tuple(dict.fromkeys(op for launch in group for op in launch.aten_ops)),
+            lines=tuple(dict.fromkeys(line for launch in group for line in launch.lines)),
+            code=next((launch.code for launch in group if launch.code), None),
+        ))
+    return tuple(rows)
+
+
+def _mode(rows: tuple[Kernel, ...], unit: int) -> ModeResult:
+    total = sum(row.bytes_total or 0 for row in rows)
+    return ModeResult(
+        kernel_count=sum(row.calls for row in rows),
+        kernels=rows,
+        bytes_total=total,
+        time_us=None,
+        transfers=total / unit if unit else None,
+    )
+
+
+# -- compiled -------------------------------------------------------------------------------------------------
+
+
+class _PreviewBackend:
+    """A Dynamo backend: Inductor, generating code for the fake GPU; the result runs on fake tensors, and every
+    kernel it launches is a stub."""
+
+    def __init__(self, arch: int, fake_mode: FakeTensorMode, options: dict[str, Any], notes: list[str]) -> None:
+        self.arch = arch
+        self.fake_mode = fake_mode
+        self.notes = notes
+        self.modules: list[Any] = []
+        self.inductor = torch._TorchCompileInductorWrapper(options.get("mode"), options.get("options"),
+                                                           options.get("dynamic"))
+        self.patches: dict[str, Any] = {"force_disable_caches": True, "compile_threads": 1}
+        if self.inductor.config.get("max_autotune") or self.inductor.config.get("max_autotune_gemm"):
+            self.patches.update(max_autotune=False, max_autotune_gemm=False, max_autotune_pointwise=False)
+            notes.append("max-autotune: a GPU benchmarks candidate kernels; the preview keeps the default choices")
+        if self.inductor.config.get("triton.cudagraphs"):
+            self.patches["triton.cudagraphs"] = False
+            notes.append("CUDA graphs (reduce-overhead): a GPU replays these launches as one graph launch")
+
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
+        if any(isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs):
+            self.notes.append("training: inputs that require grad were compiled as inference (no backward graph)")
+        rewrite_sdpa(gm, self.arch, self.notes)
+        with fake_cuda(self.arch, self.notes), self._loaded_modules():
+            compiled = self.inductor(gm, example_inputs, config_patches=self.patches)
+
+        def run(*args: Any) -> Any:
+            with fake_cuda(self.arch, []), self.fake_mode, warnings.catch_warnings():
+                # Inductor checks its inputs' alignment by address; a fake tensor's address is 0, aligned.
+                warnings.filterwarnings("ignore", "Accessing the data pointer of FakeTensor")
+                return compiled(*args)
+
+        return run
+
+    @contextlib.contextmanager
+    def _loaded_modules(self) -> Iterator[None]:
+        """Each generated wrapper, as it is loaded: kept for the recording stand-ins, its allocations made
+        fake (they call the CUDA allocator directly, below the dispatcher)."""
+        from torch._inductor.graph import GraphLowering
+
+        original = GraphLowering.compile_to_module
+        backend = self
+
+        def compile_to_module(graph: Any) -> Any:
+            module = original(graph)
+            backend._fake_allocations(module)
+            backend.modules.append(module)
+            return module
+
+        GraphLowering.compile_to_module = compile_to_module
+        try:
+            yield
+        finally:
+            GraphLowering.compile_to_module = original
+
+    def _fake_allocations(self, module: Any) -> None:
+        fake_mode = self.fake_mode
+
+        def empty_on(device: str) -> Callable[..., torch.Tensor]:
+            def empty(size: Any, stride: Any, dtype: torch.dtype) -> torch.Tensor:
+                with fake_mode:
+                    return torch.empty_strided(size, stride, dtype=dtype, device=device)
+
+            return empty
+
+        namespace = vars(module)
+        for name in ("empty_strided_cuda", "empty_strided_cpu", "empty_strided_cpu_pinned"):
+            if name in namespace:
+                namespace[name] = empty_on("cuda" if name.endswith("cuda") else "cpu")
+        namespace["get_raw_stream"] = lambda device: 0
+        namespace["copy_if_misaligned"] = lambda tensor: tensor
+
+
+def _compiled_launches(records: list[KernelTraffic]) -> list[_Launch]:
+    return [
+        _Launch(record.call or record.name, record.kind, record.name if record.call else None,
+                record.bytes_read, record.bytes_written, record.aten_ops, (), record.code)
+        for record in records
+    ]
+
+
+@dataclass(frozen=True)
+class GeneratedCode:
+    """What Inductor generated for the fake GPU, and what one call of the compiled ``fn`` launched."""
+
+    records: list[KernelTraffic]
+    """Each launch in order: generated kernels, library calls, copies, and operators run between graphs."""
+    sources: list[str]
+    """The source of each generated wrapper module."""
+    graph_breaks: int
+    graph_break_reasons: tuple[str, ...]
+    recompiles: int
+    recompile_reasons: tuple[str, ...]
+
+
+def _plain_call(fn: Callable[..., Any], args: tuple) -> Any:
+    with torch.no_grad():
+        return fn(*args)
+
+
+def generate_for_gpu(
+    fn: Callable[..., Any],
+    args: tuple,
+    arch: int = DEFAULT_ARCH,
+    *,
+    options: dict[str, Any] | None = None,
+    notes: list[str] | None = None,
+    call: Callable[[Callable[..., Any], tuple], Any] = _plain_call,
+) -> GeneratedCode:
+    """Compile ``fn`` for a GPU of architecture ``arch`` on ``args`` (fake CUDA tensors), run what was generated
+    once with every launch a no-op, and return its launches; ``options`` are the scenario's ``COMPILE``.
+
+    ``notes`` receives the assumptions made; ``call(compiled_fn, args)`` makes the calls (a scenario's, to turn
+    a failure into a report). ``.item()`` between graphs answers a stand-in value, noted once."""
+    check_versions()
+    options = options or {}
+    notes = notes if notes is not None else []
+    fake_mode = next(t.fake_mode for t in args if isinstance(t, FakeTensor))
+    backend = _PreviewBackend(arch, fake_mode, options, notes)
+    host = _HostValues()
+    try:
+        with _fresh_dynamo():
+            watch = compile_watch.CompileWatch().start()
+            compiled_fn = torch.compile(fn, backend=backend, dynamic=options.get("dynamic"),
+                                        fullgraph=bool(options.get("fullgraph", False)))
+            with host:
+                call(compiled_fn, args)
+                records = compiled_traffic(compiled_fn, args, backend.modules)
+            sources = [Path(module.__file__).read_text(encoding="utf-8") for module in backend.modules]
+            return GeneratedCode(records, sources, watch.graph_breaks, tuple(watch.graph_break_reasons),
+                                 watch.recompiles, tuple(watch.recompile_reasons))
+    finally:
+        notes.extend(host.note())
+        _forget(backend.modules)
+
+
+@contextlib.contextmanager
+def _fresh_dynamo() -> Iterator[None]:
+    """A compile of its own: nothing cached by an earlier compile is reused, and nothing of this one is kept."""
+    torch._dynamo.reset()
+    try:
+        yield
+    finally:
+        torch._dynamo.reset()
+
+
+def _preview_modes(
+    scenario: LoadedScenario, report: ScenarioReport, arch: int, notes: list[str], emit: Emit
+) -> ScenarioReport:
+    path = scenario.path
+    fn = scenario.module.fn
+    fake_mode = FakeTensorMode(allow_non_fake_inputs=False)
+
+    emit("progress", stage="inputs", detail=f"size {report.size:,}, fake CUDA tensors")
+    args = _fake_inputs(scenario, report.size, fake_mode)
+    unit = array_bytes(args)
+
+    emit("progress", stage="eager", detail="operators on fake CUDA tensors")
+    host = _HostValues()
+    device_ops = _DeviceOps(str(path))
+    with fake_mode, host, device_ops:
+        output = scenario.call(fn, args, "eager")
+    notes.extend(host.note())
+    eager = _mode(_rows(device_ops.launches), unit)
+    report = replace(report, eager=eager, ideal_bytes=ideal_bytes(args, output), array_bytes=unit)
+    emit("partial", report=report.to_dict())
+
+    emit("progress", stage="compile", detail=f"Inductor for sm_{arch}")
+    options = scenario.info.compile_options
+    if options.get("backend", "inductor") != "inductor":
+        notes.append(f"backend {options['backend']!r}: the preview shows what Inductor generates")
+    try:
+        code = generate_for_gpu(fn, args, arch, options=options, notes=notes,
+                                call=lambda compiled_fn, args: scenario.call(compiled_fn, args, "compile"))
+    except StageError as failure:
+        return replace(report, error=replace(failure.error, stage="compile"))
+    except Exception as exc:  # noqa: BLE001 - a failure to generate is this scenario's compile error
+        return replace(report, error=stage_error("compile", path, exc).error)
+    compiled = replace(
+        _mode(_rows(_compiled_launches(code.records)), unit),
+        graph_breaks=code.graph_breaks,
+        graph_break_reasons=code.graph_break_reasons,
+        recompiles=code.recompiles,
+        recompile_reasons=code.recompile_reasons,
+    )
+    eager_rows, compiled_rows = attribute(report.eager.kernels, compiled.kernels)
+    return replace(report, eager=replace(report.eager, kernels=eager_rows),
+                   compiled=replace(compiled, kernels=compiled_rows))
+
+
+def _forget(modules: list[Any]) -> None:
+    """Drop the preview's wrappers from Inductor's module list: a measured compile's recording must not walk
+    modules whose kernels are stubs."""
+    from torch._inductor.codecache import PyCodeCache
+
+    loaded = getattr(PyCodeCache, "modules", None)
+    if isinstance(loaded, list):
+        ids = {id(module) for module in modules}
+        loaded[:] = [module for module in loaded if id(module) not in ids]
