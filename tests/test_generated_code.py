@@ -52,3 +52,106 @@ def test_an_in_out_pointer_only_stored_to_is_not_read():
     assert loads_pointer(None, "in_out_ptr0")
     aliased = "auto out_ptr0 = in_out_ptr0;\nauto tmp0 = loadu(out_ptr0 + x);\ntmp3.store(in_out_ptr0 + x);\n"
     assert loads_pointer(aliased, "in_out_ptr0"), "a load through an alias reads the parameter"
+
+
+# -- on generated code: templates, fallbacks, device copies, long comments (issues 7 and 11) -------------------
+
+TEMPLATE_WRAPPER = """
+# Topologically Sorted Source Nodes: [matmul], Original ATen: [aten.mm]
+triton_tem_fused_mm_0 = async_compile.triton('triton_tem_fused_mm_0', '''
+@triton.jit
+def triton_tem_fused_mm_0(arg_A, arg_B, out_ptr0, ks0):
+    A = arg_A
+    B = arg_B
+    tl.store(out_ptr0 + xindex, acc, mask)
+''', device_str='cuda')
+"""
+
+
+def test_a_template_kernels_named_inputs_are_read(tmp_path):
+    """A max-autotune GEMM template names its inputs ``arg_A``, ``arg_B``: every tensor that is not an output
+    is read. (Inductor writes templates only after benchmarking them on a GPU, hence a wrapper written here
+    in its exact form.)"""
+    import types
+
+    import torch
+
+    from kernel_tui.engine.generated_code import recording_kernels
+
+    path = tmp_path / "wrapper.py"
+    path.write_text(TEMPLATE_WRAPPER)
+    module = types.ModuleType("wrapper")
+    module.__file__ = str(path)
+    module.triton_tem_fused_mm_0 = types.SimpleNamespace(run=lambda *args, **kwargs: None)
+    a, b, out = torch.ones(64, 32), torch.ones(32, 16), torch.empty(64, 16)
+    records = []
+    with recording_kernels(records, [module]):
+        module.triton_tem_fused_mm_0.run(a, b, out, 64, stream=0)
+    assert [(r.name, r.bytes_read, r.bytes_written) for r in records] == [
+        ("triton_tem_fused_mm_0", (64 * 32 + 32 * 16) * 4, 64 * 16 * 4)]
+    assert records[0].aten_ops == ("aten::mm",)
+
+
+def test_a_torch_ops_fallback_in_a_real_cpu_wrapper_has_bytes():
+    """Inductor writes ``torch.ops.aten.sort.stable(buf0, ...)`` for a sort: one library launch, with bytes."""
+    import torch
+
+    from kernel_tui.engine.generated_code import compiled_traffic
+
+    def fn(x):
+        return torch.sort(x * 2).values + 1
+
+    x = torch.randn(64, 64)
+    torch._dynamo.reset()
+    compiled = torch.compile(fn)
+    with torch.no_grad():
+        compiled(x)
+    records = compiled_traffic(compiled, (x,))
+    sort = [r for r in records if r.name == "aten::sort"]
+    assert len(sort) == 1, [r.name for r in records]
+    array = 64 * 64 * 4
+    assert (sort[0].bytes_read, sort[0].bytes_written) == (array, array + 64 * 64 * 8), "values and int64 indices"
+    assert [r.name for r in records if r.name.startswith("cpp_")] == ["cpp_fused_mul_0", "cpp_fused_add_1"]
+
+
+def _fake_cuda(*shapes):
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        return tuple(torch.randn(shape, device="cuda") for shape in shapes)
+
+
+def test_a_device_copy_in_a_real_gpu_wrapper_has_bytes():
+    """``(x * 2).cpu()`` compiled for a GPU: a Triton kernel, then ``buf1.copy_(buf0, False)`` in the wrapper,
+    a device-to-host copy that reads the array on the GPU and writes it on the host."""
+    from kernel_tui.engine.preview import generate_for_gpu
+
+    code = generate_for_gpu(lambda x: (x * 2).cpu(), _fake_cuda(4096), 90)
+    assert ".copy_(buf0" in code.sources[0]
+    assert [(r.call or r.name, r.kind, r.bytes_read, r.bytes_written) for r in code.records] == [
+        ("triton_poi_fused__to_copy_mul_0", "kernel", 4096 * 4, 4096 * 4),
+        ("Memcpy DtoH (Device -> Pageable)", "memcpy", 4096 * 4, 4096 * 4),
+    ]
+
+
+def test_original_aten_past_a_long_graph_fragment_comment():
+    """A long chain fused into one Triton kernel gets a comment far longer than 4,000 characters."""
+    from kernel_tui.engine.preview import generate_for_gpu
+
+    def chain(x):
+        for _ in range(30):
+            x = (x * 1.5).sin()
+        return x.cos()
+
+    code = generate_for_gpu(chain, _fake_cuda(4096), 90)
+    (record,) = code.records
+    source = code.sources[0]
+    comment = source[: source.find(f"{record.name} = async_compile.")].rsplit("\n\n\n", 1)[-1]
+    assert len(comment) > 4000
+    assert original_aten(source, record.name) == ("aten::mul", "aten::sin", "aten::cos")
+    assert record.aten_ops == ("aten::mul", "aten::sin", "aten::cos")
+    # The kernel's whole module and nothing after it (a Triton text ends with its closing quotes and device_str).
+    definition = kernel_definition(source, record.name)
+    assert f"def {record.name}(" in definition and definition.rstrip().endswith("None)")
+    assert "async_compile" not in definition
