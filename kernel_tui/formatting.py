@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from kernel_tui.report import ExpectCheck, ModeResult, ScenarioReport, SweepPoint
 
+PREVIEW = "preview"
+"""Said where a time would be in a CUDA preview's report: it generates code and runs nothing."""
 
-def format_time_us(value: float | None) -> str:
+
+def format_time_us(value: float | None, preview: bool = False) -> str:
     if value is None:
-        return "—"
+        return PREVIEW if preview else "—"
     if value >= 1e6:
         return f"{value / 1e6:.2f} s"
     if value >= 1e3:
@@ -52,10 +55,33 @@ def format_size(size: int) -> str:
     return f"{size:,}"
 
 
+def format_ratio(value: float | None) -> str:
+    """Three significant figures and no exponent, so a small ratio never reads ``0.00×``."""
+    if value is None:
+        return "—"
+    if value >= 100:
+        return f"{value:.0f}×"
+    return f"{float(f'{value:.3g}'):g}×" if value >= 1e-4 else f"{value:.1e}×"
+
+
 def format_speedup(point: SweepPoint) -> str:
     if not point.eager_us or not point.compiled_us:
         return "—"
-    return f"{point.eager_us / point.compiled_us:.2f}×"
+    return format_ratio(point.eager_us / point.compiled_us)
+
+
+def speedup_text(report: ScenarioReport) -> str:
+    """``speedup 2.1× (1.9–2.3)``, or ``no measurable difference`` when the rounds' spread holds 1."""
+    speedup = report.speedup
+    if speedup is None:
+        return "speedup —"
+    if report.speedup_range is None:
+        return f"speedup {format_ratio(speedup)}"
+    low, high = report.speedup_range
+    spread = f"({format_ratio(low).rstrip('×')}–{format_ratio(high)})"
+    if low <= 1.0 <= high:
+        return f"no measurable difference {spread}"
+    return f"speedup {format_ratio(speedup)} {spread}"
 
 
 def claim_line(key: str, check: ExpectCheck) -> str:
@@ -89,13 +115,15 @@ def summary_line(report: ScenarioReport) -> str:
             f"bytes {traffic}, ideal {format_bytes(report.ideal_bytes)} "
             f"({format_transfers(report.ideal_transfers)})"
         )
-    if compiled is not None:
+    if compiled is not None and report.is_preview:
+        parts.append(f"compile {PREVIEW} · speedup {PREVIEW}")
+    elif compiled is not None:
         parts.append(f"compile {compiled.compile_s:.2f} s" if compiled.compile_s is not None else "compile —")
-        speedup = report.speedup
-        parts.append(f"speedup {speedup:.2f}×" if speedup is not None else "speedup —")
+        parts.append(speedup_text(report))
         if report.device == "cuda" and eager is not None and eager.wall_us is not None:
             # Kernel time after an L2 flush hides the host's cost per call; back-to-back calls show it.
             parts.append(f"wall per call {format_time_us(eager.wall_us)} → {format_time_us(compiled.wall_us)}")
+    if compiled is not None:
         parts.append(f"graph breaks {compiled.graph_breaks}, recompiles {compiled.recompiles}")
     return " · ".join(parts)
 
@@ -103,3 +131,14 @@ def summary_line(report: ScenarioReport) -> str:
 def device_line(report: ScenarioReport) -> str:
     threads = f", {report.threads} threads" if report.threads and report.device == "cpu" else ""
     return f"{report.device} ({report.device_name}{threads}) · torch {report.torch_version} · size {report.size:,}"
+
+
+def report_notes(report: ScenarioReport) -> list[str]:
+    """What to know before trusting the numbers, the same lines in the CLI and the app."""
+    notes = list(report.notes)
+    for name, mode in (("eager", report.eager), ("compiled", report.compiled)):
+        notes.extend(f"{name}: {note}" for note in (mode.notes if mode is not None else ()))
+    noisy = [point for point in report.sweep if point.note and point.note.startswith("noisy")]
+    if noisy:
+        notes.append(f"{len(noisy)} of {len(report.sweep)} sweep points had noisy timing: is the machine busy?")
+    return notes

@@ -14,12 +14,13 @@ from kernel_tui.formatting import (
     format_size,
     format_speedup,
     format_time_us,
+    report_notes,
     summary_line,
 )
 from kernel_tui.report import ModeResult, ScenarioReport
 
 
-def kernel_table(title: str, mode: ModeResult | None) -> Table:
+def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> Table:
     table = Table(title=title, title_justify="left", expand=True, pad_edge=False)
     table.add_column("kernel", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
     table.add_column("calls", justify="right")
@@ -34,7 +35,7 @@ def kernel_table(title: str, mode: ModeResult | None) -> Table:
         table.add_row(
             kernel.short_name,
             format_count(kernel.calls),
-            format_time_us(kernel.time_us),
+            format_time_us(kernel.time_us, preview),
             format_bytes(kernel.bytes_total),
         )
     return table
@@ -72,7 +73,8 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         Text(f"{report.scenario} · {device_line(report)}", style="dim"),
     ]
     if report.eager is not None:
-        eager, compiled = kernel_table("Eager", report.eager), kernel_table("Compiled", report.compiled)
+        eager = kernel_table("Eager", report.eager, report.is_preview)
+        compiled = kernel_table("Compiled", report.compiled, report.is_preview)
         if width >= SIDE_BY_SIDE_WIDTH:
             sides = Table.grid(expand=True, padding=(0, 1))
             sides.add_column(ratio=1)
@@ -88,12 +90,11 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         parts.append(Text(f"sweep: {report.sweep_strategy}", style="dim"))
     if report.expect:
         parts.append(claims_text(report))
+    for assumption in report.assumptions:
+        parts.append(Text(f"preview for sm_{report.arch}: {assumption}", style="dim"))
     if report.error is not None:
         parts.append(Text(f"error: {report.error.one_line()}", style="bold red"))
-    for note in report.notes:
+    for note in report_notes(report):
         parts.append(Text(f"note: {note}", style="yellow"))
-    for name, mode in (("eager", report.eager), ("compiled", report.compiled)):
-        if mode is not None and mode.profile_note:
-            parts.append(Text(f"note: {name}: {mode.profile_note}", style="yellow"))
     parts.append(Text(""))
     return Group(*parts)

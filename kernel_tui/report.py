@@ -68,11 +68,14 @@ class ModeResult:
     graph_break_reasons: tuple[str, ...] = ()
     recompiles: int | None = None
     recompile_reasons: tuple[str, ...] = ()
+    time_iqr_us: float | None = None
+    """The interquartile range of ``time_us`` over its samples: how much the time moved while measured."""
     wall_us: float | None = None
     """Median time per call of back-to-back calls, the host's overhead (Python, dispatch, launches)
     included; on CPU the same measurement as ``time_us``."""
-    profile_note: str | None = None
-    """Set when the profiled runs did not all launch the same kernels (e.g. records lost by the profiler)."""
+    notes: tuple[str, ...] = ()
+    """What to know before trusting this mode's numbers: profiled runs that launched different kernels
+    (records lost by the profiler), kernel times that add up to more than the call (a busy machine)."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,8 @@ class ScenarioReport:
     """The CUDA architecture a preview generated code for (90 for sm_90); None for a measurement."""
     assumptions: tuple[str, ...] = ()
     """What a preview decided that a real GPU would decide by measuring, and the claims it could not check."""
+    speedup_range: tuple[float, float] | None = None
+    """The interquartile range of eager/compiled over the interleaved timing rounds."""
     notes: tuple[str, ...] = ()
     """What the user should know besides the numbers: e.g. that the next scenario ran in a fresh engine
     because this one changed something the engine could not restore."""
@@ -191,6 +196,8 @@ class ScenarioReport:
         if values.get("error") is not None:
             values["error"] = _known(ScenarioError, values["error"])
         values["notes"] = tuple(values.get("notes", ()))
+        if values.get("speedup_range") is not None:
+            values["speedup_range"] = tuple(values["speedup_range"])
         return cls(**values)
 
 
@@ -210,6 +217,6 @@ def _kernel_from_dict(data: dict[str, Any]) -> Kernel:
 def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
     values = dict(data)
     values["kernels"] = tuple(_kernel_from_dict(kernel) for kernel in values.get("kernels", ()))
-    for name in ("graph_break_reasons", "recompile_reasons"):
+    for name in ("graph_break_reasons", "recompile_reasons", "notes"):
         values[name] = tuple(values.get(name, ()))
     return _known(ModeResult, values)

@@ -11,16 +11,11 @@ guards and running the wrapper that calls the kernel, so at this size it can tak
 eager even though it launches fewer kernels. The sweep shows how that changes as the arrays
 grow and the saved transfers start to count.
 
-On a GPU the fixed cost per kernel is the launch itself: a few microseconds of CPU time each,
-whatever the size, while the kernel runs for about a microsecond. The kernel times in the tables
-cannot show that: they are the GPU's own time for each kernel. Read the summary's *wall per call*
-instead, measured over back-to-back calls with the host's cost included: at this size it is
-almost all overhead, and it is where eager and compiled differ.
-`COMPILE = {"mode": "reduce-overhead"}` attacks that with CUDA graphs: the kernels are recorded
-once and then replayed together with a single launch. The tables then show one launch more than
-you might expect, a `_foreach_copy_` before the fused kernel: a graph replays on its own buffers,
-so each call first copies your inputs into them. On CPU there are no CUDA graphs, and the counts
-stay as they are.
+On a GPU the fixed cost is each launch: microseconds of CPU time, while the kernel itself runs
+for about one. The kernel times cannot show that, as they are the GPU's own; the summary's *wall
+per call* (back-to-back calls) does. `COMPILE = {"mode": "reduce-overhead"}` attacks it with CUDA
+graphs: the kernels are recorded once and replayed with one launch, after a `_foreach_copy_` that
+copies your inputs into the graph's own buffers. On CPU there are no CUDA graphs.
 
 **Try next.** Read the sweep from the left: does the compiled line cross below the eager one on
 this machine, and at what size?

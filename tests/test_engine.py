@@ -31,6 +31,9 @@ def test_add_relu_is_two_kernels_eager_and_one_fused_kernel_compiled(engine):
     assert compiled.compile_s is not None and compiled.compile_s >= 0
     assert compiled.graph_breaks == 0 and compiled.recompiles == 0
     assert eager.time_us > 0 and compiled.time_us > 0
+    # Both times come from one interleaved measurement, with the spread of its rounds' ratios.
+    low, high = report.speedup_range
+    assert 0 < low <= high and eager.time_iqr_us is not None and compiled.time_iqr_us is not None
     assert all(check.ok for check in report.expect.values()) and len(report.expect) == 5
 
 

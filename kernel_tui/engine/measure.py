@@ -22,9 +22,10 @@ from kernel_tui.engine.device import device_name
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.profiling import Traffic, join_compiled, join_eager, kernel_rows, profile_launches
-from kernel_tui.engine.timing import synchronize, time_call, wall_time_call
+from kernel_tui.engine.timing import Timing, compare_calls, compare_wall, synchronize, time_call, wall_time_call
 from kernel_tui.engine.traffic import array_bytes, eager_traffic, ideal_bytes
 from kernel_tui.expect import check_claims
+from kernel_tui.formatting import format_time_us
 from kernel_tui.report import ModeResult, ScenarioError, ScenarioReport, SweepPoint
 
 Emit = Callable[..., None]
@@ -146,9 +147,13 @@ def _measure_modes(
             _trace_path(trace_dir, path, "compiled"),
         )
     except StageError as failure:
-        return replace(report, error=replace(failure.error, stage="compile"))
+        return _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
     except Exception as exc:  # noqa: BLE001
-        return replace(report, error=stage_error("compile", path, exc).error)
+        return _timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args), None)
+    emit("progress", stage="timing", detail="eager and compiled, interleaved")
+    report = _timed(replace(report, compiled=compiled), lambda: fn(*args), lambda: compiled_fn(*args))
+    compiled = report.compiled
+    assert compiled is not None and compiled.time_us is not None
     compiled = replace(
         compiled,
         compile_s=max(first_call_s - compiled.time_us / 1e6, 0.0),
@@ -172,21 +177,57 @@ def _measure_modes(
 def _mode_result(
     call: Callable[[], Any], device: str, unit: int, join: Callable, trace_path: str | None = None
 ) -> ModeResult:
+    """Kernels and bytes of one mode; its time comes from ``_timed``, where both modes are timed together."""
     profiled = profile_launches(call, device, trace_path=trace_path)
     reference = profiled.reference
     rows = kernel_rows(profiled.per_run, join(reference), reference)
     known = [row.bytes_total for row in rows if row.bytes_total is not None]
     bytes_total = sum(known) if known else (0 if not rows else None)
-    timing = time_call(call, device)
-    wall = wall_time_call(call, device) if device == "cuda" else timing
     return ModeResult(
         kernel_count=sum(row.calls for row in rows),
         kernels=tuple(rows),
         bytes_total=bytes_total,
-        time_us=timing.median_us,
+        time_us=None,
         transfers=(bytes_total / unit) if bytes_total is not None and unit else None,
-        wall_us=wall.median_us,
-        profile_note=profiled.note,
+        notes=(profiled.note,) if profiled.note else (),
+    )
+
+
+def _timed(
+    report: ScenarioReport, eager_call: Callable[[], Any], compiled_call: Callable[[], Any] | None
+) -> ScenarioReport:
+    """Time per call of each mode, eager and compiled interleaved in one measurement so that the speedup
+    and its spread come from the same rounds; on CUDA also the wall time of back-to-back calls."""
+    device = report.device
+    if report.eager is None:
+        return report
+    if compiled_call is None or report.compiled is None:
+        timing = time_call(eager_call, device)
+        wall = wall_time_call(eager_call, device) if device == "cuda" else timing
+        return replace(report, eager=_with_time(report.eager, timing, wall))
+    comparison = compare_calls(eager_call, compiled_call, device)
+    wall = compare_wall(eager_call, compiled_call, device) if device == "cuda" else comparison
+    return replace(
+        report,
+        eager=_with_time(report.eager, comparison.first, wall.first),
+        compiled=_with_time(report.compiled, comparison.second, wall.second),
+        speedup_range=comparison.ratio_range,
+    )
+
+
+def _with_time(mode: ModeResult, timing: Timing, wall: Timing) -> ModeResult:
+    notes = mode.notes
+    profiled_us = sum(kernel.time_us for kernel in mode.kernels)
+    if profiled_us > timing.median_us + timing.iqr_us:
+        notes = (*notes, kernel_time_note(profiled_us, timing))
+    return replace(mode, time_us=timing.median_us, time_iqr_us=timing.iqr_us, wall_us=wall.median_us, notes=notes)
+
+
+def kernel_time_note(profiled_us: float, timing: Timing) -> str:
+    return (
+        f"noisy: the profiled kernel times add up to {format_time_us(profiled_us)}, more than the "
+        f"{format_time_us(timing.median_us)} (± {format_time_us(timing.iqr_us / 2)}) a call takes when timed; "
+        "the machine was busier while profiling: read the kernel times as shares of the call"
     )
 
 

@@ -1,4 +1,9 @@
-"""Steady-state time of one call: ``torch.utils.benchmark`` on CPU, CUDA events around single calls on a GPU."""
+"""Steady-state time of one call: ``torch.utils.benchmark`` on CPU, CUDA events around single calls on a GPU.
+
+Two calls that are compared (eager against compiled) are timed interleaved, in rounds of A then B then B
+then A, in one process: a shared machine's slow moment hits both alike, and the ratio of each round
+carries the spread of the comparison itself, not of two measurements taken seconds apart.
+"""
 
 from __future__ import annotations
 
@@ -84,3 +89,102 @@ def _cuda_event_timing(call: Callable[[], object], budget_s: float) -> Timing:
 def synchronize(device: str) -> None:
     if device == "cuda":
         torch.cuda.synchronize()
+
+
+ROUND_S = 0.01
+"""One block of back-to-back calls per side and round: long enough for the clock, short against noise."""
+MIN_ROUNDS, MAX_ROUNDS = 8, 400
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two calls timed interleaved: each side's times, and the ratio first/second of each round."""
+
+    first: Timing
+    second: Timing
+    ratios: tuple[float, ...]
+
+    @property
+    def ratio(self) -> float:
+        return statistics.median(self.ratios)
+
+    @property
+    def ratio_range(self) -> tuple[float, float]:
+        """The interquartile range of the rounds' ratios."""
+        if len(self.ratios) < 2:
+            return (self.ratio, self.ratio)
+        low, _, high = statistics.quantiles(self.ratios, n=4)
+        return (low, high)
+
+
+def compare_calls(
+    first: Callable[[], object], second: Callable[[], object], device: str, budget_s: float = 0.4
+) -> Comparison:
+    """Time ``first`` and ``second`` interleaved; on CUDA, the device's time of single calls after an L2 flush."""
+    if device == "cuda":
+        return _cuda_event_comparison(first, second, budget_s)
+    return compare_wall(first, second, device, budget_s)
+
+
+def compare_wall(
+    first: Callable[[], object], second: Callable[[], object], device: str, budget_s: float = 0.4
+) -> Comparison:
+    """Back-to-back calls, interleaved in blocks: the host's cost per call included (on CUDA too, where
+    ``torch.utils.benchmark`` synchronizes at the edges of each block)."""
+    threads = torch.get_num_threads()
+    timers = [benchmark.Timer(stmt="call()", globals={"call": call}, num_threads=threads) for call in (first, second)]
+    numbers = [_calls_per_block(timer) for timer in timers]
+    samples: list[list[float]] = [[], []]
+    spent = 0.0
+    rounds = 0
+    while rounds < MAX_ROUNDS and (rounds < MIN_ROUNDS or spent < budget_s):
+        order = (0, 1) if rounds % 2 == 0 else (1, 0)
+        for side in order:
+            block = timers[side].timeit(numbers[side])
+            samples[side].append(block.median)
+            spent += block.median * numbers[side]
+        rounds += 1
+    return _comparison(samples, numbers)
+
+
+def _calls_per_block(timer: benchmark.Timer) -> int:
+    """How many back-to-back calls fill a round's block, grown as ``autorange`` does (the first calls
+    are the slowest, so one call's time would size the block too small)."""
+    number = 1
+    while number < 1_000_000:
+        if timer.timeit(number).median * number >= ROUND_S / 4:
+            break
+        number *= 4
+    return max(1, int(number * ROUND_S / max(timer.timeit(number).median * number, 1e-9)))
+
+
+def _comparison(samples: list[list[float]], numbers: list[int]) -> Comparison:
+    timings = []
+    for side in (0, 1):
+        times_us = [t * 1e6 for t in samples[side]]
+        quartiles = statistics.quantiles(times_us, n=4) if len(times_us) > 1 else [times_us[0]] * 3
+        timings.append(Timing(statistics.median(times_us), quartiles[2] - quartiles[0], len(times_us),
+                              sum(samples[side]) * numbers[side]))
+    ratios = tuple(a / b for a, b in zip(samples[0], samples[1]) if b > 0)
+    return Comparison(timings[0], timings[1], ratios)
+
+
+def _cuda_event_comparison(first: Callable[[], object], second: Callable[[], object], budget_s: float) -> Comparison:
+    flush = l2_flush("cuda")
+    estimate = _cuda_event_timing(first, 0.01).median_us + _cuda_event_timing(second, 0.01).median_us
+    rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS * 4, budget_s * 1e6 / max(estimate, 1.0))))
+    events = []
+    for index in range(rounds):
+        order = (0, 1) if index % 2 == 0 else (1, 0)
+        pair = {}
+        for side in order:
+            begin, finish = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            flush()
+            begin.record()
+            (first if side == 0 else second)()
+            finish.record()
+            pair[side] = (begin, finish)
+        events.append(pair)
+    torch.cuda.synchronize()
+    samples = [[pair[side][0].elapsed_time(pair[side][1]) / 1e3 for pair in events] for side in (0, 1)]
+    return _comparison(samples, [1, 1])

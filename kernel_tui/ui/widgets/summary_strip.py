@@ -10,7 +10,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
-from kernel_tui.formatting import device_line, format_count, summary_line
+from kernel_tui.formatting import device_line, format_count, report_notes, summary_line
 from kernel_tui.render import claims_text
 from kernel_tui.report import ScenarioError, ScenarioReport
 from kernel_tui.ui.describe import error_line
@@ -46,6 +46,8 @@ class SummaryStrip(Static):
         elif claims:
             declared = ", ".join(f"{key} {format_count(value)}" for key, value in claims.items())
             lines.append(Text.assemble(("EXPECT ", "bold"), (f"{declared} (not checked yet)", "dim")))
+        for note in report_notes(report) if report is not None else ():
+            lines.append(Text(f"⚠ {note}", style="yellow"))
         if report is not None and report.sweep_strategy:
             lines.append(Text(f"sweep: {report.sweep_strategy}", style="dim"))
         lines.append(Text(device_line(report) if report is not None else engine, style="dim"))
