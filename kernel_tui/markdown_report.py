@@ -29,7 +29,7 @@ def _bandwidth(kernel: Kernel) -> str:
     return f"{format_gbs(kernel.gbs)} GB/s{share}"
 
 
-def _kernel_table(title: str, mode: ModeResult | None, compiled: bool) -> list[str]:
+def _kernel_table(title: str, mode: ModeResult | None, compiled: bool, preview: bool = False) -> list[str]:
     lines = [f"#### {title}", ""]
     if mode is None:
         return lines + ["Not measured.", ""]
@@ -44,7 +44,8 @@ def _kernel_table(title: str, mode: ModeResult | None, compiled: bool) -> list[s
         else:
             related = ", ".join(kernel.fused_into)
         lines.append(
-            f"| `{_cell(kernel.short_name)}` | {format_count(kernel.calls)} | {format_time_us(kernel.time_us)} "
+            f"| `{_cell(kernel.short_name)}` | {format_count(kernel.calls)} "
+            f"| {format_time_us(kernel.time_us, preview)} "
             f"| {format_bytes(kernel.bytes_total)} | {_bandwidth(kernel)} | {_cell(related) or '—'} |"
         )
     return lines + [""]
@@ -56,8 +57,8 @@ def scenario_markdown(report: ScenarioReport) -> str:
         lines += [f"Copy bandwidth of this device (the ceiling): {report.bandwidth_ceiling_gbs:.1f} GB/s.", ""]
     if report.eager is not None:
         lines += [summary_line(report), ""]
-    lines += _kernel_table("Eager", report.eager, compiled=False)
-    lines += _kernel_table("Compiled", report.compiled, compiled=True)
+    lines += _kernel_table("Eager", report.eager, compiled=False, preview=report.is_preview)
+    lines += _kernel_table("Compiled", report.compiled, compiled=True, preview=report.is_preview)
     if report.sweep:
         lines += ["#### Runtime against size", "", "| size | eager | compiled | speedup | note |",
                   "| ---: | ---: | ---: | ---: | --- |"]
@@ -74,6 +75,9 @@ def scenario_markdown(report: ScenarioReport) -> str:
         for key, check in report.expect.items():
             lines.append(f"- {claim_line(key, check)}")
         lines.append("")
+    if report.assumptions:
+        lines += [f"#### Preview for sm_{report.arch}: assumptions", ""]
+        lines += [f"- {assumption}" for assumption in report.assumptions] + [""]
     if report.error is not None:
         lines += [f"**Error:** {_cell(report.error.one_line())}", ""]
         if report.error.details:

@@ -115,16 +115,18 @@ class KernelTable(DataTable):
         if self.plan is None:
             return
         keys = self.plan.keys
-        total_time = sum(kernel.time_us for kernel in self.kernels)
+        # A CUDA preview has no times (None): it generates code and runs nothing.
+        total_time = sum(kernel.time_us or 0.0 for kernel in self.kernels)
         for index, kernel in enumerate(self.kernels):
             gbs, ceiling = bandwidth_cell(kernel)
             cells = {
                 "kernel": Text(kernel.short_name, overflow="ellipsis", no_wrap=True),
                 "calls": Text(format_count(kernel.calls), justify="right"),
-                "time": Text(format_time_us(kernel.time_us), justify="right"),
+                "time": Text(format_time_us(kernel.time_us, preview=kernel.time_us is None), justify="right"),
                 "bytes": Text(format_bytes(kernel.bytes_total), justify="right"),
                 "gbs": Text.assemble(gbs, (f" {ceiling:>4}" if ceiling else ""), justify="right"),
-                "share": Text(f"{kernel.time_us / total_time:.0%}" if total_time > 0 else "—", justify="right"),
+                "share": Text(f"{(kernel.time_us or 0.0) / total_time:.0%}" if total_time > 0 else "—",
+                              justify="right"),
                 "link": Text("…" if self.links_pending else link_text(kernel, self.mode), overflow="ellipsis",
                              no_wrap=True),
             }
