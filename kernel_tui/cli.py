@@ -17,6 +17,8 @@ from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_sce
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_TIMEOUT_S = 600.0
+DEVICES = ("auto", "cpu", "cuda", "cuda-preview")
+ARCHES = (80, 90, 100)
 PIPED_WIDTH = 120
 
 
@@ -45,14 +47,19 @@ def _parser() -> argparse.ArgumentParser:
         prog="kernel-tui",
         description="Which kernels does your PyTorch code run, eager and compiled, and what do they move?",
         epilog="Without a command, opens the explorer on the built-in course (or on the PATHs given): "
-        "kernel-tui [PATH...] [--device auto|cpu|cuda] [--no-predict] [--serve [--host ADDRESS] [--port N]]. "
+        "kernel-tui [PATH...] [--device auto|cpu|cuda|cuda-preview] [--arch 80|90|100] [--no-predict] "
+        "[--serve [--host ADDRESS] [--port N]]. "
         "--serve serves it to a browser on 127.0.0.1:8000 instead.",
     )
     commands = parser.add_subparsers(dest="command")
 
     run = commands.add_parser("run", help="measure scenarios headless and print tables or JSON")
     run.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders of them")
-    run.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    run.add_argument("--device", default="auto", choices=DEVICES,
+                     help="cuda-preview: the code Inductor would generate for a CUDA GPU, on any machine, run nowhere")
+    run.add_argument("--arch", type=int, choices=ARCHES,
+                     help="with --device cuda-preview: the GPU architecture, 80 (A100), 90 (H100/H200, the default) "
+                          "or 100 (B200)")
     run.add_argument("--size", type=_positive_int, help="elements for the kernel tables (default: SIZE)")
     run.add_argument("--sizes", type=_sizes, help="sweep sizes, e.g. 1024,65536,1048576 (default: SIZES)")
     run.add_argument("--no-sweep", action="store_true", help="skip the runtime-against-size sweep")
@@ -71,7 +78,8 @@ def _parser() -> argparse.ArgumentParser:
 def _app_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kernel-tui", parents=[], add_help=True)
     parser.add_argument("paths", nargs="*", metavar="PATH", help="scenario files or folders (default: the course)")
-    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    parser.add_argument("--device", default="auto", choices=DEVICES)
+    parser.add_argument("--arch", type=int, choices=ARCHES, help="with --device cuda-preview: 80, 90 or 100")
     parser.add_argument("--no-predict", action="store_true",
                         help="on the course, run lessons at once instead of asking for a guess first")
     parser.add_argument("--serve", action="store_true",
@@ -81,6 +89,11 @@ def _app_parser() -> argparse.ArgumentParser:
                              "another address lets anyone who reaches it run code here)")
     parser.add_argument("--port", type=_positive_int, default=8000, help="with --serve: the port (default 8000)")
     return parser
+
+
+def _check_arch(parser: argparse.ArgumentParser, options: argparse.Namespace) -> None:
+    if options.arch is not None and options.device != "cuda-preview":
+        parser.error("--arch applies to --device cuda-preview only")
 
 
 def _check_paths(parser: argparse.ArgumentParser, paths: Sequence[str]) -> list[Path]:
@@ -99,6 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = _parser()
         options = parser.parse_args(args)
         if options.command == "run":
+            _check_arch(parser, options)
             return run_command(options, _check_paths(parser, options.paths))
         if options.command == "list":
             paths = _check_paths(parser, options.paths) if options.paths else find_scenarios([course_dir()])
@@ -107,6 +121,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     parser = _app_parser()
     options = parser.parse_args(args)
+    _check_arch(parser, options)
+    if options.arch is not None:
+        os.environ["KERNEL_TUI_ARCH"] = str(options.arch)  # the explorer's engines, served ones included
     paths = _check_paths(parser, options.paths) if options.paths else []
     if options.serve:
         from kernel_tui.ui.serve import serve_app
@@ -142,7 +159,7 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
 
     exit_code = EXIT_OK
     reports: list[ScenarioReport] = []
-    with EngineClient(options.device, stderr_sink=forward) as client:
+    with EngineClient(options.device, stderr_sink=forward, arch=options.arch) as client:
         for path in paths:
             report: ScenarioReport | None = None
             try:
