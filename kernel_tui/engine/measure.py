@@ -17,7 +17,7 @@ import torch._dynamo
 
 from kernel_tui.engine import compile_watch, cuda_graphs, sweep
 from kernel_tui.engine.attribution import attribute
-from kernel_tui.engine.bandwidth import ceiling_gbs, with_bandwidth
+from kernel_tui.engine.bandwidth import ceiling_gbs, checked_ceiling, with_bandwidth
 from kernel_tui.engine.device import device_name
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
@@ -163,15 +163,29 @@ def _measure_modes(
         recompile_reasons=tuple(watch.recompile_reasons),
     )
     eager_rows, compiled_rows = attribute(report.eager.kernels, compiled.kernels)
-    ceiling = report.bandwidth_ceiling_gbs
+    ceiling = checked_ceiling(device, report.device_name, report.bandwidth_ceiling_gbs, eager_rows + compiled_rows)
+    report = replace(report, bandwidth_ceiling_gbs=ceiling)
     report = replace(
         report,
         eager=replace(report.eager, kernels=with_bandwidth(eager_rows, ceiling)),
         compiled=replace(compiled, kernels=with_bandwidth(compiled_rows, ceiling)),
     )
+    report = _note_cache_resident(report)
     scenario.compiled_fn = compiled_fn  # the sweep continues with the same compiled function
     emit("partial", report=report.to_dict())
     return report
+
+
+def _note_cache_resident(report: ScenarioReport) -> ScenarioReport:
+    modes = [mode for mode in (report.eager, report.compiled) if mode is not None]
+    above = dict.fromkeys(k.short_name for mode in modes for k in mode.kernels if (k.ceiling_pct or 0) > 100)
+    if not above:
+        return report
+    note = (
+        f"{', '.join(above)} moved data faster than this device's copy ceiling: at this size the data stays "
+        "in cache, while the ceiling is a copy from memory"
+    )
+    return replace(report, notes=(*report.notes, note))
 
 
 def _mode_result(

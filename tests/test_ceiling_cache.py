@@ -1,0 +1,55 @@
+"""The cached copy ceiling is measured again when old, when a kernel beats it by far, or when asked."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from kernel_tui.engine import bandwidth
+from kernel_tui.report import Kernel
+
+
+@pytest.fixture
+def measured(monkeypatch, tmp_path):
+    monkeypatch.setenv("KERNEL_TUI_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv(bandwidth.REMEASURE_ENV, raising=False)
+    monkeypatch.setattr(bandwidth, "_REMEASURED", set())
+    rates = iter([5.0, 20.0, 12.0, 30.0])
+    calls: list[float] = []
+
+    def measure(device):
+        calls.append(next(rates))
+        return calls[-1]
+
+    monkeypatch.setattr(bandwidth, "measure_ceiling_gbs", measure)
+    return calls
+
+
+def test_a_fresh_figure_is_reused_and_an_old_one_measured_again(measured, tmp_path):
+    assert bandwidth.ceiling_gbs("cpu", "EPYC") == 5.0
+    assert bandwidth.ceiling_gbs("cpu", "EPYC") == 5.0 and measured == [5.0]
+    cache = tmp_path / "bandwidth.json"
+    entries = json.loads(cache.read_text())
+    (key,) = entries
+    entries[key]["measured_at"] = time.time() - bandwidth.MAX_AGE_S - 1
+    cache.write_text(json.dumps(entries))
+    assert bandwidth.ceiling_gbs("cpu", "EPYC") == 20.0 and measured == [5.0, 20.0]
+
+
+def test_a_kernel_far_above_the_ceiling_makes_it_measured_again_and_the_higher_kept(measured):
+    slow_ceiling = bandwidth.ceiling_gbs("cpu", "EPYC")
+    in_place_add = Kernel("aten::add_", "aten::add_", 1, 10.0, bytes_read=400_000, bytes_written=200_000)  # 60 GB/s
+    assert bandwidth.implausible((in_place_add,), slow_ceiling)
+    assert bandwidth.checked_ceiling("cpu", "EPYC", slow_ceiling, (in_place_add,)) == 20.0
+    assert bandwidth.ceiling_gbs("cpu", "EPYC") == 20.0  # the cache keeps the higher figure
+    plausible = Kernel("aten::add", "aten::add", 1, 1000.0, bytes_read=4_000_000, bytes_written=2_000_000)
+    assert bandwidth.checked_ceiling("cpu", "EPYC", 20.0, (plausible,)) == 20.0 and len(measured) == 2
+
+
+def test_asked_for_it_is_measured_again_once_per_engine(measured, monkeypatch):
+    bandwidth.ceiling_gbs("cpu", "EPYC")
+    monkeypatch.setenv(bandwidth.REMEASURE_ENV, "1")
+    assert bandwidth.ceiling_gbs("cpu", "EPYC") == 20.0
+    assert bandwidth.ceiling_gbs("cpu", "EPYC") == 20.0 and len(measured) == 2
