@@ -6,10 +6,13 @@ This process never imports torch: measuring happens in the engine child process 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from kernel_tui.course import course_dir
@@ -69,6 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--export", metavar="REPORT.md", help="also write a Markdown lab report of every scenario")
     run.add_argument("--trace", metavar="DIR",
                      help="also write the eager and compiled profiles as Chrome traces (open in Perfetto)")
+    run.add_argument("--remeasure-ceiling", action="store_true",
+                     help="measure the device's copy bandwidth again instead of using the cached figure")
 
     listing = commands.add_parser("list", help="list scenarios (title, path, claims) without running them")
     listing.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the course)")
@@ -106,7 +111,50 @@ def _check_paths(parser: argparse.ArgumentParser, paths: Sequence[str]) -> list[
     return found
 
 
+class Stopped(BaseException):
+    """SIGTERM or SIGHUP reached ``kernel-tui run``: unwind, so that its engine is ended on the way out."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_end_the_run() -> Iterator[None]:
+    """SIGTERM and SIGHUP (``timeout``, a closed terminal, a killed tmux session) unwind like Ctrl-C does."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise Stopped(signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("kernel-tui: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
+    except Stopped as stopped:
+        print(f"kernel-tui: stopped by {signal.Signals(stopped.signum).name}", file=sys.stderr)
+        return 128 + stopped.signum
+    except BrokenPipeError:
+        # The reader went away (``| head -1``): say nothing, and let nothing be flushed into the closed pipe.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 128 + signal.SIGPIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("run", "list", "-h", "--help"):
         parser = _parser()
@@ -159,7 +207,9 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
 
     exit_code = EXIT_OK
     reports: list[ScenarioReport] = []
-    with EngineClient(options.device, stderr_sink=forward, arch=options.arch) as client:
+    if options.remeasure_ceiling:
+        os.environ["KERNEL_TUI_REMEASURE_CEILING"] = "1"  # read by the engine child, which inherits it
+    with _signals_end_the_run(), EngineClient(options.device, stderr_sink=forward, arch=options.arch) as client:
         for path in paths:
             report: ScenarioReport | None = None
             try:

@@ -101,3 +101,13 @@ def test_cancel_ends_the_engine_and_its_workers_within_a_second(tmp_path):
     assert time.monotonic() - started < 1.0
     assert stages[-1] == "died"
     assert processes_in_group(pgid) == []
+
+
+def test_bytes_that_are_not_utf8_on_stderr_spoil_nothing_after_them():
+    code, reports, stderr = run_json(
+        str(FAULTS / "not_utf8_stderr.py"), str(FAULTS / "floods_stderr.py"), str(DATA / "views_only.py"),
+        "--no-sweep", "--timeout", "60",
+    )
+    assert code == 0, stderr[-2000:]
+    assert [report["error"] for report in reports] == [None, None, None]
+    assert "caf\ufffd" in stderr and stderr.count("." * 1023) == 256

@@ -1,0 +1,151 @@
+"""Nothing outlives kernel-tui: however the front end ends, its engine and everything the engine started end
+too, and no process a scenario leaves behind can keep the front end waiting."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO, measure
+from processes import is_running
+
+from kernel_tui.client import EngineClient
+
+ADD_RELU = REPO / "tests" / "data" / "add_relu.py"
+
+
+def busy_scenario(folder: Path, pids: Path) -> Path:
+    """A scenario whose fn starts two sleepers, one in a session of its own, then sleeps itself."""
+    path = folder / "busy.py"
+    path.write_text(textwrap.dedent(f"""
+        import os, subprocess, sys, time
+        import torch
+        SIZE = 16
+        def fn(a):
+            sleep = [sys.executable, "-c", "import time; time.sleep(600)"]
+            same = subprocess.Popen(sleep)
+            own = subprocess.Popen(sleep, start_new_session=True)
+            with open({str(pids)!r}, "w") as out:
+                out.write(f"{{os.getpid()}} {{same.pid}} {{own.pid}}")
+            time.sleep(600)
+        def inputs(size, device):
+            return (torch.ones(size),)
+    """))
+    return path
+
+
+def wait_for(predicate, timeout: float, step: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
+
+
+def start_front_end(args: list[str], **options) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "kernel_tui", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, **options,
+    )
+
+
+def busy_pids(pids: Path, front_end: subprocess.Popen) -> list[int]:
+    assert wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 3 or front_end.poll() is not None,
+                    180), "the scenario never got busy"
+    assert front_end.poll() is None, front_end.stderr.read()
+    return [int(pid) for pid in pids.read_text().split()]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda sig: sig.name)
+def test_a_signal_to_run_ends_its_engine_and_everything_the_scenario_started(tmp_path, sig):
+    pids = tmp_path / "pids"
+    front_end = start_front_end(["run", "--device", "cpu", "--no-sweep", str(busy_scenario(tmp_path, pids))])
+    engine_and_children = busy_pids(pids, front_end)
+    started = time.monotonic()
+    front_end.send_signal(sig)
+    _, stderr = front_end.communicate(timeout=10)
+    assert front_end.returncode == 128 + sig
+    assert time.monotonic() - started < 5
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1] == (
+        "kernel-tui: interrupted" if sig == signal.SIGINT else f"kernel-tui: stopped by {sig.name}"
+    )
+    assert wait_for(lambda: not any(is_running(pid) for pid in engine_and_children), 2), "all gone"
+
+
+def test_a_killed_front_end_takes_its_busy_engine_along(tmp_path):
+    pids = tmp_path / "pids"
+    front_end = start_front_end(["run", "--device", "cpu", "--no-sweep", str(busy_scenario(tmp_path, pids))])
+    engine_and_children = busy_pids(pids, front_end)
+    started = time.monotonic()
+    front_end.kill()
+    front_end.wait(10)
+    assert wait_for(lambda: not any(is_running(pid) for pid in engine_and_children), 3), "orphans left"
+    print(f"engine and its children gone {time.monotonic() - started:.2f} s after SIGKILL of the front end")
+
+
+def test_an_engine_outlives_the_thread_that_started_it():
+    """Linux sends the parent-death signal when the starting *thread* ends: that must not end the engine."""
+    client = EngineClient("cpu")
+    try:
+        starter = threading.Thread(target=client.start)
+        starter.start()
+        starter.join(180)
+        pid = client.hello["pid"]
+        time.sleep(1.0)
+        assert is_running(pid)
+        assert measure(client, ADD_RELU).error is None
+        assert client.hello["pid"] == pid
+    finally:
+        client.close()
+
+
+def test_a_stranger_holding_the_engines_pipes_cannot_keep_run_waiting(tmp_path):
+    pid_file = tmp_path / "stranger.pid"
+    stranger = tmp_path / "starts_a_stranger.py"
+    stranger.write_text(textwrap.dedent(f"""
+        import subprocess, sys
+        import torch
+        SIZE = 16
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+        open({str(pid_file)!r}, "w").write(str(child.pid))
+        def fn(a):
+            return a + 1
+        def inputs(size, device):
+            return (torch.ones(size),)
+    """))
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--no-sweep", "--json", str(stranger),
+         str(ADD_RELU)], capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert len(result.stdout.splitlines()) == 2
+    assert time.monotonic() - started < 120
+    assert wait_for(lambda: not is_running(int(pid_file.read_text())), 3), "the stranger outlived kernel-tui"
+
+
+def test_closing_an_engine_is_bounded_whatever_a_stranger_holds(tmp_path):
+    stranger = tmp_path / "stranger.py"
+    stranger.write_text(
+        "import subprocess, sys\nimport torch\nSIZE = 16\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'], start_new_session=True)\n"
+        "def fn(a):\n    return a + 1\ndef inputs(size, device):\n    return (torch.ones(size),)\n"
+    )
+    from kernel_tui.ui.engine_link import ClientEngineLink
+
+    link = ClientEngineLink("cpu")
+    for message in link.run(stranger, sweep=False):
+        pass
+    assert message["type"] == "done"
+    started = time.monotonic()
+    link.close()
+    assert time.monotonic() - started < 2
