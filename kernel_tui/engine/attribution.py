@@ -4,6 +4,11 @@ Inductor records the original ATen operators of each kernel: in a comment above 
 (``Original ATen: [aten.add, aten.relu]``) and, for C++ kernels, in the kernel's name, which it builds from
 the same operators (``cpp_fused_add_relu_0``). Matched by operator name against what the dispatcher saw
 eagerly, that gives the lines of ``fn`` each compiled kernel came from.
+
+Names alone miss work that was absorbed without leaving its name: an in-place ``add_`` is functionalised
+into ``add``; a library call combines operators (``addmm`` is ``mm`` plus ``add``); a kernel named after one
+operator may compute another (the code says ``cos``); and operators that only place data (``cat``, ``clone``)
+become index arithmetic inside the kernel that consumes their result.
 """
 
 from __future__ import annotations
@@ -16,6 +21,30 @@ from kernel_tui.report import Kernel
 FUSED_NAME = re.compile(r"_fused_(?P<ops>.+)_\d+$")
 
 
+# Library calls that do the work of several eager operators.
+COMBINED = {
+    "aten::addmm": ("aten::mm", "aten::add"),
+    "aten::addmv": ("aten::mv", "aten::add"),
+    "aten::addbmm": ("aten::bmm", "aten::add"),
+    "aten::baddbmm": ("aten::bmm", "aten::add"),
+    "aten::_addmm_activation": ("aten::mm", "aten::add", "aten::relu", "aten::gelu"),
+}
+# Operators that only place data: compiled, they become indexing inside the kernel that reads their result.
+PLACEMENT = frozenset({
+    "aten::cat", "aten::stack", "aten::clone", "aten::contiguous", "aten::copy_", "aten::_to_copy",
+    "aten::constant_pad_nd", "aten::repeat", "aten::expand", "aten::flip", "aten::roll",
+    "aten::slice_scatter", "aten::select_scatter", "aten::index_select", "aten::_unsafe_index",
+})
+# How generated C++ and Triton spell math functions whose operator names they would otherwise hide.
+_CODE_CALL = r"(?:\.|\b|std::|tl_math\.|libdevice\.|sleef_\w*?)"
+
+
+def base_name(op: str) -> str:
+    """``aten::add_`` and ``aten::add.Tensor`` are the work of ``add``."""
+    name = op.split("::", 1)[-1].split(".", 1)[0]
+    return name.rstrip("_") or name
+
+
 def ops_from_name(short_name: str, candidates: list[str]) -> tuple[str, ...]:
     """The candidate operators (``aten::add``) whose names appear in a fused kernel's name, in name order."""
     match = FUSED_NAME.search(short_name)
@@ -24,26 +53,70 @@ def ops_from_name(short_name: str, candidates: list[str]) -> tuple[str, ...]:
     fused = f"_{match.group('ops')}_"
     found = []
     for op in candidates:
-        position = fused.find(f"_{op.split('::', 1)[-1]}_")
+        position = fused.find(f"_{base_name(op)}_")
         if position >= 0:
             found.append((position, op))
     return tuple(op for _, op in sorted(found))
 
 
+def ops_from_code(code: str | None, candidates: list[str]) -> tuple[str, ...]:
+    """Candidates whose math function the kernel's code calls (``.cos()``, ``std::exp``, ``tl_math.sin``)."""
+    if not code:
+        return ()
+    return tuple(op for op in candidates if re.search(rf"{_CODE_CALL}{re.escape(base_name(op))}\s*\(", code))
+
+
+def ops_replaced(kernel: Kernel, candidates: list[str]) -> tuple[str, ...]:
+    by_base = {base_name(op): op for op in candidates}
+    recorded = tuple(by_base.get(base_name(op), op) for op in kernel.aten_ops)
+    combined = tuple(op for recorded_op in recorded for op in COMBINED.get(recorded_op, ()) if op in candidates)
+    named = ops_from_name(kernel.short_name, candidates)
+    computed = ops_from_code(kernel.code, candidates)
+    return tuple(dict.fromkeys((*recorded, *combined, *named, *computed)))
+
+
 def attribute(eager: tuple[Kernel, ...], compiled: tuple[Kernel, ...]) -> tuple[tuple[Kernel, ...], tuple[Kernel, ...]]:
     """Fill compiled kernels' ``aten_ops`` and ``lines``, and eager kernels' ``fused_into``."""
+    compiled = tuple(_as_run_eagerly(kernel, eager) for kernel in compiled)
     candidates = list(dict.fromkeys(op for kernel in eager for op in kernel.aten_ops))
     lines_of: dict[str, list[int]] = {}
     for kernel in eager:
         for op in kernel.aten_ops:
             lines_of.setdefault(op, []).extend(kernel.lines)
-    attributed = []
-    for kernel in compiled:
-        ops = kernel.aten_ops or ops_from_name(kernel.short_name, candidates)
-        lines = tuple(sorted({line for op in ops for line in lines_of.get(op, ())}))
-        attributed.append(replace(kernel, aten_ops=ops, lines=lines))
+    replaced = [ops_replaced(kernel, candidates) for kernel in compiled]
     absorbed = []
     for kernel in eager:
-        into = tuple(c.short_name for c in attributed if set(c.aten_ops) & set(kernel.aten_ops))
+        into = tuple(c.short_name for c, ops in zip(compiled, replaced) if set(ops) & set(kernel.aten_ops))
         absorbed.append(replace(kernel, fused_into=into))
+    _credit_placement(absorbed, compiled, replaced)
+    attributed = []
+    for kernel, ops in zip(compiled, replaced):
+        lines = tuple(sorted({line for op in ops for line in lines_of.get(op, ())}))
+        attributed.append(replace(kernel, aten_ops=ops, lines=lines))
     return tuple(absorbed), tuple(attributed)
+
+
+def _credit_placement(eager: list[Kernel], compiled: tuple[Kernel, ...], replaced: list[tuple[str, ...]]) -> None:
+    """An uncredited operator that only places data went into the kernel that consumed it: the one that
+    absorbed the next credited eager operator."""
+    for index, kernel in enumerate(eager):
+        if kernel.fused_into or not set(kernel.aten_ops) & PLACEMENT:
+            continue
+        consumer = next((later for later in eager[index + 1 :] if later.fused_into), None)
+        if consumer is None:
+            continue
+        eager[index] = replace(kernel, fused_into=consumer.fused_into)
+        for position, compiled_kernel in enumerate(compiled):
+            if compiled_kernel.short_name in consumer.fused_into:
+                replaced[position] = tuple(dict.fromkeys((*replaced[position], *kernel.aten_ops)))
+
+
+def _as_run_eagerly(kernel: Kernel, eager: tuple[Kernel, ...]) -> Kernel:
+    """A compiled-side operator that no graph recorded (``.item()`` at a graph break runs between graphs)
+    did what it did eagerly: its bytes and operators are the eager row's."""
+    if kernel.bytes_total is not None or kernel.kind != "op" or kernel.aten_ops:
+        return kernel
+    twin = next((row for row in eager if row.name == kernel.name), None)
+    if twin is None:
+        return kernel
+    return replace(kernel, bytes_read=twin.bytes_read, bytes_written=twin.bytes_written, aten_ops=twin.aten_ops)

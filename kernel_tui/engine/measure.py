@@ -17,7 +17,7 @@ import torch._dynamo
 
 from kernel_tui.engine import compile_watch, cuda_graphs, sweep
 from kernel_tui.engine.attribution import attribute
-from kernel_tui.engine.bandwidth import ceiling_gbs, checked_ceiling, with_bandwidth
+from kernel_tui.engine.bandwidth import IMPLAUSIBLE, ceiling_gbs, checked_ceiling, with_bandwidth
 from kernel_tui.engine.device import device_name
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
@@ -178,7 +178,9 @@ def _measure_modes(
 
 def _note_cache_resident(report: ScenarioReport) -> ScenarioReport:
     modes = [mode for mode in (report.eager, report.compiled) if mode is not None]
-    above = dict.fromkeys(k.short_name for mode in modes for k in mode.kernels if (k.ceiling_pct or 0) > 100)
+    above = dict.fromkeys(
+        k.short_name for mode in modes for k in mode.kernels if (k.ceiling_pct or 0) > 100 * IMPLAUSIBLE
+    )
     if not above:
         return report
     note = (
