@@ -56,15 +56,16 @@ class EngineDied(Exception):
 
 
 # ``python -m`` and ``python -c`` both put the current folder first on the import path, where a learner's
-# random.py or copy.py would be imported by torch in place of the standard library's. The engine starts
-# with it removed; kernel_tui is found where this front end found it, after everything else.
-ENGINE_BOOT = """\
+# random.py or copy.py would be imported by torch in place of the standard library's (``-P`` would do, but
+# only from Python 3.11). The boot code removes it; kernel_tui is found where this front end found it,
+# after everything else, and PYTHONPATH is honoured as usual.
+PYTHON_BOOT = """\
 import sys
 if sys.path and sys.path[0] == "":
     del sys.path[0]
 sys.path.append({root!r})
-from kernel_tui.engine.__main__ import main
-main()
+import runpy
+runpy.run_module({module!r}, run_name="__main__", alter_sys=True)
 """
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 READ_CHUNK = 65536
@@ -75,8 +76,13 @@ pipes open for ever, and must not keep the front end waiting."""
 CLOSE_WAIT_S = 5.0
 
 
+def python_command(module: str, *args: str) -> list[str]:
+    """``python -m module args``, without the current folder on the import path."""
+    return [sys.executable, "-c", PYTHON_BOOT.format(root=PACKAGE_ROOT, module=module), *args]
+
+
 def engine_command(device: str) -> list[str]:
-    return [sys.executable, "-c", ENGINE_BOOT.format(root=PACKAGE_ROOT), "--device", device]
+    return python_command("kernel_tui.engine", "--device", device)
 
 
 class EngineClient:
