@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import queue
 import shlex
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -52,20 +55,102 @@ def stop(process: subprocess.Popen) -> None:
             process.wait(timeout=10)
 
 
+def start_server(tmp_path, port: int) -> subprocess.Popen:
+    env = {**os.environ, "KERNEL_TUI_STATE_DIR": str(tmp_path / "state")}
+    return subprocess.Popen(
+        [sys.executable, "-m", "kernel_tui", str(ADD_RELU), "--serve", "--port", str(port), "--no-predict"],
+        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+
+
+def printed_address(process: subprocess.Popen, timeout: float) -> str:
+    """The address with its token that ``--serve`` prints when it is ready."""
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=0.5)
+        except queue.Empty:
+            if process.poll() is not None:
+                raise AssertionError(f"the server exited: {process.stderr.read()[-2000:]}") from None
+            continue
+        if "?token=" in line:
+            return line.split("open ", 1)[1].strip()
+    raise AssertionError(f"no address printed within {timeout:.0f} s")
+
+
+def status_of(url: str, **headers: str) -> int:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def handshake(url: str, origin: str | None) -> int:
+    """The HTTP status of a websocket handshake at ``url`` (101: accepted) sent with this Origin."""
+    import aiohttp
+
+    async def attempt() -> int:
+        headers = {"Origin": origin} if origin else {}
+        async with aiohttp.ClientSession() as session:
+            try:
+                async with session.ws_connect(url, headers=headers, timeout=aiohttp.ClientWSTimeout(ws_close=5)) as ws:
+                    await ws.close()
+                    return 101
+            except aiohttp.WSServerHandshakeError as error:
+                return error.status
+
+    return asyncio.run(attempt())
+
+
 def test_serve_answers_with_the_textual_serve_page_for_kernel_tui(tmp_path):
     port = free_port()
-    env = {**os.environ, "KERNEL_TUI_STATE_DIR": str(tmp_path / "state")}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kernel_tui", str(ADD_RELU), "--serve", "--port", str(port), "--no-predict"],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
-    )
+    process = start_server(tmp_path, port)
     try:
-        page = fetch_when_up(f"http://127.0.0.1:{port}/", process, START_TIMEOUT_S)
+        address = printed_address(process, START_TIMEOUT_S)
+        page = fetch_when_up(address, process, START_TIMEOUT_S)
     finally:
         stop(process)
+    assert address.startswith(f"http://127.0.0.1:{port}/?token=")
+    token = address.split("?token=", 1)[1]
+    assert len(token) >= 32
     assert "textual.js" in page and "textual-terminal" in page, "the textual-serve page"
     assert "<div>kernel-tui</div>" in page, "titled for kernel-tui"
-    assert f"ws://127.0.0.1:{port}/ws" in page, "its websocket on the address it listens on"
+    assert f"ws://127.0.0.1:{port}/ws/{token}" in page, "its websocket on the address it listens on"
+
+
+def test_serve_refuses_a_missing_token_and_a_foreign_origin(tmp_path):
+    port = free_port()
+    process = start_server(tmp_path, port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        address = printed_address(process, START_TIMEOUT_S)
+        token = address.split("?token=", 1)[1]
+        fetch_when_up(address, process, START_TIMEOUT_S)
+        pages = {
+            "no token": status_of(f"{base}/"),
+            "wrong token": status_of(f"{base}/?token=guess"),
+            "token": status_of(address),
+            "script": status_of(f"{base}/static/js/textual.js"),
+        }
+        sockets = {
+            "foreign origin": handshake(f"ws://127.0.0.1:{port}/ws/{token}", "https://evil.example"),
+            "no origin": handshake(f"ws://127.0.0.1:{port}/ws/{token}", None),
+            "other port": handshake(f"ws://127.0.0.1:{port}/ws/{token}", f"http://127.0.0.1:{port + 1}"),
+            "no token": handshake(f"ws://127.0.0.1:{port}/ws", base),
+            "wrong token": handshake(f"ws://127.0.0.1:{port}/ws/guess", base),
+            "own page": handshake(f"ws://127.0.0.1:{port}/ws/{token}", base),
+            "own page by name": handshake(f"ws://localhost:{port}/ws/{token}", f"http://localhost:{port}"),
+        }
+    finally:
+        stop(process)
+    assert pages == {"no token": 403, "wrong token": 403, "token": 200, "script": 200}
+    assert sockets == {
+        "foreign origin": 403, "no origin": 403, "other port": 403, "no token": 404, "wrong token": 403,
+        "own page": 101, "own page by name": 101,
+    }
 
 
 def test_serve_options_reach_the_server_and_never_the_served_app(monkeypatch):
@@ -82,9 +167,17 @@ def test_serve_options_reach_the_server_and_never_the_served_app(monkeypatch):
     assert len(served) == 2 and len(ran) == 1, "without --serve the app runs here and nothing listens"
 
 
-def test_the_served_command_is_the_explorer_without_serve():
+def test_the_served_command_is_the_explorer_without_serve(tmp_path):
     command = shlex.split(serve.app_command([ADD_RELU], device="cpu", predict=False))
-    assert command[:3] == [sys.executable, "-m", "kernel_tui"]
+    assert command[:2] == [sys.executable, "-c"] and "'kernel_tui'" in command[2]
     assert command[3:] == [str(ADD_RELU.resolve()), "--device", "cpu", "--no-predict"]
+    # Started from a folder holding a learner's random.py, the explorer still runs: that folder is not on
+    # its import path.
+    (tmp_path / "random.py").write_text("raise SystemExit('the learner\\'s random.py was imported')\n")
+    (tmp_path / "argparse.py").write_text("raise SystemExit('the learner\\'s argparse.py was imported')\n")
+    help_command = shlex.split(serve.app_command([ADD_RELU]))[:3] + ["--help"]
+    result = subprocess.run(help_command, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "--serve" in result.stdout
     assert serve.public_url("127.0.0.1", 8000) == "http://127.0.0.1:8000"
     assert serve.public_url("0.0.0.0", 80).startswith("http://") and "0.0.0.0" not in serve.public_url("0.0.0.0", 80)

@@ -2,18 +2,29 @@
 
 textual-serve is a small web server: the page it serves opens a websocket, and each browser tab gets its
 own ``kernel-tui`` process (the same explorer, started with the same scenarios, device and options),
-drawn in the page. By default it listens on 127.0.0.1 only; ``--host`` picks another address, which
-lets anyone who can reach it use the explorer, snippet editor included, and so run Python on this
-machine: there is no login. Nothing listens unless ``--serve`` is given.
+drawn in the page. The explorer's snippet editor runs Python, so whoever can open that websocket can run
+code on this machine. Two locks, on every address it listens on (127.0.0.1 by default):
+
+- a secret token, printed at start in the address to open (as Jupyter does): the page and the websocket
+  are refused without it;
+- the websocket handshake's ``Origin`` must be the page's own: a page on any other site the user visits
+  cannot open it, even if it guessed the token.
+
+Nothing listens unless ``--serve`` is given.
 """
 
 from __future__ import annotations
 
+import hmac
+import secrets
 import shlex
 import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+from kernel_tui.client import python_command
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -28,10 +39,11 @@ def app_command(paths: Sequence[Path], *, device: str = "auto", predict: bool = 
     Built from the parsed options rather than copied from the command line, so ``--serve`` (or an
     abbreviation of it) can never reach the child and start a server of its own.
     """
-    args = [sys.executable, "-m", "kernel_tui", *(str(Path(path).resolve()) for path in paths), "--device", device]
+    args = [*(str(Path(path).resolve()) for path in paths), "--device", device]
     if not predict:
         args.append("--no-predict")
-    return shlex.join(args)
+    # Not ``python -m``: the server's current folder must not be first on the explorer's import path.
+    return shlex.join(python_command("kernel_tui", *args))
 
 
 def public_url(host: str, port: int) -> str:
@@ -51,19 +63,83 @@ def serve_app(
     port: int = DEFAULT_PORT,
 ) -> int:
     """Serve the explorer on ``host:port`` until Ctrl+C (or SIGTERM); the exit code for the command line."""
-    from textual_serve.server import Server
-
     if host not in LOOPBACK:
         print(
-            f"kernel-tui: serving on {host}: anyone who can reach it can use the explorer, including the "
-            "snippet editor, which runs Python on this machine. There is no login.",
+            f"kernel-tui: serving on {host}: anyone who can reach it and has the address printed below, token "
+            "included, can use the explorer, including the snippet editor, which runs Python on this machine.",
             file=sys.stderr,
         )
-    server = Server(app_command(paths, device=device, predict=predict), host=host, port=port, title=TITLE,
-                    public_url=public_url(host, port))
+    server = guarded_server(app_command(paths, device=device, predict=predict), host=host, port=port,
+                            token=secrets.token_urlsafe(32))
     try:
         server.serve()
     except OSError as error:  # the port is taken, or the address is not this machine's
         print(f"kernel-tui: cannot serve on {host}:{port}: {error.strerror or error}", file=sys.stderr)
         return 1
     return 0
+
+
+def origin_is_own(origin: str | None, scheme: str, host: str | None) -> bool:
+    """The handshake comes from a page this server served: its Origin is this server's scheme and address."""
+    if not origin or not host:
+        return False
+    return origin.rstrip("/").lower() == f"{scheme}://{host}".lower()
+
+
+def token_matches(given: str | None, token: str) -> bool:
+    return given is not None and hmac.compare_digest(given.encode(), token.encode())
+
+
+def guarded_server(command: str, *, host: str, port: int, token: str) -> Any:
+    """A textual-serve server whose page wants the token and whose websocket wants the token and the page's
+    own Origin. textual-serve has neither; they are added here, around its handlers."""
+    import aiohttp_jinja2
+    import jinja2
+    from aiohttp import web
+    from textual_serve.server import Server, to_int
+
+    refused = "kernel-tui: open the address that kernel-tui --serve printed, token included.\n"
+
+    class GuardedServer(Server):
+        async def _make_app(self) -> web.Application:
+            app = web.Application()
+            aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
+            # Only what the page needs: its script and styles are public, the page and the websocket are not.
+            app.add_routes([
+                web.get("/", self.handle_index, name="index"),
+                web.get("/ws/{token}", self.handle_websocket, name="websocket"),
+                web.static("/static", self.statics_path, name="static"),
+            ])
+            app.on_startup.append(self.on_startup)
+            app.on_shutdown.append(self.on_shutdown)
+            return app
+
+        async def on_startup(self, app: web.Application) -> None:
+            print(f"kernel-tui: serving the explorer; open {self.public_url}/?token={token}", flush=True)
+            print("Press Ctrl+C to stop.", flush=True)
+
+        async def handle_index(self, request: web.Request) -> web.StreamResponse:
+            if not token_matches(request.query.get("token"), token):
+                raise web.HTTPForbidden(text=refused)
+            # Addresses as the browser asked for the page, so that the websocket's Origin is its own.
+            base = f"{request.scheme}://{request.host}"
+            socket_scheme = "wss" if request.scheme == "https" else "ws"
+            context = {
+                "font_size": to_int(request.query.get("fontsize", "16"), 16),
+                "app_websocket_url": f"{socket_scheme}://{request.host}/ws/{token}",
+                "config": {"static": {"url": f"{base}/static/"}},
+                "application": {"name": self.title},
+            }
+            response = aiohttp_jinja2.render_template("app_index.html", request, context)
+            response.headers["Cache-Control"] = "no-store"
+            response.headers["Referrer-Policy"] = "no-referrer"
+            return response
+
+        async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+            if not token_matches(request.match_info.get("token"), token):
+                raise web.HTTPForbidden(text=refused)
+            if not origin_is_own(request.headers.get("Origin"), request.scheme, request.host):
+                raise web.HTTPForbidden(text="kernel-tui: this page may not open the explorer.\n")
+            return await super().handle_websocket(request)
+
+    return GuardedServer(command, host=host, port=port, title=TITLE, public_url=public_url(host, port))
