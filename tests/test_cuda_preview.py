@@ -24,6 +24,9 @@ from kernel_tui.report import ScenarioReport
 from kernel_tui.scenario_file import find_scenarios, read_scenario
 
 COURSE = find_scenarios([course_dir()])
+RECORDED = REPO / "tests" / "data" / "preview" / "course_sm90.jsonl"
+"""The course previewed for sm_90, which ``make gpu-check`` compares a GPU with where its torch cannot preview;
+regenerate with ``kernel-tui run scenarios/ --device cuda-preview --arch 90 --json > tests/data/preview/...``."""
 DECIDED = ("eager", "compiled", "eager_transfers", "compiled_transfers", "ideal_transfers", "graph_breaks")
 """Mirrors ``kernel_tui.engine.preview.DECIDES``, which this process must not import (it imports torch)."""
 
@@ -60,6 +63,7 @@ def test_course_cuda_claims_hold_in_the_preview(preview_engine: EngineClient, pa
         warnings.warn(f"{path.name}: {listed[0]}", PreviewUndecided, stacklevel=1)
     assert report.eager is not None and report.compiled is not None
     assert report.eager.time_us is None and report.compiled.time_us is None
+    assert _compiled(report) == _compiled(_recorded()[path.name]), f"{RECORDED.name} is out of date"
     assert all(kernel.time_us is None for kernel in report.compiled.kernels + report.eager.kernels)
 
 
@@ -67,6 +71,11 @@ def test_every_course_lesson_claims_compiled_kernels_for_cuda() -> None:
     """Lessons 09-15 used to claim compiled counts on the CPU only; the preview decides them for CUDA."""
     missing = [path.name for path in COURSE if "compiled" not in read_scenario(path).claims_for("cuda")]
     assert not missing, missing
+
+
+def _recorded() -> dict[str, ScenarioReport]:
+    reports = (ScenarioReport.from_dict(json.loads(line)) for line in RECORDED.read_text().splitlines())
+    return {Path(report.scenario).name: report for report in reports}
 
 
 def _compiled(report: ScenarioReport) -> list[tuple[str, float]]:
@@ -180,3 +189,32 @@ def test_a_cpu_compile_after_a_preview_is_untouched() -> None:
         result, sources = run_and_get_code(torch.compile(fn), torch.ones(8), torch.ones(8))
     assert torch.equal(result, torch.full((8,), 2.0))
     assert "cpp_fused_add_relu_0" in sources[0] and "triton" not in sources[0]
+
+
+async def test_the_explorer_shows_a_preview() -> None:
+    """``kernel-tui --device cuda-preview``: the explorer's engine generates for the GPU; no time, no crash."""
+    import time
+
+    from test_ui_support import ADD_RELU
+
+    from kernel_tui.ui.app import KernelTuiApp
+    from kernel_tui.ui.catalog import load_catalog
+    from kernel_tui.ui.run_state import RunStatus
+    from kernel_tui.ui.widgets.kernel_table import KernelTable
+
+    app = KernelTuiApp(load_catalog([ADD_RELU], course=None), device="cuda-preview")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("r")
+        explorer = app.get_explorer()
+        deadline = time.monotonic() + 300
+        while explorer.runs[ADD_RELU].running:
+            assert time.monotonic() < deadline, "no preview within 300 s"
+            await pilot.pause(0.2)
+        await pilot.pause()
+        run = explorer.runs[ADD_RELU]
+        assert run.status is RunStatus.DONE, run.error
+        compiled = explorer.query_one("#compiled", KernelTable)
+        assert [kernel.name for kernel in compiled.kernels] == ["triton_poi_fused_add_relu_0"]
+        assert explorer.hello is not None and explorer.hello["device"] == "cuda-preview"
+        cells = [str(cell) for cell in compiled.get_row_at(0)]
+        assert "preview" in cells, cells
