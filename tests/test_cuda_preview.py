@@ -218,3 +218,26 @@ async def test_the_explorer_shows_a_preview() -> None:
         assert explorer.hello is not None and explorer.hello["device"] == "cuda-preview"
         cells = [str(cell) for cell in compiled.get_row_at(0)]
         assert "preview" in cells, cells
+
+
+def test_what_a_gpu_would_measure_is_an_assumption() -> None:
+    """SDPA's backend, pad_mm's benchmark and training graphs: decided without a GPU, and said so."""
+    import torch
+    import torch.nn.functional as F
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from kernel_tui.engine.preview import generate_for_gpu
+
+    with FakeTensorMode():
+        q, k, v = (torch.randn(2, 8, 256, 64, device="cuda", dtype=torch.float16) for _ in range(3))
+        a = torch.randn(1025, 1027, device="cuda", dtype=torch.float16, requires_grad=True)
+        b = torch.randn(1027, 1029, device="cuda", dtype=torch.float16)
+    notes: list[str] = []
+    attention = generate_for_gpu(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+                                 (q, k, v), 90, notes=notes)
+    assert [r.name for r in attention.records] == ["aten::_scaled_dot_product_flash_attention"]
+    matmul = generate_for_gpu(lambda a, b: (a @ b).relu(), (a, b), 90, notes=notes)
+    assert [r.call or r.name for r in matmul.records] == ["extern_kernels.mm", "triton_poi_fused_relu_0"]
+    assert any(note.startswith("SDPA backend") and note.endswith("flash") for note in notes), notes
+    assert any(note.startswith("pad_mm: aten.mm 1025×1027×1029 float16") for note in notes), notes
+    assert any(note.startswith("training: ") for note in notes), notes

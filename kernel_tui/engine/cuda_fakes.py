@@ -312,31 +312,60 @@ def _sdpa_as(backend: str) -> Any:
     return sdpa
 
 
+_SDPA_ARGS = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa")
+
+
+def _sdpa_targets() -> set[Any]:
+    return {torch._C._nn.scaled_dot_product_attention, torch.nn.functional.scaled_dot_product_attention}
+
+
+def _sdpa_decide(bound: dict[str, Any], value: Any, arch: int, assumptions: list[str]) -> str:
+    q, k, v = value(bound["query"]), value(bound["key"]), value(bound["value"])
+    choice = _sdpa_choice(q, k, v, bound.get("attn_mask"), bool(bound.get("is_causal", False)),
+                          bool(bound.get("enable_gqa", False)), arch)
+    assumptions.append(
+        f"SDPA backend: a GPU chooses it at run time; for q {list(q.shape)} {str(q.dtype).removeprefix('torch.')}"
+        f" the preview assumes {choice}"
+    )
+    return choice
+
+
 def rewrite_sdpa(gm: torch.fx.GraphModule, arch: int, assumptions: list[str]) -> None:
     """Point each ``scaled_dot_product_attention`` of a Dynamo graph at the fused op a GPU would dispatch to.
 
     Without a device the dispatcher would pick the math backend, which Inductor decomposes into matmuls and a
     softmax: a different kernel list from any real GPU's."""
-    targets = {torch._C._nn.scaled_dot_product_attention, torch.nn.functional.scaled_dot_product_attention}
-    names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa")
+    targets = _sdpa_targets()
     changed = False
     for node in gm.graph.nodes:
         if node.op != "call_function" or node.target not in targets:
             continue
-        bound = {**dict(zip(names, node.args)), **node.kwargs}
 
         def value(arg: Any) -> Any:
             return arg.meta.get("example_value", arg.meta.get("val")) if isinstance(arg, torch.fx.Node) else arg
 
-        q, k, v = value(bound["query"]), value(bound["key"]), value(bound["value"])
-        choice = _sdpa_choice(q, k, v, bound.get("attn_mask"), bool(bound.get("is_causal", False)),
-                              bool(bound.get("enable_gqa", False)), arch)
-        assumptions.append(
-            f"SDPA backend: a GPU chooses it at run time; for q {list(q.shape)} {str(q.dtype).removeprefix('torch.')}"
-            f" the preview assumes {choice}"
-        )
+        choice = _sdpa_decide({**dict(zip(_SDPA_ARGS, node.args)), **node.kwargs}, value, arch, assumptions)
         if choice != "math":
             node.target = _sdpa_as(choice)
             changed = True
     if changed:
         gm.recompile()
+
+
+class SdpaAsOnGpu(torch.overrides.TorchFunctionMode):
+    """Eager, the same choice as ``rewrite_sdpa``: the fused attention a GPU would run, not the math fallback
+    the dispatcher picks on fake tensors."""
+
+    def __init__(self, arch: int, assumptions: list[str]) -> None:
+        super().__init__()
+        self.arch = arch
+        self.assumptions = assumptions
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+        kwargs = kwargs or {}
+        if func in _sdpa_targets():
+            choice = _sdpa_decide({**dict(zip(_SDPA_ARGS, args)), **kwargs}, lambda arg: arg, self.arch,
+                                  self.assumptions)
+            if choice != "math":
+                return _sdpa_as(choice)(*args, **kwargs)
+        return func(*args, **kwargs)

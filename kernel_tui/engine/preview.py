@@ -31,7 +31,14 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from kernel_tui.engine import compile_watch
 from kernel_tui.engine.attribution import attribute
-from kernel_tui.engine.cuda_fakes import DEFAULT_ARCH, check_versions, device_properties, fake_cuda, rewrite_sdpa
+from kernel_tui.engine.cuda_fakes import (
+    DEFAULT_ARCH,
+    SdpaAsOnGpu,
+    check_versions,
+    device_properties,
+    fake_cuda,
+    rewrite_sdpa,
+)
 from kernel_tui.engine.generated_code import MEMCPY_NAMES, KernelTraffic, compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.op_kinds import moves_data
@@ -258,7 +265,8 @@ class _PreviewBackend:
             notes.append("max-autotune: a GPU benchmarks candidate kernels; the preview keeps the default choices")
         if self.inductor.config.get("triton.cudagraphs"):
             self.patches["triton.cudagraphs"] = False
-            notes.append("CUDA graphs (reduce-overhead): a GPU replays these launches as one graph launch")
+            notes.append("CUDA graphs (mode reduce-overhead or max-autotune): a GPU replays these launches as one "
+                         "graph launch")
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         if any(isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs):
@@ -401,7 +409,7 @@ def _preview_modes(
     emit("progress", stage="eager", detail="operators on fake CUDA tensors")
     host = _HostValues()
     device_ops = _DeviceOps(str(path))
-    with fake_mode, host, device_ops:
+    with fake_mode, host, device_ops, SdpaAsOnGpu(arch, notes):
         output = scenario.call(fn, args, "eager")
     notes.extend(host.note())
     eager = _mode(_rows(device_ops.launches), unit)
