@@ -49,6 +49,11 @@ class EngineDied(Exception):
             except ValueError:
                 name = f"signal {-code}"
             return f"the engine was killed by {name}"
+        # Code 3 is the engine refusing the device it was asked for (no GPU, a torch the preview was not
+        # checked on): its own words say what would work.
+        refusals = [line for line in self.stderr_tail.splitlines() if line.startswith("kernel-tui engine: ")]
+        if code == 3 and refusals:
+            return f"the engine exited with code 3: {refusals[-1].removeprefix('kernel-tui engine: ')}"
         return f"the engine exited with code {code}"
 
     def __str__(self) -> str:

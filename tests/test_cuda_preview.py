@@ -9,6 +9,7 @@ skipped silently: each is listed in its report's assumptions, and here as a warn
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import warnings
@@ -241,3 +242,20 @@ def test_what_a_gpu_would_measure_is_an_assumption() -> None:
     assert any(note.startswith("SDPA backend") and note.endswith("flash") for note in notes), notes
     assert any(note.startswith("pad_mm: aten.mm 1025×1027×1029 float16") for note in notes), notes
     assert any(note.startswith("training: ") for note in notes), notes
+
+
+def test_an_engine_that_refuses_says_why(tmp_path: Path) -> None:
+    """What the CLI and the explorer report when the preview refuses this torch: the engine's own reason."""
+    boot = tmp_path / "boot.py"
+    boot.write_text(
+        "from kernel_tui.engine import cuda_fakes\n"
+        "cuda_fakes.CHECKED_ON = {'torch': '2.99.0', 'triton': '3.8.0'}\n"
+        "from kernel_tui.engine.__main__ import main\n"
+        "main()\n"
+    )
+    client = EngineClient(command=[sys.executable, str(boot), "--device", "cuda-preview"],
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    with client, pytest.raises(EngineDied) as death:
+        client.start()
+    assert death.value.describe().startswith("the engine exited with code 3: --device cuda-preview patches")
+    assert "checked on torch 2.99.0, triton 3.8.0 only" in death.value.describe()
