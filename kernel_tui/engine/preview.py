@@ -105,7 +105,7 @@ def preview_scenario(
         report = _preview_modes(scenario, report, arch, notes, emit)
     except StageError as failure:
         report = replace(report, error=failure.error)
-    claims = info.claims_for("cuda") if info is not None else {}
+    claims = info.claims_for("cuda") if info is not None else _claims_of_unloaded(path)
     decided = {key: value for key, value in claims.items() if key in DECIDES}
     notes += [f"claim not checked: {key} (claimed {value:g}): {UNDECIDED.get(key, 'not decided by a preview')}"
               for key, value in claims.items() if key not in DECIDES]
@@ -114,6 +114,16 @@ def preview_scenario(
         assumptions=report.assumptions + tuple(dict.fromkeys(notes)),
         expect=check_claims(decided, report, swept=False),
     )
+
+
+def _claims_of_unloaded(path: Path) -> dict[str, float]:
+    """A file that does not load may still parse: its claims are then reported as not met, as a measurement's are."""
+    from kernel_tui.scenario_file import ScenarioFileError, read_scenario
+
+    try:
+        return read_scenario(path).claims_for("cuda")
+    except ScenarioFileError:
+        return {}
 
 
 def preview_as_measure(arch: int) -> Callable[..., ScenarioReport]:
