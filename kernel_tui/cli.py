@@ -8,12 +8,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from kernel_tui.course import course_dir
 from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_scenario
@@ -45,6 +47,38 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from error
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError("must be a number of seconds above 0")
+    return value
+
+
+def _check_outputs(parser: argparse.ArgumentParser, options: argparse.Namespace) -> None:
+    """A report or traces that cannot be written are a usage error before anything runs, not after."""
+    if options.export:
+        target = Path(options.export)
+        folder = target.parent
+        if target.is_dir():
+            parser.error(f"--export {options.export}: is a folder, not a file")
+        if not folder.is_dir():
+            parser.error(f"--export {options.export}: no such folder {folder}")
+        if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+            parser.error(f"--export {options.export}: cannot write there")
+    if options.trace:
+        target = Path(options.trace)
+        if target.exists() and not target.is_dir():
+            parser.error(f"--trace {options.trace}: is a file, not a folder")
+        existing = target
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if not existing.is_dir() or not os.access(existing, os.W_OK):
+            parser.error(f"--trace {options.trace}: cannot create or write that folder")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kernel-tui",
@@ -67,7 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--sizes", type=_sizes, help="sweep sizes, e.g. 1024,65536,1048576 (default: SIZES)")
     run.add_argument("--no-sweep", action="store_true", help="skip the runtime-against-size sweep")
     run.add_argument("--json", action="store_true", help="one JSON object per scenario, one per line")
-    run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+    run.add_argument("--timeout", type=_positive_seconds, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                      help=f"give up on a scenario after this long (default {DEFAULT_TIMEOUT_S:g})")
     run.add_argument("--export", metavar="REPORT.md", help="also write a Markdown lab report of every scenario")
     run.add_argument("--trace", metavar="DIR",
@@ -161,6 +195,7 @@ def _main(argv: Sequence[str] | None) -> int:
         options = parser.parse_args(args)
         if options.command == "run":
             _check_arch(parser, options)
+            _check_outputs(parser, options)
             return run_command(options, _check_paths(parser, options.paths))
         if options.command == "list":
             paths = _check_paths(parser, options.paths) if options.paths else find_scenarios([course_dir()])
@@ -207,12 +242,17 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
 
     exit_code = EXIT_OK
     reports: list[ScenarioReport] = []
+    hello: dict = {}
+    """The latest engine's hello: a report of an engine that died still names the device and torch."""
     if options.remeasure_ceiling:
         os.environ["KERNEL_TUI_REMEASURE_CEILING"] = "1"  # read by the engine child, which inherits it
     with _signals_end_the_run(), EngineClient(options.device, stderr_sink=forward, arch=options.arch) as client:
         for path in paths:
             report: ScenarioReport | None = None
+            partial: dict | None = None
+            points: list[dict] = []
             try:
+                hello = client.start() or hello
                 for message in client.run(
                     str(path),
                     size=options.size,
@@ -223,25 +263,21 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
                 ):
                     if message["type"] == "progress" and not options.json and status.is_terminal:
                         status.print(f"[dim]{path.name}: {message['stage']} {message.get('detail', '')}[/]")
+                    elif message["type"] == "partial":
+                        partial = message["report"]
+                    elif message["type"] == "sweep_point":
+                        points.append(message["point"])
                     elif message["type"] == "done":
                         report = ScenarioReport.from_dict(message["report"])
             except EngineDied as death:
-                hello = client.hello or {}
-                report = ScenarioReport(
-                    scenario=str(path.resolve()),
-                    title=path.stem,
-                    device=hello.get("device", options.device),
-                    device_name=hello.get("device_name", ""),
-                    torch_version=hello.get("torch_version", ""),
-                    size=options.size or 0,
-                    error=ScenarioError("engine", death.describe(), None, str(path), death.stderr_tail),
-                )
+                error = ScenarioError("engine", death.describe(), None, str(path), death.stderr_tail)
+                report = died_report(path, error, partial, points, hello, options)
             assert report is not None
             reports.append(report)
             if not report.ok:
                 exit_code = EXIT_FAILED
             if options.json:
-                sys.stdout.write(json.dumps(report.to_dict()) + "\n")
+                sys.stdout.write(json.dumps(strict_json(report.to_dict()), allow_nan=False) + "\n")
                 sys.stdout.flush()
             else:
                 console.print(scenario_view(report, console.width))
@@ -250,6 +286,50 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
 
         Path(options.export).write_text(lab_report(reports), encoding="utf-8")
     return exit_code
+
+
+def strict_json(value: Any) -> Any:
+    """``value`` with every NaN or infinity as null: the JSON we print is strict, whatever was measured."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: strict_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict_json(item) for item in value]
+    return value
+
+
+def died_report(
+    path: Path, error: Any, partial: dict | None, points: list[dict], hello: dict, options: argparse.Namespace
+) -> Any:
+    """The report of a scenario whose engine died or overran: everything measured before that (the last
+    partial report and the sweep points streamed since), with the claims checked against it."""
+    from dataclasses import replace
+
+    from kernel_tui.expect import check_claims
+    from kernel_tui.report import ScenarioReport
+
+    try:
+        info = read_scenario(path)
+    except ScenarioFileError:
+        info = None
+    if partial is not None:
+        report = replace(ScenarioReport.from_dict({**partial, "sweep": points}), error=error)
+    else:
+        report = ScenarioReport(
+            scenario=str(path.resolve()),
+            title=info.title if info else path.stem,
+            device=hello.get("device", options.device),
+            device_name=hello.get("device_name", ""),
+            torch_version=hello.get("torch_version", ""),
+            size=options.size or (info.size if info else 0),
+            threads=hello.get("threads"),
+            error=error,
+        )
+    if info is not None:
+        report = replace(report, expect=check_claims(info.claims_for(report.device), report,
+                                                     swept=not options.no_sweep))
+    return report
 
 
 def list_command(paths: list[Path]) -> int:

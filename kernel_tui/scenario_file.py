@@ -8,6 +8,7 @@ the list out or use ``range``-free literals).
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,13 +87,20 @@ _BINARY = {
 }
 
 
+MAX_INT_BITS = 256
+MAX_ITEMS = 100_000
+"""Bounds on what a literal may build: a crafted ``[1024] * 2**60`` must be refused, not allocated."""
+
+
 def constant_value(node: ast.AST) -> Any:
     """Evaluate literals and integer arithmetic between them, nothing else."""
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = constant_value(node.left), constant_value(node.right)
-        if isinstance(node.op, ast.Pow) and (not isinstance(right, int) or abs(right) > 64):
-            raise ValueError("exponent too large")
-        return _BINARY[type(node.op)](left, right)
+        _check_operation(node.op, left, right)
+        result = _BINARY[type(node.op)](left, right)
+        if isinstance(result, int) and result.bit_length() > MAX_INT_BITS:
+            raise ValueError("number too large")
+        return result
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -constant_value(node.operand)
     if isinstance(node, (ast.List, ast.Tuple)):
@@ -106,17 +114,57 @@ def constant_value(node: ast.AST) -> Any:
     raise ValueError(f"not a constant: {ast.unparse(node)}")
 
 
+def _check_operation(op: ast.operator, left: Any, right: Any) -> None:
+    if isinstance(op, ast.Pow):
+        if not isinstance(right, int) or abs(right) > 64:
+            raise ValueError("exponent too large")
+        if isinstance(left, int) and left.bit_length() * abs(right) > MAX_INT_BITS:
+            raise ValueError("number too large")
+    if isinstance(op, ast.LShift) and isinstance(right, int) and right > MAX_INT_BITS:
+        raise ValueError("shift too large")
+    if isinstance(op, ast.Mult):
+        for sequence, count in ((left, right), (right, left)):
+            if isinstance(sequence, (list, str, bytes)) and isinstance(count, int):
+                if len(sequence) * max(count, 0) > MAX_ITEMS:
+                    raise ValueError(f"more than {MAX_ITEMS:,} items")
+
+
+def read_source(path: str | Path) -> str:
+    """A Python file's text as Python reads it: a UTF-8 byte-order mark or a ``coding:`` line is honoured.
+
+    Raises OSError, or ValueError (UnicodeDecodeError, SyntaxError, LookupError) for an undecodable file."""
+    import importlib.util
+
+    return importlib.util.decode_source(Path(path).read_bytes())
+
+
 def read_scenario(path: str | Path) -> ScenarioInfo:
     """Parse ``path`` into a ScenarioInfo. Raises ScenarioFileError (with the line) on a bad file."""
     path = Path(path)
     try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        source = read_source(path)
+    except SyntaxError as error:
+        raise ScenarioFileError(f"cannot read the file: {error.msg}", error.lineno) from error
+    except (OSError, ValueError, LookupError) as error:
         raise ScenarioFileError(f"cannot read the file: {error}") from error
     return parse_scenario(source, path)
 
 
 def parse_scenario(source: str, path: Path) -> ScenarioInfo:
+    """Never raises anything but ScenarioFileError, whatever the file holds: listing a folder must list it."""
+    try:
+        return _parse_scenario(source, path)
+    except ScenarioFileError:
+        raise
+    except RecursionError as error:
+        raise ScenarioFileError("nested too deeply to read") from error
+    except MemoryError as error:
+        raise ScenarioFileError("too large to read") from error
+    except (ValueError, TypeError) as error:
+        raise ScenarioFileError(f"cannot read the file: {error}") from error
+
+
+def _parse_scenario(source: str, path: Path) -> ScenarioInfo:
     try:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as error:
@@ -134,8 +182,10 @@ def parse_scenario(source: str, path: Path) -> ScenarioInfo:
             if name in ("SIZE", "SIZES", "EXPECT", "COMPILE"):
                 try:
                     constants[name] = (constant_value(node.value), node.lineno)
-                except (ValueError, TypeError, ZeroDivisionError, OverflowError) as error:
+                except (ValueError, TypeError, ZeroDivisionError, OverflowError, MemoryError) as error:
                     raise ScenarioFileError(f"{name} must be a literal: {error}", node.lineno) from error
+                except RecursionError as error:
+                    raise ScenarioFileError(f"{name} is nested too deeply", node.lineno) from error
     size = _read_size(constants)
     sizes = _read_sizes(constants)
     expect = _read_expect(constants)
@@ -202,8 +252,8 @@ def _check_claims(claims: dict[str, Any], line: int, prefix: str = "") -> None:
         if key not in CLAIM_KEYS:
             known = ", ".join(CLAIM_KEYS + DEVICE_KEYS)
             raise ScenarioFileError(f"EXPECT has an unknown claim {prefix}{key!r} (known: {known})", line)
-        if isinstance(claim, bool) or not isinstance(claim, (int, float)) or claim < 0:
-            raise ScenarioFileError(f"EXPECT {prefix}{key} must be a number >= 0, not {claim!r}", line)
+        if isinstance(claim, bool) or not isinstance(claim, (int, float)) or not math.isfinite(claim) or claim < 0:
+            raise ScenarioFileError(f"EXPECT {prefix}{key} must be a finite number >= 0, not {claim!r}", line)
 
 
 def _read_compile(constants: dict[str, tuple[Any, int]]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import re
 import sys
 import traceback
 import types
@@ -15,7 +16,7 @@ from typing import Any
 import torch
 
 from kernel_tui.report import ScenarioError
-from kernel_tui.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario
+from kernel_tui.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario, read_source
 from kernel_tui.snippet import snippet_module
 
 SCENARIO_SHAPE = (
@@ -42,25 +43,44 @@ def _source_context(error: ScenarioError, around: int = 2) -> str:
     if error.file is None or error.line is None:
         return ""
     try:
-        lines = Path(error.file).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+        lines = read_source(error.file).splitlines()
+    except (OSError, ValueError, LookupError):
         return ""
     first, last = max(error.line - around, 1), min(error.line + around, len(lines))
     shown = [f"{'>' if n == error.line else ' '} {n:4} | {lines[n - 1]}" for n in range(first, last + 1)]
     return f"{error.message}\n\n" + "\n".join(shown)
 
 
+USER_ERRORS = (Exception, SystemExit, KeyboardInterrupt)
+"""What a scenario may raise and have reported as its error: ``sys.exit()`` in ``fn`` included. Anything
+else (GeneratorExit and the like) is no scenario's to raise."""
+
+
 def stage_error(stage: str, path: Path, exc: BaseException) -> StageError:
     """Wrap ``exc`` raised while running the scenario at ``path``; the line is the scenario's own."""
     line = getattr(exc, "line", None)
+    if not isinstance(line, int):
+        line = None
     if isinstance(exc, SyntaxError) and exc.filename == str(path):
         line = exc.lineno
     for frame in traceback.extract_tb(exc.__traceback__):
         if frame.filename == str(path):
             line = frame.lineno  # the innermost frame in the scenario
-    message = f"{type(exc).__name__}: {exc}".strip().splitlines()[0] if str(exc) else type(exc).__name__
+    if type(exc).__module__.startswith("torch._dynamo"):
+        # Dynamo traces fn without running it, so the traceback's frames stop at the call; the line it
+        # could not trace is in its message ("from user code: File ..., line N").
+        named = _lines_named_in(str(exc), path)
+        if named:
+            line = named[-1]
+    text = str(exc) if not isinstance(exc, SystemExit) else f"sys.exit({exc.code!r})"
+    message = f"{type(exc).__name__}: {text}".strip().splitlines()[0] if text else type(exc).__name__
     details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     return StageError(ScenarioError(stage, message[:500], line, str(path), details))
+
+
+def _lines_named_in(text: str, path: Path) -> list[int]:
+    pattern = re.compile(r'File "' + re.escape(str(path)) + r'", line (\d+)')
+    return [int(match.group(1)) for match in pattern.finditer(text)]
 
 
 @dataclass
@@ -77,7 +97,7 @@ class LoadedScenario:
     def make_inputs(self, size: int, device: str) -> tuple[torch.Tensor, ...]:
         try:
             args = self.module.inputs(size, device)
-        except Exception as exc:  # noqa: BLE001 - any failure of user code is reported, not raised
+        except USER_ERRORS as exc:  # any failure of user code is reported, not raised
             raise stage_error("inputs", self.path, exc) from exc
         if isinstance(args, torch.Tensor):
             args = (args,)
@@ -90,13 +110,20 @@ class LoadedScenario:
                 raise self._contract(
                     "inputs", f"inputs() returned a {type(value).__name__} at position {position}, not a tensor", args
                 )
+            if value.device.type == "meta":
+                # A meta tensor has a shape and no data: fn would "run" without computing anything, and the
+                # report would time nothing and call it a speed-up.
+                raise self._contract(
+                    "inputs", f"inputs() returned a tensor on the meta device at position {position}: it holds "
+                    f"no data, so nothing would be computed; make it on the device asked for ({device!r})", args
+                )
         return tuple(args)
 
     def call(self, fn: Any, args: tuple, stage: str) -> Any:
         try:
             with torch.no_grad():
                 out = fn(*args)
-        except Exception as exc:  # noqa: BLE001
+        except USER_ERRORS as exc:
             raise stage_error(stage, self.path, exc) from exc
         leaves = out if isinstance(out, (tuple, list)) else (out,)
         if not leaves or not all(isinstance(leaf, torch.Tensor) for leaf in leaves):
@@ -130,9 +157,11 @@ def _own_folder_on_path(path: Path) -> Iterator[None]:
 def load_scenario(path: Path) -> LoadedScenario:
     """Read, check and execute a scenario file; raises StageError at stage ``load``."""
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_source(path)
         info = parse_scenario(source, path)
-    except (OSError, UnicodeDecodeError) as exc:
+    except SyntaxError as exc:  # a bad coding: line
+        raise StageError(ScenarioError("load", f"cannot read the file: {exc.msg}", exc.lineno, str(path))) from exc
+    except (OSError, ValueError, LookupError) as exc:
         raise StageError(ScenarioError("load", f"cannot read the file: {exc}", None, str(path))) from exc
     except ScenarioFileError as exc:
         raise StageError(ScenarioError("load", str(exc), exc.line, str(path))) from exc
@@ -143,7 +172,7 @@ def load_scenario(path: Path) -> LoadedScenario:
         code = compile(snippet_module(tree) if info.is_snippet else tree, str(path), "exec")
         with _own_folder_on_path(path):
             exec(code, module.__dict__)  # noqa: S102 - running the user's scenario is the point
-    except Exception as exc:  # noqa: BLE001
+    except USER_ERRORS as exc:
         raise stage_error("load", path, exc) from exc
     for name in ("fn", "inputs"):
         if not callable(getattr(module, name, None)):

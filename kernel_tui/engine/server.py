@@ -67,11 +67,18 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
             continue
         run_id = request.get("run_id")
 
-        def emit(message_type: str, _run_id: Any = run_id, **fields: Any) -> None:
+        seen: dict[str, Any] = {"stage": "load", "partial": None}
+        """The last stage and partial report sent: what a run that ends abruptly is reported with."""
+
+        def emit(message_type: str, _run_id: Any = run_id, _seen: dict = seen, **fields: Any) -> None:
+            if message_type == "progress":
+                _seen["stage"] = fields.get("stage", _seen["stage"])
+            elif message_type == "partial":
+                _seen["partial"] = fields.get("report")
             send(message_type, run_id=_run_id, **fields)
 
         with lifeline.busy():
-            report_dict = _run(request, device, emit, measure_scenario)
+            report_dict = _run(request, device, emit, measure_scenario, seen)
             # Restored before the report is sent, so that what could not be restored is in it.
             notes = clean_state.restore((os.path.dirname(str(request.get("path", ""))),))
             compile_watch.install()
@@ -83,7 +90,9 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
             lifeline.end_everything()
 
 
-def _run(request: dict[str, Any], device: str, emit: Any, measure_scenario: Any) -> dict[str, Any]:
+def _run(
+    request: dict[str, Any], device: str, emit: Any, measure_scenario: Any, seen: dict[str, Any]
+) -> dict[str, Any]:
     try:
         report = measure_scenario(
             request["path"],
@@ -95,6 +104,10 @@ def _run(request: dict[str, Any], device: str, emit: Any, measure_scenario: Any)
             emit=emit,
         )
         return report.to_dict()
+    except (SystemExit, KeyboardInterrupt) as exc:
+        # The scenario's fn ended a call with sys.exit() or KeyboardInterrupt where no stage catches it
+        # (a later profiled or timed call): that run's error, at its stage and line, not the engine's end.
+        return _abrupt_end(request["path"], device, seen, exc)
     except Exception:  # noqa: BLE001 - a bug in the engine must reach the user as that run's error
         details = traceback.format_exc()
         print(details, file=sys.stderr)
@@ -107,9 +120,35 @@ def _with_isolation_notes(report: dict[str, Any], notes: list[str]) -> dict[str,
     return {**report, "notes": [*report.get("notes", []), note]}
 
 
-def _engine_failure(path: str, device: str, details: str) -> dict[str, Any]:
+def _abrupt_end(path: str, device: str, seen: dict[str, Any], exc: BaseException) -> dict[str, Any]:
+    from dataclasses import asdict
+    from pathlib import Path
+
+    from kernel_tui.engine.loader import stage_error
+
+    stage = {"profile": "compile"}.get(seen["stage"], seen["stage"])
+    error = stage_error(stage, Path(path), exc).error
+    if seen["partial"] is not None:
+        return {**seen["partial"], "error": asdict(error)}  # what was measured before it, kept
+    return _engine_failure(path, device, error.details, error)
+
+
+def _engine_failure(path: str, device: str, details: str, error: Any = None) -> dict[str, Any]:
+    """A report for a run the engine could not finish: it still names the device, torch and the size."""
+    import torch
+
+    from kernel_tui.engine.device import device_name
     from kernel_tui.report import ScenarioError, ScenarioReport
+    from kernel_tui.scenario_file import ScenarioFileError, read_scenario
 
     last = details.strip().splitlines()[-1] if details.strip() else "internal error"
-    report = ScenarioReport(path, path, device, "", "", 0, error=ScenarioError("engine", last, None, path, details))
+    try:
+        info = read_scenario(path)
+        title, size = info.title, info.size
+    except ScenarioFileError:
+        title, size = path, 0
+    report = ScenarioReport(
+        path, title, device, device_name(device), torch.__version__, size, threads=torch.get_num_threads(),
+        error=error or ScenarioError("engine", last, None, path, details),
+    )
     return report.to_dict()
