@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import subprocess
 import sys
 import time
@@ -111,3 +113,73 @@ def test_bytes_that_are_not_utf8_on_stderr_spoil_nothing_after_them():
     assert code == 0, stderr[-2000:]
     assert [report["error"] for report in reports] == [None, None, None]
     assert "caf\ufffd" in stderr and stderr.count("." * 1023) == 256
+
+
+def test_a_timed_out_run_keeps_what_was_measured(write_scenario):
+    path = write_scenario(
+        "import time\nimport torch\nSIZE = 1024\nSIZES = [1024, 4096, 65536]\n"
+        "def fn(a):\n    if a.numel() >= 65536:\n        time.sleep(600)\n    return a + 1\n"
+        "def inputs(size, device):\n    return (torch.ones(size),)\n",
+        "slow_at_the_last_size.py",
+    )
+    code, (report,), _ = run_json(str(path), "--timeout", "60")
+    assert code == 1
+    assert report["error"]["stage"] == "engine" and "no result within 60 s" in report["error"]["message"]
+    assert report["eager"]["kernel_count"] == 1 and report["compiled"]["kernel_count"] == 1
+    assert [point["size"] for point in report["sweep"]] == [1024, 4096]
+    assert report["device"] == "cpu" and report["torch_version"] and report["size"] == 1024
+
+
+def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_scenario):
+    path = write_scenario(
+        "import torch\nSIZES = [2**12, 2**14, 2**16, 2**18, 2**20, 2**22]\nSIZE = 4096\n"
+        "@torch.compiler.disable\n"
+        "def one_add_per_512_elements(a):\n"
+        "    for _ in range(a.numel() // 512):\n        a = a + 1\n    return a\n"
+        "def fn(a):\n    return one_add_per_512_elements(a) * 2\n"
+        "def inputs(size, device):\n    return (torch.ones(size),)\n",
+        "quadratic.py",
+    )
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--json", "--timeout", "120", str(path)],
+        capture_output=True, text=True, timeout=600, env={**os.environ, "KERNEL_TUI_SWEEP_BUDGET_S": "5"},
+    )
+    elapsed = time.monotonic() - started
+    (report,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert report["error"] is None, report["error"]
+    measured = [point["size"] for point in report["sweep"] if point["eager_us"] is not None]
+    ended = [point for point in report["sweep"] if point["eager_us"] is None]
+    assert measured[:3] == [2**12, 2**14, 2**16] and 2**22 not in measured
+    assert ended and all("sweep ended" in point["note"] and "budget is 5 s" in point["note"] for point in ended)
+    assert report["sweep_wall_s"] < 20
+    print(f"sweep ended after {report['sweep_wall_s']:.1f} s ({elapsed:.1f} s in all); measured {measured}")
+
+
+def test_usage_errors_stop_run_before_anything_runs(tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    for bad in (
+        ["--timeout", "-5"], ["--timeout", "nan"], ["--export", str(tmp_path / "no" / "such" / "r.md")],
+        ["--export", str(tmp_path)], ["--trace", str(a_file)],
+    ):
+        started = time.monotonic()
+        result = subprocess.run(
+            [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", str(DATA / "views_only.py"), *bad],
+            capture_output=True, text=True, timeout=60,
+        )
+        assert result.returncode == 2, (bad, result.stderr)
+        assert "usage:" in result.stderr and result.stdout == ""
+        assert time.monotonic() - started < 10, "nothing ran"
+
+
+def test_a_reader_that_goes_away_is_no_traceback(tmp_path):
+    err = tmp_path / "stderr.txt"
+    views = DATA / "views_only.py"
+    result = subprocess.run(
+        f"{shlex.quote(sys.executable)} -m kernel_tui run --device cpu --no-sweep --json {views} {views} {views} "
+        f"2>{err} | head -1",
+        shell=True, capture_output=True, text=True, timeout=300,
+    )
+    assert len(result.stdout.splitlines()) == 1
+    assert "Traceback" not in err.read_text() and "BrokenPipe" not in err.read_text()

@@ -7,6 +7,9 @@ the rest. The recompile limit is raised first, so no size can silently run eager
 
 from __future__ import annotations
 
+import math
+import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +30,12 @@ LARGEST_DEFAULT = {"cpu": 2**24, "cuda": 2**28}
 MEMORY_HEADROOM = 8
 MEMORY_SHARE = 0.5
 POINT_BUDGET_S = 0.1
+SWEEP_BUDGET_S = float(os.environ.get("KERNEL_TUI_SWEEP_BUDGET_S", "90"))
+"""A sweep ends before a point that would take it past this: a fn that grows faster than its size (a loop
+over the elements, a pairwise distance) must not turn the last points into a ten-minute wait."""
+TIMEABLE_CALL_S = 1e-3
+"""One call must take at least this long for its growth from one size to the next to mean anything."""
+GROWTH_EXPONENTS = (1.0, 4.0)
 
 
 @dataclass(frozen=True)
@@ -69,14 +78,27 @@ def run_sweep(
     scenario: LoadedScenario, device: str, plan: SweepPlan, on_point: Callable[[SweepPoint], None]
 ) -> float:
     """Measure each planned size, calling ``on_point`` as each is done; returns the seconds spent in timed
-    calls."""
+    calls. Ends early, with a note on each size left, when the next point would overrun SWEEP_BUDGET_S."""
     fn, compiled_fn = scenario.module.fn, scenario.compiled_fn
     timed_s = 0.0
-    for size in plan.sizes:
+    started = time.perf_counter()
+    history: list[tuple[int, float, float]] = []
+    """(size, seconds of one eager call, seconds of the point without its compiled warm-up)"""
+    for index, size in enumerate(plan.sizes):
+        predicted = predicted_point_s(history, size)
+        spent = time.perf_counter() - started
+        if predicted is not None and spent + predicted > SWEEP_BUDGET_S:
+            last_size, _, last_s = history[-1]
+            note = (f"sweep ended: this size would take about {predicted:,.0f} s (the last took {last_s:,.1f} s "
+                    f"at {last_size:,} elements; the sweep's budget is {SWEEP_BUDGET_S:g} s)")
+            for skipped in plan.sizes[index:]:
+                on_point(SweepPoint(skipped, None, None, note=note))
+            break
+        point_started = time.perf_counter()
         try:
             args = scenario.make_inputs(size, device)
-            eager = _time_mode(scenario, fn, args, device, "sweep")
-            compiled = _time_mode(scenario, compiled_fn, args, device, "sweep")
+            eager, eager_call_s = _time_mode(scenario, fn, args, device, "sweep")
+            compiled, compiled_warm_up_s = _time_mode(scenario, compiled_fn, args, device, "sweep")
             eager_bytes = sum(op.bytes_read + op.bytes_written for op in eager_traffic(fn, args))
             compiled_bytes = sum(k.bytes_read + k.bytes_written for k in compiled_traffic(compiled_fn, args))
         except Exception as exc:  # noqa: BLE001 - only memory exhaustion ends a sweep quietly
@@ -86,6 +108,10 @@ def run_sweep(
             on_point(SweepPoint(size, None, None, note=f"out of memory at {size:,} elements: sweep ended"))
             _release(device)
             return timed_s
+        # The compiled warm-up may recompile for a new size: seconds that say nothing about the next size, so
+        # it counts as one eager call.
+        point_s = time.perf_counter() - point_started - compiled_warm_up_s + eager_call_s
+        history.append((size, eager_call_s, point_s))
         timed_s += eager.timed_s + compiled.timed_s
         noisy = [mode for mode, timing in (("eager", eager), ("compiled", compiled)) if timing.noisy]
         note = f"noisy {' and '.join(noisy)} timing: is the machine busy?" if noisy else None
@@ -101,10 +127,31 @@ def run_sweep(
     return timed_s
 
 
+def predicted_point_s(history: list[tuple[int, float, float]], size: int) -> float | None:
+    """Seconds the point at ``size`` should take, from how one call grew over the last two points.
+
+    None until there is a point to go on. Calls too short to time say only that the point is cheap; then
+    the cost grows with the size, no faster."""
+    if not history:
+        return None
+    last_size, last_call_s, last_point_s = history[-1]
+    ratio = size / last_size
+    exponent = GROWTH_EXPONENTS[0]
+    if len(history) >= 2:
+        before_size, before_call_s, _ = history[-2]
+        if before_call_s >= TIMEABLE_CALL_S and last_call_s > before_call_s and last_size > before_size:
+            growth = math.log(last_call_s / before_call_s) / math.log(last_size / before_size)
+            exponent = min(max(growth, GROWTH_EXPONENTS[0]), GROWTH_EXPONENTS[1])
+    return last_point_s * ratio**exponent
+
+
 def _time_mode(scenario: LoadedScenario, fn: Any, args: tuple, device: str, stage: str):  # noqa: ANN202
+    """The timing of ``fn`` on ``args``, and the seconds its warm-up call took."""
+    started = time.perf_counter()
     scenario.call(fn, args, stage)  # warm-up; for the compiled side this is where a recompile happens
     synchronize(device)
-    return time_call(lambda: fn(*args), device, POINT_BUDGET_S)
+    warm_up_s = time.perf_counter() - started
+    return time_call(lambda: fn(*args), device, POINT_BUDGET_S), warm_up_s
 
 
 def _release(device: str) -> None:
