@@ -253,7 +253,7 @@ def _check_claims(claims: dict[str, Any], line: int, prefix: str = "") -> None:
             known = ", ".join(CLAIM_KEYS + DEVICE_KEYS)
             raise ScenarioFileError(f"EXPECT has an unknown claim {prefix}{key!r} (known: {known})", line)
         if isinstance(claim, bool) or not isinstance(claim, (int, float)) or not math.isfinite(claim) or claim < 0:
-            raise ScenarioFileError(f"EXPECT {prefix}{key} must be a finite number >= 0, not {claim!r}", line)
+            raise ScenarioFileError(f"EXPECT {prefix}{key} must be a number >= 0, and finite, not {claim!r}", line)
 
 
 def _read_compile(constants: dict[str, tuple[Any, int]]) -> dict[str, Any]:

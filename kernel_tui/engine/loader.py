@@ -159,12 +159,12 @@ def load_scenario(path: Path) -> LoadedScenario:
     try:
         source = read_source(path)
         info = parse_scenario(source, path)
+    except ScenarioFileError as exc:  # a ValueError too: first
+        raise StageError(ScenarioError("load", str(exc), exc.line, str(path))) from exc
     except SyntaxError as exc:  # a bad coding: line
         raise StageError(ScenarioError("load", f"cannot read the file: {exc.msg}", exc.lineno, str(path))) from exc
     except (OSError, ValueError, LookupError) as exc:
         raise StageError(ScenarioError("load", f"cannot read the file: {exc}", None, str(path))) from exc
-    except ScenarioFileError as exc:
-        raise StageError(ScenarioError("load", str(exc), exc.line, str(path))) from exc
     module = types.ModuleType(f"kernel_tui_scenario_{abs(hash(str(path)))}")
     module.__file__ = str(path)
     try:
