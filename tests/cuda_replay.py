@@ -36,6 +36,7 @@ DEVICE_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "cud
 DEVICE_WORK_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
 
 # What plays the engine's RUN_RANGE in each recorded trace: the profiled steps of the program that recorded it.
+OWN_RUNS = rf"^{re.escape(RUN_RANGE)}$"
 STEPS = {
     "hta_triton_example_a100.json.gz": r"^Torch-Compiled Region: ",
     "hta_simple_add.json.gz": r"\|measure\|forward\]$",
@@ -44,6 +45,11 @@ STEPS = {
     "tracelens_b200_vllm_compiled.json.gz": r"^execute_context_",
     "tracelens_torch_compile_triton_mi300x.json.gz": r"^## Call CompiledFxGraph ",
 }
+
+
+def steps_of(path: str | Path) -> str:
+    """What counts as a profiled run in this trace: its entry in ``STEPS``, else the engine's own ranges."""
+    return STEPS.get(Path(path).name, OWN_RUNS)
 
 
 def trace_events(path: str | Path) -> list[dict]:
@@ -62,7 +68,8 @@ def replay(path: str | Path, *, legacy: bool = False, steps: str | None = None) 
     With ``steps`` (a regex; default: the trace's entry in ``STEPS``), the CPU ranges it matches are renamed
     to the engine's ``RUN_RANGE``: they are the runs the engine's CUDA path counts kernels in."""
     raw = trace_events(path)
-    step_pattern = re.compile(steps if steps is not None else STEPS.get(Path(path).name, r"(?!)"))
+    # A trace the engine saved itself (``make gpu-check``) has its own run ranges already.
+    step_pattern = re.compile(steps if steps is not None else steps_of(path))
     origin = min(e["ts"] for e in raw)
     built: list[FunctionEvent] = []
     for entry in raw:

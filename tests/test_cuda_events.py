@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from torch.autograd import DeviceType
 from torch.autograd.profiler_util import EventList, FunctionEvent
 
 from kernel_tui.engine import events as ev
-from kernel_tui.engine.profiling import Traffic, join_eager, kernel_rows
+from kernel_tui.engine.profiling import NoDeviceActivity, Profile, Traffic, join_eager, kernel_rows
 
 ADD = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)"  # noqa: E501
 RELU = "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)"  # noqa: E501
@@ -234,3 +235,29 @@ def test_a_memset_before_a_gemm_gets_its_own_bytes_and_the_gemm_the_operators():
     memset, gemm = join_eager(launches, [Traffic("aten::addmm", 3_000_000, 1_000_000)])
     assert (memset.bytes_read, memset.bytes_written) == (0, 4096)
     assert (gemm.bytes_read, gemm.bytes_written) == (3_000_000, 1_000_000)
+
+
+def test_a_run_that_lost_records_neither_sets_the_counts_nor_the_bytes():
+    """CUDA 13.0's CUPTI can drop a session's first device records: a run with fewer launches is reported,
+    and counts and bytes come from the runs that agree."""
+    trace = Trace()
+    for run in range(5):
+        eager_add_relu(trace, 1000 * run)
+    per_run = ev.launches_per_run(ev.cuda_launches(trace.built()), 5)
+    per_run[2] = per_run[2][:1]  # the ReLU's record lost in the third run
+    profiled = Profile(per_run)
+    assert len(profiled.reference) == 2 and len(profiled.agreeing) == 4
+    assert profiled.note == "profiled runs disagree: 2 launches in most, run 3: 1"
+    rows = kernel_rows(profiled.agreeing, [Traffic("aten::add", 8, 4), Traffic("aten::relu", 4, 4)], profiled.reference)
+    assert [(row.calls, row.bytes_total) for row in rows] == [(1, 12), (1, 8)]
+    assert Profile([per_run[0]] * 5).note is None
+
+
+def test_a_cuda_profile_without_launches_for_work_that_was_dispatched_is_an_error(monkeypatch):
+    from kernel_tui.engine import measure
+
+    monkeypatch.setattr(measure, "profile_launches", lambda call, device, trace_path=None: Profile([[]] * 5))
+    with pytest.raises(NoDeviceActivity):
+        measure._mode_result(lambda: None, "cuda", 4, join_eager, [Traffic("aten::add", 8, 4)])
+    views_only = measure._mode_result(lambda: None, "cuda", 4, join_eager, [])
+    assert views_only.kernel_count == 0 and views_only.bytes_total == 0

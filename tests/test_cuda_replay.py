@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 
 import pytest
-from cuda_replay import STEPS, trace_events, trace_paths
 from cuda_replay import replay as replay_trace
+from cuda_replay import steps_of, trace_events, trace_paths
 
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.profiling import Traffic, join_eager
@@ -27,7 +27,7 @@ def expected_launches(path: Path) -> dict[tuple[str, float], dict]:
     """(name, start) of each device activity launched in a step, with the operator that launched it."""
     raw = trace_events(path)
     origin = min(e["ts"] for e in raw)
-    step = re.compile(STEPS[path.name])
+    step = re.compile(steps_of(path))
     steps = [(e["ts"], e["ts"] + e["dur"], e["tid"]) for e in raw
              if e["cat"] in ("user_annotation", "cpu_op") and step.search(e["name"])]
     operators = {e["args"]["External id"]: e for e in raw if e["cat"] in ("cpu_op", "user_annotation")}
@@ -63,6 +63,7 @@ def test_every_device_activity_in_a_step_is_counted_once_under_its_operator(trac
     launches = ev.cuda_launches(events)
     expected = expected_launches(trace)
     assert expected, f"{trace.name}: no device work found in its steps"
+    origin = min(e["ts"] for e in trace_events(trace))
     seen = collections.Counter((launch.name, round(launch.start_us, 3)) for launch in launches)
     assert seen == collections.Counter(expected.keys())
     for launch in launches:
@@ -70,8 +71,9 @@ def test_every_device_activity_in_a_step_is_counted_once_under_its_operator(trac
         if launch.op_event is None:
             assert launcher["cat"] in ("cuda_runtime", "cuda_driver"), launch.name  # launched outside any op
             continue
-        below = {(node.name, node.time_range.start) for node in ev.subtree(launch.op_event)}
-        assert any(name == launcher["name"] for name, _ in below), (launch.name, launch.op, launcher["name"])
+        below = {(node.name, round(node.time_range.start, 3)) for node in ev.subtree(launch.op_event)}
+        named = (launcher["name"], round(launcher["ts"] - origin, 3))
+        assert named in below, (launch.name, launch.op, launcher["name"])
 
 
 def test_syncs_overhead_and_annotation_copies_are_never_counted(trace):

@@ -21,7 +21,14 @@ from kernel_tui.engine.bandwidth import IMPLAUSIBLE, ceiling_gbs, checked_ceilin
 from kernel_tui.engine.device import device_name
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
-from kernel_tui.engine.profiling import Traffic, join_compiled, join_eager, kernel_rows, profile_launches
+from kernel_tui.engine.profiling import (
+    NoDeviceActivity,
+    Traffic,
+    join_compiled,
+    join_eager,
+    kernel_rows,
+    profile_launches,
+)
 from kernel_tui.engine.timing import Timing, compare_calls, compare_wall, synchronize, time_call, wall_time_call
 from kernel_tui.engine.traffic import array_bytes, eager_traffic, ideal_bytes
 from kernel_tui.expect import check_claims
@@ -110,10 +117,11 @@ def _measure_modes(
             lambda: fn(*args),
             device,
             unit,
-            lambda launches: join_eager(launches, [
+            join_eager,
+            [
                 Traffic(o.name, o.bytes_read, o.bytes_written, (o.name,), (o.line,) if o.line else ())
                 for o in eager_traffic(fn, args, str(path))
-            ]),
+            ],
             _trace_path(trace_dir, path, "eager"),
         )
     except Exception as exc:  # noqa: BLE001
@@ -133,6 +141,13 @@ def _measure_modes(
         first_call_s = time.perf_counter() - started
         scenario.call(compiled_fn, args, "compile")
         synchronize(device)
+        # Read now: the CUDA-graph twin below compiles ``fn`` once more, which the watch would count too.
+        compile_facts = {
+            "graph_breaks": watch.graph_breaks,
+            "graph_break_reasons": tuple(watch.graph_break_reasons),
+            "recompiles": watch.recompiles,
+            "recompile_reasons": tuple(watch.recompile_reasons),
+        }
         emit("progress", stage="profile", detail="compiled kernels")
         twin = cuda_graphs.traffic_twin(fn, scenario.info.compile_options, device, args)
         records = compiled_traffic(twin or compiled_fn, args)
@@ -143,7 +158,8 @@ def _measure_modes(
             lambda: compiled_fn(*args),
             device,
             unit,
-            lambda launches: join_compiled(launches, traffic),
+            join_compiled,
+            traffic,
             _trace_path(trace_dir, path, "compiled"),
         )
     except StageError as failure:
@@ -157,10 +173,7 @@ def _measure_modes(
     compiled = replace(
         compiled,
         compile_s=max(first_call_s - compiled.time_us / 1e6, 0.0),
-        graph_breaks=watch.graph_breaks,
-        graph_break_reasons=tuple(watch.graph_break_reasons),
-        recompiles=watch.recompiles,
-        recompile_reasons=tuple(watch.recompile_reasons),
+        **compile_facts,
     )
     eager_rows, compiled_rows = attribute(report.eager.kernels, compiled.kernels)
     ceiling = checked_ceiling(device, report.device_name, report.bandwidth_ceiling_gbs, eager_rows + compiled_rows)
@@ -191,12 +204,23 @@ def _note_cache_resident(report: ScenarioReport) -> ScenarioReport:
 
 
 def _mode_result(
-    call: Callable[[], Any], device: str, unit: int, join: Callable, trace_path: str | None = None
+    call: Callable[[], Any],
+    device: str,
+    unit: int,
+    join: Callable[[list, list[Traffic]], list[Traffic | None]],
+    traffic: list[Traffic],
+    trace_path: str | None = None,
 ) -> ModeResult:
     """Kernels and bytes of one mode; its time comes from ``_timed``, where both modes are timed together."""
     profiled = profile_launches(call, device, trace_path=trace_path)
+    if device == "cuda" and traffic and not any(profiled.per_run):
+        # Work was dispatched, yet no run recorded a launch: the profiler lost the GPU's records.
+        raise NoDeviceActivity(
+            "the profiler recorded no GPU launch in any profiled run, though the code moved data on the GPU: "
+            "kernel counts cannot be read from this profile (CUPTI records lost)"
+        )
     reference = profiled.reference
-    rows = kernel_rows(profiled.per_run, join(reference), reference)
+    rows = kernel_rows(profiled.agreeing, join(reference, traffic), reference)
     known = [row.bytes_total for row in rows if row.bytes_total is not None]
     bytes_total = sum(known) if known else (0 if not rows else None)
     return ModeResult(

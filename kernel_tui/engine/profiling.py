@@ -50,6 +50,14 @@ class Profile:
         return next(run for run in self.per_run if len(run) == common)
 
     @property
+    def agreeing(self) -> list[list[ev.Launch]]:
+        """The runs that launched the common number of kernels: calls per run are counted over these."""
+        if not self.per_run:
+            return []
+        common = len(self.reference)
+        return [run for run in self.per_run if len(run) == common]
+
+    @property
     def note(self) -> str | None:
         """Which runs launched a different number of kernels than the rest, if any."""
         counts = [len(run) for run in self.per_run]
@@ -68,7 +76,8 @@ def profile_launches(
     One more run goes first, inside the profiler session but outside every run range: CUPTI can drop the
     device records at the start of a session (CUDA 13.0), and the runs that count must not be those. On
     CUDA the L2 cache is flushed before each run, as the timing does, so the kernel times are those of data
-    coming from memory; the synchronize is inside each run's range, so no runtime call is left unlinked.
+    coming from memory; the synchronize is inside each run's range, so the run's device work has finished
+    before its range ends.
 
     With ``trace_path``, the profile is also written there as a Chrome trace (it opens in Perfetto)."""
     activities = [ProfilerActivity.CPU]
@@ -118,7 +127,10 @@ def strip_graph_counter(name: str) -> str:
 
 
 def join_compiled(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> list[Traffic | None]:
-    """Match compiled kernels' byte records to launches in call order, by kernel (or library op) name."""
+    """Match compiled kernels' byte records to launches in call order, by kernel (or library op) name.
+
+    A library kernel replayed in a CUDA graph has no operator of its own (the replay launches it): it takes
+    the next library call's record in order."""
     joined: list[Traffic | None] = []
     position = 0
     for launch in launches:
@@ -128,8 +140,17 @@ def join_compiled(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> 
             if traffic[index].name == key:
                 match, position = traffic[index], index + 1
                 break
+        if match is None and launch.kind == "kernel" and not _is_library_op(key) and not ev.INDUCTOR_KERNEL.match(key):
+            for index in range(position, len(traffic)):
+                if _is_library_op(traffic[index].name):
+                    match, position = traffic[index], index + 1
+                    break
         joined.append(match)
     return joined
+
+
+def _is_library_op(name: str) -> bool:
+    return name.startswith("aten::")
 
 
 def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> list[Traffic | None]:
