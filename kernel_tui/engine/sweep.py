@@ -20,7 +20,7 @@ from kernel_tui.engine.compile_watch import CompileWatch
 from kernel_tui.engine.device import free_memory_bytes
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario
-from kernel_tui.engine.timing import synchronize, time_call
+from kernel_tui.engine.timing import Comparison, compare_calls, compare_wall, synchronize
 from kernel_tui.engine.traffic import eager_traffic
 from kernel_tui.report import ScenarioReport, SweepPoint
 
@@ -97,8 +97,10 @@ def run_sweep(
         point_started = time.perf_counter()
         try:
             args = scenario.make_inputs(size, device)
-            eager, eager_call_s = _time_mode(scenario, fn, args, device, "sweep")
-            compiled, compiled_warm_up_s = _time_mode(scenario, compiled_fn, args, device, "sweep")
+            eager_call_s = _warm_up(scenario, fn, args, device)
+            compiled_warm_up_s = _warm_up(scenario, compiled_fn, args, device)
+            comparison = _compare(lambda a=args: fn(*a), lambda a=args: compiled_fn(*a), device)
+            eager, compiled = comparison.first, comparison.second
             eager_bytes = sum(op.bytes_read + op.bytes_written for op in eager_traffic(fn, args))
             compiled_bytes = sum(k.bytes_read + k.bytes_written for k in compiled_traffic(compiled_fn, args))
         except Exception as exc:  # noqa: BLE001 - only memory exhaustion ends a sweep quietly
@@ -145,13 +147,21 @@ def predicted_point_s(history: list[tuple[int, float, float]], size: int) -> flo
     return last_point_s * ratio**exponent
 
 
-def _time_mode(scenario: LoadedScenario, fn: Any, args: tuple, device: str, stage: str):  # noqa: ANN202
-    """The timing of ``fn`` on ``args``, and the seconds its warm-up call took."""
+def _warm_up(scenario: LoadedScenario, fn: Any, args: tuple, device: str) -> float:
+    """Seconds of one call; for the compiled side this is where a recompile for the new size happens."""
     started = time.perf_counter()
-    scenario.call(fn, args, stage)  # warm-up; for the compiled side this is where a recompile happens
+    scenario.call(fn, args, "sweep")
     synchronize(device)
-    warm_up_s = time.perf_counter() - started
-    return time_call(lambda: fn(*args), device, POINT_BUDGET_S), warm_up_s
+    return time.perf_counter() - started
+
+
+def _compare(eager: Callable[[], Any], compiled: Callable[[], Any], device: str) -> Comparison:
+    """Eager and compiled interleaved at one size. On CUDA, back-to-back calls: runtime against size is
+    the learner's question of what a call costs, launches included, which single kernels timed on the
+    GPU would hide at small sizes."""
+    if device == "cuda":
+        return compare_wall(eager, compiled, device, 2 * POINT_BUDGET_S)
+    return compare_calls(eager, compiled, device, 2 * POINT_BUDGET_S)
 
 
 def _release(device: str) -> None:
