@@ -105,7 +105,8 @@ class Snapshot:
     roots: tuple[str, ...] = field(default_factory=tuple)
 
     @classmethod
-    def take(cls) -> Snapshot:
+    def take(cls, device: str = "cpu") -> Snapshot:
+        """``device``: the engine's; on ``cuda`` the CUDA generators are part of the state."""
         umask = os.umask(0)
         os.umask(umask)
         numpy = sys.modules.get("numpy")
@@ -128,7 +129,7 @@ class Snapshot:
             streams=(sys.stdin, sys.stdout, sys.stderr),
             stream_fds=tuple(_private_dup(fd) for fd in (0, 1, 2)),  # type: ignore[arg-type]
             torch_rng=torch.random.get_rng_state(),
-            cuda_rng=torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None,
+            cuda_rng=torch.cuda.get_rng_state_all() if device == "cuda" else None,
             python_rng=random.getstate(),
             numpy_rng=numpy.random.get_state() if numpy is not None else None,
             environ=dict(os.environ),
@@ -234,7 +235,9 @@ class Snapshot:
                 signal.signal(sig, handler)
         os.umask(self.umask)
         warnings.filters[:] = self.warning_filters
-        warnings._filters_mutated()  # type: ignore[attr-defined]
+        mutated = getattr(warnings, "_filters_mutated", None) or getattr(warnings, "_filters_mutated_lock_held", None)
+        if mutated is not None:
+            mutated()  # the filters' cache is keyed on a version that only this bumps
         sys.setrecursionlimit(self.recursion_limit)
 
     def _restore_imports(self, scenario_folders: tuple[str, ...]) -> None:
@@ -257,6 +260,8 @@ class Snapshot:
         for thread in threading.enumerate():
             if thread.ident in self.thread_ids or not thread.is_alive():
                 continue
+            if isinstance(thread, threading._DummyThread):  # type: ignore[attr-defined]
+                continue  # a thread torch started in C++ that once called into Python
             where = _thread_code_file(thread)
             if where is None or not _inside(where, self.roots):
                 notes.append(f"it left a thread running ({thread.name})")

@@ -43,7 +43,7 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
     from kernel_tui.engine import isolation, lifeline
 
     # Every scenario starts from this state, whatever the one before it changed.
-    clean_state = isolation.Snapshot.take()
+    clean_state = isolation.Snapshot.take(device)
     send(
         "hello",
         protocol=protocol.PROTOCOL_VERSION,
