@@ -3,7 +3,6 @@ too, and no process a scenario leaves behind can keep the front end waiting."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -143,9 +142,8 @@ def test_closing_an_engine_is_bounded_whatever_a_stranger_holds(tmp_path):
     from kernel_tui.ui.engine_link import ClientEngineLink
 
     link = ClientEngineLink("cpu")
-    for message in link.run(stranger, sweep=False):
-        pass
-    assert message["type"] == "done"
+    messages = list(link.run(stranger, sweep=False))
+    assert messages[-1]["type"] == "done"
     started = time.monotonic()
     link.close()
     assert time.monotonic() - started < 2
