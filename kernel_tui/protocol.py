@@ -9,7 +9,8 @@ Engine -> front end, each with ``type``:
                                                  the sweep's says how many points will follow
     partial      {run_id, report}                a report with what is known so far (eager first)
     sweep_point  {run_id, point}                 one SweepPoint as soon as it is measured
-    done         {run_id, report}                the final ScenarioReport
+    done         {run_id, report[, restart]}     the final ScenarioReport; restart: the scenario changed what
+                                                 the engine cannot restore, and it ends after this message
 Front end -> engine:
     run          {run_id, path, size, sizes, sweep, trace_dir}
     quit         {}
