@@ -20,7 +20,7 @@ from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.bandwidth import IMPLAUSIBLE, ceiling_gbs, checked_ceiling, with_bandwidth
 from kernel_tui.engine.device import device_name
 from kernel_tui.engine.generated_code import compiled_traffic
-from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
+from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.profiling import (
     NoDeviceActivity,
     Traffic,
@@ -124,7 +124,7 @@ def _measure_modes(
             ],
             _trace_path(trace_dir, path, "eager"),
         )
-    except Exception as exc:  # noqa: BLE001
+    except USER_ERRORS as exc:
         raise stage_error("eager", path, exc) from exc
     report = replace(report, eager=replace(eager, kernels=with_bandwidth(eager.kernels, report.bandwidth_ceiling_gbs)))
     emit("partial", report=report.to_dict())
@@ -164,7 +164,7 @@ def _measure_modes(
         )
     except StageError as failure:
         return _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
-    except Exception as exc:  # noqa: BLE001
+    except USER_ERRORS as exc:  # sys.exit() in fn on a compiled call too: eager results stay
         return _timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args), None)
     emit("progress", stage="timing", detail="eager and compiled, interleaved")
     report = _timed(replace(report, compiled=compiled), lambda: fn(*args), lambda: compiled_fn(*args))
