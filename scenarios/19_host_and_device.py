@@ -7,11 +7,12 @@ CPU, predict what a GPU would do too.
 **Why.** On a CPU the tensor already lives in CPU memory, so `.cpu()` returns it unchanged: one
 kernel for the multiply, two transfers, eager and compiled alike.
 
-On a GPU, `.cpu()` is a real copy across the link between the GPU and the host. The profiler
-shows it as a memory copy (`Memcpy DtoH`), not a kernel, but it occupies a launch slot all the
-same: eager runs two launches, and the copy reads the GPU array and writes a CPU one, for four
-transfers in all. Compiled, the same two: a Triton kernel, then the copy. Worse, it is a *synchronisation*: Python cannot go on until the data has
-arrived, so the CPU stops queueing work and waits for the GPU to finish everything before it.
+On a GPU, `.cpu()` is a real copy across the link between the GPU and the host. The profiler shows
+it as a memory copy (`Memcpy DtoH`), not a kernel, but it occupies a launch slot all the same: eager
+runs two launches, and the copy reads the GPU array and writes a CPU one, for four transfers in all.
+Compiled, the same two: a Triton kernel, then the copy. Worse, it is a *synchronisation*: Python
+cannot go on until the data has arrived, so the CPU stops queueing work and waits for the GPU to
+finish everything before it.
 
 `.item()` is the same on a small scale: a copy of one number, and a wait for the GPU. In a
 training loop, a `.item()` per step for logging can leave the GPU idle between steps.
