@@ -39,6 +39,11 @@ def main() -> None:
     protocol_stream = os.fdopen(protocol_fd, "w", buffering=1)
     requests = os.fdopen(requests_fd, "r", encoding="utf-8", errors="replace")
     os.environ.setdefault("KINETO_LOG_LEVEL", "5")
+    # A CUDA build of torch on a machine without CUDA warns at import that it found no CUDA runtime:
+    # not the learner's news, and it would head every run's output.
+    import logging
+
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
 
     from kernel_tui.engine import lifeline
 

@@ -67,6 +67,7 @@ STANDING_ASSUMPTIONS = (
     "no times: a preview generates code and runs nothing, so times, speedups and the sweep are for a real GPU",
     "eager launches: one per ATen operator that works on the device; a library may launch more "
     "(cuBLAS split-K, cuDNN)",
+    "torch.cuda.is_available() is False while the code is traced: code that branches on it takes its CPU branch",
 )
 
 
