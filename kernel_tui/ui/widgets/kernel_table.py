@@ -143,7 +143,8 @@ class KernelTable(DataTable):
             launches = "launch" if result.kernel_count == 1 else "launches"
             subtitle = (
                 f"{format_count(result.kernel_count)} {launches} · {format_bytes(result.bytes_total)} "
-                f"({format_transfers(result.transfers)}) · {format_time_us(result.time_us)}/call"
+                f"({format_transfers(result.transfers)}) · "
+                f"{format_time_us(result.time_us, preview=all(k.time_us is None for k in result.kernels))}/call"
             )
         if self.predicted is not None:
             right = round(result.kernel_count) == self.predicted
