@@ -79,6 +79,8 @@ DRAIN_AFTER_EXIT_S = 2.0
 """How long the readers go on after the engine has ended: a process the scenario started may hold the
 pipes open for ever, and must not keep the front end waiting."""
 CLOSE_WAIT_S = 5.0
+SIGNAL_SLICE_S = 0.2
+"""How long the main thread waits for a message at a time, so that it sees a signal within this."""
 
 
 def python_command(module: str, *args: str) -> list[str]:
@@ -260,7 +262,7 @@ class EngineClient:
 
     def _next_message(self, timeout: float | None) -> dict[str, Any]:
         try:
-            message = self._messages.get(timeout=timeout)
+            message = self._wait_for_message(timeout)
         except queue.Empty:
             if timeout is not None and not self.running:
                 message = None
@@ -280,6 +282,20 @@ class EngineClient:
             self.close()
             raise EngineDied(code, tail)
         return message
+
+    def _wait_for_message(self, timeout: float | None) -> dict[str, Any] | None:
+        """The next message, waited for in short slices: a signal (Ctrl-C, SIGTERM) may be delivered to a
+        reader thread, and a main thread asleep in one long wait would only see it when the wait ends."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise queue.Empty
+            try:
+                wait = SIGNAL_SLICE_S if remaining is None else min(remaining, SIGNAL_SLICE_S)
+                return self._messages.get(timeout=wait)
+            except queue.Empty:
+                continue
 
     def _read_protocol(self, fd: int, process: subprocess.Popen[str],
                        messages: queue.Queue[dict[str, Any] | None]) -> None:

@@ -147,3 +147,20 @@ def test_closing_an_engine_is_bounded_whatever_a_stranger_holds(tmp_path):
     started = time.monotonic()
     link.close()
     assert time.monotonic() - started < 2
+
+
+def test_ctrl_c_delivered_to_a_reader_thread_still_ends_run(tmp_path):
+    """A signal sent to the process may land on any thread; the main thread must notice it all the same."""
+    import ctypes
+    import os
+
+    pids = tmp_path / "pids"
+    front_end = start_front_end(["run", "--device", "cpu", "--no-sweep", str(busy_scenario(tmp_path, pids))])
+    engine_and_children = busy_pids(pids, front_end)
+    threads = [int(tid) for tid in os.listdir(f"/proc/{front_end.pid}/task") if int(tid) != front_end.pid]
+    assert threads, "the front end reads the engine's pipes on threads of its own"
+    tgkill = {"x86_64": 234, "aarch64": 131}[os.uname().machine]  # the syscall that signals one thread
+    assert ctypes.CDLL(None, use_errno=True).syscall(tgkill, front_end.pid, threads[0], signal.SIGINT) == 0
+    _, stderr = front_end.communicate(timeout=10)
+    assert front_end.returncode == 128 + signal.SIGINT, stderr
+    assert wait_for(lambda: not any(is_running(pid) for pid in engine_and_children), 2), "all gone"
