@@ -15,6 +15,7 @@ import pytest
 from conftest import REPO, measure
 from processes import is_running
 
+from kernel_tui import proctree
 from kernel_tui.client import EngineClient
 
 ADD_RELU = REPO / "tests" / "data" / "add_relu.py"
@@ -49,11 +50,33 @@ def wait_for(predicate, timeout: float, step: float = 0.05) -> bool:
     return predicate()
 
 
+STARTED: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_front_end_outlives_its_test():
+    """A failing test must not leave its front end, engine and sleepers behind for the rest of the suite."""
+    yield
+    while STARTED:
+        front_end = STARTED.pop()
+        if front_end.poll() is None:
+            proctree.end_tree(front_end.pid)
+            front_end.wait(5)
+
+
+def _default_sigint() -> None:
+    # Started in the background (``make test &``, some CI runners) a shell ignores SIGINT, and a Python started
+    # with SIGINT ignored keeps ignoring it, as a background job should: the front end here is a foreground one.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_front_end(args: list[str], **options) -> subprocess.Popen:
-    return subprocess.Popen(
+    front_end = subprocess.Popen(
         [sys.executable, "-m", "kernel_tui", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True, **options,
+        start_new_session=True, preexec_fn=_default_sigint, **options,
     )
+    STARTED.append(front_end)
+    return front_end
 
 
 def busy_pids(pids: Path, front_end: subprocess.Popen) -> list[int]:
