@@ -29,13 +29,13 @@ def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs():
     started = time.monotonic()
     code, reports, _ = run_json(
         str(FAULTS / "exits.py"), str(FAULTS / "segfaults.py"), str(FAULTS / "hangs.py"),
-        str(DATA / "views_only.py"), "--no-sweep", "--timeout", "20",
+        str(FAULTS / "healthy_eager_backend.py"), "--no-sweep", "--timeout", "8",
     )
     assert code == 1
     exits, segfaults, hangs, fine = reports
     assert exits["error"]["stage"] == "engine" and "exited with code 3" in exits["error"]["message"]
     assert segfaults["error"]["stage"] == "engine" and "SIGSEGV" in segfaults["error"]["message"]
-    assert hangs["error"]["stage"] == "engine" and "no result within 20 s" in hangs["error"]["message"]
+    assert hangs["error"]["stage"] == "engine" and "no result within 8 s" in hangs["error"]["message"]
     assert fine["error"] is None and fine["eager"]["kernel_count"] == 0
     assert time.monotonic() - started < 300
 
