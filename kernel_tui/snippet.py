@@ -1,10 +1,13 @@
 """Bare-expression snippets: a file holding just ``(a + b).relu()`` is a scenario too.
 
-The snippet's statements become the body of ``fn``, its last expression what ``fn`` returns, and its free
-single-letter names (``a``, ``b``, ``c``, ``x``, ``y``, ``z``) its arguments: float32 tensors of the current
-size on the current device. Imports and the scenario constants (``SIZE``, ``EXPECT``...) stay at module
-level. The rewrite works on the syntax tree and keeps the user's line numbers, so errors point at the line
-they typed. Pure ``ast``: the UI uses it too.
+The snippet's last expression is what ``fn`` computes and returns: the one line measured, eager and
+compiled alike. The statements above it are set-up: they run once per size in ``inputs``, outside the
+measurement, and the names the last line reads from them (or from the free single-letter names ``a``,
+``b``, ``c``, ``x``, ``y``, ``z``: float32 tensors of the current size on the current device) are ``fn``'s
+arguments. Were the set-up in ``fn``, eager would run it and the compiler would drop what its result does
+not need: the two modes would measure different code. Imports and the scenario constants (``SIZE``,
+``EXPECT``...) stay at module level. The rewrite works on the syntax tree and keeps the user's line
+numbers, so errors point at the line they typed. Pure ``ast``: the UI uses it too.
 """
 
 from __future__ import annotations
@@ -40,9 +43,28 @@ def free_tensor_names(tree: ast.Module) -> list[str]:
     return free
 
 
+def measured_lines(tree: ast.Module) -> tuple[int, int, bool]:
+    """The first and last line of the measured expression, and whether set-up lines run before it."""
+    body = _code_statements(tree)
+    last = body[-1]
+    return last.lineno, last.end_lineno or last.lineno, len(body) > 1
+
+
+def measured_arguments(tree: ast.Module) -> list[str]:
+    """``fn``'s arguments: the names the last line reads that the set-up assigns or that are free tensors."""
+    body = _code_statements(tree)
+    setup, last = body[:-1], body[-1]
+    known = set(free_tensor_names(tree)) | {
+        node.id for statement in setup for node in ast.walk(statement) if isinstance(node, ast.Name)
+        and isinstance(node.ctx, ast.Store)
+    }
+    return list(dict.fromkeys(name for name in _loads_in_order(last) if name in known))
+
+
 def snippet_module(tree: ast.Module) -> ast.Module:
     """Rewrite a snippet into a scenario module with ``fn`` and ``inputs``, line numbers kept."""
-    names = free_tensor_names(tree)
+    free = free_tensor_names(tree)
+    arguments = measured_arguments(tree)
     module_level: list[ast.stmt] = []
     body: list[ast.stmt] = []
     for node in tree.body:
@@ -50,31 +72,36 @@ def snippet_module(tree: ast.Module) -> ast.Module:
             module_level.append(node)
         else:
             body.append(node)
-    last = body[-1]
+    setup, last = body[:-1], body[-1]
     assert isinstance(last, ast.Expr)
-    body[-1] = ast.copy_location(ast.Return(value=last.value), last)
-    first_line = body[0].lineno
+    end = last.end_lineno or last.lineno
     fields = {"type_params": []} if sys.version_info >= (3, 12) else {}
     fn = ast.FunctionDef(
         name="fn",
         args=ast.arguments(
-            posonlyargs=[], args=[ast.arg(arg=name) for name in names], kwonlyargs=[], kw_defaults=[], defaults=[]
+            posonlyargs=[], args=[ast.arg(arg=name) for name in arguments], kwonlyargs=[], kw_defaults=[],
+            defaults=[],
         ),
-        body=body,
+        body=[ast.copy_location(ast.Return(value=last.value), last)],
         decorator_list=[],
         returns=None,
-        lineno=first_line,
+        lineno=last.lineno,
         col_offset=0,
         end_lineno=last.end_lineno,
         end_col_offset=last.end_col_offset,
         **fields,
     )
-    inputs_source = (
+    names = "".join(name + ", " for name in free)
+    made = f"    ({names}) = (torch.randn(size, device=device) for _ in range({len(free)}))\n"
+    inputs = ast.parse(
         "def inputs(size, device):\n"
-        f"    return tuple(torch.randn(size, device=device) for _ in range({len(names)}))\n"
-    )
-    inputs = ast.parse(inputs_source).body[0]
-    ast.increment_lineno(inputs, last.end_lineno or last.lineno)
+        + (made if free else "")
+        + f"    return ({''.join(name + ', ' for name in arguments)})\n"
+    ).body[0]
+    ast.increment_lineno(inputs, end)
+    assert isinstance(inputs, ast.FunctionDef)
+    # The set-up keeps its own line numbers, so that its errors name the line typed.
+    inputs.body[-1:-1] = setup
     prelude = ast.parse(PRELUDE).body
     module = ast.Module(body=[*prelude, *module_level, fn, inputs], type_ignores=[])
     return ast.fix_missing_locations(module)

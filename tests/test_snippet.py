@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import measure
 
 from kernel_tui.scenario_file import parse_scenario
-from kernel_tui.snippet import free_tensor_names, is_snippet, snippet_module
+from kernel_tui.snippet import free_tensor_names, is_snippet, measured_lines, snippet_module
 
 
 def test_free_single_letter_names_become_the_arguments_in_order_of_use():
@@ -29,9 +29,25 @@ def test_the_rewrite_keeps_line_numbers_and_hoists_imports_and_constants():
     exec(compile(module, "snippet.py", "exec"), namespace)
     assert namespace["SIZE"] == 4096
     fn = namespace["fn"]
-    assert fn.__code__.co_varnames[:2] == ("x", "y")
-    assert fn.__code__.co_firstlineno == 3
+    assert fn.__code__.co_varnames[:2] == ("t", "y"), "the last line's names: the set-up's t, the free y"
+    assert fn.__code__.co_firstlineno == 4
     assert ast.unparse(module).count("def inputs(size, device)") == 1
+
+
+def test_lines_above_the_last_are_set_up_run_once_in_inputs_not_in_fn():
+    source = "(a + b).relu()\nn = 3\nw = x * 2\nx @ w + n\n"
+    tree = ast.parse(source)
+    assert measured_lines(tree) == (4, 4, True)
+    namespace: dict = {}
+    exec(compile(snippet_module(tree), "snippet.py", "exec"), namespace)
+    fn = namespace["fn"]
+    assert fn.__code__.co_varnames == ("x", "w", "n")
+    body = ast.parse(source).body
+    rewritten = {node.name: node for node in snippet_module(tree).body if isinstance(node, ast.FunctionDef)}
+    assert [ast.unparse(node) for node in rewritten["fn"].body] == ["return x @ w + n"]
+    assert all(node.lineno in {n.lineno for n in ast.walk(rewritten["inputs"]) if hasattr(n, "lineno")}
+               for node in body[:-1]), "the set-up keeps its lines, in inputs"
+    assert measured_lines(ast.parse("(a + b).relu()\n")) == (1, 1, False)
 
 
 def test_listing_a_snippet_reads_its_expression_as_the_title():
@@ -50,3 +66,13 @@ def test_an_unknown_name_points_at_the_snippet_line(engine, write_scenario):
     report = measure(engine, write_scenario("t = x * 2\n\nt + q\n", "typo.py"), size=1024)
     assert (report.error.stage, report.error.line) == ("eager", 3)
     assert "NameError" in report.error.message and "'q'" in report.error.message
+
+
+def test_eager_and_compiled_measure_the_same_last_line(engine, write_scenario):
+    # Measured as a whole, the first line ran in eager only: the compiler dropped its unused result.
+    report = measure(engine, write_scenario("(a + b).relu()\nn = 2\nx * n\n", "two_lines.py"), size=4096)
+    assert report.error is None, report.error
+    assert report.eager.kernel_count == 1 and report.compiled.kernel_count == 1
+    assert report.eager.transfers == 2 and report.compiled.transfers == 2
+    for mode in (report.eager, report.compiled):
+        assert all(kernel.lines in {(), (3,)} for kernel in mode.kernels), "only the last line is measured"

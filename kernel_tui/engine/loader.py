@@ -106,11 +106,13 @@ class LoadedScenario:
                 "inputs", f"inputs() must return a tuple of tensors, not {type(args).__name__}", args
             )
         for position, value in enumerate(args):
-            if not isinstance(value, torch.Tensor):
+            # A snippet's set-up may hand its last line a number or a module: its inputs() are ours, not the
+            # learner's, and fn() takes what the set-up made.
+            if not isinstance(value, torch.Tensor) and not self.info.is_snippet:
                 raise self._contract(
                     "inputs", f"inputs() returned a {type(value).__name__} at position {position}, not a tensor", args
                 )
-            if value.device.type == "meta":
+            if isinstance(value, torch.Tensor) and value.device.type == "meta":
                 # A meta tensor has a shape and no data: fn would "run" without computing anything, and the
                 # report would time nothing and call it a speed-up.
                 raise self._contract(
