@@ -130,6 +130,26 @@ class TestAttribution:
             assert "replaces aten::add, aten::relu (line 11)" in shown_text(line)
             assert "g shows its code" in shown_text(line)
 
+    async def test_at_80x24_the_full_name_line_shows_long_names_whole(self):
+        """The tables cut a long name to ``cpp_fused_a…``; the line under them is where it is read whole,
+        however many kernels a composite op became and however long the story after it."""
+        fused = tuple(f"cpp_fused__log_softmax_amax_exp_logsumexp_sub_sum_{index}" for index in range(4))
+        kernel = Kernel("aten::logsumexp", "aten::logsumexp", 1, 1.0, bytes_read=1 << 22, bytes_written=1 << 22,
+                        op="aten::logsumexp", fused_into=fused, gbs=7.17, ceiling_pct=62.0)
+        app = make_app()
+        async with app.run_test(size=SMALL) as pilot:
+            await run_to_the_end(pilot)
+            await pilot.press("3")
+            line = explorer(app).query_one(KernelNameLine)
+            line.show("eager", kernel)
+            await pilot.pause()
+            rows = [row.strip() for row in shown_text(line).splitlines()]
+            text = " ".join(rows)
+            assert text.startswith("eager › aten::logsumexp")
+            for name in fused:
+                assert name in text or name in "".join(rows), text
+            assert "62% of the copy ceiling" in text
+
     def test_narrow_tables_drop_share_then_bandwidth_then_attribution(self):
         keys = lambda room: plan_columns(room, 1, name_want=20, link_want=20).keys  # noqa: E731
         assert keys(200) == ("kernel", "calls", "time", "bytes", "gbs", "share", "link")
