@@ -156,6 +156,14 @@ class TestEditor:
             assert text_area(app).text == "(a + b).relu()"
             assert text_area(app).error_line is None
 
+    async def test_the_editor_says_which_line_is_measured_and_that_the_lines_above_are_set_up(self):
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "(a + b).relu()")
+            assert "measured" not in note(app), "one line: nothing to explain"
+            await type_text(pilot, "\nx @ y")
+            assert "measured: line 2; lines above run once as set-up" in note(app)
+
     async def test_leaving_the_editor_and_coming_back_keeps_the_text(self):
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:

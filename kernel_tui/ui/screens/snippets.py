@@ -599,7 +599,8 @@ class SnippetWorkbench:
 
     def _saved_note(self, document: SnippetDocument) -> Text:
         saving = "" if document.origin is not None else " · ctrl+s saves it"
-        return Text(f"{document.describe()}{saving}", style="dim")
+        measured = measured_hint(document.text)
+        return Text(f"{measured + ' · ' if measured else ''}{document.describe()}{saving}", style="dim")
 
     def _fill_editor(self, note: Text | None = None) -> None:
         """Show the document (or the keys to open one) in the editor pane, if it is mounted."""
@@ -624,6 +625,23 @@ class SnippetWorkbench:
     def _focus_editor(self) -> None:
         self._show_snippet_pane()
         self.action_pane("editor")  # type: ignore[attr-defined]
+
+
+def measured_hint(text: str) -> str | None:
+    """For a snippet with set-up lines: which line is measured (the rest runs once, unmeasured)."""
+    from kernel_tui.snippet import is_snippet, measured_lines
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    if not is_snippet(tree):
+        return None
+    first, last, has_setup = measured_lines(tree)
+    if not has_setup:
+        return None
+    where = f"line {first}" if first == last else f"lines {first}-{last}"
+    return f"measured: {where}; lines above run once as set-up"
 
 
 def error_note(error: ScenarioError, path: Path) -> Text:
