@@ -12,9 +12,9 @@ from textual import events
 from textual.geometry import Region
 
 from kernel_tui import cli
-from kernel_tui.report import Kernel, SweepPoint
+from kernel_tui.report import Kernel, ModeResult, SweepPoint
 from kernel_tui.ui import launch
-from kernel_tui.ui.attribution import code_language, lines_text, link_text, plan_columns
+from kernel_tui.ui.attribution import code_kernel, code_language, lines_text, link_text, no_code_reason, plan_columns
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, PredictionBook, split_lesson
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
@@ -196,6 +196,21 @@ class TestGeneratedCode:
             await pilot.press("3", "down", "g")
             await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
             assert app.screen.kernel.short_name == "cpp_fused_add_relu_0"
+
+    def test_g_on_an_eager_row_without_attribution_opens_the_kernel_that_did_its_work_or_none(self):
+        max_sin = Kernel("cpp_fused_max_sin_0", "cpp_fused_max_sin_0", 1, 1.0, aten_ops=("aten::sin", "aten::max"),
+                         code="extern \"C\" void sin_max() {}")
+        cos = Kernel("cpp_fused_cos_1", "cpp_fused_cos_1", 1, 1.0, aten_ops=("aten::cos",), code="extern \"C\" {}")
+        mm = Kernel("aten::mm", "aten::mm", 1, 1.0, kind="op", aten_ops=("aten::mm",))
+        compiled = ModeResult(3, (max_sin, cos, mm), None, None)
+        eager_cos = Kernel("aten::cos", "aten::cos", 1, 1.0, kind="op")
+        assert code_kernel(eager_cos, "eager", compiled) is cos
+        unrelated = ModeResult(1, (max_sin,), None, None)
+        assert code_kernel(eager_cos, "eager", unrelated) is None, "not the first kernel that happens to have code"
+        assert "no compiled kernel" in no_code_reason(eager_cos, "eager")
+        assert code_kernel(mm, "compiled", compiled) is None, "a library call has no code of its own"
+        fused = Kernel("aten::sin", "aten::sin", 1, 1.0, kind="op", fused_into=("cpp_fused_max_sin_0",))
+        assert code_kernel(fused, "eager", compiled) is max_sin
 
     def test_triton_kernels_are_highlighted_as_python(self):
         triton = Kernel("triton_poi_fused_add_0", "triton_poi_fused_add_0", 1, 1.0, code="@triton.jit\ndef k(): pass")

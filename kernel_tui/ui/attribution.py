@@ -88,18 +88,37 @@ def code_language(kernel: Kernel) -> str:
 
 def code_kernel(kernel: Kernel | None, mode: str, compiled: ModeResult | None) -> Kernel | None:
     """The compiled kernel whose code the ``g`` key shows, for the kernel highlighted in ``mode``'s table:
-    that kernel itself (compiled), or the first compiled kernel it was fused into (eager)."""
+    that kernel itself (compiled), or the compiled kernel that did an eager kernel's work (eager).
+
+    None when no compiled kernel is known to have done that work: showing the first kernel with code
+    instead would name an unrelated one (``cpp_fused_max_sin_0`` for ``aten::cos``)."""
     if compiled is None:
         return None
     with_code = [candidate for candidate in compiled.kernels if candidate.code]
-    if kernel is not None and mode == "compiled" and kernel.code:
-        return kernel
-    if kernel is not None and mode == "eager":
-        for name in kernel.fused_into:
-            for candidate in with_code:
-                if candidate.short_name == name:
-                    return candidate
-    return with_code[0] if with_code else None
+    if kernel is None:
+        return with_code[0] if with_code else None
+    if mode == "compiled":
+        return kernel if kernel.code else None
+    for name in kernel.fused_into:
+        for candidate in with_code:
+            if candidate.short_name == name:
+                return candidate
+    # Without attribution, a compiled kernel that says it replaced this very operator did its work.
+    for ops in ({kernel.name, kernel.op} - {None}, set(kernel.aten_ops)):
+        found = next((candidate for candidate in with_code if ops & set(candidate.aten_ops)), None)
+        if found is not None:
+            return found
+    return None
+
+
+def no_code_reason(kernel: Kernel | None, mode: str) -> str:
+    """What ``g`` says when ``code_kernel`` found nothing to show for the highlighted kernel."""
+    if kernel is None:
+        return "No generated code to show: run the scenario first (r)."
+    if mode == "compiled":
+        return f"{kernel.short_name} has no generated code: it is a library call or a copy, not an Inductor kernel."
+    return (f"{kernel.short_name}: no compiled kernel is known to have done its work "
+            "(compiled, it may have become a view, a library call, or nothing).")
 
 
 # -- which columns fit ----------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any
 from textual.binding import Binding
 
 from kernel_tui.report import ScenarioReport
-from kernel_tui.ui.attribution import code_kernel
+from kernel_tui.ui.attribution import code_kernel, no_code_reason
 from kernel_tui.ui.catalog import ScenarioEntry
 from kernel_tui.ui.run_state import ScenarioRun
 from kernel_tui.ui.score import PredictionBook, split_lesson
@@ -137,7 +137,7 @@ class WhyWorkbench:
         """The generated source of the highlighted compiled kernel, or of the one an eager kernel became."""
         kernel = self._code_kernel()
         if kernel is None:
-            self.notify("No generated code to show: run the scenario first (r).")  # type: ignore[attr-defined]
+            self.notify(no_code_reason(self._highlighted_kernel(), self._name_mode))  # type: ignore[attr-defined]
             return
         from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
 
@@ -158,12 +158,18 @@ class WhyWorkbench:
         self.notify(f"Predictions {state}.")  # type: ignore[attr-defined]
         self._show_scenario()  # type: ignore[attr-defined]
 
-    def _code_kernel(self):  # noqa: ANN202 - a Kernel or None
+    def _report(self) -> ScenarioReport | None:
         run: ScenarioRun | None = self.shown_run  # type: ignore[attr-defined]
-        report: ScenarioReport | None = run.report if run is not None else None
+        return run.report if run is not None else None
+
+    def _highlighted_kernel(self):  # noqa: ANN202 - a Kernel or None
+        if self._report() is None:
+            return None
+        table = self._find(f"#{self._name_mode}", KernelTable)  # type: ignore[attr-defined]
+        return table.highlighted_kernel() if table is not None else None
+
+    def _code_kernel(self):  # noqa: ANN202 - a Kernel or None
+        report = self._report()
         if report is None:
             return None
-        mode = self._name_mode  # type: ignore[attr-defined]
-        table = self._find(f"#{mode}", KernelTable)  # type: ignore[attr-defined]
-        highlighted = table.highlighted_kernel() if table is not None else None
-        return code_kernel(highlighted, mode, report.compiled)
+        return code_kernel(self._highlighted_kernel(), self._name_mode, report.compiled)  # type: ignore[attr-defined]
