@@ -72,6 +72,8 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         Text(report.title, style="bold"),
         Text(f"{report.scenario} · {device_line(report)}", style="dim"),
     ]
+    if report.signature:
+        parts.append(Text(f"shapes: {report.signature}"))
     if report.eager is not None:
         eager = kernel_table("Eager", report.eager, report.is_preview)
         compiled = kernel_table("Compiled", report.compiled, report.is_preview)

@@ -156,6 +156,8 @@ class ScenarioReport:
     notes: tuple[str, ...] = ()
     """What the user should know besides the numbers: e.g. that the next scenario ran in a fresh engine
     because this one changed something the engine could not restore."""
+    signature: str | None = None
+    """What ``fn`` takes and returns, shapes and dtypes: ``a: (1048576,) float32, b: ... → () float32``."""
 
     @property
     def is_preview(self) -> bool:

@@ -76,3 +76,18 @@ def test_eager_and_compiled_measure_the_same_last_line(engine, write_scenario):
     assert report.eager.transfers == 2 and report.compiled.transfers == 2
     for mode in (report.eager, report.compiled):
         assert all(kernel.lines in {(), (3,)} for kernel in mode.kernels), "only the last line is measured"
+
+
+def test_the_signature_names_each_argument_with_its_shape_and_the_output():
+    import torch
+
+    from kernel_tui.engine.signature import call_signature
+
+    def fn(a, b, n):
+        return a, b
+
+    a, b = torch.zeros(3, 4), torch.zeros(2, dtype=torch.int64)
+    assert call_signature(fn, (a, b, 3), (a, b)) == (
+        "a: (3, 4) float32, b: (2,) int64, n: 3 → ((3, 4) float32, (2,) int64)"
+    )
+    assert call_signature(lambda *args: args[0], (a,), a.sum()) == "args[0]: (3, 4) float32 → () float32"

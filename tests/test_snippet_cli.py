@@ -6,6 +6,7 @@ The editor's drafts are such files; this is the same path the app's engine takes
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -40,3 +41,20 @@ def test_run_measures_bare_expressions_and_reports_their_errors_on_the_typed_lin
     error = unparsable["error"]
     assert (error["stage"], error["line"]) == ("load", 1)
     assert "never closed" in error["message"]
+
+
+def test_the_table_header_says_the_shapes_in_and_out(tmp_path):
+    # x @ y on the 1-D tensors a bare expression gets is a dot product: one number out, which no kernel
+    # count makes obvious.
+    dot = tmp_path / "dot.py"
+    dot.write_text("(a + b).relu()\nx @ y\n")
+    command = [sys.executable, "-m", "kernel_tui", "run", str(dot), "--device", "cpu", "--no-sweep", "--size", "4096"]
+    result = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout)
+    assert report["signature"] == "x: (4096,) float32, y: (4096,) float32 → () float32"
+    assert report["eager"]["kernel_count"] == report["compiled"]["kernel_count"] == 1, "the last line only"
+
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=REPO,
+                            env={**os.environ, "COLUMNS": "160"})
+    assert "shapes: x: (4096,) float32, y: (4096,) float32 → () float32" in result.stdout

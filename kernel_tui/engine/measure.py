@@ -29,6 +29,7 @@ from kernel_tui.engine.profiling import (
     kernel_rows,
     profile_launches,
 )
+from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.timing import Timing, compare_calls, compare_wall, synchronize, time_call, wall_time_call
 from kernel_tui.engine.traffic import array_bytes, eager_traffic, ideal_bytes
 from kernel_tui.expect import check_claims
@@ -111,7 +112,9 @@ def _measure_modes(
     scenario.call(fn, args, "eager")
     synchronize(device)
     unit = array_bytes(args)
-    report = replace(report, ideal_bytes=ideal_bytes(args, output), array_bytes=unit)
+    report = replace(
+        report, ideal_bytes=ideal_bytes(args, output), array_bytes=unit, signature=call_signature(fn, args, output)
+    )
     try:
         eager = _mode_result(
             lambda: fn(*args),
