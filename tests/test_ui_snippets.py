@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -163,6 +163,28 @@ class TestEditor:
             assert "measured" not in note(app), "one line: nothing to explain"
             await type_text(pilot, "\nx @ y")
             assert "measured: line 2; lines above run once as set-up" in note(app)
+
+    @pytest.mark.parametrize("size", [WIDE, SMALL])
+    async def test_the_tables_header_says_the_shapes_in_and_out(self, size):
+        link = snippet_link()
+        signed = "x: (1048576,) float32, y: (1048576,) float32 → () float32"
+        recording = link.recordings[ADD_RELU_RECORDING]
+        messages = tuple(
+            {**message, "report": {**message["report"], "signature": signed}} if "report" in message else message
+            for message in recording.messages
+        )
+        link.recordings[ADD_RELU_RECORDING] = replace(recording, messages=messages)
+        app = make_app(link)
+        async with app.run_test(size=size) as pilot:
+            await new_snippet(pilot, "x @ y")
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: run_done(app), what="the snippet's run")
+            if size == SMALL:
+                await pilot.press("escape", "3")  # the Kernels tab
+            await pilot.pause()
+            header = explorer(app).query_one("#signature")
+            assert header.display
+            assert f"shapes: {signed}" in shown_text(header)
 
     async def test_leaving_the_editor_and_coming_back_keeps_the_text(self):
         app = make_app(snippet_link())

@@ -24,7 +24,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import DescendantFocus, Resize
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Header, OptionList, TabbedContent, TabPane, Tabs
+from textual.widgets import DataTable, Footer, Header, OptionList, Static, TabbedContent, TabPane, Tabs
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernel_tui.client import EngineDied
@@ -120,6 +120,7 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
                         yield SnippetEditor(id="editor")
                         yield LessonView(id="lesson")
                         yield RuntimeChart(id="chart")
+                    yield Static(id="signature")
                     with Horizontal(id="tables"):
                         yield KernelTable("eager", "Eager", id="eager")
                         yield KernelTable("compiled", "Compiled", id="compiled")
@@ -133,6 +134,7 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
                     yield Deferred(LessonView(id="lesson"))
                 with TabPane("3 Kernels", id="tab-kernels"):
                     with Deferred(VerticalScroll(id="kernels")):
+                        yield Static(id="signature")
                         yield KernelTable("eager", "Eager", id="eager")
                         yield KernelTable("compiled", "Compiled", id="compiled")
                         yield KernelNameLine(id="kernel-name")
@@ -231,6 +233,10 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
             eager.show(report.eager if report else None, eager_wait)
         if compiled := self._find("#compiled", KernelTable):
             compiled.show(report.compiled if report else None, compiled_wait)
+        if signature := self._find("#signature", Static):
+            shown = report.signature if report is not None else None
+            signature.update(f"shapes: {shown}" if shown else "")
+            signature.display = bool(shown)
         self._show_kernel_name()
         device = self.hello.get("device", "cpu") if self.hello else "cpu"
         if summary := self._find("#summary", SummaryStrip):
