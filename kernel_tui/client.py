@@ -103,11 +103,18 @@ class EngineClient:
         command: list[str] | None = None,
         env: dict[str, str] | None = None,
         arch: int | None = None,
+        warm_up: bool = False,
     ) -> None:
-        """``arch``: the GPU architecture a ``cuda-preview`` engine generates code for (default sm_90)."""
+        """``arch``: the GPU architecture a ``cuda-preview`` engine generates code for (default sm_90).
+
+        ``warm_up``: the engine compiles a tiny function right after its hello, while nobody waits for it
+        (the explorer: the learner reads the lesson); ``warmup_result`` says when it has ended."""
         self.device = device
         self._stderr_sink = stderr_sink
-        self._command = command or engine_command(device) + ([] if arch is None else ["--arch", str(arch)])
+        options = ([] if arch is None else ["--arch", str(arch)]) + (["--warm-up"] if warm_up else [])
+        self._command = command or engine_command(device) + options
+        self.warmup_result: dict[str, Any] | None = None
+        """The engine's ``warmup`` message once its warm-up compile has ended (done or failed)."""
         self._env = env
         self._process: subprocess.Popen[str] | None = None
         self._messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
@@ -128,6 +135,7 @@ class EngineClient:
         self.close()
         self._messages = queue.Queue()
         self._stderr_tail.clear()
+        self.warmup_result = None
         env = dict(os.environ if self._env is None else self._env)
         env.setdefault("PYTHONUNBUFFERED", "1")
         env["KERNEL_TUI_PARENT_PID"] = str(os.getpid())
@@ -303,9 +311,15 @@ class EngineClient:
             if not line.strip():
                 return
             try:
-                messages.put(protocol.decode(line))
+                message = protocol.decode(line)
             except protocol.ProtocolError as error:
                 self._stderr_tail.append(f"[protocol] {error}\n")
+                return
+            if message["type"] == "warmup":
+                # Not part of any run: kept here for whoever asks, whether a run is being read or not.
+                self.warmup_result = message
+                return
+            messages.put(message)
 
         read_lines(fd, process, on_line)
         messages.put(None)

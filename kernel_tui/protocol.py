@@ -4,7 +4,10 @@ One JSON object per line. The engine writes on its protocol stream (its original
 away from fd 1 before any user code runs); the front end writes requests on the engine's stdin.
 
 Engine -> front end, each with ``type``:
-    hello        {protocol, pid, device, device_name, torch_version, threads}  once, when ready
+    hello        {protocol, pid, device, device_name, torch_version, threads, warmup}  once, when ready;
+                                                 warmup: null, or {cold, estimate_s} when the engine
+                                                 (``--warm-up``) now compiles a tiny function
+    warmup       {state, seconds[, cold, message]}  that compile ended; state: done or failed
     progress     {run_id, stage, detail[, total]} stage: load, inputs, eager, compile, profile, sweep;
                                                  the sweep's says how many points will follow
     partial      {run_id, report}                a report with what is known so far (eager first)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import traceback
 from typing import IO, Any
 
@@ -16,11 +17,17 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "cuda-preview"))
     # The explorer passes the preview's architecture through the environment, the CLI on the command line.
     parser.add_argument("--arch", type=int, choices=(80, 90, 100), default=os.environ.get("KERNEL_TUI_ARCH", "90"))
+    # The explorer asks for it: the learner reads a lesson first. The CLI's request comes at once, and a
+    # warm-up could only make it wait for the tiny function's own kernel.
+    parser.add_argument("--warm-up", action="store_true", help="compile a tiny function right after hello")
     options = parser.parse_args(argv)
+    sending = threading.Lock()
 
     def send(message_type: str, **fields: Any) -> None:
-        out.write(protocol.encode(message_type, **fields))
-        out.flush()
+        # The warm-up thread reports on the same stream: one whole line at a time.
+        with sending:
+            out.write(protocol.encode(message_type, **fields))
+            out.flush()
 
     import torch
 
@@ -44,6 +51,11 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
 
     # Every scenario starts from this state, whatever the one before it changed.
     clean_state = isolation.Snapshot.take(device)
+    warm_up = None
+    if options.warm_up and options.device != "cuda-preview":
+        from kernel_tui.engine.warmup import WarmUp
+
+        warm_up = WarmUp(device, send)
     send(
         "hello",
         protocol=protocol.PROTOCOL_VERSION,
@@ -52,7 +64,10 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
         device_name=device_name(device),
         torch_version=torch.__version__,
         threads=torch.get_num_threads(),
+        warmup=warm_up.hello_fields() if warm_up is not None else None,
     )
+    if warm_up is not None:
+        warm_up.start()
     for line in lifeline.request_lines(sys.stdin if requests is None else requests):
         if not line.strip():
             continue
@@ -78,6 +93,10 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
             send(message_type, run_id=_run_id, **fields)
 
         with lifeline.busy():
+            if warm_up is not None and warm_up.running:
+                emit("progress", stage="load",
+                     detail=f"first compile of the session: about {warm_up.remaining_s():.0f} s more")
+                warm_up.wait()
             report_dict = _run(request, device, emit, measure_scenario, seen)
             # Restored before the report is sent, so that what could not be restored is in it.
             notes = clean_state.restore((os.path.dirname(str(request.get("path", ""))),))

@@ -43,16 +43,28 @@ def failed_claims(report: ScenarioReport | None) -> int:
     return sum(1 for check in report.expect.values() if not check.ok)
 
 
+def warming_text(estimate_s: float, elapsed_s: float) -> str:
+    """What the engine is doing before the first run: compiling once, so that the first run need not."""
+    return f"first compile of the session: about {estimate_s:.0f} s · {elapsed_s:.0f} s so far"
+
+
+def warming_progress(estimate_s: float, elapsed_s: float) -> tuple[float, int]:
+    """The status bar's (done, total) for the warm-up: short of full until the engine says it is done."""
+    return min(95.0, 100.0 * elapsed_s / max(estimate_s, 1.0)), 100
+
+
 def status_text(
     run: ScenarioRun | None,
     *,
     now: float,
     background: tuple[str, ScenarioRun] | None = None,
     engine_error: ScenarioError | None = None,
+    warming: tuple[float, float] | None = None,
 ) -> Text:
     """The status line for the scenario on screen (``run``: its latest run, if any).
 
     ``background`` is (title, run) of a run going on for another scenario, so it is never forgotten.
+    ``warming`` is (estimate, elapsed) seconds of the engine's first compile, while it runs.
     """
     text = Text()
     if background is not None:
@@ -63,6 +75,11 @@ def status_text(
     if run is None:
         if engine_error is not None:
             text.append(f"✗ {error_line(engine_error)} · d details", style="bold red")
+            return text
+        if warming is not None:
+            text.append("◌ ", style="bold cyan")
+            text.append(warming_text(*warming))
+            text.append(" · r runs this scenario", style="dim")
             return text
         text.append("r runs this scenario · s runs it with the size sweep · ? lists every key", style="dim")
         return text

@@ -66,7 +66,8 @@ class ClientEngineLink:
         self.log_path: Path | None = state_dir() / ENGINE_LOG
         """Everything the engine wrote on stderr this session (what scenarios printed): a log to open."""
         self._log: TextIO | None = None
-        self._client = EngineClient(device, stderr_sink=self._record_output)
+        # The learner reads the first lesson before running it: time enough to warm the compiler.
+        self._client = EngineClient(device, stderr_sink=self._record_output, warm_up=True)
         # One run (or start) at a time: a run that replaces a cancelled one must wait until the
         # cancelled one has let go of the client, or both would read the same message queue.
         self._busy = threading.Lock()
@@ -96,6 +97,10 @@ class ClientEngineLink:
             self._client.close()
             raise EngineDied(None, "", "the app is closing")
         return hello
+
+    def warmup_result(self) -> dict[str, Any] | None:
+        """The engine's ``warmup`` message once its first compile has ended; None while it runs."""
+        return self._client.warmup_result
 
     def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[dict[str, Any]]:
         self._requested += 1

@@ -100,6 +100,8 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
         self.wide = self._fits_wide()
         self._run_ids = 0
         self._name_mode = "eager"
+        self._warmup_since: float | None = None
+        """When the engine began its first compile of the session; None once it ended (or never began)."""
         """Which table's highlighted kernel the full-name line shows: the one last focused."""
 
     # -- layout ------------------------------------------------------------------------------------
@@ -267,10 +269,26 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
         if self.active is not None and self.active.path != self.entry.path:
             background = (self._title_of(self.active.path), self.active)
         # The progress bar follows the engine's run, whichever scenario is on screen.
+        warming = self._warming(now)
+        progress = self.active.progress() if self.active is not None else None
+        if progress is None and run is None and warming is not None:
+            progress = describe.warming_progress(*warming)
         self.query_one(RunStatusBar).show(
-            describe.status_text(run, now=now, background=background, engine_error=self.engine_error),
-            self.active.progress() if self.active is not None else None,
+            describe.status_text(
+                run, now=now, background=background, engine_error=self.engine_error, warming=warming
+            ),
+            progress,
         )
+
+    def _warming(self, now: float) -> tuple[float, float] | None:
+        """(estimate, elapsed) seconds while the engine's first compile of the session runs, else None."""
+        if self._warmup_since is None or self.hello is None:
+            return None
+        result = getattr(self.app.link, "warmup_result", None)
+        if result is not None and result() is not None:
+            self._warmup_since = None
+            return None
+        return float(self.hello["warmup"].get("estimate_s") or 0.0), now - self._warmup_since
 
     def _show_marks(self) -> None:
         self.query_one(ScenarioList).show(self.entries, self._marks())
@@ -322,7 +340,7 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
         return path.name
 
     def _tick(self) -> None:
-        if self.active is not None:
+        if self.active is not None or self._warmup_since is not None:
             self._show_status()
 
     # -- events from widgets -----------------------------------------------------------------------
@@ -485,6 +503,7 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
 
     def on_engine_started(self, message: EngineStarted) -> None:
         self.hello = message.hello
+        self._warmup_since = self.app.clock() if (message.hello or {}).get("warmup") else None
         self.engine_error = None
         self._show_results()
 

@@ -1,0 +1,123 @@
+"""Warm the compiler while the learner reads: the first ``torch.compile`` of a session pays once for
+Inductor's imports, its C++ toolchain and ISA probes and, with a cold cache, much more (80 s of an 87 s
+first lesson on a busy machine). A tiny function compiled in a background thread right after ``hello``
+pays it before the first run is asked for.
+
+A run does not overlap the warm-up: on 2 cores a compile beside the eager measurement would slow it and
+skew its times, and the run's own compile would wait for Dynamo's compile lock anyway. So a run that
+arrives early waits for the warm-up (``wait``), which costs it at most the tiny function's own kernel:
+the rest it would have paid itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+DEFAULT_ESTIMATE_S = {"cold": 20.0, "warm": 3.0}
+"""Before a first warm-up on this machine: about what a cold and a warm Inductor cache cost on a quiet one."""
+RECORD = "warmup.json"
+
+
+def _record_path() -> Path:
+    root = os.environ.get("KERNEL_TUI_CACHE_DIR") or Path.home() / ".cache" / "kernel-tui"
+    return Path(root) / RECORD
+
+
+def inductor_cache_is_cold() -> bool:
+    """Whether Inductor has compiled nothing into its cache yet (a fresh clone, a new cache folder)."""
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    root = Path(cache_dir())
+    try:
+        return not any(root.iterdir())
+    except OSError:
+        return True
+
+
+def estimate_s(cold: bool) -> float:
+    """How long the warm-up will take: the last one measured on this machine for a cache this cold."""
+    key = "cold" if cold else "warm"
+    try:
+        return float(json.loads(_record_path().read_text())[key])
+    except (OSError, ValueError, KeyError, TypeError):
+        return DEFAULT_ESTIMATE_S[key]
+
+
+def _remember(cold: bool, seconds: float) -> None:
+    path = _record_path()
+    try:
+        record = json.loads(path.read_text())
+        if not isinstance(record, dict):
+            record = {}
+    except (OSError, ValueError):
+        record = {}
+    record["cold" if cold else "warm"] = round(seconds, 1)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record))
+    except OSError:
+        pass  # only the next estimate is worse for it
+
+
+def _compile_tiny(device: str) -> None:
+    import torch
+
+    def tiny(x: torch.Tensor) -> torch.Tensor:
+        return (x + 1).relu()
+
+    # Its own Dynamo cache entry, reset afterwards, so that no scenario's recompile count includes it.
+    compiled = torch.compile(tiny)
+    device = "cpu" if device == "cuda-preview" else device
+    with torch.no_grad():
+        compiled(torch.ones(16, device=device))
+    torch._dynamo.reset()
+
+
+class WarmUp:
+    """One background compile, started once; ``wait`` blocks until it has ended."""
+
+    def __init__(self, device: str, report: Callable[..., None]) -> None:
+        self.device = device
+        self.cold = inductor_cache_is_cold()
+        self.estimate_s = estimate_s(self.cold)
+        self._report = report
+        self._thread = threading.Thread(target=self._run, name="kernel-tui-warmup", daemon=True)
+        self.started_at: float | None = None
+        self.seconds: float | None = None
+
+    def hello_fields(self) -> dict[str, Any]:
+        return {"cold": self.cold, "estimate_s": round(self.estimate_s, 1)}
+
+    def start(self) -> None:
+        self.started_at = time.monotonic()
+        self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def remaining_s(self) -> float:
+        elapsed = time.monotonic() - (self.started_at or time.monotonic())
+        return max(1.0, self.estimate_s - elapsed)
+
+    def wait(self) -> None:
+        if self.started_at is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        started = time.monotonic()
+        try:
+            _compile_tiny(self.device)
+        except Exception as error:  # noqa: BLE001 - a failed warm-up only means the first run pays itself
+            self.seconds = time.monotonic() - started
+            self._report("warmup", state="failed", seconds=round(self.seconds, 2), message=repr(error)[:300])
+            return
+        self.seconds = time.monotonic() - started
+        _remember(self.cold, self.seconds)
+        self._report("warmup", state="done", seconds=round(self.seconds, 2), cold=self.cold)

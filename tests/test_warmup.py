@@ -1,0 +1,97 @@
+"""The first answer comes sooner: the explorer's engine compiles a tiny function while the learner reads,
+says so, and a run asked for meanwhile waits for it instead of competing with it for the 2 cores."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from conftest import REPO, measure
+from test_ui_support import ADD_RELU, make_app, make_link, wait_for
+
+from kernel_tui.client import EngineClient
+from kernel_tui.ui import describe
+from kernel_tui.ui.engine_link import ClientEngineLink
+from kernel_tui.ui.widgets.run_status import RunStatusBar
+
+SMALL = (80, 24)
+
+
+def test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERNEL_TUI_CACHE_DIR", str(tmp_path))
+    with EngineClient("cpu", warm_up=True) as client:
+        hello = client.start()
+        assert hello["warmup"]["estimate_s"] > 0 and isinstance(hello["warmup"]["cold"], bool)
+        stages = []
+        report = None
+        # Asked for at once: the run waits for the warm-up rather than measuring beside it.
+        for message in client.run(str(REPO / "tests" / "data" / "add_relu.py"), sweep=False, timeout=600):
+            if message["type"] == "progress":
+                stages.append(message.get("detail", ""))
+            if message["type"] == "done":
+                report = message["report"]
+        assert report is not None and report["error"] is None
+        assert report["compiled"]["kernel_count"] == 1
+        assert report["compiled"]["recompiles"] in (0, None), "the tiny function is not the scenario's"
+        deadline = time.monotonic() + 60
+        while client.warmup_result is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert client.warmup_result["state"] == "done" and client.warmup_result["seconds"] > 0
+    assert (tmp_path / "warmup.json").exists(), "the next session's estimate comes from this one"
+
+
+def test_the_cli_engine_does_not_warm_up(engine):
+    assert engine.start().get("warmup") is None
+    assert measure(engine, REPO / "tests" / "data" / "add_relu.py").compiled.kernel_count == 1
+
+
+def test_the_explorer_asks_for_the_warm_up():
+    link = ClientEngineLink("cpu")
+    try:
+        assert "--warm-up" in link._client._command
+    finally:
+        link.close()
+
+
+class WarmingLink:
+    """The replayed engine, with a hello that announces a warm-up, ended when the test says so."""
+
+    def __init__(self) -> None:
+        self.replay = make_link()
+        self.result: dict[str, Any] | None = None
+
+    def start(self) -> dict[str, Any]:
+        return {**self.replay.start(), "warmup": {"cold": True, "estimate_s": 20.0}}
+
+    def warmup_result(self) -> dict[str, Any] | None:
+        return self.result
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.replay, name)
+
+
+async def test_the_explorer_shows_the_first_compile_with_its_progress_until_it_ends():
+    link = WarmingLink()
+    now = [1000.0]
+    app = make_app(link, clock=lambda: now[0])
+    async with app.run_test(size=SMALL) as pilot:
+        bar = app.get_explorer().query_one(RunStatusBar)
+        status = lambda: str(bar.query_one("#status-text").render())  # noqa: E731
+        await wait_for(pilot, lambda: "first compile of the session: about 20 s" in status(), what="the warm-up")
+        now[0] += 5
+        app.get_explorer()._show_status()
+        await pilot.pause()
+        assert "5 s so far" in status()
+        progress = bar.query_one("#status-progress")
+        assert progress.display and 0 < progress.progress < progress.total
+        link.result = {"type": "warmup", "state": "done", "seconds": 6.0}
+        app.get_explorer()._show_status()
+        await pilot.pause()
+        assert "first compile" not in status() and not progress.display
+        await pilot.press("r")
+        await wait_for(pilot, lambda: not app.get_explorer().runs[ADD_RELU].running, what="the run")
+
+
+def test_warming_progress_stays_short_of_full_until_the_engine_says_done():
+    assert describe.warming_progress(20.0, 10.0) == (50.0, 100)
+    assert describe.warming_progress(20.0, 60.0)[0] < 100
