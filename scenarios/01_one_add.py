@@ -1,4 +1,4 @@
-"""One add: one kernel, three transfers
+"""One add
 
 `c = a + b` on two float32 arrays of a million elements. Before you run it, predict: how many
 kernels does eager PyTorch run? How many after `torch.compile`? And how many *array-sized

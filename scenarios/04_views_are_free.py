@@ -1,4 +1,4 @@
-"""Views are free
+"""Views: reshape, transpose, slice
 
 `fn` reshapes a flat array into rows of 1024 with `.view`, transposes it with `.t()`, and keeps
 every second column with a slice. Three operations on a million numbers: how many kernels do they
@@ -6,7 +6,7 @@ launch eager? How many compiled? How much data moves?
 
 **Why.** None at all, on either side. A tensor is a pointer to memory plus a little description
 of how to walk it: a shape, and a *stride* per dimension (how far to step in memory to reach the
-next index). `view` writes a new shape, `t()` swaps two strides, and the slice `[:, ::2]`
+next index). `.view` writes a new shape, `.t()` swaps two strides, and the slice `[:, ::2]`
 doubles one stride. Each one returns a new description of the same memory, so there is no kernel
 and no transfer to count; the table stays empty. The compiler agrees: its output is a view of
 the input too.

@@ -1,4 +1,4 @@
-""".contiguous() makes a copy
+""".contiguous() after a transpose
 
 `x.view(-1, 1024).t().contiguous()`: the same free view and transpose as the last lesson, then a
 request for the data in plain row order. How many kernels eager, how many compiled, and how many

@@ -1,4 +1,4 @@
-"""In-place operations: what add_ saves, and what it does not
+"""In-place operations: add_
 
 `x.add_(y)` adds `y` into `x`'s own memory instead of making a new array. Is that fewer kernels
 than `x + y`? Fewer array-sized transfers? Predict both, eager and compiled.

@@ -1,4 +1,4 @@
-"""Dtype casts are kernels too
+"""Dtype casts: to float16 and back
 
 `x.half().float()` converts a float32 array to float16 and back. How many kernels is that eager?
 Compiled? And how many array-sized transfers, when one transfer is the size of the float32 input?

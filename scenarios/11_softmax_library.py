@@ -1,4 +1,4 @@
-"""Softmax as one library operation
+"""Softmax from the library
 
 `torch.softmax(x, dim=-1)` on a thousand rows of 1024. Softmax subtracts each row's maximum,
 exponentiates, and divides by the row's sum. That sounds like several steps: how many kernels

@@ -1,4 +1,4 @@
-"""Matmul, bias, ReLU: the library kernel in the middle
+"""Matmul, bias, ReLU
 
 `torch.relu(x @ w + b)`, a linear layer by hand, with 1024 by 1024 matrices. Predict: how many
 kernels eager? How many compiled? How many array-sized transfers (one transfer is one matrix)?

@@ -1,7 +1,7 @@
-"""A graph break: .item() in the middle
+""".item() in the middle of tensor code
 
-`fn` takes the sine of `x`, reads the largest value back into Python with `.item()`, and divides
-the cosine by it. Eager runs one kernel per operation: how many is that? And what does
+`fn` takes the sine of `x`, reads the largest value of `x` back into Python with `.item()`, and
+divides the cosine of the sine by it. Eager runs one kernel per operation: how many is that? And what does
 `torch.compile` make of a line that needs a Python number in the middle of tensor code? How many
 compiled graphs, how many kernels?
 
@@ -12,7 +12,7 @@ To compile, PyTorch first traces `fn` into a graph of tensor operations. `.item(
 plain Python number, which by default the tracer will not put in a graph, so it stops there: a
 *graph break*. The code before it becomes one compiled graph, `.item()` runs eagerly, and the
 rest becomes a second graph. The table shows one graph break and, on CPU, three kernels: a fused
-sine-and-max kernel, the eager `.item()`, and a fused cosine-and-divide kernel. On a GPU, four:
+sine-and-max kernel, the eager `.item()`, and `cpp_fused_cos_div_0`. On a GPU, four:
 the max over a million elements splits in two, and `.item()` is a copy to the host.
 
 The break costs more than a launch. The first graph must now write the whole sine array to
@@ -38,7 +38,7 @@ SIZES = [2**10, 2**12, 2**14, 2**16, 2**18, 2**20, 2**22]
 
 def fn(x):
     y = x.sin()
-    peak = y.max().item()
+    peak = x.max().item()
     return y.cos() / peak
 
 

@@ -1,4 +1,4 @@
-"""Recompiles: one compile per size
+"""Static shapes: a sweep of sizes
 
 The add-and-ReLU from lesson 2, compiled with `COMPILE = {"dynamic": False}`: every graph is
 specialised to exact sizes. The profile compiles it once at a million elements; then the sweep

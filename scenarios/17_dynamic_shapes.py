@@ -1,4 +1,4 @@
-"""Dynamic shapes: one compile for every other size
+"""The default compile: the same sweep
 
 The same add-and-ReLU, now with `torch.compile`'s default settings. The profile compiles it at
 a million elements, then the sweep runs the same six sizes as the last lesson. How many graphs

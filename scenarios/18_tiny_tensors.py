@@ -1,4 +1,4 @@
-"""Tiny tensors: when the overhead is the work
+"""Tiny tensors
 
 The add-and-ReLU again, on arrays of length 8. Before you run it: how many kernels eager and
 compiled? How many array-sized transfers? And which side do you expect to be faster now?
@@ -14,7 +14,7 @@ grow and the saved transfers start to count.
 On a GPU the fixed cost is each launch: microseconds of CPU time, while the kernel itself runs
 for about one. The kernel times cannot show that, as they are the GPU's own; the summary's *wall
 per call* (back-to-back calls) does. `COMPILE = {"mode": "reduce-overhead"}` attacks it with CUDA
-graphs: the kernels are recorded once and replayed with one launch, after a `_foreach_copy_` that
+graphs: the kernels are recorded once and replayed with one launch, after one more kernel that
 copies your inputs into the graph's own buffers. On CPU there are no CUDA graphs.
 
 **Try next.** Read the sweep from the left: does the compiled line cross below the eager one on

@@ -8,6 +8,8 @@ engine is a child process, and whether a GPU exists is asked of an engine too.
 
 from __future__ import annotations
 
+import ast
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +22,7 @@ from kernel_tui.course import course_dir
 from kernel_tui.expect import NEEDS_SWEEP
 from kernel_tui.report import ScenarioReport
 from kernel_tui.scenario_file import CLAIM_KEYS, COMPILE_KEYS, find_scenarios, read_scenario
+from kernel_tui.ui.score import split_lesson
 
 NUMBERED = re.compile(r"^(\d{2})_[a-z0-9_]+\.py$")
 MIN_LESSONS = 14
@@ -28,6 +31,18 @@ EXPLANATION = "**Why.**"
 """Where each lesson's explanation starts; the prediction questions come before it."""
 
 COURSE = find_scenarios([course_dir()])
+PREVIEW = Path(__file__).parent / "data" / "preview" / "course_sm90.jsonl"
+"""The course previewed for sm_90 (``tests/test_cuda_preview.py`` keeps it up to date): where Triton names are."""
+SPOILER = re.compile(
+    r"\b(?:no|one|two|three|four|five|six|seven|\d+)\s+(?:\w+\s+)?(?:kernels?|transfers?|compiles?|graphs?|operations?)\b"
+    r"|\b(?:are free|makes a copy|kernels too|overhead is the work|library kernel|graph break|saves)\b",
+    re.IGNORECASE,
+)
+"""A title that says what the learner is asked to predict: a count, or the lesson's conclusion."""
+KERNEL_NAME = re.compile(r"^(?:cpp|triton)_\w*|^aten::\w+|^Memcpy \w+")
+"""A generated kernel (``cpp_fused_add_relu_0``, ``triton_poi_...``), an operator or a copy, named anywhere."""
+OP_NAME = re.compile(r"^_?[a-z][a-z0-9_]+$")
+"""A bare operator name (``clone``, ``addmm``); checked in the explanation, where the lesson says what ran."""
 
 
 def _ids(paths: list[Path]) -> list[str]:
@@ -108,6 +123,73 @@ def test_readme_documents_every_key() -> None:
         assert f"`{key}" in readme, key
 
 
+@pytest.mark.parametrize("path", COURSE, ids=_ids(COURSE))
+def test_title_names_the_topic_not_the_answer(path: Path) -> None:
+    """The title is on screen before the prediction: it must not say how many kernels, or what happens."""
+    title = read_scenario(path).title
+    spoiler = None if title.endswith("?") else SPOILER.search(title)
+    assert spoiler is None, f"{path.name}: the title {title!r} gives the answer away ({spoiler.group(0)!r})"
+
+
+# -- the kernels a lesson names ---------------------------------------------------------------------------
+
+
+def named_kernels(path: Path) -> tuple[list[str], list[str]]:
+    """(kernel and operator names anywhere in the lesson, bare operator names in its explanation).
+
+    Only names in backticks count; code (``.view()``, ``x @ w``, ``dynamic=False``) and the scenario's own
+    names (``x``, ``bias``, ``fn``) are not kernel names. A trailing ``...`` or ``_`` leaves a prefix.
+    """
+    source = path.read_text(encoding="utf-8")
+    lesson = read_scenario(path).lesson
+    own = {node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
+    own |= {node.arg for node in ast.walk(ast.parse(source)) if isinstance(node, ast.arg)}
+    own |= {node.name for node in ast.walk(ast.parse(source)) if isinstance(node, ast.FunctionDef)}
+    kernels = [name.removesuffix("...") for name in re.findall(r"`([^`]+)`", lesson) if KERNEL_NAME.match(name)]
+    _, why, _ = split_lesson(lesson)
+    ops = [name for name in re.findall(r"`([^`]+)`", why)
+           if OP_NAME.match(name) and len(name) > 1 and name not in own and not KERNEL_NAME.match(name)]
+    return kernels, ops
+
+
+def _measured_names(kernels: list[dict]) -> list[str]:
+    return [*(kernel["name"] for kernel in kernels), *(op for kernel in kernels for op in kernel["aten_ops"])]
+
+
+def _finds(name: str, measured: list[str]) -> bool:
+    """A kernel name (or its prefix) within a measured name, or an operator among the ops and fused names."""
+    if KERNEL_NAME.match(name):
+        return any(name in found for found in measured)
+    return any(f"_{name}_" in f"_{found.replace('aten::', '').split('.')[-1]}_" for found in measured)
+
+
+def _preview_names(path: Path) -> list[str]:
+    for line in PREVIEW.read_text(encoding="utf-8").splitlines():
+        report = json.loads(line)
+        if Path(report["scenario"]).name == path.name:
+            return _measured_names(report["eager"]["kernels"] + report["compiled"]["kernels"])
+    raise AssertionError(f"{path.name} is not in {PREVIEW.name}: regenerate it (tests/test_cuda_preview.py)")
+
+
+def test_named_kernels_are_found_in_text() -> None:
+    lesson = Path(course_dir()) / "10_after_a_reduction.py"
+    kernels, ops = named_kernels(lesson)
+    assert kernels == ["triton_poi_fused_mean_sub_2", "cpp_fused_mean_sub_"]
+    assert ops == []
+    assert named_kernels(Path(course_dir()) / "05_contiguous_copies.py") == (["aten::contiguous"], ["clone"])
+    assert _finds("cpp_fused_mean_sub_", ["graph_3_cpp_fused_mean_sub_0"])
+    assert _finds("copy_", ["graph_1_cpp_fused_add_copy__0"]) and _finds("mm", ["extern_kernels.mm"])
+    assert not _finds("mm", ["aten::addmm"]) and not _finds("cpp_fused_div_0", ["graph_2_cpp_fused_cos_div_0"])
+
+
+@pytest.mark.parametrize("path", COURSE, ids=_ids(COURSE))
+def test_triton_names_in_a_lesson_are_in_the_preview(path: Path) -> None:
+    """A Triton kernel a lesson names is one Inductor generates for sm_90 (the recorded preview)."""
+    measured = _preview_names(path)
+    missing = [name for name in named_kernels(path)[0] if name.startswith("triton_") and not _finds(name, measured)]
+    assert not missing, f"{path.name} names kernels the preview does not generate: {missing}\n{measured}"
+
+
 # -- the claims, measured --------------------------------------------------------------------------
 
 
@@ -117,7 +199,27 @@ def test_claims_hold_on_cpu(engine: EngineClient, path: Path) -> None:
     claims = read_scenario(path).claims_for("cpu")
     assert claims
     report = measure(engine, path, sweep=bool(NEEDS_SWEEP & set(claims)))
+    _CPU_REPORTS[path.name] = report
     _check_report(report, claims, "cpu")
+
+
+_CPU_REPORTS: dict[str, ScenarioReport] = {}
+"""Each lesson measured on CPU by the claim test, for the next test (measured again when run alone)."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", COURSE, ids=_ids(COURSE))
+def test_kernels_a_lesson_names_run_on_cpu(engine: EngineClient, path: Path) -> None:
+    """Every kernel and operator a lesson names is in its measurement: CPU names on CPU, GPU ones in the preview."""
+    report = _CPU_REPORTS.get(path.name) or measure(engine, path)
+    assert report.eager is not None and report.compiled is not None, report.error
+    kernels = report.eager.kernels + report.compiled.kernels
+    cpu = _measured_names([{"name": kernel.name, "aten_ops": kernel.aten_ops} for kernel in kernels])
+    gpu = _preview_names(path)
+    kernels, ops = named_kernels(path)
+    missing = [name for name in kernels if not name.startswith("triton_") and not _finds(name, cpu + gpu)]
+    missing += [name for name in ops if not _finds(name, cpu + gpu)]
+    assert not missing, f"{path.name} names what its measurement does not show: {missing}\nCPU: {cpu}\nGPU: {gpu}"
 
 
 @pytest.fixture(scope="module")

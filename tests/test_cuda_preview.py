@@ -108,6 +108,16 @@ def test_the_gpu_differs_where_the_course_says(preview_engine: EngineClient) -> 
     assert host.compiled.kernels[1].bytes_total == 2 * host.array_bytes
 
 
+def test_the_graph_break_lesson_really_divides(preview_engine: EngineClient) -> None:
+    """Lesson 15 divides by a value read back with ``.item()``: the second graph's kernel divides by it (a
+    stand-in of 1.0 for that value, or a peak that is always 1.0, made the division vanish)."""
+    report = measure(preview_engine, Path(course_dir()) / "15_graph_break.py")
+    last = report.compiled.kernels[-1]
+    assert last.short_name == "triton_poi_fused_cos_div_0" and "aten::div" in last.aten_ops
+    after_cos = last.code.split("tl_math.cos(", 1)[1]
+    assert " * " in after_cos or " / " in after_cos, "the cosine is stored without being divided"
+
+
 def test_json_has_the_usual_shape_with_device_arch_and_assumptions(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", str(course_dir() / "15_graph_break.py"), "--device",
