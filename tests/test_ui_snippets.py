@@ -22,6 +22,7 @@ from kernel_tui.ui.catalog import load_catalog
 from kernel_tui.ui.drafts import TEMPLATE, DraftStore, snippets_dir
 from kernel_tui.ui.replay import ReplayEngineLink
 from kernel_tui.ui.run_state import RunStatus
+from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
 from kernel_tui.ui.screens.prompt import PromptScreen
@@ -215,7 +216,7 @@ class TestErrors:
             assert text_area(app).error_line == 3
             assert text_area(app).cursor_location == (2, 0)
             assert "▶3 t + q" in shown_text(text_area(app)), "the line is marked in the gutter"
-            assert "✗ line 3: eager: NameError: name 'q' is not defined" in note(app)
+            assert "✗ ^t details · line 3: eager: NameError: name 'q'" in note(app)
             assert ":3: eager: NameError" in status(app)
             # The app goes on: editing clears the mark, the note stays until the next run.
             await pilot.press("end")
@@ -233,7 +234,21 @@ class TestErrors:
             await wait_for(pilot, lambda: run_done(app))
             assert text_area(app).text == typed
             assert text_area(app).error_line == 1
-            assert "line 1: load: syntax error: '(' was never closed" in note(app)
+            assert "line 1: load: syntax error: '(' was never" in note(app)
+
+    async def test_the_details_key_the_note_names_works_in_the_editor(self):
+        typed = "t = (a + b\nt.relu()"
+        app = make_app(snippet_link(plays="snippets/ui_snippet_syntax.py"))
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, typed)
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: run_done(app))
+            assert "✗ ^t details · line 1: load" in note(app)
+            assert isinstance(app.focused, SnippetTextArea)
+            await pilot.press("ctrl+t")
+            await wait_for(pilot, lambda: isinstance(app.screen, DetailsScreen), what="the details")
+            await pilot.press("escape")
+            assert text_area(app).text == typed, "the key typed nothing"
 
     async def test_a_good_run_after_an_error_clears_it(self):
         link = snippet_link(plays="snippets/ui_snippet_typo.py")

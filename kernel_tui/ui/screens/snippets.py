@@ -42,7 +42,7 @@ from kernel_tui.ui.drafts import (
 )
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 from kernel_tui.ui.snippet_doc import SnippetDocument
-from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
+from kernel_tui.ui.widgets.snippet_editor import DETAILS_KEY_SHOWN, SnippetEditor
 
 if TYPE_CHECKING:
     from kernel_tui.ui.screens.restore_drafts import RestoreDecision
@@ -646,9 +646,12 @@ def measured_hint(text: str) -> str | None:
 
 def error_note(error: ScenarioError, path: Path) -> Text:
     """A run's error as the line under the editor: the line typed, the stage and the message."""
+    # The key first: a long message is cut at the pane's edge, and the key is what gets the rest of it.
     if error.line is not None and _names(error.file, path):
-        return Text(f"✗ line {error.line}: {error.stage}: {_first_line(error.message)} · d details", style="bold red")
-    return Text(f"✗ {error_line(error)} · d details", style="bold red")
+        said = f"line {error.line}: {error.stage}: {_first_line(error.message)}"
+    else:
+        said = error_line(error)
+    return Text(f"✗ {DETAILS_KEY_SHOWN} details · {said}", style="bold red")
 
 
 def _first_line(message: str) -> str:

@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 
     from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
+DETAILS_KEY = "ctrl+t"
+"""The details of the latest run (the traceback) from inside the editor, where letters are typed."""
+DETAILS_KEY_SHOWN = "^t"
+"""As the editor's title bar writes keys (``^r run``)."""
+
 EMPTY_TEXT = (
     "No snippet open.\n\n"
     "ctrl+n  a new snippet, from a template: (a + b).relu()\n"
@@ -41,6 +46,8 @@ class SnippetEditor(Vertical):
         # The screen's actions; bound here too so that the footer shows them while the editor has focus.
         Binding("ctrl+r", "screen.run_snippet(False)", "Run", tooltip="Run the snippet"),
         Binding("ctrl+s", "screen.save_snippet", "Save", tooltip="Save the snippet as a scenario file"),
+        # d types a "d" here; the error note under the text names this key instead.
+        Binding(DETAILS_KEY, "screen.details", "Details", show=False, tooltip="The latest run's details"),
     ]
 
     @dataclass
