@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-BENCHMARKS = ["startup", "answer_time", "fidelity", "sweep_cost", "scale", "app_timing", "preview"]
+BENCHMARKS = ["startup", "answer_time", "first_answer", "fidelity", "sweep_cost", "scale", "app_timing", "preview"]
 
 
 def _versions() -> str:

@@ -1,7 +1,10 @@
 """The baseline: what the seed article's reader does by hand to see add+relu's kernels, eager then compiled.
 
 Profile eager and print the profiler table; torch.compile; warm up; profile compiled and print again.
+``seed_reader.py add`` does the same for the course's first lesson, one add.
 """
+
+import sys
 
 import torch
 from torch.profiler import ProfilerActivity, profile
@@ -16,6 +19,13 @@ if device == "cpu":
 def add_relu(a, b):
     return (a + b).relu()
 
+
+def add(a, b):
+    return a + b
+
+
+if sys.argv[1:] == ["add"]:
+    add_relu = add  # noqa: F811 - the same steps, on the first lesson's function
 
 a = torch.randn(1_000_000, device=device)
 b = torch.randn(1_000_000, device=device)
