@@ -15,7 +15,7 @@ from kernel_tui import cli
 from kernel_tui.report import Kernel, ModeResult, SweepPoint
 from kernel_tui.ui import launch
 from kernel_tui.ui.attribution import code_kernel, code_language, lines_text, link_text, no_code_reason, plan_columns
-from kernel_tui.ui.score import HIDDEN_EXPLANATION, PredictionBook, split_lesson
+from kernel_tui.ui.score import HIDDEN_EXPLANATION, Answer, PredictionBook, split_lesson
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
 from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
@@ -288,9 +288,10 @@ def course_app(course, link=None, **options):
     return app, lesson
 
 
-async def predict(pilot, eager: str, compiled: str) -> None:
+async def predict(pilot, eager: str, compiled: str, eager_transfers: str = "5", compiled_transfers: str = "3") -> None:
+    """Kernels eager and compiled, then transfers eager and compiled (by default the recording's 5 and 3)."""
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, PredictScreen), what="the predict dialog")
-    await pilot.press(*eager, "enter", *compiled, "enter")
+    await pilot.press(*eager, "enter", *compiled, "enter", *eager_transfers, "enter", *compiled_transfers, "enter")
 
 
 class TestPredict:
@@ -308,25 +309,30 @@ class TestPredict:
             await pilot.press("r")
             await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
             assert link.runs == [], "the tables must not appear before the guess"
-            await predict(pilot, "2", "2")
+            await predict(pilot, "2", "2", "5", "2")
             await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
             reveal = app.screen
-            assert reveal.answer.predicted == {"eager": 2, "compiled": 2}
-            assert reveal.answer.measured == {"eager": 2, "compiled": 1}
+            assert reveal.answer.predicted == {"eager": 2, "compiled": 2, "eager_transfers": 5, "compiled_transfers": 2}
+            assert reveal.answer.measured == {"eager": 2, "compiled": 1, "eager_transfers": 5, "compiled_transfers": 3}
             assert reveal.why == WHY
-            assert "1 of 2 counts predicted right" in shown_text(reveal.query_one("#reveal-score"))
-            counts = shown_text(reveal.query_one("#reveal-counts"))
-            assert "✓ right" in counts and "✗ not this time" in counts
+            assert "2 of 4 predictions right" in shown_text(reveal.query_one("#reveal-score"))
+            counts = shown_text(reveal.query_one("#reveal-counts")).splitlines()
+            assert [line.split()[-2:] for line in counts[1:]] == [
+                ["✓", "right"], ["this", "time"], ["✓", "right"], ["this", "time"]], counts
+            assert [" ".join(line.split()[:2]) for line in counts[1:]] == [
+                "eager kernels", "compiled kernels", "eager transfers", "compiled transfers"]
+            assert counts[3].split()[2:4] == ["5", "5"] and counts[4].split()[2:4] == ["2", "3"], counts
             await pilot.press("escape")
             assert isinstance(app.screen, ExplorerScreen)
             await wait_for(pilot, lambda: finished(app, lesson))
             assert link.runs == [(lesson, False)]
             assert table(app, "eager").border_subtitle.endswith("you said 2 ✓")
             assert table(app, "compiled").border_subtitle.endswith("you said 2 ✗")
-            assert "score 1/2" in explorer(app).sub_title
+            assert "score 2/4" in explorer(app).sub_title
             assert WHY in view.lesson and "Add a third op" in view.lesson, "the explanation is back"
         saved = json.loads((state / "predictions.json").read_text())
-        assert saved["lessons"]["ui_add_relu.py"]["predicted"] == {"eager": 2, "compiled": 2}
+        assert saved["lessons"]["ui_add_relu.py"]["predicted"] == {
+            "eager": 2, "compiled": 2, "eager_transfers": 5, "compiled_transfers": 2}
 
     async def test_the_score_carries_over_and_an_answered_lesson_runs_at_once(self, course, state):
         app, lesson = course_app(course)
@@ -339,8 +345,8 @@ class TestPredict:
         app, lesson = course_app(course, link)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
-            assert app.predictions.score == (2, 2)
-            assert "score 2/2" in explorer(app).sub_title
+            assert app.predictions.score == (4, 4)
+            assert "score 4/4" in explorer(app).sub_title
             await run_to_the_end(pilot, "r", lesson)
             assert not isinstance(app.screen, (PredictScreen, RevealScreen))
             assert link.runs == [(lesson, False)]
@@ -350,13 +356,16 @@ class TestPredict:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
             await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
-            for key, character in (("3", "3"), ("enter", "\r"), ("1", "1"), ("enter", "\r")):
+            burst = (("3", "3"), ("enter", "\r"), ("1", "1"), ("enter", "\r"), ("4", "4"), ("full_stop", "."),
+                     ("5", "5"), ("enter", "\r"), ("3", "3"), ("enter", "\r"))
+            for key, character in burst:
                 # A burst, as a fast typist or a paste sends it: no waiting for the app in between.
                 event = events.Key(key, character)
                 event.set_sender(app)
                 app._driver.send_message(event)
             await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
-            assert app.screen.answer.predicted == {"eager": 3, "compiled": 1}
+            assert app.screen.answer.predicted == {"eager": 3, "compiled": 1, "eager_transfers": 4.5,
+                                                   "compiled_transfers": 3}
 
     async def test_escape_in_the_guess_runs_nothing(self, course, state):
         link = make_link()
@@ -368,6 +377,43 @@ class TestPredict:
             assert isinstance(app.screen, ExplorerScreen)
             await pilot.pause(0.1)
             assert link.runs == [] and explorer(app).runs == {}
+
+    async def test_tab_past_the_last_box_and_enter_still_runs(self, course, state):
+        """Tab cycles through the four boxes (the dialog's body took focus after the last box, and Enter
+        then did nothing); Enter wherever focus is runs once every box has a number."""
+        link = make_link()
+        app, lesson = course_app(course, link)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.press("r")
+            await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
+            dialog = app.screen
+            boxes = [dialog.box(quantity) for quantity in ("eager", "compiled", "eager_transfers",
+                                                           "compiled_transfers")]
+            for value, box in zip(("2", "1", "5", "3"), boxes, strict=True):
+                assert app.screen.focused is box
+                await pilot.press(*value, "tab")
+            assert app.screen.focused is boxes[0], "Tab past the last box comes back to the first"
+            assert [box.value for box in boxes] == ["2", "1", "5", "3"]
+            await pilot.press("tab", "tab")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
+            assert app.screen.answer.points == 4
+            assert link.runs == [(lesson, False)]
+
+    async def test_enter_with_no_box_focused_moves_to_the_empty_one(self, course, state):
+        app, _ = course_app(course)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("r")
+            await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
+            dialog = app.screen
+            await pilot.press("2", "tab", "1", "tab", "5")
+            dialog.set_focus(None)
+            await pilot.press("enter")
+            assert dialog.focused is dialog.box("compiled_transfers")
+            await pilot.press("3")
+            dialog.set_focus(None)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
 
     async def test_an_empty_guess_is_not_accepted(self, course, state):
         app, _ = course_app(course)
@@ -407,6 +453,18 @@ class TestPredict:
         assert cli.main([]) == 0
         assert [options["predict"] for options in calls] == [False, True]
         assert launch.build_app([ADD_RELU], predict=False).predictions.enabled is False
+
+    def test_transfers_are_right_within_a_quarter_and_old_answers_keep_their_counts(self, tmp_path):
+        guess = {"eager": 1, "compiled": 1, "eager_transfers": 2, "compiled_transfers": 1.5}
+        answer = Answer(guess, {"eager": 1, "compiled": 1, "eager_transfers": 2.001, "compiled_transfers": 2})
+        assert [answer.right(q) for q in answer.scored] == [True, True, True, False] and answer.points == 3
+        views = Answer({**guess, "eager_transfers": 0}, {"eager": 0, "compiled": 0, "eager_transfers": 0,
+                                                           "compiled_transfers": None})
+        assert views.scored == ("eager", "compiled", "eager_transfers"), "a transfer not measured is not scored"
+        path = tmp_path / "predictions.json"
+        old = {"predicted": {"eager": 2, "compiled": 1}, "measured": {"eager": 2, "compiled": 1}}
+        path.write_text(json.dumps({"version": 1, "lessons": {"02_add_relu.py": old}}))
+        assert PredictionBook(path).score == (2, 2), "an answer from before transfers scores its two counts"
 
     def test_split_lesson_and_a_damaged_score_file(self, tmp_path):
         question, why, try_next = split_lesson("Q?\n\n**Why.** Because.\n\n**Try next.** More.")

@@ -1,8 +1,9 @@
 """Predict, then reveal: the learner's guesses at each course lesson's kernel counts, and the score.
 
 Before a course lesson runs for the first time the learner says how many kernels eager PyTorch and
-``torch.compile`` will run per call of ``fn``; once the engine has measured both, the guess is revealed
-beside the measurement with the lesson's explanation (its text from ``**Why.**`` on), and counted.
+``torch.compile`` will run per call of ``fn``, and how many array-sized transfers each side will cost; once
+the engine has measured both sides, the guess is revealed beside the measurement with the lesson's
+explanation (its text from ``**Why.**`` on), and counted.
 
 Answered lessons are kept in ``predictions.json`` in kernel-tui's state folder (``KERNEL_TUI_STATE_DIR``,
 see ``kernel_tui.ui.drafts.state_dir``), so the score carries across sessions. A lesson is known by its
@@ -23,8 +24,15 @@ from kernel_tui.ui.catalog import ScenarioEntry
 from kernel_tui.ui.drafts import state_dir, write_text_atomic
 
 MODES = ("eager", "compiled")
+TRANSFERS = ("eager_transfers", "compiled_transfers")
+"""The array-sized transfers of each mode, named as the lessons' claims name them."""
+QUANTITIES = MODES + TRANSFERS
+"""What the learner predicts: kernels per call eager and compiled, then each side's transfers."""
+TRANSFER_SLACK = 0.25
+"""A transfer guess is right within a quarter of a transfer (or 5 %, the claims' tolerance, if larger): a
+broadcast bias adds 0.001, layer norm's small outputs a little more, and nobody is asked for decimals."""
 FILE_NAME = "predictions.json"
-VERSION = 1
+VERSION = 2
 HIDDEN_EXPLANATION = (
     "*The explanation is held back until you have predicted: r asks for your guess, runs the lesson, then "
     "reveals it. (t turns predicting off.)*"
@@ -55,17 +63,31 @@ def lesson_key(entry: ScenarioEntry) -> str:
 
 @dataclass(frozen=True)
 class Answer:
-    """One lesson's prediction and, once revealed, what was measured."""
+    """One lesson's prediction and, once revealed, what was measured.
 
-    predicted: dict[str, int]
-    measured: dict[str, float]
+    Kernel counts are always there; transfers only in answers given since the dialog asked for them (an
+    older answer, or a measurement without bytes, scores its kernel counts alone).
+    """
 
-    def right(self, mode: str) -> bool:
-        return round(self.measured[mode]) == self.predicted[mode]
+    predicted: dict[str, float]
+    measured: dict[str, float | None]
+
+    @property
+    def scored(self) -> tuple[str, ...]:
+        """The quantities both guessed and measured, in the dialog's order."""
+        return tuple(q for q in QUANTITIES if q in self.predicted and self.measured.get(q) is not None)
+
+    def right(self, quantity: str) -> bool:
+        measured = self.measured.get(quantity)
+        if quantity not in self.predicted or measured is None:
+            return False
+        if quantity in MODES:
+            return round(measured) == self.predicted[quantity]
+        return abs(measured - self.predicted[quantity]) <= max(TRANSFER_SLACK, 0.05 * measured)
 
     @property
     def points(self) -> int:
-        return sum(self.right(mode) for mode in MODES)
+        return sum(self.right(quantity) for quantity in self.scored)
 
 
 class PredictionBook:
@@ -103,15 +125,30 @@ class PredictionBook:
 
     # -- guessing and revealing ---------------------------------------------------------------------
 
-    def predict(self, entry: ScenarioEntry, eager: int, compiled: int) -> None:
-        self.pending[lesson_key(entry)] = {"eager": eager, "compiled": compiled}
+    def predict(
+        self,
+        entry: ScenarioEntry,
+        eager: int,
+        compiled: int,
+        eager_transfers: float | None = None,
+        compiled_transfers: float | None = None,
+    ) -> None:
+        guess: dict[str, float] = {"eager": eager, "compiled": compiled}
+        for key, value in (("eager_transfers", eager_transfers), ("compiled_transfers", compiled_transfers)):
+            if value is not None:
+                guess[key] = value
+        self.pending[lesson_key(entry)] = guess
 
     def reveal(self, entry: ScenarioEntry, report: ScenarioReport | None) -> Answer | None:
         """If a guess waits for this lesson and the report has both counts: score it, save it, return it."""
         key = lesson_key(entry)
         if key not in self.pending or report is None or report.eager is None or report.compiled is None:
             return None
-        measured = {"eager": report.eager.kernel_count, "compiled": report.compiled.kernel_count}
+        measured: dict[str, float | None] = {}
+        for mode, result in (("eager", report.eager), ("compiled", report.compiled)):
+            measured[mode] = result.kernel_count
+            # No kernels move no bytes, whether or not the report says 0 (a views-only function).
+            measured[f"{mode}_transfers"] = 0.0 if result.kernel_count == 0 else result.transfers
         answer = Answer(self.pending.pop(key), measured)
         self.answers[key] = answer
         self._save()
@@ -125,8 +162,10 @@ class PredictionBook:
 
     @property
     def score(self) -> tuple[int, int]:
-        """(counts predicted right, counts predicted) over every answered lesson: two counts per lesson."""
-        return sum(answer.points for answer in self.answers.values()), 2 * len(self.answers)
+        """(predictions right, predictions scored) over every answered lesson: kernels and transfers, each
+        side (an answer from before transfers were asked counts its two kernel counts)."""
+        answers = self.answers.values()
+        return sum(answer.points for answer in answers), sum(len(answer.scored) for answer in answers)
 
     def score_text(self) -> str:
         """For the header (short, it goes before the title): ``score 5/6``, ``predict on``, ``predict off``."""
@@ -164,8 +203,13 @@ class PredictionBook:
 def _answer_from(value: Any) -> Answer | None:
     """An answer read back from the file; None for anything malformed (a hand edit, an older format)."""
     try:
-        predicted = {mode: int(value["predicted"][mode]) for mode in MODES}
-        measured = {mode: float(value["measured"][mode]) for mode in MODES}
-    except (KeyError, TypeError, ValueError):
+        predicted: dict[str, float] = {mode: int(value["predicted"][mode]) for mode in MODES}
+        measured: dict[str, float | None] = {mode: float(value["measured"][mode]) for mode in MODES}
+        for key in TRANSFERS:  # absent in answers from before the dialog asked for transfers
+            if value["predicted"].get(key) is not None:
+                predicted[key] = float(value["predicted"][key])
+            found = value["measured"].get(key)
+            measured[key] = None if found is None else float(found)
+    except (AttributeError, KeyError, TypeError, ValueError):
         return None
     return Answer(predicted, measured)

@@ -1,8 +1,9 @@
 """Predict, then reveal: the two dialogs around a course lesson's first run.
 
-``PredictScreen`` asks how many kernels eager and compiled will run, before the tables appear; it returns
-the two counts (or None: back to the explorer, nothing run). ``RevealScreen`` shows the guess beside what
-was measured, the lesson's explanation and the score. The explorer decides when each one appears
+``PredictScreen`` asks how many kernels eager and compiled will run, and how many array-sized transfers
+each side will cost, before the tables appear; it returns the four numbers (or None: back to the explorer,
+nothing run). ``RevealScreen`` shows the guess beside what was measured, the lesson's explanation and the
+score. The explorer decides when each one appears
 (``kernel_tui.ui.score.PredictionBook``).
 """
 
@@ -18,10 +19,21 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from kernel_tui.formatting import format_count
-from kernel_tui.ui.score import MODES, Answer
+from kernel_tui.ui.score import MODES, QUANTITIES, TRANSFERS, Answer
 
 QUESTIONS = {"eager": "eager PyTorch", "compiled": "torch.compile"}
+ROWS = {"kernels": MODES, "transfers": TRANSFERS}
+"""The dialog's rows, each with an eager and a compiled box; Enter and Tab go along a row, then down."""
+LABELS = {
+    "eager": "eager kernels",
+    "compiled": "compiled kernels",
+    "eager_transfers": "eager transfers",
+    "compiled_transfers": "compiled transfers",
+}
 MAX_DIGITS = 3
+MAX_TRANSFER_CHARS = 5
+Guess = tuple[int, int, float, float]
+"""Kernels eager, kernels compiled, transfers eager, transfers compiled."""
 
 
 class CountInput(Input):
@@ -51,10 +63,14 @@ class CountInput(Input):
         await super()._on_key(event)
 
 
-class PredictScreen(ModalScreen[tuple[int, int] | None]):
-    """Two counts to guess; Enter moves on and then runs, Esc goes back without running."""
+class PredictScreen(ModalScreen[Guess | None]):
+    """Four numbers to guess; Enter moves on and then runs, Esc goes back without running.
 
-    BINDINGS = [Binding("escape", "back", "Back")]
+    Only the boxes take focus, so Tab cycles through them and Enter always reaches one (the scrolling body
+    took focus after the last box, where Enter did nothing); Enter with no box focused acts as in one.
+    """
+
+    BINDINGS = [Binding("escape", "back", "Back"), Binding("enter", "submit", "Run", show=False)]
 
     def __init__(self, title: str) -> None:
         super().__init__()
@@ -64,41 +80,78 @@ class PredictScreen(ModalScreen[tuple[int, int] | None]):
         with VerticalScroll(id="predict-body") as body:
             body.border_title = f"Predict: {self._title}"
             body.border_subtitle = "enter runs · esc goes back"
+            body.can_focus = False
             yield Static(
-                Text("Before the tables appear: how many kernels will run per call of fn?"),
+                Text(
+                    "Before the tables appear: per call of fn, how many kernels will run, and how many "
+                    "array-sized transfers (one full array read or written) will they cost?"
+                ),
                 id="predict-question",
             )
-            for mode in MODES:
+            with Horizontal(classes="predict-row predict-head"):
+                yield Label("", classes="predict-label")
+                for mode in MODES:
+                    yield Label(QUESTIONS[mode], classes="predict-column")
+            for row, quantities in ROWS.items():
                 with Horizontal(classes="predict-row"):
-                    yield Label(QUESTIONS[mode], classes="predict-label")
-                    yield CountInput(
-                        placeholder="kernels",
-                        type="integer",
-                        restrict=r"[0-9]*",
-                        max_length=MAX_DIGITS,
-                        id=f"predict-{mode}",
-                    )
+                    yield Label(row, classes="predict-label")
+                    for quantity in quantities:
+                        box = CountInput(
+                            placeholder=row,
+                            type="integer" if row == "kernels" else "number",
+                            restrict=r"[0-9]*" if row == "kernels" else r"[0-9]*\.?[0-9]*",
+                            max_length=MAX_DIGITS if row == "kernels" else MAX_TRANSFER_CHARS,
+                            id=f"predict-{quantity}",
+                        )
+                        box.tooltip = LABELS[quantity]
+                        yield box
             yield Static(Text("t on the explorer turns predicting off (--no-predict at start).", style="dim"),
                          id="predict-note")
 
     def on_mount(self) -> None:
-        self.set_focus(self.query_one("#predict-eager", Input))
+        self.set_focus(self.box("eager"))
 
-    def entered(self, field: Input) -> None:
-        """Enter in a box: on to the next empty box, else run with both counts (focus moves at once)."""
-        eager, compiled = (self.query_one(f"#predict-{mode}", Input) for mode in MODES)
-        if field is eager and not compiled.value:
-            self.set_focus(compiled)
+    def box(self, quantity: str) -> Input:
+        return self.query_one(f"#predict-{quantity}", Input)
+
+    def entered(self, field: Input | None) -> None:
+        """Enter in a box: on to the next empty box, else run with all four (focus moves at once)."""
+        boxes = [self.box(quantity) for quantity in QUANTITIES]
+        start = boxes.index(field) + 1 if field in boxes else 0
+        empty = [box for box in boxes[start:] + boxes[:start] if not box.value]
+        if empty and empty[0] is not field:
+            self.set_focus(empty[0])
             return
-        for box in (eager, compiled):
-            if not box.value.isdigit():
+        values: list[float] = []
+        for quantity, box in zip(QUANTITIES, boxes, strict=True):
+            value = _number(box.value, whole=quantity in MODES)
+            if value is None:
                 self.set_focus(box)
-                self.notify("Type a number of kernels (0 or more) in each box.", severity="warning")
+                what = "kernels" if quantity in MODES else "array-sized transfers (2 or 1.5)"
+                self.notify(f"Type a number of {what}, 0 or more, in each box.", severity="warning")
                 return
-        self.dismiss((int(eager.value), int(compiled.value)))
+            values.append(value)
+        eager, compiled, eager_transfers, compiled_transfers = values
+        self.dismiss((int(eager), int(compiled), eager_transfers, compiled_transfers))
+
+    def action_submit(self) -> None:
+        """Enter where no box has focus: as Enter in the box that has it, else from the first empty box."""
+        focused = self.focused
+        self.entered(focused if isinstance(focused, Input) else None)
 
     def action_back(self) -> None:
         self.dismiss(None)
+
+
+def _number(text: str, *, whole: bool) -> float | None:
+    """A box's value: a whole number of kernels, or transfers that may have a fraction; None if neither."""
+    if whole:
+        return int(text) if text.isdigit() else None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value >= 0 else None
 
 
 class RevealScreen(ModalScreen[None]):
@@ -132,13 +185,21 @@ class RevealScreen(ModalScreen[None]):
         table.add_column(justify="right")
         table.add_column()
         table.add_row(Text(""), Text("you said", style="dim"), Text("measured", style="dim"), Text(""))
-        for mode in MODES:
-            right = self.answer.right(mode)
+        for quantity in QUANTITIES:
+            if quantity not in self.answer.predicted:
+                continue  # an answer from before the dialog asked for transfers
+            measured = self.answer.measured.get(quantity)
+            if measured is None:
+                verdict = Text("not measured", style="dim")
+            elif self.answer.right(quantity):
+                verdict = Text("✓ right", style="green")
+            else:
+                verdict = Text("✗ not this time", style="bold red")
             table.add_row(
-                Text(QUESTIONS[mode], style="bold"),
-                Text(str(self.answer.predicted[mode])),
-                Text(format_count(self.answer.measured[mode])),
-                Text("✓ right" if right else "✗ not this time", style="green" if right else "bold red"),
+                Text(LABELS[quantity], style="bold"),
+                Text(format_count(self.answer.predicted[quantity])),
+                Text(_measured_text(quantity, measured)),
+                verdict,
             )
         return table
 
@@ -147,3 +208,10 @@ class RevealScreen(ModalScreen[None]):
 
     def action_dismiss(self) -> None:
         self.dismiss(None)
+
+
+def _measured_text(quantity: str, value: float | None) -> str:
+    """Kernel counts as counted; transfers to two decimals at most (``2.001`` is ``2``, ``1.5`` stays)."""
+    if value is None or quantity in MODES:
+        return format_count(value)
+    return f"{round(value, 2):g}"

@@ -103,7 +103,7 @@ class WhyWorkbench:
             return False
         from kernel_tui.ui.screens.predict import PredictScreen
 
-        def predicted(guess: tuple[int, int] | None) -> None:
+        def predicted(guess: tuple[int, int, float, float] | None) -> None:
             if guess is None or self.entry.path != entry.path:  # type: ignore[attr-defined]
                 return
             self.predictions.predict(entry, *guess)
@@ -127,7 +127,7 @@ class WhyWorkbench:
         lesson = entry.info.lesson if entry.info is not None else ""
         _, why, _ = split_lesson(lesson)
         right, asked = self.predictions.score
-        score = f"Score across the course: {right} of {asked} counts predicted right."
+        score = f"Score across the course: {right} of {asked} predictions right."
         self.app.push_screen(RevealScreen(entry.title, answer, why, score))  # type: ignore[attr-defined]
         self._show_scenario()  # type: ignore[attr-defined]  # the explanation, the score, the tables' "you said"
 
