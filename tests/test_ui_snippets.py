@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -249,6 +250,26 @@ class TestErrors:
             await wait_for(pilot, lambda: isinstance(app.screen, DetailsScreen), what="the details")
             await pilot.press("escape")
             assert text_area(app).text == typed, "the key typed nothing"
+
+    async def test_a_long_run_says_for_how_long_and_esc_esc_stops_it(self, monkeypatch):
+        monkeypatch.setattr(SnippetWorkbench, "RUNNING_NOTE_INTERVAL_S", 0.05)
+        now = [1000.0]
+        link = SnippetLink.from_files(*RECORDINGS, TYPO, SYNTAX, gate=threading.Semaphore(0))  # never answers
+        app = make_app(link, clock=lambda: now[0])
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "while True:\n    pass\n(a + b).relu()")
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: "running" in note(app), what="the running note")
+            assert "esc twice stops it" in note(app)
+            now[0] += 12
+            await wait_for(pilot, lambda: "still running: 12 s" in note(app), what="the seconds counted")
+            now[0] += 1
+            await wait_for(pilot, lambda: "still running: 13 s" in note(app), what="every second")
+            await pilot.press("escape", "escape")
+            await wait_for(pilot, lambda: run_done(app), what="the run stopped")
+            await pilot.pause(0.2)
+            assert "running" not in note(app)
+            assert "cancelled" in note(app)
 
     async def test_a_good_run_after_an_error_clears_it(self):
         link = snippet_link(plays="snippets/ui_snippet_typo.py")

@@ -436,12 +436,14 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
         """Stop the engine; the app stays usable and the next run starts a fresh engine."""
         if self.active is None:
             return
+        cancelled = self.active
         self._cancel_active()
         # Cancel ended the engine: start the next one now, as after a crash, so "engine ready" stays true.
         self.hello = None
         self._start_engine()
         self._show_marks()
         self._show_results()
+        self._snippet_run_ended(cancelled)
 
     def _cancel_active(self) -> None:
         assert self.active is not None

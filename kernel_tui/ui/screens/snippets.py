@@ -107,6 +107,10 @@ class SnippetWorkbench:
     """Seconds after the last keystroke before the draft is written."""
     WATCH_INTERVAL_S = 1.0
     """How often a file open in the editor is checked for changes on disk."""
+    STILL_RUNNING_S = 3.0
+    """Seconds after which the note under a running snippet says it is still running."""
+    RUNNING_NOTE_INTERVAL_S = 1.0
+    """How often the note under a running snippet counts its seconds."""
 
     # Provided by ExplorerScreen.
     entries: list[ScenarioEntry]
@@ -130,6 +134,7 @@ class SnippetWorkbench:
 
     def _start_snippets(self) -> None:
         """On mount: remove clean drafts left behind, list the unsaved ones and offer them back."""
+        self.set_interval(self.RUNNING_NOTE_INTERVAL_S, self._show_running)  # type: ignore[attr-defined]
         try:
             unsaved, clean = self.drafts.left_behind()
             for draft in clean:
@@ -156,7 +161,8 @@ class SnippetWorkbench:
         if document is None or run.path != document.path or run.status is RunStatus.RUNNING:
             return
         document.error = run.error if run.status is RunStatus.FAILED else None
-        self._fill_editor()
+        cancelled = Text("○ cancelled: the engine was stopped · ^r runs it again", style="dim")
+        self._fill_editor(note=cancelled if run.status is RunStatus.CANCELLED else None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in _NEEDS_DOCUMENT:
@@ -247,8 +253,8 @@ class SnippetWorkbench:
         self._write_draft()
         self._put_entry(document.entry(), select=True)
         document.error = None
-        self._fill_editor(note=Text("● running… esc leaves the editor (then esc again cancels)", style="cyan"))
         self.action_run(sweep)  # type: ignore[attr-defined]
+        self._fill_editor(note=self._running_note())
 
     def action_save_snippet(self) -> None:
         """Save to the file the editor edits; the first time, ask where."""
@@ -621,6 +627,25 @@ class SnippetWorkbench:
         editor.show_document(document.text, cursor=document.cursor, title=title, subtitle=subtitle, note=note)
         line = error.line if error is not None and _names(error.file, document.path) else None
         editor.mark_error(line)
+
+    def _running_note(self) -> Text | None:
+        """While the editor's snippet runs: that it does, for how long, and how to stop it."""
+        document = self.document
+        run = self.runs.get(document.path) if document is not None else None
+        if run is None or not run.running:
+            return None
+        elapsed = run.elapsed(self.app.clock())  # type: ignore[attr-defined]
+        stage = f" ({run.stage})" if run.stage else ""
+        # Esc in the editor first leaves it: the second one reaches the explorer, which stops the engine.
+        if elapsed < self.STILL_RUNNING_S:
+            return Text(f"● running…{stage} · esc twice stops it", style="cyan")
+        return Text(f"● still running: {elapsed:.0f} s{stage} · esc twice stops it", style="bold cyan")
+
+    def _show_running(self) -> None:
+        note = self._running_note()
+        editor = self._find("#editor", SnippetEditor)  # type: ignore[attr-defined]
+        if note is not None and editor is not None:
+            editor.show_note(note)
 
     def _focus_editor(self) -> None:
         self._show_snippet_pane()
