@@ -17,7 +17,7 @@ from kernel_tui.formatting import (
     report_notes,
     summary_line,
 )
-from kernel_tui.report import ModeResult, ScenarioReport
+from kernel_tui.report import ModeResult, ScenarioReport, nested_names
 
 
 def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> Table:
@@ -31,9 +31,9 @@ def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> 
         return table
     if not mode.kernels:
         table.add_row(Text("no kernels", style="dim"), "0", "", "")
-    for kernel in mode.kernels:
+    for kernel, name in zip(mode.kernels, nested_names(mode.kernels)):
         table.add_row(
-            kernel.short_name,
+            name,
             format_count(kernel.calls),
             format_time_us(kernel.time_us, preview),
             format_bytes(kernel.bytes_total),

@@ -6,6 +6,7 @@ round-trip through JSON (``to_dict`` / ``from_dict``); the dict form *is* the ``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -222,3 +223,27 @@ def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
     for name in ("graph_break_reasons", "recompile_reasons", "notes"):
         values[name] = tuple(values.get(name, ()))
     return _known(ModeResult, values)
+
+
+def nested_names(kernels: Sequence[Kernel]) -> list[str]:
+    """The name each table row shows: a composite operator's passes (an eager ``op`` row that names
+    another operator, e.g. ``aten::amax`` in ``aten::logsumexp``) nested under the composite's name, which
+    heads the first of them: ``aten::logsumexp ┬ amax``, then ``├ abs`` … ``└ add_``."""
+    shown = []
+    for index, kernel in enumerate(kernels):
+        parent = _composite(kernel)
+        if parent is None:
+            shown.append(kernel.short_name)
+            continue
+        own = kernel.short_name.split("::", 1)[-1]
+        previous = _composite(kernels[index - 1]) if index > 0 else None
+        following = _composite(kernels[index + 1]) if index + 1 < len(kernels) else None
+        if previous != parent:
+            shown.append(f"{parent} ┬ {own}")
+        else:
+            shown.append(f"  {'├' if following == parent else '└'} {own}")
+    return shown
+
+
+def _composite(kernel: Kernel) -> str | None:
+    return kernel.op if kernel.kind == "op" and kernel.op and kernel.op != kernel.name else None

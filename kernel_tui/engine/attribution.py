@@ -86,7 +86,9 @@ def attribute(eager: tuple[Kernel, ...], compiled: tuple[Kernel, ...]) -> tuple[
     replaced = [ops_replaced(kernel, candidates) for kernel in compiled]
     absorbed = []
     for kernel in eager:
-        into = tuple(c.short_name for c, ops in zip(compiled, replaced) if set(ops) & set(kernel.aten_ops))
+        # A composite's later passes carry no dispatcher record of their own: they are its work too.
+        own = set(kernel.aten_ops) | ({kernel.op} if kernel.op and not kernel.aten_ops else set())
+        into = tuple(c.short_name for c, ops in zip(compiled, replaced) if set(ops) & own)
         absorbed.append(replace(kernel, fused_into=into))
     _credit_placement(absorbed, compiled, replaced)
     attributed = []

@@ -43,6 +43,8 @@ class Launch:
     start_us: float = 0.0
     device_bytes: int | None = None
     """What the profiler recorded a memcpy or memset moving; eager operators' bytes come from dispatch."""
+    nested: bool = False
+    """A pass inside a composite operator (``aten::amax`` in ``aten::logsumexp``): ``op`` names the composite."""
 
 
 def device_kind(event: Any) -> str:
@@ -100,18 +102,47 @@ def subtree(event: Any) -> Iterable[Any]:
         stack.extend(node.cpu_children)
 
 
-def cpu_launches(events: list[Any], moves_data: Callable[[str], bool]) -> list[Launch]:
-    """CPU: a kernel is a top-level operator whose subtree moves data (views and allocations move none)."""
+def cpu_launches(
+    events: list[Any], moves_data: Callable[[str], bool], own_kernel: Callable[[str], bool] | None = None
+) -> list[Launch]:
+    """CPU: a kernel is a top-level operator whose subtree moves data (views and allocations move none).
+
+    With ``own_kernel`` (does this operator have a CPU kernel of its own), a composite operator is as many
+    kernels as the data-moving passes it runs: ``aten::logsumexp`` runs amax, abs, eq, masked_fill, sub,
+    exp, sum, log and add, each a pass over memory (and a launch each on a GPU). An operator with a kernel
+    of its own is one, whatever helpers it calls (``sum`` fills its output first), and so is one that
+    delegates to a single data-moving operator (``relu`` to ``clamp_min``)."""
     runs = number_runs(events)
     launches = []
     run_ranges = sorted((e for e in events if id(e) in runs), key=lambda e: runs[id(e)])
     for run_range in run_ranges:
         run = runs[id(run_range)]
         for op in top_level_ops(run_range):
-            if any(moves_data(node.name) for node in subtree(op) if is_operator_name(node.name)):
-                kind = "kernel" if INDUCTOR_KERNEL.match(op.name) else "op"
+            if not _moves(op, moves_data):
+                continue
+            kind = "kernel" if INDUCTOR_KERNEL.match(op.name) else "op"
+            parts = [op] if own_kernel is None else _passes(op, moves_data, own_kernel)
+            if parts == [op]:
                 launches.append(Launch(op.name, kind, duration_us(op), run, op.name, op))
+                continue
+            for part in parts:
+                launches.append(Launch(part.name, "op", duration_us(part), run, op.name, op, nested=True))
     return launches
+
+
+def _moves(event: Any, moves_data: Callable[[str], bool]) -> bool:
+    return any(moves_data(node.name) for node in subtree(event) if is_operator_name(node.name))
+
+
+def _passes(event: Any, moves_data: Callable[[str], bool], own_kernel: Callable[[str], bool]) -> list[Any]:
+    """The operators under ``event`` that each make a pass over memory: ``[event]`` when it is one."""
+    if INDUCTOR_KERNEL.match(event.name) or own_kernel(event.name):
+        return [event]
+    parts = []
+    for child in top_level_ops(event):
+        if _moves(child, moves_data):
+            parts.extend(_passes(child, moves_data, own_kernel))
+    return parts if len(parts) > 1 else [event]
 
 
 # CUPTI's synchronisation records are device-side but do no work; older torch names them only by name.

@@ -45,3 +45,21 @@ def _is_inplace_view(schema: torch._C.FunctionSchema) -> bool:
         return False
     overload = getattr(packet, schema.overload_name or "default", None)
     return overload is not None and torch.Tag.inplace_view in overload.tags
+
+
+@functools.lru_cache(maxsize=4096)
+def has_cpu_kernel(name: str) -> bool:
+    """Whether some overload of the operator has a CPU kernel of its own: then it is one pass over memory,
+    whatever helpers it calls; without one (``aten::logsumexp``) it is the operators it runs."""
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator(name)
+    except RuntimeError:
+        return True
+    for schema in schemas:
+        full = f"{name}.{schema.overload_name}" if schema.overload_name else name
+        try:
+            if torch._C._dispatch_has_kernel_for_dispatch_key(full, "CPU"):
+                return True
+        except RuntimeError:
+            continue  # a TorchScript-only overload (aten::sum.int): not a dispatcher operator
+    return False

@@ -11,7 +11,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from kernel_tui.engine import events as ev
-from kernel_tui.engine.op_kinds import moves_data
+from kernel_tui.engine.op_kinds import has_cpu_kernel, moves_data
 from kernel_tui.engine.timing import l2_flush, synchronize
 from kernel_tui.names import short_name
 from kernel_tui.report import Kernel
@@ -103,7 +103,7 @@ def profile_launches(
             )
         launches = ev.cuda_launches(events)
     else:
-        launches = ev.cpu_launches(events, moves_data)
+        launches = ev.cpu_launches(events, moves_data, has_cpu_kernel)
     return Profile(ev.launches_per_run(launches, runs))
 
 
@@ -157,7 +157,8 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
     """Give each dispatched operator's bytes to the top-level op whose subtree ran it, in order.
 
     A composite op (``softmax``) arrives at the dispatcher as what it decomposes into (``_softmax``),
-    which the profiler shows inside the top-level op's subtree.
+    which the profiler shows inside the top-level op's subtree. One the dispatcher sees whole
+    (``logsumexp``) but that runs several passes (nested launches) gives its bytes to its first pass.
     """
     ops: list[Any] = []
     for launch in launches:
@@ -190,6 +191,10 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
             # Work the dispatcher never saw (a GEMM's workspace memset): what the profiler says it moved.
             read = launch.device_bytes if launch.kind == "memcpy" else 0
             joined.append(Traffic(launch.name, read, launch.device_bytes))
+        elif records and launch.nested:
+            # The dispatcher saw the composite whole (its inputs read once, its output written once): those
+            # bytes are on its first pass, and what each later pass moves is not known.
+            joined.append(None)
         elif records:
             joined.append(Traffic(launch.name, 0, 0))  # the op's bytes went to its main kernel
         else:
@@ -214,6 +219,15 @@ def _unique(items: Iterable[Any]) -> tuple:
     return tuple(dict.fromkeys(items))
 
 
+RowKey = tuple[str, str, str | None]
+
+
+def _row_key(launch: ev.Launch) -> RowKey:
+    """A row per name and kind; a composite's pass has rows of its own, apart from the same operator
+    called at the top level (a ``sum`` inside ``logsumexp`` is not the ``sum`` on the next line)."""
+    return (launch.name, launch.kind, launch.op if launch.nested else None)
+
+
 def kernel_rows(
     per_run: list[list[ev.Launch]], traffic: list[Traffic | None], reference: list[ev.Launch] | None = None
 ) -> list[Kernel]:
@@ -224,25 +238,25 @@ def kernel_rows(
     bytes are per run too.
     """
     runs = max(len(per_run), 1)
-    order: list[tuple[str, str]] = []
-    calls: dict[tuple[str, str], int] = {}
-    time_us: dict[tuple[str, str], list[float]] = {}
-    ops: dict[tuple[str, str], str | None] = {}
+    order: list[RowKey] = []
+    calls: dict[RowKey, int] = {}
+    time_us: dict[RowKey, list[float]] = {}
+    ops: dict[RowKey, str | None] = {}
     for run, launches in enumerate(per_run):
         for launch in launches:
-            key = (launch.name, launch.kind)
+            key = _row_key(launch)
             if key not in calls:
                 order.append(key)
                 calls[key], time_us[key], ops[key] = 0, [0.0] * runs, launch.op
             calls[key] += 1
             time_us[key][run] += launch.time_us
-    read: dict[tuple[str, str], int | None] = {}
-    written: dict[tuple[str, str], int | None] = {}
-    joined: dict[tuple[str, str], list[Traffic]] = {}
+    read: dict[RowKey, int | None] = {}
+    written: dict[RowKey, int | None] = {}
+    joined: dict[RowKey, list[Traffic]] = {}
     if reference is None:
         reference = per_run[0] if per_run else []
     for launch, record in zip(reference, traffic):
-        key = (launch.name, launch.kind)
+        key = _row_key(launch)
         if record is None:
             read.setdefault(key, None)
             written.setdefault(key, None)
@@ -252,7 +266,7 @@ def kernel_rows(
         joined.setdefault(key, []).append(record)
     rows = []
     for key in order:
-        name, kind = key
+        name, kind, _ = key
         rows.append(
             Kernel(
                 name=name,

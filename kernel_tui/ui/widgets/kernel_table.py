@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from kernel_tui.formatting import format_bytes, format_count, format_time_us, format_transfers
-from kernel_tui.report import Kernel, ModeResult
+from kernel_tui.report import Kernel, ModeResult, nested_names
 from kernel_tui.ui.attribution import (
     LINK,
     LINK_LABELS,
@@ -52,7 +52,7 @@ class KernelTable(DataTable):
         # Numbers get fixed widths so the columns line up from one run to the next; the name and the
         # attribution share what is left. A change of which columns fit rebuilds the table.
         room = self.scrollable_content_region.width - 1
-        name_want = max((len(kernel.short_name) for kernel in self.kernels), default=0)
+        name_want = max((len(name) for name in nested_names(self.kernels)), default=0)
         link_want = max((len(link_text(kernel, self.mode)) for kernel in self.kernels), default=0)
         plan = plan_columns(room, self.cell_padding, name_want, link_want)
         if self.plan is not None and plan.keys == self.plan.keys:
@@ -117,10 +117,11 @@ class KernelTable(DataTable):
         keys = self.plan.keys
         # A CUDA preview has no times (None): it generates code and runs nothing.
         total_time = sum(kernel.time_us or 0.0 for kernel in self.kernels)
+        names = nested_names(self.kernels)
         for index, kernel in enumerate(self.kernels):
             gbs, ceiling = bandwidth_cell(kernel)
             cells = {
-                "kernel": Text(kernel.short_name, overflow="ellipsis", no_wrap=True),
+                "kernel": Text(names[index], overflow="ellipsis", no_wrap=True),
                 "calls": Text(format_count(kernel.calls), justify="right"),
                 "time": Text(format_time_us(kernel.time_us, preview=kernel.time_us is None), justify="right"),
                 "bytes": Text(format_bytes(kernel.bytes_total), justify="right"),
