@@ -357,6 +357,28 @@ class TestOpen:
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: mine.read_text() == "(x + y).sigmoid() * 2\n")
 
+    async def test_your_own_file_is_listed_once_while_edited_and_its_title_follows_the_saved_text(self, tmp_path):
+        mine = tmp_path / "mysnip.py"
+        mine.write_text("(x + y).sigmoid()\n")
+        app = make_app(snippet_link(), paths=(ADD_RELU, mine), course=DATA)
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("n", "e")
+            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
+            await pilot.press("end")
+            await type_text(pilot, " * 2")
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: mine.read_text() == "(x + y).sigmoid() * 2\n")
+            await pilot.pause()
+            screen = explorer(app)
+            assert len(screen.entries) == 2, [entry.path.name for entry in screen.entries]
+            assert screen.index == 1 and screen.entry.path == screen.document.path
+            listed = [str(option.prompt) for option in screen.query_one(ScenarioList).options]
+            assert len(listed) == 2 and "(x + y).sigmoid() * 2" in listed[1], listed
+            assert not any("mysnip-2" in text for text in listed)
+            await pilot.press("escape", "p", "n", "e")  # away and back: still the one entry, the same draft
+            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
+            assert len(screen.entries) == 2 and text_area(app).text == "(x + y).sigmoid() * 2\n"
+
     async def test_e_on_a_course_scenario_edits_a_copy(self):
         app = make_app(snippet_link(), course=DATA)
         async with app.run_test(size=WIDE) as pilot:

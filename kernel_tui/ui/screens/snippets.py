@@ -470,6 +470,7 @@ class SnippetWorkbench:
             self._watching = self.set_interval(self.WATCH_INTERVAL_S, self._poll_origin)  # type: ignore[attr-defined]
         document.watch_origin()
         self._write_draft()
+        self._put_entry(document.entry())
         self._fill_editor()
         self.notify(f"Saved {shown_path(path)}")
 
@@ -541,9 +542,18 @@ class SnippetWorkbench:
     def _put_entry(self, entry: ScenarioEntry, *, select: bool = False) -> None:
         """Add the entry to the scenario list, or replace the one with its path; show it if ``select``."""
         paths = [existing.path for existing in self.entries]
+        edited = self._edited_entry(entry.path, paths)
+        if edited is not None and entry.path in paths:
+            self._drop_entry(paths[edited])  # saved over a listed file: the list keeps the one being edited
+            paths = [existing.path for existing in self.entries]
         if entry.path in paths:
             index = paths.index(entry.path)
             changed = self.entries[index] != entry
+            self.entries[index] = entry
+        elif edited is not None:
+            # The learner's own file, now edited: its draft takes its place, so the list holds it once and
+            # its title follows the text.
+            index, changed = edited, True
             self.entries[index] = entry
         else:
             index, changed = len(self.entries), True
@@ -555,6 +565,16 @@ class SnippetWorkbench:
             self._show_marks()  # type: ignore[attr-defined]
             if index == self.index:
                 self._show_scenario()  # type: ignore[attr-defined]
+
+    def _edited_entry(self, draft_path: Path, paths: list[Path]) -> int | None:
+        """Where the list holds the file the draft at ``draft_path`` edits, as a file of its own."""
+        draft = self._known_drafts.get(draft_path)
+        if draft is None or draft.origin is None:
+            return None
+        for index, path in enumerate(paths):
+            if path != draft_path and path not in self._known_drafts and _same_file(path, draft.origin):
+                return index
+        return None
 
     def _drop_entry(self, path: Path) -> None:
         paths = [entry.path for entry in self.entries]
@@ -687,6 +707,13 @@ def _first_line(message: str) -> str:
 def _typed_path(value: str) -> Path:
     path = Path(os.path.expanduser(value.strip()))
     return (path if path.is_absolute() else Path.cwd() / path).resolve()
+
+
+def _same_file(path: Path, other: Path) -> bool:
+    try:
+        return path.resolve() == other.resolve()
+    except OSError:
+        return False
 
 
 def _names(file: str | None, path: Path) -> bool:
