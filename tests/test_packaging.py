@@ -40,3 +40,14 @@ def test_wheel_ships_the_course_and_finds_it_when_installed(tmp_path):
     assert result.stdout.splitlines()[0].startswith(str(target))
     for name in course:
         assert name in result.stdout.replace("\n", "")
+
+
+def test_the_readme_says_once_how_to_get_the_command_and_then_writes_it_one_way():
+    # After make run only .venv/bin/kernel-tui exists: a reader typing the README's `kernel-tui` must have
+    # been told, before the first command, how to put it on the PATH.
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    quick_start = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert ". .venv/bin/activate" in quick_start
+    assert "install" in quick_start and "tool" in quick_start
+    assert readme.count(". .venv/bin/activate") == 1, "said once"
+    assert ".venv/bin/kernel-tui" not in readme, "one form throughout: kernel-tui"
