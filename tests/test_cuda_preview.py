@@ -91,6 +91,7 @@ def test_add_relu_is_one_fused_pointwise_kernel(preview_engine: EngineClient) ->
     assert (kernel.bytes_read, kernel.bytes_written) == (2 * 4096 * 4, 4096 * 4), "reads two arrays, writes one"
     assert kernel.code is not None and "@triton.jit" in kernel.code and "tl.maximum" in kernel.code
     assert kernel.aten_ops == ("aten::add", "aten::relu")
+    assert report.signature == "a: (4096,) float32, b: (4096,) float32 → (4096,) float32", "shapes, as measured"
 
 
 def test_the_gpu_differs_where_the_course_says(preview_engine: EngineClient) -> None:

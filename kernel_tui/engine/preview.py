@@ -42,6 +42,7 @@ from kernel_tui.engine.cuda_fakes import (
 from kernel_tui.engine.generated_code import MEMCPY_NAMES, KernelTraffic, compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.op_kinds import moves_data
+from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import (
     EagerTrafficMode,
     array_bytes,
@@ -151,6 +152,7 @@ def _fake_inputs(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode)
     with fake_mode:
         return tuple(
             torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="cuda").requires_grad_(t.requires_grad)
+            if isinstance(t, torch.Tensor) else t  # a snippet's set-up may pass a number along
             for t in real
         )
 
@@ -433,7 +435,8 @@ def _preview_modes(
         output = scenario.call(fn, args, "eager")
     notes.extend(host.note())
     eager = _mode(_rows(device_ops.launches), unit)
-    report = replace(report, eager=eager, ideal_bytes=ideal_bytes(args, output), array_bytes=unit)
+    report = replace(report, eager=eager, ideal_bytes=ideal_bytes(args, output), array_bytes=unit,
+                     signature=call_signature(fn, args, output))
     emit("partial", report=report.to_dict())
 
     emit("progress", stage="compile", detail=f"Inductor for sm_{arch}")
