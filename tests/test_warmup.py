@@ -31,8 +31,11 @@ def test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone(t
             if message["type"] == "done":
                 report = message["report"]
         assert report is not None and report["error"] is None
+        # A compile takes far longer than sending a request: the run found the warm-up going, and said so.
+        assert any("first compile of the session" in detail for detail in stages), stages
         assert report["compiled"]["kernel_count"] == 1
         assert report["compiled"]["recompiles"] in (0, None), "the tiny function is not the scenario's"
+        assert not any("fresh engine" in note for note in report["notes"]), "the warm-up left nothing behind"
         deadline = time.monotonic() + 60
         while client.warmup_result is None and time.monotonic() < deadline:
             time.sleep(0.05)
