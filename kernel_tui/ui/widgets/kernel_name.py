@@ -24,7 +24,9 @@ class KernelNameLine(Static):
         text.append(f"{mode} › ", style="bold")
         text.append(kernel.name)
         extras = [kernel.kind]
-        if kernel.op:
+        if kernel.op and kernel.kind == "op":
+            extras.append(f"one pass of {kernel.op}")  # a composite operator's pass over memory (CPU)
+        elif kernel.op:
             extras.append(f"launched by {kernel.op}")
         text.append(f"  ({', '.join(extras)})", style="dim")
         for part in kernel_story(kernel, mode):
