@@ -12,6 +12,9 @@ REPO = Path(__file__).resolve().parent.parent
 # Set before any engine starts: every child inherits it, so each graph compiles once per machine.
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache" / "inductor"))
 os.environ.setdefault("KERNEL_TUI_CACHE_DIR", str(REPO / ".cache" / "kernel-tui"))
+# The explorer's engines warm the compiler while a learner reads; in tests nobody reads, and each engine would
+# pay for it. tests/test_warmup.py turns it back on where the warm-up is what is tested.
+os.environ.setdefault("KERNEL_TUI_WARM_UP", "0")
 
 from kernel_tui.client import EngineClient  # noqa: E402
 from kernel_tui.report import ScenarioReport  # noqa: E402

@@ -48,10 +48,20 @@ def test_the_cli_engine_does_not_warm_up(engine):
     assert measure(engine, REPO / "tests" / "data" / "add_relu.py").compiled.kernel_count == 1
 
 
-def test_the_explorer_asks_for_the_warm_up():
+def test_the_explorer_asks_for_the_warm_up(monkeypatch):
+    monkeypatch.delenv("KERNEL_TUI_WARM_UP")
     link = ClientEngineLink("cpu")
     try:
         assert "--warm-up" in link._client._command
+    finally:
+        link.close()
+
+
+def test_the_warm_up_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv("KERNEL_TUI_WARM_UP", "0")
+    link = ClientEngineLink("cpu")
+    try:
+        assert "--warm-up" not in link._client._command
     finally:
         link.close()
 

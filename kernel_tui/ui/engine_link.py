@@ -8,6 +8,7 @@ thread, and the next run starts a fresh engine.
 from __future__ import annotations
 
 import collections
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -67,7 +68,9 @@ class ClientEngineLink:
         """Everything the engine wrote on stderr this session (what scenarios printed): a log to open."""
         self._log: TextIO | None = None
         # The learner reads the first lesson before running it: time enough to warm the compiler.
-        self._client = EngineClient(device, stderr_sink=self._record_output, warm_up=True)
+        # KERNEL_TUI_WARM_UP=0 turns it off (the test suite does, where no one reads a lesson first).
+        warm_up = os.environ.get("KERNEL_TUI_WARM_UP", "1") != "0"
+        self._client = EngineClient(device, stderr_sink=self._record_output, warm_up=warm_up)
         # One run (or start) at a time: a run that replaces a cancelled one must wait until the
         # cancelled one has let go of the client, or both would read the same message queue.
         self._busy = threading.Lock()
