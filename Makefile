@@ -20,7 +20,7 @@ lint: $(BIN)/kernel-tui
 	$(BIN)/ruff check .
 
 test: lint
-	$(BIN)/pytest -q --durations=15
+	$(BIN)/pytest -q -n 2 --durations=15
 
 bench: $(BIN)/kernel-tui
 	$(BIN)/python bench/run_all.py

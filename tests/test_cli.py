@@ -71,7 +71,8 @@ def test_exit_status_is_2_for_usage_errors(capsys):
         assert code == 2, args
 
 
-def test_list_reads_titles_and_claims_without_running_anything(tmp_path, capsys):
+def test_list_reads_titles_and_claims_without_running_anything(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # a title folded over two lines of a narrow table would not be found
     marker = tmp_path / "ran"
     scenario = tmp_path / "side_effect.py"
     scenario.write_text(
