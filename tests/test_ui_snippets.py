@@ -227,23 +227,17 @@ class TestErrors:
             assert "NameError" in note(app)
 
     async def test_a_syntax_error_marks_its_line(self):
-        typed = "t = (a + b\nt.relu()"
         app = make_app(snippet_link(plays="snippets/ui_snippet_syntax.py"))
         async with app.run_test(size=WIDE) as pilot:
-            await new_snippet(pilot, typed)
-            await pilot.press("ctrl+r")
-            await wait_for(pilot, lambda: run_done(app))
+            typed = await run_a_syntax_error(app, pilot)
             assert text_area(app).text == typed
             assert text_area(app).error_line == 1
             assert "line 1: load: syntax error: '(' was never" in note(app)
 
     async def test_the_details_key_the_note_names_works_in_the_editor(self):
-        typed = "t = (a + b\nt.relu()"
         app = make_app(snippet_link(plays="snippets/ui_snippet_syntax.py"))
         async with app.run_test(size=WIDE) as pilot:
-            await new_snippet(pilot, typed)
-            await pilot.press("ctrl+r")
-            await wait_for(pilot, lambda: run_done(app))
+            typed = await run_a_syntax_error(app, pilot)
             assert "✗ ^t details · line 1: load" in note(app)
             assert isinstance(app.focused, SnippetTextArea)
             await pilot.press("ctrl+t")
@@ -645,3 +639,12 @@ async def test_the_real_engine_marks_the_line_of_a_typed_snippet():
         assert run.report is not None and run.report.size == 4096
         assert text_area(app).text == "t = x * 2\n\nt + q"
         assert text_area(app).error_line == 3
+
+
+async def run_a_syntax_error(app, pilot) -> str:
+    """Type a snippet with an unclosed parenthesis on line 1 and run it; returns what was typed."""
+    typed = "t = (a + b\nt.relu()"
+    await new_snippet(pilot, typed)
+    await pilot.press("ctrl+r")
+    await wait_for(pilot, lambda: run_done(app))
+    return typed
