@@ -41,6 +41,7 @@ from kernel_tui.engine.cuda_fakes import (
 )
 from kernel_tui.engine.generated_code import MEMCPY_NAMES, KernelTraffic, compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
+from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
 from kernel_tui.engine.op_kinds import moves_data
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import (
@@ -54,8 +55,6 @@ from kernel_tui.engine.traffic import (
 from kernel_tui.expect import check_claims
 from kernel_tui.names import short_name
 from kernel_tui.report import PREVIEW_DEVICE, Kernel, ModeResult, ScenarioReport
-
-Emit = Callable[..., None]
 
 DECIDES = ("eager", "compiled", "eager_transfers", "compiled_transfers", "ideal_transfers", "graph_breaks")
 """The claims a preview checks: launches, bytes and graph breaks follow from the code alone."""
@@ -72,17 +71,13 @@ STANDING_ASSUMPTIONS = (
 )
 
 
-def _no_emit(message_type: str, **fields: Any) -> None:
-    pass
-
-
 def device_label(arch: int) -> str:
     """The board a preview generates code for, as the report's ``device_name``."""
     return f"{device_properties(arch).name} (sm_{arch})"
 
 
 def preview_scenario(
-    path: str | Path, arch: int = DEFAULT_ARCH, *, size: int | None = None, emit: Emit = _no_emit
+    path: str | Path, arch: int = DEFAULT_ARCH, *, size: int | None = None, emit: Emit = no_emit
 ) -> ScenarioReport:
     """Everything ``kernel-tui run --device cuda-preview`` reports for one scenario file."""
     check_versions()
@@ -107,7 +102,7 @@ def preview_scenario(
         report = _preview_modes(scenario, report, arch, notes, emit)
     except StageError as failure:
         report = replace(report, error=failure.error)
-    claims = info.claims_for("cuda") if info is not None else _claims_of_unloaded(path)
+    claims = info.claims_for("cuda") if info is not None else claims_of_unloaded(path, "cuda")
     decided = {key: value for key, value in claims.items() if key in DECIDES}
     notes += [f"claim not checked: {key} (claimed {value:g}): {UNDECIDED.get(key, 'not decided by a preview')}"
               for key, value in claims.items() if key not in DECIDES]
@@ -118,20 +113,10 @@ def preview_scenario(
     )
 
 
-def _claims_of_unloaded(path: Path) -> dict[str, float]:
-    """A file that does not load may still parse: its claims are then reported as not met, as a measurement's are."""
-    from kernel_tui.scenario_file import ScenarioFileError, read_scenario
-
-    try:
-        return read_scenario(path).claims_for("cuda")
-    except ScenarioFileError:
-        return {}
-
-
 def preview_as_measure(arch: int) -> Callable[..., ScenarioReport]:
     """The preview in ``measure_scenario``'s shape, for the engine to call in its place (no sweep, no traces)."""
 
-    def measure(path: str | Path, device: str, *, size: int | None = None, emit: Emit = _no_emit,
+    def measure(path: str | Path, device: str, *, size: int | None = None, emit: Emit = no_emit,
                 **ignored: Any) -> ScenarioReport:
         return preview_scenario(path, arch, size=size, emit=emit)
 
