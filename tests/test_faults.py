@@ -144,7 +144,7 @@ def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_sc
     started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--json", "--timeout", "120", str(path)],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "KERNEL_TUI_SWEEP_BUDGET_S": "5"},
+        capture_output=True, text=True, timeout=600, env={**os.environ, "KERNEL_TUI_SWEEP_BUDGET_S": "10"},
     )
     elapsed = time.monotonic() - started
     (report,) = [json.loads(line) for line in result.stdout.splitlines()]
@@ -152,8 +152,8 @@ def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_sc
     measured = [point["size"] for point in report["sweep"] if point["eager_us"] is not None]
     ended = [point for point in report["sweep"] if point["eager_us"] is None]
     assert measured[:3] == [2**12, 2**14, 2**16] and 2**22 not in measured
-    assert ended and all("sweep ended" in point["note"] and "budget is 5 s" in point["note"] for point in ended)
-    assert report["sweep_wall_s"] < 20
+    assert ended and all("sweep ended" in point["note"] and "budget is 10 s" in point["note"] for point in ended)
+    assert report["sweep_wall_s"] < 25
     print(f"sweep ended after {report['sweep_wall_s']:.1f} s ({elapsed:.1f} s in all); measured {measured}")
 
 
