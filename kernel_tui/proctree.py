@@ -15,7 +15,7 @@ PROC = Path("/proc")
 
 
 def _parents() -> dict[int, int]:
-    found = {}
+    found: dict[int, int] = {}
     try:
         entries = list(PROC.iterdir())
     except OSError:

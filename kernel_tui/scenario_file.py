@@ -106,9 +106,10 @@ def constant_value(node: ast.AST) -> Any:
     if isinstance(node, (ast.List, ast.Tuple)):
         return [constant_value(item) for item in node.elts]
     if isinstance(node, ast.Dict):
-        if any(key is None for key in node.keys):
+        keys = [key for key in node.keys if key is not None]
+        if len(keys) != len(node.keys):
             raise ValueError("** in a dict")
-        return {constant_value(k): constant_value(v) for k, v in zip(node.keys, node.values)}
+        return {constant_value(k): constant_value(v) for k, v in zip(keys, node.values)}
     if isinstance(node, ast.Constant):
         return node.value
     raise ValueError(f"not a constant: {ast.unparse(node)}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import builtins
 import sys
+from typing import Any
 
 TENSOR_NAMES = ("a", "b", "c", "x", "y", "z")
 MODULE_CONSTANTS = frozenset({"SIZE", "SIZES", "EXPECT", "COMPILE"})
@@ -75,7 +76,7 @@ def snippet_module(tree: ast.Module) -> ast.Module:
     setup, last = body[:-1], body[-1]
     assert isinstance(last, ast.Expr)
     end = last.end_lineno or last.lineno
-    fields = {"type_params": []} if sys.version_info >= (3, 12) else {}
+    fields: dict[str, Any] = {"type_params": []} if sys.version_info >= (3, 12) else {}
     fn = ast.FunctionDef(
         name="fn",
         args=ast.arguments(

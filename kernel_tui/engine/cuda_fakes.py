@@ -135,7 +135,7 @@ def _clear_device_caches() -> None:
     device_interface.caching_worker_device_properties.pop("cuda", None)
     for name in ("is_big_gpu", "get_max_num_sms", "get_device_tflops", "get_gpu_shared_memory", "get_gpu_type"):
         cached = getattr(inductor_utils, name, None)
-        if hasattr(cached, "cache_clear"):
+        if cached is not None and hasattr(cached, "cache_clear"):
             cached.cache_clear()
 
 

@@ -24,7 +24,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import torch
 
@@ -177,15 +177,15 @@ class Snapshot:
                 os.dup2(saved, fd)
             except OSError:
                 pass
-        fresh = []
+        fresh: list[TextIO] = []
         for fd, stream in enumerate(self.streams):
             if getattr(stream, "closed", True):
                 mode = "r" if fd == 0 else "w"
-                stream = os.fdopen(fd, mode, buffering=1, closefd=False, errors="backslashreplace")
+                stream = cast(TextIO, os.fdopen(fd, mode, buffering=1, closefd=False, errors="backslashreplace"))
             fresh.append(stream)
         self.streams = (fresh[0], fresh[1], fresh[2])
         sys.stdin, sys.stdout, sys.stderr = self.streams
-        sys.__stdin__, sys.__stdout__, sys.__stderr__ = self.streams  # type: ignore[misc]
+        sys.__stdin__, sys.__stdout__, sys.__stderr__ = self.streams  # type: ignore[misc,assignment]
 
     def _restore_torch(self) -> None:
         if torch.get_num_threads() != self.threads:
@@ -234,7 +234,7 @@ class Snapshot:
             if signal.getsignal(sig) is not handler and handler is not None:
                 signal.signal(sig, handler)
         os.umask(self.umask)
-        warnings.filters[:] = self.warning_filters
+        warnings.filters[:] = self.warning_filters  # type: ignore[index]  # typeshed says Sequence; it is a list
         mutated = getattr(warnings, "_filters_mutated", None) or getattr(warnings, "_filters_mutated_lock_held", None)
         if mutated is not None:
             mutated()  # the filters' cache is keyed on a version that only this bumps
@@ -260,7 +260,7 @@ class Snapshot:
         for thread in threading.enumerate():
             if thread.ident in self.thread_ids or not thread.is_alive():
                 continue
-            if isinstance(thread, threading._DummyThread):  # type: ignore[attr-defined]
+            if isinstance(thread, threading._DummyThread):
                 continue  # a thread torch started in C++ that once called into Python
             where = _thread_code_file(thread)
             if where is None or not _inside(where, self.roots):

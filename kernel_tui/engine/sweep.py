@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import torch
@@ -89,17 +90,17 @@ def run_sweep(
         spent = time.perf_counter() - started
         if predicted is not None and spent + predicted > SWEEP_BUDGET_S:
             last_size, _, last_s = history[-1]
-            note = (f"sweep ended: this size would take about {predicted:,.0f} s (the last took {last_s:,.1f} s "
+            budget_note = (f"sweep ended: this size would take about {predicted:,.0f} s (the last took {last_s:,.1f} s "
                     f"at {last_size:,} elements; the sweep's budget is {SWEEP_BUDGET_S:g} s)")
             for skipped in plan.sizes[index:]:
-                on_point(SweepPoint(skipped, None, None, note=note))
+                on_point(SweepPoint(skipped, None, None, note=budget_note))
             break
         point_started = time.perf_counter()
         try:
             args = scenario.make_inputs(size, device)
             eager_call_s = _warm_up(scenario, fn, args, device)
             compiled_warm_up_s = _warm_up(scenario, compiled_fn, args, device)
-            comparison = _compare(lambda a=args: fn(*a), lambda a=args: compiled_fn(*a), device)
+            comparison = _compare(partial(fn, *args), partial(compiled_fn, *args), device)
             eager, compiled = comparison.first, comparison.second
             eager_bytes = sum(op.bytes_read + op.bytes_written for op in eager_traffic(fn, args))
             compiled_bytes = sum(k.bytes_read + k.bytes_written for k in compiled_traffic(compiled_fn, args))

@@ -135,7 +135,7 @@ def guarded_server(command: str, *, host: str, port: int, token: str) -> Any:
             response.headers["Referrer-Policy"] = "no-referrer"
             return response
 
-        async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             if not token_matches(request.match_info.get("token"), token):
                 raise web.HTTPForbidden(text=refused)
             if not origin_is_own(request.headers.get("Origin"), request.scheme, request.host):
