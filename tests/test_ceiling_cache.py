@@ -77,7 +77,9 @@ def test_the_matmul_ceiling_is_cached_beside_the_copy_ceiling_per_dtype(matmul_m
     assert matmul_measured == [("cpu", "torch.float32")]
     assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.bfloat16) == 400.0  # a dtype of its own
     entries = json.loads((tmp_path / "bandwidth.json").read_text())
-    figures = sorted((name, value) for entry in entries.values() for name, value in entry.items() if name != "measured_at")
+    figures = sorted(
+        (name, value) for entry in entries.values() for name, value in entry.items() if name != "measured_at"
+    )
     assert figures == [("gbs", 5.0), ("gflops", 100.0), ("gflops", 400.0)]  # one cache file, both ceilings
 
 
