@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_ui_support import ADD_RELU, DATA, RECORDINGS, make_app, shown_text, wait_for
 
-from kernel_tui.roofline import MEMORY_BOUND, achieved_gflops, bound, intensity
+from kernel_tui.roofline import MEMORY_BOUND, achieved_gflops, bound, dominant_bound, intensity
 from kernel_tui.ui.replay import ReplayEngineLink
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.roofline_plot import COMPUTE_ROOF, HIGHLIGHT, MEMORY_ROOF, roof_lines
@@ -33,6 +33,9 @@ def with_roofline(report: dict) -> None:
             kernel["flops"], kernel["intensity"] = flops, intensity(flops, moved)
             kernel["gflops"] = achieved_gflops(flops, kernel["time_us"])
             kernel["bound"] = bound(kernel["intensity"], ridge)
+        if report.get(mode):
+            side = dominant_bound((k["bound"], k["time_us"]) for k in report[mode]["kernels"])
+            report[mode]["bound"], report[mode]["bound_share"] = side if side else (None, None)
 
 
 @pytest.fixture
@@ -114,3 +117,26 @@ def test_the_roof_bends_at_the_ridge():
     assert lines[MEMORY_ROOF] == ([0.1, 10.0], [1.0, 100.0])
     assert lines[COMPUTE_ROOF] == ([10.0, 1000.0], [100.0, 100.0])
     assert roof_lines(report, 20.0, 1000.0) == {COMPUTE_ROOF: ([20.0, 1000.0], [100.0, 100.0])}
+
+
+async def test_each_row_says_which_side_of_the_ridge_it_sits(roofline_app):
+    async with roofline_app.run_test(size=(200, 50)) as pilot:
+        await show_roofline(pilot)
+        explorer = pilot.app.get_explorer()
+        eager = explorer.query_one("#eager", KernelTable)
+        assert "roof" in eager.plan.keys
+        cells = [dict(zip(eager.plan.keys, (getattr(v, "plain", str(v)) for v in eager.get_row_at(row))))
+                 for row in range(2)]
+        assert [cell["roof"] for cell in cells] == ["0.083 memory", "0.12 memory"]  # ridge 4 FLOP/B
+        assert "memory-bound 100%" in eager.border_subtitle
+
+
+def test_the_roofline_column_goes_right_after_the_share_column():
+    from kernel_tui.ui.attribution import plan_columns
+
+    wide = plan_columns(150, 1, 20, 20, roofline=True)
+    assert wide.keys[-2:] == ("roof", "link") and "share" in wide.keys
+    narrower = plan_columns(100, 1, 20, 20, roofline=True)
+    assert "share" not in narrower.keys
+    assert plan_columns(70, 1, 20, 20, roofline=True).keys == plan_columns(70, 1, 20, 20).keys
+    assert "roof" not in plan_columns(150, 1, 20, 20).keys  # no FLOPs counted: no column
