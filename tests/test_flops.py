@@ -137,3 +137,13 @@ def test_unknown_flops_read_as_a_question_mark_never_zero():
     assert "ridge 4.00 FLOP/B" in text
     sort_line = next(line for line in text.splitlines() if "aten::sort" in line and "eager" in line)
     assert " ? " in sort_line and "unknown" in sort_line
+
+
+def test_the_lab_report_has_the_roofline_as_a_table():
+    from kernel_tui.markdown_report import scenario_markdown
+
+    text = scenario_markdown(_report())
+    assert "#### Compute or memory (roofline)" in text
+    assert "Ceilings: copy 10.0 GB/s · matmul 40.0 GFLOP/s (float32) · ridge 4.00 FLOP/B." in text
+    assert "| eager | `aten::mm` | 1.02 k | 8.00 | " in text and "| compute-bound |" in text
+    assert "| eager | `aten::sort` | ? | ? |" in text and "| unknown |" in text
