@@ -26,6 +26,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import flop_registry
 
 from kernel_tui.engine.attribution import COMBINED, PLACEMENT
+from kernel_tui.engine.cuda_graphs import FOREACH_COPY
 from kernel_tui.engine.op_kinds import moves_data
 from kernel_tui.engine.traffic import tensors_in
 from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
@@ -34,8 +35,9 @@ from kernel_tui.roofline import achieved_gflops, bound, dominant_bound, intensit
 NO_ARITHMETIC = PLACEMENT | {
     "aten::fill_", "aten::zero_", "aten::zeros_like", "aten::ones_like", "aten::full_like", "aten::new_zeros",
     "aten::new_ones", "aten::new_full", "aten::_local_scalar_dense", "aten::lift_fresh", "aten::alias",
+    FOREACH_COPY,
 }
-"""Operators that move or place data without computing on it."""
+"""Operators that move or place data without computing on it (a CUDA graph's input copy among them)."""
 NO_ARITHMETIC_KINDS = frozenset({"memcpy", "memset"})
 
 
