@@ -107,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--trace", metavar="DIR",
                      help="also write the eager and compiled profiles as Chrome traces (open in Perfetto)")
     run.add_argument("--remeasure-ceiling", action="store_true",
-                     help="measure the device's copy bandwidth again instead of using the cached figure")
+                     help="measure the copy bandwidth and matmul peak again instead of using the cached figures")
 
     listing = commands.add_parser("list", help="list scenarios (title, path, claims) without running them")
     listing.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the course)")

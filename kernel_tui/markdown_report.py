@@ -16,6 +16,14 @@ from kernel_tui.formatting import (
     summary_line,
 )
 from kernel_tui.report import Kernel, ModeResult, ScenarioReport
+from kernel_tui.roofline_text import (
+    ceilings_line,
+    format_bound,
+    format_flops,
+    format_gflops,
+    format_intensity,
+    roofline_summary,
+)
 
 
 def _cell(text: str) -> str:
@@ -51,6 +59,25 @@ def _kernel_table(title: str, mode: ModeResult | None, compiled: bool, preview: 
     return lines + [""]
 
 
+def _roofline_table(report: ScenarioReport) -> list[str]:
+    """The roofline as a table: each kernel's intensity and achieved rates against the two ceilings."""
+    lines = ["#### Compute or memory (roofline)", ""]
+    if not report.is_preview:
+        lines += [ceilings_line(report.ceilings).replace("ceilings: ", "Ceilings: ", 1) + ".", ""]
+    lines += [f"{roofline_summary(report)}.", ""]
+    lines += ["| mode | kernel | FLOPs | FLOP/B | GB/s | GFLOP/s | bound |",
+              "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    for label, mode in (("eager", report.eager), ("compiled", report.compiled)):
+        for kernel in mode.kernels if mode is not None else ():
+            rates = ("preview", "preview") if report.is_preview else (format_gflops(kernel.gbs),
+                                                                       format_gflops(kernel.gflops))
+            lines.append(
+                f"| {label} | `{_cell(kernel.short_name)}` | {format_flops(kernel.flops)} "
+                f"| {format_intensity(kernel.intensity)} | {rates[0]} | {rates[1]} | {format_bound(kernel.bound)} |"
+            )
+    return lines + [""]
+
+
 def scenario_markdown(report: ScenarioReport) -> str:
     lines = [f"## {report.title}", "", f"`{report.scenario}` · {device_line(report)}", ""]
     if report.bandwidth_ceiling_gbs:
@@ -59,6 +86,8 @@ def scenario_markdown(report: ScenarioReport) -> str:
         lines += [summary_line(report), ""]
     lines += _kernel_table("Eager", report.eager, compiled=False, preview=report.is_preview)
     lines += _kernel_table("Compiled", report.compiled, compiled=True, preview=report.is_preview)
+    if report.eager is not None:
+        lines += _roofline_table(report)
     if report.sweep:
         lines += ["#### Runtime against size", "", "| size | eager | compiled | speedup | note |",
                   "| ---: | ---: | ---: | ---: | --- |"]

@@ -18,6 +18,14 @@ from kernel_tui.formatting import (
     summary_line,
 )
 from kernel_tui.report import ModeResult, ScenarioReport, nested_names
+from kernel_tui.roofline_text import (
+    ceilings_line,
+    format_bound,
+    format_flops,
+    format_gflops,
+    format_intensity,
+    roofline_summary,
+)
 
 
 def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> Table:
@@ -38,6 +46,30 @@ def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> 
             format_time_us(kernel.time_us, preview),
             format_bytes(kernel.bytes_total),
         )
+    return table
+
+
+def roofline_table(report: ScenarioReport) -> Table:
+    """Per kernel of both modes: FLOPs, intensity, achieved GB/s and GFLOP/s, and the side of the ridge."""
+    table = Table(title="compute or memory (roofline)", title_justify="left", expand=True, pad_edge=False)
+    table.add_column("mode")
+    table.add_column("kernel", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
+    for column in ("FLOPs", "FLOP/B", "GB/s", "GFLOP/s"):
+        table.add_column(column, justify="right")
+    table.add_column("bound")
+    for label, mode in (("eager", report.eager), ("compiled", report.compiled)):
+        if mode is None:
+            continue
+        for kernel, name in zip(mode.kernels, nested_names(mode.kernels)):
+            table.add_row(
+                label,
+                name,
+                format_flops(kernel.flops),
+                format_intensity(kernel.intensity),
+                format_time_us(None, True) if report.is_preview else format_gflops(kernel.gbs),
+                format_time_us(None, True) if report.is_preview else format_gflops(kernel.gflops),
+                format_bound(kernel.bound),
+            )
     return table
 
 
@@ -86,6 +118,10 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         else:
             parts.extend((eager, compiled))
         parts.append(Text(summary_line(report)))
+        parts.append(roofline_table(report))
+        parts.append(Text(roofline_summary(report)))
+        if not report.is_preview:
+            parts.append(Text(ceilings_line(report.ceilings), style="dim"))
     if report.sweep:
         parts.append(sweep_table(report))
     if report.sweep_strategy:

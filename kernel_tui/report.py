@@ -44,6 +44,14 @@ class Kernel:
     """Achieved bandwidth: bytes over time, in GB/s (10^9 bytes per second)."""
     ceiling_pct: float | None = None
     """``gbs`` as a percentage of the device's measured copy bandwidth."""
+    flops: int | None = None
+    """Arithmetic operations per run of ``fn`` (``kernel_tui.engine.flops``); None when not counted."""
+    intensity: float | None = None
+    """FLOPs per byte moved."""
+    gflops: float | None = None
+    """Achieved GFLOP/s: FLOPs over time."""
+    bound: str | None = None
+    """``memory-bound`` or ``compute-bound``: which side of the device's ridge point ``intensity`` sits."""
 
     @property
     def bytes_total(self) -> int | None:
@@ -77,6 +85,16 @@ class ModeResult:
     notes: tuple[str, ...] = ()
     """What to know before trusting this mode's numbers: profiled runs that launched different kernels
     (records lost by the profiler), kernel times that add up to more than the call (a busy machine)."""
+    flops: int | None = None
+    """Arithmetic operations of one call, all kernels together; None when any kernel's are not counted."""
+    intensity: float | None = None
+    """``flops`` over ``bytes_total``."""
+    gflops: float | None = None
+    """``flops`` over ``time_us``, in GFLOP/s."""
+    bound: str | None = None
+    """The side (``memory-bound`` or ``compute-bound``) that holds most of this mode's kernel time."""
+    bound_share: float | None = None
+    """The share of the classified kernel time on that side (0 to 1)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +110,25 @@ class SweepPoint:
     eager_bytes: int | None = None
     compiled_bytes: int | None = None
     """Bytes moved by one call at this size, counted as in the kernel tables: bandwidth is bytes over time."""
+
+
+@dataclass(frozen=True)
+class Ceilings:
+    """The device's two measured ceilings: what the roofline is drawn from."""
+
+    bandwidth_gbs: float | None
+    """Copy bandwidth of a large device-to-device copy."""
+    matmul_gflops: float | None
+    """Throughput of a large ``torch.mm`` in ``dtype``."""
+    dtype: str | None = None
+    """The matmul's dtype: the scenario's (its largest floating-point input)."""
+
+    @property
+    def ridge(self) -> float | None:
+        """FLOPs per byte where the two ceilings meet."""
+        if not self.bandwidth_gbs or not self.matmul_gflops:
+            return None
+        return self.matmul_gflops / self.bandwidth_gbs
 
 
 @dataclass(frozen=True)
@@ -159,6 +196,8 @@ class ScenarioReport:
     because this one changed something the engine could not restore."""
     signature: str | None = None
     """What ``fn`` takes and returns, shapes and dtypes: ``a: (1048576,) float32, b: ... → () float32``."""
+    ceilings: Ceilings | None = None
+    """The device's copy bandwidth and matmul throughput, measured once and cached; their ratio is the ridge."""
 
     @property
     def is_preview(self) -> bool:
@@ -184,6 +223,8 @@ class ScenarioReport:
         data = asdict(self)
         data["ideal_transfers"] = self.ideal_transfers
         data["speedup"] = self.speedup
+        if self.ceilings is not None:
+            data["ceilings"]["ridge"] = self.ceilings.ridge
         return data
 
     @classmethod
@@ -199,6 +240,8 @@ class ScenarioReport:
         if values.get("error") is not None:
             values["error"] = _known(ScenarioError, values["error"])
         values["notes"] = tuple(values.get("notes", ()))
+        if values.get("ceilings") is not None:
+            values["ceilings"] = _known(Ceilings, values["ceilings"])
         if values.get("speedup_range") is not None:
             values["speedup_range"] = tuple(values["speedup_range"])
         return cls(**values)

@@ -38,3 +38,12 @@ def test_no_memory_at_all_gives_no_ceiling(monkeypatch):
     monkeypatch.setattr(bandwidth, "free_memory_bytes", lambda device: 0)
     monkeypatch.setattr(bandwidth.torch, "empty", no_memory)
     assert bandwidth.measure_ceiling_gbs("cpu") is None
+
+
+def test_the_matmul_ceiling_is_measured_quickly_on_cpu():
+    import time
+
+    started = time.perf_counter()
+    value = bandwidth.measure_matmul_gflops("cpu", torch.float32)
+    assert value is not None and value > 0
+    assert time.perf_counter() - started < 2.0

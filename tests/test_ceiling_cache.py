@@ -53,3 +53,44 @@ def test_asked_for_it_is_measured_again_once_per_engine(measured, monkeypatch):
     monkeypatch.setenv(bandwidth.REMEASURE_ENV, "1")
     assert bandwidth.ceiling_gbs("cpu", "EPYC") == 20.0
     assert bandwidth.ceiling_gbs("cpu", "EPYC") == 20.0 and len(measured) == 2
+
+
+@pytest.fixture
+def matmul_measured(measured, monkeypatch):
+    rates = iter([100.0, 400.0, 250.0])
+    calls: list[tuple[str, str]] = []
+
+    def measure(device, dtype):
+        calls.append((device, str(dtype)))
+        return next(rates)
+
+    monkeypatch.setattr(bandwidth, "measure_matmul_gflops", measure)
+    return calls
+
+
+def test_the_matmul_ceiling_is_cached_beside_the_copy_ceiling_per_dtype(matmul_measured, tmp_path):
+    import torch
+
+    assert bandwidth.ceiling_gbs("cpu", "EPYC") == 5.0
+    assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 100.0
+    assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 100.0
+    assert matmul_measured == [("cpu", "torch.float32")]
+    assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.bfloat16) == 400.0  # a dtype of its own
+    entries = json.loads((tmp_path / "bandwidth.json").read_text())
+    figures = sorted(
+        (name, value) for entry in entries.values() for name, value in entry.items() if name != "measured_at"
+    )
+    assert figures == [("gbs", 5.0), ("gflops", 100.0), ("gflops", 400.0)]  # one cache file, both ceilings
+
+
+def test_the_matmul_ceiling_is_measured_again_when_asked_or_beaten_by_far(matmul_measured, monkeypatch):
+    import torch
+
+    assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 100.0
+    assert bandwidth.checked_matmul_ceiling("cpu", "EPYC", torch.float32, 100.0, 120.0) == 100.0
+    assert len(matmul_measured) == 1  # within reach of the ceiling: nothing to re-measure
+    assert bandwidth.checked_matmul_ceiling("cpu", "EPYC", torch.float32, 100.0, 300.0) == 400.0
+    assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 400.0  # the higher figure is kept
+    monkeypatch.setenv(bandwidth.REMEASURE_ENV, "1")
+    assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 250.0  # asked: the new figure
+    assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 250.0 and len(matmul_measured) == 3

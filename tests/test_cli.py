@@ -35,6 +35,11 @@ def test_json_contract_and_nothing_but_json_on_stdout():
         assert {"kernel_count", "kernels", "bytes_total", "time_us"} <= set(first[mode])
         assert all(KERNEL_FIELDS <= set(kernel) for kernel in first[mode]["kernels"])
     assert {"compile_s", "graph_breaks", "recompiles"} <= set(first["compiled"])
+    for mode in ("eager", "compiled"):
+        assert {"flops", "intensity"} <= set(first[mode])
+        assert all({"flops", "intensity", "gflops", "bound"} <= set(kernel) for kernel in first[mode]["kernels"])
+        assert first[mode]["flops"] == 2 * 2**20  # an add and a ReLU: one operation per element each
+    assert {"bandwidth_gbs", "matmul_gflops"} <= set(first["ceilings"]) and first["ceilings"]["matmul_gflops"] > 0
     assert first["sweep"] == [] and first["error"] is None
     assert first["expect"]["eager"] == {"claimed": 2, "measured": 2, "ok": True}
     # What the scenario printed went to stderr, and its fake protocol line did not fool anyone.
@@ -46,7 +51,8 @@ def test_json_contract_and_nothing_but_json_on_stdout():
 def test_tables_by_default():
     result = kernel_tui("run", str(DATA / "add_relu.py"), "--device", "cpu", "--no-sweep")
     assert result.returncode == 0, result.stderr[-2000:]
-    for text in ("Eager", "Compiled", "aten::add", "cpp_fused_add_relu_0", "launches 2 → 1", "(5.0×)", "(3.0×)"):
+    for text in ("Eager", "Compiled", "aten::add", "cpp_fused_add_relu_0", "launches 2 → 1", "(5.0×)", "(3.0×)",
+                 "FLOP/B", "memory-bound", "ridge"):
         assert text in result.stdout
 
 

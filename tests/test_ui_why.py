@@ -245,10 +245,10 @@ class TestBandwidth:
             assert plot.drawn["ceiling"] == ([2**10, 2**20], [CEILING, CEILING])
             sizes, eager = plot.drawn["eager"]
             assert sizes[-1] == 2**20 and eager[-1] == pytest.approx(20971520 / 191.823 / 1e3)
-            assert "b runtime" in chart.border_subtitle
+            assert "b roofline" in chart.border_subtitle
             await pilot.press("n", "p")  # the mode stays as the learner left it
             assert chart.mode == "bandwidth"
-            await pilot.press("b")
+            await pilot.press("b", "b")  # through the roofline, back to runtime
             await wait_for(pilot, lambda: "ceiling" not in plot.drawn and "eager" in plot.drawn)
             assert chart.border_title == "Runtime vs size"
 
@@ -488,7 +488,8 @@ class TestKeysListed:
                 assert words in text, words
             await pilot.press("escape")
             titles = [command.title for command in app.get_system_commands(app.screen)]
-            assert {"Generated code", "Switch chart: runtime / bandwidth", "Predictions on / off"} <= set(titles)
+            switch = "Switch chart: runtime / bandwidth / roofline"
+            assert {"Generated code", switch, "Predictions on / off"} <= set(titles)
 
 
 def test_recordings_carry_the_why_fields():

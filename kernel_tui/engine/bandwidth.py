@@ -1,9 +1,10 @@
-"""Achieved bandwidth against the device's ceiling, the ceiling measured here, not read from a datasheet.
+"""The device's two ceilings, measured here, not read from a datasheet: copy bandwidth and matmul throughput.
 
-The ceiling is the rate of a large device-to-device copy (read once, write once), measured per device and
-thread count and cached in ``$KERNEL_TUI_CACHE_DIR`` (default ``~/.cache/kernel-tui``). A busy moment can
-only make a copy slower, so a cached figure is measured again when it is old, when a kernel beats it by far
-(``implausible``), or when the user asks (``KERNEL_TUI_REMEASURE_CEILING=1``, what ``kernel-tui run
+The bandwidth ceiling is the rate of a large device-to-device copy (read once, write once); the compute
+ceiling is the rate of a large ``torch.mm`` in the scenario's dtype. Both are measured per device and thread
+count and cached in one file in ``$KERNEL_TUI_CACHE_DIR`` (default ``~/.cache/kernel-tui``). A busy moment can
+only make a measurement slower, so a cached figure is measured again when it is old, when a kernel beats the
+copy by far (``implausible``), or when the user asks (``KERNEL_TUI_REMEASURE_CEILING=1``, what ``kernel-tui run
 --remeasure-ceiling`` sets), and the higher of the two is kept unless the user asked.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -74,30 +76,87 @@ def _copy_rate_gbs(size: int, device: str) -> float | None:
 
 def ceiling_gbs(device: str, device_name: str, *, remeasure: bool = False) -> float | None:
     """The copy bandwidth of this device: cached if the cache is recent, else measured now and cached."""
-    key = _key(device, device_name)
+    return _cached_ceiling(_key(device, device_name), "gbs", lambda: measure_ceiling_gbs(device), remeasure)
+
+
+MATMUL_SIDE = {"cpu": 1024, "cuda": 8192}
+"""Square matrices this large reach a BLAS's peak (on CPU a 512 product ran at a quarter of the 1024 one's
+rate); on two CPU cores the measurement takes about half a second (2 GFLOP a call)."""
+
+
+def measure_matmul_gflops(device: str, dtype: torch.dtype = torch.float32) -> float | None:
+    """The rate of a large square ``torch.mm`` in ``dtype``, or None where the device cannot run one."""
+    side = MATMUL_SIDE[device]
+    try:
+        left = torch.randn(side, side, device=device).to(dtype)
+        right = torch.randn(side, side, device=device).to(dtype)
+        product = torch.empty(side, side, device=device, dtype=dtype)
+        torch.mm(left, right, out=product)
+        timing = time_call(lambda: torch.mm(left, right, out=product), device, budget_s=0.3)
+    except (MemoryError, RuntimeError):
+        # No matmul in this dtype on this device, or no memory for it: no compute ceiling, not a crash.
+        return None
+    if timing.median_us <= 0:
+        return None
+    return 2 * side**3 / timing.median_us / 1e3
+
+
+def matmul_ceiling_gflops(
+    device: str, device_name: str, dtype: torch.dtype = torch.float32, *, remeasure: bool = False
+) -> float | None:
+    """Peak matmul throughput of this device in ``dtype``: cached beside the copy ceiling, else measured now."""
+    key = _matmul_key(device, device_name, dtype)
+    return _cached_ceiling(key, "gflops", lambda: measure_matmul_gflops(device, dtype), remeasure)
+
+
+def checked_matmul_ceiling(
+    device: str, device_name: str, dtype: torch.dtype, ceiling: float | None, fastest_gflops: float | None
+) -> float | None:
+    """The compute ceiling, measured once more if a kernel beat it by far; the higher figure is kept."""
+    if not ceiling or not fastest_gflops or fastest_gflops <= IMPLAUSIBLE * ceiling:
+        return ceiling
+    key = _matmul_key(device, device_name, dtype)
+    remeasured = measure_matmul_gflops(device, dtype)
+    if remeasured is None or remeasured <= ceiling:
+        return ceiling
+    cached = _read_cache()
+    cached[key] = {"gflops": remeasured, "measured_at": time.time()}
+    _write_cache(cached)
+    return remeasured
+
+
+def _matmul_key(device: str, device_name: str, dtype: torch.dtype) -> str:
+    return f"{_key(device, device_name)}:matmul {str(dtype).removeprefix('torch.')}"
+
+
+def _cached_ceiling(key: str, field: str, measure: Callable[[], float | None], remeasure: bool) -> float | None:
     cached = _read_cache()
     entry = cached.get(key)
     fresh = isinstance(entry, dict) and time.time() - float(entry.get("measured_at", 0)) < MAX_AGE_S
     # Asked for, it is measured once per engine, not before every scenario of the run.
     asked = (remeasure or os.environ.get(REMEASURE_ENV) == "1") and key not in _REMEASURED
-    if fresh and not asked and float(entry.get("gbs", 0)) > 0:
-        return float(entry["gbs"])
-    value = measure_ceiling_gbs(device)
+    if fresh and not asked and float(entry.get(field, 0)) > 0:
+        return float(entry[field])
+    value = measure()
     if value is None:
         return None
     if asked:
         _REMEASURED.add(key)
-    previous = float(entry.get("gbs", 0)) if isinstance(entry, dict) else 0.0
+    previous = float(entry.get(field, 0)) if isinstance(entry, dict) else 0.0
     if not asked and fresh:
-        value = max(value, previous)  # only a busier machine makes the copy slower
-    cached[key] = {"gbs": value, "measured_at": time.time()}
+        value = max(value, previous)  # only a busier machine makes the measurement slower
+    cached[key] = {field: value, "measured_at": time.time()}
+    _write_cache(cached)
+    return value
+
+
+def _write_cache(cached: dict) -> None:
     try:
         path = cache_file()
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(cached, indent=2))
     except OSError:
         pass  # an unwritable cache costs a re-measure next time, nothing more
-    return value
 
 
 def implausible(kernels: tuple[Kernel, ...], ceiling: float | None) -> bool:
@@ -113,10 +172,7 @@ def checked_ceiling(device: str, device_name: str, ceiling: float | None, kernel
         return ceiling
     cached = _read_cache()
     cached[_key(device, device_name)] = {"gbs": remeasured, "measured_at": time.time()}
-    try:
-        cache_file().write_text(json.dumps(cached, indent=2))
-    except OSError:
-        pass
+    _write_cache(cached)
     return remeasured
 
 

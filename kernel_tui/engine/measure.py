@@ -17,8 +17,16 @@ import torch._dynamo
 
 from kernel_tui.engine import compile_watch, cuda_graphs, sweep
 from kernel_tui.engine.attribution import attribute
-from kernel_tui.engine.bandwidth import IMPLAUSIBLE, ceiling_gbs, checked_ceiling, with_bandwidth
+from kernel_tui.engine.bandwidth import (
+    IMPLAUSIBLE,
+    ceiling_gbs,
+    checked_ceiling,
+    checked_matmul_ceiling,
+    matmul_ceiling_gflops,
+    with_bandwidth,
+)
 from kernel_tui.engine.device import device_name
+from kernel_tui.engine.flops import OpFlops, eager_flops, scenario_dtype, with_flops
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.profiling import (
@@ -34,7 +42,7 @@ from kernel_tui.engine.timing import Timing, compare_calls, compare_wall, synchr
 from kernel_tui.engine.traffic import array_bytes, eager_traffic, ideal_bytes
 from kernel_tui.expect import check_claims
 from kernel_tui.formatting import format_time_us
-from kernel_tui.report import ModeResult, ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.report import Ceilings, ModeResult, ScenarioError, ScenarioReport, SweepPoint
 
 Emit = Callable[..., None]
 
@@ -128,9 +136,12 @@ def _measure_modes(
             ],
             _trace_path(trace_dir, path, "eager"),
         )
+        flop_ops = eager_flops(fn, args)
     except USER_ERRORS as exc:
         raise stage_error("eager", path, exc) from exc
     report = replace(report, eager=replace(eager, kernels=with_bandwidth(eager.kernels, report.bandwidth_ceiling_gbs)))
+    matmul_gflops = matmul_ceiling_gflops(device, report.device_name, scenario_dtype(args))
+    report = _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
     emit("partial", report=report.to_dict())
 
     emit("progress", stage="compile", detail="torch.compile, first call")
@@ -167,9 +178,11 @@ def _measure_modes(
             _trace_path(trace_dir, path, "compiled"),
         )
     except StageError as failure:
-        return _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
+        report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
+        return _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
     except USER_ERRORS as exc:  # sys.exit() in fn on a compiled call too: eager results stay
-        return _timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args), None)
+        report = _timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args), None)
+        return _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
     emit("progress", stage="timing", detail="eager and compiled, interleaved")
     report = _timed(replace(report, compiled=compiled), lambda: fn(*args), lambda: compiled_fn(*args))
     compiled = report.compiled
@@ -188,9 +201,24 @@ def _measure_modes(
         compiled=replace(compiled, kernels=with_bandwidth(compiled_rows, ceiling)),
     )
     report = _note_cache_resident(report)
+    report = _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
     scenario.compiled_fn = compiled_fn  # the sweep continues with the same compiled function
     emit("partial", report=report.to_dict())
     return report
+
+
+def _with_roofline(
+    report: ScenarioReport, flop_ops: list[OpFlops], matmul_gflops: float | None, dtype: torch.dtype
+) -> ScenarioReport:
+    """FLOPs, intensity and bound per kernel and mode, against the copy ceiling as it stands now."""
+    ceilings = Ceilings(report.bandwidth_ceiling_gbs, matmul_gflops, str(dtype).removeprefix("torch."))
+    counted = with_flops(report, flop_ops, ceilings)
+    modes = [mode for mode in (counted.eager, counted.compiled) if mode is not None]
+    fastest = max((k.gflops for mode in modes for k in mode.kernels if k.gflops is not None), default=None)
+    checked = checked_matmul_ceiling(report.device, report.device_name, dtype, matmul_gflops, fastest)
+    if checked == matmul_gflops:
+        return counted
+    return with_flops(report, flop_ops, replace(ceilings, matmul_gflops=checked))
 
 
 def _note_cache_resident(report: ScenarioReport) -> ScenarioReport:

@@ -39,6 +39,7 @@ from kernel_tui.engine.cuda_fakes import (
     fake_cuda,
     rewrite_sdpa,
 )
+from kernel_tui.engine.flops import FlopCountingMode, with_flops
 from kernel_tui.engine.generated_code import MEMCPY_NAMES, KernelTraffic, compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
@@ -416,7 +417,8 @@ def _preview_modes(
     emit("progress", stage="eager", detail="operators on fake CUDA tensors")
     host = _HostValues()
     device_ops = _DeviceOps(str(path))
-    with fake_mode, host, device_ops, SdpaAsOnGpu(arch, notes):
+    counting = FlopCountingMode()
+    with fake_mode, host, device_ops, SdpaAsOnGpu(arch, notes), counting:
         output = scenario.call(fn, args, "eager")
     notes.extend(host.note())
     eager = _mode(_rows(device_ops.launches), unit)
@@ -432,9 +434,9 @@ def _preview_modes(
         code = generate_for_gpu(fn, args, arch, options=options, notes=notes,
                                 call=lambda compiled_fn, args: scenario.call(compiled_fn, args, "compile"))
     except StageError as failure:
-        return replace(report, error=replace(failure.error, stage="compile"))
+        return with_flops(replace(report, error=replace(failure.error, stage="compile")), counting.ops, None)
     except Exception as exc:  # noqa: BLE001 - a failure to generate is this scenario's compile error
-        return replace(report, error=stage_error("compile", path, exc).error)
+        return with_flops(replace(report, error=stage_error("compile", path, exc).error), counting.ops, None)
     compiled = replace(
         _mode(_rows(_compiled_launches(code.records)), unit),
         graph_breaks=code.graph_breaks,
@@ -443,8 +445,10 @@ def _preview_modes(
         recompile_reasons=code.recompile_reasons,
     )
     eager_rows, compiled_rows = attribute(report.eager.kernels, compiled.kernels)
-    return replace(report, eager=replace(report.eager, kernels=eager_rows),
-                   compiled=replace(compiled, kernels=compiled_rows))
+    report = replace(report, eager=replace(report.eager, kernels=eager_rows),
+                     compiled=replace(compiled, kernels=compiled_rows))
+    # FLOPs follow from shapes, so a preview has them; with no GPU measured there is no ridge to class them by.
+    return with_flops(report, counting.ops, None)
 
 
 def _forget(modules: list[Any]) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from kernel_tui.formatting import format_gbs
 from kernel_tui.report import Kernel, ModeResult
+from kernel_tui.roofline_text import format_bound, format_flops, format_gflops, format_intensity
 
 LINK_LABELS = {"eager": "fused into", "compiled": "replaces"}
 """The attribution column's header in each table."""
@@ -69,11 +70,29 @@ def kernel_story(kernel: Kernel, mode: str) -> list[str]:
         if kernel.ceiling_pct is not None:
             bandwidth += f", {kernel.ceiling_pct:.0f}% of the copy ceiling"
         parts.append(bandwidth)
+    if kernel.flops is not None or kernel.intensity is not None:
+        parts.append(roofline_story(kernel))
     if mode == "compiled" and kernel.code:
         parts.append("g shows its code")
     elif mode == "eager" and kernel.fused_into:
         parts.append("g shows the code it became")
     return parts
+
+
+def roofline_cell(kernel: Kernel) -> str:
+    """The roofline column: intensity and the side of the ridge, ``171 compute``, ``0.12 memory``, ``?``."""
+    intensity = format_intensity(kernel.intensity)
+    return f"{intensity} {format_bound(kernel.bound, short=True)}" if kernel.bound else intensity
+
+
+def roofline_story(kernel: Kernel) -> str:
+    """``2.15 G FLOPs, 171 FLOP/B, 26.9 GFLOP/s, compute-bound``: the highlighted kernel on the roofline."""
+    parts = [f"{format_flops(kernel.flops)} FLOPs", f"{format_intensity(kernel.intensity)} FLOP/B"]
+    if kernel.gflops is not None:
+        parts.append(f"{format_gflops(kernel.gflops)} GFLOP/s")
+    if kernel.bound is not None:
+        parts.append(format_bound(kernel.bound))
+    return ", ".join(parts)
 
 
 def code_language(kernel: Kernel) -> str:
@@ -140,6 +159,8 @@ TIME = Column("time", "time", "right", 9)
 BYTES = Column("bytes", "bytes", "right", 9)
 BANDWIDTH = Column("gbs", "GB/s %ceil", "right", 10)
 SHARE = Column("share", "share", "right", 5)
+ROOF = Column("roof", "FLOP/B bound", "right", 12)
+"""Intensity and the side of the ridge; only where the engine counted FLOPs (``plan_columns(roofline=)``)."""
 LINK = Column("link", "", "left", None)
 """Labelled per table (``LINK_LABELS``)."""
 
@@ -175,23 +196,24 @@ def _needed(shown: tuple[Column, ...], padding: int, name_width: int, link_width
     return sum(widths.get(column.key, column.width or 0) + 2 * padding for column in shown)
 
 
-def plan_columns(room: int, padding: int, name_want: int, link_want: int) -> ColumnPlan:
+def plan_columns(room: int, padding: int, name_want: int, link_want: int, roofline: bool = False) -> ColumnPlan:
     """Which columns fit in ``room`` cells (each column also takes ``padding`` on both sides).
 
     ``name_want`` and ``link_want`` are the longest name and attribution to show. The share column stays
     only if both fit whole (up to a cap) beside it; then the bandwidth and the attribution go, in that
     order, until the name and the attribution fit at their minimum. What is left goes first to the
     attribution, then to the name, up to what their texts need, and any rest to the last column so the
-    table fills its width.
+    table fills its width. With ``roofline``, the roofline column stands before the attribution and goes
+    right after the share column.
     """
     name_min = min(MIN_NAME_WIDTH, max(name_want, len(NAME.label)))
     link_min = min(MIN_LINK_WIDTH, max(link_want, len("fused into")))
     name_target = max(name_min, min(name_want, MAX_NAME_TARGET))
     link_target = max(link_min, min(link_want, MAX_LINK_TARGET))
-    shown = ORDER
+    shown = (*ORDER[:-1], ROOF, LINK) if roofline else ORDER
     if _needed(shown, padding, name_target, link_target) > room:
         shown = tuple(column for column in shown if column is not DROPPED_FIRST)
-    for column in DROPPED_NEXT:
+    for column in (ROOF, *DROPPED_NEXT):
         if _needed(shown, padding, name_min, link_min if LINK in shown else 0) <= room:
             break
         shown = tuple(kept for kept in shown if kept is not column)

@@ -261,6 +261,8 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
         kernel = table.highlighted_kernel()
         any_kernels = any(t.kernels for t in self.query(KernelTable))
         line.show(table.mode if kernel else None, kernel, hint=any_kernels)
+        if chart := self._find("#chart", RuntimeChart):
+            chart.set_highlight(table.mode if kernel else None, kernel)  # the roofline marks it
 
     def _show_status(self) -> None:
         now = self.app.clock()

@@ -27,13 +27,13 @@ from kernel_tui.ui.score import PredictionBook, split_lesson
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
-CHART_MODES = ("time", "bandwidth")
+CHART_MODES = ("time", "bandwidth", "roofline")
 
 WHY_BINDINGS = [
     Binding("g", "code", "Code", show=False,
             tooltip="Generated code of the highlighted compiled kernel (or of the one an eager kernel became)"),
     Binding("b", "chart_mode", "Bandwidth", show=False,
-            tooltip="Chart: switch between runtime and achieved bandwidth (GB/s, with the ceiling) vs size"),
+            tooltip="Chart: runtime, achieved bandwidth (GB/s, with the ceiling) vs size, then the roofline"),
     Binding("t", "toggle_predict", "Predict", show=False,
             tooltip="Predictions on/off: on the course, guess a lesson's kernel counts before its first run"),
 ]
@@ -41,8 +41,8 @@ WHY_BINDINGS = [
 
 WHY_PALETTE_ACTIONS = (
     ("Generated code", "The source Inductor wrote for the highlighted compiled kernel", "code"),
-    ("Switch chart: runtime / bandwidth", "Runtime or achieved GB/s against size, with the copy ceiling",
-     "chart_mode"),
+    ("Switch chart: runtime / bandwidth / roofline",
+     "Runtime or achieved GB/s against size, or the kernels against the copy and matmul ceilings", "chart_mode"),
     ("Predictions on / off", "Guess each course lesson's kernel counts before its first run", "toggle_predict"),
 )
 """Command palette entries: (title, help, explorer action)."""
@@ -59,7 +59,7 @@ class WhyWorkbench:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.chart_mode = "time"
-        """What the chart draws against size: ``time`` or ``bandwidth``; kept across scenarios and layouts."""
+        """What the chart draws: ``time``, ``bandwidth`` or ``roofline``; kept across scenarios and layouts."""
 
     @property
     def predictions(self) -> PredictionBook:
@@ -93,6 +93,7 @@ class WhyWorkbench:
             table.set_links_pending(table.mode == "eager" and waiting)
         if chart := self._find("#chart", RuntimeChart):  # type: ignore[attr-defined]
             chart.set_mode(self.chart_mode, report.bandwidth_ceiling_gbs if report is not None else None)
+            chart.set_roofline(report)
 
     def _predict_first(self, sweep: bool) -> bool:
         """Before a course lesson's first run: ask for a guess, and run once it is given. True: asked."""
@@ -144,7 +145,7 @@ class WhyWorkbench:
         self.app.push_screen(KernelCodeScreen(kernel))  # type: ignore[attr-defined]
 
     def action_chart_mode(self) -> None:
-        """Switch the chart between runtime and achieved bandwidth against size (and show it)."""
+        """Cycle the chart: runtime, achieved bandwidth against size, the roofline (and show it)."""
         self.chart_mode = CHART_MODES[(CHART_MODES.index(self.chart_mode) + 1) % len(CHART_MODES)]
         self._show_why()
         if not self.wide:

@@ -21,6 +21,7 @@ from kernel_tui.ui.attribution import (
     bandwidth_cell,
     link_text,
     plan_columns,
+    roofline_cell,
 )
 
 
@@ -54,7 +55,9 @@ class KernelTable(DataTable):
         room = self.scrollable_content_region.width - 1
         name_want = max((len(name) for name in nested_names(self.kernels)), default=0)
         link_want = max((len(link_text(kernel, self.mode)) for kernel in self.kernels), default=0)
-        plan = plan_columns(room, self.cell_padding, name_want, link_want)
+        # The roofline column only where the engine counted FLOPs (an older recording has none to show).
+        roofline = any(kernel.flops is not None for kernel in self.kernels)
+        plan = plan_columns(room, self.cell_padding, name_want, link_want, roofline)
         if self.plan is not None and plan.keys == self.plan.keys:
             self.plan = plan
             self._set_width("kernel", plan.name_width)
@@ -128,6 +131,7 @@ class KernelTable(DataTable):
                 "gbs": Text.assemble(gbs, (f" {ceiling:>4}" if ceiling else ""), justify="right"),
                 "share": Text(f"{(kernel.time_us or 0.0) / total_time:.0%}" if total_time > 0 else "—",
                               justify="right"),
+                "roof": Text(roofline_cell(kernel), justify="right"),
                 "link": Text("…" if self.links_pending else link_text(kernel, self.mode), overflow="ellipsis",
                              no_wrap=True),
             }
@@ -147,6 +151,8 @@ class KernelTable(DataTable):
                 f"({format_transfers(result.transfers)}) · "
                 f"{format_time_us(result.time_us, preview=all(k.time_us is None for k in result.kernels))}/call"
             )
+        if result.kernels and result.bound is not None and result.bound_share is not None:
+            subtitle += f" · {result.bound} {result.bound_share:.0%}"  # the side holding most kernel time
         if self.predicted is not None:
             right = round(result.kernel_count) == self.predicted
             subtitle += f" · you said {self.predicted} {'✓' if right else '✗'}"

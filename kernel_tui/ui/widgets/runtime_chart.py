@@ -4,8 +4,9 @@ The plot itself (``runtime_plot``: plotext, about 0.08 s of imports) is mounted 
 frame, so the app paints at once. Until there are points, the pane says how to get some instead of
 drawing empty axes.
 
-Key ``b`` switches it between runtime and achieved bandwidth against size (``mode``), the device's copy
-bandwidth drawn as the ceiling; the explorer owns which mode is shown and sets it here.
+Key ``b`` cycles it through runtime and achieved bandwidth against size (the device's copy bandwidth drawn as
+the ceiling) and the roofline of the scenario's kernels (``mode``); the explorer owns which mode is shown and
+sets it here, with the report the roofline places and the kernel highlighted in the tables.
 """
 
 from __future__ import annotations
@@ -16,10 +17,14 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Static
 
-from kernel_tui.report import SweepPoint
+from kernel_tui.report import Kernel, ScenarioReport, SweepPoint
+from kernel_tui.roofline_text import format_intensity
 from kernel_tui.ui.widgets.bandwidth_plot import bandwidth_series
+from kernel_tui.ui.widgets.roofline_plot import roofline_points, unplaced
 
-TITLES = {"time": "Runtime vs size", "bandwidth": "Bandwidth vs size"}
+TITLES = {"time": "Runtime vs size", "bandwidth": "Bandwidth vs size", "roofline": "Roofline"}
+NEXT_MODE = {"time": "bandwidth", "bandwidth": "roofline", "roofline": "runtime"}
+"""What ``b`` shows next, as the subtitle names it."""
 
 
 class RuntimeChart(Widget):
@@ -35,9 +40,13 @@ class RuntimeChart(Widget):
         """The points shown, in the order they arrived (tests read this)."""
         self.hint = ""
         self.mode = "time"
-        """``time`` or ``bandwidth``: what the plot draws against size."""
+        """``time``, ``bandwidth`` (both against size) or ``roofline`` (the kernels against the two ceilings)."""
         self.ceiling_gbs: float | None = None
         """The device's copy bandwidth, drawn as a line in bandwidth mode."""
+        self.report: ScenarioReport | None = None
+        """The measured scenario whose kernels the roofline places."""
+        self.highlight: tuple[str | None, Kernel | None] = (None, None)
+        """The table (``eager`` or ``compiled``) and kernel under the cursor, marked on the roofline."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="chart-hint")
@@ -66,25 +75,58 @@ class RuntimeChart(Widget):
             self.mode, self.ceiling_gbs = mode, ceiling_gbs
             self._replot()
 
+    def set_roofline(self, report: ScenarioReport | None) -> None:
+        """The scenario whose kernels the roofline places (its FLOPs, bytes, times and the ceilings)."""
+        if report is not self.report:
+            self.report = report
+            self._replot()
+
+    def set_highlight(self, mode: str | None, kernel: Kernel | None) -> None:
+        """Mark this kernel of this table on the roofline (None: no kernel highlighted)."""
+        if (mode, kernel) != self.highlight:
+            self.highlight = (mode, kernel)
+            if self.mode == "roofline":
+                self._replot()
+
     def add_point(self, point: SweepPoint) -> None:
         """Add one point as the sweep measures it."""
         self.points.append(point)
         self._replot()
 
     def _replot(self) -> None:
-        drawn = any(point.eager_us or point.compiled_us for point in self.points)
+        if self.mode == "roofline":
+            drawn = bool(roofline_points(self.report))
+            hint_text = self._roofline_hint()
+        else:
+            drawn = any(point.eager_us or point.compiled_us for point in self.points)
+            hint_text = self.hint
         hint = self.query_one("#chart-hint", Static)
-        hint.update(self.hint)
+        hint.update(hint_text)
         hint.display = not drawn
         self.border_title = TITLES.get(self.mode, TITLES["time"])
         self.border_subtitle = self._subtitle() if drawn else ""
         for plot in self.query("RuntimePlot"):
             plot.points, plot.hint = self.points, self.hint  # type: ignore[attr-defined]
             plot.mode, plot.ceiling_gbs = self.mode, self.ceiling_gbs  # type: ignore[attr-defined]
+            plot.report, plot.highlight = self.report, self.highlight  # type: ignore[attr-defined]
             plot.display = drawn
             plot.refresh()
 
+    def _roofline_hint(self) -> str:
+        report = self.report
+        if report is None or report.eager is None:
+            return "r measures the kernels; b then places them against the device's two ceilings."
+        if report.is_preview:
+            return "A preview runs nothing: no achieved FLOP/s to place (its FLOPs and intensity are in the tables)."
+        return "No kernel here has both its FLOPs and a time: nothing to place on the roofline."
+
     def _subtitle(self) -> str:
+        if self.mode == "roofline":
+            ceilings = self.report.ceilings if self.report is not None else None
+            parts = [f"ridge {format_intensity(ceilings.ridge)} FLOP/B"] if ceilings and ceilings.ridge else []
+            if missing := unplaced(self.report):
+                parts.append(f"{missing} not placed: FLOPs unknown or 0")
+            return " · ".join([*parts, f"b {NEXT_MODE['roofline']}"])
         if self.mode != "bandwidth":
             return "b bandwidth"
         ceiling = self.ceiling_gbs
@@ -93,4 +135,5 @@ class RuntimeChart(Widget):
         )
         # Faster than a large copy: the arrays fit in a cache, which the ceiling (measured on a large
         # copy) does not see.
-        return "above the ceiling: served from cache · b runtime" if over else "b runtime"
+        following = NEXT_MODE["bandwidth"]
+        return f"above the ceiling: served from cache · b {following}" if over else f"b {following}"

@@ -6,8 +6,9 @@ takes the logarithm of log-scale data in place when it builds, so building the s
 take logs of logs (piccolomo/plotext#209, fixed in plotext 6). Starting each render from a freshly drawn
 figure sidesteps that, and costs little at a handful of points.
 
-The same plot draws achieved bandwidth against size when the chart is switched to it (``mode``, key ``b``;
-``bandwidth_plot``); ``drawn`` keeps the lines of the latest draw by label, for tests.
+The same plot draws achieved bandwidth against size, and the roofline of the scenario's kernels, when the chart
+is switched to them (``mode``, key ``b``; ``bandwidth_plot``, ``roofline_plot``); ``drawn`` keeps the lines of
+the latest draw by label, for tests.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
 from kernel_tui.formatting import format_size, format_time_us
-from kernel_tui.report import SweepPoint
+from kernel_tui.report import Kernel, ScenarioReport, SweepPoint
 from kernel_tui.ui.widgets.bandwidth_plot import Series, draw_bandwidth
+from kernel_tui.ui.widgets.roofline_plot import draw_roofline
 
 EAGER_COLOR = (255, 160, 40)
 COMPILED_COLOR = (70, 170, 255)
@@ -38,6 +40,10 @@ class RuntimePlot(PlotextPlot):
         self.mode = "time"
         """``time`` (runtime against size) or ``bandwidth`` (achieved GB/s against size, with the ceiling)."""
         self.ceiling_gbs: float | None = None
+        self.report: ScenarioReport | None = None
+        """The scenario whose kernels the roofline places (``roofline`` mode)."""
+        self.highlight: tuple[str | None, Kernel | None] = (None, None)
+        """The table and kernel under the cursor, marked on the roofline."""
         self.drawn: dict[str, Series] = {}
         """The lines of the latest draw, by label (``eager``, ``compiled``, ``ceiling``)."""
         self._rendered: RenderResult | None = None
@@ -49,7 +55,7 @@ class RuntimePlot(PlotextPlot):
         # building it costs tens of milliseconds, and keys must answer faster than that.
         key = (
             tuple(self.points), self.mode, self.ceiling_gbs, self.hint, tuple(self.size),
-            self.app.no_color, self.app.theme,
+            self.app.no_color, self.app.theme, id(self.report), self.highlight,
         )
         if key != self._rendered_key or self._rendered is None:
             self.replot()
@@ -62,6 +68,17 @@ class RuntimePlot(PlotextPlot):
         plt.clear_figure()
         plt.xlabel("elements")
         self.drawn = {}
+        if self.mode == "roofline":
+            self.drawn = draw_roofline(
+                plt,
+                self.report,
+                self.highlight,
+                styles={"eager": (EAGER_COLOR, "•"), "compiled": (COMPILED_COLOR, "×")},
+                plain=self.app.no_color,
+                ticks_for=time_ticks,
+                area=(max(self.size.width - 8, 10), max(self.size.height - 5, 4)),  # less axes, title and ticks
+            )
+            return
         if self.mode == "bandwidth" and self.points:
             self.drawn = draw_bandwidth(
                 plt,

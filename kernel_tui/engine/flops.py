@@ -1,0 +1,213 @@
+"""FLOPs per kernel: counted per eager operator from its tensors, and given to the compiled kernels that
+replaced those operators.
+
+The rules a learner can check by hand:
+
+- operators with a formula in ``torch.utils.flop_counter`` (``mm``, ``addmm``, ``bmm``, convolutions,
+  attention) use it: ``2·M·N·K`` for an ``M×K`` by ``K×N`` product, a multiply and an add per term;
+- an elementwise operator (tagged ``pointwise``) is one operation per element it writes, and a reduction
+  (tagged ``reduction``) one per element it reads;
+- operators that only move or place data (copies, casts, ``cat``, ``fill_``) do no arithmetic: 0;
+- anything else (``sort``, ``_softmax``, ``native_layer_norm``) is not counted: None, shown as unknown.
+
+A compiled kernel's FLOPs are those of the eager operators it replaced (``attribution``): a library call's come
+from the eager ``mm`` it stands for, whose formula reads the shapes. Where an operator's work went to more than
+one kernel (or one row shares an operator with another), the split is not known, and neither are the FLOPs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import flop_registry
+
+from kernel_tui.engine.attribution import COMBINED, PLACEMENT
+from kernel_tui.engine.cuda_graphs import FOREACH_COPY
+from kernel_tui.engine.op_kinds import moves_data
+from kernel_tui.engine.traffic import tensors_in
+from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
+from kernel_tui.roofline import achieved_gflops, bound, dominant_bound, intensity
+
+NO_ARITHMETIC = PLACEMENT | {
+    "aten::fill_", "aten::zero_", "aten::zeros_like", "aten::ones_like", "aten::full_like", "aten::new_zeros",
+    "aten::new_ones", "aten::new_full", "aten::_local_scalar_dense", "aten::lift_fresh", "aten::alias",
+    FOREACH_COPY,
+}
+"""Operators that move or place data without computing on it (a CUDA graph's input copy among them)."""
+NO_ARITHMETIC_KINDS = frozenset({"memcpy", "memset"})
+
+
+@dataclass(frozen=True)
+class OpFlops:
+    """One dispatched operator that moves data, with its arithmetic (None: not counted)."""
+
+    name: str
+    """Profiler-style name, ``aten::mm``: the name the byte records and the kernel rows use."""
+    flops: int | None
+
+
+def op_flops(func: Any, args: tuple, kwargs: dict, out: Any) -> int | None:
+    """The FLOPs of one dispatched operator by the module's rules; None when no rule covers it."""
+    name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
+    formula = flop_registry.get(func._overloadpacket)
+    if formula is not None:
+        try:
+            return int(formula(*args, **kwargs, out_val=out))
+        except Exception:  # noqa: BLE001 - a formula that cannot read these arguments leaves the count unknown
+            return None
+    if name in NO_ARITHMETIC:
+        return 0
+    tags = getattr(func, "tags", ())
+    if torch.Tag.pointwise in tags:
+        return max((t.numel() for t in tensors_in(out)), default=0)
+    if torch.Tag.reduction in tags:
+        return max((t.numel() for t in tensors_in((args, kwargs))), default=0)
+    return None
+
+
+class FlopCountingMode(TorchDispatchMode):
+    """Records each data-moving operator's FLOPs, in dispatch order (what ``traffic`` records bytes for)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops: list[OpFlops] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
+        if func.namespace != "prim" and moves_data(name):
+            self.ops.append(OpFlops(name, op_flops(func, args, kwargs, out)))
+        return out
+
+
+def eager_flops(fn: Callable[..., Any], args: tuple) -> list[OpFlops]:
+    """Run ``fn`` once (untimed, unprofiled) and return the FLOPs of its data-moving operators in order."""
+    mode = FlopCountingMode()
+    with torch.no_grad(), mode:
+        fn(*args)
+    return mode.ops
+
+
+def totals_by_op(ops: Iterable[OpFlops]) -> dict[str, int | None]:
+    """Per operator name, the FLOPs of all its calls together; None if any call was not counted."""
+    totals: dict[str, int | None] = {}
+    for op in ops:
+        previous = totals.get(op.name, 0)
+        totals[op.name] = None if previous is None or op.flops is None else previous + op.flops
+    return totals
+
+
+def _sum(values: Iterable[int | None]) -> int | None:
+    total = 0
+    for value in values:
+        if value is None:
+            return None
+        total += value
+    return total
+
+
+def _owners(rows: Sequence[Kernel]) -> dict[str, int]:
+    """How many rows name each operator: an operator named by two rows cannot be split between them."""
+    owners: dict[str, int] = {}
+    for row in rows:
+        for op in set(row.aten_ops):
+            owners[op] = owners.get(op, 0) + 1
+    return owners
+
+
+def eager_kernel_flops(rows: Sequence[Kernel], totals: dict[str, int | None]) -> tuple[Kernel, ...]:
+    """Each eager row's FLOPs: the operators the dispatcher saw for it, all their calls together."""
+    owners = _owners(rows)
+    counted = []
+    for row in rows:
+        if row.kind in NO_ARITHMETIC_KINDS and not row.aten_ops:
+            flops: int | None = 0
+        elif not row.aten_ops:
+            flops = None  # a composite's later pass: its work is on its first pass, its own share unknown
+        else:
+            flops = _sum(totals.get(op) if owners[op] == 1 else None for op in row.aten_ops)
+        counted.append(replace(row, flops=flops))
+    return tuple(counted)
+
+
+def compiled_kernel_flops(rows: Sequence[Kernel], totals: dict[str, int | None]) -> tuple[Kernel, ...]:
+    """Each compiled row's FLOPs: those of the eager operators it replaced."""
+    owners = _owners(rows)
+    counted = []
+    for row in rows:
+        if row.kind in NO_ARITHMETIC_KINDS:
+            flops: int | None = 0
+        elif not row.aten_ops:
+            flops = None
+        else:
+            flops = _sum(_replaced_op_flops(op, row, totals, owners) for op in row.aten_ops)
+        counted.append(replace(row, flops=flops))
+    return tuple(counted)
+
+
+def _replaced_op_flops(op: str, row: Kernel, totals: dict[str, int | None], owners: dict[str, int]) -> int | None:
+    if op in totals:
+        return totals[op] if owners[op] == 1 else None
+    if op in NO_ARITHMETIC:
+        return 0
+    if set(COMBINED.get(op, ())) & set(row.aten_ops):
+        return 0  # a library call named for the operators it combines: their FLOPs are counted as theirs
+    return None
+
+
+def with_roofline_fields(kernels: Sequence[Kernel], ridge: float | None) -> tuple[Kernel, ...]:
+    """Intensity, achieved GFLOP/s and the bound of each kernel that has its FLOPs."""
+    rows = []
+    for kernel in kernels:
+        kernel_intensity = intensity(kernel.flops, kernel.bytes_total)
+        rows.append(
+            replace(
+                kernel,
+                intensity=kernel_intensity,
+                gflops=achieved_gflops(kernel.flops, kernel.time_us),
+                bound=bound(kernel_intensity, ridge),
+            )
+        )
+    return tuple(rows)
+
+
+def _mode_roofline(mode: ModeResult, kernels: tuple[Kernel, ...], flops: int | None, ridge: float | None) -> ModeResult:
+    kernels = with_roofline_fields(kernels, ridge)
+    side = dominant_bound((kernel.bound, kernel.time_us) for kernel in kernels)
+    return replace(
+        mode,
+        kernels=kernels,
+        flops=flops,
+        intensity=intensity(flops, mode.bytes_total),
+        gflops=achieved_gflops(flops, mode.time_us),
+        bound=side[0] if side else None,
+        bound_share=side[1] if side else None,
+    )
+
+
+def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceilings | None) -> ScenarioReport:
+    """The report with FLOPs, intensity, achieved GFLOP/s and bound per kernel and per mode, and the ceilings."""
+    ridge = ceilings.ridge if ceilings is not None else None
+    totals = totals_by_op(ops)
+    report = replace(report, ceilings=ceilings)
+    if report.eager is not None:
+        eager_rows = eager_kernel_flops(report.eager.kernels, totals)
+        report = replace(report, eager=_mode_roofline(report.eager, eager_rows, _sum(totals.values()), ridge))
+    if report.compiled is not None:
+        compiled_rows = compiled_kernel_flops(report.compiled.kernels, totals)
+        total = _sum(row.flops for row in compiled_rows) if compiled_rows else 0
+        report = replace(report, compiled=_mode_roofline(report.compiled, compiled_rows, total, ridge))
+    return report
+
+
+def scenario_dtype(args: tuple) -> torch.dtype:
+    """The dtype the compute ceiling is measured in: the largest floating-point input's (float32 without one)."""
+    floating = [t for t in tensors_in(args) if t.is_floating_point()]
+    if not floating:
+        return torch.float32
+    return max(floating, key=lambda t: t.numel()).dtype

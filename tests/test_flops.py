@@ -1,0 +1,150 @@
+"""FLOPs per operator and per kernel, intensity and its class: the counting rules checked by hand on real
+tensors through the dispatcher (no compile, fast), and the roofline fields as they travel in a report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from kernel_tui.engine.flops import (
+    OpFlops,
+    compiled_kernel_flops,
+    eager_flops,
+    eager_kernel_flops,
+    totals_by_op,
+    with_flops,
+    with_roofline_fields,
+)
+from kernel_tui.render import scenario_view
+from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
+from kernel_tui.roofline import COMPUTE_BOUND, MEMORY_BOUND, dominant_bound, ridge_point
+from kernel_tui.roofline_text import format_flops, format_intensity
+
+M, K, N = 8, 16, 4
+
+
+def counted(fn, *args) -> list[tuple[str, int | None]]:
+    return [(op.name, op.flops) for op in eager_flops(fn, args)]
+
+
+def test_mm_is_two_operations_per_term():
+    a, b = torch.randn(M, K), torch.randn(K, N)
+    assert counted(torch.mm, a, b) == [("aten::mm", 2 * M * K * N)]
+
+
+def test_addmm_counts_its_product_by_torchs_formula():
+    bias, a, b = torch.randn(N), torch.randn(M, K), torch.randn(K, N)
+    # torch.utils.flop_counter's addmm formula is the product's; the bias add is not a separate operator here.
+    assert counted(torch.addmm, bias, a, b) == [("aten::addmm", 2 * M * K * N)]
+
+
+def test_elementwise_is_one_operation_per_element_written_and_reduction_per_element_read():
+    a, b = torch.randn(10, 100), torch.randn(100)  # b broadcasts: the add still writes 1000 elements
+    assert counted(lambda a, b: (a + b).relu(), a, b) == [("aten::add", 1000), ("aten::relu", 1000)]
+    assert counted(lambda a: a.sum(dim=1), a) == [("aten::sum", 1000)]
+    assert counted(lambda a: a.amax(), a) == [("aten::amax", 1000)]
+
+
+def test_copies_do_no_arithmetic_and_unknown_operators_stay_unknown():
+    a = torch.randn(10, 100)
+    assert counted(lambda a: a.t().contiguous(), a) == [("aten::clone", 0)]
+    (sort,) = {name: flops for name, flops in counted(lambda a: torch.sort(a).values, a)}.items()
+    assert sort == ("aten::sort", None)
+
+
+def row(name: str, ops: tuple[str, ...], *, kind: str = "kernel", bytes_read: int = 100, time_us: float = 1.0,
+        bytes_written: int = 100) -> Kernel:
+    return Kernel(name, name, 1, time_us, bytes_read=bytes_read, bytes_written=bytes_written, kind=kind,
+                  aten_ops=ops)
+
+
+OPS = [OpFlops("aten::mm", 1024), OpFlops("aten::add", 32), OpFlops("aten::relu", 32), OpFlops("aten::add", 8)]
+
+
+def test_a_compiled_kernel_has_the_flops_of_the_operators_it_replaced():
+    totals = totals_by_op(OPS)
+    assert totals == {"aten::mm": 1024, "aten::add": 40, "aten::relu": 32}
+    compiled = compiled_kernel_flops(
+        [row("aten::addmm", ("aten::addmm", "aten::mm")), row("cpp_fused_add_relu_0", ("aten::add", "aten::relu")),
+         row("Memcpy DtoH", (), kind="memcpy"), row("aten::_foreach_copy_", ("aten::_foreach_copy_",))],
+        totals,
+    )
+    # A CUDA graph's input copy, like a host copy, moves data and computes nothing.
+    assert [kernel.flops for kernel in compiled] == [1024, 40 + 32, 0, 0]
+
+
+def test_work_split_between_kernels_is_unknown_not_zero():
+    totals = totals_by_op(OPS)
+    compiled = compiled_kernel_flops(
+        [row("cpp_fused_add_0", ("aten::add",)), row("cpp_fused_add_relu_1", ("aten::add", "aten::relu")),
+         row("cpp_fused_1", ())],
+        totals,
+    )
+    assert [kernel.flops for kernel in compiled] == [None, None, None]
+    eager = eager_kernel_flops([row("aten::mm", ("aten::mm",)), row("aten::sort", ("aten::sort",))],
+                               totals_by_op([*OPS, OpFlops("aten::sort", None)]))
+    assert [kernel.flops for kernel in eager] == [1024, None]
+
+
+def test_intensity_classes_against_a_given_ridge():
+    kernels = with_roofline_fields(
+        [Kernel("mm", "mm", 1, 10.0, bytes_read=300, bytes_written=100, flops=4000),
+         Kernel("add", "add", 1, 5.0, bytes_read=800, bytes_written=400, flops=100),
+         Kernel("sort", "sort", 1, 5.0, bytes_read=800, bytes_written=400)],
+        ridge=2.0,
+    )
+    assert [k.intensity for k in kernels] == [10.0, 100 / 1200, None]
+    assert [k.bound for k in kernels] == [COMPUTE_BOUND, MEMORY_BOUND, None]
+    assert kernels[0].gflops == pytest.approx(4000 / 10.0 / 1e3)
+    assert with_roofline_fields(kernels, ridge=20.0)[0].bound == MEMORY_BOUND
+    assert ridge_point(bandwidth_gbs=50.0, matmul_gflops=1000.0) == 20.0
+    assert dominant_bound([(MEMORY_BOUND, 1.0), (COMPUTE_BOUND, 3.0), (None, 100.0)]) == (COMPUTE_BOUND, 0.75)
+
+
+def _report() -> ScenarioReport:
+    eager = ModeResult(
+        kernel_count=2,
+        kernels=(row("aten::mm", ("aten::mm",), bytes_read=96, bytes_written=32, time_us=3.0),
+                 row("aten::sort", ("aten::sort",), time_us=1.0)),
+        bytes_total=328,
+        time_us=4.0,
+    )
+    report = ScenarioReport("s.py", "s", "cpu", "EPYC", "2.14", 64, eager=eager)
+    return with_flops(report, [OpFlops("aten::mm", 1024), OpFlops("aten::sort", None)], Ceilings(10.0, 40.0, "float32"))
+
+
+def test_the_json_carries_flops_intensity_and_ceilings_and_unknown_is_null():
+    report = _report()
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["ceilings"] == {"bandwidth_gbs": 10.0, "matmul_gflops": 40.0, "dtype": "float32", "ridge": 4.0}
+    mm, sort = data["eager"]["kernels"]
+    assert (mm["flops"], mm["intensity"], mm["bound"]) == (1024, 1024 / 128, COMPUTE_BOUND)
+    assert (sort["flops"], sort["intensity"], sort["bound"]) == (None, None, None)
+    assert data["eager"]["flops"] is None and data["eager"]["intensity"] is None  # one operator not counted
+    assert data["eager"]["bound"] == COMPUTE_BOUND  # the only classified kernel time
+    assert ScenarioReport.from_dict(data) == report
+
+
+def test_unknown_flops_read_as_a_question_mark_never_zero():
+    assert format_flops(None) == "?" and format_intensity(None) == "?"
+    assert format_flops(0) == "0" and format_flops(2_147_483_648) == "2.15 G"
+    from rich.console import Console
+
+    console = Console(width=140, record=True)
+    console.print(scenario_view(_report(), width=140))
+    text = console.export_text()
+    assert "ridge 4.00 FLOP/B" in text
+    sort_line = next(line for line in text.splitlines() if "aten::sort" in line and "eager" in line)
+    assert " ? " in sort_line and "unknown" in sort_line
+
+
+def test_the_lab_report_has_the_roofline_as_a_table():
+    from kernel_tui.markdown_report import scenario_markdown
+
+    text = scenario_markdown(_report())
+    assert "#### Compute or memory (roofline)" in text
+    assert "Ceilings: copy 10.0 GB/s · matmul 40.0 GFLOP/s (float32) · ridge 4.00 FLOP/B." in text
+    assert "| eager | `aten::mm` | 1.02 k | 8.00 | " in text and "| compute-bound |" in text
+    assert "| eager | `aten::sort` | ? | ? |" in text and "| unknown |" in text

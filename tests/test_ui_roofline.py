@@ -1,0 +1,142 @@
+"""The roofline in the app: ``b`` cycles runtime → bandwidth → roofline, the roofline draws both measured
+ceilings and the kernels as points, marks the highlighted row, and stays readable at 80×24 (Pilot, on a
+replayed recording whose report carries FLOPs and ceilings)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_ui_support import ADD_RELU, DATA, RECORDINGS, make_app, shown_text, wait_for
+
+from kernel_tui.roofline import MEMORY_BOUND, achieved_gflops, bound, dominant_bound, intensity
+from kernel_tui.ui.replay import ReplayEngineLink
+from kernel_tui.ui.widgets.kernel_table import KernelTable
+from kernel_tui.ui.widgets.roofline_plot import COMPUTE_ROOF, HIGHLIGHT, MEMORY_ROOF, roof_lines
+from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+
+BANDWIDTH_GBS, MATMUL_GFLOPS = 12.0, 48.0  # a ridge of 4 FLOPs per byte
+ELEMENTS = 2**20
+FLOPS = {"aten::add": ELEMENTS, "aten::relu": ELEMENTS, "cpp_fused_add_relu_0": 2 * ELEMENTS}
+"""One operation per element per elementwise op (the counting rule), at the recording's size."""
+
+
+def with_roofline(report: dict) -> None:
+    """Give a recorded report what a roofline-aware engine sends: FLOPs per kernel and the two ceilings."""
+    ridge = MATMUL_GFLOPS / BANDWIDTH_GBS
+    report["ceilings"] = {"bandwidth_gbs": BANDWIDTH_GBS, "matmul_gflops": MATMUL_GFLOPS, "dtype": "float32"}
+    for mode in ("eager", "compiled"):
+        for kernel in (report.get(mode) or {}).get("kernels", ()):
+            flops = FLOPS[kernel["short_name"]]
+            moved = (kernel["bytes_read"] or 0) + (kernel["bytes_written"] or 0)
+            kernel["flops"], kernel["intensity"] = flops, intensity(flops, moved)
+            kernel["gflops"] = achieved_gflops(flops, kernel["time_us"])
+            kernel["bound"] = bound(kernel["intensity"], ridge)
+        if report.get(mode):
+            side = dominant_bound((k["bound"], k["time_us"]) for k in report[mode]["kernels"])
+            report[mode]["bound"], report[mode]["bound_share"] = side if side else (None, None)
+
+
+@pytest.fixture
+def roofline_app(tmp_path: Path):
+    data = json.loads((DATA / "ui_add_relu_messages.json").read_text())
+    for message in data["messages"]:
+        if "report" in message:
+            with_roofline(message["report"])
+    recording = tmp_path / "ui_add_relu_messages.json"
+    recording.write_text(json.dumps(data))
+    return make_app(ReplayEngineLink.from_files(recording, *RECORDINGS[1:]))
+
+
+async def show_roofline(pilot) -> tuple[RuntimeChart, object]:
+    await pilot.press("s")  # with the sweep, so that runtime mode has lines to come back to
+    explorer = pilot.app.get_explorer()
+    await wait_for(pilot, lambda: explorer.runs.get(ADD_RELU) is not None and not explorer.runs[ADD_RELU].running)
+    await pilot.press("b", "b")
+    chart = explorer.query_one(RuntimeChart)
+    await wait_for(pilot, lambda: bool(chart.query("RuntimePlot")))
+    plot = chart.query_one("RuntimePlot")
+    await wait_for(pilot, lambda: MEMORY_ROOF in plot.drawn, what="the roofline")
+    return chart, plot
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)])
+async def test_b_reaches_the_roofline_with_both_ceilings_and_the_kernels(roofline_app, size):
+    async with roofline_app.run_test(size=size) as pilot:
+        chart, plot = await show_roofline(pilot)
+        assert chart.mode == plot.mode == "roofline" and chart.border_title == "Roofline"
+        (low, ridge), (slanted_low, peak) = plot.drawn[MEMORY_ROOF]
+        assert ridge == 4.0 and peak == MATMUL_GFLOPS and slanted_low == pytest.approx(BANDWIDTH_GBS * low)
+        assert plot.drawn[COMPUTE_ROOF][1] == [MATMUL_GFLOPS, MATMUL_GFLOPS]
+        eager_x, eager_y = plot.drawn["eager"]
+        assert eager_x == pytest.approx([ELEMENTS / 12582912, ELEMENTS / 8388608])  # add, relu: FLOPs per byte
+        assert eager_y[0] == pytest.approx(ELEMENTS / 1755.908 / 1e3)
+        assert plot.drawn["compiled"][0] == pytest.approx([2 * ELEMENTS / 12582912])
+        assert "ridge 4.00 FLOP/B" in chart.border_subtitle and "b runtime" in chart.border_subtitle
+        text = shown_text(plot)
+        assert "ridge 4.00" in text and "aten::relu" in text and "cpp_fused_ad" in text and "copy GB/s" in text
+        await pilot.press("b")
+        await wait_for(pilot, lambda: MEMORY_ROOF not in plot.drawn and "eager" in plot.drawn)
+        assert chart.mode == "time"
+
+
+async def test_the_highlighted_row_is_marked_on_the_roofline(roofline_app):
+    async with roofline_app.run_test(size=(160, 48)) as pilot:
+        chart, plot = await show_roofline(pilot)
+        explorer = pilot.app.get_explorer()
+        eager = explorer.query_one("#eager", KernelTable)
+        eager.focus()
+        eager.move_cursor(row=1)
+        await wait_for(pilot, lambda: plot.drawn.get(HIGHLIGHT, ([], []))[0] == plot.drawn["eager"][0][1:],
+                       what="relu marked")
+        assert chart.highlight[1] is not None and chart.highlight[1].short_name == "aten::relu"
+        assert chart.highlight[1].bound == MEMORY_BOUND
+        compiled = explorer.query_one("#compiled", KernelTable)
+        compiled.focus()
+        await wait_for(pilot, lambda: plot.drawn.get(HIGHLIGHT, ([], []))[0] == plot.drawn["compiled"][0])
+
+
+async def test_without_flops_the_roofline_says_why_instead_of_drawing():
+    app = make_app()  # the plain recording: an engine that sent no FLOPs
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("r")
+        explorer = app.get_explorer()
+        await wait_for(pilot, lambda: explorer.runs.get(ADD_RELU) is not None and not explorer.runs[ADD_RELU].running)
+        await pilot.press("b", "b")
+        chart = explorer.query_one(RuntimeChart)
+        await wait_for(pilot, lambda: chart.mode == "roofline")
+        assert "nothing to place" in str(chart.query_one("#chart-hint").content)
+
+
+def test_the_roof_bends_at_the_ridge():
+    from kernel_tui.report import Ceilings, ScenarioReport
+
+    report = ScenarioReport("s.py", "s", "cpu", "EPYC", "2.14", 64, ceilings=Ceilings(10.0, 100.0))
+    lines = roof_lines(report, 0.1, 1000.0)
+    assert lines[MEMORY_ROOF] == ([0.1, 10.0], [1.0, 100.0])
+    assert lines[COMPUTE_ROOF] == ([10.0, 1000.0], [100.0, 100.0])
+    assert roof_lines(report, 20.0, 1000.0) == {COMPUTE_ROOF: ([20.0, 1000.0], [100.0, 100.0])}
+
+
+async def test_each_row_says_which_side_of_the_ridge_it_sits(roofline_app):
+    async with roofline_app.run_test(size=(200, 50)) as pilot:
+        await show_roofline(pilot)
+        explorer = pilot.app.get_explorer()
+        eager = explorer.query_one("#eager", KernelTable)
+        assert "roof" in eager.plan.keys
+        cells = [dict(zip(eager.plan.keys, (getattr(v, "plain", str(v)) for v in eager.get_row_at(row))))
+                 for row in range(2)]
+        assert [cell["roof"] for cell in cells] == ["0.083 memory", "0.12 memory"]  # ridge 4 FLOP/B
+        assert "memory-bound 100%" in eager.border_subtitle
+
+
+def test_the_roofline_column_goes_right_after_the_share_column():
+    from kernel_tui.ui.attribution import plan_columns
+
+    wide = plan_columns(150, 1, 20, 20, roofline=True)
+    assert wide.keys[-2:] == ("roof", "link") and "share" in wide.keys
+    narrower = plan_columns(100, 1, 20, 20, roofline=True)
+    assert "share" not in narrower.keys
+    assert plan_columns(70, 1, 20, 20, roofline=True).keys == plan_columns(70, 1, 20, 20).keys
+    assert "roof" not in plan_columns(150, 1, 20, 20).keys  # no FLOPs counted: no column
