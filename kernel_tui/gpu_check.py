@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 import tarfile
@@ -27,11 +26,10 @@ from pathlib import Path
 
 from kernel_tui.course import course_dir
 from kernel_tui.formatting import format_gbs
+from kernel_tui.names import is_elementwise, triton_kind
 from kernel_tui.report import Kernel, ScenarioReport
 
 RECORDED_PREVIEW = Path(__file__).resolve().parent.parent / "tests" / "data" / "preview" / "course_sm90.jsonl"
-TRITON_KERNEL = re.compile(r"^triton_[a-z]+_")
-ELEMENTWISE = re.compile(r"^triton_poi_|elementwise_kernel")
 BUDGET_S = 270.0
 """The whole check must end within five minutes: what does not fit is listed as not run."""
 PREVIEW_BUDGET_S = 60.0
@@ -52,7 +50,7 @@ def inductor_kernels(report: ScenarioReport) -> list[str]:
         return []
     names: list[str] = []
     for kernel in report.compiled.kernels:
-        if TRITON_KERNEL.match(kernel.name):
+        if triton_kind(kernel.name) is not None:
             names.extend([kernel.name] * max(int(round(kernel.calls)), 1))
     return names
 
@@ -61,7 +59,7 @@ def library_launches(report: ScenarioReport) -> int:
     """Compiled launches that are not Inductor's own kernels: library calls, copies, fills."""
     if report.compiled is None:
         return 0
-    return int(round(sum(k.calls for k in report.compiled.kernels if not TRITON_KERNEL.match(k.name))))
+    return int(round(sum(k.calls for k in report.compiled.kernels if triton_kind(k.name) is None)))
 
 
 def compare_kernels(real: ScenarioReport, preview: ScenarioReport | None) -> str:
@@ -97,7 +95,7 @@ def largest_elementwise(report: ScenarioReport) -> Kernel | None:
         for mode in (report.eager, report.compiled)
         if mode is not None
         for kernel in mode.kernels
-        if ELEMENTWISE.search(kernel.name) and kernel.bytes_total
+        if is_elementwise(kernel.name) and kernel.bytes_total
     ]
     return max(rows, key=lambda kernel: kernel.bytes_total or 0, default=None)
 

@@ -27,8 +27,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from kernel_tui.engine.op_kinds import moves_data
 from kernel_tui.engine.traffic import host_transfer, op_tensors, tensors_in, unique_bytes
+from kernel_tui.names import is_wrapper_kernel
 
-KERNEL_GLOBAL = re.compile(r"^(cpp_fused_|cpp_|triton_)\w*$")
 POINTER_PARAM = re.compile(r"^(in_out_ptr|in_ptr|out_ptr)\d+$")
 
 
@@ -263,7 +263,7 @@ def recording_kernels(records: list[KernelTraffic], modules: list[Any] | None = 
             source = _source(module.__file__)
             namespace = vars(module)
             for name, value in list(namespace.items()):
-                if KERNEL_GLOBAL.match(name) and (callable(value) or hasattr(value, "run")):
+                if is_wrapper_kernel(name) and (callable(value) or hasattr(value, "run")):
                     stand_in: Any = _RecordingKernel(value, name, source, recorder)
                 elif name in ("extern_kernels", "aten") and value is not None:
                     stand_in = _RecordingLibrary(value, recorder, (name,))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kernel_tui.formatting import format_gbs
+from kernel_tui.names import kernel_backend
 from kernel_tui.report import Kernel, ModeResult
 
 LINK_LABELS = {"eager": "fused into", "compiled": "replaces"}
@@ -79,9 +80,10 @@ def kernel_story(kernel: Kernel, mode: str) -> list[str]:
 def code_language(kernel: Kernel) -> str:
     """The Pygments lexer for a compiled kernel's source: C++ (Inductor's CPU kernels) or Python (Triton)."""
     code = kernel.code or ""
-    if "@triton" in code or "import triton" in code or kernel.short_name.startswith("triton"):
+    backend = kernel_backend(kernel.name)
+    if "@triton" in code or "import triton" in code or backend == "triton":
         return "python"
-    if "#include" in code or "extern \"C\"" in code or kernel.short_name.startswith("cpp"):
+    if "#include" in code or "extern \"C\"" in code or backend == "cpp":
         return "cpp"
     return "python"
 
