@@ -21,17 +21,10 @@ from kernel_tui.engine.bandwidth import IMPLAUSIBLE, ceiling_gbs, checked_ceilin
 from kernel_tui.engine.device import device_name
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, load_scenario, stage_error
-from kernel_tui.engine.profiling import (
-    NoDeviceActivity,
-    Traffic,
-    join_compiled,
-    join_eager,
-    kernel_rows,
-    profile_launches,
-)
+from kernel_tui.engine.profiling import NoDeviceActivity, join_compiled, join_eager, kernel_rows, profile_launches
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.timing import Timing, compare_calls, compare_wall, synchronize, time_call, wall_time_call
-from kernel_tui.engine.traffic import array_bytes, eager_traffic, ideal_bytes
+from kernel_tui.engine.traffic import Traffic, array_bytes, eager_traffic, ideal_bytes
 from kernel_tui.expect import check_claims
 from kernel_tui.formatting import format_time_us
 from kernel_tui.report import ModeResult, ScenarioError, ScenarioReport, SweepPoint
@@ -122,10 +115,7 @@ def _measure_modes(
             device,
             unit,
             join_eager,
-            [
-                Traffic(o.name, o.bytes_read, o.bytes_written, (o.name,), (o.line,) if o.line else ())
-                for o in eager_traffic(fn, args, str(path))
-            ],
+            eager_traffic(fn, args, str(path)),
             _trace_path(trace_dir, path, "eager"),
         )
     except USER_ERRORS as exc:
@@ -157,13 +147,12 @@ def _measure_modes(
         records = compiled_traffic(twin or compiled_fn, args)
         if twin is not None:
             records = [*cuda_graphs.graph_input_copies(args), *records]  # the copy launches first
-        traffic = [Traffic(k.name, k.bytes_read, k.bytes_written, k.aten_ops, (), k.code) for k in records]
         compiled = _mode_result(
             lambda: compiled_fn(*args),
             device,
             unit,
             join_compiled,
-            traffic,
+            records,
             _trace_path(trace_dir, path, "compiled"),
         )
     except StageError as failure:

@@ -39,13 +39,14 @@ from kernel_tui.engine.cuda_fakes import (
     fake_cuda,
     rewrite_sdpa,
 )
-from kernel_tui.engine.generated_code import MEMCPY_NAMES, KernelTraffic, compiled_traffic
+from kernel_tui.engine.generated_code import MEMCPY_NAMES, compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
 from kernel_tui.engine.op_kinds import moves_data
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import (
     EagerTrafficMode,
+    Traffic,
     array_bytes,
     host_transfer,
     ideal_bytes,
@@ -181,24 +182,12 @@ class _HostValues(TorchDispatchMode):
 # -- eager ----------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Launch:
-    name: str
-    kind: str
-    op: str | None
-    bytes_read: int
-    bytes_written: int
-    aten_ops: tuple[str, ...] = ()
-    lines: tuple[int, ...] = ()
-    code: str | None = None
-
-
 class _DeviceOps(EagerTrafficMode):
     """Each data-moving operator that touches a CUDA tensor is one launch; a host-device copy is a memcpy."""
 
     def __init__(self, source_file: str | None = None) -> None:
         super().__init__(source_file)
-        self.launches: list[_Launch] = []
+        self.launches: list[Traffic] = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
         kwargs = kwargs or {}
@@ -210,19 +199,19 @@ class _DeviceOps(EagerTrafficMode):
             if any(t.device.type == "cuda" for t in read + written):
                 direction = host_transfer(name, read, written)
                 line = self._caller_line()
-                self.launches.append(_Launch(
-                    MEMCPY_NAMES[direction] if direction else name, "memcpy" if direction else "op",
-                    name if direction else None, unique_bytes(read), unique_bytes(written), (name,),
-                    (line,) if line else (),
+                self.launches.append(Traffic(
+                    name, unique_bytes(read), unique_bytes(written), (name,), (line,) if line else (),
+                    call=MEMCPY_NAMES[direction] if direction else None, kind="memcpy" if direction else "op",
                 ))
         return out
 
 
-def _rows(launches: list[_Launch]) -> tuple[Kernel, ...]:
-    """Launches grouped by name in first-seen order, as a measurement's table groups them."""
-    grouped: dict[tuple[str, str], list[_Launch]] = {}
+def _rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
+    """Launches grouped by name in first-seen order, as a measurement's table groups them; a launch that is not
+    a generated kernel is named as it is called (``extern_kernels.mm``, a memcpy), its operator kept as ``op``."""
+    grouped: dict[tuple[str, str], list[Traffic]] = {}
     for launch in launches:
-        grouped.setdefault((launch.name, launch.kind), []).append(launch)
+        grouped.setdefault((launch.call or launch.name, launch.kind), []).append(launch)
     rows = []
     for (name, kind), group in grouped.items():
         rows.append(Kernel(
@@ -233,7 +222,7 @@ def _rows(launches: list[_Launch]) -> tuple[Kernel, ...]:
             bytes_read=sum(launch.bytes_read for launch in group),
             bytes_written=sum(launch.bytes_written for launch in group),
             kind=kind,
-            op=group[0].op,
+            op=group[0].name if group[0].call else None,
             aten_ops=tuple(dict.fromkeys(op for launch in group for op in launch.aten_ops)),
             lines=tuple(dict.fromkeys(line for launch in group for line in launch.lines)),
             code=next((launch.code for launch in group if launch.code), None),
@@ -329,19 +318,11 @@ class _PreviewBackend:
         namespace["copy_if_misaligned"] = lambda tensor: tensor
 
 
-def _compiled_launches(records: list[KernelTraffic]) -> list[_Launch]:
-    return [
-        _Launch(record.call or record.name, record.kind, record.name if record.call else None,
-                record.bytes_read, record.bytes_written, record.aten_ops, (), record.code)
-        for record in records
-    ]
-
-
 @dataclass(frozen=True)
 class GeneratedCode:
     """What Inductor generated for the fake GPU, and what one call of the compiled ``fn`` launched."""
 
-    records: list[KernelTraffic]
+    records: list[Traffic]
     """Each launch in order: generated kernels, library calls, copies, and operators run between graphs."""
     sources: list[str]
     """The source of each generated wrapper module."""
@@ -436,7 +417,7 @@ def _preview_modes(
     except Exception as exc:  # noqa: BLE001 - a failure to generate is this scenario's compile error
         return replace(report, error=stage_error("compile", path, exc).error)
     compiled = replace(
-        _mode(_rows(_compiled_launches(code.records)), unit),
+        _mode(_rows(code.records), unit),
         graph_breaks=code.graph_breaks,
         graph_break_reasons=code.graph_break_reasons,
         recompiles=code.recompiles,

@@ -13,22 +13,11 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.op_kinds import has_cpu_kernel, moves_data
 from kernel_tui.engine.timing import l2_flush, synchronize
+from kernel_tui.engine.traffic import Traffic
 from kernel_tui.names import is_generated_kernel, short_name, without_graph_counter
 from kernel_tui.report import Kernel
 
 PROFILED_RUNS = 5
-
-
-@dataclass(frozen=True)
-class Traffic:
-    """Bytes of one unit of work (an eager operator or a compiled kernel), joined to launches by name."""
-
-    name: str
-    bytes_read: int
-    bytes_written: int
-    aten_ops: tuple[str, ...] = ()
-    lines: tuple[int, ...] = ()
-    code: str | None = None
 
 
 class NoDeviceActivity(RuntimeError):
