@@ -53,16 +53,13 @@ from kernel_tui.engine.traffic import (
     op_tensors,
     unique_bytes,
 )
-from kernel_tui.expect import check_claims
+from kernel_tui.expect import NEEDS_SWEEP, check_claims
 from kernel_tui.names import short_name
 from kernel_tui.report import PREVIEW_DEVICE, Kernel, ModeResult, ScenarioReport
 
-DECIDES = ("eager", "compiled", "eager_transfers", "compiled_transfers", "ideal_transfers", "graph_breaks")
-"""The claims a preview checks: launches, bytes and graph breaks follow from the code alone."""
-UNDECIDED = {
-    "sweep_compiles": "a preview runs no size sweep, so it compiles no graphs across sizes",
-}
-"""The claims a preview cannot check, and why; a lesson's claims of these kinds are listed in its report."""
+UNSWEPT = "a preview runs no size sweep, so it compiles no graphs across sizes"
+"""Why a preview cannot check a lesson's sweep-only claims (``expect.NEEDS_SWEEP``); they are listed in its
+report. Every other claim (launches, bytes, graph breaks) follows from the code alone, and is checked."""
 
 STANDING_ASSUMPTIONS = (
     "no times: a preview generates code and runs nothing, so times, speedups and the sweep are for a real GPU",
@@ -104,9 +101,9 @@ def preview_scenario(
     except StageError as failure:
         report = replace(report, error=failure.error)
     claims = info.claims_for("cuda") if info is not None else claims_of_unloaded(path, "cuda")
-    decided = {key: value for key, value in claims.items() if key in DECIDES}
-    notes += [f"claim not checked: {key} (claimed {value:g}): {UNDECIDED.get(key, 'not decided by a preview')}"
-              for key, value in claims.items() if key not in DECIDES]
+    decided = {key: value for key, value in claims.items() if key not in NEEDS_SWEEP}
+    notes += [f"claim not checked: {key} (claimed {value:g}): {UNSWEPT}" for key, value in claims.items()
+              if key in NEEDS_SWEEP]
     return replace(
         report,
         assumptions=report.assumptions + tuple(dict.fromkeys(notes)),
