@@ -27,7 +27,7 @@ from kernel_tui.engine.timing import Timing, compare_calls, compare_wall, synchr
 from kernel_tui.engine.traffic import Traffic, array_bytes, eager_traffic, ideal_bytes
 from kernel_tui.expect import check_claims
 from kernel_tui.formatting import format_time_us
-from kernel_tui.report import ModeResult, ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.report import MODES, ModeResult, ScenarioError, ScenarioReport, SweepPoint
 
 Emit = Callable[..., None]
 
@@ -183,7 +183,7 @@ def _measure_modes(
 
 
 def _note_cache_resident(report: ScenarioReport) -> ScenarioReport:
-    modes = [mode for mode in (report.eager, report.compiled) if mode is not None]
+    modes = [mode for mode in map(report.mode, MODES) if mode is not None]
     above = dict.fromkeys(
         k.short_name for mode in modes for k in mode.kernels if (k.ceiling_pct or 0) > 100 * IMPLAUSIBLE
     )
