@@ -21,7 +21,8 @@ def bandwidth_cell(kernel: Kernel) -> tuple[str, str]:
 
 def kernel_story(kernel: Kernel, mode: str) -> list[str]:
     """The highlighted kernel's attribution and bandwidth in full, for the line under the tables."""
-    parts = [text for text in (attribution_text(kernel, mode),) if text]
+    attribution = attribution_text(kernel, mode)
+    parts = [attribution] if attribution else []
     if kernel.gbs is not None:
         parts.append(bandwidth_text(kernel))
     if mode == "compiled" and kernel.code:
