@@ -23,6 +23,7 @@ def measure() -> dict[str, object]:
 
     from kernel_tui.engine.device import configure_torch
     from kernel_tui.engine.timing import compare_calls
+    from kernel_tui.report import MODES
 
     configure_torch("cpu")
 
@@ -35,16 +36,16 @@ def measure() -> dict[str, object]:
         a, b = torch.randn(size), torch.randn(size)
         eager_call, compiled_call = (lambda a=a, b=b: fn(a, b)), (lambda a=a, b=b: compiled(a, b))
         compiled_call()
-        engine: dict[str, list[float]] = {"eager": [], "compiled": []}
-        reference: dict[str, list[float]] = {"eager": [], "compiled": []}
+        engine: dict[str, list[float]] = {mode: [] for mode in MODES}
+        reference: dict[str, list[float]] = {mode: [] for mode in MODES}
         for _ in range(ROUNDS):
             comparison = compare_calls(eager_call, compiled_call, "cpu", budget_s=0.2)
             engine["eager"].append(comparison.first.median_us)
             engine["compiled"].append(comparison.second.median_us)
-            for mode, call in (("eager", eager_call), ("compiled", compiled_call)):
+            for mode, call in zip(MODES, (eager_call, compiled_call)):
                 timer = benchmark.Timer("call()", globals={"call": call}, num_threads=torch.get_num_threads())
                 reference[mode].append(timer.blocked_autorange(min_run_time=0.1).median * 1e6)
-        for mode in ("eager", "compiled"):
+        for mode in MODES:
             per_round = [ours / theirs for ours, theirs in zip(engine[mode], reference[mode])]
             ratios[f"{mode} 2^{size.bit_length() - 1}"] = statistics.median(per_round)
     worst = max(ratios.values(), key=lambda r: abs(r - 1))

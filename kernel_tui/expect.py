@@ -19,6 +19,8 @@ MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "sweep_compiles": lambda r: r.sweep_compiles,
 }
 NEEDS_SWEEP = frozenset({"sweep_compiles"})
+"""The claims that only a size sweep can check: the CLI's ``--no-sweep``, a replay without one and the CUDA
+preview all leave them unchecked."""
 
 
 def check_claims(claims: dict[str, float], report: ScenarioReport, *, swept: bool) -> dict[str, ExpectCheck]:

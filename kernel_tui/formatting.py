@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from kernel_tui.report import ExpectCheck, ModeResult, ScenarioReport, SweepPoint
+from collections.abc import Sequence
+
+from kernel_tui.report import MODES, ExpectCheck, Kernel, ModeResult, ScenarioReport, SweepPoint
 
 PREVIEW = "preview"
 """Said where a time would be in a CUDA preview's report: it generates code and runs nothing."""
@@ -27,6 +29,72 @@ def format_gbs(gbs: float | None) -> str:
     if gbs >= 10:
         return f"{gbs:.1f}"
     return f"{gbs:.2f}"
+
+
+def ceiling_share_text(kernel: Kernel) -> str:
+    """``62%``: a kernel's achieved bandwidth as a share of the device's copy ceiling; "" when not known."""
+    return f"{kernel.ceiling_pct:.0f}%" if kernel.ceiling_pct is not None else ""
+
+
+def bandwidth_text(kernel: Kernel, ceiling_gbs: float | None = None) -> str:
+    """``7.17 GB/s, 62% of the copy ceiling`` (with ``ceiling_gbs``, ``… ceiling (11.6 GB/s)``); ``—`` when
+    the kernel's bandwidth is not known."""
+    if kernel.gbs is None:
+        return "—"
+    text = f"{format_gbs(kernel.gbs)} GB/s"
+    if kernel.ceiling_pct is not None:
+        text += f", {ceiling_share_text(kernel)} of the copy ceiling"
+        if ceiling_gbs:
+            text += f" ({format_gbs(ceiling_gbs)} GB/s)"
+    return text
+
+
+LINK_LABELS = {"eager": "fused into", "compiled": "replaces"}
+"""How a kernel's attribution reads in each mode: eager, the compiled kernels that absorbed it; compiled, the
+operators it replaced. The heading of the attribution column, and the verb of the sentence."""
+
+
+def short_op(op: str) -> str:
+    """``aten::add`` as ``add``: the namespace is the same for every op in these tables."""
+    return op.split("::", 1)[1] if op.startswith("aten::") else op
+
+
+def lines_text(lines: Sequence[int]) -> str:
+    """``L11``, ``L11-13`` or ``L11,14``: the lines of the scenario file the work came from."""
+    if not lines:
+        return ""
+    ordered = sorted(set(lines))
+    if len(ordered) > 1 and ordered[-1] - ordered[0] == len(ordered) - 1:
+        return f"L{ordered[0]}-{ordered[-1]}"
+    return "L" + ",".join(str(line) for line in ordered)
+
+
+def link_text(kernel: Kernel, mode: str) -> str:
+    """The attribution cell: eager, the compiled kernels that absorbed it; compiled, the ops it replaced.
+
+    ``—`` when there is nothing to say (an eager kernel no compiled kernel took over, a compiled kernel
+    whose origin the engine could not read).
+    """
+    if mode == "eager":
+        return ", ".join(kernel.fused_into) or "—"
+    ops = ", ".join(short_op(op) for op in kernel.aten_ops)
+    where = lines_text(kernel.lines)
+    if ops and where:
+        return f"{ops} · {where}"
+    return ops or where or "—"
+
+
+def attribution_text(kernel: Kernel, mode: str) -> str:
+    """The attribution in full: ``fused into cpp_fused_add_relu_0``, ``replaces aten::add, aten::relu (lines
+    12, 13)``; "" when nothing is known."""
+    if mode == "eager":
+        return f"{LINK_LABELS[mode]} " + ", ".join(kernel.fused_into) if kernel.fused_into else ""
+    if not kernel.aten_ops and not kernel.lines:
+        return ""
+    text = f"{LINK_LABELS[mode]} " + (", ".join(kernel.aten_ops) or "?")
+    if kernel.lines:
+        text += f" (line{'s' if len(kernel.lines) > 1 else ''} {', '.join(map(str, kernel.lines))})"
+    return text
 
 
 def format_bytes(value: int | float | None) -> str:
@@ -128,15 +196,23 @@ def summary_line(report: ScenarioReport) -> str:
     return " · ".join(parts)
 
 
+def device_text(device: str, device_name: str, threads: int | None, torch_version: str) -> str:
+    """``cpu (AMD EPYC 7B13, 2 threads) · torch 2.14.1``: where the numbers come from. Threads only on a CPU,
+    where they set how fast the kernels run."""
+    thread_count = f", {threads} threads" if threads and device == "cpu" else ""
+    return f"{device} ({device_name}{thread_count}) · torch {torch_version}"
+
+
 def device_line(report: ScenarioReport) -> str:
-    threads = f", {report.threads} threads" if report.threads and report.device == "cpu" else ""
-    return f"{report.device} ({report.device_name}{threads}) · torch {report.torch_version} · size {report.size:,}"
+    where = device_text(report.device, report.device_name, report.threads, report.torch_version)
+    return f"{where} · size {report.size:,}"
 
 
 def report_notes(report: ScenarioReport) -> list[str]:
     """What to know before trusting the numbers, the same lines in the CLI and the app."""
     notes = list(report.notes)
-    for name, mode in (("eager", report.eager), ("compiled", report.compiled)):
+    for name in MODES:
+        mode = report.mode(name)
         notes.extend(f"{name}: {note}" for note in (mode.notes if mode is not None else ()))
     noisy = [point for point in report.sweep if point.note and point.note.startswith("noisy")]
     if noisy:

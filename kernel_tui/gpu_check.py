@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 import tarfile
@@ -26,12 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernel_tui.course import course_dir
-from kernel_tui.formatting import format_gbs
-from kernel_tui.report import Kernel, ScenarioReport
+from kernel_tui.formatting import bandwidth_text, device_text
+from kernel_tui.names import is_elementwise, triton_kind
+from kernel_tui.report import MODES, Kernel, ScenarioReport
 
 RECORDED_PREVIEW = Path(__file__).resolve().parent.parent / "tests" / "data" / "preview" / "course_sm90.jsonl"
-TRITON_KERNEL = re.compile(r"^triton_[a-z]+_")
-ELEMENTWISE = re.compile(r"^triton_poi_|elementwise_kernel")
 BUDGET_S = 270.0
 """The whole check must end within five minutes: what does not fit is listed as not run."""
 PREVIEW_BUDGET_S = 60.0
@@ -52,7 +50,7 @@ def inductor_kernels(report: ScenarioReport) -> list[str]:
         return []
     names: list[str] = []
     for kernel in report.compiled.kernels:
-        if TRITON_KERNEL.match(kernel.name):
+        if triton_kind(kernel.name) is not None:
             names.extend([kernel.name] * max(int(round(kernel.calls)), 1))
     return names
 
@@ -61,7 +59,7 @@ def library_launches(report: ScenarioReport) -> int:
     """Compiled launches that are not Inductor's own kernels: library calls, copies, fills."""
     if report.compiled is None:
         return 0
-    return int(round(sum(k.calls for k in report.compiled.kernels if not TRITON_KERNEL.match(k.name))))
+    return int(round(sum(k.calls for k in report.compiled.kernels if triton_kind(k.name) is None)))
 
 
 def compare_kernels(real: ScenarioReport, preview: ScenarioReport | None) -> str:
@@ -94,10 +92,10 @@ def compare_kernels(real: ScenarioReport, preview: ScenarioReport | None) -> str
 def largest_elementwise(report: ScenarioReport) -> Kernel | None:
     rows = [
         kernel
-        for mode in (report.eager, report.compiled)
+        for mode in map(report.mode, MODES)
         if mode is not None
         for kernel in mode.kernels
-        if ELEMENTWISE.search(kernel.name) and kernel.bytes_total
+        if is_elementwise(kernel.name) and kernel.bytes_total
     ]
     return max(rows, key=lambda kernel: kernel.bytes_total or 0, default=None)
 
@@ -106,13 +104,14 @@ def bandwidth_cell(report: ScenarioReport) -> str:
     kernel = largest_elementwise(report)
     if kernel is None or kernel.gbs is None:
         return "—"
-    share = f" ({kernel.ceiling_pct:.0f}% of {format_gbs(report.bandwidth_ceiling_gbs)})" if kernel.ceiling_pct else ""
-    return f"{kernel.short_name}: {format_gbs(kernel.gbs)}{share}"
+    return f"{kernel.short_name}: {bandwidth_text(kernel, report.bandwidth_ceiling_gbs)}"
 
 
 def claims_cell(report: ScenarioReport) -> str:
     if report.error is not None:
-        return f"error ({report.error.stage}): {report.error.message}"
+        # A table row holds one line: the message's first, the file by name.
+        error = report.error
+        return f"error: {error.one_line(error.location(file_name_only=True), first_line_only=True)}"
     held = sum(check.ok for check in report.expect.values())
     failed = [key for key, check in report.expect.items() if not check.ok]
     return f"{held}/{len(report.expect)}" + (f", failed: {', '.join(failed)}" if failed else "")
@@ -199,8 +198,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(Row(path.name, claims_cell(report), compare_kernels(report, preview.get(path.name)),
                         bandwidth_cell(report)))
     first = next(iter(real.values()), None)
-    header = (f"device: {first.device_name} · torch {first.torch_version} · preview: {source}, sm_{options.arch}"
-              if first else "no scenario was measured")
+    device = device_text(first.device, first.device_name, first.threads, first.torch_version) if first else ""
+    header = f"device: {device} · preview: {source}, sm_{options.arch}" if first else "no scenario was measured"
     text = f"{header}\n\n{table(rows)}\n"
     print(text)
     (out / "gpu-check.md").write_text(text, encoding="utf-8")

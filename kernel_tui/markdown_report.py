@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime
 
 from kernel_tui.formatting import (
+    LINK_LABELS,
+    bandwidth_text,
     claim_line,
     device_line,
     format_bytes,
@@ -13,9 +15,10 @@ from kernel_tui.formatting import (
     format_size,
     format_speedup,
     format_time_us,
+    link_text,
     summary_line,
 )
-from kernel_tui.report import Kernel, ModeResult, ScenarioReport
+from kernel_tui.report import MODES, ModeResult, ScenarioReport
 from kernel_tui.roofline_text import (
     ceilings_line,
     format_bound,
@@ -30,31 +33,19 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _bandwidth(kernel: Kernel) -> str:
-    if kernel.gbs is None:
-        return "—"
-    share = f" ({kernel.ceiling_pct:.0f}%)" if kernel.ceiling_pct is not None else ""
-    return f"{format_gbs(kernel.gbs)} GB/s{share}"
-
-
-def _kernel_table(title: str, mode: ModeResult | None, compiled: bool, preview: bool = False) -> list[str]:
+def _kernel_table(title: str, mode: ModeResult | None, mode_name: str, preview: bool = False) -> list[str]:
     lines = [f"#### {title}", ""]
     if mode is None:
         return lines + ["Not measured.", ""]
     if not mode.kernels:
         return lines + ["No kernels.", ""]
-    link = "replaces (lines of fn)" if compiled else "fused into"
-    lines += [f"| kernel | calls | time | bytes | bandwidth | {link} |", "| --- | ---: | ---: | ---: | ---: | --- |"]
+    lines += [f"| kernel | calls | time | bytes | bandwidth | {LINK_LABELS[mode_name]} |",
+              "| --- | ---: | ---: | ---: | ---: | --- |"]
     for kernel in mode.kernels:
-        if compiled:
-            where = f" ({', '.join(map(str, kernel.lines))})" if kernel.lines else ""
-            related = ", ".join(kernel.aten_ops) + where
-        else:
-            related = ", ".join(kernel.fused_into)
         lines.append(
             f"| `{_cell(kernel.short_name)}` | {format_count(kernel.calls)} "
             f"| {format_time_us(kernel.time_us, preview)} "
-            f"| {format_bytes(kernel.bytes_total)} | {_bandwidth(kernel)} | {_cell(related) or '—'} |"
+            f"| {format_bytes(kernel.bytes_total)} | {bandwidth_text(kernel)} | {_cell(link_text(kernel, mode_name))} |"
         )
     return lines + [""]
 
@@ -81,11 +72,11 @@ def _roofline_table(report: ScenarioReport) -> list[str]:
 def scenario_markdown(report: ScenarioReport) -> str:
     lines = [f"## {report.title}", "", f"`{report.scenario}` · {device_line(report)}", ""]
     if report.bandwidth_ceiling_gbs:
-        lines += [f"Copy bandwidth of this device (the ceiling): {report.bandwidth_ceiling_gbs:.1f} GB/s.", ""]
+        lines += [f"Copy bandwidth of this device (the ceiling): {format_gbs(report.bandwidth_ceiling_gbs)} GB/s.", ""]
     if report.eager is not None:
         lines += [summary_line(report), ""]
-    lines += _kernel_table("Eager", report.eager, compiled=False, preview=report.is_preview)
-    lines += _kernel_table("Compiled", report.compiled, compiled=True, preview=report.is_preview)
+    for mode_name in MODES:
+        lines += _kernel_table(mode_name.capitalize(), report.mode(mode_name), mode_name, report.is_preview)
     if report.eager is not None:
         lines += _roofline_table(report)
     if report.sweep:

@@ -34,7 +34,12 @@ ELLIPSIS = "…"
 _MEMCPY = re.compile(r"^\[?(?:CUDA )?memcpy\s+([A-Za-z]to[A-Za-z])\b", re.IGNORECASE)
 _MEMSET = re.compile(r"^\[?(?:CUDA )?memset\b", re.IGNORECASE)
 _OPERATOR = re.compile(r"^[A-Za-z_]\w*::[A-Za-z_]\w*(?:\.\w+)?$")
+# Inductor names its kernels ``<backend>_[<kind>_]fused_<op>_<op>…_<n>``: ``cpp_fused_add_relu_0``, and for
+# Triton with the kernel's kind, ``triton_poi_fused_add_relu_0`` (pointwise; ``red`` reduction, ``per``
+# persistent reduction, ``tem`` template). The CPU profiler puts a graph counter in front: ``graph_12_…``.
 _GRAPH_KERNEL = re.compile(r"^graph_\d+_(.+)$")
+_GENERATED = re.compile(r"^(?:cpp|triton)_\w*")
+_TRITON_KIND = re.compile(r"^triton_([a-z]+)_")
 _FUSED = re.compile(r"^((?:triton_[a-z]+_|cpp_)fused_)(.+?)(_\d+)?$")
 _XMMA = re.compile(r"^(sm\d+_xmma_\w+?)_(?:tilesize|stage|warpsize|cgasize)")
 _NVJET = re.compile(r"^nvjet_")
@@ -147,9 +152,8 @@ def _shorten(name: str) -> str:
         return "memset"
     if _OPERATOR.match(name):
         return _clip(name, LIMIT)
-    if match := _GRAPH_KERNEL.match(name):
-        # <id> is a process-wide counter: the same kernel gets another id in every run.
-        name = match.group(1)
+    # The graph counter is process-wide: the same kernel gets another one in every run.
+    name = without_graph_counter(name)
     if match := _FUSED.match(name):
         return _fused(*match.groups())
     if name.startswith("_Z"):
@@ -158,6 +162,51 @@ def _shorten(name: str) -> str:
     if _IDENT.match(name):
         return _library_kernel(name)
     return _cpp_kernel(name)
+
+
+def without_graph_counter(name: str) -> str:
+    """``graph_12_cpp_fused_add_relu_0`` -> ``cpp_fused_add_relu_0``; any other name as it is."""
+    match = _GRAPH_KERNEL.match(name)
+    return match.group(1) if match else name
+
+
+def is_generated_kernel(name: str) -> bool:
+    """Whether a profiler name is a kernel Inductor generated (``graph_0_cpp_fused_add_0``,
+    ``triton_poi_fused_add_0``, or a C++ wrapper's lone ``kernel``) rather than an operator or a library's."""
+    bare = without_graph_counter(name)
+    return bare == "kernel" or _GENERATED.match(bare) is not None
+
+
+def is_wrapper_kernel(name: str) -> bool:
+    """Whether a global of an Inductor wrapper module is one of its generated kernels (no graph counter there)."""
+    return _GENERATED.match(name) is not None and name.isidentifier()
+
+
+def kernel_backend(name: str) -> str | None:
+    """``triton`` or ``cpp`` for a kernel Inductor generated, by its name; None for any other kernel."""
+    bare = without_graph_counter(name)
+    if _GENERATED.match(bare) is None:
+        return None
+    return bare.split("_", 1)[0]
+
+
+def triton_kind(name: str) -> str | None:
+    """The kind Inductor gave a Triton kernel (``poi``, ``red``, ``per``, ``tem``); None for any other kernel."""
+    match = _TRITON_KIND.match(without_graph_counter(name))
+    return match.group(1) if match else None
+
+
+def is_elementwise(name: str) -> bool:
+    """A kernel that applies one operation element by element: Inductor's pointwise Triton kernels and ATen's
+    ``elementwise_kernel`` templates (``vectorized_elementwise_kernel``, ``unrolled_elementwise_kernel``)."""
+    return triton_kind(name) == "poi" or "elementwise_kernel" in name
+
+
+def fused_ops(name: str) -> str:
+    """The operators in a fused Inductor kernel's name, as written there (``add_relu`` for
+    ``cpp_fused_add_relu_0``: op names hold underscores too, so they cannot be split apart); "" for others."""
+    match = _FUSED.match(without_graph_counter(name))
+    return match.group(2) if match else ""
 
 
 def _fused(prefix: str, ops: str, suffix: str | None) -> str:

@@ -8,11 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 MODES = ("eager", "compiled")
+"""The two ways a scenario's ``fn`` runs, in the order every table shows them; ``ScenarioReport.mode`` reads one."""
 PREVIEW_DEVICE = "cuda-preview"
 """The device of a report generated for a GPU without running on one: it has kernels and bytes, no times."""
+
+
+def gbs(bytes_moved: int | None, time_us: float | None) -> float | None:
+    """Achieved bandwidth: bytes over time in GB/s (10^9 bytes a second); None when either is unknown or not
+    positive."""
+    if not bytes_moved or not time_us or time_us <= 0:
+        return None
+    return bytes_moved / time_us / 1e3
 
 
 @dataclass(frozen=True)
@@ -152,11 +162,19 @@ class ScenarioError:
     details: str = ""
     """The traceback or the engine's stderr tail: one key away in the app, in the JSON for scripts."""
 
-    def one_line(self) -> str:
-        where = self.file or "?"
-        if self.line is not None:
-            where += f":{self.line}"
-        return f"{where}: {self.stage}: {self.message}"
+    def location(self, *, file_name_only: bool = False) -> str:
+        """``path:line`` (``?`` for an unknown file); the app names the file only, as its scenario list does."""
+        where = "?" if not self.file else Path(self.file).name if file_name_only else self.file
+        return where if self.line is None else f"{where}:{self.line}"
+
+    def one_line(self, where: str | None = None, *, first_line_only: bool = False) -> str:
+        """``file:line: stage: message``, ``where`` in place of ``file:line`` if given. ``first_line_only`` where
+        the rest of the message is a key away (the app's details) or would break the line (a table row)."""
+        message = self.message
+        if first_line_only:
+            lines = message.strip().splitlines()
+            message = lines[0] if lines else "(no message)"
+        return f"{self.location() if where is None else where}: {self.stage}: {message}"
 
 
 @dataclass(frozen=True)
@@ -198,6 +216,12 @@ class ScenarioReport:
     """What ``fn`` takes and returns, shapes and dtypes: ``a: (1048576,) float32, b: ... → () float32``."""
     ceilings: Ceilings | None = None
     """The device's copy bandwidth and matmul throughput, measured once and cached; their ratio is the ridge."""
+
+    def mode(self, name: str) -> ModeResult | None:
+        """The result of one of ``MODES``."""
+        if name not in MODES:
+            raise ValueError(f"no mode {name!r}: the modes are {', '.join(MODES)}")
+        return self.eager if name == "eager" else self.compiled
 
     @property
     def is_preview(self) -> bool:

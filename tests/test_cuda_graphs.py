@@ -8,7 +8,8 @@ from torch.autograd.profiler_util import EventList, FunctionEvent
 
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.cuda_graphs import FOREACH_COPY, graph_input_copies, twin_compile_options
-from kernel_tui.engine.profiling import Traffic, join_compiled
+from kernel_tui.engine.profiling import join_compiled
+from kernel_tui.engine.traffic import Traffic
 
 
 def test_cuda_graph_modes_get_a_twin_without_graphs_and_other_modes_none():

@@ -21,15 +21,16 @@ from conftest import REPO, measure
 
 from kernel_tui.client import EngineClient, EngineDied
 from kernel_tui.course import course_dir
+from kernel_tui.expect import NEEDS_SWEEP
 from kernel_tui.report import ScenarioReport
-from kernel_tui.scenario_file import find_scenarios, read_scenario
+from kernel_tui.scenario_file import CLAIM_KEYS, find_scenarios, read_scenario
 
 COURSE = find_scenarios([course_dir()])
 RECORDED = REPO / "tests" / "data" / "preview" / "course_sm90.jsonl"
 """The course previewed for sm_90, which ``make gpu-check`` compares a GPU with where its torch cannot preview;
 regenerate with ``kernel-tui run scenarios/ --device cuda-preview --arch 90 --json > tests/data/preview/...``."""
-DECIDED = ("eager", "compiled", "eager_transfers", "compiled_transfers", "ideal_transfers", "graph_breaks")
-"""Mirrors ``kernel_tui.engine.preview.DECIDES``, which this process must not import (it imports torch)."""
+DECIDED = tuple(key for key in CLAIM_KEYS if key not in NEEDS_SWEEP)
+"""What a preview checks: every claim but those only a sweep can check."""
 
 
 class PreviewUndecided(UserWarning):

@@ -18,7 +18,8 @@ from cuda_replay import replay as replay_trace
 from cuda_replay import steps_of, trace_events, trace_paths
 
 from kernel_tui.engine import events as ev
-from kernel_tui.engine.profiling import Traffic, join_eager
+from kernel_tui.engine.profiling import join_eager
+from kernel_tui.engine.traffic import Traffic
 
 TRACE_NAMES = [path.name for path in trace_paths()]
 

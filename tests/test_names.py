@@ -897,3 +897,65 @@ def test_broken_mangled_names_never_raise(full: str) -> None:
     result = short_name(full)
     assert result.strip()
     assert len(result) <= LIMIT
+
+
+# -- Inductor's kernel names: the one place they are parsed ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "generated"),
+    [
+        ("graph_12_cpp_fused_add_relu_0", True),
+        ("cpp_fused_add_relu_0", True),
+        ("triton_poi_fused_add_relu_0", True),
+        ("graph_3_kernel", True),
+        ("aten::add", False),
+        ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>()", False),
+        ("graph_x_cpp_fused_add_0", False),
+        ("Memcpy HtoD (Pageable -> Device)", False),
+    ],
+)
+def test_generated_kernels_are_told_from_operators_and_library_kernels(name: str, generated: bool) -> None:
+    assert names.is_generated_kernel(name) is generated
+
+
+def test_the_graph_counter_is_dropped_and_nothing_else() -> None:
+    assert names.without_graph_counter("graph_12_cpp_fused_add_relu_0") == "cpp_fused_add_relu_0"
+    assert names.without_graph_counter("graph_cpp_fused_add_0") == "graph_cpp_fused_add_0"
+    assert names.without_graph_counter("triton_poi_fused_add_relu_0") == "triton_poi_fused_add_relu_0"
+
+
+def test_a_wrapper_global_is_a_kernel_only_by_its_own_name() -> None:
+    assert names.is_wrapper_kernel("cpp_fused_add_relu_0") and names.is_wrapper_kernel("triton_red_fused_sum_1")
+    assert not names.is_wrapper_kernel("graph_0_cpp_fused_add_relu_0")
+    assert not names.is_wrapper_kernel("extern_kernels") and not names.is_wrapper_kernel("empty_strided_cuda")
+
+
+def test_backend_and_triton_kind_come_from_the_name() -> None:
+    assert names.kernel_backend("graph_0_cpp_fused_add_relu_0") == "cpp"
+    assert names.kernel_backend("triton_per_fused_sum_0") == "triton"
+    assert names.kernel_backend("aten::mm") is None
+    assert names.triton_kind("triton_tem_fused_mm_0") == "tem"
+    assert names.triton_kind("cpp_fused_add_0") is None
+
+
+def test_elementwise_kernels_are_pointwise_triton_and_atens_elementwise_templates() -> None:
+    assert names.is_elementwise("triton_poi_fused_add_relu_0")
+    assert names.is_elementwise("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>()")
+    assert not names.is_elementwise("triton_red_fused_sum_0")
+    assert not names.is_elementwise("cpp_fused_add_relu_0")
+
+
+@pytest.mark.parametrize(
+    ("name", "ops"),
+    [
+        ("graph_1_cpp_fused_add_relu_0", "add_relu"),
+        ("triton_poi_fused__to_copy_add_0", "_to_copy_add"),
+        ("triton_tem_fused_mm_0", "mm"),
+        ("cpp_fused_gelu_native_layer_norm_12", "gelu_native_layer_norm"),
+        ("aten::add", ""),
+        ("triton_poi_0", ""),
+    ],
+)
+def test_fused_ops_are_the_operator_part_of_the_name(name: str, ops: str) -> None:
+    assert names.fused_ops(name) == ops

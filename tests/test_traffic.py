@@ -73,3 +73,16 @@ def test_ideal_is_inputs_once_and_outputs_once():
     a, b = torch.randn(N), torch.randn(N)
     assert ideal_bytes((a, b), (a + b).relu()) == 3 * N * F32
     assert array_bytes((a, torch.randn(N // 4))) == N * F32
+
+
+def test_an_operators_record_carries_what_the_profile_is_joined_by():
+    """The engine's one byte record: the operator's own name as its work, the scenario line that called it."""
+    a = torch.randn(N)
+
+    def double(a):
+        return a * 2
+
+    (op,) = eager_traffic(double, (a,), __file__)
+    called_from = double.__code__.co_firstlineno + 1
+    assert (op.name, op.aten_ops, op.lines) == ("aten::mul", ("aten::mul",), (called_from,))
+    assert op.bytes_total == 2 * N * F32 and op.call is None

@@ -12,9 +12,10 @@ from textual import events
 from textual.geometry import Region
 
 from kernel_tui import cli
+from kernel_tui.formatting import lines_text, link_text
 from kernel_tui.report import Kernel, ModeResult, SweepPoint
 from kernel_tui.ui import launch
-from kernel_tui.ui.attribution import code_kernel, code_language, lines_text, link_text, no_code_reason, plan_columns
+from kernel_tui.ui.attribution import code_kernel, code_language, no_code_reason, plan_columns
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, Answer, PredictionBook, split_lesson
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen

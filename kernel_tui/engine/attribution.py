@@ -16,10 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from kernel_tui.names import fused_ops
 from kernel_tui.report import Kernel
-
-FUSED_NAME = re.compile(r"_fused_(?P<ops>.+)_\d+$")
-
 
 # Library calls that do the work of several eager operators.
 COMBINED = {
@@ -45,12 +43,12 @@ def base_name(op: str) -> str:
     return name.rstrip("_") or name
 
 
-def ops_from_name(short_name: str, candidates: list[str]) -> tuple[str, ...]:
+def ops_from_name(name: str, candidates: list[str]) -> tuple[str, ...]:
     """The candidate operators (``aten::add``) whose names appear in a fused kernel's name, in name order."""
-    match = FUSED_NAME.search(short_name)
-    if not match:
+    ops = fused_ops(name)
+    if not ops:
         return ()
-    fused = f"_{match.group('ops')}_"
+    fused = f"_{ops}_"
     found = []
     for op in candidates:
         position = fused.find(f"_{base_name(op)}_")
@@ -70,7 +68,8 @@ def ops_replaced(kernel: Kernel, candidates: list[str]) -> tuple[str, ...]:
     by_base = {base_name(op): op for op in candidates}
     recorded = tuple(by_base.get(base_name(op), op) for op in kernel.aten_ops)
     combined = tuple(op for recorded_op in recorded for op in COMBINED.get(recorded_op, ()) if op in candidates)
-    named = ops_from_name(kernel.short_name, candidates)
+    # The full name: a short name may have cut the list of operators short.
+    named = ops_from_name(kernel.name, candidates)
     computed = ops_from_code(kernel.code, candidates)
     return tuple(dict.fromkeys((*recorded, *combined, *named, *computed)))
 

@@ -21,7 +21,7 @@ import torch
 
 from kernel_tui.engine.device import free_memory_bytes
 from kernel_tui.engine.timing import time_call
-from kernel_tui.report import Kernel
+from kernel_tui.report import Kernel, gbs
 
 COPY_BYTES = {"cpu": 256 * 2**20, "cuda": 2 * 2**30}
 MAX_AGE_S = 7 * 24 * 3600
@@ -35,12 +35,6 @@ _REMEASURED: set[str] = set()
 def cache_file() -> Path:
     root = os.environ.get("KERNEL_TUI_CACHE_DIR") or Path.home() / ".cache" / "kernel-tui"
     return Path(root) / "bandwidth.json"
-
-
-def gbs(bytes_moved: int | None, time_us: float | None) -> float | None:
-    if not bytes_moved or not time_us:
-        return None
-    return bytes_moved / time_us / 1e3
 
 
 MIN_COPY_BYTES = 16 * 2**20

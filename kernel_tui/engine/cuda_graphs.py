@@ -14,8 +14,7 @@ from typing import Any
 
 import torch
 
-from kernel_tui.engine.generated_code import KernelTraffic
-from kernel_tui.engine.traffic import tensors_in, unique_bytes
+from kernel_tui.engine.traffic import Traffic, tensors_in, unique_bytes
 
 FOREACH_COPY = "aten::_foreach_copy_"
 
@@ -47,8 +46,8 @@ def traffic_twin(fn: Callable, compile_options: dict, device: str, args: tuple) 
     return twin
 
 
-def graph_input_copies(args: tuple[Any, ...]) -> list[KernelTraffic]:
+def graph_input_copies(args: tuple[Any, ...]) -> list[Traffic]:
     """Each replay first copies the inputs into the graph's buffers: one launch reading and writing each
     input once."""
     moved = unique_bytes(tensors_in(args))
-    return [KernelTraffic(FOREACH_COPY, moved, moved, None, (FOREACH_COPY,))]
+    return [Traffic(FOREACH_COPY, moved, moved, (FOREACH_COPY,))]

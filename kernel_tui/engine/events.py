@@ -19,9 +19,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from kernel_tui.names import is_generated_kernel
+
 RUN_RANGE = "kernel_tui::run"
 
-INDUCTOR_KERNEL = re.compile(r"^(graph_\d+_)?(cpp_fused_|cpp_|triton_|kernel$)")
 ALLOCATION_OPS = frozenset(
     {"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty", "aten::new_empty_strided",
      "aten::resize_", "aten::set_", "aten::detach_", "aten::_unsafe_view", "aten::_reshape_alias",
@@ -62,7 +63,7 @@ def is_operator_name(name: str) -> bool:
     """Operators (``aten::add``) and Inductor kernels are work candidates; other names are annotations."""
     if name == RUN_RANGE:
         return False
-    return "::" in name or bool(INDUCTOR_KERNEL.match(name))
+    return "::" in name or is_generated_kernel(name)
 
 
 def run_index(event: Any, runs: dict[int, int]) -> int | None:
@@ -120,7 +121,7 @@ def cpu_launches(
         for op in top_level_ops(run_range):
             if not _moves(op, moves_data):
                 continue
-            kind = "kernel" if INDUCTOR_KERNEL.match(op.name) else "op"
+            kind = "kernel" if is_generated_kernel(op.name) else "op"
             parts = [op] if own_kernel is None else _passes(op, moves_data, own_kernel)
             if parts == [op]:
                 launches.append(Launch(op.name, kind, duration_us(op), run, op.name, op))
@@ -136,7 +137,7 @@ def _moves(event: Any, moves_data: Callable[[str], bool]) -> bool:
 
 def _passes(event: Any, moves_data: Callable[[str], bool], own_kernel: Callable[[str], bool]) -> list[Any]:
     """The operators under ``event`` that each make a pass over memory: ``[event]`` when it is one."""
-    if INDUCTOR_KERNEL.match(event.name) or own_kernel(event.name):
+    if is_generated_kernel(event.name) or own_kernel(event.name):
         return [event]
     parts = []
     for child in top_level_ops(event):

@@ -19,32 +19,16 @@ import contextlib
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from kernel_tui.engine.op_kinds import moves_data
-from kernel_tui.engine.traffic import host_transfer, op_tensors, tensors_in, unique_bytes
+from kernel_tui.engine.traffic import Traffic, host_transfer, op_tensors, tensors_in, unique_bytes
+from kernel_tui.names import is_wrapper_kernel
 
-KERNEL_GLOBAL = re.compile(r"^(cpp_fused_|cpp_|triton_)\w*$")
 POINTER_PARAM = re.compile(r"^(in_out_ptr|in_ptr|out_ptr)\d+$")
-
-
-@dataclass(frozen=True)
-class KernelTraffic:
-    name: str
-    """The kernel's name in the wrapper (``cpp_fused_add_relu_0``), or ``aten::mm`` for a library call."""
-    bytes_read: int
-    bytes_written: int
-    code: str | None = None
-    aten_ops: tuple[str, ...] = ()
-    """The original ATen operators, where the generated code records them (Triton kernels do)."""
-    call: str | None = None
-    """How the wrapper spelled a call that is not a generated kernel: ``extern_kernels.mm``, ``aten::copy_``."""
-    kind: str = "kernel"
-    """``kernel``, or ``memcpy`` for a copy between the host and a device."""
 
 
 def wrapper_modules() -> list[Any]:
@@ -137,7 +121,7 @@ def original_aten(source: str, name: str) -> tuple[str, ...]:
 class _Recorder:
     """The records of one recorded call, and how deep it is inside stand-ins (whose work is already counted)."""
 
-    def __init__(self, records: list[KernelTraffic]) -> None:
+    def __init__(self, records: list[Traffic]) -> None:
         self.records = records
         self.depth = 0
 
@@ -176,7 +160,7 @@ class _RecordingKernel:
             if kind in ("out_ptr", "in_out_ptr"):
                 written.append(value)
         self._recorder.records.append(
-            KernelTraffic(self._name, unique_bytes(read), unique_bytes(written), self._code, self._aten_ops)
+            Traffic(self._name, unique_bytes(read), unique_bytes(written), self._aten_ops, code=self._code)
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -212,7 +196,7 @@ class _RecordingLibrary:
         inputs = tensors_in(args) + tensors_in({k: v for k, v in kwargs.items() if k != "out"})
         op = f"aten::{self._path[1] if len(self._path) > 1 else '?'}"
         self._recorder.records.append(
-            KernelTraffic(op, unique_bytes(inputs), unique_bytes(written), None, (op,), ".".join(self._path))
+            Traffic(op, unique_bytes(inputs), unique_bytes(written), (op,), call=".".join(self._path))
         )
         return result
 
@@ -242,8 +226,8 @@ class _WrapperOps(TorchDispatchMode):
             direction = host_transfer(name, read, written)
             call = MEMCPY_NAMES[direction] if direction else None
             self._recorder.records.append(
-                KernelTraffic(name, unique_bytes(read), unique_bytes(written), None, (name,), call,
-                              "memcpy" if direction else "kernel")
+                Traffic(name, unique_bytes(read), unique_bytes(written), (name,), call=call,
+                        kind="memcpy" if direction else "kernel")
             )
         return out
 
@@ -253,7 +237,7 @@ MEMCPY_NAMES = {"DtoH": "Memcpy DtoH (Device -> Pageable)", "HtoD": "Memcpy HtoD
 
 
 @contextlib.contextmanager
-def recording_kernels(records: list[KernelTraffic], modules: list[Any] | None = None) -> Iterator[None]:
+def recording_kernels(records: list[Traffic], modules: list[Any] | None = None) -> Iterator[None]:
     """Install recording stand-ins in every loaded wrapper module (or in ``modules``) and record what reaches
     the dispatcher outside them; restore the originals on exit."""
     recorder = _Recorder(records)
@@ -263,7 +247,7 @@ def recording_kernels(records: list[KernelTraffic], modules: list[Any] | None = 
             source = _source(module.__file__)
             namespace = vars(module)
             for name, value in list(namespace.items()):
-                if KERNEL_GLOBAL.match(name) and (callable(value) or hasattr(value, "run")):
+                if is_wrapper_kernel(name) and (callable(value) or hasattr(value, "run")):
                     stand_in: Any = _RecordingKernel(value, name, source, recorder)
                 elif name in ("extern_kernels", "aten") and value is not None:
                     stand_in = _RecordingLibrary(value, recorder, (name,))
@@ -278,9 +262,9 @@ def recording_kernels(records: list[KernelTraffic], modules: list[Any] | None = 
             setattr(module, name, value)
 
 
-def compiled_traffic(compiled_fn: Any, args: tuple, modules: list[Any] | None = None) -> list[KernelTraffic]:
+def compiled_traffic(compiled_fn: Any, args: tuple, modules: list[Any] | None = None) -> list[Traffic]:
     """Call the (already compiled, warm) function once and return each kernel's traffic in call order."""
-    records: list[KernelTraffic] = []
+    records: list[Traffic] = []
     with recording_kernels(records, modules), torch.no_grad():
         compiled_fn(*args)
     return records

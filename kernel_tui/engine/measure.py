@@ -29,20 +29,13 @@ from kernel_tui.engine.device import device_name
 from kernel_tui.engine.flops import OpFlops, eager_flops, scenario_dtype, with_flops
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, load_scenario, stage_error
-from kernel_tui.engine.profiling import (
-    NoDeviceActivity,
-    Traffic,
-    join_compiled,
-    join_eager,
-    kernel_rows,
-    profile_launches,
-)
+from kernel_tui.engine.profiling import NoDeviceActivity, join_compiled, join_eager, kernel_rows, profile_launches
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.timing import Timing, compare_calls, compare_wall, synchronize, time_call, wall_time_call
-from kernel_tui.engine.traffic import array_bytes, eager_traffic, ideal_bytes
+from kernel_tui.engine.traffic import Traffic, array_bytes, eager_traffic, ideal_bytes
 from kernel_tui.expect import check_claims
 from kernel_tui.formatting import format_time_us
-from kernel_tui.report import Ceilings, ModeResult, ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.report import MODES, Ceilings, ModeResult, ScenarioError, ScenarioReport, SweepPoint
 
 Emit = Callable[..., None]
 
@@ -130,10 +123,7 @@ def _measure_modes(
             device,
             unit,
             join_eager,
-            [
-                Traffic(o.name, o.bytes_read, o.bytes_written, (o.name,), (o.line,) if o.line else ())
-                for o in eager_traffic(fn, args, str(path))
-            ],
+            eager_traffic(fn, args, str(path)),
             _trace_path(trace_dir, path, "eager"),
         )
         flop_ops = eager_flops(fn, args)
@@ -168,13 +158,12 @@ def _measure_modes(
         records = compiled_traffic(twin or compiled_fn, args)
         if twin is not None:
             records = [*cuda_graphs.graph_input_copies(args), *records]  # the copy launches first
-        traffic = [Traffic(k.name, k.bytes_read, k.bytes_written, k.aten_ops, (), k.code) for k in records]
         compiled = _mode_result(
             lambda: compiled_fn(*args),
             device,
             unit,
             join_compiled,
-            traffic,
+            records,
             _trace_path(trace_dir, path, "compiled"),
         )
     except StageError as failure:
@@ -222,7 +211,7 @@ def _with_roofline(
 
 
 def _note_cache_resident(report: ScenarioReport) -> ScenarioReport:
-    modes = [mode for mode in (report.eager, report.compiled) if mode is not None]
+    modes = [mode for mode in map(report.mode, MODES) if mode is not None]
     above = dict.fromkeys(
         k.short_name for mode in modes for k in mode.kernels if (k.ceiling_pct or 0) > 100 * IMPLAUSIBLE
     )

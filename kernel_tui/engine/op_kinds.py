@@ -10,13 +10,14 @@ import functools
 
 import torch
 
-from kernel_tui.engine.events import ALLOCATION_OPS, INDUCTOR_KERNEL
+from kernel_tui.engine.events import ALLOCATION_OPS
+from kernel_tui.names import is_generated_kernel
 
 
 @functools.lru_cache(maxsize=4096)
 def moves_data(name: str) -> bool:
     """True for an operator (``aten::add``) or Inductor kernel that reads or writes tensor memory."""
-    if INDUCTOR_KERNEL.match(name):
+    if is_generated_kernel(name):
         return True
     if name in ALLOCATION_OPS or name.startswith("aten::empty"):
         return False

@@ -40,29 +40,27 @@ from kernel_tui.engine.cuda_fakes import (
     rewrite_sdpa,
 )
 from kernel_tui.engine.flops import FlopCountingMode, with_flops
-from kernel_tui.engine.generated_code import MEMCPY_NAMES, KernelTraffic, compiled_traffic
+from kernel_tui.engine.generated_code import MEMCPY_NAMES, compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
 from kernel_tui.engine.op_kinds import moves_data
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import (
     EagerTrafficMode,
+    Traffic,
     array_bytes,
     host_transfer,
     ideal_bytes,
     op_tensors,
     unique_bytes,
 )
-from kernel_tui.expect import check_claims
+from kernel_tui.expect import NEEDS_SWEEP, check_claims
 from kernel_tui.names import short_name
 from kernel_tui.report import PREVIEW_DEVICE, Kernel, ModeResult, ScenarioReport
 
-DECIDES = ("eager", "compiled", "eager_transfers", "compiled_transfers", "ideal_transfers", "graph_breaks")
-"""The claims a preview checks: launches, bytes and graph breaks follow from the code alone."""
-UNDECIDED = {
-    "sweep_compiles": "a preview runs no size sweep, so it compiles no graphs across sizes",
-}
-"""The claims a preview cannot check, and why; a lesson's claims of these kinds are listed in its report."""
+UNSWEPT = "a preview runs no size sweep, so it compiles no graphs across sizes"
+"""Why a preview cannot check a lesson's sweep-only claims (``expect.NEEDS_SWEEP``); they are listed in its
+report. Every other claim (launches, bytes, graph breaks) follows from the code alone, and is checked."""
 
 STANDING_ASSUMPTIONS = (
     "no times: a preview generates code and runs nothing, so times, speedups and the sweep are for a real GPU",
@@ -104,9 +102,9 @@ def preview_scenario(
     except StageError as failure:
         report = replace(report, error=failure.error)
     claims = info.claims_for("cuda") if info is not None else claims_of_unloaded(path, "cuda")
-    decided = {key: value for key, value in claims.items() if key in DECIDES}
-    notes += [f"claim not checked: {key} (claimed {value:g}): {UNDECIDED.get(key, 'not decided by a preview')}"
-              for key, value in claims.items() if key not in DECIDES]
+    decided = {key: value for key, value in claims.items() if key not in NEEDS_SWEEP}
+    notes += [f"claim not checked: {key} (claimed {value:g}): {UNSWEPT}" for key, value in claims.items()
+              if key in NEEDS_SWEEP]
     return replace(
         report,
         assumptions=report.assumptions + tuple(dict.fromkeys(notes)),
@@ -182,24 +180,12 @@ class _HostValues(TorchDispatchMode):
 # -- eager ----------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Launch:
-    name: str
-    kind: str
-    op: str | None
-    bytes_read: int
-    bytes_written: int
-    aten_ops: tuple[str, ...] = ()
-    lines: tuple[int, ...] = ()
-    code: str | None = None
-
-
 class _DeviceOps(EagerTrafficMode):
     """Each data-moving operator that touches a CUDA tensor is one launch; a host-device copy is a memcpy."""
 
     def __init__(self, source_file: str | None = None) -> None:
         super().__init__(source_file)
-        self.launches: list[_Launch] = []
+        self.launches: list[Traffic] = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
         kwargs = kwargs or {}
@@ -211,19 +197,19 @@ class _DeviceOps(EagerTrafficMode):
             if any(t.device.type == "cuda" for t in read + written):
                 direction = host_transfer(name, read, written)
                 line = self._caller_line()
-                self.launches.append(_Launch(
-                    MEMCPY_NAMES[direction] if direction else name, "memcpy" if direction else "op",
-                    name if direction else None, unique_bytes(read), unique_bytes(written), (name,),
-                    (line,) if line else (),
+                self.launches.append(Traffic(
+                    name, unique_bytes(read), unique_bytes(written), (name,), (line,) if line else (),
+                    call=MEMCPY_NAMES[direction] if direction else None, kind="memcpy" if direction else "op",
                 ))
         return out
 
 
-def _rows(launches: list[_Launch]) -> tuple[Kernel, ...]:
-    """Launches grouped by name in first-seen order, as a measurement's table groups them."""
-    grouped: dict[tuple[str, str], list[_Launch]] = {}
+def _rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
+    """Launches grouped by name in first-seen order, as a measurement's table groups them; a launch that is not
+    a generated kernel is named as it is called (``extern_kernels.mm``, a memcpy), its operator kept as ``op``."""
+    grouped: dict[tuple[str, str], list[Traffic]] = {}
     for launch in launches:
-        grouped.setdefault((launch.name, launch.kind), []).append(launch)
+        grouped.setdefault((launch.call or launch.name, launch.kind), []).append(launch)
     rows = []
     for (name, kind), group in grouped.items():
         rows.append(Kernel(
@@ -234,7 +220,7 @@ def _rows(launches: list[_Launch]) -> tuple[Kernel, ...]:
             bytes_read=sum(launch.bytes_read for launch in group),
             bytes_written=sum(launch.bytes_written for launch in group),
             kind=kind,
-            op=group[0].op,
+            op=group[0].name if group[0].call else None,
             aten_ops=tuple(dict.fromkeys(op for launch in group for op in launch.aten_ops)),
             lines=tuple(dict.fromkeys(line for launch in group for line in launch.lines)),
             code=next((launch.code for launch in group if launch.code), None),
@@ -330,19 +316,11 @@ class _PreviewBackend:
         namespace["copy_if_misaligned"] = lambda tensor: tensor
 
 
-def _compiled_launches(records: list[KernelTraffic]) -> list[_Launch]:
-    return [
-        _Launch(record.call or record.name, record.kind, record.name if record.call else None,
-                record.bytes_read, record.bytes_written, record.aten_ops, (), record.code)
-        for record in records
-    ]
-
-
 @dataclass(frozen=True)
 class GeneratedCode:
     """What Inductor generated for the fake GPU, and what one call of the compiled ``fn`` launched."""
 
-    records: list[KernelTraffic]
+    records: list[Traffic]
     """Each launch in order: generated kernels, library calls, copies, and operators run between graphs."""
     sources: list[str]
     """The source of each generated wrapper module."""
@@ -438,7 +416,7 @@ def _preview_modes(
     except Exception as exc:  # noqa: BLE001 - a failure to generate is this scenario's compile error
         return with_flops(replace(report, error=stage_error("compile", path, exc).error), counting.ops, None)
     compiled = replace(
-        _mode(_rows(_compiled_launches(code.records)), unit),
+        _mode(_rows(code.records), unit),
         graph_breaks=code.graph_breaks,
         graph_break_reasons=code.graph_break_reasons,
         recompiles=code.recompiles,

@@ -13,22 +13,11 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.op_kinds import has_cpu_kernel, moves_data
 from kernel_tui.engine.timing import l2_flush, synchronize
-from kernel_tui.names import short_name
+from kernel_tui.engine.traffic import Traffic
+from kernel_tui.names import is_generated_kernel, short_name, without_graph_counter
 from kernel_tui.report import Kernel
 
 PROFILED_RUNS = 5
-
-
-@dataclass(frozen=True)
-class Traffic:
-    """Bytes of one unit of work (an eager operator or a compiled kernel), joined to launches by name."""
-
-    name: str
-    bytes_read: int
-    bytes_written: int
-    aten_ops: tuple[str, ...] = ()
-    lines: tuple[int, ...] = ()
-    code: str | None = None
 
 
 class NoDeviceActivity(RuntimeError):
@@ -110,20 +99,11 @@ def profile_launches(
 def kernel_join_key(launch: ev.Launch) -> str:
     """The name a launch shares with its byte record: the Inductor kernel's own, else its operator's."""
     name = launch.name
-    if ev.INDUCTOR_KERNEL.match(name):
-        return strip_graph_counter(name)
-    if launch.kind == "kernel" and launch.op and ev.INDUCTOR_KERNEL.match(launch.op):
-        return strip_graph_counter(launch.op)
+    if is_generated_kernel(name):
+        return without_graph_counter(name)
+    if launch.kind == "kernel" and launch.op and is_generated_kernel(launch.op):
+        return without_graph_counter(launch.op)
     return launch.op or name
-
-
-def strip_graph_counter(name: str) -> str:
-    head, sep, rest = name.partition("_")
-    if head == "graph" and sep:
-        counter, _, kernel = rest.partition("_")
-        if counter.isdigit() and kernel:
-            return kernel
-    return name
 
 
 def join_compiled(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> list[Traffic | None]:
@@ -140,7 +120,7 @@ def join_compiled(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> 
             if traffic[index].name == key:
                 match, position = traffic[index], index + 1
                 break
-        if match is None and launch.kind == "kernel" and not _is_library_op(key) and not ev.INDUCTOR_KERNEL.match(key):
+        if match is None and launch.kind == "kernel" and not _is_library_op(key) and not is_generated_kernel(key):
             for index in range(position, len(traffic)):
                 if _is_library_op(traffic[index].name):
                     match, position = traffic[index], index + 1

@@ -102,8 +102,8 @@ def run_sweep(
             compiled_warm_up_s = _warm_up(scenario, compiled_fn, args, device)
             comparison = _compare(partial(fn, *args), partial(compiled_fn, *args), device)
             eager, compiled = comparison.first, comparison.second
-            eager_bytes = sum(op.bytes_read + op.bytes_written for op in eager_traffic(fn, args))
-            compiled_bytes = sum(k.bytes_read + k.bytes_written for k in compiled_traffic(compiled_fn, args))
+            eager_bytes = sum(op.bytes_total for op in eager_traffic(fn, args))
+            compiled_bytes = sum(kernel.bytes_total for kernel in compiled_traffic(compiled_fn, args))
         except Exception as exc:  # noqa: BLE001 - only memory exhaustion ends a sweep quietly
             cause = exc.__cause__ or exc
             if not is_out_of_memory(cause):

@@ -53,15 +53,33 @@ def tensors_in(value: Any) -> list[torch.Tensor]:
 
 
 @dataclass(frozen=True)
-class OpTraffic:
-    """One dispatched operator that moves data, with its bytes."""
+class Traffic:
+    """The bytes one unit of work moved: an eager operator, a generated kernel, a library call or a copy.
+
+    The one record of bytes in the engine: counted here for eager operators, by ``generated_code`` for compiled
+    kernels, joined to the profiler's launches by ``profiling`` and turned into launches by the preview.
+    """
 
     name: str
-    """Profiler-style name, ``aten::add``."""
+    """What it is joined to a profiler launch by: the operator (``aten::add``, ``aten::mm`` for a library
+    call) or the generated kernel (``cpp_fused_add_relu_0``)."""
     bytes_read: int
     bytes_written: int
-    line: int | None = None
-    """The line of the scenario file that called it."""
+    aten_ops: tuple[str, ...] = ()
+    """The ATen operators whose work it is: an eager operator's own name; what Inductor recorded for a kernel."""
+    lines: tuple[int, ...] = ()
+    """Lines of the scenario file that called it."""
+    code: str | None = None
+    """A generated kernel's source (C++ or Triton)."""
+    call: str | None = None
+    """What a launch that is not a generated kernel is called where it runs: ``extern_kernels.mm`` as the
+    wrapper spells it, or the profiler's name of a copy between host and device (``Memcpy DtoH (…)``)."""
+    kind: str = "kernel"
+    """``kernel``, ``op`` (an eager operator, in a preview) or ``memcpy`` (a copy between host and device)."""
+
+    @property
+    def bytes_total(self) -> int:
+        return self.bytes_read + self.bytes_written
 
 
 class EagerTrafficMode(TorchDispatchMode):
@@ -69,7 +87,7 @@ class EagerTrafficMode(TorchDispatchMode):
 
     def __init__(self, source_file: str | None = None) -> None:
         super().__init__()
-        self.ops: list[OpTraffic] = []
+        self.ops: list[Traffic] = []
         self._source_file = source_file
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
@@ -136,12 +154,12 @@ def host_transfer(name: str, read: list[torch.Tensor], written: list[torch.Tenso
     return None
 
 
-def _op_traffic(name: str, schema: Any, args: tuple, kwargs: dict, out: Any, line: int | None) -> OpTraffic:
+def _op_traffic(name: str, schema: Any, args: tuple, kwargs: dict, out: Any, line: int | None) -> Traffic:
     read, written = op_tensors(name, schema, args, kwargs, out)
-    return OpTraffic(name, unique_bytes(read), unique_bytes(written), line)
+    return Traffic(name, unique_bytes(read), unique_bytes(written), (name,), (line,) if line else ())
 
 
-def eager_traffic(fn: Any, args: tuple, source_file: str | None = None) -> list[OpTraffic]:
+def eager_traffic(fn: Any, args: tuple, source_file: str | None = None) -> list[Traffic]:
     """Run ``fn`` once (untimed, unprofiled) and return its data-moving operators in order, each with the
     line of ``source_file`` it was called from."""
     mode = EagerTrafficMode(source_file)

@@ -7,69 +7,25 @@ line under them and the generated-code dialog, and tested without an app.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kernel_tui.formatting import format_gbs
+from kernel_tui.formatting import LINK_LABELS, attribution_text, bandwidth_text, ceiling_share_text, format_gbs
+from kernel_tui.names import kernel_backend
 from kernel_tui.report import Kernel, ModeResult
 from kernel_tui.roofline_text import format_bound, format_flops, format_gflops, format_intensity
-
-LINK_LABELS = {"eager": "fused into", "compiled": "replaces"}
-"""The attribution column's header in each table."""
-
-
-def short_op(op: str) -> str:
-    """``aten::add`` as ``add``: the namespace is the same for every op in these tables."""
-    return op.split("::", 1)[1] if op.startswith("aten::") else op
-
-
-def lines_text(lines: Sequence[int]) -> str:
-    """``L11``, ``L11-13`` or ``L11,14``: the lines of the scenario file the work came from."""
-    if not lines:
-        return ""
-    ordered = sorted(set(lines))
-    if len(ordered) > 1 and ordered[-1] - ordered[0] == len(ordered) - 1:
-        return f"L{ordered[0]}-{ordered[-1]}"
-    return "L" + ",".join(str(line) for line in ordered)
-
-
-def link_text(kernel: Kernel, mode: str) -> str:
-    """The attribution cell: eager, the compiled kernels that absorbed it; compiled, the ops it replaced.
-
-    ``—`` when there is nothing to say (an eager kernel no compiled kernel took over, a compiled kernel
-    whose origin the engine could not read).
-    """
-    if mode == "eager":
-        return ", ".join(kernel.fused_into) or "—"
-    ops = ", ".join(short_op(op) for op in kernel.aten_ops)
-    where = lines_text(kernel.lines)
-    if ops and where:
-        return f"{ops} · {where}"
-    return ops or where or "—"
 
 
 def bandwidth_cell(kernel: Kernel) -> tuple[str, str]:
     """(GB/s, % of the ceiling) for the bandwidth column, e.g. (``7.17``, ``62%``)."""
-    share = f"{kernel.ceiling_pct:.0f}%" if kernel.ceiling_pct is not None else ""
-    return format_gbs(kernel.gbs), share
+    return format_gbs(kernel.gbs), ceiling_share_text(kernel)
 
 
 def kernel_story(kernel: Kernel, mode: str) -> list[str]:
     """The highlighted kernel's attribution and bandwidth in full, for the line under the tables."""
-    parts = []
-    if mode == "eager":
-        if kernel.fused_into:
-            parts.append("fused into " + ", ".join(kernel.fused_into))
-    elif kernel.aten_ops or kernel.lines:
-        replaced = "replaces " + (", ".join(kernel.aten_ops) or "?")
-        if kernel.lines:
-            replaced += f" (line{'s' if len(kernel.lines) > 1 else ''} {', '.join(map(str, kernel.lines))})"
-        parts.append(replaced)
+    attribution = attribution_text(kernel, mode)
+    parts = [attribution] if attribution else []
     if kernel.gbs is not None:
-        bandwidth = f"{format_gbs(kernel.gbs)} GB/s"
-        if kernel.ceiling_pct is not None:
-            bandwidth += f", {kernel.ceiling_pct:.0f}% of the copy ceiling"
-        parts.append(bandwidth)
+        parts.append(bandwidth_text(kernel))
     if kernel.flops is not None or kernel.intensity is not None:
         parts.append(roofline_story(kernel))
     if mode == "compiled" and kernel.code:
@@ -98,9 +54,10 @@ def roofline_story(kernel: Kernel) -> str:
 def code_language(kernel: Kernel) -> str:
     """The Pygments lexer for a compiled kernel's source: C++ (Inductor's CPU kernels) or Python (Triton)."""
     code = kernel.code or ""
-    if "@triton" in code or "import triton" in code or kernel.short_name.startswith("triton"):
+    backend = kernel_backend(kernel.name)
+    if "@triton" in code or "import triton" in code or backend == "triton":
         return "python"
-    if "#include" in code or "extern \"C\"" in code or kernel.short_name.startswith("cpp"):
+    if "#include" in code or "extern \"C\"" in code or backend == "cpp":
         return "cpp"
     return "python"
 
@@ -162,7 +119,7 @@ SHARE = Column("share", "share", "right", 5)
 ROOF = Column("roof", "FLOP/B bound", "right", 12)
 """Intensity and the side of the ridge; only where the engine counted FLOPs (``plan_columns(roofline=)``)."""
 LINK = Column("link", "", "left", None)
-"""Labelled per table (``LINK_LABELS``)."""
+"""Labelled per table (``formatting.LINK_LABELS``)."""
 
 ORDER = (NAME, CALLS, TIME, BYTES, BANDWIDTH, SHARE, LINK)
 """Left to right."""
@@ -207,7 +164,7 @@ def plan_columns(room: int, padding: int, name_want: int, link_want: int, roofli
     right after the share column.
     """
     name_min = min(MIN_NAME_WIDTH, max(name_want, len(NAME.label)))
-    link_min = min(MIN_LINK_WIDTH, max(link_want, len("fused into")))
+    link_min = min(MIN_LINK_WIDTH, max(link_want, len(LINK_LABELS["eager"])))
     name_target = max(name_min, min(name_want, MAX_NAME_TARGET))
     link_target = max(link_min, min(link_want, MAX_LINK_TARGET))
     shown = (*ORDER[:-1], ROOF, LINK) if roofline else ORDER

@@ -11,17 +11,15 @@ from typing import Any
 
 from rich.text import Text
 
+from kernel_tui.formatting import device_text
 from kernel_tui.report import ScenarioError, ScenarioReport
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 
 
 def error_line(error: ScenarioError) -> str:
-    """``file:line: stage: message``; the file by name, as the scenario list shows it."""
-    where = Path(error.file).name if error.file else "?"
-    if error.line is not None:
-        where += f":{error.line}"
-    message = error.message.strip().splitlines()[0] if error.message.strip() else "(no message)"
-    return f"{where}: {error.stage}: {message}"
+    """``file:line: stage: message``; the file by name, as the scenario list shows it, and the message's first
+    line (``d`` shows the rest)."""
+    return error.one_line(error.location(file_name_only=True), first_line_only=True)
 
 
 def engine_line(hello: dict[str, Any] | None, failed: ScenarioError | None) -> str:
@@ -30,11 +28,10 @@ def engine_line(hello: dict[str, Any] | None, failed: ScenarioError | None) -> s
         return f"engine: could not start ({failed.message})"
     if hello is None:
         return "engine: starting…"
-    threads = f", {hello['threads']} threads" if hello.get("threads") and hello.get("device") == "cpu" else ""
-    return (
-        f"engine ready: {hello.get('device', '?')} ({hello.get('device_name', '?')}{threads}) · "
-        f"torch {hello.get('torch_version', '?')}"
+    where = device_text(
+        hello.get("device", "?"), hello.get("device_name", "?"), hello.get("threads"), hello.get("torch_version", "?")
     )
+    return f"engine ready: {where}"
 
 
 def failed_claims(report: ScenarioReport | None) -> int:

@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kernel_tui.client import EngineDied
-
-SWEEP_ONLY_CLAIMS = ("sweep_compiles",)
+from kernel_tui.expect import NEEDS_SWEEP
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ def _replayed(recording: Recording, path: Path, sweep: bool) -> Iterator[dict[st
         if not sweep and "report" in message:
             report = dict(message["report"])
             report.update(sweep=[], sweep_strategy=None, sweep_compiles=None)
-            report["expect"] = {k: v for k, v in report.get("expect", {}).items() if k not in SWEEP_ONLY_CLAIMS}
+            report["expect"] = {k: v for k, v in report.get("expect", {}).items() if k not in NEEDS_SWEEP}
             message = {**message, "report": report}
         yield message
 

@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kernel_tui.report import ScenarioReport
+from kernel_tui.report import MODES, ScenarioReport
 from kernel_tui.ui.catalog import ScenarioEntry
 from kernel_tui.ui.drafts import state_dir, write_text_atomic
 
-MODES = ("eager", "compiled")
 TRANSFERS = ("eager_transfers", "compiled_transfers")
 """The array-sized transfers of each mode, named as the lessons' claims name them."""
 QUANTITIES = MODES + TRANSFERS
@@ -145,7 +144,9 @@ class PredictionBook:
         if key not in self.pending or report is None or report.eager is None or report.compiled is None:
             return None
         measured: dict[str, float | None] = {}
-        for mode, result in (("eager", report.eager), ("compiled", report.compiled)):
+        for mode in MODES:
+            result = report.mode(mode)
+            assert result is not None  # both checked above
             measured[mode] = result.kernel_count
             # No kernels move no bytes, whether or not the report says 0 (a views-only function).
             measured[f"{mode}_transfers"] = 0.0 if result.kernel_count == 0 else result.transfers

@@ -14,8 +14,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from kernel_tui.formatting import LINK_LABELS, lines_text, short_op
 from kernel_tui.report import Kernel
-from kernel_tui.ui.attribution import code_language, lines_text, short_op
+from kernel_tui.ui.attribution import code_language
 
 
 class KernelCodeScreen(ModalScreen[None]):
@@ -51,7 +52,7 @@ class KernelCodeScreen(ModalScreen[None]):
         kernel = self.kernel
         text = Text(kernel.name, style="bold")
         if kernel.aten_ops:
-            text.append("\nreplaces ", style="dim")
+            text.append(f"\n{LINK_LABELS['compiled']} ", style="dim")
             text.append(", ".join(short_op(op) for op in kernel.aten_ops))
             if kernel.lines:
                 text.append(f" · {lines_text(kernel.lines)} of the scenario", style="dim")

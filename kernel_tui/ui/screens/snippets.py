@@ -693,15 +693,10 @@ def error_note(error: ScenarioError, path: Path) -> Text:
     """A run's error as the line under the editor: the line typed, the stage and the message."""
     # The key first: a long message is cut at the pane's edge, and the key is what gets the rest of it.
     if error.line is not None and _names(error.file, path):
-        said = f"line {error.line}: {error.stage}: {_first_line(error.message)}"
+        said = error.one_line(f"line {error.line}", first_line_only=True)
     else:
         said = error_line(error)
     return Text(f"✗ {DETAILS_KEY_SHOWN} details · {said}", style="bold red")
-
-
-def _first_line(message: str) -> str:
-    lines = message.strip().splitlines()
-    return lines[0] if lines else "(no message)"
 
 
 def _typed_path(value: str) -> Path:

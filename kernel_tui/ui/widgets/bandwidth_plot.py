@@ -13,18 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kernel_tui.formatting import format_gbs, format_size
-from kernel_tui.report import SweepPoint
+from kernel_tui.report import SweepPoint, gbs
 
 CEILING_COLOR = (150, 150, 150)
 
 Series = tuple[list[float], list[float]]
-
-
-def gbs(bytes_moved: int | None, time_us: float | None) -> float | None:
-    """Bytes over time in GB/s (10^9 bytes a second); None when either is unknown or zero."""
-    if not bytes_moved or not time_us or time_us <= 0:
-        return None
-    return bytes_moved / time_us / 1e3
 
 
 def bandwidth_series(points: Sequence[SweepPoint]) -> dict[str, Series]:

@@ -11,18 +11,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
-from kernel_tui.formatting import format_bytes, format_count, format_time_us, format_transfers
+from kernel_tui.formatting import LINK_LABELS, format_bytes, format_count, format_time_us, format_transfers, link_text
 from kernel_tui.report import Kernel, ModeResult, nested_names
-from kernel_tui.ui.attribution import (
-    LINK,
-    LINK_LABELS,
-    NAME,
-    ColumnPlan,
-    bandwidth_cell,
-    link_text,
-    plan_columns,
-    roofline_cell,
-)
+from kernel_tui.ui.attribution import LINK, NAME, ColumnPlan, bandwidth_cell, plan_columns, roofline_cell
 
 
 class KernelTable(DataTable):

@@ -1,0 +1,73 @@
+"""Values derived from a report, each defined once and read the same by the CLI, the app and the lab report:
+bandwidth, its wording, the attribution's wording, the one-line error, the device line, the modes, and the
+claims only a sweep can check."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernel_tui.expect import NEEDS_SWEEP, check_claims
+from kernel_tui.formatting import attribution_text, bandwidth_text, ceiling_share_text, device_line, device_text
+from kernel_tui.report import MODES, ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport, gbs
+
+
+def kernel(**fields) -> Kernel:
+    return Kernel("cpp_fused_add_relu_0", "cpp_fused_add_relu_0", 1, 10.0, **fields)
+
+
+def report(**fields) -> ScenarioReport:
+    return ScenarioReport("/course/add.py", "Add", "cpu", "EPYC", "2.14.1", 1024, **fields)
+
+
+def test_bandwidth_is_bytes_over_time_in_gb_per_second():
+    assert gbs(12_000, 2.0) == pytest.approx(6.0)
+    assert [gbs(None, 2.0), gbs(0, 2.0), gbs(12_000, None), gbs(12_000, 0.0), gbs(12_000, -1.0)] == [None] * 5
+
+
+def test_bandwidth_text_says_the_share_of_the_copy_ceiling():
+    fast = kernel(gbs=7.171, ceiling_pct=62.4)
+    assert bandwidth_text(fast) == "7.17 GB/s, 62% of the copy ceiling"
+    assert bandwidth_text(fast, 11.553) == "7.17 GB/s, 62% of the copy ceiling (11.6 GB/s)"
+    assert bandwidth_text(kernel(gbs=7.171)) == "7.17 GB/s"
+    assert bandwidth_text(kernel()) == "—"
+    assert (ceiling_share_text(fast), ceiling_share_text(kernel())) == ("62%", "")
+
+
+def test_attribution_reads_fused_into_eager_and_replaces_compiled():
+    assert attribution_text(kernel(fused_into=("cpp_fused_add_relu_0",)), "eager") == "fused into cpp_fused_add_relu_0"
+    replaced = kernel(aten_ops=("aten::add", "aten::relu"), lines=(12, 13))
+    assert attribution_text(replaced, "compiled") == "replaces aten::add, aten::relu (lines 12, 13)"
+    assert attribution_text(kernel(lines=(12,)), "compiled") == "replaces ? (line 12)"
+    assert attribution_text(kernel(), "eager") == "" and attribution_text(kernel(), "compiled") == ""
+
+
+def test_an_error_is_one_line_with_where_it_happened():
+    error = ScenarioError("eager", "TypeError: bad\n  more", line=9, file="/course/broken_fn.py")
+    assert error.one_line() == "/course/broken_fn.py:9: eager: TypeError: bad\n  more"
+    assert error.one_line(first_line_only=True) == "/course/broken_fn.py:9: eager: TypeError: bad"
+    assert error.location(file_name_only=True) == "broken_fn.py:9"
+    assert error.one_line("line 9", first_line_only=True) == "line 9: eager: TypeError: bad"
+    assert ScenarioError("engine", "  ").one_line(first_line_only=True) == "?: engine: (no message)"
+
+
+def test_the_device_line_names_threads_only_on_a_cpu():
+    assert device_text("cpu", "EPYC", 2, "2.14.1") == "cpu (EPYC, 2 threads) · torch 2.14.1"
+    assert device_text("cuda", "H200", 2, "2.14.1") == "cuda (H200) · torch 2.14.1"
+    assert device_line(report(threads=2)) == "cpu (EPYC, 2 threads) · torch 2.14.1 · size 1,024"
+
+
+def test_a_report_reads_each_mode_by_name():
+    eager = ModeResult(2, (), 20, 1.0)
+    measured = report(eager=eager)
+    assert MODES == ("eager", "compiled")
+    assert measured.mode("eager") is eager and measured.mode("compiled") is None
+    with pytest.raises(ValueError, match="no mode 'inductor'"):
+        measured.mode("inductor")
+
+
+def test_claims_only_a_sweep_checks_are_left_out_without_one():
+    assert "sweep_compiles" in NEEDS_SWEEP
+    claims = {"eager": 2, "sweep_compiles": 1}
+    assert set(check_claims(claims, report(eager=ModeResult(2, (), 20, 1.0)), swept=False)) == {"eager"}
+    swept = check_claims(claims, report(eager=ModeResult(2, (), 20, 1.0), sweep_compiles=1), swept=True)
+    assert swept["sweep_compiles"] == ExpectCheck(claimed=1, measured=1, ok=True)
