@@ -22,6 +22,8 @@ from kernel_tui.report import MODES, Kernel, ModeResult, ScenarioReport
 ADDED, REMOVED, CHANGED, SAME = "added", "removed", "changed", "same"
 MARKS = {ADDED: "+", REMOVED: "-", CHANGED: "~", SAME: " "}
 NO_MEASURABLE_DIFFERENCE = "no measurable difference"
+_COUNT_TOLERANCE = 1e-9
+"""Launch counts are floats only when runs disagreed; a rounding error is no growth."""
 
 
 # -- matching kernels ---------------------------------------------------------------------------------------
@@ -179,10 +181,6 @@ class ModeComparison:
         return tuple(kernel for kernel in self.kernels if kernel.status != SAME)
 
 
-_COUNT_TOLERANCE = 1e-9
-"""Launch counts are floats only when runs disagreed; a rounding error is no growth."""
-
-
 @dataclass(frozen=True)
 class Comparison:
     """A report against its baseline; ``grew`` is the verdict a CI guards a fusion with."""
@@ -263,8 +261,8 @@ def compare(old: ScenarioReport, new: ScenarioReport) -> Comparison:
 
 def compare_modes(name: str, old: ModeResult, new: ModeResult) -> ModeComparison:
     time = TimeChange(old.time_us, new.time_us, old.time_iqr_us, new.time_iqr_us)
-    rows = [_kernel_change(old_kernel, new_kernel, time) for old_kernel, new_kernel in match_kernels(old.kernels,
-                                                                                                    new.kernels)]
+    pairs = match_kernels(old.kernels, new.kernels)
+    rows = [_kernel_change(old_kernel, new_kernel, time) for old_kernel, new_kernel in pairs]
     return ModeComparison(
         mode=name,
         old_launches=old.kernel_count,
@@ -277,7 +275,8 @@ def compare_modes(name: str, old: ModeResult, new: ModeResult) -> ModeComparison
 
 
 def _kernel_change(old: Kernel | None, new: Kernel | None, mode_time: TimeChange) -> KernelChange:
-    if old is None and new is None:
+    shown = new or old
+    if shown is None:
         raise ValueError("a kernel row needs a kernel from at least one of the runs")
     if old is None:
         status = ADDED
@@ -287,8 +286,6 @@ def _kernel_change(old: Kernel | None, new: Kernel | None, mode_time: TimeChange
         status = CHANGED
     else:
         status = SAME
-    shown = new if new is not None else old
-    assert shown is not None
     return KernelChange(
         status=status,
         name=shown.short_name,
@@ -337,6 +334,8 @@ def read_baselines(path: Path) -> tuple[ScenarioReport, ...]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise BaselineFileError(f"{path}: cannot read it: {_reason(error)}") from error
+    objects: list[tuple[int | None, Any]]
+    """Each report's JSON, with its line number where the file is one report per line."""
     try:
         whole = json.loads(text)
     except ValueError:
