@@ -15,10 +15,14 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kernel_tui.course import course_dir
 from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_scenario
+
+if TYPE_CHECKING:
+    from kernel_tui.baseline import Comparison
+    from kernel_tui.report import ScenarioReport
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_TIMEOUT_S = 600.0
@@ -108,6 +112,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="also write the eager and compiled profiles as Chrome traces (open in Perfetto)")
     run.add_argument("--remeasure-ceiling", action="store_true",
                      help="measure the copy bandwidth and matmul peak again instead of using the cached figures")
+    run.add_argument("--baseline", metavar="OLD.jsonl",
+                     help="compare each scenario with its report in OLD (written by --json): kernels added, removed "
+                          "or changed, launches, bytes, time; exit 1 when a launch count or byte total grew")
 
     listing = commands.add_parser("list", help="list scenarios (title, path, claims) without running them")
     listing.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the course)")
@@ -196,7 +203,17 @@ def _main(argv: Sequence[str] | None) -> int:
         if options.command == "run":
             _check_arch(parser, options)
             _check_outputs(parser, options)
-            return run_command(options, _check_paths(parser, options.paths))
+            paths = _check_paths(parser, options.paths)
+            baselines = None
+            if options.baseline is not None:
+                from kernel_tui.baseline import BaselineFileError, read_baselines
+
+                try:
+                    baselines = read_baselines(Path(options.baseline))
+                except BaselineFileError as error:
+                    print(f"kernel-tui run: --baseline {error}", file=sys.stderr)
+                    return EXIT_USAGE
+            return run_command(options, paths, baselines)
         if options.command == "list":
             paths = _check_paths(parser, options.paths) if options.paths else find_scenarios([course_dir()])
             return list_command(paths)
@@ -227,11 +244,14 @@ def _stdout_console():  # noqa: ANN202 - rich is imported late to keep start-up 
     return Console(highlight=False, width=None if follow else PIPED_WIDTH)
 
 
-def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
+def run_command(
+    options: argparse.Namespace, paths: list[Path], baselines: Sequence[ScenarioReport] | None = None
+) -> int:
+    """Measure each scenario and print it; with ``baselines``, compare each with its own there too."""
     from rich.console import Console
 
     from kernel_tui.client import EngineClient, EngineDied
-    from kernel_tui.render import scenario_view
+    from kernel_tui.render import baseline_view, scenario_view
     from kernel_tui.report import ScenarioError, ScenarioReport
 
     console = _stdout_console()
@@ -241,6 +261,8 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
         sys.stderr.write(line)
 
     exit_code = EXIT_OK
+    grown: list[str] = []
+    """Per scenario that grew against its baseline: what grew."""
     reports: list[ScenarioReport] = []
     hello: dict = {}
     """The latest engine's hello: a report of an engine that died still names the device and torch."""
@@ -276,16 +298,40 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
             reports.append(report)
             if not report.ok:
                 exit_code = EXIT_FAILED
+            comparison = baseline_comparison(report, baselines, alone=len(paths) == 1)
+            if comparison is not None and comparison.grew:
+                grown.append(f"{path.name}: {', '.join(comparison.growth())}")
             if options.json:
-                sys.stdout.write(json.dumps(strict_json(report.to_dict()), allow_nan=False) + "\n")
+                data = report.to_dict()
+                if baselines is not None:
+                    data["baseline"] = comparison.to_dict() if comparison is not None else None
+                sys.stdout.write(json.dumps(strict_json(data), allow_nan=False) + "\n")
                 sys.stdout.flush()
             else:
                 console.print(scenario_view(report, console.width))
+                if baselines is not None:
+                    console.print(baseline_view(comparison, report.scenario, options.baseline))
+    if grown:
+        # One line a CI log shows, on stderr so that --json output stays JSON.
+        print(f"kernel-tui run: grew against {options.baseline}: {'; '.join(grown)}", file=sys.stderr)
+        exit_code = EXIT_FAILED
     if options.export:
         from kernel_tui.markdown_report import lab_report
 
         Path(options.export).write_text(lab_report(reports), encoding="utf-8")
     return exit_code
+
+
+def baseline_comparison(
+    report: ScenarioReport, baselines: Sequence[ScenarioReport] | None, alone: bool
+) -> Comparison | None:
+    """``report`` against its own baseline; None without ``--baseline`` or when the file holds none for it."""
+    if baselines is None:
+        return None
+    from kernel_tui.baseline import baseline_of, compare
+
+    old = baseline_of(report, baselines, alone=alone)
+    return compare(old, report) if old is not None else None
 
 
 def strict_json(value: Any) -> Any:

@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from kernel_tui.baseline import (
+    ADDED,
+    CHANGED,
+    REMOVED,
+    SAME,
+    Comparison,
+    heading_text,
+    kernel_cells,
+    time_text,
+    totals_text,
+    unchanged_text,
+    verdict_text,
+)
 from kernel_tui.formatting import (
     claim_line,
     device_line,
@@ -136,3 +152,34 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         parts.append(Text(f"note: {note}", style="yellow"))
     parts.append(Text(""))
     return Group(*parts)
+
+
+def baseline_view(comparison: Comparison | None, scenario: str, source: str) -> RenderableType:
+    """A run against its baseline in ``source``: per mode the totals, then each kernel added (``+``), removed
+    (``-``) or changed (``~``); lines, not side-by-side tables, so that it reads at 80 columns."""
+    if comparison is None:
+        return Text(f"baseline: no report of {Path(scenario).name} in {source}\n", style="yellow")
+    parts: list[RenderableType] = [Text(f"Against the baseline: {heading_text(comparison, source)}", style="bold")]
+    for mode in comparison.modes:
+        parts.append(Text(totals_text(mode), style="bold red" if mode.launches_grew or mode.bytes_grew else ""))
+        if time := time_text(mode.time):
+            parts.append(Text(f"  {time}"))
+        rows = Table.grid(padding=(0, 2))
+        rows.add_column(no_wrap=True)
+        rows.add_column(overflow="ellipsis", no_wrap=True, max_width=36)
+        for _ in range(3):
+            rows.add_column(justify="right", no_wrap=True)
+        for change in mode.differences:
+            rows.add_row(*kernel_cells(change), style=BASELINE_STYLES[change.status])
+        if unchanged := unchanged_text(mode):
+            rows.add_row("", Text(unchanged, style="dim"), "", "", "")
+        parts.append(Padding(rows, (0, 0, 0, 2), expand=False))
+    for note in comparison.notes:
+        parts.append(Text(f"note: {note}", style="yellow"))
+    parts.append(Text(verdict_text(comparison), style="bold red" if comparison.grew else "green"))
+    parts.append(Text(""))
+    return Group(*parts)
+
+
+BASELINE_STYLES = {ADDED: "red", REMOVED: "green", CHANGED: "yellow", SAME: ""}
+"""Added work reads as a cost and removed work as a saving, as a fusion guard sees them."""

@@ -1,0 +1,503 @@
+"""A run against its pinned baseline: per mode, which kernels were added, removed or changed, and how the
+launches, bytes and time moved.
+
+No torch and no Textual: ``kernel-tui run --baseline`` and the explorer's ``B`` both call ``compare`` on two
+``ScenarioReport`` objects and show the rows it returns. Times are noisy, so a time difference counts only
+where the two measurements' spreads do not overlap; launches and bytes are exact, and ``Comparison.grew`` (a
+launch count or a byte total went up in any mode) is what ``kernel-tui run --baseline`` exits 1 on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from kernel_tui.formatting import format_bytes, format_count, format_ratio, format_time_us
+from kernel_tui.names import _FUSED, _GRAPH_KERNEL
+from kernel_tui.report import MODES, Kernel, ModeResult, ScenarioReport
+
+ADDED, REMOVED, CHANGED, SAME = "added", "removed", "changed", "same"
+MARKS = {ADDED: "+", REMOVED: "-", CHANGED: "~", SAME: " "}
+NO_MEASURABLE_DIFFERENCE = "no measurable difference"
+_COUNT_TOLERANCE = 1e-9
+"""Launch counts are floats only when runs disagreed; a rounding error is no growth."""
+
+
+# -- matching kernels ---------------------------------------------------------------------------------------
+
+
+def bare_name(name: str) -> str:
+    """The name without the profiler's graph counter, which is process-wide: ``graph_3_cpp_fused_add_0`` is
+    ``graph_0_cpp_fused_add_0`` of another run."""
+    match = _GRAPH_KERNEL.match(name)
+    return match.group(1) if match else name
+
+
+def kernel_identity(name: str) -> str:
+    """What stays the same when an edit elsewhere renumbers Inductor's kernels: ``cpp_fused_add_relu`` for
+    ``graph_0_cpp_fused_add_relu_1``; any other kernel is its own identity."""
+    bare = bare_name(name)
+    match = _FUSED.match(bare)
+    return match.group(1) + match.group(2) if match else bare
+
+
+def match_kernels(old: Sequence[Kernel], new: Sequence[Kernel]) -> list[tuple[Kernel | None, Kernel | None]]:
+    """Pairs of the same kernel in two runs, in the new run's order, then the old kernels left over.
+
+    The exact name is tried first, so that two kernels fusing the same operators (``cpp_fused_add_0`` and
+    ``cpp_fused_add_1``) keep their own partners; only what is left is matched with the index ignored, in order.
+    """
+    partner: dict[int, int] = {}
+    for key in (lambda kernel: bare_name(kernel.name), lambda kernel: kernel_identity(kernel.name)):
+        _pair_by(key, old, new, partner)
+    taken = set(partner.values())
+    pairs: list[tuple[Kernel | None, Kernel | None]] = [
+        (old[partner[index]] if index in partner else None, kernel) for index, kernel in enumerate(new)
+    ]
+    pairs.extend((kernel, None) for index, kernel in enumerate(old) if index not in taken)
+    return pairs
+
+
+def _pair_by(
+    key: Callable[[Kernel], str], old: Sequence[Kernel], new: Sequence[Kernel], partner: dict[int, int]
+) -> None:
+    """Pair the unpaired new kernels with the first unpaired old kernel of the same key (and launching operator)."""
+    waiting: dict[tuple[str, str | None], list[int]] = {}
+    taken = set(partner.values())
+    for index, kernel in enumerate(old):
+        if index not in taken:
+            waiting.setdefault((key(kernel), kernel.op), []).append(index)
+    for index, kernel in enumerate(new):
+        if index in partner:
+            continue
+        candidates = waiting.get((key(kernel), kernel.op))
+        if candidates:
+            partner[index] = candidates.pop(0)
+
+
+# -- the comparison -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TimeChange:
+    """Two medians with their interquartile ranges. Each is read as median ± half its range: where the two
+    intervals overlap, the difference is within what the machine's noise moves a time by."""
+
+    old_us: float | None
+    new_us: float | None
+    old_iqr_us: float | None = None
+    new_iqr_us: float | None = None
+
+    @property
+    def delta_us(self) -> float | None:
+        if self.old_us is None or self.new_us is None:
+            return None
+        return self.new_us - self.old_us
+
+    @property
+    def noise_us(self) -> float | None:
+        """How far apart the two medians may be with their spreads still overlapping."""
+        if self.old_iqr_us is None or self.new_iqr_us is None:
+            return None
+        return (self.old_iqr_us + self.new_iqr_us) / 2
+
+    @property
+    def measurable(self) -> bool | None:
+        """Whether the time moved beyond the noise; None when there are no times, or no spread to judge by."""
+        delta, noise = self.delta_us, self.noise_us
+        if delta is None or noise is None:
+            return None
+        return abs(delta) > noise
+
+
+@dataclass(frozen=True)
+class KernelChange:
+    """One row of the comparison: a kernel of either run, or the same kernel in both."""
+
+    status: str
+    """``added``, ``removed``, ``changed`` (its calls or bytes differ) or ``same``."""
+    name: str
+    """The short name shown: the new run's, or the old run's for a removed kernel."""
+    old_name: str | None
+    new_name: str | None
+    old_calls: float | None
+    new_calls: float | None
+    old_bytes: int | None
+    new_bytes: int | None
+    time: TimeChange
+    """Kernel times have no spread of their own: their mode's spreads stand in for it."""
+
+    @property
+    def calls_delta(self) -> float:
+        return (self.new_calls or 0) - (self.old_calls or 0)
+
+    @property
+    def bytes_delta(self) -> int | None:
+        """New bytes minus old, a kernel absent from a run counting 0; None when a present kernel's are unknown."""
+        if (self.old_name is not None and self.old_bytes is None) or (
+            self.new_name is not None and self.new_bytes is None
+        ):
+            return None
+        return (self.new_bytes or 0) - (self.old_bytes or 0)
+
+
+@dataclass(frozen=True)
+class ModeComparison:
+    """Eager or compiled, old against new: totals and the kernel rows."""
+
+    mode: str
+    old_launches: float
+    new_launches: float
+    old_bytes: int | None
+    new_bytes: int | None
+    time: TimeChange
+    kernels: tuple[KernelChange, ...]
+
+    @property
+    def launches_delta(self) -> float:
+        return self.new_launches - self.old_launches
+
+    @property
+    def bytes_delta(self) -> int | None:
+        if self.old_bytes is None or self.new_bytes is None:
+            return None
+        return self.new_bytes - self.old_bytes
+
+    @property
+    def launches_grew(self) -> bool:
+        return self.launches_delta > _COUNT_TOLERANCE
+
+    @property
+    def bytes_grew(self) -> bool:
+        delta = self.bytes_delta
+        return delta is not None and delta > 0
+
+    @property
+    def differences(self) -> tuple[KernelChange, ...]:
+        """The rows worth reading: every kernel that was added, removed or changed."""
+        return tuple(kernel for kernel in self.kernels if kernel.status != SAME)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A report against its baseline; ``grew`` is the verdict a CI guards a fusion with."""
+
+    scenario: str
+    baseline_scenario: str
+    old_size: int
+    new_size: int
+    old_device: str
+    new_device: str
+    modes: tuple[ModeComparison, ...]
+    notes: tuple[str, ...] = ()
+    """Why a mode could not be compared (not measured in one of the runs)."""
+
+    @property
+    def grew(self) -> bool:
+        return bool(self.growth())
+
+    def growth(self) -> list[str]:
+        """What grew, one phrase each: ``compiled launches 1 → 2``, ``compiled bytes 12.0 MiB → 20.0 MiB``."""
+        grown = []
+        for mode in self.modes:
+            if mode.launches_grew:
+                grown.append(
+                    f"{mode.mode} launches {format_count(mode.old_launches)} → {format_count(mode.new_launches)}"
+                )
+            if mode.bytes_grew:
+                grown.append(f"{mode.mode} bytes {format_bytes(mode.old_bytes)} → {format_bytes(mode.new_bytes)}")
+        return grown
+
+    def mode(self, name: str) -> ModeComparison | None:
+        return next((mode for mode in self.modes if mode.mode == name), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``baseline`` field of ``kernel-tui run --baseline OLD --json``: the rows, and the deltas
+        computed, so that a script need not subtract."""
+        data = asdict(self)
+        data["grew"] = self.grew
+        data["growth"] = self.growth()
+        for mode, mode_data in zip(self.modes, data["modes"]):
+            mode_data["launches_delta"] = mode.launches_delta
+            mode_data["bytes_delta"] = mode.bytes_delta
+            _add_time_verdict(mode.time, mode_data["time"])
+            for kernel, kernel_data in zip(mode.kernels, mode_data["kernels"]):
+                kernel_data["calls_delta"] = kernel.calls_delta
+                kernel_data["bytes_delta"] = kernel.bytes_delta
+                _add_time_verdict(kernel.time, kernel_data["time"])
+        return data
+
+
+def _add_time_verdict(time: TimeChange, data: dict[str, Any]) -> None:
+    data["delta_us"] = time.delta_us
+    data["measurable"] = time.measurable
+
+
+def compare(old: ScenarioReport, new: ScenarioReport) -> Comparison:
+    """``new`` against the baseline ``old``, mode by mode."""
+    modes = []
+    notes = []
+    for name in MODES:
+        old_mode, new_mode = getattr(old, name), getattr(new, name)
+        if old_mode is None or new_mode is None:
+            if old_mode is not None or new_mode is not None:
+                notes.append(f"{name}: not measured in the {'baseline' if old_mode is None else 'new run'}")
+            continue
+        modes.append(compare_modes(name, old_mode, new_mode))
+    return Comparison(
+        scenario=new.scenario,
+        baseline_scenario=old.scenario,
+        old_size=old.size,
+        new_size=new.size,
+        old_device=old.device,
+        new_device=new.device,
+        modes=tuple(modes),
+        notes=tuple(notes),
+    )
+
+
+def compare_modes(name: str, old: ModeResult, new: ModeResult) -> ModeComparison:
+    time = TimeChange(old.time_us, new.time_us, old.time_iqr_us, new.time_iqr_us)
+    pairs = match_kernels(old.kernels, new.kernels)
+    rows = [_kernel_change(old_kernel, new_kernel, time) for old_kernel, new_kernel in pairs]
+    return ModeComparison(
+        mode=name,
+        old_launches=old.kernel_count,
+        new_launches=new.kernel_count,
+        old_bytes=old.bytes_total,
+        new_bytes=new.bytes_total,
+        time=time,
+        kernels=tuple(rows),
+    )
+
+
+def _kernel_change(old: Kernel | None, new: Kernel | None, mode_time: TimeChange) -> KernelChange:
+    shown = new or old
+    if shown is None:
+        raise ValueError("a kernel row needs a kernel from at least one of the runs")
+    if old is None:
+        status = ADDED
+    elif new is None:
+        status = REMOVED
+    elif abs(old.calls - new.calls) > _COUNT_TOLERANCE or old.bytes_total != new.bytes_total:
+        status = CHANGED
+    else:
+        status = SAME
+    return KernelChange(
+        status=status,
+        name=shown.short_name,
+        old_name=old.name if old else None,
+        new_name=new.name if new else None,
+        old_calls=old.calls if old else None,
+        new_calls=new.calls if new else None,
+        old_bytes=old.bytes_total if old else None,
+        new_bytes=new.bytes_total if new else None,
+        time=TimeChange(
+            old.time_us if old else None, new.time_us if new else None, mode_time.old_iqr_us, mode_time.new_iqr_us
+        ),
+    )
+
+
+# -- finding the baseline of a report ------------------------------------------------------------------------
+
+
+def baseline_of(report: ScenarioReport, baselines: Sequence[ScenarioReport], alone: bool) -> ScenarioReport | None:
+    """The baseline of ``report``: the latest one of the same file, else the only one of the same file name
+    (the baseline was written in another checkout), else, when ``alone`` (one scenario runs now and the
+    baseline holds one report), that report: a variant in a file of its own is compared with the original."""
+    same_path = [old for old in baselines if old.scenario == report.scenario]
+    if same_path:
+        return same_path[-1]
+    name = Path(report.scenario).name
+    same_name = {old.scenario: old for old in baselines if Path(old.scenario).name == name}
+    if len(same_name) == 1:
+        return next(iter(same_name.values()))
+    if alone and len(baselines) == 1:
+        return baselines[0]
+    return None
+
+
+# -- reading a baseline file ---------------------------------------------------------------------------------
+
+
+class BaselineFileError(Exception):
+    """A baseline file that cannot be used; its message is one line and names the file."""
+
+
+def read_baselines(path: Path) -> tuple[ScenarioReport, ...]:
+    """The reports in a file written by ``kernel-tui run --json``: one JSON object per line, or one JSON
+    object or list of them (a report saved pretty-printed)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise BaselineFileError(f"{path}: cannot read it: {_reason(error)}") from error
+    objects: list[tuple[int | None, Any]]
+    """Each report's JSON, with its line number where the file is one report per line."""
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        objects = [(number, _json_line(path, number, line)) for number, line in enumerate(text.splitlines(), 1)
+                   if line.strip()]
+    else:
+        objects = [(None, item) for item in (whole if isinstance(whole, list) else [whole])]
+    if not objects:
+        raise BaselineFileError(f"{path}: holds no report (write one with kernel-tui run --json)")
+    return tuple(_report(path, number, data) for number, data in objects)
+
+
+def _json_line(path: Path, number: int, line: str) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError as error:
+        raise BaselineFileError(f"{path}: line {number} is not JSON ({error})") from error
+
+
+def _report(path: Path, number: int | None, data: Any) -> ScenarioReport:
+    where = f"{path}: line {number}" if number is not None else str(path)
+    if not isinstance(data, dict):
+        raise BaselineFileError(f"{where}: not a kernel-tui report (expected a JSON object)")
+    try:
+        report = ScenarioReport.from_dict(data)
+        _check_numbers(report)
+    except (TypeError, ValueError, KeyError, AttributeError) as error:
+        raise BaselineFileError(f"{where}: not a kernel-tui report ({_reason(error)})") from error
+    return report
+
+
+def _check_numbers(report: ScenarioReport) -> None:
+    """Reject what ``from_dict`` lets through but ``compare`` would trip over: a field of the wrong type."""
+    if not isinstance(report.scenario, str) or not isinstance(report.size, int):
+        raise TypeError("scenario and size must be a string and an integer")
+    for name in MODES:
+        mode = getattr(report, name)
+        if mode is None:
+            continue
+        _check(f"{name}.kernel_count", mode.kernel_count, optional=False)
+        for field_name in ("bytes_total", "time_us", "time_iqr_us"):
+            _check(f"{name}.{field_name}", getattr(mode, field_name))
+        for kernel in mode.kernels:
+            if not isinstance(kernel.name, str) or not isinstance(kernel.short_name, str):
+                raise TypeError(f"{name}: a kernel's name is not a string")
+            _check(f"{name} kernel {kernel.name} calls", kernel.calls, optional=False)
+            for field_name in ("bytes_read", "bytes_written", "time_us"):
+                _check(f"{name} kernel {kernel.name} {field_name}", getattr(kernel, field_name))
+
+
+def _check(what: str, value: Any, optional: bool = True) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{what} is {value!r}, not a number")
+
+
+def _reason(error: BaseException) -> str:
+    """The error's own words on one line: the file's name is said once, by the caller."""
+    text = getattr(error, "strerror", None) or str(error)
+    return text.splitlines()[0] if text.strip() else type(error).__name__
+
+
+# -- how the comparison reads --------------------------------------------------------------------------------
+
+
+def signed(value: float, form: Callable[[float], str]) -> str:
+    """``+4.0 MiB``, ``-1``, ``0``: a delta with its sign, in the unit ``form`` writes."""
+    if value > 0:
+        return "+" + form(value)
+    if value < 0:
+        return "-" + form(-value)
+    return form(0)
+
+
+def signed_bytes(value: int | None) -> str:
+    return "—" if value is None else signed(value, format_bytes)
+
+
+def signed_time(value_us: float | None) -> str:
+    return "—" if value_us is None else signed(value_us, format_time_us)
+
+
+def calls_text(change: KernelChange) -> str:
+    """``1 call``, ``3 calls``, or ``1 → 2 calls`` when the count changed."""
+    if change.old_calls is not None and change.new_calls is not None and change.status == CHANGED:
+        if abs(change.old_calls - change.new_calls) > _COUNT_TOLERANCE:
+            return f"{format_count(change.old_calls)} → {format_count(change.new_calls)} calls"
+    calls = change.new_calls if change.new_calls is not None else change.old_calls
+    return f"{format_count(calls)} call{'' if calls == 1 else 's'}"
+
+
+def kernel_bytes_text(change: KernelChange) -> str:
+    """An added kernel's bytes as ``+8.0 MiB``, a removed one's as ``-8.0 MiB``, a kept one's change."""
+    return signed_bytes(change.bytes_delta)
+
+
+def kernel_time_text(change: KernelChange) -> str:
+    """Added, ``+1.20 ms``; removed, ``-1.20 ms``; in both runs, the change, or ``≈`` within the noise."""
+    if change.time.old_us is None and change.time.new_us is None:
+        return ""
+    if change.status == ADDED:
+        return signed_time(change.time.new_us)
+    if change.status == REMOVED:
+        return signed_time(None if change.time.old_us is None else -change.time.old_us)
+    if change.time.measurable is False:
+        return "≈"
+    return signed_time(change.time.delta_us)
+
+
+def kernel_cells(change: KernelChange) -> tuple[str, str, str, str, str]:
+    """One row as the CLI and the app show it: mark, kernel, calls, bytes, time."""
+    return MARKS[change.status], change.name, calls_text(change), kernel_bytes_text(change), kernel_time_text(change)
+
+
+def time_text(time: TimeChange) -> str:
+    """``time 16.35 ms → 802.1 µs (20.4× faster)``, ``… : no measurable difference``, ``""`` without times."""
+    if time.old_us is None or time.new_us is None:
+        return ""
+    text = f"time {format_time_us(time.old_us)} → {format_time_us(time.new_us)}"
+    if time.measurable is False:
+        return f"{text}: {NO_MEASURABLE_DIFFERENCE}"
+    if time.new_us <= 0 or time.old_us <= 0:
+        return text
+    if time.new_us < time.old_us:
+        ratio = f"{format_ratio(time.old_us / time.new_us)} faster"
+    else:
+        ratio = f"{format_ratio(time.new_us / time.old_us)} slower"
+    return f"{text} ({ratio}{'' if time.measurable else ', spread unknown'})"
+
+
+def totals_text(mode: ModeComparison) -> str:
+    """``compiled: 2 → 1 launches (-1), 12.0 MiB → 8.0 MiB (-4.0 MiB)``."""
+    launches = f"{format_count(mode.old_launches)} → {format_count(mode.new_launches)} launches"
+    launches += f" ({_delta_or_same(mode.launches_delta, format_count)})"
+    traffic = f"{format_bytes(mode.old_bytes)} → {format_bytes(mode.new_bytes)}"
+    if mode.bytes_delta is not None:
+        traffic += f" ({_delta_or_same(mode.bytes_delta, format_bytes)})"
+    return f"{mode.mode}: {launches}, {traffic}"
+
+
+def _delta_or_same(value: float, form: Callable[[float], str]) -> str:
+    return "same" if abs(value) <= _COUNT_TOLERANCE else signed(value, form)
+
+
+def unchanged_text(mode: ModeComparison) -> str:
+    """``2 kernels unchanged``; "" when every kernel changed."""
+    same = len(mode.kernels) - len(mode.differences)
+    return f"{same} kernel{'' if same == 1 else 's'} unchanged" if same else ""
+
+
+def heading_text(comparison: Comparison, source: str) -> str:
+    """``add_relu.py in old.jsonl``, with what differs between the two runs besides the code."""
+    text = f"{Path(comparison.baseline_scenario).name} in {source}"
+    if comparison.old_size != comparison.new_size:
+        text += f", size {comparison.old_size:,} → {comparison.new_size:,}"
+    if comparison.old_device != comparison.new_device:
+        text += f", device {comparison.old_device} → {comparison.new_device}"
+    return text
+
+
+def verdict_text(comparison: Comparison) -> str:
+    """``grew: compiled launches 1 → 2, compiled bytes 12.0 MiB → 20.0 MiB``, or that nothing grew."""
+    growth = comparison.growth()
+    return "grew: " + ", ".join(growth) if growth else "no launch count or byte total grew"
