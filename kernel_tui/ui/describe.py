@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
+from kernel_tui.protocol import Hello
 from kernel_tui.report import ScenarioError, ScenarioReport
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 
@@ -24,17 +25,14 @@ def error_line(error: ScenarioError) -> str:
     return f"{where}: {error.stage}: {message}"
 
 
-def engine_line(hello: dict[str, Any] | None, failed: ScenarioError | None) -> str:
+def engine_line(hello: Hello | None, failed: ScenarioError | None) -> str:
     """Which engine the numbers will come from, before any run reports it."""
     if failed is not None:
         return f"engine: could not start ({failed.message})"
     if hello is None:
         return "engine: starting…"
-    threads = f", {hello['threads']} threads" if hello.get("threads") and hello.get("device") == "cpu" else ""
-    return (
-        f"engine ready: {hello.get('device', '?')} ({hello.get('device_name', '?')}{threads}) · "
-        f"torch {hello.get('torch_version', '?')}"
-    )
+    threads = f", {hello.threads} threads" if hello.device == "cpu" else ""
+    return f"engine ready: {hello.device} ({hello.device_name}{threads}) · torch {hello.torch_version}"
 
 
 def failed_claims(report: ScenarioReport | None) -> int:
