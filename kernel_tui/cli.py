@@ -15,15 +15,13 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from kernel_tui import protocol
 from kernel_tui.course import course_dir
+from kernel_tui.protocol import Done, Hello, Partial, Progress, RunMessage
+from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_scenario
-
-if TYPE_CHECKING:
-    from kernel_tui.protocol import Done, Hello, Partial, Progress, RunMessage
-    from kernel_tui.protocol import SweepPoint as ProtocolSweepPoint
-    from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_TIMEOUT_S = 600.0
@@ -237,7 +235,6 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
 
     from kernel_tui.client import EngineClient, EngineDied
     from kernel_tui.render import scenario_view
-    from kernel_tui.report import ScenarioError
 
     console = _stdout_console()
     status = Console(stderr=True)
@@ -311,15 +308,13 @@ class HeardSoFar:
         self.report: ScenarioReport | None = None
 
     def take(self, message: RunMessage) -> None:
-        from kernel_tui import protocol
-
         protocol.dispatch(message, progress=self._on_progress, partial=self._partial,
                           sweep_point=self._sweep_point, done=self._done)
 
     def _partial(self, message: Partial) -> None:
         self.partial = message.report
 
-    def _sweep_point(self, message: ProtocolSweepPoint) -> None:
+    def _sweep_point(self, message: protocol.SweepPoint) -> None:
         self.points.append(message.point)
 
     def _done(self, message: Done) -> None:
@@ -339,7 +334,6 @@ def died_report(
     from dataclasses import replace
 
     from kernel_tui.expect import check_claims
-    from kernel_tui.report import ScenarioReport
 
     try:
         info = read_scenario(path)

@@ -267,7 +267,7 @@ class EngineClient:
                 tail = self.stderr_tail()
                 self.close()
                 raise EngineDied(None, tail, f"no result within {timeout:g} s: the engine was stopped") from None
-            if isinstance(message, ProtocolError) or getattr(message, "run_id", None) != run_id:
+            if not isinstance(message, RunMessage) or message.run_id != run_id:
                 continue  # a bad line is in the stderr tail already; a stale run's message is no news
             ended = protocol.dispatch(message, done=self._run_ended)
             yield message

@@ -220,8 +220,11 @@ class _Fields:
     def optional_flag(self, name: str) -> bool | None:
         return self._get(name, bool, optional=True)
 
-    def object(self, name: str, optional: bool = False) -> dict[str, Any] | None:
-        return self._get(name, dict, optional=optional)
+    def mapping(self, name: str) -> dict[str, Any]:
+        return self._get(name, dict, optional=False)
+
+    def optional_mapping(self, name: str) -> dict[str, Any] | None:
+        return self._get(name, dict, optional=True)
 
     def integers(self, name: str) -> tuple[int, ...] | None:
         values = self._get(name, list, optional=True)
@@ -232,7 +235,7 @@ class _Fields:
         return tuple(values)
 
     def report(self) -> ScenarioReport:
-        return ScenarioReport.from_dict(self._get("report", dict, optional=False))
+        return ScenarioReport.from_dict(self.mapping("report"))
 
 
 def _as_tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
@@ -240,7 +243,7 @@ def _as_tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
 
 
 def _read_hello(wire: _Fields) -> Hello:
-    plan = wire.object("warmup", optional=True)
+    plan = wire.optional_mapping("warmup")
     warmup = None
     if plan is not None:
         plan_fields = _Fields(plan)
@@ -263,8 +266,7 @@ def _read_progress(wire: _Fields) -> Progress:
 
 
 def _read_sweep_point(wire: _Fields) -> SweepPoint:
-    point = wire.object("point")
-    assert point is not None
+    point = wire.mapping("point")
     known = {field.name for field in fields(MeasuredPoint)}
     return SweepPoint(wire.integer("run_id"), MeasuredPoint(**{k: v for k, v in point.items() if k in known}))
 

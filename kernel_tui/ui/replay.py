@@ -38,13 +38,15 @@ class Recording:
         """Raises ProtocolError for a recording of another protocol version: record it again."""
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         hello = protocol.decode_object(data["hello"])
-        messages = tuple(protocol.decode_object(message) for message in data["messages"])
         if not isinstance(hello, Hello):
             raise protocol.ProtocolError(f"{path}: a recording starts with a hello, not {hello}")
-        strays = [message for message in messages if not isinstance(message, RunMessage)]
-        if strays:
-            raise protocol.ProtocolError(f"{path}: a recording holds one run's messages, not {strays[0]}")
-        return cls(hello=hello, scenario=data["scenario"], messages=messages)  # type: ignore[arg-type]
+        messages: list[RunMessage] = []
+        for item in data["messages"]:
+            message = protocol.decode_object(item)
+            if not isinstance(message, RunMessage):
+                raise protocol.ProtocolError(f"{path}: a recording holds one run's messages, not {message}")
+            messages.append(message)
+        return cls(hello=hello, scenario=data["scenario"], messages=tuple(messages))
 
     def to_json_object(self) -> dict[str, Any]:
         """What ``load`` reads back: each message as its protocol line says it."""
