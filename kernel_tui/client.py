@@ -175,11 +175,16 @@ class EngineClient:
             target=self._read_protocol, args=(out_read, process, self._messages), daemon=True
         ).start()
         threading.Thread(target=self._read_stderr, args=(err_read, process), daemon=True).start()
-        try:
-            hello = self._next_message(timeout)
-        except NoMessageInTime:
-            self.close()
-            raise EngineDied(None, self.stderr_tail(), f"the engine did not start within {timeout:g} s") from None
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                hello = self._next_message(max(0.0, deadline - time.monotonic()))
+            except NoMessageInTime:
+                self.close()
+                raise EngineDied(None, self.stderr_tail(), f"the engine did not start within {timeout:g} s") from None
+            # A stray line is in the stderr tail, and the hello may follow it; another version's never will.
+            if not isinstance(hello, ProtocolError) or isinstance(hello, protocol.VersionMismatch):
+                break
         if not isinstance(hello, Hello):
             self.close()
             raise EngineDied(None, self.stderr_tail(), f"the engine spoke another protocol: {hello}"[:300])

@@ -42,6 +42,11 @@ class ProtocolError(ValueError):
     """A line on the protocol stream that is not a message of this version."""
 
 
+class VersionMismatch(ProtocolError):
+    """A message of another protocol version: the other side is another kernel-tui, and nothing it sends
+    can be trusted to mean what this one reads."""
+
+
 # -- engine -> front end ---------------------------------------------------------------------------
 
 
@@ -164,7 +169,7 @@ def decode_object(data: Any) -> Message:
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise ProtocolError(f"not a message: {str(data)[:200]!r}")
     if data.get("protocol") != PROTOCOL_VERSION:
-        raise ProtocolError(
+        raise VersionMismatch(
             f"a {data['type']!r} message of protocol version {data.get('protocol')!r}, "
             f"not {PROTOCOL_VERSION}: the engine and the front end come from different kernel-tui versions"
         )

@@ -52,6 +52,22 @@ def test_an_engine_of_another_protocol_version_is_refused_at_once(tmp_path):
     assert "another protocol" in death.value.describe() and "protocol version 1" in death.value.describe()
 
 
+def test_a_stray_line_before_the_hello_does_not_stop_the_start(tmp_path):
+    script = tmp_path / "chatty_engine.py"
+    script.write_text(
+        "import os, sys, time\n"
+        "from kernel_tui import protocol\n"
+        "print('a library says hi on stdout', flush=True)\n"
+        "hello = protocol.Hello(pid=os.getpid(), device='cpu', device_name='x', torch_version='0', threads=1)\n"
+        "sys.stdout.write(protocol.encode(hello))\n"
+        "sys.stdout.flush()\n"
+        "time.sleep(600)\n"
+    )
+    with EngineClient(command=[sys.executable, str(script)]) as client:
+        assert client.start(timeout=60).device_name == "x"
+    assert "not JSON" in client.stderr_tail()
+
+
 def test_an_engine_that_never_says_hello_is_given_up_on_at_the_start_timeout(tmp_path):
     script = tmp_path / "mute_engine.py"
     script.write_text("import time\ntime.sleep(600)\n")

@@ -112,7 +112,7 @@ def test_a_message_of_another_protocol_version_is_refused(message, version):
         del data["protocol"]
     else:
         data["protocol"] = version
-    with pytest.raises(ProtocolError, match="protocol version"):
+    with pytest.raises(protocol.VersionMismatch, match="protocol version"):
         protocol.decode(json.dumps(data))
 
 
