@@ -179,7 +179,7 @@ def decode_object(data: Any) -> Message:
     fields_read = _Fields(data)
     try:
         return reader(fields_read)
-    except (KeyError, TypeError, ValueError) as error:
+    except (AttributeError, KeyError, TypeError, ValueError) as error:  # what a report's from_dict raises
         raise ProtocolError(f"a malformed {data['type']!r} message ({error}): {str(data)[:200]!r}") from error
 
 

@@ -127,6 +127,7 @@ def test_a_message_of_another_protocol_version_is_refused(message, version):
     (EVERY_MESSAGE[5], "stage", None),
     (EVERY_MESSAGE[6], "report", None),
     (EVERY_MESSAGE[6], "report", {"title": "no scenario"}),
+    (EVERY_MESSAGE[6], "report", {**REPORT.to_dict(), "eager": 5}),
     (EVERY_MESSAGE[7], "point", [1024, 4.1]),
     (EVERY_MESSAGE[8], "restart", "no"),
     (EVERY_MESSAGE[8], "run_id", 1.5),
