@@ -114,10 +114,12 @@ def _ensure_big_recording() -> None:
     import json
 
     from kernel_tui.client import EngineClient
+    from kernel_tui.ui.replay import Recording
 
     with EngineClient("cpu", stderr_sink=lambda line: None) as client:
-        messages = list(client.run(str(BIG), sweep=False, timeout=900))
-        fixture = {"hello": client.hello, "scenario": BIG.name, "messages": messages}
+        hello = client.start()
+        messages = tuple(client.run(str(BIG), sweep=False, timeout=900))
+        fixture = Recording(hello, BIG.name, messages).to_json_object()
     BIG_RECORDING.write_text(json.dumps(fixture) + "\n")
 
 

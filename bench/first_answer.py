@@ -28,6 +28,7 @@ from common import REPO
 
 sys.path.insert(0, str(REPO))
 from kernel_tui.client import EngineClient  # noqa: E402
+from kernel_tui.protocol import Done  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 LESSON = REPO / "scenarios" / "01_one_add.py"
@@ -57,13 +58,13 @@ def engine_s(*, warm_up: bool, read_s: float = 0.0) -> tuple[float, float, float
             asked = time.perf_counter()
             report = None
             for message in client.run(str(LESSON), sweep=False, timeout=900):
-                if message["type"] == "done":
-                    report = message["report"]
+                if isinstance(message, Done):
+                    report = message.report
             answered = time.perf_counter()
-            if report is None or report.get("error") or not report.get("compiled"):
-                raise RuntimeError(f"the first lesson did not measure: {report and report.get('error')}")
+            if report is None or report.error is not None or report.compiled is None:
+                raise RuntimeError(f"the first lesson did not measure: {report and report.error}")
             warmup = client.warmup_result
-            return answered - launched, answered - asked, warmup.get("seconds") if warmup else None
+            return answered - launched, answered - asked, warmup.seconds if warmup else None
 
 
 def rows(read_s: float = READ_S) -> list[dict[str, object]]:

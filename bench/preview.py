@@ -26,6 +26,7 @@ from common import REPO
 
 from kernel_tui.client import EngineClient
 from kernel_tui.course import course_dir
+from kernel_tui.protocol import Done
 from kernel_tui.report import ScenarioReport
 from kernel_tui.scenario_file import find_scenarios
 
@@ -53,8 +54,8 @@ def _warm(client: EngineClient, scenarios: list[Path]) -> list[tuple[float, Scen
         started = time.perf_counter()
         report = None
         for message in client.run(str(path), sweep=False, timeout=600):
-            if message["type"] == "done":
-                report = ScenarioReport.from_dict(message["report"])
+            if isinstance(message, Done):
+                report = message.report
         assert report is not None
         if report.error is not None:
             raise RuntimeError(f"{path.name}: {report.error.one_line()}")

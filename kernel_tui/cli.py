@@ -13,11 +13,14 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kernel_tui import protocol
 from kernel_tui.course import course_dir
+from kernel_tui.protocol import Done, Hello, Partial, Progress, RunMessage
+from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_scenario
 
 if TYPE_CHECKING:
@@ -252,7 +255,7 @@ def run_command(
 
     from kernel_tui.client import EngineClient, EngineDied
     from kernel_tui.render import baseline_view, scenario_view
-    from kernel_tui.report import ScenarioError, ScenarioReport
+    from kernel_tui.report import ScenarioError
 
     console = _stdout_console()
     status = Console(stderr=True)
@@ -264,17 +267,20 @@ def run_command(
     grown: list[str] = []
     """Per scenario that grew against its baseline: what grew."""
     reports: list[ScenarioReport] = []
-    hello: dict = {}
+    hello: Hello | None = None
     """The latest engine's hello: a report of an engine that died still names the device and torch."""
     if options.remeasure_ceiling:
         os.environ["KERNEL_TUI_REMEASURE_CEILING"] = "1"  # read by the engine child, which inherits it
     with _signals_end_the_run(), EngineClient(options.device, stderr_sink=forward, arch=options.arch) as client:
         for path in paths:
-            report: ScenarioReport | None = None
-            partial: dict | None = None
-            points: list[dict] = []
+
+            def show_progress(message: Progress, name: str = path.name) -> None:
+                if not options.json and status.is_terminal:
+                    status.print(f"[dim]{name}: {message.stage} {message.detail}[/]")
+
+            heard = HeardSoFar(show_progress)
             try:
-                hello = client.start() or hello
+                hello = client.start()
                 for message in client.run(
                     str(path),
                     size=options.size,
@@ -283,17 +289,11 @@ def run_command(
                     timeout=options.timeout,
                     trace_dir=options.trace,
                 ):
-                    if message["type"] == "progress" and not options.json and status.is_terminal:
-                        status.print(f"[dim]{path.name}: {message['stage']} {message.get('detail', '')}[/]")
-                    elif message["type"] == "partial":
-                        partial = message["report"]
-                    elif message["type"] == "sweep_point":
-                        points.append(message["point"])
-                    elif message["type"] == "done":
-                        report = ScenarioReport.from_dict(message["report"])
+                    heard.take(message)
+                report = heard.report
             except EngineDied as death:
                 error = ScenarioError("engine", death.describe(), None, str(path), death.stderr_tail)
-                report = died_report(path, error, partial, points, hello, options)
+                report = died_report(path, error, heard.partial, heard.points, hello, options)
             assert report is not None
             reports.append(report)
             if not report.ok:
@@ -345,31 +345,58 @@ def strict_json(value: Any) -> Any:
     return value
 
 
+class HeardSoFar:
+    """What the engine said about one scenario so far: what a report is made of if the engine dies."""
+
+    def __init__(self, on_progress: Callable[[Progress], object]) -> None:
+        self._on_progress = on_progress
+        self.partial: ScenarioReport | None = None
+        self.points: list[SweepPoint] = []
+        self.report: ScenarioReport | None = None
+
+    def take(self, message: RunMessage) -> None:
+        protocol.dispatch(message, progress=self._on_progress, partial=self._partial,
+                          sweep_point=self._sweep_point, done=self._done)
+
+    def _partial(self, message: Partial) -> None:
+        self.partial = message.report
+
+    def _sweep_point(self, message: protocol.SweepPoint) -> None:
+        self.points.append(message.point)
+
+    def _done(self, message: Done) -> None:
+        self.report = message.report
+
+
 def died_report(
-    path: Path, error: Any, partial: dict | None, points: list[dict], hello: dict, options: argparse.Namespace
-) -> Any:
+    path: Path,
+    error: ScenarioError,
+    partial: ScenarioReport | None,
+    points: list[SweepPoint],
+    hello: Hello | None,
+    options: argparse.Namespace,
+) -> ScenarioReport:
     """The report of a scenario whose engine died or overran: everything measured before that (the last
     partial report and the sweep points streamed since), with the claims checked against it."""
     from dataclasses import replace
 
     from kernel_tui.expect import check_claims
-    from kernel_tui.report import ScenarioReport
 
     try:
         info = read_scenario(path)
     except ScenarioFileError:
         info = None
     if partial is not None:
-        report = replace(ScenarioReport.from_dict({**partial, "sweep": points}), error=error)
+        report = replace(partial, sweep=tuple(points), error=error)
     else:
         report = ScenarioReport(
             scenario=str(path.resolve()),
             title=info.title if info else path.stem,
-            device=hello.get("device", options.device),
-            device_name=hello.get("device_name", ""),
-            torch_version=hello.get("torch_version", ""),
+            device=hello.device if hello else options.device,
+            device_name=hello.device_name if hello else "",
+            torch_version=hello.torch_version if hello else "",
             size=options.size or (info.size if info else 0),
-            threads=hello.get("threads"),
+            threads=hello.threads if hello else None,
             error=error,
         )
     if info is not None:

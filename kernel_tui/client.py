@@ -20,9 +20,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from kernel_tui import proctree, protocol
+from kernel_tui.protocol import Done, EngineMessage, Hello, ProtocolError, RunMessage, RunRequest, Warmup
 
 STDERR_TAIL_LINES = 40
 # Kineto prints these on every profile whatever its log level; they are torch's noise, not the scenario's.
@@ -60,6 +60,10 @@ class EngineDied(Exception):
         return self.describe()
 
 
+class NoMessageInTime(Exception):
+    """The engine, still running, sent nothing within the time a front end was willing to wait."""
+
+
 # ``python -m`` and ``python -c`` both put the current folder first on the import path, where a learner's
 # random.py or copy.py would be imported by torch in place of the standard library's (``-P`` would do, but
 # only from Python 3.11). The boot code removes it; kernel_tui is found where this front end found it,
@@ -81,6 +85,10 @@ pipes open for ever, and must not keep the front end waiting."""
 CLOSE_WAIT_S = 5.0
 SIGNAL_SLICE_S = 0.2
 """How long the main thread waits for a message at a time, so that it sees a signal within this."""
+
+
+Received = EngineMessage | ProtocolError | None
+"""What the protocol reader passes on: a message, a line that was none, or (None) the end of the stream."""
 
 
 def python_command(module: str, *args: str) -> list[str]:
@@ -113,14 +121,14 @@ class EngineClient:
         self._stderr_sink = stderr_sink
         options = ([] if arch is None else ["--arch", str(arch)]) + (["--warm-up"] if warm_up else [])
         self._command = command or engine_command(device) + options
-        self.warmup_result: dict[str, Any] | None = None
+        self.warmup_result: Warmup | None = None
         """The engine's ``warmup`` message once its warm-up compile has ended (done or failed)."""
         self._env = env
         self._process: subprocess.Popen[str] | None = None
-        self._messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self._messages: queue.Queue[Received] = queue.Queue()
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._next_run_id = 0
-        self.hello: dict[str, Any] | None = None
+        self.hello: Hello | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------------
 
@@ -128,7 +136,7 @@ class EngineClient:
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
-    def start(self, timeout: float = 120.0) -> dict[str, Any]:
+    def start(self, timeout: float = 120.0) -> Hello:
         """Start the engine and wait for its hello; returns it (device, torch version, ...)."""
         if self.running and self.hello is not None:
             return self.hello
@@ -167,13 +175,19 @@ class EngineClient:
             target=self._read_protocol, args=(out_read, process, self._messages), daemon=True
         ).start()
         threading.Thread(target=self._read_stderr, args=(err_read, process), daemon=True).start()
-        hello = self._next_message(timeout)
-        if hello.get("type") == "timeout":
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                hello = self._next_message(max(0.0, deadline - time.monotonic()))
+            except NoMessageInTime:
+                self.close()
+                raise EngineDied(None, self.stderr_tail(), f"the engine did not start within {timeout:g} s") from None
+            # A stray line is in the stderr tail, and the hello may follow it; another version's never will.
+            if not isinstance(hello, ProtocolError) or isinstance(hello, protocol.VersionMismatch):
+                break
+        if not isinstance(hello, Hello):
             self.close()
-            raise EngineDied(None, self.stderr_tail(), f"the engine did not start within {timeout:g} s")
-        if hello.get("type") != "hello" or hello.get("protocol") != protocol.PROTOCOL_VERSION:
-            self.close()
-            raise EngineDied(None, self.stderr_tail(), f"the engine spoke another protocol: {hello!r:.200}")
+            raise EngineDied(None, self.stderr_tail(), f"the engine spoke another protocol: {hello}"[:300])
         self.hello = hello
         return hello
 
@@ -230,8 +244,8 @@ class EngineClient:
         sweep: bool = True,
         timeout: float | None = None,
         trace_dir: str | None = None,
-    ) -> Iterator[dict[str, Any]]:
-        """Yield the engine's messages for one scenario, ending with its ``done`` message.
+    ) -> Iterator[RunMessage]:
+        """Yield the engine's messages for one scenario, ending with its ``Done``.
 
         Raises EngineDied if the engine ends or overruns ``timeout``; the engine is then closed, and
         the next ``run`` starts a fresh one.
@@ -240,42 +254,48 @@ class EngineClient:
         assert self._process is not None and self._process.stdin is not None
         self._next_run_id += 1
         run_id = self._next_run_id
+        request = RunRequest(
+            run_id, os.path.abspath(path), size=size, sizes=None if sizes is None else tuple(sizes), sweep=sweep,
+            trace_dir=None if trace_dir is None else os.path.abspath(trace_dir),
+        )
         try:
-            self._process.stdin.write(
-                protocol.run_request(
-                    run_id, os.path.abspath(path), size=size, sizes=sizes, sweep=sweep,
-                    trace_dir=None if trace_dir is None else os.path.abspath(trace_dir),
-                )
-            )
+            self._process.stdin.write(protocol.encode(request))
             self._process.stdin.flush()
         except OSError:
             pass  # a dead engine is reported by the read below, with its exit code
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                message = self._next_message(remaining)
+            except NoMessageInTime:
                 tail = self.stderr_tail()
                 self.close()
-                raise EngineDied(None, tail, f"no result within {timeout:g} s: the engine was stopped")
-            message = self._next_message(remaining)
-            if message.get("run_id") != run_id:
-                continue
-            if message["type"] == "done" and message.get("restart"):
-                # The scenario changed what the engine cannot restore; the engine ends by itself, and the
-                # next run must not be sent to it.
-                self.close()
+                raise EngineDied(None, tail, f"no result within {timeout:g} s: the engine was stopped") from None
+            if not isinstance(message, RunMessage) or message.run_id != run_id:
+                continue  # a bad line is in the stderr tail already; a stale run's message is no news
+            ended = protocol.dispatch(message, done=self._run_ended)
             yield message
-            if message["type"] == "done":
+            if ended:
                 return
 
-    def _next_message(self, timeout: float | None) -> dict[str, Any]:
+    def _run_ended(self, done: Done) -> bool:
+        if done.restart:
+            # The scenario changed what the engine cannot restore; the engine ends by itself, and the next
+            # run must not be sent to it.
+            self.close()
+        return True
+
+    def _next_message(self, timeout: float | None) -> EngineMessage | ProtocolError:
+        """The next message, or the error a line that was none raised; NoMessageInTime when ``timeout``
+        passes first, EngineDied when the engine has ended."""
         try:
             message = self._wait_for_message(timeout)
         except queue.Empty:
             if timeout is not None and not self.running:
                 message = None
             else:
-                return {"type": "timeout"}
+                raise NoMessageInTime from None
         if message is None:
             process = self._process
             code = None
@@ -291,7 +311,7 @@ class EngineClient:
             raise EngineDied(code, tail)
         return message
 
-    def _wait_for_message(self, timeout: float | None) -> dict[str, Any] | None:
+    def _wait_for_message(self, timeout: float | None) -> Received:
         """The next message, waited for in short slices: a signal (Ctrl-C, SIGTERM) may be delivered to a
         reader thread, and a main thread asleep in one long wait would only see it when the wait ends."""
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -305,21 +325,28 @@ class EngineClient:
             except queue.Empty:
                 continue
 
-    def _read_protocol(self, fd: int, process: subprocess.Popen[str],
-                       messages: queue.Queue[dict[str, Any] | None]) -> None:
+    def _read_protocol(self, fd: int, process: subprocess.Popen[str], messages: queue.Queue[Received]) -> None:
+        def warmup_ended(message: Warmup) -> None:
+            # Not part of any run: kept here for whoever asks, whether a run is being read or not.
+            self.warmup_result = message
+
         def on_line(line: str) -> None:
             if not line.strip():
                 return
             try:
                 message = protocol.decode(line)
-            except protocol.ProtocolError as error:
+            except ProtocolError as error:
                 self._stderr_tail.append(f"[protocol] {error}\n")
+                # Passed on too: a front end waiting for a hello must hear at once that none will come.
+                messages.put(error)
                 return
-            if message["type"] == "warmup":
-                # Not part of any run: kept here for whoever asks, whether a run is being read or not.
-                self.warmup_result = message
+            if isinstance(message, protocol.Request):
+                messages.put(ProtocolError(f"the engine sent a request: {message}"))
                 return
-            messages.put(message)
+            protocol.dispatch(
+                message, warmup=warmup_ended, hello=messages.put, progress=messages.put, partial=messages.put,
+                sweep_point=messages.put, done=messages.put,
+            )
 
         read_lines(fd, process, on_line)
         messages.put(None)

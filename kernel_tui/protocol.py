@@ -1,59 +1,331 @@
 """The versioned JSON-lines protocol between a front end (CLI or app) and the engine child process.
 
-One JSON object per line. The engine writes on its protocol stream (its original stdout, which it moves
-away from fd 1 before any user code runs); the front end writes requests on the engine's stdin.
+One JSON object per line, each with ``type`` and ``protocol`` (the version): a line of another version is
+refused as a whole, whatever it says. The engine writes on its protocol stream (its original stdout, which it
+moves away from fd 1 before any user code runs); the front end writes requests on the engine's stdin.
 
-Engine -> front end, each with ``type``:
-    hello        {protocol, pid, device, device_name, torch_version, threads, warmup}  once, when ready;
-                                                 warmup: null, or {cold, estimate_s} when the engine
-                                                 (``--warm-up``) now compiles a tiny function
-    warmup       {state, seconds[, cold, message]}  that compile ended; state: done or failed
-    progress     {run_id, stage, detail[, total]} stage: load, inputs, eager, compile, profile, sweep;
-                                                 the sweep's says how many points will follow
-    partial      {run_id, report}                a report with what is known so far (eager first)
-    sweep_point  {run_id, point}                 one SweepPoint as soon as it is measured
-    done         {run_id, report[, restart]}     the final ScenarioReport; restart: the scenario changed what
-                                                 the engine cannot restore, and it ends after this message
+Every message is a frozen dataclass below; ``encode`` writes one as a line, ``decode`` reads a line back
+into one (or raises ProtocolError), and ``dispatch`` calls the handler for a message's type. Nothing else
+reads or writes the wire format.
+
+Engine -> front end:
+    Hello       once, when ready: the device, torch, and the warm-up compile the engine started (if any)
+    Warmup      that compile ended; state: done or failed
+    Progress    a stage of a run began; the sweep's says how many points will follow (``total``)
+    Partial     a report with what is known so far (eager first)
+    SweepPoint  one point of the sweep, as soon as it is measured
+    Done        the final report; ``restart``: the scenario changed what the engine cannot restore, and it
+                ends after this message
 Front end -> engine:
-    run          {run_id, path, size, sizes, sweep, trace_dir}
-    quit         {}
+    RunRequest  measure one scenario
+    Quit        end
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from typing import Any, TypeVar
 
-PROTOCOL_VERSION = 1
+from kernel_tui.report import ScenarioReport
+from kernel_tui.report import SweepPoint as MeasuredPoint
+
+PROTOCOL_VERSION = 2
 
 STAGES = ("load", "inputs", "eager", "compile", "profile", "sweep")
+WARMUP_STATES = ("done", "failed")
 
 
 class ProtocolError(ValueError):
     """A line on the protocol stream that is not a message of this version."""
 
 
-def encode(message_type: str, **fields: Any) -> str:
-    return json.dumps({"type": message_type, **fields}, allow_nan=True) + "\n"
+class VersionMismatch(ProtocolError):
+    """A message of another protocol version: the other side is another kernel-tui, and nothing it sends
+    can be trusted to mean what this one reads."""
 
 
-def decode(line: str) -> dict[str, Any]:
+# -- engine -> front end ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WarmupPlan:
+    """The warm-up compile an engine started right after its hello (``--warm-up``)."""
+
+    cold: bool
+    """Whether Inductor's cache was empty: a cold warm-up takes much longer."""
+    estimate_s: float
+
+
+@dataclass(frozen=True)
+class Hello:
+    pid: int
+    device: str
+    device_name: str
+    torch_version: str
+    threads: int
+    warmup: WarmupPlan | None = None
+
+
+@dataclass(frozen=True)
+class Warmup:
+    state: str
+    seconds: float
+    cold: bool | None = None
+    message: str | None = None
+    """Why it failed."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    run_id: int
+    stage: str
+    detail: str
+    total: int | None = None
+    """How many steps the stage takes when it has several: the sweep's number of sizes."""
+
+
+@dataclass(frozen=True)
+class Partial:
+    run_id: int
+    report: ScenarioReport
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    run_id: int
+    point: MeasuredPoint
+
+
+@dataclass(frozen=True)
+class Done:
+    run_id: int
+    report: ScenarioReport
+    restart: bool = False
+
+
+# -- front end -> engine ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    run_id: int
+    path: str
+    size: int | None = None
+    """Elements for the kernel tables; None: the scenario's own SIZE."""
+    sizes: tuple[int, ...] | None = None
+    """The sweep's sizes; None: the scenario's own SIZES."""
+    sweep: bool = True
+    trace_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class Quit:
+    pass
+
+
+RunMessage = Progress | Partial | SweepPoint | Done
+EngineMessage = Hello | Warmup | RunMessage
+Request = RunRequest | Quit
+Message = EngineMessage | Request
+
+WIRE_TYPES: dict[type, str] = {
+    Hello: "hello", Warmup: "warmup", Progress: "progress", Partial: "partial", SweepPoint: "sweep_point",
+    Done: "done", RunRequest: "run", Quit: "quit",
+}
+
+
+def encode(message: Message) -> str:
+    """``message`` as one line of the protocol stream."""
+    fields_on_wire = {field.name: _to_wire(getattr(message, field.name)) for field in fields(message)}
+    line = {"type": WIRE_TYPES[type(message)], "protocol": PROTOCOL_VERSION, **fields_on_wire}
+    # Times can be NaN (a mode that did not run); Python's json reads back what it writes.
+    return json.dumps(line, allow_nan=True) + "\n"
+
+
+def _to_wire(value: Any) -> Any:
+    if isinstance(value, ScenarioReport):
+        return value.to_dict()
+    if isinstance(value, (MeasuredPoint, WarmupPlan)):
+        return asdict(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def decode(line: str) -> Message:
+    """The message on one line of the protocol stream; ProtocolError for anything else."""
     try:
-        message = json.loads(line)
+        data = json.loads(line)
     except json.JSONDecodeError as error:
         raise ProtocolError(f"not JSON: {line[:200]!r}") from error
-    if not isinstance(message, dict) or "type" not in message:
-        raise ProtocolError(f"not a message: {line[:200]!r}")
-    return message
+    return decode_object(data)
 
 
-def run_request(
-    run_id: int,
-    path: str,
+def decode_object(data: Any) -> Message:
+    """The message a parsed line (or a recorded one) holds; ProtocolError for anything else."""
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise ProtocolError(f"not a message: {str(data)[:200]!r}")
+    if data.get("protocol") != PROTOCOL_VERSION:
+        raise VersionMismatch(
+            f"a {data['type']!r} message of protocol version {data.get('protocol')!r}, "
+            f"not {PROTOCOL_VERSION}: the engine and the front end come from different kernel-tui versions"
+        )
+    reader = _READERS.get(data["type"])
+    if reader is None:
+        raise ProtocolError(f"unknown message type {data['type']!r}")
+    fields_read = _Fields(data)
+    try:
+        return reader(fields_read)
+    except (AttributeError, KeyError, TypeError, ValueError) as error:  # what a report's from_dict raises
+        raise ProtocolError(f"a malformed {data['type']!r} message ({error}): {str(data)[:200]!r}") from error
+
+
+class _Fields:
+    """A wire object's fields, each checked for its type as it is read."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def _get(self, name: str, kinds: type | tuple[type, ...], optional: bool) -> Any:
+        """The field's value; an optional field may be null or left out."""
+        if name not in self._data and not optional:
+            raise KeyError(f"no {name!r}")
+        value = self._data.get(name)
+        if value is None and optional:
+            return None
+        # bool is an int to isinstance, never to the protocol.
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in _as_tuple(kinds)):
+            raise TypeError(f"{name!r} is {value!r}")
+        return value
+
+    def integer(self, name: str) -> int:
+        return self._get(name, int, optional=False)
+
+    def optional_integer(self, name: str) -> int | None:
+        return self._get(name, int, optional=True)
+
+    def number(self, name: str) -> float:
+        value = self._get(name, (int, float), optional=False)
+        if not math.isfinite(value):
+            raise ValueError(f"{name!r} is {value!r}")
+        return float(value)
+
+    def text(self, name: str) -> str:
+        return self._get(name, str, optional=False)
+
+    def optional_text(self, name: str) -> str | None:
+        return self._get(name, str, optional=True)
+
+    def flag(self, name: str) -> bool:
+        return self._get(name, bool, optional=False)
+
+    def optional_flag(self, name: str) -> bool | None:
+        return self._get(name, bool, optional=True)
+
+    def mapping(self, name: str) -> dict[str, Any]:
+        return self._get(name, dict, optional=False)
+
+    def optional_mapping(self, name: str) -> dict[str, Any] | None:
+        return self._get(name, dict, optional=True)
+
+    def integers(self, name: str) -> tuple[int, ...] | None:
+        values = self._get(name, list, optional=True)
+        if values is None:
+            return None
+        if not all(isinstance(value, int) and not isinstance(value, bool) for value in values):
+            raise TypeError(f"{name!r} is {values!r}")
+        return tuple(values)
+
+    def report(self) -> ScenarioReport:
+        return ScenarioReport.from_dict(self.mapping("report"))
+
+
+def _as_tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kinds if isinstance(kinds, tuple) else (kinds,)
+
+
+def _read_hello(wire: _Fields) -> Hello:
+    plan = wire.optional_mapping("warmup")
+    warmup = None
+    if plan is not None:
+        plan_fields = _Fields(plan)
+        warmup = WarmupPlan(cold=plan_fields.flag("cold"), estimate_s=plan_fields.number("estimate_s"))
+    return Hello(
+        pid=wire.integer("pid"), device=wire.text("device"), device_name=wire.text("device_name"),
+        torch_version=wire.text("torch_version"), threads=wire.integer("threads"), warmup=warmup,
+    )
+
+
+def _read_warmup(wire: _Fields) -> Warmup:
+    state = wire.text("state")
+    if state not in WARMUP_STATES:
+        raise ValueError(f"state {state!r}")
+    return Warmup(state, wire.number("seconds"), wire.optional_flag("cold"), wire.optional_text("message"))
+
+
+def _read_progress(wire: _Fields) -> Progress:
+    return Progress(wire.integer("run_id"), wire.text("stage"), wire.text("detail"), wire.optional_integer("total"))
+
+
+def _read_sweep_point(wire: _Fields) -> SweepPoint:
+    point = wire.mapping("point")
+    known = {field.name for field in fields(MeasuredPoint)}
+    return SweepPoint(wire.integer("run_id"), MeasuredPoint(**{k: v for k, v in point.items() if k in known}))
+
+
+def _read_run_request(wire: _Fields) -> RunRequest:
+    return RunRequest(
+        run_id=wire.integer("run_id"), path=wire.text("path"), size=wire.optional_integer("size"),
+        sizes=wire.integers("sizes"), sweep=wire.flag("sweep"), trace_dir=wire.optional_text("trace_dir"),
+    )
+
+
+_READERS: dict[str, Callable[[_Fields], Message]] = {
+    "hello": _read_hello,
+    "warmup": _read_warmup,
+    "progress": _read_progress,
+    "partial": lambda wire: Partial(wire.integer("run_id"), wire.report()),
+    "sweep_point": _read_sweep_point,
+    "done": lambda wire: Done(wire.integer("run_id"), wire.report(), wire.flag("restart")),
+    "run": _read_run_request,
+    "quit": lambda wire: Quit(),
+}
+
+
+Result = TypeVar("Result")
+
+
+def dispatch(
+    message: Message,
     *,
-    size: int | None = None,
-    sizes: list[int] | None = None,
-    sweep: bool = True,
-    trace_dir: str | None = None,
-) -> str:
-    return encode("run", run_id=run_id, path=path, size=size, sizes=sizes, sweep=sweep, trace_dir=trace_dir)
+    hello: Callable[[Hello], Result] | None = None,
+    warmup: Callable[[Warmup], Result] | None = None,
+    progress: Callable[[Progress], Result] | None = None,
+    partial: Callable[[Partial], Result] | None = None,
+    sweep_point: Callable[[SweepPoint], Result] | None = None,
+    done: Callable[[Done], Result] | None = None,
+    run: Callable[[RunRequest], Result] | None = None,
+    quit: Callable[[Quit], Result] | None = None,  # noqa: A002 - named after the message, like the others
+) -> Result | None:
+    """Call the handler for ``message``'s type and return what it returns; None for a type left unhandled."""
+    match message:
+        case Hello():
+            return hello(message) if hello else None
+        case Warmup():
+            return warmup(message) if warmup else None
+        case Progress():
+            return progress(message) if progress else None
+        case Partial():
+            return partial(message) if partial else None
+        case SweepPoint():
+            return sweep_point(message) if sweep_point else None
+        case Done():
+            return done(message) if done else None
+        case RunRequest():
+            return run(message) if run else None
+        case Quit():
+            return quit(message) if quit else None
+    raise TypeError(f"not a protocol message: {message!r}")

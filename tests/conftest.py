@@ -17,6 +17,7 @@ os.environ.setdefault("KERNEL_TUI_CACHE_DIR", str(REPO / ".cache" / "kernel-tui"
 os.environ.setdefault("KERNEL_TUI_WARM_UP", "0")
 
 from kernel_tui.client import EngineClient  # noqa: E402
+from kernel_tui.protocol import Done  # noqa: E402
 from kernel_tui.report import ScenarioReport  # noqa: E402
 
 
@@ -41,8 +42,8 @@ def measure(client: EngineClient, path: Path | str, **options) -> ScenarioReport
     options.setdefault("timeout", 600)
     report = None
     for message in client.run(str(path), **options):
-        if message["type"] == "done":
-            report = ScenarioReport.from_dict(message["report"])
+        if isinstance(message, Done):
+            report = message.report
     assert report is not None
     return report
 

@@ -10,6 +10,7 @@ import pytest
 from processes import is_running
 
 from kernel_tui.client import EngineClient, EngineDied
+from kernel_tui.protocol import Done
 
 
 def stand_in(tmp_path, body: str) -> list[str]:
@@ -19,14 +20,61 @@ def stand_in(tmp_path, body: str) -> list[str]:
         textwrap.dedent(
             """
             import json, os, sys, time
-            print(json.dumps({"type": "hello", "protocol": 1, "pid": os.getpid(), "device": "cpu"}), flush=True)
+            from kernel_tui import protocol
+            from kernel_tui.report import ScenarioReport
+            def send(message):
+                sys.stdout.write(protocol.encode(message))
+                sys.stdout.flush()
+            def done(request):
+                report = ScenarioReport(request.path, "t", "cpu", "stand-in", "0", 1)
+                return protocol.Done(request.run_id, report)
+            send(protocol.Hello(pid=os.getpid(), device="cpu", device_name="stand-in", torch_version="0", threads=1))
             for line in sys.stdin:
-                request = json.loads(line)
+                request = protocol.decode(line)
             """
         )
         + textwrap.indent(textwrap.dedent(body), "    ")
     )
     return [sys.executable, str(script)]
+
+
+def test_an_engine_of_another_protocol_version_is_refused_at_once(tmp_path):
+    script = tmp_path / "old_engine.py"
+    script.write_text(
+        "import json, os, time\n"
+        "print(json.dumps({'type': 'hello', 'protocol': 1, 'pid': os.getpid(), 'device': 'cpu'}), flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    with EngineClient(command=[sys.executable, str(script)]) as client, pytest.raises(EngineDied) as death:
+        started = time.monotonic()
+        client.start(timeout=60)
+    assert time.monotonic() - started < 10, "refused when it said hello, not when the start timed out"
+    assert "another protocol" in death.value.describe() and "protocol version 1" in death.value.describe()
+
+
+def test_a_stray_line_before_the_hello_does_not_stop_the_start(tmp_path):
+    script = tmp_path / "chatty_engine.py"
+    script.write_text(
+        "import os, sys, time\n"
+        "from kernel_tui import protocol\n"
+        "print('a library says hi on stdout', flush=True)\n"
+        "hello = protocol.Hello(pid=os.getpid(), device='cpu', device_name='x', torch_version='0', threads=1)\n"
+        "sys.stdout.write(protocol.encode(hello))\n"
+        "sys.stdout.flush()\n"
+        "time.sleep(600)\n"
+    )
+    with EngineClient(command=[sys.executable, str(script)]) as client:
+        assert client.start(timeout=60).device_name == "x"
+    assert "not JSON" in client.stderr_tail()
+
+
+def test_an_engine_that_never_says_hello_is_given_up_on_at_the_start_timeout(tmp_path):
+    script = tmp_path / "mute_engine.py"
+    script.write_text("import time\ntime.sleep(600)\n")
+    with EngineClient(command=[sys.executable, str(script)]) as client, pytest.raises(EngineDied) as death:
+        client.start(timeout=1)
+    assert "did not start within 1 s" in death.value.describe()
+    assert not client.running
 
 
 def test_a_dying_engine_reports_its_exit_code_and_stderr_tail(tmp_path):
@@ -67,18 +115,18 @@ def test_a_hung_engine_is_stopped_at_the_timeout_with_its_whole_group(tmp_path):
 def test_garbage_on_the_protocol_stream_is_skipped_not_fatal(tmp_path):
     body = """
     print("this is not json", flush=True)
-    print(json.dumps({"type": "done", "run_id": request["run_id"], "report": {}}), flush=True)
+    send(done(request))
     """
     with EngineClient(command=stand_in(tmp_path, body)) as client:
         messages = list(client.run("x.py", timeout=10))
-    assert [m["type"] for m in messages] == ["done"]
+    assert [type(m) for m in messages] == [Done]
     assert "not JSON" in client.stderr_tail()
 
 
 def test_the_next_run_starts_a_fresh_engine(tmp_path):
     body = """
     if os.path.exists(sys.argv[0] + ".died"):
-        print(json.dumps({"type": "done", "run_id": request["run_id"], "report": {}}), flush=True)
+        send(done(request))
     else:
         open(sys.argv[0] + ".died", "w").close()
         os._exit(1)
@@ -86,7 +134,7 @@ def test_the_next_run_starts_a_fresh_engine(tmp_path):
     with EngineClient(command=stand_in(tmp_path, body)) as client:
         with pytest.raises(EngineDied):
             list(client.run("x.py", timeout=10))
-        assert [m["type"] for m in client.run("x.py", timeout=10)] == ["done"]
+        assert [type(m) for m in client.run("x.py", timeout=10)] == [Done]
 
 
 def test_a_newer_engines_extra_fields_do_not_break_reading_a_report():

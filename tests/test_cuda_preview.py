@@ -228,7 +228,7 @@ async def test_the_explorer_shows_a_preview() -> None:
         assert run.status is RunStatus.DONE, run.error
         compiled = explorer.query_one("#compiled", KernelTable)
         assert [kernel.name for kernel in compiled.kernels] == ["triton_poi_fused_add_relu_0"]
-        assert explorer.hello is not None and explorer.hello["device"] == "cuda-preview"
+        assert explorer.hello is not None and explorer.hello.device == "cuda-preview"
         cells = [str(cell) for cell in compiled.get_row_at(0)]
         assert "preview" in cells, cells
 

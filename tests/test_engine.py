@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import measure
 
+from kernel_tui.protocol import Done, SweepPoint
+
 DATA = Path(__file__).parent / "data"
 MiB = 2**20
 
@@ -84,15 +86,17 @@ def test_a_wrong_claim_is_reported_as_such(engine):
 
 def test_sweep_streams_each_point_before_the_report(engine):
     messages = list(engine.run(str(DATA / "add_relu.py"), size=4096, sizes=[1024, 4096, 16384], timeout=600))
-    types = [m["type"] for m in messages]
-    points = [m["point"] for m in messages if m["type"] == "sweep_point"]
-    assert [p["size"] for p in points] == [1024, 4096, 16384]
-    assert types.index("sweep_point") < types.index("done")
-    assert all(p["eager_us"] > 0 and p["compiled_us"] > 0 for p in points)
-    report = messages[-1]["report"]
-    assert [p["size"] for p in report["sweep"]] == [1024, 4096, 16384]
-    assert report["sweep_compiles"] >= 1  # the dynamic recompile for new sizes, never a silent fallback
-    assert "graph(s) compiled" in report["sweep_strategy"]
+    types = [type(m) for m in messages]
+    points = [m.point for m in messages if isinstance(m, SweepPoint)]
+    assert [p.size for p in points] == [1024, 4096, 16384]
+    assert types.index(SweepPoint) < types.index(Done)
+    assert all(p.eager_us > 0 and p.compiled_us > 0 for p in points)
+    done = messages[-1]
+    assert isinstance(done, Done)
+    report = done.report
+    assert [p.size for p in report.sweep] == [1024, 4096, 16384]
+    assert report.sweep_compiles >= 1  # the dynamic recompile for new sizes, never a silent fallback
+    assert "graph(s) compiled" in report.sweep_strategy
 
 
 @pytest.mark.parametrize(

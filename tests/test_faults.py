@@ -13,6 +13,8 @@ from pathlib import Path
 from conftest import measure
 from processes import processes_in_group
 
+from kernel_tui.protocol import Progress
+
 DATA = Path(__file__).parent / "data"
 FAULTS = DATA / "faults"
 
@@ -80,13 +82,13 @@ def test_cancel_ends_the_engine_and_its_workers_within_a_second(tmp_path):
         "def inputs(size, device):\n    return (torch.ones(size),)\n"
     )
     client = EngineClient("cpu")
-    pgid = client.start()["pid"]
+    pgid = client.start().pid
     stages: list[str] = []
 
     def run() -> None:
         try:
             for message in client.run(str(scenario), sweep=False):
-                stages.append(message.get("stage", message["type"]))
+                stages.append(message.stage if isinstance(message, Progress) else type(message).__name__)
         except EngineDied:
             stages.append("died")
 

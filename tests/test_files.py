@@ -73,11 +73,11 @@ def test_inputs_on_the_meta_device_are_an_error_not_a_speedup(write_scenario, en
 )
 def test_exits_and_interrupts_in_a_scenario_name_their_stage_and_line(write_scenario, engine, source, stage, line,
                                                                       message):
-    pid = engine.start()["pid"]
+    pid = engine.start().pid
     report = measure(engine, write_scenario(source, "ends.py"))
     assert (report.error.stage, report.error.line) == (stage, line)
     assert report.error.message == message
-    assert engine.hello["pid"] == pid, "the engine lives on"
+    assert engine.hello.pid == pid, "the engine lives on"
 
 
 def test_an_exit_on_a_later_call_keeps_what_was_measured_and_names_the_line(write_scenario, engine):
@@ -94,11 +94,11 @@ def test_an_exit_on_a_later_call_keeps_what_was_measured_and_names_the_line(writ
         def inputs(size, device):
             return (torch.ones(size),)
     """)
-    pid = engine.start()["pid"]
+    pid = engine.start().pid
     report = measure(engine, write_scenario(source, "exits_later.py"))
     assert report.error is not None and report.error.line == 9
     assert report.error.stage == "eager" and "SystemExit" in report.error.message
-    assert engine.hello["pid"] == pid
+    assert engine.hello.pid == pid
 
 
 def test_a_fullgraph_graph_break_names_the_line_dynamo_names(write_scenario, engine):

@@ -27,14 +27,14 @@ def test_a_scenario_that_changes_the_engine_changes_nothing_for_the_next(tmp_pat
         after = measure(client, PROBE)
         lesson = measure(client, GRAPH_BREAK_LESSON)
         add_relu = measure(client, ADD_RELU_LESSON)
-        assert client.hello is not None and client.hello["pid"] == hello["pid"], "restored, not restarted"
+        assert client.hello is not None and client.hello.pid == hello.pid, "restored, not restarted"
     assert spoiled.error is None and spoiled.notes == (), "everything it changed can be put back"
     assert before.error is None and after.error is None
     first, second = (json.loads(line) for line in observed.read_text().splitlines())
     assert first["helper"] == second["helper"] == "probe"
     assert second["spoiled"] is None and second["stdin_closed"] is False and second["stderr"] == "<stderr>"
     assert second == first
-    assert lesson.error is None and lesson.threads == hello["threads"]
+    assert lesson.error is None and lesson.threads == hello.threads
     assert lesson.compiled.graph_breaks == 1
     assert {key: check.ok for key, check in lesson.expect.items()} == dict.fromkeys(lesson.expect, True)
     assert add_relu.compiled.kernel_count == 1, "Inductor's kernels are profiled again"
@@ -49,10 +49,10 @@ def test_what_cannot_be_restored_moves_the_next_scenario_to_a_fresh_engine(write
         name="leaves_a_thread.py",
     )
     with EngineClient("cpu") as client:
-        first_pid = client.start()["pid"]
+        first_pid = client.start().pid
         left = measure(client, leaves_a_thread)
         assert left.error is None
         assert len(left.notes) == 1 and "fresh engine" in left.notes[0] and "left-behind" in left.notes[0]
         after = measure(client, ADD_RELU_LESSON)
-        assert client.hello["pid"] != first_pid
+        assert client.hello.pid != first_pid
     assert after.error is None and all(check.ok for check in after.expect.values())

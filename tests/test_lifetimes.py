@@ -17,6 +17,7 @@ from processes import is_running
 
 from kernel_tui import proctree
 from kernel_tui.client import EngineClient
+from kernel_tui.protocol import Done
 
 ADD_RELU = REPO / "tests" / "data" / "add_relu.py"
 
@@ -121,11 +122,11 @@ def test_an_engine_outlives_the_thread_that_started_it():
         starter = threading.Thread(target=client.start)
         starter.start()
         starter.join(180)
-        pid = client.hello["pid"]
+        pid = client.hello.pid
         time.sleep(1.0)
         assert is_running(pid)
         assert measure(client, ADD_RELU).error is None
-        assert client.hello["pid"] == pid
+        assert client.hello.pid == pid
     finally:
         client.close()
 
@@ -166,7 +167,7 @@ def test_closing_an_engine_is_bounded_whatever_a_stranger_holds(tmp_path):
 
     link = ClientEngineLink("cpu")
     messages = list(link.run(stranger, sweep=False))
-    assert messages[-1]["type"] == "done"
+    assert isinstance(messages[-1], Done)
     started = time.monotonic()
     link.close()
     assert time.monotonic() - started < 2

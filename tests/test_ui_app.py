@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import threading
-
 from test_ui_support import ADD_RELU, BROKEN, DATA, make_app, make_link, shown_text, wait_for
 from textual.widgets import TabbedContent
 
 from kernel_tui.client import EngineDied
+from kernel_tui.protocol import Done, Partial, Progress, SweepPoint
+from kernel_tui.ui.replay import ReplayGate
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
@@ -134,18 +134,18 @@ class TestRun:
             assert "eager › aten::relu" in shown_text(line)
 
     async def test_tables_fill_as_partial_reports_arrive(self):
-        gate = threading.Semaphore(0)
+        gate = ReplayGate()
         app = make_app(make_link(gate=gate))
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
-            gate.release(4)  # load, inputs, eager, then the partial report with eager only
+            gate.release_until(kind=Partial)  # load, inputs, eager, then the partial report with eager only
             await wait_for(pilot, lambda: table_names(app, "eager") == ["aten::add", "aten::relu"])
             assert table_names(app, "compiled") == []
             assert explorer(app).query_one("#compiled", KernelTable).border_subtitle == "waiting for eager"
-            gate.release(1)  # compile starts
+            gate.release_until(stage="compile")
             await wait_for(pilot, lambda: "compile" in status(app))
             assert explorer(app).query_one("#compiled", KernelTable).border_subtitle == "compiling…"
-            gate.release(100)
+            gate.release_all()
             await wait_for(pilot, lambda: finished(app))
             assert table_names(app, "compiled") == ["cpp_fused_add_relu_0"]
 
@@ -165,22 +165,22 @@ class TestSweep:
     """s runs with the size sweep; each measured point reaches the chart as it arrives."""
 
     async def test_sweep_points_stream_into_the_chart(self):
-        gate = threading.Semaphore(0)
+        gate = ReplayGate()
         link = make_link(gate=gate)
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("s")
             chart = explorer(app).query_one(RuntimeChart)
-            gate.release(8)  # everything up to the sweep's progress message
+            gate.release_until(stage="sweep")
             await wait_for(pilot, lambda: explorer(app).runs[ADD_RELU].stage == "sweep")
             assert chart.points == []
             for count in range(1, 7):
-                gate.release(1)
+                gate.release_until(kind=SweepPoint)
                 await wait_for(pilot, lambda count=count: len(chart.points) == count, what=f"point {count}")
                 assert explorer(app).runs[ADD_RELU].running
                 assert "sweep" in status(app)
             assert [point.size for point in chart.points] == [2**10, 2**12, 2**14, 2**16, 2**18, 2**20]
-            gate.release(1)
+            gate.release_until(kind=Done)
             await wait_for(pilot, lambda: finished(app))
             assert len(chart.points) == 6
             assert link.runs == [(ADD_RELU, True)]
@@ -213,12 +213,12 @@ class TestCancel:
     """Esc stops the engine; the app stays usable and the next run starts again."""
 
     async def test_escape_cancels_a_run_and_the_next_run_works(self):
-        gate = threading.Semaphore(0)
+        gate = ReplayGate()
         link = make_link(gate=gate)
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
-            gate.release(5)
+            gate.release_until(stage="compile")
             await wait_for(pilot, lambda: "compile" in status(app))
             assert app.screen.check_action("cancel", ()) is True
             await pilot.press("escape")
@@ -226,7 +226,7 @@ class TestCancel:
             assert run.status is RunStatus.CANCELLED
             assert "cancelled" in status(app)
             assert explorer(app).active is None
-            gate.release(100)  # whatever the stopped run had left must not reach the screen
+            gate.release_all()  # whatever the stopped run had left must not reach the screen
             await pilot.pause(0.1)
             assert explorer(app).runs[ADD_RELU].status is RunStatus.CANCELLED
             assert table_names(app, "compiled") == []
@@ -244,16 +244,16 @@ class TestCancel:
             assert app.screen.check_action("cancel", ()) is False
 
     async def test_running_another_scenario_replaces_the_current_run(self):
-        gate = threading.Semaphore(0)
+        gate = ReplayGate()
         link = make_link(gate=gate)
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
-            gate.release(3)
+            gate.release_until(stage="eager")
             await wait_for(pilot, lambda: explorer(app).runs[ADD_RELU].stage == "eager")
             await pilot.press("n", "r")
             assert explorer(app).runs[ADD_RELU].status is RunStatus.CANCELLED
-            gate.release(100)
+            gate.release_all()
             await wait_for(pilot, lambda: finished(app, BROKEN))
             assert [path for path, _ in link.runs] == [ADD_RELU, BROKEN]
 
@@ -299,7 +299,7 @@ class TestErrors:
 
         def broken_run(path, *, sweep, size=None):
             def messages():
-                yield {"type": "progress", "stage": "load", "detail": ""}
+                yield Progress(1, "load", "")
                 raise ValueError("a bug, not an engine death")
 
             return messages()
@@ -353,7 +353,7 @@ class TestHelpAndCommands:
             await wait_for(pilot, lambda: finished(app))
 
     async def test_footer_shows_cancel_only_while_running(self):
-        gate = threading.Semaphore(0)
+        gate = ReplayGate()
         app = make_app(make_link(gate=gate))
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
@@ -361,7 +361,7 @@ class TestHelpAndCommands:
             assert "escape" not in keys or not app.screen.check_action("cancel", ())
             await pilot.press("r")
             assert app.screen.check_action("cancel", ())
-            gate.release(100)
+            gate.release_all()
             await wait_for(pilot, lambda: finished(app))
             assert not app.screen.check_action("cancel", ())
 

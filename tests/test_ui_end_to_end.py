@@ -37,6 +37,6 @@ async def test_run_add_relu_on_the_real_engine_fills_the_kernel_tables():
         assert eager.row_count == 2
         assert compiled.row_count == 1
         assert "fused" in compiled.kernels[0].short_name
-        assert explorer.hello is not None and explorer.hello["device"] == "cpu"
+        assert explorer.hello is not None and explorer.hello.device == "cpu"
         assert "✓ done" in shown_text(explorer.query_one("#status-text"))
         assert run.report is not None and all(check.ok for check in run.report.expect.values())

@@ -16,29 +16,28 @@ import pytest
 
 from kernel_tui import client
 from kernel_tui.client import EngineDied
-from kernel_tui.protocol import PROTOCOL_VERSION
+from kernel_tui.protocol import Done, Progress
 from kernel_tui.ui.engine_link import ClientEngineLink
 
 STAND_IN = textwrap.dedent(
-    f"""
-    import json, os, sys, time
+    """
+    import os, sys, time
+    from kernel_tui import protocol
+    from kernel_tui.report import ScenarioReport
     time.sleep(float(os.environ.get("STAND_IN_HELLO_DELAY", "0")))
-    def send(**message):
-        sys.stdout.write(json.dumps(message) + "\\n")
+    def send(message):
+        sys.stdout.write(protocol.encode(message))
         sys.stdout.flush()
-    send(type="hello", protocol={PROTOCOL_VERSION}, pid=os.getpid(), device="cpu", device_name="stand-in",
-         torch_version="0", threads=1)
+    send(protocol.Hello(pid=os.getpid(), device="cpu", device_name="stand-in", torch_version="0", threads=1))
     for line in sys.stdin:
-        request = json.loads(line)
-        if request["type"] != "run":
+        request = protocol.decode(line)
+        if not isinstance(request, protocol.RunRequest):
             continue
-        run_id = request["run_id"]
-        send(type="progress", run_id=run_id, stage="load", detail=request["path"])
+        send(protocol.Progress(request.run_id, "load", request.path))
         print("printed by the scenario", file=sys.stderr, flush=True)
-        if "hang" in request["path"]:
+        if "hang" in request.path:
             time.sleep(3600)
-        send(type="done", run_id=run_id, report={{"scenario": request["path"], "title": "t", "device": "cpu",
-             "device_name": "stand-in", "torch_version": "0", "size": 1}})
+        send(protocol.Done(request.run_id, ScenarioReport(request.path, "t", "cpu", "stand-in", "0", 1)))
     """
 )
 
@@ -70,7 +69,7 @@ def read_in_thread(messages) -> tuple[threading.Thread, list]:
 
 def test_a_run_streams_messages_and_the_output_is_kept(link):
     messages = list(link.run(Path("ok.py"), sweep=False))
-    assert [m["type"] for m in messages] == ["progress", "done"]
+    assert [type(m) for m in messages] == [Progress, Done]
     deadline = time.monotonic() + 5
     while "printed by the scenario" not in link.output() and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -87,7 +86,7 @@ def test_cancel_ends_a_hung_run_at_once_and_the_next_run_restarts_the_engine(lin
     thread.join(timeout=5)
     assert not thread.is_alive() and time.monotonic() - started < 3
     assert isinstance(seen[-1], EngineDied)
-    assert [m["type"] for m in link.run(Path("ok.py"), sweep=False)] == ["progress", "done"]
+    assert [type(m) for m in link.run(Path("ok.py"), sweep=False)] == [Progress, Done]
 
 
 def test_cancel_before_the_run_begins_stops_it_without_killing_the_warm_up(link, monkeypatch):

@@ -58,13 +58,13 @@ async def test_engine_death_is_shown_and_the_engine_restarts_by_itself(name, whe
     async with app.run_test(size=(160, 48)) as pilot:
         explorer = app.get_explorer()
         await settle(pilot, lambda: explorer.hello is not None, "the engine's first start")
-        first_pid = explorer.hello["pid"]
+        first_pid = explorer.hello.pid
         run = await run_scenario(app, pilot, fault)
         assert run.status is RunStatus.FAILED
         assert where in status_line(app)
         # Restarted without a key press, while the learner reads the error.
         await settle(pilot, lambda: explorer.hello is not None, "the engine's restart")
-        assert explorer.hello["pid"] != first_pid
+        assert explorer.hello.pid != first_pid
         healthy = await run_scenario(app, pilot, HEALTHY)
         assert healthy.status is RunStatus.DONE, healthy.error
 
@@ -132,7 +132,7 @@ async def test_opening_a_folder_executes_nothing_nothing_listens_and_quit_leaves
     async with app.run_test(size=(160, 48)) as pilot:
         explorer = app.get_explorer()
         await settle(pilot, lambda: explorer.hello is not None, "the engine's start")
-        engine_pid = explorer.hello["pid"]
+        engine_pid = explorer.hello.pid
         assert not marker.exists(), "listing and showing a scenario must not execute it"
         assert listening_sockets(os.getpid()) == [] and listening_sockets(engine_pid) == []
         await pilot.press("q")

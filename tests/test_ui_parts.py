@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from test_ui_support import ADD_RELU, DATA, RECORDINGS
 
+from kernel_tui import protocol
 from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.ui import describe
 from kernel_tui.ui.catalog import load_catalog
@@ -54,7 +55,7 @@ class TestRunState:
         assert run.progress() == (0.0, 6)
         run.stage_started("compile", "")
         assert run.progress() == (3.0, 6)
-        run.stage_started("sweep", "4 sizes")
+        run.stage_started("sweep", "4 sizes", total=4)
         assert run.sweep_total == 4
         assert run.progress() == (5.0, 9)
         run.point_measured(SweepPoint(1024, 1.0, 2.0))
@@ -130,7 +131,8 @@ class TestMessages:
         recording = Recording.load(RECORDINGS[0])
         target = tmp_path / "ui_add_relu.py"
         messages = list(_replayed(recording, target, sweep))
-        points = [m for m in messages if m["type"] == "sweep_point"]
+        points = [m for m in messages if isinstance(m, protocol.SweepPoint)]
         assert len(points) == (6 if sweep else 0)
-        assert messages[-1]["report"]["scenario"] == str(target)
-        assert bool(messages[-1]["report"]["sweep"]) is sweep
+        assert isinstance(messages[-1], protocol.Done)
+        assert messages[-1].report.scenario == str(target)
+        assert bool(messages[-1].report.sweep) is sweep

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import threading
 
 from test_ui_support import ADD_RELU, FROZEN_CLOCK, RECORDINGS, REPO, wait_for
 
 from kernel_tui.course import course_dir
+from kernel_tui.protocol import Done, SweepPoint
 from kernel_tui.scenario_file import find_scenarios
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.replay import Recording, ReplayEngineLink
+from kernel_tui.ui.replay import Recording, ReplayEngineLink, ReplayGate
 
 SIZE = (120, 40)
 RUN_SECONDS = 6.4
@@ -34,7 +34,7 @@ async def test_screenshot_of_the_explorer_after_a_sweep(tmp_path, monkeypatch):
     if lesson is None:  # the course changed: show the test scenario instead
         paths, lesson = [ADD_RELU], ADD_RELU
     recording = dataclasses.replace(Recording.load(RECORDINGS[0]), scenario=lesson.name)
-    gate = threading.Semaphore(0)
+    gate = ReplayGate()
     link = ReplayEngineLink({lesson.name: recording}, gate=gate)
     now = [FROZEN_CLOCK]
     # No guess first: the picture is of the tables and the chart, not of the predict dialog.
@@ -45,10 +45,11 @@ async def test_screenshot_of_the_explorer_after_a_sweep(tmp_path, monkeypatch):
         explorer = app.get_explorer()
         await wait_for(pilot, lambda: explorer.hello is not None)
         await pilot.press(*["n"] * paths.index(lesson), "s")
-        gate.release(len(recording.messages) - 1)
+        for _ in range(6):
+            gate.release_until(kind=SweepPoint)
         await wait_for(pilot, lambda: len(explorer.runs[lesson].points) == 6)
         now[0] += RUN_SECONDS  # a believable "done in" for the picture
-        gate.release(1)
+        gate.release_until(kind=Done)
         await wait_for(pilot, lambda: not explorer.runs[lesson].running)
         await pilot.press("3")  # the eager table focused: the full-name line shows its first kernel
         await pilot.pause(0.2)

@@ -7,12 +7,13 @@ own state rather than for time. Update with ``--snapshot-update`` only after rea
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
 import test_ui_support
 from test_ui_support import REPO, make_link, wait_for
+
+from kernel_tui.ui.replay import ReplayGate
 
 SMALL = (80, 24)
 LARGE = (160, 48)
@@ -84,8 +85,8 @@ class TestSmallTerminal:
 
     def test_compiling_shows_stage_and_progress(self, snap_compare):
         """Mid-run: eager table filled, compiled waiting, the stage and a progress bar in the status line."""
-        gate = threading.Semaphore(0)
-        gate.release(5)  # up to and including the compile stage's progress message
+        gate = ReplayGate()
+        gate.release_until(stage="compile")
         app = make_app(make_link(gate=gate))
         assert snap_compare(app, terminal_size=SMALL, run_before=settle("r", stage="compile"))
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -18,10 +17,11 @@ import pytest
 from test_ui_support import ADD_RELU, DATA, RECORDINGS, make_app, shown_text, wait_for
 from textual.widgets import Input, OptionList, TabbedContent
 
+from kernel_tui.protocol import Done, Partial
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
 from kernel_tui.ui.drafts import TEMPLATE, DraftStore, snippets_dir
-from kernel_tui.ui.replay import ReplayEngineLink
+from kernel_tui.ui.replay import ReplayEngineLink, ReplayGate
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
@@ -172,7 +172,8 @@ class TestEditor:
         signed = "x: (1048576,) float32, y: (1048576,) float32 → () float32"
         recording = link.recordings[ADD_RELU_RECORDING]
         messages = tuple(
-            {**message, "report": {**message["report"], "signature": signed}} if "report" in message else message
+            replace(message, report=replace(message.report, signature=signed))
+            if isinstance(message, (Partial, Done)) else message
             for message in recording.messages
         )
         link.recordings[ADD_RELU_RECORDING] = replace(recording, messages=messages)
@@ -248,7 +249,7 @@ class TestErrors:
     async def test_a_long_run_says_for_how_long_and_esc_esc_stops_it(self, monkeypatch):
         monkeypatch.setattr(SnippetWorkbench, "RUNNING_NOTE_INTERVAL_S", 0.05)
         now = [1000.0]
-        link = SnippetLink.from_files(*RECORDINGS, TYPO, SYNTAX, gate=threading.Semaphore(0))  # never answers
+        link = SnippetLink.from_files(*RECORDINGS, TYPO, SYNTAX, gate=ReplayGate())  # never answers
         app = make_app(link, clock=lambda: now[0])
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "while True:\n    pass\n(a + b).relu()")

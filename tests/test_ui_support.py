@@ -6,7 +6,6 @@ The recordings in ``tests/data`` are real engine output (``tests/data/record_mes
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +15,7 @@ from textual.widget import Widget
 
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.replay import ReplayEngineLink
+from kernel_tui.ui.replay import ReplayEngineLink, ReplayGate
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"
@@ -26,7 +25,7 @@ RECORDINGS = (DATA / "ui_add_relu_messages.json", DATA / "ui_broken_fn_messages.
 FROZEN_CLOCK = 1000.0
 
 
-def make_link(*, gate: threading.Semaphore | None = None, **options) -> ReplayEngineLink:
+def make_link(*, gate: ReplayGate | None = None, **options) -> ReplayEngineLink:
     return ReplayEngineLink.from_files(*RECORDINGS, gate=gate, **options)
 
 

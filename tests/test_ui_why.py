@@ -4,7 +4,6 @@ and predict-then-reveal on the course, driven by keys (Pilot) on the replayed en
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 from test_ui_support import ADD_RELU, DATA, make_app, make_link, shown_text, wait_for
@@ -13,9 +12,11 @@ from textual.geometry import Region
 
 from kernel_tui import cli
 from kernel_tui.formatting import lines_text, link_text
+from kernel_tui.protocol import Partial
 from kernel_tui.report import Kernel, ModeResult, SweepPoint
 from kernel_tui.ui import launch
 from kernel_tui.ui.attribution import code_kernel, code_language, no_code_reason, plan_columns
+from kernel_tui.ui.replay import ReplayGate
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, Answer, PredictionBook, split_lesson
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
@@ -107,16 +108,16 @@ class TestAttribution:
             assert "add, relu · L11" in table_text(app, "compiled")
 
     async def test_while_compiling_the_eager_rows_wait_for_their_compiled_kernel(self):
-        gate = threading.Semaphore(0)
+        gate = ReplayGate()
         app = make_app(make_link(gate=gate))
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
-            gate.release(4)  # up to the partial report with eager only
+            gate.release_until(kind=Partial)  # up to the partial report with eager only
             await wait_for(pilot, lambda: len(table(app, "eager").kernels) == 2)
             assert cells(app, "eager")["link"] == "…"
             line = shown_text(explorer(app).query_one(KernelNameLine))
             assert "fused into" not in line and "7.17 GB/s" in line
-            gate.release(100)
+            gate.release_all()
             await wait_for(pilot, lambda: finished(app))
             assert cells(app, "eager")["link"] == "cpp_fused_add_relu_0"
 

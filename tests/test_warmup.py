@@ -4,12 +4,14 @@ says so, and a run asked for meanwhile waits for it instead of competing with it
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 from conftest import REPO, measure
 from test_ui_support import ADD_RELU, make_app, make_link, wait_for
 
 from kernel_tui.client import EngineClient
+from kernel_tui.protocol import Done, Hello, Progress, Warmup, WarmupPlan
 from kernel_tui.ui import describe
 from kernel_tui.ui.engine_link import ClientEngineLink
 from kernel_tui.ui.widgets.run_status import RunStatusBar
@@ -21,30 +23,32 @@ def test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone(t
     monkeypatch.setenv("KERNEL_TUI_CACHE_DIR", str(tmp_path))
     with EngineClient("cpu", warm_up=True) as client:
         hello = client.start()
-        assert hello["warmup"]["estimate_s"] > 0 and isinstance(hello["warmup"]["cold"], bool)
+        assert hello.warmup is not None
+        assert hello.warmup.estimate_s > 0 and isinstance(hello.warmup.cold, bool)
         stages = []
         report = None
         # Asked for at once: the run waits for the warm-up rather than measuring beside it.
         for message in client.run(str(REPO / "tests" / "data" / "add_relu.py"), sweep=False, timeout=600):
-            if message["type"] == "progress":
-                stages.append(message.get("detail", ""))
-            if message["type"] == "done":
-                report = message["report"]
-        assert report is not None and report["error"] is None
+            if isinstance(message, Progress):
+                stages.append(message.detail)
+            if isinstance(message, Done):
+                report = message.report
+        assert report is not None and report.error is None
         # A compile takes far longer than sending a request: the run found the warm-up going, and said so.
         assert any("first compile of the session" in detail for detail in stages), stages
-        assert report["compiled"]["kernel_count"] == 1
-        assert report["compiled"]["recompiles"] in (0, None), "the tiny function is not the scenario's"
-        assert not any("fresh engine" in note for note in report["notes"]), "the warm-up left nothing behind"
+        assert report.compiled is not None and report.compiled.kernel_count == 1
+        assert report.compiled.recompiles in (0, None), "the tiny function is not the scenario's"
+        assert not any("fresh engine" in note for note in report.notes), "the warm-up left nothing behind"
         deadline = time.monotonic() + 60
         while client.warmup_result is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert client.warmup_result["state"] == "done" and client.warmup_result["seconds"] > 0
+        assert client.warmup_result is not None
+        assert client.warmup_result.state == "done" and client.warmup_result.seconds > 0
     assert (tmp_path / "warmup.json").exists(), "the next session's estimate comes from this one"
 
 
 def test_the_cli_engine_does_not_warm_up(engine):
-    assert engine.start().get("warmup") is None
+    assert engine.start().warmup is None
     assert measure(engine, REPO / "tests" / "data" / "add_relu.py").compiled.kernel_count == 1
 
 
@@ -71,12 +75,12 @@ class WarmingLink:
 
     def __init__(self) -> None:
         self.replay = make_link()
-        self.result: dict[str, Any] | None = None
+        self.result: Warmup | None = None
 
-    def start(self) -> dict[str, Any]:
-        return {**self.replay.start(), "warmup": {"cold": True, "estimate_s": 20.0}}
+    def start(self) -> Hello:
+        return replace(self.replay.start(), warmup=WarmupPlan(cold=True, estimate_s=20.0))
 
-    def warmup_result(self) -> dict[str, Any] | None:
+    def warmup_result(self) -> Warmup | None:
         return self.result
 
     def __getattr__(self, name: str) -> Any:
@@ -97,7 +101,7 @@ async def test_the_explorer_shows_the_first_compile_with_its_progress_until_it_e
         assert "5 s so far" in status()
         progress = bar.query_one("#status-progress")
         assert progress.display and 0 < progress.progress < progress.total
-        link.result = {"type": "warmup", "state": "done", "seconds": 6.0}
+        link.result = Warmup(state="done", seconds=6.0)
         app.get_explorer()._show_status()
         await pilot.pause()
         assert "first compile" not in status() and not progress.display

@@ -7,9 +7,12 @@ import os
 import sys
 import threading
 import traceback
+from dataclasses import replace
 from typing import IO, Any
 
 from kernel_tui import protocol
+from kernel_tui.protocol import Done, Hello, Partial, Progress, RunRequest, WarmupPlan
+from kernel_tui.report import ScenarioReport
 
 
 def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> None:
@@ -23,11 +26,16 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
     options = parser.parse_args(argv)
     sending = threading.Lock()
 
-    def send(message_type: str, **fields: Any) -> None:
+    def send(message: protocol.EngineMessage) -> None:
         # The warm-up thread reports on the same stream: one whole line at a time.
         with sending:
-            out.write(protocol.encode(message_type, **fields))
+            out.write(protocol.encode(message))
             out.flush()
+
+    def send_fields(message_type: str, **fields: Any) -> None:
+        """Send what ``measure`` and the warm-up report as keywords, read by the front end's own decoder:
+        a field they get wrong fails here, in the engine, not as a line the front end skips."""
+        send(_typed(message_type, fields))
 
     import torch
 
@@ -55,16 +63,16 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
     if options.warm_up and options.device != "cuda-preview":
         from kernel_tui.engine.warmup import WarmUp
 
-        warm_up = WarmUp(device, send)
+        warm_up = WarmUp(device, send_fields)
     send(
-        "hello",
-        protocol=protocol.PROTOCOL_VERSION,
-        pid=os.getpid(),
-        device=device,
-        device_name=device_name(device),
-        torch_version=torch.__version__,
-        threads=torch.get_num_threads(),
-        warmup=warm_up.hello_fields() if warm_up is not None else None,
+        Hello(
+            pid=os.getpid(),
+            device=device,
+            device_name=device_name(device),
+            torch_version=torch.__version__,
+            threads=torch.get_num_threads(),
+            warmup=WarmupPlan(**warm_up.hello_fields()) if warm_up is not None else None,
+        )
     )
     if warm_up is not None:
         warm_up.start()
@@ -76,88 +84,100 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
         except protocol.ProtocolError as error:
             print(f"kernel-tui engine: ignoring {error}", file=sys.stderr)
             continue
-        if request["type"] == "quit":
+        if isinstance(request, protocol.Quit):
             break
-        if request["type"] != "run":
+        if not isinstance(request, RunRequest):
             continue
-        run_id = request.get("run_id")
-
-        seen: dict[str, Any] = {"stage": "load", "partial": None}
-        """The last stage and partial report sent: what a run that ends abruptly is reported with."""
-
-        def emit(message_type: str, _run_id: Any = run_id, _seen: dict = seen, **fields: Any) -> None:
-            if message_type == "progress":
-                _seen["stage"] = fields.get("stage", _seen["stage"])
-            elif message_type == "partial":
-                _seen["partial"] = fields.get("report")
-            send(message_type, run_id=_run_id, **fields)
-
+        outbox = RunOutbox(request.run_id, send)
         with lifeline.busy():
             if warm_up is not None and warm_up.running:
-                emit("progress", stage="load",
-                     detail=f"first compile of the session: about {warm_up.remaining_s():.0f} s more")
+                outbox.send(Progress(request.run_id, "load",
+                                       f"first compile of the session: about {warm_up.remaining_s():.0f} s more"))
                 warm_up.wait()
-            report_dict = _run(request, device, emit, measure_scenario, seen)
+            report = _run(request, device, outbox, measure_scenario)
             # Restored before the report is sent, so that what could not be restored is in it.
-            notes = clean_state.restore((os.path.dirname(str(request.get("path", ""))),))
+            notes = clean_state.restore((os.path.dirname(request.path),))
             compile_watch.install()
         if notes:
-            report_dict = _with_isolation_notes(report_dict, notes)
-        emit("done", report=report_dict, restart=bool(notes))
+            report = _with_isolation_notes(report, notes)
+        outbox.send(Done(request.run_id, report, restart=bool(notes)))
         if notes:
             # Something the scenario changed cannot be undone here: a fresh engine runs the next one.
             lifeline.end_everything()
 
 
-def _run(
-    request: dict[str, Any], device: str, emit: Any, measure_scenario: Any, seen: dict[str, Any]
-) -> dict[str, Any]:
+def _typed(message_type: str, fields: dict[str, Any]) -> protocol.EngineMessage:
+    message = protocol.decode_object({"type": message_type, "protocol": protocol.PROTOCOL_VERSION, **fields})
+    assert not isinstance(message, protocol.Request), message
+    return message
+
+
+class RunOutbox:
+    """One run's messages on their way out, and the last stage and partial report sent: what a run that ends
+    abruptly is reported with."""
+
+    def __init__(self, run_id: int, send: Any) -> None:
+        self.run_id = run_id
+        self._send = send
+        self.stage = "load"
+        self.partial: ScenarioReport | None = None
+
+    def emit(self, message_type: str, **fields: Any) -> None:
+        """The ``emit`` callback ``measure_scenario`` reports through."""
+        self.send(_typed(message_type, {"run_id": self.run_id, **fields}))
+
+    def send(self, message: protocol.EngineMessage) -> None:
+        if isinstance(message, Progress):
+            self.stage = message.stage
+        elif isinstance(message, Partial):
+            self.partial = message.report
+        self._send(message)
+
+
+def _run(request: RunRequest, device: str, outbox: RunOutbox, measure_scenario: Any) -> ScenarioReport:
     try:
-        report = measure_scenario(
-            request["path"],
+        return measure_scenario(
+            request.path,
             device,
-            size=request.get("size"),
-            sizes=request.get("sizes"),
-            run_sweep=bool(request.get("sweep", True)),
-            trace_dir=request.get("trace_dir"),
-            emit=emit,
+            size=request.size,
+            sizes=None if request.sizes is None else list(request.sizes),
+            run_sweep=request.sweep,
+            trace_dir=request.trace_dir,
+            emit=outbox.emit,
         )
-        return report.to_dict()
     except (SystemExit, KeyboardInterrupt) as exc:
         # The scenario's fn ended a call with sys.exit() or KeyboardInterrupt where no stage catches it
         # (a later profiled or timed call): that run's error, at its stage and line, not the engine's end.
-        return _abrupt_end(request["path"], device, seen, exc)
+        return _abrupt_end(request.path, device, outbox, exc)
     except Exception:  # noqa: BLE001 - a bug in the engine must reach the user as that run's error
         details = traceback.format_exc()
         print(details, file=sys.stderr)
-        return _engine_failure(request["path"], device, details)
+        return _engine_failure(request.path, device, details)
 
 
-def _with_isolation_notes(report: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+def _with_isolation_notes(report: ScenarioReport, notes: list[str]) -> ScenarioReport:
     text = "; ".join(notes)
-    note = f"the next scenario runs in a fresh engine: {text}"
-    return {**report, "notes": [*report.get("notes", []), note]}
+    return replace(report, notes=(*report.notes, f"the next scenario runs in a fresh engine: {text}"))
 
 
-def _abrupt_end(path: str, device: str, seen: dict[str, Any], exc: BaseException) -> dict[str, Any]:
-    from dataclasses import asdict
+def _abrupt_end(path: str, device: str, outbox: RunOutbox, exc: BaseException) -> ScenarioReport:
     from pathlib import Path
 
     from kernel_tui.engine.loader import stage_error
 
-    stage = {"profile": "compile"}.get(seen["stage"], seen["stage"])
+    stage = {"profile": "compile"}.get(outbox.stage, outbox.stage)
     error = stage_error(stage, Path(path), exc).error
-    if seen["partial"] is not None:
-        return {**seen["partial"], "error": asdict(error)}  # what was measured before it, kept
+    if outbox.partial is not None:
+        return replace(outbox.partial, error=error)  # what was measured before it, kept
     return _engine_failure(path, device, error.details, error)
 
 
-def _engine_failure(path: str, device: str, details: str, error: Any = None) -> dict[str, Any]:
+def _engine_failure(path: str, device: str, details: str, error: Any = None) -> ScenarioReport:
     """A report for a run the engine could not finish: it still names the device, torch and the size."""
     import torch
 
     from kernel_tui.engine.device import device_name
-    from kernel_tui.report import ScenarioError, ScenarioReport
+    from kernel_tui.report import ScenarioError
     from kernel_tui.scenario_file import ScenarioFileError, read_scenario
 
     last = details.strip().splitlines()[-1] if details.strip() else "internal error"
@@ -166,8 +186,7 @@ def _engine_failure(path: str, device: str, details: str, error: Any = None) -> 
         title, size = info.title, info.size
     except ScenarioFileError:
         title, size = path, 0
-    report = ScenarioReport(
+    return ScenarioReport(
         path, title, device, device_name(device), torch.__version__, size, threads=torch.get_num_threads(),
         error=error or ScenarioError("engine", last, None, path, details),
     )
-    return report.to_dict()

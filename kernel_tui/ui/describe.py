@@ -12,6 +12,7 @@ from typing import Any
 from rich.text import Text
 
 from kernel_tui.formatting import device_text
+from kernel_tui.protocol import Hello
 from kernel_tui.report import ScenarioError, ScenarioReport
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 
@@ -22,15 +23,13 @@ def error_line(error: ScenarioError) -> str:
     return error.one_line(error.location(file_name_only=True), first_line_only=True)
 
 
-def engine_line(hello: dict[str, Any] | None, failed: ScenarioError | None) -> str:
+def engine_line(hello: Hello | None, failed: ScenarioError | None) -> str:
     """Which engine the numbers will come from, before any run reports it."""
     if failed is not None:
         return f"engine: could not start ({failed.message})"
     if hello is None:
         return "engine: starting…"
-    where = device_text(
-        hello.get("device", "?"), hello.get("device_name", "?"), hello.get("threads"), hello.get("torch_version", "?")
-    )
+    where = device_text(hello.device, hello.device_name, hello.threads, hello.torch_version)
     return f"engine ready: {where}"
 
 

@@ -13,9 +13,10 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Protocol, TextIO
 
 from kernel_tui.client import EngineClient, EngineDied
+from kernel_tui.protocol import Hello, RunMessage, Warmup
 from kernel_tui.ui.drafts import state_dir
 
 OUTPUT_LINES = 200
@@ -27,18 +28,18 @@ RUN_TIMEOUT_S = 600.0
 class EngineLink(Protocol):
     """What the explorer needs from an engine; ``ClientEngineLink`` is the real one."""
 
-    def start(self) -> dict[str, Any]:
+    def start(self) -> Hello:
         """Start the engine if it is not running; return its hello (device, device_name, torch_version)."""
         ...
 
-    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[dict[str, Any]]:
+    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[RunMessage]:
         """Ask for a run now; read the returned iterator (in a worker thread) for its protocol messages.
 
         ``size`` is the elements per input tensor for the kernel tables; None: the scenario's own SIZE.
 
         The run counts as asked for the moment this returns, so a ``cancel`` right after stops it even
         if it has not begun. Reading raises ``kernel_tui.client.EngineDied`` if the engine ends first
-        (crash, timeout or cancel); the last message is ``done``.
+        (crash, timeout or cancel); the last message is ``Done``.
         """
         ...
 
@@ -83,11 +84,11 @@ class ClientEngineLink:
         """The run holding the engine now."""
         self._closed = False
 
-    def start(self) -> dict[str, Any]:
+    def start(self) -> Hello:
         with self._busy:
             return self._start()
 
-    def _start(self) -> dict[str, Any]:
+    def _start(self) -> Hello:
         if self._closed:
             raise EngineDied(None, "", "the app is closing")
         self._starting.set()
@@ -101,15 +102,15 @@ class ClientEngineLink:
             raise EngineDied(None, "", "the app is closing")
         return hello
 
-    def warmup_result(self) -> dict[str, Any] | None:
-        """The engine's ``warmup`` message once its first compile has ended; None while it runs."""
+    def warmup_result(self) -> Warmup | None:
+        """The engine's ``Warmup`` message once its first compile has ended; None while it runs."""
         return self._client.warmup_result
 
-    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[dict[str, Any]]:
+    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[RunMessage]:
         self._requested += 1
         return self._messages(self._requested, path, sweep, size)
 
-    def _messages(self, number: int, path: Path, sweep: bool, size: int | None) -> Iterator[dict[str, Any]]:
+    def _messages(self, number: int, path: Path, sweep: bool, size: int | None) -> Iterator[RunMessage]:
         with self._busy:
             self._running = number
             try:

@@ -1,18 +1,18 @@
 """Messages from the engine worker to the explorer screen: small dataclasses named as facts that happened.
 
-The worker thread turns the engine's protocol dicts into these (parsing happens off the UI thread) and
+The worker thread turns the engine's protocol messages into these (parsing happens off the UI thread) and
 posts them; ``post_message`` is thread-safe. Each carries the ``run_id`` of the run it belongs to, so a
 message from a run that was cancelled or replaced is recognised and dropped.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from textual.message import Message
 
+from kernel_tui import protocol
 from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 
 
@@ -20,7 +20,7 @@ from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 class EngineStarted(Message):
     """The engine process is up and said hello (device, device name, torch version, threads)."""
 
-    hello: dict[str, Any]
+    hello: protocol.Hello
 
 
 @dataclass
@@ -38,6 +38,8 @@ class StageStarted(Message):
     path: Path
     stage: str
     detail: str
+    total: int | None = None
+    """How many steps the stage takes, when it has several (the sweep's sizes)."""
 
     def can_replace(self, message: Message) -> bool:
         # Only the latest stage matters to the status line: a newer one queued right behind an older
@@ -82,20 +84,12 @@ class RunFailed(Message):
     cancelled: bool = False
 
 
-_POINT_FIELDS = frozenset(field.name for field in fields(SweepPoint))
-
-
-def from_engine(run_id: int, path: Path, message: dict[str, Any]) -> Message | None:
-    """The typed message for one protocol dict of a run (``None`` for a type the app has no use for)."""
-    kind = message.get("type")
-    if kind == "progress":
-        return StageStarted(run_id, path, str(message.get("stage", "")), str(message.get("detail") or ""))
-    if kind == "partial":
-        return ReportUpdated(run_id, path, ScenarioReport.from_dict(message["report"]))
-    if kind == "sweep_point":
-        # Fields this version does not know (a newer engine) are left out rather than failing the run.
-        point = {key: value for key, value in message["point"].items() if key in _POINT_FIELDS}
-        return SweepPointMeasured(run_id, path, SweepPoint(**point))
-    if kind == "done":
-        return RunFinished(run_id, path, ScenarioReport.from_dict(message["report"]))
-    return None
+def from_engine(run_id: int, path: Path, message: protocol.RunMessage) -> Message | None:
+    """The app's message for one protocol message of a run (``None`` for one the app has no use for)."""
+    return protocol.dispatch(
+        message,
+        progress=lambda progress: StageStarted(run_id, path, progress.stage, progress.detail, progress.total),
+        partial=lambda partial: ReportUpdated(run_id, path, partial.report),
+        sweep_point=lambda sweep_point: SweepPointMeasured(run_id, path, sweep_point.point),
+        done=lambda done: RunFinished(run_id, path, done.report),
+    )

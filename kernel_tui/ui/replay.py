@@ -1,43 +1,111 @@
 """A stand-in engine that replays recorded message sequences: for tests, the startup bench and screenshots.
 
 A recording is what the real engine sent for one scenario (``tests/data/*_messages.json``, made by
-``tests/data/record_messages.py``): its hello and the protocol dicts of one run, sweep included. Replaying
-it through the same ``EngineLink`` interface lets the app be driven exactly as the engine drives it,
-without torch, at whatever pace a test chooses (``gate``: one message per release).
+``tests/data/record_messages.py``): its hello and the protocol messages of one run, sweep included, each as
+the wire object the protocol's decoder reads. Replaying it through the same ``EngineLink`` interface lets the
+app be driven exactly as the engine drives it, without torch, at whatever pace a test chooses (``gate``).
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import threading
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from kernel_tui import protocol
 from kernel_tui.client import EngineDied
 from kernel_tui.expect import NEEDS_SWEEP
+from kernel_tui.protocol import Done, Hello, Partial, Progress, RunMessage, SweepPoint
+from kernel_tui.report import ScenarioReport
 
 
 @dataclass(frozen=True)
 class Recording:
     """One run of one scenario as the engine sent it."""
 
-    hello: dict[str, Any]
+    hello: Hello
     scenario: str
     """The scenario's file name; a run of any file with this name replays this recording."""
-    messages: tuple[dict[str, Any], ...]
+    messages: tuple[RunMessage, ...]
 
     @classmethod
     def load(cls, path: str | Path) -> Recording:
+        """Raises ProtocolError for a recording of another protocol version: record it again."""
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return cls(hello=data["hello"], scenario=data["scenario"], messages=tuple(data["messages"]))
+        hello = protocol.decode_object(data["hello"])
+        if not isinstance(hello, Hello):
+            raise protocol.ProtocolError(f"{path}: a recording starts with a hello, not {hello}")
+        messages: list[RunMessage] = []
+        for item in data["messages"]:
+            message = protocol.decode_object(item)
+            if not isinstance(message, RunMessage):
+                raise protocol.ProtocolError(f"{path}: a recording holds one run's messages, not {message}")
+            messages.append(message)
+        return cls(hello=hello, scenario=data["scenario"], messages=tuple(messages))
+
+    def to_json_object(self) -> dict[str, Any]:
+        """What ``load`` reads back: each message as its protocol line says it."""
+        return {
+            "hello": json.loads(protocol.encode(self.hello)),
+            "scenario": self.scenario,
+            "messages": [json.loads(protocol.encode(message)) for message in self.messages],
+        }
 
     def recorded_path(self) -> str | None:
         for message in self.messages:
-            if "report" in message:
-                return message["report"].get("scenario")
+            if isinstance(message, (Partial, Done)):
+                return message.report.scenario
         return None
+
+
+Condition = Callable[[RunMessage], bool]
+
+
+class ReplayGate:
+    """Holds a replay's messages back until a test lets them through, by what they are rather than by how
+    many there are: recording a fixture again (a stage more, a point less) then breaks no test."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._released: collections.deque[Condition | None] = collections.deque()
+        """Each a release still to be used up: messages pass until one matches its condition, which passes
+        too and ends it; None lets every message pass from then on."""
+
+    def release_until(self, *, kind: type[RunMessage] | None = None, stage: str | None = None) -> None:
+        """Let messages through up to and including the next one of ``kind`` (``Progress``, ``Partial``,
+        ``SweepPoint``, ``Done``) and, given ``stage``, the next progress message of that stage."""
+        if kind is None and stage is None:
+            raise ValueError("release_until needs a kind or a stage to stop at")
+
+        def matches(message: RunMessage) -> bool:
+            if kind is not None and not isinstance(message, kind):
+                return False
+            return stage is None or (isinstance(message, Progress) and message.stage == stage)
+
+        self._release(matches)
+
+    def release_all(self) -> None:
+        """Let every message through, of this run and of any later one."""
+        self._release(None)
+
+    def _release(self, condition: Condition | None) -> None:
+        with self._changed:
+            self._released.append(condition)
+            self._changed.notify_all()
+
+    def admit(self, message: RunMessage, timeout: float) -> bool:
+        """Whether ``message`` may pass now, waiting up to ``timeout`` for a release that lets it."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: self._released, timeout):
+                return False
+            condition = self._released[0]
+            if condition is not None and condition(message):
+                self._released.popleft()
+            return True
 
 
 @dataclass
@@ -45,8 +113,8 @@ class ReplayEngineLink:
     """An ``EngineLink`` that plays recordings back instead of measuring."""
 
     recordings: dict[str, Recording]
-    gate: threading.Semaphore | None = None
-    """When set, each message waits for one ``release()``: a test decides when the next one arrives."""
+    gate: ReplayGate | None = None
+    """When set, each message waits until the gate lets it through: a test decides when it arrives."""
     start_error: EngineDied | None = None
     """When set, ``start`` fails with it, as an engine that cannot import torch would."""
     runs: list[tuple[Path, bool]] = field(default_factory=list)
@@ -67,32 +135,34 @@ class ReplayEngineLink:
         recordings = [Recording.load(path) for path in paths]
         return cls({recording.scenario: recording for recording in recordings}, **options)
 
-    def start(self) -> dict[str, Any]:
+    def start(self) -> Hello:
         if self.start_error is not None:
             raise self.start_error
-        return dict(next(iter(self.recordings.values())).hello) if self.recordings else {}
+        if not self.recordings:
+            raise EngineDied(None, "", "no recordings to replay")
+        return next(iter(self.recordings.values())).hello
 
-    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[dict[str, Any]]:
+    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[RunMessage]:
         self._requested += 1
         self.runs.append((Path(path), sweep))
         self.sizes.append(size)
         return self._messages(self._requested, Path(path), sweep)
 
-    def _messages(self, number: int, path: Path, sweep: bool) -> Iterator[dict[str, Any]]:
+    def _messages(self, number: int, path: Path, sweep: bool) -> Iterator[RunMessage]:
         with self._busy:
             self.start()
             recording = self.recordings.get(path.name)
             if recording is None:
                 raise EngineDied(1, "", f"no recording for {path.name}")
             for message in _replayed(recording, path, sweep):
-                self._wait_for_turn(number)
+                self._wait_for_turn(number, message)
                 yield message
 
-    def _wait_for_turn(self, number: int) -> None:
+    def _wait_for_turn(self, number: int, message: RunMessage) -> None:
         while True:
             if number <= self._cancelled_upto or self._closed:
                 raise EngineDied(-9, "")
-            if self.gate is None or self.gate.acquire(timeout=0.02):
+            if self.gate is None or self.gate.admit(message, timeout=0.02):
                 return
 
     def cancel(self) -> None:
@@ -105,19 +175,27 @@ class ReplayEngineLink:
         return ""
 
 
-def _replayed(recording: Recording, path: Path, sweep: bool) -> Iterator[dict[str, Any]]:
+def _replayed(recording: Recording, path: Path, sweep: bool) -> Iterator[RunMessage]:
     """The recording as a run of ``path`` would send it: paths rewritten, the sweep left out if not asked."""
     recorded = recording.recorded_path()
     for message in recording.messages:
-        if not sweep and (message["type"] == "sweep_point" or message.get("stage") == "sweep"):
+        if not sweep and (isinstance(message, SweepPoint) or
+                          (isinstance(message, Progress) and message.stage == "sweep")):
             continue
-        message = _rewrite_paths(message, recorded, str(path))
-        if not sweep and "report" in message:
-            report = dict(message["report"])
-            report.update(sweep=[], sweep_strategy=None, sweep_compiles=None)
-            report["expect"] = {k: v for k, v in report.get("expect", {}).items() if k not in NEEDS_SWEEP}
-            message = {**message, "report": report}
-        yield message
+        if isinstance(message, Progress):
+            yield replace(message, detail=_rewrite_paths(message.detail, recorded, str(path)))
+        elif isinstance(message, (Partial, Done)):
+            yield replace(message, report=_replayed_report(message.report, recorded, str(path), sweep))
+        else:
+            yield message
+
+
+def _replayed_report(report: ScenarioReport, recorded: str | None, path: str, sweep: bool) -> ScenarioReport:
+    report = ScenarioReport.from_dict(_rewrite_paths(report.to_dict(), recorded, path))
+    if sweep:
+        return report
+    expect = {claim: check for claim, check in report.expect.items() if claim not in NEEDS_SWEEP}
+    return replace(report, sweep=(), sweep_strategy=None, sweep_compiles=None, expect=expect)
 
 
 def _rewrite_paths(value: Any, old: str | None, new: str) -> Any:

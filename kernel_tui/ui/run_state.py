@@ -6,15 +6,12 @@ messages; the widgets are then told what to show from it. Nothing here touches T
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
 from kernel_tui.protocol import STAGES
 from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
-
-_SIZES_IN_DETAIL = re.compile(r"(\d+) sizes?")
 
 
 class RunStatus(Enum):
@@ -49,11 +46,11 @@ class ScenarioRun:
     def running(self) -> bool:
         return self.status is RunStatus.RUNNING
 
-    def stage_started(self, stage: str, detail: str) -> None:
+    def stage_started(self, stage: str, detail: str, total: int | None = None) -> None:
+        """``total``: the steps the stage takes, as the engine's progress message says (the sweep's sizes)."""
         self.stage, self.detail = stage, detail
         if stage == "sweep":
-            match = _SIZES_IN_DETAIL.search(detail)
-            self.sweep_total = int(match.group(1)) if match else None
+            self.sweep_total = total
 
     def point_measured(self, point: SweepPoint) -> None:
         self.points.append(point)

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from kernel_tui.client import EngineClient, EngineDied
+from kernel_tui.ui.replay import Recording
 
 HERE = Path(__file__).resolve().parent
 SWEEP_SIZES = [2**10, 2**12, 2**14, 2**16, 2**18, 2**20]
@@ -29,11 +30,11 @@ def _rounded(value):
 def record(client: EngineClient, scenario: str, out: str, **options) -> None:
     messages = []
     try:
-        for message in client.run(str(HERE / scenario), timeout=900, **options):
-            messages.append(_rounded(message))
+        messages.extend(client.run(str(HERE / scenario), timeout=900, **options))
     except EngineDied as death:
         print(f"{scenario}: {death.describe()}", file=sys.stderr)
-    fixture = {"hello": client.hello, "scenario": scenario, "messages": messages}
+    assert client.hello is not None
+    fixture = _rounded(Recording(client.hello, scenario, tuple(messages)).to_json_object())
     (HERE / out).write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n")
     print(f"{out}: {len(messages)} messages")
 

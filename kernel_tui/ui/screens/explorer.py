@@ -28,6 +28,7 @@ from textual.widgets import DataTable, Footer, Header, OptionList, Static, Tabbe
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from kernel_tui.client import EngineDied
+from kernel_tui.protocol import Hello, RunMessage
 from kernel_tui.report import ScenarioError
 from kernel_tui.ui import describe
 from kernel_tui.ui.catalog import ScenarioEntry
@@ -95,7 +96,7 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
         """Each scenario's latest run, by path."""
         self.active: ScenarioRun | None = None
         """The run the engine is working on; its messages are the only ones listened to."""
-        self.hello: dict | None = None
+        self.hello: Hello | None = None
         self.engine_error: ScenarioError | None = None
         self.wide = self._fits_wide()
         self._run_ids = 0
@@ -240,7 +241,7 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
             signature.update(f"shapes: {shown}" if shown else "")
             signature.display = bool(shown)
         self._show_kernel_name()
-        device = self.hello.get("device", "cpu") if self.hello else "cpu"
+        device = self.hello.device if self.hello else "cpu"
         if summary := self._find("#summary", SummaryStrip):
             summary.show(
                 report,
@@ -284,13 +285,13 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
 
     def _warming(self, now: float) -> tuple[float, float] | None:
         """(estimate, elapsed) seconds while the engine's first compile of the session runs, else None."""
-        if self._warmup_since is None or self.hello is None:
+        if self._warmup_since is None or self.hello is None or self.hello.warmup is None:
             return None
         result = getattr(self.app.link, "warmup_result", None)
         if result is not None and result() is not None:
             self._warmup_since = None
             return None
-        return float(self.hello["warmup"].get("estimate_s") or 0.0), now - self._warmup_since
+        return self.hello.warmup.estimate_s, now - self._warmup_since
 
     def _show_marks(self) -> None:
         self.query_one(ScenarioList).show(self.entries, self._marks())
@@ -479,7 +480,7 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
             self.post_message(EngineStarted(hello))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="engine")
-    def _run_engine(self, run_id: int, path: Path, messages: Iterator[dict]) -> None:
+    def _run_engine(self, run_id: int, path: Path, messages: Iterator[RunMessage]) -> None:
         """Stream one run's messages to the screen, typed; runs in a thread, never on the UI's."""
         worker = get_current_worker()
         try:
@@ -507,7 +508,7 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
 
     def on_engine_started(self, message: EngineStarted) -> None:
         self.hello = message.hello
-        self._warmup_since = self.app.clock() if (message.hello or {}).get("warmup") else None
+        self._warmup_since = self.app.clock() if message.hello.warmup is not None else None
         self.engine_error = None
         self._show_results()
 
@@ -519,7 +520,7 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
         run = self._run_for(message.run_id)
         if run is None:
             return
-        run.stage_started(message.stage, message.detail)
+        run.stage_started(message.stage, message.detail, message.total)
         if run.path == self.entry.path:
             self._show_results()
         else:

@@ -1,0 +1,179 @@
+"""The protocol's one encoder and one decoder: every message survives the wire, anything else is refused."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from kernel_tui import protocol
+from kernel_tui.protocol import (
+    PROTOCOL_VERSION,
+    Done,
+    Hello,
+    Partial,
+    Progress,
+    ProtocolError,
+    Quit,
+    RunRequest,
+    SweepPoint,
+    Warmup,
+    WarmupPlan,
+)
+from kernel_tui.report import ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport
+from kernel_tui.report import SweepPoint as MeasuredPoint
+
+POINT = MeasuredPoint(size=1024, eager_us=4.1, compiled_us=40.3, eager_iqr_us=0.9, compiled_iqr_us=0.0,
+                      eager_bytes=20480, compiled_bytes=12288)
+REPORT = ScenarioReport(
+    "/s/add_relu.py", "Add, then ReLU", "cpu", "EPYC", "2.14.1", 1024,
+    eager=ModeResult(kernel_count=2, kernels=(Kernel("aten::add", "aten::add", 1, 3.5),), bytes_total=20480,
+                     time_us=7.0),
+    sweep=(POINT,),
+    expect={"eager": ExpectCheck(2, 2, True)},
+    threads=2,
+    notes=("a note",),
+)
+FAILED_REPORT = ScenarioReport("/s/broken.py", "Broken", "cpu", "EPYC", "2.14.1", 0,
+                               error=ScenarioError("eager", "boom", 7, "/s/broken.py", "Traceback ..."))
+
+EVERY_MESSAGE = [
+    Hello(pid=12, device="cpu", device_name="EPYC", torch_version="2.14.1", threads=2),
+    Hello(pid=12, device="cuda", device_name="H200", torch_version="2.14.1", threads=16,
+          warmup=WarmupPlan(cold=True, estimate_s=20.0)),
+    Warmup(state="done", seconds=3.2, cold=False),
+    Warmup(state="failed", seconds=0.4, message="RuntimeError('no compiler')"),
+    Progress(run_id=1, stage="load", detail="/s/add_relu.py"),
+    Progress(run_id=1, stage="sweep", detail="6 sizes", total=6),
+    Partial(run_id=1, report=REPORT),
+    SweepPoint(run_id=1, point=POINT),
+    Done(run_id=1, report=REPORT),
+    Done(run_id=2, report=FAILED_REPORT, restart=True),
+    RunRequest(run_id=3, path="/s/add_relu.py"),
+    RunRequest(run_id=4, path="/s/add_relu.py", size=4096, sizes=(1024, 4096), sweep=False, trace_dir="/tmp/t"),
+    Quit(),
+]
+
+
+def wire(message: protocol.Message) -> dict:
+    return json.loads(protocol.encode(message))
+
+
+@pytest.mark.parametrize("message", EVERY_MESSAGE, ids=lambda message: type(message).__name__)
+def test_every_message_reads_back_as_it_was_written(message):
+    line = protocol.encode(message)
+    assert line.endswith("\n") and "\n" not in line[:-1], "one message, one line"
+    assert protocol.decode(line) == message
+
+
+def test_every_message_type_is_covered():
+    assert {type(message) for message in EVERY_MESSAGE} == set(protocol.WIRE_TYPES)
+
+
+def test_a_report_arrives_as_a_report_object():
+    message = protocol.decode(protocol.encode(Partial(1, REPORT)))
+    assert isinstance(message, Partial) and isinstance(message.report, ScenarioReport)
+    assert message.report.eager is not None and message.report.eager.kernels[0].name == "aten::add"
+    assert message.report.sweep == (POINT,)
+
+
+def test_a_time_that_is_not_a_number_survives_the_wire():
+    point = MeasuredPoint(size=4, eager_us=math.nan, compiled_us=1.0)
+    message = protocol.decode(protocol.encode(SweepPoint(1, point)))
+    assert isinstance(message, SweepPoint) and math.isnan(message.point.eager_us)
+
+
+def test_the_sweep_total_travels():
+    message = protocol.decode(protocol.encode(Progress(1, "sweep", "whatever the words", total=6)))
+    assert isinstance(message, Progress) and message.total == 6
+
+
+@pytest.mark.parametrize("line", [
+    "not json at all",
+    "[1, 2]",
+    '"hello"',
+    "{}",
+    json.dumps({"protocol": PROTOCOL_VERSION, "run_id": 1}),
+    json.dumps({"type": "shout", "protocol": PROTOCOL_VERSION}),
+    json.dumps({"type": 7, "protocol": PROTOCOL_VERSION}),
+], ids=["not-json", "a-list", "a-string", "no-type", "no-type-with-fields", "unknown-type", "type-not-text"])
+def test_a_line_that_is_no_message_is_refused(line):
+    with pytest.raises(ProtocolError):
+        protocol.decode(line)
+
+
+@pytest.mark.parametrize("version", [None, 1, PROTOCOL_VERSION + 1, str(PROTOCOL_VERSION)])
+@pytest.mark.parametrize("message", [EVERY_MESSAGE[0], EVERY_MESSAGE[5], EVERY_MESSAGE[11]],
+                         ids=["hello", "progress", "run"])
+def test_a_message_of_another_protocol_version_is_refused(message, version):
+    data = wire(message)
+    if version is None:
+        del data["protocol"]
+    else:
+        data["protocol"] = version
+    with pytest.raises(protocol.VersionMismatch, match="protocol version"):
+        protocol.decode(json.dumps(data))
+
+
+@pytest.mark.parametrize(("message", "field", "value"), [
+    (EVERY_MESSAGE[0], "pid", None),
+    (EVERY_MESSAGE[0], "pid", "12"),
+    (EVERY_MESSAGE[0], "threads", True),
+    (EVERY_MESSAGE[1], "warmup", {"cold": True}),
+    (EVERY_MESSAGE[2], "state", "maybe"),
+    (EVERY_MESSAGE[2], "seconds", None),
+    (EVERY_MESSAGE[5], "total", "6"),
+    (EVERY_MESSAGE[5], "stage", None),
+    (EVERY_MESSAGE[6], "report", None),
+    (EVERY_MESSAGE[6], "report", {"title": "no scenario"}),
+    (EVERY_MESSAGE[6], "report", {**REPORT.to_dict(), "eager": 5}),
+    (EVERY_MESSAGE[7], "point", [1024, 4.1]),
+    (EVERY_MESSAGE[8], "restart", "no"),
+    (EVERY_MESSAGE[8], "run_id", 1.5),
+    (EVERY_MESSAGE[11], "sizes", [1024, "4096"]),
+    (EVERY_MESSAGE[11], "sweep", 1),
+])
+def test_a_field_of_the_wrong_type_is_refused(message, field, value):
+    data = wire(message)
+    data[field] = value
+    with pytest.raises(ProtocolError, match=f"malformed '{data['type']}'"):
+        protocol.decode(json.dumps(data))
+
+
+@pytest.mark.parametrize(("message", "field"), [
+    (EVERY_MESSAGE[0], "device"),
+    (EVERY_MESSAGE[4], "detail"),
+    (EVERY_MESSAGE[8], "report"),
+    (EVERY_MESSAGE[10], "path"),
+])
+def test_a_message_without_a_required_field_is_refused(message, field):
+    data = wire(message)
+    del data[field]
+    with pytest.raises(ProtocolError, match=f"no '{field}'"):
+        protocol.decode(json.dumps(data))
+
+
+def test_an_optional_field_may_be_left_out():
+    data = wire(Progress(1, "eager", "warm-up and profile"))
+    del data["total"]
+    assert protocol.decode(json.dumps(data)) == Progress(1, "eager", "warm-up and profile")
+
+
+def test_dispatch_calls_the_handler_of_the_message_type_only():
+    calls: list[str] = []
+    for message in EVERY_MESSAGE:
+        result = protocol.dispatch(
+            message,
+            hello=lambda m: calls.append("hello") or "h",
+            progress=lambda m: calls.append(f"progress {m.stage}") or "p",
+            done=lambda m: calls.append(f"done {m.run_id}") or "d",
+        )
+        expected = {Hello: "h", Progress: "p", Done: "d"}.get(type(message))
+        assert result == expected
+    assert calls == ["hello", "hello", "progress load", "progress sweep", "done 1", "done 2"]
+
+
+def test_dispatch_refuses_what_is_not_a_message():
+    with pytest.raises(TypeError):
+        protocol.dispatch({"type": "done"})  # type: ignore[arg-type]
