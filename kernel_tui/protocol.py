@@ -34,7 +34,7 @@ from kernel_tui.report import SweepPoint as MeasuredPoint
 
 PROTOCOL_VERSION = 2
 
-STAGES = ("load", "inputs", "eager", "compile", "profile", "sweep")
+STAGES = ("load", "inputs", "eager", "compile", "profile", "timing", "sweep")
 WARMUP_STATES = ("done", "failed")
 
 
