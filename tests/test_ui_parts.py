@@ -52,19 +52,23 @@ class TestCatalog:
 class TestRunState:
     def test_progress_goes_through_the_stages_then_one_step_per_sweep_size(self):
         run = ScenarioRun(1, Path("x.py"), sweep=True, started_at=0.0)
-        assert run.progress() == (0.0, 6)
+        assert run.progress() == (0.0, 7)
         run.stage_started("compile", "")
-        assert run.progress() == (3.0, 6)
+        assert run.progress() == (3.0, 7)
+        run.stage_started("timing", "")
+        assert run.progress() == (5.0, 7)
         run.stage_started("sweep", "4 sizes", total=4)
         assert run.sweep_total == 4
-        assert run.progress() == (5.0, 9)
+        assert run.progress() == (6.0, 10)
         run.point_measured(SweepPoint(1024, 1.0, 2.0))
-        assert run.progress() == (6.0, 9)
+        assert run.progress() == (7.0, 10)
 
     def test_without_sweep_there_is_no_sweep_step(self):
         run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=0.0)
         run.stage_started("profile", "")
-        assert run.progress() == (4.0, 5)
+        assert run.progress() == (4.0, 6)
+        run.stage_started("timing", "")
+        assert run.progress() == (5.0, 6)
 
     def test_cancel_is_not_an_error(self):
         run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=0.0)
