@@ -37,6 +37,15 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _variant(text: str) -> tuple[str, dict[str, Any]]:
+    from kernel_tui.compile_variants import VariantError, parse_variant_flag
+
+    try:
+        return parse_variant_flag(text)
+    except VariantError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text.replace("_", ""))
@@ -100,6 +109,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--size", type=_positive_int, help="elements for the kernel tables (default: SIZE)")
     run.add_argument("--sizes", type=_sizes, help="sweep sizes, e.g. 1024,65536,1048576 (default: SIZES)")
     run.add_argument("--no-sweep", action="store_true", help="skip the runtime-against-size sweep")
+    run.add_argument("--variant", type=_variant, action="append", default=[], metavar="NAME=KEY:VALUE,...",
+                     help="also measure torch.compile with these arguments in a column of its own, e.g. "
+                          "dyn=dynamic:True or fast=mode:max-autotune-no-cudagraphs (repeatable; adds to or "
+                          "overrides the file's VARIANTS; default=... changes the compiled column)")
     run.add_argument("--json", action="store_true", help="one JSON object per scenario, one per line")
     run.add_argument("--timeout", type=_positive_seconds, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                      help=f"give up on a scenario after this long (default {DEFAULT_TIMEOUT_S:g})")
@@ -260,6 +273,7 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
                     sweep=not options.no_sweep,
                     timeout=options.timeout,
                     trace_dir=options.trace,
+                    variants=dict(options.variant) or None,
                 ):
                     if message["type"] == "progress" and not options.json and status.is_terminal:
                         status.print(f"[dim]{path.name}: {message['stage']} {message.get('detail', '')}[/]")

@@ -230,6 +230,7 @@ class EngineClient:
         sweep: bool = True,
         timeout: float | None = None,
         trace_dir: str | None = None,
+        variants: dict[str, dict[str, Any]] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Yield the engine's messages for one scenario, ending with its ``done`` message.
 
@@ -244,7 +245,7 @@ class EngineClient:
             self._process.stdin.write(
                 protocol.run_request(
                     run_id, os.path.abspath(path), size=size, sizes=sizes, sweep=sweep,
-                    trace_dir=None if trace_dir is None else os.path.abspath(trace_dir),
+                    trace_dir=None if trace_dir is None else os.path.abspath(trace_dir), variants=variants,
                 )
             )
             self._process.stdin.flush()

@@ -15,7 +15,9 @@ Engine -> front end, each with ``type``:
     done         {run_id, report[, restart]}     the final ScenarioReport; restart: the scenario changed what
                                                  the engine cannot restore, and it ends after this message
 Front end -> engine:
-    run          {run_id, path, size, sizes, sweep, trace_dir}
+    run          {run_id, path, size, sizes, sweep, trace_dir[, variants]}
+                                                 variants: {NAME: {torch.compile arguments}}, added to or
+                                                 overriding the file's VARIANTS (``--variant``)
     quit         {}
 """
 
@@ -55,5 +57,8 @@ def run_request(
     sizes: list[int] | None = None,
     sweep: bool = True,
     trace_dir: str | None = None,
+    variants: dict[str, dict[str, Any]] | None = None,
 ) -> str:
-    return encode("run", run_id=run_id, path=path, size=size, sizes=sizes, sweep=sweep, trace_dir=trace_dir)
+    # Sent only when given, so that a request without variants reads exactly as it did before them.
+    extra = {"variants": variants} if variants else {}
+    return encode("run", run_id=run_id, path=path, size=size, sizes=sizes, sweep=sweep, trace_dir=trace_dir, **extra)

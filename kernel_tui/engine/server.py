@@ -121,6 +121,7 @@ def _run(
             run_sweep=bool(request.get("sweep", True)),
             trace_dir=request.get("trace_dir"),
             emit=emit,
+            variants_requested=request.get("variants"),
         )
         return report.to_dict()
     except (SystemExit, KeyboardInterrupt) as exc:
