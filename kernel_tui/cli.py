@@ -288,7 +288,8 @@ def run_command(options: argparse.Namespace, paths: list[Path]) -> int:
                 report = died_report(path, error, partial, points, hello, options)
             assert report is not None
             reports.append(report)
-            if not report.ok:
+            # A variant that could not be measured was asked for by name: a script must hear of it.
+            if not report.ok or any(variant.error is not None for variant in report.variants.values()):
                 exit_code = EXIT_FAILED
             if options.json:
                 sys.stdout.write(json.dumps(strict_json(report.to_dict()), allow_nan=False) + "\n")
