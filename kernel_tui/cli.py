@@ -208,6 +208,8 @@ def _main(argv: Sequence[str] | None) -> int:
         options = parser.parse_args(args)
         if options.command == "run":
             _check_arch(parser, options)
+            if options.variant and options.device == "cuda-preview":
+                parser.error("--variant applies to a measurement: a preview generates the compiled side's code only")
             _check_outputs(parser, options)
             return run_command(options, _check_paths(parser, options.paths))
         if options.command == "list":

@@ -47,8 +47,14 @@ def plain() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def with_variants() -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
-    return kernel_tui_json(*itertools.chain.from_iterable(("--variant", flag) for flag in VARIANT_FLAGS))
+def traces(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("traces")
+
+
+@pytest.fixture(scope="module")
+def with_variants(traces: Path) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
+    flags = itertools.chain.from_iterable(("--variant", flag) for flag in VARIANT_FLAGS)
+    return kernel_tui_json(*flags, "--trace", str(traces))
 
 
 def test_each_variant_is_measured_like_compiled_in_its_own_column(with_variants):
@@ -71,6 +77,12 @@ def test_each_variant_is_measured_like_compiled_in_its_own_column(with_variants)
         assert variant["graph_breaks"] == 0 and variant["recompiles"] == 0, variant["recompile_reasons"]
         low, high = variant["speedup_range"]
         assert low <= high and variant["speedup"] > 0
+
+
+def test_each_measured_variant_writes_its_own_trace(with_variants, traces):
+    names = sorted(path.name for path in traces.iterdir())
+    assert names == [f"add_relu.{mode}.json" for mode in ("compiled", "eager", "variant.dyn", "variant.full",
+                                                          "variant.ro")]
 
 
 def test_reduce_overhead_on_a_cpu_says_its_cuda_graphs_were_skipped(with_variants):
@@ -148,6 +160,10 @@ def test_a_malformed_variant_flag_is_a_usage_error(capsys):
         main(["run", str(ADD_RELU), "--variant", "x=bogus:1"])
     assert exit_.value.code == 2
     assert "unknown torch.compile argument 'bogus'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", str(ADD_RELU), "--device", "cuda-preview", "--variant", "dyn=dynamic:True"])
+    assert exit_.value.code == 2
+    assert "--variant applies to a measurement" in capsys.readouterr().err
 
 
 def test_the_run_request_carries_variants_only_when_given():
