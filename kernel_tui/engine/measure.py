@@ -182,11 +182,10 @@ def _measure_modes(
         emit,
     )
     report = replace(report, variants={run.name: run.untimed() for run in variant_runs})
-    emit("progress", stage="timing", detail="eager and compiled, interleaved")
-    report = _timed(
-        replace(report, compiled=compiled), lambda: fn(*args), lambda: compiled_fn(*args),
-        {run.name: run.call for run in variant_runs if run.call is not None},
-    )
+    variant_calls = {run.name: run.call for run in variant_runs if run.call is not None}
+    timed = f"eager, compiled and {len(variant_calls)} variants" if variant_calls else "eager and compiled"
+    emit("progress", stage="timing", detail=f"{timed}, interleaved")
+    report = _timed(replace(report, compiled=compiled), lambda: fn(*args), lambda: compiled_fn(*args), variant_calls)
     compiled = report.compiled
     assert compiled is not None and compiled.time_us is not None
     compiled = replace(
