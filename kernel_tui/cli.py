@@ -44,6 +44,15 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _variant(text: str) -> tuple[str, dict[str, Any]]:
+    from kernel_tui.compile_variants import VariantError, parse_variant_flag
+
+    try:
+        return parse_variant_flag(text)
+    except VariantError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text.replace("_", ""))
@@ -107,6 +116,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--size", type=_positive_int, help="elements for the kernel tables (default: SIZE)")
     run.add_argument("--sizes", type=_sizes, help="sweep sizes, e.g. 1024,65536,1048576 (default: SIZES)")
     run.add_argument("--no-sweep", action="store_true", help="skip the runtime-against-size sweep")
+    run.add_argument("--variant", type=_variant, action="append", default=[], metavar="NAME=KEY:VALUE,...",
+                     help="also measure torch.compile with these arguments in a column of its own, e.g. "
+                          "dyn=dynamic:True or fast=mode:max-autotune-no-cudagraphs (repeatable; adds to or "
+                          "overrides the file's VARIANTS; default=... changes the compiled column)")
     run.add_argument("--json", action="store_true", help="one JSON object per scenario, one per line")
     run.add_argument("--timeout", type=_positive_seconds, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                      help=f"give up on a scenario after this long (default {DEFAULT_TIMEOUT_S:g})")
@@ -205,6 +218,8 @@ def _main(argv: Sequence[str] | None) -> int:
         options = parser.parse_args(args)
         if options.command == "run":
             _check_arch(parser, options)
+            if options.variant and options.device == "cuda-preview":
+                parser.error("--variant applies to a measurement: a preview generates the compiled side's code only")
             _check_outputs(parser, options)
             paths = _check_paths(parser, options.paths)
             baselines = None
@@ -288,6 +303,7 @@ def run_command(
                     sweep=not options.no_sweep,
                     timeout=options.timeout,
                     trace_dir=options.trace,
+                    variants=dict(options.variant) or None,
                 ):
                     heard.take(message)
                 report = heard.report
@@ -296,7 +312,8 @@ def run_command(
                 report = died_report(path, error, heard.partial, heard.points, hello, options)
             assert report is not None
             reports.append(report)
-            if not report.ok:
+            # A variant that could not be measured was asked for by name: a script must hear of it.
+            if not report.ok or any(variant.error is not None for variant in report.variants.values()):
                 exit_code = EXIT_FAILED
             comparison = baseline_comparison(report, baselines, alone=len(paths) == 1)
             if comparison is not None and comparison.grew:

@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from kernel_tui import proctree, protocol
 from kernel_tui.protocol import Done, EngineMessage, Hello, ProtocolError, RunMessage, RunRequest, Warmup
@@ -244,6 +245,7 @@ class EngineClient:
         sweep: bool = True,
         timeout: float | None = None,
         trace_dir: str | None = None,
+        variants: dict[str, dict[str, Any]] | None = None,
     ) -> Iterator[RunMessage]:
         """Yield the engine's messages for one scenario, ending with its ``Done``.
 
@@ -256,7 +258,7 @@ class EngineClient:
         run_id = self._next_run_id
         request = RunRequest(
             run_id, os.path.abspath(path), size=size, sizes=None if sizes is None else tuple(sizes), sweep=sweep,
-            trace_dir=None if trace_dir is None else os.path.abspath(trace_dir),
+            trace_dir=None if trace_dir is None else os.path.abspath(trace_dir), variants=variants or None,
         )
         try:
             self._process.stdin.write(protocol.encode(request))

@@ -17,7 +17,8 @@ Engine -> front end:
     Done        the final report; ``restart``: the scenario changed what the engine cannot restore, and it
                 ends after this message
 Front end -> engine:
-    RunRequest  measure one scenario
+    RunRequest  measure one scenario; ``variants``: {NAME: {torch.compile arguments}}, added to or
+                overriding the file's VARIANTS (``--variant``)
     Quit        end
 """
 
@@ -119,6 +120,8 @@ class RunRequest:
     """The sweep's sizes; None: the scenario's own SIZES."""
     sweep: bool = True
     trace_dir: str | None = None
+    variants: dict[str, dict[str, Any]] | None = None
+    """Compile variants by name, each a set of torch.compile keyword arguments; None: the file's own."""
 
 
 @dataclass(frozen=True)
@@ -280,7 +283,14 @@ def _read_run_request(wire: _Fields) -> RunRequest:
     return RunRequest(
         run_id=wire.integer("run_id"), path=wire.text("path"), size=wire.optional_integer("size"),
         sizes=wire.integers("sizes"), sweep=wire.flag("sweep"), trace_dir=wire.optional_text("trace_dir"),
+        variants=_variants(wire.optional_mapping("variants")),
     )
+
+
+def _variants(value: dict[str, Any] | None) -> dict[str, dict[str, Any]] | None:
+    if value is not None and not all(isinstance(options, dict) for options in value.values()):
+        raise TypeError(f"'variants' is {value!r}")
+    return value
 
 
 _READERS: dict[str, Callable[[_Fields], Message]] = {

@@ -22,11 +22,13 @@ from kernel_tui.baseline import (
     unchanged_text,
     verdict_text,
 )
+from kernel_tui.compile_variants import describe_arguments
 from kernel_tui.formatting import (
     claim_line,
     device_line,
     format_bytes,
     format_count,
+    format_ratio,
     format_size,
     format_speedup,
     format_time_us,
@@ -89,6 +91,62 @@ def roofline_table(report: ScenarioReport) -> Table:
     return table
 
 
+def variants_table(report: ScenarioReport) -> Table:
+    """Eager, compiled and each compile variant in a row of its own, narrow enough for 80 columns: kernels,
+    bytes, time with its spread, the speedup over eager from the shared rounds, compile time, graph breaks and
+    recompiles. What a variant's arguments were, and why one has no numbers, follow under the table."""
+    table = Table(title="compile variants (speedup over eager, same timing rounds)", title_justify="left",
+                  pad_edge=False)
+    table.add_column("column", overflow="ellipsis", no_wrap=True, max_width=16)
+    for column in ("kernels", "bytes", "time ± half IQR", "speedup", "compile", "breaks", "recomp."):
+        table.add_column(column, justify="right", no_wrap=True)
+    rows: list[tuple[str, ModeResult | None, tuple[float, float] | None]] = [
+        ("eager", report.eager, None),
+        ("compiled", report.compiled, report.speedup_range),
+    ]
+    rows += [(name, variant.measured, variant.speedup_range) for name, variant in report.variants.items()]
+    eager_us = report.eager.time_us if report.eager is not None else None
+    for name, mode, spread in rows:
+        if mode is None:
+            table.add_row(name, Text("not measured", style="red"), "", "", "", "", "", "")
+            continue
+        time = format_time_us(mode.time_us, report.is_preview)
+        if mode.time_iqr_us is not None:
+            time += f" ± {format_time_us(mode.time_iqr_us / 2)}"
+        speedup = "" if name == "eager" else _speedup_cell(eager_us, mode.time_us, spread)
+        table.add_row(
+            name,
+            format_count(mode.kernel_count),
+            format_bytes(mode.bytes_total),
+            time,
+            speedup,
+            f"{mode.compile_s:.2f} s" if mode.compile_s is not None else "",
+            "" if mode.graph_breaks is None else str(mode.graph_breaks),
+            "" if mode.recompiles is None else str(mode.recompiles),
+        )
+    return table
+
+
+def _speedup_cell(eager_us: float | None, time_us: float | None, spread: tuple[float, float] | None) -> str:
+    if not eager_us or not time_us:
+        return "—"
+    if spread is not None and spread[0] <= 1.0 <= spread[1]:
+        return "≈ 1×"  # the rounds' spread holds 1: no measurable difference
+    return format_ratio(eager_us / time_us)
+
+
+def variant_lines(report: ScenarioReport) -> list[Text]:
+    """Per variant: the arguments it was compiled with, and its note or error."""
+    lines = []
+    for name, variant in report.variants.items():
+        lines.append(Text(f"{name}: {describe_arguments(variant.options)}", style="dim"))
+        if variant.note:
+            lines.append(Text(f"  note: {variant.note}", style="yellow"))
+        if variant.error is not None:
+            lines.append(Text(f"  error: {variant.error.one_line(first_line_only=True)}", style="bold red"))
+    return lines
+
+
 def sweep_table(report: ScenarioReport) -> Table:
     table = Table(title="runtime against size (median of one call)", title_justify="left")
     for column in ("size", "eager", "compiled", "speedup"):
@@ -134,6 +192,9 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         else:
             parts.extend((eager, compiled))
         parts.append(Text(summary_line(report)))
+        if report.variants:
+            parts.append(variants_table(report))
+            parts.extend(variant_lines(report))
         parts.append(roofline_table(report))
         parts.append(Text(roofline_summary(report)))
         if not report.is_preview:

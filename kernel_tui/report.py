@@ -178,6 +178,52 @@ class ScenarioError:
 
 
 @dataclass(frozen=True)
+class VariantResult:
+    """One compile variant (``VARIANTS`` or ``--variant``) beside eager: measured as ``compiled`` is, in the same
+    interleaved timing, or the reason it has no numbers."""
+
+    options: dict[str, Any]
+    """The ``torch.compile`` keyword arguments it was compiled with."""
+    measured: ModeResult | None = None
+    """Kernels, bytes, time, compile time, graph breaks and recompiles; None when it could not be measured."""
+    speedup_range: tuple[float, float] | None = None
+    """The interquartile range of eager over this variant in the rounds of the timing they shared."""
+    note: str | None = None
+    """What the device made of the arguments, e.g. a CPU skipping the CUDA graphs of ``reduce-overhead``."""
+    error: ScenarioError | None = None
+    """Why this variant alone has no numbers (it failed to compile or to run): the other columns keep theirs."""
+
+    def to_dict(self, eager_time_us: float | None) -> dict[str, Any]:
+        """The JSON form: the fields of ``compiled`` (null where not measured), then the variant's own."""
+        if self.measured is not None:
+            mode = asdict(self.measured)
+        else:
+            mode = {f.name: None for f in fields(ModeResult)} | {"kernels": [], "notes": []}
+        time_us = self.measured.time_us if self.measured is not None else None
+        speedup = eager_time_us / time_us if eager_time_us is not None and time_us else None
+        return {
+            **mode,
+            "options": self.options,
+            "speedup": speedup,
+            "speedup_range": self.speedup_range,
+            "note": self.note,
+            "error": asdict(self.error) if self.error is not None else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> VariantResult:
+        measured = _mode_from_dict(data) if data.get("kernel_count") is not None else None
+        speedup_range = data.get("speedup_range")
+        return cls(
+            options=dict(data.get("options") or {}),
+            measured=measured,
+            speedup_range=tuple(speedup_range) if speedup_range is not None else None,
+            note=data.get("note"),
+            error=_known(ScenarioError, data["error"]) if data.get("error") is not None else None,
+        )
+
+
+@dataclass(frozen=True)
 class ScenarioReport:
     """Everything one run of one scenario produced; ``to_dict`` is the ``--json`` object."""
 
@@ -216,6 +262,8 @@ class ScenarioReport:
     """What ``fn`` takes and returns, shapes and dtypes: ``a: (1048576,) float32, b: ... → () float32``."""
     ceilings: Ceilings | None = None
     """The device's copy bandwidth and matmul throughput, measured once and cached; their ratio is the ridge."""
+    variants: dict[str, VariantResult] = field(default_factory=dict)
+    """The compile variants other than ``default`` (which is ``compiled``), by name, in the order given."""
 
     def mode(self, name: str) -> ModeResult | None:
         """The result of one of ``MODES``."""
@@ -249,6 +297,8 @@ class ScenarioReport:
         data["speedup"] = self.speedup
         if self.ceilings is not None:
             data["ceilings"]["ridge"] = self.ceilings.ridge
+        eager_time_us = self.eager.time_us if self.eager is not None else None
+        data["variants"] = {name: variant.to_dict(eager_time_us) for name, variant in self.variants.items()}
         return data
 
     @classmethod
@@ -268,6 +318,9 @@ class ScenarioReport:
             values["ceilings"] = _known(Ceilings, values["ceilings"])
         if values.get("speedup_range") is not None:
             values["speedup_range"] = tuple(values["speedup_range"])
+        values["variants"] = {
+            name: VariantResult.from_dict(variant) for name, variant in (values.get("variants") or {}).items()
+        }
         return cls(**values)
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernel_tui.compile_variants import COMPILE_KEYS, DEFAULT_VARIANT, VariantError, check_variants
 from kernel_tui.snippet import is_snippet
 
 DEFAULT_SIZE = 2**20
@@ -29,7 +30,6 @@ CLAIM_KEYS = (
 """What a lesson may claim in ``EXPECT``: launches per run of ``fn`` for ``eager``/``compiled``, array-sized
 transfers, and the compiled side's graph breaks and recompiles."""
 DEVICE_KEYS = ("cpu", "cuda")
-COMPILE_KEYS = ("mode", "dynamic", "fullgraph", "backend", "options")
 
 
 class ScenarioFileError(ValueError):
@@ -55,6 +55,10 @@ class ScenarioInfo:
     has_inputs: bool = True
     is_snippet: bool = False
     """A bare expression such as ``(a + b).relu()``; see ``kernel_tui.snippet``."""
+    variants: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """``VARIANTS`` but its ``default``, which is ``compile_options``: each measured in a column of its own."""
+    variants_line: int | None = None
+    """The line of ``VARIANTS``, where an argument that the engine's torch refuses is reported."""
 
     def claims_for(self, device: str) -> dict[str, float]:
         """The claims that apply on ``device``: per-device entries override the shared ones."""
@@ -180,7 +184,7 @@ def _parse_scenario(source: str, path: Path) -> ScenarioInfo:
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
-            if name in ("SIZE", "SIZES", "EXPECT", "COMPILE"):
+            if name in ("SIZE", "SIZES", "EXPECT", "COMPILE", "VARIANTS"):
                 try:
                     constants[name] = (constant_value(node.value), node.lineno)
                 except (ValueError, TypeError, ZeroDivisionError, OverflowError, MemoryError) as error:
@@ -191,6 +195,9 @@ def _parse_scenario(source: str, path: Path) -> ScenarioInfo:
     sizes = _read_sizes(constants)
     expect = _read_expect(constants)
     compile_options = _read_compile(constants)
+    variants = _read_variants(constants)
+    if DEFAULT_VARIANT in variants:
+        compile_options = _default_variant(variants.pop(DEFAULT_VARIANT), constants)
     return ScenarioInfo(
         path=path,
         title=title.strip() or path.stem,
@@ -202,6 +209,8 @@ def _parse_scenario(source: str, path: Path) -> ScenarioInfo:
         has_fn=snippet or "fn" in functions,
         has_inputs=snippet or "inputs" in functions,
         is_snippet=snippet,
+        variants=variants,
+        variants_line=constants["VARIANTS"][1] if "VARIANTS" in constants else None,
     )
 
 
@@ -264,6 +273,27 @@ def _read_compile(constants: dict[str, tuple[Any, int]]) -> dict[str, Any]:
     if not isinstance(value, dict) or not all(key in COMPILE_KEYS for key in value):
         raise ScenarioFileError(f"COMPILE must be a dict of torch.compile arguments ({', '.join(COMPILE_KEYS)})", line)
     return value
+
+
+def _read_variants(constants: dict[str, tuple[Any, int]]) -> dict[str, dict[str, Any]]:
+    if "VARIANTS" not in constants:
+        return {}
+    value, line = constants["VARIANTS"]
+    try:
+        return check_variants(value)
+    except VariantError as error:
+        raise ScenarioFileError(str(error), line) from error
+
+
+def _default_variant(options: dict[str, Any], constants: dict[str, tuple[Any, int]]) -> dict[str, Any]:
+    """VARIANTS' ``default`` is the compiled column; COMPILE says the same, so two different answers are refused."""
+    if "COMPILE" in constants and constants["COMPILE"][0] != options:
+        raise ScenarioFileError(
+            f"VARIANTS['default'] ({options!r}) and COMPILE ({constants['COMPILE'][0]!r}) both set the compiled "
+            "column: keep one",
+            constants["VARIANTS"][1],
+        )
+    return options
 
 
 def is_scenario_file(path: Path) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 import torch._dynamo
 
-from kernel_tui.engine import compile_watch, cuda_graphs, sweep
+from kernel_tui.engine import compile_watch, cuda_graphs, sweep, variants
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.bandwidth import (
     IMPLAUSIBLE,
@@ -31,7 +31,7 @@ from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.profiling import NoDeviceActivity, join_compiled, join_eager, kernel_rows, profile_launches
 from kernel_tui.engine.signature import call_signature
-from kernel_tui.engine.timing import Timing, compare_calls, compare_wall, synchronize, time_call, wall_time_call
+from kernel_tui.engine.timing import Timing, compare_many, compare_many_wall, synchronize, time_call, wall_time_call
 from kernel_tui.engine.traffic import Traffic, array_bytes, eager_traffic, ideal_bytes
 from kernel_tui.expect import check_claims
 from kernel_tui.formatting import format_time_us
@@ -53,9 +53,11 @@ def measure_scenario(
     run_sweep: bool = True,
     trace_dir: str | None = None,
     emit: Emit = no_emit,
+    variants_requested: dict[str, dict[str, Any]] | None = None,
 ) -> ScenarioReport:
     """Everything ``kernel-tui run`` reports for one scenario file; with ``trace_dir``, the eager and
-    compiled profiles are also written there as Chrome traces."""
+    compiled profiles are also written there as Chrome traces. ``variants_requested`` adds or overrides
+    compile variants (``--variant``) over the file's ``VARIANTS``."""
     path = Path(path)
     report = ScenarioReport(
         scenario=str(path),
@@ -70,6 +72,7 @@ def measure_scenario(
     try:
         emit("progress", stage="load", detail=str(path))
         scenario = load_scenario(path)
+        scenario.info = variants.resolved_info(scenario.info, variants_requested)
         info = scenario.info
         report = replace(report, title=scenario.info.title, size=size or scenario.info.size)
         report = replace(report, bandwidth_ceiling_gbs=ceiling_gbs(device, report.device_name))
@@ -172,8 +175,17 @@ def _measure_modes(
     except USER_ERRORS as exc:  # sys.exit() in fn on a compiled call too: eager results stay
         report = _timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args), None)
         return _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
-    emit("progress", stage="timing", detail="eager and compiled, interleaved")
-    report = _timed(replace(report, compiled=compiled), lambda: fn(*args), lambda: compiled_fn(*args))
+    variant_runs = variants.measure_variants(
+        scenario, args, device,
+        lambda call, records, name: _mode_result(call, device, unit, join_compiled, records,
+                                                 _trace_path(trace_dir, path, name)),
+        emit,
+    )
+    report = replace(report, variants={run.name: run.untimed() for run in variant_runs})
+    variant_calls = {run.name: run.call for run in variant_runs if run.call is not None}
+    timed = f"eager, compiled and {len(variant_calls)} variants" if variant_calls else "eager and compiled"
+    emit("progress", stage="timing", detail=f"{timed}, interleaved")
+    report = _timed(replace(report, compiled=compiled), lambda: fn(*args), lambda: compiled_fn(*args), variant_calls)
     compiled = report.compiled
     assert compiled is not None and compiled.time_us is not None
     compiled = replace(
@@ -181,6 +193,7 @@ def _measure_modes(
         compile_s=max(first_call_s - compiled.time_us / 1e6, 0.0),
         **compile_facts,
     )
+    unattributed_eager = report.eager.kernels
     eager_rows, compiled_rows = attribute(report.eager.kernels, compiled.kernels)
     ceiling = checked_ceiling(device, report.device_name, report.bandwidth_ceiling_gbs, eager_rows + compiled_rows)
     report = replace(report, bandwidth_ceiling_gbs=ceiling)
@@ -191,6 +204,7 @@ def _measure_modes(
     )
     report = _note_cache_resident(report)
     report = _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
+    report = variants.finished(report, variant_runs, unattributed_eager, flop_ops)
     scenario.compiled_fn = compiled_fn  # the sweep continues with the same compiled function
     emit("partial", report=report.to_dict())
     return report
@@ -255,10 +269,14 @@ def _mode_result(
 
 
 def _timed(
-    report: ScenarioReport, eager_call: Callable[[], Any], compiled_call: Callable[[], Any] | None
+    report: ScenarioReport,
+    eager_call: Callable[[], Any],
+    compiled_call: Callable[[], Any] | None,
+    variant_calls: dict[str, Callable[[], Any]] | None = None,
 ) -> ScenarioReport:
-    """Time per call of each mode, eager and compiled interleaved in one measurement so that the speedup
-    and its spread come from the same rounds; on CUDA also the wall time of back-to-back calls."""
+    """Time per call of each mode, eager, compiled and each measured variant (``variant_calls`` by name)
+    interleaved in one measurement so that every speedup and its spread come from the same rounds; on CUDA
+    also the wall time of back-to-back calls."""
     device = report.device
     if report.eager is None:
         return report
@@ -266,13 +284,25 @@ def _timed(
         timing = time_call(eager_call, device)
         wall = wall_time_call(eager_call, device) if device == "cuda" else timing
         return replace(report, eager=_with_time(report.eager, timing, wall))
-    comparison = compare_calls(eager_call, compiled_call, device)
-    wall = compare_wall(eager_call, compiled_call, device) if device == "cuda" else comparison
+    names = list(variant_calls or {})
+    calls = [eager_call, compiled_call, *(variant_calls or {}).values()]
+    comparisons = compare_many(calls, device)
+    walls = compare_many_wall(calls, device) if device == "cuda" else comparisons
+    timed_variants = dict(report.variants)
+    for side, name in enumerate(names, start=2):
+        variant = timed_variants[name]
+        assert variant.measured is not None
+        timed_variants[name] = replace(
+            variant,
+            measured=_with_time(variant.measured, comparisons.timings[side], walls.timings[side]),
+            speedup_range=comparisons.against(side).ratio_range,
+        )
     return replace(
         report,
-        eager=_with_time(report.eager, comparison.first, wall.first),
-        compiled=_with_time(report.compiled, comparison.second, wall.second),
-        speedup_range=comparison.ratio_range,
+        eager=_with_time(report.eager, comparisons.timings[0], walls.timings[0]),
+        compiled=_with_time(report.compiled, comparisons.timings[1], walls.timings[1]),
+        speedup_range=comparisons.against(1).ratio_range,
+        variants=timed_variants,
     )
 
 

@@ -144,6 +144,7 @@ def _run(request: RunRequest, device: str, outbox: RunOutbox, measure_scenario: 
             run_sweep=request.sweep,
             trace_dir=request.trace_dir,
             emit=outbox.emit,
+            variants_requested=request.variants,
         )
     except (SystemExit, KeyboardInterrupt) as exc:
         # The scenario's fn ended a call with sys.exit() or KeyboardInterrupt where no stage catches it

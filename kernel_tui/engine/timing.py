@@ -8,7 +8,7 @@ carries the spread of the comparison itself, not of two measurements taken secon
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -123,9 +123,7 @@ def compare_calls(
     first: Callable[[], object], second: Callable[[], object], device: str, budget_s: float = 0.4
 ) -> Comparison:
     """Time ``first`` and ``second`` interleaved; on CUDA, the device's time of single calls after an L2 flush."""
-    if device == "cuda":
-        return _cuda_event_comparison(first, second, budget_s)
-    return compare_wall(first, second, device, budget_s)
+    return compare_many((first, second), device, budget_s).against(1)
 
 
 def compare_wall(
@@ -133,20 +131,53 @@ def compare_wall(
 ) -> Comparison:
     """Back-to-back calls, interleaved in blocks: the host's cost per call included (on CUDA too, where
     ``torch.utils.benchmark`` synchronizes at the edges of each block)."""
+    return compare_many_wall((first, second), device, budget_s).against(1)
+
+
+@dataclass(frozen=True)
+class Comparisons:
+    """Several calls timed interleaved in the same rounds: each one's times, and per round the ratio of the
+    first call's time to each call's (the first's own ratios are all 1)."""
+
+    timings: tuple[Timing, ...]
+    ratios: tuple[tuple[float, ...], ...]
+
+    def against(self, side: int) -> Comparison:
+        """The first call against call ``side``, as a two-way comparison."""
+        return Comparison(self.timings[0], self.timings[side], self.ratios[side])
+
+
+def compare_many(calls: Sequence[Callable[[], object]], device: str, budget_s: float = 0.4) -> Comparisons:
+    """Time ``calls`` interleaved (eager, compiled and each compile variant), so that every ratio to the first
+    comes from the same rounds; on CUDA, the device's time of single calls after an L2 flush."""
+    if device == "cuda":
+        return _cuda_event_comparison(calls, budget_s)
+    return compare_many_wall(calls, device, budget_s)
+
+
+def compare_many_wall(calls: Sequence[Callable[[], object]], device: str, budget_s: float = 0.4) -> Comparisons:
+    """``compare_wall`` for any number of calls: each round runs them all, in reverse order every other round,
+    so that no call always follows the same one."""
     threads = torch.get_num_threads()
-    timers = [benchmark.Timer(stmt="call()", globals={"call": call}, num_threads=threads) for call in (first, second)]
+    timers = [benchmark.Timer(stmt="call()", globals={"call": call}, num_threads=threads) for call in calls]
     numbers = [_calls_per_block(timer) for timer in timers]
-    samples: list[list[float]] = [[], []]
+    samples: list[list[float]] = [[] for _ in calls]
     spent = 0.0
     rounds = 0
-    while rounds < MAX_ROUNDS and (rounds < MIN_ROUNDS or spent < budget_s):
-        order = (0, 1) if rounds % 2 == 0 else (1, 0)
-        for side in order:
+    # The budget is per pair of calls, as it was when only two were compared: more columns take longer.
+    total_budget_s = budget_s * max(len(calls) - 1, 1)
+    while rounds < MAX_ROUNDS and (rounds < MIN_ROUNDS or spent < total_budget_s):
+        for side in _round_order(len(calls), rounds):
             block = timers[side].timeit(numbers[side])
             samples[side].append(block.median)
             spent += block.median * numbers[side]
         rounds += 1
-    return _comparison(samples, numbers)
+    return _comparisons(samples, numbers)
+
+
+def _round_order(count: int, round_index: int) -> list[int]:
+    order = list(range(count))
+    return order if round_index % 2 == 0 else order[::-1]
 
 
 def _calls_per_block(timer: benchmark.Timer) -> int:
@@ -160,33 +191,33 @@ def _calls_per_block(timer: benchmark.Timer) -> int:
     return max(1, int(number * ROUND_S / max(timer.timeit(number).median * number, 1e-9)))
 
 
-def _comparison(samples: list[list[float]], numbers: list[int]) -> Comparison:
+def _comparisons(samples: list[list[float]], numbers: list[int]) -> Comparisons:
     timings = []
-    for side in (0, 1):
-        times_us = [t * 1e6 for t in samples[side]]
+    for side, side_samples in enumerate(samples):
+        times_us = [t * 1e6 for t in side_samples]
         quartiles = statistics.quantiles(times_us, n=4) if len(times_us) > 1 else [times_us[0]] * 3
         timings.append(Timing(statistics.median(times_us), quartiles[2] - quartiles[0], len(times_us),
-                              sum(samples[side]) * numbers[side]))
-    ratios = tuple(a / b for a, b in zip(samples[0], samples[1]) if b > 0)
-    return Comparison(timings[0], timings[1], ratios)
+                              sum(side_samples) * numbers[side]))
+    ratios = tuple(tuple(a / b for a, b in zip(samples[0], side_samples) if b > 0) for side_samples in samples)
+    return Comparisons(tuple(timings), ratios)
 
 
-def _cuda_event_comparison(first: Callable[[], object], second: Callable[[], object], budget_s: float) -> Comparison:
+def _cuda_event_comparison(calls: Sequence[Callable[[], object]], budget_s: float) -> Comparisons:
     flush = l2_flush("cuda")
-    estimate = _cuda_event_timing(first, 0.01).median_us + _cuda_event_timing(second, 0.01).median_us
-    rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS * 4, budget_s * 1e6 / max(estimate, 1.0))))
+    estimate = sum(_cuda_event_timing(call, 0.01).median_us for call in calls)
+    total_budget_s = budget_s * max(len(calls) - 1, 1)
+    rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS * 4, total_budget_s * 1e6 / max(estimate, 1.0))))
     events = []
     for index in range(rounds):
-        order = (0, 1) if index % 2 == 0 else (1, 0)
         pair = {}
-        for side in order:
+        for side in _round_order(len(calls), index):
             begin, finish = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             flush()
             begin.record()
-            (first if side == 0 else second)()
+            calls[side]()
             finish.record()
             pair[side] = (begin, finish)
         events.append(pair)
     torch.cuda.synchronize()
-    samples = [[pair[side][0].elapsed_time(pair[side][1]) / 1e3 for pair in events] for side in (0, 1)]
-    return _comparison(samples, [1, 1])
+    samples = [[pair[side][0].elapsed_time(pair[side][1]) / 1e3 for pair in events] for side in range(len(calls))]
+    return _comparisons(samples, [1] * len(calls))

@@ -1,0 +1,244 @@
+"""Compile variants beside eager and compiled: ``VARIANTS`` in a file, ``--variant`` on the command line, each
+measured as ``compiled`` is and timed in the same rounds; a variant the device cannot honour or torch cannot
+compile says so in its own column."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from kernel_tui import protocol
+from kernel_tui.cli import main
+from kernel_tui.compile_variants import VariantError, parse_variant_flag
+from kernel_tui.render import scenario_view
+from kernel_tui.report import ScenarioReport
+from kernel_tui.scenario_file import ScenarioFileError, read_scenario
+
+ADD_RELU = Path(__file__).parent / "data" / "add_relu.py"
+SIZE = "4096"
+BROKEN_COMPILER = 'broken=options:{"cpp.cxx": ("no-such-compiler",)}'
+"""A variant Inductor accepts and then cannot compile: no C++ compiler by that name exists."""
+VARIANT_FLAGS = ("dyn=dynamic:True", "ro=mode:reduce-overhead", "full=fullgraph:True", BROKEN_COMPILER)
+
+
+def kernel_tui_json(*args: str) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
+    result = subprocess.run(
+        [sys.executable, "-m", "kernel_tui.cli", "run", str(ADD_RELU), "--device", "cpu", "--no-sweep", "--json",
+         "--size", SIZE, *args],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert result.stdout.strip(), result.stderr[-2000:]
+    return json.loads(result.stdout), result
+
+
+@pytest.fixture(scope="module")
+def plain() -> dict[str, Any]:
+    data, result = kernel_tui_json()
+    assert result.returncode == 0, result.stderr[-2000:]
+    return data
+
+
+@pytest.fixture(scope="module")
+def traces(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("traces")
+
+
+@pytest.fixture(scope="module")
+def with_variants(traces: Path) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
+    flags = itertools.chain.from_iterable(("--variant", flag) for flag in VARIANT_FLAGS)
+    return kernel_tui_json(*flags, "--trace", str(traces))
+
+
+def test_each_variant_is_measured_like_compiled_in_its_own_column(with_variants):
+    data, _ = with_variants
+    assert data["error"] is None
+    assert list(data["variants"]) == ["dyn", "ro", "full", "broken"]
+    options = {name: variant["options"] for name, variant in data["variants"].items()}
+    assert options["dyn"] == {"dynamic": True} and options["ro"] == {"mode": "reduce-overhead"}
+    assert options["full"] == {"fullgraph": True}
+    for name in ("dyn", "ro", "full"):
+        variant = data["variants"][name]
+        assert set(data["compiled"]) <= set(variant), name
+        assert variant["kernel_count"] == 1 and variant["bytes_total"] == data["compiled"]["bytes_total"]
+        assert [kernel["short_name"] for kernel in variant["kernels"]] == ["cpp_fused_add_relu_0"]
+        assert variant["kernels"][0]["aten_ops"] == ["aten::add", "aten::relu"]  # attributed like compiled's
+        assert variant["time_us"] > 0 and variant["compile_s"] >= 0 and variant["error"] is None
+        assert variant["flops"] == 2 * int(SIZE)
+        # Each variant compiles a code object of its own: sharing the default's would read as a recompile
+        # ("BACKEND_MATCH failure") for dyn, and as no compile at all for full.
+        assert variant["graph_breaks"] == 0 and variant["recompiles"] == 0, variant["recompile_reasons"]
+        low, high = variant["speedup_range"]
+        assert low <= high and variant["speedup"] > 0
+
+
+def test_each_measured_variant_writes_its_own_trace(with_variants, traces):
+    names = sorted(path.name for path in traces.iterdir())
+    assert names == [f"add_relu.{mode}.json" for mode in ("compiled", "eager", "variant.dyn", "variant.full",
+                                                          "variant.ro")]
+
+
+def test_reduce_overhead_on_a_cpu_says_its_cuda_graphs_were_skipped(with_variants):
+    data, _ = with_variants
+    note = data["variants"]["ro"]["note"]
+    assert "CUDA graphs need a CUDA device" in note and "on cpu torch.compile skipped them" in note
+    assert data["variants"]["dyn"]["note"] is None and data["variants"]["full"]["note"] is None
+
+
+def test_a_variant_that_fails_to_compile_says_why_and_keeps_every_other_column(with_variants):
+    data, result = with_variants
+    broken = data["variants"]["broken"]
+    assert broken["error"]["stage"] == "compile" and "no-such-compiler" in broken["error"]["message"]
+    assert broken["kernel_count"] is None and broken["kernels"] == [] and broken["speedup"] is None
+    assert data["compiled"]["kernel_count"] == 1 and data["variants"]["dyn"]["kernel_count"] == 1
+    assert all(check["ok"] for check in data["expect"].values())
+    assert result.returncode == 1  # it was asked for by name: a script must hear that it has no numbers
+
+
+def test_compiled_is_the_same_with_variants_beside_it(plain, with_variants):
+    data, _ = with_variants
+    assert plain["variants"] == {}
+
+    def shape(mode: dict[str, Any]) -> tuple:
+        kernels = [(k["short_name"], k["calls"], k["bytes_read"], k["bytes_written"], k["flops"])
+                   for k in mode["kernels"]]
+        return (mode["kernel_count"], kernels, mode["bytes_total"], mode["graph_breaks"], mode["recompiles"],
+                mode["recompile_reasons"], mode["flops"])
+
+    assert shape(data["compiled"]) == shape(plain["compiled"])
+    assert data["eager"]["kernel_count"] == plain["eager"]["kernel_count"] == 2
+    assert data["expect"] == plain["expect"]
+
+
+def test_the_text_summary_has_a_row_per_variant_within_80_columns(with_variants):
+    data, _ = with_variants
+    report = ScenarioReport.from_dict(data)
+    assert json.loads(json.dumps(report.to_dict()["variants"])) == data["variants"]  # the JSON round-trips
+    console = Console(file=io.StringIO(), width=80, record=True)
+    console.print(scenario_view(report, 80))
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    table = text[text.index("compile variants"):]
+    for name in ("eager", "compiled", "dyn", "ro", "full"):
+        assert any(line.strip("│ ").startswith(name) for line in table.splitlines()), name
+    assert "ro: mode=reduce-overhead" in text and "skipped them" in text
+    assert "broken" in text and "InductorError" in text
+
+
+def test_variant_flags_parse_python_literals_and_bare_words():
+    assert parse_variant_flag("dyn=dynamic:True") == ("dyn", {"dynamic": True})
+    assert parse_variant_flag("fast=mode:max-autotune-no-cudagraphs") == (
+        "fast", {"mode": "max-autotune-no-cudagraphs"})
+    assert parse_variant_flag('q=mode:"reduce-overhead",fullgraph:True') == (
+        "q", {"mode": "reduce-overhead", "fullgraph": True})
+    assert parse_variant_flag('opt=options:{"max_autotune": True, "epilogue_fusion": False}') == (
+        "opt", {"options": {"max_autotune": True, "epilogue_fusion": False}})
+    assert parse_variant_flag("plain=") == ("plain", {})
+    refused = {
+        "nameonly": "NAME=KEY:VALUE",
+        "x=bogus:1": "unknown torch.compile argument 'bogus'",
+        "x=dynamic:maybe": "dynamic must be True, False or None",
+        "eager=dynamic:True": "taken by a column of its own",
+        "x=mode:a,mode:b": "mode given twice",
+        "x=mode:default,options:{'max_autotune': True}": "give mode or options, not both",
+        "x=fullgraph": "is not KEY:VALUE",
+    }
+    for text, message in refused.items():
+        with pytest.raises(VariantError, match=message):
+            parse_variant_flag(text)
+
+
+def test_a_malformed_variant_flag_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", str(ADD_RELU), "--variant", "x=bogus:1"])
+    assert exit_.value.code == 2
+    assert "unknown torch.compile argument 'bogus'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", str(ADD_RELU), "--device", "cuda-preview", "--variant", "dyn=dynamic:True"])
+    assert exit_.value.code == 2
+    assert "--variant applies to a measurement" in capsys.readouterr().err
+
+
+def test_the_run_request_carries_variants_and_refuses_malformed_ones():
+    assert protocol.decode(protocol.encode(protocol.RunRequest(1, "a.py"))) == protocol.RunRequest(1, "a.py")
+    request = protocol.decode(protocol.encode(protocol.RunRequest(1, "a.py", variants={"dyn": {"dynamic": True}})))
+    assert isinstance(request, protocol.RunRequest) and request.variants == {"dyn": {"dynamic": True}}
+    line = protocol.encode(protocol.RunRequest(1, "a.py")).replace('"variants": null', '"variants": {"dyn": true}')
+    with pytest.raises(protocol.ProtocolError):
+        protocol.decode(line)
+
+
+def test_variants_in_a_file_are_read_without_running_it(write_scenario):
+    path = write_scenario(
+        'raise SystemExit("never run")\n'
+        'VARIANTS = {"default": {"dynamic": False}, "dyn": {"dynamic": True},\n'
+        '            "ro": {"mode": "reduce-overhead"}}\n'
+    )
+    info = read_scenario(path)
+    assert info.compile_options == {"dynamic": False}  # the default variant is the compiled column
+    assert info.variants == {"dyn": {"dynamic": True}, "ro": {"mode": "reduce-overhead"}}
+    assert info.variants_line == 2
+    assert read_scenario(write_scenario("x = 1\n", "none.py")).variants == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ('VARIANTS = {"dyn": {"dynamc": True}}\n', "unknown torch.compile argument 'dynamc'"),
+        ('VARIANTS = {"dyn": {"fullgraph": "yes"}}\n', "fullgraph must be True or False"),
+        ('VARIANTS = {"compiled": {}}\n', "taken by a column of its own"),
+        ('VARIANTS = [{"dynamic": True}]\n', "VARIANTS must be a dict"),
+        ('COMPILE = {"dynamic": True}\nVARIANTS = {"default": {}}\n', "both set the compiled column"),
+    ],
+)
+def test_a_malformed_variants_literal_names_its_line(write_scenario, source, message):
+    path = write_scenario("import torch\n" + source)
+    with pytest.raises(ScenarioFileError, match=message) as error:
+        read_scenario(path)
+    assert error.value.line == source.count("\n") + 1
+
+
+def test_arguments_this_torch_refuses_are_a_load_error_naming_the_file_and_line(write_scenario):
+    from kernel_tui.engine.measure import measure_scenario
+
+    source = ADD_RELU.read_text() + '\nVARIANTS = {"dyn": {"dynamic": True}, "x": {"mode": "fastest"}}\n'
+    path = write_scenario(source)
+    line = source.count("\n")
+    error = measure_scenario(path, "cpu").error
+    assert error is not None
+    assert error.one_line().startswith(f"{path}:{line}: load: VARIANTS: variant 'x': Unrecognized mode=fastest")
+    unknown = measure_scenario(path, "cpu", variants_requested={"x": {"options": {"no_such_option": 1}}}).error
+    assert unknown is not None and unknown.stage == "load" and unknown.line is None
+    assert unknown.message == "--variant x: variant 'x': Unexpected optimization option no_such_option"
+
+
+def test_interleaved_rounds_take_every_call_in_turn_reversing_each_round(monkeypatch):
+    from kernel_tui.engine import timing
+
+    monkeypatch.setattr(timing, "ROUND_S", 0.001)
+    order: list[str] = []
+    calls = [lambda name=name: order.append(name) for name in "abc"]
+    result = timing.compare_many_wall(calls, "cpu", budget_s=0.005)
+    blocks = "".join(key for key, _ in itertools.groupby(order))
+    rounds = [result.timings[side].samples for side in range(3)]
+    assert rounds[0] == rounds[1] == rounds[2] >= timing.MIN_ROUNDS
+    assert blocks.endswith("cbabc" if rounds[0] % 2 else "abcba")  # forward, then backward, ...
+    assert result.ratios[0] and all(ratio == 1 for ratio in result.ratios[0])
+    assert result.against(2).second == result.timings[2]
+
+
+def test_a_variant_flag_adds_to_the_files_variants_and_default_replaces_the_compiled_side(write_scenario):
+    from kernel_tui.engine.variants import resolved_info
+
+    info = read_scenario(write_scenario('VARIANTS = {"default": {}, "dyn": {"dynamic": True}}\n'))
+    resolved = resolved_info(info, {"default": {"fullgraph": True}, "dyn": {"dynamic": False}, "ro": {}})
+    assert resolved.compile_options == {"fullgraph": True}
+    assert resolved.variants == {"dyn": {"dynamic": False}, "ro": {}}
+    assert resolved_info(info, None) == info
