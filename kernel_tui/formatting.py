@@ -218,3 +218,45 @@ def report_notes(report: ScenarioReport) -> list[str]:
     if noisy:
         notes.append(f"{len(noisy)} of {len(report.sweep)} sweep points had noisy timing: is the machine busy?")
     return notes
+
+
+VARIANT_HEADERS = ("kernels", "bytes", "time ± half IQR", "speedup", "compile", "breaks", "recomp.")
+"""The numeric columns of a compile-variants row, after its name."""
+
+
+def variant_rows(report: ScenarioReport) -> list[tuple[str, tuple[str, ...] | None]]:
+    """Eager, compiled and each compile variant: (name, cells under ``VARIANT_HEADERS``), or (name, None) for a
+    column with no numbers. One definition for the CLI, the lab report and the app."""
+    rows: list[tuple[str, ModeResult | None, tuple[float, float] | None]] = [
+        ("eager", report.eager, None),
+        ("compiled", report.compiled, report.speedup_range),
+    ]
+    rows += [(name, variant.measured, variant.speedup_range) for name, variant in report.variants.items()]
+    eager_us = report.eager.time_us if report.eager is not None else None
+    shown: list[tuple[str, tuple[str, ...] | None]] = []
+    for name, mode, spread in rows:
+        if mode is None:
+            shown.append((name, None))
+            continue
+        time = format_time_us(mode.time_us, report.is_preview)
+        if mode.time_iqr_us is not None:
+            time += f" ± {format_time_us(mode.time_iqr_us / 2)}"
+        cells = (
+            format_count(mode.kernel_count),
+            format_bytes(mode.bytes_total),
+            time,
+            "" if name == "eager" else _speedup_cell(eager_us, mode.time_us, spread),
+            f"{mode.compile_s:.2f} s" if mode.compile_s is not None else "",
+            "" if mode.graph_breaks is None else str(mode.graph_breaks),
+            "" if mode.recompiles is None else str(mode.recompiles),
+        )
+        shown.append((name, cells))
+    return shown
+
+
+def _speedup_cell(eager_us: float | None, time_us: float | None, spread: tuple[float, float] | None) -> str:
+    if not eager_us or not time_us:
+        return "—"
+    if spread is not None and spread[0] <= 1.0 <= spread[1]:
+        return "≈ 1×"  # the rounds' spread holds 1: no measurable difference
+    return format_ratio(eager_us / time_us)

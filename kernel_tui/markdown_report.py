@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import datetime
 
+from kernel_tui.compile_variants import describe_arguments
 from kernel_tui.formatting import (
     LINK_LABELS,
+    VARIANT_HEADERS,
     bandwidth_text,
     claim_line,
     device_line,
@@ -17,6 +19,7 @@ from kernel_tui.formatting import (
     format_time_us,
     link_text,
     summary_line,
+    variant_rows,
 )
 from kernel_tui.report import MODES, ModeResult, ScenarioReport
 from kernel_tui.roofline_text import (
@@ -50,6 +53,24 @@ def _kernel_table(title: str, mode: ModeResult | None, mode_name: str, preview: 
     return lines + [""]
 
 
+def _variants_table(report: ScenarioReport) -> list[str]:
+    """Eager, compiled and each compile variant, measured in the same timing rounds, and what each was asked."""
+    lines = ["#### Compile variants", "", "| column | " + " | ".join(VARIANT_HEADERS) + " |",
+             "| --- |" + " ---: |" * len(VARIANT_HEADERS)]
+    for name, cells in variant_rows(report):
+        shown = cells if cells is not None else ("not measured", *[""] * (len(VARIANT_HEADERS) - 1))
+        lines.append(f"| {_cell(name)} | " + " | ".join(_cell(cell) for cell in shown) + " |")
+    lines.append("")
+    for name, variant in report.variants.items():
+        said = f"`{_cell(name)}`: {_cell(describe_arguments(variant.options))}"
+        if variant.note:
+            said += f"; {_cell(variant.note)}"
+        if variant.error is not None:
+            said += f"; error: {_cell(variant.error.one_line(first_line_only=True))}"
+        lines += [f"- {said}"]
+    return lines + [""]
+
+
 def _roofline_table(report: ScenarioReport) -> list[str]:
     """The roofline as a table: each kernel's intensity and achieved rates against the two ceilings."""
     lines = ["#### Compute or memory (roofline)", ""]
@@ -77,6 +98,8 @@ def scenario_markdown(report: ScenarioReport) -> str:
         lines += [summary_line(report), ""]
     for mode_name in MODES:
         lines += _kernel_table(mode_name.capitalize(), report.mode(mode_name), mode_name, report.is_preview)
+    if report.variants:
+        lines += _variants_table(report)
     if report.eager is not None:
         lines += _roofline_table(report)
     if report.sweep:

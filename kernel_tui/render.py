@@ -24,16 +24,17 @@ from kernel_tui.baseline import (
 )
 from kernel_tui.compile_variants import describe_arguments
 from kernel_tui.formatting import (
+    VARIANT_HEADERS,
     claim_line,
     device_line,
     format_bytes,
     format_count,
-    format_ratio,
     format_size,
     format_speedup,
     format_time_us,
     report_notes,
     summary_line,
+    variant_rows,
 )
 from kernel_tui.report import ModeResult, ScenarioReport, nested_names
 from kernel_tui.roofline_text import (
@@ -98,41 +99,14 @@ def variants_table(report: ScenarioReport) -> Table:
     table = Table(title="compile variants (speedup over eager, same timing rounds)", title_justify="left",
                   pad_edge=False)
     table.add_column("column", overflow="ellipsis", no_wrap=True, max_width=16)
-    for column in ("kernels", "bytes", "time ± half IQR", "speedup", "compile", "breaks", "recomp."):
+    for column in VARIANT_HEADERS:
         table.add_column(column, justify="right", no_wrap=True)
-    rows: list[tuple[str, ModeResult | None, tuple[float, float] | None]] = [
-        ("eager", report.eager, None),
-        ("compiled", report.compiled, report.speedup_range),
-    ]
-    rows += [(name, variant.measured, variant.speedup_range) for name, variant in report.variants.items()]
-    eager_us = report.eager.time_us if report.eager is not None else None
-    for name, mode, spread in rows:
-        if mode is None:
-            table.add_row(name, Text("not measured", style="red"), "", "", "", "", "", "")
-            continue
-        time = format_time_us(mode.time_us, report.is_preview)
-        if mode.time_iqr_us is not None:
-            time += f" ± {format_time_us(mode.time_iqr_us / 2)}"
-        speedup = "" if name == "eager" else _speedup_cell(eager_us, mode.time_us, spread)
-        table.add_row(
-            name,
-            format_count(mode.kernel_count),
-            format_bytes(mode.bytes_total),
-            time,
-            speedup,
-            f"{mode.compile_s:.2f} s" if mode.compile_s is not None else "",
-            "" if mode.graph_breaks is None else str(mode.graph_breaks),
-            "" if mode.recompiles is None else str(mode.recompiles),
-        )
+    for name, cells in variant_rows(report):
+        if cells is None:
+            table.add_row(name, Text("not measured", style="red"), *[""] * (len(VARIANT_HEADERS) - 1))
+        else:
+            table.add_row(name, *cells)
     return table
-
-
-def _speedup_cell(eager_us: float | None, time_us: float | None, spread: tuple[float, float] | None) -> str:
-    if not eager_us or not time_us:
-        return "—"
-    if spread is not None and spread[0] <= 1.0 <= spread[1]:
-        return "≈ 1×"  # the rounds' spread holds 1: no measurable difference
-    return format_ratio(eager_us / time_us)
 
 
 def variant_lines(report: ScenarioReport) -> list[Text]:

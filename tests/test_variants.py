@@ -18,6 +18,7 @@ from rich.console import Console
 from kernel_tui import protocol
 from kernel_tui.cli import main
 from kernel_tui.compile_variants import VariantError, parse_variant_flag
+from kernel_tui.markdown_report import scenario_markdown
 from kernel_tui.render import scenario_view
 from kernel_tui.report import ScenarioReport
 from kernel_tui.scenario_file import ScenarioFileError, read_scenario
@@ -130,6 +131,15 @@ def test_the_text_summary_has_a_row_per_variant_within_80_columns(with_variants)
         assert any(line.strip("│ ").startswith(name) for line in table.splitlines()), name
     assert "ro: mode=reduce-overhead" in text and "skipped them" in text
     assert "broken" in text and "InductorError" in text
+
+
+def test_the_lab_report_has_a_row_per_variant_and_says_what_each_was_asked(with_variants):
+    data, _ = with_variants
+    markdown = scenario_markdown(ScenarioReport.from_dict(data))
+    table = markdown[markdown.index("#### Compile variants"):].split("\n####", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert [row.split("|")[1].strip() for row in rows] == ["eager", "compiled", *data["variants"]]
+    assert "`ro`: mode=reduce-overhead" in table and "skipped them" in table
 
 
 def test_variant_flags_parse_python_literals_and_bare_words():
