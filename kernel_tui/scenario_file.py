@@ -25,9 +25,17 @@ CLAIM_KEYS = (
     "ideal_transfers",
     "graph_breaks",
     "sweep_compiles",
+    "eager_forward",
+    "eager_backward",
+    "compiled_forward",
+    "compiled_backward",
+    "eager_saved",
+    "compiled_saved",
 )
 """What a lesson may claim in ``EXPECT``: launches per run of ``fn`` for ``eager``/``compiled``, array-sized
-transfers, and the compiled side's graph breaks and recompiles."""
+transfers, and the compiled side's graph breaks and recompiles. A training step (``TRAIN = True``) may also
+claim the launches of its forward and backward sections, and what its forward saves for backward in
+array-sized units (``eager_saved``, ``compiled_saved``)."""
 DEVICE_KEYS = ("cpu", "cuda")
 COMPILE_KEYS = ("mode", "dynamic", "fullgraph", "backend", "options")
 
@@ -55,6 +63,10 @@ class ScenarioInfo:
     has_inputs: bool = True
     is_snippet: bool = False
     """A bare expression such as ``(a + b).relu()``; see ``kernel_tui.snippet``."""
+    train: bool = False
+    """``TRAIN = True``: the measured step is ``fn``, its loss and ``backward()``; see ``engine/training.py``."""
+    has_loss: bool = False
+    """The file defines ``loss(output)``; without it a training step's loss is ``output.float().sum()``."""
 
     def claims_for(self, device: str) -> dict[str, float]:
         """The claims that apply on ``device``: per-device entries override the shared ones."""
@@ -180,7 +192,7 @@ def _parse_scenario(source: str, path: Path) -> ScenarioInfo:
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
-            if name in ("SIZE", "SIZES", "EXPECT", "COMPILE"):
+            if name in ("SIZE", "SIZES", "EXPECT", "COMPILE", "TRAIN"):
                 try:
                     constants[name] = (constant_value(node.value), node.lineno)
                 except (ValueError, TypeError, ZeroDivisionError, OverflowError, MemoryError) as error:
@@ -191,6 +203,7 @@ def _parse_scenario(source: str, path: Path) -> ScenarioInfo:
     sizes = _read_sizes(constants)
     expect = _read_expect(constants)
     compile_options = _read_compile(constants)
+    train = _read_train(constants)
     return ScenarioInfo(
         path=path,
         title=title.strip() or path.stem,
@@ -202,6 +215,8 @@ def _parse_scenario(source: str, path: Path) -> ScenarioInfo:
         has_fn=snippet or "fn" in functions,
         has_inputs=snippet or "inputs" in functions,
         is_snippet=snippet,
+        train=train,
+        has_loss="loss" in functions,
     )
 
 
@@ -263,6 +278,15 @@ def _read_compile(constants: dict[str, tuple[Any, int]]) -> dict[str, Any]:
     value, line = constants["COMPILE"]
     if not isinstance(value, dict) or not all(key in COMPILE_KEYS for key in value):
         raise ScenarioFileError(f"COMPILE must be a dict of torch.compile arguments ({', '.join(COMPILE_KEYS)})", line)
+    return value
+
+
+def _read_train(constants: dict[str, tuple[Any, int]]) -> bool:
+    if "TRAIN" not in constants:
+        return False
+    value, line = constants["TRAIN"]
+    if not isinstance(value, bool):
+        raise ScenarioFileError(f"TRAIN must be True or False, not {value!r}", line)
     return value
 
 
