@@ -156,7 +156,7 @@ def _measure_modes(
             "recompile_reasons": tuple(watch.recompile_reasons),
         }
         emit("progress", stage="profile", detail="compiled kernels")
-        twin = cuda_graphs.traffic_twin(fn, scenario.info.compile_options, device, args)
+        twin = training.traffic_twin(scenario, fn, device, args)
         records = compiled_traffic(twin or compiled_fn, args)
         if twin is not None:
             records = [*cuda_graphs.graph_input_copies(args), *records]  # the copy launches first

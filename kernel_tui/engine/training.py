@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch.profiler import record_function
 
+from kernel_tui.engine import cuda_graphs
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.profiling import Profile, kernel_rows
 from kernel_tui.engine.traffic import Traffic
@@ -107,6 +108,19 @@ def compiled_fn(scenario: LoadedScenario, eager: Callable[..., Any]) -> Callable
     if not isinstance(eager, TrainingStep):
         return torch.compile(eager, **options)
     return TrainingStep(torch.compile(eager.forward_and_loss, **options))
+
+
+def traffic_twin(scenario: LoadedScenario, measured: Callable[..., Any], device: str, args: tuple) -> Any:
+    """What the compiled kernels' bytes are read from under CUDA graphs (``cuda_graphs``): for a step, a step
+    around the twin of its forward and loss, warmed as a step so that its backward graph exists too."""
+    if not isinstance(measured, TrainingStep):
+        return cuda_graphs.traffic_twin(measured, scenario.info.compile_options, device, args)
+    options = cuda_graphs.twin_compile_options(scenario.info.compile_options) if device == "cuda" else None
+    if options is None:
+        return None
+    twin = TrainingStep(torch.compile(measured.forward_and_loss, **options))
+    twin(*args)
+    return twin
 
 
 def section_of(launch: ev.Launch) -> str:
