@@ -239,7 +239,7 @@ def test_a_step_with_its_own_loss_is_measured_in_sections(engine: EngineClient, 
         assert mode.forward_launches + mode.backward_launches == mode.kernel_count
         assert all(kernel.section in ("forward", "backward") for kernel in mode.kernels)
     # Only x is floating point: the step returns the loss and x's gradient, not one for the offsets.
-    assert report.signature is not None and report.signature.endswith("→ (() float32, (4096,) float32)")
+    assert report.signature == "x: (4096,) float32, offsets: (4096,) int64 → (() float32, (4096,) float32)"
     assert report.eager.saved_bytes is not None and report.compiled.saved_bytes is not None
     assert report.compiled.saved_bytes < report.eager.saved_bytes
     text = _text(report)

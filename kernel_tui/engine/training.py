@@ -16,6 +16,7 @@ tensors and those AOTAutograd's compiled function saves through ``ctx.save_for_b
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -64,6 +65,7 @@ class TrainingStep:
 
     def __init__(self, forward_and_loss: Callable[..., torch.Tensor]) -> None:
         self.forward_and_loss = forward_and_loss
+        self.__wrapped__ = forward_and_loss  # inspect.signature reads fn's parameters through it
         self._seed: torch.Tensor | None = None
 
     def __call__(self, *args: Any) -> tuple[torch.Tensor, ...]:
@@ -88,10 +90,10 @@ def forward_and_loss(scenario: LoadedScenario) -> Callable[..., torch.Tensor]:
     loss = getattr(scenario.module, "loss", None) if scenario.info.has_loss else None
     loss = loss or default_loss
 
+    @functools.wraps(fn)  # the step's arguments are fn's: its shapes line names them so
     def forward(*args: Any) -> torch.Tensor:
         return loss(fn(*args))
 
-    forward.__name__ = getattr(fn, "__name__", "fn")
     return forward
 
 
