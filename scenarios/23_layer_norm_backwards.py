@@ -7,7 +7,7 @@ compiled? How much does forward keep for backward, besides the inputs?
 
 **Why.** Eager forward is the library's layer norm kernel and the loss's `sum`. The library saves
 what its own backward needs and nothing more: each row's mean and the inverse of its spread, two
-numbers per row, next to nothing against the array. Its backward is a single kernel too,
+numbers per row, next to nothing against the array. On CPU its backward is a single kernel too,
 `native_layer_norm_backward`, which computes all three gradients: the gradient of `x` row by row,
 and the weight's and the bias's by adding up over the rows.
 
