@@ -104,9 +104,12 @@ def measured_fn(scenario: LoadedScenario) -> Callable[..., Any]:
     return TrainingStep(forward_and_loss(scenario))
 
 
-def compiled_fn(scenario: LoadedScenario, eager: Callable[..., Any]) -> Callable[..., Any]:
-    """What is measured compiled: ``torch.compile(fn)``, or a step whose forward and loss are compiled."""
-    options = scenario.info.compile_options
+def compiled_fn(
+    scenario: LoadedScenario, eager: Callable[..., Any], options: dict[str, Any] | None = None
+) -> Callable[..., Any]:
+    """What is measured compiled: ``torch.compile(fn)``, or a step whose forward and loss are compiled; with
+    the scenario's ``COMPILE`` options unless ``options`` are given (another way of compiling the same code)."""
+    options = scenario.info.compile_options if options is None else options
     if not isinstance(eager, TrainingStep):
         return torch.compile(eager, **options)
     return TrainingStep(torch.compile(eager.forward_and_loss, **options))
