@@ -92,6 +92,12 @@ def test_each_step_computes_the_same_gradients_instead_of_accumulating() -> None
     assert torch.equal(again, expected), "the second step added to the first step's gradient"
 
 
+def test_a_step_without_a_floating_point_input_says_why_it_cannot_train() -> None:
+    step = TrainingStep(lambda index: default_loss(index * 2))
+    with pytest.raises(ValueError, match="TRAIN = True, but the loss depends on no floating-point input"):
+        step(*with_grad((torch.arange(4),)))
+
+
 def test_saved_bytes_count_what_forward_keeps_besides_the_inputs() -> None:
     a, b = with_grad((torch.randn(1024), torch.randn(1024)))
     assert saved_bytes(_relu_step(), (a, b)) == 1024 * 4  # the ReLU's result; a and b are not counted

@@ -38,6 +38,11 @@ NOT_PREVIEWED = (
     "run it with --device cpu or cuda"
 )
 
+NO_GRADIENT = (
+    "TRAIN = True, but the loss depends on no floating-point input of fn, so backward has nothing to compute: "
+    "inputs() must return a floating-point tensor that fn's result is computed from"
+)
+
 
 def default_loss(output: Any) -> torch.Tensor:
     """A scalar that depends on every element of every output, in float32 whatever their dtype."""
@@ -74,6 +79,8 @@ class TrainingStep:
             leaf.grad = None
         with torch.enable_grad():
             loss = self.forward_and_loss(*args)
+            if not loss.requires_grad:
+                raise ValueError(NO_GRADIENT)
             with record_function(ev.BACKWARD_RANGE):
                 # The seed gradient made once: ``loss.backward()`` would fill a new one every step.
                 torch.autograd.backward(loss, self._seed_like(loss))
