@@ -28,7 +28,7 @@ from kernel_tui.client import EngineClient
 from kernel_tui.course import course_dir
 from kernel_tui.protocol import Done
 from kernel_tui.report import ScenarioReport
-from kernel_tui.scenario_file import find_scenarios
+from kernel_tui.scenario_file import find_scenarios, read_scenario
 
 TARGET_WARM_S = 1.0
 COLD_SCENARIO = Path(course_dir()) / "02_add_relu.py"
@@ -64,7 +64,7 @@ def _warm(client: EngineClient, scenarios: list[Path]) -> list[tuple[float, Scen
 
 
 def rows() -> list[dict[str, object]]:
-    scenarios = find_scenarios([course_dir()])
+    scenarios = [path for path in find_scenarios([course_dir()]) if not read_scenario(path).train]  # not previewed
     with tempfile.TemporaryDirectory(prefix="kernel-tui-bench-cache-") as empty_cache:
         cpu_env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": empty_cache}
         cold_preview = _cold_s(["--device", "cuda-preview"], dict(os.environ))

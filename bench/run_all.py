@@ -18,7 +18,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-BENCHMARKS = ["startup", "answer_time", "first_answer", "fidelity", "sweep_cost", "scale", "app_timing", "preview"]
+BENCHMARKS = [
+    "startup", "answer_time", "first_answer", "fidelity", "sweep_cost", "scale", "app_timing", "preview", "train_step",
+]
 
 
 def _versions() -> str:

@@ -7,7 +7,13 @@ from collections.abc import Callable
 from kernel_tui.report import ExpectCheck, ScenarioReport
 
 # How close a measured value must be: launches per run are exact; transfers are ratios of byte counts.
-TOLERANCE = {"eager_transfers": 0.05, "compiled_transfers": 0.05, "ideal_transfers": 0.05}
+TOLERANCE = {
+    "eager_transfers": 0.05,
+    "compiled_transfers": 0.05,
+    "ideal_transfers": 0.05,
+    "eager_saved": 0.05,
+    "compiled_saved": 0.05,
+}
 
 MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "eager": lambda r: r.eager.kernel_count if r.eager else None,
@@ -17,6 +23,12 @@ MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "ideal_transfers": lambda r: r.ideal_transfers,
     "graph_breaks": lambda r: r.compiled.graph_breaks if r.compiled else None,
     "sweep_compiles": lambda r: r.sweep_compiles,
+    "eager_forward": lambda r: r.eager.forward_launches if r.eager else None,
+    "eager_backward": lambda r: r.eager.backward_launches if r.eager else None,
+    "compiled_forward": lambda r: r.compiled.forward_launches if r.compiled else None,
+    "compiled_backward": lambda r: r.compiled.backward_launches if r.compiled else None,
+    "eager_saved": lambda r: r.saved_transfers("eager"),
+    "compiled_saved": lambda r: r.saved_transfers("compiled"),
 }
 NEEDS_SWEEP = frozenset({"sweep_compiles"})
 """The claims that only a size sweep can check: the CLI's ``--no-sweep``, a replay without one and the CUDA

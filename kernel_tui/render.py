@@ -32,11 +32,12 @@ from kernel_tui.formatting import (
     format_size,
     format_speedup,
     format_time_us,
+    format_transfers,
     report_notes,
     summary_line,
     variant_rows,
 )
-from kernel_tui.report import ModeResult, ScenarioReport, nested_names
+from kernel_tui.report import SECTIONS, ModeResult, ScenarioReport, nested_names
 from kernel_tui.roofline_text import (
     ceilings_line,
     format_bound,
@@ -58,14 +59,39 @@ def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> 
         return table
     if not mode.kernels:
         table.add_row(Text("no kernels", style="dim"), "0", "", "")
-    for kernel, name in zip(mode.kernels, nested_names(mode.kernels)):
-        table.add_row(
-            name,
-            format_count(kernel.calls),
-            format_time_us(kernel.time_us, preview),
-            format_bytes(kernel.bytes_total),
-        )
+    groups = [(section, mode.section(section)) for section in SECTIONS] if mode.is_training else [(None, mode.kernels)]
+    for section, kernels in groups:
+        if section is not None:
+            table.add_row(Text(section, style="bold"), format_count(sum(k.calls for k in kernels)), "", "")
+        for kernel, name in zip(kernels, nested_names(kernels)):
+            table.add_row(
+                name if section is None else f"  {name}",
+                format_count(kernel.calls),
+                format_time_us(kernel.time_us, preview),
+                format_bytes(kernel.bytes_total),
+            )
     return table
+
+
+def training_line(report: ScenarioReport) -> str:
+    """A training step's launches and bytes per section, eager → compiled, and what forward saves for
+    backward: ``forward: launches 3 → 1, bytes ... · saved for backward 256.0 KiB (1.0×) → 64.0 KiB (0.2×)``."""
+    modes = [mode for mode in (report.eager, report.compiled) if mode is not None]
+    parts = []
+    for section in SECTIONS:
+        launches = " → ".join(format_count(getattr(mode, f"{section}_launches")) for mode in modes)
+        traffic = " → ".join(format_bytes(getattr(mode, f"{section}_bytes")) for mode in modes)
+        parts.append(f"{section}: launches {launches}, bytes {traffic}")
+    saved = " → ".join(
+        f"{format_bytes(mode.saved_bytes)} ({format_transfers(_in_arrays(mode.saved_bytes, report))})"
+        for mode in modes
+    )
+    parts.append(f"saved for backward {saved}")
+    return " · ".join(parts)
+
+
+def _in_arrays(count: int | None, report: ScenarioReport) -> float | None:
+    return count / report.array_bytes if count is not None and report.array_bytes else None
 
 
 def roofline_table(report: ScenarioReport) -> Table:
@@ -169,6 +195,8 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         if report.variants:
             parts.append(variants_table(report))
             parts.extend(variant_lines(report))
+        if report.eager.is_training:
+            parts.append(Text(training_line(report)))
         parts.append(roofline_table(report))
         parts.append(Text(roofline_summary(report)))
         if not report.is_preview:

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 MODES = ("eager", "compiled")
+SECTIONS = ("forward", "backward")
+"""The two halves of a training step (``TRAIN = True``), in the order its tables show them."""
 """The two ways a scenario's ``fn`` runs, in the order every table shows them; ``ScenarioReport.mode`` reads one."""
 PREVIEW_DEVICE = "cuda-preview"
 """The device of a report generated for a GPU without running on one: it has kernels and bytes, no times."""
@@ -62,6 +64,8 @@ class Kernel:
     """Achieved GFLOP/s: FLOPs over time."""
     bound: str | None = None
     """``memory-bound`` or ``compute-bound``: which side of the device's ridge point ``intensity`` sits."""
+    section: str | None = None
+    """A training step's ``forward`` (the loss included) or ``backward``; None when only ``fn`` is measured."""
 
     @property
     def bytes_total(self) -> int | None:
@@ -105,6 +109,25 @@ class ModeResult:
     """The side (``memory-bound`` or ``compute-bound``) that holds most of this mode's kernel time."""
     bound_share: float | None = None
     """The share of the classified kernel time on that side (0 to 1)."""
+    forward_launches: float | None = None
+    backward_launches: float | None = None
+    forward_bytes: int | None = None
+    backward_bytes: int | None = None
+    """A training step's launches and bytes per section (None for a forward-only scenario, and bytes when
+    any kernel of the section has unknown bytes)."""
+    saved_bytes: int | None = None
+    """Bytes of the distinct tensors a training step's forward keeps for backward, its inputs excluded (they
+    are alive anyway): the activation memory the step holds between its two halves."""
+
+    def section(self, name: str) -> tuple[Kernel, ...]:
+        """The kernels of one of ``SECTIONS``, in table order."""
+        if name not in SECTIONS:
+            raise ValueError(f"no section {name!r}: the sections are {', '.join(SECTIONS)}")
+        return tuple(kernel for kernel in self.kernels if kernel.section == name)
+
+    @property
+    def is_training(self) -> bool:
+        return any(kernel.section is not None for kernel in self.kernels) or self.saved_bytes is not None
 
 
 @dataclass(frozen=True)
@@ -280,6 +303,13 @@ class ScenarioReport:
         if self.ideal_bytes is None or not self.array_bytes:
             return None
         return self.ideal_bytes / self.array_bytes
+
+    def saved_transfers(self, mode: str) -> float | None:
+        """What ``mode``'s forward saves for backward, in array-sized units."""
+        result = self.mode(mode)
+        if result is None or result.saved_bytes is None or not self.array_bytes:
+            return None
+        return result.saved_bytes / self.array_bytes
 
     @property
     def speedup(self) -> float | None:

@@ -26,9 +26,17 @@ CLAIM_KEYS = (
     "ideal_transfers",
     "graph_breaks",
     "sweep_compiles",
+    "eager_forward",
+    "eager_backward",
+    "compiled_forward",
+    "compiled_backward",
+    "eager_saved",
+    "compiled_saved",
 )
 """What a lesson may claim in ``EXPECT``: launches per run of ``fn`` for ``eager``/``compiled``, array-sized
-transfers, and the compiled side's graph breaks and recompiles."""
+transfers, and the compiled side's graph breaks and recompiles. A training step (``TRAIN = True``) may also
+claim the launches of its forward and backward sections, and what its forward saves for backward in
+array-sized units (``eager_saved``, ``compiled_saved``)."""
 DEVICE_KEYS = ("cpu", "cuda")
 
 
@@ -59,6 +67,10 @@ class ScenarioInfo:
     """``VARIANTS`` but its ``default``, which is ``compile_options``: each measured in a column of its own."""
     variants_line: int | None = None
     """The line of ``VARIANTS``, where an argument that the engine's torch refuses is reported."""
+    train: bool = False
+    """``TRAIN = True``: the measured step is ``fn``, its loss and ``backward()``; see ``engine/training.py``."""
+    has_loss: bool = False
+    """The file defines ``loss(output)``; without it a training step's loss is ``output.float().sum()``."""
 
     def claims_for(self, device: str) -> dict[str, float]:
         """The claims that apply on ``device``: per-device entries override the shared ones."""
@@ -184,7 +196,7 @@ def _parse_scenario(source: str, path: Path) -> ScenarioInfo:
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
-            if name in ("SIZE", "SIZES", "EXPECT", "COMPILE", "VARIANTS"):
+            if name in ("SIZE", "SIZES", "EXPECT", "COMPILE", "VARIANTS", "TRAIN"):
                 try:
                     constants[name] = (constant_value(node.value), node.lineno)
                 except (ValueError, TypeError, ZeroDivisionError, OverflowError, MemoryError) as error:
@@ -198,6 +210,7 @@ def _parse_scenario(source: str, path: Path) -> ScenarioInfo:
     variants = _read_variants(constants)
     if DEFAULT_VARIANT in variants:
         compile_options = _default_variant(variants.pop(DEFAULT_VARIANT), constants)
+    train = _read_train(constants)
     return ScenarioInfo(
         path=path,
         title=title.strip() or path.stem,
@@ -211,6 +224,8 @@ def _parse_scenario(source: str, path: Path) -> ScenarioInfo:
         is_snippet=snippet,
         variants=variants,
         variants_line=constants["VARIANTS"][1] if "VARIANTS" in constants else None,
+        train=train,
+        has_loss="loss" in functions,
     )
 
 
@@ -294,6 +309,15 @@ def _default_variant(options: dict[str, Any], constants: dict[str, tuple[Any, in
             constants["VARIANTS"][1],
         )
     return options
+
+
+def _read_train(constants: dict[str, tuple[Any, int]]) -> bool:
+    if "TRAIN" not in constants:
+        return False
+    value, line = constants["TRAIN"]
+    if not isinstance(value, bool):
+        raise ScenarioFileError(f"TRAIN must be True or False, not {value!r}", line)
+    return value
 
 
 def is_scenario_file(path: Path) -> bool:

@@ -17,10 +17,11 @@ from conftest import measure
 from kernel_tui.course import course_dir
 from kernel_tui.engine import events as ev
 from kernel_tui.report import Kernel, nested_names
-from kernel_tui.scenario_file import find_scenarios
+from kernel_tui.scenario_file import find_scenarios, read_scenario
 
 PREVIEW = Path(__file__).parent / "data" / "preview" / "course_sm90.jsonl"
-COURSE = find_scenarios([course_dir()])
+COURSE = [path for path in find_scenarios([course_dir()]) if not read_scenario(path).train]
+"""The lessons the preview has counts for: it does not preview a training step (``TRAIN = True``)."""
 LOGSUMEXP_PASSES = ["aten::amax", "aten::abs", "aten::eq", "aten::masked_fill_", "aten::sub", "aten::exp_",
                     "aten::sum", "aten::log_", "aten::add_"]
 

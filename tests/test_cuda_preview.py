@@ -25,7 +25,9 @@ from kernel_tui.expect import NEEDS_SWEEP
 from kernel_tui.report import ScenarioReport
 from kernel_tui.scenario_file import CLAIM_KEYS, find_scenarios, read_scenario
 
-COURSE = find_scenarios([course_dir()])
+COURSE = [path for path in find_scenarios([course_dir()]) if not read_scenario(path).train]
+"""The lessons the preview generates code for: a training step (``TRAIN = True``) it refuses, which
+``tests/test_training.py`` checks."""
 RECORDED = REPO / "tests" / "data" / "preview" / "course_sm90.jsonl"
 """The course previewed for sm_90, which ``make gpu-check`` compares a GPU with where its torch cannot preview;
 regenerate with ``kernel-tui run scenarios/ --device cuda-preview --arch 90 --json > tests/data/preview/...``."""

@@ -22,6 +22,13 @@ from typing import Any
 from kernel_tui.names import is_generated_kernel
 
 RUN_RANGE = "kernel_tui::run"
+BACKWARD_RANGE = "kernel_tui::backward"
+"""Around a training step's ``backward()`` inside its run: where its backward section begins."""
+AUTOGRAD_NODE = "autograd::engine::evaluate_function"
+"""The autograd engine's range around each backward node; on CUDA it may run on the engine's own thread."""
+AUTOGRAD_FUNCTION = "torch::autograd::"
+"""A node of the autograd engine written in C++ (``AccumulateGrad``): like ``ReluBackward0``, a range around
+the operators that do its work (``AccumulateGrad`` copies a shared gradient into ``.grad``)."""
 
 ALLOCATION_OPS = frozenset(
     {"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty", "aten::new_empty_strided",
@@ -61,18 +68,28 @@ def duration_us(event: Any) -> float:
 
 def is_operator_name(name: str) -> bool:
     """Operators (``aten::add``) and Inductor kernels are work candidates; other names are annotations."""
-    if name == RUN_RANGE:
-        return False
+    if name in (RUN_RANGE, BACKWARD_RANGE) or name.startswith((AUTOGRAD_NODE, AUTOGRAD_FUNCTION)):
+        return False  # ranges around work, like a compiled region: the work is below them
     return "::" in name or is_generated_kernel(name)
 
 
-def run_index(event: Any, runs: dict[int, int]) -> int | None:
-    node = event
+def run_index(event: Any, runs: dict[int, int], spans: list[tuple[float, float, int]] | None = None) -> int | None:
+    """The run an event belongs to: the run range above it, or, for a backward node the autograd engine ran
+    on a thread of its own (CUDA), the run range its start falls in (``backward()`` waits for that thread)."""
+    node, root = event, event
     while node is not None:
         if node.name == RUN_RANGE:
             return runs.get(id(node))
-        node = node.cpu_parent
+        root, node = node, node.cpu_parent
+    if spans and root.name.startswith(AUTOGRAD_NODE) and getattr(event, "time_range", None) is not None:
+        start = event.time_range.start
+        return next((index for first, last, index in spans if first <= start <= last), None)
     return None
+
+
+def run_spans(events: Iterable[Any], runs: dict[int, int]) -> list[tuple[float, float, int]]:
+    """Each run range's start, end and number."""
+    return [(e.time_range.start, e.time_range.end, runs[id(e)]) for e in events if id(e) in runs]
 
 
 def number_runs(events: Iterable[Any]) -> dict[int, int]:
@@ -209,6 +226,7 @@ def cuda_launches(events: list[Any]) -> list[Launch]:
     the event), the launch is found through the runtime call with the device event's own correlation id
     (its ``id``), and the operator is the one that call ran inside."""
     runs = number_runs(events)
+    spans = run_spans(events, runs)
     operators_by_id: dict[int, Any] = {}
     runtime_by_id: dict[int, Any] = {}
     for event in events:
@@ -228,7 +246,7 @@ def cuda_launches(events: list[Any]) -> list[Launch]:
         launcher = _launcher(event, operators_by_id, runtime_by_id)
         if launcher is None:
             continue
-        run = run_index(launcher, runs)
+        run = run_index(launcher, runs, spans)
         if run is None:
             continue
         top = launching_top_op(launcher)

@@ -119,6 +119,10 @@ class LoadedScenario:
                     "inputs", f"inputs() returned a tensor on the meta device at position {position}: it holds "
                     f"no data, so nothing would be computed; make it on the device asked for ({device!r})", args
                 )
+        if self.info.train:
+            from kernel_tui.engine.training import with_grad  # training imports this module
+
+            return with_grad(tuple(args))
         return tuple(args)
 
     def call(self, fn: Any, args: tuple, stage: str) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 import torch._dynamo
 
-from kernel_tui.engine import compile_watch, cuda_graphs, sweep, variants
+from kernel_tui.engine import compile_watch, cuda_graphs, sweep, training, variants
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.bandwidth import (
     IMPLAUSIBLE,
@@ -110,7 +110,7 @@ def _measure_modes(
     device, path = report.device, scenario.path
     emit("progress", stage="inputs", detail=f"size {report.size:,}")
     args = scenario.make_inputs(report.size, device)
-    fn = scenario.module.fn
+    fn = training.measured_fn(scenario)
 
     emit("progress", stage="eager", detail="warm-up and profile")
     output = scenario.call(fn, args, "eager")
@@ -128,7 +128,9 @@ def _measure_modes(
             join_eager,
             eager_traffic(fn, args, str(path)),
             _trace_path(trace_dir, path, "eager"),
+            sectioned=scenario.info.train,
         )
+        eager = replace(eager, saved_bytes=training.saved_bytes(fn, args))
         flop_ops = eager_flops(fn, args)
     except USER_ERRORS as exc:
         raise stage_error("eager", path, exc) from exc
@@ -141,7 +143,7 @@ def _measure_modes(
     torch._dynamo.reset()
     watch = compile_watch.CompileWatch().start()
     try:
-        compiled_fn = torch.compile(fn, **scenario.info.compile_options)
+        compiled_fn = training.compiled_fn(scenario, fn)
         started = time.perf_counter()
         with torch.no_grad():
             compiled_fn(*args)
@@ -157,7 +159,7 @@ def _measure_modes(
             "recompile_reasons": tuple(watch.recompile_reasons),
         }
         emit("progress", stage="profile", detail="compiled kernels")
-        twin = cuda_graphs.traffic_twin(fn, scenario.info.compile_options, device, args)
+        twin = training.traffic_twin(scenario, fn, device, args)
         records = compiled_traffic(twin or compiled_fn, args)
         if twin is not None:
             records = [*cuda_graphs.graph_input_copies(args), *records]  # the copy launches first
@@ -168,7 +170,9 @@ def _measure_modes(
             join_compiled,
             records,
             _trace_path(trace_dir, path, "compiled"),
+            sectioned=scenario.info.train,
         )
+        compiled = replace(compiled, saved_bytes=training.saved_bytes(compiled_fn, args))
     except StageError as failure:
         report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
         return _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
@@ -178,7 +182,7 @@ def _measure_modes(
     variant_runs = variants.measure_variants(
         scenario, args, device,
         lambda call, records, name: _mode_result(call, device, unit, join_compiled, records,
-                                                 _trace_path(trace_dir, path, name)),
+                                                 _trace_path(trace_dir, path, name), sectioned=scenario.info.train),
         emit,
     )
     report = replace(report, variants={run.name: run.untimed() for run in variant_runs})
@@ -245,6 +249,7 @@ def _mode_result(
     join: Callable[[list, list[Traffic]], list[Traffic | None]],
     traffic: list[Traffic],
     trace_path: str | None = None,
+    sectioned: bool = False,
 ) -> ModeResult:
     """Kernels and bytes of one mode; its time comes from ``_timed``, where both modes are timed together."""
     profiled = profile_launches(call, device, trace_path=trace_path)
@@ -255,10 +260,13 @@ def _mode_result(
             "kernel counts cannot be read from this profile (CUPTI records lost)"
         )
     reference = profiled.reference
-    rows = kernel_rows(profiled.agreeing, join(reference, traffic), reference)
+    if sectioned:
+        rows = training.sectioned_rows(profiled, join(reference, traffic))
+    else:
+        rows = kernel_rows(profiled.agreeing, join(reference, traffic), reference)
     known = [row.bytes_total for row in rows if row.bytes_total is not None]
     bytes_total = sum(known) if known else (0 if not rows else None)
-    return ModeResult(
+    mode = ModeResult(
         kernel_count=sum(row.calls for row in rows),
         kernels=tuple(rows),
         bytes_total=bytes_total,
@@ -266,6 +274,7 @@ def _mode_result(
         transfers=(bytes_total / unit) if bytes_total is not None and unit else None,
         notes=(profiled.note,) if profiled.note else (),
     )
+    return training.with_section_totals(mode) if sectioned else mode
 
 
 def _timed(

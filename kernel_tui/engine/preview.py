@@ -29,7 +29,7 @@ import torch._dynamo
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from kernel_tui.engine import compile_watch
+from kernel_tui.engine import compile_watch, training
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.cuda_fakes import (
     DEFAULT_ARCH,
@@ -56,7 +56,7 @@ from kernel_tui.engine.traffic import (
 )
 from kernel_tui.expect import NEEDS_SWEEP, check_claims
 from kernel_tui.names import short_name
-from kernel_tui.report import PREVIEW_DEVICE, Kernel, ModeResult, ScenarioReport
+from kernel_tui.report import PREVIEW_DEVICE, Kernel, ModeResult, ScenarioError, ScenarioReport
 
 UNSWEPT = "a preview runs no size sweep, so it compiles no graphs across sizes"
 """Why a preview cannot check a lesson's sweep-only claims (``expect.NEEDS_SWEEP``); they are listed in its
@@ -98,6 +98,8 @@ def preview_scenario(
         scenario = load_scenario(path)
         info = scenario.info
         report = replace(report, title=info.title, size=size or info.size)
+        if info.train:
+            raise StageError(ScenarioError("load", training.NOT_PREVIEWED, None, str(path), training.NOT_PREVIEWED))
         report = _preview_modes(scenario, report, arch, notes, emit)
     except StageError as failure:
         report = replace(report, error=failure.error)

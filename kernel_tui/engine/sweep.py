@@ -17,6 +17,7 @@ from typing import Any
 
 import torch
 
+from kernel_tui.engine import training
 from kernel_tui.engine.compile_watch import CompileWatch
 from kernel_tui.engine.device import free_memory_bytes
 from kernel_tui.engine.generated_code import compiled_traffic
@@ -80,7 +81,7 @@ def run_sweep(
 ) -> float:
     """Measure each planned size, calling ``on_point`` as each is done; returns the seconds spent in timed
     calls. Ends early, with a note on each size left, when the next point would overrun SWEEP_BUDGET_S."""
-    fn, compiled_fn = scenario.module.fn, scenario.compiled_fn
+    fn, compiled_fn = training.measured_fn(scenario), scenario.compiled_fn
     timed_s = 0.0
     started = time.perf_counter()
     history: list[tuple[int, float, float]] = []

@@ -11,6 +11,7 @@ and the default's entries, which the sweep goes on with, are left as they were.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import types
 from collections.abc import Callable
@@ -21,7 +22,7 @@ import torch
 from torch._dynamo.utils import counters
 
 from kernel_tui.compile_variants import DEFAULT_VARIANT, VariantError, check_compile_arguments, check_variant_name
-from kernel_tui.engine import compile_watch, cuda_graphs
+from kernel_tui.engine import compile_watch, cuda_graphs, training
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.bandwidth import with_bandwidth
 from kernel_tui.engine.flops import OpFlops, with_flops
@@ -126,9 +127,10 @@ def measure_variant(
     watch = compile_watch.CompileWatch().start()
     skips_before = _cudagraph_skips()
     try:
-        compiled_fn = torch.compile(fresh_function(scenario.module.fn), **options)
+        eager_step = training.measured_fn(scenario)
+        compiled_fn = training.compiled_fn(scenario, eager_step, options, compile_target=fresh_function)
         started = time.perf_counter()
-        with torch.no_grad():
+        with contextlib.nullcontext() if scenario.info.train else torch.no_grad():
             compiled_fn(*args)
         synchronize(device)
         run.first_call_s = time.perf_counter() - started
@@ -141,10 +143,12 @@ def measure_variant(
             "recompile_reasons": tuple(watch.recompile_reasons),
         }
         run.note = cudagraph_note(options, device, _cudagraph_skips() - skips_before)
-        twin = cuda_graphs.traffic_twin(fresh_function(scenario.module.fn), options, device, args)
+        twin = training.traffic_twin(scenario, eager_step, device, args, options, compile_target=fresh_function)
         records = compiled_traffic(twin or compiled_fn, args)
         if twin is not None:
             records = [*cuda_graphs.graph_input_copies(args), *records]
+        if scenario.info.train:
+            measured_saved = training.saved_bytes(compiled_fn, args)
         measured = profile(lambda: compiled_fn(*args), records, f"variant.{name}")
     except StageError as failure:
         run.error = replace(failure.error, stage="compile")
@@ -153,6 +157,8 @@ def measure_variant(
         run.error = stage_error("compile", scenario.path, exc).error
         return run
     run.measured = replace(measured, **facts)
+    if scenario.info.train:
+        run.measured = replace(run.measured, saved_bytes=measured_saved)
     run.call = lambda: compiled_fn(*args)
     return run
 
