@@ -51,7 +51,7 @@ class TestNavigation:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
             screen = explorer(app)
-            assert screen.index == 0
+            assert screen.catalog.index == 0
             lesson = screen.query_one(LessonView)
             assert lesson.border_title == "Lesson: Add, then ReLU"
             source = shown_text(lesson.query_one("#lesson-source"))
@@ -65,12 +65,12 @@ class TestNavigation:
             await pilot.pause()
             screen = explorer(app)
             await pilot.press("n")
-            assert screen.index == 1
+            assert screen.catalog.index == 1
             assert screen.sub_title == "2/2 · A scenario whose fn fails"
             await pilot.press("n")
-            assert screen.index == 1
+            assert screen.catalog.index == 1
             await pilot.press("p", "p")
-            assert screen.index == 0
+            assert screen.catalog.index == 0
             await pilot.press("right_square_bracket")
             assert screen.query_one(ScenarioList).highlighted == 1
             assert not screen.runs, "navigating must not run anything"
@@ -225,7 +225,7 @@ class TestCancel:
             run = explorer(app).runs[ADD_RELU]
             assert run.status is RunStatus.CANCELLED
             assert "cancelled" in status(app)
-            assert explorer(app).active is None
+            assert explorer(app).runs.active is None
             gate.release(100)  # whatever the stopped run had left must not reach the screen
             await pilot.pause(0.1)
             assert explorer(app).runs[ADD_RELU].status is RunStatus.CANCELLED

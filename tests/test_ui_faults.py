@@ -38,8 +38,8 @@ def status_line(app) -> str:
 
 async def run_scenario(app, pilot, path: Path, key: str = "r"):
     explorer = app.get_explorer()
-    explorer.index = explorer.entries.index(next(e for e in explorer.entries if e.path == path))
-    explorer._show_everything()
+    explorer.catalog.select(explorer.catalog.paths().index(path))
+    explorer.show_everything()
     await pilot.press(key)
     await settle(pilot, lambda: path in explorer.runs and not explorer.runs[path].running, path.name)
     return explorer.runs[path]

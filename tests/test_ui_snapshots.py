@@ -62,7 +62,7 @@ def settle(*keys: str, finished=None, stage: str | None = None, then: str = "", 
         if finished is not None:
             await wait_for(pilot, lambda: _done(app, finished))
         if stage is not None:
-            await wait_for(pilot, lambda: explorer.active is not None and explorer.active.stage == stage)
+            await wait_for(pilot, lambda: explorer.runs.active is not None and explorer.runs.active.stage == stage)
         if then:
             await pilot.press(then)
         if shows:

@@ -48,7 +48,7 @@ def typed_and_run(text: str, *, run: bool):
         app.query_one(SnippetTextArea).cursor_blink = False  # the cursor always shows: no blink phase to catch
         if run:
             await pilot.press("ctrl+r")
-            await wait_for(pilot, lambda: not explorer.runs[explorer.document.path].running)
+            await wait_for(pilot, lambda: not explorer.runs[explorer.session.document.path].running)
         await pilot.pause()
 
     return run_before

@@ -28,7 +28,8 @@ from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
 from kernel_tui.ui.screens.prompt import PromptScreen
 from kernel_tui.ui.screens.restore_drafts import RestoreDraftsScreen
-from kernel_tui.ui.screens.snippets import SnippetWorkbench, parse_size
+from kernel_tui.ui.screens.snippets import SnippetWorkbench
+from kernel_tui.ui.snippet_session import parse_size
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
@@ -105,7 +106,7 @@ async def new_snippet(pilot, text: str) -> None:
 
 
 def run_done(app) -> bool:
-    document = explorer(app).document
+    document = explorer(app).session.document
     run = explorer(app).runs.get(document.path) if document is not None else None
     return run is not None and not run.running
 
@@ -134,10 +135,10 @@ class TestEditor:
             assert text_area(app).cursor_location == (3, 0), "the cursor waits on the expression"
             screen = explorer(app)
             assert screen.has_class("-editing"), "the editor takes the lesson's place"
-            assert screen.document.path.parent == DraftStore().folder
+            assert screen.session.document.path.parent == DraftStore().folder
             listed = str(screen.query_one(ScenarioList).get_option_at_index(2).prompt)
             assert "✎ (a + b).relu()" in listed and "(yours)" in listed
-            assert screen.entry.path == screen.document.path
+            assert screen.entry.path == screen.session.document.path
 
     async def test_a_typed_bare_expression_runs_as_a_file_at_the_chosen_size(self):
         link = snippet_link()
@@ -145,13 +146,13 @@ class TestEditor:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("z")
             await answer_prompt(pilot, "2**12")
-            assert explorer(app).run_size == 4096
+            assert explorer(app).session.run_size == 4096
             assert "size 4,096" in explorer(app).title
             await new_snippet(pilot, "(a + b).relu()")
             await pilot.press("ctrl+r")
             await wait_for(pilot, lambda: run_done(app), what="the snippet's run")
             path, size, text = link.asked[-1]
-            assert (path, size, text) == (explorer(app).document.path, 4096, "(a + b).relu()")
+            assert (path, size, text) == (explorer(app).session.document.path, 4096, "(a + b).relu()")
             eager = explorer(app).query_one("#eager", KernelTable)
             assert [kernel.short_name for kernel in eager.kernels] == ["aten::add", "aten::relu"]
             assert "✓ done" in status(app)
@@ -212,7 +213,7 @@ class TestErrors:
             await new_snippet(pilot, typed)
             await pilot.press("ctrl+r")
             await wait_for(pilot, lambda: run_done(app))
-            assert explorer(app).runs[explorer(app).document.path].status is RunStatus.FAILED
+            assert explorer(app).runs[explorer(app).session.document.path].status is RunStatus.FAILED
             assert text_area(app).text == typed
             assert text_area(app).error_line == 3
             assert text_area(app).cursor_location == (2, 0)
@@ -275,7 +276,7 @@ class TestErrors:
             link.plays = ADD_RELU_RECORDING
             await replace_text(pilot, "(a + b).relu()")
             await pilot.press("ctrl+r")
-            await wait_for(pilot, lambda: run_done(app) and explorer(app).document.error is None)
+            await wait_for(pilot, lambda: run_done(app) and explorer(app).session.document.error is None)
             assert text_area(app).error_line is None
             assert "NameError" not in note(app)
 
@@ -295,7 +296,7 @@ class TestSave:
             saved = snippets_dir() / "snippet.py"
             await wait_for(pilot, lambda: saved.exists())
             assert saved.read_text() == "(x * 2).exp()\n"
-            assert explorer(app).document.origin == saved.resolve()
+            assert explorer(app).session.document.origin == saved.resolve()
             assert "unsaved" not in note(app)
             # Saving again goes to the same file without asking.
             await pilot.press("end")
@@ -345,7 +346,7 @@ class TestOpen:
             await pilot.press("n", "e")
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert text_area(app).text == "(x + y).sigmoid()\n"
-            assert explorer(app).document.origin == mine.resolve()
+            assert explorer(app).session.document.origin == mine.resolve()
             await pilot.press("end")
             await type_text(pilot, " * 2")
             await pilot.press("ctrl+s")
@@ -364,24 +365,24 @@ class TestOpen:
             await wait_for(pilot, lambda: mine.read_text() == "(x + y).sigmoid() * 2\n")
             await pilot.pause()
             screen = explorer(app)
-            assert len(screen.entries) == 2, [entry.path.name for entry in screen.entries]
-            assert screen.index == 1 and screen.entry.path == screen.document.path
+            assert len(screen.catalog) == 2, [entry.path.name for entry in screen.catalog.entries]
+            assert screen.catalog.index == 1 and screen.entry.path == screen.session.document.path
             listed = [str(option.prompt) for option in screen.query_one(ScenarioList).options]
             assert len(listed) == 2 and "(x + y).sigmoid() * 2" in listed[1], listed
             assert not any("mysnip-2" in text for text in listed)
             await pilot.press("escape", "p", "n", "e")  # away and back: still the one entry, the same draft
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
-            assert len(screen.entries) == 2 and text_area(app).text == "(x + y).sigmoid() * 2\n"
+            assert len(screen.catalog) == 2 and text_area(app).text == "(x + y).sigmoid() * 2\n"
 
     async def test_e_on_a_course_scenario_edits_a_copy(self):
         app = make_app(snippet_link(), course=DATA)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("e")
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
-            document = explorer(app).document
+            document = explorer(app).session.document
             assert text_area(app).text == ADD_RELU.read_text()
             assert document.origin is None and document.draft.based_on == ADD_RELU.resolve()
-            assert explorer(app).entries[-1].title == "✎ Add, then ReLU"
+            assert explorer(app).catalog.entries[-1].title == "✎ Add, then ReLU"
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen))
             assert app.screen.query_one(Input).value.endswith("ui_add_relu.py")
@@ -398,7 +399,7 @@ class TestOpen:
             await answer_prompt(pilot, str(other))
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert text_area(app).text == "z.cos()\n"
-            assert explorer(app).document.origin == other.resolve()
+            assert explorer(app).session.document.origin == other.resolve()
 
 
 class TestChangesOnDisk:
@@ -414,7 +415,7 @@ class TestChangesOnDisk:
             mine.write_text("a.relu() + b.sigmoid()\n")
             await wait_for(pilot, lambda: text_area(app).text == "a.relu() + b.sigmoid()\n", what="the reload")
             assert any("Reloaded" in message for message in notifications(app))
-            assert explorer(app).document.path.read_text() == "a.relu() + b.sigmoid()\n", "the draft follows"
+            assert explorer(app).session.document.path.read_text() == "a.relu() + b.sigmoid()\n", "the draft follows"
 
     async def test_unsaved_edits_are_not_clobbered(self, tmp_path):
         mine = tmp_path / "mine.py"
@@ -438,7 +439,7 @@ class TestDrafts:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(b - c).abs()")
-            draft = explorer(app).document.path
+            draft = explorer(app).session.document.path
             await wait_for(pilot, lambda: draft.read_text() == "(b - c).abs()", what="the autosave")
 
     async def test_quitting_from_the_editor_writes_what_was_just_typed(self, monkeypatch):
@@ -446,7 +447,7 @@ class TestDrafts:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(a - b).square()")
-            draft = explorer(app).document.path
+            draft = explorer(app).session.document.path
             assert draft.read_text() == TEMPLATE
             await pilot.press("ctrl+q")
         assert draft.read_text() == "(a - b).square()"
@@ -456,7 +457,7 @@ class TestDrafts:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(a * b).sum()")
-            draft = explorer(app).document.path
+            draft = explorer(app).session.document.path
             await pilot.press("escape", "q")
         assert draft.read_text() == "(a * b).sum()"
         app = make_app(snippet_link())
@@ -467,7 +468,7 @@ class TestDrafts:
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert text_area(app).text == "(a * b).sum()"
-            assert explorer(app).document.path == draft
+            assert explorer(app).session.document.path == draft
 
     async def test_a_draft_left_by_a_crash_is_offered_back(self):
         draft = crashed_draft("x.tanh()\n")
@@ -475,11 +476,11 @@ class TestDrafts:
         async with app.run_test(size=SMALL) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, RestoreDraftsScreen))
             await pilot.press("escape")  # later: it stays in the list
-            titles = [entry.title for entry in explorer(app).entries]
+            titles = [entry.title for entry in explorer(app).catalog.entries]
             assert "✎ x.tanh()" in titles
             await pilot.press("end", "e")
-            await wait_for(pilot, lambda: explorer(app).document is not None)
-            assert explorer(app).document.path == draft.path
+            await wait_for(pilot, lambda: explorer(app).session.document is not None)
+            assert explorer(app).session.document.path == draft.path
             assert explorer(app).query_one(TabbedContent).active == "tab-editor"
 
     async def test_x_discards_a_draft_for_good(self):
@@ -490,13 +491,13 @@ class TestDrafts:
             await pilot.press("x")
             await wait_for(pilot, lambda: isinstance(app.screen, ExplorerScreen))
             assert not draft.path.exists()
-            assert len(explorer(app).entries) == 2
+            assert len(explorer(app).catalog.entries) == 2
 
     async def test_an_untouched_template_leaves_nothing_behind(self):
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("ctrl+n")
-            await wait_for(pilot, lambda: explorer(app).document is not None)
+            await wait_for(pilot, lambda: explorer(app).session.document is not None)
         assert DraftStore().drafts() == []
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
@@ -559,13 +560,13 @@ class TestSizeAndKeys:
             await answer_prompt(pilot, "0")
             assert "at least 1" in shown_text(app.screen.query_one("#prompt-problem"))
             await answer_prompt(pilot, "65_536")
-            assert explorer(app).run_size == 65536
+            assert explorer(app).session.run_size == 65536
             await pilot.press("r")  # any scenario's run gets the size
             await wait_for(pilot, lambda: bool(link.sizes))
             assert link.sizes == [65536]
             await pilot.press("z")
             await answer_prompt(pilot, "")
-            assert explorer(app).run_size is None
+            assert explorer(app).session.run_size is None
             assert explorer(app).title is None
 
     async def test_help_and_palette_list_the_editor(self):
@@ -582,7 +583,7 @@ class TestSizeAndKeys:
                 assert title in titles
             new = next(c for c in app.get_system_commands(app.screen) if c.title == "New snippet")
             await new.callback()
-            await wait_for(pilot, lambda: explorer(app).document is not None)
+            await wait_for(pilot, lambda: explorer(app).session.document is not None)
 
     async def test_footer_offers_the_editor_keys_only_when_they_apply(self):
         app = make_app(snippet_link())
@@ -633,7 +634,7 @@ async def test_the_real_engine_marks_the_line_of_a_typed_snippet():
         await new_snippet(pilot, "t = x * 2\n\nt + q")
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: run_done(app), timeout=300, what="the real engine's report")
-        run = explorer(app).runs[explorer(app).document.path]
+        run = explorer(app).runs[explorer(app).session.document.path]
         assert run.status is RunStatus.FAILED and run.error is not None, run
         assert (run.error.stage, run.error.line) == ("eager", 3), run.error
         assert run.report is not None and run.report.size == 4096

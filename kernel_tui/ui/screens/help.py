@@ -1,4 +1,4 @@
-"""The help dialog: every key the explorer answers to, built from the bindings so it cannot go stale."""
+"""The help dialog: every key the explorer answers to, built from the action tables so it cannot go stale."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from kernel_tui.ui.actions import KeyAction
 
 NAVIGATION_KEYS = (
     ("tab / shift+tab", "Move focus to the next / previous pane"),
@@ -28,21 +30,21 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark,f1", "dismiss", "Close"),
     ]
 
-    def __init__(self, bindings: Iterable[Binding]) -> None:
+    def __init__(self, actions: Iterable[KeyAction]) -> None:
         super().__init__()
-        self._listed = list(bindings)
+        self._listed = list(actions)
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold", no_wrap=True)
         table.add_column()
         seen = set()
-        for binding in self._listed:
-            if not binding.description or binding.action in seen:
+        for action in self._listed:
+            if action.key is None or action.action in seen:
                 continue
-            seen.add(binding.action)
-            keys = " / ".join(key_label(key) for key in binding.key.split(","))
-            table.add_row(keys, binding.tooltip or binding.description)
+            seen.add(action.action)
+            keys = " / ".join(key_label(key) for key in action.key.split(","))
+            table.add_row(keys, action.help)
         for keys, what in NAVIGATION_KEYS:
             table.add_row(keys, what)
         with VerticalScroll(id="help-body") as body:

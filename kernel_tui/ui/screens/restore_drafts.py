@@ -6,9 +6,7 @@ Enter reopens the highlighted draft in the editor, x discards it for good, Esc k
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,23 +15,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 
-
-@dataclass(frozen=True)
-class DraftChoice:
-    """One draft as the dialog lists it."""
-
-    path: Path
-    title: str
-    where: str
-    """The file it edits, or that it was never saved."""
-
-
-@dataclass
-class RestoreDecision:
-    """What the learner chose: one draft to reopen (or none), and the drafts to throw away."""
-
-    restore: Path | None = None
-    discard: list[Path] = field(default_factory=list)
+from kernel_tui.ui.snippet_session import DraftChoice, RestoreDecision
 
 
 class RestoreDraftsScreen(ModalScreen[RestoreDecision]):
