@@ -301,6 +301,14 @@ class SnippetSession:
 
     # -- saving and the file on disk ---------------------------------------------------------------
 
+    def save(self) -> bool:
+        """Save to the file the document edits; False when it edits none yet (ask where: ``save_to``)."""
+        document = self.document
+        if document is None or document.origin is None:
+            return False
+        self.save_to(document.origin)
+        return True
+
     def save_to(self, path: Path) -> None:
         document = self.document
         if document is None:

@@ -191,13 +191,11 @@ class SnippetWorkbench:
 
     def save_snippet(self) -> None:
         """Save to the file the editor edits; the first time, ask where."""
-        document = self.document
-        if document is None:
-            return
-        if document.origin is None:
+        self._stop_autosave()
+        saved = self.session.save()
+        self._apply()
+        if not saved:
             self.save_snippet_as()
-        else:
-            self._save_to(document.origin)
 
     def save_snippet_as(self) -> None:
         """Ask for a path (the snippets folder by default) and save there."""
