@@ -9,10 +9,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from kernel_tui.ui.actions import KeyAction
+from kernel_tui.ui.screens.dialog import Dialog
 
 NAVIGATION_KEYS = (
     ("tab / shift+tab", "Move focus to the next / previous pane"),
@@ -23,7 +23,7 @@ NAVIGATION_KEYS = (
 )
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     """Keys and what they do; Esc, q, ? or F1 closes it."""
 
     BINDINGS = [
@@ -47,14 +47,11 @@ class HelpScreen(ModalScreen[None]):
             table.add_row(keys, action.help)
         for keys, what in NAVIGATION_KEYS:
             table.add_row(keys, what)
-        with VerticalScroll(id="help-body") as body:
+        with VerticalScroll(id="help-body", classes="dialog-body") as body:
             body.border_title = "Keys"
             body.border_subtitle = "esc closes"
             yield Static(Text("kernel-tui: which kernels your code runs, eager and compiled.\n", style="dim"))
             yield Static(table)
-
-    def action_dismiss(self) -> None:
-        self.dismiss(None)
 
 
 def key_label(key: str) -> str:

@@ -12,13 +12,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 
+from kernel_tui.ui.screens.dialog import Dialog
 from kernel_tui.ui.snippet_session import DraftChoice, RestoreDecision
 
 
-class RestoreDraftsScreen(ModalScreen[RestoreDecision]):
+class RestoreDraftsScreen(Dialog[RestoreDecision]):
     """Unsaved drafts from before, one per line, newest last."""
 
     BINDINGS = [
@@ -32,7 +32,7 @@ class RestoreDraftsScreen(ModalScreen[RestoreDecision]):
         self._decision = RestoreDecision()
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="restore-body") as body:
+        with Vertical(id="restore-body", classes="dialog-body") as body:
             body.border_title = "Unsaved snippets from before"
             body.border_subtitle = "enter reopens · x discards · esc later"
             yield Static(
