@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import threading
 
-from test_ui_support import ADD_RELU, BROKEN, DATA, make_app, make_link, shown_text, wait_for
+from test_ui_support import (
+    ADD_RELU,
+    BROKEN,
+    DATA,
+    explorer,
+    finished,
+    make_app,
+    make_link,
+    shown_text,
+    status,
+    wait_for,
+)
 from textual.widgets import TabbedContent
 
 from kernel_tui.client import EngineDied
@@ -24,23 +35,8 @@ WIDE = (160, 48)
 SMALL = (80, 24)
 
 
-def explorer(app) -> ExplorerScreen:
-    screen = app.get_explorer()
-    assert screen is not None
-    return screen
-
-
-def status(app) -> str:
-    return shown_text(explorer(app).query_one("#status-text"))
-
-
 def table_names(app, mode: str) -> list[str]:
     return [kernel.short_name for kernel in explorer(app).query_one(f"#{mode}", KernelTable).kernels]
-
-
-def finished(app, path=ADD_RELU) -> bool:
-    run = explorer(app).runs.get(path)
-    return run is not None and not run.running
 
 
 class TestNavigation:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
-from test_ui_support import ADD_RELU, DATA, RECORDINGS, make_app, shown_text, wait_for
+from test_ui_support import ADD_RELU, DATA, RECORDINGS, explorer, make_app, shown_text, status, wait_for
 from textual.widgets import Input, OptionList, TabbedContent
 
 from kernel_tui.ui.app import KernelTuiApp
@@ -67,12 +67,6 @@ def _quick_timers(monkeypatch):
     monkeypatch.setattr(SnippetWorkbench, "WATCH_INTERVAL_S", 0.05)
 
 
-def explorer(app) -> ExplorerScreen:
-    screen = app.get_explorer()
-    assert screen is not None
-    return screen
-
-
 def editor(app) -> SnippetEditor:
     return explorer(app).query_one("#editor", SnippetEditor)
 
@@ -83,10 +77,6 @@ def text_area(app) -> SnippetTextArea:
 
 def note(app) -> str:
     return shown_text(editor(app).query_one("#editor-note"))
-
-
-def status(app) -> str:
-    return shown_text(explorer(app).query_one("#status-text"))
 
 
 async def type_text(pilot, text: str) -> None:
