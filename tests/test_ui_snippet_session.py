@@ -13,7 +13,7 @@ import pytest
 from kernel_tui.ui.catalog import Catalog, load_catalog
 from kernel_tui.ui.drafts import TEMPLATE, DraftStore
 from kernel_tui.ui.snippet_doc import DRAFT_MARK
-from kernel_tui.ui.snippet_session import RestoreDecision, Shown, SnippetSession, parse_size
+from kernel_tui.ui.snippet_session import RestoreDecision, Shown, SnippetSession, parse_size, size_text
 
 SCENARIO = '''"""Mine
 
@@ -122,10 +122,10 @@ def test_quitting_keeps_only_the_drafts_with_something_unsaved(session: SnippetS
     assert later.take_effects().dropped == [typed.path]
 
 
-def test_run_size_is_said_and_used(session: SnippetSession):
-    assert session.size_text() == "size: each scenario's own"
-    session.set_run_size(parse_size("2**12"))
-    assert session.run_size == 4096 and session.size_text() == "size 4,096"
-    assert session.take_effects().notices[0].message == "Runs use size 4,096"
+def test_sizes_are_read_as_typed_and_said_per_document(session: SnippetSession):
+    assert size_text(None) == "size: each scenario's own"
+    assert size_text(parse_size("2**12")) == "size 4,096" and parse_size(" ") is None
+    session.new()
+    assert size_text(None, session.document) == "size 1,048,576", "the snippet's own SIZE (the default)"
     with pytest.raises(ValueError, match="at most"):
         parse_size("2**40")

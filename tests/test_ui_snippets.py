@@ -136,7 +136,7 @@ class TestEditor:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("z")
             await answer_prompt(pilot, "2**12")
-            assert explorer(app).session.run_size == 4096
+            assert explorer(app).run_size == 4096
             assert "size 4,096" in explorer(app).title
             await new_snippet(pilot, "(a + b).relu()")
             await pilot.press("ctrl+r")
@@ -550,13 +550,13 @@ class TestSizeAndKeys:
             await answer_prompt(pilot, "0")
             assert "at least 1" in shown_text(app.screen.query_one("#prompt-problem"))
             await answer_prompt(pilot, "65_536")
-            assert explorer(app).session.run_size == 65536
+            assert explorer(app).run_size == 65536
             await pilot.press("r")  # any scenario's run gets the size
             await wait_for(pilot, lambda: bool(link.sizes))
             assert link.sizes == [65536]
             await pilot.press("z")
             await answer_prompt(pilot, "")
-            assert explorer(app).session.run_size is None
+            assert explorer(app).run_size is None
             assert explorer(app).title is None
 
     async def test_help_and_palette_list_the_editor(self):

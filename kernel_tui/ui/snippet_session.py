@@ -4,7 +4,7 @@ The editor holds one document at a time (``SnippetDocument``), always backed by 
 (``kernel_tui.ui.drafts``), and every draft appears in the scenario list (the ``Catalog``) as the learner's
 own. This is the logic of opening, editing, saving and restoring, with no Textual in it: what the screen
 has to do afterwards (tell the learner something, show the list again, focus the editor) collects in
-``Effects``, which the screen takes after each call.
+``Effects``, which the screen takes after each call. (The size every run uses is the screen's: ``run_size``.)
 """
 
 from __future__ import annotations
@@ -45,6 +45,14 @@ def parse_size(text: str) -> int | None:
     if value > MAX_SIZE:
         raise ValueError(f"at most 2**31 elements ({MAX_SIZE:,}) per tensor")
     return value
+
+
+def size_text(run_size: int | None, document: SnippetDocument | None = None) -> str:
+    """The size the next run of ``document`` will use: ``run_size`` (set with z), else the snippet's SIZE."""
+    if run_size is not None:
+        return f"size {run_size:,}"
+    info = document.entry().info if document is not None else None
+    return f"size {info.size:,}" if info is not None else "size: each scenario's own"
 
 
 @dataclass(frozen=True)
@@ -107,8 +115,6 @@ class SnippetSession:
         self.drafts = drafts if drafts is not None else DraftStore()
         self.document: SnippetDocument | None = None
         """What the editor holds."""
-        self.run_size: int | None = None
-        """The size every run asks for; None: each scenario's own SIZE."""
         self.known_drafts: dict[Path, Draft] = {}
         """Drafts in the list (this session's, and unsaved ones from before), by path."""
         self._effects = Effects()
@@ -369,16 +375,6 @@ class SnippetSession:
             candidate, number = folder / f"{stem}-{number}.py", number + 1
         return candidate
 
-    def set_run_size(self, size: int | None) -> None:
-        self.run_size = size
-        self._tell("Runs use each scenario's own SIZE" if size is None else f"Runs use size {size:,}")
-
-    def size_text(self, document: SnippetDocument | None = None) -> str:
-        """The size the next run of ``document`` will use: the one set with z, else the snippet's SIZE."""
-        if self.run_size is not None:
-            return f"size {self.run_size:,}"
-        info = document.entry().info if document is not None else None
-        return f"size {info.size:,}" if info is not None else "size: each scenario's own"
 
     # -- drafts from before ------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import DescendantFocus, Resize
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Header, OptionList, Static, TabbedContent, TabPane, Tabs
@@ -49,7 +50,7 @@ from kernel_tui.ui.run_state import RunBook, RunStatus, ScenarioRun
 from kernel_tui.ui.score import PredictionBook
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
-from kernel_tui.ui.screens.why import WhyPart
+from kernel_tui.ui.screens.why import WhyPart, next_chart_mode
 from kernel_tui.ui.snippet_session import Effects, Shown, SnippetSession
 from kernel_tui.ui.widgets.deferred import Deferred
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
@@ -79,6 +80,16 @@ class ExplorerScreen(Screen[None]):
 
     BINDINGS = bindings(EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, QUIT_ACTIONS)
 
+    # What the panes show besides the scenario: each change is shown by its watcher.
+    hello: var[dict | None] = var(None, init=False)
+    """The engine's hello once it started; None while it (re)starts."""
+    engine_error: var[ScenarioError | None] = var(None, init=False)
+    """Why the engine could not start, if it could not."""
+    chart_mode: var[str] = var("time", init=False)
+    """What the chart draws against size: ``time`` or ``bandwidth``; kept across scenarios and layouts."""
+    run_size: var[int | None] = var(None, init=False)
+    """The size every run asks for; None: each scenario's own SIZE."""
+
     def __init__(
         self,
         entries: list[ScenarioEntry],
@@ -98,8 +109,6 @@ class ExplorerScreen(Screen[None]):
         self.session = SnippetSession(self.catalog)
         self.snippets = SnippetWorkbench(self, self.session, self.runs, clock)
         self.why = WhyPart(self, self.catalog, self.runs, predictions)
-        self.hello: dict | None = None
-        self.engine_error: ScenarioError | None = None
         self.wide = self._fits_wide()
         self._name_mode = "eager"
         """Which table's highlighted kernel the full-name line shows: the one last focused."""
@@ -260,7 +269,7 @@ class ExplorerScreen(Screen[None]):
                 error=run.error if run is not None else None,
                 placeholder=self._placeholder(run),
             )
-        self.why.show(self.query(KernelTable), self._find("#chart", RuntimeChart))
+        self.why.show(self.query(KernelTable), self._find("#chart", RuntimeChart), self.chart_mode)
         self._show_status()
         self.refresh_bindings()
 
@@ -419,7 +428,7 @@ class ExplorerScreen(Screen[None]):
             self._cancel_active()
         run = self.runs.start(entry.path, sweep=sweep, now=self.clock())
         # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run.
-        self._run_engine(run.run_id, entry.path, self.link.run(entry.path, sweep=sweep, size=self.session.run_size))
+        self._run_engine(run.run_id, entry.path, self.link.run(entry.path, sweep=sweep, size=self.run_size))
         self._show_marks()
         self._show_points(run)
         self._show_results()
@@ -491,8 +500,12 @@ class ExplorerScreen(Screen[None]):
         self.snippets.ask_size(self._set_run_size)
 
     def _set_run_size(self, size: int | None) -> None:
+        self.run_size = size
+        self.notify("Runs use each scenario's own SIZE" if size is None else f"Runs use size {size:,}")
+
+    def watch_run_size(self, size: int | None) -> None:
         self.title = None if size is None else f"{self.app_title} · size {size:,}"
-        self.snippets.set_run_size(size)
+        self.snippets.show_titles()
 
     def action_show_editor(self) -> None:
         """Show the editor and focus it; with nothing open, a new snippet."""
@@ -509,8 +522,7 @@ class ExplorerScreen(Screen[None]):
 
     def action_chart_mode(self) -> None:
         """Switch the chart between runtime and achieved bandwidth against size (and show it)."""
-        self.why.next_chart_mode()
-        self.why.show(self.query(KernelTable), self._find("#chart", RuntimeChart))
+        self.chart_mode = next_chart_mode(self.chart_mode)
         if not self.wide:
             self.action_pane("chart")
 
@@ -595,14 +607,21 @@ class ExplorerScreen(Screen[None]):
                 close()
 
     def on_engine_started(self, message: EngineStarted) -> None:
-        self.hello = message.hello
         self._warmup_since = self.clock() if (message.hello or {}).get("warmup") else None
         self.engine_error = None
-        self._show_results()
+        self.hello = message.hello
 
     def on_engine_start_failed(self, message: EngineStartFailed) -> None:
         self.engine_error = message.error
+
+    def watch_hello(self) -> None:
         self._show_results()
+
+    def watch_engine_error(self) -> None:
+        self._show_results()
+
+    def watch_chart_mode(self, mode: str) -> None:
+        self.why.show(self.query(KernelTable), self._find("#chart", RuntimeChart), mode)
 
     def on_stage_started(self, message: StageStarted) -> None:
         run = self.runs.live(message.run_id)

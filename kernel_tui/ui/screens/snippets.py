@@ -28,7 +28,7 @@ from kernel_tui.ui.describe import error_line
 from kernel_tui.ui.drafts import read_text, shown_path, snippets_dir
 from kernel_tui.ui.run_state import RunBook, RunStatus, ScenarioRun
 from kernel_tui.ui.snippet_doc import SnippetDocument
-from kernel_tui.ui.snippet_session import Effects, SnippetSession, parse_size
+from kernel_tui.ui.snippet_session import Effects, SnippetSession, parse_size, size_text
 from kernel_tui.ui.widgets.snippet_editor import DETAILS_KEY_SHOWN, SnippetEditor
 
 if TYPE_CHECKING:
@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 
 class SnippetHost(Protocol):
     """What the workbench needs from the screen it works on."""
+
+    run_size: int | None
+    """The size every run asks for; None: each scenario's own SIZE."""
 
     def notify(self, message: str, *, severity: Any = ..., timeout: float | None = ...) -> None: ...
 
@@ -251,7 +254,7 @@ class SnippetWorkbench:
             if value is not None:
                 chosen(parse_size(value))
 
-        size = self.session.run_size
+        size = self.host.run_size
         self.host.push_dialog(
             PromptScreen(
                 "Size for every run",
@@ -264,10 +267,6 @@ class SnippetWorkbench:
             answered,
         )
 
-    def set_run_size(self, size: int | None) -> None:
-        self.session.set_run_size(size)
-        self.show_titles()
-        self._apply()
 
     def show_editor(self) -> None:
         """Show the editor and focus it; with nothing open, a new snippet."""
@@ -331,7 +330,7 @@ class SnippetWorkbench:
     def _titles(self, document: SnippetDocument) -> tuple[str, str]:
         unsaved = " ●" if document.unsaved else ""
         title = f"Editor: {document.path.name}{unsaved}"
-        subtitle = f"{self.session.size_text(document)} · ^r run · ^s save · esc leaves"
+        subtitle = f"{size_text(self.host.run_size, document)} · ^r run · ^s save · esc leaves"
         return title, subtitle
 
     def show_titles(self) -> None:
@@ -339,7 +338,7 @@ class SnippetWorkbench:
         if editor is None:
             return
         if self.document is None:
-            editor.set_titles("Editor", f"ctrl+n new snippet · {self.session.size_text()}")
+            editor.set_titles("Editor", f"ctrl+n new snippet · {size_text(self.host.run_size)}")
         else:
             editor.set_titles(*self._titles(self.document))
             if not self.document.error:
@@ -352,7 +351,7 @@ class SnippetWorkbench:
             return
         document = self.document
         if document is None:
-            editor.show_empty(f"ctrl+n new snippet · {self.session.size_text()}")
+            editor.show_empty(f"ctrl+n new snippet · {size_text(self.host.run_size)}")
             return
         error = document.error
         if note is None:

@@ -28,6 +28,11 @@ from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
 CHART_MODES = ("time", "bandwidth")
 
+def next_chart_mode(mode: str) -> str:
+    """The chart's mode after ``mode``: runtime, then achieved bandwidth, then runtime again."""
+    return CHART_MODES[(CHART_MODES.index(mode) + 1) % len(CHART_MODES)]
+
+
 class WhyHost(Protocol):
     """What the why part needs from the screen it works on."""
 
@@ -48,8 +53,6 @@ class WhyPart:
         self.catalog = catalog
         self.runs = runs
         self.predictions = predictions
-        self.chart_mode = "time"
-        """What the chart draws against size: ``time`` or ``bandwidth``; kept across scenarios and layouts."""
 
     def sub_title(self) -> str:
         """The header's subtitle: where in the list, on the course the prediction score, and the title
@@ -64,7 +67,7 @@ class WhyPart:
         """Whether the lesson pane holds back the explanation (it would give the guess away)."""
         return bool(self.catalog) and self.predictions.hides_explanation(self.catalog.current)
 
-    def show(self, tables: Iterable[KernelTable], chart: RuntimeChart | None) -> None:
+    def show(self, tables: Iterable[KernelTable], chart: RuntimeChart | None, chart_mode: str) -> None:
         """Revealed guesses beside the measured counts, and the chart in its mode with the run's ceiling."""
         if not self.catalog:
             return
@@ -76,7 +79,7 @@ class WhyPart:
             waiting = run is not None and run.running and report is not None and report.compiled is None
             table.set_links_pending(table.mode == "eager" and waiting)
         if chart is not None:
-            chart.set_mode(self.chart_mode, report.bandwidth_ceiling_gbs if report is not None else None)
+            chart.set_mode(chart_mode, report.bandwidth_ceiling_gbs if report is not None else None)
 
     def predict_first(self, run: Callable[[], None]) -> bool:
         """Before a course lesson's first run: ask for a guess, and ``run`` once it is given. True: asked."""
@@ -127,10 +130,6 @@ class WhyPart:
         from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
 
         self.host.push_dialog(KernelCodeScreen(kernel))
-
-    def next_chart_mode(self) -> None:
-        """Switch the chart between runtime and achieved bandwidth against size."""
-        self.chart_mode = CHART_MODES[(CHART_MODES.index(self.chart_mode) + 1) % len(CHART_MODES)]
 
     def toggle_predict(self) -> None:
         """Turn predict-then-reveal on or off for this session."""
