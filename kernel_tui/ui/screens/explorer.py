@@ -4,38 +4,39 @@ This screen composes its parts, each the one owner of its state: the ``Catalog``
 listed, which one is shown), the ``RunBook`` (each scenario's latest run, the one the engine works on),
 the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor) and the ``WhyPart`` (code, chart mode,
 predictions); it sets what they hold on its widgets. Runs go through the engine link it is given, in one
-thread worker; the worker posts typed messages back (``kernel_tui.ui.messages``), and messages of a run
-that was cancelled or replaced are dropped.
+thread worker (``kernel_tui.ui.engine_worker``); the worker posts typed messages back
+(``kernel_tui.ui.messages``), and messages of a run that was cancelled or replaced are dropped. What the
+panes show besides the scenario (the engine's status, the chart's mode, the run size) are reactives,
+shown by their watchers.
 
-Two layouts: side by side when the terminal is large, tabs when it is small (80x24). Switching
-recomposes the screen and shows the same data again, since no widget holds state of its own that
-matters. On a small terminal the tabs that start hidden are mounted just after the first frame
+Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
+(80x24). Switching recomposes the screen and shows the same data again, since no widget holds state of
+its own that matters. On a small terminal the tabs that start hidden are mounted just after the first frame
 (``Deferred``), so every method here that fills a pane does so only if the pane is there yet.
 """
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import DescendantFocus, Resize
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Header, OptionList, Static, TabbedContent, TabPane, Tabs
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.widgets import DataTable, OptionList, Static, TabbedContent, Tabs
+from textual.worker import Worker, WorkerState
 
-from kernel_tui.client import EngineDied
 from kernel_tui.report import ScenarioError
 from kernel_tui.ui import describe
 from kernel_tui.ui.actions import EXPLORER_ACTIONS, QUIT_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, bindings
 from kernel_tui.ui.catalog import Catalog, ScenarioEntry
 from kernel_tui.ui.engine_link import EngineLink
+from kernel_tui.ui.engine_worker import start_engine, stream_run, worker_failure
 from kernel_tui.ui.messages import (
     EngineStarted,
     EngineStartFailed,
@@ -44,11 +45,12 @@ from kernel_tui.ui.messages import (
     RunFinished,
     StageStarted,
     SweepPointMeasured,
-    from_engine,
 )
-from kernel_tui.ui.run_state import RunBook, RunStatus, ScenarioRun
+from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
+from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.score import PredictionBook
 from kernel_tui.ui.screens.details import DetailsScreen
+from kernel_tui.ui.screens.explorer_layout import PANES, SIDE_BY_SIDE_TABLES_MIN_WIDTH, compose_explorer, fits_wide
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.screens.why import WhyPart, next_chart_mode
 from kernel_tui.ui.snippet_session import Effects, Shown, SnippetSession
@@ -63,14 +65,6 @@ from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 
 W = TypeVar("W", bound=Widget)
-
-WIDE_MIN_SIZE = (120, 32)
-"""From this many columns and rows the panes sit side by side; below it they become tabs."""
-SIDE_BY_SIDE_TABLES_MIN_WIDTH = 176
-"""From this many columns the two kernel tables sit side by side (each wide enough for a kernel name, its
-bandwidth and what it was fused into or replaced); below it they are stacked."""
-PANES = ("scenarios", "lesson", "kernels", "chart", "editor")
-"""What the 1-5 keys show, in order; ``kernels`` means the eager table."""
 
 
 class ExplorerScreen(Screen[None]):
@@ -109,7 +103,7 @@ class ExplorerScreen(Screen[None]):
         self.session = SnippetSession(self.catalog)
         self.snippets = SnippetWorkbench(self, self.session, self.runs, clock)
         self.why = WhyPart(self, self.catalog, self.runs, predictions)
-        self.wide = self._fits_wide()
+        self.wide = fits_wide(self.app.size)
         self._name_mode = "eager"
         """Which table's highlighted kernel the full-name line shows: the one last focused."""
         self._warmup_since: float | None = None
@@ -117,47 +111,10 @@ class ExplorerScreen(Screen[None]):
 
     # -- layout ------------------------------------------------------------------------------------
 
-    def _fits_wide(self) -> bool:
-        width, height = self.app.size
-        return width >= WIDE_MIN_SIZE[0] and height >= WIDE_MIN_SIZE[1]
-
     def compose(self) -> ComposeResult:
         self.set_class(self.wide, "-wide")
         self.set_class(not self.wide, "-narrow")
-        yield Header()
-        if self.wide:
-            with Horizontal(id="main"):
-                yield ScenarioList(id="scenarios")
-                with Vertical(id="work"):
-                    with Horizontal(id="top"):
-                        yield SnippetEditor(id="editor")
-                        yield LessonView(id="lesson")
-                        yield RuntimeChart(id="chart")
-                    yield Static(id="signature")
-                    with Horizontal(id="tables"):
-                        yield KernelTable("eager", "Eager", id="eager")
-                        yield KernelTable("compiled", "Compiled", id="compiled")
-                    yield KernelNameLine(id="kernel-name")
-                    yield SummaryStrip(id="summary")
-        else:
-            with TabbedContent(id="tabs", initial="tab-scenarios"):
-                with TabPane("1 Scenarios", id="tab-scenarios"):
-                    yield ScenarioList(id="scenarios")
-                with TabPane("2 Lesson", id="tab-lesson"):
-                    yield Deferred(LessonView(id="lesson"))
-                with TabPane("3 Kernels", id="tab-kernels"):
-                    with Deferred(VerticalScroll(id="kernels")):
-                        yield Static(id="signature")
-                        yield KernelTable("eager", "Eager", id="eager")
-                        yield KernelTable("compiled", "Compiled", id="compiled")
-                        yield KernelNameLine(id="kernel-name")
-                        yield SummaryStrip(id="summary")
-                with TabPane("4 Chart", id="tab-chart"):
-                    yield Deferred(RuntimeChart(id="chart"))
-                with TabPane("5 Editor", id="tab-editor"):
-                    yield Deferred(SnippetEditor(id="editor"))
-        yield RunStatusBar(id="status")
-        yield Footer()
+        yield from compose_explorer(self.wide)
 
     def on_mount(self) -> None:
         self._fit_tables()
@@ -172,7 +129,7 @@ class ExplorerScreen(Screen[None]):
         self.snippets.close()
 
     async def on_resize(self, event: Resize) -> None:
-        wide = self._fits_wide()
+        wide = fits_wide(self.app.size)
         if wide == self.wide:
             self._fit_tables()
             return
@@ -196,15 +153,10 @@ class ExplorerScreen(Screen[None]):
         if focused is None:
             return "scenarios"
         for pane in PANES:
-            widget = self._pane_widget(pane)
+            widget = self._find(PANES[pane], Widget)
             if widget is not None and (focused is widget or widget in focused.ancestors):
                 return pane
         return "kernels" if isinstance(focused, KernelTable) else "scenarios"
-
-    def _pane_widget(self, pane: str) -> Widget | None:
-        selector = {"scenarios": "#scenarios", "lesson": "#lesson", "kernels": "#eager", "chart": "#chart",
-                    "editor": "#snippet-text"}
-        return self._find(selector[pane], Widget)
 
     def _find(self, selector: str, expect: type[W]) -> W | None:
         """The widget, or None while its pane has not been mounted yet (see ``Deferred``)."""
@@ -245,12 +197,12 @@ class ExplorerScreen(Screen[None]):
 
     def _show_points(self, run: ScenarioRun | None) -> None:
         if chart := self._find("#chart", RuntimeChart):
-            chart.set_points(run.points if run else [], self._chart_hint(run))
+            chart.set_points(run.points if run else [], chart_hint(run))
 
     def _show_results(self) -> None:
         run = self.shown_run
         report = run.report if run is not None else None
-        eager_wait, compiled_wait = self._waiting_notes(run)
+        eager_wait, compiled_wait = waiting_notes(run)
         if eager := self._find("#eager", KernelTable):
             eager.show(report.eager if report else None, eager_wait)
         if compiled := self._find("#compiled", KernelTable):
@@ -267,7 +219,7 @@ class ExplorerScreen(Screen[None]):
                 {} if self.why.hides_explanation() else self.entry.claims_for(device),  # no spoilers
                 describe.engine_line(self.hello, self.engine_error),
                 error=run.error if run is not None else None,
-                placeholder=self._placeholder(run),
+                placeholder=placeholder(run),
             )
         self.why.show(self.query(KernelTable), self._find("#chart", RuntimeChart), self.chart_mode)
         self._show_status()
@@ -316,34 +268,6 @@ class ExplorerScreen(Screen[None]):
 
     def _marks(self) -> list[str | None]:
         return [self.runs.mark(entry.path, describe.failed_claims) for entry in self.catalog.entries]
-
-    def _waiting_notes(self, run: ScenarioRun | None) -> tuple[str, str]:
-        if run is None:
-            return "not run yet", "not run yet"
-        if run.status is not RunStatus.RUNNING:
-            return "not measured", "not measured"
-        if run.stage in ("", "load", "inputs", "eager"):
-            return "measuring…", "waiting for eager"
-        return "", "compiling…"
-
-    @staticmethod
-    def _placeholder(run: ScenarioRun | None) -> str:
-        if run is None:
-            return "Not measured yet: r runs the scenario, s runs it with the size sweep."
-        if run.status is RunStatus.RUNNING:
-            return "Measuring: the tables fill in as the engine reports (eager first, then compiled)."
-        if run.status is RunStatus.CANCELLED:
-            return "Cancelled before the numbers came in: r runs it again."
-        return ""
-
-    @staticmethod
-    def _chart_hint(run: ScenarioRun | None) -> str:
-        if run is not None and run.sweep and run.running:
-            return "The sweep starts once the kernel tables are in; its points appear here as they are measured."
-        return (
-            "Not swept yet. s runs the scenario with the size sweep: the time of one call, eager and "
-            "compiled, from small arrays to large ones, drawn here on log-log axes."
-        )
 
     def _tick(self) -> None:
         if self.runs.active is not None or self._warmup_since is not None:
@@ -401,7 +325,7 @@ class ExplorerScreen(Screen[None]):
         self.call_after_refresh(self._focus_pane, pane)
 
     def _focus_pane(self, pane: str, tries: int = 10) -> None:
-        widget = self._pane_widget(pane)
+        widget = self._find(PANES[pane], Widget)
         if widget is not None and widget.focusable:
             widget.focus()
             if not self.wide:
@@ -572,39 +496,17 @@ class ExplorerScreen(Screen[None]):
 
     # -- the engine --------------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="engine-start")
     def _start_engine(self) -> None:
-        """Start the engine while the learner reads, so the first run does not wait for torch to import."""
-        try:
-            hello = self.link.start()
-        except EngineDied as death:
-            error = ScenarioError("engine", death.describe(), details=death.stderr_tail)
-            self.post_message(EngineStartFailed(error))
-        else:
-            self.post_message(EngineStarted(hello))
+        self.run_worker(
+            partial(start_engine, self.link, self.post_message),
+            thread=True, exclusive=True, exit_on_error=False, group="engine-start",
+        )
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="engine")
     def _run_engine(self, run_id: int, path: Path, messages: Iterator[dict]) -> None:
-        """Stream one run's messages to the screen, typed; runs in a thread, never on the UI's."""
-        worker = get_current_worker()
-        try:
-            for message in messages:
-                if worker.is_cancelled:
-                    return
-                typed = from_engine(run_id, path, message)
-                if typed is not None:
-                    self.post_message(typed)
-                if isinstance(typed, RunFinished):
-                    return
-            error = ScenarioError("engine", "the engine ended the run without a report", file=str(path))
-            self.post_message(RunFailed(run_id, path, error))
-        except EngineDied as death:
-            error = ScenarioError("engine", death.describe(), file=str(path), details=death.stderr_tail)
-            self.post_message(RunFailed(run_id, path, error, cancelled=worker.is_cancelled))
-        finally:
-            close = getattr(messages, "close", None)
-            if close is not None:
-                close()
+        self.run_worker(
+            partial(stream_run, run_id, path, messages, self.post_message),
+            thread=True, exclusive=True, exit_on_error=False, group="engine",
+        )
 
     def on_engine_started(self, message: EngineStarted) -> None:
         self._warmup_since = self.clock() if (message.hello or {}).get("warmup") else None
@@ -684,9 +586,7 @@ class ExplorerScreen(Screen[None]):
         worker = event.worker
         if event.state is not WorkerState.ERROR or worker.group not in ("engine", "engine-start"):
             return
-        error = worker.error
-        details = "".join(traceback.format_exception(error)) if error is not None else ""
-        failure = ScenarioError("engine", f"the app failed talking to the engine: {error!r}", details=details)
+        failure = worker_failure(worker)
         if worker.group == "engine-start":
             self.on_engine_start_failed(EngineStartFailed(failure))
         elif self.runs.active is not None:
