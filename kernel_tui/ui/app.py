@@ -1,7 +1,8 @@
 """The explorer app: one factory-built engine link, the explorer screen, help, and the command palette.
 
-The app itself stays thin: the explorer screen owns the data and the runs. Tests build this same app
-with a fake link (``link_factory``) and a frozen clock.
+The app itself stays thin: the explorer screen's parts own the data and the runs, and the screen is given
+the app's engine link, clock and prediction book. Tests build this same app with a fake link
+(``link_factory``) and a frozen clock.
 """
 
 from __future__ import annotations
@@ -12,16 +13,7 @@ from collections.abc import Callable, Iterable
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from kernel_tui.ui.actions import (
-    APP_ACTIONS,
-    EXPLORER_ACTIONS,
-    QUIT_ACTIONS,
-    SNIPPET_ACTIONS,
-    WHY_ACTIONS,
-    bindings,
-    keyed,
-    offered,
-)
+from kernel_tui.ui.actions import APP_ACTIONS, bindings, keyed, offered
 from kernel_tui.ui.catalog import ScenarioEntry
 from kernel_tui.ui.engine_link import EngineLink, EngineLinkFactory, client_engine_link
 from kernel_tui.ui.score import PredictionBook
@@ -71,11 +63,10 @@ class KernelTuiApp(App[None]):
         self.link.close()
 
     def action_help(self) -> None:
-        """Show every key, from the bindings themselves."""
+        """Show every key, from the same action tables the bindings are made of."""
         if isinstance(self.screen, HelpScreen):
             return
-        explorer = self.get_explorer()
-        tables = (EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, QUIT_ACTIONS) if explorer is not None else ()
+        tables = ExplorerScreen.ACTIONS if self.get_explorer() is not None else ()
         self.push_screen(HelpScreen(keyed(*tables, APP_ACTIONS)))
 
     def get_explorer(self) -> ExplorerScreen | None:
@@ -87,7 +78,7 @@ class KernelTuiApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         explorer = self.get_explorer()
         if explorer is not None:
-            for command in offered(EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS):
+            for command in offered(*ExplorerScreen.ACTIONS):
                 yield SystemCommand(
                     command.title, command.help, lambda action=command.action: self.run_action(action, explorer)
                 )

@@ -72,7 +72,9 @@ class ExplorerScreen(Screen[None]):
 
     AUTO_FOCUS = "#scenarios"
 
-    BINDINGS = bindings(EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, QUIT_ACTIONS)
+    ACTIONS = (EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, QUIT_ACTIONS)
+    """The action tables this screen answers to: its keys, and what help and the palette list for it."""
+    BINDINGS = bindings(*ACTIONS)
 
     # What the panes show besides the scenario: each change is shown by its watcher.
     hello: var[dict | None] = var(None, init=False)
