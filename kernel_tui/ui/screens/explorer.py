@@ -28,7 +28,7 @@ from textual.events import DescendantFocus, Resize
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, OptionList, Static, TabbedContent, Tabs
+from textual.widgets import DataTable, OptionList, Static, TabbedContent
 from textual.worker import Worker, WorkerState
 
 from kernel_tui.report import ScenarioError
@@ -50,7 +50,14 @@ from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.score import PredictionBook
 from kernel_tui.ui.screens.details import DetailsScreen
-from kernel_tui.ui.screens.explorer_layout import PANES, SIDE_BY_SIDE_TABLES_MIN_WIDTH, compose_explorer, fits_wide
+from kernel_tui.ui.screens.explorer_layout import (
+    SIDE_BY_SIDE_TABLES_MIN_WIDTH,
+    compose_explorer,
+    find,
+    fits_wide,
+    focus_pane,
+    focused_pane,
+)
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.screens.why import WhyPart, next_chart_mode
 from kernel_tui.ui.snippet_session import Effects, Shown, SnippetSession
@@ -135,7 +142,7 @@ class ExplorerScreen(Screen[None]):
         if wide == self.wide:
             self._fit_tables()
             return
-        focused = self._focused_pane()
+        focused = focused_pane(self)
         self.wide = wide
         await self.recompose()
         self._fit_tables()
@@ -150,20 +157,8 @@ class ExplorerScreen(Screen[None]):
     def on_deferred_mounted(self, message: Deferred.Mounted) -> None:
         self.show_scenario()
 
-    def _focused_pane(self) -> str:
-        focused = self.focused
-        if focused is None:
-            return "scenarios"
-        for pane in PANES:
-            widget = self._find(PANES[pane], Widget)
-            if widget is not None and (focused is widget or widget in focused.ancestors):
-                return pane
-        return "kernels" if isinstance(focused, KernelTable) else "scenarios"
-
     def _find(self, selector: str, expect: type[W]) -> W | None:
-        """The widget, or None while its pane has not been mounted yet (see ``Deferred``)."""
-        found = self.query(selector)
-        return found.first(expect) if found else None
+        return find(self, selector, expect)
 
     # -- showing data ------------------------------------------------------------------------------
 
@@ -324,26 +319,7 @@ class ExplorerScreen(Screen[None]):
         """Show a pane (a tab when the terminal is small) and focus it."""
         if not self.wide:
             self.query_one(TabbedContent).active = f"tab-{pane}"
-        self.call_after_refresh(self._focus_pane, pane)
-
-    def _focus_pane(self, pane: str, tries: int = 10) -> None:
-        widget = self._find(PANES[pane], Widget)
-        if widget is not None and widget.focusable:
-            widget.focus()
-            if not self.wide:
-                self.call_after_refresh(self._keep_focus, widget, 3)
-        elif tries:
-            # The tab switch shows the pane (or a deferred pane mounts) a refresh or two later; until
-            # then its widget cannot take focus.
-            self.call_after_refresh(self._focus_pane, pane, tries - 1)
-
-    def _keep_focus(self, widget: Widget, checks: int) -> None:
-        # A tab switch can deliver a late Hide to the newly focused pane (Textual then moves focus to
-        # the tab bar): take it back for the next few refreshes, before a learner could have moved it.
-        if self.focused is not widget and isinstance(self.focused, Tabs) and widget.focusable:
-            widget.focus()
-        if checks > 1:
-            self.call_after_refresh(self._keep_focus, widget, checks - 1)
+        self.call_after_refresh(focus_pane, self, pane, tabs=not self.wide)
 
     def action_run(self, sweep: bool) -> None:
         """Run the scenario on screen now; a run already going (of any scenario) is cancelled first."""

@@ -1,15 +1,19 @@
 """The explorer's two layouts: side by side on a large terminal, tabs on a small one (80x24).
 
-Only which widget goes where: what they show is the explorer screen's business. On a small terminal the
-tabs that start hidden are mounted just after the first frame (``Deferred``), so a pane's widget may not
-be there yet.
+Which widget goes where, and how to find and focus a pane in either layout: what the widgets show is the
+explorer screen's business. On a small terminal the tabs that start hidden are mounted just after the
+first frame (``Deferred``), so a pane's widget may not be there yet.
 """
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
 
 from kernel_tui.ui.widgets.deferred import Deferred
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
@@ -72,3 +76,46 @@ def compose_explorer(wide: bool) -> ComposeResult:
                 yield Deferred(SnippetEditor(id="editor"))
     yield RunStatusBar(id="status")
     yield Footer()
+
+
+W = TypeVar("W", bound=Widget)
+
+
+def find(screen: Screen[object], selector: str, expect: type[W]) -> W | None:
+    """The widget, or None while its pane has not been mounted yet (see ``Deferred``)."""
+    found = screen.query(selector)
+    return found.first(expect) if found else None
+
+
+def focused_pane(screen: Screen[object]) -> str:
+    """The pane that holds the focus (the scenario list when none does)."""
+    focused = screen.focused
+    if focused is None:
+        return "scenarios"
+    for pane, selector in PANES.items():
+        widget = find(screen, selector, Widget)
+        if widget is not None and (focused is widget or widget in focused.ancestors):
+            return pane
+    return "kernels" if isinstance(focused, KernelTable) else "scenarios"
+
+
+def focus_pane(screen: Screen[object], pane: str, *, tabs: bool, tries: int = 10) -> None:
+    """Focus ``pane``'s widget once it can take focus; with ``tabs``, keep it through the tab switch."""
+    widget = find(screen, PANES[pane], Widget)
+    if widget is not None and widget.focusable:
+        widget.focus()
+        if tabs:
+            screen.call_after_refresh(_keep_focus, screen, widget, 3)
+    elif tries:
+        # The tab switch shows the pane (or a deferred pane mounts) a refresh or two later; until then its
+        # widget cannot take focus.
+        screen.call_after_refresh(focus_pane, screen, pane, tabs=tabs, tries=tries - 1)
+
+
+def _keep_focus(screen: Screen[object], widget: Widget, checks: int) -> None:
+    # A tab switch can deliver a late Hide to the newly focused pane (Textual then moves focus to the tab
+    # bar): take it back for the next few refreshes, before a learner could have moved it.
+    if screen.focused is not widget and isinstance(screen.focused, Tabs) and widget.focusable:
+        widget.focus()
+    if checks > 1:
+        screen.call_after_refresh(_keep_focus, screen, widget, checks - 1)
