@@ -84,8 +84,8 @@ async def _responsiveness() -> tuple[float, float, float]:
         await pilot.press("s")
         feeder = threading.Thread(target=stream, daemon=True)
         feeder.start()
-        screen = app.get_explorer()
-        await wait_for(pilot, lambda: screen.active is not None and screen.active.points, 30, "first sweep point")
+        runs = app.get_explorer().runs
+        await wait_for(pilot, lambda: runs.active is not None and runs.active.points, 30, "first sweep point")
         busy = await _press_latencies(app, pilot, PRESSES)
         stop.set()
     return _p95(busy), _p95(idle), statistics.median(busy)
@@ -104,7 +104,7 @@ async def _render_time(recording: Path, scenario: Path) -> tuple[float, int]:
         table = app.get_explorer().query_one("#eager")
         started = time.perf_counter()
         await pilot.press("r")
-        await wait_for(pilot, lambda: app.get_explorer().active is None and table.row_count > 0, 60, "tables")
+        await wait_for(pilot, lambda: app.get_explorer().runs.active is None and table.row_count > 0, 60, "tables")
         return time.perf_counter() - started, table.row_count
 
 

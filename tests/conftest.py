@@ -1,4 +1,8 @@
-"""Shared test set-up: one Inductor cache for the whole suite, and one engine process to share."""
+"""Shared test set-up: one Inductor cache for the whole suite, one engine process to share, and fixtures.
+
+The UI tests' helpers (the app on recorded messages, waiting, what the explorer shows) are plain functions
+in ``test_ui_support``, imported by the UI test files.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +31,13 @@ def _own_folders(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     root = tmp_path_factory.mktemp("kernel-tui-folders")
     monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(root / "state"))
     monkeypatch.setenv("KERNEL_TUI_SNIPPETS_DIR", str(root / "snippets"))
+
+
+@pytest.fixture
+def from_the_repository(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from the repository: the lesson and tracebacks name files relative to the current folder, and
+    pictures must read the same on every machine."""
+    monkeypatch.chdir(REPO)
 
 
 @pytest.fixture(scope="session")

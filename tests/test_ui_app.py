@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from test_ui_support import ADD_RELU, BROKEN, DATA, make_app, make_link, shown_text, wait_for
+from test_ui_support import (
+    ADD_RELU,
+    BROKEN,
+    DATA,
+    explorer,
+    finished,
+    make_app,
+    make_link,
+    shown_text,
+    status,
+    wait_for,
+)
 from textual.widgets import TabbedContent
 
 from kernel_tui.client import EngineDied
@@ -24,23 +35,8 @@ WIDE = (160, 48)
 SMALL = (80, 24)
 
 
-def explorer(app) -> ExplorerScreen:
-    screen = app.get_explorer()
-    assert screen is not None
-    return screen
-
-
-def status(app) -> str:
-    return shown_text(explorer(app).query_one("#status-text"))
-
-
 def table_names(app, mode: str) -> list[str]:
     return [kernel.short_name for kernel in explorer(app).query_one(f"#{mode}", KernelTable).kernels]
-
-
-def finished(app, path=ADD_RELU) -> bool:
-    run = explorer(app).runs.get(path)
-    return run is not None and not run.running
 
 
 class TestNavigation:
@@ -51,7 +47,7 @@ class TestNavigation:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
             screen = explorer(app)
-            assert screen.index == 0
+            assert screen.catalog.index == 0
             lesson = screen.query_one(LessonView)
             assert lesson.border_title == "Lesson: Add, then ReLU"
             source = shown_text(lesson.query_one("#lesson-source"))
@@ -65,12 +61,12 @@ class TestNavigation:
             await pilot.pause()
             screen = explorer(app)
             await pilot.press("n")
-            assert screen.index == 1
+            assert screen.catalog.index == 1
             assert screen.sub_title == "2/2 · A scenario whose fn fails"
             await pilot.press("n")
-            assert screen.index == 1
+            assert screen.catalog.index == 1
             await pilot.press("p", "p")
-            assert screen.index == 0
+            assert screen.catalog.index == 0
             await pilot.press("right_square_bracket")
             assert screen.query_one(ScenarioList).highlighted == 1
             assert not screen.runs, "navigating must not run anything"
@@ -225,7 +221,7 @@ class TestCancel:
             run = explorer(app).runs[ADD_RELU]
             assert run.status is RunStatus.CANCELLED
             assert "cancelled" in status(app)
-            assert explorer(app).active is None
+            assert explorer(app).runs.active is None
             gate.release_all()  # whatever the stopped run had left must not reach the screen
             await pilot.pause(0.1)
             assert explorer(app).runs[ADD_RELU].status is RunStatus.CANCELLED

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from processes import is_running, listening_sockets
-from test_ui_support import shown_text
+from test_ui_support import status, wait_for
 
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
@@ -25,21 +25,13 @@ pytestmark = pytest.mark.slow
 
 
 async def settle(pilot, condition, what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT_S
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await pilot.pause(0.1)
-    await pilot.pause()
-
-
-def status_line(app) -> str:
-    return shown_text(app.get_explorer().query_one("#status-text"))
+    await wait_for(pilot, condition, timeout=TIMEOUT_S, what=what)
 
 
 async def run_scenario(app, pilot, path: Path, key: str = "r"):
     explorer = app.get_explorer()
-    explorer.index = explorer.entries.index(next(e for e in explorer.entries if e.path == path))
-    explorer._show_everything()
+    explorer.catalog.select(explorer.catalog.paths().index(path))
+    explorer.show_everything()
     await pilot.press(key)
     await settle(pilot, lambda: path in explorer.runs and not explorer.runs[path].running, path.name)
     return explorer.runs[path]
@@ -61,7 +53,7 @@ async def test_engine_death_is_shown_and_the_engine_restarts_by_itself(name, whe
         first_pid = explorer.hello.pid
         run = await run_scenario(app, pilot, fault)
         assert run.status is RunStatus.FAILED
-        assert where in status_line(app)
+        assert where in status(app)
         # Restarted without a key press, while the learner reads the error.
         await settle(pilot, lambda: explorer.hello is not None, "the engine's restart")
         assert explorer.hello.pid != first_pid
@@ -93,7 +85,7 @@ async def test_bad_files_show_file_line_and_stage_and_the_app_stays_usable(tmp_p
         for path, (_, _, shown) in zip(paths, BAD_FILES):
             run = await run_scenario(app, pilot, path)
             assert run.status is RunStatus.FAILED
-            assert shown in status_line(app)
+            assert shown in status(app)
             assert run.error.details, "the details one key away"
         healthy = await run_scenario(app, pilot, HEALTHY)
         assert healthy.status is RunStatus.DONE, healthy.error
@@ -105,7 +97,7 @@ async def test_compile_failure_keeps_eager_and_memory_ends_the_sweep_with_a_note
         failed = await run_scenario(app, pilot, FAULTS / "bad_backend.py")
         assert failed.report is not None and failed.report.eager is not None
         assert failed.report.eager.kernel_count == 1 and failed.report.compiled is None
-        assert "bad_backend.py: compile: InvalidBackend" in status_line(app)
+        assert "bad_backend.py: compile: InvalidBackend" in status(app)
         swept = await run_scenario(app, pilot, FAULTS / "too_big.py", key="s")
         assert swept.status is RunStatus.DONE, swept.error
         assert "out of memory" in (swept.report.sweep[-1].note or "")

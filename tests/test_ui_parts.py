@@ -10,10 +10,10 @@ from test_ui_support import ADD_RELU, DATA, RECORDINGS
 from kernel_tui import protocol
 from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.ui import describe
-from kernel_tui.ui.catalog import load_catalog
+from kernel_tui.ui.catalog import Catalog, ScenarioEntry, load_catalog
 from kernel_tui.ui.messages import ReportUpdated, RunFinished, StageStarted, SweepPointMeasured, from_engine
 from kernel_tui.ui.replay import Recording, _replayed
-from kernel_tui.ui.run_state import RunStatus, ScenarioRun
+from kernel_tui.ui.run_state import RunBook, RunStatus, ScenarioRun
 from kernel_tui.ui.source import scenario_source
 from kernel_tui.ui.widgets.runtime_plot import _thin, time_ticks
 
@@ -140,3 +140,36 @@ class TestMessages:
         assert isinstance(messages[-1], protocol.Done)
         assert messages[-1].report.scenario == str(target)
         assert bool(messages[-1].report.sweep) is sweep
+
+
+class TestCatalogState:
+    """The catalog owns the list and the current entry; the run book, the runs and the one running."""
+
+    def test_put_replaces_by_path_or_stands_in_for_a_listed_file(self):
+        add_relu, broken = load_catalog([ADD_RELU, DATA / "ui_broken_fn.py"], course=None)
+        catalog = Catalog([add_relu])
+        assert catalog.put(add_relu) == (0, False), "the same entry again changes nothing"
+        assert catalog.put(broken) == (1, True) and catalog.paths() == [ADD_RELU, broken.path]
+        stand_in = ScenarioEntry(Path("/drafts/edit-1.py"), None, True)
+        assert catalog.put(stand_in, replaces=ADD_RELU) == (0, True)
+        assert catalog.paths() == [stand_in.path, broken.path]
+
+    def test_select_clamps_and_drop_keeps_the_current_entry_in_view(self):
+        entries = load_catalog([ADD_RELU, DATA / "ui_broken_fn.py"], course=None)
+        catalog = Catalog(list(entries))
+        assert catalog.select(5) and catalog.index == 1 and not catalog.select(1)
+        assert catalog.drop(ADD_RELU) and catalog.index == 0 and catalog.current == entries[1]
+        assert not catalog.drop(entries[1].path), "the last entry stays"
+        assert catalog.title_of(Path("gone.py")) == "gone.py"
+
+    def test_run_book_listens_to_the_active_run_only(self):
+        book = RunBook()
+        first = book.start(ADD_RELU, sweep=False, now=0.0)
+        assert book.live(first.run_id) is first
+        assert book.cancel(1.0) is first and first.status is RunStatus.CANCELLED and book.active is None
+        second = book.start(ADD_RELU, sweep=True, now=2.0)
+        assert book.live(first.run_id) is None, "a cancelled run's messages are dropped"
+        assert book[ADD_RELU] is second and second.run_id != first.run_id and len(book) == 1
+        book.ended(second)
+        assert book.active is None and book.mark(ADD_RELU, lambda report: False) == "running"
+        assert book.mark(Path("never-run.py"), lambda report: False) is None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
+import pytest
 from test_ui_support import ADD_RELU, FROZEN_CLOCK, RECORDINGS, REPO, wait_for
 
 from kernel_tui.course import course_dir
@@ -26,8 +27,8 @@ RUN_SECONDS = 6.4
 COURSE_LESSON = "02_add_relu.py"
 
 
-async def test_screenshot_of_the_explorer_after_a_sweep(tmp_path, monkeypatch):
-    monkeypatch.chdir(REPO)
+@pytest.mark.usefixtures("from_the_repository")
+async def test_screenshot_of_the_explorer_after_a_sweep(tmp_path):
     course = course_dir()
     paths = find_scenarios([course])
     lesson = next((path for path in paths if path.name == COURSE_LESSON), None)

@@ -7,38 +7,17 @@ own state rather than for time. Update with ``--snapshot-update`` only after rea
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import test_ui_support
-from test_ui_support import REPO, make_link, wait_for
+from test_ui_support import PICTURED, finished, make_link, wait_for
+from test_ui_support import still_app as make_app
 
 from kernel_tui.ui.replay import ReplayGate
 
 SMALL = (80, 24)
 LARGE = (160, 48)
-# Relative to the repository (the current folder here), so no machine's absolute path ends up in a
-# snapshot: the replayed traceback names the scenario by the path it was run with.
-ADD_RELU = Path("tests/data/ui_add_relu.py")
-BROKEN = Path("tests/data/ui_broken_fn.py")
+ADD_RELU, BROKEN = PICTURED
 
-
-def make_app(link=None):
-    app = test_ui_support.make_app(link, paths=(ADD_RELU, BROKEN))
-    app.animation_level = "none"  # the tab underline would otherwise slide into place
-    return app
-
-
-@pytest.fixture(autouse=True)
-def _from_the_repository(monkeypatch):
-    # The lesson shows the learner's file relative to the current folder: make that the same everywhere.
-    monkeypatch.chdir(REPO)
-
-
-def _done(app, path) -> bool:
-    run = app.get_explorer().runs.get(path)
-    return run is not None and not run.running
-
+pytestmark = pytest.mark.usefixtures("from_the_repository")
 
 def fully_mounted(explorer) -> bool:
     """Everything that arrives just after the first frame is in: deferred tabs, Markdown, the plot."""
@@ -49,9 +28,9 @@ def fully_mounted(explorer) -> bool:
     )
 
 
-def settle(*keys: str, finished=None, stage: str | None = None, then: str = "", shows: str = ""):
+def settle(*keys: str, done=None, stage: str | None = None, then: str = "", shows: str = ""):
     """A ``run_before`` that waits for the engine's hello and presses ``keys``; then waits for the run
-    to finish (``finished``) or reach a stage; then presses ``then`` and waits until the focused widget
+    to finish (``done``) or reach a stage; then presses ``then`` and waits until the focused widget
     or the screen is of the type named ``shows``. Every state is waited for, never slept on."""
 
     async def run_before(pilot) -> None:
@@ -60,10 +39,10 @@ def settle(*keys: str, finished=None, stage: str | None = None, then: str = "", 
         await wait_for(pilot, lambda: explorer.hello is not None or explorer.engine_error is not None)
         await wait_for(pilot, lambda: fully_mounted(explorer), what="the panes mounted after the first frame")
         await pilot.press(*keys)
-        if finished is not None:
-            await wait_for(pilot, lambda: _done(app, finished))
+        if done is not None:
+            await wait_for(pilot, lambda: finished(app, done))
         if stage is not None:
-            await wait_for(pilot, lambda: explorer.active is not None and explorer.active.stage == stage)
+            await wait_for(pilot, lambda: explorer.runs.active is not None and explorer.runs.active.stage == stage)
         if then:
             await pilot.press(then)
         if shows:
@@ -92,25 +71,25 @@ class TestSmallTerminal:
 
     def test_finished_run_fills_the_kernel_tables(self, snap_compare):
         """After r: both tables, the full kernel name, summary, claims and device."""
-        assert snap_compare(make_app(), terminal_size=SMALL, run_before=settle("r", finished=ADD_RELU))
+        assert snap_compare(make_app(), terminal_size=SMALL, run_before=settle("r", done=ADD_RELU))
 
     def test_sweep_chart_tab(self, snap_compare):
         """After s, key 4: runtime against size, eager and compiled, log-log."""
         app = make_app()
         assert snap_compare(
-            app, terminal_size=SMALL, run_before=settle("s", finished=ADD_RELU, then="4", shows="RuntimeChart")
+            app, terminal_size=SMALL, run_before=settle("s", done=ADD_RELU, then="4", shows="RuntimeChart")
         )
 
     def test_scenario_error_is_one_line(self, snap_compare):
         """A scenario that raises: file, line and stage in one line; d for the rest."""
         app = make_app()
-        assert snap_compare(app, terminal_size=SMALL, run_before=settle("n", "r", finished=BROKEN))
+        assert snap_compare(app, terminal_size=SMALL, run_before=settle("n", "r", done=BROKEN))
 
     def test_details_show_the_traceback(self, snap_compare):
         """d after an error: the traceback in a dialog over the explorer."""
         app = make_app()
         assert snap_compare(
-            app, terminal_size=SMALL, run_before=settle("n", "r", finished=BROKEN, then="d", shows="DetailsScreen")
+            app, terminal_size=SMALL, run_before=settle("n", "r", done=BROKEN, then="d", shows="DetailsScreen")
         )
 
     def test_help_lists_every_key(self, snap_compare):
@@ -128,12 +107,12 @@ class TestLargeTerminal:
 
     def test_after_a_sweep(self, snap_compare):
         """Everything filled: tables, summary, claims, sweep strategy and the chart."""
-        assert snap_compare(make_app(), terminal_size=LARGE, run_before=settle("s", finished=ADD_RELU))
+        assert snap_compare(make_app(), terminal_size=LARGE, run_before=settle("s", done=ADD_RELU))
 
     def test_scenario_error(self, snap_compare):
         """The error in the summary (in full) and the status line (one line)."""
         app = make_app()
-        assert snap_compare(app, terminal_size=LARGE, run_before=settle("n", "r", finished=BROKEN))
+        assert snap_compare(app, terminal_size=LARGE, run_before=settle("n", "r", done=BROKEN))
 
     def test_help(self, snap_compare):
         """? over the explorer."""

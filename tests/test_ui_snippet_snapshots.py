@@ -7,31 +7,17 @@ state waited for. Drafts go to each test's own folder (``conftest``), so the dra
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import test_ui_support
 from test_ui_snapshots import fully_mounted
 from test_ui_snippets import snippet_link
-from test_ui_support import REPO, wait_for
+from test_ui_support import still_app, wait_for
 
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
 SMALL = (80, 24)
 LARGE = (160, 48)
-ADD_RELU = Path("tests/data/ui_add_relu.py")
-BROKEN = Path("tests/data/ui_broken_fn.py")
 
-
-@pytest.fixture(autouse=True)
-def _from_the_repository(monkeypatch):
-    monkeypatch.chdir(REPO)
-
-
-def make_app(plays: str):
-    app = test_ui_support.make_app(snippet_link(plays), paths=(ADD_RELU, BROKEN))
-    app.animation_level = "none"
-    return app
+pytestmark = pytest.mark.usefixtures("from_the_repository")
 
 
 def typed_and_run(text: str, *, run: bool):
@@ -48,7 +34,7 @@ def typed_and_run(text: str, *, run: bool):
         app.query_one(SnippetTextArea).cursor_blink = False  # the cursor always shows: no blink phase to catch
         if run:
             await pilot.press("ctrl+r")
-            await wait_for(pilot, lambda: not explorer.runs[explorer.document.path].running)
+            await wait_for(pilot, lambda: not explorer.runs[explorer.session.document.path].running)
         await pilot.pause()
 
     return run_before
@@ -59,10 +45,10 @@ class TestSnippetEditor:
 
     def test_small_error_marks_the_line(self, snap_compare):
         """80x24, editor tab: NameError on line 3, marked in the gutter, the error under the text."""
-        app = make_app("snippets/ui_snippet_typo.py")
+        app = still_app(snippet_link("snippets/ui_snippet_typo.py"))
         assert snap_compare(app, terminal_size=SMALL, run_before=typed_and_run("t = x * 2\n\nt + q", run=True))
 
     def test_large_editor_in_the_lessons_place(self, snap_compare):
         """160x48: the editor where the lesson was, the snippet in the list as yours, the footer's keys."""
-        app = make_app("ui_add_relu.py")
+        app = still_app(snippet_link("ui_add_relu.py"))
         assert snap_compare(app, terminal_size=LARGE, run_before=typed_and_run("(a + b).relu()", run=True))

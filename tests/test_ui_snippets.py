@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
-from test_ui_support import ADD_RELU, DATA, RECORDINGS, make_app, shown_text, wait_for
+from test_ui_support import ADD_RELU, DATA, RECORDINGS, explorer, make_app, shown_text, status, wait_for
 from textual.widgets import Input, OptionList, TabbedContent
 
 from kernel_tui.protocol import Done, Partial
@@ -28,7 +28,8 @@ from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
 from kernel_tui.ui.screens.prompt import PromptScreen
 from kernel_tui.ui.screens.restore_drafts import RestoreDraftsScreen
-from kernel_tui.ui.screens.snippets import SnippetWorkbench, parse_size
+from kernel_tui.ui.screens.snippets import SnippetWorkbench
+from kernel_tui.ui.snippet_session import parse_size
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
@@ -66,12 +67,6 @@ def _quick_timers(monkeypatch):
     monkeypatch.setattr(SnippetWorkbench, "WATCH_INTERVAL_S", 0.05)
 
 
-def explorer(app) -> ExplorerScreen:
-    screen = app.get_explorer()
-    assert screen is not None
-    return screen
-
-
 def editor(app) -> SnippetEditor:
     return explorer(app).query_one("#editor", SnippetEditor)
 
@@ -82,10 +77,6 @@ def text_area(app) -> SnippetTextArea:
 
 def note(app) -> str:
     return shown_text(editor(app).query_one("#editor-note"))
-
-
-def status(app) -> str:
-    return shown_text(explorer(app).query_one("#status-text"))
 
 
 async def type_text(pilot, text: str) -> None:
@@ -105,7 +96,7 @@ async def new_snippet(pilot, text: str) -> None:
 
 
 def run_done(app) -> bool:
-    document = explorer(app).document
+    document = explorer(app).session.document
     run = explorer(app).runs.get(document.path) if document is not None else None
     return run is not None and not run.running
 
@@ -134,10 +125,10 @@ class TestEditor:
             assert text_area(app).cursor_location == (3, 0), "the cursor waits on the expression"
             screen = explorer(app)
             assert screen.has_class("-editing"), "the editor takes the lesson's place"
-            assert screen.document.path.parent == DraftStore().folder
+            assert screen.session.document.path.parent == DraftStore().folder
             listed = str(screen.query_one(ScenarioList).get_option_at_index(2).prompt)
             assert "✎ (a + b).relu()" in listed and "(yours)" in listed
-            assert screen.entry.path == screen.document.path
+            assert screen.entry.path == screen.session.document.path
 
     async def test_a_typed_bare_expression_runs_as_a_file_at_the_chosen_size(self):
         link = snippet_link()
@@ -151,7 +142,7 @@ class TestEditor:
             await pilot.press("ctrl+r")
             await wait_for(pilot, lambda: run_done(app), what="the snippet's run")
             path, size, text = link.asked[-1]
-            assert (path, size, text) == (explorer(app).document.path, 4096, "(a + b).relu()")
+            assert (path, size, text) == (explorer(app).session.document.path, 4096, "(a + b).relu()")
             eager = explorer(app).query_one("#eager", KernelTable)
             assert [kernel.short_name for kernel in eager.kernels] == ["aten::add", "aten::relu"]
             assert "✓ done" in status(app)
@@ -213,7 +204,7 @@ class TestErrors:
             await new_snippet(pilot, typed)
             await pilot.press("ctrl+r")
             await wait_for(pilot, lambda: run_done(app))
-            assert explorer(app).runs[explorer(app).document.path].status is RunStatus.FAILED
+            assert explorer(app).runs[explorer(app).session.document.path].status is RunStatus.FAILED
             assert text_area(app).text == typed
             assert text_area(app).error_line == 3
             assert text_area(app).cursor_location == (2, 0)
@@ -276,7 +267,7 @@ class TestErrors:
             link.plays = ADD_RELU_RECORDING
             await replace_text(pilot, "(a + b).relu()")
             await pilot.press("ctrl+r")
-            await wait_for(pilot, lambda: run_done(app) and explorer(app).document.error is None)
+            await wait_for(pilot, lambda: run_done(app) and explorer(app).session.document.error is None)
             assert text_area(app).error_line is None
             assert "NameError" not in note(app)
 
@@ -296,7 +287,7 @@ class TestSave:
             saved = snippets_dir() / "snippet.py"
             await wait_for(pilot, lambda: saved.exists())
             assert saved.read_text() == "(x * 2).exp()\n"
-            assert explorer(app).document.origin == saved.resolve()
+            assert explorer(app).session.document.origin == saved.resolve()
             assert "unsaved" not in note(app)
             # Saving again goes to the same file without asking.
             await pilot.press("end")
@@ -346,7 +337,7 @@ class TestOpen:
             await pilot.press("n", "e")
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert text_area(app).text == "(x + y).sigmoid()\n"
-            assert explorer(app).document.origin == mine.resolve()
+            assert explorer(app).session.document.origin == mine.resolve()
             await pilot.press("end")
             await type_text(pilot, " * 2")
             await pilot.press("ctrl+s")
@@ -365,24 +356,24 @@ class TestOpen:
             await wait_for(pilot, lambda: mine.read_text() == "(x + y).sigmoid() * 2\n")
             await pilot.pause()
             screen = explorer(app)
-            assert len(screen.entries) == 2, [entry.path.name for entry in screen.entries]
-            assert screen.index == 1 and screen.entry.path == screen.document.path
+            assert len(screen.catalog) == 2, [entry.path.name for entry in screen.catalog.entries]
+            assert screen.catalog.index == 1 and screen.entry.path == screen.session.document.path
             listed = [str(option.prompt) for option in screen.query_one(ScenarioList).options]
             assert len(listed) == 2 and "(x + y).sigmoid() * 2" in listed[1], listed
             assert not any("mysnip-2" in text for text in listed)
             await pilot.press("escape", "p", "n", "e")  # away and back: still the one entry, the same draft
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
-            assert len(screen.entries) == 2 and text_area(app).text == "(x + y).sigmoid() * 2\n"
+            assert len(screen.catalog) == 2 and text_area(app).text == "(x + y).sigmoid() * 2\n"
 
     async def test_e_on_a_course_scenario_edits_a_copy(self):
         app = make_app(snippet_link(), course=DATA)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("e")
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
-            document = explorer(app).document
+            document = explorer(app).session.document
             assert text_area(app).text == ADD_RELU.read_text()
             assert document.origin is None and document.draft.based_on == ADD_RELU.resolve()
-            assert explorer(app).entries[-1].title == "✎ Add, then ReLU"
+            assert explorer(app).catalog.entries[-1].title == "✎ Add, then ReLU"
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen))
             assert app.screen.query_one(Input).value.endswith("ui_add_relu.py")
@@ -399,7 +390,7 @@ class TestOpen:
             await answer_prompt(pilot, str(other))
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert text_area(app).text == "z.cos()\n"
-            assert explorer(app).document.origin == other.resolve()
+            assert explorer(app).session.document.origin == other.resolve()
 
 
 class TestChangesOnDisk:
@@ -415,7 +406,7 @@ class TestChangesOnDisk:
             mine.write_text("a.relu() + b.sigmoid()\n")
             await wait_for(pilot, lambda: text_area(app).text == "a.relu() + b.sigmoid()\n", what="the reload")
             assert any("Reloaded" in message for message in notifications(app))
-            assert explorer(app).document.path.read_text() == "a.relu() + b.sigmoid()\n", "the draft follows"
+            assert explorer(app).session.document.path.read_text() == "a.relu() + b.sigmoid()\n", "the draft follows"
 
     async def test_unsaved_edits_are_not_clobbered(self, tmp_path):
         mine = tmp_path / "mine.py"
@@ -439,7 +430,7 @@ class TestDrafts:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(b - c).abs()")
-            draft = explorer(app).document.path
+            draft = explorer(app).session.document.path
             await wait_for(pilot, lambda: draft.read_text() == "(b - c).abs()", what="the autosave")
 
     async def test_quitting_from_the_editor_writes_what_was_just_typed(self, monkeypatch):
@@ -447,7 +438,7 @@ class TestDrafts:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(a - b).square()")
-            draft = explorer(app).document.path
+            draft = explorer(app).session.document.path
             assert draft.read_text() == TEMPLATE
             await pilot.press("ctrl+q")
         assert draft.read_text() == "(a - b).square()"
@@ -457,7 +448,7 @@ class TestDrafts:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(a * b).sum()")
-            draft = explorer(app).document.path
+            draft = explorer(app).session.document.path
             await pilot.press("escape", "q")
         assert draft.read_text() == "(a * b).sum()"
         app = make_app(snippet_link())
@@ -468,7 +459,7 @@ class TestDrafts:
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert text_area(app).text == "(a * b).sum()"
-            assert explorer(app).document.path == draft
+            assert explorer(app).session.document.path == draft
 
     async def test_a_draft_left_by_a_crash_is_offered_back(self):
         draft = crashed_draft("x.tanh()\n")
@@ -476,11 +467,11 @@ class TestDrafts:
         async with app.run_test(size=SMALL) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, RestoreDraftsScreen))
             await pilot.press("escape")  # later: it stays in the list
-            titles = [entry.title for entry in explorer(app).entries]
+            titles = [entry.title for entry in explorer(app).catalog.entries]
             assert "✎ x.tanh()" in titles
             await pilot.press("end", "e")
-            await wait_for(pilot, lambda: explorer(app).document is not None)
-            assert explorer(app).document.path == draft.path
+            await wait_for(pilot, lambda: explorer(app).session.document is not None)
+            assert explorer(app).session.document.path == draft.path
             assert explorer(app).query_one(TabbedContent).active == "tab-editor"
 
     async def test_x_discards_a_draft_for_good(self):
@@ -491,13 +482,13 @@ class TestDrafts:
             await pilot.press("x")
             await wait_for(pilot, lambda: isinstance(app.screen, ExplorerScreen))
             assert not draft.path.exists()
-            assert len(explorer(app).entries) == 2
+            assert len(explorer(app).catalog.entries) == 2
 
     async def test_an_untouched_template_leaves_nothing_behind(self):
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("ctrl+n")
-            await wait_for(pilot, lambda: explorer(app).document is not None)
+            await wait_for(pilot, lambda: explorer(app).session.document is not None)
         assert DraftStore().drafts() == []
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
@@ -583,7 +574,7 @@ class TestSizeAndKeys:
                 assert title in titles
             new = next(c for c in app.get_system_commands(app.screen) if c.title == "New snippet")
             await new.callback()
-            await wait_for(pilot, lambda: explorer(app).document is not None)
+            await wait_for(pilot, lambda: explorer(app).session.document is not None)
 
     async def test_footer_offers_the_editor_keys_only_when_they_apply(self):
         app = make_app(snippet_link())
@@ -634,7 +625,7 @@ async def test_the_real_engine_marks_the_line_of_a_typed_snippet():
         await new_snippet(pilot, "t = x * 2\n\nt + q")
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: run_done(app), timeout=300, what="the real engine's report")
-        run = explorer(app).runs[explorer(app).document.path]
+        run = explorer(app).runs[explorer(app).session.document.path]
         assert run.status is RunStatus.FAILED and run.error is not None, run
         assert (run.error.stage, run.error.line) == ("eager", 3), run.error
         assert run.report is not None and run.report.size == 4096

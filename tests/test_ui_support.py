@@ -1,4 +1,5 @@
-"""Shared set-up for the UI tests (no tests here): the app on recorded engine messages, and waiting.
+"""Shared set-up for the UI tests (no tests here): the app on recorded engine messages, waiting, and what
+the explorer shows. (Fixtures, such as running from the repository, are in ``conftest``.)
 
 The recordings in ``tests/data`` are real engine output (``tests/data/record_messages.py``), replayed by
 ``ReplayEngineLink`` through the same interface the real engine link has.
@@ -16,6 +17,7 @@ from textual.widget import Widget
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
 from kernel_tui.ui.replay import ReplayEngineLink, ReplayGate
+from kernel_tui.ui.screens.explorer import ExplorerScreen
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"
@@ -23,6 +25,9 @@ ADD_RELU = DATA / "ui_add_relu.py"
 BROKEN = DATA / "ui_broken_fn.py"
 RECORDINGS = (DATA / "ui_add_relu_messages.json", DATA / "ui_broken_fn_messages.json")
 FROZEN_CLOCK = 1000.0
+# Relative to the repository (the current folder in picture tests: ``from_the_repository``), so no machine's
+# absolute path ends up in a snapshot: the replayed traceback names the scenario by the path it was run with.
+PICTURED = (Path("tests/data/ui_add_relu.py"), Path("tests/data/ui_broken_fn.py"))
 
 
 def make_link(*, gate: ReplayGate | None = None, **options) -> ReplayEngineLink:
@@ -39,6 +44,30 @@ def make_app(
     link = link if link is not None else make_link()
     entries = load_catalog(list(paths), course)
     return KernelTuiApp(entries, device="cpu", link_factory=lambda device: link, clock=clock)
+
+
+def still_app(link: ReplayEngineLink | None = None) -> KernelTuiApp:
+    """The app for pictures: the scenarios by relative path, and nothing animating."""
+    app = make_app(link, paths=PICTURED)
+    app.animation_level = "none"  # the tab underline would otherwise slide into place
+    return app
+
+
+def explorer(app: KernelTuiApp) -> ExplorerScreen:
+    screen = app.get_explorer()
+    assert screen is not None
+    return screen
+
+
+def status(app: KernelTuiApp) -> str:
+    """The status line as shown."""
+    return shown_text(explorer(app).query_one("#status-text"))
+
+
+def finished(app: KernelTuiApp, path: Path = ADD_RELU) -> bool:
+    """Whether the latest run of ``path`` has ended (however it ended)."""
+    run = explorer(app).runs.get(path)
+    return run is not None and not run.running
 
 
 async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:

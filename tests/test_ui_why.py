@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_ui_support import ADD_RELU, DATA, make_app, make_link, shown_text, wait_for
+from test_ui_support import ADD_RELU, DATA, explorer, finished, make_app, make_link, shown_text, wait_for
 from textual import events
 from textual.geometry import Region
 
@@ -54,12 +54,6 @@ def inputs(size, device):
 '''
 
 
-def explorer(app) -> ExplorerScreen:
-    screen = app.get_explorer()
-    assert screen is not None
-    return screen
-
-
 def table(app, mode: str) -> KernelTable:
     return explorer(app).query_one(f"#{mode}", KernelTable)
 
@@ -76,11 +70,6 @@ def table_text(app, mode: str) -> str:
     kernel_table = table(app, mode)
     lines = kernel_table.render_lines(Region(0, 0, *kernel_table.outer_size))
     return "\n".join(strip.text.rstrip() for strip in lines)
-
-
-def finished(app, path=ADD_RELU) -> bool:
-    run = explorer(app).runs.get(path)
-    return run is not None and not run.running
 
 
 async def run_to_the_end(pilot, key: str = "r", path=ADD_RELU) -> None:

@@ -60,3 +60,74 @@ def load_catalog(paths: Sequence[Path], course: Path | None) -> list[ScenarioEnt
         except ScenarioFileError as error:
             entries.append(ScenarioEntry(path, None, user_file, error))
     return entries
+
+
+class Catalog:
+    """The scenario list the explorer shows, and which of its entries is on screen.
+
+    The one owner of both: the screen, the snippet session and the why part read them from here, and only
+    ``put``, ``drop`` and ``select`` change them (each says whether anything did, so the caller knows what
+    to show again).
+    """
+
+    def __init__(self, entries: list[ScenarioEntry]) -> None:
+        self.entries = entries
+        self.index = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @property
+    def current(self) -> ScenarioEntry:
+        return self.entries[self.index]
+
+    @property
+    def current_path(self) -> Path | None:
+        return self.current.path if self.entries else None
+
+    def paths(self) -> list[Path]:
+        return [entry.path for entry in self.entries]
+
+    def find(self, path: Path) -> ScenarioEntry | None:
+        return next((entry for entry in self.entries if entry.path == path), None)
+
+    def title_of(self, path: Path) -> str:
+        entry = self.find(path)
+        return entry.title if entry is not None else path.name
+
+    def select(self, index: int) -> bool:
+        """Show the entry at ``index`` (clamped to the list); True when that moved the selection."""
+        index = max(0, min(len(self.entries) - 1, index))
+        if index == self.index:
+            return False
+        self.index = index
+        return True
+
+    def put(self, entry: ScenarioEntry, *, replaces: Path | None = None) -> tuple[int, bool]:
+        """Add ``entry``, or replace the one with its path (else the one at ``replaces``, a file the entry now
+        stands for); returns (where it is, whether the list changed)."""
+        paths = self.paths()
+        if entry.path in paths:
+            index = paths.index(entry.path)
+            changed = self.entries[index] != entry
+        elif replaces is not None and replaces in paths:
+            index, changed = paths.index(replaces), True
+        else:
+            self.entries.append(entry)
+            return len(self.entries) - 1, True
+        self.entries[index] = entry
+        return index, changed
+
+    def drop(self, path: Path) -> bool:
+        """Remove the entry at ``path`` (never the last one left); True when it was removed."""
+        paths = self.paths()
+        if path not in paths or len(self.entries) == 1:
+            return False
+        index = paths.index(path)
+        del self.entries[index]
+        if self.index >= index and self.index > 0:
+            self.index -= 1
+        return True

@@ -1,11 +1,14 @@
 """What the explorer knows about one scenario's latest run: where it got to, and what it measured so far.
 
-The explorer screen owns one ``ScenarioRun`` per scenario it has run and updates it from the worker's
-messages; the widgets are then told what to show from it. Nothing here touches Textual.
+``RunBook`` holds one ``ScenarioRun`` per scenario run so far, which one the engine is working on, and the
+run ids that tell a live run's messages from those of a run that was cancelled or replaced. The explorer
+updates it from the worker's messages; the widgets are then told what to show from it. Nothing here
+touches Textual.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -82,3 +85,60 @@ class ScenarioRun:
             return float(len(stages) - 1 + min(len(self.points), sweep_steps)), total
         done = stages.index(self.stage) if self.stage in stages else 0
         return float(done), total
+
+
+class RunBook(Mapping[Path, ScenarioRun]):
+    """Every scenario's latest run by path, and the one the engine is working on (at most one at a time)."""
+
+    def __init__(self) -> None:
+        self.runs: dict[Path, ScenarioRun] = {}
+        self.active: ScenarioRun | None = None
+        """The run the engine is working on; its messages are the only ones listened to."""
+        self._last_id = 0
+
+    def __getitem__(self, path: Path) -> ScenarioRun:
+        return self.runs[path]
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self.runs)
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def start(self, path: Path, *, sweep: bool, now: float) -> ScenarioRun:
+        """A new run of ``path``, now the active one (a run still active must be cancelled first)."""
+        assert self.active is None, "cancel the active run before starting another"
+        self._last_id += 1
+        run = ScenarioRun(self._last_id, path, sweep, started_at=now)
+        self.runs[path] = run
+        self.active = run
+        return run
+
+    def live(self, run_id: int) -> ScenarioRun | None:
+        """The active run if a message with ``run_id`` is about it; None: the message is stale, drop it."""
+        return self.active if self.active is not None and self.active.run_id == run_id else None
+
+    def cancel(self, now: float) -> ScenarioRun | None:
+        """Mark the active run cancelled and let go of it; returns it (None if nothing was running)."""
+        cancelled = self.active
+        if cancelled is not None:
+            cancelled.failed(ScenarioError("engine", "cancelled"), now, cancelled=True)
+            self.active = None
+        return cancelled
+
+    def ended(self, run: ScenarioRun) -> None:
+        """``run`` finished or failed: the engine is free."""
+        if self.active is run:
+            self.active = None
+
+    def forget(self, path: Path) -> None:
+        self.runs.pop(path, None)
+
+    def mark(self, path: Path, failed_claims: Callable[[ScenarioReport | None], object]) -> str | None:
+        """What the scenario list shows beside ``path``: nothing before a run, else how its latest run went."""
+        run = self.runs.get(path)
+        if run is None:
+            return None
+        if run.status is RunStatus.DONE:
+            return "claims" if failed_claims(run.report) else "done"
+        return run.status.value

@@ -1,6 +1,6 @@
 """The document in the snippet editor: its text, the draft that keeps it, and the file it is saved as.
 
-The explorer screen owns one ``SnippetDocument`` (the editor widget only shows it), so the text survives
+The snippet session owns one ``SnippetDocument`` (the editor widget only shows it), so the text survives
 the layout switch that rebuilds every widget. Nothing here touches Textual.
 """
 

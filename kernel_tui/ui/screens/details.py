@@ -6,11 +6,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from kernel_tui.ui.screens.dialog import Dialog
 
-class DetailsScreen(ModalScreen[None]):
+
+class DetailsScreen(Dialog[None]):
     """Scrollable plain text (never markup: tracebacks contain brackets); Esc, q or d closes it."""
 
     BINDINGS = [Binding("escape,q,d", "dismiss", "Close")]
@@ -21,10 +22,7 @@ class DetailsScreen(ModalScreen[None]):
         self._body = body
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="details-body") as body:
+        with VerticalScroll(id="details-body", classes="dialog-body") as body:
             body.border_title = self._title
             body.border_subtitle = "esc closes"
             yield Static(self._body)
-
-    def action_dismiss(self) -> None:
-        self.dismiss(None)

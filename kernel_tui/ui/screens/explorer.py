@@ -1,37 +1,43 @@
 """The explorer: the scenario list, the lesson and its code, the kernel tables, the summary and the chart.
 
-This screen owns the data (which scenario is shown, each scenario's latest run) and sets it on its
-widgets. Runs go through the app's engine link in one thread worker; the worker posts typed messages
-back (``kernel_tui.ui.messages``), and messages of a run that was cancelled or replaced are dropped.
+This screen composes its parts, each the one owner of its state: the ``Catalog`` (which scenarios are
+listed, which one is shown), the ``RunBook`` (each scenario's latest run, the one the engine works on),
+the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor) and the ``WhyPart`` (code, chart mode,
+predictions); it sets what they hold on its widgets. Runs go through the engine link it is given, in one
+thread worker (``kernel_tui.ui.engine_worker``); the worker posts typed messages back
+(``kernel_tui.ui.messages``), and messages of a run that was cancelled or replaced are dropped. What the
+panes show besides the scenario (the engine's status, the chart's mode, the run size) are reactives,
+shown by their watchers.
 
-Two layouts: side by side when the terminal is large, tabs when it is small (80x24). Switching
-recomposes the screen and shows the same data again, since no widget holds state of its own that
-matters. On a small terminal the tabs that start hidden are mounted just after the first frame
+Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
+(80x24). Switching recomposes the screen and shows the same data again, since no widget holds state of
+its own that matters. On a small terminal the tabs that start hidden are mounted just after the first frame
 (``Deferred``), so every method here that fills a pane does so only if the pane is there yet.
 """
 
 from __future__ import annotations
 
-import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import DescendantFocus, Resize
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Header, OptionList, Static, TabbedContent, TabPane, Tabs
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.widgets import DataTable, OptionList, Static, TabbedContent
+from textual.worker import Worker, WorkerState
 
-from kernel_tui.client import EngineDied
 from kernel_tui.protocol import Hello, RunMessage
 from kernel_tui.report import ScenarioError
 from kernel_tui.ui import describe
-from kernel_tui.ui.catalog import ScenarioEntry
+from kernel_tui.ui.actions import EXPLORER_ACTIONS, QUIT_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, bindings
+from kernel_tui.ui.catalog import Catalog, ScenarioEntry
+from kernel_tui.ui.engine_link import EngineLink
+from kernel_tui.ui.engine_worker import start_engine, stream_run, worker_failure
 from kernel_tui.ui.messages import (
     EngineStarted,
     EngineStartFailed,
@@ -40,12 +46,22 @@ from kernel_tui.ui.messages import (
     RunFinished,
     StageStarted,
     SweepPointMeasured,
-    from_engine,
 )
-from kernel_tui.ui.run_state import RunStatus, ScenarioRun
+from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
+from kernel_tui.ui.run_state import RunBook, ScenarioRun
+from kernel_tui.ui.score import PredictionBook
 from kernel_tui.ui.screens.details import DetailsScreen
-from kernel_tui.ui.screens.snippets import SNIPPET_BINDINGS, SnippetWorkbench
-from kernel_tui.ui.screens.why import WHY_BINDINGS, WhyWorkbench
+from kernel_tui.ui.screens.explorer_layout import (
+    SIDE_BY_SIDE_TABLES_MIN_WIDTH,
+    compose_explorer,
+    find,
+    fits_wide,
+    focus_pane,
+    focused_pane,
+)
+from kernel_tui.ui.screens.snippets import SnippetWorkbench
+from kernel_tui.ui.screens.why import WhyPart, next_chart_mode
+from kernel_tui.ui.snippet_session import Effects, Shown, SnippetSession
 from kernel_tui.ui.widgets.deferred import Deferred
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
@@ -58,115 +74,80 @@ from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 
 W = TypeVar("W", bound=Widget)
 
-WIDE_MIN_SIZE = (120, 32)
-"""From this many columns and rows the panes sit side by side; below it they become tabs."""
-SIDE_BY_SIDE_TABLES_MIN_WIDTH = 176
-"""From this many columns the two kernel tables sit side by side (each wide enough for a kernel name, its
-bandwidth and what it was fused into or replaced); below it they are stacked."""
-PANES = ("scenarios", "lesson", "kernels", "chart", "editor")
-"""What the 1-5 keys show, in order; ``kernels`` means the eager table."""
 
-
-class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
+class ExplorerScreen(Screen[None]):
     """The one main screen of the app."""
 
     AUTO_FOCUS = "#scenarios"
 
-    BINDINGS = [
-        Binding("r", "run(False)", "Run", tooltip="Run the scenario: eager and compiled kernels (no sweep)"),
-        Binding("s", "run(True)", "Run+sweep", tooltip="Run the scenario and sweep its runtime against size"),
-        Binding("escape", "cancel", "Cancel", tooltip="Cancel the run (stops the engine; the next run restarts it)"),
-        Binding("n,right_square_bracket", "move(1)", "Next", tooltip="Next scenario"),
-        Binding("p,left_square_bracket", "move(-1)", "Prev", tooltip="Previous scenario"),
-        Binding("d", "details", "Details", tooltip="Details: error traceback, engine output, graph breaks"),
-        Binding("1", "pane('scenarios')", "Scenarios", show=False, tooltip="Show the scenario list"),
-        Binding("2", "pane('lesson')", "Lesson", show=False, tooltip="Show the lesson and its code"),
-        Binding("3", "pane('kernels')", "Kernels", show=False, tooltip="Show the kernel tables"),
-        Binding("4", "pane('chart')", "Chart", show=False, tooltip="Show the runtime against size chart"),
-        *SNIPPET_BINDINGS,
-        *WHY_BINDINGS,
-        Binding("q", "app.quit", "Quit", show=False, tooltip="Quit (ends the engine too)"),
-    ]
+    ACTIONS = (EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, QUIT_ACTIONS)
+    """The action tables this screen answers to: its keys, and what help and the palette list for it."""
+    BINDINGS = bindings(*ACTIONS)
 
-    def __init__(self, entries: list[ScenarioEntry]) -> None:
+    # What the panes show besides the scenario: each change is shown by its watcher.
+    hello: var[Hello | None] = var(None, init=False)
+    """The engine's hello once it started; None while it (re)starts."""
+    engine_error: var[ScenarioError | None] = var(None, init=False)
+    """Why the engine could not start, if it could not."""
+    chart_mode: var[str] = var("time", init=False)
+    """What the chart draws against size: ``time`` or ``bandwidth``; kept across scenarios and layouts."""
+    run_size: var[int | None] = var(None, init=False)
+    """The size every run asks for; None: each scenario's own SIZE."""
+
+    def __init__(
+        self,
+        entries: list[ScenarioEntry],
+        *,
+        link: EngineLink,
+        clock: Callable[[], float],
+        predictions: PredictionBook,
+        app_title: str = "kernel-tui",
+    ) -> None:
         super().__init__()
-        self.entries = entries
-        self.index = 0
-        self.runs: dict[Path, ScenarioRun] = {}
-        """Each scenario's latest run, by path."""
-        self.active: ScenarioRun | None = None
-        """The run the engine is working on; its messages are the only ones listened to."""
-        self.hello: Hello | None = None
-        self.engine_error: ScenarioError | None = None
-        self.wide = self._fits_wide()
-        self._run_ids = 0
+        self.link = link
+        self.clock = clock
+        """Where elapsed times come from; tests freeze it so screenshots do not change."""
+        self.app_title = app_title
+        self.catalog = Catalog(entries)
+        self.runs = RunBook()
+        self.session = SnippetSession(self.catalog)
+        self.snippets = SnippetWorkbench(self, self.session, self.runs, clock)
+        self.why = WhyPart(self, self.catalog, self.runs, predictions)
+        self.wide = fits_wide(self.app.size)
         self._name_mode = "eager"
+        """Which table's highlighted kernel the full-name line shows: the one last focused."""
         self._warmup_since: float | None = None
         """When the engine began its first compile of the session; None once it ended (or never began)."""
-        """Which table's highlighted kernel the full-name line shows: the one last focused."""
 
     # -- layout ------------------------------------------------------------------------------------
-
-    def _fits_wide(self) -> bool:
-        width, height = self.app.size
-        return width >= WIDE_MIN_SIZE[0] and height >= WIDE_MIN_SIZE[1]
 
     def compose(self) -> ComposeResult:
         self.set_class(self.wide, "-wide")
         self.set_class(not self.wide, "-narrow")
-        yield Header()
-        if self.wide:
-            with Horizontal(id="main"):
-                yield ScenarioList(id="scenarios")
-                with Vertical(id="work"):
-                    with Horizontal(id="top"):
-                        yield SnippetEditor(id="editor")
-                        yield LessonView(id="lesson")
-                        yield RuntimeChart(id="chart")
-                    yield Static(id="signature")
-                    with Horizontal(id="tables"):
-                        yield KernelTable("eager", "Eager", id="eager")
-                        yield KernelTable("compiled", "Compiled", id="compiled")
-                    yield KernelNameLine(id="kernel-name")
-                    yield SummaryStrip(id="summary")
-        else:
-            with TabbedContent(id="tabs", initial="tab-scenarios"):
-                with TabPane("1 Scenarios", id="tab-scenarios"):
-                    yield ScenarioList(id="scenarios")
-                with TabPane("2 Lesson", id="tab-lesson"):
-                    yield Deferred(LessonView(id="lesson"))
-                with TabPane("3 Kernels", id="tab-kernels"):
-                    with Deferred(VerticalScroll(id="kernels")):
-                        yield Static(id="signature")
-                        yield KernelTable("eager", "Eager", id="eager")
-                        yield KernelTable("compiled", "Compiled", id="compiled")
-                        yield KernelNameLine(id="kernel-name")
-                        yield SummaryStrip(id="summary")
-                with TabPane("4 Chart", id="tab-chart"):
-                    yield Deferred(RuntimeChart(id="chart"))
-                with TabPane("5 Editor", id="tab-editor"):
-                    yield Deferred(SnippetEditor(id="editor"))
-        yield RunStatusBar(id="status")
-        yield Footer()
+        yield from compose_explorer(self.wide)
 
     def on_mount(self) -> None:
         self._fit_tables()
-        self._show_everything()
+        self.show_everything()
         self.set_interval(1.0, self._tick)
         # After the first frame: starting a process (which then imports torch) must not delay the paint.
         self.call_after_refresh(self._start_engine)
-        self._start_snippets()
+        self.snippets.start()
+
+    def on_unmount(self) -> None:
+        # Quitting: the draft is written, and drafts that hold nothing unsaved go. (The widgets are going.)
+        self.snippets.close()
 
     async def on_resize(self, event: Resize) -> None:
-        wide = self._fits_wide()
+        wide = fits_wide(self.app.size)
         if wide == self.wide:
             self._fit_tables()
             return
-        focused = self._focused_pane()
+        focused = focused_pane(self)
         self.wide = wide
         await self.recompose()
         self._fit_tables()
-        self._show_everything()
+        self.show_everything()
         self.action_pane(focused)
 
     def _fit_tables(self) -> None:
@@ -175,63 +156,51 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
             self.query_one("#tables").set_class(stacked, "-stacked")
 
     def on_deferred_mounted(self, message: Deferred.Mounted) -> None:
-        self._show_scenario()
-
-    def _focused_pane(self) -> str:
-        focused = self.focused
-        if focused is None:
-            return "scenarios"
-        for pane in PANES:
-            widget = self._pane_widget(pane)
-            if widget is not None and (focused is widget or widget in focused.ancestors):
-                return pane
-        return "kernels" if isinstance(focused, KernelTable) else "scenarios"
-
-    def _pane_widget(self, pane: str) -> Widget | None:
-        selector = {"scenarios": "#scenarios", "lesson": "#lesson", "kernels": "#eager", "chart": "#chart",
-                    "editor": "#snippet-text"}
-        return self._find(selector[pane], Widget)
+        self.show_scenario()
 
     def _find(self, selector: str, expect: type[W]) -> W | None:
-        """The widget, or None while its pane has not been mounted yet (see ``Deferred``)."""
-        found = self.query(selector)
-        return found.first(expect) if found else None
+        return find(self, selector, expect)
 
     # -- showing data ------------------------------------------------------------------------------
 
     @property
     def entry(self) -> ScenarioEntry:
-        return self.entries[self.index]
+        return self.catalog.current
 
     @property
     def shown_run(self) -> ScenarioRun | None:
-        return self.runs.get(self.entry.path) if self.entries else None
+        return self.runs.get(self.entry.path) if self.catalog else None
 
-    def _show_everything(self) -> None:
-        if not self.entries:
+    def show_everything(self) -> None:
+        if not self.catalog:
             return
         scenarios = self.query_one(ScenarioList)
-        scenarios.show(self.entries, self._marks())
-        scenarios.highlighted = self.index
-        self._show_scenario()
+        scenarios.show(self.catalog.entries, self._marks())
+        scenarios.highlighted = self.catalog.index
+        self.show_scenario()
 
-    def _show_scenario(self) -> None:
-        self.sub_title = self._why_sub_title()
+    def show_scenario(self) -> None:
+        self.sub_title = self.why.sub_title()
         if lesson := self._find("#lesson", LessonView):
-            lesson.show(self.entry, hide_explanation=self._hides_explanation())
+            lesson.show(self.entry, hide_explanation=self.why.hides_explanation())
         run = self.shown_run
         self._show_points(run)
         self._show_results()
-        self._show_snippet_pane()
+        self._show_editing()
+
+    def _show_editing(self) -> None:
+        """Large terminals: the editor takes the lesson's place while its document is the scenario shown."""
+        document = self.session.document
+        self.set_class(document is not None and self.catalog.current_path == document.path, "-editing")
 
     def _show_points(self, run: ScenarioRun | None) -> None:
         if chart := self._find("#chart", RuntimeChart):
-            chart.set_points(run.points if run else [], self._chart_hint(run))
+            chart.set_points(run.points if run else [], chart_hint(run))
 
     def _show_results(self) -> None:
         run = self.shown_run
         report = run.report if run is not None else None
-        eager_wait, compiled_wait = self._waiting_notes(run)
+        eager_wait, compiled_wait = waiting_notes(run)
         if eager := self._find("#eager", KernelTable):
             eager.show(report.eager if report else None, eager_wait)
         if compiled := self._find("#compiled", KernelTable):
@@ -245,12 +214,12 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
         if summary := self._find("#summary", SummaryStrip):
             summary.show(
                 report,
-                {} if self._hides_explanation() else self.entry.claims_for(device),  # no spoilers
+                {} if self.why.hides_explanation() else self.entry.claims_for(device),  # no spoilers
                 describe.engine_line(self.hello, self.engine_error),
                 error=run.error if run is not None else None,
-                placeholder=self._placeholder(run),
+                placeholder=placeholder(run),
             )
-        self._show_why()
+        self.why.show(self.query(KernelTable), self._find("#chart", RuntimeChart), self.chart_mode)
         self._show_status()
         self.refresh_bindings()
 
@@ -266,14 +235,15 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
             chart.set_highlight(table.mode if kernel else None, kernel)  # the roofline marks it
 
     def _show_status(self) -> None:
-        now = self.app.clock()
+        now = self.clock()
         run = self.shown_run
         background = None
-        if self.active is not None and self.active.path != self.entry.path:
-            background = (self._title_of(self.active.path), self.active)
+        active = self.runs.active
+        if active is not None and active.path != self.entry.path:
+            background = (self.catalog.title_of(active.path), active)
         # The progress bar follows the engine's run, whichever scenario is on screen.
         warming = self._warming(now)
-        progress = self.active.progress() if self.active is not None else None
+        progress = active.progress() if active is not None else None
         if progress is None and run is None and warming is not None:
             progress = describe.warming_progress(*warming)
         self.query_one(RunStatusBar).show(
@@ -287,72 +257,28 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
         """(estimate, elapsed) seconds while the engine's first compile of the session runs, else None."""
         if self._warmup_since is None or self.hello is None or self.hello.warmup is None:
             return None
-        result = getattr(self.app.link, "warmup_result", None)
+        result = getattr(self.link, "warmup_result", None)
         if result is not None and result() is not None:
             self._warmup_since = None
             return None
         return self.hello.warmup.estimate_s, now - self._warmup_since
 
     def _show_marks(self) -> None:
-        self.query_one(ScenarioList).show(self.entries, self._marks())
+        self.query_one(ScenarioList).show(self.catalog.entries, self._marks())
 
     def _marks(self) -> list[str | None]:
-        marks: list[str | None] = []
-        for entry in self.entries:
-            run = self.runs.get(entry.path)
-            if run is None:
-                marks.append(None)
-            elif run.status is RunStatus.DONE:
-                marks.append("claims" if describe.failed_claims(run.report) else "done")
-            else:
-                marks.append(run.status.value)
-        return marks
-
-    def _waiting_notes(self, run: ScenarioRun | None) -> tuple[str, str]:
-        if run is None:
-            return "not run yet", "not run yet"
-        if run.status is not RunStatus.RUNNING:
-            return "not measured", "not measured"
-        if run.stage in ("", "load", "inputs", "eager"):
-            return "measuring…", "waiting for eager"
-        return "", "compiling…"
-
-    @staticmethod
-    def _placeholder(run: ScenarioRun | None) -> str:
-        if run is None:
-            return "Not measured yet: r runs the scenario, s runs it with the size sweep."
-        if run.status is RunStatus.RUNNING:
-            return "Measuring: the tables fill in as the engine reports (eager first, then compiled)."
-        if run.status is RunStatus.CANCELLED:
-            return "Cancelled before the numbers came in: r runs it again."
-        return ""
-
-    @staticmethod
-    def _chart_hint(run: ScenarioRun | None) -> str:
-        if run is not None and run.sweep and run.running:
-            return "The sweep starts once the kernel tables are in; its points appear here as they are measured."
-        return (
-            "Not swept yet. s runs the scenario with the size sweep: the time of one call, eager and "
-            "compiled, from small arrays to large ones, drawn here on log-log axes."
-        )
-
-    def _title_of(self, path: Path) -> str:
-        for entry in self.entries:
-            if entry.path == path:
-                return entry.title
-        return path.name
+        return [self.runs.mark(entry.path, describe.failed_claims) for entry in self.catalog.entries]
 
     def _tick(self) -> None:
-        if self.active is not None or self._warmup_since is not None:
+        if self.runs.active is not None or self._warmup_since is not None:
             self._show_status()
 
     # -- events from widgets -----------------------------------------------------------------------
 
     @on(OptionList.OptionHighlighted, "#scenarios")
     def _scenario_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        if event.option_index != self.index:
-            self.index = event.option_index
-            self._show_scenario()
+        if self.catalog.select(event.option_index):
+            self.show_scenario()
 
     @on(OptionList.OptionSelected, "#scenarios")
     def _scenario_selected(self, event: OptionList.OptionSelected) -> None:
@@ -372,8 +298,10 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
     # -- actions -----------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if (enabled := self.snippets.enabled(action)) is not None:
+            return enabled
         if action == "cancel":
-            return self.active is not None
+            return self.runs.active is not None
         if action == "details":
             run = self.shown_run
             return (run is not None and (run.report is not None or run.error is not None)) or (
@@ -383,52 +311,29 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
 
     def action_move(self, step: int) -> None:
         """Show the next (1) or previous (-1) scenario."""
-        if not self.entries:
+        if not self.catalog:
             return
-        index = max(0, min(len(self.entries) - 1, self.index + step))
-        self.query_one(ScenarioList).highlighted = index
-        if index != self.index:
-            self.index = index
-            self._show_scenario()
+        moved = self.catalog.select(self.catalog.index + step)
+        self.query_one(ScenarioList).highlighted = self.catalog.index
+        if moved:
+            self.show_scenario()
 
     def action_pane(self, pane: str) -> None:
         """Show a pane (a tab when the terminal is small) and focus it."""
         if not self.wide:
             self.query_one(TabbedContent).active = f"tab-{pane}"
-        self.call_after_refresh(self._focus_pane, pane)
-
-    def _focus_pane(self, pane: str, tries: int = 10) -> None:
-        widget = self._pane_widget(pane)
-        if widget is not None and widget.focusable:
-            widget.focus()
-            if not self.wide:
-                self.call_after_refresh(self._keep_focus, widget, 3)
-        elif tries:
-            # The tab switch shows the pane (or a deferred pane mounts) a refresh or two later; until
-            # then its widget cannot take focus.
-            self.call_after_refresh(self._focus_pane, pane, tries - 1)
-
-    def _keep_focus(self, widget: Widget, checks: int) -> None:
-        # A tab switch can deliver a late Hide to the newly focused pane (Textual then moves focus to
-        # the tab bar): take it back for the next few refreshes, before a learner could have moved it.
-        if self.focused is not widget and isinstance(self.focused, Tabs) and widget.focusable:
-            widget.focus()
-        if checks > 1:
-            self.call_after_refresh(self._keep_focus, widget, checks - 1)
+        self.call_after_refresh(focus_pane, self, pane, tabs=not self.wide)
 
     def action_run(self, sweep: bool) -> None:
         """Run the scenario on screen now; a run already going (of any scenario) is cancelled first."""
-        if self._predict_first(sweep):
+        if self.why.predict_first(lambda: self.action_run(sweep)):
             return
         entry = self.entry
-        if self.active is not None:
+        if self.runs.active is not None:
             self._cancel_active()
-        self._run_ids += 1
-        run = ScenarioRun(self._run_ids, entry.path, sweep, started_at=self.app.clock())
-        self.runs[entry.path] = run
-        self.active = run
+        run = self.runs.start(entry.path, sweep=sweep, now=self.clock())
         # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run.
-        self._run_engine(run.run_id, entry.path, self.app.link.run(entry.path, sweep=sweep, size=self.run_size))
+        self._run_engine(run.run_id, entry.path, self.link.run(entry.path, sweep=sweep, size=self.run_size))
         self._show_marks()
         self._show_points(run)
         self._show_results()
@@ -437,87 +342,172 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
 
     def action_cancel(self) -> None:
         """Stop the engine; the app stays usable and the next run starts a fresh engine."""
-        if self.active is None:
+        cancelled = self._cancel_active()
+        if cancelled is None:
             return
-        cancelled = self.active
-        self._cancel_active()
         # Cancel ended the engine: start the next one now, as after a crash, so "engine ready" stays true.
         self.hello = None
         self._start_engine()
         self._show_marks()
         self._show_results()
-        self._snippet_run_ended(cancelled)
+        self.snippets.run_ended(cancelled)
 
-    def _cancel_active(self) -> None:
-        assert self.active is not None
-        self.active.failed(ScenarioError("engine", "cancelled"), self.app.clock(), cancelled=True)
-        self.active = None
-        self.workers.cancel_group(self, "engine")
-        self.app.link.cancel()
+    def _cancel_active(self) -> ScenarioRun | None:
+        cancelled = self.runs.cancel(self.clock())
+        if cancelled is not None:
+            self.workers.cancel_group(self, "engine")
+            self.link.cancel()
+        return cancelled
 
     def action_details(self) -> None:
         """The details behind the one-liners, for the scenario on screen."""
         run = self.shown_run
         body = describe.details_text(
             run,
-            output=self.app.link.output(),
+            output=self.link.output(),
             engine_error=self.engine_error,
-            log_path=getattr(self.app.link, "log_path", None),
+            log_path=getattr(self.link, "log_path", None),
         )
         self.app.push_screen(DetailsScreen(f"Details: {self.entry.title}", body))
 
+    # -- the editor's and the why part's actions ---------------------------------------------------
+
+    def action_new_snippet(self) -> None:
+        """A new snippet from the template, the cursor on its expression."""
+        self.snippets.new_snippet()
+
+    def action_edit_scenario(self) -> None:
+        """Edit the scenario on screen (a course scenario: a copy of it)."""
+        self.snippets.edit_scenario()
+
+    def action_copy_scenario(self) -> None:
+        """The scenario's code in a new snippet that edits no file yet."""
+        self.snippets.copy_scenario()
+
+    def action_open_file(self) -> None:
+        """Ask for a scenario file's path, then edit it."""
+        self.snippets.open_file()
+
+    def action_run_snippet(self, sweep: bool) -> None:
+        """Run the editor's snippet, as r (or s) runs any scenario."""
+        self.snippets.run_snippet(sweep)
+
+    def action_save_snippet(self) -> None:
+        """Save to the file the editor edits; the first time, ask where."""
+        self.snippets.save_snippet()
+
+    def action_save_snippet_as(self) -> None:
+        """Ask for a path and save there."""
+        self.snippets.save_snippet_as()
+
+    def action_set_size(self) -> None:
+        """Ask for the size every run uses (empty: each scenario's own SIZE)."""
+        self.snippets.ask_size(self._set_run_size)
+
+    def _set_run_size(self, size: int | None) -> None:
+        self.run_size = size
+        self.notify("Runs use each scenario's own SIZE" if size is None else f"Runs use size {size:,}")
+
+    def watch_run_size(self, size: int | None) -> None:
+        self.title = None if size is None else f"{self.app_title} · size {size:,}"
+        self.snippets.show_titles()
+
+    def action_show_editor(self) -> None:
+        """Show the editor and focus it; with nothing open, a new snippet."""
+        self.snippets.show_editor()
+
+    def action_restore_drafts(self) -> None:
+        """Offer the unsaved drafts from before."""
+        self.snippets.restore_drafts()
+
+    def action_code(self) -> None:
+        """The generated source of the highlighted compiled kernel, or of the one an eager kernel became."""
+        table = self._find(f"#{self._name_mode}", KernelTable)
+        self.why.show_code(table.highlighted_kernel() if table is not None else None, self._name_mode)
+
+    def action_chart_mode(self) -> None:
+        """Switch the chart between runtime and achieved bandwidth against size (and show it)."""
+        self.chart_mode = next_chart_mode(self.chart_mode)
+        if not self.wide:
+            self.action_pane("chart")
+
+    def action_toggle_predict(self) -> None:
+        """Turn predict-then-reveal on or off for this session."""
+        self.why.toggle_predict()
+
+    # -- what the parts ask of the screen (``SnippetHost``, ``WhyHost``) ----------------------------
+
+    def push_dialog(self, dialog: Screen[Any], answered: Callable[[Any], None] | None = None) -> None:
+        self.app.push_screen(dialog, answered)
+
+    def editor_pane(self) -> SnippetEditor | None:
+        return self._find("#editor", SnippetEditor)
+
+    def show_editor_pane(self) -> None:
+        self._show_editing()
+        self.action_pane("editor")
+
+    def run_scenario(self, sweep: bool) -> None:
+        self.action_run(sweep)
+
+    def session_changed(self, effects: Effects) -> None:
+        for path in effects.dropped:
+            self.runs.forget(path)
+        if effects.shown is Shown.EVERYTHING:
+            self.show_everything()
+        elif effects.shown is Shown.SCENARIO:
+            self._show_marks()
+            self.show_scenario()
+        elif effects.shown is Shown.MARKS:
+            self._show_marks()
+        for notice in effects.notices:
+            self.notify(notice.message, severity=notice.severity, timeout=notice.timeout)
+
+    def on_snippet_editor_ready(self, message: SnippetEditor.Ready) -> None:
+        self.snippets.fill_editor()
+
+    def on_snippet_editor_edited(self, message: SnippetEditor.Edited) -> None:
+        self.snippets.edited(message.text, message.cursor)
+
+    def on_snippet_editor_entered(self, message: SnippetEditor.Entered) -> None:
+        self.snippets.entered()
+
+    def on_snippet_editor_left(self, message: SnippetEditor.Left) -> None:
+        self.snippets.left()
+
     # -- the engine --------------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="engine-start")
     def _start_engine(self) -> None:
-        """Start the engine while the learner reads, so the first run does not wait for torch to import."""
-        try:
-            hello = self.app.link.start()
-        except EngineDied as death:
-            error = ScenarioError("engine", death.describe(), details=death.stderr_tail)
-            self.post_message(EngineStartFailed(error))
-        else:
-            self.post_message(EngineStarted(hello))
+        self.run_worker(
+            partial(start_engine, self.link, self.post_message),
+            thread=True, exclusive=True, exit_on_error=False, group="engine-start",
+        )
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="engine")
     def _run_engine(self, run_id: int, path: Path, messages: Iterator[RunMessage]) -> None:
-        """Stream one run's messages to the screen, typed; runs in a thread, never on the UI's."""
-        worker = get_current_worker()
-        try:
-            for message in messages:
-                if worker.is_cancelled:
-                    return
-                typed = from_engine(run_id, path, message)
-                if typed is not None:
-                    self.post_message(typed)
-                if isinstance(typed, RunFinished):
-                    return
-            error = ScenarioError("engine", "the engine ended the run without a report", file=str(path))
-            self.post_message(RunFailed(run_id, path, error))
-        except EngineDied as death:
-            error = ScenarioError("engine", death.describe(), file=str(path), details=death.stderr_tail)
-            self.post_message(RunFailed(run_id, path, error, cancelled=worker.is_cancelled))
-        finally:
-            close = getattr(messages, "close", None)
-            if close is not None:
-                close()
-
-    def _run_for(self, run_id: int) -> ScenarioRun | None:
-        """The active run if the message is about it; a cancelled or replaced run's messages are dropped."""
-        return self.active if self.active is not None and self.active.run_id == run_id else None
+        self.run_worker(
+            partial(stream_run, run_id, path, messages, self.post_message),
+            thread=True, exclusive=True, exit_on_error=False, group="engine",
+        )
 
     def on_engine_started(self, message: EngineStarted) -> None:
-        self.hello = message.hello
-        self._warmup_since = self.app.clock() if message.hello.warmup is not None else None
+        self._warmup_since = self.clock() if message.hello.warmup is not None else None
         self.engine_error = None
-        self._show_results()
+        self.hello = message.hello
 
     def on_engine_start_failed(self, message: EngineStartFailed) -> None:
         self.engine_error = message.error
+
+    def watch_hello(self) -> None:
         self._show_results()
 
+    def watch_engine_error(self) -> None:
+        self._show_results()
+
+    def watch_chart_mode(self, mode: str) -> None:
+        self.why.show(self.query(KernelTable), self._find("#chart", RuntimeChart), mode)
+
     def on_stage_started(self, message: StageStarted) -> None:
-        run = self._run_for(message.run_id)
+        run = self.runs.live(message.run_id)
         if run is None:
             return
         run.stage_started(message.stage, message.detail, message.total)
@@ -527,16 +517,16 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
             self._show_status()
 
     def on_report_updated(self, message: ReportUpdated) -> None:
-        run = self._run_for(message.run_id)
+        run = self.runs.live(message.run_id)
         if run is None:
             return
         run.report = message.report
         if run.path == self.entry.path:
             self._show_results()
-        self._reveal_if_measured(run)
+        self.why.reveal_if_measured(run)
 
     def on_sweep_point_measured(self, message: SweepPointMeasured) -> None:
-        run = self._run_for(message.run_id)
+        run = self.runs.live(message.run_id)
         if run is None:
             return
         run.point_measured(message.point)
@@ -545,24 +535,24 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
         self._show_status()
 
     def on_run_finished(self, message: RunFinished) -> None:
-        run = self._run_for(message.run_id)
+        run = self.runs.live(message.run_id)
         if run is None:
             return
-        run.finished(message.report, self.app.clock())
-        self.active = None
+        run.finished(message.report, self.clock())
+        self.runs.ended(run)
         self._show_marks()
         if run.path == self.entry.path:
             self._show_points(run)
         self._show_results()
-        self._snippet_run_ended(run)
-        self._reveal_if_measured(run)
+        self.snippets.run_ended(run)
+        self.why.reveal_if_measured(run)
 
     def on_run_failed(self, message: RunFailed) -> None:
-        run = self._run_for(message.run_id)
+        run = self.runs.live(message.run_id)
         if run is None:
             return
-        run.failed(message.error, self.app.clock(), cancelled=message.cancelled)
-        self.active = None
+        run.failed(message.error, self.clock(), cancelled=message.cancelled)
+        self.runs.ended(run)
         if message.error.stage == "engine":
             # The engine is gone (crash, hang, cancel): start the next one now, while the learner reads
             # what happened, so the next run does not wait for torch to import.
@@ -570,17 +560,15 @@ class ExplorerScreen(SnippetWorkbench, WhyWorkbench, Screen[None]):
             self._start_engine()
         self._show_marks()
         self._show_results()
-        self._snippet_run_ended(run)
+        self.snippets.run_ended(run)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that raised (a bug, not an engine death) ends its run with the traceback as details."""
         worker = event.worker
         if event.state is not WorkerState.ERROR or worker.group not in ("engine", "engine-start"):
             return
-        error = worker.error
-        details = "".join(traceback.format_exception(error)) if error is not None else ""
-        failure = ScenarioError("engine", f"the app failed talking to the engine: {error!r}", details=details)
+        failure = worker_failure(worker)
         if worker.group == "engine-start":
             self.on_engine_start_failed(EngineStartFailed(failure))
-        elif self.active is not None:
-            self.on_run_failed(RunFailed(self.active.run_id, self.active.path, failure))
+        elif self.runs.active is not None:
+            self.on_run_failed(RunFailed(self.runs.active.run_id, self.runs.active.path, failure))

@@ -1,4 +1,4 @@
-"""The help dialog: every key the explorer answers to, built from the bindings so it cannot go stale."""
+"""The help dialog: every key the explorer answers to, built from the action tables so it cannot go stale."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from kernel_tui.ui.actions import KeyAction
+from kernel_tui.ui.screens.dialog import Dialog
 
 NAVIGATION_KEYS = (
     ("tab / shift+tab", "Move focus to the next / previous pane"),
@@ -21,38 +23,35 @@ NAVIGATION_KEYS = (
 )
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     """Keys and what they do; Esc, q, ? or F1 closes it."""
 
     BINDINGS = [
         Binding("escape,q,question_mark,f1", "dismiss", "Close"),
     ]
 
-    def __init__(self, bindings: Iterable[Binding]) -> None:
+    def __init__(self, actions: Iterable[KeyAction]) -> None:
         super().__init__()
-        self._listed = list(bindings)
+        self._listed = list(actions)
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold", no_wrap=True)
         table.add_column()
         seen = set()
-        for binding in self._listed:
-            if not binding.description or binding.action in seen:
+        for action in self._listed:
+            if action.key is None or action.action in seen:
                 continue
-            seen.add(binding.action)
-            keys = " / ".join(key_label(key) for key in binding.key.split(","))
-            table.add_row(keys, binding.tooltip or binding.description)
+            seen.add(action.action)
+            keys = " / ".join(key_label(key) for key in action.key.split(","))
+            table.add_row(keys, action.help)
         for keys, what in NAVIGATION_KEYS:
             table.add_row(keys, what)
-        with VerticalScroll(id="help-body") as body:
+        with VerticalScroll(id="help-body", classes="dialog-body") as body:
             body.border_title = "Keys"
             body.border_subtitle = "esc closes"
             yield Static(Text("kernel-tui: which kernels your code runs, eager and compiled.\n", style="dim"))
             yield Static(table)
-
-    def action_dismiss(self) -> None:
-        self.dismiss(None)
 
 
 def key_label(key: str) -> str:

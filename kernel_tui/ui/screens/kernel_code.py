@@ -11,15 +11,15 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from kernel_tui.formatting import LINK_LABELS, lines_text, short_op
 from kernel_tui.report import Kernel
 from kernel_tui.ui.attribution import code_language
+from kernel_tui.ui.screens.dialog import Dialog
 
 
-class KernelCodeScreen(ModalScreen[None]):
+class KernelCodeScreen(Dialog[None]):
     """One compiled kernel's generated source, line-numbered; Esc, q or g closes it."""
 
     BINDINGS = [Binding("escape,q,g", "dismiss", "Close")]
@@ -32,7 +32,7 @@ class KernelCodeScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         kernel = self.kernel
-        with VerticalScroll(id="code-body") as body:
+        with VerticalScroll(id="code-body", classes="dialog-body") as body:
             body.border_title = f"Generated code: {kernel.short_name}"
             body.border_subtitle = f"{'C++' if self.language == 'cpp' else 'Triton'} · esc closes"
             yield Static(self._heading(), id="code-heading")
@@ -60,6 +60,3 @@ class KernelCodeScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#code-body").focus()
-
-    def action_dismiss(self) -> None:
-        self.dismiss(None)

@@ -15,11 +15,11 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from kernel_tui.formatting import format_count
 from kernel_tui.ui.score import MODES, QUANTITIES, TRANSFERS, Answer
+from kernel_tui.ui.screens.dialog import Dialog
 
 QUESTIONS = {"eager": "eager PyTorch", "compiled": "torch.compile"}
 ROWS = {"kernels": MODES, "transfers": TRANSFERS}
@@ -63,7 +63,7 @@ class CountInput(Input):
         await super()._on_key(event)
 
 
-class PredictScreen(ModalScreen[Guess | None]):
+class PredictScreen(Dialog[Guess | None]):
     """Four numbers to guess; Enter moves on and then runs, Esc goes back without running.
 
     Only the boxes take focus, so Tab cycles through them and Enter always reaches one (the scrolling body
@@ -77,7 +77,7 @@ class PredictScreen(ModalScreen[Guess | None]):
         self._title = title
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="predict-body") as body:
+        with VerticalScroll(id="predict-body", classes="dialog-body") as body:
             body.border_title = f"Predict: {self._title}"
             body.border_subtitle = "enter runs · esc goes back"
             body.can_focus = False
@@ -154,7 +154,7 @@ def _number(text: str, *, whole: bool) -> float | None:
     return value if value >= 0 else None
 
 
-class RevealScreen(ModalScreen[None]):
+class RevealScreen(Dialog[None]):
     """The guess beside the measurement, the lesson's explanation and the score; Esc, Enter or q closes."""
 
     BINDINGS = [Binding("escape,enter,q", "dismiss", "Close")]
@@ -170,7 +170,7 @@ class RevealScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         from textual.widgets import Markdown
 
-        with VerticalScroll(id="reveal-body") as body:
+        with VerticalScroll(id="reveal-body", classes="dialog-body") as body:
             body.border_title = f"Reveal: {self._title}"
             body.border_subtitle = "esc closes"
             yield Static(self._counts(), id="reveal-counts")
@@ -205,9 +205,6 @@ class RevealScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#reveal-body").focus()
-
-    def action_dismiss(self) -> None:
-        self.dismiss(None)
 
 
 def _measured_text(quantity: str, value: float | None) -> str:

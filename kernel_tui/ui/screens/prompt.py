@@ -12,14 +12,15 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
+
+from kernel_tui.ui.screens.dialog import Dialog
 
 Check = Callable[[str], str | None]
 """Returns why a value cannot be used, or None when it can."""
 
 
-class PromptScreen(ModalScreen[str | None]):
+class PromptScreen(Dialog[str | None]):
     """Ask for one value."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
@@ -45,7 +46,7 @@ class PromptScreen(ModalScreen[str | None]):
         """The value a warning was shown for: Enter again on the same value goes ahead."""
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="prompt-body") as body:
+        with Vertical(id="prompt-body", classes="dialog-body") as body:
             body.border_title = self._title
             body.border_subtitle = "enter confirms · esc cancels"
             if self._help:

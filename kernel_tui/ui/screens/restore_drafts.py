@@ -6,37 +6,19 @@ Enter reopens the highlighted draft in the editor, x discards it for good, Esc k
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 
-
-@dataclass(frozen=True)
-class DraftChoice:
-    """One draft as the dialog lists it."""
-
-    path: Path
-    title: str
-    where: str
-    """The file it edits, or that it was never saved."""
+from kernel_tui.ui.screens.dialog import Dialog
+from kernel_tui.ui.snippet_session import DraftChoice, RestoreDecision
 
 
-@dataclass
-class RestoreDecision:
-    """What the learner chose: one draft to reopen (or none), and the drafts to throw away."""
-
-    restore: Path | None = None
-    discard: list[Path] = field(default_factory=list)
-
-
-class RestoreDraftsScreen(ModalScreen[RestoreDecision]):
+class RestoreDraftsScreen(Dialog[RestoreDecision]):
     """Unsaved drafts from before, one per line, newest last."""
 
     BINDINGS = [
@@ -50,7 +32,7 @@ class RestoreDraftsScreen(ModalScreen[RestoreDecision]):
         self._decision = RestoreDecision()
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="restore-body") as body:
+        with Vertical(id="restore-body", classes="dialog-body") as body:
             body.border_title = "Unsaved snippets from before"
             body.border_subtitle = "enter reopens · x discards · esc later"
             yield Static(

@@ -1,176 +1,141 @@
 """The explorer's "why these kernels" part: generated code, the bandwidth chart, and predict-then-reveal.
 
-``WhyWorkbench`` is mixed into ``ExplorerScreen``, which owns the data; this is the part of it that
-answers *why*: ``g`` shows the generated source of the highlighted compiled kernel (or of the one an eager
-kernel was fused into), ``b`` switches the chart between runtime and achieved bandwidth against size, and
-on the built-in course each lesson's first run is preceded by a guess at its kernel counts, revealed once
-measured, with the lesson's explanation and a score kept across sessions (``t`` or ``--no-predict`` turns
-that off). The attribution and bandwidth columns themselves live in the kernel tables.
+``WhyPart`` is the part of the explorer that answers *why*: ``g`` shows the generated source of the
+highlighted compiled kernel (or of the one an eager kernel was fused into), ``b`` switches the chart
+between runtime and achieved bandwidth against size, and on the built-in course each lesson's first run
+is preceded by a guess at its kernel counts, revealed once measured, with the lesson's explanation and a
+score kept across sessions (``t`` or ``--no-predict`` turns that off). The attribution and bandwidth
+columns themselves live in the kernel tables.
 
-The explorer calls these hooks: ``_why_sub_title`` (the header's subtitle), ``_hides_explanation`` (the
-lesson pane), ``_show_why`` (at the end of showing results), ``_predict_first`` (at the start of a run),
-and ``_reveal_if_measured`` (a report arrived).
+It is a plain object the explorer screen builds with what it reads (the catalog, the runs, the prediction
+book) and calls; it reaches the screen only through ``WhyHost``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
-from textual.binding import Binding
+from textual.screen import Screen
 
-from kernel_tui.report import ScenarioReport
+from kernel_tui.report import Kernel
 from kernel_tui.ui.attribution import code_kernel, no_code_reason
-from kernel_tui.ui.catalog import ScenarioEntry
-from kernel_tui.ui.run_state import ScenarioRun
+from kernel_tui.ui.catalog import Catalog
+from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.score import PredictionBook, split_lesson
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
 CHART_MODES = ("time", "bandwidth", "roofline")
 
-WHY_BINDINGS = [
-    Binding("g", "code", "Code", show=False,
-            tooltip="Generated code of the highlighted compiled kernel (or of the one an eager kernel became)"),
-    Binding("b", "chart_mode", "Bandwidth", show=False,
-            tooltip="Chart: runtime, achieved bandwidth (GB/s, with the ceiling) vs size, then the roofline"),
-    Binding("t", "toggle_predict", "Predict", show=False,
-            tooltip="Predictions on/off: on the course, guess a lesson's kernel counts before its first run"),
-]
-"""The explorer's keys for attribution, code, bandwidth and predictions."""
-
-WHY_PALETTE_ACTIONS = (
-    ("Generated code", "The source Inductor wrote for the highlighted compiled kernel", "code"),
-    ("Switch chart: runtime / bandwidth / roofline",
-     "Runtime or achieved GB/s against size, or the kernels against the copy and matmul ceilings", "chart_mode"),
-    ("Predictions on / off", "Guess each course lesson's kernel counts before its first run", "toggle_predict"),
-)
-"""Command palette entries: (title, help, explorer action)."""
+def next_chart_mode(mode: str) -> str:
+    """The chart's mode after ``mode``: runtime, then achieved bandwidth, then the roofline, then runtime again."""
+    return CHART_MODES[(CHART_MODES.index(mode) + 1) % len(CHART_MODES)]
 
 
-class WhyWorkbench:
-    """Code, chart mode and prediction actions for ``ExplorerScreen`` (a mixin: the data is ``self``'s)."""
+class WhyHost(Protocol):
+    """What the why part needs from the screen it works on."""
 
-    # Provided by ExplorerScreen.
-    entries: list[ScenarioEntry]
-    runs: dict[Path, ScenarioRun]
-    wide: bool
+    def notify(self, message: str, *, severity: Any = ...) -> None: ...
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.chart_mode = "time"
-        """What the chart draws: ``time``, ``bandwidth`` or ``roofline``; kept across scenarios and layouts."""
+    def push_dialog(self, dialog: Screen[Any], answered: Callable[[Any], None] | None = None) -> None:
+        """Show a dialog over the screen; ``answered`` gets its result."""
 
-    @property
-    def predictions(self) -> PredictionBook:
-        return self.app.predictions  # type: ignore[attr-defined]
+    def show_scenario(self) -> None:
+        """Show the scenario on screen again (its lesson, tables and summary)."""
 
-    # -- hooks the explorer calls ------------------------------------------------------------------
 
-    def _why_sub_title(self) -> str:
+class WhyPart:
+    """Code, chart mode and predict-then-reveal, over the explorer's catalog and runs."""
+
+    def __init__(self, host: WhyHost, catalog: Catalog, runs: RunBook, predictions: PredictionBook) -> None:
+        self.host = host
+        self.catalog = catalog
+        self.runs = runs
+        self.predictions = predictions
+
+    def sub_title(self) -> str:
         """The header's subtitle: where in the list, on the course the prediction score, and the title
         (last, so a narrow terminal cuts the title rather than the score)."""
-        entry: ScenarioEntry = self.entry  # type: ignore[attr-defined]
-        where = f"{self.index + 1}/{len(self.entries)}"  # type: ignore[attr-defined]
+        entry = self.catalog.current
+        where = f"{self.catalog.index + 1}/{len(self.catalog)}"
         if self.predictions.applies_to(entry):
             where += f" · {self.predictions.score_text()}"
         return f"{where} · {entry.title}"
 
-    def _hides_explanation(self) -> bool:
+    def hides_explanation(self) -> bool:
         """Whether the lesson pane holds back the explanation (it would give the guess away)."""
-        return bool(self.entries) and self.predictions.hides_explanation(self.entry)  # type: ignore[attr-defined]
+        return bool(self.catalog) and self.predictions.hides_explanation(self.catalog.current)
 
-    def _show_why(self) -> None:
+    def show(self, tables: Iterable[KernelTable], chart: RuntimeChart | None, chart_mode: str) -> None:
         """Revealed guesses beside the measured counts, and the chart in its mode with the run's ceiling."""
-        if not self.entries:
+        if not self.catalog:
             return
-        entry: ScenarioEntry = self.entry  # type: ignore[attr-defined]
-        run: ScenarioRun | None = self.shown_run  # type: ignore[attr-defined]
+        entry = self.catalog.current
+        run = self.runs.get(entry.path)
         report = run.report if run is not None else None
-        for table in self.query(KernelTable):  # type: ignore[attr-defined]
+        for table in tables:
             table.show_prediction(self.predictions.guessed(entry, table.mode))
             waiting = run is not None and run.running and report is not None and report.compiled is None
             table.set_links_pending(table.mode == "eager" and waiting)
-        if chart := self._find("#chart", RuntimeChart):  # type: ignore[attr-defined]
-            chart.set_mode(self.chart_mode, report.bandwidth_ceiling_gbs if report is not None else None)
+        if chart is not None:
+            chart.set_mode(chart_mode, report.bandwidth_ceiling_gbs if report is not None else None)
             chart.set_roofline(report)
 
-    def _predict_first(self, sweep: bool) -> bool:
-        """Before a course lesson's first run: ask for a guess, and run once it is given. True: asked."""
-        if not self.entries:
+    def predict_first(self, run: Callable[[], None]) -> bool:
+        """Before a course lesson's first run: ask for a guess, and ``run`` once it is given. True: asked."""
+        if not self.catalog:
             return False
-        entry: ScenarioEntry = self.entry  # type: ignore[attr-defined]
+        entry = self.catalog.current
         if not self.predictions.wants_prediction(entry):
             return False
         from kernel_tui.ui.screens.predict import PredictScreen
 
         def predicted(guess: tuple[int, int, float, float] | None) -> None:
-            if guess is None or self.entry.path != entry.path:  # type: ignore[attr-defined]
+            if guess is None or self.catalog.current.path != entry.path:
                 return
             self.predictions.predict(entry, *guess)
-            self.action_run(sweep)  # type: ignore[attr-defined]
+            run()
 
-        self.app.push_screen(PredictScreen(entry.title), predicted)  # type: ignore[attr-defined]
+        self.host.push_dialog(PredictScreen(entry.title), predicted)
         return True
 
-    def _reveal_if_measured(self, run: ScenarioRun) -> None:
+    def reveal_if_measured(self, run: ScenarioRun) -> None:
         """Once a run with a guess waiting has both counts: score it, and show it with the explanation."""
-        entry = next((entry for entry in self.entries if entry.path == run.path), None)
+        entry = self.catalog.find(run.path)
         if entry is None:
             return
         answer = self.predictions.reveal(entry, run.report)
         if answer is None:
             return
         if self.predictions.save_error:
-            self.notify(self.predictions.save_error, severity="warning")  # type: ignore[attr-defined]
+            self.host.notify(self.predictions.save_error, severity="warning")
         from kernel_tui.ui.screens.predict import RevealScreen
 
         lesson = entry.info.lesson if entry.info is not None else ""
         _, why, _ = split_lesson(lesson)
         right, asked = self.predictions.score
         score = f"Score across the course: {right} of {asked} predictions right."
-        self.app.push_screen(RevealScreen(entry.title, answer, why, score))  # type: ignore[attr-defined]
-        self._show_scenario()  # type: ignore[attr-defined]  # the explanation, the score, the tables' "you said"
+        self.host.push_dialog(RevealScreen(entry.title, answer, why, score))
+        self.host.show_scenario()  # the explanation, the score, the tables' "you said"
 
-    # -- actions -----------------------------------------------------------------------------------
-
-    def action_code(self) -> None:
+    def show_code(self, highlighted: Kernel | None, mode: str) -> None:
         """The generated source of the highlighted compiled kernel, or of the one an eager kernel became."""
-        kernel = self._code_kernel()
+        run = self.runs.get(self.catalog.current.path) if self.catalog else None
+        report = run.report if run is not None else None
+        highlighted = highlighted if report is not None else None
+        kernel = code_kernel(highlighted, mode, report.compiled) if report is not None else None
         if kernel is None:
-            self.notify(no_code_reason(self._highlighted_kernel(), self._name_mode))  # type: ignore[attr-defined]
+            self.host.notify(no_code_reason(highlighted, mode))
             return
         from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
 
-        self.app.push_screen(KernelCodeScreen(kernel))  # type: ignore[attr-defined]
+        self.host.push_dialog(KernelCodeScreen(kernel))
 
-    def action_chart_mode(self) -> None:
-        """Cycle the chart: runtime, achieved bandwidth against size, the roofline (and show it)."""
-        self.chart_mode = CHART_MODES[(CHART_MODES.index(self.chart_mode) + 1) % len(CHART_MODES)]
-        self._show_why()
-        if not self.wide:
-            self.action_pane("chart")  # type: ignore[attr-defined]
-
-    def action_toggle_predict(self) -> None:
+    def toggle_predict(self) -> None:
         """Turn predict-then-reveal on or off for this session."""
         book = self.predictions
         book.enabled = not book.enabled
         state = "on: guess each course lesson's kernel counts before its first run" if book.enabled else "off"
-        self.notify(f"Predictions {state}.")  # type: ignore[attr-defined]
-        self._show_scenario()  # type: ignore[attr-defined]
-
-    def _report(self) -> ScenarioReport | None:
-        run: ScenarioRun | None = self.shown_run  # type: ignore[attr-defined]
-        return run.report if run is not None else None
-
-    def _highlighted_kernel(self):  # noqa: ANN202 - a Kernel or None
-        if self._report() is None:
-            return None
-        table = self._find(f"#{self._name_mode}", KernelTable)  # type: ignore[attr-defined]
-        return table.highlighted_kernel() if table is not None else None
-
-    def _code_kernel(self):  # noqa: ANN202 - a Kernel or None
-        report = self._report()
-        if report is None:
-            return None
-        return code_kernel(self._highlighted_kernel(), self._name_mode, report.compiled)  # type: ignore[attr-defined]
+        self.host.notify(f"Predictions {state}.")
+        self.host.show_scenario()

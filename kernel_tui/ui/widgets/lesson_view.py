@@ -67,8 +67,10 @@ class LessonView(VerticalScroll):
         markdown = self.query("#lesson-text")
         self.query_one("#lesson-source", Static).update(source_renderable(entry, highlight=self._rich))
         if markdown:
+            from textual.widgets import Markdown  # imported already: it is mounted
+
             # Markdown updates asynchronously: back to the top once the new lesson is in.
-            self._top_after(markdown.first().update(self.lesson))  # type: ignore[attr-defined]
+            self._top_after(markdown.first(Markdown).update(self.lesson))
         else:
             self.query_one("#lesson-plain", Static).update(Text(self.lesson))
             self.scroll_home(animate=False)

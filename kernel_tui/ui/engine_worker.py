@@ -1,0 +1,63 @@
+"""What the explorer's engine threads do: start the engine, and stream one run's messages, typed.
+
+Each runs in a Textual thread worker, never on the UI's thread, and reports only by posting messages
+(``kernel_tui.ui.messages``) to the screen that started it; that screen's ``RunBook`` decides which of them
+still matter.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from textual.message import Message
+from textual.worker import Worker, get_current_worker
+
+from kernel_tui.client import EngineDied
+from kernel_tui.protocol import RunMessage
+from kernel_tui.report import ScenarioError
+from kernel_tui.ui.engine_link import EngineLink
+from kernel_tui.ui.messages import EngineStarted, EngineStartFailed, RunFailed, RunFinished, from_engine
+
+Post = Callable[[Message], object]
+
+
+def start_engine(link: EngineLink, post: Post) -> None:
+    """Start the engine while the learner reads, so the first run does not wait for torch to import."""
+    try:
+        hello = link.start()
+    except EngineDied as death:
+        post(EngineStartFailed(ScenarioError("engine", death.describe(), details=death.stderr_tail)))
+    else:
+        post(EngineStarted(hello))
+
+
+def stream_run(run_id: int, path: Path, messages: Iterator[RunMessage], post: Post) -> None:
+    """Post one run's messages, typed, until its report (or the engine's death, or a cancel)."""
+    worker = get_current_worker()
+    try:
+        for message in messages:
+            if worker.is_cancelled:
+                return
+            typed = from_engine(run_id, path, message)
+            if typed is not None:
+                post(typed)
+            if isinstance(typed, RunFinished):
+                return
+        error = ScenarioError("engine", "the engine ended the run without a report", file=str(path))
+        post(RunFailed(run_id, path, error))
+    except EngineDied as death:
+        error = ScenarioError("engine", death.describe(), file=str(path), details=death.stderr_tail)
+        post(RunFailed(run_id, path, error, cancelled=worker.is_cancelled))
+    finally:
+        close = getattr(messages, "close", None)
+        if close is not None:
+            close()
+
+
+def worker_failure(worker: Worker[object]) -> ScenarioError:
+    """A worker that raised (a bug, not an engine death), as an engine error with the traceback as details."""
+    error = worker.error
+    details = "".join(traceback.format_exception(error)) if error is not None else ""
+    return ScenarioError("engine", f"the app failed talking to the engine: {error!r}", details=details)

@@ -1,0 +1,121 @@
+"""The explorer's two layouts: side by side on a large terminal, tabs on a small one (80x24).
+
+Which widget goes where, and how to find and focus a pane in either layout: what the widgets show is the
+explorer screen's business. On a small terminal the tabs that start hidden are mounted just after the
+first frame (``Deferred``), so a pane's widget may not be there yet.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
+
+from kernel_tui.ui.widgets.deferred import Deferred
+from kernel_tui.ui.widgets.kernel_name import KernelNameLine
+from kernel_tui.ui.widgets.kernel_table import KernelTable
+from kernel_tui.ui.widgets.lesson_view import LessonView
+from kernel_tui.ui.widgets.run_status import RunStatusBar
+from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.scenario_list import ScenarioList
+from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
+from kernel_tui.ui.widgets.summary_strip import SummaryStrip
+
+WIDE_MIN_SIZE = (120, 32)
+"""From this many columns and rows the panes sit side by side; below it they become tabs."""
+SIDE_BY_SIDE_TABLES_MIN_WIDTH = 176
+"""From this many columns the two kernel tables sit side by side (each wide enough for a kernel name, its
+bandwidth and what it was fused into or replaced); below it they are stacked."""
+PANES = {"scenarios": "#scenarios", "lesson": "#lesson", "kernels": "#eager", "chart": "#chart",
+         "editor": "#snippet-text"}
+"""What the 1-5 keys show, in order, and the widget each focuses; ``kernels`` means the eager table."""
+
+
+def fits_wide(size: tuple[int, int]) -> bool:
+    width, height = size
+    return width >= WIDE_MIN_SIZE[0] and height >= WIDE_MIN_SIZE[1]
+
+
+def compose_explorer(wide: bool) -> ComposeResult:
+    """Every widget of the explorer, in the layout for a large (``wide``) or a small terminal."""
+    yield Header()
+    if wide:
+        with Horizontal(id="main"):
+            yield ScenarioList(id="scenarios")
+            with Vertical(id="work"):
+                with Horizontal(id="top"):
+                    yield SnippetEditor(id="editor")
+                    yield LessonView(id="lesson")
+                    yield RuntimeChart(id="chart")
+                yield Static(id="signature")
+                with Horizontal(id="tables"):
+                    yield KernelTable("eager", "Eager", id="eager")
+                    yield KernelTable("compiled", "Compiled", id="compiled")
+                yield KernelNameLine(id="kernel-name")
+                yield SummaryStrip(id="summary")
+    else:
+        with TabbedContent(id="tabs", initial="tab-scenarios"):
+            with TabPane("1 Scenarios", id="tab-scenarios"):
+                yield ScenarioList(id="scenarios")
+            with TabPane("2 Lesson", id="tab-lesson"):
+                yield Deferred(LessonView(id="lesson"))
+            with TabPane("3 Kernels", id="tab-kernels"):
+                with Deferred(VerticalScroll(id="kernels")):
+                    yield Static(id="signature")
+                    yield KernelTable("eager", "Eager", id="eager")
+                    yield KernelTable("compiled", "Compiled", id="compiled")
+                    yield KernelNameLine(id="kernel-name")
+                    yield SummaryStrip(id="summary")
+            with TabPane("4 Chart", id="tab-chart"):
+                yield Deferred(RuntimeChart(id="chart"))
+            with TabPane("5 Editor", id="tab-editor"):
+                yield Deferred(SnippetEditor(id="editor"))
+    yield RunStatusBar(id="status")
+    yield Footer()
+
+
+W = TypeVar("W", bound=Widget)
+
+
+def find(screen: Screen[object], selector: str, expect: type[W]) -> W | None:
+    """The widget, or None while its pane has not been mounted yet (see ``Deferred``)."""
+    found = screen.query(selector)
+    return found.first(expect) if found else None
+
+
+def focused_pane(screen: Screen[object]) -> str:
+    """The pane that holds the focus (the scenario list when none does)."""
+    focused = screen.focused
+    if focused is None:
+        return "scenarios"
+    for pane, selector in PANES.items():
+        widget = find(screen, selector, Widget)
+        if widget is not None and (focused is widget or widget in focused.ancestors):
+            return pane
+    return "kernels" if isinstance(focused, KernelTable) else "scenarios"
+
+
+def focus_pane(screen: Screen[object], pane: str, *, tabs: bool, tries: int = 10) -> None:
+    """Focus ``pane``'s widget once it can take focus; with ``tabs``, keep it through the tab switch."""
+    widget = find(screen, PANES[pane], Widget)
+    if widget is not None and widget.focusable:
+        widget.focus()
+        if tabs:
+            screen.call_after_refresh(_keep_focus, screen, widget, 3)
+    elif tries:
+        # The tab switch shows the pane (or a deferred pane mounts) a refresh or two later; until then its
+        # widget cannot take focus.
+        screen.call_after_refresh(focus_pane, screen, pane, tabs=tabs, tries=tries - 1)
+
+
+def _keep_focus(screen: Screen[object], widget: Widget, checks: int) -> None:
+    # A tab switch can deliver a late Hide to the newly focused pane (Textual then moves focus to the tab
+    # bar): take it back for the next few refreshes, before a learner could have moved it.
+    if screen.focused is not widget and isinstance(screen.focused, Tabs) and widget.focusable:
+        widget.focus()
+    if checks > 1:
+        screen.call_after_refresh(_keep_focus, screen, widget, checks - 1)
