@@ -18,6 +18,8 @@ run: $(BIN)/kernel-tui
 
 lint: $(BIN)/kernel-tui
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 test: lint
 	$(BIN)/pytest -q -n 2 --durations=15

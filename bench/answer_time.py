@@ -46,5 +46,7 @@ def measure(repeats: int = REPEATS) -> dict[str, object]:
 
 if __name__ == "__main__":
     result = measure()
-    print(f"{result['name']}: {result['value']}, ratio {result['ratio']:.2f} (target {result['target']}): "
-          f"{'met' if result['met'] else 'MISSED'}")
+    print(
+        f"{result['name']}: {result['value']}, ratio {result['ratio']:.2f} (target {result['target']}): "
+        f"{'met' if result['met'] else 'MISSED'}"
+    )

@@ -23,7 +23,7 @@ from common import REPO
 
 sys.path.insert(0, str(REPO / "tests"))  # the UI tests' harness: the app on recorded engine output
 
-from kernel_tui.ui.replay import ReplayEngineLink  # noqa: E402
+from kernel_tui.ui.replay import ReplayEngineLink
 
 BIG = REPO / "bench" / "data" / "transformer_block.py"
 BIG_RECORDING = REPO / "bench" / "data" / "transformer_messages.json"
@@ -42,11 +42,11 @@ async def _press_latencies(app, pilot, presses: int) -> list[float]:
     display, screen = app._display, app.screen
     set_focus = screen.set_focus
 
-    def painted(*args, **kwargs):  # noqa: ANN202
+    def painted(*args, **kwargs):
         paints.append(time.perf_counter())
         return display(*args, **kwargs)
 
-    def focused(*args, **kwargs):  # noqa: ANN202
+    def focused(*args, **kwargs):
         result = set_focus(*args, **kwargs)
         focus_moves.append(time.perf_counter())
         return result
@@ -125,11 +125,15 @@ def _ensure_big_recording() -> None:
 
 def _responsiveness_cause(busy_p95: float, idle_p95: float, busy_median: float) -> str:
     if idle_p95 >= TARGET_P95_MS:
-        return (f"the slow presses are as slow with nothing running (idle p95 {idle_p95:.0f} ms): a focus move "
-                "repaints the whole explorer on 2 shared cores. Not profiled further.")
-    return (f"the tail only: the median press takes {busy_median:.0f} ms, idle p95 {idle_p95:.0f} ms. Every "
-            "streamed point redraws the chart's plotext figure and a key that lands behind one waits for it; "
-            "this bench streams a point every 20 ms, several times faster than a real sweep's points arrive.")
+        return (
+            f"the slow presses are as slow with nothing running (idle p95 {idle_p95:.0f} ms): a focus move "
+            "repaints the whole explorer on 2 shared cores. Not profiled further."
+        )
+    return (
+        f"the tail only: the median press takes {busy_median:.0f} ms, idle p95 {idle_p95:.0f} ms. Every "
+        "streamed point redraws the chart's plotext figure and a key that lands behind one waits for it; "
+        "this bench streams a point every 20 ms, several times faster than a real sweep's points arrive."
+    )
 
 
 def rows() -> list[dict[str, object]]:

@@ -16,7 +16,10 @@ def run_json(*args: str) -> list[dict]:
     """``kernel-tui run ... --json``: one report per scenario."""
     result = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", "--json", *args],
-        capture_output=True, text=True, check=False, cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO,
     )
     if result.returncode not in (0, 1):
         raise RuntimeError(f"kernel-tui run failed ({result.returncode}): {result.stderr[-2000:]}")

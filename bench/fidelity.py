@@ -56,7 +56,7 @@ def measure() -> dict[str, object]:
         "target": "each within 0.9–1.1",
         "met": all(0.9 <= r <= 1.1 for r in ratios.values()),
         "cause": "both timers alternate in one process, so what is left is the machine changing speed within "
-                 "a round (another process taking one of the two cores for part of it)",
+        "a round (another process taking one of the two cores for part of it)",
     }
 
 

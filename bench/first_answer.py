@@ -27,8 +27,8 @@ from pathlib import Path
 from common import REPO
 
 sys.path.insert(0, str(REPO))
-from kernel_tui.client import EngineClient  # noqa: E402
-from kernel_tui.protocol import Done  # noqa: E402
+from kernel_tui.client import EngineClient
+from kernel_tui.protocol import Done
 
 HERE = Path(__file__).resolve().parent
 LESSON = REPO / "scenarios" / "01_one_add.py"
@@ -42,8 +42,14 @@ def _cold_env(folder: str) -> dict[str, str]:
 def seed_script_s() -> float:
     with tempfile.TemporaryDirectory(prefix="inductor-cold-") as folder:
         started = time.perf_counter()
-        subprocess.run([sys.executable, str(HERE / "seed_reader.py"), "add"], check=True, cwd=REPO,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_cold_env(folder))
+        subprocess.run(
+            [sys.executable, str(HERE / "seed_reader.py"), "add"],
+            check=True,
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=_cold_env(folder),
+        )
         return time.perf_counter() - started
 
 
@@ -76,7 +82,7 @@ def rows(read_s: float = READ_S) -> list[dict[str, object]]:
     return [
         {
             "name": f"first answer, cold cache, r pressed {read_s:.0f} s after launch: wait for the compiled result "
-                    "vs the seed reader's script",
+            "vs the seed reader's script",
             "value": f"{after_reading:.1f} s vs {seed:.1f} s",
             "ratio": after_reading / seed,
             "target": "<= 0.5",
@@ -105,5 +111,7 @@ if __name__ == "__main__":
     parser.add_argument("--read", type=float, default=READ_S, help="seconds the learner reads before pressing r")
     options = parser.parse_args()
     for row in rows(options.read):
-        print(f"{row['name']}: {row['value']}, ratio {row['ratio']:.2f} (target {row['target']}): "
-              f"{'met' if row['met'] else 'MISSED'}")
+        print(
+            f"{row['name']}: {row['value']}, ratio {row['ratio']:.2f} (target {row['target']}): "
+            f"{'met' if row['met'] else 'MISSED'}"
+        )

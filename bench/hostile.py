@@ -34,22 +34,47 @@ def _scenarios(tmp: Path) -> list[tuple[str, Path]]:
         return path
 
     return [
-        ("changes threads, configs, folder, path, streams, RNG",
-         DATA / "isolation" / "spoiler" / "spoils_everything.py"),
-        ("leaves a thread running", write("leaves_a_thread.py", "import threading, time\nimport torch\nSIZE = 64\n"
-                                          "threading.Thread(target=time.sleep, args=(600,), daemon=True).start()\n"
-                                          + BODY)),
-        ("starts a child in its own session", write("stranger.py", "import subprocess, sys\nimport torch\nSIZE = 64\n"
-                                                    "subprocess.Popen([sys.executable, '-c', 'import time; "
-                                                    "time.sleep(600)'], start_new_session=True)\n" + BODY)),
+        (
+            "changes threads, configs, folder, path, streams, RNG",
+            DATA / "isolation" / "spoiler" / "spoils_everything.py",
+        ),
+        (
+            "leaves a thread running",
+            write(
+                "leaves_a_thread.py",
+                "import threading, time\nimport torch\nSIZE = 64\n"
+                "threading.Thread(target=time.sleep, args=(600,), daemon=True).start()\n" + BODY,
+            ),
+        ),
+        (
+            "starts a child in its own session",
+            write(
+                "stranger.py",
+                "import subprocess, sys\nimport torch\nSIZE = 64\n"
+                "subprocess.Popen([sys.executable, '-c', 'import time; "
+                "time.sleep(600)'], start_new_session=True)\n" + BODY,
+            ),
+        ),
         ("non-UTF-8 bytes on stderr", DATA / "faults" / "not_utf8_stderr.py"),
         ("256 KB on stderr", DATA / "faults" / "floods_stderr.py"),
-        ("sys.exit() in fn", write("exits_in_fn.py", "import sys\nimport torch\nSIZE = 64\n"
-                                   "def fn(a):\n    sys.exit(4)\ndef inputs(size, device):\n"
-                                   "    return (torch.ones(size),)\n")),
-        ("inputs() on the meta device", write("meta.py", "import torch\nSIZE = 64\ndef fn(a):\n    return a + 1\n"
-                                              "def inputs(size, device):\n"
-                                              "    return (torch.ones(size, device='meta'),)\n")),
+        (
+            "sys.exit() in fn",
+            write(
+                "exits_in_fn.py",
+                "import sys\nimport torch\nSIZE = 64\n"
+                "def fn(a):\n    sys.exit(4)\ndef inputs(size, device):\n"
+                "    return (torch.ones(size),)\n",
+            ),
+        ),
+        (
+            "inputs() on the meta device",
+            write(
+                "meta.py",
+                "import torch\nSIZE = 64\ndef fn(a):\n    return a + 1\n"
+                "def inputs(size, device):\n"
+                "    return (torch.ones(size, device='meta'),)\n",
+            ),
+        ),
         ("random.py in the current folder", LESSON),
     ]
 
@@ -65,8 +90,10 @@ def _seen(report: dict) -> str:
 
 
 def fault_table(tmp: Path) -> str:
-    rows = ["| scenario | what the user sees | next result after | lesson's claims after it |",
-            "| --- | --- | ---: | --- |"]
+    rows = [
+        "| scenario | what the user sees | next result after | lesson's claims after it |",
+        "| --- | --- | ---: | --- |",
+    ]
     poisoned = tmp / "poisoned"
     poisoned.mkdir()
     (poisoned / "random.py").write_text("raise SystemExit('the learner\\'s random.py')\n")
@@ -98,7 +125,8 @@ def _alive(pid: int) -> bool:
 def ending_table(tmp: Path) -> str:
     pids = tmp / "pids"
     busy = tmp / "busy.py"
-    busy.write_text(textwrap.dedent(f"""
+    busy.write_text(
+        textwrap.dedent(f"""
         import os, subprocess, sys, time
         import torch
         SIZE = 16
@@ -109,13 +137,23 @@ def ending_table(tmp: Path) -> str:
             time.sleep(600)
         def inputs(size, device):
             return (torch.ones(size),)
-    """))
-    rows = ["| the front end, busy in `fn`, gets | front end exits after | what it prints "
-            "| engine and its children gone after |", "| --- | ---: | --- | ---: |"]
+    """)
+    )
+    rows = [
+        "| the front end, busy in `fn`, gets | front end exits after | what it prints "
+        "| engine and its children gone after |",
+        "| --- | ---: | --- | ---: |",
+    ]
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):
         pids.unlink(missing_ok=True)
-        front = subprocess.Popen([KERNEL_TUI, "run", "--device", "cpu", "--no-sweep", str(busy)], subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, text=True, cwd=REPO, start_new_session=True)
+        front = subprocess.Popen(
+            [KERNEL_TUI, "run", "--device", "cpu", "--no-sweep", str(busy)],
+            subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+            start_new_session=True,
+        )
         while not (pids.exists() and len(pids.read_text().split()) == 3):
             time.sleep(0.05)
         tree = [int(pid) for pid in pids.read_text().split()]

@@ -38,7 +38,11 @@ def _cold_s(device_args: list[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", str(COLD_SCENARIO), "--json", *device_args],
-        capture_output=True, text=True, check=False, cwd=REPO, env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO,
+        env=env,
     )
     elapsed = time.perf_counter() - started
     if result.returncode != 0:
@@ -80,7 +84,7 @@ def rows() -> list[dict[str, object]]:
     return [
         {
             "name": "CUDA preview, cold process: kernel-tui run add+relu --device cuda-preview vs --device cpu "
-                    "--no-sweep (empty Inductor cache)",
+            "--no-sweep (empty Inductor cache)",
             "value": f"{cold_preview:.2f} s vs {cold_cpu:.2f} s",
             "ratio": cold_preview / cold_cpu,
             "target": "measured",
@@ -88,9 +92,9 @@ def rows() -> list[dict[str, object]]:
         },
         {
             "name": f"CUDA preview, warm engine: each further course scenario ({len(further)}) vs its CPU compile "
-                    "(empty Inductor cache)",
+            "(empty Inductor cache)",
             "value": f"median {statistics.median(further):.2f} s (max {max(further):.2f} s, "
-                     f"{scenarios[slowest].stem}) vs CPU compile median {statistics.median(compiles):.2f} s",
+            f"{scenarios[slowest].stem}) vs CPU compile median {statistics.median(compiles):.2f} s",
             "ratio": statistics.median(ratios),
             "target": f"< {TARGET_WARM_S:g} s per scenario",
             "met": max(further) < TARGET_WARM_S,
@@ -101,5 +105,7 @@ def rows() -> list[dict[str, object]]:
 
 if __name__ == "__main__":
     for row in rows():
-        print(f"{row['name']}: {row['value']} (ratio {row['ratio']:.2f}, target {row['target']}, "
-              f"{'met' if row['met'] else 'missed'})")
+        print(
+            f"{row['name']}: {row['value']} (ratio {row['ratio']:.2f}, target {row['target']}, "
+            f"{'met' if row['met'] else 'missed'})"
+        )

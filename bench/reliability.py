@@ -31,8 +31,19 @@ CASES = [
 
 
 def _timed_reports(paths: list[Path], *extra: str) -> list[tuple[float, dict]]:
-    command = [sys.executable, "-m", "kernel_tui", "run", "--json", "--device", "cpu", "--timeout", "10", *extra,
-               *map(str, paths)]
+    command = [
+        sys.executable,
+        "-m",
+        "kernel_tui",
+        "run",
+        "--json",
+        "--device",
+        "cpu",
+        "--timeout",
+        "10",
+        *extra,
+        *map(str, paths),
+    ]
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO)
     arrivals = []
@@ -58,23 +69,25 @@ def measure_table(tmp: Path) -> str:
     syntax.write_text("def fn(a):\n    return a +\n")
     baseline = _timed_reports([HEALTHY, HEALTHY], "--no-sweep")
     warm_s = baseline[1][0] - baseline[0][0]
-    rows = ["| fault | what the user sees | reported after | next result after | exit status |",
-            "| --- | --- | ---: | ---: | ---: |"]
+    rows = [
+        "| fault | what the user sees | reported after | next result after | exit status |",
+        "| --- | --- | ---: | ---: | ---: |",
+    ]
     for label, path in CASES:
         fault = path or syntax
         extra = ("--sizes", "1024,2048,4096") if fault.name == "too_big.py" else ("--no-sweep",)
         (first_at, _), (fault_at, report), (next_at, healthy) = _timed_reports([HEALTHY, fault, HEALTHY], *extra)
         assert healthy["error"] is None, healthy["error"]
-        rows.append(f"| {label} | {_what_the_user_sees(report)} | {fault_at - first_at:.1f} s "
-                    f"| {next_at - fault_at:.1f} s | {0 if _ok(report) else 1} |")
+        rows.append(
+            f"| {label} | {_what_the_user_sees(report)} | {fault_at - first_at:.1f} s "
+            f"| {next_at - fault_at:.1f} s | {0 if _ok(report) else 1} |"
+        )
     rows.append(f"| (baseline: the healthy scenario on a warm engine) | results | | {warm_s:.1f} s | 0 |")
     return "\n".join(rows)
 
 
 def _ok(report: dict) -> bool:
     return report["error"] is None and all(check["ok"] for check in report["expect"].values())
-
-
 
 
 async def _app_fault(path: Path, cancel_after_s: float | None) -> tuple[str, float, float]:
@@ -109,8 +122,10 @@ async def _app_fault(path: Path, cancel_after_s: float | None) -> tuple[str, flo
 def app_table() -> str:
     import asyncio
 
-    rows = ["| fault in the explorer | what the user sees | shown after | engine ready again after |",
-            "| --- | --- | ---: | ---: |"]
+    rows = [
+        "| fault in the explorer | what the user sees | shown after | engine ready again after |",
+        "| --- | --- | ---: | ---: |",
+    ]
     for label, path, cancel in (
         ("os._exit(3)", FAULTS / "exits.py", None),
         ("segfault", FAULTS / "segfaults.py", None),

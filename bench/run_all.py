@@ -19,7 +19,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 BENCHMARKS = [
-    "startup", "answer_time", "first_answer", "fidelity", "sweep_cost", "scale", "app_timing", "preview", "train_step",
+    "startup",
+    "answer_time",
+    "first_answer",
+    "fidelity",
+    "sweep_cost",
+    "scale",
+    "app_timing",
+    "preview",
+    "train_step",
 ]
 
 

@@ -25,7 +25,7 @@ def add(a, b):
 
 
 if sys.argv[1:] == ["add"]:
-    add_relu = add  # noqa: F811 - the same steps, on the first lesson's function
+    add_relu = add  # the same steps, on the first lesson's function
 
 a = torch.randn(1_000_000, device=device)
 b = torch.randn(1_000_000, device=device)

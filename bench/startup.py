@@ -78,8 +78,9 @@ def time_on_a_terminal(
     reader = threading.Thread(target=read_terminal, daemon=True)
     started = time.perf_counter()
     reader.start()
-    process = subprocess.Popen(command, stdin=terminal, stdout=terminal, stderr=terminal, env=env,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        command, stdin=terminal, stdout=terminal, stderr=terminal, env=env, start_new_session=True
+    )
     code = process.wait(timeout=60)
     exited = time.perf_counter()
     os.close(terminal)
@@ -111,16 +112,18 @@ def rows(size: tuple[int, int] = (80, 24), runs: int = 7) -> list[dict[str, obje
     explorer, _ = measure([sys.executable, "-m", "kernel_tui.cli"], env, size, b"kernel-tui", runs)
     minimal, _ = measure([sys.executable, "-c", MINIMAL_APP], env, size, b"minimal-app", runs)
     ratio = statistics.median(explorer) / statistics.median(minimal)
-    return [{
-        "name": f"start-up: launch to first painted frame at {size[0]}x{size[1]}, explorer vs minimal Textual app",
-        "value": f"{statistics.median(explorer):.2f} s vs {statistics.median(minimal):.2f} s",
-        "ratio": ratio,
-        "target": f"< {TARGET_RATIO}x and < {TARGET_S:g} s",
-        "met": ratio < TARGET_RATIO and statistics.median(explorer) < TARGET_S,
-        "cause": "the explorer builds and styles about 30 widgets for its first frame where the minimal app "
-                 "has 2 (about 120 ms), and imports about 80 ms more (its own modules, rich, the CLI); "
-                 "torch, the engine, the Markdown, chart and editor widgets already come after the first frame.",
-    }]
+    return [
+        {
+            "name": f"start-up: launch to first painted frame at {size[0]}x{size[1]}, explorer vs minimal Textual app",
+            "value": f"{statistics.median(explorer):.2f} s vs {statistics.median(minimal):.2f} s",
+            "ratio": ratio,
+            "target": f"< {TARGET_RATIO}x and < {TARGET_S:g} s",
+            "met": ratio < TARGET_RATIO and statistics.median(explorer) < TARGET_S,
+            "cause": "the explorer builds and styles about 30 widgets for its first frame where the minimal app "
+            "has 2 (about 120 ms), and imports about 80 ms more (its own modules, rich, the CLI); "
+            "torch, the engine, the Markdown, chart and editor widgets already come after the first frame.",
+        }
+    ]
 
 
 def main() -> int:
@@ -143,8 +146,10 @@ def main() -> int:
     print(f"launch to first frame at {columns}x{rows}, {options.runs} runs each:")
     print(f"  kernel-tui explorer: {summary(explorer)}; to exit {summary(explorer_exit)}")
     print(f"  minimal Textual app: {summary(minimal)}; to exit {summary(minimal_exit)}")
-    print(f"  ratio: {ratio:.2f}x (target < {TARGET_RATIO}x); explorer "
-          f"{'under' if statistics.median(explorer) < TARGET_S else 'OVER'} {TARGET_S:g} s")
+    print(
+        f"  ratio: {ratio:.2f}x (target < {TARGET_RATIO}x); explorer "
+        f"{'under' if statistics.median(explorer) < TARGET_S else 'OVER'} {TARGET_S:g} s"
+    )
     ok = statistics.median(explorer) < TARGET_S and ratio < TARGET_RATIO
     return 0 if ok else 1
 

@@ -19,7 +19,7 @@ def measure() -> dict[str, object]:
     return {
         "name": f"sweep cost: add+relu, {points} sizes (default sweep)",
         "value": f"{report['sweep_compiles']} compile(s); wall {report['sweep_wall_s']:.2f} s vs "
-                 f"{report['sweep_timed_s']:.2f} s timed",
+        f"{report['sweep_timed_s']:.2f} s timed",
         "ratio": ratio,
         "target": "compiles <= 2",
         "met": report["sweep_compiles"] <= 2,

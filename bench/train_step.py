@@ -60,7 +60,7 @@ def measure() -> dict[str, object]:
     return {
         "name": "training step: engine time of add+relu trained (lesson 21) vs forward-only, warm engine",
         "value": f"{statistics.median(trained_s):.2f} s vs {statistics.median(forward_s):.2f} s; "
-                 f"{trained.eager.kernel_count:g} eager launches vs {forward.eager.kernel_count:g}",
+        f"{trained.eager.kernel_count:g} eager launches vs {forward.eager.kernel_count:g}",
         "ratio": ratio,
         "target": f"<= {TARGET}",
         "met": ratio <= TARGET,

@@ -339,8 +339,9 @@ def read_baselines(path: Path) -> tuple[ScenarioReport, ...]:
     try:
         whole = json.loads(text)
     except ValueError:
-        objects = [(number, _json_line(path, number, line)) for number, line in enumerate(text.splitlines(), 1)
-                   if line.strip()]
+        objects = [
+            (number, _json_line(path, number, line)) for number, line in enumerate(text.splitlines(), 1) if line.strip()
+        ]
     else:
         objects = [(None, item) for item in (whole if isinstance(whole, list) else [whole])]
     if not objects:

@@ -108,29 +108,54 @@ def _parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="measure scenarios headless and print tables or JSON")
     run.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders of them")
-    run.add_argument("--device", default="auto", choices=DEVICES,
-                     help="cuda-preview: the code Inductor would generate for a CUDA GPU, on any machine, run nowhere")
-    run.add_argument("--arch", type=int, choices=ARCHES,
-                     help="with --device cuda-preview: the GPU architecture, 80 (A100), 90 (H100/H200, the default) "
-                          "or 100 (B200)")
+    run.add_argument(
+        "--device",
+        default="auto",
+        choices=DEVICES,
+        help="cuda-preview: the code Inductor would generate for a CUDA GPU, on any machine, run nowhere",
+    )
+    run.add_argument(
+        "--arch",
+        type=int,
+        choices=ARCHES,
+        help="with --device cuda-preview: the GPU architecture, 80 (A100), 90 (H100/H200, the default) or 100 (B200)",
+    )
     run.add_argument("--size", type=_positive_int, help="elements for the kernel tables (default: SIZE)")
     run.add_argument("--sizes", type=_sizes, help="sweep sizes, e.g. 1024,65536,1048576 (default: SIZES)")
     run.add_argument("--no-sweep", action="store_true", help="skip the runtime-against-size sweep")
-    run.add_argument("--variant", type=_variant, action="append", default=[], metavar="NAME=KEY:VALUE,...",
-                     help="also measure torch.compile with these arguments in a column of its own, e.g. "
-                          "dyn=dynamic:True or fast=mode:max-autotune-no-cudagraphs (repeatable; adds to or "
-                          "overrides the file's VARIANTS; default=... changes the compiled column)")
+    run.add_argument(
+        "--variant",
+        type=_variant,
+        action="append",
+        default=[],
+        metavar="NAME=KEY:VALUE,...",
+        help="also measure torch.compile with these arguments in a column of its own, e.g. "
+        "dyn=dynamic:True or fast=mode:max-autotune-no-cudagraphs (repeatable; adds to or "
+        "overrides the file's VARIANTS; default=... changes the compiled column)",
+    )
     run.add_argument("--json", action="store_true", help="one JSON object per scenario, one per line")
-    run.add_argument("--timeout", type=_positive_seconds, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                     help=f"give up on a scenario after this long (default {DEFAULT_TIMEOUT_S:g})")
+    run.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"give up on a scenario after this long (default {DEFAULT_TIMEOUT_S:g})",
+    )
     run.add_argument("--export", metavar="REPORT.md", help="also write a Markdown lab report of every scenario")
-    run.add_argument("--trace", metavar="DIR",
-                     help="also write the eager and compiled profiles as Chrome traces (open in Perfetto)")
-    run.add_argument("--remeasure-ceiling", action="store_true",
-                     help="measure the copy bandwidth and matmul peak again instead of using the cached figures")
-    run.add_argument("--baseline", metavar="OLD.jsonl",
-                     help="compare each scenario with its report in OLD (written by --json): kernels added, removed "
-                          "or changed, launches, bytes, time; exit 1 when a launch count or byte total grew")
+    run.add_argument(
+        "--trace", metavar="DIR", help="also write the eager and compiled profiles as Chrome traces (open in Perfetto)"
+    )
+    run.add_argument(
+        "--remeasure-ceiling",
+        action="store_true",
+        help="measure the copy bandwidth and matmul peak again instead of using the cached figures",
+    )
+    run.add_argument(
+        "--baseline",
+        metavar="OLD.jsonl",
+        help="compare each scenario with its report in OLD (written by --json): kernels added, removed "
+        "or changed, launches, bytes, time; exit 1 when a launch count or byte total grew",
+    )
 
     listing = commands.add_parser("list", help="list scenarios (title, path, claims) without running them")
     listing.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the course)")
@@ -142,13 +167,22 @@ def _app_parser() -> argparse.ArgumentParser:
     parser.add_argument("paths", nargs="*", metavar="PATH", help="scenario files or folders (default: the course)")
     parser.add_argument("--device", default="auto", choices=DEVICES)
     parser.add_argument("--arch", type=int, choices=ARCHES, help="with --device cuda-preview: 80, 90 or 100")
-    parser.add_argument("--no-predict", action="store_true",
-                        help="on the course, run lessons at once instead of asking for a guess first")
-    parser.add_argument("--serve", action="store_true",
-                        help="serve the explorer to a browser (textual-serve) instead of running it here")
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="with --serve: the address to listen on (default 127.0.0.1, this machine only; "
-                             "another address lets anyone who reaches it run code here)")
+    parser.add_argument(
+        "--no-predict",
+        action="store_true",
+        help="on the course, run lessons at once instead of asking for a guess first",
+    )
+    parser.add_argument(
+        "--serve",
+        action="store_true",
+        help="serve the explorer to a browser (textual-serve) instead of running it here",
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="with --serve: the address to listen on (default 127.0.0.1, this machine only; "
+        "another address lets anyone who reaches it run code here)",
+    )
     parser.add_argument("--port", type=_positive_int, default=8000, help="with --serve: the port (default 8000)")
     return parser
 
@@ -246,14 +280,15 @@ def _main(argv: Sequence[str] | None) -> int:
     if options.serve:
         from kernel_tui.ui.serve import serve_app
 
-        return serve_app(paths, device=options.device, predict=not options.no_predict, host=options.host,
-                         port=options.port)
+        return serve_app(
+            paths, device=options.device, predict=not options.no_predict, host=options.host, port=options.port
+        )
     from kernel_tui.ui.launch import run_app
 
     return run_app(paths, device=options.device, predict=not options.no_predict)
 
 
-def _stdout_console():  # noqa: ANN202 - rich is imported late to keep start-up light
+def _stdout_console():  # rich is imported late to keep start-up light
     from rich.console import Console
 
     # Piped output has no terminal width to follow: COLUMNS if set, else 120 columns, which keeps the two
@@ -372,8 +407,9 @@ class HeardSoFar:
         self.report: ScenarioReport | None = None
 
     def take(self, message: RunMessage) -> None:
-        protocol.dispatch(message, progress=self._on_progress, partial=self._partial,
-                          sweep_point=self._sweep_point, done=self._done)
+        protocol.dispatch(
+            message, progress=self._on_progress, partial=self._partial, sweep_point=self._sweep_point, done=self._done
+        )
 
     def _partial(self, message: Partial) -> None:
         self.partial = message.report
@@ -417,8 +453,9 @@ def died_report(
             error=error,
         )
     if info is not None:
-        report = replace(report, expect=check_claims(info.claims_for(report.device), report,
-                                                     swept=not options.no_sweep))
+        report = replace(
+            report, expect=check_claims(info.claims_for(report.device), report, swept=not options.no_sweep)
+        )
     return report
 
 

@@ -172,9 +172,7 @@ class EngineClient:
             os.close(err_write)
         process = self._process
         # Each reader gets this engine's queue: a dying engine's end marker must not land in a newer one's.
-        threading.Thread(
-            target=self._read_protocol, args=(out_read, process, self._messages), daemon=True
-        ).start()
+        threading.Thread(target=self._read_protocol, args=(out_read, process, self._messages), daemon=True).start()
         threading.Thread(target=self._read_stderr, args=(err_read, process), daemon=True).start()
         deadline = time.monotonic() + timeout
         while True:
@@ -257,8 +255,13 @@ class EngineClient:
         self._next_run_id += 1
         run_id = self._next_run_id
         request = RunRequest(
-            run_id, os.path.abspath(path), size=size, sizes=None if sizes is None else tuple(sizes), sweep=sweep,
-            trace_dir=None if trace_dir is None else os.path.abspath(trace_dir), variants=variants or None,
+            run_id,
+            os.path.abspath(path),
+            size=size,
+            sizes=None if sizes is None else tuple(sizes),
+            sweep=sweep,
+            trace_dir=None if trace_dir is None else os.path.abspath(trace_dir),
+            variants=variants or None,
         )
         try:
             self._process.stdin.write(protocol.encode(request))
@@ -346,8 +349,13 @@ class EngineClient:
                 messages.put(ProtocolError(f"the engine sent a request: {message}"))
                 return
             protocol.dispatch(
-                message, warmup=warmup_ended, hello=messages.put, progress=messages.put, partial=messages.put,
-                sweep_point=messages.put, done=messages.put,
+                message,
+                warmup=warmup_ended,
+                hello=messages.put,
+                progress=messages.put,
+                partial=messages.put,
+                sweep_point=messages.put,
+                done=messages.put,
             )
 
         read_lines(fd, process, on_line)
@@ -377,7 +385,7 @@ def read_lines(fd: int, process: subprocess.Popen[str], on_line: Callable[[str],
         for line in lines:
             try:
                 on_line(line + "\n")
-            except Exception:  # noqa: BLE001, S110 - a reader that dies would block the engine's writes
+            except Exception:  # noqa: BLE001 - a reader that dies would block the engine's writes
                 pass
         return rest
 
@@ -403,7 +411,7 @@ def read_lines(fd: int, process: subprocess.Popen[str], on_line: Callable[[str],
         if pending:
             try:
                 on_line(pending)
-            except Exception:  # noqa: BLE001, S110
+            except Exception:  # noqa: BLE001
                 pass
         try:
             os.close(fd)

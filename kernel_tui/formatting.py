@@ -180,8 +180,7 @@ def summary_line(report: ScenarioReport) -> str:
             traffic += f" → {format_bytes(compiled.bytes_total)} ({format_transfers(compiled.transfers)})"
         parts.append(f"launches {launches}")
         parts.append(
-            f"bytes {traffic}, ideal {format_bytes(report.ideal_bytes)} "
-            f"({format_transfers(report.ideal_transfers)})"
+            f"bytes {traffic}, ideal {format_bytes(report.ideal_bytes)} ({format_transfers(report.ideal_transfers)})"
         )
     if compiled is not None and report.is_preview:
         parts.append(f"compile {PREVIEW} · speedup {PREVIEW}")

@@ -118,8 +118,10 @@ def claims_cell(report: ScenarioReport) -> str:
 
 
 def table(rows: Iterable[Row]) -> str:
-    lines = ["| scenario | claims held | compiled kernels: preview vs GPU | largest elementwise kernel |",
-             "| --- | --- | --- | --- |"]
+    lines = [
+        "| scenario | claims held | compiled kernels: preview vs GPU | largest elementwise kernel |",
+        "| --- | --- | --- | --- |",
+    ]
     for row in rows:
         cells = [cell.replace("|", "\\|") for cell in (row.scenario, row.claims, row.kernels, row.bandwidth)]
         lines.append("| " + " | ".join(cells) + " |")
@@ -139,8 +141,21 @@ def read_reports(lines: Iterable[str]) -> dict[str, ScenarioReport]:
 def run_course(scenarios: list[Path], device: str, trace_dir: Path, deadline: float) -> dict[str, ScenarioReport]:
     """``kernel-tui run`` on each scenario in one engine, ended at ``deadline`` whatever it is doing."""
     remaining = max(deadline - time.monotonic(), 1.0)
-    command = [sys.executable, "-m", "kernel_tui", "run", *map(str, scenarios), "--device", device, "--json",
-               "--no-sweep", "--timeout", f"{remaining:.0f}", "--trace", str(trace_dir)]
+    command = [
+        sys.executable,
+        "-m",
+        "kernel_tui",
+        "run",
+        *map(str, scenarios),
+        "--device",
+        device,
+        "--json",
+        "--no-sweep",
+        "--timeout",
+        f"{remaining:.0f}",
+        "--trace",
+        str(trace_dir),
+    ]
     reports: dict[str, ScenarioReport] = {}
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
         assert process.stdout is not None
@@ -158,8 +173,18 @@ def run_course(scenarios: list[Path], device: str, trace_dir: Path, deadline: fl
 
 def preview_reports(scenarios: list[Path], arch: int, budget_s: float) -> tuple[dict[str, ScenarioReport], str]:
     """The preview run live where this torch can, else the recording; and which of the two it was."""
-    command = [sys.executable, "-m", "kernel_tui", "run", *map(str, scenarios), "--device", "cuda-preview",
-               "--arch", str(arch), "--json"]
+    command = [
+        sys.executable,
+        "-m",
+        "kernel_tui",
+        "run",
+        *map(str, scenarios),
+        "--device",
+        "cuda-preview",
+        "--arch",
+        str(arch),
+        "--json",
+    ]
     try:
         live = subprocess.run(command, capture_output=True, text=True, timeout=max(budget_s, 1.0), check=False)
         reports = read_reports(live.stdout.splitlines())
@@ -195,8 +220,9 @@ def main(argv: list[str] | None = None) -> int:
         if report is None:
             rows.append(Row(path.name, "not run (time budget)", "—", "—"))
             continue
-        rows.append(Row(path.name, claims_cell(report), compare_kernels(report, preview.get(path.name)),
-                        bandwidth_cell(report)))
+        rows.append(
+            Row(path.name, claims_cell(report), compare_kernels(report, preview.get(path.name)), bandwidth_cell(report))
+        )
     first = next(iter(real.values()), None)
     device = device_text(first.device, first.device_name, first.threads, first.torch_version) if first else ""
     header = f"device: {device} · preview: {source}, sm_{options.arch}" if first else "no scenario was measured"

@@ -42,8 +42,10 @@ def _kernel_table(title: str, mode: ModeResult | None, mode_name: str, preview: 
         return lines + ["Not measured.", ""]
     if not mode.kernels:
         return lines + ["No kernels.", ""]
-    lines += [f"| kernel | calls | time | bytes | bandwidth | {LINK_LABELS[mode_name]} |",
-              "| --- | ---: | ---: | ---: | ---: | --- |"]
+    lines += [
+        f"| kernel | calls | time | bytes | bandwidth | {LINK_LABELS[mode_name]} |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
     for kernel in mode.kernels:
         lines.append(
             f"| `{_cell(kernel.short_name)}` | {format_count(kernel.calls)} "
@@ -55,8 +57,12 @@ def _kernel_table(title: str, mode: ModeResult | None, mode_name: str, preview: 
 
 def _variants_table(report: ScenarioReport) -> list[str]:
     """Eager, compiled and each compile variant, measured in the same timing rounds, and what each was asked."""
-    lines = ["#### Compile variants", "", "| column | " + " | ".join(VARIANT_HEADERS) + " |",
-             "| --- |" + " ---: |" * len(VARIANT_HEADERS)]
+    lines = [
+        "#### Compile variants",
+        "",
+        "| column | " + " | ".join(VARIANT_HEADERS) + " |",
+        "| --- |" + " ---: |" * len(VARIANT_HEADERS),
+    ]
     for name, cells in variant_rows(report):
         shown = cells if cells is not None else ("not measured", *[""] * (len(VARIANT_HEADERS) - 1))
         lines.append(f"| {_cell(name)} | " + " | ".join(_cell(cell) for cell in shown) + " |")
@@ -77,12 +83,17 @@ def _roofline_table(report: ScenarioReport) -> list[str]:
     if not report.is_preview:
         lines += [ceilings_line(report.ceilings).replace("ceilings: ", "Ceilings: ", 1) + ".", ""]
     lines += [f"{roofline_summary(report)}.", ""]
-    lines += ["| mode | kernel | FLOPs | FLOP/B | GB/s | GFLOP/s | bound |",
-              "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    lines += [
+        "| mode | kernel | FLOPs | FLOP/B | GB/s | GFLOP/s | bound |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+    ]
     for label, mode in (("eager", report.eager), ("compiled", report.compiled)):
         for kernel in mode.kernels if mode is not None else ():
-            rates = ("preview", "preview") if report.is_preview else (format_gflops(kernel.gbs),
-                                                                       format_gflops(kernel.gflops))
+            rates = (
+                ("preview", "preview")
+                if report.is_preview
+                else (format_gflops(kernel.gbs), format_gflops(kernel.gflops))
+            )
             lines.append(
                 f"| {label} | `{_cell(kernel.short_name)}` | {format_flops(kernel.flops)} "
                 f"| {format_intensity(kernel.intensity)} | {rates[0]} | {rates[1]} | {format_bound(kernel.bound)} |"
@@ -103,8 +114,12 @@ def scenario_markdown(report: ScenarioReport) -> str:
     if report.eager is not None:
         lines += _roofline_table(report)
     if report.sweep:
-        lines += ["#### Runtime against size", "", "| size | eager | compiled | speedup | note |",
-                  "| ---: | ---: | ---: | ---: | --- |"]
+        lines += [
+            "#### Runtime against size",
+            "",
+            "| size | eager | compiled | speedup | note |",
+            "| ---: | ---: | ---: | ---: | --- |",
+        ]
         for point in report.sweep:
             lines.append(
                 f"| {format_size(point.size)} | {format_time_us(point.eager_us)} | "

@@ -140,7 +140,7 @@ def short_name(full_name: str) -> str:
         if not name:
             return full_name
         return _shorten(name) or _clip(name, LIMIT)
-    except Exception:  # a display helper must never take the table down with it
+    except Exception:  # noqa: BLE001 - a display helper must never take the table down with it
         text = str(full_name)
         return _clip(text.strip() or text, LIMIT)
 
@@ -365,7 +365,7 @@ def _demangler() -> tuple | None:
     """``__cxa_demangle`` from the C++ runtime (loaded wherever torch runs) and the ``free`` for its result."""
     try:
         free = ctypes.CDLL(None).free
-    except Exception:  # no C library to free with (Windows): never demangle
+    except (OSError, AttributeError):  # no C library to free with (Windows): never demangle
         return None
     free.argtypes = [ctypes.c_void_p]
     free.restype = None
@@ -373,7 +373,7 @@ def _demangler() -> tuple | None:
     for library in (None, "libstdc++.so.6", "libc++abi.so.1", "libc++abi.dylib"):
         try:
             demangle = ctypes.CDLL(library).__cxa_demangle
-        except Exception:
+        except (OSError, AttributeError):  # not loadable here, or no demangler in it
             continue
         demangle.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
         demangle.restype = ctypes.c_void_p

@@ -135,8 +135,14 @@ Request = RunRequest | Quit
 Message = EngineMessage | Request
 
 WIRE_TYPES: dict[type, str] = {
-    Hello: "hello", Warmup: "warmup", Progress: "progress", Partial: "partial", SweepPoint: "sweep_point",
-    Done: "done", RunRequest: "run", Quit: "quit",
+    Hello: "hello",
+    Warmup: "warmup",
+    Progress: "progress",
+    Partial: "partial",
+    SweepPoint: "sweep_point",
+    Done: "done",
+    RunRequest: "run",
+    Quit: "quit",
 }
 
 
@@ -257,8 +263,12 @@ def _read_hello(wire: _Fields) -> Hello:
         plan_fields = _Fields(plan)
         warmup = WarmupPlan(cold=plan_fields.flag("cold"), estimate_s=plan_fields.number("estimate_s"))
     return Hello(
-        pid=wire.integer("pid"), device=wire.text("device"), device_name=wire.text("device_name"),
-        torch_version=wire.text("torch_version"), threads=wire.integer("threads"), warmup=warmup,
+        pid=wire.integer("pid"),
+        device=wire.text("device"),
+        device_name=wire.text("device_name"),
+        torch_version=wire.text("torch_version"),
+        threads=wire.integer("threads"),
+        warmup=warmup,
     )
 
 
@@ -281,8 +291,12 @@ def _read_sweep_point(wire: _Fields) -> SweepPoint:
 
 def _read_run_request(wire: _Fields) -> RunRequest:
     return RunRequest(
-        run_id=wire.integer("run_id"), path=wire.text("path"), size=wire.optional_integer("size"),
-        sizes=wire.integers("sizes"), sweep=wire.flag("sweep"), trace_dir=wire.optional_text("trace_dir"),
+        run_id=wire.integer("run_id"),
+        path=wire.text("path"),
+        size=wire.optional_integer("size"),
+        sizes=wire.integers("sizes"),
+        sweep=wire.flag("sweep"),
+        trace_dir=wire.optional_text("trace_dir"),
         variants=_variants(wire.optional_mapping("variants")),
     )
 
@@ -318,7 +332,7 @@ def dispatch(
     sweep_point: Callable[[SweepPoint], Result] | None = None,
     done: Callable[[Done], Result] | None = None,
     run: Callable[[RunRequest], Result] | None = None,
-    quit: Callable[[Quit], Result] | None = None,  # noqa: A002 - named after the message, like the others
+    quit: Callable[[Quit], Result] | None = None,  # named after the message, like the others
 ) -> Result | None:
     """Call the handler for ``message``'s type and return what it returns; None for a type left unhandled."""
     match message:

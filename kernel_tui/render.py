@@ -83,8 +83,7 @@ def training_line(report: ScenarioReport) -> str:
         traffic = " → ".join(format_bytes(getattr(mode, f"{section}_bytes")) for mode in modes)
         parts.append(f"{section}: launches {launches}, bytes {traffic}")
     saved = " → ".join(
-        f"{format_bytes(mode.saved_bytes)} ({format_transfers(_in_arrays(mode.saved_bytes, report))})"
-        for mode in modes
+        f"{format_bytes(mode.saved_bytes)} ({format_transfers(_in_arrays(mode.saved_bytes, report))})" for mode in modes
     )
     parts.append(f"saved for backward {saved}")
     return " · ".join(parts)
@@ -122,8 +121,9 @@ def variants_table(report: ScenarioReport) -> Table:
     """Eager, compiled and each compile variant in a row of its own, narrow enough for 80 columns: kernels,
     bytes, time with its spread, the speedup over eager from the shared rounds, compile time, graph breaks and
     recompiles. What a variant's arguments were, and why one has no numbers, follow under the table."""
-    table = Table(title="compile variants (speedup over eager, same timing rounds)", title_justify="left",
-                  pad_edge=False)
+    table = Table(
+        title="compile variants (speedup over eager, same timing rounds)", title_justify="left", pad_edge=False
+    )
     table.add_column("column", overflow="ellipsis", no_wrap=True, max_width=16)
     for column in VARIANT_HEADERS:
         table.add_column(column, justify="right", no_wrap=True)

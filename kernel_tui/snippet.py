@@ -56,8 +56,10 @@ def measured_arguments(tree: ast.Module) -> list[str]:
     body = _code_statements(tree)
     setup, last = body[:-1], body[-1]
     known = set(free_tensor_names(tree)) | {
-        node.id for statement in setup for node in ast.walk(statement) if isinstance(node, ast.Name)
-        and isinstance(node.ctx, ast.Store)
+        node.id
+        for statement in setup
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
     }
     return list(dict.fromkeys(name for name in _loads_in_order(last) if name in known))
 
@@ -80,7 +82,10 @@ def snippet_module(tree: ast.Module) -> ast.Module:
     fn = ast.FunctionDef(
         name="fn",
         args=ast.arguments(
-            posonlyargs=[], args=[ast.arg(arg=name) for name in arguments], kwonlyargs=[], kw_defaults=[],
+            posonlyargs=[],
+            args=[ast.arg(arg=name) for name in arguments],
+            kwonlyargs=[],
+            kw_defaults=[],
             defaults=[],
         ),
         body=[ast.copy_location(ast.Return(value=last.value), last)],

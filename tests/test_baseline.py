@@ -44,9 +44,7 @@ ARRAY = 4 * MiB
 
 
 def kernel_tui(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kernel_tui.cli", *args], capture_output=True, text=True, timeout=600
-    )
+    return subprocess.run([sys.executable, "-m", "kernel_tui.cli", *args], capture_output=True, text=True, timeout=600)
 
 
 @pytest.fixture(scope="module")
@@ -150,8 +148,11 @@ def test_the_cli_exits_0_and_prints_the_comparison_when_nothing_grew(variant_run
         ('{"scenario": "x.py"\n', "line 1 is not JSON"),
         ("[1, 2]", "not a kernel-tui report"),
         ('{"title": "no scenario"}\n', "not a kernel-tui report"),
-        ('{"scenario": "x.py", "title": "t", "device": "cpu", "device_name": "", "torch_version": "", "size": 4,'
-         ' "eager": {"kernel_count": "two", "kernels": [], "bytes_total": null, "time_us": null}}', "not a number"),
+        (
+            '{"scenario": "x.py", "title": "t", "device": "cpu", "device_name": "", "torch_version": "", "size": 4,'
+            ' "eager": {"kernel_count": "two", "kernels": [], "bytes_total": null, "time_us": null}}',
+            "not a number",
+        ),
         (b"\xff\xfe not text", "cannot read it"),
     ],
     ids=["missing", "empty", "not-json", "not-objects", "missing-fields", "wrong-type", "not-utf8"],
@@ -181,10 +182,18 @@ def test_a_pretty_printed_report_and_several_lines_are_both_read(original, tmp_p
 # -- hand-made reports: matching -------------------------------------------------------------------------
 
 
-def kernel(name: str, calls: float = 1, moved: int | None = ARRAY, time_us: float | None = 100.0,
-           op: str | None = None) -> Kernel:
-    return Kernel(name=name, short_name=short_name(name), calls=calls, time_us=time_us, bytes_read=moved,
-                  bytes_written=None if moved is None else 0, op=op)
+def kernel(
+    name: str, calls: float = 1, moved: int | None = ARRAY, time_us: float | None = 100.0, op: str | None = None
+) -> Kernel:
+    return Kernel(
+        name=name,
+        short_name=short_name(name),
+        calls=calls,
+        time_us=time_us,
+        bytes_read=moved,
+        bytes_written=None if moved is None else 0,
+        op=op,
+    )
 
 
 def mode(kernels: Sequence[Kernel], time_us: float | None = 1000.0, iqr_us: float | None = 50.0) -> ModeResult:
@@ -198,10 +207,20 @@ def mode(kernels: Sequence[Kernel], time_us: float | None = 1000.0, iqr_us: floa
     )
 
 
-def report(compiled: Sequence[Kernel], eager: Sequence[Kernel] = (), scenario: str = "/a/add.py",
-           **options) -> ScenarioReport:
-    return ScenarioReport(scenario=scenario, title="t", device="cpu", device_name="", torch_version="", size=2**20,
-                          eager=mode(eager or [kernel("aten::add")]), compiled=mode(compiled), **options)
+def report(
+    compiled: Sequence[Kernel], eager: Sequence[Kernel] = (), scenario: str = "/a/add.py", **options
+) -> ScenarioReport:
+    return ScenarioReport(
+        scenario=scenario,
+        title="t",
+        device="cpu",
+        device_name="",
+        torch_version="",
+        size=2**20,
+        eager=mode(eager or [kernel("aten::add")]),
+        compiled=mode(compiled),
+        **options,
+    )
 
 
 def compiled_statuses(old: Sequence[Kernel], new: Sequence[Kernel]) -> list[tuple[str, str]]:
@@ -238,8 +257,9 @@ def test_exact_names_pair_first_so_two_kernels_of_the_same_ops_keep_their_partne
 
 
 def test_a_kernel_called_more_often_or_moving_more_is_changed_and_its_row_says_how():
-    comparison = compare(report([kernel("cpp_fused_add_0")]), report([kernel("cpp_fused_add_0", calls=2,
-                                                                              moved=2 * ARRAY)]))
+    comparison = compare(
+        report([kernel("cpp_fused_add_0")]), report([kernel("cpp_fused_add_0", calls=2, moved=2 * ARRAY)])
+    )
     compiled = comparison.mode("compiled")
     assert compiled is not None
     (change,) = compiled.differences
@@ -262,8 +282,10 @@ def test_eager_operators_match_by_name_and_by_the_composite_that_launched_them()
 
 
 def test_added_and_removed_rows_read_as_costs_and_savings():
-    comparison = compare(report([kernel("graph_0_cpp_fused_add_0", time_us=2500.0)]),
-                         report([kernel("graph_1_cpp_fused_mul_1", moved=ARRAY, time_us=1200.0)]))
+    comparison = compare(
+        report([kernel("graph_0_cpp_fused_add_0", time_us=2500.0)]),
+        report([kernel("graph_1_cpp_fused_mul_1", moved=ARRAY, time_us=1200.0)]),
+    )
     compiled = comparison.mode("compiled")
     assert compiled is not None
     rows = {change.status: kernel_cells(change) for change in compiled.kernels}
@@ -337,8 +359,9 @@ def test_a_report_finds_its_own_baseline_by_path_then_by_file_name():
 
 def test_the_comparison_reads_at_80_columns():
     old = report([kernel("graph_0_cpp_fused_add_relu_0", moved=3 * ARRAY)])
-    new = report([kernel("graph_0_cpp_fused_add_relu_0", moved=3 * ARRAY),
-                  kernel("graph_1_cpp_fused_mul_0", moved=2 * ARRAY)])
+    new = report(
+        [kernel("graph_0_cpp_fused_add_relu_0", moved=3 * ARRAY), kernel("graph_1_cpp_fused_mul_0", moved=2 * ARRAY)]
+    )
     console = Console(width=80, record=True, file=io.StringIO())
     console.print(baseline_view(compare(old, new), new.scenario, "old.jsonl"))
     console.print(baseline_view(None, "/a/new.py", "old.jsonl"))

@@ -20,14 +20,27 @@ def kernel_tui(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[
 
 
 def test_json_contract_and_nothing_but_json_on_stdout():
-    result = kernel_tui("run", str(DATA / "add_relu.py"), str(DATA / "chatty.py"), "--device", "cpu",
-                        "--no-sweep", "--json")
+    result = kernel_tui(
+        "run", str(DATA / "add_relu.py"), str(DATA / "chatty.py"), "--device", "cpu", "--no-sweep", "--json"
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     lines = result.stdout.splitlines()
     assert len(lines) == 2
     first, chatty = (json.loads(line) for line in lines)
-    for key in ("scenario", "title", "device", "device_name", "torch_version", "size", "eager", "compiled",
-                "ideal_bytes", "sweep", "expect", "error"):
+    for key in (
+        "scenario",
+        "title",
+        "device",
+        "device_name",
+        "torch_version",
+        "size",
+        "eager",
+        "compiled",
+        "ideal_bytes",
+        "sweep",
+        "expect",
+        "error",
+    ):
         assert key in first
     assert first["scenario"] == str((DATA / "add_relu.py").resolve())
     assert first["title"] == "Add, then ReLU" and first["device"] == "cpu" and first["size"] == 2**20
@@ -51,8 +64,18 @@ def test_json_contract_and_nothing_but_json_on_stdout():
 def test_tables_by_default():
     result = kernel_tui("run", str(DATA / "add_relu.py"), "--device", "cpu", "--no-sweep")
     assert result.returncode == 0, result.stderr[-2000:]
-    for text in ("Eager", "Compiled", "aten::add", "cpp_fused_add_relu_0", "launches 2 → 1", "(5.0×)", "(3.0×)",
-                 "FLOP/B", "memory-bound", "ridge"):
+    for text in (
+        "Eager",
+        "Compiled",
+        "aten::add",
+        "cpp_fused_add_relu_0",
+        "launches 2 → 1",
+        "(5.0×)",
+        "(3.0×)",
+        "FLOP/B",
+        "memory-bound",
+        "ridge",
+    ):
         assert text in result.stdout
 
 
@@ -68,8 +91,12 @@ def test_exit_status_is_1_when_a_claim_fails_or_a_scenario_errors(tmp_path):
 
 
 def test_exit_status_is_2_for_usage_errors(capsys):
-    for args in (["run"], ["run", "no/such/file.py"], ["run", str(DATA / "add_relu.py"), "--sizes", "x"],
-                 ["run", str(DATA / "add_relu.py"), "--device", "tpu"]):
+    for args in (
+        ["run"],
+        ["run", "no/such/file.py"],
+        ["run", str(DATA / "add_relu.py"), "--sizes", "x"],
+        ["run", str(DATA / "add_relu.py"), "--device", "tpu"],
+    ):
         try:
             code = main(args)
         except SystemExit as exit_:

@@ -141,11 +141,20 @@ def test_a_newer_engines_extra_fields_do_not_break_reading_a_report():
     from kernel_tui.report import ScenarioReport
 
     data = {
-        "scenario": "s.py", "title": "t", "device": "cpu", "device_name": "x", "torch_version": "2", "size": 4,
+        "scenario": "s.py",
+        "title": "t",
+        "device": "cpu",
+        "device_name": "x",
+        "torch_version": "2",
+        "size": 4,
         "future_field": 1,
-        "eager": {"kernel_count": 1, "kernels": [{"name": "aten::add", "short_name": "aten::add", "calls": 1,
-                                                   "time_us": 1.0, "new": True}],
-                  "bytes_total": 12, "time_us": 1.0, "also_new": 2},
+        "eager": {
+            "kernel_count": 1,
+            "kernels": [{"name": "aten::add", "short_name": "aten::add", "calls": 1, "time_us": 1.0, "new": True}],
+            "bytes_total": 12,
+            "time_us": 1.0,
+            "also_new": 2,
+        },
         "sweep": [{"size": 4, "eager_us": 1.0, "compiled_us": 1.0, "later": 3}],
         "expect": {"eager": {"claimed": 1, "measured": 1, "ok": True, "why": "x"}},
         "error": {"stage": "sweep", "message": "m", "hint": "h"},

@@ -22,12 +22,25 @@ from kernel_tui.scenario_file import find_scenarios, read_scenario
 PREVIEW = Path(__file__).parent / "data" / "preview" / "course_sm90.jsonl"
 COURSE = [path for path in find_scenarios([course_dir()]) if not read_scenario(path).train]
 """The lessons the preview has counts for: it does not preview a training step (``TRAIN = True``)."""
-LOGSUMEXP_PASSES = ["aten::amax", "aten::abs", "aten::eq", "aten::masked_fill_", "aten::sub", "aten::exp_",
-                    "aten::sum", "aten::log_", "aten::add_"]
+LOGSUMEXP_PASSES = [
+    "aten::amax",
+    "aten::abs",
+    "aten::eq",
+    "aten::masked_fill_",
+    "aten::sub",
+    "aten::exp_",
+    "aten::sum",
+    "aten::log_",
+    "aten::add_",
+]
 
 DIFFERENCES = {
-    "19_host_and_device.py": (1, 2, "on a GPU the result is copied to the host (a DtoH memcpy, a launch of its "
-                                    "own); on the CPU it is already in host memory and nothing is copied"),
+    "19_host_and_device.py": (
+        1,
+        2,
+        "on a GPU the result is copied to the host (a DtoH memcpy, a launch of its "
+        "own); on the CPU it is already in host memory and nothing is copied",
+    ),
 }
 """Lesson: (CPU eager count, GPU preview eager count, why they differ)."""
 
@@ -64,8 +77,16 @@ def tree(name: str, *children: Event | str, at: list[float]) -> Event:
     return event
 
 
-VIEWS = {"aten::empty", "aten::real", "aten::squeeze", "aten::as_strided", "aten::to", "aten::empty_strided",
-         "aten::unsqueeze", "aten::select"}
+VIEWS = {
+    "aten::empty",
+    "aten::real",
+    "aten::squeeze",
+    "aten::as_strided",
+    "aten::to",
+    "aten::empty_strided",
+    "aten::unsqueeze",
+    "aten::select",
+}
 COMPOSITES = {"aten::logsumexp", "aten::_to_copy", "aten::copy_", "aten::to"}
 
 
@@ -92,10 +113,19 @@ def logsumexp(at: list[float]) -> Event:
     """As the profiler records ``torch.logsumexp(x, -1)`` on a CPU (torch 2.14)."""
     scalar = lambda: tree("aten::to", tree("aten::_to_copy", "aten::empty_strided", "aten::copy_", at=at), at=at)  # noqa: E731
     inner = tree(
-        "aten::logsumexp", "aten::real", tree("aten::amax", "aten::fill_", at=at),
-        tree("aten::squeeze", "aten::as_strided", at=at), tree("aten::abs", "aten::empty", "aten::abs", at=at),
-        tree("aten::eq", scalar(), at=at), "aten::masked_fill_", "aten::sub", "aten::exp_",
-        tree("aten::sum", "aten::as_strided", "aten::fill_", at=at), "aten::log_", "aten::add_", at=at,
+        "aten::logsumexp",
+        "aten::real",
+        tree("aten::amax", "aten::fill_", at=at),
+        tree("aten::squeeze", "aten::as_strided", at=at),
+        tree("aten::abs", "aten::empty", "aten::abs", at=at),
+        tree("aten::eq", scalar(), at=at),
+        "aten::masked_fill_",
+        "aten::sub",
+        "aten::exp_",
+        tree("aten::sum", "aten::as_strided", "aten::fill_", at=at),
+        "aten::log_",
+        "aten::add_",
+        at=at,
     )
     return tree("aten::logsumexp", "aten::empty", inner, at=at)
 
@@ -116,7 +146,10 @@ def test_an_operator_that_delegates_to_one_or_has_its_own_kernel_stays_one():
     cast = tree("aten::to", tree("aten::_to_copy", "aten::empty_strided", "aten::copy_", at=at), at=at)
     launches = ev.cpu_launches(profiled(relu, total, cast), moves, own_kernel)
     assert [(launch.name, launch.nested) for launch in launches] == [
-        ("aten::relu", False), ("aten::sum", False), ("aten::to", False)]
+        ("aten::relu", False),
+        ("aten::sum", False),
+        ("aten::to", False),
+    ]
 
 
 def test_nested_passes_are_shown_under_their_composite():

@@ -147,8 +147,11 @@ def named_kernels(path: Path) -> tuple[list[str], list[str]]:
     own |= {node.name for node in ast.walk(ast.parse(source)) if isinstance(node, ast.FunctionDef)}
     kernels = [name.removesuffix("...") for name in re.findall(r"`([^`]+)`", lesson) if KERNEL_NAME.match(name)]
     _, why, _ = split_lesson(lesson)
-    ops = [name for name in re.findall(r"`([^`]+)`", why)
-           if OP_NAME.match(name) and len(name) > 1 and name not in own and not KERNEL_NAME.match(name)]
+    ops = [
+        name
+        for name in re.findall(r"`([^`]+)`", why)
+        if OP_NAME.match(name) and len(name) > 1 and name not in own and not KERNEL_NAME.match(name)
+    ]
     return kernels, ops
 
 

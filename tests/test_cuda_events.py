@@ -42,32 +42,66 @@ class Trace:
 
     def cpu(self, name: str, start: float, end: float) -> FunctionEvent:
         activity = "user_annotation" if name == ev.RUN_RANGE or name.startswith("## ") else "cpu_op"
-        return self._add(FunctionEvent(
-            id=next(self._external_ids), name=name, thread=1, start_us=start, end_us=end,
-            is_user_annotation=activity == "user_annotation",
-            activity_type=activity if self.activity_types else None,
-        ))
+        return self._add(
+            FunctionEvent(
+                id=next(self._external_ids),
+                name=name,
+                thread=1,
+                start_us=start,
+                end_us=end,
+                is_user_annotation=activity == "user_annotation",
+                activity_type=activity if self.activity_types else None,
+            )
+        )
 
     def runtime(self, name: str, start: float, end: float, op: FunctionEvent | None) -> FunctionEvent:
         """A runtime call; ``op`` None is a call made outside any operator (``torch.cuda.synchronize()``)."""
-        return self._add(FunctionEvent(
-            id=next(self._correlation_ids), name=name, thread=1, start_us=start, end_us=end,
-            linked_correlation_id=op.id if op is not None else 0,
-            activity_type="cuda_runtime" if self.activity_types else None,
-        ))
+        return self._add(
+            FunctionEvent(
+                id=next(self._correlation_ids),
+                name=name,
+                thread=1,
+                start_us=start,
+                end_us=end,
+                linked_correlation_id=op.id if op is not None else 0,
+                activity_type="cuda_runtime" if self.activity_types else None,
+            )
+        )
 
-    def device(self, name: str, launcher: FunctionEvent, start: float, end: float, activity: str,
-               correlation: int | None = None, metadata: str | None = None) -> FunctionEvent:
-        return self._add(FunctionEvent(
-            id=correlation if correlation is not None else next(self._correlation_ids),
-            name=name, thread=7, start_us=start, end_us=end,
-            device_type=DeviceType.CUDA, linked_correlation_id=launcher.id,
-            is_user_annotation=activity == "gpu_user_annotation",
-            activity_type=activity if self.activity_types else None, metadata_json=metadata,
-        ))
+    def device(
+        self,
+        name: str,
+        launcher: FunctionEvent,
+        start: float,
+        end: float,
+        activity: str,
+        correlation: int | None = None,
+        metadata: str | None = None,
+    ) -> FunctionEvent:
+        return self._add(
+            FunctionEvent(
+                id=correlation if correlation is not None else next(self._correlation_ids),
+                name=name,
+                thread=7,
+                start_us=start,
+                end_us=end,
+                device_type=DeviceType.CUDA,
+                linked_correlation_id=launcher.id,
+                is_user_annotation=activity == "gpu_user_annotation",
+                activity_type=activity if self.activity_types else None,
+                metadata_json=metadata,
+            )
+        )
 
-    def launch(self, op: FunctionEvent, kernel: str, at: float, duration: float, activity: str = "kernel",
-               metadata: str | None = None) -> None:
+    def launch(
+        self,
+        op: FunctionEvent,
+        kernel: str,
+        at: float,
+        duration: float,
+        activity: str = "kernel",
+        metadata: str | None = None,
+    ) -> None:
         runtime = self.runtime("cudaLaunchKernel", at, at + 1, op)
         self.device(kernel, op, at + 5, at + 5 + duration, activity, correlation=runtime.id, metadata=metadata)
 
@@ -123,7 +157,10 @@ def test_compiled_triton_kernel_is_linked_through_the_graph_annotation():
     trace.launch(launch, "triton_poi_fused_add_relu_0", 25, 14.0)
     (only,) = ev.cuda_launches(trace.built())
     assert (only.name, only.kind, only.op, only.time_us) == (
-        "triton_poi_fused_add_relu_0", "kernel", "triton_poi_fused_add_relu_0", 14.0
+        "triton_poi_fused_add_relu_0",
+        "kernel",
+        "triton_poi_fused_add_relu_0",
+        14.0,
     )
 
 
@@ -217,8 +254,14 @@ def test_memset_and_memcpy_carry_the_bytes_the_profiler_recorded():
     trace = Trace()
     trace.cpu(ev.RUN_RANGE, 0, 200)
     linear = trace.cpu("aten::linear", 10, 100)
-    trace.launch(linear, "Memset (Device)", 20, 1.0, activity="gpu_memset",
-                 metadata='"device": 0, "stream": 7, "correlation": 9, "bytes": 20736')
+    trace.launch(
+        linear,
+        "Memset (Device)",
+        20,
+        1.0,
+        activity="gpu_memset",
+        metadata='"device": 0, "stream": 7, "correlation": 9, "bytes": 20736',
+    )
     trace.launch(linear, "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32", 40, 8.0)
     memset, gemm = ev.cuda_launches(trace.built())
     assert (memset.kind, memset.device_bytes) == ("memset", 20736)

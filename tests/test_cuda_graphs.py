@@ -34,31 +34,75 @@ def test_a_replay_joins_the_copy_and_each_kernel_to_their_bytes():
     """The replay as a profile shows it: the input copy under ``_foreach_copy_``, then the graph's kernels,
     all launched by the one ``cudaGraphLaunch`` and carrying its correlation id. A ``record_function`` range
     pushes no External id, so the replay and its kernels link to no operator (linked id 0)."""
-    run = FunctionEvent(id=1, name=ev.RUN_RANGE, thread=1, start_us=0, end_us=100, activity_type="user_annotation",
-                        is_user_annotation=True)
+    run = FunctionEvent(
+        id=1,
+        name=ev.RUN_RANGE,
+        thread=1,
+        start_us=0,
+        end_us=100,
+        activity_type="user_annotation",
+        is_user_annotation=True,
+    )
     copy = FunctionEvent(id=2, name=FOREACH_COPY, thread=1, start_us=5, end_us=15, activity_type="cpu_op")
-    graph = FunctionEvent(id=3, name="## Call CompiledFxGraph fabc ##", thread=1, start_us=20, end_us=90,
-                          activity_type="user_annotation", is_user_annotation=True)
-    launch_copy = FunctionEvent(id=11, name="cudaLaunchKernel", thread=1, start_us=6, end_us=7,
-                                activity_type="cuda_runtime", linked_correlation_id=2)
-    replay = FunctionEvent(id=12, name="cudaGraphLaunch", thread=1, start_us=30, end_us=40,
-                           activity_type="cuda_runtime", linked_correlation_id=0)
+    graph = FunctionEvent(
+        id=3,
+        name="## Call CompiledFxGraph fabc ##",
+        thread=1,
+        start_us=20,
+        end_us=90,
+        activity_type="user_annotation",
+        is_user_annotation=True,
+    )
+    launch_copy = FunctionEvent(
+        id=11,
+        name="cudaLaunchKernel",
+        thread=1,
+        start_us=6,
+        end_us=7,
+        activity_type="cuda_runtime",
+        linked_correlation_id=2,
+    )
+    replay = FunctionEvent(
+        id=12,
+        name="cudaGraphLaunch",
+        thread=1,
+        start_us=30,
+        end_us=40,
+        activity_type="cuda_runtime",
+        linked_correlation_id=0,
+    )
 
     def device(name: str, correlation: int, linked: int, start: float) -> FunctionEvent:
-        return FunctionEvent(id=correlation, name=name, thread=7, start_us=start, end_us=start + 2,
-                             device_type=DeviceType.CUDA, activity_type="kernel", linked_correlation_id=linked)
+        return FunctionEvent(
+            id=correlation,
+            name=name,
+            thread=7,
+            start_us=start,
+            end_us=start + 2,
+            device_type=DeviceType.CUDA,
+            activity_type="kernel",
+            linked_correlation_id=linked,
+        )
 
-    events = EventList([
-        run, copy, graph, launch_copy, replay,
-        device("void at::native::multi_tensor_apply_kernel<...>", 11, 2, 10),
-        device("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32", 12, 0, 45),
-        device("triton_poi_fused_add_relu_0", 12, 0, 50),
-    ])
+    events = EventList(
+        [
+            run,
+            copy,
+            graph,
+            launch_copy,
+            replay,
+            device("void at::native::multi_tensor_apply_kernel<...>", 11, 2, 10),
+            device("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32", 12, 0, 45),
+            device("triton_poi_fused_add_relu_0", 12, 0, 50),
+        ]
+    )
     events._build_tree()
     launches = ev.cuda_launches(list(events))
     assert [launch.op for launch in launches] == [FOREACH_COPY, graph.name, graph.name]
     records = [Traffic(FOREACH_COPY, 8, 8), Traffic("aten::mm", 16, 4), Traffic("triton_poi_fused_add_relu_0", 8, 4)]
     joined = join_compiled(launches, records)
     assert [(r.name, r.bytes_read, r.bytes_written) for r in joined if r is not None] == [
-        (FOREACH_COPY, 8, 8), ("aten::mm", 16, 4), ("triton_poi_fused_add_relu_0", 8, 4)
+        (FOREACH_COPY, 8, 8),
+        ("aten::mm", 16, 4),
+        ("triton_poi_fused_add_relu_0", 8, 4),
     ]

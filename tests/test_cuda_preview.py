@@ -101,14 +101,23 @@ def test_the_gpu_differs_where_the_course_says(preview_engine: EngineClient) -> 
     """At each lesson's SIZE for sm_90: a large reduction is split in two; a matmul stays a library call."""
     course = Path(course_dir())
     assert _compiled(measure(preview_engine, course / "09_sum_of_squares.py")) == [
-        ("triton_red_fused_mul_sum_0", 1), ("triton_per_fused_mul_sum_1", 1)]
+        ("triton_red_fused_mul_sum_0", 1),
+        ("triton_per_fused_mul_sum_1", 1),
+    ]
     assert [name for name, _ in _compiled(measure(preview_engine, course / "10_after_a_reduction.py"))] == [
-        "triton_red_fused_mean_0", "triton_per_fused_mean_1", "triton_poi_fused_mean_sub_2"]
+        "triton_red_fused_mean_0",
+        "triton_per_fused_mean_1",
+        "triton_poi_fused_mean_sub_2",
+    ]
     assert _compiled(measure(preview_engine, course / "14_matmul_bias_relu.py")) == [
-        ("extern_kernels.mm", 1), ("triton_poi_fused_add_relu_0", 1)]
+        ("extern_kernels.mm", 1),
+        ("triton_poi_fused_add_relu_0", 1),
+    ]
     host = measure(preview_engine, course / "19_host_and_device.py")
     assert [(k.kind, k.short_name) for k in host.compiled.kernels] == [
-        ("kernel", "triton_poi_fused__to_copy_mul_0"), ("memcpy", "memcpy DtoH")]
+        ("kernel", "triton_poi_fused__to_copy_mul_0"),
+        ("memcpy", "memcpy DtoH"),
+    ]
     assert host.compiled.kernels[1].bytes_total == 2 * host.array_bytes
 
 
@@ -124,9 +133,24 @@ def test_the_graph_break_lesson_really_divides(preview_engine: EngineClient) -> 
 
 def test_json_has_the_usual_shape_with_device_arch_and_assumptions(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", str(course_dir() / "15_graph_break.py"), "--device",
-         "cuda-preview", "--arch", "80", "--size", "65536", "--json"],
-        capture_output=True, text=True, timeout=300, cwd=REPO,
+        [
+            sys.executable,
+            "-m",
+            "kernel_tui",
+            "run",
+            str(course_dir() / "15_graph_break.py"),
+            "--device",
+            "cuda-preview",
+            "--arch",
+            "80",
+            "--size",
+            "65536",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     data = json.loads(result.stdout.splitlines()[0])
@@ -153,11 +177,14 @@ def test_json_has_the_usual_shape_with_device_arch_and_assumptions(tmp_path: Pat
     assert "| `memcpy DtoH` | 1 | preview |" in scenario_markdown(report)
 
 
-@pytest.mark.parametrize("argv", [
-    ["--device", "cuda-preview", "--arch", "70"],
-    ["--device", "cpu", "--arch", "90"],
-    ["--arch", "100"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--device", "cuda-preview", "--arch", "70"],
+        ["--device", "cpu", "--arch", "90"],
+        ["--arch", "100"],
+    ],
+)
 def test_arch_usage_errors_exit_2(argv: list[str]) -> None:
     from kernel_tui.cli import main
 
@@ -248,8 +275,9 @@ def test_what_a_gpu_would_measure_is_an_assumption() -> None:
         a = torch.randn(1025, 1027, device="cuda", dtype=torch.float16, requires_grad=True)
         b = torch.randn(1027, 1029, device="cuda", dtype=torch.float16)
     notes: list[str] = []
-    attention = generate_for_gpu(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
-                                 (q, k, v), 90, notes=notes)
+    attention = generate_for_gpu(
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), (q, k, v), 90, notes=notes
+    )
     assert [r.name for r in attention.records] == ["aten::_scaled_dot_product_flash_attention"]
     matmul = generate_for_gpu(lambda a, b: (a @ b).relu(), (a, b), 90, notes=notes)
     assert [r.call or r.name for r in matmul.records] == ["extern_kernels.mm", "triton_poi_fused_relu_0"]
@@ -267,8 +295,9 @@ def test_an_engine_that_refuses_says_why(tmp_path: Path) -> None:
         "from kernel_tui.engine.__main__ import main\n"
         "main()\n"
     )
-    client = EngineClient(command=[sys.executable, str(boot), "--device", "cuda-preview"],
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    client = EngineClient(
+        command=[sys.executable, str(boot), "--device", "cuda-preview"], env={**os.environ, "PYTHONPATH": str(REPO)}
+    )
     with client, pytest.raises(EngineDied) as death:
         client.start()
     assert death.value.describe().startswith("the engine exited with code 3: --device cuda-preview patches")

@@ -29,8 +29,11 @@ def expected_launches(path: Path) -> dict[tuple[str, float], dict]:
     raw = trace_events(path)
     origin = min(e["ts"] for e in raw)
     step = re.compile(steps_of(path))
-    steps = [(e["ts"], e["ts"] + e["dur"], e["tid"]) for e in raw
-             if e["cat"] in ("user_annotation", "cpu_op") and step.search(e["name"])]
+    steps = [
+        (e["ts"], e["ts"] + e["dur"], e["tid"])
+        for e in raw
+        if e["cat"] in ("user_annotation", "cpu_op") and step.search(e["name"])
+    ]
     operators = {e["args"]["External id"]: e for e in raw if e["cat"] in ("cpu_op", "user_annotation")}
     runtime = {e["args"]["correlation"]: e for e in raw if e["cat"] in ("cuda_runtime", "cuda_driver")}
     cpu = [e for e in raw if e["cat"] in ("cpu_op", "user_annotation")]
@@ -44,8 +47,14 @@ def expected_launches(path: Path) -> dict[tuple[str, float], dict]:
             call = runtime.get(args.get("correlation"))
             if call is None:
                 continue
-            enclosing = [e for e in cpu if e["tid"] == call["tid"] and e["ts"] <= call["ts"]
-                         and call["ts"] + call["dur"] <= e["ts"] + e["dur"] and not step.search(e["name"])]
+            enclosing = [
+                e
+                for e in cpu
+                if e["tid"] == call["tid"]
+                and e["ts"] <= call["ts"]
+                and call["ts"] + call["dur"] <= e["ts"] + e["dur"]
+                and not step.search(e["name"])
+            ]
             launcher = max(enclosing, key=lambda e: e["ts"], default=call)
         inside = any(start <= launcher["ts"] <= end and tid == launcher["tid"] for start, end, tid in steps)
         if inside:

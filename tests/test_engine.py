@@ -104,10 +104,19 @@ def test_sweep_streams_each_point_before_the_report(engine):
     [
         ("def fn(a):\n    return a +\n", "load", 2, "syntax"),
         ("import torch\ndef inputs(size, device):\n    return (torch.ones(size),)\n", "load", None, "fn()"),
-        ("import torch\ndef fn(a):\n    return a\ndef inputs(size, device):\n    return [1, 2]\n",
-         "inputs", 4, "not a tensor"),
-        ("import torch\ndef fn(a):\n    raise ValueError('boom')\ndef inputs(size, device):\n"
-         "    return (torch.ones(size),)\n", "eager", 3, "boom"),
+        (
+            "import torch\ndef fn(a):\n    return a\ndef inputs(size, device):\n    return [1, 2]\n",
+            "inputs",
+            4,
+            "not a tensor",
+        ),
+        (
+            "import torch\ndef fn(a):\n    raise ValueError('boom')\ndef inputs(size, device):\n"
+            "    return (torch.ones(size),)\n",
+            "eager",
+            3,
+            "boom",
+        ),
     ],
 )
 def test_bad_files_give_one_line_errors_with_file_line_and_stage(engine, write_scenario, source, stage, line, message):

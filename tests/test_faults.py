@@ -22,7 +22,9 @@ FAULTS = DATA / "faults"
 def run_json(*args: str) -> tuple[int, list[dict], str]:
     result = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--json", *args],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     return result.returncode, [json.loads(line) for line in result.stdout.splitlines()], result.stderr
 
@@ -30,8 +32,13 @@ def run_json(*args: str) -> tuple[int, list[dict], str]:
 def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs():
     started = time.monotonic()
     code, reports, _ = run_json(
-        str(FAULTS / "exits.py"), str(FAULTS / "segfaults.py"), str(FAULTS / "hangs.py"),
-        str(FAULTS / "healthy_eager_backend.py"), "--no-sweep", "--timeout", "8",
+        str(FAULTS / "exits.py"),
+        str(FAULTS / "segfaults.py"),
+        str(FAULTS / "hangs.py"),
+        str(FAULTS / "healthy_eager_backend.py"),
+        "--no-sweep",
+        "--timeout",
+        "8",
     )
     assert code == 1
     exits, segfaults, hangs, fine = reports
@@ -109,8 +116,12 @@ def test_cancel_ends_the_engine_and_its_workers_within_a_second(tmp_path):
 
 def test_bytes_that_are_not_utf8_on_stderr_spoil_nothing_after_them():
     code, reports, stderr = run_json(
-        str(FAULTS / "not_utf8_stderr.py"), str(FAULTS / "floods_stderr.py"), str(DATA / "views_only.py"),
-        "--no-sweep", "--timeout", "60",
+        str(FAULTS / "not_utf8_stderr.py"),
+        str(FAULTS / "floods_stderr.py"),
+        str(DATA / "views_only.py"),
+        "--no-sweep",
+        "--timeout",
+        "60",
     )
     assert code == 0, stderr[-2000:]
     assert [report["error"] for report in reports] == [None, None, None]
@@ -146,7 +157,10 @@ def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_sc
     started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--json", "--timeout", "120", str(path)],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "KERNEL_TUI_SWEEP_BUDGET_S": "10"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "KERNEL_TUI_SWEEP_BUDGET_S": "10"},
     )
     elapsed = time.monotonic() - started
     (report,) = [json.loads(line) for line in result.stdout.splitlines()]
@@ -164,13 +178,18 @@ def test_usage_errors_stop_run_before_anything_runs(tmp_path):
     a_file = tmp_path / "a_file"
     a_file.write_text("")
     for bad in (
-        ["--timeout", "-5"], ["--timeout", "nan"], ["--export", str(tmp_path / "no" / "such" / "r.md")],
-        ["--export", str(tmp_path)], ["--trace", str(a_file)],
+        ["--timeout", "-5"],
+        ["--timeout", "nan"],
+        ["--export", str(tmp_path / "no" / "such" / "r.md")],
+        ["--export", str(tmp_path)],
+        ["--trace", str(a_file)],
     ):
         started = time.monotonic()
         result = subprocess.run(
             [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", str(DATA / "views_only.py"), *bad],
-            capture_output=True, text=True, timeout=60,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert result.returncode == 2, (bad, result.stderr)
         assert "usage:" in result.stderr and result.stdout == ""
@@ -183,7 +202,10 @@ def test_a_reader_that_goes_away_is_no_traceback(tmp_path):
     result = subprocess.run(
         f"{shlex.quote(sys.executable)} -m kernel_tui run --device cpu --no-sweep --json {views} {views} {views} "
         f"2>{err} | head -1",
-        shell=True, capture_output=True, text=True, timeout=300,
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert len(result.stdout.splitlines()) == 1
     assert "Traceback" not in err.read_text() and "BrokenPipe" not in err.read_text()

@@ -31,7 +31,9 @@ def strict_loads(line: str) -> dict:
 def run_json(*args: str) -> tuple[int, list[dict], str]:
     result = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--no-sweep", "--json", *args],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     return result.returncode, [strict_loads(line) for line in result.stdout.splitlines()], result.stderr
 
@@ -62,17 +64,32 @@ def test_inputs_on_the_meta_device_are_an_error_not_a_speedup(write_scenario, en
     [
         ("import sys\nimport torch\nSIZE = 8\nsys.exit(2)\n" + FN_AND_INPUTS, "load", 4, "SystemExit: sys.exit(2)"),
         ("import torch\nSIZE = 8\nraise KeyboardInterrupt\n" + FN_AND_INPUTS, "load", 3, "KeyboardInterrupt"),
-        ("import sys\nimport torch\nSIZE = 8\ndef fn(a):\n    sys.exit('bye')\n"
-         "def inputs(size, device):\n    return (torch.ones(size),)\n", "eager", 5, "SystemExit: sys.exit('bye')"),
-        ("import torch\nSIZE = 8\ndef fn(a):\n    raise KeyboardInterrupt\n"
-         "def inputs(size, device):\n    return (torch.ones(size),)\n", "eager", 4, "KeyboardInterrupt"),
-        ("import torch\nSIZE = 8\ndef fn(a):\n    return a\ndef inputs(size, device):\n    raise SystemExit(1)\n",
-         "inputs", 6, "SystemExit: sys.exit(1)"),
+        (
+            "import sys\nimport torch\nSIZE = 8\ndef fn(a):\n    sys.exit('bye')\n"
+            "def inputs(size, device):\n    return (torch.ones(size),)\n",
+            "eager",
+            5,
+            "SystemExit: sys.exit('bye')",
+        ),
+        (
+            "import torch\nSIZE = 8\ndef fn(a):\n    raise KeyboardInterrupt\n"
+            "def inputs(size, device):\n    return (torch.ones(size),)\n",
+            "eager",
+            4,
+            "KeyboardInterrupt",
+        ),
+        (
+            "import torch\nSIZE = 8\ndef fn(a):\n    return a\ndef inputs(size, device):\n    raise SystemExit(1)\n",
+            "inputs",
+            6,
+            "SystemExit: sys.exit(1)",
+        ),
     ],
     ids=["exit-at-import", "interrupt-at-import", "exit-in-fn", "interrupt-in-fn", "exit-in-inputs"],
 )
-def test_exits_and_interrupts_in_a_scenario_name_their_stage_and_line(write_scenario, engine, source, stage, line,
-                                                                      message):
+def test_exits_and_interrupts_in_a_scenario_name_their_stage_and_line(
+    write_scenario, engine, source, stage, line, message
+):
     pid = engine.start().pid
     report = measure(engine, write_scenario(source, "ends.py"))
     assert (report.error.stage, report.error.line) == (stage, line)
@@ -135,8 +152,13 @@ def test_crafted_files_are_listed_as_unreadable_not_a_crash(tmp_path):
         with pytest.raises(ScenarioFileError):
             read_scenario(tmp_path / name)
     (tmp_path / "zz_fine.py").write_text(BODY)
-    result = subprocess.run([sys.executable, "-m", "kernel_tui", "list", str(tmp_path)], capture_output=True,
-                            text=True, timeout=60, env={"COLUMNS": "300", **__import__("os").environ})
+    result = subprocess.run(
+        [sys.executable, "-m", "kernel_tui", "list", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"COLUMNS": "300", **__import__("os").environ},
+    )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr and result.stderr == ""
     assert result.stdout.count("cannot read") == len(CRAFTED)
@@ -170,7 +192,8 @@ def test_strict_json_turns_what_is_not_a_number_into_null():
     from kernel_tui.cli import strict_json
 
     assert strict_json({"a": [1.0, float("nan"), {"b": float("inf")}], "c": (float("-inf"),)}) == {
-        "a": [1.0, None, {"b": None}], "c": [None],
+        "a": [1.0, None, {"b": None}],
+        "c": [None],
     }
     assert json.dumps(strict_json({"speedup": float("inf")}), allow_nan=False) == '{"speedup": null}'
 

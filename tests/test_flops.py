@@ -54,10 +54,16 @@ def test_copies_do_no_arithmetic_and_unknown_operators_stay_unknown():
     assert sort == ("aten::sort", None)
 
 
-def row(name: str, ops: tuple[str, ...], *, kind: str = "kernel", bytes_read: int = 100, time_us: float = 1.0,
-        bytes_written: int = 100) -> Kernel:
-    return Kernel(name, name, 1, time_us, bytes_read=bytes_read, bytes_written=bytes_written, kind=kind,
-                  aten_ops=ops)
+def row(
+    name: str,
+    ops: tuple[str, ...],
+    *,
+    kind: str = "kernel",
+    bytes_read: int = 100,
+    time_us: float = 1.0,
+    bytes_written: int = 100,
+) -> Kernel:
+    return Kernel(name, name, 1, time_us, bytes_read=bytes_read, bytes_written=bytes_written, kind=kind, aten_ops=ops)
 
 
 OPS = [OpFlops("aten::mm", 1024), OpFlops("aten::add", 32), OpFlops("aten::relu", 32), OpFlops("aten::add", 8)]
@@ -67,8 +73,12 @@ def test_a_compiled_kernel_has_the_flops_of_the_operators_it_replaced():
     totals = totals_by_op(OPS)
     assert totals == {"aten::mm": 1024, "aten::add": 40, "aten::relu": 32}
     compiled = compiled_kernel_flops(
-        [row("aten::addmm", ("aten::addmm", "aten::mm")), row("cpp_fused_add_relu_0", ("aten::add", "aten::relu")),
-         row("Memcpy DtoH", (), kind="memcpy"), row("aten::_foreach_copy_", ("aten::_foreach_copy_",))],
+        [
+            row("aten::addmm", ("aten::addmm", "aten::mm")),
+            row("cpp_fused_add_relu_0", ("aten::add", "aten::relu")),
+            row("Memcpy DtoH", (), kind="memcpy"),
+            row("aten::_foreach_copy_", ("aten::_foreach_copy_",)),
+        ],
         totals,
     )
     # A CUDA graph's input copy, like a host copy, moves data and computes nothing.
@@ -78,21 +88,28 @@ def test_a_compiled_kernel_has_the_flops_of_the_operators_it_replaced():
 def test_work_split_between_kernels_is_unknown_not_zero():
     totals = totals_by_op(OPS)
     compiled = compiled_kernel_flops(
-        [row("cpp_fused_add_0", ("aten::add",)), row("cpp_fused_add_relu_1", ("aten::add", "aten::relu")),
-         row("cpp_fused_1", ())],
+        [
+            row("cpp_fused_add_0", ("aten::add",)),
+            row("cpp_fused_add_relu_1", ("aten::add", "aten::relu")),
+            row("cpp_fused_1", ()),
+        ],
         totals,
     )
     assert [kernel.flops for kernel in compiled] == [None, None, None]
-    eager = eager_kernel_flops([row("aten::mm", ("aten::mm",)), row("aten::sort", ("aten::sort",))],
-                               totals_by_op([*OPS, OpFlops("aten::sort", None)]))
+    eager = eager_kernel_flops(
+        [row("aten::mm", ("aten::mm",)), row("aten::sort", ("aten::sort",))],
+        totals_by_op([*OPS, OpFlops("aten::sort", None)]),
+    )
     assert [kernel.flops for kernel in eager] == [1024, None]
 
 
 def test_intensity_classes_against_a_given_ridge():
     kernels = with_roofline_fields(
-        [Kernel("mm", "mm", 1, 10.0, bytes_read=300, bytes_written=100, flops=4000),
-         Kernel("add", "add", 1, 5.0, bytes_read=800, bytes_written=400, flops=100),
-         Kernel("sort", "sort", 1, 5.0, bytes_read=800, bytes_written=400)],
+        [
+            Kernel("mm", "mm", 1, 10.0, bytes_read=300, bytes_written=100, flops=4000),
+            Kernel("add", "add", 1, 5.0, bytes_read=800, bytes_written=400, flops=100),
+            Kernel("sort", "sort", 1, 5.0, bytes_read=800, bytes_written=400),
+        ],
         ridge=2.0,
     )
     assert [k.intensity for k in kernels] == [10.0, 100 / 1200, None]
@@ -106,8 +123,10 @@ def test_intensity_classes_against_a_given_ridge():
 def _report() -> ScenarioReport:
     eager = ModeResult(
         kernel_count=2,
-        kernels=(row("aten::mm", ("aten::mm",), bytes_read=96, bytes_written=32, time_us=3.0),
-                 row("aten::sort", ("aten::sort",), time_us=1.0)),
+        kernels=(
+            row("aten::mm", ("aten::mm",), bytes_read=96, bytes_written=32, time_us=3.0),
+            row("aten::sort", ("aten::sort",), time_us=1.0),
+        ),
         bytes_total=328,
         time_us=4.0,
     )

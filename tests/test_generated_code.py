@@ -88,7 +88,8 @@ def test_a_template_kernels_named_inputs_are_read(tmp_path):
     with recording_kernels(records, [module]):
         module.triton_tem_fused_mm_0.run(a, b, out, 64, stream=0)
     assert [(r.name, r.bytes_read, r.bytes_written) for r in records] == [
-        ("triton_tem_fused_mm_0", (64 * 32 + 32 * 16) * 4, 64 * 16 * 4)]
+        ("triton_tem_fused_mm_0", (64 * 32 + 32 * 16) * 4, 64 * 16 * 4)
+    ]
     assert records[0].aten_ops == ("aten::mm",)
 
 

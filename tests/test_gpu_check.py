@@ -11,14 +11,14 @@ from kernel_tui.gpu_check import Row, compare_kernels, table
 from kernel_tui.report import Kernel, ModeResult, ScenarioReport
 
 REPO = Path(__file__).resolve().parent.parent
-BLOCK_UI_LIBRARIES = '''
+BLOCK_UI_LIBRARIES = """
 import importlib.abc, sys
 class _NotOnTheGpuMachine(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         if name.split(".")[0] in ("textual", "textual_plotext", "plotext", "textual_serve"):
             raise ImportError(name + " is not installed on the GPU machines")
 sys.meta_path.insert(0, _NotOnTheGpuMachine())
-'''
+"""
 
 
 def report(*names: str, device: str = "cuda") -> ScenarioReport:
@@ -47,9 +47,21 @@ def test_runs_without_textual_or_plotext(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), str(REPO)])}
     out = tmp_path / "out"
     result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui.gpu_check", str(REPO / "tests" / "data" / "add_relu.py"),
-         "--device", "cpu", "--out", str(out)],
-        capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "kernel_tui.gpu_check",
+            str(REPO / "tests" / "data" / "add_relu.py"),
+            "--device",
+            "cpu",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "| add_relu.py | 5/5 |" in result.stdout

@@ -25,7 +25,8 @@ ADD_RELU = REPO / "tests" / "data" / "add_relu.py"
 def busy_scenario(folder: Path, pids: Path) -> Path:
     """A scenario whose fn starts two sleepers, one in a session of its own, then sleeps itself."""
     path = folder / "busy.py"
-    path.write_text(textwrap.dedent(f"""
+    path.write_text(
+        textwrap.dedent(f"""
         import os, subprocess, sys, time
         import torch
         SIZE = 16
@@ -38,7 +39,8 @@ def busy_scenario(folder: Path, pids: Path) -> Path:
             time.sleep(600)
         def inputs(size, device):
             return (torch.ones(size),)
-    """))
+    """)
+    )
     return path
 
 
@@ -73,16 +75,22 @@ def _default_sigint() -> None:
 
 def start_front_end(args: list[str], **options) -> subprocess.Popen:
     front_end = subprocess.Popen(
-        [sys.executable, "-m", "kernel_tui", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True, preexec_fn=_default_sigint, **options,
+        [sys.executable, "-m", "kernel_tui", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_default_sigint,
+        **options,
     )
     STARTED.append(front_end)
     return front_end
 
 
 def busy_pids(pids: Path, front_end: subprocess.Popen) -> list[int]:
-    assert wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 3 or front_end.poll() is not None,
-                    180), "the scenario never got busy"
+    assert wait_for(
+        lambda: pids.exists() and len(pids.read_text().split()) == 3 or front_end.poll() is not None, 180
+    ), "the scenario never got busy"
     assert front_end.poll() is None, front_end.stderr.read()
     return [int(pid) for pid in pids.read_text().split()]
 
@@ -134,7 +142,8 @@ def test_an_engine_outlives_the_thread_that_started_it():
 def test_a_stranger_holding_the_engines_pipes_cannot_keep_run_waiting(tmp_path):
     pid_file = tmp_path / "stranger.pid"
     stranger = tmp_path / "starts_a_stranger.py"
-    stranger.write_text(textwrap.dedent(f"""
+    stranger.write_text(
+        textwrap.dedent(f"""
         import subprocess, sys
         import torch
         SIZE = 16
@@ -144,11 +153,25 @@ def test_a_stranger_holding_the_engines_pipes_cannot_keep_run_waiting(tmp_path):
             return a + 1
         def inputs(size, device):
             return (torch.ones(size),)
-    """))
+    """)
+    )
     started = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--no-sweep", "--json", str(stranger),
-         str(ADD_RELU)], capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "kernel_tui",
+            "run",
+            "--device",
+            "cpu",
+            "--no-sweep",
+            "--json",
+            str(stranger),
+            str(ADD_RELU),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert len(result.stdout.splitlines()) == 2

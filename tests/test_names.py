@@ -549,8 +549,7 @@ def test_a_long_op_inside_a_template_is_cut_not_dropped() -> None:
     [
         ("void at::native::some_new_kernel(float*, float const*, int)", "some_new_kernel"),
         (
-            "void vllm::rms_norm_kernel<c10::BFloat16>"
-            "(c10::BFloat16*, c10::BFloat16 const*, float, int, int)",
+            "void vllm::rms_norm_kernel<c10::BFloat16>(c10::BFloat16*, c10::BFloat16 const*, float, int, int)",
             "rms_norm_kernel",
         ),
         ("cudaLaunchKernel", "cudaLaunchKernel"),

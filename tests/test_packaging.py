@@ -13,9 +13,21 @@ REPO = Path(__file__).resolve().parent.parent
 
 def test_wheel_ships_the_course_and_finds_it_when_installed(tmp_path):
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "--wheel-dir", str(tmp_path / "dist"), str(REPO)],
-        check=True, capture_output=True, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--wheel-dir",
+            str(tmp_path / "dist"),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=tmp_path,
     )
     (wheel,) = (tmp_path / "dist").glob("kernel_tui-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
@@ -27,13 +39,10 @@ def test_wheel_ships_the_course_and_finds_it_when_installed(tmp_path):
     target = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
-    probe = (
-        "import kernel_tui, kernel_tui.cli as cli;"
-        "print(kernel_tui.__file__);"
-        "raise SystemExit(cli.main(['list']))"
-    )
+    probe = "import kernel_tui, kernel_tui.cli as cli;print(kernel_tui.__file__);raise SystemExit(cli.main(['list']))"
     env = {**os.environ, "PYTHONPATH": str(target), "COLUMNS": "400"}
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr

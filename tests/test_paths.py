@@ -23,7 +23,8 @@ def test_modules_in_the_current_folder_or_a_scenarios_folder_do_not_shadow_the_s
     lessons.mkdir()
     (lessons / "colorsys.py").write_text(POISON)
     (lessons / "my_helpers.py").write_text("def double(t):\n    return t * 2\n")
-    (lessons / "uses_neighbours.py").write_text(textwrap.dedent("""
+    (lessons / "uses_neighbours.py").write_text(
+        textwrap.dedent("""
         import colorsys
         import torch
         from my_helpers import double
@@ -33,11 +34,23 @@ def test_modules_in_the_current_folder_or_a_scenarios_folder_do_not_shadow_the_s
             return double(a)
         def inputs(size, device):
             return (torch.ones(size, device=device),)
-    """))
+    """)
+    )
     result = subprocess.run(
-        [str(KERNEL_TUI), "run", "--device", "cpu", "--no-sweep", "--json", str(ADD_RELU),
-         str(lessons / "uses_neighbours.py")],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        [
+            str(KERNEL_TUI),
+            "run",
+            "--device",
+            "cpu",
+            "--no-sweep",
+            "--json",
+            str(ADD_RELU),
+            str(lessons / "uses_neighbours.py"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     reports = [json.loads(line) for line in result.stdout.splitlines()]
     assert [report["error"] for report in reports] == [None, None], result.stderr[-2000:]

@@ -24,24 +24,50 @@ from kernel_tui.protocol import (
 from kernel_tui.report import ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport
 from kernel_tui.report import SweepPoint as MeasuredPoint
 
-POINT = MeasuredPoint(size=1024, eager_us=4.1, compiled_us=40.3, eager_iqr_us=0.9, compiled_iqr_us=0.0,
-                      eager_bytes=20480, compiled_bytes=12288)
+POINT = MeasuredPoint(
+    size=1024,
+    eager_us=4.1,
+    compiled_us=40.3,
+    eager_iqr_us=0.9,
+    compiled_iqr_us=0.0,
+    eager_bytes=20480,
+    compiled_bytes=12288,
+)
 REPORT = ScenarioReport(
-    "/s/add_relu.py", "Add, then ReLU", "cpu", "EPYC", "2.14.1", 1024,
-    eager=ModeResult(kernel_count=2, kernels=(Kernel("aten::add", "aten::add", 1, 3.5),), bytes_total=20480,
-                     time_us=7.0),
+    "/s/add_relu.py",
+    "Add, then ReLU",
+    "cpu",
+    "EPYC",
+    "2.14.1",
+    1024,
+    eager=ModeResult(
+        kernel_count=2, kernels=(Kernel("aten::add", "aten::add", 1, 3.5),), bytes_total=20480, time_us=7.0
+    ),
     sweep=(POINT,),
     expect={"eager": ExpectCheck(2, 2, True)},
     threads=2,
     notes=("a note",),
 )
-FAILED_REPORT = ScenarioReport("/s/broken.py", "Broken", "cpu", "EPYC", "2.14.1", 0,
-                               error=ScenarioError("eager", "boom", 7, "/s/broken.py", "Traceback ..."))
+FAILED_REPORT = ScenarioReport(
+    "/s/broken.py",
+    "Broken",
+    "cpu",
+    "EPYC",
+    "2.14.1",
+    0,
+    error=ScenarioError("eager", "boom", 7, "/s/broken.py", "Traceback ..."),
+)
 
 EVERY_MESSAGE = [
     Hello(pid=12, device="cpu", device_name="EPYC", torch_version="2.14.1", threads=2),
-    Hello(pid=12, device="cuda", device_name="H200", torch_version="2.14.1", threads=16,
-          warmup=WarmupPlan(cold=True, estimate_s=20.0)),
+    Hello(
+        pid=12,
+        device="cuda",
+        device_name="H200",
+        torch_version="2.14.1",
+        threads=16,
+        warmup=WarmupPlan(cold=True, estimate_s=20.0),
+    ),
     Warmup(state="done", seconds=3.2, cold=False),
     Warmup(state="failed", seconds=0.4, message="RuntimeError('no compiler')"),
     Progress(run_id=1, stage="load", detail="/s/add_relu.py"),
@@ -89,23 +115,28 @@ def test_the_sweep_total_travels():
     assert isinstance(message, Progress) and message.total == 6
 
 
-@pytest.mark.parametrize("line", [
-    "not json at all",
-    "[1, 2]",
-    '"hello"',
-    "{}",
-    json.dumps({"protocol": PROTOCOL_VERSION, "run_id": 1}),
-    json.dumps({"type": "shout", "protocol": PROTOCOL_VERSION}),
-    json.dumps({"type": 7, "protocol": PROTOCOL_VERSION}),
-], ids=["not-json", "a-list", "a-string", "no-type", "no-type-with-fields", "unknown-type", "type-not-text"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "not json at all",
+        "[1, 2]",
+        '"hello"',
+        "{}",
+        json.dumps({"protocol": PROTOCOL_VERSION, "run_id": 1}),
+        json.dumps({"type": "shout", "protocol": PROTOCOL_VERSION}),
+        json.dumps({"type": 7, "protocol": PROTOCOL_VERSION}),
+    ],
+    ids=["not-json", "a-list", "a-string", "no-type", "no-type-with-fields", "unknown-type", "type-not-text"],
+)
 def test_a_line_that_is_no_message_is_refused(line):
     with pytest.raises(ProtocolError):
         protocol.decode(line)
 
 
 @pytest.mark.parametrize("version", [None, 1, PROTOCOL_VERSION + 1, str(PROTOCOL_VERSION)])
-@pytest.mark.parametrize("message", [EVERY_MESSAGE[0], EVERY_MESSAGE[5], EVERY_MESSAGE[11]],
-                         ids=["hello", "progress", "run"])
+@pytest.mark.parametrize(
+    "message", [EVERY_MESSAGE[0], EVERY_MESSAGE[5], EVERY_MESSAGE[11]], ids=["hello", "progress", "run"]
+)
 def test_a_message_of_another_protocol_version_is_refused(message, version):
     data = wire(message)
     if version is None:
@@ -116,24 +147,27 @@ def test_a_message_of_another_protocol_version_is_refused(message, version):
         protocol.decode(json.dumps(data))
 
 
-@pytest.mark.parametrize(("message", "field", "value"), [
-    (EVERY_MESSAGE[0], "pid", None),
-    (EVERY_MESSAGE[0], "pid", "12"),
-    (EVERY_MESSAGE[0], "threads", True),
-    (EVERY_MESSAGE[1], "warmup", {"cold": True}),
-    (EVERY_MESSAGE[2], "state", "maybe"),
-    (EVERY_MESSAGE[2], "seconds", None),
-    (EVERY_MESSAGE[5], "total", "6"),
-    (EVERY_MESSAGE[5], "stage", None),
-    (EVERY_MESSAGE[6], "report", None),
-    (EVERY_MESSAGE[6], "report", {"title": "no scenario"}),
-    (EVERY_MESSAGE[6], "report", {**REPORT.to_dict(), "eager": 5}),
-    (EVERY_MESSAGE[7], "point", [1024, 4.1]),
-    (EVERY_MESSAGE[8], "restart", "no"),
-    (EVERY_MESSAGE[8], "run_id", 1.5),
-    (EVERY_MESSAGE[11], "sizes", [1024, "4096"]),
-    (EVERY_MESSAGE[11], "sweep", 1),
-])
+@pytest.mark.parametrize(
+    ("message", "field", "value"),
+    [
+        (EVERY_MESSAGE[0], "pid", None),
+        (EVERY_MESSAGE[0], "pid", "12"),
+        (EVERY_MESSAGE[0], "threads", True),
+        (EVERY_MESSAGE[1], "warmup", {"cold": True}),
+        (EVERY_MESSAGE[2], "state", "maybe"),
+        (EVERY_MESSAGE[2], "seconds", None),
+        (EVERY_MESSAGE[5], "total", "6"),
+        (EVERY_MESSAGE[5], "stage", None),
+        (EVERY_MESSAGE[6], "report", None),
+        (EVERY_MESSAGE[6], "report", {"title": "no scenario"}),
+        (EVERY_MESSAGE[6], "report", {**REPORT.to_dict(), "eager": 5}),
+        (EVERY_MESSAGE[7], "point", [1024, 4.1]),
+        (EVERY_MESSAGE[8], "restart", "no"),
+        (EVERY_MESSAGE[8], "run_id", 1.5),
+        (EVERY_MESSAGE[11], "sizes", [1024, "4096"]),
+        (EVERY_MESSAGE[11], "sweep", 1),
+    ],
+)
 def test_a_field_of_the_wrong_type_is_refused(message, field, value):
     data = wire(message)
     data[field] = value
@@ -141,12 +175,15 @@ def test_a_field_of_the_wrong_type_is_refused(message, field, value):
         protocol.decode(json.dumps(data))
 
 
-@pytest.mark.parametrize(("message", "field"), [
-    (EVERY_MESSAGE[0], "device"),
-    (EVERY_MESSAGE[4], "detail"),
-    (EVERY_MESSAGE[8], "report"),
-    (EVERY_MESSAGE[10], "path"),
-])
+@pytest.mark.parametrize(
+    ("message", "field"),
+    [
+        (EVERY_MESSAGE[0], "device"),
+        (EVERY_MESSAGE[4], "detail"),
+        (EVERY_MESSAGE[8], "report"),
+        (EVERY_MESSAGE[10], "path"),
+    ],
+)
 def test_a_message_without_a_required_field_is_refused(message, field):
     data = wire(message)
     del data[field]

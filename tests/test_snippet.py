@@ -45,8 +45,9 @@ def test_lines_above_the_last_are_set_up_run_once_in_inputs_not_in_fn():
     body = ast.parse(source).body
     rewritten = {node.name: node for node in snippet_module(tree).body if isinstance(node, ast.FunctionDef)}
     assert [ast.unparse(node) for node in rewritten["fn"].body] == ["return x @ w + n"]
-    assert all(node.lineno in {n.lineno for n in ast.walk(rewritten["inputs"]) if hasattr(n, "lineno")}
-               for node in body[:-1]), "the set-up keeps its lines, in inputs"
+    assert all(
+        node.lineno in {n.lineno for n in ast.walk(rewritten["inputs"]) if hasattr(n, "lineno")} for node in body[:-1]
+    ), "the set-up keeps its lines, in inputs"
     assert measured_lines(ast.parse("(a + b).relu()\n")) == (1, 1, False)
 
 

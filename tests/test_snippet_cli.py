@@ -20,9 +20,25 @@ def test_run_measures_bare_expressions_and_reports_their_errors_on_the_typed_lin
     good.write_text("(a + b).relu()\n")
     typo, syntax = SNIPPETS / "ui_snippet_typo.py", SNIPPETS / "ui_snippet_syntax.py"
     result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", str(good), str(typo), str(syntax),
-         "--device", "cpu", "--json", "--no-sweep", "--size", "4096"],
-        capture_output=True, text=True, timeout=600, cwd=REPO,
+        [
+            sys.executable,
+            "-m",
+            "kernel_tui",
+            "run",
+            str(good),
+            str(typo),
+            str(syntax),
+            "--device",
+            "cpu",
+            "--json",
+            "--no-sweep",
+            "--size",
+            "4096",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
     )
     assert result.returncode == 1, "two of the three fail: exit status 1"
     measured, unknown_name, unparsable = (json.loads(line) for line in result.stdout.splitlines())
@@ -55,6 +71,7 @@ def test_the_table_header_says_the_shapes_in_and_out(tmp_path):
     assert report["signature"] == "x: (4096,) float32, y: (4096,) float32 → () float32"
     assert report["eager"]["kernel_count"] == report["compiled"]["kernel_count"] == 1, "the last line only"
 
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=REPO,
-                            env={**os.environ, "COLUMNS": "160"})
+    result = subprocess.run(
+        command, capture_output=True, text=True, timeout=600, cwd=REPO, env={**os.environ, "COLUMNS": "160"}
+    )
     assert "shapes: x: (4096,) float32, y: (4096,) float32 → () float32" in result.stdout

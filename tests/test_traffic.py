@@ -27,9 +27,7 @@ def test_views_move_nothing():
 def test_contiguous_of_a_transpose_is_a_copy():
     x = torch.randn(32, 32)
     ops = eager_traffic(lambda x: x.t().contiguous(), (x,))
-    assert [(op.name, op.bytes_read, op.bytes_written) for op in ops] == [
-        ("aten::clone", 32 * 32 * F32, 32 * 32 * F32)
-    ]
+    assert [(op.name, op.bytes_read, op.bytes_written) for op in ops] == [("aten::clone", 32 * 32 * F32, 32 * 32 * F32)]
 
 
 def test_broadcast_operand_is_read_once():

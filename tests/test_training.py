@@ -152,25 +152,39 @@ def test_cuda_backward_on_the_autograd_thread_belongs_to_the_run_it_ran_in() -> 
 
     run = _event(ev.RUN_RANGE, 0, 100)
     add = _event("aten::add", 1, 10)
-    launch_add = FunctionEvent(id=1001, name="cudaLaunchKernel", thread=1, start_us=2, end_us=3,
-                               activity_type="cuda_runtime")
+    launch_add = FunctionEvent(
+        id=1001, name="cudaLaunchKernel", thread=1, start_us=2, end_us=3, activity_type="cuda_runtime"
+    )
     backward = _event(ev.BACKWARD_RANGE, 20, 90)
     node = _event(f"{ev.AUTOGRAD_NODE}: ReluBackward0", 30, 50, thread=2)
     threshold = _event("aten::threshold_backward", 31, 49, thread=2)
-    launch_threshold = FunctionEvent(id=1002, name="cudaLaunchKernel", thread=2, start_us=32, end_us=33,
-                                     activity_type="cuda_runtime")
+    launch_threshold = FunctionEvent(
+        id=1002, name="cudaLaunchKernel", thread=2, start_us=32, end_us=33, activity_type="cuda_runtime"
+    )
     before = _event(f"{ev.AUTOGRAD_NODE}: ReluBackward0", 200, 210, thread=2)  # the run thrown away, say
     late = _event("aten::threshold_backward", 201, 209, thread=2)
-    launch_late = FunctionEvent(id=1003, name="cudaLaunchKernel", thread=2, start_us=202, end_us=203,
-                                activity_type="cuda_runtime")
+    launch_late = FunctionEvent(
+        id=1003, name="cudaLaunchKernel", thread=2, start_us=202, end_us=203, activity_type="cuda_runtime"
+    )
     kernels = [
-        FunctionEvent(id=correlation, name=name, thread=7, start_us=start, end_us=start + 2,
-                      device_type=DeviceType.CUDA, activity_type="kernel")
-        for correlation, name, start in ((1001, "add_kernel", 4), (1002, "threshold_kernel", 34),
-                                         (1003, "threshold_kernel", 204))
+        FunctionEvent(
+            id=correlation,
+            name=name,
+            thread=7,
+            start_us=start,
+            end_us=start + 2,
+            device_type=DeviceType.CUDA,
+            activity_type="kernel",
+        )
+        for correlation, name, start in (
+            (1001, "add_kernel", 4),
+            (1002, "threshold_kernel", 34),
+            (1003, "threshold_kernel", 204),
+        )
     ]
-    events = _built([run, add, launch_add, backward, node, threshold, launch_threshold, before, late, launch_late,
-                     *kernels])
+    events = _built(
+        [run, add, launch_add, backward, node, threshold, launch_threshold, before, late, launch_late, *kernels]
+    )
     launches = ev.cuda_launches(events)
     assert [(launch.name, launch.run, launch.op, section_of(launch)) for launch in launches] == [
         ("add_kernel", 0, "aten::add", "forward"),
@@ -186,8 +200,17 @@ def _training_report() -> ScenarioReport:
         Kernel("aten::add", "aten::add", 1, 10.0, 8, 4, kind="op", section="forward"),
         Kernel("aten::threshold_backward", "aten::threshold_backward", 1, 10.0, 8, 4, kind="op", section="backward"),
     )
-    eager = ModeResult(2, kernels, 24, 20.0, forward_launches=1, backward_launches=1, forward_bytes=12,
-                       backward_bytes=12, saved_bytes=4096)
+    eager = ModeResult(
+        2,
+        kernels,
+        24,
+        20.0,
+        forward_launches=1,
+        backward_launches=1,
+        forward_bytes=12,
+        backward_bytes=12,
+        saved_bytes=4096,
+    )
     compiled = replace(eager, saved_bytes=1024)
     return ScenarioReport("s.py", "step", "cpu", "cpu", "2.x", 1024, eager=eager, compiled=compiled, array_bytes=4096)
 

@@ -66,11 +66,17 @@ BAD_FILES = [
     ("syntax.py", "def fn(a):\n    return a +\n", "syntax.py:2: load: syntax error"),
     ("imports.py", "import no_such_module_here\n", "imports.py:1: load: ModuleNotFoundError"),
     ("no_fn.py", TORCH_INPUTS, "no_fn.py: load: the scenario defines no function fn()"),
-    ("not_tensors.py", "import torch\ndef fn(a):\n    return a\ndef inputs(size, device):\n    return [1]\n",
-     "not_tensors.py:4: inputs: inputs() returned a int"),
+    (
+        "not_tensors.py",
+        "import torch\ndef fn(a):\n    return a\ndef inputs(size, device):\n    return [1]\n",
+        "not_tensors.py:4: inputs: inputs() returned a int",
+    ),
     ("raises.py", "def fn(a):\n    raise ValueError('boom')\n" + TORCH_INPUTS, "raises.py:2: eager: ValueError: boom"),
-    ("returns_none.py", "def fn(a):\n    a + 1\n" + TORCH_INPUTS,
-     "returns_none.py:1: eager: fn() must return a tensor"),
+    (
+        "returns_none.py",
+        "def fn(a):\n    a + 1\n" + TORCH_INPUTS,
+        "returns_none.py:1: eager: fn() must return a tensor",
+    ),
     ("bad_expect.py", "EXPECT = {'eager': 'two'}\n", "bad_expect.py:1: load: EXPECT eager must be a number"),
 ]
 

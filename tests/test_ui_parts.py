@@ -95,7 +95,6 @@ class TestWording:
         assert "Traceback ..." in text
         assert "hello from the scenario" in text
 
-
     def test_repeated_output_lines_are_counted_not_repeated(self):
         assert describe.collapse_repeats("a\nhello\nhello\nhello\nb\nhello") == "a\nhello  (×3)\nb\nhello"
 

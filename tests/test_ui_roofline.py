@@ -88,8 +88,9 @@ async def test_the_highlighted_row_is_marked_on_the_roofline(roofline_app):
         eager = explorer.query_one("#eager", KernelTable)
         eager.focus()
         eager.move_cursor(row=1)
-        await wait_for(pilot, lambda: plot.drawn.get(HIGHLIGHT, ([], []))[0] == plot.drawn["eager"][0][1:],
-                       what="relu marked")
+        await wait_for(
+            pilot, lambda: plot.drawn.get(HIGHLIGHT, ([], []))[0] == plot.drawn["eager"][0][1:], what="relu marked"
+        )
         assert chart.highlight[1] is not None and chart.highlight[1].short_name == "aten::relu"
         assert chart.highlight[1].bound == MEMORY_BOUND
         compiled = explorer.query_one("#compiled", KernelTable)
@@ -125,8 +126,9 @@ async def test_each_row_says_which_side_of_the_ridge_it_sits(roofline_app):
         explorer = pilot.app.get_explorer()
         eager = explorer.query_one("#eager", KernelTable)
         assert "roof" in eager.plan.keys
-        cells = [dict(zip(eager.plan.keys, (getattr(v, "plain", str(v)) for v in eager.get_row_at(row))))
-                 for row in range(2)]
+        cells = [
+            dict(zip(eager.plan.keys, (getattr(v, "plain", str(v)) for v in eager.get_row_at(row)))) for row in range(2)
+        ]
         assert [cell["roof"] for cell in cells] == ["0.083 memory", "0.12 memory"]  # ridge 4 FLOP/B
         assert "memory-bound 100%" in eager.border_subtitle
 

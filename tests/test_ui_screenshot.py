@@ -39,8 +39,9 @@ async def test_screenshot_of_the_explorer_after_a_sweep(tmp_path):
     link = ReplayEngineLink({lesson.name: recording}, gate=gate)
     now = [FROZEN_CLOCK]
     # No guess first: the picture is of the tables and the chart, not of the predict dialog.
-    app = KernelTuiApp(load_catalog(paths, course), device="cpu", link_factory=lambda device: link,
-                       clock=lambda: now[0], predict=False)
+    app = KernelTuiApp(
+        load_catalog(paths, course), device="cpu", link_factory=lambda device: link, clock=lambda: now[0], predict=False
+    )
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
         explorer = app.get_explorer()

@@ -59,7 +59,12 @@ def start_server(tmp_path, port: int) -> subprocess.Popen:
     env = {**os.environ, "KERNEL_TUI_STATE_DIR": str(tmp_path / "state")}
     return subprocess.Popen(
         [sys.executable, "-m", "kernel_tui", str(ADD_RELU), "--serve", "--port", str(port), "--no-predict"],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
 
 
@@ -148,8 +153,13 @@ def test_serve_refuses_a_missing_token_and_a_foreign_origin(tmp_path):
         stop(process)
     assert pages == {"no token": 403, "wrong token": 403, "token": 200, "script": 200}
     assert sockets == {
-        "foreign origin": 403, "no origin": 403, "other port": 403, "no token": 404, "wrong token": 403,
-        "own page": 101, "own page by name": 101,
+        "foreign origin": 403,
+        "no origin": 403,
+        "other port": 403,
+        "no token": 404,
+        "wrong token": 403,
+        "own page": 101,
+        "own page by name": 101,
     }
 
 

@@ -19,12 +19,11 @@ ADD_RELU, BROKEN = PICTURED
 
 pytestmark = pytest.mark.usefixtures("from_the_repository")
 
+
 def fully_mounted(explorer) -> bool:
     """Everything that arrives just after the first frame is in: deferred tabs, Markdown, the plot."""
     return (
-        not explorer.query("Deferred")
-        and bool(explorer.query("#lesson-text"))
-        and bool(explorer.query("RuntimePlot"))
+        not explorer.query("Deferred") and bool(explorer.query("#lesson-text")) and bool(explorer.query("RuntimePlot"))
     )
 
 

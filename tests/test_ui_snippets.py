@@ -164,7 +164,8 @@ class TestEditor:
         recording = link.recordings[ADD_RELU_RECORDING]
         messages = tuple(
             replace(message, report=replace(message.report, signature=signed))
-            if isinstance(message, (Partial, Done)) else message
+            if isinstance(message, (Partial, Done))
+            else message
             for message in recording.messages
         )
         link.recordings[ADD_RELU_RECORDING] = replace(recording, messages=messages)
@@ -599,7 +600,7 @@ def test_parse_size_reads_what_a_learner_types():
             parse_size(bad)
 
 
-def crashed_draft(text: str):  # noqa: ANN201
+def crashed_draft(text: str):
     """What a crash leaves: a draft held by a process that no longer exists."""
     store = DraftStore()
     draft = store.create(text)

@@ -125,8 +125,18 @@ class TestAttribution:
         """The tables cut a long name to ``cpp_fused_a…``; the line under them is where it is read whole,
         however many kernels a composite op became and however long the story after it."""
         fused = tuple(f"cpp_fused__log_softmax_amax_exp_logsumexp_sub_sum_{index}" for index in range(4))
-        kernel = Kernel("aten::logsumexp", "aten::logsumexp", 1, 1.0, bytes_read=1 << 22, bytes_written=1 << 22,
-                        op="aten::logsumexp", fused_into=fused, gbs=7.17, ceiling_pct=62.0)
+        kernel = Kernel(
+            "aten::logsumexp",
+            "aten::logsumexp",
+            1,
+            1.0,
+            bytes_read=1 << 22,
+            bytes_written=1 << 22,
+            op="aten::logsumexp",
+            fused_into=fused,
+            gbs=7.17,
+            ceiling_pct=62.0,
+        )
         app = make_app()
         async with app.run_test(size=SMALL) as pilot:
             await run_to_the_end(pilot)
@@ -175,7 +185,7 @@ class TestGeneratedCode:
             (kernel,) = explorer(app).runs[ADD_RELU].report.compiled.kernels
             assert app.screen.kernel == kernel and app.screen.language == "cpp"
             body = shown_text(app.screen.query_one("#code-source"))
-            assert "extern \"C\"" in body and "in_ptr0" in body
+            assert 'extern "C"' in body and "in_ptr0" in body
             assert "Generated code: cpp_fused_add_relu_0" in app.screen.query_one("#code-body").border_title
             await pilot.press("escape")
             assert isinstance(app.screen, ExplorerScreen)
@@ -189,9 +199,15 @@ class TestGeneratedCode:
             assert app.screen.kernel.short_name == "cpp_fused_add_relu_0"
 
     def test_g_on_an_eager_row_without_attribution_opens_the_kernel_that_did_its_work_or_none(self):
-        max_sin = Kernel("cpp_fused_max_sin_0", "cpp_fused_max_sin_0", 1, 1.0, aten_ops=("aten::sin", "aten::max"),
-                         code="extern \"C\" void sin_max() {}")
-        cos = Kernel("cpp_fused_cos_1", "cpp_fused_cos_1", 1, 1.0, aten_ops=("aten::cos",), code="extern \"C\" {}")
+        max_sin = Kernel(
+            "cpp_fused_max_sin_0",
+            "cpp_fused_max_sin_0",
+            1,
+            1.0,
+            aten_ops=("aten::sin", "aten::max"),
+            code='extern "C" void sin_max() {}',
+        )
+        cos = Kernel("cpp_fused_cos_1", "cpp_fused_cos_1", 1, 1.0, aten_ops=("aten::cos",), code='extern "C" {}')
         mm = Kernel("aten::mm", "aten::mm", 1, 1.0, kind="op", aten_ops=("aten::mm",))
         compiled = ModeResult(3, (max_sin, cos, mm), None, None)
         eager_cos = Kernel("aten::cos", "aten::cos", 1, 1.0, kind="op")
@@ -309,9 +325,17 @@ class TestPredict:
             assert "2 of 4 predictions right" in shown_text(reveal.query_one("#reveal-score"))
             counts = shown_text(reveal.query_one("#reveal-counts")).splitlines()
             assert [line.split()[-2:] for line in counts[1:]] == [
-                ["✓", "right"], ["this", "time"], ["✓", "right"], ["this", "time"]], counts
+                ["✓", "right"],
+                ["this", "time"],
+                ["✓", "right"],
+                ["this", "time"],
+            ], counts
             assert [" ".join(line.split()[:2]) for line in counts[1:]] == [
-                "eager kernels", "compiled kernels", "eager transfers", "compiled transfers"]
+                "eager kernels",
+                "compiled kernels",
+                "eager transfers",
+                "compiled transfers",
+            ]
             assert counts[3].split()[2:4] == ["5", "5"] and counts[4].split()[2:4] == ["2", "3"], counts
             await pilot.press("escape")
             assert isinstance(app.screen, ExplorerScreen)
@@ -323,7 +347,11 @@ class TestPredict:
             assert WHY in view.lesson and "Add a third op" in view.lesson, "the explanation is back"
         saved = json.loads((state / "predictions.json").read_text())
         assert saved["lessons"]["ui_add_relu.py"]["predicted"] == {
-            "eager": 2, "compiled": 2, "eager_transfers": 5, "compiled_transfers": 2}
+            "eager": 2,
+            "compiled": 2,
+            "eager_transfers": 5,
+            "compiled_transfers": 2,
+        }
 
     async def test_the_score_carries_over_and_an_answered_lesson_runs_at_once(self, course, state):
         app, lesson = course_app(course)
@@ -347,16 +375,30 @@ class TestPredict:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
             await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
-            burst = (("3", "3"), ("enter", "\r"), ("1", "1"), ("enter", "\r"), ("4", "4"), ("full_stop", "."),
-                     ("5", "5"), ("enter", "\r"), ("3", "3"), ("enter", "\r"))
+            burst = (
+                ("3", "3"),
+                ("enter", "\r"),
+                ("1", "1"),
+                ("enter", "\r"),
+                ("4", "4"),
+                ("full_stop", "."),
+                ("5", "5"),
+                ("enter", "\r"),
+                ("3", "3"),
+                ("enter", "\r"),
+            )
             for key, character in burst:
                 # A burst, as a fast typist or a paste sends it: no waiting for the app in between.
                 event = events.Key(key, character)
                 event.set_sender(app)
                 app._driver.send_message(event)
             await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
-            assert app.screen.answer.predicted == {"eager": 3, "compiled": 1, "eager_transfers": 4.5,
-                                                   "compiled_transfers": 3}
+            assert app.screen.answer.predicted == {
+                "eager": 3,
+                "compiled": 1,
+                "eager_transfers": 4.5,
+                "compiled_transfers": 3,
+            }
 
     async def test_escape_in_the_guess_runs_nothing(self, course, state):
         link = make_link()
@@ -378,8 +420,9 @@ class TestPredict:
             await pilot.press("r")
             await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
             dialog = app.screen
-            boxes = [dialog.box(quantity) for quantity in ("eager", "compiled", "eager_transfers",
-                                                           "compiled_transfers")]
+            boxes = [
+                dialog.box(quantity) for quantity in ("eager", "compiled", "eager_transfers", "compiled_transfers")
+            ]
             for value, box in zip(("2", "1", "5", "3"), boxes, strict=True):
                 assert app.screen.focused is box
                 await pilot.press(*value, "tab")
@@ -449,8 +492,10 @@ class TestPredict:
         guess = {"eager": 1, "compiled": 1, "eager_transfers": 2, "compiled_transfers": 1.5}
         answer = Answer(guess, {"eager": 1, "compiled": 1, "eager_transfers": 2.001, "compiled_transfers": 2})
         assert [answer.right(q) for q in answer.scored] == [True, True, True, False] and answer.points == 3
-        views = Answer({**guess, "eager_transfers": 0}, {"eager": 0, "compiled": 0, "eager_transfers": 0,
-                                                           "compiled_transfers": None})
+        views = Answer(
+            {**guess, "eager_transfers": 0},
+            {"eager": 0, "compiled": 0, "eager_transfers": 0, "compiled_transfers": None},
+        )
         assert views.scored == ("eager", "compiled", "eager_transfers"), "a transfer not measured is not scored"
         path = tmp_path / "predictions.json"
         old = {"predicted": {"eager": 2, "compiled": 1}, "measured": {"eager": 2, "compiled": 1}}

@@ -32,9 +32,23 @@ VARIANT_FLAGS = ("dyn=dynamic:True", "ro=mode:reduce-overhead", "full=fullgraph:
 
 def kernel_tui_json(*args: str) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
     result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui.cli", "run", str(ADD_RELU), "--device", "cpu", "--no-sweep", "--json",
-         "--size", SIZE, *args],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "kernel_tui.cli",
+            "run",
+            str(ADD_RELU),
+            "--device",
+            "cpu",
+            "--no-sweep",
+            "--json",
+            "--size",
+            SIZE,
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.stdout.strip(), result.stderr[-2000:]
     return json.loads(result.stdout), result
@@ -82,8 +96,9 @@ def test_each_variant_is_measured_like_compiled_in_its_own_column(with_variants)
 
 def test_each_measured_variant_writes_its_own_trace(with_variants, traces):
     names = sorted(path.name for path in traces.iterdir())
-    assert names == [f"add_relu.{mode}.json" for mode in ("compiled", "eager", "variant.dyn", "variant.full",
-                                                          "variant.ro")]
+    assert names == [
+        f"add_relu.{mode}.json" for mode in ("compiled", "eager", "variant.dyn", "variant.full", "variant.ro")
+    ]
 
 
 def test_reduce_overhead_on_a_cpu_says_its_cuda_graphs_were_skipped(with_variants):
@@ -108,10 +123,18 @@ def test_compiled_is_the_same_with_variants_beside_it(plain, with_variants):
     assert plain["variants"] == {}
 
     def shape(mode: dict[str, Any]) -> tuple:
-        kernels = [(k["short_name"], k["calls"], k["bytes_read"], k["bytes_written"], k["flops"])
-                   for k in mode["kernels"]]
-        return (mode["kernel_count"], kernels, mode["bytes_total"], mode["graph_breaks"], mode["recompiles"],
-                mode["recompile_reasons"], mode["flops"])
+        kernels = [
+            (k["short_name"], k["calls"], k["bytes_read"], k["bytes_written"], k["flops"]) for k in mode["kernels"]
+        ]
+        return (
+            mode["kernel_count"],
+            kernels,
+            mode["bytes_total"],
+            mode["graph_breaks"],
+            mode["recompiles"],
+            mode["recompile_reasons"],
+            mode["flops"],
+        )
 
     assert shape(data["compiled"]) == shape(plain["compiled"])
     assert data["eager"]["kernel_count"] == plain["eager"]["kernel_count"] == 2
@@ -126,7 +149,7 @@ def test_the_text_summary_has_a_row_per_variant_within_80_columns(with_variants)
     console.print(scenario_view(report, 80))
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 80
-    table = text[text.index("compile variants"):]
+    table = text[text.index("compile variants") :]
     for name in ("eager", "compiled", "dyn", "ro", "full"):
         assert any(line.strip("│ ").startswith(name) for line in table.splitlines()), name
     assert "ro: mode=reduce-overhead" in text and "skipped them" in text
@@ -136,7 +159,7 @@ def test_the_text_summary_has_a_row_per_variant_within_80_columns(with_variants)
 def test_the_lab_report_has_a_row_per_variant_and_says_what_each_was_asked(with_variants):
     data, _ = with_variants
     markdown = scenario_markdown(ScenarioReport.from_dict(data))
-    table = markdown[markdown.index("#### Compile variants"):].split("\n####", 1)[0]
+    table = markdown[markdown.index("#### Compile variants") :].split("\n####", 1)[0]
     rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line][1:]
     assert [row.split("|")[1].strip() for row in rows] == ["eager", "compiled", *data["variants"]]
     assert "`ro`: mode=reduce-overhead" in table and "skipped them" in table
@@ -145,11 +168,17 @@ def test_the_lab_report_has_a_row_per_variant_and_says_what_each_was_asked(with_
 def test_variant_flags_parse_python_literals_and_bare_words():
     assert parse_variant_flag("dyn=dynamic:True") == ("dyn", {"dynamic": True})
     assert parse_variant_flag("fast=mode:max-autotune-no-cudagraphs") == (
-        "fast", {"mode": "max-autotune-no-cudagraphs"})
+        "fast",
+        {"mode": "max-autotune-no-cudagraphs"},
+    )
     assert parse_variant_flag('q=mode:"reduce-overhead",fullgraph:True') == (
-        "q", {"mode": "reduce-overhead", "fullgraph": True})
+        "q",
+        {"mode": "reduce-overhead", "fullgraph": True},
+    )
     assert parse_variant_flag('opt=options:{"max_autotune": True, "epilogue_fusion": False}') == (
-        "opt", {"options": {"max_autotune": True, "epilogue_fusion": False}})
+        "opt",
+        {"options": {"max_autotune": True, "epilogue_fusion": False}},
+    )
     assert parse_variant_flag("plain=") == ("plain", {})
     refused = {
         "nameonly": "NAME=KEY:VALUE",

@@ -54,23 +54,46 @@ def test_bandwidth_is_bytes_over_time_against_the_measured_ceiling(engine):
 def test_sweep_points_carry_their_bytes_for_a_bandwidth_chart(engine):
     report = measure(engine, DATA / "add_relu.py", size=4096, sizes=[1024, 4096], sweep=True)
     assert [(p.eager_bytes, p.compiled_bytes) for p in report.sweep] == [
-        (5 * 4 * 1024, 3 * 4 * 1024), (5 * 4 * 4096, 3 * 4 * 4096)
+        (5 * 4 * 1024, 3 * 4 * 1024),
+        (5 * 4 * 4096, 3 * 4 * 4096),
     ]
 
 
 def test_export_writes_a_lab_report_and_trace_writes_perfetto_files(tmp_path):
     report_md, traces = tmp_path / "report.md", tmp_path / "traces"
     result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", str(DATA / "add_relu.py"), "--device", "cpu", "--no-sweep",
-         "--json", "--export", str(report_md), "--trace", str(traces)],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "kernel_tui",
+            "run",
+            str(DATA / "add_relu.py"),
+            "--device",
+            "cpu",
+            "--no-sweep",
+            "--json",
+            "--export",
+            str(report_md),
+            "--trace",
+            str(traces),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     measured = json.loads(result.stdout)
     assert measured["compiled"]["kernels"][0]["aten_ops"] and measured["compiled"]["kernels"][0]["gbs"] > 0
     text = report_md.read_text()
-    for expected in ("# kernel-tui lab report", "## Add, then ReLU", "#### Eager", "#### Compiled",
-                     "`cpp_fused_add_relu_0`", "launches 2 → 1", "✓ eager: claimed 2, measured 2"):
+    for expected in (
+        "# kernel-tui lab report",
+        "## Add, then ReLU",
+        "#### Eager",
+        "#### Compiled",
+        "`cpp_fused_add_relu_0`",
+        "launches 2 → 1",
+        "✓ eager: claimed 2, measured 2",
+    ):
         assert expected in text
     for mode, kernel in (("eager", "aten::add"), ("compiled", "cpp_fused_add_relu_0")):
         trace = json.loads((traces / f"add_relu.{mode}.json").read_text())

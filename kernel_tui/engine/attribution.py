@@ -28,11 +28,25 @@ COMBINED = {
     "aten::_addmm_activation": ("aten::mm", "aten::add", "aten::relu", "aten::gelu"),
 }
 # Operators that only place data: compiled, they become indexing inside the kernel that reads their result.
-PLACEMENT = frozenset({
-    "aten::cat", "aten::stack", "aten::clone", "aten::contiguous", "aten::copy_", "aten::_to_copy",
-    "aten::constant_pad_nd", "aten::repeat", "aten::expand", "aten::flip", "aten::roll",
-    "aten::slice_scatter", "aten::select_scatter", "aten::index_select", "aten::_unsafe_index",
-})
+PLACEMENT = frozenset(
+    {
+        "aten::cat",
+        "aten::stack",
+        "aten::clone",
+        "aten::contiguous",
+        "aten::copy_",
+        "aten::_to_copy",
+        "aten::constant_pad_nd",
+        "aten::repeat",
+        "aten::expand",
+        "aten::flip",
+        "aten::roll",
+        "aten::slice_scatter",
+        "aten::select_scatter",
+        "aten::index_select",
+        "aten::_unsafe_index",
+    }
+)
 # How generated C++ and Triton spell math functions whose operator names they would otherwise hide.
 _CODE_CALL = r"(?:\.|\b|std::|tl_math\.|libdevice\.|sleef_\w*?)"
 

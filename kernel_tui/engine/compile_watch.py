@@ -100,7 +100,6 @@ def install() -> None:
 def raise_recompile_limit(at_least: int) -> None:
     """Dynamo silently runs eagerly past its recompile limit (8); a sweep must never fall back unseen."""
     config = torch._dynamo.config
-    for name in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit",
-                 "accumulated_cache_size_limit"):
+    for name in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit", "accumulated_cache_size_limit"):
         if hasattr(config, name) and getattr(config, name) < at_least:
             setattr(config, name, at_least)

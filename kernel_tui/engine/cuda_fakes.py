@@ -83,15 +83,39 @@ def check_versions() -> None:
 # Published figures of one board per architecture: what Inductor reads decides block sizes, reduction splits
 # and whether GEMM templates are considered.
 _TARGETS: dict[int, dict[str, Any]] = {
-    80: dict(name="NVIDIA A100-SXM4-80GB", multi_processor_count=108, shared_memory_per_block_optin=166912,
-             shared_memory_per_multiprocessor=167936, L2_cache_size=40 * 2**20, clock_rate=1410000,
-             memory_clock_rate=1593000, memory_bus_width=5120, total_memory=80 * 2**30),
-    90: dict(name="NVIDIA H100 80GB HBM3", multi_processor_count=132, shared_memory_per_block_optin=232448,
-             shared_memory_per_multiprocessor=233472, L2_cache_size=50 * 2**20, clock_rate=1980000,
-             memory_clock_rate=2619000, memory_bus_width=5120, total_memory=80 * 2**30),
-    100: dict(name="NVIDIA B200", multi_processor_count=148, shared_memory_per_block_optin=232448,
-              shared_memory_per_multiprocessor=233472, L2_cache_size=126 * 2**20, clock_rate=1965000,
-              memory_clock_rate=3996000, memory_bus_width=8192, total_memory=180 * 2**30),
+    80: dict(
+        name="NVIDIA A100-SXM4-80GB",
+        multi_processor_count=108,
+        shared_memory_per_block_optin=166912,
+        shared_memory_per_multiprocessor=167936,
+        L2_cache_size=40 * 2**20,
+        clock_rate=1410000,
+        memory_clock_rate=1593000,
+        memory_bus_width=5120,
+        total_memory=80 * 2**30,
+    ),
+    90: dict(
+        name="NVIDIA H100 80GB HBM3",
+        multi_processor_count=132,
+        shared_memory_per_block_optin=232448,
+        shared_memory_per_multiprocessor=233472,
+        L2_cache_size=50 * 2**20,
+        clock_rate=1980000,
+        memory_clock_rate=2619000,
+        memory_bus_width=5120,
+        total_memory=80 * 2**30,
+    ),
+    100: dict(
+        name="NVIDIA B200",
+        multi_processor_count=148,
+        shared_memory_per_block_optin=232448,
+        shared_memory_per_multiprocessor=233472,
+        L2_cache_size=126 * 2**20,
+        clock_rate=1965000,
+        memory_clock_rate=3996000,
+        memory_bus_width=8192,
+        total_memory=180 * 2**30,
+    ),
 }
 
 
@@ -101,10 +125,21 @@ def device_properties(arch: int) -> types.SimpleNamespace:
         raise PreviewUnavailable(f"unknown architecture sm_{arch}: use one of {', '.join(map(str, ARCHES))}")
     major, minor = divmod(arch, 10)
     return types.SimpleNamespace(
-        major=major, minor=minor, warp_size=32, max_threads_per_multi_processor=2048, max_threads_per_block=1024,
-        regs_per_multiprocessor=65536, shared_memory_per_block=48 * 1024, is_integrated=0, is_multi_gpu_board=0,
-        gcnArchName="", uuid="00000000-0000-0000-0000-000000000000", pci_bus_id=0, pci_device_id=0,
-        pci_domain_id=0, **_TARGETS[arch],
+        major=major,
+        minor=minor,
+        warp_size=32,
+        max_threads_per_multi_processor=2048,
+        max_threads_per_block=1024,
+        regs_per_multiprocessor=65536,
+        shared_memory_per_block=48 * 1024,
+        is_integrated=0,
+        is_multi_gpu_board=0,
+        gcnArchName="",
+        uuid="00000000-0000-0000-0000-000000000000",
+        pci_bus_id=0,
+        pci_device_id=0,
+        pci_domain_id=0,
+        **_TARGETS[arch],
     )
 
 
@@ -142,7 +177,7 @@ def _clear_device_caches() -> None:
 class _CudaToCpu(torch.utils._python_dispatch.TorchDispatchMode):
     """Runs real-tensor operations that ask for a CUDA device on the CPU instead."""
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         def on_cpu(value: Any) -> Any:
             if isinstance(value, torch.device) and value.type == "cuda":
                 return torch.device("cpu")
@@ -171,7 +206,7 @@ def _pad_mm_policy(assumptions: list[str]) -> Any:
     from torch._inductor import config as inductor_config
     from torch._inductor.fx_passes import pad_mm
 
-    def should_pad(match: Any, mat1: Any, mat2: Any, op: Any, input: Any = None) -> bool:  # noqa: A002
+    def should_pad(match: Any, mat1: Any, mat2: Any, op: Any, input: Any = None) -> bool:
         if op is torch.ops.aten.bmm:
             m, k, n = mat1.shape[1], mat1.shape[2], mat2.shape[2]
         elif op in (torch.ops.aten.mm, torch.ops.aten.addmm):
@@ -209,12 +244,17 @@ def fake_cuda(arch: int, assumptions: list[str]) -> Iterator[types.SimpleNamespa
 
     class FakeCudaDriver(CudaDriver):
         def __init__(self) -> None:  # CudaDriver's own would build and load cuda_utils.so against libcuda
-            self.utils = types.SimpleNamespace(get_device_properties=lambda device: {
-                "max_shared_mem": props.shared_memory_per_block_optin,
-                "multiprocessor_count": props.multi_processor_count,
-                "max_num_regs": props.regs_per_multiprocessor, "warpSize": 32, "sm_clock_rate": props.clock_rate,
-                "mem_clock_rate": props.memory_clock_rate, "mem_bus_width": props.memory_bus_width,
-            })
+            self.utils = types.SimpleNamespace(
+                get_device_properties=lambda device: {
+                    "max_shared_mem": props.shared_memory_per_block_optin,
+                    "multiprocessor_count": props.multi_processor_count,
+                    "max_num_regs": props.regs_per_multiprocessor,
+                    "warpSize": 32,
+                    "sm_clock_rate": props.clock_rate,
+                    "mem_clock_rate": props.memory_clock_rate,
+                    "mem_bus_width": props.memory_bus_width,
+                }
+            )
             self.launcher_cls = None
 
         def get_current_target(self) -> Any:
@@ -283,18 +323,34 @@ def _sdpa_choice(q: Any, k: Any, v: Any, mask: Any, is_causal: bool, enable_gqa:
     four_d = q.dim() == 4 and k.dim() == 4 and v.dim() == 4
     heads_match = enable_gqa or (q.shape[1] == k.shape[1] == v.shape[1])
     half = q.dtype in (torch.float16, torch.bfloat16)
-    if (four_d and heads_match and mask is None and arch >= 80 and half and d <= 256 and d % 8 == 0
-            and k.shape[-1] == d and v.shape[-1] == d and not (is_causal and q.shape[-2] != k.shape[-2])):
+    if (
+        four_d
+        and heads_match
+        and mask is None
+        and arch >= 80
+        and half
+        and d <= 256
+        and d % 8 == 0
+        and k.shape[-1] == d
+        and v.shape[-1] == d
+        and not (is_causal and q.shape[-2] != k.shape[-2])
+    ):
         return "flash"
     align = 8 if half else 4
-    if (four_d and heads_match and not enable_gqa and d % align == 0 and v.shape[-1] % align == 0
-            and q.dtype in (torch.float16, torch.bfloat16, torch.float32)):
+    if (
+        four_d
+        and heads_match
+        and not enable_gqa
+        and d % align == 0
+        and v.shape[-1] % align == 0
+        and q.dtype in (torch.float16, torch.bfloat16, torch.float32)
+    ):
         return "efficient"
     return "math"
 
 
 def _sdpa_as(backend: str) -> Any:
-    def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):  # noqa: ANN001, ANN202
+    def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
         if backend == "flash":
             return torch.ops.aten._scaled_dot_product_flash_attention(
                 query, key, value, dropout_p, is_causal, False, scale=scale
@@ -321,8 +377,9 @@ def _sdpa_targets() -> set[Any]:
 
 def _sdpa_decide(bound: dict[str, Any], value: Any, arch: int, assumptions: list[str]) -> str:
     q, k, v = value(bound["query"]), value(bound["key"]), value(bound["value"])
-    choice = _sdpa_choice(q, k, v, bound.get("attn_mask"), bool(bound.get("is_causal", False)),
-                          bool(bound.get("enable_gqa", False)), arch)
+    choice = _sdpa_choice(
+        q, k, v, bound.get("attn_mask"), bool(bound.get("is_causal", False)), bool(bound.get("enable_gqa", False)), arch
+    )
     assumptions.append(
         f"SDPA backend: a GPU chooses it at run time; for q {list(q.shape)} {str(q.dtype).removeprefix('torch.')}"
         f" the preview assumes {choice}"
@@ -361,11 +418,12 @@ class SdpaAsOnGpu(torch.overrides.TorchFunctionMode):
         self.arch = arch
         self.assumptions = assumptions
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+    def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if func in _sdpa_targets():
-            choice = _sdpa_decide({**dict(zip(_SDPA_ARGS, args)), **kwargs}, lambda arg: arg, self.arch,
-                                  self.assumptions)
+            choice = _sdpa_decide(
+                {**dict(zip(_SDPA_ARGS, args)), **kwargs}, lambda arg: arg, self.arch, self.assumptions
+            )
             if choice != "math":
                 return _sdpa_as(choice)(*args, **kwargs)
         return func(*args, **kwargs)

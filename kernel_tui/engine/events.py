@@ -31,9 +31,20 @@ AUTOGRAD_FUNCTION = "torch::autograd::"
 the operators that do its work (``AccumulateGrad`` copies a shared gradient into ``.grad``)."""
 
 ALLOCATION_OPS = frozenset(
-    {"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty", "aten::new_empty_strided",
-     "aten::resize_", "aten::set_", "aten::detach_", "aten::_unsafe_view", "aten::_reshape_alias",
-     "aten::lift_fresh", "aten::record_stream"}
+    {
+        "aten::empty",
+        "aten::empty_like",
+        "aten::empty_strided",
+        "aten::new_empty",
+        "aten::new_empty_strided",
+        "aten::resize_",
+        "aten::set_",
+        "aten::detach_",
+        "aten::_unsafe_view",
+        "aten::_reshape_alias",
+        "aten::lift_fresh",
+        "aten::record_stream",
+    }
 )
 
 

@@ -33,8 +33,17 @@ from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
 from kernel_tui.roofline import achieved_gflops, bound, dominant_bound, intensity
 
 NO_ARITHMETIC = PLACEMENT | {
-    "aten::fill_", "aten::zero_", "aten::zeros_like", "aten::ones_like", "aten::full_like", "aten::new_zeros",
-    "aten::new_ones", "aten::new_full", "aten::_local_scalar_dense", "aten::lift_fresh", "aten::alias",
+    "aten::fill_",
+    "aten::zero_",
+    "aten::zeros_like",
+    "aten::ones_like",
+    "aten::full_like",
+    "aten::new_zeros",
+    "aten::new_ones",
+    "aten::new_full",
+    "aten::_local_scalar_dense",
+    "aten::lift_fresh",
+    "aten::alias",
     FOREACH_COPY,
 }
 """Operators that move or place data without computing on it (a CUDA graph's input copy among them)."""
@@ -76,7 +85,7 @@ class FlopCountingMode(TorchDispatchMode):
         super().__init__()
         self.ops: list[OpFlops] = []
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"

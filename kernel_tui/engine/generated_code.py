@@ -79,9 +79,7 @@ def loads_pointer(code: str | None, param: str) -> bool:
     # C++ kernels may name the same buffer twice (``auto out_ptr0 = in_out_ptr0;``): loads through the
     # alias are loads of the parameter.
     names = [param, *re.findall(rf"auto\s+(\w+)\s*=\s*{re.escape(param)}\s*;", body)]
-    return any(
-        re.search(rf"(?:(?<!store)\(\s*|=\s*){re.escape(name)}\b(?!\s*;)", body) is not None for name in names
-    )
+    return any(re.search(rf"(?:(?<!store)\(\s*|=\s*){re.escape(name)}\b(?!\s*;)", body) is not None for name in names)
 
 
 def kernel_definition(source: str, name: str) -> str | None:
@@ -216,7 +214,7 @@ class _WrapperOps(TorchDispatchMode):
     def ignore_compile_internals(cls) -> bool:
         return True
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
@@ -226,8 +224,14 @@ class _WrapperOps(TorchDispatchMode):
             direction = host_transfer(name, read, written)
             call = MEMCPY_NAMES[direction] if direction else None
             self._recorder.records.append(
-                Traffic(name, unique_bytes(read), unique_bytes(written), (name,), call=call,
-                        kind="memcpy" if direction else "kernel")
+                Traffic(
+                    name,
+                    unique_bytes(read),
+                    unique_bytes(written),
+                    (name,),
+                    call=call,
+                    kind="memcpy" if direction else "kernel",
+                )
             )
         return out
 

@@ -34,8 +34,17 @@ CONFIG_MODULES = ("torch._dynamo.config", "torch._inductor.config", "torch._func
 # Torch keeps its own bookkeeping in the environment during a compile; it is not the scenario's doing.
 TORCH_PRIVATE_ENV = "_TORCH"
 SIGNALS = tuple(
-    sig for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE, signal.SIGUSR1,
-                    signal.SIGUSR2, signal.SIGALRM, signal.SIGCHLD)
+    sig
+    for sig in (
+        signal.SIGINT,
+        signal.SIGTERM,
+        signal.SIGHUP,
+        signal.SIGPIPE,
+        signal.SIGUSR1,
+        signal.SIGUSR2,
+        signal.SIGALRM,
+        signal.SIGCHLD,
+    )
 )
 
 
@@ -119,8 +128,10 @@ class Snapshot:
             default_dtype=torch.get_default_dtype(),
             default_device=get_device() if get_device else None,
             matmul_precision=torch.get_float32_matmul_precision(),
-            deterministic=(torch.are_deterministic_algorithms_enabled(),
-                           torch.is_deterministic_algorithms_warn_only_enabled()),
+            deterministic=(
+                torch.are_deterministic_algorithms_enabled(),
+                torch.is_deterministic_algorithms_warn_only_enabled(),
+            ),
             cwd=os.getcwd(),
             path=list(sys.path),
             meta_path=list(sys.meta_path),
@@ -198,8 +209,10 @@ class Snapshot:
             torch.set_default_device(None if self.default_device.type == "cpu" else self.default_device)
         if torch.get_float32_matmul_precision() != self.matmul_precision:
             torch.set_float32_matmul_precision(self.matmul_precision)
-        if (torch.are_deterministic_algorithms_enabled(),
-                torch.is_deterministic_algorithms_warn_only_enabled()) != self.deterministic:
+        if (
+            torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled(),
+        ) != self.deterministic:
             torch.use_deterministic_algorithms(self.deterministic[0], warn_only=self.deterministic[1])
 
     def _restore_configs(self) -> None:

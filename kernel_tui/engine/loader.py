@@ -102,9 +102,7 @@ class LoadedScenario:
         if isinstance(args, torch.Tensor):
             args = (args,)
         if not isinstance(args, (tuple, list)) or not args:
-            raise self._contract(
-                "inputs", f"inputs() must return a tuple of tensors, not {type(args).__name__}", args
-            )
+            raise self._contract("inputs", f"inputs() must return a tuple of tensors, not {type(args).__name__}", args)
         for position, value in enumerate(args):
             # A snippet's set-up may hand its last line a number or a module: its inputs() are ours, not the
             # learner's, and fn() takes what the set-up made.
@@ -116,8 +114,10 @@ class LoadedScenario:
                 # A meta tensor has a shape and no data: fn would "run" without computing anything, and the
                 # report would time nothing and call it a speed-up.
                 raise self._contract(
-                    "inputs", f"inputs() returned a tensor on the meta device at position {position}: it holds "
-                    f"no data, so nothing would be computed; make it on the device asked for ({device!r})", args
+                    "inputs",
+                    f"inputs() returned a tensor on the meta device at position {position}: it holds "
+                    f"no data, so nothing would be computed; make it on the device asked for ({device!r})",
+                    args,
                 )
         if self.info.train:
             from kernel_tui.engine.training import with_grad  # training imports this module
@@ -177,12 +177,10 @@ def load_scenario(path: Path) -> LoadedScenario:
         tree = ast.parse(source, str(path))
         code = compile(snippet_module(tree) if info.is_snippet else tree, str(path), "exec")
         with _own_folder_on_path(path):
-            exec(code, module.__dict__)  # noqa: S102 - running the user's scenario is the point
+            exec(code, module.__dict__)  # running the user's scenario is the point
     except USER_ERRORS as exc:
         raise stage_error("load", path, exc) from exc
     for name in ("fn", "inputs"):
         if not callable(getattr(module, name, None)):
-            raise StageError(
-                ScenarioError("load", f"the scenario defines no function {name}()", None, str(path))
-            )
+            raise StageError(ScenarioError("load", f"the scenario defines no function {name}()", None, str(path)))
     return LoadedScenario(info, module)

@@ -180,9 +180,18 @@ def _measure_modes(
         report = _timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args), None)
         return _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
     variant_runs = variants.measure_variants(
-        scenario, args, device,
-        lambda call, records, name: _mode_result(call, device, unit, join_compiled, records,
-                                                 _trace_path(trace_dir, path, name), sectioned=scenario.info.train),
+        scenario,
+        args,
+        device,
+        lambda call, records, name: _mode_result(
+            call,
+            device,
+            unit,
+            join_compiled,
+            records,
+            _trace_path(trace_dir, path, name),
+            sectioned=scenario.info.train,
+        ),
         emit,
     )
     report = replace(report, variants={run.name: run.untimed() for run in variant_runs})

@@ -64,8 +64,7 @@ report. Every other claim (launches, bytes, graph breaks) follows from the code 
 
 STANDING_ASSUMPTIONS = (
     "no times: a preview generates code and runs nothing, so times, speedups and the sweep are for a real GPU",
-    "eager launches: one per ATen operator that works on the device; a library may launch more "
-    "(cuBLAS split-K, cuDNN)",
+    "eager launches: one per ATen operator that works on the device; a library may launch more (cuBLAS split-K, cuDNN)",
     "torch.cuda.is_available() is False while the code is traced: code that branches on it takes its CPU branch",
 )
 
@@ -105,8 +104,11 @@ def preview_scenario(
         report = replace(report, error=failure.error)
     claims = info.claims_for("cuda") if info is not None else claims_of_unloaded(path, "cuda")
     decided = {key: value for key, value in claims.items() if key not in NEEDS_SWEEP}
-    notes += [f"claim not checked: {key} (claimed {value:g}): {UNSWEPT}" for key, value in claims.items()
-              if key in NEEDS_SWEEP]
+    notes += [
+        f"claim not checked: {key} (claimed {value:g}): {UNSWEPT}"
+        for key, value in claims.items()
+        if key in NEEDS_SWEEP
+    ]
     return replace(
         report,
         assumptions=report.assumptions + tuple(dict.fromkeys(notes)),
@@ -117,8 +119,9 @@ def preview_scenario(
 def preview_as_measure(arch: int) -> Callable[..., ScenarioReport]:
     """The preview in ``measure_scenario``'s shape, for the engine to call in its place (no sweep, no traces)."""
 
-    def measure(path: str | Path, device: str, *, size: int | None = None, emit: Emit = no_emit,
-                **ignored: Any) -> ScenarioReport:
+    def measure(
+        path: str | Path, device: str, *, size: int | None = None, emit: Emit = no_emit, **ignored: Any
+    ) -> ScenarioReport:
         return preview_scenario(path, arch, size=size, emit=emit)
 
     return measure
@@ -138,7 +141,8 @@ def _fake_inputs(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode)
     with fake_mode:
         return tuple(
             torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="cuda").requires_grad_(t.requires_grad)
-            if isinstance(t, torch.Tensor) else t  # a snippet's set-up may pass a number along
+            if isinstance(t, torch.Tensor)
+            else t  # a snippet's set-up may pass a number along
             for t in real
         )
 
@@ -163,7 +167,7 @@ class _HostValues(TorchDispatchMode):
     def ignore_compile_internals(cls) -> bool:
         return True
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if func is torch.ops.aten._local_scalar_dense.default and isinstance(args[0], FakeTensor):
             self.used += 1
             dtype = args[0].dtype
@@ -175,8 +179,10 @@ class _HostValues(TorchDispatchMode):
     def note(self) -> list[str]:
         if not self.used:
             return []
-        return ["host values: `.item()` and the like have no value without running; the preview went on "
-                "with 1 (1.5 for a floating value), so code that branches on such a value follows that branch"]
+        return [
+            "host values: `.item()` and the like have no value without running; the preview went on "
+            "with 1 (1.5 for a floating value), so code that branches on such a value follows that branch"
+        ]
 
 
 # -- eager ----------------------------------------------------------------------------------------------------
@@ -189,7 +195,7 @@ class _DeviceOps(EagerTrafficMode):
         super().__init__(source_file)
         self.launches: list[Traffic] = []
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
@@ -199,10 +205,17 @@ class _DeviceOps(EagerTrafficMode):
             if any(t.device.type == "cuda" for t in read + written):
                 direction = host_transfer(name, read, written)
                 line = self._caller_line()
-                self.launches.append(Traffic(
-                    name, unique_bytes(read), unique_bytes(written), (name,), (line,) if line else (),
-                    call=MEMCPY_NAMES[direction] if direction else None, kind="memcpy" if direction else "op",
-                ))
+                self.launches.append(
+                    Traffic(
+                        name,
+                        unique_bytes(read),
+                        unique_bytes(written),
+                        (name,),
+                        (line,) if line else (),
+                        call=MEMCPY_NAMES[direction] if direction else None,
+                        kind="memcpy" if direction else "op",
+                    )
+                )
         return out
 
 
@@ -214,19 +227,21 @@ def _rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
         grouped.setdefault((launch.call or launch.name, launch.kind), []).append(launch)
     rows = []
     for (name, kind), group in grouped.items():
-        rows.append(Kernel(
-            name=name,
-            short_name=short_name(name),
-            calls=len(group),
-            time_us=None,
-            bytes_read=sum(launch.bytes_read for launch in group),
-            bytes_written=sum(launch.bytes_written for launch in group),
-            kind=kind,
-            op=group[0].name if group[0].call else None,
-            aten_ops=tuple(dict.fromkeys(op for launch in group for op in launch.aten_ops)),
-            lines=tuple(dict.fromkeys(line for launch in group for line in launch.lines)),
-            code=next((launch.code for launch in group if launch.code), None),
-        ))
+        rows.append(
+            Kernel(
+                name=name,
+                short_name=short_name(name),
+                calls=len(group),
+                time_us=None,
+                bytes_read=sum(launch.bytes_read for launch in group),
+                bytes_written=sum(launch.bytes_written for launch in group),
+                kind=kind,
+                op=group[0].name if group[0].call else None,
+                aten_ops=tuple(dict.fromkeys(op for launch in group for op in launch.aten_ops)),
+                lines=tuple(dict.fromkeys(line for launch in group for line in launch.lines)),
+                code=next((launch.code for launch in group if launch.code), None),
+            )
+        )
     return tuple(rows)
 
 
@@ -253,16 +268,18 @@ class _PreviewBackend:
         self.fake_mode = fake_mode
         self.notes = notes
         self.modules: list[Any] = []
-        self.inductor = torch._TorchCompileInductorWrapper(options.get("mode"), options.get("options"),
-                                                           options.get("dynamic"))
+        self.inductor = torch._TorchCompileInductorWrapper(
+            options.get("mode"), options.get("options"), options.get("dynamic")
+        )
         self.patches: dict[str, Any] = {"force_disable_caches": True, "compile_threads": 1}
         if self.inductor.config.get("max_autotune") or self.inductor.config.get("max_autotune_gemm"):
             self.patches.update(max_autotune=False, max_autotune_gemm=False, max_autotune_pointwise=False)
             notes.append("max-autotune: a GPU benchmarks candidate kernels; the preview keeps the default choices")
         if self.inductor.config.get("triton.cudagraphs"):
             self.patches["triton.cudagraphs"] = False
-            notes.append("CUDA graphs (mode reduce-overhead or max-autotune): a GPU replays these launches as one "
-                         "graph launch")
+            notes.append(
+                "CUDA graphs (mode reduce-overhead or max-autotune): a GPU replays these launches as one graph launch"
+            )
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         if any(isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs):
@@ -360,14 +377,21 @@ def generate_for_gpu(
     try:
         with _fresh_dynamo():
             watch = compile_watch.CompileWatch().start()
-            compiled_fn = torch.compile(fn, backend=backend, dynamic=options.get("dynamic"),
-                                        fullgraph=bool(options.get("fullgraph", False)))
+            compiled_fn = torch.compile(
+                fn, backend=backend, dynamic=options.get("dynamic"), fullgraph=bool(options.get("fullgraph", False))
+            )
             with host:
                 call(compiled_fn, args)
                 records = compiled_traffic(compiled_fn, args, backend.modules)
             sources = [Path(module.__file__).read_text(encoding="utf-8") for module in backend.modules]
-            return GeneratedCode(records, sources, watch.graph_breaks, tuple(watch.graph_break_reasons),
-                                 watch.recompiles, tuple(watch.recompile_reasons))
+            return GeneratedCode(
+                records,
+                sources,
+                watch.graph_breaks,
+                tuple(watch.graph_break_reasons),
+                watch.recompiles,
+                tuple(watch.recompile_reasons),
+            )
     finally:
         notes.extend(host.note())
         _forget(backend.modules)
@@ -402,8 +426,13 @@ def _preview_modes(
         output = scenario.call(fn, args, "eager")
     notes.extend(host.note())
     eager = _mode(_rows(device_ops.launches), unit)
-    report = replace(report, eager=eager, ideal_bytes=ideal_bytes(args, output), array_bytes=unit,
-                     signature=call_signature(fn, args, output))
+    report = replace(
+        report,
+        eager=eager,
+        ideal_bytes=ideal_bytes(args, output),
+        array_bytes=unit,
+        signature=call_signature(fn, args, output),
+    )
     emit("partial", report=report.to_dict())
 
     emit("progress", stage="compile", detail=f"Inductor for sm_{arch}")
@@ -411,8 +440,14 @@ def _preview_modes(
     if options.get("backend", "inductor") != "inductor":
         notes.append(f"backend {options['backend']!r}: the preview shows what Inductor generates")
     try:
-        code = generate_for_gpu(fn, args, arch, options=options, notes=notes,
-                                call=lambda compiled_fn, args: scenario.call(compiled_fn, args, "compile"))
+        code = generate_for_gpu(
+            fn,
+            args,
+            arch,
+            options=options,
+            notes=notes,
+            call=lambda compiled_fn, args: scenario.call(compiled_fn, args, "compile"),
+        )
     except StageError as failure:
         return with_flops(replace(report, error=replace(failure.error, stage="compile")), counting.ops, None)
     except Exception as exc:  # noqa: BLE001 - a failure to generate is this scenario's compile error
@@ -425,8 +460,9 @@ def _preview_modes(
         recompile_reasons=code.recompile_reasons,
     )
     eager_rows, compiled_rows = attribute(report.eager.kernels, compiled.kernels)
-    report = replace(report, eager=replace(report.eager, kernels=eager_rows),
-                     compiled=replace(compiled, kernels=compiled_rows))
+    report = replace(
+        report, eager=replace(report.eager, kernels=eager_rows), compiled=replace(compiled, kernels=compiled_rows)
+    )
     # FLOPs follow from shapes, so a preview has them; with no GPU measured there is no ridge to class them by.
     return with_flops(report, counting.ops, None)
 

@@ -91,8 +91,13 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
         outbox = RunOutbox(request.run_id, send)
         with lifeline.busy():
             if warm_up is not None and warm_up.running:
-                outbox.send(Progress(request.run_id, "load",
-                                       f"first compile of the session: about {warm_up.remaining_s():.0f} s more"))
+                outbox.send(
+                    Progress(
+                        request.run_id,
+                        "load",
+                        f"first compile of the session: about {warm_up.remaining_s():.0f} s more",
+                    )
+                )
                 warm_up.wait()
             report = _run(request, device, outbox, measure_scenario)
             # Restored before the report is sent, so that what could not be restored is in it.
@@ -188,6 +193,12 @@ def _engine_failure(path: str, device: str, details: str, error: Any = None) -> 
     except ScenarioFileError:
         title, size = path, 0
     return ScenarioReport(
-        path, title, device, device_name(device), torch.__version__, size, threads=torch.get_num_threads(),
+        path,
+        title,
+        device,
+        device_name(device),
+        torch.__version__,
+        size,
+        threads=torch.get_num_threads(),
         error=error or ScenarioError("engine", last, None, path, details),
     )

@@ -76,9 +76,7 @@ def is_out_of_memory(exc: BaseException) -> bool:
     )
 
 
-def run_sweep(
-    scenario: LoadedScenario, device: str, plan: SweepPlan, on_point: Callable[[SweepPoint], None]
-) -> float:
+def run_sweep(scenario: LoadedScenario, device: str, plan: SweepPlan, on_point: Callable[[SweepPoint], None]) -> float:
     """Measure each planned size, calling ``on_point`` as each is done; returns the seconds spent in timed
     calls. Ends early, with a note on each size left, when the next point would overrun SWEEP_BUDGET_S."""
     fn, compiled_fn = training.measured_fn(scenario), scenario.compiled_fn
@@ -91,8 +89,10 @@ def run_sweep(
         spent = time.perf_counter() - started
         if predicted is not None and spent + predicted > SWEEP_BUDGET_S:
             last_size, _, last_s = history[-1]
-            budget_note = (f"sweep ended: this size would take about {predicted:,.0f} s (the last took {last_s:,.1f} s "
-                    f"at {last_size:,} elements; the sweep's budget is {SWEEP_BUDGET_S:g} s)")
+            budget_note = (
+                f"sweep ended: this size would take about {predicted:,.0f} s (the last took {last_s:,.1f} s "
+                f"at {last_size:,} elements; the sweep's budget is {SWEEP_BUDGET_S:g} s)"
+            )
             for skipped in plan.sizes[index:]:
                 on_point(SweepPoint(skipped, None, None, note=budget_note))
             break
@@ -105,7 +105,7 @@ def run_sweep(
             eager, compiled = comparison.first, comparison.second
             eager_bytes = sum(op.bytes_total for op in eager_traffic(fn, args))
             compiled_bytes = sum(kernel.bytes_total for kernel in compiled_traffic(compiled_fn, args))
-        except Exception as exc:  # noqa: BLE001 - only memory exhaustion ends a sweep quietly
+        except Exception as exc:  # only memory exhaustion ends a sweep quietly
             cause = exc.__cause__ or exc
             if not is_out_of_memory(cause):
                 raise
@@ -121,8 +121,14 @@ def run_sweep(
         note = f"noisy {' and '.join(noisy)} timing: is the machine busy?" if noisy else None
         on_point(
             SweepPoint(
-                size, eager.median_us, compiled.median_us, eager.iqr_us, compiled.iqr_us, note,
-                eager_bytes=eager_bytes, compiled_bytes=compiled_bytes or None,
+                size,
+                eager.median_us,
+                compiled.median_us,
+                eager.iqr_us,
+                compiled.iqr_us,
+                note,
+                eager_bytes=eager_bytes,
+                compiled_bytes=compiled_bytes or None,
             )
         )
         del args

@@ -196,8 +196,14 @@ def _comparisons(samples: list[list[float]], numbers: list[int]) -> Comparisons:
     for side, side_samples in enumerate(samples):
         times_us = [t * 1e6 for t in side_samples]
         quartiles = statistics.quantiles(times_us, n=4) if len(times_us) > 1 else [times_us[0]] * 3
-        timings.append(Timing(statistics.median(times_us), quartiles[2] - quartiles[0], len(times_us),
-                              sum(side_samples) * numbers[side]))
+        timings.append(
+            Timing(
+                statistics.median(times_us),
+                quartiles[2] - quartiles[0],
+                len(times_us),
+                sum(side_samples) * numbers[side],
+            )
+        )
     ratios = tuple(tuple(a / b for a, b in zip(samples[0], side_samples) if b > 0) for side_samples in samples)
     return Comparisons(tuple(timings), ratios)
 

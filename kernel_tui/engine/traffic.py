@@ -90,7 +90,7 @@ class EagerTrafficMode(TorchDispatchMode):
         self.ops: list[Traffic] = []
         self._source_file = source_file
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"

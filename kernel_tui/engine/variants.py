@@ -194,8 +194,9 @@ def finished(
             first_call_s = first_calls.get(name)
             compile_s = max(first_call_s - measured.time_us / 1e6, 0.0) if first_call_s is not None else None
             _, rows = attribute(eager_kernels, measured.kernels)
-            measured = replace(measured, compile_s=compile_s,
-                               kernels=with_bandwidth(rows, report.bandwidth_ceiling_gbs))
+            measured = replace(
+                measured, compile_s=compile_s, kernels=with_bandwidth(rows, report.bandwidth_ceiling_gbs)
+            )
             measured = with_flops(replace(report, compiled=measured), flop_ops, report.ceilings).compiled
         variants[name] = replace(variant, measured=measured)
     return replace(report, variants=variants)

@@ -62,67 +62,101 @@ def keyed(*tables: Iterable[KeyAction]) -> list[KeyAction]:
 
 EXPLORER_ACTIONS = (
     KeyAction("run(False)", "Run", "Run the scenario: eager and compiled kernels (no sweep)", "r", show=True),
-    KeyAction("run(True)", "Run with sweep", "Run the scenario and sweep its runtime against size", "s",
-              footer="Run+sweep", show=True),
-    KeyAction("cancel", "Cancel run", "Cancel the run (stops the engine; the next run restarts it)", "escape",
-              footer="Cancel", show=True),
-    KeyAction("move(1)", "Next scenario", "Next scenario", "n,right_square_bracket",
-              footer="Next", show=True),
-    KeyAction("move(-1)", "Previous scenario", "Previous scenario", "p,left_square_bracket",
-              footer="Prev", show=True),
-    KeyAction("details", "Details", "Details: error traceback, engine output, graph breaks",
-              "d", show=True),
+    KeyAction(
+        "run(True)",
+        "Run with sweep",
+        "Run the scenario and sweep its runtime against size",
+        "s",
+        footer="Run+sweep",
+        show=True,
+    ),
+    KeyAction(
+        "cancel",
+        "Cancel run",
+        "Cancel the run (stops the engine; the next run restarts it)",
+        "escape",
+        footer="Cancel",
+        show=True,
+    ),
+    KeyAction("move(1)", "Next scenario", "Next scenario", "n,right_square_bracket", footer="Next", show=True),
+    KeyAction("move(-1)", "Previous scenario", "Previous scenario", "p,left_square_bracket", footer="Prev", show=True),
+    KeyAction("details", "Details", "Details: error traceback, engine output, graph breaks", "d", show=True),
     KeyAction("pane('scenarios')", "Show scenarios", "Show the scenario list", "1", footer="Scenarios"),
     KeyAction("pane('lesson')", "Show lesson", "Show the lesson and its code", "2", footer="Lesson"),
-    KeyAction("pane('kernels')", "Show kernels", "Show the kernel tables", "3",
-              footer="Kernels"),
+    KeyAction("pane('kernels')", "Show kernels", "Show the kernel tables", "3", footer="Kernels"),
     KeyAction("pane('chart')", "Show chart", "Show the runtime against size chart", "4", footer="Chart"),
 )
 """The explorer's own keys: running, moving through the list, the panes."""
 
 SNIPPET_ACTIONS = (
-    KeyAction("edit_scenario", "Edit scenario",
-              "Edit this scenario in the editor (a course scenario: a copy)", "e",
-              footer="Edit", show=True),
-    KeyAction("new_snippet", "New snippet", "A new snippet in the editor: (a + b).relu()",
-              "ctrl+n", footer="New"),
-    KeyAction("copy_scenario", "Copy scenario to a new snippet",
-              "The scenario's code in the editor, saved nowhere yet"),
+    KeyAction(
+        "edit_scenario",
+        "Edit scenario",
+        "Edit this scenario in the editor (a course scenario: a copy)",
+        "e",
+        footer="Edit",
+        show=True,
+    ),
+    KeyAction("new_snippet", "New snippet", "A new snippet in the editor: (a + b).relu()", "ctrl+n", footer="New"),
+    KeyAction(
+        "copy_scenario", "Copy scenario to a new snippet", "The scenario's code in the editor, saved nowhere yet"
+    ),
     # Shown in the footer by the editor itself (its own ctrl+r and ctrl+s), here for the other panes and help.
     KeyAction("run_snippet(False)", "Run snippet", "Run the editor's snippet", "ctrl+r"),
-    KeyAction("run_snippet(True)", "Run snippet with sweep",
-              "Run the editor's snippet and sweep its runtime against size"),
-    KeyAction("save_snippet", "Save snippet", "Save the editor's snippet (asks where at first)",
-              "ctrl+s", footer="Save"),
+    KeyAction(
+        "run_snippet(True)", "Run snippet with sweep", "Run the editor's snippet and sweep its runtime against size"
+    ),
+    KeyAction(
+        "save_snippet", "Save snippet", "Save the editor's snippet (asks where at first)", "ctrl+s", footer="Save"
+    ),
     KeyAction("save_snippet_as", "Save snippet as", "Save the editor's snippet to a file of your choice"),
-    KeyAction("open_file", "Open file in the editor", "Open a scenario file in the editor (asks its path)",
-              "ctrl+o", footer="Open"),
+    KeyAction(
+        "open_file",
+        "Open file in the editor",
+        "Open a scenario file in the editor (asks its path)",
+        "ctrl+o",
+        footer="Open",
+    ),
     KeyAction("set_size", "Set size", "Set the size (elements per tensor) of every run", "z", footer="Size"),
     KeyAction("restore_drafts", "Restore drafts", "Unsaved snippets from earlier sessions"),
-    KeyAction("show_editor", "Show editor", "Show the snippet editor (a new snippet if none)", "5",
-              footer="Editor", palette=False),
+    KeyAction(
+        "show_editor",
+        "Show editor",
+        "Show the snippet editor (a new snippet if none)",
+        "5",
+        footer="Editor",
+        palette=False,
+    ),
 )
 """The explorer's keys for the editor; ctrl keys work inside the editor too (letters there are typed)."""
 
 WHY_ACTIONS = (
-    KeyAction("code", "Generated code",
-              "Generated code of the highlighted compiled kernel (or of the one an eager kernel became)", "g",
-              footer="Code"),
-    KeyAction("chart_mode", "Switch chart: runtime / bandwidth / roofline",
-              "Chart: runtime, achieved bandwidth (GB/s, with the ceiling) vs size, then the roofline", "b",
-              footer="Bandwidth"),
-    KeyAction("toggle_predict", "Predictions on / off",
-              "Predictions on/off: on the course, guess a lesson's kernel counts before its first run", "t",
-              footer="Predict"),
+    KeyAction(
+        "code",
+        "Generated code",
+        "Generated code of the highlighted compiled kernel (or of the one an eager kernel became)",
+        "g",
+        footer="Code",
+    ),
+    KeyAction(
+        "chart_mode",
+        "Switch chart: runtime / bandwidth / roofline",
+        "Chart: runtime, achieved bandwidth (GB/s, with the ceiling) vs size, then the roofline",
+        "b",
+        footer="Bandwidth",
+    ),
+    KeyAction(
+        "toggle_predict",
+        "Predictions on / off",
+        "Predictions on/off: on the course, guess a lesson's kernel counts before its first run",
+        "t",
+        footer="Predict",
+    ),
 )
 """The explorer's keys for attribution, code, bandwidth and predictions."""
 
-QUIT_ACTIONS = (
-    KeyAction("app.quit", "Quit", "Quit (ends the engine too)", "q", palette=False),
-)
+QUIT_ACTIONS = (KeyAction("app.quit", "Quit", "Quit (ends the engine too)", "q", palette=False),)
 """Last in the explorer's bindings; the palette has Textual's own Quit."""
 
-APP_ACTIONS = (
-    KeyAction("help", "Help", "List every key", "question_mark,f1", key_display="?", show=True),
-)
+APP_ACTIONS = (KeyAction("help", "Help", "List every key", "question_mark,f1", key_display="?", show=True),)
 """The app's own keys, on every screen."""

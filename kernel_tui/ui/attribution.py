@@ -57,7 +57,7 @@ def code_language(kernel: Kernel) -> str:
     backend = kernel_backend(kernel.name)
     if "@triton" in code or "import triton" in code or backend == "triton":
         return "python"
-    if "#include" in code or "extern \"C\"" in code or backend == "cpp":
+    if "#include" in code or 'extern "C"' in code or backend == "cpp":
         return "cpp"
     return "python"
 
@@ -93,8 +93,10 @@ def no_code_reason(kernel: Kernel | None, mode: str) -> str:
         return "No generated code to show: run the scenario first (r)."
     if mode == "compiled":
         return f"{kernel.short_name} has no generated code: it is a library call or a copy, not an Inductor kernel."
-    return (f"{kernel.short_name}: no compiled kernel is known to have done its work "
-            "(compiled, it may have become a view, a library call, or nothing).")
+    return (
+        f"{kernel.short_name}: no compiled kernel is known to have done its work "
+        "(compiled, it may have become a view, a library call, or nothing)."
+    )
 
 
 # -- which columns fit ----------------------------------------------------------------------------

@@ -179,8 +179,9 @@ def _replayed(recording: Recording, path: Path, sweep: bool) -> Iterator[RunMess
     """The recording as a run of ``path`` would send it: paths rewritten, the sweep left out if not asked."""
     recorded = recording.recorded_path()
     for message in recording.messages:
-        if not sweep and (isinstance(message, SweepPoint) or
-                          (isinstance(message, Progress) and message.stage == "sweep")):
+        if not sweep and (
+            isinstance(message, SweepPoint) or (isinstance(message, Progress) and message.stage == "sweep")
+        ):
             continue
         if isinstance(message, Progress):
             yield replace(message, detail=_rewrite_paths(message.detail, recorded, str(path)))

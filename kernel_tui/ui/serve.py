@@ -69,8 +69,9 @@ def serve_app(
             "included, can use the explorer, including the snippet editor, which runs Python on this machine.",
             file=sys.stderr,
         )
-    server = guarded_server(app_command(paths, device=device, predict=predict), host=host, port=port,
-                            token=secrets.token_urlsafe(32))
+    server = guarded_server(
+        app_command(paths, device=device, predict=predict), host=host, port=port, token=secrets.token_urlsafe(32)
+    )
     try:
         server.serve()
     except OSError as error:  # the port is taken, or the address is not this machine's
@@ -105,11 +106,13 @@ def guarded_server(command: str, *, host: str, port: int, token: str) -> Any:
             app = web.Application()
             aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
             # Only what the page needs: its script and styles are public, the page and the websocket are not.
-            app.add_routes([
-                web.get("/", self.handle_index, name="index"),
-                web.get("/ws/{token}", self.handle_websocket, name="websocket"),
-                web.static("/static", self.statics_path, name="static"),
-            ])
+            app.add_routes(
+                [
+                    web.get("/", self.handle_index, name="index"),
+                    web.get("/ws/{token}", self.handle_websocket, name="websocket"),
+                    web.static("/static", self.statics_path, name="static"),
+                ]
+            )
             app.on_startup.append(self.on_startup)
             app.on_shutdown.append(self.on_shutdown)
             return app

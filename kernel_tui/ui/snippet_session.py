@@ -357,8 +357,7 @@ class SnippetSession:
             return False
         document.saved = text
         self._tell(
-            f"{shown} changed on disk. Your unsaved edits are kept in the editor: ctrl+s replaces the file "
-            "with them.",
+            f"{shown} changed on disk. Your unsaved edits are kept in the editor: ctrl+s replaces the file with them.",
             "warning",
             timeout=10,
         )
@@ -374,7 +373,6 @@ class SnippetSession:
         while candidate.exists():
             candidate, number = folder / f"{stem}-{number}.py", number + 1
         return candidate
-
 
     # -- drafts from before ------------------------------------------------------------------------
 

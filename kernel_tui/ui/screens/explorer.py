@@ -247,9 +247,7 @@ class ExplorerScreen(Screen[None]):
         if progress is None and run is None and warming is not None:
             progress = describe.warming_progress(*warming)
         self.query_one(RunStatusBar).show(
-            describe.status_text(
-                run, now=now, background=background, engine_error=self.engine_error, warming=warming
-            ),
+            describe.status_text(run, now=now, background=background, engine_error=self.engine_error, warming=warming),
             progress,
         )
 
@@ -480,13 +478,19 @@ class ExplorerScreen(Screen[None]):
     def _start_engine(self) -> None:
         self.run_worker(
             partial(start_engine, self.link, self.post_message),
-            thread=True, exclusive=True, exit_on_error=False, group="engine-start",
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+            group="engine-start",
         )
 
     def _run_engine(self, run_id: int, path: Path, messages: Iterator[RunMessage]) -> None:
         self.run_worker(
             partial(stream_run, run_id, path, messages, self.post_message),
-            thread=True, exclusive=True, exit_on_error=False, group="engine",
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+            group="engine",
         )
 
     def on_engine_started(self, message: EngineStarted) -> None:

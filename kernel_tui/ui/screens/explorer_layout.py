@@ -30,8 +30,13 @@ WIDE_MIN_SIZE = (120, 32)
 SIDE_BY_SIDE_TABLES_MIN_WIDTH = 176
 """From this many columns the two kernel tables sit side by side (each wide enough for a kernel name, its
 bandwidth and what it was fused into or replaced); below it they are stacked."""
-PANES = {"scenarios": "#scenarios", "lesson": "#lesson", "kernels": "#eager", "chart": "#chart",
-         "editor": "#snippet-text"}
+PANES = {
+    "scenarios": "#scenarios",
+    "lesson": "#lesson",
+    "kernels": "#eager",
+    "chart": "#chart",
+    "editor": "#snippet-text",
+}
 """What the 1-5 keys show, in order, and the widget each focuses; ``kernels`` means the eager table."""
 
 

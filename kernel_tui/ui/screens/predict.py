@@ -105,8 +105,9 @@ class PredictScreen(Dialog[Guess | None]):
                         )
                         box.tooltip = LABELS[quantity]
                         yield box
-            yield Static(Text("t on the explorer turns predicting off (--no-predict at start).", style="dim"),
-                         id="predict-note")
+            yield Static(
+                Text("t on the explorer turns predicting off (--no-predict at start).", style="dim"), id="predict-note"
+            )
 
     def on_mount(self) -> None:
         self.set_focus(self.box("eager"))

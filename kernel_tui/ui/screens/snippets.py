@@ -79,9 +79,7 @@ class SnippetWorkbench:
     RUNNING_NOTE_INTERVAL_S = 1.0
     """How often the note under a running snippet counts its seconds."""
 
-    def __init__(
-        self, host: SnippetHost, session: SnippetSession, runs: RunBook, clock: Callable[[], float]
-    ) -> None:
+    def __init__(self, host: SnippetHost, session: SnippetSession, runs: RunBook, clock: Callable[[], float]) -> None:
         self.host = host
         self.session = session
         self.runs = runs
@@ -267,7 +265,6 @@ class SnippetWorkbench:
             answered,
         )
 
-
     def show_editor(self) -> None:
         """Show the editor and focus it; with nothing open, a new snippet."""
         if self.session.show_open():
@@ -427,4 +424,3 @@ def _names(file: str | None, path: Path) -> bool:
         return Path(file).resolve() == path.resolve()
     except OSError:
         return False
-

@@ -28,6 +28,7 @@ from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
 CHART_MODES = ("time", "bandwidth", "roofline")
 
+
 def next_chart_mode(mode: str) -> str:
     """The chart's mode after ``mode``: runtime, then achieved bandwidth, then the roofline, then runtime again."""
     return CHART_MODES[(CHART_MODES.index(mode) + 1) % len(CHART_MODES)]

@@ -36,14 +36,14 @@ def bandwidth_series(points: Sequence[SweepPoint]) -> dict[str, Series]:
 
 
 def draw_bandwidth(
-    plt,  # noqa: ANN001 - the chart's own plotext figure (textual_plotext's Plot)
+    plt,  # the chart's own plotext figure (textual_plotext's Plot)
     points: Sequence[SweepPoint],
     ceiling_gbs: float | None,
     *,
     styles: dict[str, tuple[tuple[int, int, int], str]],
     plain: bool,
-    xticks_for,  # noqa: ANN001 - the chart's x-tick thinning, (sizes) -> sizes
-    yticks_for,  # noqa: ANN001 - 1-2-5 ticks inside a range, (low, high) -> values
+    xticks_for,  # the chart's x-tick thinning, (sizes) -> sizes
+    yticks_for,  # 1-2-5 ticks inside a range, (low, high) -> values
 ) -> dict[str, Series]:
     """Draw achieved GB/s against size on log-log axes, with the ceiling as a horizontal line.
 

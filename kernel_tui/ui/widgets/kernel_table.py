@@ -120,11 +120,13 @@ class KernelTable(DataTable):
                 "time": Text(format_time_us(kernel.time_us, preview=kernel.time_us is None), justify="right"),
                 "bytes": Text(format_bytes(kernel.bytes_total), justify="right"),
                 "gbs": Text.assemble(gbs, (f" {ceiling:>4}" if ceiling else ""), justify="right"),
-                "share": Text(f"{(kernel.time_us or 0.0) / total_time:.0%}" if total_time > 0 else "—",
-                              justify="right"),
+                "share": Text(
+                    f"{(kernel.time_us or 0.0) / total_time:.0%}" if total_time > 0 else "—", justify="right"
+                ),
                 "roof": Text(roofline_cell(kernel), justify="right"),
-                "link": Text("…" if self.links_pending else link_text(kernel, self.mode), overflow="ellipsis",
-                             no_wrap=True),
+                "link": Text(
+                    "…" if self.links_pending else link_text(kernel, self.mode), overflow="ellipsis", no_wrap=True
+                ),
             }
             self.add_row(*(cells[key] for key in keys), key=str(index))
 

@@ -115,8 +115,15 @@ def source_renderable(entry: ScenarioEntry, *, highlight: bool = True) -> Render
             from rich.syntax import Syntax
 
             parts.append(
-                Syntax(piece.code, "python", theme="ansi_dark", line_numbers=True, start_line=piece.first_line,
-                       background_color="default", word_wrap=True)
+                Syntax(
+                    piece.code,
+                    "python",
+                    theme="ansi_dark",
+                    line_numbers=True,
+                    start_line=piece.first_line,
+                    background_color="default",
+                    word_wrap=True,
+                )
             )
         else:
             parts.append(_numbered(piece.code, piece.first_line))

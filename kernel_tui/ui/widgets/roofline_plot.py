@@ -73,8 +73,9 @@ def roof_lines(report: ScenarioReport, low: float, high: float) -> dict[str, Ser
     return lines
 
 
-def highlighted_point(points: list[RooflinePoint], mode: str | None, kernel: Kernel | None,
-                      kernels: tuple[Kernel, ...]) -> RooflinePoint | None:
+def highlighted_point(
+    points: list[RooflinePoint], mode: str | None, kernel: Kernel | None, kernels: tuple[Kernel, ...]
+) -> RooflinePoint | None:
     if mode is None or kernel is None or kernel not in kernels:
         return None
     index = kernels.index(kernel)
@@ -87,8 +88,9 @@ def label_shift(x_range: tuple[float, float], columns: int) -> float:
     return 10 ** (LABEL_GAP * decades / max(columns - 1, 1))
 
 
-def labelled(points: list[RooflinePoint], x_range: tuple[float, float], y_range: tuple[float, float],
-             area: tuple[int, int]) -> list[RooflinePoint]:
+def labelled(
+    points: list[RooflinePoint], x_range: tuple[float, float], y_range: tuple[float, float], area: tuple[int, int]
+) -> list[RooflinePoint]:
     """The points whose labels fit: each label goes right of its point, and one that would run into another
     label or mark on its row is left out (the highlighted kernel is named in the legend regardless).
 
@@ -115,7 +117,7 @@ def labelled(points: list[RooflinePoint], x_range: tuple[float, float], y_range:
 
 
 def draw_roofline(
-    plt,  # noqa: ANN001 - the chart's own plotext figure (textual_plotext's Plot)
+    plt,  # the chart's own plotext figure (textual_plotext's Plot)
     report: ScenarioReport | None,
     highlight: tuple[str | None, Kernel | None],
     *,
@@ -151,14 +153,18 @@ def draw_roofline(
         for point in chosen:
             if point in named:
                 shift = label_shift((low, high), area[0])
-                plt.text(point.name[:LABEL_CHARS], point.intensity * shift, point.gflops, color=color,
-                         alignment="left")
+                plt.text(point.name[:LABEL_CHARS], point.intensity * shift, point.gflops, color=color, alignment="left")
     mode_name, kernel = highlight
     mode = getattr(report, mode_name, None) if mode_name else None
     marked = highlighted_point(points, mode_name, kernel, mode.kernels if mode is not None else ())
     if marked is not None:
-        plt.scatter([marked.intensity], [marked.gflops], label=f"▶ {marked.name[:LABEL_CHARS]}",
-                    color=HIGHLIGHT_COLOR, marker="◆")
+        plt.scatter(
+            [marked.intensity],
+            [marked.gflops],
+            label=f"▶ {marked.name[:LABEL_CHARS]}",
+            color=HIGHLIGHT_COLOR,
+            marker="◆",
+        )
         drawn[HIGHLIGHT] = ([marked.intensity], [marked.gflops])
     ridge_text = f" · ridge {format_intensity(ridge)} FLOP/B" if ridge else " · no ceilings measured"
     plt.title(f"GFLOP/s against FLOP/B (log-log){ridge_text}")

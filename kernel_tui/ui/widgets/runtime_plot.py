@@ -54,8 +54,15 @@ class RuntimePlot(PlotextPlot):
         # is built. Focus moves and other repaints that change nothing the figure shows reuse the last one:
         # building it costs tens of milliseconds, and keys must answer faster than that.
         key = (
-            tuple(self.points), self.mode, self.ceiling_gbs, self.hint, tuple(self.size),
-            self.app.no_color, self.app.theme, id(self.report), self.highlight,
+            tuple(self.points),
+            self.mode,
+            self.ceiling_gbs,
+            self.hint,
+            tuple(self.size),
+            self.app.no_color,
+            self.app.theme,
+            id(self.report),
+            self.highlight,
         )
         if key != self._rendered_key or self._rendered is None:
             self.replot()

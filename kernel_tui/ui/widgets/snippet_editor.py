@@ -86,9 +86,7 @@ class SnippetEditor(Vertical):
         found = self.query("#snippet-text")
         return found.first() if found else None  # type: ignore[return-value]
 
-    def show_document(
-        self, text: str, *, cursor: tuple[int, int], title: str, subtitle: str, note: Text
-    ) -> None:
+    def show_document(self, text: str, *, cursor: tuple[int, int], title: str, subtitle: str, note: Text) -> None:
         """Show a document. The text is loaded only if it differs, so the undo history survives."""
         self.query_one("#editor-empty").display = False
         text_area = self.text_area

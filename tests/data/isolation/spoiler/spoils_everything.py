@@ -25,7 +25,7 @@ random.seed(1234)
 os.chdir("/")
 sys.path.insert(0, "/nonexistent-kernel-tui-folder")
 sys.stdin.close()
-sys.stderr = open(os.devnull, "w")  # noqa: SIM115
+sys.stderr = open(os.devnull, "w")
 os.environ["KERNEL_TUI_SPOILED"] = helper.WHO
 warnings.simplefilter("error", UserWarning)
 
