@@ -125,8 +125,9 @@ def _matmul_key(device: str, device_name: str, dtype: torch.dtype) -> str:
 
 def _cached_ceiling(key: str, field: str, measure: Callable[[], float | None], remeasure: bool) -> float | None:
     cached = _read_cache()
-    entry = cached.get(key)
-    fresh = isinstance(entry, dict) and time.time() - float(entry.get("measured_at", 0)) < MAX_AGE_S
+    found = cached.get(key)
+    entry: dict = found if isinstance(found, dict) else {}
+    fresh = bool(entry) and time.time() - float(entry.get("measured_at", 0)) < MAX_AGE_S
     # Asked for, it is measured once per engine, not before every scenario of the run.
     asked = (remeasure or os.environ.get(REMEASURE_ENV) == "1") and key not in _REMEASURED
     if fresh and not asked and float(entry.get(field, 0)) > 0:
@@ -136,7 +137,7 @@ def _cached_ceiling(key: str, field: str, measure: Callable[[], float | None], r
         return None
     if asked:
         _REMEASURED.add(key)
-    previous = float(entry.get(field, 0)) if isinstance(entry, dict) else 0.0
+    previous = float(entry.get(field, 0))
     if not asked and fresh:
         value = max(value, previous)  # only a busier machine makes the measurement slower
     cached[key] = {field: value, "measured_at": time.time()}
@@ -154,7 +155,9 @@ def _write_cache(cached: dict) -> None:
 
 
 def implausible(kernels: tuple[Kernel, ...], ceiling: float | None) -> bool:
-    return bool(ceiling) and any((gbs(k.bytes_total, k.time_us) or 0) > IMPLAUSIBLE * ceiling for k in kernels)
+    if not ceiling:
+        return False
+    return any((gbs(k.bytes_total, k.time_us) or 0) > IMPLAUSIBLE * ceiling for k in kernels)
 
 
 def checked_ceiling(device: str, device_name: str, ceiling: float | None, kernels: tuple[Kernel, ...]) -> float | None:

@@ -7,11 +7,13 @@ what they say while a watch is open. Graph counts come from dynamo's long-lived 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch._dynamo
 import torch._logging
 from torch._dynamo.utils import counters
+
+from kernel_tui.report import ModeResult
 
 _LOG_NAMES = ("__recompiles", "__graph_breaks")
 
@@ -44,6 +46,29 @@ class CompileWatch:
     @property
     def recompiles(self) -> int:
         return len(self.recompile_reasons)
+
+    def facts(self) -> CompileFacts:
+        """What dynamo did so far, kept: a later compile (a CUDA-graph twin) must not count."""
+        return CompileFacts(
+            self.graph_breaks, tuple(self.graph_break_reasons), self.recompiles, tuple(self.recompile_reasons)
+        )
+
+
+@dataclass(frozen=True)
+class CompileFacts:
+    graph_breaks: int
+    graph_break_reasons: tuple[str, ...]
+    recompiles: int
+    recompile_reasons: tuple[str, ...]
+
+    def applied_to(self, mode: ModeResult) -> ModeResult:
+        return replace(
+            mode,
+            graph_breaks=self.graph_breaks,
+            graph_break_reasons=self.graph_break_reasons,
+            recompiles=self.recompiles,
+            recompile_reasons=self.recompile_reasons,
+        )
 
 
 def _unique_graphs() -> int:

@@ -152,12 +152,7 @@ def _measure_modes(
         scenario.call(compiled_fn, args, "compile")
         synchronize(device)
         # Read now: the CUDA-graph twin below compiles ``fn`` once more, which the watch would count too.
-        compile_facts = {
-            "graph_breaks": watch.graph_breaks,
-            "graph_break_reasons": tuple(watch.graph_break_reasons),
-            "recompiles": watch.recompiles,
-            "recompile_reasons": tuple(watch.recompile_reasons),
-        }
+        compile_facts = watch.facts()
         emit("progress", stage="profile", detail="compiled kernels")
         twin = training.traffic_twin(scenario, fn, device, args)
         records = compiled_traffic(twin or compiled_fn, args)
@@ -199,20 +194,18 @@ def _measure_modes(
     timed = f"eager, compiled and {len(variant_calls)} variants" if variant_calls else "eager and compiled"
     emit("progress", stage="timing", detail=f"{timed}, interleaved")
     report = _timed(replace(report, compiled=compiled), lambda: fn(*args), lambda: compiled_fn(*args), variant_calls)
-    compiled = report.compiled
-    assert compiled is not None and compiled.time_us is not None
-    compiled = replace(
-        compiled,
-        compile_s=max(first_call_s - compiled.time_us / 1e6, 0.0),
-        **compile_facts,
+    timed_compiled, timed_eager = report.compiled, report.eager
+    assert timed_compiled is not None and timed_compiled.time_us is not None and timed_eager is not None
+    compiled = compile_facts.applied_to(
+        replace(timed_compiled, compile_s=max(first_call_s - timed_compiled.time_us / 1e6, 0.0))
     )
-    unattributed_eager = report.eager.kernels
-    eager_rows, compiled_rows = attribute(report.eager.kernels, compiled.kernels)
+    unattributed_eager = timed_eager.kernels
+    eager_rows, compiled_rows = attribute(timed_eager.kernels, compiled.kernels)
     ceiling = checked_ceiling(device, report.device_name, report.bandwidth_ceiling_gbs, eager_rows + compiled_rows)
     report = replace(report, bandwidth_ceiling_gbs=ceiling)
     report = replace(
         report,
-        eager=replace(report.eager, kernels=with_bandwidth(eager_rows, ceiling)),
+        eager=replace(timed_eager, kernels=with_bandwidth(eager_rows, ceiling)),
         compiled=replace(compiled, kernels=with_bandwidth(compiled_rows, ceiling)),
     )
     report = _note_cache_resident(report)
@@ -326,7 +319,7 @@ def _timed(
 
 def _with_time(mode: ModeResult, timing: Timing, wall: Timing) -> ModeResult:
     notes = mode.notes
-    profiled_us = sum(kernel.time_us for kernel in mode.kernels)
+    profiled_us = sum(kernel.time_us or 0.0 for kernel in mode.kernels)
     if profiled_us > timing.median_us + timing.iqr_us:
         notes = (*notes, kernel_time_note(profiled_us, timing))
     return replace(mode, time_us=timing.median_us, time_iqr_us=timing.iqr_us, wall_us=wall.median_us, notes=notes)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import torch
 import torch._dynamo
@@ -311,11 +312,8 @@ class _PreviewBackend:
             backend.modules.append(module)
             return module
 
-        GraphLowering.compile_to_module = compile_to_module
-        try:
+        with mock.patch.object(GraphLowering, "compile_to_module", compile_to_module):
             yield
-        finally:
-            GraphLowering.compile_to_module = original
 
     def _fake_allocations(self, module: Any) -> None:
         fake_mode = self.fake_mode
@@ -459,9 +457,11 @@ def _preview_modes(
         recompiles=code.recompiles,
         recompile_reasons=code.recompile_reasons,
     )
-    eager_rows, compiled_rows = attribute(report.eager.kernels, compiled.kernels)
+    measured_eager = report.eager
+    assert measured_eager is not None  # measured above, before the compile that could fail
+    eager_rows, compiled_rows = attribute(measured_eager.kernels, compiled.kernels)
     report = replace(
-        report, eager=replace(report.eager, kernels=eager_rows), compiled=replace(compiled, kernels=compiled_rows)
+        report, eager=replace(measured_eager, kernels=eager_rows), compiled=replace(compiled, kernels=compiled_rows)
     )
     # FLOPs follow from shapes, so a preview has them; with no GPU measured there is no ridge to class them by.
     return with_flops(report, counting.ops, None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 import torch
@@ -101,7 +102,7 @@ class EagerTrafficMode(TorchDispatchMode):
     def _caller_line(self) -> int | None:
         if self._source_file is None:
             return None
-        frame = sys._getframe(1)
+        frame: FrameType | None = sys._getframe(1)
         while frame is not None:
             if frame.f_code.co_filename == self._source_file:
                 return frame.f_lineno

@@ -136,12 +136,7 @@ def measure_variant(
         run.first_call_s = time.perf_counter() - started
         scenario.call(compiled_fn, args, "compile")
         synchronize(device)
-        facts = {
-            "graph_breaks": watch.graph_breaks,
-            "graph_break_reasons": tuple(watch.graph_break_reasons),
-            "recompiles": watch.recompiles,
-            "recompile_reasons": tuple(watch.recompile_reasons),
-        }
+        facts = watch.facts()
         run.note = cudagraph_note(options, device, _cudagraph_skips() - skips_before)
         twin = training.traffic_twin(scenario, eager_step, device, args, options, compile_target=fresh_function)
         records = compiled_traffic(twin or compiled_fn, args)
@@ -156,7 +151,7 @@ def measure_variant(
     except USER_ERRORS as exc:
         run.error = stage_error("compile", scenario.path, exc).error
         return run
-    run.measured = replace(measured, **facts)
+    run.measured = facts.applied_to(measured)
     if scenario.info.train:
         run.measured = replace(run.measured, saved_bytes=measured_saved)
     run.call = lambda: compiled_fn(*args)

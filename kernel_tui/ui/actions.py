@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class KeyAction:
         )
 
 
-def bindings(*tables: Iterable[KeyAction]) -> list[Binding]:
+def bindings(*tables: Iterable[KeyAction]) -> list[BindingType]:
     """The ``BINDINGS`` of a screen that answers to the actions of ``tables``."""
     return [action.binding() for table in tables for action in table if action.key is not None]
 

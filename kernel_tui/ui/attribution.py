@@ -8,11 +8,15 @@ line under them and the generated-code dialog, and tested without an app.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kernel_tui.formatting import LINK_LABELS, attribution_text, bandwidth_text, ceiling_share_text, format_gbs
 from kernel_tui.names import kernel_backend
 from kernel_tui.report import Kernel, ModeResult
 from kernel_tui.roofline_text import format_bound, format_flops, format_gflops, format_intensity
+
+if TYPE_CHECKING:
+    from rich.text import JustifyMethod
 
 
 def bandwidth_cell(kernel: Kernel) -> tuple[str, str]:
@@ -108,7 +112,7 @@ class Column:
 
     key: str
     label: str
-    justify: str
+    justify: JustifyMethod
     width: int | None
 
 
@@ -169,7 +173,7 @@ def plan_columns(room: int, padding: int, name_want: int, link_want: int, roofli
     link_min = min(MIN_LINK_WIDTH, max(link_want, len(LINK_LABELS["eager"])))
     name_target = max(name_min, min(name_want, MAX_NAME_TARGET))
     link_target = max(link_min, min(link_want, MAX_LINK_TARGET))
-    shown = (*ORDER[:-1], ROOF, LINK) if roofline else ORDER
+    shown: tuple[Column, ...] = (*ORDER[:-1], ROOF, LINK) if roofline else ORDER
     if _needed(shown, padding, name_target, link_target) > room:
         shown = tuple(column for column in shown if column is not DROPPED_FIRST)
     for column in (ROOF, *DROPPED_NEXT):

@@ -164,7 +164,8 @@ class DraftStore:
 
     def left_behind(self) -> tuple[list[Draft], list[Draft]]:
         """Drafts no live kernel-tui holds, split into (unsaved: to offer back, clean: safe to remove)."""
-        unsaved, clean = [], []
+        unsaved: list[Draft] = []
+        clean: list[Draft] = []
         for draft in self.drafts():
             if draft.pid not in (None, os.getpid()) and _alive(draft.pid):
                 continue  # another kernel-tui is editing it right now

@@ -97,7 +97,7 @@ class PredictionBook:
         self.enabled = enabled
         """Off (``--no-predict`` or the toggle key): runs start at once and lessons show their explanation."""
         self.answers: dict[str, Answer] = self._load()
-        self.pending: dict[str, dict[str, int]] = {}
+        self.pending: dict[str, dict[str, float]] = {}
         """Guesses made for runs whose counts are not in yet, by lesson."""
         self.save_error: str | None = None
         """Why the latest answer could not be written (the score then lasts this session only)."""
@@ -120,7 +120,7 @@ class PredictionBook:
     def guessed(self, entry: ScenarioEntry, mode: str) -> int | None:
         """The count the learner predicted for ``mode``, once it has been revealed (for the tables)."""
         answer = self.answers.get(lesson_key(entry))
-        return answer.predicted[mode] if answer is not None and self.applies_to(entry) else None
+        return round(answer.predicted[mode]) if answer is not None and self.applies_to(entry) else None
 
     # -- guessing and revealing ---------------------------------------------------------------------
 

@@ -195,9 +195,9 @@ class SnippetSession:
         if text is None:
             self._tell(f"Cannot read {entry.path}", "error")
             return
-        draft = self._create_draft(text, based_on=source)
-        if draft is not None:
-            self._open_document(SnippetDocument.opened(draft, text))
+        created = self._create_draft(text, based_on=source)
+        if created is not None:
+            self._open_document(SnippetDocument.opened(created, text))
 
     def open_file(self, path: Path) -> None:
         """Edit ``path`` itself: saving writes there, and changes made there on disk come in."""
@@ -215,9 +215,9 @@ class SnippetSession:
         if text is None:
             self._tell(f"Cannot read {path}", "error")
             return
-        draft = self._create_draft(text, origin=path)
-        if draft is not None:
-            self._open_document(SnippetDocument.opened(draft, text))
+        created = self._create_draft(text, origin=path)
+        if created is not None:
+            self._open_document(SnippetDocument.opened(created, text))
 
     def reopen(self, draft: Draft) -> None:
         text = read_text(draft.path)

@@ -7,7 +7,7 @@ first frame (``Deferred``), so a pane's widget may not be there yet.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -86,13 +86,13 @@ def compose_explorer(wide: bool) -> ComposeResult:
 W = TypeVar("W", bound=Widget)
 
 
-def find(screen: Screen[object], selector: str, expect: type[W]) -> W | None:
+def find(screen: Screen[Any], selector: str, expect: type[W]) -> W | None:
     """The widget, or None while its pane has not been mounted yet (see ``Deferred``)."""
     found = screen.query(selector)
     return found.first(expect) if found else None
 
 
-def focused_pane(screen: Screen[object]) -> str:
+def focused_pane(screen: Screen[Any]) -> str:
     """The pane that holds the focus (the scenario list when none does)."""
     focused = screen.focused
     if focused is None:

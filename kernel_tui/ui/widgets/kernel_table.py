@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
 
 from kernel_tui.formatting import LINK_LABELS, format_bytes, format_count, format_time_us, format_transfers, link_text
 from kernel_tui.report import Kernel, ModeResult, nested_names
@@ -66,9 +67,9 @@ class KernelTable(DataTable):
             self.move_cursor(row=min(max(cursor, 0), len(self.kernels) - 1), animate=False)
 
     def _set_width(self, key: str, width: int) -> None:
-        if key not in self.columns:
+        column = self.columns.get(ColumnKey(key))
+        if column is None:
             return
-        column = self.columns[key]
         if column.width != width:
             column.width = width
             column.auto_width = False

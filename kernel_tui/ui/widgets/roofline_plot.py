@@ -155,8 +155,8 @@ def draw_roofline(
                 shift = label_shift((low, high), area[0])
                 plt.text(point.name[:LABEL_CHARS], point.intensity * shift, point.gflops, color=color, alignment="left")
     mode_name, kernel = highlight
-    mode = getattr(report, mode_name, None) if mode_name else None
-    marked = highlighted_point(points, mode_name, kernel, mode.kernels if mode is not None else ())
+    marked_mode = report.mode(mode_name) if mode_name else None
+    marked = highlighted_point(points, mode_name, kernel, marked_mode.kernels if marked_mode is not None else ())
     if marked is not None:
         plt.scatter(
             [marked.intensity],

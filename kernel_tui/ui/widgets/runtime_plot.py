@@ -121,7 +121,7 @@ class RuntimePlot(PlotextPlot):
                 self.drawn[label] = (list(xs), list(ys))
         sizes = [point.size for point in points]
         xticks = _thin(sizes, max(2, (self.size.width - 8) // MIN_TICK_SPACING))
-        plt.xticks(xticks, [format_size(size) for size in xticks])
+        plt.xticks([float(size) for size in xticks], [format_size(size) for size in xticks])
         times = [time for _, time in eager + compiled]
         yticks = time_ticks(min(times), max(times))
         plt.yticks(yticks, [format_time_us(time) for time in yticks])

@@ -137,7 +137,9 @@ class SnippetEditor(Vertical):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         event.stop()
-        text_area = event.text_area
+        text_area = self.text_area  # the event's, typed as the snippet editor's own kind
+        if text_area is None or text_area is not event.text_area:
+            return
         if text_area.error_line is not None and text_area.text != text_area.marked_text:
             text_area.mark_line(None)  # the marked line may have moved: the note under the text stays
         self.post_message(self.Edited(text_area.text, text_area.cursor_location))

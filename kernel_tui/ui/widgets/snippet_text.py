@@ -5,6 +5,8 @@ Its own module so that ``TextArea`` (and its documents) is imported only when th
 
 from __future__ import annotations
 
+from typing import cast
+
 from rich.segment import Segment
 from textual.strip import Strip
 from textual.widgets import TextArea
@@ -65,7 +67,8 @@ class SnippetTextArea(TextArea):
 
 def code_editor(text: str = "", *, id: str | None = None) -> SnippetTextArea:
     """Textual's code editor settings, Python highlighting when tree-sitter has a Python grammar."""
+    # Textual's classmethod builds ``cls`` but is typed as returning a plain TextArea.
     try:
-        return SnippetTextArea.code_editor(text, language="python", id=id)
+        return cast(SnippetTextArea, SnippetTextArea.code_editor(text, language="python", id=id))
     except LanguageDoesNotExist:
-        return SnippetTextArea.code_editor(text, id=id)
+        return cast(SnippetTextArea, SnippetTextArea.code_editor(text, id=id))
