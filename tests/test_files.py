@@ -177,8 +177,8 @@ async def test_the_explorer_opens_a_folder_of_crafted_files(tmp_path):
         for _ in CRAFTED:
             await pilot.press("n")
             await pilot.pause()
-        assert len(app.get_explorer().entries) == len(CRAFTED)
-        assert all(entry.read_error is not None for entry in app.get_explorer().entries)
+        assert len(app.get_explorer().catalog.entries) == len(CRAFTED)
+        assert all(entry.read_error is not None for entry in app.get_explorer().catalog.entries)
 
 
 def test_claims_must_be_finite_and_the_json_is_always_strict(write_scenario):
