@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_ui_support import ADD_RELU, DATA, explorer, make_app, make_link, shown_text, wait_for
+import pytest
+from test_ui_support import ADD_RELU, DATA, PICTURED, explorer, make_app, make_link, shown_text, still_app, wait_for
 
 from kernel_tui.baseline import ADDED, CHANGED, SAME
 from kernel_tui.ui.drafts import Draft
@@ -31,13 +32,13 @@ def next_run_replays(link: ReplayEngineLink, recording: Recording) -> None:
     link.recordings[ADD_RELU.name] = recording
 
 
-async def run_to_the_end(pilot, app) -> None:
+async def run_to_the_end(pilot, app, path: Path = ADD_RELU) -> None:
     screen = explorer(app)
-    before = screen.runs.get(ADD_RELU)
+    before = screen.runs.get(path)
     await pilot.press("r")
     await wait_for(
         pilot,
-        lambda: (run := screen.runs.get(ADD_RELU)) is not None and run is not before and not run.running,
+        lambda: (run := screen.runs.get(path)) is not None and run is not before and not run.running,
         what="the run to finish",
     )
 
@@ -180,3 +181,22 @@ def test_rows_without_a_baseline_are_the_kernels_as_before():
     rows = kernel_rows(report.compiled)
     assert [row.label for row in rows] == ["cpp_fused_add_relu_0", "cpp_fused_mul_0"]
     assert all(row.change is None and row.heading is None for row in rows)
+
+
+@pytest.mark.usefixtures("from_the_repository")
+def test_picture_of_a_run_against_its_baseline(snap_compare):
+    """160x48: both tables marked against the pinned run, and the summary's baseline lines under the totals."""
+    link = make_link()
+    app = still_app(link)
+
+    async def run_before(pilot) -> None:
+        screen = explorer(app)
+        await wait_for(pilot, lambda: screen.hello is not None and bool(screen.query("RuntimePlot")))
+        await run_to_the_end(pilot, app, PICTURED[0])
+        await pilot.press("B")
+        next_run_replays(link, THEN_SCALE)
+        await run_to_the_end(pilot, app, PICTURED[0])
+        app.clear_notifications()  # the toasts fade on a timer; the picture is of what stays
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=WIDE, run_before=run_before)

@@ -7,6 +7,9 @@ saved bytes and dominant side of the ridge, worded as ``kernel-tui run`` words t
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from test_ui_support import DATA, REPO, explorer, make_app, shown_text, wait_for
 
 from kernel_tui.formatting import training_line
@@ -18,14 +21,14 @@ WIDE = (160, 48)
 LESSON = REPO / "scenarios" / "21_add_relu_backwards.py"
 
 
-def training_app():
+def training_app(lesson: Path = LESSON):
     link = ReplayEngineLink.from_files(DATA / "ui_train_add_relu_messages.json")
-    return make_app(link, paths=(LESSON,))
+    return make_app(link, paths=(lesson,))
 
 
-async def run_lesson(pilot, app) -> None:
+async def run_lesson(pilot, app, lesson: Path = LESSON) -> None:
     await pilot.press("r")
-    await wait_for(pilot, lambda: (run := explorer(app).runs.get(LESSON)) is not None and not run.running)
+    await wait_for(pilot, lambda: (run := explorer(app).runs.get(lesson)) is not None and not run.running)
 
 
 def first_cells(table: KernelTable) -> list[str]:
@@ -75,3 +78,18 @@ async def test_the_summary_says_which_side_of_the_ridge_dominates():
         await run_lesson(pilot, app)
         shown = shown_text(explorer(app).query_one(SummaryStrip)).replace("\n ", " ")
         assert "eager memory-bound (100% of kernel time), compiled memory-bound (100% of kernel time)" in shown
+
+
+@pytest.mark.usefixtures("from_the_repository")
+def test_picture_of_a_training_step(snap_compare):
+    """160x48: the sections in both tables, and the summary's sections, saved bytes and dominant side."""
+    lesson = LESSON.relative_to(REPO)  # no machine's absolute path in the picture
+    app = training_app(lesson)
+    app.animation_level = "none"
+
+    async def run_before(pilot) -> None:
+        screen = explorer(app)
+        await wait_for(pilot, lambda: screen.hello is not None and bool(screen.query("RuntimePlot")))
+        await run_lesson(pilot, app, lesson)
+
+    assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
