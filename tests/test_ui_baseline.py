@@ -14,10 +14,13 @@ import pytest
 from test_ui_support import ADD_RELU, DATA, PICTURED, explorer, make_app, make_link, shown_text, still_app, wait_for
 
 from kernel_tui.baseline import ADDED, CHANGED, SAME
+from kernel_tui.protocol import Done
+from kernel_tui.report import ScenarioReport
 from kernel_tui.ui.drafts import Draft
 from kernel_tui.ui.kernel_rows import kernel_rows
 from kernel_tui.ui.pinned_baselines import PinnedBaselines, scenario_of
 from kernel_tui.ui.replay import Recording, ReplayEngineLink
+from kernel_tui.ui.run_state import ScenarioRun
 from kernel_tui.ui.screens.help import HelpScreen
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
@@ -170,13 +173,31 @@ def test_a_drafts_runs_count_as_its_scenarios(tmp_path: Path):
     scenario, draft_path = tmp_path / "lesson.py", tmp_path / "drafts" / "snippet.py"
     drafts = {draft_path: Draft(draft_path, based_on=scenario)}
     baselines = PinnedBaselines(lambda path: scenario_of(path, drafts))
-    assert baselines.scenario_of(draft_path) == scenario
-    assert baselines.scenario_of(scenario) == scenario
     assert scenario_of(tmp_path / "other.py", drafts) == tmp_path / "other.py"
+    pinned = finished_run(1, scenario, final_report(Recording.load(DATA / "ui_add_relu_messages.json")))
+    assert baselines.toggle(pinned)
+    edited = finished_run(2, draft_path, final_report(THEN_SCALE))
+    comparison = baselines.comparison(edited)
+    assert comparison is not None and comparison.grew, "the draft's run is compared with the lesson's pin"
+    assert baselines.comparison(finished_run(3, tmp_path / "other.py", final_report(THEN_SCALE))) is None
+    running = ScenarioRun(4, draft_path, sweep=False, started_at=0.0, report=final_report(THEN_SCALE))
+    assert baselines.comparison(running) is None, "a run still going has no compiled side to compare yet"
+    assert not baselines.toggle(pinned), "B on the pinned run unpins it"
+    assert baselines.comparison(edited) is None
+
+
+def final_report(recording: Recording) -> ScenarioReport:
+    return next(message.report for message in reversed(recording.messages) if isinstance(message, Done))
+
+
+def finished_run(run_id: int, path: Path, report: ScenarioReport) -> ScenarioRun:
+    run = ScenarioRun(run_id, path, sweep=False, started_at=0.0)
+    run.finished(report, now=1.0)
+    return run
 
 
 def test_rows_without_a_baseline_are_the_kernels_as_before():
-    report = next(message.report for message in reversed(THEN_SCALE.messages) if hasattr(message, "report"))
+    report = final_report(THEN_SCALE)
     assert report.compiled is not None
     rows = kernel_rows(report.compiled)
     assert [row.label for row in rows] == ["cpp_fused_add_relu_0", "cpp_fused_mul_0"]

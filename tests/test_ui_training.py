@@ -7,13 +7,18 @@ saved bytes and dominant side of the ridge, worded as ``kernel-tui run`` words t
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from test_ui_support import DATA, REPO, explorer, make_app, shown_text, wait_for
 
+from kernel_tui.baseline import compare
 from kernel_tui.formatting import training_line
-from kernel_tui.ui.replay import ReplayEngineLink
+from kernel_tui.protocol import Done
+from kernel_tui.ui.kernel_rows import kernel_rows
+from kernel_tui.ui.pinned_baselines import ModeBaseline
+from kernel_tui.ui.replay import Recording, ReplayEngineLink
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 
@@ -93,3 +98,24 @@ def test_picture_of_a_training_step(snap_compare):
         await run_lesson(pilot, app, lesson)
 
     assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
+
+
+def test_a_removed_kernel_stands_in_the_section_it_ran_in():
+    recording = Recording.load(DATA / "ui_train_add_relu_messages.json")
+    pinned = next(message.report for message in reversed(recording.messages) if isinstance(message, Done))
+    assert pinned.eager is not None
+    without_copy = tuple(kernel for kernel in pinned.eager.kernels if kernel.short_name != "aten::copy_")
+    now = replace(pinned, eager=replace(pinned.eager, kernels=without_copy, kernel_count=4))
+    eager = compare(pinned, now).mode("eager")
+    assert eager is not None
+    rows = kernel_rows(now.eager, ModeBaseline(pinned.eager, eager))
+    assert [row.mark + row.name for row in rows] == [
+        "  forward",
+        "    aten::add",
+        "    aten::relu",
+        "    aten::sum",
+        "  backward",
+        "    aten::threshold_backward",
+        "-   aten::copy_",
+    ]
+    assert rows[-1].removed and rows[-1].kernel is None
