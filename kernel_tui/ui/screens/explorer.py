@@ -2,12 +2,12 @@
 
 This screen composes its parts, each the one owner of its state: the ``Catalog`` (which scenarios are
 listed, which one is shown), the ``RunBook`` (each scenario's latest run, the one the engine works on),
-the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor) and the ``WhyPart`` (code, chart mode,
-predictions); it sets what they hold on its widgets. Runs go through the engine link it is given, in one
-thread worker (``kernel_tui.ui.engine_worker``); the worker posts typed messages back
-(``kernel_tui.ui.messages``), and messages of a run that was cancelled or replaced are dropped. What the
-panes show besides the scenario (the engine's status, the chart's mode, the run size) are reactives,
-shown by their watchers.
+the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor), the ``WhyPart`` (code, chart mode,
+predictions) and the ``PinnedBaselines`` (each scenario's run pinned with B); it sets what they hold on its
+widgets. Runs go through the engine link it is given, in one thread worker (``kernel_tui.ui.engine_worker``);
+the worker posts typed messages back (``kernel_tui.ui.messages``), and messages of a run that was cancelled
+or replaced are dropped. What the panes show besides the scenario (the engine's status, the chart's mode, the
+run size) are reactives, shown by their watchers.
 
 Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
 (80x24). Switching recomposes the screen and shows the same data again, since no widget holds state of
