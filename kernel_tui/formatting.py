@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kernel_tui.report import MODES, ExpectCheck, Kernel, ModeResult, ScenarioReport, SweepPoint
+from kernel_tui.report import MODES, SECTIONS, ExpectCheck, Kernel, ModeResult, ScenarioReport, SweepPoint
 
 PREVIEW = "preview"
 """Said where a time would be in a CUDA preview's report: it generates code and runs nothing."""
@@ -193,6 +193,26 @@ def summary_line(report: ScenarioReport) -> str:
     if compiled is not None:
         parts.append(f"graph breaks {compiled.graph_breaks}, recompiles {compiled.recompiles}")
     return " · ".join(parts)
+
+
+def training_line(report: ScenarioReport) -> str:
+    """A training step's launches and bytes per section, eager → compiled, and what forward saves for
+    backward: ``forward: launches 3 → 1, bytes ... · saved for backward 256.0 KiB (1.0×) → 64.0 KiB (0.2×)``."""
+    modes = [mode for mode in (report.eager, report.compiled) if mode is not None]
+    parts = []
+    for section in SECTIONS:
+        launches = " → ".join(format_count(getattr(mode, f"{section}_launches")) for mode in modes)
+        traffic = " → ".join(format_bytes(getattr(mode, f"{section}_bytes")) for mode in modes)
+        parts.append(f"{section}: launches {launches}, bytes {traffic}")
+    saved = " → ".join(
+        f"{format_bytes(mode.saved_bytes)} ({format_transfers(_in_arrays(mode.saved_bytes, report))})" for mode in modes
+    )
+    parts.append(f"saved for backward {saved}")
+    return " · ".join(parts)
+
+
+def _in_arrays(count: int | None, report: ScenarioReport) -> float | None:
+    return count / report.array_bytes if count is not None and report.array_bytes else None
 
 
 def device_text(device: str, device_name: str, threads: int | None, torch_version: str) -> str:

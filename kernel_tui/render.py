@@ -32,9 +32,9 @@ from kernel_tui.formatting import (
     format_size,
     format_speedup,
     format_time_us,
-    format_transfers,
     report_notes,
     summary_line,
+    training_line,
     variant_rows,
 )
 from kernel_tui.report import SECTIONS, ModeResult, ScenarioReport, nested_names
@@ -71,26 +71,6 @@ def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> 
                 format_bytes(kernel.bytes_total),
             )
     return table
-
-
-def training_line(report: ScenarioReport) -> str:
-    """A training step's launches and bytes per section, eager → compiled, and what forward saves for
-    backward: ``forward: launches 3 → 1, bytes ... · saved for backward 256.0 KiB (1.0×) → 64.0 KiB (0.2×)``."""
-    modes = [mode for mode in (report.eager, report.compiled) if mode is not None]
-    parts = []
-    for section in SECTIONS:
-        launches = " → ".join(format_count(getattr(mode, f"{section}_launches")) for mode in modes)
-        traffic = " → ".join(format_bytes(getattr(mode, f"{section}_bytes")) for mode in modes)
-        parts.append(f"{section}: launches {launches}, bytes {traffic}")
-    saved = " → ".join(
-        f"{format_bytes(mode.saved_bytes)} ({format_transfers(_in_arrays(mode.saved_bytes, report))})" for mode in modes
-    )
-    parts.append(f"saved for backward {saved}")
-    return " · ".join(parts)
-
-
-def _in_arrays(count: int | None, report: ScenarioReport) -> float | None:
-    return count / report.array_bytes if count is not None and report.array_bytes else None
 
 
 def roofline_table(report: ScenarioReport) -> Table:

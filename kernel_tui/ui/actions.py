@@ -85,6 +85,13 @@ EXPLORER_ACTIONS = (
     KeyAction("pane('lesson')", "Show lesson", "Show the lesson and its code", "2", footer="Lesson"),
     KeyAction("pane('kernels')", "Show kernels", "Show the kernel tables", "3", footer="Kernels"),
     KeyAction("pane('chart')", "Show chart", "Show the runtime against size chart", "4", footer="Chart"),
+    KeyAction(
+        "pin_baseline",
+        "Pin / unpin baseline",
+        "Pin (or unpin) this run as the baseline that later runs are compared with",
+        "B",
+        footer="Baseline",
+    ),
 )
 """The explorer's own keys: running, moving through the list, the panes."""
 

@@ -1,7 +1,8 @@
 """Record the engine's real message sequences into the JSON fixtures the UI tests replay.
 
-Run once by hand (it compiles for real): ``.venv/bin/python tests/data/record_messages.py``. Times are
-rounded so the snapshots stay readable; the fixtures are then used as they are, never re-recorded in CI.
+Run once by hand (it compiles for real): ``.venv/bin/python tests/data/record_messages.py [FIXTURE...]``
+records the fixtures named (``ui_add_relu_messages.json``), or every one. Times are rounded so the snapshots
+stay readable; the fixtures are then used as they are, never re-recorded in CI.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from kernel_tui.client import EngineClient, EngineDied
 from kernel_tui.ui.replay import Recording
@@ -27,25 +29,45 @@ def _rounded(value):
     return value
 
 
-def record(client: EngineClient, scenario: str, out: str, **options) -> None:
+def record(client: EngineClient, scenario: str, out: str, name: str | None = None, **options) -> None:
+    """``name``: the file name a replay answers to, when the scenario lives outside ``tests/data``."""
     messages = []
     try:
-        messages.extend(client.run(str(HERE / scenario), timeout=900, **options))
+        messages.extend(client.run(str((HERE / scenario).resolve()), timeout=900, **options))
     except EngineDied as death:
         print(f"{scenario}: {death.describe()}", file=sys.stderr)
     assert client.hello is not None
-    fixture = _rounded(Recording(client.hello, scenario, tuple(messages)).to_json_object())
+    fixture = _rounded(Recording(client.hello, name or scenario, tuple(messages)).to_json_object())
     (HERE / out).write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n")
     print(f"{out}: {len(messages)} messages")
 
 
-def main() -> None:
+FIXTURES: dict[str, tuple[str, dict[str, Any]]] = {
+    "ui_add_relu_messages.json": ("ui_add_relu.py", {"sizes": SWEEP_SIZES, "sweep": True}),
+    "ui_broken_fn_messages.json": ("ui_broken_fn.py", {"sweep": False}),
+    "ui_snippet_typo_messages.json": ("snippets/ui_snippet_typo.py", {"size": 4096, "sweep": False}),
+    "ui_snippet_syntax_messages.json": ("snippets/ui_snippet_syntax.py", {"size": 4096, "sweep": False}),
+    # A later run of ui_add_relu.py that differs from the first: one kernel more, and every array half as
+    # large, so that against a pinned baseline one kernel is added and the others changed.
+    "ui_add_relu_then_scale_messages.json": ("add_relu_then_scale.py", {"size": 2**19, "sweep": False}),
+    # A training step (lesson 21), small enough to record in seconds.
+    "ui_train_add_relu_messages.json": (
+        "../../scenarios/21_add_relu_backwards.py",
+        {"name": "21_add_relu_backwards.py", "size": 4096, "sweep": False},
+    ),
+}
+"""Each fixture: the scenario it records (relative to ``tests/data``) and how it is run."""
+
+
+def main(names: list[str]) -> None:
+    unknown = [name for name in names if name not in FIXTURES]
+    if unknown:
+        sys.exit(f"no such fixture: {', '.join(unknown)} (one of {', '.join(FIXTURES)})")
     with EngineClient("cpu", stderr_sink=lambda line: None) as client:
-        record(client, "ui_add_relu.py", "ui_add_relu_messages.json", sizes=SWEEP_SIZES, sweep=True)
-        record(client, "ui_broken_fn.py", "ui_broken_fn_messages.json", sweep=False)
-        record(client, "snippets/ui_snippet_typo.py", "ui_snippet_typo_messages.json", size=4096, sweep=False)
-        record(client, "snippets/ui_snippet_syntax.py", "ui_snippet_syntax_messages.json", size=4096, sweep=False)
+        for out in names or FIXTURES:
+            scenario, options = FIXTURES[out]
+            record(client, scenario, out, **options)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -2,12 +2,12 @@
 
 This screen composes its parts, each the one owner of its state: the ``Catalog`` (which scenarios are
 listed, which one is shown), the ``RunBook`` (each scenario's latest run, the one the engine works on),
-the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor) and the ``WhyPart`` (code, chart mode,
-predictions); it sets what they hold on its widgets. Runs go through the engine link it is given, in one
-thread worker (``kernel_tui.ui.engine_worker``); the worker posts typed messages back
-(``kernel_tui.ui.messages``), and messages of a run that was cancelled or replaced are dropped. What the
-panes show besides the scenario (the engine's status, the chart's mode, the run size) are reactives,
-shown by their watchers.
+the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor), the ``WhyPart`` (code, chart mode,
+predictions) and the ``PinnedBaselines`` (each scenario's run pinned with B); it sets what they hold on its
+widgets. Runs go through the engine link it is given, in one thread worker (``kernel_tui.ui.engine_worker``);
+the worker posts typed messages back (``kernel_tui.ui.messages``), and messages of a run that was cancelled
+or replaced are dropped. What the panes show besides the scenario (the engine's status, the chart's mode, the
+run size) are reactives, shown by their watchers.
 
 Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
 (80x24). Switching recomposes the screen and shows the same data again, since no widget holds state of
@@ -47,6 +47,7 @@ from kernel_tui.ui.messages import (
     StageStarted,
     SweepPointMeasured,
 )
+from kernel_tui.ui.pinned_baselines import PinnedBaselines, scenario_of
 from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.score import PredictionBook
@@ -113,6 +114,7 @@ class ExplorerScreen(Screen[None]):
         self.session = SnippetSession(self.catalog)
         self.snippets = SnippetWorkbench(self, self.session, self.runs, clock)
         self.why = WhyPart(self, self.catalog, self.runs, predictions)
+        self.baselines = PinnedBaselines(lambda path: scenario_of(path, self.session.known_drafts))
         self.wide = fits_wide(self.app.size)
         self._name_mode = "eager"
         """Which table's highlighted kernel the full-name line shows: the one last focused."""
@@ -201,10 +203,17 @@ class ExplorerScreen(Screen[None]):
         run = self.shown_run
         report = run.report if run is not None else None
         eager_wait, compiled_wait = waiting_notes(run)
+        comparison = self.baselines.comparison(run)
         if eager := self._find("#eager", KernelTable):
-            eager.show(report.eager if report else None, eager_wait)
+            eager.show(
+                report.eager if report else None, eager_wait, self.baselines.mode_baseline(run, "eager", comparison)
+            )
         if compiled := self._find("#compiled", KernelTable):
-            compiled.show(report.compiled if report else None, compiled_wait)
+            compiled.show(
+                report.compiled if report else None,
+                compiled_wait,
+                self.baselines.mode_baseline(run, "compiled", comparison),
+            )
         if signature := self._find("#signature", Static):
             shown = report.signature if report is not None else None
             signature.update(f"shapes: {shown}" if shown else "")
@@ -218,6 +227,8 @@ class ExplorerScreen(Screen[None]):
                 describe.engine_line(self.hello, self.engine_error),
                 error=run.error if run is not None else None,
                 placeholder=placeholder(run),
+                baseline=comparison,
+                pinned=self.baselines.is_pinned(run),
             )
         self.why.show(self.query(KernelTable), self._find("#chart", RuntimeChart), self.chart_mode)
         self._show_status()
@@ -300,6 +311,8 @@ class ExplorerScreen(Screen[None]):
             return enabled
         if action == "cancel":
             return self.runs.active is not None
+        if action == "pin_baseline":
+            return self.baselines.can_pin(self.shown_run)
         if action == "details":
             run = self.shown_run
             return (run is not None and (run.report is not None or run.error is not None)) or (
@@ -356,6 +369,18 @@ class ExplorerScreen(Screen[None]):
             self.workers.cancel_group(self, "engine")
             self.link.cancel()
         return cancelled
+
+    def action_pin_baseline(self) -> None:
+        """Pin the run on screen as its scenario's baseline, or unpin it if it is the pinned one."""
+        run = self.shown_run
+        if run is None or not self.baselines.can_pin(run):
+            return
+        title = self.catalog.title_of(self.baselines.scenario_of(run.path))
+        if self.baselines.toggle(run):
+            self.notify(f"Pinned as the baseline of {title}: later runs show what changed (B again unpins)")
+        else:
+            self.notify(f"Unpinned the baseline of {title}")
+        self._show_results()
 
     def action_details(self) -> None:
         """The details behind the one-liners, for the scenario on screen."""

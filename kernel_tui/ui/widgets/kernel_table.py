@@ -1,5 +1,7 @@
 """One mode's kernels (eager or compiled): short name, calls, time, bytes, achieved bandwidth, share of the
 mode's time, and attribution (eager: the compiled kernel that absorbed it; compiled: the ops it replaced).
+A training step's kernels stand under a heading per section, and against a pinned baseline each row has its
+mark (``kernel_tui.ui.kernel_rows``), the baseline's removed kernels dimmed among them.
 
 Which columns show depends on the table's width (``kernel_tui.ui.attribution.plan_columns``): on a narrow
 table the share, then the bandwidth, then the attribution give way; the full-name line under the tables
@@ -12,9 +14,15 @@ from rich.text import Text
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
+from kernel_tui.baseline import ADDED, CHANGED, REMOVED
 from kernel_tui.formatting import LINK_LABELS, format_bytes, format_count, format_time_us, format_transfers, link_text
-from kernel_tui.report import Kernel, ModeResult, nested_names
+from kernel_tui.report import Kernel, ModeResult
 from kernel_tui.ui.attribution import LINK, NAME, ColumnPlan, bandwidth_cell, plan_columns, roofline_cell
+from kernel_tui.ui.kernel_rows import KernelRow, kernel_rows
+from kernel_tui.ui.pinned_baselines import ModeBaseline
+
+MARK_STYLES = {ADDED: "red", REMOVED: "green", CHANGED: "yellow"}
+"""As ``kernel-tui run --baseline`` colours them: added work is a cost, removed work a saving."""
 
 
 class KernelTable(DataTable):
@@ -26,6 +34,10 @@ class KernelTable(DataTable):
         self.border_title = title
         self.kernels: tuple[Kernel, ...] = ()
         """The kernels shown, in row order (tests and the full-name line read this)."""
+        self.shown_rows: tuple[KernelRow, ...] = ()
+        """Every row: the kernels, with section headings and the baseline's removed kernels among them."""
+        self.baseline: ModeBaseline | None = None
+        """The pinned run this mode's rows are marked against."""
         self.plan: ColumnPlan | None = None
         """The columns shown at the current width (tests read this)."""
         self.predicted: int | None = None
@@ -45,7 +57,7 @@ class KernelTable(DataTable):
         # Numbers get fixed widths so the columns line up from one run to the next; the name and the
         # attribution share what is left. A change of which columns fit rebuilds the table.
         room = self.scrollable_content_region.width - 1
-        name_want = max((len(name) for name in nested_names(self.kernels)), default=0)
+        name_want = max((len(row.label) for row in self.shown_rows), default=0)
         link_want = max((len(link_text(kernel, self.mode)) for kernel in self.kernels), default=0)
         # The roofline column only where the engine counted FLOPs (an older recording has none to show).
         roofline = any(kernel.flops is not None for kernel in self.kernels)
@@ -63,8 +75,8 @@ class KernelTable(DataTable):
             width = plan.name_width if column is NAME else plan.link_width if column is LINK else column.width
             self.add_column(Text(label, justify=column.justify), key=column.key, width=width)
         self._add_rows()
-        if self.kernels:
-            self.move_cursor(row=min(max(cursor, 0), len(self.kernels) - 1), animate=False)
+        if self.shown_rows:
+            self.move_cursor(row=min(max(cursor, 0), len(self.shown_rows) - 1), animate=False)
 
     def _set_width(self, key: str, width: int) -> None:
         column = self.columns.get(ColumnKey(key))
@@ -76,14 +88,17 @@ class KernelTable(DataTable):
             self._require_update_dimensions = True
             self.refresh()
 
-    def show(self, result: ModeResult | None, waiting: str = "") -> None:
-        """Show a mode's kernels; ``waiting`` says why there are none yet (e.g. "compiling…")."""
-        self._result, self._waiting = result, waiting
-        if result is not None and result.kernels == self.kernels and self.row_count == len(self.kernels):
+    def show(self, result: ModeResult | None, waiting: str = "", baseline: ModeBaseline | None = None) -> None:
+        """Show a mode's kernels; ``waiting`` says why there are none yet (e.g. "compiling…"); ``baseline``:
+        the pinned run to mark each row against."""
+        self._result, self._waiting, self.baseline = result, waiting, baseline
+        rows = kernel_rows(result, baseline)
+        if result is not None and rows == self.shown_rows and self.row_count == len(rows):
             self._show_subtitle()
             return
         self.clear()
-        self.kernels = result.kernels if result is not None else ()
+        self.shown_rows = rows
+        self.kernels = tuple(row.kernel for row in rows if row.kernel is not None)
         if self.plan is not None:
             self._fit_columns()  # the longest name may have changed
             self.clear()
@@ -100,11 +115,11 @@ class KernelTable(DataTable):
         """Say "…" rather than "—" in the attribution column until the other side is measured."""
         if pending != self.links_pending:
             self.links_pending = pending
-            if self.plan is not None and self.kernels:
+            if self.plan is not None and self.shown_rows:
                 cursor = self.cursor_row
                 self.clear()
                 self._add_rows()
-                self.move_cursor(row=min(max(cursor, 0), len(self.kernels) - 1), animate=False)
+                self.move_cursor(row=min(max(cursor, 0), len(self.shown_rows) - 1), animate=False)
 
     def _add_rows(self) -> None:
         if self.plan is None:
@@ -112,24 +127,29 @@ class KernelTable(DataTable):
         keys = self.plan.keys
         # A CUDA preview has no times (None): it generates code and runs nothing.
         total_time = sum(kernel.time_us or 0.0 for kernel in self.kernels)
-        names = nested_names(self.kernels)
-        for index, kernel in enumerate(self.kernels):
-            gbs, ceiling = bandwidth_cell(kernel)
-            cells = {
-                "kernel": Text(names[index], overflow="ellipsis", no_wrap=True),
-                "calls": Text(format_count(kernel.calls), justify="right"),
-                "time": Text(format_time_us(kernel.time_us, preview=kernel.time_us is None), justify="right"),
-                "bytes": Text(format_bytes(kernel.bytes_total), justify="right"),
-                "gbs": Text.assemble(gbs, (f" {ceiling:>4}" if ceiling else ""), justify="right"),
-                "share": Text(
-                    f"{(kernel.time_us or 0.0) / total_time:.0%}" if total_time > 0 else "—", justify="right"
-                ),
-                "roof": Text(roofline_cell(kernel), justify="right"),
-                "link": Text(
-                    "…" if self.links_pending else link_text(kernel, self.mode), overflow="ellipsis", no_wrap=True
-                ),
-            }
-            self.add_row(*(cells[key] for key in keys), key=str(index))
+        for index, row in enumerate(self.shown_rows):
+            if row.kernel is not None:
+                cells = self._kernel_cells(row, row.kernel, total_time)
+            elif row.heading is not None:
+                cells = _heading_cells(row)
+            else:
+                cells = _removed_cells(row)
+            self.add_row(*(cells.get(key, Text("")) for key in keys), key=str(index))
+
+    def _kernel_cells(self, row: KernelRow, kernel: Kernel, total_time: float) -> dict[str, Text]:
+        gbs, ceiling = bandwidth_cell(kernel)
+        return {
+            "kernel": _name_cell(row),
+            "calls": Text(format_count(kernel.calls), justify="right"),
+            "time": Text(format_time_us(kernel.time_us, preview=kernel.time_us is None), justify="right"),
+            "bytes": Text(format_bytes(kernel.bytes_total), justify="right"),
+            "gbs": Text.assemble(gbs, (f" {ceiling:>4}" if ceiling else ""), justify="right"),
+            "share": Text(f"{(kernel.time_us or 0.0) / total_time:.0%}" if total_time > 0 else "—", justify="right"),
+            "roof": Text(roofline_cell(kernel), justify="right"),
+            "link": Text(
+                "…" if self.links_pending else link_text(kernel, self.mode), overflow="ellipsis", no_wrap=True
+            ),
+        }
 
     def _show_subtitle(self) -> None:
         result = self._result
@@ -153,7 +173,40 @@ class KernelTable(DataTable):
         self.border_subtitle = subtitle
 
     def highlighted_kernel(self) -> Kernel | None:
-        """The kernel under the cursor, if any."""
-        if not self.kernels or not 0 <= self.cursor_row < len(self.kernels):
+        """The kernel under the cursor, if any (a heading or a removed kernel is none of this run's)."""
+        if not 0 <= self.cursor_row < len(self.shown_rows):
             return None
-        return self.kernels[self.cursor_row]
+        return self.shown_rows[self.cursor_row].kernel
+
+
+def _name_cell(row: KernelRow) -> Text:
+    text = Text(overflow="ellipsis", no_wrap=True)
+    status = row.change.status if row.change is not None else None
+    if row.mark:
+        text.append(row.mark, style=MARK_STYLES.get(status or "", ""))
+    text.append(row.name)
+    if row.note:
+        text.append(f"  {row.note}", style=MARK_STYLES[CHANGED])
+    return text
+
+
+def _heading_cells(row: KernelRow) -> dict[str, Text]:
+    return {
+        "kernel": Text(row.mark + (row.heading or ""), style="bold", no_wrap=True),
+        "calls": Text(format_count(row.heading_calls), style="bold", justify="right"),
+    }
+
+
+def _removed_cells(row: KernelRow) -> dict[str, Text]:
+    """A kernel only the baseline launched: its numbers there, dimmed."""
+    change = row.change
+    assert change is not None
+    cells = {
+        "kernel": _name_cell(row),
+        "calls": Text(format_count(change.old_calls), justify="right"),
+        "time": Text(format_time_us(change.time.old_us), justify="right"),
+        "bytes": Text(format_bytes(change.old_bytes), justify="right"),
+    }
+    for cell in cells.values():
+        cell.stylize("dim")
+    return cells

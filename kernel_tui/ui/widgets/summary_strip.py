@@ -1,7 +1,10 @@
-"""The numbers that tell the story in one glance: launches, bytes against the ideal, speedup, claims, device.
+"""The numbers that tell the story in one glance: launches, bytes against the ideal, speedup, claims, device;
+a training step's sections and saved bytes, the side of the ridge that dominates, and the run against its
+pinned baseline.
 
-The text comes from ``kernel_tui.formatting`` and ``kernel_tui.render``, the same functions the
-``kernel-tui run`` tables use, so the app and the command line never disagree.
+The text comes from ``kernel_tui.formatting``, ``kernel_tui.render``, ``kernel_tui.roofline_text`` and
+``kernel_tui.baseline``, the same functions the ``kernel-tui run`` tables use, so the app and the command
+line never disagree.
 """
 
 from __future__ import annotations
@@ -10,9 +13,11 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
-from kernel_tui.formatting import device_line, format_count, report_notes, summary_line
-from kernel_tui.render import claims_text
+from kernel_tui.baseline import ADDED, Comparison, time_text, totals_text
+from kernel_tui.formatting import device_line, format_count, report_notes, summary_line, training_line
+from kernel_tui.render import BASELINE_STYLES, claims_text
 from kernel_tui.report import ScenarioError, ScenarioReport
+from kernel_tui.roofline_text import roofline_summary
 from kernel_tui.ui.describe import error_line
 
 
@@ -26,10 +31,13 @@ class SummaryStrip(Static):
         engine: str,
         error: ScenarioError | None = None,
         placeholder: str = "",
+        baseline: Comparison | None = None,
+        pinned: bool = False,
     ) -> None:
         """Show a report (partial or final), or, before any run, the claims the lesson makes.
 
-        ``placeholder`` says why there are no numbers yet (not run, measuring, cancelled).
+        ``placeholder`` says why there are no numbers yet (not run, measuring, cancelled); ``baseline``: the
+        report against its scenario's pinned run; ``pinned``: the report is that pinned run.
         """
         lines: list[Text] = []
         if error is not None:
@@ -39,6 +47,15 @@ class SummaryStrip(Static):
             lines.append(Text(placeholder, style="dim"))
         if report is not None and report.eager is not None:
             lines.append(Text(summary_line(report)))
+            if report.eager.is_training:
+                lines.append(Text(training_line(report)))
+            if report.ceilings is not None and report.ceilings.ridge is not None:
+                # Without a ridge the line would say only "?" FLOPs: which side dominates is its point.
+                lines.append(Text(roofline_summary(report)))
+        if pinned:
+            lines.append(Text("baseline: this run is pinned · B unpins it", style="bold"))
+        elif baseline is not None:
+            lines.extend(baseline_lines(baseline))
         if report is not None and report.expect:
             checks = Text("EXPECT ", style="bold")
             checks.append_text(claims_text(report))
@@ -52,3 +69,22 @@ class SummaryStrip(Static):
             lines.append(Text(f"sweep: {report.sweep_strategy}", style="dim"))
         lines.append(Text(device_line(report) if report is not None else engine, style="dim"))
         self.update(Group(*lines))
+
+
+def baseline_lines(comparison: Comparison) -> list[Text]:
+    """Per mode, launches and bytes against the pinned run, and the time or ``no measurable difference``."""
+    besides = []
+    if comparison.old_size != comparison.new_size:
+        besides.append(f"size {comparison.old_size:,} → {comparison.new_size:,}")
+    if comparison.old_device != comparison.new_device:
+        besides.append(f"device {comparison.old_device} → {comparison.new_device}")
+    heading = "against the run pinned with B" + (f" ({', '.join(besides)})" if besides else "")
+    lines = [Text(heading, style="bold")]
+    for mode in comparison.modes:
+        line = Text("  ")
+        line.append(totals_text(mode), style=BASELINE_STYLES[ADDED] if mode.launches_grew or mode.bytes_grew else "")
+        if time := time_text(mode.time):
+            line.append(f" · {time}")
+        lines.append(line)
+    lines.extend(Text(f"  {note}", style="yellow") for note in comparison.notes)
+    return lines

@@ -1,0 +1,121 @@
+"""A training step in the explorer: a heading row per section in both tables, and the summary's sections,
+saved bytes and dominant side of the ridge, worded as ``kernel-tui run`` words them.
+
+``ui_train_add_relu_messages.json`` is lesson 21 (``scenarios/21_add_relu_backwards.py``) recorded by
+``tests/data/record_messages.py`` at 4,096 elements: eager 3 forward and 2 backward kernels, compiled 1 and 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from test_ui_support import DATA, REPO, explorer, make_app, shown_text, wait_for
+
+from kernel_tui.baseline import compare
+from kernel_tui.formatting import training_line
+from kernel_tui.protocol import Done
+from kernel_tui.ui.kernel_rows import kernel_rows
+from kernel_tui.ui.pinned_baselines import ModeBaseline
+from kernel_tui.ui.replay import Recording, ReplayEngineLink
+from kernel_tui.ui.widgets.kernel_table import KernelTable
+from kernel_tui.ui.widgets.summary_strip import SummaryStrip
+
+WIDE = (160, 48)
+LESSON = REPO / "scenarios" / "21_add_relu_backwards.py"
+
+
+def training_app(lesson: Path = LESSON):
+    link = ReplayEngineLink.from_files(DATA / "ui_train_add_relu_messages.json")
+    return make_app(link, paths=(lesson,))
+
+
+async def run_lesson(pilot, app, lesson: Path = LESSON) -> None:
+    await pilot.press("r")
+    await wait_for(pilot, lambda: (run := explorer(app).runs.get(lesson)) is not None and not run.running)
+
+
+def first_cells(table: KernelTable) -> list[str]:
+    return [table.get_row_at(row)[0].plain for row in range(table.row_count)]
+
+
+async def test_each_table_has_a_heading_row_per_section():
+    app = training_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await run_lesson(pilot, app)
+        eager = explorer(app).query_one("#eager", KernelTable)
+        compiled = explorer(app).query_one("#compiled", KernelTable)
+        assert first_cells(eager) == [
+            "forward",
+            "  aten::add",
+            "  aten::relu",
+            "  aten::sum",
+            "backward",
+            "  aten::threshold_backward",
+            "  aten::copy_",
+        ]
+        assert first_cells(compiled)[0] == "forward" and first_cells(compiled)[2] == "backward"
+        assert [compiled.get_row_at(row)[1].plain for row in (0, 2)] == ["1", "2"], "a heading counts its launches"
+        assert [kernel.section for kernel in compiled.kernels] == ["forward", "backward", "backward"]
+        eager.move_cursor(row=0)
+        assert eager.highlighted_kernel() is None, "a heading is no kernel"
+        eager.move_cursor(row=5)
+        highlighted = eager.highlighted_kernel()
+        assert highlighted is not None and highlighted.short_name == "aten::threshold_backward"
+
+
+async def test_the_summary_gives_each_sections_launches_and_bytes_and_the_saved_bytes():
+    app = training_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await run_lesson(pilot, app)
+        report = explorer(app).runs[LESSON].report
+        assert report is not None
+        shown = shown_text(explorer(app).query_one(SummaryStrip)).replace("\n ", " ")
+        assert training_line(report) in shown.replace("\n", "")
+        assert "forward: launches 3 → 1" in shown and "backward: launches 2 → 2" in shown
+        assert "saved for backward 16.0 KiB (1.0×) → 4.0 KiB" in shown
+
+
+async def test_the_summary_says_which_side_of_the_ridge_dominates():
+    app = training_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await run_lesson(pilot, app)
+        shown = shown_text(explorer(app).query_one(SummaryStrip)).replace("\n ", " ")
+        assert "eager memory-bound (100% of kernel time), compiled memory-bound (100% of kernel time)" in shown
+
+
+@pytest.mark.usefixtures("from_the_repository")
+def test_picture_of_a_training_step(snap_compare):
+    """160x48: the sections in both tables, and the summary's sections, saved bytes and dominant side."""
+    lesson = LESSON.relative_to(REPO)  # no machine's absolute path in the picture
+    app = training_app(lesson)
+    app.animation_level = "none"
+
+    async def run_before(pilot) -> None:
+        screen = explorer(app)
+        await wait_for(pilot, lambda: screen.hello is not None and bool(screen.query("RuntimePlot")))
+        await run_lesson(pilot, app, lesson)
+
+    assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
+
+
+def test_a_removed_kernel_stands_in_the_section_it_ran_in():
+    recording = Recording.load(DATA / "ui_train_add_relu_messages.json")
+    pinned = next(message.report for message in reversed(recording.messages) if isinstance(message, Done))
+    assert pinned.eager is not None
+    without_copy = tuple(kernel for kernel in pinned.eager.kernels if kernel.short_name != "aten::copy_")
+    now = replace(pinned, eager=replace(pinned.eager, kernels=without_copy, kernel_count=4))
+    eager = compare(pinned, now).mode("eager")
+    assert eager is not None
+    rows = kernel_rows(now.eager, ModeBaseline(pinned.eager, eager))
+    assert [row.mark + row.name for row in rows] == [
+        "  forward",
+        "    aten::add",
+        "    aten::relu",
+        "    aten::sum",
+        "  backward",
+        "    aten::threshold_backward",
+        "-   aten::copy_",
+    ]
+    assert rows[-1].removed and rows[-1].kernel is None
