@@ -82,6 +82,10 @@ class SavedResultsScreen(ExplorerScreen):
         """View mode: the editor's snippets cannot run here."""
         self._refuse()
 
+    def action_restore_drafts(self) -> None:
+        """View mode: a restored draft could not run here."""
+        self._refuse()
+
     def action_run_snippet(self, sweep: bool) -> None:
         """View mode: nothing runs here."""
         self._refuse()
