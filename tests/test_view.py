@@ -167,6 +167,13 @@ class TestViewingSavedResults:
         assert no_engine == []
 
 
+def test_a_pretty_printed_list_of_reports_opens_too(results: Path, tmp_path: Path):
+    pretty = tmp_path / "results.json"
+    pretty.write_text(json.dumps([saved_object(results)], indent=2))
+    (entry,) = view_app(pretty).entries
+    assert entry.path == SCENARIO and entry.source == SCENARIO.read_text()
+
+
 class TestBadInput:
     def test_a_missing_file(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
         missing = tmp_path / "nothing.jsonl"
