@@ -20,6 +20,7 @@ sys.path.insert(0, str(HERE))
 
 BENCHMARKS = [
     "startup",
+    "view_startup",
     "answer_time",
     "first_answer",
     "fidelity",

@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ from kernel_tui import protocol
 from kernel_tui.course import course_dir
 from kernel_tui.protocol import Done, Hello, Partial, Progress, RunMessage
 from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
-from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_scenario
+from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_scenario, read_source
 
 if TYPE_CHECKING:
     from kernel_tui.baseline import Comparison
@@ -157,6 +158,17 @@ def _parser() -> argparse.ArgumentParser:
         "or changed, launches, bytes, time; exit 1 when a launch count or byte total grew",
     )
 
+    view = commands.add_parser(
+        "view",
+        help="open saved kernel-tui run --json results in the explorer, without torch and without running anything",
+    )
+    view.add_argument("files", nargs="+", metavar="FILE.jsonl", help="results written by kernel-tui run --json")
+    view.add_argument(
+        "--no-predict",
+        action="store_true",
+        help="on the course, show lessons' results at once instead of asking for a guess first",
+    )
+
     listing = commands.add_parser("list", help="list scenarios (title, path, claims) without running them")
     listing.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the course)")
     return parser
@@ -247,7 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in ("run", "list", "-h", "--help"):
+    if args and args[0] in ("run", "list", "view", "-h", "--help"):
         parser = _parser()
         options = parser.parse_args(args)
         if options.command == "run":
@@ -266,6 +278,8 @@ def _main(argv: Sequence[str] | None) -> int:
                     print(f"kernel-tui run: --baseline {error}", file=sys.stderr)
                     return EXIT_USAGE
             return run_command(options, paths, baselines)
+        if options.command == "view":
+            return view_command(options)
         if options.command == "list":
             paths = _check_paths(parser, options.paths) if options.paths else find_scenarios([course_dir()])
             return list_command(paths)
@@ -323,6 +337,8 @@ def run_command(
         os.environ["KERNEL_TUI_REMEASURE_CEILING"] = "1"  # read by the engine child, which inherits it
     with _signals_end_the_run(), EngineClient(options.device, stderr_sink=forward, arch=options.arch) as client:
         for path in paths:
+            # Read before the run, so the saved text is the one the engine runs a moment later.
+            source = saved_source(path) if options.json else None
 
             def show_progress(message: Progress, name: str = path.name) -> None:
                 if not options.json and status.is_terminal:
@@ -354,7 +370,7 @@ def run_command(
             if comparison is not None and comparison.grew:
                 grown.append(f"{path.name}: {', '.join(comparison.growth())}")
             if options.json:
-                data = report.to_dict()
+                data = replace(report, source=source).to_dict()
                 if baselines is not None:
                     data["baseline"] = comparison.to_dict() if comparison is not None else None
                 sys.stdout.write(json.dumps(strict_json(data), allow_nan=False) + "\n")
@@ -372,6 +388,32 @@ def run_command(
 
         Path(options.export).write_text(lab_report(reports), encoding="utf-8")
     return exit_code
+
+
+def saved_source(path: Path) -> str | None:
+    """The scenario's text for its saved report, so ``kernel-tui view`` needs no copy of the file; None when it
+    cannot be read (the report's load error then says why)."""
+    try:
+        return read_source(path)
+    except (OSError, ValueError, LookupError):
+        return None
+
+
+def view_command(options: argparse.Namespace) -> int:
+    """The explorer on saved results; a file that is not one is a usage error naming the file and line."""
+    from kernel_tui.baseline import BaselineFileError, read_baselines
+    from kernel_tui.ui.view_link import saved_reports
+
+    saved = []
+    for name in options.files:
+        try:
+            saved += saved_reports(read_baselines(Path(name)), Path(name))
+        except BaselineFileError as error:
+            print(f"kernel-tui view: {error}", file=sys.stderr)
+            return EXIT_USAGE
+    from kernel_tui.ui.view_app import run_view
+
+    return run_view(saved, predict=not options.no_predict)
 
 
 def baseline_comparison(
@@ -431,8 +473,6 @@ def died_report(
 ) -> ScenarioReport:
     """The report of a scenario whose engine died or overran: everything measured before that (the last
     partial report and the sweep points streamed since), with the claims checked against it."""
-    from dataclasses import replace
-
     from kernel_tui.expect import check_claims
 
     try:

@@ -1,7 +1,8 @@
 """The scenarios the explorer lists: course order, each read from its syntax tree, never executed.
 
 A file that cannot be read still gets an entry (with the reason and line) so the list matches what was
-asked for and the learner sees why that one will not run.
+asked for and the learner sees why that one will not run. Saved results (``kernel-tui view``) list the
+scenarios of their reports, read from the source text each report carries, with the same parser.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernel_tui.scenario_file import ScenarioFileError, ScenarioInfo, read_scenario
+from kernel_tui.report import ScenarioReport
+from kernel_tui.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario, read_scenario, read_source
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,8 @@ class ScenarioEntry:
     user_file: bool
     """Given on the command line from outside the course folder."""
     read_error: ScenarioFileError | None = None
+    source: str | None = None
+    """The file's text as a saved report carried it: shown in place of the file, which may not be here."""
 
     @property
     def title(self) -> str:
@@ -30,6 +34,10 @@ class ScenarioEntry:
 
     def claims_for(self, device: str) -> dict[str, float]:
         return self.info.claims_for(device) if self.info is not None else {}
+
+    def read_source(self) -> str:
+        """The scenario's text: what a saved report carried, else the file's. Raises what ``read_source`` does."""
+        return self.source if self.source is not None else read_source(self.path)
 
     def display_path(self) -> str:
         """The path as the learner would type it: relative to the current folder when it is inside it."""
@@ -60,6 +68,42 @@ def load_catalog(paths: Sequence[Path], course: Path | None) -> list[ScenarioEnt
         except ScenarioFileError as error:
             entries.append(ScenarioEntry(path, None, user_file, error))
     return entries
+
+
+def load_saved_catalog(reports: Sequence[ScenarioReport], course: Path | None) -> list[ScenarioEntry]:
+    """One entry per scenario of saved reports, in their order (a scenario saved twice: the later report's
+    text), each read from the source its report carries."""
+    entries: dict[Path, ScenarioEntry] = {}
+    for report in reports:
+        path = Path(report.scenario)
+        entries[path] = _saved_entry(path, report.source, course)
+    return list(entries.values())
+
+
+def _saved_entry(path: Path, source: str | None, course: Path | None) -> ScenarioEntry:
+    if source is None:
+        # Saved before reports carried their text: the file itself, where this machine has it.
+        (entry,) = load_catalog([path], course)
+        if entry.read_error is not None and not path.exists():
+            missing = ScenarioFileError("the saved results carry no source, and the file is not on this machine")
+            return ScenarioEntry(path, None, entry.user_file, missing)
+        return entry
+    user_file = not (_inside(path, course) or _course_has(path.name, source, course))
+    try:
+        return ScenarioEntry(path, parse_scenario(source, path), user_file, source=source)
+    except ScenarioFileError as error:
+        return ScenarioEntry(path, None, user_file, error, source=source)
+
+
+def _course_has(name: str, source: str, course: Path | None) -> bool:
+    """Whether ``source`` is a lesson of this machine's course (saved elsewhere, so under another folder): it
+    is then quizzed and scored as the course's own."""
+    if course is None:
+        return False
+    try:
+        return read_source(course / name) == source
+    except (OSError, ValueError, LookupError):
+        return False
 
 
 class Catalog:

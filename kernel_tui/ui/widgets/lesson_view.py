@@ -16,7 +16,6 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from kernel_tui.scenario_file import read_source
 from kernel_tui.ui.catalog import ScenarioEntry
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, split_lesson
 from kernel_tui.ui.source import scenario_source
@@ -101,7 +100,7 @@ def lesson_markdown(entry: ScenarioEntry, *, hide_explanation: bool = False) -> 
 def source_renderable(entry: ScenarioEntry, *, highlight: bool = True) -> RenderableType:
     """``fn`` and ``inputs`` with their line numbers, highlighted (or plain, before the first frame)."""
     try:
-        source = read_source(entry.path)
+        source = entry.read_source()
     except (OSError, ValueError, LookupError) as error:
         return Text(f"cannot read {entry.path}: {error}", style="red")
     pieces = scenario_source(source)

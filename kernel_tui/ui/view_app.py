@@ -1,0 +1,121 @@
+"""``kernel-tui view``: the explorer on saved results, where nothing is measured and no engine starts.
+
+The explorer itself is unchanged: its scenarios come from the reports (``load_saved_catalog``) and its
+engine is a ``SavedResultsLink``. What differs is said where the learner looks: the status line names the
+machine the numbers come from and that ``r`` shows them again rather than measuring, and whatever would
+run something new (a snippet, a file opened here) says that nothing runs here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rich.text import Text
+from textual.screen import Screen
+
+from kernel_tui.course import course_dir
+from kernel_tui.ui import describe
+from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.catalog import ScenarioEntry, load_saved_catalog
+from kernel_tui.ui.launch import EXIT_AFTER_FIRST_FRAME
+from kernel_tui.ui.score import PredictionBook
+from kernel_tui.ui.screens.explorer import ExplorerScreen
+from kernel_tui.ui.view_link import VIEW_MODE_REFUSAL, SavedReport, SavedResultsLink
+from kernel_tui.ui.widgets.run_status import RunStatusBar
+
+
+class SavedResultsScreen(ExplorerScreen):
+    """The explorer screen, saying that its numbers are saved ones and refusing to run anything new."""
+
+    def __init__(
+        self,
+        entries: list[ScenarioEntry],
+        *,
+        link: SavedResultsLink,
+        clock: Callable[[], float],
+        predictions: PredictionBook,
+        app_title: str = "kernel-tui",
+    ) -> None:
+        super().__init__(entries, link=link, clock=clock, predictions=predictions, app_title=app_title)
+        self.saved = link
+
+    def _show_status(self) -> None:
+        run = self.shown_run
+        saved = self.saved.saved_for(self.entry.path) if self.catalog else None
+        if saved is None or (run is not None and (run.running or run.error is not None)):
+            super()._show_status()  # a refused run says why, as any failed run does
+            return
+        text = Text()
+        text.append("◆ ", style="bold cyan")
+        text.append(saved.origin(), style="bold")
+        failed = describe.failed_claims(run.report if run is not None else None)
+        if failed:
+            text.append(f" · ✗ {failed} claim{'s' if failed > 1 else ''} did not hold", style="bold red")
+        if run is None:
+            text.append(" · r or s shows them · nothing is measured here", style="dim")
+        else:
+            text.append(" · r shows them again, nothing is measured · d details", style="dim")
+        self.query_one(RunStatusBar).show(text, None)
+
+    def _refuse(self) -> None:
+        self.notify(VIEW_MODE_REFUSAL, severity="warning")
+
+    def action_new_snippet(self) -> None:
+        """View mode: snippets cannot run here."""
+        self._refuse()
+
+    def action_edit_scenario(self) -> None:
+        """View mode: an edited scenario cannot run here."""
+        self._refuse()
+
+    def action_copy_scenario(self) -> None:
+        """View mode: a copy cannot run here."""
+        self._refuse()
+
+    def action_open_file(self) -> None:
+        """View mode: only the saved scenarios are shown."""
+        self._refuse()
+
+    def action_show_editor(self) -> None:
+        """View mode: the editor's snippets cannot run here."""
+        self._refuse()
+
+    def action_restore_drafts(self) -> None:
+        """View mode: a restored draft could not run here."""
+        self._refuse()
+
+    def action_run_snippet(self, sweep: bool) -> None:
+        """View mode: nothing runs here."""
+        self._refuse()
+
+
+class SavedResultsApp(KernelTuiApp):
+    """The explorer app on a ``SavedResultsLink``, with the view-mode screen."""
+
+    TITLE = "kernel-tui view"
+
+    def __init__(self, entries: list[ScenarioEntry], link: SavedResultsLink, **options: Any) -> None:
+        device = next(iter(link.saved.values())).report.device
+        super().__init__(entries, device=device, link_factory=lambda _device: link, **options)
+        self.saved = link
+
+    def get_default_screen(self) -> Screen:
+        return SavedResultsScreen(
+            self.entries, link=self.saved, clock=self.clock, predictions=self.predictions, app_title=self.title
+        )
+
+
+def build_view_app(saved: Sequence[SavedReport], **options: Any) -> SavedResultsApp:
+    """The explorer on these saved reports; ``options`` as ``KernelTuiApp`` takes them (clock, predict)."""
+    entries = load_saved_catalog([entry.report for entry in saved], course_dir())
+    return SavedResultsApp(entries, SavedResultsLink(saved), **options)
+
+
+def run_view(saved: Sequence[SavedReport], predict: bool = True) -> int:
+    """Run the explorer on saved results until the learner quits; the exit code for the command line."""
+    exit_early = os.environ.get(EXIT_AFTER_FIRST_FRAME, "") not in ("", "0")
+    app = build_view_app(saved, exit_after_first_frame=exit_early, predict=predict)
+    app.run()
+    return app.return_code or 0

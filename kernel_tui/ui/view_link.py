@@ -1,0 +1,102 @@
+"""An engine link for saved results (``kernel-tui view``): each run shows a saved report again, nothing runs.
+
+``kernel-tui run --json`` on the machine with the GPU writes the reports; this link hands them to the
+explorer through the same interface as the real engine, so the tables, the sweep, the chart, the code view
+and the details fill exactly as after a run. It never starts a process: a run of anything that was not
+saved (a snippet, a file opened here) ends at once with ``VIEW_MODE_REFUSAL``.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernel_tui import protocol
+from kernel_tui.client import EngineDied
+from kernel_tui.formatting import device_text
+from kernel_tui.protocol import Done, Hello, RunMessage
+from kernel_tui.report import ScenarioReport
+
+VIEW_MODE_REFUSAL = "view mode: nothing runs here (run kernel-tui run … on the machine with the GPU)"
+SAVED_RUN_ID = 0
+"""The run id the saved messages carry; the explorer numbers its runs itself and ignores it."""
+
+
+@dataclass(frozen=True)
+class SavedReport:
+    """One report as read from a results file, with where and when that file was written."""
+
+    report: ScenarioReport
+    results_file: Path
+    saved_at: datetime.datetime | None = None
+    """The results file's modification time: the reports carry no date of their own."""
+
+    @property
+    def path(self) -> Path:
+        return Path(self.report.scenario)
+
+    def origin(self) -> str:
+        """``saved results from cpu (AMD EPYC, 2 threads) · torch 2.14.1 · 2026-11-30 16:20``."""
+        report = self.report
+        where = device_text(report.device, report.device_name, report.threads, report.torch_version)
+        when = f" · {self.saved_at:%Y-%m-%d %H:%M}" if self.saved_at is not None else ""
+        return f"saved results from {where}{when}"
+
+
+def saved_reports(reports: Sequence[ScenarioReport], results_file: Path) -> list[SavedReport]:
+    """The reports of one results file, dated by the file."""
+    try:
+        saved_at: datetime.datetime | None = datetime.datetime.fromtimestamp(results_file.stat().st_mtime)
+    except OSError:
+        saved_at = None
+    return [SavedReport(report, results_file, saved_at) for report in reports]
+
+
+class SavedResultsLink:
+    """An ``EngineLink`` whose every run of a saved scenario replays its report as a finished run."""
+
+    def __init__(self, saved: Sequence[SavedReport]) -> None:
+        if not saved:
+            raise ValueError("saved results need at least one report")
+        # A scenario saved twice (two results files) shows the later one, as the catalog lists it once.
+        self.saved = {entry.path: entry for entry in saved}
+        self.runs: list[Path] = []
+        """Each run asked for: what a test asserts about."""
+
+    def saved_for(self, path: Path) -> SavedReport | None:
+        return self.saved.get(path)
+
+    def start(self) -> Hello:
+        # The explorer shows this as its engine: the device of the first report, since no engine starts.
+        report = next(iter(self.saved.values())).report
+        return Hello(
+            pid=0,
+            device=report.device,
+            device_name=report.device_name,
+            torch_version=report.torch_version,
+            threads=report.threads or 0,
+        )
+
+    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[RunMessage]:
+        """The saved run, sweep included whatever ``sweep`` and ``size`` ask: it cannot be measured again."""
+        self.runs.append(Path(path))
+        return self._messages(Path(path))
+
+    def _messages(self, path: Path) -> Iterator[RunMessage]:
+        saved = self.saved.get(path)
+        if saved is None:
+            raise EngineDied(None, "", VIEW_MODE_REFUSAL)
+        for point in saved.report.sweep:
+            yield protocol.SweepPoint(SAVED_RUN_ID, point)
+        yield Done(SAVED_RUN_ID, saved.report)
+
+    def cancel(self) -> None:
+        """Nothing to stop: a saved run ends as soon as it is read."""
+
+    def close(self) -> None:
+        """No engine to end."""
+
+    def output(self) -> str:
+        return ""
