@@ -43,6 +43,7 @@ def main() -> None:
     with EngineClient("cpu", stderr_sink=lambda line: None) as client:
         record(client, "ui_add_relu.py", "ui_add_relu_messages.json", sizes=SWEEP_SIZES, sweep=True)
         record(client, "ui_broken_fn.py", "ui_broken_fn_messages.json", sweep=False)
+        record(client, "ui_variants.py", "ui_variants_messages.json", sweep=False)
         record(client, "snippets/ui_snippet_typo.py", "ui_snippet_typo_messages.json", size=4096, sweep=False)
         record(client, "snippets/ui_snippet_syntax.py", "ui_snippet_syntax_messages.json", size=4096, sweep=False)
 
