@@ -34,7 +34,14 @@ from textual.worker import Worker, WorkerState
 from kernel_tui.protocol import Hello, RunMessage
 from kernel_tui.report import ScenarioError
 from kernel_tui.ui import describe
-from kernel_tui.ui.actions import EXPLORER_ACTIONS, QUIT_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, bindings
+from kernel_tui.ui.actions import (
+    EXPLORER_ACTIONS,
+    QUIT_ACTIONS,
+    SNIPPET_ACTIONS,
+    VARIANT_ACTIONS,
+    WHY_ACTIONS,
+    bindings,
+)
 from kernel_tui.ui.catalog import Catalog, ScenarioEntry
 from kernel_tui.ui.engine_link import EngineLink
 from kernel_tui.ui.engine_worker import start_engine, stream_run, worker_failure
@@ -60,6 +67,7 @@ from kernel_tui.ui.screens.explorer_layout import (
     focused_pane,
 )
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
+from kernel_tui.ui.screens.variants_part import VariantsPart
 from kernel_tui.ui.screens.why import WhyPart, next_chart_mode
 from kernel_tui.ui.snippet_session import Effects, Shown, SnippetSession
 from kernel_tui.ui.widgets.deferred import Deferred
@@ -71,6 +79,7 @@ from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
+from kernel_tui.ui.widgets.variants_table import VariantsPane
 
 W = TypeVar("W", bound=Widget)
 
@@ -80,7 +89,7 @@ class ExplorerScreen(Screen[None]):
 
     AUTO_FOCUS = "#scenarios"
 
-    ACTIONS = (EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, QUIT_ACTIONS)
+    ACTIONS = (EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, VARIANT_ACTIONS, QUIT_ACTIONS)
     """The action tables this screen answers to: its keys, and what help and the palette list for it."""
     BINDINGS = bindings(*ACTIONS)
 
@@ -113,6 +122,7 @@ class ExplorerScreen(Screen[None]):
         self.session = SnippetSession(self.catalog)
         self.snippets = SnippetWorkbench(self, self.session, self.runs, clock)
         self.why = WhyPart(self, self.catalog, self.runs, predictions)
+        self.variants = VariantsPart(self, self.catalog, self.runs, self.session)
         self.wide = fits_wide(self.app.size)
         self._name_mode = "eager"
         """Which table's highlighted kernel the full-name line shows: the one last focused."""
@@ -203,8 +213,7 @@ class ExplorerScreen(Screen[None]):
         eager_wait, compiled_wait = waiting_notes(run)
         if eager := self._find("#eager", KernelTable):
             eager.show(report.eager if report else None, eager_wait)
-        if compiled := self._find("#compiled", KernelTable):
-            compiled.show(report.compiled if report else None, compiled_wait)
+        self.variants.show(self._find("#variants", VariantsPane), self._find("#compiled", KernelTable), compiled_wait)
         if signature := self._find("#signature", Static):
             shown = report.signature if report is not None else None
             signature.update(f"shapes: {shown}" if shown else "")
@@ -282,6 +291,11 @@ class ExplorerScreen(Screen[None]):
     def _scenario_selected(self, event: OptionList.OptionSelected) -> None:
         self.action_pane("lesson")
 
+    @on(DataTable.RowSelected, "#variants-table")
+    def _variant_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.variants.show_kernels_of(event.row_key.value)
+
     @on(DataTable.RowHighlighted)
     def _kernel_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if isinstance(event.data_table, KernelTable) and event.data_table.has_focus:
@@ -331,7 +345,9 @@ class ExplorerScreen(Screen[None]):
             self._cancel_active()
         run = self.runs.start(entry.path, sweep=sweep, now=self.clock())
         # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run.
-        self._run_engine(run.run_id, entry.path, self.link.run(entry.path, sweep=sweep, size=self.run_size))
+        variants = self.variants.request(entry.path)
+        messages = self.link.run(entry.path, sweep=sweep, size=self.run_size, variants=variants)
+        self._run_engine(run.run_id, entry.path, messages)
         self._show_marks()
         self._show_points(run)
         self._show_results()
@@ -428,6 +444,10 @@ class ExplorerScreen(Screen[None]):
         self.chart_mode = next_chart_mode(self.chart_mode)
         if not self.wide:
             self.action_pane("chart")
+
+    def action_variants(self) -> None:
+        """Choose which compile variants are shown, or add one for the next runs."""
+        self.variants.choose()
 
     def action_toggle_predict(self) -> None:
         """Turn predict-then-reveal on or off for this session."""
