@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_ui_support import ADD_RELU, DATA, RECORDINGS, explorer, finished, make_app, shown_text, wait_for
+from test_ui_support import ADD_RELU, DATA, RECORDINGS, REPO, explorer, finished, make_app, shown_text, wait_for
 from textual.geometry import Region
 from textual.widgets import Input, SelectionList
 
@@ -246,3 +246,48 @@ async def test_the_editors_runs_of_a_scenario_carry_its_added_variants(tmp_path)
         await wait_for(pilot, lambda: finished(app, draft), what="the editor's run to finish")
         assert link.runs[-1][0] == draft
         assert link.variants[-1] == dict([parse_variant_flag("full=fullgraph:True")])
+
+
+async def test_delete_drops_an_added_variant_but_not_the_files():
+    link = variants_link()
+    app = variants_app(link)
+    async with app.run_test(size=WIDE) as pilot:
+        dialog = await open_dialog(pilot)
+        await add_variant(pilot, dialog, "full=fullgraph:True")
+        listing = dialog.query_one("#variants-list", SelectionList)
+        values = [listing.get_option_at_index(i).value for i in range(listing.option_count)]
+        assert values == [*RECORDED, "full"]
+        listing.focus()
+        listing.highlighted = values.index("dynamic")
+        await pilot.press("delete")
+        listing.highlighted = values.index("full")
+        await pilot.press("delete")
+        await pilot.pause()
+        assert [listing.get_option_at_index(i).value for i in range(listing.option_count)] == list(RECORDED)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, VariantsScreen), what="the dialog to close")
+        await run_to_the_end(pilot)
+        assert link.variants == [None]
+        assert row_names(app) == ["eager", "compiled", *RECORDED]
+
+
+def still_variants_app():
+    """The app for pictures: the scenario by relative path (run from the repository), nothing animating."""
+    app = make_app(variants_link(), paths=(VARIANTS_FILE.relative_to(REPO),))
+    app.animation_level = "none"
+    return app
+
+
+async def after_a_run(pilot) -> None:
+    app = pilot.app
+    await wait_for(pilot, lambda: explorer(app).hello is not None, what="the engine's hello")
+    await wait_for(pilot, lambda: not explorer(app).query("Deferred"), what="the panes mounted after the first frame")
+    await pilot.press("r")
+    await wait_for(pilot, lambda: finished(app, VARIANTS_FILE.relative_to(REPO)), what="the run to finish")
+
+
+@pytest.mark.usefixtures("from_the_repository")
+@pytest.mark.parametrize("size", [WIDE, SMALL], ids=["160x48", "80x24"])
+def test_picture_of_the_variants_table(snap_compare, size):
+    """After r: the variants under the kernel tables; at 80x24 in the kernels tab, in the narrow columns."""
+    assert snap_compare(still_variants_app(), terminal_size=size, run_before=after_a_run)

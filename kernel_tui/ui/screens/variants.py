@@ -34,7 +34,7 @@ def flag_text(name: str, arguments: dict[str, Any]) -> str:
 class VariantsScreen(Dialog[VariantChoices]):
     """Tick the variants to show; type one to add. The result is the choices as they are when it closes."""
 
-    BINDINGS = [Binding("escape", "close", "Close")]
+    BINDINGS = [Binding("escape", "close", "Close"), Binding("delete", "remove", "Remove added")]
 
     DEFAULT_CSS = """
     VariantsScreen #variants-body {
@@ -70,7 +70,7 @@ class VariantsScreen(Dialog[VariantChoices]):
     def compose(self) -> ComposeResult:
         with Vertical(id="variants-body", classes="dialog-body") as body:
             body.border_title = f"Compile variants · {self._title}"
-            body.border_subtitle = "space shows/hides · enter adds · tab moves · esc closes"
+            body.border_subtitle = "space: show/hide · del: drop added · enter: add · esc: close"
             yield Static(Text("Ticked variants are shown beside eager and compiled.", style="dim"))
             yield SelectionList[str](*self._options(), id="variants-list")
             yield Static(id="variants-none")
@@ -129,13 +129,30 @@ class VariantsScreen(Dialog[VariantChoices]):
             return
         self._apply_ticks()
         self.choices.add(name, arguments)
+        event.input.value = ""
+        self._refill()
+        if name == DEFAULT_VARIANT:
+            self.notify(f"The compiled side runs {describe_arguments(arguments)} from the next run")
+
+    def action_remove(self) -> None:
+        """Drop the highlighted variant if it was added here: the next runs go without it."""
+        listing = self.query_one("#variants-list", SelectionList)
+        if not listing.has_focus or listing.highlighted is None:
+            return
+        name = str(listing.get_option_at_index(listing.highlighted).value)
+        if name not in self.choices.added:
+            self.notify(f"{name} is the file's: edit VARIANTS to remove it (untick it to hide it)")
+            return
+        self._apply_ticks()
+        del self.choices.added[name]
+        self.choices.hidden.discard(name)
+        self._refill()
+
+    def _refill(self) -> None:
         listing = self.query_one("#variants-list", SelectionList)
         listing.clear_options()
         listing.add_options(self._options())
-        event.input.value = ""
         self._show_listing()
-        if name == DEFAULT_VARIANT:
-            self.notify(f"The compiled side runs {describe_arguments(arguments)} from the next run")
 
     def action_close(self) -> None:
         self._apply_ticks()
