@@ -17,6 +17,8 @@ from textual.widgets import Input, SelectionList
 
 from kernel_tui.compile_variants import parse_variant_flag
 from kernel_tui.formatting import variant_rows
+from kernel_tui.protocol import Done
+from kernel_tui.ui.engine_link import ClientEngineLink
 from kernel_tui.ui.replay import ReplayEngineLink
 from kernel_tui.ui.screens.variants import VariantsScreen
 from kernel_tui.ui.widgets.kernel_table import KernelTable
@@ -291,3 +293,19 @@ async def after_a_run(pilot) -> None:
 def test_picture_of_the_variants_table(snap_compare, size):
     """After r: the variants under the kernel tables; at 80x24 in the kernels tab, in the narrow columns."""
     assert snap_compare(still_variants_app(), terminal_size=size, run_before=after_a_run)
+
+
+@pytest.mark.slow
+def test_the_real_engine_link_sends_added_variants_with_the_run():
+    """The hand-off the replay cannot check: the run request the engine gets carries the variants."""
+    link = ClientEngineLink("cpu")
+    try:
+        name, arguments = parse_variant_flag("dyn=dynamic:True")
+        messages = list(link.run(ADD_RELU, sweep=False, size=4096, variants={name: arguments}))
+    finally:
+        link.close()
+    done = messages[-1]
+    assert isinstance(done, Done) and done.report.error is None
+    assert list(done.report.variants) == ["dyn"]
+    assert done.report.variants["dyn"].options == {"dynamic": True}
+    assert done.report.variants["dyn"].measured is not None
