@@ -309,3 +309,14 @@ def test_the_real_engine_link_sends_added_variants_with_the_run():
     assert list(done.report.variants) == ["dyn"]
     assert done.report.variants["dyn"].options == {"dynamic": True}
     assert done.report.variants["dyn"].measured is not None
+
+
+async def test_the_variants_table_keeps_the_kernels_pane_through_a_layout_switch():
+    app = variants_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await run_to_the_end(pilot)
+        variants_table(app).focus()
+        await pilot.pause()
+        await pilot.resize_terminal(*SMALL)
+        await wait_for(pilot, lambda: not explorer(app).wide, what="the small layout")
+        await wait_for(pilot, lambda: explorer(app).query_one("#tabs").active == "tab-kernels", what="the kernels tab")
