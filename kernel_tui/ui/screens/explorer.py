@@ -8,6 +8,7 @@ thread worker (``kernel_tui.ui.engine_worker``); the worker posts typed messages
 (``kernel_tui.ui.messages``), and messages of a run that was cancelled or replaced are dropped. What the
 panes show besides the scenario (the engine's status, the chart's mode, the run size) are reactives,
 shown by their watchers.
+The ``VariantsPart`` keeps which compile variants are shown and added, per scenario.
 
 Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
 (80x24). Switching recomposes the screen and shows the same data again, since no widget holds state of
