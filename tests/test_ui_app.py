@@ -293,7 +293,7 @@ class TestErrors:
     async def test_a_bug_in_the_worker_ends_the_run_with_its_traceback(self):
         link = make_link()
 
-        def broken_run(path, *, sweep, size=None):
+        def broken_run(path, *, sweep, size=None, variants=None):
             def messages():
                 yield Progress(1, "load", "")
                 raise ValueError("a bug, not an engine death")

@@ -49,11 +49,11 @@ class SnippetLink(ReplayEngineLink):
     plays: str = ADD_RELU_RECORDING
     asked: list[tuple[Path, int | None, str]] = field(default_factory=list)
 
-    def run(self, path, *, sweep, size=None):
+    def run(self, path, *, sweep, size=None, variants=None):
         path = Path(path)
         self.asked.append((path, size, path.read_text(encoding="utf-8")))
         self.recordings[path.name] = self.recordings[self.plays]
-        return super().run(path, sweep=sweep, size=size)
+        return super().run(path, sweep=sweep, size=size, variants=variants)
 
 
 def snippet_link(plays: str = ADD_RELU_RECORDING) -> SnippetLink:

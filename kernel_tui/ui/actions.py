@@ -162,6 +162,17 @@ WHY_ACTIONS = (
 )
 """The explorer's keys for attribution, code, bandwidth and predictions."""
 
+VARIANT_ACTIONS = (
+    KeyAction(
+        "variants",
+        "Compile variants",
+        "Compile variants: choose which are shown, or add one for the next runs (NAME=KEY:VALUE,...)",
+        "v",
+        footer="Variants",
+    ),
+)
+"""The explorer's key for compile variants (``VARIANTS`` in a scenario, or added in the explorer)."""
+
 QUIT_ACTIONS = (KeyAction("app.quit", "Quit", "Quit (ends the engine too)", "q", palette=False),)
 """Last in the explorer's bindings; the palette has Textual's own Quit."""
 

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
 from kernel_tui.client import EngineClient, EngineDied
 from kernel_tui.protocol import Hello, RunMessage, Warmup
@@ -21,6 +21,8 @@ from kernel_tui.ui.drafts import state_dir
 
 OUTPUT_LINES = 200
 ENGINE_LOG = "engine.log"
+CompileVariants = dict[str, dict[str, Any]]
+"""Compile variants by name, each a set of ``torch.compile`` keyword arguments (``RunRequest.variants``)."""
 RUN_TIMEOUT_S = 600.0
 """Same limit as ``kernel-tui run``: a cold compile of a large scenario fits; a hung engine does not."""
 
@@ -32,10 +34,13 @@ class EngineLink(Protocol):
         """Start the engine if it is not running; return its hello (device, device_name, torch_version)."""
         ...
 
-    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[RunMessage]:
+    def run(
+        self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
+    ) -> Iterator[RunMessage]:
         """Ask for a run now; read the returned iterator (in a worker thread) for its protocol messages.
 
         ``size`` is the elements per input tensor for the kernel tables; None: the scenario's own SIZE.
+        ``variants`` are compile variants by name, added to (or overriding) the file's ``VARIANTS``.
 
         The run counts as asked for the moment this returns, so a ``cancel`` right after stops it even
         if it has not begun. Reading raises ``kernel_tui.client.EngineDied`` if the engine ends first
@@ -106,11 +111,15 @@ class ClientEngineLink:
         """The engine's ``Warmup`` message once its first compile has ended; None while it runs."""
         return self._client.warmup_result
 
-    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[RunMessage]:
+    def run(
+        self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
+    ) -> Iterator[RunMessage]:
         self._requested += 1
-        return self._messages(self._requested, path, sweep, size)
+        return self._messages(self._requested, path, sweep, size, variants)
 
-    def _messages(self, number: int, path: Path, sweep: bool, size: int | None) -> Iterator[RunMessage]:
+    def _messages(
+        self, number: int, path: Path, sweep: bool, size: int | None, variants: CompileVariants | None
+    ) -> Iterator[RunMessage]:
         with self._busy:
             self._running = number
             try:
@@ -118,7 +127,9 @@ class ClientEngineLink:
                     # Cancelled before it began: the engine (perhaps warmed up for later) is left alone.
                     raise EngineDied(None, "", "cancelled")
                 self._start()
-                for message in self._client.run(str(path), size=size, sweep=sweep, timeout=RUN_TIMEOUT_S):
+                for message in self._client.run(
+                    str(path), size=size, sweep=sweep, timeout=RUN_TIMEOUT_S, variants=variants
+                ):
                     if number <= self._cancelled_upto:
                         # The cancel landed while the engine was (re)starting, so it killed nothing.
                         self._client.close()

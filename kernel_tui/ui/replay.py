@@ -21,6 +21,7 @@ from kernel_tui.client import EngineDied
 from kernel_tui.expect import NEEDS_SWEEP
 from kernel_tui.protocol import Done, Hello, Partial, Progress, RunMessage, SweepPoint
 from kernel_tui.report import ScenarioReport
+from kernel_tui.ui.engine_link import CompileVariants
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,8 @@ class ReplayEngineLink:
     """Each run asked for, as (path, sweep): what a test asserts about."""
     sizes: list[int | None] = field(default_factory=list)
     """The size each run asked for (None: the scenario's own); replaying ignores it."""
+    variants: list[CompileVariants | None] = field(default_factory=list)
+    """The compile variants each run asked for (None: the file's own); replaying ignores them."""
 
     def __post_init__(self) -> None:
         # The same rules as the real link: runs are numbered when asked for, one runs at a time, and a
@@ -142,10 +145,13 @@ class ReplayEngineLink:
             raise EngineDied(None, "", "no recordings to replay")
         return next(iter(self.recordings.values())).hello
 
-    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[RunMessage]:
+    def run(
+        self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
+    ) -> Iterator[RunMessage]:
         self._requested += 1
         self.runs.append((Path(path), sweep))
         self.sizes.append(size)
+        self.variants.append(variants)
         return self._messages(self._requested, Path(path), sweep)
 
     def _messages(self, number: int, path: Path, sweep: bool) -> Iterator[RunMessage]:

@@ -18,6 +18,7 @@ from kernel_tui.client import EngineDied
 from kernel_tui.formatting import device_text
 from kernel_tui.protocol import Done, Hello, RunMessage
 from kernel_tui.report import ScenarioReport
+from kernel_tui.ui.engine_link import CompileVariants
 
 VIEW_MODE_REFUSAL = "view mode: nothing runs here (run kernel-tui run … on the machine with the GPU)"
 SAVED_RUN_ID = 0
@@ -79,14 +80,17 @@ class SavedResultsLink:
             threads=report.threads or 0,
         )
 
-    def run(self, path: Path, *, sweep: bool, size: int | None = None) -> Iterator[RunMessage]:
-        """The saved run, sweep included whatever ``sweep`` and ``size`` ask: it cannot be measured again."""
+    def run(
+        self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
+    ) -> Iterator[RunMessage]:
+        """The saved run, sweep included whatever ``sweep`` and ``size`` ask: it cannot be measured again, nor
+        with variants added here (``v``): those would need an engine."""
         self.runs.append(Path(path))
-        return self._messages(Path(path))
+        return self._messages(Path(path), asks_more=bool(variants))
 
-    def _messages(self, path: Path) -> Iterator[RunMessage]:
+    def _messages(self, path: Path, asks_more: bool = False) -> Iterator[RunMessage]:
         saved = self.saved.get(path)
-        if saved is None:
+        if saved is None or asks_more:
             raise EngineDied(None, "", VIEW_MODE_REFUSAL)
         for point in saved.report.sweep:
             yield protocol.SweepPoint(SAVED_RUN_ID, point)

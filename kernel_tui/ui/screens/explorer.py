@@ -8,6 +8,7 @@ widgets. Runs go through the engine link it is given, in one thread worker (``ke
 the worker posts typed messages back (``kernel_tui.ui.messages``), and messages of a run that was cancelled
 or replaced are dropped. What the panes show besides the scenario (the engine's status, the chart's mode, the
 run size) are reactives, shown by their watchers.
+The ``VariantsPart`` keeps which compile variants are shown and added, per scenario.
 
 Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
 (80x24). Switching recomposes the screen and shows the same data again, since no widget holds state of
@@ -34,7 +35,14 @@ from textual.worker import Worker, WorkerState
 from kernel_tui.protocol import Hello, RunMessage
 from kernel_tui.report import ScenarioError
 from kernel_tui.ui import describe
-from kernel_tui.ui.actions import EXPLORER_ACTIONS, QUIT_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, bindings
+from kernel_tui.ui.actions import (
+    EXPLORER_ACTIONS,
+    QUIT_ACTIONS,
+    SNIPPET_ACTIONS,
+    VARIANT_ACTIONS,
+    WHY_ACTIONS,
+    bindings,
+)
 from kernel_tui.ui.catalog import Catalog, ScenarioEntry
 from kernel_tui.ui.engine_link import EngineLink
 from kernel_tui.ui.engine_worker import start_engine, stream_run, worker_failure
@@ -61,6 +69,7 @@ from kernel_tui.ui.screens.explorer_layout import (
     focused_pane,
 )
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
+from kernel_tui.ui.screens.variants_part import VariantsPart
 from kernel_tui.ui.screens.why import WhyPart, next_chart_mode
 from kernel_tui.ui.snippet_session import Effects, Shown, SnippetSession
 from kernel_tui.ui.widgets.deferred import Deferred
@@ -72,6 +81,7 @@ from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
+from kernel_tui.ui.widgets.variants_table import VariantsPane
 
 W = TypeVar("W", bound=Widget)
 
@@ -81,7 +91,7 @@ class ExplorerScreen(Screen[None]):
 
     AUTO_FOCUS = "#scenarios"
 
-    ACTIONS = (EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, QUIT_ACTIONS)
+    ACTIONS = (EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, VARIANT_ACTIONS, QUIT_ACTIONS)
     """The action tables this screen answers to: its keys, and what help and the palette list for it."""
     BINDINGS = bindings(*ACTIONS)
 
@@ -115,6 +125,7 @@ class ExplorerScreen(Screen[None]):
         self.snippets = SnippetWorkbench(self, self.session, self.runs, clock)
         self.why = WhyPart(self, self.catalog, self.runs, predictions)
         self.baselines = PinnedBaselines(lambda path: scenario_of(path, self.session.known_drafts))
+        self.variants = VariantsPart(self, self.catalog, self.runs, self.session)
         self.wide = fits_wide(self.app.size)
         self._name_mode = "eager"
         """Which table's highlighted kernel the full-name line shows: the one last focused."""
@@ -208,12 +219,12 @@ class ExplorerScreen(Screen[None]):
             eager.show(
                 report.eager if report else None, eager_wait, self.baselines.mode_baseline(run, "eager", comparison)
             )
-        if compiled := self._find("#compiled", KernelTable):
-            compiled.show(
-                report.compiled if report else None,
-                compiled_wait,
-                self.baselines.mode_baseline(run, "compiled", comparison),
-            )
+        self.variants.show(
+            self._find("#variants", VariantsPane),
+            self._find("#compiled", KernelTable),
+            compiled_wait,
+            self.baselines.mode_baseline(run, "compiled", comparison),
+        )
         if signature := self._find("#signature", Static):
             shown = report.signature if report is not None else None
             signature.update(f"shapes: {shown}" if shown else "")
@@ -293,6 +304,11 @@ class ExplorerScreen(Screen[None]):
     def _scenario_selected(self, event: OptionList.OptionSelected) -> None:
         self.action_pane("lesson")
 
+    @on(DataTable.RowSelected, "#variants-table")
+    def _variant_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.variants.show_kernels_of(event.row_key.value)
+
     @on(DataTable.RowHighlighted)
     def _kernel_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if isinstance(event.data_table, KernelTable) and event.data_table.has_focus:
@@ -344,7 +360,9 @@ class ExplorerScreen(Screen[None]):
             self._cancel_active()
         run = self.runs.start(entry.path, sweep=sweep, now=self.clock())
         # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run.
-        self._run_engine(run.run_id, entry.path, self.link.run(entry.path, sweep=sweep, size=self.run_size))
+        variants = self.variants.request(entry.path)
+        messages = self.link.run(entry.path, sweep=sweep, size=self.run_size, variants=variants)
+        self._run_engine(run.run_id, entry.path, messages)
         self._show_marks()
         self._show_points(run)
         self._show_results()
@@ -453,6 +471,10 @@ class ExplorerScreen(Screen[None]):
         self.chart_mode = next_chart_mode(self.chart_mode)
         if not self.wide:
             self.action_pane("chart")
+
+    def action_variants(self) -> None:
+        """Choose which compile variants are shown, or add one for the next runs."""
+        self.variants.choose()
 
     def action_toggle_predict(self) -> None:
         """Turn predict-then-reveal on or off for this session."""

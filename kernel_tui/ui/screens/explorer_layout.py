@@ -24,6 +24,7 @@ from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
+from kernel_tui.ui.widgets.variants_table import VariantsPane, VariantsTable
 
 WIDE_MIN_SIZE = (120, 32)
 """From this many columns and rows the panes sit side by side; below it they become tabs."""
@@ -60,6 +61,7 @@ def compose_explorer(wide: bool) -> ComposeResult:
                 with Horizontal(id="tables"):
                     yield KernelTable("eager", "Eager", id="eager")
                     yield KernelTable("compiled", "Compiled", id="compiled")
+                yield VariantsPane(id="variants")
                 yield KernelNameLine(id="kernel-name")
                 yield SummaryStrip(id="summary")
     else:
@@ -73,6 +75,7 @@ def compose_explorer(wide: bool) -> ComposeResult:
                     yield Static(id="signature")
                     yield KernelTable("eager", "Eager", id="eager")
                     yield KernelTable("compiled", "Compiled", id="compiled")
+                    yield VariantsPane(id="variants")
                     yield KernelNameLine(id="kernel-name")
                     yield SummaryStrip(id="summary")
             with TabPane("4 Chart", id="tab-chart"):
@@ -101,7 +104,7 @@ def focused_pane(screen: Screen[Any]) -> str:
         widget = find(screen, selector, Widget)
         if widget is not None and (focused is widget or widget in focused.ancestors):
             return pane
-    return "kernels" if isinstance(focused, KernelTable) else "scenarios"
+    return "kernels" if isinstance(focused, (KernelTable, VariantsTable)) else "scenarios"
 
 
 def focus_pane(screen: Screen[object], pane: str, *, tabs: bool, tries: int = 10) -> None:
