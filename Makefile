@@ -22,7 +22,9 @@ lint: $(BIN)/kernel-tui
 	$(BIN)/mypy
 
 test: lint
-	$(BIN)/pytest -q -n 2 --durations=15
+	# Three workers on two cores: many tests wait on engine processes (start-up, hangs, timeouts) and a third
+	# worker fills that idle time.
+	$(BIN)/pytest -q -n 3 --durations=15
 
 bench: $(BIN)/kernel-tui
 	$(BIN)/python bench/run_all.py

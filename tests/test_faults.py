@@ -167,8 +167,10 @@ def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_sc
     assert report["error"] is None, report["error"]
     measured = [point["size"] for point in report["sweep"] if point["eager_us"] is not None]
     ended = [point for point in report["sweep"] if point["eager_us"] is None]
-    # How far it gets depends on how busy the machine is; that it stops early, and says why, does not.
-    assert measured[:2] == [2**12, 2**14] and 2**22 not in measured
+    # How far it gets depends on how busy the machine is (the first point always runs, and predicts the rest);
+    # that it measures in order, stops early, and says why, does not.
+    sizes = [2**12, 2**14, 2**16, 2**18, 2**20, 2**22]
+    assert measured == sizes[: len(measured)] and 1 <= len(measured) < len(sizes)
     assert ended and all("sweep ended" in point["note"] and "budget is 10 s" in point["note"] for point in ended)
     assert report["sweep_wall_s"] < 25
     print(f"sweep ended after {report['sweep_wall_s']:.1f} s ({elapsed:.1f} s in all); measured {measured}")
