@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Header, Static, TabbedContent, TabPane, Tabs
 
 from kernel_tui.ui.widgets.deferred import Deferred
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
@@ -23,6 +23,7 @@ from kernel_tui.ui.widgets.run_status import RunStatusBar
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
+from kernel_tui.ui.widgets.steady_footer import SteadyFooter
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 
 WIDE_MIN_SIZE = (120, 32)
@@ -80,7 +81,7 @@ def compose_explorer(wide: bool) -> ComposeResult:
             with TabPane("5 Editor", id="tab-editor"):
                 yield Deferred(SnippetEditor(id="editor"))
     yield RunStatusBar(id="status")
-    yield Footer()
+    yield SteadyFooter()
 
 
 W = TypeVar("W", bound=Widget)
