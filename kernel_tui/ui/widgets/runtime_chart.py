@@ -39,6 +39,8 @@ class RuntimeChart(Widget):
         self.points: list[SweepPoint] = []
         """The points shown, in the order they arrived (tests read this)."""
         self.hint = ""
+        self._hint_shown = ""
+        """What the hint line shows now: updating it only when that changes spares a layout pass per point."""
         self.mode = "time"
         """``time``, ``bandwidth`` (both against size) or ``roofline`` (the kernels against the two ceilings)."""
         self.ceiling_gbs: float | None = None
@@ -101,7 +103,9 @@ class RuntimeChart(Widget):
             drawn = any(point.eager_us or point.compiled_us for point in self.points)
             hint_text = self.hint
         hint = self.query_one("#chart-hint", Static)
-        hint.update(hint_text)
+        if hint_text != self._hint_shown:
+            hint.update(hint_text)
+            self._hint_shown = hint_text
         hint.display = not drawn
         self.border_title = TITLES.get(self.mode, TITLES["time"])
         self.border_subtitle = self._subtitle() if drawn else ""
