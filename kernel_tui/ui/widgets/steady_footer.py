@@ -23,6 +23,9 @@ class SteadyFooter(Footer):
         super().__init__(**options)
         self._composed_from: tuple[object, ...] | None = None
         """The keys now shown, without their on/off state; None before the first build."""
+        self._rebuild_pending = False
+        """A rebuild is asked for and not done yet: it will read the bindings as they are then, so the
+        changes before it need no rebuild of their own (a run's stages changed them several times a frame)."""
 
     def _shown_keys(self, screen: Screen[object]) -> tuple[object, ...]:
         # Everything of a binding that ``Footer.compose`` reads but whether it is enabled; the command
@@ -44,11 +47,14 @@ class SteadyFooter(Footer):
         return enabled_by_action
 
     def compose(self) -> ComposeResult:
+        self._rebuild_pending = False
         if self._bindings_ready:
             self._composed_from = self._shown_keys(self.screen)
         yield from super().compose()
 
     def bindings_changed(self, screen: Screen[object]) -> None:
+        if self._rebuild_pending:
+            return
         if (
             self._composed_from is None
             or not self.is_attached
@@ -56,6 +62,8 @@ class SteadyFooter(Footer):
             or self._shown_keys(screen) != self._composed_from
         ):
             super().bindings_changed(screen)
+            # What ``Footer.bindings_changed`` requires before it asks for the rebuild.
+            self._rebuild_pending = self.is_attached and screen is self.screen and screen.app.app_focus
             return
         enabled_by_action = self._enabled_actions(screen)
         for footer_key in self.query(FooterKey):
