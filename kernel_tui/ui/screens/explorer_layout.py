@@ -7,6 +7,7 @@ first frame (``Deferred``), so a pane's widget may not be there yet.
 
 from __future__ import annotations
 
+import weakref
 from typing import TypeVar
 
 from textual.app import ComposeResult
@@ -87,10 +88,25 @@ def compose_explorer(wide: bool) -> ComposeResult:
 W = TypeVar("W", bound=Widget)
 
 
+_found: weakref.WeakKeyDictionary[Screen[object], dict[str, Widget]] = weakref.WeakKeyDictionary()
+"""Per screen, the widget each ``#id`` was last found as: the explorer looks its panes up on every report,
+stage and sweep point, and each query walked the whole screen (about 1 ms)."""
+
+
 def find(screen: Screen[object], selector: str, expect: type[W]) -> W | None:
     """The widget, or None while its pane has not been mounted yet (see ``Deferred``)."""
+    known = _found.setdefault(screen, {})
+    widget = known.get(selector)
+    # A widget removed since (the layout changed, and the screen was composed again) is looked up anew.
+    if widget is not None and widget.is_attached and widget.screen is screen and isinstance(widget, expect):
+        return widget
     found = screen.query(selector)
-    return found.first(expect) if found else None
+    if not found:
+        return None
+    widget = found.first(expect)
+    if selector.startswith("#") and selector[1:].replace("-", "").replace("_", "").isalnum():
+        known[selector] = widget
+    return widget
 
 
 def focused_pane(screen: Screen[object]) -> str:
