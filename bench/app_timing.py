@@ -229,13 +229,14 @@ def _ensure_big_recording() -> None:
 def _responsiveness_cause(busy_p95: float, idle_p95: float, busy_median: float) -> str:
     if idle_p95 >= TARGET_P95_MS:
         return (
-            f"the slow presses are as slow with nothing running (idle p95 {idle_p95:.0f} ms): a focus move "
-            "repaints the whole explorer on 2 shared cores. Not profiled further."
+            f"the slow presses are as slow with nothing running (idle p95 {idle_p95:.0f} ms): the focus move "
+            "itself is slow (see the causes in bench/RESULTS.md)."
         )
     return (
-        f"the tail only: the median press takes {busy_median:.0f} ms, idle p95 {idle_p95:.0f} ms. Every "
-        "streamed point redraws the chart's plotext figure and a key that lands behind one waits for it; "
-        "this bench streams a point every 20 ms, several times faster than a real sweep's points arrive."
+        f"the tail only: the median press takes {busy_median:.0f} ms, idle p95 {idle_p95:.0f} ms. A key that "
+        "lands while the chart's plot is built (about 30 ms, at most every 0.1 s while points stream) or while "
+        "a run's start relays out the screen waits for it; this bench streams a point every 20 ms, several "
+        "times faster than a real sweep's points arrive, on 2 cores shared with other work."
     )
 
 
@@ -264,6 +265,8 @@ def rows() -> list[dict[str, object]]:
             "ratio": slowest_report / max(small.finished_to_tables, small.first_report_to_tables),
             "target": f"each < {TARGET_RESULT_TO_TABLES_MS:.0f} ms",
             "met": slowest_report * 1e3 < TARGET_RESULT_TO_TABLES_MS,
+            "cause": "the frame with the tables waits for DataTable to measure its new rows (on idle) and for the "
+            "layout pass that follows, and a report that shows or hides a key (d, Esc) rebuilds the key bar.",
         },
         {
             "name": "scale: run (r pressed) to filled tables in the app, transformer (350 launches) vs add+relu",
