@@ -7,6 +7,7 @@ the app's engine link, clock and prediction book. Tests build this same app with
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Iterable
 
@@ -55,6 +56,7 @@ class KernelTuiApp(App[None]):
 
     def on_ready(self) -> None:
         # Sent once the first frame is on the terminal: the startup bench ends here.
+        gc.enable()  # off for the first frame (``launch.run_app``)
         if self._exit_after_first_frame:
             self.exit()
 

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 from textual import on
 from textual.app import ComposeResult
 from textual.events import DescendantFocus, Resize
-from textual.reactive import var
+from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, OptionList, Static, TabbedContent
@@ -90,6 +90,10 @@ class ExplorerScreen(Screen[None]):
     """The one main screen of the app."""
 
     AUTO_FOCUS = "#scenarios"
+
+    # Textual's own repaints the whole screen on every focus move, though only the two panes whose
+    # ``:focus`` style changes need it (restyling them repaints them): a Tab press cost a full frame.
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
     ACTIONS = (EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, VARIANT_ACTIONS, QUIT_ACTIONS)
     """The action tables this screen answers to: its keys, and what help and the palette list for it."""

@@ -7,13 +7,14 @@ first frame (``Deferred``), so a pane's widget may not be there yet.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, TypeVar
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Header, Static, TabbedContent, TabPane, Tabs
 
 from kernel_tui.ui.widgets.deferred import Deferred
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
@@ -23,6 +24,7 @@ from kernel_tui.ui.widgets.run_status import RunStatusBar
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
+from kernel_tui.ui.widgets.steady_footer import SteadyFooter
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 from kernel_tui.ui.widgets.variants_table import VariantsPane, VariantsTable
 
@@ -83,16 +85,31 @@ def compose_explorer(wide: bool) -> ComposeResult:
             with TabPane("5 Editor", id="tab-editor"):
                 yield Deferred(SnippetEditor(id="editor"))
     yield RunStatusBar(id="status")
-    yield Footer()
+    yield SteadyFooter()
 
 
 W = TypeVar("W", bound=Widget)
 
 
+_found: weakref.WeakKeyDictionary[Screen[Any], dict[str, Widget]] = weakref.WeakKeyDictionary()
+"""Per screen, the widget each ``#id`` was last found as: the explorer looks its panes up on every report,
+stage and sweep point, and each query walked the whole screen (about 1 ms)."""
+
+
 def find(screen: Screen[Any], selector: str, expect: type[W]) -> W | None:
     """The widget, or None while its pane has not been mounted yet (see ``Deferred``)."""
+    known = _found.setdefault(screen, {})
+    widget = known.get(selector)
+    # A widget removed since (the layout changed, and the screen was composed again) is looked up anew.
+    if widget is not None and widget.is_attached and widget.screen is screen and isinstance(widget, expect):
+        return widget
     found = screen.query(selector)
-    return found.first(expect) if found else None
+    if not found:
+        return None
+    widget = found.first(expect)
+    if selector.startswith("#") and selector[1:].replace("-", "").replace("_", "").isalnum():
+        known[selector] = widget
+    return widget
 
 
 def focused_pane(screen: Screen[Any]) -> str:

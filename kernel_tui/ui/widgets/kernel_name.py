@@ -15,10 +15,21 @@ from kernel_tui.ui.attribution import kernel_story
 class KernelNameLine(Static):
     """One line (wrapping when long) under the kernel tables."""
 
+    _shown: tuple[object, ...] | None = None
+    """What it shows now: the explorer shows the line again on every refill and cursor move, and an update
+    that changes nothing would still cost a layout pass of the whole screen."""
+
+    def _show(self, text: Text | str) -> None:
+        # ``Text ==`` compares the characters and spans only, not the style of the whole.
+        look = (text.plain, str(text.style), tuple(text.spans)) if isinstance(text, Text) else (text,)
+        if look != self._shown:
+            self._shown = look
+            self.update(text)
+
     def show(self, mode: str | None, kernel: Kernel | None, *, hint: bool = True) -> None:
         """The kernel's full name; without one, a hint (when there are kernels to highlight) or nothing."""
         if kernel is None or mode is None:
-            self.update(Text("highlight a kernel to see its full name", style="dim") if hint else "")
+            self._show(Text("highlight a kernel to see its full name", style="dim") if hint else "")
             return
         text = Text()
         text.append(f"{mode} › ", style="bold")
@@ -32,4 +43,4 @@ class KernelNameLine(Static):
         for part in kernel_story(kernel, mode):
             text.append(" · ", style="dim")
             text.append(part)
-        self.update(text)
+        self._show(text)

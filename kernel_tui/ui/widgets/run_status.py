@@ -22,7 +22,8 @@ class RunStatusBar(Horizontal):
         # One line whatever happens: a long error is cut here and shown whole in the summary and details.
         text.no_wrap = True
         text.overflow = "ellipsis"
-        self.query_one("#status-text", Label).update(text)
+        # Its size is set by the style sheet (one line, the width left by the bar): no layout pass needed.
+        self.query_one("#status-text", Label).update(text, layout=False)
         bars = self.query("#status-progress")
         if progress is None:
             if bars:

@@ -11,9 +11,11 @@ sets it here, with the report the roofline places and the kernel highlighted in 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -25,6 +27,9 @@ from kernel_tui.ui.widgets.roofline_plot import roofline_points, unplaced
 TITLES = {"time": "Runtime vs size", "bandwidth": "Bandwidth vs size", "roofline": "Roofline"}
 NEXT_MODE = {"time": "bandwidth", "bandwidth": "roofline", "roofline": "runtime"}
 """What ``b`` shows next, as the subtitle names it."""
+STREAMED_REPLOT_INTERVAL_S = 0.1
+"""While points stream in, the plot is drawn again at most this often: building it costs about 30 ms, and
+points that came faster than that kept the app from answering keys. A real sweep's points are further apart."""
 
 
 class RuntimeChart(Widget):
@@ -39,6 +44,8 @@ class RuntimeChart(Widget):
         self.points: list[SweepPoint] = []
         """The points shown, in the order they arrived (tests read this)."""
         self.hint = ""
+        self._hint_shown = ""
+        """What the hint line shows now: updating it only when that changes spares a layout pass per point."""
         self.mode = "time"
         """``time``, ``bandwidth`` (both against size) or ``roofline`` (the kernels against the two ceilings)."""
         self.ceiling_gbs: float | None = None
@@ -47,6 +54,10 @@ class RuntimeChart(Widget):
         """The measured scenario whose kernels the roofline places."""
         self.highlight: tuple[str | None, Kernel | None] = (None, None)
         """The table (``eager`` or ``compiled``) and kernel under the cursor, marked on the roofline."""
+        self._streamed_replot_at = 0.0
+        """When ``add_point`` last drew the plot (``time.monotonic``)."""
+        self._streamed_replot: Timer | None = None
+        """The drawing of points that came too soon after the last one, while it is pending."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="chart-hint")
@@ -91,9 +102,19 @@ class RuntimeChart(Widget):
     def add_point(self, point: SweepPoint) -> None:
         """Add one point as the sweep measures it."""
         self.points.append(point)
-        self._replot()
+        if self._streamed_replot is not None:
+            return  # the pending drawing shows this point too
+        wait = self._streamed_replot_at + STREAMED_REPLOT_INTERVAL_S - time.monotonic()
+        if wait > 0:
+            self._streamed_replot = self.set_timer(wait, self._replot)
+        else:
+            self._replot()
 
     def _replot(self) -> None:
+        if self._streamed_replot is not None:
+            self._streamed_replot.stop()
+            self._streamed_replot = None
+        self._streamed_replot_at = time.monotonic()
         if self.mode == "roofline":
             drawn = bool(roofline_points(self.report))
             hint_text = self._roofline_hint()
@@ -101,7 +122,9 @@ class RuntimeChart(Widget):
             drawn = any(point.eager_us or point.compiled_us for point in self.points)
             hint_text = self.hint
         hint = self.query_one("#chart-hint", Static)
-        hint.update(hint_text)
+        if hint_text != self._hint_shown:
+            hint.update(hint_text)
+            self._hint_shown = hint_text
         hint.display = not drawn
         self.border_title = TITLES.get(self.mode, TITLES["time"])
         self.border_subtitle = self._subtitle() if drawn else ""

@@ -24,6 +24,10 @@ from kernel_tui.ui.describe import error_line
 class SummaryStrip(Static):
     """Summary line, claims (EXPECT ✓/✗), the sweep's strategy and the device the numbers came from."""
 
+    _shown: list[tuple[object, ...]] | None = None
+    """The lines shown now: the explorer shows the strip again at every stage of a run, and an update that
+    changes nothing would still cost a layout pass of the whole screen."""
+
     def show(
         self,
         report: ScenarioReport | None,
@@ -68,7 +72,11 @@ class SummaryStrip(Static):
         if report is not None and report.sweep_strategy:
             lines.append(Text(f"sweep: {report.sweep_strategy}", style="dim"))
         lines.append(Text(device_line(report) if report is not None else engine, style="dim"))
-        self.update(Group(*lines))
+        # ``Text ==`` compares the characters and spans only, not the style of the whole line.
+        look: list[tuple[object, ...]] = [(line.plain, str(line.style), tuple(line.spans)) for line in lines]
+        if look != self._shown:
+            self._shown = look
+            self.update(Group(*lines))
 
 
 def baseline_lines(comparison: Comparison) -> list[Text]:
