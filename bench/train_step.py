@@ -16,6 +16,7 @@ from pathlib import Path
 from common import REPO
 
 from kernel_tui.client import EngineClient
+from kernel_tui.protocol import Done
 from kernel_tui.report import ScenarioReport
 
 TRAINED = REPO / "scenarios" / "21_add_relu_backwards.py"
@@ -36,8 +37,8 @@ def _timed(client: EngineClient, path: Path) -> tuple[float, ScenarioReport]:
     started = time.perf_counter()
     report = None
     for message in client.run(str(path), sweep=False, timeout=600):
-        if message["type"] == "done":
-            report = ScenarioReport.from_dict(message["report"])
+        if isinstance(message, Done):
+            report = message.report
     if report is None or report.error is not None:
         raise RuntimeError(f"{path.name}: {report.error.one_line() if report else 'no report'}")
     return time.perf_counter() - started, report
