@@ -7,26 +7,25 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import math
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui import protocol
 from kernel_tui.course import course_dir
-from kernel_tui.protocol import Done, Hello, Partial, Progress, RunMessage
-from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_scenario, read_source
 
 if TYPE_CHECKING:
+    # The explorer starts through this module: what only ``run`` needs (the protocol and the report
+    # dataclasses, about 12 ms) is imported where it is used, not before the explorer's first frame.
     from kernel_tui.baseline import Comparison
-    from kernel_tui.report import ScenarioReport
+    from kernel_tui.protocol import Done, Hello, Partial, Progress, RunMessage
+    from kernel_tui.protocol import SweepPoint as PointMessage
+    from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_TIMEOUT_S = 600.0
@@ -315,6 +314,9 @@ def run_command(
     options: argparse.Namespace, paths: list[Path], baselines: Sequence[ScenarioReport] | None = None
 ) -> int:
     """Measure each scenario and print it; with ``baselines``, compare each with its own there too."""
+    import json
+    from dataclasses import replace
+
     from rich.console import Console
 
     from kernel_tui.client import EngineClient, EngineDied
@@ -449,6 +451,8 @@ class HeardSoFar:
         self.report: ScenarioReport | None = None
 
     def take(self, message: RunMessage) -> None:
+        from kernel_tui import protocol
+
         protocol.dispatch(
             message, progress=self._on_progress, partial=self._partial, sweep_point=self._sweep_point, done=self._done
         )
@@ -456,7 +460,7 @@ class HeardSoFar:
     def _partial(self, message: Partial) -> None:
         self.partial = message.report
 
-    def _sweep_point(self, message: protocol.SweepPoint) -> None:
+    def _sweep_point(self, message: PointMessage) -> None:
         self.points.append(message.point)
 
     def _done(self, message: Done) -> None:
@@ -473,7 +477,10 @@ def died_report(
 ) -> ScenarioReport:
     """The report of a scenario whose engine died or overran: everything measured before that (the last
     partial report and the sweep points streamed since), with the claims checked against it."""
+    from dataclasses import replace
+
     from kernel_tui.expect import check_claims
+    from kernel_tui.report import ScenarioReport
 
     try:
         info = read_scenario(path)
