@@ -5,72 +5,83 @@ This process never imports torch: measuring happens in the engine child process 
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import json
+import gc
 import math
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui import protocol
 from kernel_tui.course import course_dir
-from kernel_tui.protocol import Done, Hello, Partial, Progress, RunMessage
-from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_scenario, read_source
 
 if TYPE_CHECKING:
+    # argparse is imported where a parser is built or an argument checked: a bare ``kernel-tui`` never loads it.
+    import argparse
+
+    # The explorer starts through this module: what only ``run`` needs (the protocol and the report
+    # dataclasses, about 12 ms) is imported where it is used, not before the explorer's first frame.
     from kernel_tui.baseline import Comparison
-    from kernel_tui.report import ScenarioReport
+    from kernel_tui.protocol import Done, Hello, Partial, Progress, RunMessage
+    from kernel_tui.protocol import SweepPoint as PointMessage
+    from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_TIMEOUT_S = 600.0
 DEVICES = ("auto", "cpu", "cuda", "cuda-preview")
+DEFAULT_DEVICE = "auto"
 ARCHES = (80, 90, 100)
 PIPED_WIDTH = 120
 
 
 def _sizes(text: str) -> list[int]:
+    from argparse import ArgumentTypeError
+
     try:
         sizes = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
     except ValueError as error:
-        raise argparse.ArgumentTypeError(f"--sizes takes integers separated by commas: {text!r}") from error
+        raise ArgumentTypeError(f"--sizes takes integers separated by commas: {text!r}") from error
     if not sizes or any(size < 1 for size in sizes):
-        raise argparse.ArgumentTypeError("--sizes takes positive integers")
+        raise ArgumentTypeError("--sizes takes positive integers")
     return sizes
 
 
 def _variant(text: str) -> tuple[str, dict[str, Any]]:
+    from argparse import ArgumentTypeError
+
     from kernel_tui.compile_variants import VariantError, parse_variant_flag
 
     try:
         return parse_variant_flag(text)
     except VariantError as error:
-        raise argparse.ArgumentTypeError(str(error)) from error
+        raise ArgumentTypeError(str(error)) from error
 
 
 def _positive_int(text: str) -> int:
+    from argparse import ArgumentTypeError
+
     try:
         value = int(text.replace("_", ""))
     except ValueError as error:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from error
+        raise ArgumentTypeError(f"not an integer: {text!r}") from error
     if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+        raise ArgumentTypeError("must be at least 1")
     return value
 
 
 def _positive_seconds(text: str) -> float:
+    from argparse import ArgumentTypeError
+
     try:
         value = float(text)
     except ValueError as error:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from error
+        raise ArgumentTypeError(f"not a number of seconds: {text!r}") from error
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError("must be a number of seconds above 0")
+        raise ArgumentTypeError("must be a number of seconds above 0")
     return value
 
 
@@ -97,6 +108,8 @@ def _check_outputs(parser: argparse.ArgumentParser, options: argparse.Namespace)
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="kernel-tui",
         description="Which kernels does your PyTorch code run, eager and compiled, and what do they move?",
@@ -175,9 +188,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _app_parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(prog="kernel-tui", parents=[], add_help=True)
     parser.add_argument("paths", nargs="*", metavar="PATH", help="scenario files or folders (default: the course)")
-    parser.add_argument("--device", default="auto", choices=DEVICES)
+    parser.add_argument("--device", default=DEFAULT_DEVICE, choices=DEVICES)
     parser.add_argument("--arch", type=int, choices=ARCHES, help="with --device cuda-preview: 80, 90 or 100")
     parser.add_argument(
         "--no-predict",
@@ -259,6 +274,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        # A bare ``kernel-tui``: the explorer on the course with every option at the app parser's default. No
+        # parser is built, and argparse with its translations (about 2 ms of the start-up) is never loaded.
+        return _explore([], device=DEFAULT_DEVICE, predict=True)
     if args and args[0] in ("run", "list", "view", "-h", "--help"):
         parser = _parser()
         options = parser.parse_args(args)
@@ -297,9 +316,22 @@ def _main(argv: Sequence[str] | None) -> int:
         return serve_app(
             paths, device=options.device, predict=not options.no_predict, host=options.host, port=options.port
         )
-    from kernel_tui.ui.launch import run_app
+    return _explore(paths, device=options.device, predict=not options.no_predict)
 
-    return run_app(paths, device=options.device, predict=not options.no_predict)
+
+def _explore(paths: list[Path], *, device: str, predict: bool) -> int:
+    """Run the explorer here, on ``paths`` (none: the course)."""
+    # The collector is off from here until the explorer's first frame is out (``KernelTuiApp.on_ready`` turns
+    # it back on, and this does if the app never gets that far): importing Textual and the explorer, and
+    # building the first frame, make many objects and no garbage, and the collections they set off cost about
+    # 13 ms of the imports and 40-60 ms of the first frame.
+    gc.disable()
+    try:
+        from kernel_tui.ui.launch import run_app
+
+        return run_app(paths, device=device, predict=predict)
+    finally:
+        gc.enable()
 
 
 def _stdout_console():  # rich is imported late to keep start-up light
@@ -315,6 +347,9 @@ def run_command(
     options: argparse.Namespace, paths: list[Path], baselines: Sequence[ScenarioReport] | None = None
 ) -> int:
     """Measure each scenario and print it; with ``baselines``, compare each with its own there too."""
+    import json
+    from dataclasses import replace
+
     from rich.console import Console
 
     from kernel_tui.client import EngineClient, EngineDied
@@ -449,6 +484,8 @@ class HeardSoFar:
         self.report: ScenarioReport | None = None
 
     def take(self, message: RunMessage) -> None:
+        from kernel_tui import protocol
+
         protocol.dispatch(
             message, progress=self._on_progress, partial=self._partial, sweep_point=self._sweep_point, done=self._done
         )
@@ -456,7 +493,7 @@ class HeardSoFar:
     def _partial(self, message: Partial) -> None:
         self.partial = message.report
 
-    def _sweep_point(self, message: protocol.SweepPoint) -> None:
+    def _sweep_point(self, message: PointMessage) -> None:
         self.points.append(message.point)
 
     def _done(self, message: Done) -> None:
@@ -473,7 +510,10 @@ def died_report(
 ) -> ScenarioReport:
     """The report of a scenario whose engine died or overran: everything measured before that (the last
     partial report and the sweep points streamed since), with the claims checked against it."""
+    from dataclasses import replace
+
     from kernel_tui.expect import check_claims
+    from kernel_tui.report import ScenarioReport
 
     try:
         info = read_scenario(path)

@@ -21,7 +21,6 @@ Examples::
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import re
 
@@ -363,6 +362,8 @@ def _demangled(name: str) -> str:
 @functools.lru_cache(maxsize=1)
 def _demangler() -> tuple | None:
     """``__cxa_demangle`` from the C++ runtime (loaded wherever torch runs) and the ``free`` for its result."""
+    import ctypes  # here: the explorer imports this module before its first frame, and demangles only after
+
     try:
         free = ctypes.CDLL(None).free
     except (OSError, AttributeError):  # no C library to free with (Windows): never demangle
@@ -386,6 +387,8 @@ def _cxa_demangle(name: str) -> str:
     found = _demangler()
     if found is None:
         return ""
+    import ctypes
+
     demangle, free = found
     status = ctypes.c_int(-1)
     pointer = demangle(name.encode("ascii"), None, None, ctypes.byref(status))

@@ -48,11 +48,11 @@ class ScenarioEntry:
             return os.fspath(self.path)
 
 
-def _inside(path: Path, folder: Path | None) -> bool:
-    if folder is None:
+def _inside(path: Path, resolved_folder: Path | None) -> bool:
+    if resolved_folder is None:
         return False
     try:
-        path.resolve().relative_to(folder.resolve())
+        path.resolve().relative_to(resolved_folder)
     except ValueError:
         return False
     return True
@@ -61,8 +61,10 @@ def _inside(path: Path, folder: Path | None) -> bool:
 def load_catalog(paths: Sequence[Path], course: Path | None) -> list[ScenarioEntry]:
     """Read each scenario file (already expanded from folders, in course order)."""
     entries = []
+    # Resolved once, not once per file: the explorer reads the whole course before its first frame.
+    course_folder = course.resolve() if course is not None else None
     for path in paths:
-        user_file = not _inside(path, course)
+        user_file = not _inside(path, course_folder)
         try:
             entries.append(ScenarioEntry(path, read_scenario(path), user_file))
         except ScenarioFileError as error:
@@ -88,7 +90,8 @@ def _saved_entry(path: Path, source: str | None, course: Path | None) -> Scenari
             missing = ScenarioFileError("the saved results carry no source, and the file is not on this machine")
             return ScenarioEntry(path, None, entry.user_file, missing)
         return entry
-    user_file = not (_inside(path, course) or _course_has(path.name, source, course))
+    course_folder = course.resolve() if course is not None else None
+    user_file = not (_inside(path, course_folder) or _course_has(path.name, source, course))
     try:
         return ScenarioEntry(path, parse_scenario(source, path), user_file, source=source)
     except ScenarioFileError as error:

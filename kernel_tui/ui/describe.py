@@ -7,14 +7,16 @@ contain brackets), so they can be tested without an app.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from kernel_tui.formatting import device_text
-from kernel_tui.protocol import Hello
 from kernel_tui.report import ScenarioError, ScenarioReport
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
+
+if TYPE_CHECKING:
+    from kernel_tui.protocol import Hello
 
 
 def error_line(error: ScenarioError) -> str:

@@ -13,11 +13,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from kernel_tui.client import EngineClient, EngineDied
-from kernel_tui.protocol import Hello, RunMessage, Warmup
 from kernel_tui.ui.drafts import state_dir
+
+if TYPE_CHECKING:
+    # The client and the protocol's dataclasses are imported when the engine is first used, after the
+    # explorer's first frame: they are about 6 ms of its start-up.
+    from kernel_tui.client import EngineClient
+    from kernel_tui.protocol import Hello, RunMessage, Warmup
 
 OUTPUT_LINES = 200
 ENGINE_LOG = "engine.log"
@@ -75,8 +79,11 @@ class ClientEngineLink:
         self._log: TextIO | None = None
         # The learner reads the first lesson before running it: time enough to warm the compiler.
         # KERNEL_TUI_WARM_UP=0 turns it off (the test suite does, where no one reads a lesson first).
-        warm_up = os.environ.get("KERNEL_TUI_WARM_UP", "1") != "0"
-        self._client = EngineClient(device, stderr_sink=self._record_output, warm_up=warm_up)
+        self._warm_up = os.environ.get("KERNEL_TUI_WARM_UP", "1") != "0"
+        self._device = device
+        self._made_client: EngineClient | None = None
+        self._making_client = threading.Lock()
+        """A start (worker thread) and a close (UI thread) that both make the client must make one."""
         # One run (or start) at a time: a run that replaces a cancelled one must wait until the
         # cancelled one has let go of the client, or both would read the same message queue.
         self._busy = threading.Lock()
@@ -89,11 +96,22 @@ class ClientEngineLink:
         """The run holding the engine now."""
         self._closed = False
 
+    @property
+    def _client(self) -> EngineClient:
+        with self._making_client:
+            if self._made_client is None:
+                from kernel_tui.client import EngineClient
+
+                self._made_client = EngineClient(self._device, stderr_sink=self._record_output, warm_up=self._warm_up)
+            return self._made_client
+
     def start(self) -> Hello:
         with self._busy:
             return self._start()
 
     def _start(self) -> Hello:
+        from kernel_tui.client import EngineDied
+
         if self._closed:
             raise EngineDied(None, "", "the app is closing")
         self._starting.set()
@@ -109,7 +127,7 @@ class ClientEngineLink:
 
     def warmup_result(self) -> Warmup | None:
         """The engine's ``Warmup`` message once its first compile has ended; None while it runs."""
-        return self._client.warmup_result
+        return self._made_client.warmup_result if self._made_client is not None else None
 
     def run(
         self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
@@ -120,6 +138,8 @@ class ClientEngineLink:
     def _messages(
         self, number: int, path: Path, sweep: bool, size: int | None, variants: CompileVariants | None
     ) -> Iterator[RunMessage]:
+        from kernel_tui.client import EngineDied
+
         with self._busy:
             self._running = number
             try:

@@ -6,7 +6,6 @@ startup bench (``bench/startup.py``) times exactly that.
 
 from __future__ import annotations
 
-import gc
 import os
 from pathlib import Path
 
@@ -39,16 +38,9 @@ def run_app(paths: list[Path], device: str = "auto", predict: bool = True) -> in
     ``predict``: on the course, ask for a guess at each lesson's kernel counts before its first run.
     """
     exit_early = os.environ.get(EXIT_AFTER_FIRST_FRAME, "") not in ("", "0")
-    # Building the first frame makes enough objects for the collector to walk everything the imports left,
-    # several times (40-60 ms of a ~300 ms start on two cores); the app turns it back on once the frame is
-    # out (``KernelTuiApp.on_ready``), and this does if the app never gets that far.
-    gc.disable()
-    try:
-        app = build_app(paths, device=device, exit_after_first_frame=exit_early, predict=predict)
-        if not app.entries:
-            print("kernel-tui: no scenarios found in the course folder", course_dir())
-            return 1
-        app.run()
-    finally:
-        gc.enable()
+    app = build_app(paths, device=device, exit_after_first_frame=exit_early, predict=predict)
+    if not app.entries:
+        print("kernel-tui: no scenarios found in the course folder", course_dir())
+        return 1
+    app.run()
     return app.return_code or 0

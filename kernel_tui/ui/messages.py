@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from kernel_tui import protocol
 from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
+
+if TYPE_CHECKING:
+    # The protocol is imported by the worker that reads the engine, after the explorer's first frame.
+    from kernel_tui import protocol
 
 
 @dataclass
@@ -86,6 +90,8 @@ class RunFailed(Message):
 
 def from_engine(run_id: int, path: Path, message: protocol.RunMessage) -> Message | None:
     """The app's message for one protocol message of a run (``None`` for one the app has no use for)."""
+    from kernel_tui import protocol
+
     return protocol.dispatch(
         message,
         progress=lambda progress: StageStarted(run_id, path, progress.stage, progress.detail, progress.total),

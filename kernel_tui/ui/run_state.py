@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from kernel_tui.protocol import STAGES
 from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 
 
@@ -76,6 +75,9 @@ class ScenarioRun:
 
     def progress(self) -> tuple[float, int]:
         """(steps done, steps in all) over the engine's stages; the sweep counts one step per size."""
+        # Imported here: a run has started, so the protocol has been; the explorer's first frame needs neither.
+        from kernel_tui.protocol import STAGES
+
         stages = list(STAGES) if self.sweep else [stage for stage in STAGES if stage != "sweep"]
         sweep_steps = (self.sweep_total or 1) if self.sweep else 0
         total = len(stages) - (1 if self.sweep else 0) + sweep_steps
