@@ -54,8 +54,10 @@ class ScenarioList(OptionList):
             self.highlighted = self.current if prompts else None
 
     def watch_current(self, current: int) -> None:
-        # Setting the highlight to where it is would post one more ``OptionHighlighted`` for nothing.
-        if self.option_count and self.highlighted != current:
+        # Setting the highlight to where it is would post one more ``OptionHighlighted`` for nothing. A scenario
+        # not listed yet (a snippet just added) is highlighted by ``show`` when it is: here the highlight would be
+        # clamped to the last one listed, and the screen would follow it there.
+        if current < self.option_count and self.highlighted != current:
             self.highlighted = current
 
     @staticmethod
