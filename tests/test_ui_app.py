@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.text import Text
 from test_ui_support import (
     ADD_RELU,
     BROKEN,
@@ -15,9 +17,12 @@ from test_ui_support import (
     wait_for,
 )
 from textual.widgets import TabbedContent
+from textual.widgets._header import HeaderTitle
 
 from kernel_tui.client import EngineDied
 from kernel_tui.protocol import Done, Partial, Progress, SweepPoint
+from kernel_tui.report import ScenarioError
+from kernel_tui.ui import describe
 from kernel_tui.ui.replay import ReplayGate
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.screens.details import DetailsScreen
@@ -37,6 +42,15 @@ SMALL = (80, 24)
 
 def table_names(app, mode: str) -> list[str]:
     return [kernel.short_name for kernel in explorer(app).query_one(f"#{mode}", KernelTable).kernels]
+
+
+def last_line(summary: SummaryStrip) -> str:
+    """The summary's last line as given to it, shown or not (a tab that is not active has no size)."""
+    shown = summary.content
+    assert isinstance(shown, Group)
+    last = shown.renderables[-1]
+    assert isinstance(last, Text)
+    return last.plain
 
 
 class TestNavigation:
@@ -395,6 +409,37 @@ class TestLayout:
             await pilot.resize_terminal(*SMALL)
             await wait_for(pilot, lambda: bool(explorer(app).query(TabbedContent)))
             assert table_names(app, "compiled") == ["cpp_fused_add_relu_0"]
+
+    async def test_resizing_keeps_the_screen_values_bound_to_the_new_panes(self):
+        app = make_app()
+        async with app.run_test(size=WIDE) as pilot:
+            screen = explorer(app)
+            await wait_for(pilot, lambda: screen.hello is not None, what="the engine's hello")
+            await pilot.press("n", "b")
+            screen.run_size = 4096
+            engine = describe.engine_line(screen.hello, None)
+            await pilot.pause()
+            for size in (SMALL, WIDE, SMALL):
+                tabs = size == SMALL
+                await pilot.resize_terminal(*size)
+                await wait_for(pilot, lambda tabs=tabs: bool(screen.query(TabbedContent)) == tabs)
+                # On a small terminal the chart and the summary are mounted with their tabs, after the list.
+                await wait_for(pilot, lambda: bool(screen.query(RuntimeChart)) and bool(screen.query(SummaryStrip)))
+                scenarios = screen.query_one(ScenarioList)
+                assert (scenarios.current, scenarios.highlighted, screen.catalog.index) == (1, 1, 1)
+                chart = screen.query_one(RuntimeChart)
+                assert (chart.mode, chart.border_title) == ("bandwidth", "Bandwidth vs size")
+                summary = screen.query_one(SummaryStrip)
+                assert summary.engine == engine
+                assert last_line(summary) == engine
+                assert "size 4,096" in shown_text(screen.query_one(HeaderTitle))
+            # The new panes stay bound: what changes after the switch reaches them too.
+            await pilot.press("b", "p")
+            screen.engine_error = ScenarioError(stage="engine", message="no torch")
+            await pilot.pause()
+            assert (screen.query_one(ScenarioList).highlighted, screen.catalog.index) == (0, 0)
+            assert screen.query_one(RuntimeChart).border_title == "Roofline"
+            assert last_line(screen.query_one(SummaryStrip)) == "engine: could not start (no torch)"
 
     async def test_status_line_stays_one_line(self):
         app = make_app()

@@ -6,14 +6,17 @@ the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor), the ``WhyPart
 predictions) and the ``PinnedBaselines`` (each scenario's run pinned with B); it sets what they hold on its
 widgets. Runs go through the engine link it is given, in one thread worker (``kernel_tui.ui.engine_worker``);
 the worker posts typed messages back (``kernel_tui.ui.messages``), and messages of a run that was cancelled
-or replaced are dropped. What the panes show besides the scenario (the engine's status, the chart's mode, the
-run size) are reactives, shown by their watchers.
+or replaced are dropped. What the panes show besides the scenario (which one is on screen, the engine's status,
+the chart's mode) are reactives of this screen, bound to the panes' own as they are composed
+(``ScreenValues``); the run size is the screen's title, which the header follows by itself.
 The ``VariantsPart`` keeps which compile variants are shown and added, per scenario.
 
 Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
-(80x24). Switching recomposes the screen and shows the same data again, since no widget holds state of
-its own that matters. On a small terminal the tabs that start hidden are mounted just after the first frame
-(``Deferred``), so every method here that fills a pane does so only if the pane is there yet.
+(80x24). Switching recomposes the screen: the bound values reach the new panes by themselves, and what is
+shown again by hand is only the content of the list and of the scenario on screen (its lesson, tables,
+summary, chart points), which the parts own, not the screen. On a small terminal the tabs that start hidden
+are mounted just after the first frame (``Deferred``), so every method here that fills a pane does so only if
+the pane is there yet.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from kernel_tui.ui.score import PredictionBook
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.explorer_layout import (
     SIDE_BY_SIDE_TABLES_MIN_WIDTH,
+    ScreenValues,
     compose_explorer,
     find,
     fits_wide,
@@ -99,11 +103,15 @@ class ExplorerScreen(Screen[None]):
     """The action tables this screen answers to: its keys, and what help and the palette list for it."""
     BINDINGS = bindings(*ACTIONS)
 
-    # What the panes show besides the scenario: each change is shown by its watcher.
+    # What the panes show besides the scenario: bound to the panes (``ScreenValues``), or shown by a watcher.
+    index: var[int] = var(0, init=False)
+    """Which scenario is on screen: ``Catalog.index``, mirrored here so that the list can be bound to it."""
     hello: var[Hello | None] = var(None, init=False)
     """The engine's hello once it started; None while it (re)starts."""
     engine_error: var[ScenarioError | None] = var(None, init=False)
     """Why the engine could not start, if it could not."""
+    engine_text: var[str] = var("")
+    """The engine's status in words, from ``hello`` and ``engine_error``."""
     chart_mode: var[str] = var("time", init=False)
     """What the chart draws against size: ``time`` or ``bandwidth``; kept across scenarios and layouts."""
     run_size: var[int | None] = var(None, init=False)
@@ -141,7 +149,10 @@ class ExplorerScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         self.set_class(self.wide, "-wide")
         self.set_class(not self.wide, "-narrow")
-        yield from compose_explorer(self.wide)
+        values = ScreenValues(
+            chart_mode=ExplorerScreen.chart_mode, engine_text=ExplorerScreen.engine_text, index=ExplorerScreen.index
+        )
+        yield from compose_explorer(self.wide, values)
 
     def on_mount(self) -> None:
         self._fit_tables()
@@ -191,12 +202,11 @@ class ExplorerScreen(Screen[None]):
     def show_everything(self) -> None:
         if not self.catalog:
             return
-        scenarios = self.query_one(ScenarioList)
-        scenarios.show(self.catalog.entries, self._marks())
-        scenarios.highlighted = self.catalog.index
+        self._show_marks()
         self.show_scenario()
 
     def show_scenario(self) -> None:
+        self.index = self.catalog.index
         self.sub_title = self.why.sub_title()
         if lesson := self._find("#lesson", LessonView):
             lesson.show(self.entry, hide_explanation=self.why.hides_explanation())
@@ -239,13 +249,12 @@ class ExplorerScreen(Screen[None]):
             summary.show(
                 report,
                 {} if self.why.hides_explanation() else self.entry.claims_for(device),  # no spoilers
-                describe.engine_line(self.hello, self.engine_error),
                 error=run.error if run is not None else None,
                 placeholder=placeholder(run),
                 baseline=comparison,
                 pinned=self.baselines.is_pinned(run),
             )
-        self.why.show(self.query(KernelTable), self._find("#chart", RuntimeChart), self.chart_mode)
+        self.why.show(self.query(KernelTable), self._find("#chart", RuntimeChart))
         self._show_status()
         self.refresh_bindings()
 
@@ -288,6 +297,8 @@ class ExplorerScreen(Screen[None]):
         return self.hello.warmup.estimate_s, now - self._warmup_since
 
     def _show_marks(self) -> None:
+        # The catalog may have changed its current entry with its list (a snippet added or dropped).
+        self.index = self.catalog.index
         self.query_one(ScenarioList).show(self.catalog.entries, self._marks())
 
     def _marks(self) -> list[str | None]:
@@ -344,9 +355,7 @@ class ExplorerScreen(Screen[None]):
         """Show the next (1) or previous (-1) scenario."""
         if not self.catalog:
             return
-        moved = self.catalog.select(self.catalog.index + step)
-        self.query_one(ScenarioList).highlighted = self.catalog.index
-        if moved:
+        if self.catalog.select(self.catalog.index + step):
             self.show_scenario()
 
     def action_pane(self, pane: str) -> None:
@@ -552,14 +561,16 @@ class ExplorerScreen(Screen[None]):
     def on_engine_start_failed(self, message: EngineStartFailed) -> None:
         self.engine_error = message.error
 
+    def compute_engine_text(self) -> str:
+        return describe.engine_line(self.hello, self.engine_error)
+
+    # The engine line reaches the summary by its binding; these show what else depends on the engine: the
+    # claims for its device, the status line, and whether ``d`` has details to show.
     def watch_hello(self) -> None:
         self._show_results()
 
     def watch_engine_error(self) -> None:
         self._show_results()
-
-    def watch_chart_mode(self, mode: str) -> None:
-        self.why.show(self.query(KernelTable), self._find("#chart", RuntimeChart), mode)
 
     def on_stage_started(self, message: StageStarted) -> None:
         run = self.runs.live(message.run_id)

@@ -68,8 +68,8 @@ class WhyPart:
         """Whether the lesson pane holds back the explanation (it would give the guess away)."""
         return bool(self.catalog) and self.predictions.hides_explanation(self.catalog.current)
 
-    def show(self, tables: Iterable[KernelTable], chart: RuntimeChart | None, chart_mode: str) -> None:
-        """Revealed guesses beside the measured counts, and the chart in its mode with the run's ceiling."""
+    def show(self, tables: Iterable[KernelTable], chart: RuntimeChart | None) -> None:
+        """Revealed guesses beside the measured counts, and the chart with the run's ceiling and kernels."""
         if not self.catalog:
             return
         entry = self.catalog.current
@@ -80,7 +80,7 @@ class WhyPart:
             waiting = run is not None and run.running and report is not None and report.compiled is None
             table.set_links_pending(table.mode == "eager" and waiting)
         if chart is not None:
-            chart.set_mode(chart_mode, report.bandwidth_ceiling_gbs if report is not None else None)
+            chart.set_ceiling(report.bandwidth_ceiling_gbs if report is not None else None)
             chart.set_roofline(report)
 
     def predict_first(self, run: Callable[[], None]) -> bool:

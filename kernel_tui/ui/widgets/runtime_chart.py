@@ -6,7 +6,8 @@ drawing empty axes.
 
 Key ``b`` cycles it through runtime and achieved bandwidth against size (the device's copy bandwidth drawn as
 the ceiling) and the roofline of the scenario's kernels (``mode``); the explorer owns which mode is shown and
-sets it here, with the report the roofline places and the kernel highlighted in the tables.
+binds it to ``mode`` (so a chart composed anew, after a layout switch, draws it at once), and sets the report
+the roofline places and the kernel highlighted in the tables.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
+from textual.reactive import var
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
@@ -38,6 +40,9 @@ class RuntimeChart(Widget):
     can_focus = True
     """So Tab reaches the chart like every other pane (its border lights up)."""
 
+    mode: var[str] = var("time", init=False)
+    """``time``, ``bandwidth`` (both against size) or ``roofline`` (the kernels against the two ceilings)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = TITLES["time"]
@@ -46,8 +51,6 @@ class RuntimeChart(Widget):
         self.hint = ""
         self._hint_shown = ""
         """What the hint line shows now: updating it only when that changes spares a layout pass per point."""
-        self.mode = "time"
-        """``time``, ``bandwidth`` (both against size) or ``roofline`` (the kernels against the two ceilings)."""
         self.ceiling_gbs: float | None = None
         """The device's copy bandwidth, drawn as a line in bandwidth mode."""
         self.report: ScenarioReport | None = None
@@ -80,10 +83,15 @@ class RuntimeChart(Widget):
         self.hint = hint
         self._replot()
 
-    def set_mode(self, mode: str, ceiling_gbs: float | None = None) -> None:
-        """Draw runtime (``time``) or achieved bandwidth (``bandwidth``) against size, with this ceiling."""
-        if (mode, ceiling_gbs) != (self.mode, self.ceiling_gbs):
-            self.mode, self.ceiling_gbs = mode, ceiling_gbs
+    def watch_mode(self) -> None:
+        # A binding may set the mode before the chart has composed its hint; mounting draws it then.
+        if self.is_mounted:
+            self._replot()
+
+    def set_ceiling(self, ceiling_gbs: float | None) -> None:
+        """The device's copy bandwidth, drawn as the ceiling in bandwidth mode."""
+        if ceiling_gbs != self.ceiling_gbs:
+            self.ceiling_gbs = ceiling_gbs
             self._replot()
 
     def set_roofline(self, report: ScenarioReport | None) -> None:

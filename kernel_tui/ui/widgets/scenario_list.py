@@ -1,10 +1,15 @@
-"""The scenarios in course order, each marked with how its latest run went."""
+"""The scenarios in course order, each marked with how its latest run went, the one on screen highlighted.
+
+Which one is on screen is ``current``, which the explorer binds to its own: a list composed anew after a
+layout switch highlights it without being told.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual.reactive import var
 from textual.widgets import OptionList
 
 from kernel_tui.ui.catalog import ScenarioEntry
@@ -24,13 +29,15 @@ MARKS = {
 class ScenarioList(OptionList):
     """A pick list of scenarios; highlighting one shows it (the screen listens for ``OptionHighlighted``)."""
 
+    current: var[int] = var(0, init=False)
+    """The index of the scenario on screen: the highlight follows it (and the screen follows the highlight)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Scenarios"
 
     def show(self, entries: Sequence[ScenarioEntry], marks: Sequence[str | None]) -> None:
-        """(Re)fill the list, keeping the highlight where it was."""
-        highlighted = self.highlighted
+        """(Re)fill the list, the current scenario highlighted."""
         # Mark the learner's own files; when every one is theirs, the title says it once for all.
         yours = [entry.user_file for entry in entries]
         all_yours = bool(yours) and all(yours)
@@ -44,7 +51,14 @@ class ScenarioList(OptionList):
                 self.replace_option_prompt_at_index(index, prompt)
         else:
             self.set_options(prompts)
-            self.highlighted = highlighted if highlighted is not None else (0 if prompts else None)
+            self.highlighted = self.current if prompts else None
+
+    def watch_current(self, current: int) -> None:
+        # Setting the highlight to where it is would post one more ``OptionHighlighted`` for nothing. A scenario
+        # not listed yet (a snippet just added) is highlighted by ``show`` when it is: here the highlight would be
+        # clamped to the last one listed, and the screen would follow it there.
+        if current < self.option_count and self.highlighted != current:
+            self.highlighted = current
 
     @staticmethod
     def _prompt(number: int, entry: ScenarioEntry, mark: str | None, *, mark_yours: bool) -> Text:

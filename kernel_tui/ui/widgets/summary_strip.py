@@ -4,13 +4,17 @@ pinned baseline.
 
 The text comes from ``kernel_tui.formatting``, ``kernel_tui.render``, ``kernel_tui.roofline_text`` and
 ``kernel_tui.baseline``, the same functions the ``kernel-tui run`` tables use, so the app and the command
-line never disagree.
+line never disagree. The device line before any run (the engine's status) is ``engine``, which the explorer
+binds to its own, so a strip composed anew after a layout switch shows it without being told.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.console import Group
 from rich.text import Text
+from textual.reactive import var
 from textual.widgets import Static
 
 from kernel_tui.baseline import ADDED, Comparison, time_text, totals_text
@@ -24,15 +28,19 @@ from kernel_tui.ui.describe import error_line
 class SummaryStrip(Static):
     """Summary line, claims (EXPECT ✓/✗), the sweep's strategy and the device the numbers came from."""
 
+    engine: var[str] = var("", init=False)
+    """Which engine the numbers will come from (or why there is none): the last line until a report says."""
+
     _shown: list[tuple[object, ...]] | None = None
     """The lines shown now: the explorer shows the strip again at every stage of a run, and an update that
     changes nothing would still cost a layout pass of the whole screen."""
+    _content: _Content | None = None
+    """What ``show`` was last given: the engine line changes on its own and the rest is shown again with it."""
 
     def show(
         self,
         report: ScenarioReport | None,
         claims: dict[str, float],
-        engine: str,
         error: ScenarioError | None = None,
         placeholder: str = "",
         baseline: Comparison | None = None,
@@ -43,6 +51,37 @@ class SummaryStrip(Static):
         ``placeholder`` says why there are no numbers yet (not run, measuring, cancelled); ``baseline``: the
         report against its scenario's pinned run; ``pinned``: the report is that pinned run.
         """
+        self._content = _Content(report, claims, error, placeholder, baseline, pinned)
+        self._show_content()
+
+    def watch_engine(self) -> None:
+        if self._content is not None:  # before the first ``show`` the strip has nothing to say yet
+            self._show_content()
+
+    def _show_content(self) -> None:
+        assert self._content is not None
+        lines = self._content.lines(self.engine)
+        # ``Text ==`` compares the characters and spans only, not the style of the whole line.
+        look: list[tuple[object, ...]] = [(line.plain, str(line.style), tuple(line.spans)) for line in lines]
+        if look != self._shown:
+            self._shown = look
+            self.update(Group(*lines))
+
+
+@dataclass(frozen=True)
+class _Content:
+    """One ``SummaryStrip.show``'s arguments, and the lines they make."""
+
+    report: ScenarioReport | None
+    claims: dict[str, float]
+    error: ScenarioError | None
+    placeholder: str
+    baseline: Comparison | None
+    pinned: bool
+
+    def lines(self, engine: str) -> list[Text]:
+        report, claims, error, placeholder = self.report, self.claims, self.error, self.placeholder
+        baseline, pinned = self.baseline, self.pinned
         lines: list[Text] = []
         if error is not None:
             # In full here (it wraps); the status line has to cut it to one line.
@@ -72,11 +111,7 @@ class SummaryStrip(Static):
         if report is not None and report.sweep_strategy:
             lines.append(Text(f"sweep: {report.sweep_strategy}", style="dim"))
         lines.append(Text(device_line(report) if report is not None else engine, style="dim"))
-        # ``Text ==`` compares the characters and spans only, not the style of the whole line.
-        look: list[tuple[object, ...]] = [(line.plain, str(line.style), tuple(line.spans)) for line in lines]
-        if look != self._shown:
-            self._shown = look
-            self.update(Group(*lines))
+        return lines
 
 
 def baseline_lines(comparison: Comparison) -> list[Text]:
