@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -35,7 +35,6 @@ from textual.widget import Widget
 from textual.widgets import DataTable, OptionList, Static, TabbedContent
 from textual.worker import Worker, WorkerState
 
-from kernel_tui.protocol import Hello, RunMessage
 from kernel_tui.report import ScenarioError
 from kernel_tui.ui import describe
 from kernel_tui.ui.actions import (
@@ -86,6 +85,10 @@ from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 from kernel_tui.ui.widgets.variants_table import VariantsPane
+
+if TYPE_CHECKING:
+    # Only in annotations: the protocol's dataclasses stay off the first frame (bench/startup.py).
+    from kernel_tui.protocol import Hello, RunMessage
 
 W = TypeVar("W", bound=Widget)
 
