@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.reactive import var
@@ -25,6 +26,9 @@ from kernel_tui.report import Kernel, ScenarioReport, SweepPoint
 from kernel_tui.roofline_text import format_intensity
 from kernel_tui.ui.widgets.bandwidth_plot import bandwidth_series
 from kernel_tui.ui.widgets.roofline_plot import roofline_points, unplaced
+
+if TYPE_CHECKING:
+    from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 
 TITLES = {"time": "Runtime vs size", "bandwidth": "Bandwidth vs size", "roofline": "Roofline"}
 NEXT_MODE = {"time": "bandwidth", "bandwidth": "roofline", "roofline": "runtime"}
@@ -137,10 +141,11 @@ class RuntimeChart(Widget):
         hint.display = not drawn
         self.border_title = TITLES.get(self.mode, TITLES["time"])
         self.border_subtitle = self._subtitle() if drawn else ""
-        for plot in self.query("RuntimePlot"):
-            plot.points, plot.hint = self.points, self.hint  # type: ignore[attr-defined]
-            plot.mode, plot.ceiling_gbs = self.mode, self.ceiling_gbs  # type: ignore[attr-defined]
-            plot.report, plot.highlight = self.report, self.highlight  # type: ignore[attr-defined]
+        # Queried by name: RuntimePlot (and plotext) are imported only once the chart is first drawn.
+        for plot in cast("list[RuntimePlot]", list(self.query("RuntimePlot"))):
+            plot.points, plot.hint = self.points, self.hint
+            plot.mode, plot.ceiling_gbs = self.mode, self.ceiling_gbs
+            plot.report, plot.highlight = self.report, self.highlight
             plot.display = drawn
             plot.refresh()
 

@@ -10,7 +10,7 @@ The text area itself (``snippet_text``) is imported and mounted with the first d
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -84,7 +84,8 @@ class SnippetEditor(Vertical):
     def text_area(self) -> SnippetTextArea | None:
         """The text area, once a document has been shown."""
         found = self.query("#snippet-text")
-        return found.first() if found else None  # type: ignore[return-value]
+        # Queried by id: the text area's class is imported only once a document is first shown.
+        return cast("SnippetTextArea", found.first()) if found else None
 
     def show_document(self, text: str, *, cursor: tuple[int, int], title: str, subtitle: str, note: Text) -> None:
         """Show a document. The text is loaded only if it differs, so the undo history survives."""
