@@ -16,9 +16,9 @@ from test_ui_support import ADD_RELU, DATA, PICTURED, explorer, make_app, make_l
 from kernel_tui.baseline import ADDED, CHANGED, SAME
 from kernel_tui.protocol import Done
 from kernel_tui.report import ScenarioReport
-from kernel_tui.ui.drafts import Draft
+from kernel_tui.ui.drafts import Draft, scenario_of
 from kernel_tui.ui.kernel_rows import kernel_rows
-from kernel_tui.ui.pinned_baselines import PinnedBaselines, scenario_of
+from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.replay import Recording, ReplayEngineLink
 from kernel_tui.ui.run_state import ScenarioRun
 from kernel_tui.ui.screens.help import HelpScreen

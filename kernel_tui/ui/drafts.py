@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -233,3 +233,11 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return True
+
+
+def scenario_of(path: Path, drafts: Mapping[Path, Draft]) -> Path:
+    """The scenario a run of ``path`` counts as: the file a draft edits or was copied from, else ``path``."""
+    draft = drafts.get(path)
+    if draft is None:
+        return path
+    return draft.origin or draft.based_on or path

@@ -7,13 +7,12 @@ the one ``kernel-tui run --baseline`` prints. Nothing here touches Textual.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from kernel_tui.baseline import Comparison, ModeComparison, compare
 from kernel_tui.report import ModeResult, ScenarioReport
-from kernel_tui.ui.drafts import Draft
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 
 
@@ -90,11 +89,3 @@ class PinnedBaselines:
         if compared is None or pinned_mode is None:
             return None
         return ModeBaseline(pinned_mode, compared)
-
-
-def scenario_of(path: Path, drafts: Mapping[Path, Draft]) -> Path:
-    """The scenario a run of ``path`` counts as: the file a draft edits or was copied from, else ``path``."""
-    draft = drafts.get(path)
-    if draft is None:
-        return path
-    return draft.origin or draft.based_on or path

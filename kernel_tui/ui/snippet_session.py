@@ -17,7 +17,16 @@ from typing import Literal
 
 from kernel_tui.scenario_file import constant_value
 from kernel_tui.ui.catalog import Catalog, ScenarioEntry
-from kernel_tui.ui.drafts import TEMPLATE, Draft, DraftStore, read_text, shown_path, snippets_dir, write_text_atomic
+from kernel_tui.ui.drafts import (
+    TEMPLATE,
+    Draft,
+    DraftStore,
+    read_text,
+    scenario_of,
+    shown_path,
+    snippets_dir,
+    write_text_atomic,
+)
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 from kernel_tui.ui.snippet_doc import SnippetDocument
 
@@ -118,6 +127,10 @@ class SnippetSession:
         self.known_drafts: dict[Path, Draft] = {}
         """Drafts in the list (this session's, and unsaved ones from before), by path."""
         self._effects = Effects()
+
+    def scenario_of(self, path: Path) -> Path:
+        """The scenario a run of ``path`` counts as: the file a known draft edits or was copied from."""
+        return scenario_of(path, self.known_drafts)
 
     def take_effects(self) -> Effects:
         effects, self._effects = self._effects, Effects()

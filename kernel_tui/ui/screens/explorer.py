@@ -57,7 +57,7 @@ from kernel_tui.ui.messages import (
     StageStarted,
     SweepPointMeasured,
 )
-from kernel_tui.ui.pinned_baselines import PinnedBaselines, scenario_of
+from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.score import PredictionBook
@@ -139,7 +139,7 @@ class ExplorerScreen(Screen[None]):
         self.session = SnippetSession(self.catalog)
         self.snippets = SnippetWorkbench(self, self.session, self.runs, clock)
         self.why = WhyPart(self, self.catalog, self.runs, predictions)
-        self.baselines = PinnedBaselines(lambda path: scenario_of(path, self.session.known_drafts))
+        self.baselines = PinnedBaselines(self.session.scenario_of)
         self.variants = VariantsPart(self, self.catalog, self.runs, self.session)
         self.wide = fits_wide(self.app.size)
         self._name_mode = "eager"

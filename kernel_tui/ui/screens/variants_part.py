@@ -53,21 +53,14 @@ class VariantsPart:
         self.session = session
         self.book = VariantBook()
 
-    def _scenario_of(self, path: Path) -> Path:
-        """Whose choices a run of ``path`` takes: the editor's draft, those of the file it edits or copies."""
-        document = self.session.document
-        if document is not None and document.path == path:
-            return document.draft.origin or document.draft.based_on or path
-        return path
-
     def request(self, path: Path) -> dict[str, dict[str, Any]] | None:
         """The ``variants`` of a run of ``path``: those added in the explorer; None when there are none."""
-        return self.book.of(self._scenario_of(path)).request()
+        return self.book.of(self.session.scenario_of(path)).request()
 
     def _current(self) -> tuple[VariantChoices, ScenarioReport | None]:
         path = self.catalog.current.path
         run = self.runs.get(path)
-        return self.book.of(self._scenario_of(path)), run.report if run is not None else None
+        return self.book.of(self.session.scenario_of(path)), run.report if run is not None else None
 
     def show(
         self,
@@ -110,7 +103,7 @@ class VariantsPart:
         entry = self.catalog.current
         choices, report = self._current()
         file_variants = entry.info.variants if entry.info is not None else {}
-        scenario = self._scenario_of(entry.path)
+        scenario = self.session.scenario_of(entry.path)
 
         def chosen(result: VariantChoices | None) -> None:
             if result is None:
