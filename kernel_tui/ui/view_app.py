@@ -60,34 +60,13 @@ class SavedResultsScreen(ExplorerScreen):
         self.query_one(RunStatusBar).show(text, None)
 
     def _refuse(self) -> None:
+        """View mode: nothing new runs here (a snippet, an edit or copy, a file opened, a draft restored)."""
         self.notify(VIEW_MODE_REFUSAL, severity="warning")
 
-    def action_new_snippet(self) -> None:
-        """View mode: snippets cannot run here."""
-        self._refuse()
-
-    def action_edit_scenario(self) -> None:
-        """View mode: an edited scenario cannot run here."""
-        self._refuse()
-
-    def action_copy_scenario(self) -> None:
-        """View mode: a copy cannot run here."""
-        self._refuse()
-
-    def action_open_file(self) -> None:
-        """View mode: only the saved scenarios are shown."""
-        self._refuse()
-
-    def action_show_editor(self) -> None:
-        """View mode: the editor's snippets cannot run here."""
-        self._refuse()
-
-    def action_restore_drafts(self) -> None:
-        """View mode: a restored draft could not run here."""
-        self._refuse()
+    action_new_snippet = action_edit_scenario = action_copy_scenario = action_open_file = _refuse
+    action_show_editor = action_restore_drafts = _refuse
 
     def action_run_snippet(self, sweep: bool) -> None:
-        """View mode: nothing runs here."""
         self._refuse()
 
 
