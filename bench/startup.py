@@ -8,7 +8,7 @@ imports and the first layout and paint; the difference is what kernel-tui adds. 
 imports torch: the engine is a separate process, started after the first frame, as are the Markdown
 and chart widgets.
 
-Targets: under 1 s, and under 1.5x the minimal app.
+Targets: under 1 s, and under 1.5x the minimal app. The two apps start in turn, one start each per round.
 
     .venv/bin/python bench/startup.py [--runs 7] [--size 80x24] [PATH ...]
 """
@@ -26,6 +26,7 @@ import sys
 import termios
 import threading
 import time
+from collections.abc import Sequence
 
 TARGET_S = 1.0
 TARGET_RATIO = 1.5
@@ -93,12 +94,30 @@ def time_on_a_terminal(
     return painted[0] - started, exited - started
 
 
-def measure(
-    command: list[str], env: dict[str, str], size: tuple[int, int], marker: bytes, runs: int
-) -> tuple[list[float], list[float]]:
-    time_on_a_terminal(command, env, size, marker)  # once untimed: writes bytecode caches, fills the OS file cache
-    results = [time_on_a_terminal(command, env, size, marker) for _ in range(runs)]
-    return [first for first, _ in results], [exit for _, exit in results]
+def measure_alternated(
+    apps: list[tuple[list[str], bytes]], env: dict[str, str], size: tuple[int, int], runs: int
+) -> list[tuple[list[float], list[float]]]:
+    """Per app (a command and the title that marks its first frame): seconds to the first frame and to the
+    exit, over ``runs`` starts. The apps start in turn, one start each per round, so that a load spike on this
+    shared machine falls on both and not on one app's whole series."""
+    for command, marker in apps:
+        time_on_a_terminal(command, env, size, marker)  # once untimed: writes bytecode caches, fills the file cache
+    results: list[tuple[list[float], list[float]]] = [([], []) for _ in apps]
+    for _ in range(runs):
+        for (command, marker), (painted, exited) in zip(apps, results):
+            first, exit_ = time_on_a_terminal(command, env, size, marker)
+            painted.append(first)
+            exited.append(exit_)
+    return results
+
+
+def explorer_against_minimal(
+    size: tuple[int, int], runs: int, paths: Sequence[str] = ()
+) -> list[tuple[list[float], list[float]]]:
+    """The explorer (on ``paths``, or the course) and the minimal app, started in turn."""
+    explorer = ([sys.executable, "-m", "kernel_tui.cli", *paths], b"kernel-tui")
+    minimal = ([sys.executable, "-c", MINIMAL_APP], b"minimal-app")
+    return measure_alternated([explorer, minimal], launch_env(), size, runs)
 
 
 def summary(times: list[float]) -> str:
@@ -117,9 +136,7 @@ def launch_env() -> dict[str, str]:
 
 def rows(size: tuple[int, int] = (80, 24), runs: int = 7) -> list[dict[str, object]]:
     """The figure for ``bench/run_all.py``: the explorer on the course against the minimal app."""
-    env = launch_env()
-    explorer, _ = measure([sys.executable, "-m", "kernel_tui.cli"], env, size, b"kernel-tui", runs)
-    minimal, _ = measure([sys.executable, "-c", MINIMAL_APP], env, size, b"minimal-app", runs)
+    (explorer, _), (minimal, _) = explorer_against_minimal(size, runs)
     ratio = statistics.median(explorer) / statistics.median(minimal)
     return [
         {
@@ -144,12 +161,8 @@ def main() -> int:
     parser.add_argument("paths", nargs="*", help="scenario files for the explorer (default: the course)")
     options = parser.parse_args()
     columns, rows = (int(part) for part in options.size.split("x"))
-    env = launch_env()
     size = (columns, rows)
-    explorer, explorer_exit = measure(
-        [sys.executable, "-m", "kernel_tui.cli", *options.paths], env, size, b"kernel-tui", options.runs
-    )
-    minimal, minimal_exit = measure([sys.executable, "-c", MINIMAL_APP], env, size, b"minimal-app", options.runs)
+    (explorer, explorer_exit), (minimal, minimal_exit) = explorer_against_minimal(size, options.runs, options.paths)
     ratio = statistics.median(explorer) / statistics.median(minimal)
 
     print(f"launch to first frame at {columns}x{rows}, {options.runs} runs each:")
