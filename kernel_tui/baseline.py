@@ -15,12 +15,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from kernel_tui.baseline_marks import ADDED, CHANGED, MARKS, REMOVED, SAME
 from kernel_tui.formatting import format_bytes, format_count, format_ratio, format_time_us
 from kernel_tui.names import _FUSED, _GRAPH_KERNEL
-from kernel_tui.report import MODES, Kernel, ModeResult, ScenarioReport
+from kernel_tui.report import Kernel, ModeResult, ScenarioReport
+from kernel_tui.report_keys import MODES
 
-ADDED, REMOVED, CHANGED, SAME = "added", "removed", "changed", "same"
-MARKS = {ADDED: "+", REMOVED: "-", CHANGED: "~", SAME: " "}
 NO_MEASURABLE_DIFFERENCE = "no measurable difference"
 _COUNT_TOLERANCE = 1e-9
 """Launch counts are floats only when runs disagreed; a rounding error is no growth."""

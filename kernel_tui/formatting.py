@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from kernel_tui.report import MODES, SECTIONS, ExpectCheck, Kernel, ModeResult, ScenarioReport, SweepPoint
+from kernel_tui.report_keys import MODES, SECTIONS
+
+if TYPE_CHECKING:
+    from kernel_tui.report import ExpectCheck, Kernel, ModeResult, ScenarioReport, SweepPoint
 
 PREVIEW = "preview"
 """Said where a time would be in a CUDA preview's report: it generates code and runs nothing."""

@@ -27,7 +27,8 @@ from pathlib import Path
 from kernel_tui.course import course_dir
 from kernel_tui.formatting import bandwidth_text, device_text
 from kernel_tui.names import is_elementwise, triton_kind
-from kernel_tui.report import MODES, Kernel, ScenarioReport
+from kernel_tui.report import Kernel, ScenarioReport
+from kernel_tui.report_keys import MODES
 
 RECORDED_PREVIEW = Path(__file__).resolve().parent.parent / "tests" / "data" / "preview" / "course_sm90.jsonl"
 BUDGET_S = 270.0

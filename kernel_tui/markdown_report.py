@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from typing import TYPE_CHECKING
 
 from kernel_tui.compile_variants import describe_arguments
 from kernel_tui.formatting import (
@@ -21,7 +22,7 @@ from kernel_tui.formatting import (
     summary_line,
     variant_rows,
 )
-from kernel_tui.report import MODES, ModeResult, ScenarioReport
+from kernel_tui.report_keys import MODES
 from kernel_tui.roofline_text import (
     ceilings_line,
     format_bound,
@@ -30,6 +31,9 @@ from kernel_tui.roofline_text import (
     format_intensity,
     roofline_summary,
 )
+
+if TYPE_CHECKING:
+    from kernel_tui.report import ModeResult, ScenarioReport
 
 
 def _cell(text: str) -> str:

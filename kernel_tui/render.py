@@ -10,10 +10,6 @@ from rich.table import Table
 from rich.text import Text
 
 from kernel_tui.baseline import (
-    ADDED,
-    CHANGED,
-    REMOVED,
-    SAME,
     Comparison,
     heading_text,
     kernel_cells,
@@ -22,6 +18,7 @@ from kernel_tui.baseline import (
     unchanged_text,
     verdict_text,
 )
+from kernel_tui.baseline_marks import MARK_STYLES
 from kernel_tui.compile_variants import describe_arguments
 from kernel_tui.formatting import (
     VARIANT_HEADERS,
@@ -37,7 +34,8 @@ from kernel_tui.formatting import (
     training_line,
     variant_rows,
 )
-from kernel_tui.report import SECTIONS, ModeResult, ScenarioReport, nested_names
+from kernel_tui.report import ModeResult, ScenarioReport, nested_names
+from kernel_tui.report_keys import SECTIONS
 from kernel_tui.roofline_text import (
     ceilings_line,
     format_bound,
@@ -213,7 +211,7 @@ def baseline_view(comparison: Comparison | None, scenario: str, source: str) -> 
         for _ in range(3):
             rows.add_column(justify="right", no_wrap=True)
         for change in mode.differences:
-            rows.add_row(*kernel_cells(change), style=BASELINE_STYLES[change.status])
+            rows.add_row(*kernel_cells(change), style=MARK_STYLES[change.status])
         if unchanged := unchanged_text(mode):
             rows.add_row("", Text(unchanged, style="dim"), "", "", "")
         parts.append(Padding(rows, (0, 0, 0, 2), expand=False))
@@ -222,7 +220,3 @@ def baseline_view(comparison: Comparison | None, scenario: str, source: str) -> 
     parts.append(Text(verdict_text(comparison), style="bold red" if comparison.grew else "green"))
     parts.append(Text(""))
     return Group(*parts)
-
-
-BASELINE_STYLES = {ADDED: "red", REMOVED: "green", CHANGED: "yellow", SAME: ""}
-"""Added work reads as a cost and removed work as a saving, as a fusion guard sees them."""

@@ -11,10 +11,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-MODES = ("eager", "compiled")
-SECTIONS = ("forward", "backward")
-"""The two halves of a training step (``TRAIN = True``), in the order its tables show them."""
-"""The two ways a scenario's ``fn`` runs, in the order every table shows them; ``ScenarioReport.mode`` reads one."""
+from kernel_tui.report_keys import MODES, SECTIONS
+
 PREVIEW_DEVICE = "cuda-preview"
 """The device of a report generated for a GPU without running on one: it has kernels and bytes, no times."""
 

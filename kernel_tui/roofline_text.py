@@ -6,7 +6,10 @@ FLOPs are unknown is not a kernel that does no arithmetic.
 
 from __future__ import annotations
 
-from kernel_tui.report import Ceilings, ModeResult, ScenarioReport
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kernel_tui.report import Ceilings, ModeResult, ScenarioReport
 
 UNKNOWN = "?"
 SHORT_BOUND = {"memory-bound": "memory", "compute-bound": "compute"}

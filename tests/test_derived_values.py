@@ -8,7 +8,8 @@ import pytest
 
 from kernel_tui.expect import NEEDS_SWEEP, check_claims
 from kernel_tui.formatting import attribution_text, bandwidth_text, ceiling_share_text, device_line, device_text
-from kernel_tui.report import MODES, ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport, gbs
+from kernel_tui.report import ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport, gbs
+from kernel_tui.report_keys import MODES
 
 
 def kernel(**fields) -> Kernel:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_ui_support import ADD_RELU, DATA, PICTURED, explorer, make_app, make_link, shown_text, still_app, wait_for
 
-from kernel_tui.baseline import ADDED, CHANGED, SAME
+from kernel_tui.baseline_marks import ADDED, CHANGED, SAME
 from kernel_tui.protocol import Done
 from kernel_tui.report import ScenarioReport
 from kernel_tui.ui.drafts import Draft, scenario_of

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from test_ui_support import ADD_RELU, REPO
 
 
@@ -29,3 +30,60 @@ def test_building_the_app_does_not_import_torch():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "", f"the UI imported: {result.stdout.strip()}"
+
+
+RUN_ONLY = (
+    # What a run needs (its messages, the report and the comparison with a baseline, the CLI's renderer,
+    # kernel-name parsing) and the dialogs, which load when first opened: none of it is on the first frame.
+    "kernel_tui.report",
+    "kernel_tui.baseline",
+    "kernel_tui.names",
+    "kernel_tui.protocol",
+    "kernel_tui.client",
+    "kernel_tui.render",
+    "kernel_tui.ui.messages",
+    "kernel_tui.ui.engine_worker",
+    "kernel_tui.ui.kernel_rows",
+    "kernel_tui.ui.screens.details",
+    "kernel_tui.ui.screens.help",
+    "kernel_tui.ui.screens.variants",
+    "kernel_tui.ui.screens.predict",
+    "kernel_tui.ui.screens.kernel_code",
+    "textual_plotext",
+    "torch",
+)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["tabs", "side-by-side"])
+def test_the_first_frame_imports_nothing_that_only_a_run_or_a_dialog_needs(size):
+    """Start-up time (``bench/startup.py``): the explorer's first frame, in either layout, is painted before the
+    modules a run or a dialog needs are imported. The modules are read as the first frame goes out (Textual's
+    ``App._display``), and the app quits before its engine starts."""
+    code = textwrap.dedent(
+        f"""
+        import sys
+        from kernel_tui.ui.app import KernelTuiApp
+        from kernel_tui.ui.launch import build_app
+        from kernel_tui.ui.screens.explorer import ExplorerScreen
+
+        loaded = []
+        display = KernelTuiApp._display
+
+        def first_frame(app, screen, renderable):
+            if renderable is not None and not loaded and isinstance(screen, ExplorerScreen):
+                loaded.extend(sys.modules)
+            display(app, screen, renderable)
+
+        KernelTuiApp._display = first_frame
+        ExplorerScreen._start_engine = lambda screen: screen.app.exit()
+        app = build_app([], device="cpu")
+        app.run(headless=True, size={size!r})
+        print(",".join(loaded))
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert result.returncode == 0, result.stderr
+    loaded = set(result.stdout.strip().split(","))
+    assert "kernel_tui.ui.screens.explorer_layout" in loaded, "no frame of the explorer was painted"
+    early = [name for name in RUN_ONLY if name in loaded]
+    assert early == [], f"imported before the first frame: {early}"

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from kernel_tui.names import fused_ops
-from kernel_tui.report import Kernel
+
+if TYPE_CHECKING:
+    from kernel_tui.report import Kernel
 
 # Library calls that do the work of several eager operators.
 COMBINED = {

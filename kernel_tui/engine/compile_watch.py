@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import torch._dynamo
 import torch._logging
 from torch._dynamo.utils import counters
 
-from kernel_tui.report import ModeResult
+if TYPE_CHECKING:
+    from kernel_tui.report import ModeResult
 
 _LOG_NAMES = ("__recompiles", "__graph_breaks")
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -29,8 +29,10 @@ from kernel_tui.engine.attribution import COMBINED, PLACEMENT
 from kernel_tui.engine.cuda_graphs import FOREACH_COPY
 from kernel_tui.engine.op_kinds import moves_data
 from kernel_tui.engine.traffic import tensors_in
-from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
 from kernel_tui.roofline import achieved_gflops, bound, dominant_bound, intensity
+
+if TYPE_CHECKING:
+    from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
 
 NO_ARITHMETIC = PLACEMENT | {
     "aten::fill_",

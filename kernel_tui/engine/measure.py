@@ -35,7 +35,8 @@ from kernel_tui.engine.timing import Timing, compare_many, compare_many_wall, sy
 from kernel_tui.engine.traffic import Traffic, array_bytes, eager_traffic, ideal_bytes
 from kernel_tui.expect import check_claims
 from kernel_tui.formatting import format_time_us
-from kernel_tui.report import MODES, Ceilings, ModeResult, ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.report import Ceilings, ModeResult, ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.report_keys import MODES
 
 Emit = Callable[..., None]
 

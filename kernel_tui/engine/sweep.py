@@ -13,18 +13,20 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from kernel_tui.engine import training
-from kernel_tui.engine.compile_watch import CompileWatch
 from kernel_tui.engine.device import free_memory_bytes
 from kernel_tui.engine.generated_code import compiled_traffic
-from kernel_tui.engine.loader import LoadedScenario
 from kernel_tui.engine.timing import Comparison, compare_calls, compare_wall, synchronize
 from kernel_tui.engine.traffic import eager_traffic
 from kernel_tui.report import ScenarioReport, SweepPoint
+
+if TYPE_CHECKING:
+    from kernel_tui.engine.compile_watch import CompileWatch
+    from kernel_tui.engine.loader import LoadedScenario
 
 FIRST_SIZE = 2**10
 LARGEST_DEFAULT = {"cpu": 2**24, "cuda": 2**28}

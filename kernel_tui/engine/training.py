@@ -27,11 +27,12 @@ from torch.profiler import record_function
 from kernel_tui.engine import cuda_graphs
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.profiling import Profile, kernel_rows
-from kernel_tui.engine.traffic import Traffic
-from kernel_tui.report import SECTIONS, Kernel, ModeResult
+from kernel_tui.report_keys import SECTIONS
 
 if TYPE_CHECKING:
     from kernel_tui.engine.loader import LoadedScenario
+    from kernel_tui.engine.traffic import Traffic
+    from kernel_tui.report import Kernel, ModeResult
 
 NOT_PREVIEWED = (
     "training steps (TRAIN = True) are not previewed: the preview generates a forward graph only; "

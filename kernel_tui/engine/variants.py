@@ -16,7 +16,7 @@ import time
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch._dynamo.utils import counters
@@ -31,7 +31,9 @@ from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, st
 from kernel_tui.engine.timing import synchronize
 from kernel_tui.engine.traffic import Traffic
 from kernel_tui.report import Kernel, ModeResult, ScenarioError, ScenarioReport, VariantResult
-from kernel_tui.scenario_file import ScenarioInfo
+
+if TYPE_CHECKING:
+    from kernel_tui.scenario_file import ScenarioInfo
 
 Profile = Callable[[Callable[[], Any], list[Traffic], str], ModeResult]
 """Kernels and bytes of one warm call, profiled as ``compiled`` is: (call, its traffic, the trace's name)."""

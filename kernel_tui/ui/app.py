@@ -10,16 +10,18 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from kernel_tui.ui.actions import APP_ACTIONS, bindings, keyed, offered
-from kernel_tui.ui.catalog import ScenarioEntry
 from kernel_tui.ui.engine_link import EngineLink, EngineLinkFactory, client_engine_link
 from kernel_tui.ui.score import PredictionBook
 from kernel_tui.ui.screens.explorer import ExplorerScreen
-from kernel_tui.ui.screens.help import HelpScreen
+
+if TYPE_CHECKING:
+    from kernel_tui.ui.catalog import ScenarioEntry
 
 
 class KernelTuiApp(App[None]):
@@ -66,6 +68,8 @@ class KernelTuiApp(App[None]):
 
     def action_help(self) -> None:
         """Show every key, from the same action tables the bindings are made of."""
+        from kernel_tui.ui.screens.help import HelpScreen  # a dialog's module loads when it first opens
+
         if isinstance(self.screen, HelpScreen):
             return
         tables = ExplorerScreen.ACTIONS if self.get_explorer() is not None else ()

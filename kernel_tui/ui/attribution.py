@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kernel_tui.formatting import LINK_LABELS, attribution_text, bandwidth_text, ceiling_share_text, format_gbs
-from kernel_tui.names import kernel_backend
-from kernel_tui.report import Kernel, ModeResult
 from kernel_tui.roofline_text import format_bound, format_flops, format_gflops, format_intensity
 
 if TYPE_CHECKING:
     from rich.text import JustifyMethod
+
+    from kernel_tui.report import Kernel, ModeResult
 
 
 def bandwidth_cell(kernel: Kernel) -> tuple[str, str]:
@@ -57,6 +57,8 @@ def roofline_story(kernel: Kernel) -> str:
 
 def code_language(kernel: Kernel) -> str:
     """The Pygments lexer for a compiled kernel's source: C++ (Inductor's CPU kernels) or Python (Triton)."""
+    from kernel_tui.names import kernel_backend  # its patterns compile when code is first shown, not at start-up
+
     code = kernel.code or ""
     backend = kernel_backend(kernel.name)
     if "@triton" in code or "import triton" in code or backend == "triton":

@@ -11,9 +11,12 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kernel_tui.report import ScenarioReport
 from kernel_tui.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario, read_scenario, read_source
+
+if TYPE_CHECKING:
+    from kernel_tui.report import ScenarioReport
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,11 @@ from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
 from kernel_tui.report import ScenarioError
-from kernel_tui.ui.engine_link import EngineLink
 from kernel_tui.ui.messages import EngineStarted, EngineStartFailed, RunFailed, RunFinished, from_engine
 
 if TYPE_CHECKING:
     from kernel_tui.protocol import RunMessage
+    from kernel_tui.ui.engine_link import EngineLink
 
 Post = Callable[[Message], object]
 

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kernel_tui.baseline import CHANGED, MARKS, REMOVED, KernelChange, calls_text, kernel_bytes_text
-from kernel_tui.report import SECTIONS, Kernel, ModeResult, nested_names
-from kernel_tui.ui.pinned_baselines import ModeBaseline
+from kernel_tui.report import Kernel, ModeResult, nested_names
+from kernel_tui.report_keys import SECTIONS
+
+if TYPE_CHECKING:
+    from kernel_tui.ui.pinned_baselines import ModeBaseline
 
 SECTION_INDENT = "  "
 """A kernel under a section heading is indented, as ``kernel-tui run`` prints it."""

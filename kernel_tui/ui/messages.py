@@ -13,11 +13,10 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
-
 if TYPE_CHECKING:
     # The protocol is imported by the worker that reads the engine, after the explorer's first frame.
     from kernel_tui import protocol
+    from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 
 
 @dataclass

@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kernel_tui.baseline import Comparison, ModeComparison, compare
-from kernel_tui.report import ModeResult, ScenarioReport
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
+
+if TYPE_CHECKING:
+    from kernel_tui.baseline import Comparison, ModeComparison
+    from kernel_tui.report import ModeResult, ScenarioReport
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,9 @@ class PinnedBaselines:
         if pinned is None or not self.can_pin(run):
             return None
         assert run is not None and run.report is not None
+        # Imported with the first comparison: the baseline module is not needed before a run has finished.
+        from kernel_tui.baseline import compare
+
         return compare(pinned, run.report)
 
     def mode_baseline(self, run: ScenarioRun | None, mode: str, comparison: Comparison | None) -> ModeBaseline | None:

@@ -14,14 +14,16 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kernel_tui import protocol
 from kernel_tui.client import EngineDied
 from kernel_tui.expect import NEEDS_SWEEP
 from kernel_tui.protocol import Done, Hello, Partial, Progress, RunMessage, SweepPoint
 from kernel_tui.report import ScenarioReport
-from kernel_tui.ui.engine_link import CompileVariants
+
+if TYPE_CHECKING:
+    from kernel_tui.ui.engine_link import CompileVariants
 
 
 @dataclass(frozen=True)

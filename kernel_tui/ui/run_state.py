@@ -12,8 +12,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
+if TYPE_CHECKING:
+    from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
 
 
 class RunStatus(Enum):
@@ -122,6 +124,9 @@ class RunBook(Mapping[Path, ScenarioRun]):
 
     def cancel(self, now: float) -> ScenarioRun | None:
         """Mark the active run cancelled and let go of it; returns it (None if nothing was running)."""
+        # Imported here: a run exists only after the first frame, which does without the report's dataclasses.
+        from kernel_tui.report import ScenarioError
+
         cancelled = self.active
         if cancelled is not None:
             cancelled.failed(ScenarioError("engine", "cancelled"), now, cancelled=True)

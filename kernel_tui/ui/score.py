@@ -17,11 +17,14 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kernel_tui.report import MODES, ScenarioReport
-from kernel_tui.ui.catalog import ScenarioEntry
+from kernel_tui.report_keys import MODES
 from kernel_tui.ui.drafts import state_dir, write_text_atomic
+
+if TYPE_CHECKING:
+    from kernel_tui.report import ScenarioReport
+    from kernel_tui.ui.catalog import ScenarioEntry
 
 TRANSFERS = ("eager_transfers", "compiled_transfers")
 """The array-sized transfers of each mode, named as the lessons' claims name them."""

@@ -13,10 +13,9 @@ import ast
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from kernel_tui.scenario_file import constant_value
-from kernel_tui.ui.catalog import Catalog, ScenarioEntry
 from kernel_tui.ui.drafts import (
     TEMPLATE,
     Draft,
@@ -29,6 +28,9 @@ from kernel_tui.ui.drafts import (
 )
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 from kernel_tui.ui.snippet_doc import SnippetDocument
+
+if TYPE_CHECKING:
+    from kernel_tui.ui.catalog import Catalog, ScenarioEntry
 
 Severity = Literal["information", "warning", "error"]
 """How much a notice matters (Textual's notification severities)."""

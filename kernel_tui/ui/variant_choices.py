@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kernel_tui.compile_variants import DEFAULT_VARIANT
-from kernel_tui.report import ScenarioReport
+
+if TYPE_CHECKING:
+    from kernel_tui.report import ScenarioReport
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.screen import Screen
@@ -20,10 +20,12 @@ from kernel_tui.ui import describe
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import ScenarioEntry, load_saved_catalog
 from kernel_tui.ui.launch import EXIT_AFTER_FIRST_FRAME
-from kernel_tui.ui.score import PredictionBook
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.view_link import VIEW_MODE_REFUSAL, SavedReport, SavedResultsLink
 from kernel_tui.ui.widgets.run_status import RunStatusBar
+
+if TYPE_CHECKING:
+    from kernel_tui.ui.score import PredictionBook
 
 
 class SavedResultsScreen(ExplorerScreen):

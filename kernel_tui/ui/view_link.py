@@ -12,13 +12,16 @@ import datetime
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kernel_tui import protocol
 from kernel_tui.client import EngineDied
 from kernel_tui.formatting import device_text
 from kernel_tui.protocol import Done, Hello, RunMessage
-from kernel_tui.report import ScenarioReport
-from kernel_tui.ui.engine_link import CompileVariants
+
+if TYPE_CHECKING:
+    from kernel_tui.report import ScenarioReport
+    from kernel_tui.ui.engine_link import CompileVariants
 
 VIEW_MODE_REFUSAL = "view mode: nothing runs here (run kernel-tui run … on the machine with the GPU)"
 SAVED_RUN_ID = 0

@@ -35,7 +35,6 @@ from textual.widget import Widget
 from textual.widgets import DataTable, OptionList, Static, TabbedContent
 from textual.worker import Worker, WorkerState
 
-from kernel_tui.report import ScenarioError
 from kernel_tui.ui import describe
 from kernel_tui.ui.actions import (
     EXPLORER_ACTIONS,
@@ -46,22 +45,9 @@ from kernel_tui.ui.actions import (
     bindings,
 )
 from kernel_tui.ui.catalog import Catalog, ScenarioEntry
-from kernel_tui.ui.engine_link import EngineLink
-from kernel_tui.ui.engine_worker import start_engine, stream_run, worker_failure
-from kernel_tui.ui.messages import (
-    EngineStarted,
-    EngineStartFailed,
-    ReportUpdated,
-    RunFailed,
-    RunFinished,
-    StageStarted,
-    SweepPointMeasured,
-)
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
-from kernel_tui.ui.score import PredictionBook
-from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.explorer_layout import (
     SIDE_BY_SIDE_TABLES_MIN_WIDTH,
     ScreenValues,
@@ -75,7 +61,6 @@ from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.screens.variants_part import VariantsPart
 from kernel_tui.ui.screens.why import WhyPart, next_chart_mode
 from kernel_tui.ui.snippet_session import Effects, Shown, SnippetSession
-from kernel_tui.ui.widgets.deferred import Deferred
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
@@ -89,6 +74,19 @@ from kernel_tui.ui.widgets.variants_table import VariantsPane
 if TYPE_CHECKING:
     # Only in annotations: the protocol's dataclasses stay off the first frame (bench/startup.py).
     from kernel_tui.protocol import Hello, RunMessage
+    from kernel_tui.report import ScenarioError
+    from kernel_tui.ui.engine_link import EngineLink
+    from kernel_tui.ui.messages import (
+        EngineStarted,
+        EngineStartFailed,
+        ReportUpdated,
+        RunFailed,
+        RunFinished,
+        StageStarted,
+        SweepPointMeasured,
+    )
+    from kernel_tui.ui.score import PredictionBook
+    from kernel_tui.ui.widgets.deferred import Deferred
 
 W = TypeVar("W", bound=Widget)
 
@@ -418,6 +416,8 @@ class ExplorerScreen(Screen[None]):
 
     def action_details(self) -> None:
         """The details behind the one-liners, for the scenario on screen."""
+        from kernel_tui.ui.screens.details import DetailsScreen  # a dialog's module loads when it first opens
+
         run = self.shown_run
         body = describe.details_text(
             run,
@@ -538,7 +538,10 @@ class ExplorerScreen(Screen[None]):
 
     # -- the engine --------------------------------------------------------------------------------
 
+    # The worker's module and the messages it posts are imported with the first run, after the first frame.
     def _start_engine(self) -> None:
+        from kernel_tui.ui.engine_worker import start_engine
+
         self.run_worker(
             partial(start_engine, self.link, self.post_message),
             thread=True,
@@ -548,6 +551,8 @@ class ExplorerScreen(Screen[None]):
         )
 
     def _run_engine(self, run_id: int, path: Path, messages: Iterator[RunMessage]) -> None:
+        from kernel_tui.ui.engine_worker import stream_run
+
         self.run_worker(
             partial(stream_run, run_id, path, messages, self.post_message),
             thread=True,
@@ -636,6 +641,9 @@ class ExplorerScreen(Screen[None]):
         worker = event.worker
         if event.state is not WorkerState.ERROR or worker.group not in ("engine", "engine-start"):
             return
+        from kernel_tui.ui.engine_worker import worker_failure
+        from kernel_tui.ui.messages import EngineStartFailed, RunFailed
+
         failure = worker_failure(worker)
         if worker.group == "engine-start":
             self.on_engine_start_failed(EngineStartFailed(failure))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
@@ -11,8 +12,10 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from kernel_tui.ui.actions import KeyAction
 from kernel_tui.ui.screens.dialog import Dialog
+
+if TYPE_CHECKING:
+    from kernel_tui.ui.actions import KeyAction
 
 NAVIGATION_KEYS = (
     ("tab / shift+tab", "Move focus to the next / previous pane"),

@@ -6,6 +6,8 @@ optional tree-sitter packages), in a scroll view; imported only when the learner
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,9 +16,11 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from kernel_tui.formatting import LINK_LABELS, lines_text, short_op
-from kernel_tui.report import Kernel
 from kernel_tui.ui.attribution import code_language
 from kernel_tui.ui.screens.dialog import Dialog
+
+if TYPE_CHECKING:
+    from kernel_tui.report import Kernel
 
 
 class KernelCodeScreen(Dialog[None]):

@@ -9,7 +9,7 @@ refuses stays in the input line with the reason under it, to be corrected rather
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,9 +18,11 @@ from textual.containers import Vertical
 from textual.widgets import Input, SelectionList, Static
 
 from kernel_tui.compile_variants import DEFAULT_VARIANT, VariantError, describe_arguments, parse_variant_flag
-from kernel_tui.report import ScenarioReport
 from kernel_tui.ui.screens.dialog import Dialog
 from kernel_tui.ui.variant_choices import VariantChoices
+
+if TYPE_CHECKING:
+    from kernel_tui.report import ScenarioReport
 
 EXAMPLE = "dyn=dynamic:True"
 

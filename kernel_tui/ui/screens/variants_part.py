@@ -16,19 +16,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.screen import Screen
 
-from kernel_tui.report import ModeResult, ScenarioReport
-from kernel_tui.ui.catalog import Catalog
-from kernel_tui.ui.pinned_baselines import ModeBaseline
-from kernel_tui.ui.run_state import RunBook
-from kernel_tui.ui.screens.variants import VariantsScreen
-from kernel_tui.ui.snippet_session import SnippetSession
 from kernel_tui.ui.variant_choices import VariantBook, VariantChoices
-from kernel_tui.ui.widgets.kernel_table import KernelTable
-from kernel_tui.ui.widgets.variants_table import VariantsPane
+
+if TYPE_CHECKING:
+    from kernel_tui.report import ModeResult, ScenarioReport
+    from kernel_tui.ui.catalog import Catalog
+    from kernel_tui.ui.pinned_baselines import ModeBaseline
+    from kernel_tui.ui.run_state import RunBook
+    from kernel_tui.ui.snippet_session import SnippetSession
+    from kernel_tui.ui.widgets.kernel_table import KernelTable
+    from kernel_tui.ui.widgets.variants_table import VariantsPane
 
 COMPILED_TITLE = "Compiled"
 
@@ -98,6 +99,8 @@ class VariantsPart:
 
     def choose(self) -> None:
         """Open the dialog for the scenario on screen; what it hands back replaces that scenario's choices."""
+        from kernel_tui.ui.screens.variants import VariantsScreen  # a dialog's module loads when it first opens
+
         if not self.catalog:
             return
         entry = self.catalog.current

@@ -14,17 +14,19 @@ book) and calls; it reaches the screen only through ``WhyHost``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.screen import Screen
 
-from kernel_tui.report import Kernel
 from kernel_tui.ui.attribution import code_kernel, no_code_reason
-from kernel_tui.ui.catalog import Catalog
-from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.score import PredictionBook, split_lesson
-from kernel_tui.ui.widgets.kernel_table import KernelTable
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+
+if TYPE_CHECKING:
+    from kernel_tui.report import Kernel
+    from kernel_tui.ui.catalog import Catalog
+    from kernel_tui.ui.run_state import RunBook, ScenarioRun
+    from kernel_tui.ui.widgets.kernel_table import KernelTable
+    from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
 CHART_MODES = ("time", "bandwidth", "roofline")
 

@@ -11,9 +11,12 @@ the chart is drawn) and returns what it drew, so tests can check the lines witho
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from kernel_tui.formatting import format_gbs, format_size
-from kernel_tui.report import SweepPoint, gbs
+
+if TYPE_CHECKING:
+    from kernel_tui.report import SweepPoint
 
 CEILING_COLOR = (150, 150, 150)
 
@@ -22,6 +25,8 @@ Series = tuple[list[float], list[float]]
 
 def bandwidth_series(points: Sequence[SweepPoint]) -> dict[str, Series]:
     """Achieved GB/s against size, eager and compiled, in size order; sizes without bytes are left out."""
+    from kernel_tui.report import gbs  # with the first points: the first frame does without the report module
+
     series: dict[str, Series] = {"eager": ([], []), "compiled": ([], [])}
     for point in sorted(points, key=lambda point: point.size):
         for mode, moved, time_us in (

@@ -5,11 +5,15 @@ fused into or what it replaced, and how fast it moved its bytes."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widgets import Static
 
-from kernel_tui.report import Kernel
 from kernel_tui.ui.attribution import kernel_story
+
+if TYPE_CHECKING:
+    from kernel_tui.report import Kernel
 
 
 class KernelNameLine(Static):

@@ -10,19 +10,20 @@ always says all of it for the highlighted kernel.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
-from kernel_tui.baseline import ADDED, CHANGED, REMOVED
+from kernel_tui.baseline_marks import CHANGED, MARK_STYLES
 from kernel_tui.formatting import LINK_LABELS, format_bytes, format_count, format_time_us, format_transfers, link_text
-from kernel_tui.report import Kernel, ModeResult
 from kernel_tui.ui.attribution import LINK, NAME, ColumnPlan, bandwidth_cell, plan_columns, roofline_cell
-from kernel_tui.ui.kernel_rows import KernelRow, kernel_rows
-from kernel_tui.ui.pinned_baselines import ModeBaseline
 
-MARK_STYLES = {ADDED: "red", REMOVED: "green", CHANGED: "yellow"}
-"""As ``kernel-tui run --baseline`` colours them: added work is a cost, removed work a saving."""
+if TYPE_CHECKING:
+    from kernel_tui.report import Kernel, ModeResult
+    from kernel_tui.ui.kernel_rows import KernelRow
+    from kernel_tui.ui.pinned_baselines import ModeBaseline
 
 
 class KernelTable(DataTable):
@@ -92,7 +93,12 @@ class KernelTable(DataTable):
         """Show a mode's kernels; ``waiting`` says why there are none yet (e.g. "compiling…"); ``baseline``:
         the pinned run to mark each row against."""
         self._result, self._waiting, self.baseline = result, waiting, baseline
-        rows = kernel_rows(result, baseline)
+        rows: tuple[KernelRow, ...] = ()
+        if result is not None:
+            # Imported with the first result: the rows' module brings the baseline comparison and the report.
+            from kernel_tui.ui.kernel_rows import kernel_rows
+
+            rows = kernel_rows(result, baseline)
         if result is not None and rows == self.shown_rows and self.row_count == len(rows):
             self._show_subtitle()
             return

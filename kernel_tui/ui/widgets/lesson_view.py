@@ -8,6 +8,7 @@ at once.
 from __future__ import annotations
 
 from collections.abc import Awaitable
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -16,9 +17,11 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from kernel_tui.ui.catalog import ScenarioEntry
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, split_lesson
 from kernel_tui.ui.source import scenario_source
+
+if TYPE_CHECKING:
+    from kernel_tui.ui.catalog import ScenarioEntry
 
 
 class LessonView(VerticalScroll):

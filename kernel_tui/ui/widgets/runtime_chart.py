@@ -22,12 +22,12 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from kernel_tui.report import Kernel, ScenarioReport, SweepPoint
 from kernel_tui.roofline_text import format_intensity
 from kernel_tui.ui.widgets.bandwidth_plot import bandwidth_series
 from kernel_tui.ui.widgets.roofline_plot import roofline_points, unplaced
 
 if TYPE_CHECKING:
+    from kernel_tui.report import Kernel, ScenarioReport, SweepPoint
     from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 
 TITLES = {"time": "Runtime vs size", "bandwidth": "Bandwidth vs size", "roofline": "Roofline"}

@@ -7,12 +7,14 @@ layout switch highlights it without being told.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.reactive import var
 from textual.widgets import OptionList
 
-from kernel_tui.ui.catalog import ScenarioEntry
+if TYPE_CHECKING:
+    from kernel_tui.ui.catalog import ScenarioEntry
 
 MARKS = {
     None: (" ", ""),

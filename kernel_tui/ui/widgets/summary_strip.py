@@ -11,18 +11,21 @@ binds to its own, so a strip composed anew after a layout switch shows it withou
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.text import Text
 from textual.reactive import var
 from textual.widgets import Static
 
-from kernel_tui.baseline import ADDED, Comparison, time_text, totals_text
+from kernel_tui.baseline_marks import ADDED, MARK_STYLES
 from kernel_tui.formatting import device_line, format_count, report_notes, summary_line, training_line
-from kernel_tui.render import BASELINE_STYLES, claims_text
-from kernel_tui.report import ScenarioError, ScenarioReport
 from kernel_tui.roofline_text import roofline_summary
 from kernel_tui.ui.describe import error_line
+
+if TYPE_CHECKING:
+    from kernel_tui.baseline import Comparison
+    from kernel_tui.report import ScenarioError, ScenarioReport
 
 
 class SummaryStrip(Static):
@@ -100,6 +103,8 @@ class _Content:
         elif baseline is not None:
             lines.extend(baseline_lines(baseline))
         if report is not None and report.expect:
+            from kernel_tui.render import claims_text  # with the first report (the first frame has none)
+
             checks = Text("EXPECT ", style="bold")
             checks.append_text(claims_text(report))
             lines.append(checks)
@@ -116,6 +121,8 @@ class _Content:
 
 def baseline_lines(comparison: Comparison) -> list[Text]:
     """Per mode, launches and bytes against the pinned run, and the time or ``no measurable difference``."""
+    from kernel_tui.baseline import time_text, totals_text  # with the first comparison, after the first frame
+
     besides = []
     if comparison.old_size != comparison.new_size:
         besides.append(f"size {comparison.old_size:,} → {comparison.new_size:,}")
@@ -125,7 +132,7 @@ def baseline_lines(comparison: Comparison) -> list[Text]:
     lines = [Text(heading, style="bold")]
     for mode in comparison.modes:
         line = Text("  ")
-        line.append(totals_text(mode), style=BASELINE_STYLES[ADDED] if mode.launches_grew or mode.bytes_grew else "")
+        line.append(totals_text(mode), style=MARK_STYLES[ADDED] if mode.launches_grew or mode.bytes_grew else "")
         if time := time_text(mode.time):
             line.append(f" · {time}")
         lines.append(line)

@@ -9,14 +9,18 @@ compiled table. The pane is not displayed for a report without variants.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from kernel_tui.formatting import VARIANT_HEADERS, variant_rows
-from kernel_tui.report import ScenarioReport, VariantResult
 from kernel_tui.ui.describe import error_line
+
+if TYPE_CHECKING:
+    from kernel_tui.report import ScenarioReport, VariantResult
 
 COMPACT_HEADERS = ("kern.", "bytes", "time", "speedup", "comp.", "brk/rc")
 """The columns of a narrow pane: ``VARIANT_HEADERS`` shortened, the spread dropped, breaks/recompiles joined."""
