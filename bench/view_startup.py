@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from startup import summary, time_on_a_terminal
+from startup import launch_env, summary, time_on_a_terminal
 
 from kernel_tui.course import course_dir
 from kernel_tui.scenario_file import find_scenarios, read_scenario, read_source
@@ -67,8 +66,7 @@ def results_file(folder: Path) -> Path:
 
 def compare(size: tuple[int, int], runs: int) -> tuple[list[float], list[float], list[float], list[float]]:
     """(view to first frame, view to exit, explorer to first frame, explorer to exit), seconds per run."""
-    env = {**os.environ, "TERM": os.environ.get("TERM", "xterm-256color"), "KERNEL_TUI_EXIT_AFTER_FIRST_FRAME": "1"}
-    env.pop("TEXTUAL", None)  # no devtools connection
+    env = launch_env()  # as bench/startup.py starts them: a terminal, no devtools, bytecode caches written
     explorer_command = [sys.executable, "-m", "kernel_tui.cli"]
     with tempfile.TemporaryDirectory() as folder:
         saved = results_file(Path(folder))

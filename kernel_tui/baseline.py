@@ -9,17 +9,18 @@ launch count or a byte total went up in any mode) is what ``kernel-tui run --bas
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kernel_tui.baseline_marks import ADDED, CHANGED, MARKS, REMOVED, SAME
 from kernel_tui.formatting import format_bytes, format_count, format_ratio, format_time_us
 from kernel_tui.names import _FUSED, _GRAPH_KERNEL
-from kernel_tui.report import Kernel, ModeResult, ScenarioReport
 from kernel_tui.report_keys import MODES
+
+if TYPE_CHECKING:
+    from kernel_tui.report import Kernel, ModeResult, ScenarioReport
 
 NO_MEASURABLE_DIFFERENCE = "no measurable difference"
 _COUNT_TOLERANCE = 1e-9
@@ -318,86 +319,6 @@ def baseline_of(report: ScenarioReport, baselines: Sequence[ScenarioReport], alo
     if alone and len(baselines) == 1:
         return baselines[0]
     return None
-
-
-# -- reading a baseline file ---------------------------------------------------------------------------------
-
-
-class BaselineFileError(Exception):
-    """A baseline file that cannot be used; its message is one line and names the file."""
-
-
-def read_baselines(path: Path) -> tuple[ScenarioReport, ...]:
-    """The reports in a file written by ``kernel-tui run --json``: one JSON object per line, or one JSON
-    object or list of them (a report saved pretty-printed)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise BaselineFileError(f"{path}: cannot read it: {_reason(error)}") from error
-    objects: list[tuple[int | None, Any]]
-    """Each report's JSON, with its line number where the file is one report per line."""
-    try:
-        whole = json.loads(text)
-    except ValueError:
-        objects = [
-            (number, _json_line(path, number, line)) for number, line in enumerate(text.splitlines(), 1) if line.strip()
-        ]
-    else:
-        objects = [(None, item) for item in (whole if isinstance(whole, list) else [whole])]
-    if not objects:
-        raise BaselineFileError(f"{path}: holds no report (write one with kernel-tui run --json)")
-    return tuple(_report(path, number, data) for number, data in objects)
-
-
-def _json_line(path: Path, number: int, line: str) -> Any:
-    try:
-        return json.loads(line)
-    except ValueError as error:
-        raise BaselineFileError(f"{path}: line {number} is not JSON ({error})") from error
-
-
-def _report(path: Path, number: int | None, data: Any) -> ScenarioReport:
-    where = f"{path}: line {number}" if number is not None else str(path)
-    if not isinstance(data, dict):
-        raise BaselineFileError(f"{where}: not a kernel-tui report (expected a JSON object)")
-    try:
-        report = ScenarioReport.from_dict(data)
-        _check_numbers(report)
-    except (TypeError, ValueError, KeyError, AttributeError) as error:
-        raise BaselineFileError(f"{where}: not a kernel-tui report ({_reason(error)})") from error
-    return report
-
-
-def _check_numbers(report: ScenarioReport) -> None:
-    """Reject what ``from_dict`` lets through but ``compare`` would trip over: a field of the wrong type."""
-    if not isinstance(report.scenario, str) or not isinstance(report.size, int):
-        raise TypeError("scenario and size must be a string and an integer")
-    for name in MODES:
-        mode = getattr(report, name)
-        if mode is None:
-            continue
-        _check(f"{name}.kernel_count", mode.kernel_count, optional=False)
-        for field_name in ("bytes_total", "time_us", "time_iqr_us"):
-            _check(f"{name}.{field_name}", getattr(mode, field_name))
-        for kernel in mode.kernels:
-            if not isinstance(kernel.name, str) or not isinstance(kernel.short_name, str):
-                raise TypeError(f"{name}: a kernel's name is not a string")
-            _check(f"{name} kernel {kernel.name} calls", kernel.calls, optional=False)
-            for field_name in ("bytes_read", "bytes_written", "time_us"):
-                _check(f"{name} kernel {kernel.name} {field_name}", getattr(kernel, field_name))
-
-
-def _check(what: str, value: Any, optional: bool = True) -> None:
-    if value is None and optional:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{what} is {value!r}, not a number")
-
-
-def _reason(error: BaseException) -> str:
-    """The error's own words on one line: the file's name is said once, by the caller."""
-    text = getattr(error, "strerror", None) or str(error)
-    return text.splitlines()[0] if text.strip() else type(error).__name__
 
 
 # -- how the comparison reads --------------------------------------------------------------------------------

@@ -289,11 +289,11 @@ def _main(argv: Sequence[str] | None) -> int:
             paths = _check_paths(parser, options.paths)
             baselines = None
             if options.baseline is not None:
-                from kernel_tui.baseline import BaselineFileError, read_baselines
+                from kernel_tui.results_file import ResultsFileError, read_results
 
                 try:
-                    baselines = read_baselines(Path(options.baseline))
-                except BaselineFileError as error:
+                    baselines = read_results(Path(options.baseline))
+                except ResultsFileError as error:
                     print(f"kernel-tui run: --baseline {error}", file=sys.stderr)
                     return EXIT_USAGE
             return run_command(options, paths, baselines)
@@ -321,15 +321,23 @@ def _main(argv: Sequence[str] | None) -> int:
 
 def _explore(paths: list[Path], *, device: str, predict: bool) -> int:
     """Run the explorer here, on ``paths`` (none: the course)."""
-    # The collector is off from here until the explorer's first frame is out (``KernelTuiApp.on_ready`` turns
-    # it back on, and this does if the app never gets that far): importing Textual and the explorer, and
-    # building the first frame, make many objects and no garbage, and the collections they set off cost about
-    # 13 ms of the imports and 40-60 ms of the first frame.
-    gc.disable()
-    try:
+    with _collector_off_until_first_frame():
         from kernel_tui.ui.launch import run_app
 
         return run_app(paths, device=device, predict=predict)
+
+
+@contextlib.contextmanager
+def _collector_off_until_first_frame() -> Iterator[None]:
+    """Garbage collection off while an app starts (the explorer, or ``view``).
+
+    ``KernelTuiApp.on_ready`` turns it back on once the first frame is out, and this does if the app never gets
+    that far: importing Textual and the explorer, and building the first frame, make many objects and no
+    garbage, and the collections they set off cost about 13 ms of the imports and 40-60 ms of the first frame.
+    """
+    gc.disable()
+    try:
+        yield
     finally:
         gc.enable()
 
@@ -436,19 +444,20 @@ def saved_source(path: Path) -> str | None:
 
 def view_command(options: argparse.Namespace) -> int:
     """The explorer on saved results; a file that is not one is a usage error naming the file and line."""
-    from kernel_tui.baseline import BaselineFileError, read_baselines
-    from kernel_tui.ui.view_link import saved_reports
+    with _collector_off_until_first_frame():
+        from kernel_tui.results_file import ResultsFileError, read_results
+        from kernel_tui.ui.view_link import saved_reports
 
-    saved = []
-    for name in options.files:
-        try:
-            saved += saved_reports(read_baselines(Path(name)), Path(name))
-        except BaselineFileError as error:
-            print(f"kernel-tui view: {error}", file=sys.stderr)
-            return EXIT_USAGE
-    from kernel_tui.ui.view_app import run_view
+        saved = []
+        for name in options.files:
+            try:
+                saved += saved_reports(read_results(Path(name)), Path(name))
+            except ResultsFileError as error:
+                print(f"kernel-tui view: {error}", file=sys.stderr)
+                return EXIT_USAGE
+        from kernel_tui.ui.view_app import run_view
 
-    return run_view(saved, predict=not options.no_predict)
+        return run_view(saved, predict=not options.no_predict)
 
 
 def baseline_comparison(

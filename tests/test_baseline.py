@@ -25,7 +25,6 @@ from kernel_tui.baseline import (
     baseline_of,
     compare,
     kernel_cells,
-    read_baselines,
     time_text,
     totals_text,
 )
@@ -33,6 +32,7 @@ from kernel_tui.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 from kernel_tui.names import short_name
 from kernel_tui.render import baseline_view
 from kernel_tui.report import Kernel, ModeResult, ScenarioReport
+from kernel_tui.results_file import read_results
 
 DATA = Path(__file__).parent / "data"
 ORIGINAL = DATA / "add_relu.py"
@@ -65,7 +65,7 @@ def variant_run(original_run: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def original(original_run: Path) -> ScenarioReport:
-    (report,) = read_baselines(original_run)
+    (report,) = read_results(original_run)
     return report
 
 
@@ -173,10 +173,10 @@ def test_a_file_that_is_no_baseline_is_one_line_naming_it_and_exit_2(tmp_path, c
 def test_a_pretty_printed_report_and_several_lines_are_both_read(original, tmp_path):
     pretty = tmp_path / "one.json"
     pretty.write_text(json.dumps(original.to_dict(), indent=2))
-    assert read_baselines(pretty) == (original,)
+    assert read_results(pretty) == (original,)
     lines = tmp_path / "two.jsonl"
     lines.write_text("\n".join(json.dumps(report.to_dict()) for report in (original, original)) + "\n\n")
-    assert read_baselines(lines) == (original, original)
+    assert read_results(lines) == (original, original)
 
 
 # -- hand-made reports: matching -------------------------------------------------------------------------

@@ -18,9 +18,9 @@ import pytest
 from test_ui_support import REPO, explorer, finished, shown_text, status, wait_for
 
 from kernel_tui import client
-from kernel_tui.baseline import read_baselines
 from kernel_tui.cli import EXIT_USAGE, main
 from kernel_tui.report import ScenarioReport
+from kernel_tui.results_file import read_results
 from kernel_tui.scenario_file import read_scenario
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
@@ -68,7 +68,7 @@ def rewritten(results: Path, tmp_path: Path, **changes: Any) -> Path:
 
 def view_app(path: Path) -> SavedResultsApp:
     """The app as ``kernel-tui view PATH`` builds it."""
-    return build_view_app(saved_reports(read_baselines(path), path), clock=lambda: 1000.0)
+    return build_view_app(saved_reports(read_results(path), path), clock=lambda: 1000.0)
 
 
 @pytest.fixture

@@ -14,12 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui import protocol
-from kernel_tui.client import EngineDied
 from kernel_tui.formatting import device_text
-from kernel_tui.protocol import Done, Hello, RunMessage
 
 if TYPE_CHECKING:
+    from kernel_tui.protocol import Hello, RunMessage
     from kernel_tui.report import ScenarioReport
     from kernel_tui.ui.engine_link import CompileVariants
 
@@ -72,7 +70,10 @@ class SavedResultsLink:
     def saved_for(self, path: Path) -> SavedReport | None:
         return self.saved.get(path)
 
+    # The protocol's messages are built only once the explorer asks, after its first frame: not imported before.
     def start(self) -> Hello:
+        from kernel_tui.protocol import Hello
+
         # The explorer shows this as its engine: the device of the first report, since no engine starts.
         report = next(iter(self.saved.values())).report
         return Hello(
@@ -92,11 +93,14 @@ class SavedResultsLink:
         return self._messages(Path(path), asks_more=bool(variants))
 
     def _messages(self, path: Path, asks_more: bool = False) -> Iterator[RunMessage]:
+        from kernel_tui.client import EngineDied
+        from kernel_tui.protocol import Done, SweepPoint
+
         saved = self.saved.get(path)
         if saved is None or asks_more:
             raise EngineDied(None, "", VIEW_MODE_REFUSAL)
         for point in saved.report.sweep:
-            yield protocol.SweepPoint(SAVED_RUN_ID, point)
+            yield SweepPoint(SAVED_RUN_ID, point)
         yield Done(SAVED_RUN_ID, saved.report)
 
     def cancel(self) -> None:

@@ -23,8 +23,6 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from kernel_tui.roofline_text import format_intensity
-from kernel_tui.ui.widgets.bandwidth_plot import bandwidth_series
-from kernel_tui.ui.widgets.roofline_plot import roofline_points, unplaced
 
 if TYPE_CHECKING:
     from kernel_tui.report import Kernel, ScenarioReport, SweepPoint
@@ -129,6 +127,8 @@ class RuntimeChart(Widget):
             self._streamed_replot = None
         self._streamed_replot_at = time.monotonic()
         if self.mode == "roofline":
+            from kernel_tui.ui.widgets.roofline_plot import roofline_points  # loads with the mode, as the plot does
+
             drawn = bool(roofline_points(self.report))
             hint_text = self._roofline_hint()
         else:
@@ -159,6 +159,8 @@ class RuntimeChart(Widget):
 
     def _subtitle(self) -> str:
         if self.mode == "roofline":
+            from kernel_tui.ui.widgets.roofline_plot import unplaced
+
             ceilings = self.report.ceilings if self.report is not None else None
             parts = [f"ridge {format_intensity(ceilings.ridge)} FLOP/B"] if ceilings and ceilings.ridge else []
             if missing := unplaced(self.report):
@@ -166,6 +168,8 @@ class RuntimeChart(Widget):
             return " · ".join([*parts, f"b {NEXT_MODE['roofline']}"])
         if self.mode != "bandwidth":
             return "b bandwidth"
+        from kernel_tui.ui.widgets.bandwidth_plot import bandwidth_series
+
         ceiling = self.ceiling_gbs
         over = ceiling is not None and any(
             value > ceiling for _, values in bandwidth_series(self.points).values() for value in values
