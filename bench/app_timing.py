@@ -234,7 +234,7 @@ def _responsiveness_cause(busy_p95: float, idle_p95: float, busy_median: float) 
         )
     return (
         f"the tail only: the median press takes {busy_median:.0f} ms, idle p95 {idle_p95:.0f} ms. A key that "
-        "lands while the chart's plot is built (about 30 ms, at most every 0.1 s while points stream) or while "
+        "lands while the chart's plot is built (about 30 ms, at most every 0.25 s while points stream) or while "
         "a run's start relays out the screen waits for it; this bench streams a point every 20 ms, several "
         "times faster than a real sweep's points arrive, on 2 cores shared with other work."
     )

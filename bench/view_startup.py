@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from startup import launch_env, summary, time_on_a_terminal
+from startup import launch_env, paired_ratio, summary, time_on_a_terminal
 
 from kernel_tui.course import course_dir
 from kernel_tui.scenario_file import find_scenarios, read_scenario, read_source
@@ -91,7 +91,7 @@ def compare(size: tuple[int, int], runs: int) -> tuple[list[float], list[float],
 def rows(size: tuple[int, int] = (80, 24), runs: int = 7) -> list[dict[str, object]]:
     """The figure for ``bench/run_all.py``."""
     view, _, explorer, _ = compare(size, runs)
-    ratio = statistics.median(view) / statistics.median(explorer)
+    ratio = paired_ratio(view, explorer)
     return [
         {
             "name": f"kernel-tui view of a {SCENARIOS}-scenario results file: launch to first painted frame at "
@@ -113,7 +113,7 @@ def main() -> int:
     options = parser.parse_args()
     columns, rows_ = (int(part) for part in options.size.split("x"))
     view, view_exit, explorer, explorer_exit = compare((columns, rows_), options.runs)
-    ratio = statistics.median(view) / statistics.median(explorer)
+    ratio = paired_ratio(view, explorer)
     print(f"launch to first frame at {columns}x{rows_}, {options.runs} runs each:")
     print(f"  kernel-tui view, {SCENARIOS} saved scenarios: {summary(view)}; to exit {summary(view_exit)}")
     print(f"  kernel-tui explorer on the course: {summary(explorer)}; to exit {summary(explorer_exit)}")
