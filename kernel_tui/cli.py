@@ -438,7 +438,7 @@ def saved_source(path: Path) -> str | None:
     cannot be read (the report's load error then says why)."""
     try:
         return read_source(path)
-    except (OSError, ValueError, LookupError):
+    except ScenarioFileError:
         return None
 
 

@@ -149,22 +149,23 @@ def _check_operation(op: ast.operator, left: Any, right: Any) -> None:
 def read_source(path: str | Path) -> str:
     """A Python file's text as Python reads it: a UTF-8 byte-order mark or a ``coding:`` line is honoured.
 
-    Raises OSError, or ValueError (UnicodeDecodeError, SyntaxError, LookupError) for an undecodable file."""
+    Raises ScenarioFileError, and nothing else, for a file that cannot be read or decoded: every caller, from the
+    engine's loader to the lesson pane, then handles one error (a binary file once crashed ``run --json``, whose
+    caller had left out the SyntaxError a bad ``coding:`` line raises)."""
     import importlib.util
 
-    return importlib.util.decode_source(Path(path).read_bytes())
+    try:
+        return importlib.util.decode_source(Path(path).read_bytes())
+    except SyntaxError as error:  # no encoding declaration fits the bytes
+        raise ScenarioFileError(f"cannot read the file: {error.msg}", error.lineno) from error
+    except (OSError, ValueError, LookupError) as error:
+        raise ScenarioFileError(f"cannot read the file: {error}") from error
 
 
 def read_scenario(path: str | Path) -> ScenarioInfo:
     """Parse ``path`` into a ScenarioInfo. Raises ScenarioFileError (with the line) on a bad file."""
     path = Path(path)
-    try:
-        source = read_source(path)
-    except SyntaxError as error:
-        raise ScenarioFileError(f"cannot read the file: {error.msg}", error.lineno) from error
-    except (OSError, ValueError, LookupError) as error:
-        raise ScenarioFileError(f"cannot read the file: {error}") from error
-    return parse_scenario(source, path)
+    return parse_scenario(read_source(path), path)
 
 
 def parse_scenario(source: str, path: Path) -> ScenarioInfo:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import measure
 
-from kernel_tui.scenario_file import ScenarioFileError, read_scenario
+from kernel_tui.scenario_file import ScenarioFileError, read_scenario, read_source
 
 BODY = (
     "import torch\nSIZE = 64\ndef fn(a):\n    return a + 1\n"
@@ -165,6 +165,27 @@ def test_crafted_files_are_listed_as_unreadable_not_a_crash(tmp_path):
     assert "and finite" in result.stdout and "nested too deeply" in result.stdout
 
 
+UNDECODABLE = {
+    "binary.py": bytes(range(128, 256)) * 8,
+    "unknown_coding.py": b"# -*- coding: no-such-codec -*-\nSIZE = 1\n",
+    "not_utf8.py": b"SIZE = 1  # caf\xe9\n",
+}
+"""Files whose bytes Python cannot decode: ``read_source`` says so as a ScenarioFileError, the one error its
+callers handle (the run command's saved text once let the SyntaxError of a binary file through)."""
+
+
+def test_a_file_python_cannot_decode_is_a_load_error_in_every_command(tmp_path):
+    for name, data in UNDECODABLE.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(ScenarioFileError, match="cannot read the file"):
+            read_source(tmp_path / name)
+    code, reports, stderr = run_json(*(str(tmp_path / name) for name in UNDECODABLE))
+    assert code == 1 and "Traceback" not in stderr
+    assert [report["error"]["stage"] for report in reports] == ["load"] * len(UNDECODABLE)
+    assert all(report["error"]["message"].startswith("cannot read the file") for report in reports)
+    assert all(report["source"] is None for report in reports)
+
+
 async def test_the_explorer_opens_a_folder_of_crafted_files(tmp_path):
     from test_ui_support import make_link
 
@@ -172,12 +193,15 @@ async def test_the_explorer_opens_a_folder_of_crafted_files(tmp_path):
 
     for name, source in CRAFTED.items():
         (tmp_path / name).write_text(source)
-    app = build_app([tmp_path / name for name in sorted(CRAFTED)], link_factory=lambda device: make_link())
+    for name, data in UNDECODABLE.items():
+        (tmp_path / name).write_bytes(data)
+    names = sorted([*CRAFTED, *UNDECODABLE])
+    app = build_app([tmp_path / name for name in names], link_factory=lambda device: make_link())
     async with app.run_test(size=(160, 48)) as pilot:
-        for _ in CRAFTED:
+        for _ in names:
             await pilot.press("n")
             await pilot.pause()
-        assert len(app.get_explorer().catalog.entries) == len(CRAFTED)
+        assert len(app.get_explorer().catalog.entries) == len(names)
         assert all(entry.read_error is not None for entry in app.get_explorer().catalog.entries)
 
 

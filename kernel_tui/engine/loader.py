@@ -44,7 +44,7 @@ def _source_context(error: ScenarioError, around: int = 2) -> str:
         return ""
     try:
         lines = read_source(error.file).splitlines()
-    except (OSError, ValueError, LookupError):
+    except ScenarioFileError:
         return ""
     first, last = max(error.line - around, 1), min(error.line + around, len(lines))
     shown = [f"{'>' if n == error.line else ' '} {n:4} | {lines[n - 1]}" for n in range(first, last + 1)]
@@ -165,12 +165,8 @@ def load_scenario(path: Path) -> LoadedScenario:
     try:
         source = read_source(path)
         info = parse_scenario(source, path)
-    except ScenarioFileError as exc:  # a ValueError too: first
+    except ScenarioFileError as exc:
         raise StageError(ScenarioError("load", str(exc), exc.line, str(path))) from exc
-    except SyntaxError as exc:  # a bad coding: line
-        raise StageError(ScenarioError("load", f"cannot read the file: {exc.msg}", exc.lineno, str(path))) from exc
-    except (OSError, ValueError, LookupError) as exc:
-        raise StageError(ScenarioError("load", f"cannot read the file: {exc}", None, str(path))) from exc
     module = types.ModuleType(f"kernel_tui_scenario_{abs(hash(str(path)))}")
     module.__file__ = str(path)
     try:

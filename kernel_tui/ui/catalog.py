@@ -108,7 +108,7 @@ def _course_has(name: str, source: str, course: Path | None) -> bool:
         return False
     try:
         return read_source(course / name) == source
-    except (OSError, ValueError, LookupError):
+    except ScenarioFileError:
         return False
 
 

@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from kernel_tui.scenario_file import ScenarioFileError
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, split_lesson
 from kernel_tui.ui.source import scenario_source
 
@@ -104,8 +105,8 @@ def source_renderable(entry: ScenarioEntry, *, highlight: bool = True) -> Render
     """``fn`` and ``inputs`` with their line numbers, highlighted (or plain, before the first frame)."""
     try:
         source = entry.read_source()
-    except (OSError, ValueError, LookupError) as error:
-        return Text(f"cannot read {entry.path}: {error}", style="red")
+    except ScenarioFileError as error:
+        return Text(f"{entry.path}: {error}", style="red")
     pieces = scenario_source(source)
     if not pieces:
         return Text("no fn or inputs found in this file", style="dim")
