@@ -28,6 +28,8 @@ class KernelTuiApp(App[None]):
     """kernel-tui's explorer: which kernels a scenario runs, eager and compiled, and what they move."""
 
     CSS_PATH = ["app.tcss", "snippets.tcss", "why.tcss"]
+    SCREEN: type[ExplorerScreen] = ExplorerScreen
+    """The main screen: ``kernel-tui view`` shows its own kind of explorer."""
     TITLE = "kernel-tui"
     BINDINGS = bindings(APP_ACTIONS)
 
@@ -52,7 +54,7 @@ class KernelTuiApp(App[None]):
         """The course's predict-then-reveal answers and score (``--no-predict``: off at start)."""
 
     def get_default_screen(self) -> Screen:
-        return ExplorerScreen(
+        return self.SCREEN(
             self.entries, link=self.link, clock=self.clock, predictions=self.predictions, app_title=self.title
         )
 

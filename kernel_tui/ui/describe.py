@@ -35,6 +35,10 @@ def engine_line(hello: Hello | None, failed: ScenarioError | None) -> str:
     return f"engine ready: {where}"
 
 
+def failed_claims_text(failed: int) -> str:
+    return f"✗ {failed} claim{'s' if failed > 1 else ''} did not hold"
+
+
 def failed_claims(report: ScenarioReport | None) -> int:
     if report is None:
         return 0
@@ -95,7 +99,7 @@ def status_text(
     else:
         failed = failed_claims(run.report)
         if failed:
-            text.append(f"✗ {failed} claim{'s' if failed > 1 else ''} did not hold", style="bold red")
+            text.append(failed_claims_text(failed), style="bold red")
         else:
             text.append("✓ done", style="green")
         text.append(f" in {run.elapsed(now):.1f} s", style="dim")

@@ -18,6 +18,11 @@ from kernel_tui.ui.engine_link import EngineLinkFactory, client_engine_link
 EXIT_AFTER_FIRST_FRAME = "KERNEL_TUI_EXIT_AFTER_FIRST_FRAME"
 
 
+def exit_after_first_frame_asked() -> bool:
+    """Whether the environment asks the app to quit once its first frame is painted (``bench/startup.py``)."""
+    return os.environ.get(EXIT_AFTER_FIRST_FRAME, "") not in ("", "0")
+
+
 def build_app(
     paths: list[Path],
     *,
@@ -37,8 +42,7 @@ def run_app(paths: list[Path], device: str = "auto", predict: bool = True) -> in
 
     ``predict``: on the course, ask for a guess at each lesson's kernel counts before its first run.
     """
-    exit_early = os.environ.get(EXIT_AFTER_FIRST_FRAME, "") not in ("", "0")
-    app = build_app(paths, device=device, exit_after_first_frame=exit_early, predict=predict)
+    app = build_app(paths, device=device, exit_after_first_frame=exit_after_first_frame_asked(), predict=predict)
     if not app.entries:
         print("kernel-tui: no scenarios found in the course folder", course_dir())
         return 1

@@ -8,40 +8,30 @@ run something new (a snippet, a file opened here) says that nothing runs here.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
-from textual.screen import Screen
 
 from kernel_tui.course import course_dir
 from kernel_tui.ui import describe
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import ScenarioEntry, load_saved_catalog
-from kernel_tui.ui.launch import EXIT_AFTER_FIRST_FRAME
+from kernel_tui.ui.launch import exit_after_first_frame_asked
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.view_link import VIEW_MODE_REFUSAL, SavedReport, SavedResultsLink
 from kernel_tui.ui.widgets.run_status import RunStatusBar
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.score import PredictionBook
+    pass
 
 
 class SavedResultsScreen(ExplorerScreen):
     """The explorer screen, saying that its numbers are saved ones and refusing to run anything new."""
 
-    def __init__(
-        self,
-        entries: list[ScenarioEntry],
-        *,
-        link: SavedResultsLink,
-        clock: Callable[[], float],
-        predictions: PredictionBook,
-        app_title: str = "kernel-tui",
-    ) -> None:
-        super().__init__(entries, link=link, clock=clock, predictions=predictions, app_title=app_title)
-        self.saved = link
+    @property
+    def saved(self) -> SavedResultsLink:
+        return cast("SavedResultsLink", self.link)
 
     def _show_status(self) -> None:
         run = self.shown_run
@@ -54,12 +44,13 @@ class SavedResultsScreen(ExplorerScreen):
         text.append(saved.origin(), style="bold")
         failed = describe.failed_claims(run.report if run is not None else None)
         if failed:
-            text.append(f" · ✗ {failed} claim{'s' if failed > 1 else ''} did not hold", style="bold red")
+            text.append(f" · {describe.failed_claims_text(failed)}", style="bold red")
         if run is None:
             text.append(" · r or s shows them · nothing is measured here", style="dim")
         else:
             text.append(" · r shows them again, nothing is measured · d details", style="dim")
-        self.query_one(RunStatusBar).show(text, None)
+        if status := self._find("#status", RunStatusBar):
+            status.show(text, None)
 
     def _refuse(self) -> None:
         """View mode: nothing new runs here (a snippet, an edit or copy, a file opened, a draft restored)."""
@@ -76,16 +67,10 @@ class SavedResultsApp(KernelTuiApp):
     """The explorer app on a ``SavedResultsLink``, with the view-mode screen."""
 
     TITLE = "kernel-tui view"
+    SCREEN = SavedResultsScreen
 
     def __init__(self, entries: list[ScenarioEntry], link: SavedResultsLink, **options: Any) -> None:
-        device = next(iter(link.saved.values())).report.device
-        super().__init__(entries, device=device, link_factory=lambda _device: link, **options)
-        self.saved = link
-
-    def get_default_screen(self) -> Screen:
-        return SavedResultsScreen(
-            self.entries, link=self.saved, clock=self.clock, predictions=self.predictions, app_title=self.title
-        )
+        super().__init__(entries, device=link.first_report.device, link_factory=lambda _device: link, **options)
 
 
 def build_view_app(saved: Sequence[SavedReport], **options: Any) -> SavedResultsApp:
@@ -96,7 +81,6 @@ def build_view_app(saved: Sequence[SavedReport], **options: Any) -> SavedResults
 
 def run_view(saved: Sequence[SavedReport], predict: bool = True) -> int:
     """Run the explorer on saved results until the learner quits; the exit code for the command line."""
-    exit_early = os.environ.get(EXIT_AFTER_FIRST_FRAME, "") not in ("", "0")
-    app = build_view_app(saved, exit_after_first_frame=exit_early, predict=predict)
+    app = build_view_app(saved, exit_after_first_frame=exit_after_first_frame_asked(), predict=predict)
     app.run()
     return app.return_code or 0

@@ -71,11 +71,15 @@ class SavedResultsLink:
         return self.saved.get(path)
 
     # The protocol's messages are built only once the explorer asks, after its first frame: not imported before.
+    @property
+    def first_report(self) -> ScenarioReport:
+        """The first saved report: its device stands for the engine's, since no engine starts."""
+        return next(iter(self.saved.values())).report
+
     def start(self) -> Hello:
         from kernel_tui.protocol import Hello
 
-        # The explorer shows this as its engine: the device of the first report, since no engine starts.
-        report = next(iter(self.saved.values())).report
+        report = self.first_report
         return Hello(
             pid=0,
             device=report.device,
