@@ -59,13 +59,13 @@ from kernel_tui.ui.screens.explorer_layout import (
 )
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.screens.variants_part import VariantsPart
-from kernel_tui.ui.screens.why import WhyPart, next_chart_mode
+from kernel_tui.ui.screens.why import WhyPart
 from kernel_tui.ui.snippet_session import Effects, Shown, SnippetSession
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.run_status import RunStatusBar
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.runtime_chart import RuntimeChart, next_chart_mode
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
@@ -190,6 +190,10 @@ class ExplorerScreen(Screen[None]):
     def _find(self, selector: str, expect: type[W]) -> W | None:
         return find(self, selector, expect)
 
+    def _kernel_tables(self) -> list[KernelTable]:
+        # Looked up through ``find``'s cache: this runs on every report and every cursor move in a table.
+        return [table for mode in ("#eager", "#compiled") if (table := self._find(mode, KernelTable))]
+
     # -- showing data ------------------------------------------------------------------------------
 
     @property
@@ -255,7 +259,7 @@ class ExplorerScreen(Screen[None]):
                 baseline=comparison,
                 pinned=self.baselines.is_pinned(run),
             )
-        self.why.show(self.query(KernelTable), self._find("#chart", RuntimeChart))
+        self.why.show(self._kernel_tables(), self._find("#chart", RuntimeChart))
         self._show_status()
         self.refresh_bindings()
 
@@ -265,7 +269,7 @@ class ExplorerScreen(Screen[None]):
         if table is None or line is None:
             return
         kernel = table.highlighted_kernel()
-        any_kernels = any(t.kernels for t in self.query(KernelTable))
+        any_kernels = any(t.kernels for t in self._kernel_tables())
         line.show(table.mode if kernel else None, kernel, hint=any_kernels)
         if chart := self._find("#chart", RuntimeChart):
             chart.set_highlight(table.mode if kernel else None, kernel)  # the roofline marks it
@@ -282,10 +286,13 @@ class ExplorerScreen(Screen[None]):
         progress = active.progress() if active is not None else None
         if progress is None and run is None and warming is not None:
             progress = describe.warming_progress(*warming)
-        self.query_one(RunStatusBar).show(
-            describe.status_text(run, now=now, background=background, engine_error=self.engine_error, warming=warming),
-            progress,
-        )
+        if status := self._find("#status", RunStatusBar):
+            status.show(
+                describe.status_text(
+                    run, now=now, background=background, engine_error=self.engine_error, warming=warming
+                ),
+                progress,
+            )
 
     def _warming(self, now: float) -> tuple[float, float] | None:
         """(estimate, elapsed) seconds while the engine's first compile of the session runs, else None."""
@@ -300,7 +307,8 @@ class ExplorerScreen(Screen[None]):
     def _show_marks(self) -> None:
         # The catalog may have changed its current entry with its list (a snippet added or dropped).
         self.index = self.catalog.index
-        self.query_one(ScenarioList).show(self.catalog.entries, self._marks())
+        if scenarios := self._find("#scenarios", ScenarioList):
+            scenarios.show(self.catalog.entries, self._marks())
 
     def _marks(self) -> list[str | None]:
         return [self.runs.mark(entry.path, describe.failed_claims) for entry in self.catalog.entries]

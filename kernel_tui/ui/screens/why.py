@@ -28,13 +28,6 @@ if TYPE_CHECKING:
     from kernel_tui.ui.widgets.kernel_table import KernelTable
     from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
-CHART_MODES = ("time", "bandwidth", "roofline")
-
-
-def next_chart_mode(mode: str) -> str:
-    """The chart's mode after ``mode``: runtime, then achieved bandwidth, then the roofline, then runtime again."""
-    return CHART_MODES[(CHART_MODES.index(mode) + 1) % len(CHART_MODES)]
-
 
 class WhyHost(Protocol):
     """What the why part needs from the screen it works on."""

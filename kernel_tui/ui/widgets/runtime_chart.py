@@ -29,8 +29,17 @@ if TYPE_CHECKING:
     from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 
 TITLES = {"time": "Runtime vs size", "bandwidth": "Bandwidth vs size", "roofline": "Roofline"}
-NEXT_MODE = {"time": "bandwidth", "bandwidth": "roofline", "roofline": "runtime"}
-"""What ``b`` shows next, as the subtitle names it."""
+MODES = ("time", "bandwidth", "roofline")
+"""What ``b`` cycles through, in order."""
+MODE_WORDS = {"time": "runtime", "bandwidth": "bandwidth", "roofline": "roofline"}
+"""Each mode as the subtitle names it (``b bandwidth``: what ``b`` shows next)."""
+
+
+def next_chart_mode(mode: str) -> str:
+    """The chart's mode after ``mode``: runtime, then achieved bandwidth, then the roofline, then runtime again."""
+    return MODES[(MODES.index(mode) + 1) % len(MODES)]
+
+
 STREAMED_REPLOT_INTERVAL_S = 0.25
 """While points stream in, the plot is drawn again at most this often: building it costs about 30 ms, and a
 key that lands behind a build waits for it (at 0.1 s, the p95 of a key press during a fast stream was about
@@ -91,17 +100,20 @@ class RuntimeChart(Widget):
         if self.is_mounted:
             self._replot()
 
+    # Each of these is drawn in one mode only: another mode draws it when the chart switches to it (``watch_mode``).
     def set_ceiling(self, ceiling_gbs: float | None) -> None:
         """The device's copy bandwidth, drawn as the ceiling in bandwidth mode."""
         if ceiling_gbs != self.ceiling_gbs:
             self.ceiling_gbs = ceiling_gbs
-            self._replot()
+            if self.mode == "bandwidth":
+                self._replot()
 
     def set_roofline(self, report: ScenarioReport | None) -> None:
         """The scenario whose kernels the roofline places (its FLOPs, bytes, times and the ceilings)."""
         if report is not self.report:
             self.report = report
-            self._replot()
+            if self.mode == "roofline":
+                self._replot()
 
     def set_highlight(self, mode: str | None, kernel: Kernel | None) -> None:
         """Mark this kernel of this table on the roofline (None: no kernel highlighted)."""
@@ -158,6 +170,7 @@ class RuntimeChart(Widget):
         return "No kernel here has both its FLOPs and a time: nothing to place on the roofline."
 
     def _subtitle(self) -> str:
+        following = f"b {MODE_WORDS[next_chart_mode(self.mode)]}"
         if self.mode == "roofline":
             from kernel_tui.ui.widgets.roofline_plot import unplaced
 
@@ -165,9 +178,9 @@ class RuntimeChart(Widget):
             parts = [f"ridge {format_intensity(ceilings.ridge)} FLOP/B"] if ceilings and ceilings.ridge else []
             if missing := unplaced(self.report):
                 parts.append(f"{missing} not placed: FLOPs unknown or 0")
-            return " · ".join([*parts, f"b {NEXT_MODE['roofline']}"])
+            return " · ".join([*parts, following])
         if self.mode != "bandwidth":
-            return "b bandwidth"
+            return following
         from kernel_tui.ui.widgets.bandwidth_plot import bandwidth_series
 
         ceiling = self.ceiling_gbs
@@ -176,5 +189,4 @@ class RuntimeChart(Widget):
         )
         # Faster than a large copy: the arrays fit in a cache, which the ceiling (measured on a large
         # copy) does not see.
-        following = NEXT_MODE["bandwidth"]
-        return f"above the ceiling: served from cache · b {following}" if over else f"b {following}"
+        return f"above the ceiling: served from cache · {following}" if over else following

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 EAGER_COLOR = (255, 160, 40)
 COMPILED_COLOR = (70, 170, 255)
+STYLES = {"eager": (EAGER_COLOR, "•"), "compiled": (COMPILED_COLOR, "×")}
+"""Each line's colour and, without colour, its mark: the two lines must differ by their marks alone then."""
 MIN_TICK_SPACING = 8
 """Columns per x label: fewer labels than sizes on a narrow chart, so they never run together."""
 
@@ -56,21 +58,19 @@ class RuntimePlot(PlotextPlot):
         # PlotextPlot.render sizes, themes and builds the figure; it has to be freshly drawn each time it
         # is built. Focus moves and other repaints that change nothing the figure shows reuse the last one:
         # building it costs tens of milliseconds, and keys must answer faster than that.
-        key = (
-            tuple(self.points),
-            self.mode,
-            self.ceiling_gbs,
-            self.hint,
-            tuple(self.size),
-            self.app.no_color,
-            self.app.theme,
-            id(self.report),
-            self.highlight,
-        )
+        key = (self.mode, self._drawn_from(), self.hint, tuple(self.size), self.app.no_color, self.app.theme)
         if key != self._rendered_key or self._rendered is None:
             self.replot()
             self._rendered, self._rendered_key = super().render(), key
         return self._rendered
+
+    def _drawn_from(self) -> tuple:
+        """What the current mode draws: a new report or highlight changes nothing on the runtime plot."""
+        if self.mode == "roofline":
+            return (id(self.report), self.highlight)
+        if self.mode == "bandwidth":
+            return (tuple(self.points), self.ceiling_gbs)
+        return tuple(self.points)
 
     def replot(self) -> None:
         """Draw the figure from ``points``: the one place the chart is drawn (see the module docstring)."""
@@ -83,7 +83,7 @@ class RuntimePlot(PlotextPlot):
                 plt,
                 self.report,
                 self.highlight,
-                styles={"eager": (EAGER_COLOR, "•"), "compiled": (COMPILED_COLOR, "×")},
+                styles=STYLES,
                 plain=self.app.no_color,
                 ticks_for=time_ticks,
                 area=(max(self.size.width - 8, 10), max(self.size.height - 5, 4)),  # less axes, title and ticks
@@ -94,7 +94,7 @@ class RuntimePlot(PlotextPlot):
                 plt,
                 self.points,
                 self.ceiling_gbs,
-                styles={"eager": (EAGER_COLOR, "•"), "compiled": (COMPILED_COLOR, "×")},
+                styles=STYLES,
                 plain=self.app.no_color,
                 xticks_for=lambda sizes: _thin(sizes, max(2, (self.size.width - 8) // MIN_TICK_SPACING)),
                 yticks_for=time_ticks,
@@ -114,10 +114,8 @@ class RuntimePlot(PlotextPlot):
         plt.yscale("log")
         # Without colour the two lines must differ by their marks alone.
         plain = self.app.no_color
-        for label, series, color, mark in (
-            ("eager", eager, EAGER_COLOR, "•"),
-            ("compiled", compiled, COMPILED_COLOR, "×"),
-        ):
+        for label, series in (("eager", eager), ("compiled", compiled)):
+            color, mark = STYLES[label]
             if series:
                 xs, ys = zip(*series)
                 plt.plot(xs, ys, label=label, color=color, marker=mark if plain else "braille")
