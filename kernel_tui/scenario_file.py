@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kernel_tui.compile_variants import COMPILE_KEYS, DEFAULT_VARIANT, VariantError, check_variants
-from kernel_tui.snippet import is_snippet
+from kernel_tui.snippet import MODULE_CONSTANTS, is_snippet
 
 DEFAULT_SIZE = 2**20
 CLAIM_KEYS = (
@@ -197,7 +197,7 @@ def _parse_scenario(source: str, path: Path) -> ScenarioInfo:
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
-            if name in ("SIZE", "SIZES", "EXPECT", "COMPILE", "VARIANTS", "TRAIN"):
+            if name in MODULE_CONSTANTS:
                 try:
                     constants[name] = (constant_value(node.value), node.lineno)
                 except (ValueError, TypeError, ZeroDivisionError, OverflowError, MemoryError) as error:

@@ -18,7 +18,9 @@ import sys
 from typing import Any
 
 TENSOR_NAMES = ("a", "b", "c", "x", "y", "z")
-MODULE_CONSTANTS = frozenset({"SIZE", "SIZES", "EXPECT", "COMPILE"})
+MODULE_CONSTANTS = frozenset({"SIZE", "SIZES", "EXPECT", "COMPILE", "VARIANTS", "TRAIN"})
+"""The settings a scenario file may assign at module level (``scenario_file`` reads these); in a snippet they stay
+at module level, not set-up."""
 PRELUDE = "import torch\nimport torch.nn.functional as F\n"
 """What a snippet may use without importing it."""
 

@@ -72,3 +72,12 @@ def test_claims_only_a_sweep_checks_are_left_out_without_one():
     assert set(check_claims(claims, report(eager=ModeResult(2, (), 20, 1.0)), swept=False)) == {"eager"}
     swept = check_claims(claims, report(eager=ModeResult(2, (), 20, 1.0), sweep_compiles=1), swept=True)
     assert swept["sweep_compiles"] == ExpectCheck(claimed=1, measured=1, ok=True)
+
+
+def test_every_claim_a_lesson_may_make_has_a_measure_and_nothing_else_does():
+    # The file reader's list and the checker's table are kept apart (the reader is on the app's start path);
+    # a claim with no measure would crash the check, a measure with no claim would never be reached.
+    from kernel_tui.expect import MEASURES
+    from kernel_tui.scenario_file import CLAIM_KEYS
+
+    assert tuple(MEASURES) == CLAIM_KEYS

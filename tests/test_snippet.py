@@ -34,6 +34,18 @@ def test_the_rewrite_keeps_line_numbers_and_hoists_imports_and_constants():
     assert ast.unparse(module).count("def inputs(size, device)") == 1
 
 
+def test_every_setting_a_scenario_reads_stays_at_module_level_not_set_up():
+    # VARIANTS and TRAIN came after the snippet's list was written: they were taken for set-up lines.
+    source = 'SIZE = 64\nTRAIN = True\nVARIANTS = {"dyn": {"dynamic": True}}\n(x + y).sin()\n'
+    tree = ast.parse(source)
+    assert measured_lines(tree) == (4, 4, False)
+    namespace: dict = {}
+    exec(compile(snippet_module(tree), "snippet.py", "exec"), namespace)
+    assert namespace["TRAIN"] is True and namespace["VARIANTS"] == {"dyn": {"dynamic": True}}
+    info = parse_scenario(source, Path("snippet.py"))
+    assert info.train and set(info.variants) == {"dyn"}
+
+
 def test_lines_above_the_last_are_set_up_run_once_in_inputs_not_in_fn():
     source = "(a + b).relu()\nn = 3\nw = x * 2\nx @ w + n\n"
     tree = ast.parse(source)
