@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from kernel_tui.baseline_marks import ADDED, CHANGED, MARKS, REMOVED, SAME
 from kernel_tui.formatting import format_bytes, format_count, format_ratio, format_time_us
-from kernel_tui.names import _FUSED, _GRAPH_KERNEL
+from kernel_tui.names import kernel_identity, without_graph_counter
 from kernel_tui.report_keys import MODES
 
 if TYPE_CHECKING:
@@ -30,21 +30,6 @@ _COUNT_TOLERANCE = 1e-9
 # -- matching kernels ---------------------------------------------------------------------------------------
 
 
-def bare_name(name: str) -> str:
-    """The name without the profiler's graph counter, which is process-wide: ``graph_3_cpp_fused_add_0`` is
-    ``graph_0_cpp_fused_add_0`` of another run."""
-    match = _GRAPH_KERNEL.match(name)
-    return match.group(1) if match else name
-
-
-def kernel_identity(name: str) -> str:
-    """What stays the same when an edit elsewhere renumbers Inductor's kernels: ``cpp_fused_add_relu`` for
-    ``graph_0_cpp_fused_add_relu_1``; any other kernel is its own identity."""
-    bare = bare_name(name)
-    match = _FUSED.match(bare)
-    return match.group(1) + match.group(2) if match else bare
-
-
 def match_kernels(old: Sequence[Kernel], new: Sequence[Kernel]) -> list[tuple[Kernel | None, Kernel | None]]:
     """Pairs of the same kernel in two runs, in the new run's order, then the old kernels left over.
 
@@ -52,7 +37,9 @@ def match_kernels(old: Sequence[Kernel], new: Sequence[Kernel]) -> list[tuple[Ke
     ``cpp_fused_add_1``) keep their own partners; only what is left is matched with the index ignored, in order.
     """
     partner: dict[int, int] = {}
-    for key in (lambda kernel: bare_name(kernel.name), lambda kernel: kernel_identity(kernel.name)):
+    # The profiler's graph counter is process-wide: ``graph_3_cpp_fused_add_0`` is ``graph_0_cpp_fused_add_0``
+    # of another run.
+    for key in (lambda kernel: without_graph_counter(kernel.name), lambda kernel: kernel_identity(kernel.name)):
         _pair_by(key, old, new, partner)
     taken = set(partner.values())
     pairs: list[tuple[Kernel | None, Kernel | None]] = [
@@ -242,7 +229,7 @@ def compare(old: ScenarioReport, new: ScenarioReport) -> Comparison:
     modes = []
     notes = []
     for name in MODES:
-        old_mode, new_mode = getattr(old, name), getattr(new, name)
+        old_mode, new_mode = old.mode(name), new.mode(name)
         if old_mode is None or new_mode is None:
             if old_mode is not None or new_mode is not None:
                 notes.append(f"{name}: not measured in the {'baseline' if old_mode is None else 'new run'}")

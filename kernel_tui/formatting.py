@@ -163,15 +163,6 @@ def claim_line(key: str, check: ExpectCheck) -> str:
     return f"{mark} {key}: claimed {format_count(check.claimed)}, measured {format_count(measured)}"
 
 
-def mode_summary(mode: ModeResult | None) -> str:
-    if mode is None:
-        return "—"
-    return (
-        f"{format_count(mode.kernel_count)} launches, {format_bytes(mode.bytes_total)} "
-        f"({format_transfers(mode.transfers)}), {format_time_us(mode.time_us)}"
-    )
-
-
 def summary_line(report: ScenarioReport) -> str:
     """One line: launches, bytes and transfers eager -> compiled against the ideal, compile time, speedup."""
     eager, compiled = report.eager, report.compiled
@@ -202,21 +193,17 @@ def summary_line(report: ScenarioReport) -> str:
 def training_line(report: ScenarioReport) -> str:
     """A training step's launches and bytes per section, eager → compiled, and what forward saves for
     backward: ``forward: launches 3 → 1, bytes ... · saved for backward 256.0 KiB (1.0×) → 64.0 KiB (0.2×)``."""
-    modes = [mode for mode in (report.eager, report.compiled) if mode is not None]
+    modes = [(name, mode) for name in MODES if (mode := report.mode(name)) is not None]
     parts = []
     for section in SECTIONS:
-        launches = " → ".join(format_count(getattr(mode, f"{section}_launches")) for mode in modes)
-        traffic = " → ".join(format_bytes(getattr(mode, f"{section}_bytes")) for mode in modes)
+        launches = " → ".join(format_count(getattr(mode, f"{section}_launches")) for _, mode in modes)
+        traffic = " → ".join(format_bytes(getattr(mode, f"{section}_bytes")) for _, mode in modes)
         parts.append(f"{section}: launches {launches}, bytes {traffic}")
     saved = " → ".join(
-        f"{format_bytes(mode.saved_bytes)} ({format_transfers(_in_arrays(mode.saved_bytes, report))})" for mode in modes
+        f"{format_bytes(mode.saved_bytes)} ({format_transfers(report.saved_transfers(name))})" for name, mode in modes
     )
     parts.append(f"saved for backward {saved}")
     return " · ".join(parts)
-
-
-def _in_arrays(count: int | None, report: ScenarioReport) -> float | None:
-    return count / report.array_bytes if count is not None and report.array_bytes else None
 
 
 def device_text(device: str, device_name: str, threads: int | None, torch_version: str) -> str:

@@ -208,6 +208,14 @@ def fused_ops(name: str) -> str:
     return match.group(2) if match else ""
 
 
+def kernel_identity(name: str) -> str:
+    """What stays the same when an edit elsewhere renumbers Inductor's kernels: ``cpp_fused_add_relu`` for
+    ``graph_0_cpp_fused_add_relu_1``; any other kernel is its own identity (without the graph counter)."""
+    bare = without_graph_counter(name)
+    match = _FUSED.match(bare)
+    return match.group(1) + match.group(2) if match else bare
+
+
 def _fused(prefix: str, ops: str, suffix: str | None) -> str:
     """Inductor's ``<prefix><op>_<op>…_<n>``: keep the prefix and ``_<n>``, cut the op list."""
     suffix = suffix or ""

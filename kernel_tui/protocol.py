@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import Any, TypeVar
 
-from kernel_tui.report import ScenarioReport
+from kernel_tui.report import ScenarioReport, from_known_fields
 from kernel_tui.report import SweepPoint as MeasuredPoint
 
 PROTOCOL_VERSION = 2
@@ -284,9 +284,7 @@ def _read_progress(wire: _Fields) -> Progress:
 
 
 def _read_sweep_point(wire: _Fields) -> SweepPoint:
-    point = wire.mapping("point")
-    known = {field.name for field in fields(MeasuredPoint)}
-    return SweepPoint(wire.integer("run_id"), MeasuredPoint(**{k: v for k, v in point.items() if k in known}))
+    return SweepPoint(wire.integer("run_id"), from_known_fields(MeasuredPoint, wire.mapping("point")))
 
 
 def _read_run_request(wire: _Fields) -> RunRequest:

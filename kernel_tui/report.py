@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kernel_tui.report_keys import MODES, SECTIONS
+from kernel_tui.roofline import ridge_point
 
 PREVIEW_DEVICE = "cuda-preview"
 """The device of a report generated for a GPU without running on one: it has kernels and bytes, no times."""
@@ -157,9 +158,7 @@ class Ceilings:
     @property
     def ridge(self) -> float | None:
         """FLOPs per byte where the two ceilings meet."""
-        if not self.bandwidth_gbs or not self.matmul_gflops:
-            return None
-        return self.matmul_gflops / self.bandwidth_gbs
+        return ridge_point(self.bandwidth_gbs, self.matmul_gflops)
 
 
 @dataclass(frozen=True)
@@ -240,7 +239,7 @@ class VariantResult:
             measured=measured,
             speedup_range=tuple(speedup_range) if speedup_range is not None else None,
             note=data.get("note"),
-            error=_known(ScenarioError, data["error"]) if data.get("error") is not None else None,
+            error=from_known_fields(ScenarioError, data["error"]) if data.get("error") is not None else None,
         )
 
 
@@ -340,14 +339,16 @@ class ScenarioReport:
         for mode in MODES:
             if values.get(mode) is not None:
                 values[mode] = _mode_from_dict(values[mode])
-        values["sweep"] = tuple(_known(SweepPoint, point) for point in values.get("sweep", ()))
+        values["sweep"] = tuple(from_known_fields(SweepPoint, point) for point in values.get("sweep", ()))
         values["assumptions"] = tuple(values.get("assumptions", ()))
-        values["expect"] = {mode: _known(ExpectCheck, check) for mode, check in values.get("expect", {}).items()}
+        values["expect"] = {
+            mode: from_known_fields(ExpectCheck, check) for mode, check in values.get("expect", {}).items()
+        }
         if values.get("error") is not None:
-            values["error"] = _known(ScenarioError, values["error"])
+            values["error"] = from_known_fields(ScenarioError, values["error"])
         values["notes"] = tuple(values.get("notes", ()))
         if values.get("ceilings") is not None:
-            values["ceilings"] = _known(Ceilings, values["ceilings"])
+            values["ceilings"] = from_known_fields(Ceilings, values["ceilings"])
         if values.get("speedup_range") is not None:
             values["speedup_range"] = tuple(values["speedup_range"])
         values["variants"] = {
@@ -356,7 +357,7 @@ class ScenarioReport:
         return cls(**values)
 
 
-def _known(cls: type, data: dict[str, Any]) -> Any:
+def from_known_fields(cls: type, data: dict[str, Any]) -> Any:
     """Build ``cls`` from the fields it knows: a newer engine may send more, and that must not break us."""
     names = {f.name for f in fields(cls)}
     return cls(**{key: value for key, value in data.items() if key in names})
@@ -366,7 +367,7 @@ def _kernel_from_dict(data: dict[str, Any]) -> Kernel:
     values = dict(data)
     for name in ("aten_ops", "lines", "fused_into"):
         values[name] = tuple(values.get(name, ()))
-    return _known(Kernel, values)
+    return from_known_fields(Kernel, values)
 
 
 def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
@@ -374,7 +375,7 @@ def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
     values["kernels"] = tuple(_kernel_from_dict(kernel) for kernel in values.get("kernels", ()))
     for name in ("graph_break_reasons", "recompile_reasons", "notes"):
         values[name] = tuple(values.get(name, ()))
-    return _known(ModeResult, values)
+    return from_known_fields(ModeResult, values)
 
 
 def nested_names(kernels: Sequence[Kernel]) -> list[str]:

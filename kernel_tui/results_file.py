@@ -64,7 +64,7 @@ def _check_numbers(report: ScenarioReport) -> None:
     if not isinstance(report.scenario, str) or not isinstance(report.size, int):
         raise TypeError("scenario and size must be a string and an integer")
     for name in MODES:
-        mode = getattr(report, name)
+        mode = report.mode(name)
         if mode is None:
             continue
         _check(f"{name}.kernel_count", mode.kernel_count, optional=False)

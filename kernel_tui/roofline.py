@@ -55,8 +55,3 @@ def dominant_bound(rows: Iterable[tuple[str | None, float | None]]) -> tuple[str
         return None
     side = max(time_by_side, key=lambda name: time_by_side[name])
     return side, time_by_side[side] / total
-
-
-def roofline_gflops(kernel_intensity: float, bandwidth_gbs: float, matmul_gflops: float) -> float:
-    """The most a kernel of this intensity can achieve: bandwidth times intensity, capped by the peak."""
-    return min(bandwidth_gbs * kernel_intensity, matmul_gflops)

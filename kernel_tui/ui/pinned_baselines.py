@@ -91,7 +91,7 @@ class PinnedBaselines:
         """What the ``mode`` table marks its rows with, given ``comparison(run)``."""
         pinned = self.pinned_report(run)
         compared = comparison.mode(mode) if comparison is not None else None
-        pinned_mode = getattr(pinned, mode) if pinned is not None else None
+        pinned_mode = pinned.mode(mode) if pinned is not None else None
         if compared is None or pinned_mode is None:
             return None
         return ModeBaseline(pinned_mode, compared)
