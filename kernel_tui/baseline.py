@@ -398,12 +398,17 @@ def unchanged_text(mode: ModeComparison) -> str:
 
 def heading_text(comparison: Comparison, source: str) -> str:
     """``add_relu.py in old.jsonl``, with what differs between the two runs besides the code."""
-    text = f"{Path(comparison.baseline_scenario).name} in {source}"
+    return ", ".join([f"{Path(comparison.baseline_scenario).name} in {source}", *run_differences(comparison)])
+
+
+def run_differences(comparison: Comparison) -> list[str]:
+    """What differs between the two runs besides the code: ``size 4,096 → 8,192``, ``device cpu → cuda``."""
+    differences = []
     if comparison.old_size != comparison.new_size:
-        text += f", size {comparison.old_size:,} → {comparison.new_size:,}"
+        differences.append(f"size {comparison.old_size:,} → {comparison.new_size:,}")
     if comparison.old_device != comparison.new_device:
-        text += f", device {comparison.old_device} → {comparison.new_device}"
-    return text
+        differences.append(f"device {comparison.old_device} → {comparison.new_device}")
+    return differences
 
 
 def verdict_text(comparison: Comparison) -> str:

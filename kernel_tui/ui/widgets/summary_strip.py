@@ -121,13 +121,10 @@ class _Content:
 
 def baseline_lines(comparison: Comparison) -> list[Text]:
     """Per mode, launches and bytes against the pinned run, and the time or ``no measurable difference``."""
-    from kernel_tui.baseline import time_text, totals_text  # with the first comparison, after the first frame
+    # With the first comparison, after the first frame.
+    from kernel_tui.baseline import run_differences, time_text, totals_text
 
-    besides = []
-    if comparison.old_size != comparison.new_size:
-        besides.append(f"size {comparison.old_size:,} → {comparison.new_size:,}")
-    if comparison.old_device != comparison.new_device:
-        besides.append(f"device {comparison.old_device} → {comparison.new_device}")
+    besides = run_differences(comparison)
     heading = "against the run pinned with B" + (f" ({', '.join(besides)})" if besides else "")
     lines = [Text(heading, style="bold")]
     for mode in comparison.modes:
