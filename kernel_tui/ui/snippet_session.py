@@ -206,13 +206,7 @@ class SnippetSession:
             source = draft.origin or draft.based_on
         else:
             source = entry.path
-        text = read_text(entry.path)
-        if text is None:
-            self._tell(f"Cannot read {entry.path}", "error")
-            return
-        created = self._create_draft(text, based_on=source)
-        if created is not None:
-            self._open_document(SnippetDocument.opened(created, text))
+        self._open_new_draft(entry.path, based_on=source)
 
     def open_file(self, path: Path) -> None:
         """Edit ``path`` itself: saving writes there, and changes made there on disk come in."""
@@ -226,11 +220,15 @@ class SnippetSession:
             if draft.origin == path:
                 self.reopen(draft)
                 return
-        text = read_text(path)
+        self._open_new_draft(path, origin=path)
+
+    def _open_new_draft(self, read_from: Path, *, origin: Path | None = None, based_on: Path | None = None) -> None:
+        """A new draft of ``read_from``'s text, open in the editor (``origin``: the file it saves to)."""
+        text = read_text(read_from)
         if text is None:
-            self._tell(f"Cannot read {path}", "error")
+            self._tell(f"Cannot read {read_from}", "error")
             return
-        created = self._create_draft(text, origin=path)
+        created = self._create_draft(text, origin=origin, based_on=based_on)
         if created is not None:
             self._open_document(SnippetDocument.opened(created, text))
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from rich.text import Text
 from textual.screen import Screen
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
     from kernel_tui.ui.snippet_session import RestoreDecision
 
 # The dialogs (and Textual's Input) are imported when first needed: the first frame does without them.
+
+
+T = TypeVar("T")
 
 
 class SnippetHost(Protocol):
@@ -104,6 +108,14 @@ class SnippetWorkbench:
         self._stop_autosave()
         self.session.close()
 
+    def _change(self, change: Callable[[], T]) -> T:
+        """A session call that changes the document: the pending autosave is dropped first, the effects shown
+        after."""
+        self._stop_autosave()
+        result = change()
+        self._apply()
+        return result
+
     def _apply(self) -> None:
         """After a session call: show what changed, and keep the file the editor edits watched."""
         effects = self.session.take_effects()
@@ -133,19 +145,13 @@ class SnippetWorkbench:
     # -- actions -----------------------------------------------------------------------------------
 
     def new_snippet(self) -> None:
-        self._stop_autosave()
-        self.session.new()
-        self._apply()
+        self._change(self.session.new)
 
     def edit_scenario(self) -> None:
-        self._stop_autosave()
-        self.session.edit_current()
-        self._apply()
+        self._change(self.session.edit_current)
 
     def copy_scenario(self) -> None:
-        self._stop_autosave()
-        self.session.copy_current()
-        self._apply()
+        self._change(self.session.copy_current)
 
     def open_file(self) -> None:
         """Ask for a scenario file's path, then edit it."""
@@ -165,9 +171,7 @@ class SnippetWorkbench:
 
         def opened(value: str | None) -> None:
             if value:
-                self._stop_autosave()
-                self.session.open_file(_typed_path(value))
-                self._apply()
+                self._change(partial(self.session.open_file, _typed_path(value)))
 
         folder = snippets_dir()
         self.host.push_dialog(
@@ -192,9 +196,7 @@ class SnippetWorkbench:
 
     def save_snippet(self) -> None:
         """Save to the file the editor edits; the first time, ask where."""
-        self._stop_autosave()
-        saved = self.session.save()
-        self._apply()
+        saved = self._change(self.session.save)
         if not saved:
             self.save_snippet_as()
 
@@ -282,9 +284,7 @@ class SnippetWorkbench:
 
     def _restore_decided(self, decision: RestoreDecision | None) -> None:
         if decision is not None:
-            self._stop_autosave()
-            self.session.restore(decision)
-            self._apply()
+            self._change(partial(self.session.restore, decision))
 
     # -- messages from the editor ------------------------------------------------------------------
 
@@ -302,9 +302,7 @@ class SnippetWorkbench:
         self._write_draft()
 
     def _write_draft(self) -> None:
-        self._stop_autosave()
-        self.session.write_draft()
-        self._apply()
+        self._change(self.session.write_draft)
 
     def _stop_autosave(self) -> None:
         if self._autosave is not None:
@@ -312,9 +310,7 @@ class SnippetWorkbench:
             self._autosave = None
 
     def _save_to(self, path: Path) -> None:
-        self._stop_autosave()
-        self.session.save_to(path)
-        self._apply()
+        self._change(partial(self.session.save_to, path))
 
     def _poll_origin(self) -> None:
         titles = self.session.poll_origin()
