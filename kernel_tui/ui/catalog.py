@@ -78,14 +78,12 @@ def load_catalog(paths: Sequence[Path], course: Path | None) -> list[ScenarioEnt
 def load_saved_catalog(reports: Sequence[ScenarioReport], course: Path | None) -> list[ScenarioEntry]:
     """One entry per scenario of saved reports, in their order (a scenario saved twice: the later report's
     text), each read from the source its report carries."""
-    entries: dict[Path, ScenarioEntry] = {}
-    for report in reports:
-        path = Path(report.scenario)
-        entries[path] = _saved_entry(path, report.source, course)
-    return list(entries.values())
+    latest = {Path(report.scenario): report.source for report in reports}
+    course_folder = course.resolve() if course is not None else None
+    return [_saved_entry(path, source, course, course_folder) for path, source in latest.items()]
 
 
-def _saved_entry(path: Path, source: str | None, course: Path | None) -> ScenarioEntry:
+def _saved_entry(path: Path, source: str | None, course: Path | None, course_folder: Path | None) -> ScenarioEntry:
     if source is None:
         # Saved before reports carried their text: the file itself, where this machine has it.
         (entry,) = load_catalog([path], course)
@@ -93,7 +91,6 @@ def _saved_entry(path: Path, source: str | None, course: Path | None) -> Scenari
             missing = ScenarioFileError("the saved results carry no source, and the file is not on this machine")
             return ScenarioEntry(path, None, entry.user_file, missing)
         return entry
-    course_folder = course.resolve() if course is not None else None
     user_file = not (_inside(path, course_folder) or _course_has(path.name, source, course))
     try:
         return ScenarioEntry(path, parse_scenario(source, path), user_file, source=source)
