@@ -25,10 +25,7 @@ from kernel_tui.formatting import (
 from kernel_tui.report_keys import MODES
 from kernel_tui.roofline_text import (
     ceilings_line,
-    format_bound,
-    format_flops,
-    format_gflops,
-    format_intensity,
+    roofline_cells,
     roofline_summary,
 )
 
@@ -91,17 +88,10 @@ def _roofline_table(report: ScenarioReport) -> list[str]:
         "| mode | kernel | FLOPs | FLOP/B | GB/s | GFLOP/s | bound |",
         "| --- | --- | ---: | ---: | ---: | ---: | --- |",
     ]
-    for label, mode in (("eager", report.eager), ("compiled", report.compiled)):
+    for label in MODES:
+        mode = report.mode(label)
         for kernel in mode.kernels if mode is not None else ():
-            rates = (
-                ("preview", "preview")
-                if report.is_preview
-                else (format_gflops(kernel.gbs), format_gflops(kernel.gflops))
-            )
-            lines.append(
-                f"| {label} | `{_cell(kernel.short_name)}` | {format_flops(kernel.flops)} "
-                f"| {format_intensity(kernel.intensity)} | {rates[0]} | {rates[1]} | {format_bound(kernel.bound)} |"
-            )
+            lines.append(f"| {label} | `{_cell(kernel.short_name)}` | {' | '.join(roofline_cells(report, kernel))} |")
     return lines + [""]
 
 

@@ -35,13 +35,11 @@ from kernel_tui.formatting import (
     variant_rows,
 )
 from kernel_tui.report import ModeResult, ScenarioReport, nested_names
-from kernel_tui.report_keys import SECTIONS
+from kernel_tui.report_keys import MODES, SECTIONS
 from kernel_tui.roofline_text import (
+    ROOFLINE_HEADERS,
     ceilings_line,
-    format_bound,
-    format_flops,
-    format_gflops,
-    format_intensity,
+    roofline_cells,
     roofline_summary,
 )
 
@@ -76,22 +74,12 @@ def roofline_table(report: ScenarioReport) -> Table:
     table = Table(title="compute or memory (roofline)", title_justify="left", expand=True, pad_edge=False)
     table.add_column("mode")
     table.add_column("kernel", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
-    for column in ("FLOPs", "FLOP/B", "GB/s", "GFLOP/s"):
-        table.add_column(column, justify="right")
-    table.add_column("bound")
-    for label, mode in (("eager", report.eager), ("compiled", report.compiled)):
-        if mode is None:
-            continue
-        for kernel, name in zip(mode.kernels, nested_names(mode.kernels)):
-            table.add_row(
-                label,
-                name,
-                format_flops(kernel.flops),
-                format_intensity(kernel.intensity),
-                format_time_us(None, True) if report.is_preview else format_gflops(kernel.gbs),
-                format_time_us(None, True) if report.is_preview else format_gflops(kernel.gflops),
-                format_bound(kernel.bound),
-            )
+    for column in ROOFLINE_HEADERS:
+        table.add_column(column, justify="left" if column == "bound" else "right")
+    for label in MODES:
+        mode = report.mode(label)
+        for kernel, name in zip(mode.kernels, nested_names(mode.kernels)) if mode is not None else ():
+            table.add_row(label, name, *roofline_cells(report, kernel))
     return table
 
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kernel_tui.formatting import PREVIEW
+
 if TYPE_CHECKING:
-    from kernel_tui.report import Ceilings, ModeResult, ScenarioReport
+    from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
 
 UNKNOWN = "?"
 SHORT_BOUND = {"memory-bound": "memory", "compute-bound": "compute"}
@@ -87,3 +89,13 @@ def roofline_summary(report: ScenarioReport) -> str:
     if report.ceilings is not None and report.ceilings.ridge is not None:
         parts.append(side)
     return " · ".join(parts)
+
+
+ROOFLINE_HEADERS = ("FLOPs", "FLOP/B", "GB/s", "GFLOP/s", "bound")
+"""The roofline table's columns after the mode and the kernel, in the CLI and the lab report."""
+
+
+def roofline_cells(report: ScenarioReport, kernel: Kernel) -> tuple[str, ...]:
+    """A kernel's row under ``ROOFLINE_HEADERS``; a preview measured no rates, and says so."""
+    rates = (PREVIEW, PREVIEW) if report.is_preview else (format_gflops(kernel.gbs), format_gflops(kernel.gflops))
+    return (format_flops(kernel.flops), format_intensity(kernel.intensity), *rates, format_bound(kernel.bound))
