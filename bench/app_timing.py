@@ -217,7 +217,6 @@ def _ensure_big_recording() -> None:
     import json
 
     from kernel_tui.client import EngineClient
-    from kernel_tui.ui.replay import Recording
 
     with EngineClient("cpu", stderr_sink=lambda line: None) as client:
         hello = client.start()

@@ -7,6 +7,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kernel_tui.protocol import Done
+
+if TYPE_CHECKING:
+    from kernel_tui.client import EngineClient
+    from kernel_tui.report import ScenarioReport
 
 REPO = Path(__file__).resolve().parent.parent
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache" / "inductor"))
@@ -24,3 +31,14 @@ def run_json(*args: str) -> list[dict]:
     if result.returncode not in (0, 1):
         raise RuntimeError(f"kernel-tui run failed ({result.returncode}): {result.stderr[-2000:]}")
     return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def final_report(client: EngineClient, path: Path, **run_options: Any) -> ScenarioReport:
+    """Run ``path`` in ``client``'s engine to the end: its final report, which must have no error."""
+    report = None
+    for message in client.run(str(path), **run_options):
+        if isinstance(message, Done):
+            report = message.report
+    if report is None or report.error is not None:
+        raise RuntimeError(f"{path.name}: {report.error.one_line() if report and report.error else 'no report'}")
+    return report

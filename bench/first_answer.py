@@ -24,11 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import REPO
+from common import REPO, final_report
 
 sys.path.insert(0, str(REPO))
 from kernel_tui.client import EngineClient
-from kernel_tui.protocol import Done
 
 HERE = Path(__file__).resolve().parent
 LESSON = REPO / "scenarios" / "01_one_add.py"
@@ -62,13 +61,10 @@ def engine_s(*, warm_up: bool, read_s: float = 0.0) -> tuple[float, float, float
             client.start(timeout=600)
             time.sleep(max(0.0, launched + read_s - time.perf_counter()))
             asked = time.perf_counter()
-            report = None
-            for message in client.run(str(LESSON), sweep=False, timeout=900):
-                if isinstance(message, Done):
-                    report = message.report
+            report = final_report(client, LESSON, sweep=False, timeout=900)
             answered = time.perf_counter()
-            if report is None or report.error is not None or report.compiled is None:
-                raise RuntimeError(f"the first lesson did not measure: {report and report.error}")
+            if report.compiled is None:
+                raise RuntimeError("the first lesson measured no compiled side")
             warmup = client.warmup_result
             return answered - launched, answered - asked, warmup.seconds if warmup else None
 

@@ -22,11 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import REPO
+from common import REPO, final_report
 
 from kernel_tui.client import EngineClient
 from kernel_tui.course import course_dir
-from kernel_tui.protocol import Done
 from kernel_tui.report import ScenarioReport
 from kernel_tui.scenario_file import find_scenarios, read_scenario
 
@@ -56,13 +55,7 @@ def _warm(client: EngineClient, scenarios: list[Path]) -> list[tuple[float, Scen
     results = []
     for path in scenarios:
         started = time.perf_counter()
-        report = None
-        for message in client.run(str(path), sweep=False, timeout=600):
-            if isinstance(message, Done):
-                report = message.report
-        assert report is not None
-        if report.error is not None:
-            raise RuntimeError(f"{path.name}: {report.error.one_line()}")
+        report = final_report(client, path, sweep=False, timeout=600)
         results.append((time.perf_counter() - started, report))
     return results
 

@@ -13,10 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import REPO
+from common import REPO, final_report
 
 from kernel_tui.client import EngineClient
-from kernel_tui.protocol import Done
 from kernel_tui.report import ScenarioReport
 
 TRAINED = REPO / "scenarios" / "21_add_relu_backwards.py"
@@ -35,12 +34,7 @@ def _forward_only_twin(folder: Path) -> Path:
 
 def _timed(client: EngineClient, path: Path) -> tuple[float, ScenarioReport]:
     started = time.perf_counter()
-    report = None
-    for message in client.run(str(path), sweep=False, timeout=600):
-        if isinstance(message, Done):
-            report = message.report
-    if report is None or report.error is not None:
-        raise RuntimeError(f"{path.name}: {report.error.one_line() if report else 'no report'}")
+    report = final_report(client, path, sweep=False, timeout=600)
     return time.perf_counter() - started, report
 
 

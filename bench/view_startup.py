@@ -19,17 +19,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from startup import launch_env, paired_ratio, summary, time_on_a_terminal
+from common import REPO, run_json
+from startup import launch_env, measure_alternated, paired_ratio, summary
 
 from kernel_tui.course import course_dir
 from kernel_tui.scenario_file import find_scenarios, read_scenario, read_source
 
-REPO = Path(__file__).resolve().parent.parent
 SEED = REPO / "tests" / "data" / "add_relu.py"
 SCENARIOS = 20
 TARGET_RATIO = 1.2
@@ -40,14 +39,7 @@ EXPLORER_MARKER = b"kernel-tui"
 
 def results_file(folder: Path) -> Path:
     """A results file of ``SCENARIOS`` reports: one measured report, dressed as each of the first lessons."""
-    measured = subprocess.run(
-        [sys.executable, "-m", "kernel_tui.cli", "run", str(SEED), "--size", "4096", "--sizes", "1024,4096", "--json"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
-    )
-    seed = json.loads(measured.stdout)
+    (seed,) = run_json(str(SEED), "--size", "4096", "--sizes", "1024,4096")
     lessons = find_scenarios([course_dir()])[:SCENARIOS]
     if len(lessons) < SCENARIOS:
         raise SystemExit(f"the course has {len(lessons)} lessons, the bench needs {SCENARIOS}")
@@ -66,26 +58,13 @@ def results_file(folder: Path) -> Path:
 
 def compare(size: tuple[int, int], runs: int) -> tuple[list[float], list[float], list[float], list[float]]:
     """(view to first frame, view to exit, explorer to first frame, explorer to exit), seconds per run."""
-    env = launch_env()  # as bench/startup.py starts them: a terminal, no devtools, bytecode caches written
-    explorer_command = [sys.executable, "-m", "kernel_tui.cli"]
     with tempfile.TemporaryDirectory() as folder:
-        saved = results_file(Path(folder))
-        view_command = [sys.executable, "-m", "kernel_tui.cli", "view", str(saved)]
-        # Once each untimed (bytecode and file caches), then the two in turn: on a shared machine a change of
-        # load then weighs on both alike, not on whichever ran second.
-        time_on_a_terminal(view_command, env, size, VIEW_MARKER)
-        time_on_a_terminal(explorer_command, env, size, EXPLORER_MARKER)
-        view: list[tuple[float, float]] = []
-        explorer: list[tuple[float, float]] = []
-        for _ in range(runs):
-            view.append(time_on_a_terminal(view_command, env, size, VIEW_MARKER))
-            explorer.append(time_on_a_terminal(explorer_command, env, size, EXPLORER_MARKER))
-    return (
-        [first for first, _ in view],
-        [end for _, end in view],
-        [first for first, _ in explorer],
-        [end for _, end in explorer],
-    )
+        view_command = [sys.executable, "-m", "kernel_tui.cli", "view", str(results_file(Path(folder)))]
+        explorer_command = [sys.executable, "-m", "kernel_tui.cli"]
+        (view, view_exit), (explorer, explorer_exit) = measure_alternated(
+            [(view_command, VIEW_MARKER), (explorer_command, EXPLORER_MARKER)], launch_env(), size, runs
+        )
+    return view, view_exit, explorer, explorer_exit
 
 
 def rows(size: tuple[int, int] = (80, 24), runs: int = 7) -> list[dict[str, object]]:
