@@ -142,6 +142,12 @@ def format_speedup(point: SweepPoint) -> str:
     return format_ratio(point.eager_us / point.compiled_us)
 
 
+def holds_one(spread: tuple[float, float]) -> bool:
+    """Whether a speedup's spread over the timing rounds holds 1: then no difference was measured."""
+    low, high = spread
+    return low <= 1.0 <= high
+
+
 def speedup_text(report: ScenarioReport) -> str:
     """``speedup 2.1× (1.9–2.3)``, or ``no measurable difference`` when the rounds' spread holds 1."""
     speedup = report.speedup
@@ -151,7 +157,7 @@ def speedup_text(report: ScenarioReport) -> str:
         return f"speedup {format_ratio(speedup)}"
     low, high = report.speedup_range
     spread = f"({format_ratio(low).rstrip('×')}–{format_ratio(high)})"
-    if low <= 1.0 <= high:
+    if holds_one(report.speedup_range):
         return f"no measurable difference {spread}"
     return f"speedup {format_ratio(speedup)} {spread}"
 
@@ -267,6 +273,6 @@ def variant_rows(report: ScenarioReport) -> list[tuple[str, tuple[str, ...] | No
 def _speedup_cell(eager_us: float | None, time_us: float | None, spread: tuple[float, float] | None) -> str:
     if not eager_us or not time_us:
         return "—"
-    if spread is not None and spread[0] <= 1.0 <= spread[1]:
-        return "≈ 1×"  # the rounds' spread holds 1: no measurable difference
+    if spread is not None and holds_one(spread):
+        return "≈ 1×"  # no measurable difference
     return format_ratio(eager_us / time_us)

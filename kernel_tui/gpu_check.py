@@ -112,7 +112,7 @@ def claims_cell(report: ScenarioReport) -> str:
     if report.error is not None:
         # A table row holds one line: the message's first, the file by name.
         error = report.error
-        return f"error: {error.one_line(error.location(file_name_only=True), first_line_only=True)}"
+        return f"error: {error.short_line()}"
     held = sum(check.ok for check in report.expect.values())
     failed = [key for key, check in report.expect.items() if not check.ok]
     return f"{held}/{len(report.expect)}" + (f", failed: {', '.join(failed)}" if failed else "")

@@ -18,6 +18,11 @@ PREVIEW_DEVICE = "cuda-preview"
 """The device of a report generated for a GPU without running on one: it has kernels and bytes, no times."""
 
 
+def speedup_of(eager_us: float | None, time_us: float | None) -> float | None:
+    """How many times faster than eager: eager's time over this one's; None when either is unknown (or 0)."""
+    return eager_us / time_us if eager_us is not None and time_us else None
+
+
 def gbs(bytes_moved: int | None, time_us: float | None) -> float | None:
     """Achieved bandwidth: bytes over time in GB/s (10^9 bytes a second); None when either is unknown or not
     positive."""
@@ -187,6 +192,11 @@ class ScenarioError:
         where = "?" if not self.file else Path(self.file).name if file_name_only else self.file
         return where if self.line is None else f"{where}:{self.line}"
 
+    def short_line(self) -> str:
+        """``file.py:9: stage: message``: the file by name, as the app's scenario list shows it, and the message's
+        first line (the app's ``d`` shows the rest): the app's status line, the summary, a variant's row, gpu-check."""
+        return self.one_line(self.location(file_name_only=True), first_line_only=True)
+
     def one_line(self, where: str | None = None, *, first_line_only: bool = False) -> str:
         """``file:line: stage: message``, ``where`` in place of ``file:line`` if given. ``first_line_only`` where
         the rest of the message is a key away (the app's details) or would break the line (a table row)."""
@@ -220,11 +230,10 @@ class VariantResult:
         else:
             mode = {f.name: None for f in fields(ModeResult)} | {"kernels": [], "notes": []}
         time_us = self.measured.time_us if self.measured is not None else None
-        speedup = eager_time_us / time_us if eager_time_us is not None and time_us else None
         return {
             **mode,
             "options": self.options,
-            "speedup": speedup,
+            "speedup": speedup_of(eager_time_us, time_us),
             "speedup_range": self.speedup_range,
             "note": self.note,
             "error": asdict(self.error) if self.error is not None else None,
@@ -314,9 +323,9 @@ class ScenarioReport:
 
     @property
     def speedup(self) -> float | None:
-        if self.eager is None or self.compiled is None or self.eager.time_us is None or not self.compiled.time_us:
+        if self.eager is None or self.compiled is None:
             return None
-        return self.eager.time_us / self.compiled.time_us
+        return speedup_of(self.eager.time_us, self.compiled.time_us)
 
     @property
     def ok(self) -> bool:

@@ -79,7 +79,7 @@ class TestRunState:
 class TestWording:
     def test_error_line_names_file_line_and_stage(self):
         error = ScenarioError("eager", "TypeError: bad\nmore", 9, "/somewhere/deep/broken_fn.py", "tb")
-        assert describe.error_line(error) == "broken_fn.py:9: eager: TypeError: bad"
+        assert error.short_line() == "broken_fn.py:9: eager: TypeError: bad"
 
     def test_status_of_a_running_run_says_stage_time_and_how_to_cancel(self):
         run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=10.0)

@@ -19,12 +19,6 @@ if TYPE_CHECKING:
     from kernel_tui.report import ScenarioError, ScenarioReport
 
 
-def error_line(error: ScenarioError) -> str:
-    """``file:line: stage: message``; the file by name, as the scenario list shows it, and the message's first
-    line (``d`` shows the rest)."""
-    return error.one_line(error.location(file_name_only=True), first_line_only=True)
-
-
 def engine_line(hello: Hello | None, failed: ScenarioError | None) -> str:
     """Which engine the numbers will come from, before any run reports it."""
     if failed is not None:
@@ -76,7 +70,7 @@ def status_text(
         return text
     if run is None:
         if engine_error is not None:
-            text.append(f"✗ {error_line(engine_error)} · d details", style="bold red")
+            text.append(f"✗ {engine_error.short_line()} · d details", style="bold red")
             return text
         if warming is not None:
             text.append("◌ ", style="bold cyan")
@@ -94,7 +88,7 @@ def status_text(
     elif run.status is RunStatus.CANCELLED:
         text.append("○ cancelled: the engine was stopped · r runs it again", style="dim")
     elif run.error is not None:
-        text.append(f"✗ {error_line(run.error)}", style="bold red")
+        text.append(f"✗ {run.error.short_line()}", style="bold red")
         text.append(" · d details", style="dim")
     else:
         failed = failed_claims(run.report)
@@ -129,7 +123,7 @@ def details_text(
     error = run.error if run is not None else engine_error
     if error is not None:
         section("Error")
-        text.append(error_line(error), style="bold red")
+        text.append(error.short_line(), style="bold red")
         if error.details.strip():
             text.append("\n\n")
             text.append(error.details.rstrip())

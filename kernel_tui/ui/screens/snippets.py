@@ -24,7 +24,6 @@ from rich.text import Text
 from textual.screen import Screen
 from textual.timer import Timer
 
-from kernel_tui.ui.describe import error_line
 from kernel_tui.ui.drafts import read_text, shown_path, snippets_dir
 from kernel_tui.ui.run_state import RunBook, RunStatus, ScenarioRun
 from kernel_tui.ui.snippet_session import Effects, SnippetSession, parse_size, size_text
@@ -403,7 +402,7 @@ def error_note(error: ScenarioError, path: Path) -> Text:
     if error.line is not None and _names(error.file, path):
         said = error.one_line(f"line {error.line}", first_line_only=True)
     else:
-        said = error_line(error)
+        said = error.short_line()
     return Text(f"✗ {DETAILS_KEY_SHOWN} details · {said}", style="bold red")
 
 

@@ -21,7 +21,6 @@ from textual.widgets import Static
 from kernel_tui.baseline_marks import ADDED, MARK_STYLES
 from kernel_tui.formatting import device_line, format_count, report_notes, summary_line, training_line
 from kernel_tui.roofline_text import roofline_summary
-from kernel_tui.ui.describe import error_line
 
 if TYPE_CHECKING:
     from kernel_tui.baseline import Comparison
@@ -88,7 +87,7 @@ class _Content:
         lines: list[Text] = []
         if error is not None:
             # In full here (it wraps); the status line has to cut it to one line.
-            lines.append(Text(f"✗ {error_line(error)} · d details", style="bold red"))
+            lines.append(Text(f"✗ {error.short_line()} · d details", style="bold red"))
         elif (report is None or report.eager is None) and placeholder:
             lines.append(Text(placeholder, style="dim"))
         if report is not None and report.eager is not None:

@@ -17,7 +17,6 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from kernel_tui.formatting import VARIANT_HEADERS, variant_rows
-from kernel_tui.ui.describe import error_line
 
 if TYPE_CHECKING:
     from kernel_tui.report import ScenarioReport, VariantResult
@@ -53,7 +52,7 @@ def variant_notes(report: ScenarioReport, names: list[str]) -> list[Text]:
     for name in names:
         variant = report.variants[name]
         if variant.error is not None:
-            lines.append(Text(f"{ERROR_MARK} {name}: {error_line(variant.error)}", style="red"))
+            lines.append(Text(f"{ERROR_MARK} {name}: {variant.error.short_line()}", style="red"))
         elif variant.note:
             lines.append(Text(f"{NOTE_MARK} {name}: {variant.note}", style="yellow"))
     return lines
