@@ -123,3 +123,10 @@ def test_list_reads_titles_and_claims_without_running_anything(tmp_path, capsys,
     out = capsys.readouterr().out
     assert "Touches a file if executed" in out and "eager 3" in out and "Add, then ReLU" in out
     assert not marker.exists()
+
+
+def test_a_sweep_says_its_recompiles_in_the_report_not_in_torch_logs_on_stderr():
+    result = kernel_tui("run", str(DATA / "add_relu.py"), "--device", "cpu", "--size", "4096", "--sizes", "1024,4096")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "1 recompile(s)" in result.stdout, "the sweep's recompile is counted from dynamo's log"
+    assert "__recompiles" not in result.stderr and "Recompiling function" not in result.stderr

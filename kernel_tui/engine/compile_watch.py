@@ -7,6 +7,7 @@ what they say while a watch is open. Graph counts come from dynamo's long-lived 
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -117,11 +118,23 @@ _HANDLER = _Handler()
 
 
 def install() -> None:
-    """Turn on dynamo's recompile and graph-break logs and listen to them (once per process)."""
+    """Turn on dynamo's recompile and graph-break logs and listen to them (once per process).
+
+    They are for this handler, which turns them into the report's reasons: torch's own stderr handler would
+    print them too, raw, under every sweep of ``kernel-tui run`` (unless the user asked for them, ``TORCH_LOGS``).
+    """
     torch._logging.set_logs(recompiles=True, graph_breaks=True)
     logger = logging.getLogger("torch._dynamo")
+    if not os.environ.get("TORCH_LOGS"):
+        for handler in logger.handlers:
+            if handler is not _HANDLER and _not_ours not in handler.filters:
+                handler.addFilter(_not_ours)
     if _HANDLER not in logger.handlers:
         logger.addHandler(_HANDLER)
+
+
+def _not_ours(record: logging.LogRecord) -> bool:
+    return not record.name.endswith(_LOG_NAMES)
 
 
 def raise_recompile_limit(at_least: int) -> None:
