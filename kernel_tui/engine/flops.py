@@ -27,7 +27,7 @@ from torch.utils.flop_counter import flop_registry
 
 from kernel_tui.engine.attribution import COMBINED, PLACEMENT
 from kernel_tui.engine.cuda_graphs import FOREACH_COPY
-from kernel_tui.engine.op_kinds import moves_data
+from kernel_tui.engine.op_kinds import moves_data, op_name
 from kernel_tui.engine.traffic import tensors_in
 from kernel_tui.roofline import achieved_gflops, bound, dominant_bound, intensity
 
@@ -61,9 +61,9 @@ class OpFlops:
     flops: int | None
 
 
-def op_flops(func: Any, args: tuple, kwargs: dict, out: Any) -> int | None:
-    """The FLOPs of one dispatched operator by the module's rules; None when no rule covers it."""
-    name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
+def op_flops(name: str, func: Any, args: tuple, kwargs: dict, out: Any) -> int | None:
+    """The FLOPs of one dispatched operator (``name``, its profiler-style name) by the module's rules; None when
+    no rule covers it."""
     formula = flop_registry.get(func._overloadpacket)
     if formula is not None:
         try:
@@ -90,9 +90,9 @@ class FlopCountingMode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
-        name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
+        name = op_name(func)
         if func.namespace != "prim" and moves_data(name):
-            self.ops.append(OpFlops(name, op_flops(func, args, kwargs, out)))
+            self.ops.append(OpFlops(name, op_flops(name, func, args, kwargs, out)))
         return out
 
 

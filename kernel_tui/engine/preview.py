@@ -44,7 +44,7 @@ from kernel_tui.engine.flops import FlopCountingMode, with_flops
 from kernel_tui.engine.generated_code import MEMCPY_NAMES, compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
-from kernel_tui.engine.op_kinds import moves_data
+from kernel_tui.engine.op_kinds import moves_data, op_name
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import (
     EagerTrafficMode,
@@ -199,7 +199,7 @@ class _DeviceOps(EagerTrafficMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
-        name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
+        name = op_name(func)
         # prim:: operators ask a fake tensor about its metadata (its device): no memory is touched.
         if func.namespace != "prim" and moves_data(name):
             read, written = op_tensors(name, func._schema, args, kwargs, out)
