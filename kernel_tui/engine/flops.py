@@ -17,7 +17,8 @@ one kernel (or one row shares an operator with another), the split is not known,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,7 @@ from torch.utils.flop_counter import flop_registry
 from kernel_tui.engine.attribution import COMBINED, PLACEMENT
 from kernel_tui.engine.cuda_graphs import FOREACH_COPY
 from kernel_tui.engine.op_kinds import moves_data, op_name
-from kernel_tui.engine.traffic import tensors_in
+from kernel_tui.engine.traffic import EagerTrafficMode, Traffic, tensors_in
 from kernel_tui.roofline import achieved_gflops, bound, dominant_bound, intensity
 
 if TYPE_CHECKING:
@@ -102,6 +103,25 @@ def eager_flops(fn: Callable[..., Any], args: tuple) -> list[OpFlops]:
     with torch.no_grad(), mode:
         fn(*args)
     return mode.ops
+
+
+@contextlib.contextmanager
+def bytes_and_flops(traffic: EagerTrafficMode) -> Iterator[FlopCountingMode]:
+    """``traffic`` recording each operator's bytes and a ``FlopCountingMode`` (yielded) its FLOPs, in one run
+    of the code inside: each operator is counted for its FLOPs, then recorded by ``traffic``."""
+    with traffic, FlopCountingMode() as counting:
+        yield counting
+
+
+def eager_bytes_and_flops(
+    fn: Callable[..., Any], args: tuple, source_file: str | None = None
+) -> tuple[list[Traffic], list[OpFlops]]:
+    """Run ``fn`` once (untimed, unprofiled) and return its data-moving operators in order, by their bytes
+    (each with the line of ``source_file`` it was called from) and by their FLOPs."""
+    traffic = EagerTrafficMode(source_file)
+    with torch.no_grad(), bytes_and_flops(traffic) as counting:
+        fn(*args)
+    return traffic.ops, counting.ops
 
 
 def totals_by_op(ops: Iterable[OpFlops]) -> dict[str, int | None]:

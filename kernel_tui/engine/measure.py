@@ -26,13 +26,13 @@ from kernel_tui.engine.bandwidth import (
     with_bandwidth,
 )
 from kernel_tui.engine.device import device_name
-from kernel_tui.engine.flops import OpFlops, eager_flops, scenario_dtype, with_flops
+from kernel_tui.engine.flops import OpFlops, eager_bytes_and_flops, scenario_dtype, with_flops
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.profiling import NoDeviceActivity, join_compiled, join_eager, kernel_rows, profile_launches
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.timing import Timing, compare_many, compare_many_wall, synchronize, time_call, wall_time_call
-from kernel_tui.engine.traffic import Traffic, array_bytes, eager_traffic, ideal_bytes
+from kernel_tui.engine.traffic import Traffic, array_bytes, ideal_bytes
 from kernel_tui.expect import check_claims
 from kernel_tui.formatting import format_time_us
 from kernel_tui.report import Ceilings, ModeResult, ScenarioError, ScenarioReport, SweepPoint
@@ -122,17 +122,17 @@ def _measure_modes(
         report, ideal_bytes=ideal_bytes(args, output), array_bytes=unit, signature=call_signature(fn, args, output)
     )
     try:
+        traffic, flop_ops = eager_bytes_and_flops(fn, args, str(path))
         eager = _mode_result(
             lambda: fn(*args),
             device,
             unit,
             join_eager,
-            eager_traffic(fn, args, str(path)),
+            traffic,
             _trace_path(trace_dir, path, "eager"),
             sectioned=scenario.info.train,
         )
         eager = replace(eager, saved_bytes=training.saved_bytes(fn, args))
-        flop_ops = eager_flops(fn, args)
     except USER_ERRORS as exc:
         raise stage_error("eager", path, exc) from exc
     report = replace(report, eager=replace(eager, kernels=with_bandwidth(eager.kernels, report.bandwidth_ceiling_gbs)))
