@@ -140,6 +140,11 @@ def _measure_modes(
     report = _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
     emit("partial", report=report.to_dict())
 
+    def profile_compiled(call: Callable[[], Any], records: list[Traffic], name: str) -> ModeResult:
+        """Kernels and bytes of a compiled call, ``compiled`` or a variant's, traced as ``name``."""
+        trace_path = _trace_path(trace_dir, path, name)
+        return _mode_result(call, device, unit, join_compiled, records, trace_path, sectioned=scenario.info.train)
+
     emit("progress", stage="compile", detail="torch.compile, first call")
     torch._dynamo.reset()
     watch = compile_watch.CompileWatch().start()
@@ -159,15 +164,7 @@ def _measure_modes(
         records = compiled_traffic(twin or compiled_fn, args)
         if twin is not None:
             records = [*cuda_graphs.graph_input_copies(args), *records]  # the copy launches first
-        compiled = _mode_result(
-            lambda: compiled_fn(*args),
-            device,
-            unit,
-            join_compiled,
-            records,
-            _trace_path(trace_dir, path, "compiled"),
-            sectioned=scenario.info.train,
-        )
+        compiled = profile_compiled(lambda: compiled_fn(*args), records, "compiled")
         compiled = replace(compiled, saved_bytes=training.saved_bytes(compiled_fn, args))
     except StageError as failure:
         report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
@@ -175,21 +172,7 @@ def _measure_modes(
     except USER_ERRORS as exc:  # sys.exit() in fn on a compiled call too: eager results stay
         report = _timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args), None)
         return _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
-    variant_runs = variants.measure_variants(
-        scenario,
-        args,
-        device,
-        lambda call, records, name: _mode_result(
-            call,
-            device,
-            unit,
-            join_compiled,
-            records,
-            _trace_path(trace_dir, path, name),
-            sectioned=scenario.info.train,
-        ),
-        emit,
-    )
+    variant_runs = variants.measure_variants(scenario, args, device, profile_compiled, emit)
     report = replace(report, variants={run.name: run.untimed() for run in variant_runs})
     variant_calls = {run.name: run.call for run in variant_runs if run.call is not None}
     timed = f"eager, compiled and {len(variant_calls)} variants" if variant_calls else "eager and compiled"
