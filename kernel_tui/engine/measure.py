@@ -136,8 +136,9 @@ def _measure_modes(
     except USER_ERRORS as exc:
         raise stage_error("eager", path, exc) from exc
     report = replace(report, eager=replace(eager, kernels=with_bandwidth(eager.kernels, report.bandwidth_ceiling_gbs)))
-    matmul_gflops = matmul_ceiling_gflops(device, report.device_name, scenario_dtype(args))
-    report = _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
+    dtype = scenario_dtype(args)
+    matmul_gflops = matmul_ceiling_gflops(device, report.device_name, dtype)
+    report = _with_roofline(report, flop_ops, matmul_gflops, dtype)
     emit("partial", report=report.to_dict())
 
     def profile_compiled(call: Callable[[], Any], records: list[Traffic], name: str) -> ModeResult:
@@ -168,10 +169,10 @@ def _measure_modes(
         compiled = replace(compiled, saved_bytes=training.saved_bytes(compiled_fn, args))
     except StageError as failure:
         report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
-        return _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
+        return _with_roofline(report, flop_ops, matmul_gflops, dtype)
     except USER_ERRORS as exc:  # sys.exit() in fn on a compiled call too: eager results stay
         report = _timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args), None)
-        return _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
+        return _with_roofline(report, flop_ops, matmul_gflops, dtype)
     variant_runs = variants.measure_variants(scenario, args, device, profile_compiled, emit)
     report = replace(report, variants={run.name: run.untimed() for run in variant_runs})
     variant_calls = {run.name: run.call for run in variant_runs if run.call is not None}
@@ -193,7 +194,7 @@ def _measure_modes(
         compiled=replace(compiled, kernels=with_bandwidth(compiled_rows, ceiling)),
     )
     report = _note_cache_resident(report)
-    report = _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
+    report = _with_roofline(report, flop_ops, matmul_gflops, dtype)
     report = variants.finished(report, variant_runs, unattributed_eager, flop_ops)
     scenario.compiled_fn = compiled_fn  # the sweep continues with the same compiled function
     emit("partial", report=report.to_dict())
