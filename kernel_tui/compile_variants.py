@@ -13,9 +13,11 @@ import ast
 import re
 from typing import Any
 
+from kernel_tui.report_keys import MODES
+
 COMPILE_KEYS = ("mode", "dynamic", "fullgraph", "backend", "options")
 DEFAULT_VARIANT = "default"
-RESERVED_NAMES = ("eager", "compiled")
+RESERVED_NAMES = MODES
 """The columns that already exist: a variant of that name would be read as one of them."""
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,31}")
 

@@ -35,12 +35,16 @@ def twin_compile_options(compile_options: dict) -> dict | None:
     return {**options, "options": inductor}
 
 
-def traffic_twin(fn: Callable, compile_options: dict, device: str, args: tuple) -> Callable | None:
-    """The warm twin of ``fn`` compiled without CUDA graphs, or None where no graphs are used."""
+def traffic_twin(
+    compile_with: Callable[[dict], Callable], compile_options: dict, device: str, args: tuple
+) -> Callable | None:
+    """The warm twin of what ``compile_with(options)`` compiles, compiled with ``compile_options`` but CUDA graphs
+    off, or None where no graphs are used. Warmed under ``no_grad``, as the compiled call is; a training step
+    turns grad on itself."""
     options = twin_compile_options(compile_options) if device == "cuda" else None
     if options is None:
         return None
-    twin = torch.compile(fn, **options)
+    twin = compile_with(options)
     with torch.no_grad():
         twin(*args)
     return twin

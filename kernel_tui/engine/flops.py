@@ -17,7 +17,8 @@ one kernel (or one row shares an operator with another), the split is not known,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -27,8 +28,8 @@ from torch.utils.flop_counter import flop_registry
 
 from kernel_tui.engine.attribution import COMBINED, PLACEMENT
 from kernel_tui.engine.cuda_graphs import FOREACH_COPY
-from kernel_tui.engine.op_kinds import moves_data
-from kernel_tui.engine.traffic import tensors_in
+from kernel_tui.engine.op_kinds import moves_data, op_name
+from kernel_tui.engine.traffic import EagerTrafficMode, Traffic, tensors_in
 from kernel_tui.roofline import achieved_gflops, bound, dominant_bound, intensity
 
 if TYPE_CHECKING:
@@ -61,9 +62,9 @@ class OpFlops:
     flops: int | None
 
 
-def op_flops(func: Any, args: tuple, kwargs: dict, out: Any) -> int | None:
-    """The FLOPs of one dispatched operator by the module's rules; None when no rule covers it."""
-    name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
+def op_flops(name: str, func: Any, args: tuple, kwargs: dict, out: Any) -> int | None:
+    """The FLOPs of one dispatched operator (``name``, its profiler-style name) by the module's rules; None when
+    no rule covers it."""
     formula = flop_registry.get(func._overloadpacket)
     if formula is not None:
         try:
@@ -90,9 +91,9 @@ class FlopCountingMode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
-        name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
+        name = op_name(func)
         if func.namespace != "prim" and moves_data(name):
-            self.ops.append(OpFlops(name, op_flops(func, args, kwargs, out)))
+            self.ops.append(OpFlops(name, op_flops(name, func, args, kwargs, out)))
         return out
 
 
@@ -102,6 +103,25 @@ def eager_flops(fn: Callable[..., Any], args: tuple) -> list[OpFlops]:
     with torch.no_grad(), mode:
         fn(*args)
     return mode.ops
+
+
+@contextlib.contextmanager
+def bytes_and_flops(traffic: EagerTrafficMode) -> Iterator[FlopCountingMode]:
+    """``traffic`` recording each operator's bytes and a ``FlopCountingMode`` (yielded) its FLOPs, in one run
+    of the code inside: each operator is counted for its FLOPs, then recorded by ``traffic``."""
+    with traffic, FlopCountingMode() as counting:
+        yield counting
+
+
+def eager_bytes_and_flops(
+    fn: Callable[..., Any], args: tuple, source_file: str | None = None
+) -> tuple[list[Traffic], list[OpFlops]]:
+    """Run ``fn`` once (untimed, unprofiled) and return its data-moving operators in order, by their bytes
+    (each with the line of ``source_file`` it was called from) and by their FLOPs."""
+    traffic = EagerTrafficMode(source_file)
+    with torch.no_grad(), bytes_and_flops(traffic) as counting:
+        fn(*args)
+    return traffic.ops, counting.ops
 
 
 def totals_by_op(ops: Iterable[OpFlops]) -> dict[str, int | None]:

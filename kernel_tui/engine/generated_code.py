@@ -24,7 +24,7 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from kernel_tui.engine.op_kinds import moves_data
+from kernel_tui.engine.op_kinds import moves_data, op_name
 from kernel_tui.engine.traffic import Traffic, host_transfer, op_tensors, tensors_in, unique_bytes
 from kernel_tui.names import is_wrapper_kernel
 
@@ -217,7 +217,7 @@ class _WrapperOps(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
-        name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
+        name = op_name(func)
         # prim:: operators ask about metadata (a fake tensor's device): no memory is touched.
         if self._recorder.depth == 0 and func.namespace != "prim" and moves_data(name):
             read, written = op_tensors(name, func._schema, args, kwargs, out)

@@ -26,13 +26,13 @@ from kernel_tui.engine.bandwidth import (
     with_bandwidth,
 )
 from kernel_tui.engine.device import device_name
-from kernel_tui.engine.flops import OpFlops, eager_flops, scenario_dtype, with_flops
+from kernel_tui.engine.flops import OpFlops, eager_bytes_and_flops, scenario_dtype, with_flops
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.profiling import NoDeviceActivity, join_compiled, join_eager, kernel_rows, profile_launches
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.timing import Timing, compare_many, compare_many_wall, synchronize, time_call, wall_time_call
-from kernel_tui.engine.traffic import Traffic, array_bytes, eager_traffic, ideal_bytes
+from kernel_tui.engine.traffic import Traffic, array_bytes, ideal_bytes
 from kernel_tui.expect import check_claims
 from kernel_tui.formatting import format_time_us
 from kernel_tui.report import Ceilings, ModeResult, ScenarioError, ScenarioReport, SweepPoint
@@ -122,23 +122,29 @@ def _measure_modes(
         report, ideal_bytes=ideal_bytes(args, output), array_bytes=unit, signature=call_signature(fn, args, output)
     )
     try:
+        traffic, flop_ops = eager_bytes_and_flops(fn, args, str(path))
         eager = _mode_result(
             lambda: fn(*args),
             device,
             unit,
             join_eager,
-            eager_traffic(fn, args, str(path)),
+            traffic,
             _trace_path(trace_dir, path, "eager"),
             sectioned=scenario.info.train,
         )
         eager = replace(eager, saved_bytes=training.saved_bytes(fn, args))
-        flop_ops = eager_flops(fn, args)
     except USER_ERRORS as exc:
         raise stage_error("eager", path, exc) from exc
     report = replace(report, eager=replace(eager, kernels=with_bandwidth(eager.kernels, report.bandwidth_ceiling_gbs)))
-    matmul_gflops = matmul_ceiling_gflops(device, report.device_name, scenario_dtype(args))
-    report = _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
+    dtype = scenario_dtype(args)
+    matmul_gflops = matmul_ceiling_gflops(device, report.device_name, dtype)
+    report = _with_roofline(report, flop_ops, matmul_gflops, dtype)
     emit("partial", report=report.to_dict())
+
+    def profile_compiled(call: Callable[[], Any], records: list[Traffic], name: str) -> ModeResult:
+        """Kernels and bytes of a compiled call, ``compiled`` or a variant's, traced as ``name``."""
+        trace_path = _trace_path(trace_dir, path, name)
+        return _mode_result(call, device, unit, join_compiled, records, trace_path, sectioned=scenario.info.train)
 
     emit("progress", stage="compile", detail="torch.compile, first call")
     torch._dynamo.reset()
@@ -159,37 +165,15 @@ def _measure_modes(
         records = compiled_traffic(twin or compiled_fn, args)
         if twin is not None:
             records = [*cuda_graphs.graph_input_copies(args), *records]  # the copy launches first
-        compiled = _mode_result(
-            lambda: compiled_fn(*args),
-            device,
-            unit,
-            join_compiled,
-            records,
-            _trace_path(trace_dir, path, "compiled"),
-            sectioned=scenario.info.train,
-        )
+        compiled = profile_compiled(lambda: compiled_fn(*args), records, "compiled")
         compiled = replace(compiled, saved_bytes=training.saved_bytes(compiled_fn, args))
     except StageError as failure:
         report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
-        return _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
+        return _with_roofline(report, flop_ops, matmul_gflops, dtype)
     except USER_ERRORS as exc:  # sys.exit() in fn on a compiled call too: eager results stay
         report = _timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args), None)
-        return _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
-    variant_runs = variants.measure_variants(
-        scenario,
-        args,
-        device,
-        lambda call, records, name: _mode_result(
-            call,
-            device,
-            unit,
-            join_compiled,
-            records,
-            _trace_path(trace_dir, path, name),
-            sectioned=scenario.info.train,
-        ),
-        emit,
-    )
+        return _with_roofline(report, flop_ops, matmul_gflops, dtype)
+    variant_runs = variants.measure_variants(scenario, args, device, profile_compiled, emit)
     report = replace(report, variants={run.name: run.untimed() for run in variant_runs})
     variant_calls = {run.name: run.call for run in variant_runs if run.call is not None}
     timed = f"eager, compiled and {len(variant_calls)} variants" if variant_calls else "eager and compiled"
@@ -210,7 +194,7 @@ def _measure_modes(
         compiled=replace(compiled, kernels=with_bandwidth(compiled_rows, ceiling)),
     )
     report = _note_cache_resident(report)
-    report = _with_roofline(report, flop_ops, matmul_gflops, scenario_dtype(args))
+    report = _with_roofline(report, flop_ops, matmul_gflops, dtype)
     report = variants.finished(report, variant_runs, unattributed_eager, flop_ops)
     scenario.compiled_fn = compiled_fn  # the sweep continues with the same compiled function
     emit("partial", report=report.to_dict())

@@ -14,6 +14,13 @@ from kernel_tui.engine.events import ALLOCATION_OPS
 from kernel_tui.names import is_generated_kernel
 
 
+@functools.cache
+def op_name(func: torch._ops.OpOverload) -> str:
+    """The profiler's name of a dispatched operator, ``aten::add`` for ``torch.ops.aten.add.Tensor``: what byte
+    records, FLOP counts and kernel rows are keyed by."""
+    return f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
+
+
 @functools.lru_cache(maxsize=4096)
 def moves_data(name: str) -> bool:
     """True for an operator (``aten::add``) or Inductor kernel that reads or writes tensor memory."""

@@ -40,11 +40,11 @@ from kernel_tui.engine.cuda_fakes import (
     fake_cuda,
     rewrite_sdpa,
 )
-from kernel_tui.engine.flops import FlopCountingMode, with_flops
+from kernel_tui.engine.flops import bytes_and_flops, with_flops
 from kernel_tui.engine.generated_code import MEMCPY_NAMES, compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
-from kernel_tui.engine.op_kinds import moves_data
+from kernel_tui.engine.op_kinds import moves_data, op_name
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import (
     EagerTrafficMode,
@@ -199,7 +199,7 @@ class _DeviceOps(EagerTrafficMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
-        name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
+        name = op_name(func)
         # prim:: operators ask a fake tensor about its metadata (its device): no memory is touched.
         if func.namespace != "prim" and moves_data(name):
             read, written = op_tensors(name, func._schema, args, kwargs, out)
@@ -419,8 +419,7 @@ def _preview_modes(
     emit("progress", stage="eager", detail="operators on fake CUDA tensors")
     host = _HostValues()
     device_ops = _DeviceOps(str(path))
-    counting = FlopCountingMode()
-    with fake_mode, host, device_ops, SdpaAsOnGpu(arch, notes), counting:
+    with fake_mode, host, SdpaAsOnGpu(arch, notes), bytes_and_flops(device_ops) as counting:
         output = scenario.call(fn, args, "eager")
     notes.extend(host.note())
     eager = _mode(_rows(device_ops.launches), unit)

@@ -22,7 +22,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
-from kernel_tui.engine.op_kinds import moves_data
+from kernel_tui.engine.op_kinds import moves_data, op_name
 
 
 def tensor_bytes(tensor: torch.Tensor) -> int:
@@ -94,7 +94,7 @@ class EagerTrafficMode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
-        name = f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
+        name = op_name(func)
         if moves_data(name):
             self.ops.append(_op_traffic(name, func._schema, args, kwargs, out, self._caller_line()))
         return out

@@ -139,18 +139,13 @@ def traffic_twin(
     options: dict[str, Any] | None = None,
     compile_target: Callable[[Any], Any] = _as_is,
 ) -> Any:
-    """What the compiled kernels' bytes are read from under CUDA graphs (``cuda_graphs``): for a step, a step
-    around the twin of its forward and loss, warmed as a step so that its backward graph exists too.
-    ``options`` and ``compile_target`` as for ``compiled_fn``."""
+    """What the compiled kernels' bytes are read from under CUDA graphs (``cuda_graphs``), compiled as
+    ``compiled_fn`` compiles: for a step, a step around the twin of its forward and loss, warmed as a step so
+    that its backward graph exists too. ``options`` and ``compile_target`` as for ``compiled_fn``."""
     options = scenario.info.compile_options if options is None else options
-    if not isinstance(measured, TrainingStep):
-        return cuda_graphs.traffic_twin(compile_target(measured), options, device, args)
-    twin_options = cuda_graphs.twin_compile_options(options) if device == "cuda" else None
-    if twin_options is None:
-        return None
-    twin = TrainingStep(torch.compile(compile_target(measured.forward_and_loss), **twin_options))
-    twin(*args)
-    return twin
+    return cuda_graphs.traffic_twin(
+        lambda twin_options: compiled_fn(scenario, measured, twin_options, compile_target), options, device, args
+    )
 
 
 def section_of(launch: ev.Launch) -> str:

@@ -11,7 +11,6 @@ and the default's entries, which the sweep goes on with, are left as they were.
 
 from __future__ import annotations
 
-import contextlib
 import time
 import types
 from collections.abc import Callable
@@ -132,7 +131,7 @@ def measure_variant(
         eager_step = training.measured_fn(scenario)
         compiled_fn = training.compiled_fn(scenario, eager_step, options, compile_target=fresh_function)
         started = time.perf_counter()
-        with contextlib.nullcontext() if scenario.info.train else torch.no_grad():
+        with torch.no_grad():  # a training step turns grad on itself
             compiled_fn(*args)
         synchronize(device)
         run.first_call_s = time.perf_counter() - started
@@ -144,8 +143,7 @@ def measure_variant(
         records = compiled_traffic(twin or compiled_fn, args)
         if twin is not None:
             records = [*cuda_graphs.graph_input_copies(args), *records]
-        if scenario.info.train:
-            measured_saved = training.saved_bytes(compiled_fn, args)
+        measured_saved = training.saved_bytes(compiled_fn, args)  # None for a forward-only fn
         measured = profile(lambda: compiled_fn(*args), records, f"variant.{name}")
     except StageError as failure:
         run.error = replace(failure.error, stage="compile")
@@ -153,9 +151,7 @@ def measure_variant(
     except USER_ERRORS as exc:
         run.error = stage_error("compile", scenario.path, exc).error
         return run
-    run.measured = facts.applied_to(measured)
-    if scenario.info.train:
-        run.measured = replace(run.measured, saved_bytes=measured_saved)
+    run.measured = replace(facts.applied_to(measured), saved_bytes=measured_saved)
     run.call = lambda: compiled_fn(*args)
     return run
 
