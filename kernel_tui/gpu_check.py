@@ -139,24 +139,15 @@ def read_reports(lines: Iterable[str]) -> dict[str, ScenarioReport]:
     return reports
 
 
+def run_command(scenarios: list[Path], device: str, *options: str) -> list[str]:
+    """``kernel-tui run SCENARIO... --device DEVICE --json OPTIONS``, in this interpreter."""
+    return [sys.executable, "-m", "kernel_tui", "run", *map(str, scenarios), "--device", device, "--json", *options]
+
+
 def run_course(scenarios: list[Path], device: str, trace_dir: Path, deadline: float) -> dict[str, ScenarioReport]:
     """``kernel-tui run`` on each scenario in one engine, ended at ``deadline`` whatever it is doing."""
     remaining = max(deadline - time.monotonic(), 1.0)
-    command = [
-        sys.executable,
-        "-m",
-        "kernel_tui",
-        "run",
-        *map(str, scenarios),
-        "--device",
-        device,
-        "--json",
-        "--no-sweep",
-        "--timeout",
-        f"{remaining:.0f}",
-        "--trace",
-        str(trace_dir),
-    ]
+    command = run_command(scenarios, device, "--no-sweep", "--timeout", f"{remaining:.0f}", "--trace", str(trace_dir))
     reports: dict[str, ScenarioReport] = {}
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
         assert process.stdout is not None
@@ -174,18 +165,7 @@ def run_course(scenarios: list[Path], device: str, trace_dir: Path, deadline: fl
 
 def preview_reports(scenarios: list[Path], arch: int, budget_s: float) -> tuple[dict[str, ScenarioReport], str]:
     """The preview run live where this torch can, else the recording; and which of the two it was."""
-    command = [
-        sys.executable,
-        "-m",
-        "kernel_tui",
-        "run",
-        *map(str, scenarios),
-        "--device",
-        "cuda-preview",
-        "--arch",
-        str(arch),
-        "--json",
-    ]
+    command = run_command(scenarios, "cuda-preview", "--arch", str(arch))
     try:
         live = subprocess.run(command, capture_output=True, text=True, timeout=max(budget_s, 1.0), check=False)
         reports = read_reports(live.stdout.splitlines())
