@@ -20,7 +20,7 @@ os.environ.setdefault("KERNEL_TUI_CACHE_DIR", str(REPO / ".cache" / "kernel-tui"
 # pay for it. tests/test_warmup.py turns it back on where the warm-up is what is tested.
 os.environ.setdefault("KERNEL_TUI_WARM_UP", "0")
 
-from kernel_tui.client import EngineClient  # noqa: E402
+from kernel_tui.client import EngineClient, EngineDied  # noqa: E402
 from kernel_tui.protocol import Done  # noqa: E402
 from kernel_tui.report import ScenarioReport  # noqa: E402
 
@@ -44,6 +44,20 @@ def from_the_repository(monkeypatch: pytest.MonkeyPatch) -> None:
 def engine() -> Iterator[EngineClient]:
     """A CPU engine shared by the tests that measure real scenarios."""
     with EngineClient("cpu") as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def preview_engine() -> Iterator[EngineClient]:
+    """A CUDA-preview engine (Inductor's CUDA code generation, on no GPU) shared by the tests that preview:
+    each start imports Triton and fakes a device, which costs seconds."""
+    client = EngineClient("cuda-preview", arch=90)
+    try:
+        client.start()
+    except EngineDied as death:
+        client.close()
+        pytest.fail(f"the preview engine refused to start: {death.describe()}\n{death.stderr_tail}")
+    with client:
         yield client
 
 

@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,18 +36,6 @@ DECIDED = tuple(key for key in CLAIM_KEYS if key not in NEEDS_SWEEP)
 
 class PreviewUndecided(UserWarning):
     """A lesson's CUDA claim that the preview cannot check (listed in the test output)."""
-
-
-@pytest.fixture(scope="module")
-def preview_engine() -> Iterator[EngineClient]:
-    client = EngineClient("cuda-preview", arch=90)
-    try:
-        client.start()
-    except EngineDied as death:
-        client.close()
-        pytest.fail(f"the preview engine refused to start: {death.describe()}\n{death.stderr_tail}")
-    with client:
-        yield client
 
 
 @pytest.mark.parametrize("path", COURSE, ids=[path.stem for path in COURSE])

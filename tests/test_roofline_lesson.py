@@ -42,9 +42,8 @@ def test_the_matmul_is_compute_bound_and_the_tanh_memory_bound_on_cpu(engine: En
 
 
 @pytest.mark.slow
-def test_on_the_cuda_preview_flops_and_intensity_are_shown_too() -> None:
-    with EngineClient("cuda-preview", arch=90) as preview:
-        report = measure(preview, LESSON)
+def test_on_the_cuda_preview_flops_and_intensity_are_shown_too(preview_engine: EngineClient) -> None:
+    report = measure(preview_engine, LESSON)
     assert report.error is None, report.error and report.error.one_line()
     compiled = by_ops(report.compiled.kernels)
     assert compiled["mm"].flops == MATMUL_FLOPS and compiled["tanh"].flops == TANH_FLOPS

@@ -18,7 +18,7 @@ from conftest import measure
 from rich.console import Console
 from torch.autograd.profiler_util import EventList, FunctionEvent
 
-from kernel_tui.client import EngineClient, EngineDied
+from kernel_tui.client import EngineClient
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.training import NOT_PREVIEWED, TrainingStep, default_loss, saved_bytes, section_of, with_grad
 from kernel_tui.render import scenario_view
@@ -280,14 +280,7 @@ def test_a_step_with_its_own_loss_is_measured_in_sections(engine: EngineClient, 
     assert "│forward" in text and "│backward" in text and "saved for backward" in text
 
 
-def test_the_preview_says_it_does_not_preview_a_training_step(write_scenario) -> None:
-    client = EngineClient("cuda-preview", arch=90)
-    try:
-        client.start()
-    except EngineDied as death:
-        client.close()
-        pytest.skip(f"no preview engine here: {death.describe()}")
-    with client:
-        report = measure(client, write_scenario(OWN_LOSS))
+def test_the_preview_says_it_does_not_preview_a_training_step(write_scenario, preview_engine) -> None:
+    report = measure(preview_engine, write_scenario(OWN_LOSS))
     assert report.error is not None and report.error.message == NOT_PREVIEWED
     assert report.eager is None and report.compiled is None, "a forward-only preview would pass for the step"
