@@ -3,9 +3,14 @@ too, and no process a scenario leaves behind can keep the front end waiting."""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pty
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import textwrap
 import threading
 import time
@@ -211,3 +216,49 @@ def test_ctrl_c_delivered_to_a_reader_thread_still_ends_run(tmp_path):
     _, stderr = front_end.communicate(timeout=10)
     assert front_end.returncode == 128 + signal.SIGINT, stderr
     assert wait_for(lambda: not any(is_running(pid) for pid in engine_and_children), 2), "all gone"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda sig: sig.name)
+def test_a_signal_to_the_app_quits_it_as_ctrl_q_does(sig):
+    """The explorer on a terminal: a signal gives the terminal back (leaves the alternate screen) and ends the
+    engine, as quitting does, instead of killing the app mid-frame with the terminal still in its hands."""
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    written = bytearray()
+
+    def read_terminal() -> None:
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            written.extend(chunk)
+
+    reader = threading.Thread(target=read_terminal, daemon=True)
+    reader.start()
+    app = subprocess.Popen(
+        [sys.executable, "-m", "kernel_tui", "--device", "cpu", str(ADD_RELU)],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        env={**os.environ, "TERM": "xterm-256color"},
+        start_new_session=True,
+    )
+    STARTED.append(app)
+    try:
+        assert wait_for(lambda: bool(proctree.descendants(app.pid)) or app.poll() is not None, 120), "no engine"
+        engine = proctree.descendants(app.pid)
+        assert engine and b"kernel-tui" in written, "the app painted and started its engine"
+        shown = len(written)
+        app.send_signal(sig)
+        assert app.wait(10) == 128 + sig
+        assert wait_for(lambda: not any(is_running(pid) for pid in engine), 5), "the engine outlived the app"
+        time.sleep(0.2)  # the last bytes on their way through the terminal
+        after = bytes(written[shown:])
+        assert b"\x1b[?1049l" in after, "the app left the alternate screen"
+        assert f"kernel-tui: stopped by {sig.name}".encode() in after and b"Traceback" not in after
+    finally:
+        os.close(terminal)
+        os.close(controller)

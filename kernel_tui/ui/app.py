@@ -7,7 +7,9 @@ the app's engine link, clock and prediction book. Tests build this same app with
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import signal
 import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
@@ -22,6 +24,9 @@ from kernel_tui.ui.screens.explorer import ExplorerScreen
 
 if TYPE_CHECKING:
     from kernel_tui.ui.catalog import ScenarioEntry
+
+
+QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class KernelTuiApp(App[None]):
@@ -58,6 +63,20 @@ class KernelTuiApp(App[None]):
             self.entries, link=self.link, clock=self.clock, predictions=self.predictions, app_title=self.title
         )
 
+    def on_load(self) -> None:
+        # SIGTERM and SIGHUP (``kill``, a closed terminal, a killed tmux session) quit as ctrl+q does: the
+        # terminal is given back, the draft written and the engine ended. Python's default for them ended the
+        # process mid-frame, leaving the terminal in the app's alternate screen with mouse reporting on.
+        loop = asyncio.get_running_loop()
+        for sig in QUIT_SIGNALS:
+            try:
+                loop.add_signal_handler(sig, self._stopped_by, sig)
+            except (ValueError, RuntimeError):  # not the main thread: whoever runs us there owns the signals
+                return
+
+    def _stopped_by(self, sig: signal.Signals) -> None:
+        self.exit(return_code=128 + sig, message=f"kernel-tui: stopped by {sig.name}")
+
     def on_ready(self) -> None:
         # Sent once the first frame is on the terminal: the startup bench ends here.
         gc.enable()  # off for the imports and the first frame (``kernel_tui.cli``)
@@ -67,6 +86,9 @@ class KernelTuiApp(App[None]):
     def on_unmount(self) -> None:
         # The engine and its compile workers must not outlive the app (nor keep a worker thread blocked).
         self.link.close()
+        loop = asyncio.get_running_loop()
+        for sig in QUIT_SIGNALS:
+            loop.remove_signal_handler(sig)
 
     def action_help(self) -> None:
         """Show every key, from the same action tables the bindings are made of."""
