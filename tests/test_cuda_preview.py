@@ -24,9 +24,8 @@ from kernel_tui.expect import NEEDS_SWEEP
 from kernel_tui.report import ScenarioReport
 from kernel_tui.scenario_file import CLAIM_KEYS, find_scenarios, read_scenario
 
-COURSE = [path for path in find_scenarios([course_dir()]) if not read_scenario(path).train]
-"""The lessons the preview generates code for: a training step (``TRAIN = True``) it refuses, which
-``tests/test_training.py`` checks."""
+COURSE = find_scenarios([course_dir()])
+"""Every lesson: a training step (``TRAIN = True``) is previewed too, traced on the CPU (``preview_training``)."""
 RECORDED = REPO / "tests" / "data" / "preview" / "course_sm90.jsonl"
 """The course previewed for sm_90, which ``make gpu-check`` compares a GPU with where its torch cannot preview;
 regenerate with ``kernel-tui run scenarios/ --device cuda-preview --arch 90 --json > tests/data/preview/...``."""
@@ -60,7 +59,8 @@ def test_course_cuda_claims_hold_in_the_preview(preview_engine: EngineClient, pa
 
 def test_every_course_lesson_claims_compiled_kernels_for_cuda() -> None:
     """Lessons 09-15 used to claim compiled counts on the CPU only; the preview decides them for CUDA."""
-    missing = [path.name for path in COURSE if "compiled" not in read_scenario(path).claims_for("cuda")]
+    forward_only = [path for path in COURSE if not read_scenario(path).train]
+    missing = [path.name for path in forward_only if "compiled" not in read_scenario(path).claims_for("cuda")]
     assert not missing, missing
 
 
