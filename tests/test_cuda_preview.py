@@ -80,7 +80,9 @@ def test_add_relu_is_one_fused_pointwise_kernel(preview_engine: EngineClient) ->
     assert _compiled(report) == [("triton_poi_fused_add_relu_0", 1)]
     kernel = report.compiled.kernels[0]
     assert (kernel.bytes_read, kernel.bytes_written) == (2 * 4096 * 4, 4096 * 4), "reads two arrays, writes one"
-    assert kernel.code is not None and "@triton.jit" in kernel.code and "tl.maximum" in kernel.code
+    assert kernel.code is not None and "@triton.jit" in kernel.code
+    # The relu: torch 2.14 writes tl.maximum, 2.12 its own triton_helpers.maximum.
+    assert re.search(r"\b(tl|triton_helpers)\.maximum\(", kernel.code), kernel.code
     assert kernel.aten_ops == ("aten::add", "aten::relu")
     assert report.signature == "a: (4096,) float32, b: (4096,) float32 → (4096,) float32", "shapes, as measured"
 
