@@ -360,7 +360,7 @@ def run_command(
 
     from rich.console import Console
 
-    from kernel_tui.client import EngineClient, EngineDied
+    from kernel_tui.client import EngineClient, EngineDied, is_refusal
     from kernel_tui.render import baseline_view, scenario_view
     from kernel_tui.report import ScenarioError
 
@@ -368,7 +368,8 @@ def run_command(
     status = Console(stderr=True)
 
     def forward(line: str) -> None:
-        sys.stderr.write(line)
+        if not is_refusal(line):  # said once below, as the run's own word
+            sys.stderr.write(line)
 
     exit_code = EXIT_OK
     grown: list[str] = []
@@ -379,6 +380,14 @@ def run_command(
     if options.remeasure_ceiling:
         os.environ["KERNEL_TUI_REMEASURE_CEILING"] = "1"  # read by the engine child, which inherits it
     with _signals_end_the_run(), EngineClient(options.device, stderr_sink=forward, arch=options.arch) as client:
+        try:
+            hello = client.start()
+        except EngineDied as death:
+            if death.refusal:
+                # The torch here is below kernel-tui's floor, or the device asked for cannot be had: true of
+                # every file alike, so said once, before any is measured.
+                print(f"kernel-tui run: {death.refusal}", file=sys.stderr)
+                return EXIT_USAGE
         for path in paths:
             # Read before the run, so the saved text is the one the engine runs a moment later.
             source = saved_source(path) if options.json else None

@@ -30,6 +30,9 @@ STDERR_TAIL_LINES = 40
 PROFILER_CHATTER = re.compile(r"^(USDT|STAGE):\d{4}-\d\d-\d\d ")
 
 
+REFUSAL_PREFIX = "kernel-tui engine: "
+
+
 @dataclass(frozen=True)
 class EngineDied(Exception):
     """The engine ended while a front end was waiting on it."""
@@ -43,19 +46,36 @@ class EngineDied(Exception):
             return self.reason
         code = self.returncode
         if code is None:
-            return "the engine stopped answering"
+            return f"the engine stopped answering: {self.refusal}" if self.refusal else "the engine stopped answering"
         if code < 0:
             try:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
             return f"the engine was killed by {name}"
-        # Code 3 is the engine refusing the device it was asked for (no GPU, a torch the preview was not
-        # checked on): its own words say what would work.
-        refusals = [line for line in self.stderr_tail.splitlines() if line.startswith("kernel-tui engine: ")]
-        if code == 3 and refusals:
-            return f"the engine exited with code 3: {refusals[-1].removeprefix('kernel-tui engine: ')}"
+        if code == 3 and self.refusal:
+            return f"the engine exited with code 3: {self.refusal}"
         return f"the engine exited with code {code}"
+
+    @property
+    def refusal(self) -> str:
+        """Why the engine refused to start, in its own words ('' if it did not): code 3 is the engine refusing
+        the torch it found (below kernel-tui's floor) or the device it was asked for (no GPU, a preview whose
+        patches miss their target). Its own words say what would work."""
+        if self.returncode not in (3, None):
+            return ""
+        refusals = [line.removeprefix(REFUSAL_PREFIX) for line in self.stderr_tail.splitlines() if is_refusal(line)]
+        return refusals[-1] if refusals else ""
+
+
+def is_refusal(line: str) -> bool:
+    """Whether an engine's stderr line is its refusal to start (``EngineDied.refusal`` repeats it)."""
+    line = line.rstrip("\n")
+    return (
+        line.startswith(REFUSAL_PREFIX)
+        and not line.startswith(f"{REFUSAL_PREFIX}ignoring")
+        and not line.endswith(": ending")  # the lifeline's word on why it ended
+    )
 
     def __str__(self) -> str:
         return self.describe()

@@ -7,7 +7,8 @@ decision a real GPU would make by measuring with a fixed policy, recorded as an 
 around Inductor's compile and around running the generated wrapper on fake tensors, never while Dynamo traces
 (there, the same patches would make Dynamo save CUDA RNG state and probe stream capture).
 
-What is faked, and why (checked on ``CHECKED_ON`` only; each is a private API that a release can change):
+What is faked, and why (each is a private API that a release can change: ``preview_support`` checks that each
+target is there before the preview starts):
 
 1. Device count and index (``torch._C._cuda_getDeviceCount``, ``_cuda_getDevice``, ``_cuda_setDevice``,
    ``torch.cuda.device_count``, ``_exchange_device``, ``_maybe_exchange_device``): one device, index 0, the
@@ -44,40 +45,10 @@ from unittest import mock
 
 import torch
 
-CHECKED_ON = {"torch": "2.14.1", "triton": "3.8.0"}
-"""The versions whose internals the patches were written against; any other is refused, never guessed at."""
+from kernel_tui.engine.preview_support import PreviewUnavailable
 
 ARCHES = (80, 90, 100)
 DEFAULT_ARCH = 90
-
-
-class PreviewUnavailable(RuntimeError):
-    """The preview cannot run with this torch: the message says why and what would work."""
-
-
-def _base_version(version: str) -> str:
-    return version.split("+", 1)[0]
-
-
-def check_versions() -> None:
-    """Refuse a torch or Triton the patches were not checked on, and a CPU-only torch."""
-    if torch.version.cuda is None:
-        raise PreviewUnavailable(
-            f"--device cuda-preview needs the CUDA build of torch (what `pip install torch` gives on Linux); "
-            f"this is torch {torch.__version__}, a CPU-only build"
-        )
-    try:
-        import triton
-    except ImportError as error:
-        raise PreviewUnavailable(f"--device cuda-preview needs triton, which comes with CUDA torch: {error}") from error
-    found = {"torch": _base_version(torch.__version__), "triton": _base_version(triton.__version__)}
-    if found != CHECKED_ON:
-        checked = ", ".join(f"{name} {version}" for name, version in CHECKED_ON.items())
-        have = ", ".join(f"{name} {version}" for name, version in found.items())
-        raise PreviewUnavailable(
-            f"--device cuda-preview patches torch and Triton internals and was checked on {checked} only; "
-            f"this is {have}, so it refuses rather than guess"
-        )
 
 
 # Published figures of one board per architecture: what Inductor reads decides block sizes, reduction splits

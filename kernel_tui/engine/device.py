@@ -13,9 +13,9 @@ def choose_device(requested: str) -> str:
     if requested == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if requested == "cuda-preview":
-        from kernel_tui.engine.cuda_fakes import check_versions
+        from kernel_tui.engine.preview_support import check_preview
 
-        check_versions()  # a RuntimeError that says which torch would do
+        check_preview()  # a RuntimeError that names what this torch lacks
         return requested
     if requested == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("--device cuda was asked for, but torch sees no CUDA device")

@@ -62,6 +62,10 @@ class OpFlops:
     flops: int | None
 
 
+REDUCTION_TAG = getattr(torch.Tag, "reduction", None)
+"""Absent in torch 2.9: there a reduction without a formula has unknown FLOPs, not a crash."""
+
+
 def op_flops(name: str, func: Any, args: tuple, kwargs: dict, out: Any) -> int | None:
     """The FLOPs of one dispatched operator (``name``, its profiler-style name) by the module's rules; None when
     no rule covers it."""
@@ -76,7 +80,7 @@ def op_flops(name: str, func: Any, args: tuple, kwargs: dict, out: Any) -> int |
     tags = getattr(func, "tags", ())
     if torch.Tag.pointwise in tags:
         return max((t.numel() for t in tensors_in(out)), default=0)
-    if torch.Tag.reduction in tags:
+    if REDUCTION_TAG is not None and REDUCTION_TAG in tags:
         return max((t.numel() for t in tensors_in((args, kwargs))), default=0)
     return None
 

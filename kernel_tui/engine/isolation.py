@@ -13,6 +13,7 @@ engine.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib
 import os
@@ -60,6 +61,70 @@ def _python_roots() -> tuple[str, ...]:
             pass
     roots.add(str(Path(__file__).resolve().parent.parent))  # kernel_tui itself
     return tuple(str(Path(root).resolve()) for root in roots if root)
+
+
+def _resolved(folder: str) -> str:
+    return str(Path(folder or ".").resolve())
+
+
+def _import_roots(path: list[str], scenario_folders: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Where the engine's own imports come from, whatever folder a scenario sits in: the interpreter's and the
+    installed packages' folders (a project's ``.venv`` beside its scenarios), and the engine's ``sys.path``
+    entries other than a scenario's own folder (``PYTHONPATH``, a ``.pth`` file's folder)."""
+    import site
+    import sysconfig
+
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(__file__).resolve().parent.parent)}
+    for name in ("stdlib", "platstdlib", "purelib", "platlib"):
+        with contextlib.suppress(KeyError):
+            roots.add(sysconfig.get_path(name))
+    with contextlib.suppress(AttributeError):
+        roots.update(site.getsitepackages())
+    with contextlib.suppress(AttributeError):
+        roots.add(site.getusersitepackages())
+    # kernel_tui's parent is the repository in an editable install, where the tests' scenarios live: only the
+    # package itself is the engine's.
+    roots.discard(str(Path(__file__).resolve().parent.parent.parent))
+    entries = {_resolved(entry) for entry in path} - set(scenario_folders)
+    return tuple(_resolved(root) for root in roots if root), tuple(sorted(entries))
+
+
+def _scenarios_own(
+    name: str,
+    module: ModuleType,
+    scenario_folders: tuple[str, ...],
+    engines_own: tuple[tuple[str, ...], tuple[str, ...]],
+) -> bool:
+    """Whether a module imported since the snapshot is the scenario's to forget: the scenario's own module, and
+    modules from its folder, never an installed package's (torch imports its own lazily, and registers what it
+    defines: imported twice, it fails with "already registered")."""
+    from kernel_tui.engine.loader import SCENARIO_MODULE_PREFIX
+
+    if name.startswith(SCENARIO_MODULE_PREFIX):
+        return True
+    where = getattr(module, "__file__", None)
+    if not _inside(where, scenario_folders):
+        return False
+    installed, entries = engines_own
+    if _inside(where, installed):
+        return False
+    return not any(_importable_from(entry, name, str(where)) for entry in entries)
+
+
+def _importable_from(entry: str, name: str, where: str) -> bool:
+    """Whether ``import name`` finds the file ``where`` on the ``sys.path`` entry ``entry``."""
+    try:
+        relative = Path(where).resolve().relative_to(entry)
+    except (OSError, RuntimeError, ValueError):
+        return False
+    parts = list(relative.parts)
+    if not parts:
+        return False
+    if parts[-1].startswith("__init__."):
+        parts.pop()
+    else:
+        parts[-1] = parts[-1].split(".", 1)[0]  # module.py, module.cpython-311-x86_64-linux-gnu.so
+    return ".".join(parts) == name
 
 
 def _inside(path: str | None, folders: tuple[str, ...]) -> bool:
@@ -255,13 +320,14 @@ class Snapshot:
 
     def _restore_imports(self, scenario_folders: tuple[str, ...]) -> None:
         added = tuple(entry for entry in sys.path if entry not in self.path)
-        theirs = tuple(str(Path(folder or ".").resolve()) for folder in (*scenario_folders, *added))
+        theirs = tuple(_resolved(folder) for folder in (*scenario_folders, *added))
         sys.path[:] = self.path
         sys.meta_path[:] = self.meta_path
         sys.path_hooks[:] = self.path_hooks
+        engines_own = _import_roots(self.path, theirs)
         for name in [name for name in sys.modules if name not in self.modules]:
             module = sys.modules.get(name)
-            if isinstance(module, ModuleType) and _inside(getattr(module, "__file__", None), theirs):
+            if isinstance(module, ModuleType) and _scenarios_own(name, module, theirs, engines_own):
                 del sys.modules[name]
         if added:
             sys.path_importer_cache.clear()

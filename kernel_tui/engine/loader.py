@@ -160,6 +160,14 @@ def _own_folder_on_path(path: Path) -> Iterator[None]:
             sys.path.remove(folder)
 
 
+SCENARIO_MODULE_PREFIX = "kernel_tui_scenario_"
+
+
+def scenario_module_name(path: Path) -> str:
+    """The name a scenario's module is registered under: one per file, the same for each run of it."""
+    return f"{SCENARIO_MODULE_PREFIX}{abs(hash(str(path)))}"
+
+
 def load_scenario(path: Path) -> LoadedScenario:
     """Read, check and execute a scenario file; raises StageError at stage ``load``."""
     try:
@@ -167,16 +175,28 @@ def load_scenario(path: Path) -> LoadedScenario:
         info = parse_scenario(source, path)
     except ScenarioFileError as exc:
         raise StageError(ScenarioError("load", str(exc), exc.line, str(path))) from exc
-    module = types.ModuleType(f"kernel_tui_scenario_{abs(hash(str(path)))}")
+    module = types.ModuleType(scenario_module_name(path))
     module.__file__ = str(path)
+    # Registered as an import would be: Dynamo before torch 2.14 imports the module of every function it
+    # inlines (a training step's fn reading F or a constant), and pickle and inspect look there too. The
+    # engine's restore between scenarios forgets it (isolation.SCENARIO_MODULE_PREFIX).
+    sys.modules[module.__name__] = module
     try:
         tree = ast.parse(source, str(path))
         code = compile(snippet_module(tree) if info.is_snippet else tree, str(path), "exec")
         with _own_folder_on_path(path):
             exec(code, module.__dict__)  # running the user's scenario is the point
     except USER_ERRORS as exc:
+        _unregister(module)
         raise stage_error("load", path, exc) from exc
     for name in ("fn", "inputs"):
         if not callable(getattr(module, name, None)):
+            _unregister(module)
             raise StageError(ScenarioError("load", f"the scenario defines no function {name}()", None, str(path)))
     return LoadedScenario(info, module)
+
+
+def _unregister(module: types.ModuleType) -> None:
+    """As a failed import leaves nothing behind."""
+    if sys.modules.get(module.__name__) is module:
+        del sys.modules[module.__name__]

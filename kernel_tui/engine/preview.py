@@ -18,7 +18,6 @@ fresh Dynamo, with Inductor's caches off only inside it, and leaves no fake devi
 from __future__ import annotations
 
 import contextlib
-import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,7 +34,6 @@ from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.cuda_fakes import (
     DEFAULT_ARCH,
     SdpaAsOnGpu,
-    check_versions,
     device_properties,
     fake_cuda,
     rewrite_sdpa,
@@ -45,6 +43,7 @@ from kernel_tui.engine.generated_code import MEMCPY_NAMES, compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
 from kernel_tui.engine.op_kinds import moves_data, op_name
+from kernel_tui.engine.preview_support import check_preview, quiet_torch_warnings
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import (
     EagerTrafficMode,
@@ -79,7 +78,7 @@ def preview_scenario(
     path: str | Path, arch: int = DEFAULT_ARCH, *, size: int | None = None, emit: Emit = no_emit
 ) -> ScenarioReport:
     """Everything ``kernel-tui run --device cuda-preview`` reports for one scenario file."""
-    check_versions()
+    check_preview()
     path = Path(path)
     report = ScenarioReport(
         scenario=str(path),
@@ -100,7 +99,8 @@ def preview_scenario(
         report = replace(report, title=info.title, size=size or info.size)
         if info.train:
             raise StageError(ScenarioError("load", training.NOT_PREVIEWED, None, str(path), training.NOT_PREVIEWED))
-        report = _preview_modes(scenario, report, arch, notes, emit)
+        with quiet_torch_warnings():
+            report = _preview_modes(scenario, report, arch, notes, emit)
     except StageError as failure:
         report = replace(report, error=failure.error)
     claims = info.claims_for("cuda") if info is not None else claims_of_unloaded(path, "cuda")
@@ -287,12 +287,12 @@ class _PreviewBackend:
             self.notes.append("training: inputs that require grad were compiled as inference (no backward graph)")
         rewrite_sdpa(gm, self.arch, self.notes)
         with fake_cuda(self.arch, self.notes), self._loaded_modules():
-            compiled = self.inductor(gm, example_inputs, config_patches=self.patches)
+            # The wrapper's own config and ours, merged as its config_patches= would (which torch 2.10 lacks).
+            self.inductor.config.update(self.patches)
+            compiled = self.inductor(gm, example_inputs)
 
         def run(*args: Any) -> Any:
-            with fake_cuda(self.arch, []), self.fake_mode, warnings.catch_warnings():
-                # Inductor checks its inputs' alignment by address; a fake tensor's address is 0, aligned.
-                warnings.filterwarnings("ignore", "Accessing the data pointer of FakeTensor")
+            with fake_cuda(self.arch, []), self.fake_mode, quiet_torch_warnings():
                 return compiled(*args)
 
         return run
@@ -366,14 +366,14 @@ def generate_for_gpu(
 
     ``notes`` receives the assumptions made; ``call(compiled_fn, args)`` makes the calls (a scenario's, to turn
     a failure into a report). ``.item()`` between graphs answers a stand-in value, noted once."""
-    check_versions()
+    check_preview()
     options = options or {}
     notes = notes if notes is not None else []
     fake_mode = next(t.fake_mode for t in args if isinstance(t, FakeTensor))
     backend = _PreviewBackend(arch, fake_mode, options, notes)
     host = _HostValues()
     try:
-        with _fresh_dynamo():
+        with _fresh_dynamo(), quiet_torch_warnings():
             watch = compile_watch.CompileWatch().start()
             compiled_fn = torch.compile(
                 fn, backend=backend, dynamic=options.get("dynamic"), fullgraph=bool(options.get("fullgraph", False))

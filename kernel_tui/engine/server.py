@@ -8,7 +8,7 @@ import sys
 import threading
 import traceback
 from dataclasses import replace
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from kernel_tui import protocol
 from kernel_tui.protocol import Done, Hello, Partial, Progress, RunRequest, WarmupPlan
@@ -37,22 +37,34 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
         a field they get wrong fails here, in the engine, not as a line the front end skips."""
         send(_typed(message_type, fields))
 
+    if options.device == "cuda-preview":
+        # Torch's C++ warnings about the fake device (a FakeTensor's data pointer) print below Python's
+        # warning filters; read once, when torch loads.
+        os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
     import torch
 
+    from kernel_tui.engine.torch_floor import below_floor
+
+    # Before anything that reads torch's internals: below the floor they are not what the engine expects.
+    refusal = below_floor(torch.__version__)
+    if refusal is not None:
+        _refuse(refusal)
+
+    from kernel_tui.engine.device import choose_device
+
+    try:
+        device = choose_device(options.device)
+    except RuntimeError as error:
+        _refuse(str(error))
+
     from kernel_tui.engine import compile_watch
-    from kernel_tui.engine.device import choose_device, configure_torch, device_name
+    from kernel_tui.engine.device import configure_torch, device_name
     from kernel_tui.engine.measure import measure_scenario
 
     if options.device == "cuda-preview":
         from kernel_tui.engine.preview import preview_as_measure
 
         measure_scenario = preview_as_measure(options.arch)
-
-    try:
-        device = choose_device(options.device)
-    except RuntimeError as error:
-        print(f"kernel-tui engine: {error}", file=sys.stderr)
-        sys.exit(3)
     configure_torch(device)
     compile_watch.install()
     from kernel_tui.engine import isolation, lifeline
@@ -109,6 +121,14 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
         if notes:
             # Something the scenario changed cannot be undone here: a fresh engine runs the next one.
             lifeline.end_everything()
+
+
+def _refuse(reason: str) -> NoReturn:
+    """End at once with code 3 and the reason on stderr (client.EngineDied.refusal reads it): nothing has run
+    that needs cleaning up, and Python's own exit would wait for the compile workers that importing
+    Inductor's modules (to check the preview's patch targets) may have started."""
+    print(f"kernel-tui engine: {reason}", file=sys.stderr, flush=True)
+    os._exit(3)
 
 
 def _typed(message_type: str, fields: dict[str, Any]) -> protocol.EngineMessage:
