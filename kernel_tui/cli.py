@@ -10,6 +10,7 @@ import gc
 import math
 import os
 import signal
+import stat
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kernel_tui.course import course_dir
+from kernel_tui.safe_text import safe_line
 from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_scenario, read_source
 
 if TYPE_CHECKING:
@@ -222,7 +224,12 @@ def _check_arch(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
 def _check_paths(parser: argparse.ArgumentParser, paths: Sequence[str]) -> list[Path]:
     missing = [path for path in paths if not Path(path).exists()]
     if missing:
-        parser.error(f"no such file or folder: {', '.join(missing)}")
+        parser.error(f"no such file or folder: {safe_line(', '.join(missing))}")
+    for path in paths:
+        # A device or a FIFO would block or never end the read that a run, a listing or the explorer starts with.
+        kind = Path(path).stat().st_mode
+        if not stat.S_ISDIR(kind) and not stat.S_ISREG(kind):
+            parser.error(f"not a file or a folder: {safe_line(path)} (a device, a FIFO or a socket)")
     found = find_scenarios(list(paths))
     if not found:
         parser.error(f"no scenario files in {', '.join(paths)}")
@@ -348,7 +355,8 @@ def _stdout_console():  # rich is imported late to keep start-up light
     # Piped output has no terminal width to follow: COLUMNS if set, else 120 columns, which keeps the two
     # tables side by side.
     follow = sys.stdout.isatty() or "COLUMNS" in os.environ
-    return Console(highlight=False, width=None if follow else PIPED_WIDTH)
+    # No markup: every string printed names a scenario, a kernel or an error a stranger may have written.
+    return Console(highlight=False, markup=False, width=None if follow else PIPED_WIDTH)
 
 
 def run_command(
@@ -365,7 +373,7 @@ def run_command(
     from kernel_tui.report import ScenarioError
 
     console = _stdout_console()
-    status = Console(stderr=True)
+    status = Console(stderr=True, markup=False, highlight=False)
 
     def forward(line: str) -> None:
         sys.stderr.write(line)
@@ -383,9 +391,9 @@ def run_command(
             # Read before the run, so the saved text is the one the engine runs a moment later.
             source = saved_source(path) if options.json else None
 
-            def show_progress(message: Progress, name: str = path.name) -> None:
+            def show_progress(message: Progress, name: str = safe_line(path.name)) -> None:
                 if not options.json and status.is_terminal:
-                    status.print(f"[dim]{name}: {message.stage} {message.detail}[/]")
+                    status.print(f"{name}: {message.stage} {message.detail}", style="dim")
 
             heard = HeardSoFar(show_progress)
             try:
@@ -411,7 +419,7 @@ def run_command(
                 exit_code = EXIT_FAILED
             comparison = baseline_comparison(report, baselines, alone=len(paths) == 1)
             if comparison is not None and comparison.grew:
-                grown.append(f"{path.name}: {', '.join(comparison.growth())}")
+                grown.append(f"{safe_line(path.name)}: {', '.join(comparison.growth())}")
             if options.json:
                 data = replace(report, source=source).to_dict()
                 if baselines is not None:
@@ -550,6 +558,7 @@ def died_report(
 
 def list_command(paths: list[Path]) -> int:
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="scenarios", title_justify="left")
     for column in ("#", "title", "path", "claims"):
@@ -560,10 +569,10 @@ def list_command(paths: list[Path]) -> int:
             info = read_scenario(path)
         except ScenarioFileError as error:
             where = f"{path}:{error.line}" if error.line else str(path)
-            table.add_row(str(number), f"[red]cannot read: {error}[/]", where, "")
+            table.add_row(str(number), Text(safe_line(f"cannot read: {error}"), style="red"), safe_line(where), "")
             exit_code = EXIT_FAILED
             continue
-        table.add_row(str(number), info.title, str(path), info.claims_text())
+        table.add_row(str(number), info.title, safe_line(str(path)), info.claims_text())
     _stdout_console().print(table)
     return exit_code
 

@@ -23,6 +23,8 @@ from kernel_tui.ui.score import PredictionBook
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from kernel_tui.ui.catalog import ScenarioEntry
 
 
@@ -57,6 +59,19 @@ class KernelTuiApp(App[None]):
         self._exit_after_first_frame = exit_after_first_frame
         self.predictions = PredictionBook(enabled=predict)
         """The course's predict-then-reveal answers and score (``--no-predict``: off at start)."""
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast, never read as markup whatever the caller asked: its text names scenarios, kernels and errors
+        that strangers wrote (a ``[/]`` in a title once crashed the app, a ``[link=…]`` was followed)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def get_default_screen(self) -> Screen:
         return self.SCREEN(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.content import Content
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
@@ -32,7 +33,7 @@ class KernelTable(DataTable):
     def __init__(self, mode: str, title: str, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False, show_cursor=True)
         self.mode = mode
-        self.border_title = title
+        self.border_title = Content(title)
         self.kernels: tuple[Kernel, ...] = ()
         """The kernels shown, in row order (tests and the full-name line read this)."""
         self.shown_rows: tuple[KernelRow, ...] = ()
@@ -160,7 +161,7 @@ class KernelTable(DataTable):
     def _show_subtitle(self) -> None:
         result = self._result
         if result is None:
-            self.border_subtitle = self._waiting
+            self.border_subtitle = Content(self._waiting)
             return
         if not result.kernels:
             subtitle = "no kernels"
@@ -176,7 +177,7 @@ class KernelTable(DataTable):
         if self.predicted is not None:
             right = round(result.kernel_count) == self.predicted
             subtitle += f" · you said {self.predicted} {'✓' if right else '✗'}"
-        self.border_subtitle = subtitle
+        self.border_subtitle = Content(subtitle)
 
     def highlighted_kernel(self) -> Kernel | None:
         """The kernel under the cursor, if any (a heading or a removed kernel is none of this run's)."""

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.reactive import var
 from textual.timer import Timer
 from textual.widget import Widget
@@ -148,11 +149,11 @@ class RuntimeChart(Widget):
             hint_text = self.hint
         hint = self.query_one("#chart-hint", Static)
         if hint_text != self._hint_shown:
-            hint.update(hint_text)
+            hint.update(Content(hint_text))
             self._hint_shown = hint_text
         hint.display = not drawn
         self.border_title = TITLES.get(self.mode, TITLES["time"])
-        self.border_subtitle = self._subtitle() if drawn else ""
+        self.border_subtitle = Content(self._subtitle() if drawn else "")
         # Queried by name: RuntimePlot (and plotext) are imported only once the chart is first drawn.
         for plot in cast("list[RuntimePlot]", list(self.query("RuntimePlot"))):
             plot.points, plot.hint = self.points, self.hint
