@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kernel_tui.cli_output import OutputFailed, silence_stdout, stdout_is_closed, writing
 from kernel_tui.course import course_dir
 from kernel_tui.safe_text import safe_line
 from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_scenario, read_source
@@ -263,8 +264,20 @@ def _signals_end_the_run() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if stdout_is_closed():
+        # Nothing could be shown, and fd 1 free would be taken by the first file or pipe the run opens.
+        silence_stdout()
+        if sys.stderr is not None:
+            print(
+                "kernel-tui: standard output is closed: there is nowhere to show anything (use > FILE)", file=sys.stderr
+            )
+        return EXIT_USAGE
     try:
         return _main(argv)
+    except OutputFailed as failed:
+        silence_stdout()
+        print(f"kernel-tui: {failed}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("kernel-tui: interrupted", file=sys.stderr)
         return 128 + signal.SIGINT
@@ -424,12 +437,15 @@ def run_command(
                 data = replace(report, source=source).to_dict()
                 if baselines is not None:
                     data["baseline"] = comparison.to_dict() if comparison is not None else None
-                sys.stdout.write(json.dumps(strict_json(data), allow_nan=False) + "\n")
-                sys.stdout.flush()
+                with writing("the results to standard output"):
+                    sys.stdout.write(json.dumps(strict_json(data), allow_nan=False) + "\n")
+                    sys.stdout.flush()
             else:
-                console.print(scenario_view(report, console.width))
-                if baselines is not None:
-                    console.print(baseline_view(comparison, report.scenario, options.baseline))
+                with writing("the results to standard output"):
+                    console.print(scenario_view(report, console.width))
+                    if baselines is not None:
+                        console.print(baseline_view(comparison, report.scenario, options.baseline))
+                    console.file.flush()
     if grown:
         # One line a CI log shows, on stderr so that --json output stays JSON.
         print(f"kernel-tui run: grew against {options.baseline}: {'; '.join(grown)}", file=sys.stderr)
@@ -437,7 +453,8 @@ def run_command(
     if options.export:
         from kernel_tui.markdown_report import lab_report
 
-        Path(options.export).write_text(lab_report(reports), encoding="utf-8")
+        with writing(f"the report to {safe_line(options.export)}"):
+            Path(options.export).write_text(lab_report(reports), encoding="utf-8")
     return exit_code
 
 

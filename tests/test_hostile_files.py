@@ -304,3 +304,34 @@ class TestUnboundedWork:
             assert "showing the first 1,000 of 800,001 lines" in screen_text(app)
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, KernelCodeScreen), what="the dialog to close")
+
+
+class TestOutputThatFails:
+    """A full disk (``/dev/full``) or a closed stdout: one line on stderr, never a traceback."""
+
+    def run_cli(self, *arguments: str, stdout: Any) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "kernel_tui.cli", "run", str(ADD_RELU), "--no-sweep", "--size", "4096"]
+        return subprocess.run(
+            [*command, *arguments], stdout=stdout, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=300
+        )
+
+    @pytest.mark.parametrize("where", ["--json", "--export"])
+    def test_a_full_disk(self, where: str):
+        with open("/dev/full", "w") as full:
+            if where == "--json":
+                result = self.run_cli("--json", stdout=full)
+            else:
+                result = self.run_cli("--export", "/dev/full", stdout=subprocess.DEVNULL)
+        (line,) = result.stderr.strip().splitlines()[-1:]
+        assert result.returncode == 1 and "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
+        assert line.startswith("kernel-tui: cannot write") and line.endswith("No space left on device")
+
+    def test_stdout_closed(self):
+        # As a shell's ``>&-`` does it: the process starts with fd 1 closed.
+        command = ["sh", "-c", 'exec "$0" "$@" >&-', sys.executable, "-m", "kernel_tui.cli", "run", str(ADD_RELU)]
+        result = subprocess.run(command, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=60)
+        assert result.returncode == EXIT_USAGE
+        assert (
+            result.stderr.strip()
+            == "kernel-tui: standard output is closed: there is nowhere to show anything (use > FILE)"
+        )
