@@ -335,3 +335,78 @@ class TestOutputThatFails:
             result.stderr.strip()
             == "kernel-tui: standard output is closed: there is nowhere to show anything (use > FILE)"
         )
+
+
+class TestAHundredCraftedFiles:
+    """What the issue asks of ``view`` and ``--baseline`` on a folder of a hundred crafted files: each is refused
+    in one line or shown, and nothing crashes, hangs or shows a control character."""
+
+    @pytest.fixture(scope="class")
+    def crafted(self, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+        from hostile_results import hundred_files
+
+        return hundred_files(tmp_path_factory.mktemp("hundred"))
+
+    def test_each_is_refused_in_one_line_by_view_and_baseline_or_read(self, crafted: list[Path], capsys):
+        assert len(crafted) == 100
+        read = 0
+        for path in crafted:
+            try:
+                reports = read_results(path)
+            except ResultsFileError:
+                for command in (["view", str(path)], ["run", "--baseline", str(path), str(ADD_RELU)]):
+                    assert str(path) in refused_line(capsys, command)
+                continue
+            read += 1
+            for report in reports:
+                compare(report, report)
+        assert read >= 5, "the files with hostile text, and those whose value fits its field, are shown"
+
+    async def test_the_view_opens_every_one_it_reads_and_r_g_d_work(self, crafted: list[Path]):
+        for path in crafted:
+            try:
+                saved = saved_reports(read_results(path), path)
+            except ResultsFileError:
+                continue
+            app = build_view_app(saved, clock=lambda: 1000.0, predict=False)
+            async with app.run_test(size=WIDE) as pilot:
+                await pilot.press("r")
+                shown_path = saved[0].path
+                await wait_for(pilot, lambda a=app, p=shown_path: finished(a, p), what=f"{path.name}'s saved run")
+                explorer(app).query_one("#compiled", KernelTable).focus()
+                await pilot.press("g")
+                await pilot.pause()
+                shown = screen_text(app)
+                await pilot.press("escape", "d")
+                await pilot.pause()
+                shown += screen_text(app)
+                await pilot.press("escape", "4")
+                await pilot.pause()
+                shown += screen_text(app)
+                assert not any(byte in shown for byte in CONTROL_BYTES), path.name
+            assert app.return_code in (None, 0), path.name
+
+
+def test_no_widget_title_or_toast_is_built_as_markup():
+    """The mechanism, checked in the source: a border title given as a ``str`` is parsed as markup by Textual,
+    so every one that is not a literal is wrapped in ``Content``; and the app's ``notify`` never parses markup."""
+    import ast
+
+    from kernel_tui.ui.app import KernelTuiApp
+
+    offenders = []
+    for path in (REPO / "kernel_tui" / "ui").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Assign) or not isinstance(node.targets[0], ast.Attribute):
+                continue
+            if node.targets[0].attr not in ("border_title", "border_subtitle"):
+                continue
+            value = node.value
+            literal = isinstance(value, ast.Constant) or (
+                isinstance(value, ast.Name) and value.id.isupper()  # a module's constant
+            )
+            wrapped = isinstance(value, ast.Call) and getattr(value.func, "id", "") == "Content"
+            if not (literal or wrapped):
+                offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert not offenders, f"a border title built from a str is read as markup: {', '.join(offenders)}"
+    assert "markup=False" in __import__("inspect").getsource(KernelTuiApp.notify)

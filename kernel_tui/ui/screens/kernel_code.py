@@ -56,7 +56,7 @@ class KernelCodeScreen(Dialog[None]):
         kernel = self.kernel
         with VerticalScroll(id="code-body", classes="dialog-body") as body:
             body.border_title = Content(f"Generated code: {kernel.short_name}")
-            body.border_subtitle = f"{'C++' if self.language == 'cpp' else 'Triton'} · esc closes"
+            body.border_subtitle = Content(f"{'C++' if self.language == 'cpp' else 'Triton'} · esc closes")
             code, left_out = shown_code(kernel.code or "")
             yield Static(self._heading(left_out), id="code-heading")
             yield Static(

@@ -58,7 +58,7 @@ class RuntimeChart(Widget):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.border_title = TITLES["time"]
+        self.border_title = Content(TITLES["time"])
         self.points: list[SweepPoint] = []
         """The points shown, in the order they arrived (tests read this)."""
         self.hint = ""
@@ -152,7 +152,7 @@ class RuntimeChart(Widget):
             hint.update(Content(hint_text))
             self._hint_shown = hint_text
         hint.display = not drawn
-        self.border_title = TITLES.get(self.mode, TITLES["time"])
+        self.border_title = Content(TITLES.get(self.mode, TITLES["time"]))
         self.border_subtitle = Content(self._subtitle() if drawn else "")
         # Queried by name: RuntimePlot (and plotext) are imported only once the chart is first drawn.
         for plot in cast("list[RuntimePlot]", list(self.query("RuntimePlot"))):
