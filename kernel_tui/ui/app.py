@@ -23,6 +23,7 @@ from kernel_tui.ui.score import PredictionBook
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
     from textual.notifications import SeverityLevel
 
     from kernel_tui.ui.catalog import ScenarioEntry
@@ -72,6 +73,16 @@ class KernelTuiApp(App[None]):
         """A toast, never read as markup whatever the caller asked: its text names scenarios, kernels and errors
         that strangers wrote (a ``[/]`` in a title once crashed the app, a ``[link=…]`` was followed)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        from textual.drivers.linux_driver import LinuxDriver
+
+        if driver is not LinuxDriver:  # Windows, or served to a browser (textual-serve's own driver)
+            return driver
+        from kernel_tui.ui.terminal_driver import TerminalDriver
+
+        return TerminalDriver
 
     def get_default_screen(self) -> Screen:
         return self.SCREEN(
