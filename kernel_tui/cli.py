@@ -10,13 +10,16 @@ import gc
 import math
 import os
 import signal
+import stat
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kernel_tui.cli_output import OutputFailed, silence_stdout, stdout_is_closed, writing
 from kernel_tui.course import course_dir
+from kernel_tui.safe_text import safe_line
 from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_scenario, read_source
 
 if TYPE_CHECKING:
@@ -222,7 +225,12 @@ def _check_arch(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
 def _check_paths(parser: argparse.ArgumentParser, paths: Sequence[str]) -> list[Path]:
     missing = [path for path in paths if not Path(path).exists()]
     if missing:
-        parser.error(f"no such file or folder: {', '.join(missing)}")
+        parser.error(f"no such file or folder: {safe_line(', '.join(missing))}")
+    for path in paths:
+        # A device or a FIFO would block or never end the read that a run, a listing or the explorer starts with.
+        kind = Path(path).stat().st_mode
+        if not stat.S_ISDIR(kind) and not stat.S_ISREG(kind):
+            parser.error(f"not a file or a folder: {safe_line(path)} (a device, a FIFO or a socket)")
     found = find_scenarios(list(paths))
     if not found:
         parser.error(f"no scenario files in {', '.join(paths)}")
@@ -256,8 +264,20 @@ def _signals_end_the_run() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if stdout_is_closed():
+        # Nothing could be shown, and fd 1 free would be taken by the first file or pipe the run opens.
+        silence_stdout()
+        if sys.stderr is not None:
+            print(
+                "kernel-tui: standard output is closed: there is nowhere to show anything (use > FILE)", file=sys.stderr
+            )
+        return EXIT_USAGE
     try:
         return _main(argv)
+    except OutputFailed as failed:
+        silence_stdout()
+        print(f"kernel-tui: {failed}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("kernel-tui: interrupted", file=sys.stderr)
         return 128 + signal.SIGINT
@@ -348,7 +368,8 @@ def _stdout_console():  # rich is imported late to keep start-up light
     # Piped output has no terminal width to follow: COLUMNS if set, else 120 columns, which keeps the two
     # tables side by side.
     follow = sys.stdout.isatty() or "COLUMNS" in os.environ
-    return Console(highlight=False, width=None if follow else PIPED_WIDTH)
+    # No markup: every string printed names a scenario, a kernel or an error a stranger may have written.
+    return Console(highlight=False, markup=False, width=None if follow else PIPED_WIDTH)
 
 
 def run_command(
@@ -365,7 +386,7 @@ def run_command(
     from kernel_tui.report import ScenarioError
 
     console = _stdout_console()
-    status = Console(stderr=True)
+    status = Console(stderr=True, markup=False, highlight=False)
 
     def forward(line: str) -> None:
         if not is_refusal(line):  # said once below, as the run's own word
@@ -392,9 +413,9 @@ def run_command(
             # Read before the run, so the saved text is the one the engine runs a moment later.
             source = saved_source(path) if options.json else None
 
-            def show_progress(message: Progress, name: str = path.name) -> None:
+            def show_progress(message: Progress, name: str = safe_line(path.name)) -> None:
                 if not options.json and status.is_terminal:
-                    status.print(f"[dim]{name}: {message.stage} {message.detail}[/]")
+                    status.print(f"{name}: {message.stage} {message.detail}", style="dim")
 
             heard = HeardSoFar(show_progress)
             try:
@@ -420,17 +441,20 @@ def run_command(
                 exit_code = EXIT_FAILED
             comparison = baseline_comparison(report, baselines, alone=len(paths) == 1)
             if comparison is not None and comparison.grew:
-                grown.append(f"{path.name}: {', '.join(comparison.growth())}")
+                grown.append(f"{safe_line(path.name)}: {', '.join(comparison.growth())}")
             if options.json:
                 data = replace(report, source=source).to_dict()
                 if baselines is not None:
                     data["baseline"] = comparison.to_dict() if comparison is not None else None
-                sys.stdout.write(json.dumps(strict_json(data), allow_nan=False) + "\n")
-                sys.stdout.flush()
+                with writing("the results to standard output"):
+                    sys.stdout.write(json.dumps(strict_json(data), allow_nan=False) + "\n")
+                    sys.stdout.flush()
             else:
-                console.print(scenario_view(report, console.width))
-                if baselines is not None:
-                    console.print(baseline_view(comparison, report.scenario, options.baseline))
+                with writing("the results to standard output"):
+                    console.print(scenario_view(report, console.width))
+                    if baselines is not None:
+                        console.print(baseline_view(comparison, report.scenario, options.baseline))
+                    console.file.flush()
     if grown:
         # One line a CI log shows, on stderr so that --json output stays JSON.
         print(f"kernel-tui run: grew against {options.baseline}: {'; '.join(grown)}", file=sys.stderr)
@@ -438,7 +462,8 @@ def run_command(
     if options.export:
         from kernel_tui.markdown_report import lab_report
 
-        Path(options.export).write_text(lab_report(reports), encoding="utf-8")
+        with writing(f"the report to {safe_line(options.export)}"):
+            Path(options.export).write_text(lab_report(reports), encoding="utf-8")
     return exit_code
 
 
@@ -559,6 +584,7 @@ def died_report(
 
 def list_command(paths: list[Path]) -> int:
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="scenarios", title_justify="left")
     for column in ("#", "title", "path", "claims"):
@@ -569,10 +595,10 @@ def list_command(paths: list[Path]) -> int:
             info = read_scenario(path)
         except ScenarioFileError as error:
             where = f"{path}:{error.line}" if error.line else str(path)
-            table.add_row(str(number), f"[red]cannot read: {error}[/]", where, "")
+            table.add_row(str(number), Text(safe_line(f"cannot read: {error}"), style="red"), safe_line(where), "")
             exit_code = EXIT_FAILED
             continue
-        table.add_row(str(number), info.title, str(path), info.claims_text())
+        table.add_row(str(number), info.title, safe_line(str(path)), info.claims_text())
     _stdout_console().print(table)
     return exit_code
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from kernel_tui import proctree, protocol
 from kernel_tui.protocol import Done, EngineMessage, Hello, ProtocolError, RunMessage, RunRequest, Warmup
+from kernel_tui.safe_text import safe_text
 
 STDERR_TAIL_LINES = 40
 # Kineto prints these on every profile whatever its log level; they are torch's noise, not the scenario's.
@@ -40,6 +41,12 @@ class EngineDied(Exception):
     returncode: int | None
     stderr_tail: str
     reason: str = ""
+
+    def __post_init__(self) -> None:
+        # The tail is what a scenario wrote on stderr: shown in the app's details and in the report, never as a
+        # terminal's escape.
+        object.__setattr__(self, "stderr_tail", safe_text(self.stderr_tail))
+        object.__setattr__(self, "reason", safe_text(self.reason))
 
     def describe(self) -> str:
         if self.reason:

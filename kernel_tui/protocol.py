@@ -30,8 +30,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import Any, TypeVar
 
-from kernel_tui.report import ScenarioReport, from_known_fields
+from kernel_tui.report import ScenarioReport
 from kernel_tui.report import SweepPoint as MeasuredPoint
+from kernel_tui.report_schema import checked, checked_report
+from kernel_tui.safe_text import safe_text
 
 PROTOCOL_VERSION = 2
 
@@ -222,11 +224,13 @@ class _Fields:
             raise ValueError(f"{name!r} is {value!r}")
         return float(value)
 
+    # The engine runs a stranger's code: what it says is shown as text, never as a terminal's escape.
     def text(self, name: str) -> str:
-        return self._get(name, str, optional=False)
+        return safe_text(self._get(name, str, optional=False))
 
     def optional_text(self, name: str) -> str | None:
-        return self._get(name, str, optional=True)
+        value = self._get(name, str, optional=True)
+        return safe_text(value) if value is not None else None
 
     def flag(self, name: str) -> bool:
         return self._get(name, bool, optional=False)
@@ -249,7 +253,8 @@ class _Fields:
         return tuple(values)
 
     def report(self) -> ScenarioReport:
-        return ScenarioReport.from_dict(self.mapping("report"))
+        # NaN is a time that was not measured, on the wire; a results file (``results_file``) refuses it.
+        return ScenarioReport.from_dict(checked_report(self.mapping("report"), finite=False))
 
 
 def _as_tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
@@ -284,7 +289,10 @@ def _read_progress(wire: _Fields) -> Progress:
 
 
 def _read_sweep_point(wire: _Fields) -> SweepPoint:
-    return SweepPoint(wire.integer("run_id"), from_known_fields(MeasuredPoint, wire.mapping("point")))
+    return SweepPoint(
+        wire.integer("run_id"),
+        MeasuredPoint(**checked(MeasuredPoint, wire.mapping("point"), finite=False, where="point")),
+    )
 
 
 def _read_run_request(wire: _Fields) -> RunRequest:

@@ -42,6 +42,7 @@ from kernel_tui.roofline_text import (
     roofline_cells,
     roofline_summary,
 )
+from kernel_tui.safe_text import safe_line
 
 
 def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> Table:
@@ -187,7 +188,7 @@ def baseline_view(comparison: Comparison | None, scenario: str, source: str) -> 
     """A run against its baseline in ``source``: per mode the totals, then each kernel added (``+``), removed
     (``-``) or changed (``~``); lines, not side-by-side tables, so that it reads at 80 columns."""
     if comparison is None:
-        return Text(f"baseline: no report of {Path(scenario).name} in {source}\n", style="yellow")
+        return Text(f"baseline: no report of {Path(scenario).name} in {safe_line(source)}\n", style="yellow")
     parts: list[RenderableType] = [Text(f"Against the baseline: {heading_text(comparison, source)}", style="bold")]
     for mode in comparison.modes:
         parts.append(Text(totals_text(mode), style="bold red" if mode.launches_grew or mode.bytes_grew else ""))

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernel_tui.bounded_read import SCENARIO_LIMIT, read_bounded
 from kernel_tui.compile_variants import COMPILE_KEYS, DEFAULT_VARIANT, VariantError, check_variants
+from kernel_tui.safe_text import safe_line, safe_text
 from kernel_tui.snippet import MODULE_CONSTANTS, is_snippet
 
 DEFAULT_SIZE = 2**20
@@ -105,33 +107,58 @@ _BINARY = {
 
 MAX_INT_BITS = 256
 MAX_ITEMS = 100_000
-"""Bounds on what a literal may build: a crafted ``[1024] * 2**60`` must be refused, not allocated."""
+"""Bounds on what a literal may build: a crafted ``[1024] * 2**60`` must be refused, not allocated. Items are
+counted as ``repr`` would write them out: ``[[0] * 99] * 99`` is 9,900 items though it is two lists in memory, so
+a nest of such lists (a "repr bomb") is refused before any message or listing tries to print it."""
 
 
 def constant_value(node: ast.AST) -> Any:
     """Evaluate literals and integer arithmetic between them, nothing else."""
+    value, _items = _evaluate(node)
+    return value
+
+
+def _evaluate(node: ast.AST) -> tuple[Any, int]:
+    """The literal's value and its size in items (each element of every list, string and dict, nested ones
+    written out), checked against ``MAX_ITEMS`` at every step, so no step costs more than that."""
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = constant_value(node.left), constant_value(node.right)
-        _check_operation(node.op, left, right)
+        (left, left_items), (right, right_items) = _evaluate(node.left), _evaluate(node.right)
+        items = _items_of_operation(node.op, left, left_items, right, right_items)
         result = _BINARY[type(node.op)](left, right)
         if isinstance(result, int) and result.bit_length() > MAX_INT_BITS:
             raise ValueError("number too large")
-        return result
+        return result, items
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -constant_value(node.operand)
+        value, items = _evaluate(node.operand)
+        return -value, items
     if isinstance(node, (ast.List, ast.Tuple)):
-        return [constant_value(item) for item in node.elts]
+        evaluated = [_evaluate(item) for item in node.elts]
+        return [value for value, _ in evaluated], _bounded(len(evaluated) + sum(items for _, items in evaluated))
     if isinstance(node, ast.Dict):
         keys = [key for key in node.keys if key is not None]
         if len(keys) != len(node.keys):
             raise ValueError("** in a dict")
-        return {constant_value(k): constant_value(v) for k, v in zip(keys, node.values)}
+        pairs = [(_evaluate(key), _evaluate(value)) for key, value in zip(keys, node.values)]
+        items = len(pairs) + sum(key_items + value_items for (_, key_items), (_, value_items) in pairs)
+        return {key: value for (key, _), (value, _) in pairs}, _bounded(items)
     if isinstance(node, ast.Constant):
-        return node.value
-    raise ValueError(f"not a constant: {ast.unparse(node)}")
+        return node.value, _bounded(len(node.value) if isinstance(node.value, (str, bytes)) else 0)
+    raise ValueError(f"not a constant: {_glimpse(node)}")
 
 
-def _check_operation(op: ast.operator, left: Any, right: Any) -> None:
+def _bounded(items: int) -> int:
+    if items > MAX_ITEMS:
+        raise ValueError(f"more than {MAX_ITEMS:,} items")
+    return items
+
+
+def _glimpse(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _items_of_operation(op: ast.operator, left: Any, left_items: int, right: Any, right_items: int) -> int:
+    """The size of ``left op right`` in items, refused before it is built if over ``MAX_ITEMS``."""
     if isinstance(op, ast.Pow):
         if not isinstance(right, int) or abs(right) > 64:
             raise ValueError("exponent too large")
@@ -140,10 +167,12 @@ def _check_operation(op: ast.operator, left: Any, right: Any) -> None:
     if isinstance(op, ast.LShift) and isinstance(right, int) and right > MAX_INT_BITS:
         raise ValueError("shift too large")
     if isinstance(op, ast.Mult):
-        for sequence, count in ((left, right), (right, left)):
+        for sequence, items, count in ((left, left_items, right), (right, right_items, left)):
             if isinstance(sequence, (list, str, bytes)) and isinstance(count, int):
-                if len(sequence) * max(count, 0) > MAX_ITEMS:
-                    raise ValueError(f"more than {MAX_ITEMS:,} items")
+                return _bounded(items * max(count, 0))
+    if isinstance(op, ast.Add) and isinstance(left, (list, str, bytes)):
+        return _bounded(left_items + right_items)  # a sum of many terms: each partial sum is bounded too
+    return 0
 
 
 def read_source(path: str | Path) -> str:
@@ -155,7 +184,7 @@ def read_source(path: str | Path) -> str:
     import importlib.util
 
     try:
-        return importlib.util.decode_source(Path(path).read_bytes())
+        return importlib.util.decode_source(read_bounded(path, SCENARIO_LIMIT))
     except SyntaxError as error:  # no encoding declaration fits the bytes
         raise ScenarioFileError(f"cannot read the file: {error.msg}", error.lineno) from error
     except (OSError, ValueError, LookupError) as error:
@@ -214,8 +243,8 @@ def _parse_scenario(source: str, path: Path) -> ScenarioInfo:
     train = _read_train(constants)
     return ScenarioInfo(
         path=path,
-        title=title.strip() or path.stem,
-        lesson=lesson.strip(),
+        title=safe_line(title.strip() or path.stem),
+        lesson=safe_text(lesson.strip()),
         size=size,
         sizes=sizes,
         expect=expect,

@@ -94,3 +94,23 @@ def test_the_matmul_ceiling_is_measured_again_when_asked_or_beaten_by_far(matmul
     monkeypatch.setenv(bandwidth.REMEASURE_ENV, "1")
     assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 250.0  # asked: the new figure
     assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 250.0 and len(matmul_measured) == 3
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "fast",
+        {"gbs": "fast", "measured_at": 1e18},
+        {"gbs": 5.0, "measured_at": "yesterday"},
+        {"gbs": [1], "measured_at": None},
+        {"gbs": True, "measured_at": 1e18},
+        {"gbs": -3.0, "measured_at": 1e18},
+    ],
+)
+def test_an_entry_of_the_wrong_type_is_treated_as_absent_and_written_anew(measured, tmp_path, entry):
+    cache = tmp_path / "bandwidth.json"
+    bandwidth.ceiling_gbs("cpu", "EPYC")
+    (key,) = json.loads(cache.read_text())
+    cache.write_text(json.dumps({key: entry}))
+    assert bandwidth.ceiling_gbs("cpu", "EPYC") == 20.0 and measured == [5.0, 20.0]
+    assert json.loads(cache.read_text())[key]["gbs"] == 20.0

@@ -14,6 +14,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from typing import Any
 
 from test_ui_support import ADD_RELU, REPO
 
@@ -55,14 +56,14 @@ def stop(process: subprocess.Popen) -> None:
             process.wait(timeout=10)
 
 
-def start_server(tmp_path, port: int) -> subprocess.Popen:
+def start_server(tmp_path, port: int, output: Any = subprocess.PIPE) -> subprocess.Popen:
     env = {**os.environ, "KERNEL_TUI_STATE_DIR": str(tmp_path / "state")}
     return subprocess.Popen(
         [sys.executable, "-m", "kernel_tui", str(ADD_RELU), "--serve", "--port", str(port), "--no-predict"],
         cwd=REPO,
         env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stdout=output,
+        stderr=subprocess.STDOUT if output is not subprocess.PIPE else subprocess.PIPE,
         text=True,
         start_new_session=True,
     )
@@ -124,6 +125,27 @@ def test_serve_answers_with_the_textual_serve_page_for_kernel_tui(tmp_path):
     assert "textual.js" in page and "textual-terminal" in page, "the textual-serve page"
     assert "<div>kernel-tui</div>" in page, "titled for kernel-tui"
     assert f"ws://127.0.0.1:{port}/ws/{token}" in page, "its websocket on the address it listens on"
+
+
+def test_the_token_is_printed_once_and_never_in_the_access_log(tmp_path):
+    port = free_port()
+    log = tmp_path / "served.log"
+    with log.open("w") as output:
+        process = start_server(tmp_path, port, output)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while "?token=" not in log.read_text() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.2)
+        address = log.read_text().split("open ", 1)[1].split()[0]
+        fetch_when_up(address, process, START_TIMEOUT_S)
+        token = address.split("?token=", 1)[1]
+        assert status_of(f"http://127.0.0.1:{port}/?token={token}x") == 403
+        handshake(f"ws://127.0.0.1:{port}/ws/{token}", origin="https://evil.example")
+    finally:
+        stop(process)
+    logged = log.read_text().replace(address, "", 1)
+    assert "GET /?token=<token>" in logged and "/ws/<token>" in logged, logged[-2000:]
+    assert token not in logged, "printed again after the address"
 
 
 def test_serve_refuses_a_missing_token_and_a_foreign_origin(tmp_path):

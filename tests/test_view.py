@@ -148,7 +148,7 @@ class TestViewingSavedResults:
         app = view_app(rewritten(results, tmp_path, scenario=ELSEWHERE, source=None))
         async with app.run_test(size=WIDE) as pilot:
             (entry,) = explorer(app).catalog.entries
-            assert entry.read_error is not None and "not on this machine" in str(entry.read_error)
+            assert entry.read_error is not None and "carry no source" in str(entry.read_error)
             await pilot.press("r")
             await wait_for(pilot, lambda: finished(app, Path(ELSEWHERE)), what="the saved run to be shown")
             assert kernel_names(app, "eager") == [k["name"] for k in saved_object(results)["eager"]["kernels"]]

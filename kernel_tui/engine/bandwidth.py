@@ -11,6 +11,7 @@ copy by far (``implausible``), or when the user asks (``KERNEL_TUI_REMEASURE_CEI
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable
@@ -125,9 +126,8 @@ def _matmul_key(device: str, device_name: str, dtype: torch.dtype) -> str:
 
 def _cached_ceiling(key: str, field: str, measure: Callable[[], float | None], remeasure: bool) -> float | None:
     cached = _read_cache()
-    found = cached.get(key)
-    entry: dict = found if isinstance(found, dict) else {}
-    fresh = bool(entry) and time.time() - float(entry.get("measured_at", 0)) < MAX_AGE_S
+    entry = _usable_entry(cached.get(key), field)
+    fresh = bool(entry) and time.time() - entry["measured_at"] < MAX_AGE_S
     # Asked for, it is measured once per engine, not before every scenario of the run.
     asked = (remeasure or os.environ.get(REMEASURE_ENV) == "1") and key not in _REMEASURED
     if fresh and not asked and float(entry.get(field, 0)) > 0:
@@ -143,6 +143,18 @@ def _cached_ceiling(key: str, field: str, measure: Callable[[], float | None], r
     cached[key] = {field: value, "measured_at": time.time()}
     _write_cache(cached)
     return value
+
+
+def _usable_entry(found: object, field: str) -> dict[str, float]:
+    """A cache entry whose figure and date are positive finite numbers; else none (``{}``), so that the ceiling
+    is measured and the entry written anew. A hand-edited or damaged entry (``"gbs": "fast"``) once made every
+    scenario fail, and stayed."""
+    if not isinstance(found, dict):
+        return {}
+    values = (found.get(field), found.get("measured_at"))
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0 for v in values):
+        return {}
+    return {field: float(found[field]), "measured_at": float(found["measured_at"])}
 
 
 def _write_cache(cached: dict) -> None:

@@ -23,6 +23,9 @@ from kernel_tui.ui.score import PredictionBook
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+    from textual.notifications import SeverityLevel
+
     from kernel_tui.ui.catalog import ScenarioEntry
 
 
@@ -57,6 +60,29 @@ class KernelTuiApp(App[None]):
         self._exit_after_first_frame = exit_after_first_frame
         self.predictions = PredictionBook(enabled=predict)
         """The course's predict-then-reveal answers and score (``--no-predict``: off at start)."""
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast, never read as markup whatever the caller asked: its text names scenarios, kernels and errors
+        that strangers wrote (a ``[/]`` in a title once crashed the app, a ``[link=…]`` was followed)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        from textual.drivers.linux_driver import LinuxDriver
+
+        if driver is not LinuxDriver:  # Windows, or served to a browser (textual-serve's own driver)
+            return driver
+        from kernel_tui.ui.terminal_driver import TerminalDriver
+
+        return TerminalDriver
 
     def get_default_screen(self) -> Screen:
         return self.SCREEN(

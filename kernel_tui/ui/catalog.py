@@ -13,10 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernel_tui.safe_text import safe_line
 from kernel_tui.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario, read_scenario, read_source
 
 if TYPE_CHECKING:
     from kernel_tui.report import ScenarioReport
+
+
+NO_SAVED_SOURCE = (
+    "the saved results carry no source (an older kernel-tui wrote them), and view reads no file a report names"
+)
 
 
 @dataclass(frozen=True)
@@ -30,25 +36,31 @@ class ScenarioEntry:
     read_error: ScenarioFileError | None = None
     source: str | None = None
     """The file's text as a saved report carried it: shown in place of the file, which may not be here."""
+    saved: bool = False
+    """From a saved report (``kernel-tui view``): its text is ``source`` or nothing, never the file it names."""
 
     @property
     def title(self) -> str:
-        return self.info.title if self.info is not None else self.path.name
+        return self.info.title if self.info is not None else safe_line(self.path.name)
 
     def claims_for(self, device: str) -> dict[str, float]:
         return self.info.claims_for(device) if self.info is not None else {}
 
     def read_source(self) -> str:
         """The scenario's text: what a saved report carried, else the file's. Raises what ``read_source`` does."""
-        return self.source if self.source is not None else read_source(self.path)
+        if self.source is not None:
+            return self.source
+        if self.saved:
+            raise self.read_error or ScenarioFileError(NO_SAVED_SOURCE)
+        return read_source(self.path)
 
     def display_path(self) -> str:
         """The path as the learner would type it: relative to the current folder when it is inside it."""
         resolved = self.path.resolve()
         try:
-            return str(resolved.relative_to(Path.cwd()))
+            return safe_line(str(resolved.relative_to(Path.cwd())))
         except ValueError:
-            return os.fspath(self.path)
+            return safe_line(os.fspath(self.path))
 
 
 def _inside(path: Path, resolved_folder: Path | None) -> bool:
@@ -85,17 +97,16 @@ def load_saved_catalog(reports: Sequence[ScenarioReport], course: Path | None) -
 
 def _saved_entry(path: Path, source: str | None, course: Path | None, course_folder: Path | None) -> ScenarioEntry:
     if source is None:
-        # Saved before reports carried their text: the file itself, where this machine has it.
-        (entry,) = load_catalog([path], course)
-        if entry.read_error is not None and not path.exists():
-            missing = ScenarioFileError("the saved results carry no source, and the file is not on this machine")
-            return ScenarioEntry(path, None, entry.user_file, missing)
-        return entry
+        # Saved before reports carried their text. The path is a stranger's word: /dev/zero, /dev/tty or a FIFO
+        # would hang the view before its first frame, and a file of this machine is not what was measured.
+        return ScenarioEntry(
+            path, None, not _inside(path, course_folder), ScenarioFileError(NO_SAVED_SOURCE), saved=True
+        )
     user_file = not (_inside(path, course_folder) or _course_has(path.name, source, course))
     try:
-        return ScenarioEntry(path, parse_scenario(source, path), user_file, source=source)
+        return ScenarioEntry(path, parse_scenario(source, path), user_file, source=source, saved=True)
     except ScenarioFileError as error:
-        return ScenarioEntry(path, None, user_file, error, source=source)
+        return ScenarioEntry(path, None, user_file, error, source=source, saved=True)
 
 
 def _course_has(name: str, source: str, course: Path | None) -> bool:
@@ -143,7 +154,7 @@ class Catalog:
 
     def title_of(self, path: Path) -> str:
         entry = self.find(path)
-        return entry.title if entry is not None else path.name
+        return entry.title if entry is not None else safe_line(path.name)
 
     def select(self, index: int) -> bool:
         """Show the entry at ``index`` (clamped to the list); True when that moved the selection."""

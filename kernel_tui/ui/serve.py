@@ -16,6 +16,7 @@ Nothing listens unless ``--serve`` is given.
 from __future__ import annotations
 
 import hmac
+import logging
 import secrets
 import shlex
 import socket
@@ -91,6 +92,23 @@ def token_matches(given: str | None, token: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), token.encode())
 
 
+LOGGERS_THAT_QUOTE_REQUESTS = ("aiohttp.access", "aiohttp.server", "aiohttp.web", "aiohttp.websocket", "textual-serve")
+
+
+class TokenRedacted(logging.Filter):
+    """Every log record with the token replaced by ``<token>``, wherever it appears (path, query, Referer)."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self._token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if self._token in message:
+            record.msg, record.args = message.replace(self._token, "<token>"), None
+        return True
+
+
 def guarded_server(command: str, *, host: str, port: int, token: str) -> Any:
     """A textual-serve server whose page wants the token and whose websocket wants the token and the page's
     own Origin. textual-serve has neither; they are added here, around its handlers."""
@@ -102,6 +120,12 @@ def guarded_server(command: str, *, host: str, port: int, token: str) -> Any:
     refused = "kernel-tui: open the address that kernel-tui --serve printed, token included.\n"
 
     class GuardedServer(Server):
+        def initialize_logging(self) -> None:
+            super().initialize_logging()
+            # aiohttp logs each request line and its Referer: both hold the token, which a log must not keep.
+            for name in LOGGERS_THAT_QUOTE_REQUESTS:
+                logging.getLogger(name).addFilter(TokenRedacted(token))
+
         async def _make_app(self) -> web.Application:
             app = web.Application()
             aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))

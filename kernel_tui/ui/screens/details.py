@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widgets import Static
 
 from kernel_tui.ui.screens.dialog import Dialog
@@ -23,6 +24,6 @@ class DetailsScreen(Dialog[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="details-body", classes="dialog-body") as body:
-            body.border_title = self._title
+            body.border_title = Content(self._title)
             body.border_subtitle = "esc closes"
             yield Static(self._body)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.events import DescendantFocus, Resize
 from textual.reactive import Reactive, var
 from textual.screen import Screen
@@ -246,7 +247,7 @@ class ExplorerScreen(Screen[None]):
         )
         if signature := self._find("#signature", Static):
             shown = report.signature if report is not None else None
-            signature.update(f"shapes: {shown}" if shown else "")
+            signature.update(Content(f"shapes: {shown}" if shown else ""))
             signature.display = bool(shown)
         self._show_kernel_name()
         device = self.hello.device if self.hello else "cpu"

@@ -15,6 +15,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.widgets import Input, Label, Static
 
 from kernel_tui.formatting import format_count
@@ -78,7 +79,7 @@ class PredictScreen(Dialog[Guess | None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="predict-body", classes="dialog-body") as body:
-            body.border_title = f"Predict: {self._title}"
+            body.border_title = Content(f"Predict: {self._title}")
             body.border_subtitle = "enter runs · esc goes back"
             body.can_focus = False
             yield Static(
@@ -172,7 +173,7 @@ class RevealScreen(Dialog[None]):
         from textual.widgets import Markdown
 
         with VerticalScroll(id="reveal-body", classes="dialog-body") as body:
-            body.border_title = f"Reveal: {self._title}"
+            body.border_title = Content(f"Reveal: {self._title}")
             body.border_subtitle = "esc closes"
             yield Static(self._counts(), id="reveal-counts")
             if self.why:

@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widgets import Input, Static
 
 from kernel_tui.ui.screens.dialog import Dialog
@@ -47,7 +48,7 @@ class PromptScreen(Dialog[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="prompt-body", classes="dialog-body") as body:
-            body.border_title = self._title
+            body.border_title = Content(self._title)
             body.border_subtitle = "enter confirms · esc cancels"
             if self._help:
                 yield Static(Text(self._help), id="prompt-help")

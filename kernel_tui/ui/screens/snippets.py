@@ -24,6 +24,7 @@ from rich.text import Text
 from textual.screen import Screen
 from textual.timer import Timer
 
+from kernel_tui.safe_text import safe_line
 from kernel_tui.ui.drafts import read_text, shown_path, snippets_dir
 from kernel_tui.ui.run_state import RunBook, RunStatus, ScenarioRun
 from kernel_tui.ui.snippet_session import Effects, SnippetSession, parse_size, size_text
@@ -321,7 +322,7 @@ class SnippetWorkbench:
 
     def _titles(self, document: SnippetDocument) -> tuple[str, str]:
         unsaved = " ●" if document.unsaved else ""
-        title = f"Editor: {document.path.name}{unsaved}"
+        title = f"Editor: {safe_line(document.path.name)}{unsaved}"
         subtitle = f"{size_text(self.host.run_size, document)} · ^r run · ^s save · esc leaves"
         return title, subtitle
 

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widgets import Input, SelectionList, Static
 
 from kernel_tui.compile_variants import DEFAULT_VARIANT, VariantError, describe_arguments, parse_variant_flag
@@ -71,7 +72,7 @@ class VariantsScreen(Dialog[VariantChoices]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="variants-body", classes="dialog-body") as body:
-            body.border_title = f"Compile variants · {self._title}"
+            body.border_title = Content(f"Compile variants · {self._title}")
             body.border_subtitle = "space: show/hide · del: drop added · enter: add · esc: close"
             yield Static(Text("Ticked variants are shown beside eager and compiled.", style="dim"))
             yield SelectionList[str](*self._options(), id="variants-list")

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from textual.content import Content
 from textual.screen import Screen
 
 from kernel_tui.ui.variant_choices import VariantBook, VariantChoices
@@ -87,7 +88,7 @@ class VariantsPart:
             result = variant.measured
             waiting = "no numbers: see the variants table" if variant.measured is None else waiting
         compiled.show(result, waiting, baseline if kernels_of is None else None)
-        compiled.border_title = COMPILED_TITLE if kernels_of is None else f"{COMPILED_TITLE} · {kernels_of}"
+        compiled.border_title = Content(COMPILED_TITLE if kernels_of is None else f"{COMPILED_TITLE} · {kernels_of}")
 
     def show_kernels_of(self, name: str) -> None:
         """Put the kernels of the variants table's row ``name`` in the compiled table (eager's stay put)."""

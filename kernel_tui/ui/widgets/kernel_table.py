@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.content import Content
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
@@ -26,17 +27,24 @@ if TYPE_CHECKING:
     from kernel_tui.ui.pinned_baselines import ModeBaseline
 
 
+SHOWN_ROWS = 1_000
+"""Rows a table fills: a real scenario has tens of kernels, a crafted results file may hold 20,000, whose rows took
+the view's main loop minutes (ctrl+q, and the quit on a closed terminal, waited for them)."""
+
+
 class KernelTable(DataTable):
     """The kernels one mode ran per call of ``fn``, as the engine grouped them by name."""
 
     def __init__(self, mode: str, title: str, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False, show_cursor=True)
         self.mode = mode
-        self.border_title = title
+        self.border_title = Content(title)
         self.kernels: tuple[Kernel, ...] = ()
         """The kernels shown, in row order (tests and the full-name line read this)."""
         self.shown_rows: tuple[KernelRow, ...] = ()
         """Every row: the kernels, with section headings and the baseline's removed kernels among them."""
+        self.rows_left_out = 0
+        """Rows past ``SHOWN_ROWS``, not filled."""
         self.baseline: ModeBaseline | None = None
         """The pinned run this mode's rows are marked against."""
         self.plan: ColumnPlan | None = None
@@ -99,6 +107,8 @@ class KernelTable(DataTable):
             from kernel_tui.ui.kernel_rows import kernel_rows
 
             rows = kernel_rows(result, baseline)
+        self.rows_left_out = max(0, len(rows) - SHOWN_ROWS)
+        rows = rows[:SHOWN_ROWS]
         if result is not None and rows == self.shown_rows and self.row_count == len(rows):
             self._show_subtitle()
             return
@@ -160,7 +170,7 @@ class KernelTable(DataTable):
     def _show_subtitle(self) -> None:
         result = self._result
         if result is None:
-            self.border_subtitle = self._waiting
+            self.border_subtitle = Content(self._waiting)
             return
         if not result.kernels:
             subtitle = "no kernels"
@@ -173,10 +183,12 @@ class KernelTable(DataTable):
             )
         if result.kernels and result.bound is not None and result.bound_share is not None:
             subtitle += f" · {result.bound} {result.bound_share:.0%}"  # the side holding most kernel time
+        if self.rows_left_out:
+            subtitle += f" · first {SHOWN_ROWS:,} rows shown, {self.rows_left_out:,} more in the JSON"
         if self.predicted is not None:
             right = round(result.kernel_count) == self.predicted
             subtitle += f" · you said {self.predicted} {'✓' if right else '✗'}"
-        self.border_subtitle = subtitle
+        self.border_subtitle = Content(subtitle)
 
     def highlighted_kernel(self) -> Kernel | None:
         """The kernel under the cursor, if any (a heading or a removed kernel is none of this run's)."""

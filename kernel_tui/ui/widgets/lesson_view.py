@@ -15,6 +15,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widgets import Static
 
 from kernel_tui.scenario_file import ScenarioFileError
@@ -64,7 +65,7 @@ class LessonView(VerticalScroll):
         ``hide_explanation``: hold back the lesson's answer (from ``**Why.**`` on) until the learner's
         prediction is revealed (``kernel_tui.ui.score``).
         """
-        self.border_title = f"Lesson: {entry.title}"
+        self.border_title = Content(f"Lesson: {entry.title}")
         self._entry = entry
         self.lesson = lesson_markdown(entry, hide_explanation=hide_explanation)
         markdown = self.query("#lesson-text")

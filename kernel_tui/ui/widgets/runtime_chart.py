@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.reactive import var
 from textual.timer import Timer
 from textual.widget import Widget
@@ -57,7 +58,7 @@ class RuntimeChart(Widget):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.border_title = TITLES["time"]
+        self.border_title = Content(TITLES["time"])
         self.points: list[SweepPoint] = []
         """The points shown, in the order they arrived (tests read this)."""
         self.hint = ""
@@ -148,11 +149,11 @@ class RuntimeChart(Widget):
             hint_text = self.hint
         hint = self.query_one("#chart-hint", Static)
         if hint_text != self._hint_shown:
-            hint.update(hint_text)
+            hint.update(Content(hint_text))
             self._hint_shown = hint_text
         hint.display = not drawn
-        self.border_title = TITLES.get(self.mode, TITLES["time"])
-        self.border_subtitle = self._subtitle() if drawn else ""
+        self.border_title = Content(TITLES.get(self.mode, TITLES["time"]))
+        self.border_subtitle = Content(self._subtitle() if drawn else "")
         # Queried by name: RuntimePlot (and plotext) are imported only once the chart is first drawn.
         for plot in cast("list[RuntimePlot]", list(self.query("RuntimePlot"))):
             plot.points, plot.hint = self.points, self.hint

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.content import Content
 from textual.reactive import var
 from textual.widgets import OptionList
 
@@ -43,7 +44,7 @@ class ScenarioList(OptionList):
         # Mark the learner's own files; when every one is theirs, the title says it once for all.
         yours = [entry.user_file for entry in entries]
         all_yours = bool(yours) and all(yours)
-        self.border_title = "Your scenarios" if all_yours else "Scenarios"
+        self.border_title = Content("Your scenarios" if all_yours else "Scenarios")
         prompts = [
             self._prompt(number, entry, mark, mark_yours=not all_yours)
             for number, (entry, mark) in enumerate(zip(entries, marks), start=1)

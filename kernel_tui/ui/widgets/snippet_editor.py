@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.events import DescendantBlur, DescendantFocus
 from textual.message import Message
 from textual.widgets import Static
@@ -102,8 +103,8 @@ class SnippetEditor(Vertical):
             text_area.load_text(text)
             text_area.move_cursor(cursor)
         text_area.display = True
-        self.border_title = title
-        self.border_subtitle = subtitle
+        self.border_title = Content(title)
+        self.border_subtitle = Content(subtitle)
         self.show_note(note)
 
     def show_empty(self, subtitle: str) -> None:
@@ -113,7 +114,7 @@ class SnippetEditor(Vertical):
             text_area.display = False
             text_area.mark_line(None)
         self.border_title = "Editor"
-        self.border_subtitle = subtitle
+        self.border_subtitle = Content(subtitle)
         self.show_note(Text(""))
 
     def show_note(self, note: Text) -> None:
@@ -123,8 +124,8 @@ class SnippetEditor(Vertical):
         self.query_one("#editor-note", Static).update(note)
 
     def set_titles(self, title: str, subtitle: str) -> None:
-        self.border_title = title
-        self.border_subtitle = subtitle
+        self.border_title = Content(title)
+        self.border_subtitle = Content(subtitle)
 
     def mark_error(self, line: int | None) -> None:
         """Mark the line a run failed on and put the cursor there (the text itself is left alone)."""

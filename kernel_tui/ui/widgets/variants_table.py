@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from kernel_tui.formatting import VARIANT_HEADERS, variant_rows
@@ -170,7 +171,7 @@ class VariantsPane(Vertical):
         table.show(rows, {name: mark for name, mark in marks.items() if mark}, kernels_of or "compiled")
         count = len(hidden & set(report.variants))
         hint = "enter: its kernels · v: choose"
-        table.border_subtitle = f"{count} hidden · {hint}" if count else hint
+        table.border_subtitle = Content(f"{count} hidden · {hint}" if count else hint)
         notes = variant_notes(report, names)
         notes_line = self.query_one("#variant-notes", Static)
         notes_line.update(Text("\n").join(notes))

@@ -1,0 +1,49 @@
+"""Where ``kernel-tui``'s output goes, when that place fails: a full disk, a closed stdout, a reader gone.
+
+Each ends the command with one line on stderr, never a traceback, and nothing is left to be flushed into the
+broken stream at exit (which would print Python's "Exception ignored" after our line).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+
+
+class OutputFailed(Exception):
+    """Writing the results failed (``ENOSPC``, ``EIO``...); the message says what could not be written, and why."""
+
+
+@contextlib.contextmanager
+def writing(what: str) -> Iterator[None]:
+    """Turn a failed write of ``what`` into ``OutputFailed``; a reader gone (``BrokenPipeError``) stays itself."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputFailed(f"cannot write {what}: {error.strerror or error}") from error
+
+
+def silence_stdout() -> None:
+    """Point fd 1 at /dev/null, so that what is still buffered for it goes nowhere instead of failing at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+    finally:
+        os.close(devnull)
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")
+
+
+def stdout_is_closed() -> bool:
+    """Whether fd 1 is closed (``kernel-tui run ... >&-``: Python then has no stdout; or closed since)."""
+    if sys.stdout is None:
+        return True
+    try:
+        os.fstat(1)
+    except OSError:
+        return True
+    return False

@@ -1,0 +1,45 @@
+"""Text from strangers made safe to show: no control character of it ever reaches a terminal.
+
+A results file, a scenario's docstring or file name and an engine message are written by someone else. An
+ESC in one of them would be a terminal escape once printed (OSC 52 writes the user's clipboard, OSC 2 the
+window's title), so every such string passes through ``safe_text`` where it enters: the results file's and
+the protocol's decoding (``kernel_tui.report_schema``), the scenario file's reading. Each control character
+becomes a visible stand-in (ESC shows as ``␛``), so the text stays readable and a reader sees what was there.
+
+Markup is the other half and is not handled here: a string is never parsed as Rich or Textual markup
+(``[/]``, ``[link=…]``), because the widgets are given ``Text`` or ``Content`` and the console ``markup=False``.
+"""
+
+from __future__ import annotations
+
+_KEPT = {"\n", "\t"}
+"""Layout, meaningful in a traceback, a lesson or generated code; harmless to a terminal."""
+
+
+def _stand_in(code: int) -> str:
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Control Pictures block: ␀ … ␟
+    if code == 0x7F:
+        return "␡"
+    return "\ufffd"  # C1 (0x80-0x9f): 0x9b is a one-byte CSI to some terminals
+
+
+_TABLE = {code: _stand_in(code) for code in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if chr(code) not in _KEPT}
+
+
+def safe_text(text: str) -> str:
+    """``text`` with each control character but newline and tab shown as a visible stand-in; a Windows line
+    ending (CR LF) is a newline."""
+    if text.isprintable():  # the common case, and the cheap one
+        return text
+    return text.replace("\r\n", "\n").translate(_TABLE)
+
+
+def safe_line(text: str) -> str:
+    """``text`` for one line (a file name, a table cell): newlines and tabs as spaces, the rest as ``safe_text``."""
+    return safe_text(text).replace("\n", " ").replace("\t", " ")
+
+
+def is_safe(text: str) -> bool:
+    """Whether ``text`` holds nothing a terminal would act on (what the tests assert of every screen)."""
+    return not any(ord(char) in _TABLE for char in text)
