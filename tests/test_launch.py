@@ -18,6 +18,7 @@ from cuda_replay import TRACES, trace_events
 from cuda_replay import replay as replay_trace
 
 from kernel_tui.client import EngineClient
+from kernel_tui.course import course_dir
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.launch_info import LIBRARY_NOTE, NOT_CUPTI_NOTE, cpu_launch, metadata_launch
 from kernel_tui.engine.profiling import kernel_rows
@@ -250,3 +251,15 @@ def test_results_files_of_the_repository_open_without_launches() -> None:
         for line in path.read_text().splitlines():
             ScenarioReport.from_dict(json.loads(line))
 
+
+def test_lesson_25s_cpu_kernel_splits_one_loop_and_gives_the_other_to_one_thread(engine: EngineClient) -> None:
+    """What lesson 25 says of the C++ beyond its claims: the million-element loop under ``omp for``, the
+    8-element loop under ``omp single``, in one parallel region on every thread PyTorch uses."""
+    report = measure(engine, course_dir() / "25_threads_and_warps.py")
+    (kernel,) = report.compiled.kernels
+    assert kernel.launch is not None and kernel.launch.threads == report.threads
+    if report.threads > 1:
+        loops = re.findall(
+            r"#pragma omp (for|single)\s*\{?\s*(?:\{\s*)*for\(.*?<static_cast<int64_t>\((\d+)L\)", kernel.code
+        )
+        assert loops == [("for", str(2**20)), ("single", "8")]
