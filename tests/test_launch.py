@@ -150,6 +150,14 @@ def test_a_rocm_trace_keeps_grid_and_block_but_derives_nothing() -> None:
     assert launch.note == NOT_CUPTI_NOTE
 
 
+def test_a_kernel_source_the_preview_cannot_read_leaves_its_launch_unknown_with_the_reason() -> None:
+    from kernel_tui.engine.launch_info import TritonLaunchPlan
+
+    launch = TritonLaunchPlan("def broken(:\n").launch((), elements=8)
+    assert launch.threads is None and launch.elements == 8
+    assert launch.note.startswith("the preview could not read this kernel's launch config: SyntaxError")
+
+
 def test_metadata_without_a_grid_is_no_launch() -> None:
     assert metadata_launch('"bytes": 4096, "device": 0') is None
     assert metadata_launch(None) is None

@@ -163,7 +163,7 @@ class TritonLaunchPlan:
             (WARP_SIZE * config.num_warps, 1, 1),
             warps=config.num_warps,
             elements=elements,
-            config={name: int(value) for name, value in config.kwargs.items()},
+            config={name: value for name, value in config.kwargs.items() if isinstance(value, int)},
             alternatives=self.alternatives(),
             note=CHOICE_NOTE if len(self.configs) > 1 else None,
         )
