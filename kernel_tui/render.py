@@ -77,12 +77,15 @@ def launch_table(report: ScenarioReport) -> Table | None:
     if not rows:
         return None
     table = Table(title="Launches", title_justify="left", expand=True, pad_edge=False)
-    table.add_column("mode")
     table.add_column("kernel", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
     for column in LAUNCH_HEADERS:
         table.add_column(column, justify="right", no_wrap=True)
+    shown_mode = None
     for mode, kernel, launch in rows:
-        table.add_row(mode, kernel.short_name, *launch_cells(launch))
+        if mode != shown_mode:  # a heading row per mode leaves the names the width a column would take
+            table.add_row(Text(mode, style="bold"), *[""] * len(LAUNCH_HEADERS))
+            shown_mode = mode
+        table.add_row(f"  {kernel.short_name}", *launch_cells(launch))
     return table
 
 
