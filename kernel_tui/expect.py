@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from kernel_tui.report import ExpectCheck, ScenarioReport
+
+if TYPE_CHECKING:
+    from kernel_tui.launch import KernelLaunch
 
 # How close a measured value must be: launches per run are exact; transfers are ratios of byte counts.
 TOLERANCE = {
@@ -13,7 +18,33 @@ TOLERANCE = {
     "ideal_transfers": 0.05,
     "eager_saved": 0.05,
     "compiled_saved": 0.05,
+    "compiled_elements_per_thread": 0.05,
 }
+
+
+def _launches(report: ScenarioReport) -> list[KernelLaunch]:
+    """The compiled kernels' known launches."""
+    if report.compiled is None:
+        return []
+    return [k.launch for k in report.compiled.kernels if k.launch is not None and k.launch.threads is not None]
+
+
+def _widest(report: ScenarioReport) -> KernelLaunch | None:
+    """The compiled kernel that launches the most threads: the one doing the bulk of the work."""
+    return max(_launches(report), key=lambda launch: launch.threads or 0, default=None)
+
+
+def _thread_share(report: ScenarioReport) -> float | None:
+    """A CPU kernel's threads over the threads PyTorch runs with: 1 when its parallel region uses them all."""
+    widest = _widest(report)
+    if widest is None or widest.grid is not None or not report.threads or widest.threads is None:
+        return None
+    return widest.threads / report.threads
+
+
+def _grid_blocks(launch: KernelLaunch | None) -> float | None:
+    return math.prod(launch.grid) if launch is not None and launch.grid is not None else None
+
 
 MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "eager": lambda r: r.eager.kernel_count if r.eager else None,
@@ -29,6 +60,14 @@ MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "compiled_backward": lambda r: r.compiled.backward_launches if r.compiled else None,
     "eager_saved": lambda r: r.saved_transfers("eager"),
     "compiled_saved": lambda r: r.saved_transfers("compiled"),
+    # How the compiled kernels were launched (``kernel_tui.launch``): a GPU's grid, warps and elements per
+    # thread of the kernel launching the most threads; the fewest threads any compiled kernel launches; on a
+    # CPU, the most threads a compiled kernel runs on over the threads PyTorch runs with.
+    "compiled_grid": lambda r: _grid_blocks(_widest(r)),
+    "compiled_warps": lambda r: getattr(_widest(r), "warps", None),
+    "compiled_elements_per_thread": lambda r: getattr(_widest(r), "elements_per_thread", None),
+    "compiled_fewest_threads": lambda r: min((launch.threads or 0 for launch in _launches(r)), default=None),
+    "compiled_thread_share": _thread_share,
 }
 NEEDS_SWEEP = frozenset({"sweep_compiles"})
 """The claims that only a size sweep can check: the CLI's ``--no-sweep``, a replay without one and the CUDA

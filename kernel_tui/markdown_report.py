@@ -22,6 +22,7 @@ from kernel_tui.formatting import (
     summary_line,
     variant_rows,
 )
+from kernel_tui.launch import known_launches, launch_text
 from kernel_tui.report_keys import MODES
 from kernel_tui.roofline_text import (
     ceilings_line,
@@ -95,6 +96,18 @@ def _roofline_table(report: ScenarioReport) -> list[str]:
     return lines + [""]
 
 
+def _launch_table(report: ScenarioReport) -> list[str]:
+    """How each kernel was launched, where that is known, with the notes on what a GPU would decide."""
+    rows = known_launches(report)
+    if not rows:
+        return []
+    lines = ["#### Launches", "", "| mode | kernel | launch |", "| --- | --- | --- |"]
+    for mode, kernel, launch in rows:
+        lines.append(f"| {mode} | `{_cell(kernel.short_name)}` | {_cell(launch_text(launch) or '')} |")
+    notes = dict.fromkeys(launch.note for _, _, launch in rows if launch.note)
+    return lines + [""] + [f"- {_cell(note)}" for note in notes] + ([""] if notes else [])
+
+
 def scenario_markdown(report: ScenarioReport) -> str:
     lines = [f"## {report.title}", "", f"`{report.scenario}` · {device_line(report)}", ""]
     if report.bandwidth_ceiling_gbs:
@@ -105,6 +118,7 @@ def scenario_markdown(report: ScenarioReport) -> str:
         lines += _kernel_table(mode_name.capitalize(), report.mode(mode_name), mode_name, report.is_preview)
     if report.variants:
         lines += _variants_table(report)
+    lines += _launch_table(report)
     if report.eager is not None:
         lines += _roofline_table(report)
     if report.sweep:

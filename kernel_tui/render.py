@@ -34,6 +34,7 @@ from kernel_tui.formatting import (
     training_line,
     variant_rows,
 )
+from kernel_tui.launch import LAUNCH_HEADERS, known_launches, launch_cells
 from kernel_tui.report import ModeResult, ScenarioReport, nested_names
 from kernel_tui.report_keys import MODES, SECTIONS
 from kernel_tui.roofline_text import (
@@ -67,6 +68,25 @@ def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> 
                 format_time_us(kernel.time_us, preview),
                 format_bytes(kernel.bytes_total),
             )
+    return table
+
+
+def launch_table(report: ScenarioReport) -> Table | None:
+    """How each kernel was launched, where that is known: grid × block and warps on a GPU (or in the preview),
+    the OpenMP threads on a CPU, and the elements each thread handles; None when no kernel's launch is known."""
+    rows = known_launches(report)
+    if not rows:
+        return None
+    table = Table(title="Launches", title_justify="left", expand=True, pad_edge=False)
+    table.add_column("kernel", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
+    for column in LAUNCH_HEADERS:
+        table.add_column(column, justify="right", no_wrap=True)
+    shown_mode = None
+    for mode, kernel, launch in rows:
+        if mode != shown_mode:  # a heading row per mode leaves the names the width a column would take
+            table.add_row(Text(mode, style="bold"), *[""] * len(LAUNCH_HEADERS))
+            shown_mode = mode
+        table.add_row(f"  {kernel.short_name}", *launch_cells(launch))
     return table
 
 
@@ -164,6 +184,9 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
             parts.extend(variant_lines(report))
         if report.eager.is_training:
             parts.append(Text(training_line(report)))
+        launches = launch_table(report)
+        if launches is not None:
+            parts.append(launches)
         parts.append(roofline_table(report))
         parts.append(Text(roofline_summary(report)))
         if not report.is_preview:

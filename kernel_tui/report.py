@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from kernel_tui.launch import KernelLaunch
 from kernel_tui.report_keys import MODES, SECTIONS
 from kernel_tui.roofline import ridge_point
 
@@ -70,6 +71,8 @@ class Kernel:
     """``memory-bound`` or ``compute-bound``: which side of the device's ridge point ``intensity`` sits."""
     section: str | None = None
     """A training step's ``forward`` (the loss included) or ``backward``; None when only ``fn`` is measured."""
+    launch: KernelLaunch | None = None
+    """How it was launched (grid, block, warps, threads; a CPU kernel's threads); None where nothing is known."""
 
     @property
     def bytes_total(self) -> int | None:
@@ -226,7 +229,7 @@ class VariantResult:
     def to_dict(self, eager_time_us: float | None) -> dict[str, Any]:
         """The JSON form: the fields of ``compiled`` (null where not measured), then the variant's own."""
         if self.measured is not None:
-            mode = asdict(self.measured)
+            mode = _mode_dict(self.measured)
         else:
             mode = {f.name: None for f in fields(ModeResult)} | {"kernels": [], "notes": []}
         time_us = self.measured.time_us if self.measured is not None else None
@@ -333,6 +336,10 @@ class ScenarioReport:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        for name in MODES:
+            result = self.mode(name)
+            if result is not None:
+                data[name] = _mode_dict(result)
         data["ideal_transfers"] = self.ideal_transfers
         data["speedup"] = self.speedup
         if self.ceilings is not None:
@@ -372,8 +379,17 @@ def from_known_fields(cls: type, data: dict[str, Any]) -> Any:
     return cls(**{key: value for key, value in data.items() if key in names})
 
 
+def _mode_dict(mode: ModeResult) -> dict[str, Any]:
+    """``asdict``, with each kernel's launch in its JSON form (its derived ``elements_per_thread`` included)."""
+    data = asdict(mode)
+    for kernel, row in zip(mode.kernels, data["kernels"]):
+        row["launch"] = kernel.launch.to_dict() if kernel.launch is not None else None
+    return data
+
+
 def _kernel_from_dict(data: dict[str, Any]) -> Kernel:
     values = dict(data)
+    values["launch"] = KernelLaunch.from_dict(values.get("launch"))
     for name in ("aten_ops", "lines", "fused_into"):
         values[name] = tuple(values.get(name, ()))
     return from_known_fields(Kernel, values)

@@ -34,11 +34,19 @@ CLAIM_KEYS = (
     "compiled_backward",
     "eager_saved",
     "compiled_saved",
+    "compiled_grid",
+    "compiled_warps",
+    "compiled_elements_per_thread",
+    "compiled_fewest_threads",
+    "compiled_thread_share",
 )
 """What a lesson may claim in ``EXPECT``: launches per run of ``fn`` for ``eager``/``compiled``, array-sized
 transfers, and the compiled side's graph breaks and recompiles. A training step (``TRAIN = True``) may also
 claim the launches of its forward and backward sections, and what its forward saves for backward in
-array-sized units (``eager_saved``, ``compiled_saved``)."""
+array-sized units (``eager_saved``, ``compiled_saved``). How the compiled kernels were launched
+(``kernel_tui.expect.launch_measures``): the grid, warps and elements per thread of the kernel that launches the
+most threads, the fewest threads any compiled kernel launches, and on a CPU the share of PyTorch's threads the
+widest compiled kernel runs on."""
 DEVICE_KEYS = ("cpu", "cuda")
 
 

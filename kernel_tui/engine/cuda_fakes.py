@@ -119,6 +119,8 @@ class _StubKernel:
 
     def __init__(self, name: str, source: str) -> None:
         self.kernel_name, self.source = name, source
+        self.launch_plan: Any = None
+        """A Triton kernel's ``launch_info.TritonLaunchPlan``: how Inductor would launch it."""
 
     def run(self, *args: Any, **kwargs: Any) -> None:
         return None
@@ -247,7 +249,11 @@ def fake_cuda(arch: int, assumptions: list[str]) -> Iterator[types.SimpleNamespa
             return torch.device("cuda", 0)
 
     def stub_triton(self: Any, kernel_name: str, source_code: str, device_str: str = "cuda") -> _StubKernel:
-        return _StubKernel(kernel_name, source_code)
+        from kernel_tui.engine.launch_info import TritonLaunchPlan
+
+        stub = _StubKernel(kernel_name, source_code)
+        stub.launch_plan = TritonLaunchPlan(source_code)  # read now, while the fake device answers the heuristics
+        return stub
 
     def stub_cpp(self: Any, *args: Any) -> _StubKernel:
         return _StubKernel("cpp", str(args[-1]) if args else "")

@@ -17,9 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kernel_tui.engine.launch_info import metadata_launch
 from kernel_tui.names import is_generated_kernel
+
+if TYPE_CHECKING:
+    from kernel_tui.launch import KernelLaunch
 
 RUN_RANGE = "kernel_tui::run"
 BACKWARD_RANGE = "kernel_tui::backward"
@@ -64,6 +68,8 @@ class Launch:
     """What the profiler recorded a memcpy or memset moving; eager operators' bytes come from dispatch."""
     nested: bool = False
     """A pass inside a composite operator (``aten::amax`` in ``aten::logsumexp``): ``op`` names the composite."""
+    shape: KernelLaunch | None = None
+    """A GPU kernel's grid, block, registers and occupancy, from its Kineto metadata (``launch_info``)."""
 
 
 def device_kind(event: Any) -> str:
@@ -203,11 +209,16 @@ def kind_by_name(name: str) -> str | None:
     return "kernel"
 
 
-def device_bytes(event: Any) -> int | None:
-    """The bytes a memcpy or memset moved, as Kineto recorded them in the activity's metadata."""
+def event_metadata(event: Any) -> str:
+    """The activity's Kineto metadata, as JSON text."""
     # torch 2.14 deprecates ``metadata_json`` in favour of ``event_metadata``; read whichever exists.
     metadata = event._metadata_json if hasattr(event, "_metadata_json") else getattr(event, "metadata_json", None)
-    match = _BYTES.search(str(metadata or ""))
+    return str(metadata or "")
+
+
+def device_bytes(event: Any) -> int | None:
+    """The bytes a memcpy or memset moved, as Kineto recorded them in the activity's metadata."""
+    match = _BYTES.search(event_metadata(event))
     return int(match.group(1)) if match else None
 
 
@@ -262,10 +273,12 @@ def cuda_launches(events: list[Any]) -> list[Launch]:
             continue
         top = launching_top_op(launcher)
         start = float(event.time_range.start) if getattr(event, "time_range", None) else 0.0
-        if top.name == RUN_RANGE:  # launched straight from Python (a hand-written Triton kernel): no operator
-            launches.append(Launch(event.name, kind, duration_us(event), run, None, None, start, device_bytes(event)))
-            continue
-        launches.append(Launch(event.name, kind, duration_us(event), run, top.name, top, start, device_bytes(event)))
+        shape = metadata_launch(event_metadata(event)) if kind == "kernel" else None
+        op, op_event = (None, None) if top.name == RUN_RANGE else (top.name, top)
+        # top is the run range for a kernel launched straight from Python (a hand-written Triton kernel): no operator
+        launches.append(
+            Launch(event.name, kind, duration_us(event), run, op, op_event, start, device_bytes(event), shape=shape)
+        )
     launches.sort(key=lambda launch: (launch.run, launch.start_us))
     return launches
 

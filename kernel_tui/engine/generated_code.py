@@ -24,8 +24,9 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from kernel_tui.engine.launch_info import TritonLaunchPlan
 from kernel_tui.engine.op_kinds import moves_data, op_name
-from kernel_tui.engine.traffic import Traffic, host_transfer, op_tensors, tensors_in, unique_bytes
+from kernel_tui.engine.traffic import Traffic, host_transfer, largest_elements, op_tensors, tensors_in, unique_bytes
 from kernel_tui.names import is_wrapper_kernel
 
 POINTER_PARAM = re.compile(r"^(in_out_ptr|in_ptr|out_ptr)\d+$")
@@ -157,8 +158,21 @@ class _RecordingKernel:
                 read.append(value)
             if kind in ("out_ptr", "in_out_ptr"):
                 written.append(value)
+        elements = largest_elements(args)
+        # The CUDA preview's stub kernels know how Inductor would launch them; a real kernel's launch is the
+        # profiler's to report.
+        plan = getattr(self._target, "launch_plan", None)
+        launch = plan.launch(args, elements) if isinstance(plan, TritonLaunchPlan) else None
         self._recorder.records.append(
-            Traffic(self._name, unique_bytes(read), unique_bytes(written), self._aten_ops, code=self._code)
+            Traffic(
+                self._name,
+                unique_bytes(read),
+                unique_bytes(written),
+                self._aten_ops,
+                code=self._code,
+                elements=elements,
+                launch=launch,
+            )
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -194,7 +208,14 @@ class _RecordingLibrary:
         inputs = tensors_in(args) + tensors_in({k: v for k, v in kwargs.items() if k != "out"})
         op = f"aten::{self._path[1] if len(self._path) > 1 else '?'}"
         self._recorder.records.append(
-            Traffic(op, unique_bytes(inputs), unique_bytes(written), (op,), call=".".join(self._path))
+            Traffic(
+                op,
+                unique_bytes(inputs),
+                unique_bytes(written),
+                (op,),
+                call=".".join(self._path),
+                elements=largest_elements(inputs + written),
+            )
         )
         return result
 
@@ -231,6 +252,7 @@ class _WrapperOps(TorchDispatchMode):
                     (name,),
                     call=call,
                     kind="memcpy" if direction else "kernel",
+                    elements=largest_elements(read + written),
                 )
             )
         return out

@@ -40,6 +40,7 @@ from kernel_tui.engine.cuda_fakes import (
 )
 from kernel_tui.engine.flops import bytes_and_flops, with_flops
 from kernel_tui.engine.generated_code import MEMCPY_NAMES, compiled_traffic
+from kernel_tui.engine.launch_info import preview_launch, preview_launch_note
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
 from kernel_tui.engine.op_kinds import moves_data, op_name
@@ -51,6 +52,7 @@ from kernel_tui.engine.traffic import (
     array_bytes,
     host_transfer,
     ideal_bytes,
+    largest_elements,
     op_tensors,
     unique_bytes,
 )
@@ -215,6 +217,7 @@ class _DeviceOps(EagerTrafficMode):
                         (line,) if line else (),
                         call=MEMCPY_NAMES[direction] if direction else None,
                         kind="memcpy" if direction else "op",
+                        elements=largest_elements(read + written),
                     )
                 )
         return out
@@ -241,6 +244,7 @@ def _rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
                 aten_ops=tuple(dict.fromkeys(op for launch in group for op in launch.aten_ops)),
                 lines=tuple(dict.fromkeys(line for launch in group for line in launch.lines)),
                 code=next((launch.code for launch in group if launch.code), None),
+                launch=preview_launch(group[0], kind),
             )
         )
     return tuple(rows)
@@ -449,6 +453,7 @@ def _preview_modes(
         return with_flops(replace(report, error=replace(failure.error, stage="compile")), counting.ops, None)
     except Exception as exc:  # noqa: BLE001 - a failure to generate is this scenario's compile error
         return with_flops(replace(report, error=stage_error("compile", path, exc).error), counting.ops, None)
+    notes.extend(preview_launch_note(code.records))
     compiled = replace(
         _mode(_rows(code.records), unit),
         graph_breaks=code.graph_breaks,

@@ -5,17 +5,21 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from kernel_tui.engine import events as ev
+from kernel_tui.engine.launch_info import row_launch
 from kernel_tui.engine.op_kinds import has_cpu_kernel, moves_data
 from kernel_tui.engine.timing import l2_flush, synchronize
 from kernel_tui.engine.traffic import Traffic
 from kernel_tui.names import is_generated_kernel, short_name, without_graph_counter
 from kernel_tui.report import Kernel
+
+if TYPE_CHECKING:
+    from kernel_tui.launch import KernelLaunch
 
 PROFILED_RUNS = 5
 
@@ -165,6 +169,7 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
                     sum(r.bytes_written for r in records),
                     _unique(op for r in records for op in r.aten_ops),
                     _unique(line for r in records for line in r.lines),
+                    elements=max((r.elements for r in records if r.elements), default=None),
                 )
             )
         elif launch.kind in ("memset", "memcpy") and launch.device_bytes is not None:
@@ -235,6 +240,9 @@ def kernel_rows(
     joined: dict[RowKey, list[Traffic]] = {}
     if reference is None:
         reference = per_run[0] if per_run else []
+    shapes: dict[RowKey, KernelLaunch | None] = {}
+    for launch in reference:
+        shapes.setdefault(_row_key(launch), launch.shape)
     for launch, record in zip(reference, traffic):
         key = _row_key(launch)
         if record is None:
@@ -260,6 +268,11 @@ def kernel_rows(
                 aten_ops=_unique(op for r in joined.get(key, ()) for op in r.aten_ops),
                 lines=_unique(line for r in joined.get(key, ()) for line in r.lines),
                 code=next((r.code for r in joined.get(key, ()) if r.code), None),
+                launch=row_launch(
+                    shapes.get(key),
+                    next((r.code for r in joined.get(key, ()) if r.code), None),
+                    next((r.elements for r in joined.get(key, ()) if r.elements), None),
+                ),
             )
         )
     return rows

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensor
@@ -23,6 +23,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 from kernel_tui.engine.op_kinds import moves_data, op_name
+
+if TYPE_CHECKING:
+    from kernel_tui.launch import KernelLaunch
 
 
 def tensor_bytes(tensor: torch.Tensor) -> int:
@@ -47,6 +50,11 @@ def unique_bytes(tensors: Iterable[torch.Tensor]) -> int:
     for tensor in tensors:
         seen.setdefault(_key(tensor), tensor_bytes(tensor))
     return sum(seen.values())
+
+
+def largest_elements(tensors: Iterable[Any]) -> int | None:
+    """Elements of the largest tensor among ``tensors``: the array a kernel's threads share out."""
+    return max((t.numel() for t in tensors if isinstance(t, torch.Tensor)), default=None)
 
 
 def tensors_in(value: Any) -> list[torch.Tensor]:
@@ -77,6 +85,10 @@ class Traffic:
     wrapper spells it, or the profiler's name of a copy between host and device (``Memcpy DtoH (…)``)."""
     kind: str = "kernel"
     """``kernel``, ``op`` (an eager operator, in a preview) or ``memcpy`` (a copy between host and device)."""
+    elements: int | None = None
+    """Elements of the largest tensor it received: what elements per thread are counted over."""
+    launch: KernelLaunch | None = None
+    """How it would be launched, where the code alone says (a Triton kernel in the CUDA preview)."""
 
     @property
     def bytes_total(self) -> int:
@@ -157,7 +169,9 @@ def host_transfer(name: str, read: list[torch.Tensor], written: list[torch.Tenso
 
 def _op_traffic(name: str, schema: Any, args: tuple, kwargs: dict, out: Any, line: int | None) -> Traffic:
     read, written = op_tensors(name, schema, args, kwargs, out)
-    return Traffic(name, unique_bytes(read), unique_bytes(written), (name,), (line,) if line else ())
+    lines = (line,) if line else ()
+    elements = largest_elements(read + written)
+    return Traffic(name, unique_bytes(read), unique_bytes(written), (name,), lines, elements=elements)
 
 
 def eager_traffic(fn: Any, args: tuple, source_file: str | None = None) -> list[Traffic]:

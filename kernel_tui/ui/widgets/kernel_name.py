@@ -1,7 +1,8 @@
 """The full name of the highlighted kernel: short names fit the tables, full names answer "which one?".
 
 After the name, the kernel's story in full (what the table columns may have cut or dropped): what it was
-fused into or what it replaced, and how fast it moved its bytes."""
+fused into or what it replaced, and how fast it moved its bytes; on a line of its own, how it was launched
+(grid × block = threads, warps and elements per thread; a CPU kernel's threads)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
+from kernel_tui.launch import launch_text
 from kernel_tui.ui.attribution import kernel_story
 
 if TYPE_CHECKING:
@@ -47,4 +49,9 @@ class KernelNameLine(Static):
         for part in kernel_story(kernel, mode):
             text.append(" · ", style="dim")
             text.append(part)
+        launch = launch_text(kernel.launch)
+        if launch:
+            text.append("\nlaunch ", style="bold")
+            known = kernel.launch is not None and kernel.launch.is_known
+            text.append(launch, style="" if known else "dim")
         self._show(text)
