@@ -7,12 +7,10 @@ read by a thread that forwards it to a sink and keeps the tail for when the engi
 
 from __future__ import annotations
 
-import codecs
 import collections
 import os
 import queue
 import re
-import select
 import signal
 import subprocess
 import sys
@@ -23,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernel_tui import proctree, protocol
+from kernel_tui.line_reader import LONG_LINE_KEPT, read_lines
 from kernel_tui.protocol import Done, EngineMessage, Hello, ProtocolError, RunMessage, RunRequest, Warmup
 
 STDERR_TAIL_LINES = 40
@@ -78,11 +77,6 @@ import runpy
 runpy.run_module({module!r}, run_name="__main__", alter_sys=True)
 """
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-READ_CHUNK = 65536
-POLL_S = 0.2
-DRAIN_AFTER_EXIT_S = 2.0
-"""How long the readers go on after the engine has ended: a process the scenario started may hold the
-pipes open for ever, and must not keep the front end waiting."""
 CLOSE_WAIT_S = 5.0
 SIGNAL_SLICE_S = 0.2
 """How long the main thread waits for a message at a time, so that it sees a signal within this."""
@@ -367,53 +361,5 @@ class EngineClient:
             if self._stderr_sink is not None and not PROFILER_CHATTER.match(line):
                 self._stderr_sink(line)
 
-        read_lines(fd, process, on_line)
-
-
-def read_lines(fd: int, process: subprocess.Popen[str], on_line: Callable[[str], None]) -> None:
-    """Call ``on_line`` with each line read from ``fd`` until its end, then close it.
-
-    Never dies: bytes that are not UTF-8 are replaced, and a failing ``on_line`` loses only its line. Ends
-    at most DRAIN_AFTER_EXIT_S after ``process`` has, even if some process it started still holds the pipe.
-    """
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    pending = ""
-    ended_at: float | None = None
-
-    def deliver(text: str) -> str:
-        *lines, rest = text.split("\n")
-        for line in lines:
-            try:
-                on_line(line + "\n")
-            except Exception:  # noqa: BLE001 - a reader that dies would block the engine's writes
-                pass
-        return rest
-
-    try:
-        while True:
-            try:
-                ready, _, _ = select.select([fd], [], [], POLL_S)
-            except InterruptedError:
-                continue
-            if ready:
-                chunk = os.read(fd, READ_CHUNK)
-                if not chunk:
-                    break
-                pending = deliver(pending + decoder.decode(chunk))
-            if process.poll() is not None:
-                ended_at = ended_at or time.monotonic()
-                if not ready or time.monotonic() - ended_at > DRAIN_AFTER_EXIT_S:
-                    break
-    except (OSError, ValueError):
-        pass
-    finally:
-        pending = deliver(pending + decoder.decode(b"", final=True))
-        if pending:
-            try:
-                on_line(pending)
-            except Exception:  # noqa: BLE001
-                pass
-        try:
-            os.close(fd)
-        except OSError:
-            pass
+        # Bounded: what a scenario prints is kept for the error details and shown, not stored whole.
+        read_lines(fd, process, on_line, keep=LONG_LINE_KEPT)
