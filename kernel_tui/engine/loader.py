@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import linecache
 import re
 import sys
 import traceback
@@ -42,8 +43,10 @@ class StageError(Exception):
 def _source_context(error: ScenarioError, around: int = 2) -> str:
     if error.file is None or error.line is None:
         return ""
+    cached = linecache.cache.get(error.file)
     try:
-        lines = read_source(error.file).splitlines()
+        # The text that ran (load_scenario keeps it), else the file's.
+        lines = [line.rstrip("\n") for line in cached[2]] if cached else read_source(error.file).splitlines()
     except ScenarioFileError:
         return ""
     first, last = max(error.line - around, 1), min(error.line + around, len(lines))
@@ -89,6 +92,8 @@ class LoadedScenario:
     module: types.ModuleType
     compiled_fn: Any = None
     """``torch.compile(fn)`` once the compile stage made it; the sweep goes on with the same one."""
+    source: str | None = None
+    """The text that was run: the file may be edited while it runs, and the report quotes this."""
 
     @property
     def path(self) -> Path:
@@ -169,6 +174,8 @@ def load_scenario(path: Path) -> LoadedScenario:
         raise StageError(ScenarioError("load", str(exc), exc.line, str(path))) from exc
     module = types.ModuleType(f"kernel_tui_scenario_{abs(hash(str(path)))}")
     module.__file__ = str(path)
+    # Tracebacks quote the text that runs, not the file as it is when they are formatted (no mtime: kept).
+    linecache.cache[str(path)] = (len(source), None, source.splitlines(keepends=True), str(path))
     try:
         tree = ast.parse(source, str(path))
         code = compile(snippet_module(tree) if info.is_snippet else tree, str(path), "exec")
@@ -179,4 +186,4 @@ def load_scenario(path: Path) -> LoadedScenario:
     for name in ("fn", "inputs"):
         if not callable(getattr(module, name, None)):
             raise StageError(ScenarioError("load", f"the scenario defines no function {name}()", None, str(path)))
-    return LoadedScenario(info, module)
+    return LoadedScenario(info, module, source=source)

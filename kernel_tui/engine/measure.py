@@ -75,7 +75,7 @@ def measure_scenario(
         scenario = load_scenario(path)
         scenario.info = variants.resolved_info(scenario.info, variants_requested)
         info = scenario.info
-        report = replace(report, title=scenario.info.title, size=size or scenario.info.size)
+        report = replace(report, title=scenario.info.title, size=size or scenario.info.size, source=scenario.source)
         report = replace(report, bandwidth_ceiling_gbs=ceiling_gbs(device, report.device_name))
         report = _measure_modes(scenario, report, emit, trace_dir)
         if run_sweep and report.compiled is not None:

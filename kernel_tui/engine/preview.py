@@ -97,7 +97,7 @@ def preview_scenario(
         emit("progress", stage="load", detail=str(path))
         scenario = load_scenario(path)
         info = scenario.info
-        report = replace(report, title=info.title, size=size or info.size)
+        report = replace(report, title=info.title, size=size or info.size, source=scenario.source)
         if info.train:
             raise StageError(ScenarioError("load", training.NOT_PREVIEWED, None, str(path), training.NOT_PREVIEWED))
         report = _preview_modes(scenario, report, arch, notes, emit)

@@ -1,7 +1,8 @@
-"""Whatever a scenario starts cannot speak for the engine, and does not outlive the run.
+"""A scenario's tricks cannot change what is reported about it or after it.
 
 A double-forked daemon once inherited the protocol descriptor and wrote fake ``done`` messages: every later
-report of that ``kernel-tui run`` read "FORGED RESULT", exit 0; and it ran on after the run.
+report of that ``kernel-tui run`` read "FORGED RESULT", exit 0; and it ran on after the run. A file that
+rewrote itself while it ran had its new text quoted in its own traceback.
 """
 
 from __future__ import annotations
@@ -102,3 +103,38 @@ def test_a_double_forked_daemon_can_neither_forge_results_nor_outlive_the_run(tm
     assert reports[1]["error"] is None and reports[1]["eager"]["kernel_count"] == 2
     daemon = int(pid_file.read_text())
     assert not _alive(daemon), "the daemon was ended with the engine"
+
+
+REWRITES_ITSELF = '''\
+"""Edited while it runs"""
+import torch
+
+SIZE = 64
+
+
+def fn(a):
+    raise ValueError("the line that ran")
+
+
+def inputs(size, device):
+    with open(__file__, "w", encoding="utf-8") as out:
+        out.write(__doc__.replace("while", "WHILE") + "\\ndef fn(a):\\n    return 'the new text'\\n")
+    return (torch.ones(size, device=device),)
+'''
+
+
+def test_a_file_edited_during_its_run_is_quoted_as_the_text_that_ran(tmp_path: Path) -> None:
+    scenario = tmp_path / "edited.py"
+    scenario.write_text(REWRITES_ITSELF, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "kernel_tui.cli", "run", str(scenario), "--json", "--no-sweep"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    report = json.loads(done.stdout)
+    assert scenario.read_text(encoding="utf-8") != REWRITES_ITSELF, "the file did change during the run"
+    assert report["source"] == REWRITES_ITSELF
+    assert report["error"]["stage"] == "eager" and report["error"]["line"] == 8
+    assert 'raise ValueError("the line that ran")' in report["error"]["details"]
+    assert "the new text" not in report["error"]["details"]
