@@ -43,10 +43,12 @@ class StageError(Exception):
 def _source_context(error: ScenarioError, around: int = 2) -> str:
     if error.file is None or error.line is None:
         return ""
-    cached = linecache.cache.get(error.file)
+    # The text that ran (load_scenario keeps it in linecache), else the file's.
+    ran = linecache.cache.get(error.file)
     try:
-        # The text that ran (load_scenario keeps it), else the file's.
-        lines = [line.rstrip("\n") for line in cached[2]] if cached else read_source(error.file).splitlines()
+        lines = (
+            [line.rstrip("\n") for line in ran[2]] if ran and len(ran) == 4 else read_source(error.file).splitlines()
+        )
     except ScenarioFileError:
         return ""
     first, last = max(error.line - around, 1), min(error.line + around, len(lines))
