@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kernel_tui import proctree, protocol
+from kernel_tui import engine_channel, proctree, protocol
 from kernel_tui.line_reader import LONG_LINE_KEPT, read_lines
 from kernel_tui.protocol import Done, EngineMessage, Hello, ProtocolError, RunMessage, RunRequest, Warmup
 
@@ -123,6 +123,7 @@ class EngineClient:
         self._messages: queue.Queue[Received] = queue.Queue()
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._next_run_id = 0
+        self._strangers: set[int] = set()
         self.hello: Hello | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------------
@@ -144,7 +145,7 @@ class EngineClient:
         env["KERNEL_TUI_PARENT_PID"] = str(os.getpid())
         # The readers own the read ends of the pipes and close them when they are done; Popen's file
         # objects would block a close on a reader stuck in read() while a stranger holds the write end.
-        out_read, out_write = os.pipe()
+        out_read, out_write, credited = engine_channel.open_channel()
         err_read, err_write = os.pipe()
         try:
             self._process = subprocess.Popen(
@@ -166,7 +167,10 @@ class EngineClient:
             os.close(err_write)
         process = self._process
         # Each reader gets this engine's queue: a dying engine's end marker must not land in a newer one's.
-        threading.Thread(target=self._read_protocol, args=(out_read, process, self._messages), daemon=True).start()
+        receive = engine_channel.receiver(out_read, process.pid if credited else None, self._stranger_wrote)
+        threading.Thread(
+            target=self._read_protocol, args=(out_read, process, self._messages, receive), daemon=True
+        ).start()
         threading.Thread(target=self._read_stderr, args=(err_read, process), daemon=True).start()
         deadline = time.monotonic() + timeout
         while True:
@@ -324,7 +328,22 @@ class EngineClient:
             except queue.Empty:
                 continue
 
-    def _read_protocol(self, fd: int, process: subprocess.Popen[str], messages: queue.Queue[Received]) -> None:
+    def _stranger_wrote(self, pid: int, size: int) -> None:
+        """A process other than the engine (a scenario's child) wrote on the protocol channel: not read."""
+        if pid not in self._strangers:
+            self._strangers.add(pid)
+            line = f"kernel-tui: ignored what process {pid}, not the engine, wrote on the engine's channel\n"
+            self._stderr_tail.append(line)
+            if self._stderr_sink is not None:
+                self._stderr_sink(line)
+
+    def _read_protocol(
+        self,
+        fd: int,
+        process: subprocess.Popen[str],
+        messages: queue.Queue[Received],
+        receive: Callable[[], bytes | None],
+    ) -> None:
         def warmup_ended(message: Warmup) -> None:
             # Not part of any run: kept here for whoever asks, whether a run is being read or not.
             self.warmup_result = message
@@ -352,7 +371,7 @@ class EngineClient:
                 done=messages.put,
             )
 
-        read_lines(fd, process, on_line)
+        read_lines(fd, process, on_line, receive=receive)
         messages.put(None)
 
     def _read_stderr(self, fd: int, process: subprocess.Popen[str]) -> None:

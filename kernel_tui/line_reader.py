@@ -81,9 +81,11 @@ def read_lines(
     process: Polled | subprocess.Popen[str],
     on_line: Callable[[str], None],
     keep: int | None = None,
+    receive: Callable[[], bytes | None] | None = None,
 ) -> None:
     """Call ``on_line`` with each line read from ``fd`` until its end, then close it. ``keep``: a longer
     line is passed on as its first and last ``keep`` characters, with how many were left out between.
+    ``receive``: reads the next chunk of ``fd`` in place of a plain read (None: nothing to pass on).
 
     Never dies: bytes that are not UTF-8 are replaced, and a failing ``on_line`` loses only its line. Ends
     at most DRAIN_AFTER_EXIT_S after ``process`` has, even if some process it started still holds the pipe.
@@ -111,10 +113,11 @@ def read_lines(
             except InterruptedError:
                 continue
             if ready:
-                chunk = os.read(fd, READ_CHUNK)
-                if not chunk:
+                chunk = os.read(fd, READ_CHUNK) if receive is None else receive()
+                if chunk == b"":
                     break
-                deliver(decoder.decode(chunk))
+                if chunk is not None:
+                    deliver(decoder.decode(chunk))
             if process.poll() is not None:
                 ended_at = ended_at or time.monotonic()
                 if not ready or time.monotonic() - ended_at > DRAIN_AFTER_EXIT_S:
