@@ -4,8 +4,9 @@ Scenarios run one after another in one engine, and a scenario is arbitrary code:
 ``torch._dynamo.config.capture_scalar_outputs``, turn off Inductor's kernel profiling, change the thread
 count, ``chdir``, close ``sys.stdin``, edit ``sys.path``, reseed the generators, patch ``torch.Tensor``,
 leave ``torch.autocast`` entered, set an alarm, block signals, lower a resource limit (``torch_state`` and
-``process_state`` keep those). Any of it would change what every later scenario measures. ``Snapshot.take`` records that state once, when the engine is ready and
-before any scenario runs; ``Snapshot.restore`` puts it back after each scenario.
+``process_state`` keep those). Any of it would change what every later scenario measures. ``Snapshot.take``
+records that state once, when the engine is ready and before any scenario runs; ``Snapshot.restore`` puts it
+back after each scenario.
 
 What cannot be put back (a thread or a process the scenario left running, a working folder that is gone)
 is returned as notes: the engine then ends after that scenario's report and the next one runs in a fresh
