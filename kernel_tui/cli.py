@@ -443,7 +443,8 @@ def run_command(
             if comparison is not None and comparison.grew:
                 grown.append(f"{safe_line(path.name)}: {', '.join(comparison.growth())}")
             if options.json:
-                data = replace(report, source=source).to_dict()
+                # The engine's copy is the text it ran, even if the file changed since it was read here.
+                data = replace(report, source=report.source if report.source is not None else source).to_dict()
                 if baselines is not None:
                     data["baseline"] = comparison.to_dict() if comparison is not None else None
                 with writing("the results to standard output"):

@@ -7,12 +7,10 @@ read by a thread that forwards it to a sink and keeps the tail for when the engi
 
 from __future__ import annotations
 
-import codecs
 import collections
 import os
 import queue
 import re
-import select
 import signal
 import subprocess
 import sys
@@ -22,7 +20,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kernel_tui import proctree, protocol
+from kernel_tui import engine_channel, proctree, protocol
+from kernel_tui.line_reader import LONG_LINE_KEPT, read_lines
 from kernel_tui.protocol import Done, EngineMessage, Hello, ProtocolError, RunMessage, RunRequest, Warmup
 from kernel_tui.safe_text import safe_text
 
@@ -105,11 +104,6 @@ import runpy
 runpy.run_module({module!r}, run_name="__main__", alter_sys=True)
 """
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-READ_CHUNK = 65536
-POLL_S = 0.2
-DRAIN_AFTER_EXIT_S = 2.0
-"""How long the readers go on after the engine has ended: a process the scenario started may hold the
-pipes open for ever, and must not keep the front end waiting."""
 CLOSE_WAIT_S = 5.0
 SIGNAL_SLICE_S = 0.2
 """How long the main thread waits for a message at a time, so that it sees a signal within this."""
@@ -156,6 +150,7 @@ class EngineClient:
         self._messages: queue.Queue[Received] = queue.Queue()
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._next_run_id = 0
+        self._strangers: set[int] = set()
         self.hello: Hello | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------------
@@ -177,7 +172,7 @@ class EngineClient:
         env["KERNEL_TUI_PARENT_PID"] = str(os.getpid())
         # The readers own the read ends of the pipes and close them when they are done; Popen's file
         # objects would block a close on a reader stuck in read() while a stranger holds the write end.
-        out_read, out_write = os.pipe()
+        out_read, out_write, credited = engine_channel.open_channel()
         err_read, err_write = os.pipe()
         try:
             self._process = subprocess.Popen(
@@ -199,7 +194,10 @@ class EngineClient:
             os.close(err_write)
         process = self._process
         # Each reader gets this engine's queue: a dying engine's end marker must not land in a newer one's.
-        threading.Thread(target=self._read_protocol, args=(out_read, process, self._messages), daemon=True).start()
+        receive = engine_channel.receiver(out_read, process.pid if credited else None, self._stranger_wrote)
+        threading.Thread(
+            target=self._read_protocol, args=(out_read, process, self._messages, receive), daemon=True
+        ).start()
         threading.Thread(target=self._read_stderr, args=(err_read, process), daemon=True).start()
         deadline = time.monotonic() + timeout
         while True:
@@ -357,7 +355,22 @@ class EngineClient:
             except queue.Empty:
                 continue
 
-    def _read_protocol(self, fd: int, process: subprocess.Popen[str], messages: queue.Queue[Received]) -> None:
+    def _stranger_wrote(self, pid: int, size: int) -> None:
+        """A process other than the engine (a scenario's child) wrote on the protocol channel: not read."""
+        if pid not in self._strangers:
+            self._strangers.add(pid)
+            line = f"kernel-tui: ignored what process {pid}, not the engine, wrote on the engine's channel\n"
+            self._stderr_tail.append(line)
+            if self._stderr_sink is not None:
+                self._stderr_sink(line)
+
+    def _read_protocol(
+        self,
+        fd: int,
+        process: subprocess.Popen[str],
+        messages: queue.Queue[Received],
+        receive: Callable[[], bytes | None],
+    ) -> None:
         def warmup_ended(message: Warmup) -> None:
             # Not part of any run: kept here for whoever asks, whether a run is being read or not.
             self.warmup_result = message
@@ -385,7 +398,7 @@ class EngineClient:
                 done=messages.put,
             )
 
-        read_lines(fd, process, on_line)
+        read_lines(fd, process, on_line, receive=receive)
         messages.put(None)
 
     def _read_stderr(self, fd: int, process: subprocess.Popen[str]) -> None:
@@ -394,53 +407,5 @@ class EngineClient:
             if self._stderr_sink is not None and not PROFILER_CHATTER.match(line):
                 self._stderr_sink(line)
 
-        read_lines(fd, process, on_line)
-
-
-def read_lines(fd: int, process: subprocess.Popen[str], on_line: Callable[[str], None]) -> None:
-    """Call ``on_line`` with each line read from ``fd`` until its end, then close it.
-
-    Never dies: bytes that are not UTF-8 are replaced, and a failing ``on_line`` loses only its line. Ends
-    at most DRAIN_AFTER_EXIT_S after ``process`` has, even if some process it started still holds the pipe.
-    """
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    pending = ""
-    ended_at: float | None = None
-
-    def deliver(text: str) -> str:
-        *lines, rest = text.split("\n")
-        for line in lines:
-            try:
-                on_line(line + "\n")
-            except Exception:  # noqa: BLE001 - a reader that dies would block the engine's writes
-                pass
-        return rest
-
-    try:
-        while True:
-            try:
-                ready, _, _ = select.select([fd], [], [], POLL_S)
-            except InterruptedError:
-                continue
-            if ready:
-                chunk = os.read(fd, READ_CHUNK)
-                if not chunk:
-                    break
-                pending = deliver(pending + decoder.decode(chunk))
-            if process.poll() is not None:
-                ended_at = ended_at or time.monotonic()
-                if not ready or time.monotonic() - ended_at > DRAIN_AFTER_EXIT_S:
-                    break
-    except (OSError, ValueError):
-        pass
-    finally:
-        pending = deliver(pending + decoder.decode(b"", final=True))
-        if pending:
-            try:
-                on_line(pending)
-            except Exception:  # noqa: BLE001
-                pass
-        try:
-            os.close(fd)
-        except OSError:
-            pass
+        # Bounded: what a scenario prints is kept for the error details and shown, not stored whole.
+        read_lines(fd, process, on_line, keep=LONG_LINE_KEPT)

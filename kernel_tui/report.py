@@ -297,9 +297,10 @@ class ScenarioReport:
     variants: dict[str, VariantResult] = field(default_factory=dict)
     """The compile variants other than ``default`` (which is ``compiled``), by name, in the order given."""
     source: str | None = None
-    """The scenario file's text as it was run, filled where the report is saved (``kernel-tui run --json``):
-    ``kernel-tui view`` reads the lesson, the claims and ``fn`` from it on a machine without the file. None
-    in the engine's own messages (the front end has the file) and in results saved before it existed."""
+    """The scenario file's text as it was run (the engine's copy: the file may change during the run), saved
+    with the report (``kernel-tui run --json``): ``kernel-tui view`` reads the lesson, the claims and ``fn``
+    from it on a machine without the file. None for a file that did not load, and in results saved before
+    it existed."""
 
     def mode(self, name: str) -> ModeResult | None:
         """The result of one of ``MODES``."""

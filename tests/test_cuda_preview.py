@@ -301,3 +301,23 @@ def test_an_engine_that_refuses_says_why(tmp_path: Path) -> None:
         client.start()
     assert death.value.describe().startswith("the engine exited with code 3: --device cuda-preview cannot fake a GPU")
     assert death.value.refusal.endswith("it patches torch._inductor.no_such_piece, which is not there")
+
+
+def test_inputs_left_on_the_cpu_are_an_inputs_error_not_eager_0(preview_engine: EngineClient, write_scenario) -> None:
+    on_the_cpu = write_scenario(
+        "import torch\nSIZE = 4096\n\ndef fn(a):\n    return (a + 1).relu()\n\n"
+        "def inputs(size, device):\n    return (torch.randn(size),)\n",
+        name="ignores_the_device.py",
+    )
+    report = measure(preview_engine, on_the_cpu)
+    assert report.error is not None and report.error.stage == "inputs", report.error
+    assert "on the CPU" in report.error.message and "device=device" in report.error.message
+    assert report.error.line == 7, "the line of inputs()"
+    moved_in_fn = write_scenario(
+        "import torch\nSIZE = 4096\n\ndef fn(a):\n    return (a.cuda() + 1).relu()\n\n"
+        "def inputs(size, device):\n    return (torch.randn(size),)\n",
+        name="moves_it_itself.py",
+    )
+    moved = measure(preview_engine, moved_in_fn)
+    assert moved.error is None and moved.eager is not None
+    assert [kernel.short_name for kernel in moved.eager.kernels][0] == "memcpy HtoD"

@@ -48,6 +48,7 @@ def main() -> None:
     from kernel_tui.engine import lifeline
 
     lifeline.hold()
+    lifeline.keep_from_children(protocol_fd, requests_fd)
 
     from kernel_tui.engine.server import serve
 

@@ -2,9 +2,11 @@
 
 Scenarios run one after another in one engine, and a scenario is arbitrary code: it may set
 ``torch._dynamo.config.capture_scalar_outputs``, turn off Inductor's kernel profiling, change the thread
-count, ``chdir``, close ``sys.stdin``, edit ``sys.path``, reseed the generators. Any of it would change what
-every later scenario measures. ``Snapshot.take`` records that state once, when the engine is ready and
-before any scenario runs; ``Snapshot.restore`` puts it back after each scenario.
+count, ``chdir``, close ``sys.stdin``, edit ``sys.path``, reseed the generators, patch ``torch.Tensor``,
+leave ``torch.autocast`` entered, set an alarm, block signals, lower a resource limit (``torch_state`` and
+``process_state`` keep those). Any of it would change what every later scenario measures. ``Snapshot.take``
+records that state once, when the engine is ready and before any scenario runs; ``Snapshot.restore`` puts it
+back after each scenario.
 
 What cannot be put back (a thread or a process the scenario left running, a working folder that is gone)
 is returned as notes: the engine then ends after that scenario's report and the next one runs in a fresh
@@ -18,7 +20,6 @@ import copy
 import importlib
 import os
 import random
-import signal
 import sys
 import threading
 import warnings
@@ -30,23 +31,12 @@ from typing import Any, TextIO, cast
 import torch
 
 from kernel_tui import proctree
+from kernel_tui.engine.process_state import ProcessState
+from kernel_tui.engine.torch_state import TorchState
 
 CONFIG_MODULES = ("torch._dynamo.config", "torch._inductor.config", "torch._functorch.config")
 # Torch keeps its own bookkeeping in the environment during a compile; it is not the scenario's doing.
 TORCH_PRIVATE_ENV = "_TORCH"
-SIGNALS = tuple(
-    sig
-    for sig in (
-        signal.SIGINT,
-        signal.SIGTERM,
-        signal.SIGHUP,
-        signal.SIGPIPE,
-        signal.SIGUSR1,
-        signal.SIGUSR2,
-        signal.SIGALRM,
-        signal.SIGCHLD,
-    )
-)
 
 
 def _python_roots() -> tuple[str, ...]:
@@ -170,7 +160,10 @@ class Snapshot:
     python_rng: Any
     numpy_rng: Any
     environ: dict[str, str]
-    handlers: dict[int, Any]
+    process: ProcessState
+    """Signals, timers, resource limits, interpreter hooks, the collector."""
+    torch_switches: TorchState
+    """Torch's patchable namespaces, autocast, inference mode, anomaly mode, the backends' flags."""
     umask: int
     warning_filters: list[Any]
     recursion_limit: int
@@ -209,7 +202,8 @@ class Snapshot:
             python_rng=random.getstate(),
             numpy_rng=numpy.random.get_state() if numpy is not None else None,
             environ=dict(os.environ),
-            handlers={sig: signal.getsignal(sig) for sig in SIGNALS},
+            process=ProcessState.take(),
+            torch_switches=TorchState.take(),
             umask=umask,
             warning_filters=list(warnings.filters),
             recursion_limit=sys.getrecursionlimit(),
@@ -225,7 +219,11 @@ class Snapshot:
         folder a scenario added to ``sys.path``) are forgotten, so the next scenario imports its own.
         """
         notes: list[str] = []
+        # First: a timer the scenario left pending must not fire while the rest is restored.
+        notes.extend(self._restore_part("signals, limits and hooks", self.process.restore))
         self._restore_streams()
+        # Before the torch steps: a mode the scenario left entered would see (or refuse) their calls.
+        notes.extend(self._restore_part("torch's switches", self.torch_switches.restore))
         for step in (self._restore_torch, self._restore_configs, self._restore_rng, self._restore_process):
             try:
                 step()
@@ -239,6 +237,13 @@ class Snapshot:
         notes.extend(self._leftovers(scenario_folders))
         notes.extend(self._differences())
         return notes
+
+    @staticmethod
+    def _restore_part(what: str, restore: Any) -> list[str]:
+        try:
+            return list(restore())
+        except Exception as error:  # noqa: BLE001 - one failed part must not stop the others
+            return [f"could not restore {what}: {type(error).__name__}: {error}"]
 
     # -- the steps ------------------------------------------------------------------------------------
 
@@ -308,9 +313,6 @@ class Snapshot:
         for key, value in self.environ.items():
             if os.environ.get(key) != value:
                 os.environ[key] = value
-        for sig, handler in self.handlers.items():
-            if signal.getsignal(sig) is not handler and handler is not None:
-                signal.signal(sig, handler)
         os.umask(self.umask)
         warnings.filters[:] = self.warning_filters  # type: ignore[index]  # typeshed says Sequence; it is a list
         mutated = getattr(warnings, "_filters_mutated", None) or getattr(warnings, "_filters_mutated_lock_held", None)

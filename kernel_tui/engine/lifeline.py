@@ -29,6 +29,7 @@ from kernel_tui import proctree
 PARENT_ENV = "KERNEL_TUI_PARENT_PID"
 POLL_S = 0.25
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 
 _parent = os.getppid()
 _busy = threading.Event()
@@ -57,6 +58,7 @@ def hold() -> None:
     signal.signal(signal.SIGHUP, on_hangup)
     signal.signal(signal.SIGTERM, on_terminate)
     _set_parent_death_signal(signal.SIGHUP)
+    _adopt_orphans()
     threading.Thread(target=_watch_parent, name="kernel-tui-lifeline", daemon=True).start()
 
 
@@ -81,6 +83,36 @@ def _set_parent_death_signal(sig: int) -> None:
         return
     if parent_is_gone():  # it died between our start and the prctl
         end_everything("the front end is gone")
+
+
+def _adopt_orphans() -> None:
+    """A scenario's double-forked daemon becomes the engine's child, not init's (Linux's child subreaper):
+    the isolation check then finds it after the scenario, and ending the engine's tree ends it too."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def keep_from_children(*fds: int) -> None:
+    """In every process forked from the engine, ``fds`` (the protocol's) point at /dev/null: a scenario's
+    forked child, or its daemon, cannot write a message or read a request. Descriptors already close on exec;
+    a plain ``os.fork`` (multiprocessing's too) copies them all."""
+
+    def in_child() -> None:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in fds:
+            try:
+                os.dup2(null, fd, inheritable=False)
+            except OSError:
+                pass
+        os.close(null)
+
+    os.register_at_fork(after_in_child=in_child)
 
 
 def _watch_parent() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import linecache
 import re
 import sys
 import traceback
@@ -42,8 +43,12 @@ class StageError(Exception):
 def _source_context(error: ScenarioError, around: int = 2) -> str:
     if error.file is None or error.line is None:
         return ""
+    # The text that ran (load_scenario keeps it in linecache), else the file's.
+    ran = linecache.cache.get(error.file)
     try:
-        lines = read_source(error.file).splitlines()
+        lines = (
+            [line.rstrip("\n") for line in ran[2]] if ran and len(ran) == 4 else read_source(error.file).splitlines()
+        )
     except ScenarioFileError:
         return ""
     first, last = max(error.line - around, 1), min(error.line + around, len(lines))
@@ -89,6 +94,8 @@ class LoadedScenario:
     module: types.ModuleType
     compiled_fn: Any = None
     """``torch.compile(fn)`` once the compile stage made it; the sweep goes on with the same one."""
+    source: str | None = None
+    """The text that was run: the file may be edited while it runs, and the report quotes this."""
 
     @property
     def path(self) -> Path:
@@ -181,6 +188,8 @@ def load_scenario(path: Path) -> LoadedScenario:
     # inlines (a training step's fn reading F or a constant), and pickle and inspect look there too. The
     # engine's restore between scenarios forgets it (isolation.SCENARIO_MODULE_PREFIX).
     sys.modules[module.__name__] = module
+    # Tracebacks quote the text that runs, not the file as it is when they are formatted (no mtime: kept).
+    linecache.cache[str(path)] = (len(source), None, source.splitlines(keepends=True), str(path))
     try:
         tree = ast.parse(source, str(path))
         code = compile(snippet_module(tree) if info.is_snippet else tree, str(path), "exec")
@@ -193,7 +202,7 @@ def load_scenario(path: Path) -> LoadedScenario:
         if not callable(getattr(module, name, None)):
             _unregister(module)
             raise StageError(ScenarioError("load", f"the scenario defines no function {name}()", None, str(path)))
-    return LoadedScenario(info, module)
+    return LoadedScenario(info, module, source=source)
 
 
 def _unregister(module: types.ModuleType) -> None:

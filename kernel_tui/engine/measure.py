@@ -75,7 +75,7 @@ def measure_scenario(
         scenario = load_scenario(path)
         scenario.info = variants.resolved_info(scenario.info, variants_requested)
         info = scenario.info
-        report = replace(report, title=scenario.info.title, size=size or scenario.info.size)
+        report = replace(report, title=scenario.info.title, size=size or scenario.info.size, source=scenario.source)
         report = replace(report, bandwidth_ceiling_gbs=ceiling_gbs(device, report.device_name))
         report = _measure_modes(scenario, report, emit, trace_dir)
         if run_sweep and report.compiled is not None:
@@ -111,6 +111,8 @@ def _measure_modes(
     device, path = report.device, scenario.path
     emit("progress", stage="inputs", detail=f"size {report.size:,}")
     args = scenario.make_inputs(report.size, device)
+    # inputs() may set the thread count (torch.set_num_threads(1)): the run is measured with that one.
+    report = replace(report, threads=torch.get_num_threads())
     fn = training.measured_fn(scenario)
 
     emit("progress", stage="eager", detail="warm-up and profile")
@@ -274,6 +276,8 @@ def _timed(
     interleaved in one measurement so that every speedup and its spread come from the same rounds; on CUDA
     also the wall time of back-to-back calls."""
     device = report.device
+    # What the timers run with (timing reads it too): a scenario may have set it in inputs() or fn.
+    report = replace(report, threads=torch.get_num_threads())
     if report.eager is None:
         return report
     if compiled_call is None or report.compiled is None:

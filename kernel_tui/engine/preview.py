@@ -27,7 +27,6 @@ from unittest import mock
 import torch
 import torch._dynamo
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
-from torch.utils._python_dispatch import TorchDispatchMode
 
 from kernel_tui.engine import compile_watch, training
 from kernel_tui.engine.attribution import attribute
@@ -45,6 +44,7 @@ from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, 
 from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
 from kernel_tui.engine.op_kinds import moves_data, op_name
 from kernel_tui.engine.preview_support import check_preview, quiet_torch_warnings
+from kernel_tui.engine.preview_inputs import HostValues, any_on_device, fake_inputs
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import (
     EagerTrafficMode,
@@ -98,7 +98,7 @@ def preview_scenario(
         emit("progress", stage="load", detail=str(path))
         scenario = load_scenario(path)
         info = scenario.info
-        report = replace(report, title=info.title, size=size or info.size)
+        report = replace(report, title=info.title, size=size or info.size, source=scenario.source)
         if info.train:
             raise StageError(ScenarioError("load", training.NOT_PREVIEWED, None, str(path), training.NOT_PREVIEWED))
         with quiet_torch_warnings():
@@ -128,64 +128,6 @@ def preview_as_measure(arch: int) -> Callable[..., ScenarioReport]:
         return preview_scenario(path, arch, size=size, emit=emit)
 
     return measure
-
-
-# -- inputs, and what has no value without a device ------------------------------------------------------------
-
-
-def _fake_inputs(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode) -> tuple[torch.Tensor, ...]:
-    """``inputs(size, "cuda")`` on fake tensors; if the scenario's code cannot run on them, its CPU inputs
-    become fake CUDA tensors of the same shapes, strides and dtypes."""
-    try:
-        with fake_mode:
-            return scenario.make_inputs(size, "cuda")
-    except StageError:
-        real = scenario.make_inputs(size, "cpu")
-    with fake_mode:
-        return tuple(
-            torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="cuda").requires_grad_(t.requires_grad)
-            if isinstance(t, torch.Tensor)
-            else t  # a snippet's set-up may pass a number along
-            for t in real
-        )
-
-
-FLOAT_STAND_IN = 1.5
-"""What a floating ``.item()`` answers in a preview (1.0 would make divisions by it vanish)."""
-
-
-class _HostValues(TorchDispatchMode):
-    """``.item()`` of a fake tensor has no value: answer 1 (1.5, True) and say so.
-
-    A floating value is 1.5, not 1.0: the compiler folds ``x / 1.0`` and ``x * 1.0`` away, so a stand-in of
-    1.0 would generate code that a GPU, given a real value, would not (lesson 15's division).
-
-    It ignores compile internals so that ``torch.compile`` still compiles while it is active."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.used = 0
-
-    @classmethod
-    def ignore_compile_internals(cls) -> bool:
-        return True
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if func is torch.ops.aten._local_scalar_dense.default and isinstance(args[0], FakeTensor):
-            self.used += 1
-            dtype = args[0].dtype
-            if dtype == torch.bool:
-                return True
-            return FLOAT_STAND_IN if dtype.is_floating_point or dtype.is_complex else 1
-        return func(*args, **(kwargs or {}))
-
-    def note(self) -> list[str]:
-        if not self.used:
-            return []
-        return [
-            "host values: `.item()` and the like have no value without running; the preview went on "
-            "with 1 (1.5 for a floating value), so code that branches on such a value follows that branch"
-        ]
 
 
 # -- eager ----------------------------------------------------------------------------------------------------
@@ -375,7 +317,7 @@ def generate_for_gpu(
     notes = notes if notes is not None else []
     fake_mode = next(t.fake_mode for t in args if isinstance(t, FakeTensor))
     backend = _PreviewBackend(arch, fake_mode, options, notes)
-    host = _HostValues()
+    host = HostValues()
     try:
         with _fresh_dynamo(), quiet_torch_warnings():
             watch = compile_watch.CompileWatch().start()
@@ -417,15 +359,24 @@ def _preview_modes(
     fake_mode = FakeTensorMode(allow_non_fake_inputs=False)
 
     emit("progress", stage="inputs", detail=f"size {report.size:,}, fake CUDA tensors")
-    args = _fake_inputs(scenario, report.size, fake_mode)
+    args = fake_inputs(scenario, report.size, fake_mode)
     unit = array_bytes(args)
 
     emit("progress", stage="eager", detail="operators on fake CUDA tensors")
-    host = _HostValues()
+    host = HostValues()
     device_ops = _DeviceOps(str(path))
     with fake_mode, host, SdpaAsOnGpu(arch, notes), bytes_and_flops(device_ops) as counting:
         output = scenario.call(fn, args, "eager")
     notes.extend(host.note())
+    if not device_ops.launches and not any_on_device(args):
+        # Nothing fn did reached the device: a preview would report "eager 0", and a GPU run would find no
+        # kernel either. The fix is in inputs(), which ignored the device it was given.
+        raise scenario._contract(
+            "inputs",
+            "inputs() returned every tensor on the CPU, so fn ran nothing on the GPU: make them on the device "
+            "it is given (inputs(size, device) gets 'cuda' in a preview), e.g. torch.randn(size, device=device)",
+            args,
+        )
     eager = _mode(_rows(device_ops.launches), unit)
     report = replace(
         report,
