@@ -43,8 +43,8 @@ from kernel_tui.engine.launch_info import preview_launch, preview_launch_note
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
 from kernel_tui.engine.op_kinds import moves_data, op_name
-from kernel_tui.engine.preview_support import check_preview, quiet_torch_warnings
 from kernel_tui.engine.preview_inputs import HostValues, any_on_device, fake_inputs
+from kernel_tui.engine.preview_support import check_preview, quiet_torch_warnings
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import (
     EagerTrafficMode,
