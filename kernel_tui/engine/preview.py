@@ -40,6 +40,7 @@ from kernel_tui.engine.cuda_fakes import (
     fake_cuda,
     rewrite_sdpa,
 )
+from kernel_tui.engine.fake_wrapper import make_wrapper_fake
 from kernel_tui.engine.flops import bytes_and_flops, with_flops
 from kernel_tui.engine.generated_code import MEMCPY_NAMES, compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
@@ -300,7 +301,7 @@ class _PreviewBackend:
     @contextlib.contextmanager
     def _loaded_modules(self) -> Iterator[None]:
         """Each generated wrapper, as it is loaded: kept for the recording stand-ins, its allocations made
-        fake (they call the CUDA allocator directly, below the dispatcher)."""
+        fake (``fake_wrapper``: it calls the CUDA allocator and views tensors below the dispatcher)."""
         from torch._inductor.graph import GraphLowering
 
         original = GraphLowering.compile_to_module
@@ -308,29 +309,12 @@ class _PreviewBackend:
 
         def compile_to_module(graph: Any) -> Any:
             module = original(graph)
-            backend._fake_allocations(module)
+            make_wrapper_fake(module, backend.fake_mode)
             backend.modules.append(module)
             return module
 
         with mock.patch.object(GraphLowering, "compile_to_module", compile_to_module):
             yield
-
-    def _fake_allocations(self, module: Any) -> None:
-        fake_mode = self.fake_mode
-
-        def empty_on(device: str) -> Callable[..., torch.Tensor]:
-            def empty(size: Any, stride: Any, dtype: torch.dtype) -> torch.Tensor:
-                with fake_mode:
-                    return torch.empty_strided(size, stride, dtype=dtype, device=device)
-
-            return empty
-
-        namespace = vars(module)
-        for name in ("empty_strided_cuda", "empty_strided_cpu", "empty_strided_cpu_pinned"):
-            if name in namespace:
-                namespace[name] = empty_on("cuda" if name.endswith("cuda") else "cpu")
-        namespace["get_raw_stream"] = lambda device: 0
-        namespace["copy_if_misaligned"] = lambda tensor: tensor
 
 
 @dataclass(frozen=True)
