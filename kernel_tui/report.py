@@ -70,6 +70,9 @@ class Kernel:
     """``memory-bound`` or ``compute-bound``: which side of the device's ridge point ``intensity`` sits."""
     section: str | None = None
     """A training step's ``forward`` (the loss included) or ``backward``; None when only ``fn`` is measured."""
+    predicted: str | None = None
+    """A preview's eager row whose launch count is a prediction from ATen's CUDA source, not the rule of one
+    launch per operator: which source (``engine.aten_cuda``); None for every measured row."""
 
     @property
     def bytes_total(self) -> int | None:

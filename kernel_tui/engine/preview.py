@@ -28,9 +28,8 @@ from unittest import mock
 import torch
 import torch._dynamo
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
-from torch.utils._python_dispatch import TorchDispatchMode
 
-from kernel_tui.engine import compile_watch, training
+from kernel_tui.engine import aten_cuda, compile_watch, training
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.cuda_fakes import (
     DEFAULT_ARCH,
@@ -42,7 +41,8 @@ from kernel_tui.engine.cuda_fakes import (
 )
 from kernel_tui.engine.fake_wrapper import make_wrapper_fake
 from kernel_tui.engine.flops import bytes_and_flops, with_flops
-from kernel_tui.engine.generated_code import MEMCPY_NAMES, compiled_traffic
+from kernel_tui.engine.generated_code import compiled_traffic, memcpy_name
+from kernel_tui.engine.host_values import HostValues
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
 from kernel_tui.engine.op_kinds import moves_data, op_name
@@ -66,7 +66,9 @@ report. Every other claim (launches, bytes, graph breaks) follows from the code 
 
 STANDING_ASSUMPTIONS = (
     "no times: a preview generates code and runs nothing, so times, speedups and the sweep are for a real GPU",
-    "eager launches: one per ATen operator that works on the device; a library may launch more (cuBLAS split-K, cuDNN)",
+    "eager launches: one per ATen operator that works on the device; a library may launch more (cuBLAS split-K, "
+    "cuDNN); where ATen's CUDA source launches more (large full reductions, logsumexp, scans, sorts) the row says "
+    "so and its count is a prediction from that source",
     "torch.cuda.is_available() is False while the code is traced: code that branches on it takes its CPU branch",
 )
 
@@ -149,44 +151,6 @@ def _fake_inputs(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode)
         )
 
 
-FLOAT_STAND_IN = 1.5
-"""What a floating ``.item()`` answers in a preview (1.0 would make divisions by it vanish)."""
-
-
-class _HostValues(TorchDispatchMode):
-    """``.item()`` of a fake tensor has no value: answer 1 (1.5, True) and say so.
-
-    A floating value is 1.5, not 1.0: the compiler folds ``x / 1.0`` and ``x * 1.0`` away, so a stand-in of
-    1.0 would generate code that a GPU, given a real value, would not (lesson 15's division).
-
-    It ignores compile internals so that ``torch.compile`` still compiles while it is active."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.used = 0
-
-    @classmethod
-    def ignore_compile_internals(cls) -> bool:
-        return True
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if func is torch.ops.aten._local_scalar_dense.default and isinstance(args[0], FakeTensor):
-            self.used += 1
-            dtype = args[0].dtype
-            if dtype == torch.bool:
-                return True
-            return FLOAT_STAND_IN if dtype.is_floating_point or dtype.is_complex else 1
-        return func(*args, **(kwargs or {}))
-
-    def note(self) -> list[str]:
-        if not self.used:
-            return []
-        return [
-            "host values: `.item()` and the like have no value without running; the preview went on "
-            "with 1 (1.5 for a floating value), so code that branches on such a value follows that branch"
-        ]
-
-
 # -- eager ----------------------------------------------------------------------------------------------------
 
 
@@ -207,28 +171,29 @@ class _DeviceOps(EagerTrafficMode):
             if any(t.device.type == "cuda" for t in read + written):
                 direction = host_transfer(name, read, written)
                 line = self._caller_line()
-                self.launches.append(
-                    Traffic(
-                        name,
-                        unique_bytes(read),
-                        unique_bytes(written),
-                        (name,),
-                        (line,) if line else (),
-                        call=MEMCPY_NAMES[direction] if direction else None,
-                        kind="memcpy" if direction else "op",
-                    )
+                launch = Traffic(
+                    name,
+                    unique_bytes(read),
+                    unique_bytes(written),
+                    (name,),
+                    (line,) if line else (),
+                    call=memcpy_name(name, direction) if direction else None,
+                    kind="memcpy" if direction else "op",
                 )
+                self.launches.extend(aten_cuda.cuda_launches(launch, args, kwargs, out))
         return out
 
 
 def _rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
     """Launches grouped by name in first-seen order, as a measurement's table groups them; a launch that is not
     a generated kernel is named as it is called (``extern_kernels.mm``, a memcpy), its operator kept as ``op``."""
-    grouped: dict[tuple[str, str], list[Traffic]] = {}
+    grouped: dict[tuple[str, str, str | None], list[Traffic]] = {}
     for launch in launches:
-        grouped.setdefault((launch.call or launch.name, launch.kind), []).append(launch)
+        # A composite's pass (``aten::sum`` in ``logsumexp``) is not the ``sum`` called at the top level.
+        composite = launch.name if launch.kind == "op" and launch.call else None
+        grouped.setdefault((launch.call or launch.name, launch.kind, composite), []).append(launch)
     rows = []
-    for (name, kind), group in grouped.items():
+    for (name, kind, _), group in grouped.items():
         rows.append(
             Kernel(
                 name=name,
@@ -242,6 +207,7 @@ def _rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
                 aten_ops=tuple(dict.fromkeys(op for launch in group for op in launch.aten_ops)),
                 lines=tuple(dict.fromkeys(line for launch in group for line in launch.lines)),
                 code=next((launch.code for launch in group if launch.code), None),
+                predicted=next((launch.basis for launch in group if launch.basis), None),
             )
         )
     return tuple(rows)
@@ -355,7 +321,7 @@ def generate_for_gpu(
     notes = notes if notes is not None else []
     fake_mode = next(t.fake_mode for t in args if isinstance(t, FakeTensor))
     backend = _PreviewBackend(arch, fake_mode, options, notes)
-    host = _HostValues()
+    host = HostValues()
     try:
         with _fresh_dynamo():
             watch = compile_watch.CompileWatch().start()
@@ -401,7 +367,7 @@ def _preview_modes(
     unit = array_bytes(args)
 
     emit("progress", stage="eager", detail="operators on fake CUDA tensors")
-    host = _HostValues()
+    host = HostValues()
     device_ops = _DeviceOps(str(path))
     with fake_mode, host, SdpaAsOnGpu(arch, notes), bytes_and_flops(device_ops) as counting:
         output = scenario.call(fn, args, "eager")

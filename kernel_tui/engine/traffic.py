@@ -77,6 +77,9 @@ class Traffic:
     wrapper spells it, or the profiler's name of a copy between host and device (``Memcpy DtoH (…)``)."""
     kind: str = "kernel"
     """``kernel``, ``op`` (an eager operator, in a preview) or ``memcpy`` (a copy between host and device)."""
+    basis: str | None = None
+    """A preview's launch whose count follows ATen's CUDA source rather than one launch per operator: which
+    source, and that it is a prediction (``aten_cuda``)."""
 
     @property
     def bytes_total(self) -> int:
