@@ -49,13 +49,16 @@ SORT_BASIS = "at least 1: a GPU sort runs several cub passes, their number depen
 PINNED_BASIS = ".item() copies into a pinned host buffer (ATen's _local_scalar_dense_cuda)"
 
 
-def cuda_launches(launch: Traffic, args: tuple, kwargs: dict[str, Any], out: Any) -> list[Traffic]:
-    """The launches a GPU makes for one dispatched operator, ``launch`` being the preview's one-launch record."""
+def cuda_launches(
+    launch: Traffic, args: tuple, kwargs: dict[str, Any], out: Any, device: str = "cuda"
+) -> list[Traffic]:
+    """The launches a GPU makes for one dispatched operator, ``launch`` being the preview's one-launch record;
+    ``device`` is the device type standing for the GPU (``cpu`` for a training step traced on CPU fakes)."""
     name = launch.name
     if name == "aten::_local_scalar_dense" and launch.kind == "memcpy":
         return [replace(launch, call=PINNED_DTOH, basis=PINNED_BASIS)]
     source = args[0] if args and isinstance(args[0], torch.Tensor) else None
-    if source is None or source.device.type != "cuda":
+    if source is None or source.device.type != device:
         return [launch]
     if name == "aten::logsumexp":
         return _logsumexp(launch, source, out)

@@ -29,7 +29,7 @@ import torch
 import torch._dynamo
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
-from kernel_tui.engine import aten_cuda, compile_watch, training
+from kernel_tui.engine import aten_cuda, compile_watch
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.cuda_fakes import (
     DEFAULT_ARCH,
@@ -58,7 +58,7 @@ from kernel_tui.engine.traffic import (
 )
 from kernel_tui.expect import NEEDS_SWEEP, check_claims
 from kernel_tui.names import short_name
-from kernel_tui.report import PREVIEW_DEVICE, Kernel, ModeResult, ScenarioError, ScenarioReport
+from kernel_tui.report import PREVIEW_DEVICE, Kernel, ModeResult, ScenarioReport
 
 UNSWEPT = "a preview runs no size sweep, so it compiles no graphs across sizes"
 """Why a preview cannot check a lesson's sweep-only claims (``expect.NEEDS_SWEEP``); they are listed in its
@@ -102,8 +102,11 @@ def preview_scenario(
         info = scenario.info
         report = replace(report, title=info.title, size=size or info.size)
         if info.train:
-            raise StageError(ScenarioError("load", training.NOT_PREVIEWED, None, str(path), training.NOT_PREVIEWED))
-        report = _preview_modes(scenario, report, arch, notes, emit)
+            from kernel_tui.engine.preview_training import preview_training
+
+            report = preview_training(scenario, report, arch, notes, emit)
+        else:
+            report = _preview_modes(scenario, report, arch, notes, emit)
     except StageError as failure:
         report = replace(report, error=failure.error)
     claims = info.claims_for("cuda") if info is not None else claims_of_unloaded(path, "cuda")
@@ -157,18 +160,23 @@ def _fake_inputs(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode)
 class _DeviceOps(EagerTrafficMode):
     """Each data-moving operator that touches a CUDA tensor is one launch; a host-device copy is a memcpy."""
 
-    def __init__(self, source_file: str | None = None) -> None:
+    def __init__(self, source_file: str | None = None, device: str = "cuda") -> None:
         super().__init__(source_file)
+        self.device = device
+        """The device type that stands for the GPU: ``cpu`` where a training step is traced on CPU fakes."""
         self.launches: list[Traffic] = []
+        self.sections: list[str] = []
+        """Per launch, ``backward`` where it ran inside the autograd engine, else ``forward``."""
+        self.paused = False
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = op_name(func)
         # prim:: operators ask a fake tensor about its metadata (its device): no memory is touched.
-        if func.namespace != "prim" and moves_data(name):
+        if func.namespace != "prim" and moves_data(name) and not self.paused:
             read, written = op_tensors(name, func._schema, args, kwargs, out)
-            if any(t.device.type == "cuda" for t in read + written):
+            if any(t.device.type == self.device for t in read + written):
                 direction = host_transfer(name, read, written)
                 line = self._caller_line()
                 launch = Traffic(
@@ -180,7 +188,10 @@ class _DeviceOps(EagerTrafficMode):
                     call=memcpy_name(name, direction) if direction else None,
                     kind="memcpy" if direction else "op",
                 )
-                self.launches.extend(aten_cuda.cuda_launches(launch, args, kwargs, out))
+                added = aten_cuda.cuda_launches(launch, args, kwargs, out, self.device)
+                section = "backward" if torch._C._current_graph_task_id() != -1 else "forward"
+                self.launches.extend(added)
+                self.sections.extend([section] * len(added))
         return out
 
 
