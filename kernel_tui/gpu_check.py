@@ -1,12 +1,16 @@
-"""``make gpu-check``: the course on a real GPU, against the CUDA preview, in one table.
+"""``python -m kernel_tui.gpu_check`` (``make gpu-check``): the course on a real GPU, against the CUDA preview.
 
-Run on a machine with a CUDA GPU, from a checkout (no install needed: the GPU machines this project borrows
-have torch and rich but no Textual, and no network). It runs the course with ``kernel-tui run --device cuda
---json`` in a fresh engine, reads the preview of the same scenarios (run live where this torch can run the
-preview, else the recording made beforehand on a machine without a GPU), and prints per scenario: the
-claims that held, the preview's compiled kernels against the GPU's (same, or how they differ), and the
-achieved bandwidth of the largest elementwise kernel against the measured copy ceiling. The engine's own
-profiler traces are packed beside the table so they can join the replay tests (``tests/cuda_replay.py``).
+Run on a machine with a CUDA GPU, from a checkout (no install, no ``make`` and no Textual needed: the GPU
+machines this project borrows have torch and rich only, and no network). One run settles what a machine
+without a GPU can only predict, and leaves a handful of files, written whether or not the claims held:
+
+- ``gpu-check.md``: per scenario, the claims that held, the compiled kernels against a preview made on the same
+  torch at run time (version drift from the recorded preview reported apart), the eager launches against the
+  preview's (memsets, cuBLAS splits, cub passes named), whether the profiler delivered a device record for
+  every launch, and the largest elementwise kernel's bandwidth against the measured copy ceiling; then the
+  course's time, compiled from an empty Inductor cache, against its budget;
+- ``gpu-check.json``: the same findings, machine-readable; ``course.jsonl``: the GPU's reports (``kernel-tui
+  view`` opens them); ``traces.tar.gz``: the engine's profiler traces, for the replay tests.
 
 This process never imports torch; the engine child does.
 """
@@ -15,26 +19,31 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tarfile
+import tempfile
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from kernel_tui.course import course_dir
 from kernel_tui.formatting import bandwidth_text, device_text
-from kernel_tui.names import is_elementwise, triton_kind
+from kernel_tui.gpu_findings import audit_trace, compiled_cell, eager_cell
+from kernel_tui.names import is_elementwise
 from kernel_tui.report import Kernel, ScenarioReport
 from kernel_tui.report_keys import MODES
 
 RECORDED_PREVIEW = Path(__file__).resolve().parent.parent / "tests" / "data" / "preview" / "course_sm90.jsonl"
 BUDGET_S = 270.0
-"""The whole check must end within five minutes: what does not fit is listed as not run."""
+"""The course, compiled cold, must be measured within this: what does not fit is listed as not run."""
 PREVIEW_BUDGET_S = 60.0
-"""Kept for the preview (about 0.2 s a scenario in a warm engine); a recording stands in if it runs out."""
+"""Kept for the live preview (about 0.2 s a scenario in a warm engine); the recording stands in if it runs out."""
+OUTPUT_FILES = ("gpu-check.md", "gpu-check.json", "course.jsonl", "traces.tar.gz")
 
 
 @dataclass(frozen=True)
@@ -43,51 +52,8 @@ class Row:
     claims: str
     kernels: str
     bandwidth: str
-
-
-def inductor_kernels(report: ScenarioReport) -> list[str]:
-    """The compiled side's Triton kernels in launch order, a name per launch."""
-    if report.compiled is None:
-        return []
-    names: list[str] = []
-    for kernel in report.compiled.kernels:
-        if triton_kind(kernel.name) is not None:
-            names.extend([kernel.name] * max(int(round(kernel.calls)), 1))
-    return names
-
-
-def library_launches(report: ScenarioReport) -> int:
-    """Compiled launches that are not Inductor's own kernels: library calls, copies, fills."""
-    if report.compiled is None:
-        return 0
-    return int(round(sum(k.calls for k in report.compiled.kernels if triton_kind(k.name) is None)))
-
-
-def compare_kernels(real: ScenarioReport, preview: ScenarioReport | None) -> str:
-    if preview is None:
-        return "no preview recorded"
-    if preview.error is not None:
-        return f"preview failed: {preview.error.message}"
-    if real.compiled is None:
-        return "no compiled result on the GPU"
-    ours, theirs = inductor_kernels(real), inductor_kernels(preview)
-    differences = []
-    if ours != theirs:
-        missing = [name for name in theirs if name not in ours]
-        extra = [name for name in ours if name not in theirs]
-        detail = []
-        if missing:
-            detail.append("preview only: " + ", ".join(missing))
-        if extra:
-            detail.append("GPU only: " + ", ".join(extra))
-        if not detail:
-            detail.append("same kernels, other order")
-        differences.append("; ".join(detail))
-    if library_launches(real) != library_launches(preview):
-        differences.append(f"library launches: preview {library_launches(preview)}, GPU {library_launches(real)}")
-    if not differences:
-        return f"same ({len(ours)} Triton, {library_launches(real)} library)"
-    return "different: " + " · ".join(differences)
+    eager: str = "—"
+    cupti: str = "—"
 
 
 def largest_elementwise(report: ScenarioReport) -> Kernel | None:
@@ -110,9 +76,7 @@ def bandwidth_cell(report: ScenarioReport) -> str:
 
 def claims_cell(report: ScenarioReport) -> str:
     if report.error is not None:
-        # A table row holds one line: the message's first, the file by name.
-        error = report.error
-        return f"error: {error.short_line()}"
+        return f"error: {report.error.short_line()}"  # a table row holds one line
     held = sum(check.ok for check in report.expect.values())
     failed = [key for key, check in report.expect.items() if not check.ok]
     return f"{held}/{len(report.expect)}" + (f", failed: {', '.join(failed)}" if failed else "")
@@ -120,12 +84,13 @@ def claims_cell(report: ScenarioReport) -> str:
 
 def table(rows: Iterable[Row]) -> str:
     lines = [
-        "| scenario | claims held | compiled kernels: preview vs GPU | largest elementwise kernel |",
-        "| --- | --- | --- | --- |",
+        "| scenario | claims held | compiled kernels: preview vs GPU | eager launches: preview vs GPU "
+        "| device records | largest elementwise kernel |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows:
-        cells = [cell.replace("|", "\\|") for cell in (row.scenario, row.claims, row.kernels, row.bandwidth)]
-        lines.append("| " + " | ".join(cells) + " |")
+        cells = (row.scenario, row.claims, row.kernels, row.eager, row.cupti, row.bandwidth)
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(lines)
 
 
@@ -144,12 +109,14 @@ def run_command(scenarios: list[Path], device: str, *options: str) -> list[str]:
     return [sys.executable, "-m", "kernel_tui", "run", *map(str, scenarios), "--device", device, "--json", *options]
 
 
-def run_course(scenarios: list[Path], device: str, trace_dir: Path, deadline: float) -> dict[str, ScenarioReport]:
+def run_course(
+    scenarios: list[Path], device: str, trace_dir: Path, deadline: float, env: dict[str, str] | None = None
+) -> dict[str, ScenarioReport]:
     """``kernel-tui run`` on each scenario in one engine, ended at ``deadline`` whatever it is doing."""
     remaining = max(deadline - time.monotonic(), 1.0)
     command = run_command(scenarios, device, "--no-sweep", "--timeout", f"{remaining:.0f}", "--trace", str(trace_dir))
     reports: dict[str, ScenarioReport] = {}
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env) as process:
         assert process.stdout is not None
         # The deadline holds even while the engine compiles and prints nothing: a timer ends the run.
         watchdog = threading.Timer(remaining, process.terminate)
@@ -163,60 +130,152 @@ def run_course(scenarios: list[Path], device: str, trace_dir: Path, deadline: fl
     return reports
 
 
-def preview_reports(scenarios: list[Path], arch: int, budget_s: float) -> tuple[dict[str, ScenarioReport], str]:
-    """The preview run live where this torch can, else the recording; and which of the two it was."""
+def live_preview(scenarios: list[Path], arch: int, budget_s: float) -> dict[str, ScenarioReport]:
+    """The preview made now, on this torch; empty where this torch cannot preview or the budget ran out."""
     command = run_command(scenarios, "cuda-preview", "--arch", str(arch))
     try:
         live = subprocess.run(command, capture_output=True, text=True, timeout=max(budget_s, 1.0), check=False)
-        reports = read_reports(live.stdout.splitlines())
     except subprocess.TimeoutExpired:
-        reports = {}
-    if reports and not any(r.error is not None and r.error.stage == "engine" for r in reports.values()):
-        return reports, "live"
-    if RECORDED_PREVIEW.exists():
-        recorded = RECORDED_PREVIEW.read_text(encoding="utf-8").splitlines()
-        return read_reports(recorded), f"recorded ({RECORDED_PREVIEW.name})"
-    return {}, "none"
+        return {}
+    reports = read_reports(live.stdout.splitlines())
+    return {name: r for name, r in reports.items() if r.error is None or r.error.stage != "engine"}
+
+
+def recorded_preview() -> dict[str, ScenarioReport]:
+    if not RECORDED_PREVIEW.exists():
+        return {}
+    return read_reports(RECORDED_PREVIEW.read_text(encoding="utf-8").splitlines())
+
+
+def cupti_cell(trace_dir: Path, stem: str) -> tuple[str, dict[str, Any]]:
+    audits = {}
+    for mode in MODES:
+        path = trace_dir / f"{stem}.{mode}.json"
+        if path.exists():
+            audits[mode] = audit_trace(path)
+    if not audits:
+        return "no trace", {}
+    text = "; ".join(f"{mode}: {audit.text()}" for mode, audit in audits.items())
+    return text, {mode: asdict(audit) for mode, audit in audits.items()}
+
+
+def findings(
+    scenarios: list[Path],
+    real: dict[str, ScenarioReport],
+    live: dict[str, ScenarioReport],
+    recorded: dict[str, ScenarioReport],
+    trace_dir: Path,
+) -> tuple[list[Row], dict[str, Any]]:
+    rows: list[Row] = []
+    details: dict[str, dict[str, Any]] = {}
+    for path in scenarios:
+        report = real.get(path.name)
+        if report is None:
+            rows.append(Row(path.name, "not run (time budget)", "—", "—"))
+            details[path.name] = {"measured": False}
+            continue
+        preview = live.get(path.name) or recorded.get(path.name)
+        cupti, audits = cupti_cell(trace_dir, path.stem)
+        row = Row(
+            path.name,
+            claims_cell(report),
+            compiled_cell(report, live.get(path.name), recorded.get(path.name)),
+            bandwidth_cell(report),
+            eager_cell(report, preview),
+            cupti,
+        )
+        rows.append(row)
+        details[path.name] = {
+            "measured": True,
+            **{key: value for key, value in asdict(row).items() if key != "scenario"},
+            "cupti_audit": audits,
+            "compile_s": report.compiled.compile_s if report.compiled else None,
+            "preview_source": "live" if path.name in live else ("recorded" if path.name in recorded else None),
+        }
+    return rows, details
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kernel_tui.gpu_check", description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", help="scenario files (default: the course)")
-    parser.add_argument("--out", default=".cache/gpu-check", help="folder for the table and the traces")
+    parser.add_argument("--out", default=".cache/gpu-check", help="folder for the table, results and traces")
     parser.add_argument("--device", default="cuda", help=argparse.SUPPRESS)  # cpu, to try the script here
     parser.add_argument("--arch", type=int, default=90)
+    parser.add_argument(
+        "--inductor-cache", metavar="DIR", help="compile with this Inductor cache (default: an empty one, a cold run)"
+    )
     options = parser.parse_args(argv)
     started = time.monotonic()
     from kernel_tui.scenario_file import find_scenarios
 
     scenarios = find_scenarios(options.paths or [course_dir()])
     out = Path(options.out)
-    traces = out / "traces"
-    traces.mkdir(parents=True, exist_ok=True)
-    real = run_course(scenarios, options.device, traces, started + BUDGET_S - PREVIEW_BUDGET_S)
-    preview, source = preview_reports(scenarios, options.arch, started + BUDGET_S - time.monotonic())
-    rows = []
-    for path in scenarios:
-        report = real.get(path.name)
-        if report is None:
-            rows.append(Row(path.name, "not run (time budget)", "—", "—"))
-            continue
-        rows.append(
-            Row(path.name, claims_cell(report), compare_kernels(report, preview.get(path.name)), bandwidth_cell(report))
-        )
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="gpu-check-") as scratch:
+        traces = Path(scratch) / "traces"
+        traces.mkdir()
+        # Cold by default: an empty Inductor cache, so the course's time is what a first run on a machine costs.
+        cache = options.inductor_cache or str(Path(scratch) / "inductor-cache")
+        env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache}
+        real: dict[str, ScenarioReport] = {}
+        live: dict[str, ScenarioReport] = {}
+        course_s = 0.0
+        try:
+            real = run_course(scenarios, options.device, traces, started + BUDGET_S - PREVIEW_BUDGET_S, env)
+            course_s = time.monotonic() - started
+            live = live_preview(scenarios, options.arch, started + BUDGET_S - time.monotonic())
+        finally:
+            # Written whatever happened above (a failed claim, an interrupted engine): the run's evidence.
+            course_s = course_s or time.monotonic() - started
+            ok = _write(out, scenarios, real, live, traces, options.arch, course_s, cold=not options.inductor_cache)
+    print(f"gpu-check: {time.monotonic() - started:.0f} s; {', '.join(OUTPUT_FILES)} in {out}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+def _write(
+    out: Path,
+    scenarios: list[Path],
+    real: dict[str, ScenarioReport],
+    live: dict[str, ScenarioReport],
+    traces: Path,
+    arch: int,
+    course_s: float,
+    *,
+    cold: bool,
+) -> bool:
+    """Every output file, whatever happened before; True when every scenario ran and its claims held."""
+    recorded = recorded_preview()
+    rows, details = findings(scenarios, real, live, recorded, traces)
     first = next(iter(real.values()), None)
     device = device_text(first.device, first.device_name, first.threads, first.torch_version) if first else ""
-    header = f"device: {device} · preview: {source}, sm_{options.arch}" if first else "no scenario was measured"
-    text = f"{header}\n\n{table(rows)}\n"
+    source = "live, this torch" if live else f"recorded ({RECORDED_PREVIEW.name})"
+    header = f"device: {device} · preview: {source}, sm_{arch}" if first else "no scenario was measured"
+    within = "within" if course_s <= BUDGET_S and len(real) == len(scenarios) else "NOT within"
+    timing = (
+        f"course: {len(real)}/{len(scenarios)} scenarios measured in {course_s:.0f} s "
+        f"{'from an empty Inductor cache' if cold else 'with a given Inductor cache'}, {within} the "
+        f"{BUDGET_S:.0f} s budget"
+    )
+    text = f"{header}\n\n{table(rows)}\n\n{timing}\n"
     print(text)
     (out / "gpu-check.md").write_text(text, encoding="utf-8")
-    with tarfile.open(out / "traces.tar.gz", "w:gz") as archive:
-        archive.add(traces, arcname="traces")
+    summary = {
+        "device": device,
+        "torch": first.torch_version if first else None,
+        "arch": arch,
+        "preview": source,
+        "course_s": round(course_s, 1),
+        "budget_s": BUDGET_S,
+        "cold_inductor_cache": cold,
+        "scenarios": details,
+    }
+    (out / "gpu-check.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     (out / "course.jsonl").write_text(
         "".join(json.dumps(report.to_dict()) + "\n" for report in real.values()), encoding="utf-8"
     )
-    print(f"gpu-check: {time.monotonic() - started:.0f} s; table, results and traces in {out}", file=sys.stderr)
-    return 0 if real and all(report.ok for report in real.values()) else 1
+    with tarfile.open(out / "traces.tar.gz", "w:gz") as archive:
+        archive.add(traces, arcname="traces")
+    return bool(real) and len(real) == len(scenarios) and all(report.ok for report in real.values())
 
 
 if __name__ == "__main__":

@@ -45,6 +45,9 @@ from kernel_tui.roofline_text import (
 )
 from kernel_tui.safe_text import safe_line
 
+PREDICTED_MARK = "*"
+"""After a preview's eager count that follows ATen's CUDA source (``Kernel.predicted``) rather than a rule."""
+
 
 def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> Table:
     table = Table(title=title, title_justify="left", expand=True, pad_edge=False)
@@ -64,10 +67,13 @@ def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> 
         for kernel, name in zip(kernels, nested_names(kernels)):
             table.add_row(
                 name if section is None else f"  {name}",
-                format_count(kernel.calls),
+                format_count(kernel.calls) + (PREDICTED_MARK if kernel.predicted else ""),
                 format_time_us(kernel.time_us, preview),
                 format_bytes(kernel.bytes_total),
             )
+    if any(kernel.predicted for kernel in mode.kernels):
+        table.caption = f"{PREDICTED_MARK} predicted from ATen's CUDA source"
+        table.caption_justify = "left"
     return table
 
 

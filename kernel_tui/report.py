@@ -73,6 +73,9 @@ class Kernel:
     """A training step's ``forward`` (the loss included) or ``backward``; None when only ``fn`` is measured."""
     launch: KernelLaunch | None = None
     """How it was launched (grid, block, warps, threads; a CPU kernel's threads); None where nothing is known."""
+    predicted: str | None = None
+    """A preview's eager row whose launch count is a prediction from ATen's CUDA source, not the rule of one
+    launch per operator: which source (``engine.aten_cuda``); None for every measured row."""
 
     @property
     def bytes_total(self) -> int | None:

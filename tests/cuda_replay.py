@@ -12,6 +12,11 @@ JSON, so the same events can be rebuilt on a machine without a GPU and fed to th
   the same ids, ``device_type`` CUDA, ``activity_type`` the trace's ``cat``, and the activity's arguments as
   ``metadata_json`` (which is where Kineto's ``bytes`` of a memcpy or memset come from).
 
+torch fills ``metadata_json`` only for a profiler given ``_ExperimentalConfig(expose_kineto_event_metadata=True)``;
+by default it is empty (torch 2.11 and 2.14, ``shared/tools/gpu-audit/metadata_probe.py``). ``metadata=False``
+rebuilds that default form, and ``ReplayedProfiler`` stands in for ``torch.profiler.profile``, giving the form
+the profiler was configured for, so a test runs the engine's own profiling code on a real GPU's trace.
+
 ``legacy=True`` rebuilds what torch 2.11 and older give: the same events and the same ``.kernels`` lists,
 but no ``linked_correlation_id``, ``activity_type`` or ``external_id`` attributes.
 """
@@ -22,6 +27,7 @@ import gzip
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from torch.autograd import DeviceType
 from torch.autograd.profiler_util import EventList, FunctionEvent
@@ -62,11 +68,14 @@ def trace_events(path: str | Path) -> list[dict]:
     return [e for e in events if e.get("ph") == "X" and e.get("cat") in OPERATOR_CATS | HOST_LINKED_CATS | DEVICE_CATS]
 
 
-def replay(path: str | Path, *, legacy: bool = False, steps: str | None = None) -> list[FunctionEvent]:
+def replay(
+    path: str | Path, *, legacy: bool = False, steps: str | None = None, metadata: bool = True
+) -> list[FunctionEvent]:
     """``FunctionEvent``s as ``prof.events()`` would list them for this trace.
 
     With ``steps`` (a regex; default: the trace's entry in ``STEPS``), the CPU ranges it matches are renamed
-    to the engine's ``RUN_RANGE``: they are the runs the engine's CUDA path counts kernels in."""
+    to the engine's ``RUN_RANGE``: they are the runs the engine's CUDA path counts kernels in. ``metadata=False``:
+    what a profiler not asked for Kineto's metadata gives, an empty ``metadata_json``."""
     raw = trace_events(path)
     # A trace the engine saved itself (``make gpu-check``) has its own run ranges already.
     step_pattern = re.compile(steps if steps is not None else steps_of(path))
@@ -94,7 +103,7 @@ def replay(path: str | Path, *, legacy: bool = False, steps: str | None = None) 
             device_index=int(args.get("device", 0) or 0) if on_device else 0,
             is_user_annotation=cat in ("user_annotation", "gpu_user_annotation"),
             activity_type=cat,
-            metadata_json=json.dumps(args)[1:-1] if on_device else None,
+            metadata_json=json.dumps(args)[1:-1] if on_device and metadata else "",
             external_id=external,
             linked_correlation_id=linked,
         )
@@ -130,6 +139,45 @@ def _link_like_torch(events: list[FunctionEvent]) -> None:
                 event.append_kernel(linked.name, linked.device_index, linked.time_range.elapsed_us())
             else:
                 linked.thread = event.thread
+
+
+def exposes_metadata(experimental_config: Any) -> bool:
+    """Whether a profiler given this experimental config fills ``FunctionEvent.metadata_json``."""
+    from torch._C._profiler import _ExperimentalConfig
+
+    if experimental_config is None:
+        return False
+    default = _ExperimentalConfig().__getstate__()
+    exposed = _ExperimentalConfig(expose_kineto_event_metadata=True).__getstate__()
+    flag = [index for index, (off, on) in enumerate(zip(default, exposed)) if off != on]
+    state = experimental_config.__getstate__()
+    return bool(flag) and all(state[index] == exposed[index] for index in flag)
+
+
+class ReplayedProfiler:
+    """Stands in for ``torch.profiler.profile``: the events a GPU profile of ``path`` gave, with Kineto's
+    metadata only where the profiler was asked for it, as torch does."""
+
+    def __init__(self, path: str | Path, *, legacy: bool = False) -> None:
+        self.path = path
+        self.legacy = legacy
+        self.metadata = False
+
+    def __call__(self, activities: Any = None, experimental_config: Any = None, **ignored: Any) -> ReplayedProfiler:
+        self.metadata = exposes_metadata(experimental_config)
+        return self
+
+    def __enter__(self) -> ReplayedProfiler:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def events(self) -> list[FunctionEvent]:
+        return replay(self.path, legacy=self.legacy, metadata=self.metadata)
+
+    def export_chrome_trace(self, path: str) -> None:
+        Path(path).write_bytes(gzip.decompress(Path(self.path).read_bytes()))
 
 
 def trace_paths() -> list[Path]:

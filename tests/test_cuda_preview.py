@@ -134,7 +134,7 @@ def test_json_has_the_usual_shape_with_device_arch_and_assumptions(tmp_path: Pat
             "--arch",
             "80",
             "--size",
-            "65536",
+            "1048576",
             "--json",
         ],
         capture_output=True,

@@ -14,10 +14,11 @@ import re
 from pathlib import Path
 
 import pytest
+from cuda_replay import ReplayedProfiler, steps_of, trace_events, trace_paths
 from cuda_replay import replay as replay_trace
-from cuda_replay import steps_of, trace_events, trace_paths
 
 from kernel_tui.engine import events as ev
+from kernel_tui.engine import profiling
 from kernel_tui.engine.profiling import join_eager
 from kernel_tui.engine.traffic import Traffic
 
@@ -125,3 +126,38 @@ def test_memcpy_bytes_come_from_the_trace():
     path = Path(__file__).parent / "data" / "cuda_traces" / "hta_alexnet_a100.json.gz"
     copies = [launch for launch in ev.cuda_launches(replay_trace(path)) if launch.kind in ("memcpy", "memset")]
     assert copies and all(launch.device_bytes and launch.device_bytes > 0 for launch in copies)
+    # torch's default form carries no metadata: there the bytes are unknown, never a wrong number.
+    bare = [launch for launch in ev.cuda_launches(replay_trace(path, metadata=False)) if launch.kind != "kernel"]
+    assert bare and all(launch.device_bytes is None for launch in bare)
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["torch>=2.12", "torch<2.12"])
+def test_the_engines_profiler_asks_for_the_metadata_that_carries_memcpy_bytes(monkeypatch, legacy):
+    """The engine's own profiling code on an A100 trace, the events in the form its profiler options ask for:
+    without ``expose_kineto_event_metadata`` a real GPU's memcpys and memsets have no bytes."""
+    path = Path(__file__).parent / "data" / "cuda_traces" / "hta_alexnet_a100.json.gz"
+    monkeypatch.setattr(profiling, "profile", ReplayedProfiler(path, legacy=legacy))
+    monkeypatch.setattr(profiling, "l2_flush", lambda device: lambda: None)
+    monkeypatch.setattr(profiling, "synchronize", lambda device: None)
+    profiled = profiling.profile_launches(lambda: None, "cuda", runs=2)
+    copies = [launch for launch in profiled.reference if launch.kind in ("memcpy", "memset")]
+    assert copies and all(launch.device_bytes and launch.device_bytes > 0 for launch in copies)
+
+
+def test_a_step_nested_in_itself_does_not_make_the_empty_run_the_reference():
+    """HTA's traces nest each profiled step in a range of the same name: the outer reads 0 launches. The runs
+    tie (one each), and the reference must be the run that lost nothing."""
+    for name in ("hta_alexnet_a100.json.gz", "hta_simple_add.json.gz"):
+        events = replay_trace(Path(__file__).parent / "data" / "cuda_traces" / name)
+        per_run = ev.launches_per_run(ev.cuda_launches(events), len(ev.number_runs(events)))
+        assert sorted(len(run) for run in per_run)[0] == 0, name  # the trace still has the empty outer run
+        profile = profiling.Profile(per_run)
+        assert len(profile.reference) == max(len(run) for run in per_run) > 0
+        assert len(profile.agreeing) == 1 and profile.agreeing[0] is profile.reference
+
+
+def test_the_common_count_prefers_the_run_that_lost_nothing_only_on_a_tie():
+    assert profiling.common_count([0, 40]) == 40
+    assert profiling.common_count([40, 0]) == 40
+    assert profiling.common_count([38, 40, 40]) == 40
+    assert profiling.common_count([41, 40, 40]) == 40  # a majority still decides

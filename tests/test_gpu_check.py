@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-from kernel_tui.gpu_check import Row, compare_kernels, table
-from kernel_tui.report import Kernel, ModeResult, ScenarioReport
+from kernel_tui.gpu_check import OUTPUT_FILES, Row, table
+from kernel_tui.gpu_findings import audit_trace, compare_kernels, compiled_cell, eager_cell
+from kernel_tui.report import Kernel, ModeResult, ScenarioError, ScenarioReport
 
 REPO = Path(__file__).resolve().parent.parent
+WARM = ("--inductor-cache", os.environ["TORCHINDUCTOR_CACHE_DIR"]) if os.environ.get("TORCHINDUCTOR_CACHE_DIR") else ()
+"""The suite's own Inductor cache where it has one: a cold compile here costs minutes, and no claim is on time."""
 BLOCK_UI_LIBRARIES = """
 import importlib.abc, sys
 class _NotOnTheGpuMachine(importlib.abc.MetaPathFinder):
@@ -36,8 +42,8 @@ def test_same_kernels_and_how_they_differ():
 
 
 def test_the_table_is_markdown_with_a_row_per_scenario():
-    text = table([Row("a.py", "5/5", "same", "x | y")])
-    assert text.splitlines()[2] == "| a.py | 5/5 | same | x \\| y |"
+    text = table([Row("a.py", "5/5", "same", "x | y", "same: preview 2, GPU 2", "all 10 launches recorded")])
+    assert text.splitlines()[2] == "| a.py | 5/5 | same | same: preview 2, GPU 2 | all 10 launches recorded | x \\| y |"
 
 
 def test_runs_without_textual_or_plotext(tmp_path):
@@ -56,6 +62,7 @@ def test_runs_without_textual_or_plotext(tmp_path):
             "cpu",
             "--out",
             str(out),
+            *WARM,
         ],
         capture_output=True,
         text=True,
@@ -65,4 +72,82 @@ def test_runs_without_textual_or_plotext(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "| add_relu.py | 5/5 |" in result.stdout
-    assert (out / "gpu-check.md").exists() and (out / "traces.tar.gz").stat().st_size > 0
+    assert sorted(path.name for path in out.iterdir()) == sorted(OUTPUT_FILES)
+    assert (out / "traces.tar.gz").stat().st_size > 0
+    summary = json.loads((out / "gpu-check.json").read_text())
+    assert summary["scenarios"]["add_relu.py"]["measured"]
+    assert summary["cold_inductor_cache"] is not bool(WARM)
+    assert re.search(
+        r"course: 1/1 scenarios measured in \d+ s (from an empty|with a given) Inductor cache, within", result.stdout
+    )
+
+
+def test_a_failed_claim_still_leaves_every_file_and_no_more(tmp_path, write_scenario):
+    """A run on a borrowed GPU brings back what is under its output folder: a handful of files, written even when
+    a claim fails (the exit status says so), never a folder of traces."""
+    source = (REPO / "tests" / "data" / "add_relu.py").read_text()
+    wrong = write_scenario(re.sub(r'"compiled": 1', '"compiled": 7', source, count=1), "wrong_claim.py")
+    assert wrong.read_text() != source
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "kernel_tui.gpu_check", str(wrong), "--device", "cpu", "--out", str(out), *WARM]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert result.returncode == 1, result.stderr[-3000:]
+    assert "failed: compiled" in result.stdout
+    files = sorted(path.name for path in out.iterdir())
+    assert files == sorted(OUTPUT_FILES) and len(files) <= 8
+    assert all((out / name).stat().st_size > 0 for name in files)
+
+
+def test_version_drift_is_told_from_a_preview_error():
+    real = report("triton_per_fused__softmax_exp_prepare_softmax_online_sub_0")
+    live = report("triton_per_fused__softmax_exp_prepare_softmax_online_sub_0", device="cuda-preview")
+    recorded = report("triton_per_fused__softmax_prepare_softmax_online_0", device="cuda-preview")
+    drift = compiled_cell(real, live, recorded)
+    assert drift.startswith("same") and "version drift: the recording (torch 2.11)" in drift
+    failed = ScenarioReport(
+        "/x/09.py", "t", "cuda-preview", "H200", "2.11", 1024, error=ScenarioError("compile", "boom", None, None, "")
+    )
+    cell = compiled_cell(real, failed, recorded)
+    assert cell.startswith("preview error on this torch: boom; against the recording") and "different" in cell
+
+
+def test_the_eager_cell_names_what_the_gpu_ran():
+    preview = report("aten::sum", device="cuda-preview")
+    gpu = report("Memset (Device)", "reduce_kernel")
+    assert eager_cell(gpu, preview) == "different: preview 1, GPU 2 (Memset (Device), reduce_kernel)"
+
+
+def _as_engine_trace(source: Path, target: Path, step: str, drop: int = 0) -> Path:
+    """A real GPU trace whose profiled steps carry the engine's range name; ``drop`` device records removed."""
+    data = json.loads(gzip.decompress(source.read_bytes()))
+    events = data["traceEvents"]
+    for event in events:
+        if event.get("cat") in ("user_annotation", "cpu_op") and re.search(step, event.get("name", "")):
+            event["name"], event["cat"] = "kernel_tui::run", "user_annotation"
+    device = [i for i, e in enumerate(events) if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    for index in sorted(device[-drop:] if drop else [], reverse=True):
+        del events[index]
+    target.write_text(json.dumps(data))
+    return target
+
+
+def test_the_device_records_of_real_traces_are_audited_against_their_launch_calls(tmp_path):
+    """B200: every one of 929 launches in the step has its device record. H100: 22 ``cudaMemsetAsync`` calls
+    inside the step have none (the trace holds no memset activity at all): a GPU count there would miss them,
+    which is what this column is for."""
+    traces = REPO / "tests" / "data" / "cuda_traces"
+    b200 = audit_trace(
+        _as_engine_trace(traces / "tracelens_b200_vllm_compiled.json.gz", tmp_path / "b.json", "^execute_context_")
+    )
+    assert (b200.runs, b200.launch_calls, b200.lost) == (1, 929, 0)
+    assert b200.text() == "all 929 launches recorded"
+    h100 = audit_trace(
+        _as_engine_trace(traces / "tracelens_h100_bert_small.json.gz", tmp_path / "h.json", r"^ProfilerStep#\d+$")
+    )
+    assert (h100.launch_calls, h100.lost) == (83, 22) and h100.text() == "22 of 83 launches without a device record"
+    dropped = audit_trace(
+        _as_engine_trace(
+            traces / "tracelens_b200_vllm_compiled.json.gz", tmp_path / "d.json", "^execute_context_", drop=3
+        )
+    )
+    assert dropped.lost == 3

@@ -20,7 +20,7 @@ from torch.autograd.profiler_util import EventList, FunctionEvent
 
 from kernel_tui.client import EngineClient
 from kernel_tui.engine import events as ev
-from kernel_tui.engine.training import NOT_PREVIEWED, TrainingStep, default_loss, saved_bytes, section_of, with_grad
+from kernel_tui.engine.training import TrainingStep, default_loss, saved_bytes, section_of, with_grad
 from kernel_tui.render import scenario_view
 from kernel_tui.report import Kernel, ModeResult, ScenarioReport
 from kernel_tui.scenario_file import ScenarioFileError, parse_scenario
@@ -280,7 +280,18 @@ def test_a_step_with_its_own_loss_is_measured_in_sections(engine: EngineClient, 
     assert "│forward" in text and "│backward" in text and "saved for backward" in text
 
 
-def test_the_preview_says_it_does_not_preview_a_training_step(write_scenario, preview_engine) -> None:
+def test_the_preview_shows_a_training_steps_forward_and_backward_triton_kernels(write_scenario, preview_engine) -> None:
+    """The autograd engine cannot run on fake CUDA tensors; the step is traced on the CPU and its forward and
+    backward graphs are generated for the GPU (Triton, not C++), each kernel in its section."""
     report = measure(preview_engine, write_scenario(OWN_LOSS))
-    assert report.error is not None and report.error.message == NOT_PREVIEWED
-    assert report.eager is None and report.compiled is None, "a forward-only preview would pass for the step"
+    assert report.error is None, f"{report.error.one_line()}\n{report.error.details}"
+    assert report.eager is not None and report.compiled is not None
+    compiled = {section: [k.name for k in report.compiled.section(section)] for section in ("forward", "backward")}
+    for section, names in compiled.items():
+        assert names and all(name.startswith("triton_") for name in names), (section, names)
+    assert report.compiled.forward_launches and report.compiled.backward_launches
+    eager_forward = [kernel.name for kernel in report.eager.section("forward")]
+    assert "aten::mean" in eager_forward and "aten::relu" in eager_forward, eager_forward
+    assert [kernel.name for kernel in report.eager.section("backward")], "backward ran no operator"
+    assert report.eager.saved_bytes is not None and report.compiled.saved_bytes is not None
+    assert any("traced on the CPU" in line for line in report.assumptions)

@@ -243,7 +243,7 @@ class _WrapperOps(TorchDispatchMode):
         if self._recorder.depth == 0 and func.namespace != "prim" and moves_data(name):
             read, written = op_tensors(name, func._schema, args, kwargs, out)
             direction = host_transfer(name, read, written)
-            call = MEMCPY_NAMES[direction] if direction else None
+            call = memcpy_name(name, direction) if direction else None
             self._recorder.records.append(
                 Traffic(
                     name,
@@ -260,6 +260,13 @@ class _WrapperOps(TorchDispatchMode):
 
 MEMCPY_NAMES = {"DtoH": "Memcpy DtoH (Device -> Pageable)", "HtoD": "Memcpy HtoD (Pageable -> Device)"}
 """How the CUDA profiler names a copy between device memory and ordinary (pageable) host memory."""
+PINNED_DTOH = "Memcpy DtoH (Device -> Pinned)"
+"""``.item()`` (``_local_scalar_dense``): ATen's CUDA code copies the value into a pinned host buffer."""
+
+
+def memcpy_name(op: str, direction: str) -> str:
+    """The profiler's name of the copy an operator makes between host and device (``DtoH`` or ``HtoD``)."""
+    return PINNED_DTOH if op == "aten::_local_scalar_dense" else MEMCPY_NAMES[direction]
 
 
 @contextlib.contextmanager

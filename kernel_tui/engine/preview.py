@@ -28,7 +28,7 @@ import torch
 import torch._dynamo
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
-from kernel_tui.engine import compile_watch, training
+from kernel_tui.engine import aten_cuda, compile_watch
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.cuda_fakes import (
     DEFAULT_ARCH,
@@ -37,8 +37,9 @@ from kernel_tui.engine.cuda_fakes import (
     fake_cuda,
     rewrite_sdpa,
 )
+from kernel_tui.engine.fake_wrapper import make_wrapper_fake
 from kernel_tui.engine.flops import bytes_and_flops, with_flops
-from kernel_tui.engine.generated_code import MEMCPY_NAMES, compiled_traffic
+from kernel_tui.engine.generated_code import compiled_traffic, memcpy_name
 from kernel_tui.engine.launch_info import preview_launch, preview_launch_note
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
@@ -58,7 +59,7 @@ from kernel_tui.engine.traffic import (
 )
 from kernel_tui.expect import NEEDS_SWEEP, check_claims
 from kernel_tui.names import short_name
-from kernel_tui.report import PREVIEW_DEVICE, Kernel, ModeResult, ScenarioError, ScenarioReport
+from kernel_tui.report import PREVIEW_DEVICE, Kernel, ModeResult, ScenarioReport
 
 UNSWEPT = "a preview runs no size sweep, so it compiles no graphs across sizes"
 """Why a preview cannot check a lesson's sweep-only claims (``expect.NEEDS_SWEEP``); they are listed in its
@@ -66,7 +67,9 @@ report. Every other claim (launches, bytes, graph breaks) follows from the code 
 
 STANDING_ASSUMPTIONS = (
     "no times: a preview generates code and runs nothing, so times, speedups and the sweep are for a real GPU",
-    "eager launches: one per ATen operator that works on the device; a library may launch more (cuBLAS split-K, cuDNN)",
+    "eager launches: one per ATen operator that works on the device; a library may launch more (cuBLAS split-K, "
+    "cuDNN); where ATen's CUDA source launches more (large full reductions, logsumexp, scans, sorts) the row says "
+    "so and its count is a prediction from that source",
     "torch.cuda.is_available() is False while the code is traced: code that branches on it takes its CPU branch",
 )
 
@@ -99,10 +102,13 @@ def preview_scenario(
         scenario = load_scenario(path)
         info = scenario.info
         report = replace(report, title=info.title, size=size or info.size, source=scenario.source)
-        if info.train:
-            raise StageError(ScenarioError("load", training.NOT_PREVIEWED, None, str(path), training.NOT_PREVIEWED))
         with quiet_torch_warnings():
-            report = _preview_modes(scenario, report, arch, notes, emit)
+            if info.train:
+                from kernel_tui.engine.preview_training import preview_training
+
+                report = preview_training(scenario, report, arch, notes, emit)
+            else:
+                report = _preview_modes(scenario, report, arch, notes, emit)
     except StageError as failure:
         report = replace(report, error=failure.error)
     claims = info.claims_for("cuda") if info is not None else claims_of_unloaded(path, "cuda")
@@ -136,43 +142,52 @@ def preview_as_measure(arch: int) -> Callable[..., ScenarioReport]:
 class _DeviceOps(EagerTrafficMode):
     """Each data-moving operator that touches a CUDA tensor is one launch; a host-device copy is a memcpy."""
 
-    def __init__(self, source_file: str | None = None) -> None:
+    def __init__(self, source_file: str | None = None, device: str = "cuda") -> None:
         super().__init__(source_file)
+        self.device = device
+        """The device type that stands for the GPU: ``cpu`` where a training step is traced on CPU fakes."""
         self.launches: list[Traffic] = []
+        self.sections: list[str] = []
+        """Per launch, ``backward`` where it ran inside the autograd engine, else ``forward``."""
+        self.paused = False
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = op_name(func)
         # prim:: operators ask a fake tensor about its metadata (its device): no memory is touched.
-        if func.namespace != "prim" and moves_data(name):
+        if func.namespace != "prim" and moves_data(name) and not self.paused:
             read, written = op_tensors(name, func._schema, args, kwargs, out)
-            if any(t.device.type == "cuda" for t in read + written):
+            if any(t.device.type == self.device for t in read + written):
                 direction = host_transfer(name, read, written)
                 line = self._caller_line()
-                self.launches.append(
-                    Traffic(
-                        name,
-                        unique_bytes(read),
-                        unique_bytes(written),
-                        (name,),
-                        (line,) if line else (),
-                        call=MEMCPY_NAMES[direction] if direction else None,
-                        kind="memcpy" if direction else "op",
-                        elements=largest_elements(read + written),
-                    )
+                launch = Traffic(
+                    name,
+                    unique_bytes(read),
+                    unique_bytes(written),
+                    (name,),
+                    (line,) if line else (),
+                    call=memcpy_name(name, direction) if direction else None,
+                    kind="memcpy" if direction else "op",
+                    elements=largest_elements(read + written),
                 )
+                added = aten_cuda.cuda_launches(launch, args, kwargs, out, self.device)
+                section = "backward" if torch._C._current_graph_task_id() != -1 else "forward"
+                self.launches.extend(added)
+                self.sections.extend([section] * len(added))
         return out
 
 
 def _rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
     """Launches grouped by name in first-seen order, as a measurement's table groups them; a launch that is not
     a generated kernel is named as it is called (``extern_kernels.mm``, a memcpy), its operator kept as ``op``."""
-    grouped: dict[tuple[str, str], list[Traffic]] = {}
+    grouped: dict[tuple[str, str, str | None], list[Traffic]] = {}
     for launch in launches:
-        grouped.setdefault((launch.call or launch.name, launch.kind), []).append(launch)
+        # A composite's pass (``aten::sum`` in ``logsumexp``) is not the ``sum`` called at the top level.
+        composite = launch.name if launch.kind == "op" and launch.call else None
+        grouped.setdefault((launch.call or launch.name, launch.kind, composite), []).append(launch)
     rows = []
-    for (name, kind), group in grouped.items():
+    for (name, kind, _), group in grouped.items():
         rows.append(
             Kernel(
                 name=name,
@@ -187,6 +202,7 @@ def _rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
                 lines=tuple(dict.fromkeys(line for launch in group for line in launch.lines)),
                 code=next((launch.code for launch in group if launch.code), None),
                 launch=preview_launch(group[0], kind),
+                predicted=next((launch.basis for launch in group if launch.basis), None),
             )
         )
     return tuple(rows)
@@ -246,7 +262,7 @@ class _PreviewBackend:
     @contextlib.contextmanager
     def _loaded_modules(self) -> Iterator[None]:
         """Each generated wrapper, as it is loaded: kept for the recording stand-ins, its allocations made
-        fake (they call the CUDA allocator directly, below the dispatcher)."""
+        fake (``fake_wrapper``: it calls the CUDA allocator and views tensors below the dispatcher)."""
         from torch._inductor.graph import GraphLowering
 
         original = GraphLowering.compile_to_module
@@ -254,29 +270,12 @@ class _PreviewBackend:
 
         def compile_to_module(graph: Any) -> Any:
             module = original(graph)
-            backend._fake_allocations(module)
+            make_wrapper_fake(module, backend.fake_mode)
             backend.modules.append(module)
             return module
 
         with mock.patch.object(GraphLowering, "compile_to_module", compile_to_module):
             yield
-
-    def _fake_allocations(self, module: Any) -> None:
-        fake_mode = self.fake_mode
-
-        def empty_on(device: str) -> Callable[..., torch.Tensor]:
-            def empty(size: Any, stride: Any, dtype: torch.dtype) -> torch.Tensor:
-                with fake_mode:
-                    return torch.empty_strided(size, stride, dtype=dtype, device=device)
-
-            return empty
-
-        namespace = vars(module)
-        for name in ("empty_strided_cuda", "empty_strided_cpu", "empty_strided_cpu_pinned"):
-            if name in namespace:
-                namespace[name] = empty_on("cuda" if name.endswith("cuda") else "cpu")
-        namespace["get_raw_stream"] = lambda device: 0
-        namespace["copy_if_misaligned"] = lambda tensor: tensor
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ class Profile:
         """A run whose launch count is the common one: a run that lost records must not set the bytes."""
         if not self.per_run:
             return []
-        common = statistics.mode(len(run) for run in self.per_run)
+        common = common_count([len(run) for run in self.per_run])
         return next(run for run in self.per_run if len(run) == common)
 
     @property
@@ -56,9 +57,36 @@ class Profile:
         counts = [len(run) for run in self.per_run]
         if len(set(counts)) <= 1:
             return None
-        common = statistics.mode(counts)
+        common = common_count(counts)
         odd = ", ".join(f"run {index + 1}: {count}" for index, count in enumerate(counts) if count != common)
         return f"profiled runs disagree: {common} launches in most, {odd}"
+
+
+def common_count(counts: Sequence[int]) -> int:
+    """The launch count most runs agree on; on a tie, the larger one.
+
+    A profiler can lose a run's records (CUPTI at the start of a session, a step range nested inside itself in
+    a trace that reads as an empty run) but never invents them, so between equally common counts the larger
+    belongs to a run that lost nothing (``statistics.mode`` would take the first: ``[0, 40]`` gives 0)."""
+    tally = collections.Counter(counts)
+    return max(tally, key=lambda count: (tally[count], count))
+
+
+def profiler_options(device: str) -> dict[str, Any]:
+    """What ``torch.profiler.profile`` must be given beyond the activities.
+
+    On CUDA, Kineto's metadata of each activity (the ``bytes`` of a memcpy or memset) reaches
+    ``FunctionEvent`` only when asked for (torch 2.11 to 2.14: ``expose_kineto_event_metadata``); without it a
+    memcpy's row has no bytes on a real GPU. A torch whose experimental config lacks the flag profiles without
+    it: the rows then say their bytes are unknown rather than the profile failing."""
+    if device != "cuda":
+        return {}
+    try:
+        from torch._C._profiler import _ExperimentalConfig
+
+        return {"experimental_config": _ExperimentalConfig(expose_kineto_event_metadata=True)}
+    except (ImportError, TypeError):
+        return {}
 
 
 def profile_launches(
@@ -77,7 +105,7 @@ def profile_launches(
     if device == "cuda":
         activities.append(ProfilerActivity.CUDA)
     flush = l2_flush(device)
-    with profile(activities=activities) as prof, torch.no_grad():
+    with profile(activities=activities, **profiler_options(device)) as prof, torch.no_grad():
         call()
         synchronize(device)
         for _ in range(runs):

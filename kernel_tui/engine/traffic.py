@@ -89,6 +89,9 @@ class Traffic:
     """Elements of the largest tensor it received: what elements per thread are counted over."""
     launch: KernelLaunch | None = None
     """How it would be launched, where the code alone says (a Triton kernel in the CUDA preview)."""
+    basis: str | None = None
+    """A preview's launch whose count follows ATen's CUDA source rather than one launch per operator: which
+    source, and that it is a prediction (``aten_cuda``)."""
 
     @property
     def bytes_total(self) -> int:

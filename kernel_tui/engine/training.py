@@ -34,11 +34,6 @@ if TYPE_CHECKING:
     from kernel_tui.engine.traffic import Traffic
     from kernel_tui.report import Kernel, ModeResult
 
-NOT_PREVIEWED = (
-    "training steps (TRAIN = True) are not previewed: the preview generates a forward graph only; "
-    "run it with --device cpu or cuda"
-)
-
 NO_GRADIENT = (
     "TRAIN = True, but the loss depends on no floating-point input of fn, so backward has nothing to compute: "
     "inputs() must return a floating-point tensor that fn's result is computed from"
@@ -207,4 +202,5 @@ def _unpack(tensor: torch.Tensor) -> torch.Tensor:
 
 
 def _storage_key(tensor: torch.Tensor) -> Any:
-    return (tensor.device, tensor.untyped_storage().data_ptr())
+    # The storage itself, not its address: a fake tensor (the CUDA preview) has none, every one reads 0.
+    return (tensor.device, tensor.untyped_storage()._cdata)
