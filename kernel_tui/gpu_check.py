@@ -113,8 +113,8 @@ def claims_cell(report: ScenarioReport) -> str:
         # A table row holds one line: the message's first, the file by name.
         error = report.error
         return f"error: {error.short_line()}"
-    held = sum(check.ok for check in report.expect.values())
-    failed = [key for key, check in report.expect.items() if not check.ok]
+    held = sum(check.ok is True for check in report.expect.values())
+    failed = [key for key, check in report.expect.items() if check.failed]
     return f"{held}/{len(report.expect)}" + (f", failed: {', '.join(failed)}" if failed else "")
 
 

@@ -129,10 +129,14 @@ def sweep_table(report: ScenarioReport) -> Table:
     return table
 
 
+CLAIM_STYLES = {True: "green", False: "bold red", None: "yellow"}
+"""Held, failed, and not measured (the sweep it needs was cut short)."""
+
+
 def claims_text(report: ScenarioReport) -> Text:
     text = Text()
     for key, check in report.expect.items():
-        text.append(claim_line(key, check) + "  ", style="green" if check.ok else "bold red")
+        text.append(claim_line(key, check) + "  ", style=CLAIM_STYLES[check.ok])
     return text
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -147,6 +148,7 @@ def test_a_timed_out_run_keeps_what_was_measured(write_scenario):
 def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_scenario):
     path = write_scenario(
         "import torch\nSIZES = [2**12, 2**14, 2**16, 2**18, 2**20, 2**22]\nSIZE = 4096\n"
+        "EXPECT = {'eager': 9, 'sweep_compiles': 2}\n"
         "@torch.compiler.disable\n"
         "def one_add_per_512_elements(a):\n"
         "    for _ in range(a.numel() // 512):\n        a = a + 1\n    return a\n"
@@ -154,15 +156,13 @@ def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_sc
         "def inputs(size, device):\n    return (torch.ones(size),)\n",
         "quadratic.py",
     )
-    started = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--json", "--timeout", "120", str(path)],
+        [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--json", "--timeout", "600", str(path)],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=900,
         env={**os.environ, "KERNEL_TUI_SWEEP_BUDGET_S": "10"},
     )
-    elapsed = time.monotonic() - started
     (report,) = [json.loads(line) for line in result.stdout.splitlines()]
     assert report["error"] is None, report["error"]
     measured = [point["size"] for point in report["sweep"] if point["eager_us"] is not None]
@@ -172,8 +172,17 @@ def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_sc
     sizes = [2**12, 2**14, 2**16, 2**18, 2**20, 2**22]
     assert measured == sizes[: len(measured)] and 1 <= len(measured) < len(sizes)
     assert ended and all("sweep ended" in point["note"] and "budget is 10 s" in point["note"] for point in ended)
-    assert report["sweep_wall_s"] < 25
-    print(f"sweep ended after {report['sweep_wall_s']:.1f} s ({elapsed:.1f} s in all); measured {measured}")
+    # A claim about the whole sweep cannot be judged from part of it: not measured, with the reason, and the
+    # run still succeeds (exit 0); the claim it could measure (eager launches) holds.
+    claim = report["expect"]["sweep_compiles"]
+    assert (claim["ok"], claim["reason"]) == (None, ended[0]["note"]) and report["expect"]["eager"]["ok"] is True
+    assert result.returncode == 0, result.stderr[-2000:]
+    # The budget is checked against a prediction, so the sweep may overrun it by the point that broke the
+    # prediction: no more than the last point's own time (in the note) and a compile (this machine's, now).
+    last_point_s = float(re.search(r"the last took ([\d,.]+) s", ended[0]["note"]).group(1).replace(",", ""))
+    bound_s = 10 + 2 * (last_point_s + report["compiled"]["compile_s"])
+    assert report["sweep_wall_s"] < bound_s
+    print(f"sweep ended after {report['sweep_wall_s']:.1f} s (bound {bound_s:.1f} s); measured {measured}")
 
 
 def test_usage_errors_stop_run_before_anything_runs(tmp_path):
