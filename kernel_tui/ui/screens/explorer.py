@@ -133,6 +133,8 @@ class ExplorerScreen(Screen[None]):
         """Where elapsed times come from; tests freeze it so screenshots do not change."""
         self.app_title = app_title
         self.catalog = Catalog(entries)
+        self._move_pending = False
+        """A move through the list waits to be shown (``action_move``)."""
         self.runs = RunBook()
         self.session = SnippetSession(self.catalog)
         self.snippets = SnippetWorkbench(self, self.session, self.runs, clock)
@@ -364,8 +366,15 @@ class ExplorerScreen(Screen[None]):
         """Show the next (1) or previous (-1) scenario."""
         if not self.catalog:
             return
-        if self.catalog.select(self.catalog.index + step):
-            self.show_scenario()
+        if self.catalog.select(self.catalog.index + step) and not self._move_pending:
+            # Shown after the keys already queued: a held key moves through the list at once and shows
+            # only the scenario it stops on, not every one it passed.
+            self._move_pending = True
+            self.call_later(self._show_moved)
+
+    def _show_moved(self) -> None:
+        self._move_pending = False
+        self.show_scenario()
 
     def action_pane(self, pane: str) -> None:
         """Show a pane (a tab when the terminal is small) and focus it."""
