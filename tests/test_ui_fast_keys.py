@@ -75,3 +75,33 @@ async def test_forty_fast_presses_of_n_end_on_the_right_lesson_with_its_text_alo
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err + captured.out and "CancelledError" not in captured.err + captured.out
     assert app.return_code in (0, None)
+
+
+async def test_n_held_down_keeps_up_and_each_move_lands_where_the_keys_say():
+    """Keys 50 ms apart, as a terminal repeats a held key: the list's own echo of a move that arrives after the
+    next key must not pull the screen back (it did: the header on lesson 8, the text on 5, 6, 7, 9)."""
+    app = make_app(paths=COURSE, course=course_dir())
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = explorer(app)
+        lesson = screen.query_one("#lesson", LessonView)
+        await wait_for(pilot, lambda: bool(lesson.query("#lesson-text")), what="the Markdown")
+        shown: list[int] = []
+        show = screen.show_scenario
+
+        def counted() -> None:
+            shown.append(screen.catalog.index)
+            show()
+
+        screen.show_scenario = counted  # type: ignore[method-assign]
+        keys = ["n"] * 12 + ["p"] * 5
+        for key in keys:
+            app._driver.send_message(events.Key(key, key))
+            await asyncio.sleep(0.05)
+        await pilot.pause()
+        await settle(pilot, lesson)
+        assert screen.catalog.index == screen.index == where_keys_end(keys, len(COURSE))
+        # Never back to a scenario the keys had left: the indices shown go up, then down, as the keys did.
+        turn = shown.index(max(shown))
+        assert shown[: turn + 1] == sorted(shown[: turn + 1]) and shown[turn:] == sorted(shown[turn:], reverse=True)
+        assert len(shown) <= len(keys)
+        assert lesson.border_title == f"Lesson: {screen.catalog.current.title}"
