@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import measure
+from conftest import measure, overdue, within
 from processes import processes_in_group
 
 from kernel_tui.protocol import Progress
@@ -31,6 +31,8 @@ def run_json(*args: str) -> tuple[int, list[dict], str]:
 
 
 def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs():
+    # Each scenario, a healthy one too, gets this long in a fresh engine: long enough for this machine now.
+    timeout = round(within(8))
     started = time.monotonic()
     code, reports, _ = run_json(
         str(FAULTS / "exits.py"),
@@ -39,15 +41,15 @@ def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs():
         str(FAULTS / "healthy_eager_backend.py"),
         "--no-sweep",
         "--timeout",
-        "8",
+        str(timeout),
     )
     assert code == 1
     exits, segfaults, hangs, fine = reports
     assert exits["error"]["stage"] == "engine" and "exited with code 3" in exits["error"]["message"]
     assert segfaults["error"]["stage"] == "engine" and "SIGSEGV" in segfaults["error"]["message"]
-    assert hangs["error"]["stage"] == "engine" and "no result within 8 s" in hangs["error"]["message"]
+    assert hangs["error"]["stage"] == "engine" and f"no result within {timeout} s" in hangs["error"]["message"]
     assert fine["error"] is None and fine["eager"]["kernel_count"] == 0
-    assert time.monotonic() - started < 300
+    assert time.monotonic() - started < 4 * timeout + within(60), "each scenario ended at its time-out at the latest"
 
 
 def test_a_failed_allocation_ends_the_sweep_with_a_note(engine):
@@ -102,15 +104,15 @@ def test_cancel_ends_the_engine_and_its_workers_within_a_second(tmp_path):
 
     worker = threading.Thread(target=run)
     worker.start()
-    deadline = time.monotonic() + 120
-    while "eager" not in stages and time.monotonic() < deadline:
+    waited = time.monotonic()
+    while "eager" not in stages and not overdue(waited, 120):
         time.sleep(0.1)
     time.sleep(1.0)  # fn is now sleeping, with its own child process started
     assert len(processes_in_group(pgid)) >= 2
     started = time.monotonic()
     client.close()
     worker.join(10)
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < within(1.0)
     assert stages[-1] == "died"
     assert processes_in_group(pgid) == []
 
@@ -204,7 +206,7 @@ def test_usage_errors_stop_run_before_anything_runs(tmp_path):
         )
         assert result.returncode == 2, (bad, result.stderr)
         assert "usage:" in result.stderr and result.stdout == ""
-        assert time.monotonic() - started < 10, "nothing ran"
+        assert time.monotonic() - started < within(10), "nothing ran"
 
 
 def test_a_reader_that_goes_away_is_no_traceback(tmp_path):
