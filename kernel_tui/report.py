@@ -160,6 +160,8 @@ class Ceilings:
     """Throughput of a large ``torch.mm`` in ``dtype``."""
     dtype: str | None = None
     """The matmul's dtype: the scenario's (its largest floating-point input)."""
+    conditions: str | None = None
+    """When and under what load the copy ceiling was measured (``bandwidth.ceiling_conditions``)."""
 
     @property
     def ridge(self) -> float | None:

@@ -19,6 +19,7 @@ from kernel_tui.engine import compile_watch, cuda_graphs, sweep, training, varia
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.bandwidth import (
     IMPLAUSIBLE,
+    ceiling_conditions,
     ceiling_gbs,
     checked_ceiling,
     checked_matmul_ceiling,
@@ -210,7 +211,12 @@ def _with_roofline(
     report: ScenarioReport, flop_ops: list[OpFlops], matmul_gflops: float | None, dtype: torch.dtype
 ) -> ScenarioReport:
     """FLOPs, intensity and bound per kernel and mode, against the copy ceiling as it stands now."""
-    ceilings = Ceilings(report.bandwidth_ceiling_gbs, matmul_gflops, str(dtype).removeprefix("torch."))
+    ceilings = Ceilings(
+        report.bandwidth_ceiling_gbs,
+        matmul_gflops,
+        str(dtype).removeprefix("torch."),
+        ceiling_conditions(report.device, report.device_name),
+    )
     counted = with_flops(report, flop_ops, ceilings)
     modes = [mode for mode in (counted.eager, counted.compiled) if mode is not None]
     fastest = max((k.gflops for mode in modes for k in mode.kernels if k.gflops is not None), default=None)
