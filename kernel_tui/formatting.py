@@ -144,6 +144,15 @@ def format_speedup(point: SweepPoint) -> str:
     return format_ratio(point.eager_us / point.compiled_us)
 
 
+NOISY_MARK = "⚠ noisy"
+"""Beside the times of a mode whose kernel times add up to more than its call: read them as shares."""
+
+
+def noisy_times(mode: ModeResult | None) -> bool:
+    """Whether this mode's kernel times contradict its call's time (its notes say ``noisy``)."""
+    return mode is not None and any(note.startswith("noisy") for note in mode.notes)
+
+
 def holds_one(spread: tuple[float, float]) -> bool:
     """Whether a speedup's spread over the timing rounds holds 1: then no difference was measured."""
     low, high = spread

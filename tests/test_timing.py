@@ -110,6 +110,16 @@ def test_a_range_too_wide_to_mean_anything_is_said_in_words():
     assert cell == "2.01×"
 
 
+def test_the_times_of_a_mode_whose_kernels_exceed_the_call_are_marked_in_the_table():
+    from kernel_tui.render import kernel_table
+
+    mode = replace_kernels(ModeResult(1, (), 0, None), 39_390.0)
+    noisy = _with_time(mode, timing.Timing(6_530.0, 40_000.0, 20, 0.1), timing.Timing(6_530.0, 40_000.0, 20, 0.1))
+    assert [column.header for column in kernel_table("eager", noisy).columns][2] == "time ⚠ noisy"
+    calm = _with_time(mode, timing.Timing(50_000.0, 10.0, 20, 0.1), timing.Timing(50_000.0, 10.0, 20, 0.1))
+    assert [column.header for column in kernel_table("eager", calm).columns][2] == "time"
+
+
 def test_how_busy_the_machine_was_is_said_in_a_plain_sentence():
     busy = MachineLoad(load_avg=9.3, cores=2, steal_pct=0.0, disagreement=73.3)
     assert busy.busy and busy.sentence() == (

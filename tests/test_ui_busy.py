@@ -11,6 +11,7 @@ from test_ui_support import DATA, RECORDINGS, explorer, finished, make_app, wait
 
 from kernel_tui.machine_load import MachineLoad
 from kernel_tui.ui.replay import ReplayEngineLink
+from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.summary_strip import RETRY_KEYS, SummaryStrip
 
@@ -18,6 +19,7 @@ ENDED = (
     "sweep ended: this size would take about 103 s (the last took 12.3 s at 65,536 elements; "
     "the sweep's budget is 90 s)"
 )
+NOISY = "noisy: the profiled kernel times add up to 39.39 ms, more than the 6.53 ms (± 20 ms) a call takes"
 BUSY = MachineLoad(load_avg=11.2, cores=2, steal_pct=0.0, disagreement=73.3)
 
 
@@ -28,6 +30,7 @@ def cut_short(report: dict) -> None:
             point.update(eager_us=None, compiled_us=None, eager_iqr_us=None, compiled_iqr_us=None, note=ENDED)
     report["expect"]["sweep_compiles"] = {"claimed": 1, "measured": 1, "ok": None, "reason": ENDED}
     report["machine_load"] = BUSY.__dict__
+    report["eager"]["notes"] = [*report["eager"]["notes"], NOISY]
 
 
 @pytest.fixture
@@ -59,3 +62,5 @@ async def test_the_explorer_says_why_the_sweep_ended_and_that_the_machine_was_bu
         )
         assert f"⚠ {BUSY.sentence()}" in lines and RETRY_KEYS in lines
         assert "✗" not in " ".join(lines)
+        assert "times ⚠ noisy" in screen.query_one("#eager", KernelTable).border_subtitle
+        assert "noisy" not in screen.query_one("#compiled", KernelTable).border_subtitle
