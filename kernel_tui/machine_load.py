@@ -13,8 +13,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-BUSY_JOBS_PER_CORE = 1.0
-"""More runnable jobs than cores: some of ours waited for a core while being timed."""
+BUSY_JOBS_PER_CORE = 2.0
+"""Twice as many runnable jobs as cores: some of ours waited for a core while being timed. Not one per core: the
+load average counts the engine's own threads (one per core on a CPU), so a quiet machine reads about 1 per core
+while it measures."""
 BUSY_STEAL_PCT = 5.0
 """A hypervisor took this share of our CPU time for other guests."""
 TOO_WIDE = 3.0

@@ -139,3 +139,9 @@ def test_the_load_sampler_reads_this_machine():
     load = LoadSampler().read(disagreement=2.0)
     assert load.cores >= 1 and load.load_avg >= 0 and load.disagreement == 2.0
     assert load.steal_pct is None or 0 <= load.steal_pct <= 100
+
+
+def test_the_engine_s_own_threads_alone_do_not_make_the_machine_busy():
+    # Measuring on every core puts about one runnable job per core in the load average by itself.
+    assert not MachineLoad(load_avg=2.3, cores=2, steal_pct=0.0, disagreement=1.2).busy
+    assert MachineLoad(load_avg=4.5, cores=2, steal_pct=0.0, disagreement=1.2).busy
