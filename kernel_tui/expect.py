@@ -75,12 +75,28 @@ preview all leave them unchecked."""
 
 
 def check_claims(claims: dict[str, float], report: ScenarioReport, *, swept: bool) -> dict[str, ExpectCheck]:
-    """Each claim with what was measured; a claim about the sweep is left out when no sweep ran."""
+    """Each claim with what was measured; a claim about the sweep is left out when no sweep ran, and reads
+    "not measured" (``ok`` None) when the sweep ended before its last size."""
     checks = {}
+    cut_short = sweep_cut_short(report)
     for key, claimed in claims.items():
         if key in NEEDS_SWEEP and not swept:
             continue
         measured = MEASURES[key](report)
+        if key in NEEDS_SWEEP and cut_short is not None:
+            checks[key] = ExpectCheck(claimed=claimed, measured=measured, ok=None, reason=cut_short)
+            continue
         ok = measured is not None and abs(measured - claimed) <= TOLERANCE.get(key, 0.001)
         checks[key] = ExpectCheck(claimed=claimed, measured=measured, ok=ok)
     return checks
+
+
+def sweep_cut_short(report: ScenarioReport) -> str | None:
+    """Why the sweep did not measure every size it planned (its time budget, memory, an error), or None when
+    it did: a claim about the whole sweep cannot be judged from part of it."""
+    if report.error is not None and report.error.stage in ("sweep", "engine"):
+        return f"the sweep did not finish ({report.error.stage}: {report.error.message.splitlines()[0]})"
+    unmeasured = [point for point in report.sweep if point.eager_us is None or point.compiled_us is None]
+    if not unmeasured:
+        return None
+    return unmeasured[0].note or f"the sweep ended before {unmeasured[0].size:,} elements"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from kernel_tui.machine_load import RETRY_HINT, too_wide
 from kernel_tui.report_keys import MODES, SECTIONS
 
 if TYPE_CHECKING:
@@ -142,19 +144,35 @@ def format_speedup(point: SweepPoint) -> str:
     return format_ratio(point.eager_us / point.compiled_us)
 
 
+NOISY_MARK = "⚠ noisy"
+"""Beside the times of a mode whose kernel times add up to more than its call: read them as shares."""
+
+
+def noisy_times(mode: ModeResult | None) -> bool:
+    """Whether this mode's kernel times contradict its call's time (its notes say ``noisy``)."""
+    return mode is not None and any(note.startswith("noisy") for note in mode.notes)
+
+
 def holds_one(spread: tuple[float, float]) -> bool:
     """Whether a speedup's spread over the timing rounds holds 1: then no difference was measured."""
     low, high = spread
     return low <= 1.0 <= high
 
 
+TOO_NOISY = "too noisy to tell on this machine right now"
+"""Said in place of a speedup whose range is too wide to mean anything (``machine_load.TOO_WIDE``)."""
+
+
 def speedup_text(report: ScenarioReport) -> str:
-    """``speedup 2.1× (1.9–2.3)``, or ``no measurable difference`` when the rounds' spread holds 1."""
+    """``speedup 2.1× (1.9–2.3)``, ``no measurable difference`` when the rounds' spread holds 1, or words
+    when the spread is too wide to mean anything."""
     speedup = report.speedup
     if speedup is None:
         return "speedup —"
     if report.speedup_range is None:
         return f"speedup {format_ratio(speedup)}"
+    if report.speedup_too_noisy:
+        return f"speedup {TOO_NOISY} ({RETRY_HINT})"
     low, high = report.speedup_range
     spread = f"({format_ratio(low).rstrip('×')}–{format_ratio(high)})"
     if holds_one(report.speedup_range):
@@ -163,7 +181,10 @@ def speedup_text(report: ScenarioReport) -> str:
 
 
 def claim_line(key: str, check: ExpectCheck) -> str:
-    """``✓ eager: claimed 2, measured 2``: one claim of a lesson against the measurement."""
+    """``✓ eager: claimed 2, measured 2``: one claim of a lesson against the measurement; ``? … not measured:
+    <why>`` when what it needs was cut short (it neither holds nor fails)."""
+    if check.ok is None:
+        return f"? {key}: claimed {format_count(check.claimed)}, not measured: {check.reason or 'no measurement'}"
     measured = None if check.measured is None else round(check.measured, 3)
     mark = "✓" if check.ok else "✗"
     return f"{mark} {key}: claimed {format_count(check.claimed)}, measured {format_count(measured)}"
@@ -233,7 +254,37 @@ def report_notes(report: ScenarioReport) -> list[str]:
     noisy = [point for point in report.sweep if point.note and point.note.startswith("noisy")]
     if noisy:
         notes.append(f"{len(noisy)} of {len(report.sweep)} sweep points had noisy timing: is the machine busy?")
+    if ended := sweep_end(report):
+        notes.append(ended)
+    if report.machine_load is not None and report.machine_load.busy:
+        notes.append(report.machine_load.sentence())
     return notes
+
+
+def sweep_end_short(points: Sequence[SweepPoint]) -> str | None:
+    """Where and why the sweep stopped, short enough for the chart's border: ``ended before 2^18: about 103 s,
+    budget 90 s``, ``ended at 2^22: out of memory``; None when every size was measured."""
+    for point in points:
+        if point.eager_us is not None or not point.note:
+            continue
+        note = point.note
+        if taking := re.search(r"would take about ([\d,.]+ s)", note):
+            budget = re.search(r"budget is ([\d.]+ s)", note)
+            return f"ended before {format_size(point.size)}: about {taking.group(1)}" + (
+                f", budget {budget.group(1)}" if budget else ""
+            )
+        if "out of memory" in note:
+            return f"ended at {format_size(point.size)}: out of memory"
+        return f"ended before {format_size(point.size)}: {note.split(': ', 1)[-1]}"
+    return None
+
+
+def sweep_end(report: ScenarioReport) -> str | None:
+    """Why the sweep stopped before its last size (``sweep ended: this size would take about …``), or None."""
+    for point in report.sweep:
+        if point.eager_us is None and point.note:
+            return point.note if point.note.startswith("sweep ended") else f"sweep ended: {point.note}"
+    return None
 
 
 VARIANT_HEADERS = ("kernels", "bytes", "time ± half IQR", "speedup", "compile", "breaks", "recomp.")
@@ -243,14 +294,17 @@ VARIANT_HEADERS = ("kernels", "bytes", "time ± half IQR", "speedup", "compile",
 def variant_rows(report: ScenarioReport) -> list[tuple[str, tuple[str, ...] | None]]:
     """Eager, compiled and each compile variant: (name, cells under ``VARIANT_HEADERS``), or (name, None) for a
     column with no numbers. One definition for the CLI, the lab report and the app."""
-    rows: list[tuple[str, ModeResult | None, tuple[float, float] | None]] = [
-        ("eager", report.eager, None),
-        ("compiled", report.compiled, report.speedup_range),
+    rows: list[tuple[str, ModeResult | None, tuple[float, float] | None, float | None]] = [
+        ("eager", report.eager, None, None),
+        ("compiled", report.compiled, report.speedup_range, report.speedup_median),
     ]
-    rows += [(name, variant.measured, variant.speedup_range) for name, variant in report.variants.items()]
+    rows += [
+        (name, variant.measured, variant.speedup_range, variant.speedup_median)
+        for name, variant in report.variants.items()
+    ]
     eager_us = report.eager.time_us if report.eager is not None else None
     shown: list[tuple[str, tuple[str, ...] | None]] = []
-    for name, mode, spread in rows:
+    for name, mode, spread, median in rows:
         if mode is None:
             shown.append((name, None))
             continue
@@ -261,7 +315,7 @@ def variant_rows(report: ScenarioReport) -> list[tuple[str, tuple[str, ...] | No
             format_count(mode.kernel_count),
             format_bytes(mode.bytes_total),
             time,
-            "" if name == "eager" else _speedup_cell(eager_us, mode.time_us, spread),
+            "" if name == "eager" else _speedup_cell(eager_us, mode.time_us, spread, median),
             f"{mode.compile_s:.2f} s" if mode.compile_s is not None else "",
             "" if mode.graph_breaks is None else str(mode.graph_breaks),
             "" if mode.recompiles is None else str(mode.recompiles),
@@ -270,9 +324,13 @@ def variant_rows(report: ScenarioReport) -> list[tuple[str, tuple[str, ...] | No
     return shown
 
 
-def _speedup_cell(eager_us: float | None, time_us: float | None, spread: tuple[float, float] | None) -> str:
+def _speedup_cell(
+    eager_us: float | None, time_us: float | None, spread: tuple[float, float] | None, median: float | None
+) -> str:
     if not eager_us or not time_us:
         return "—"
+    if too_wide(spread):
+        return "too noisy"
     if spread is not None and holds_one(spread):
         return "≈ 1×"  # no measurable difference
-    return format_ratio(eager_us / time_us)
+    return format_ratio(median if median is not None else eager_us / time_us)

@@ -76,9 +76,11 @@ def bandwidth_cell(report: ScenarioReport) -> str:
 
 def claims_cell(report: ScenarioReport) -> str:
     if report.error is not None:
-        return f"error: {report.error.short_line()}"  # a table row holds one line
-    held = sum(check.ok for check in report.expect.values())
-    failed = [key for key, check in report.expect.items() if not check.ok]
+        # A table row holds one line: the message's first, the file by name.
+        error = report.error
+        return f"error: {error.short_line()}"
+    held = sum(check.ok is True for check in report.expect.values())
+    failed = [key for key, check in report.expect.items() if check.failed]
     return f"{held}/{len(report.expect)}" + (f", failed: {', '.join(failed)}" if failed else "")
 
 

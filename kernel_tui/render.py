@@ -21,6 +21,7 @@ from kernel_tui.baseline import (
 from kernel_tui.baseline_marks import MARK_STYLES
 from kernel_tui.compile_variants import describe_arguments
 from kernel_tui.formatting import (
+    NOISY_MARK,
     VARIANT_HEADERS,
     claim_line,
     device_line,
@@ -29,6 +30,7 @@ from kernel_tui.formatting import (
     format_size,
     format_speedup,
     format_time_us,
+    noisy_times,
     report_notes,
     summary_line,
     training_line,
@@ -53,7 +55,7 @@ def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> 
     table = Table(title=title, title_justify="left", expand=True, pad_edge=False)
     table.add_column("kernel", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
     table.add_column("calls", justify="right")
-    table.add_column("time", justify="right")
+    table.add_column(f"time {NOISY_MARK}" if noisy_times(mode) else "time", justify="right")
     table.add_column("bytes", justify="right")
     if mode is None:
         table.add_row("not measured", "", "", "")
@@ -156,10 +158,14 @@ def sweep_table(report: ScenarioReport) -> Table:
     return table
 
 
+CLAIM_STYLES = {True: "green", False: "bold red", None: "yellow"}
+"""Held, failed, and not measured (the sweep it needs was cut short)."""
+
+
 def claims_text(report: ScenarioReport) -> Text:
     text = Text()
     for key, check in report.expect.items():
-        text.append(claim_line(key, check) + "  ", style="green" if check.ok else "bold red")
+        text.append(claim_line(key, check) + "  ", style=CLAIM_STYLES[check.ok])
     return text
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kernel_tui.launch import KernelLaunch
+from kernel_tui.machine_load import MachineLoad, too_wide
 from kernel_tui.report_keys import MODES, SECTIONS
 from kernel_tui.roofline import ridge_point
 
@@ -165,6 +166,8 @@ class Ceilings:
     """Throughput of a large ``torch.mm`` in ``dtype``."""
     dtype: str | None = None
     """The matmul's dtype: the scenario's (its largest floating-point input)."""
+    conditions: str | None = None
+    """When and under what load the copy ceiling was measured (``bandwidth.ceiling_conditions``)."""
 
     @property
     def ridge(self) -> float | None:
@@ -178,7 +181,14 @@ class ExpectCheck:
 
     claimed: float
     measured: float | None
-    ok: bool
+    ok: bool | None
+    """True or False when measured; None when the measurement it needs was cut short (``reason`` says why):
+    such a claim neither holds nor fails."""
+    reason: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.ok is False
 
 
 @dataclass(frozen=True)
@@ -224,6 +234,8 @@ class VariantResult:
     """Kernels, bytes, time, compile time, graph breaks and recompiles; None when it could not be measured."""
     speedup_range: tuple[float, float] | None = None
     """The interquartile range of eager over this variant in the rounds of the timing they shared."""
+    speedup_median: float | None = None
+    """The median of those rounds' ratios: the speedup, from the same rounds as its range, so it lies inside."""
     note: str | None = None
     """What the device made of the arguments, e.g. a CPU skipping the CUDA graphs of ``reduce-overhead``."""
     error: ScenarioError | None = None
@@ -239,8 +251,9 @@ class VariantResult:
         return {
             **mode,
             "options": self.options,
-            "speedup": speedup_of(eager_time_us, time_us),
+            "speedup": self.speedup_median if self.speedup_median is not None else speedup_of(eager_time_us, time_us),
             "speedup_range": self.speedup_range,
+            "speedup_too_noisy": too_wide(self.speedup_range),
             "note": self.note,
             "error": asdict(self.error) if self.error is not None else None,
         }
@@ -253,6 +266,7 @@ class VariantResult:
             options=dict(data.get("options") or {}),
             measured=measured,
             speedup_range=tuple(speedup_range) if speedup_range is not None else None,
+            speedup_median=data.get("speedup") if speedup_range is not None else None,
             note=data.get("note"),
             error=from_known_fields(ScenarioError, data["error"]) if data.get("error") is not None else None,
         )
@@ -290,6 +304,11 @@ class ScenarioReport:
     """What a preview decided that a real GPU would decide by measuring, and the claims it could not check."""
     speedup_range: tuple[float, float] | None = None
     """The interquartile range of eager/compiled over the interleaved timing rounds."""
+    speedup_median: float | None = None
+    """The median of eager/compiled over those rounds: the speedup, from the same rounds as its range (a ratio
+    of the two sides' own medians can fall outside it when the machine is busy)."""
+    machine_load: MachineLoad | None = None
+    """How busy the machine was while measuring (load, CPU steal, how much repeated rounds disagreed)."""
     notes: tuple[str, ...] = ()
     """What the user should know besides the numbers: e.g. that the next scenario ran in a fresh engine
     because this one changed something the engine could not restore."""
@@ -332,11 +351,18 @@ class ScenarioReport:
     def speedup(self) -> float | None:
         if self.eager is None or self.compiled is None:
             return None
+        if self.speedup_median is not None:
+            return self.speedup_median
         return speedup_of(self.eager.time_us, self.compiled.time_us)
 
     @property
+    def speedup_too_noisy(self) -> bool:
+        """The speedup's range is too wide to mean anything: shown in words, not as numbers."""
+        return too_wide(self.speedup_range)
+
+    @property
     def ok(self) -> bool:
-        return self.error is None and all(check.ok for check in self.expect.values())
+        return self.error is None and not any(check.failed for check in self.expect.values())
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -346,6 +372,7 @@ class ScenarioReport:
                 data[name] = _mode_dict(result)
         data["ideal_transfers"] = self.ideal_transfers
         data["speedup"] = self.speedup
+        data["speedup_too_noisy"] = self.speedup_too_noisy
         if self.ceilings is not None:
             data["ceilings"]["ridge"] = self.ceilings.ridge
         eager_time_us = self.eager.time_us if self.eager is not None else None
@@ -371,6 +398,8 @@ class ScenarioReport:
             values["ceilings"] = from_known_fields(Ceilings, values["ceilings"])
         if values.get("speedup_range") is not None:
             values["speedup_range"] = tuple(values["speedup_range"])
+        if values.get("machine_load") is not None:
+            values["machine_load"] = from_known_fields(MachineLoad, values["machine_load"])
         values["variants"] = {
             name: VariantResult.from_dict(variant) for name, variant in (values.get("variants") or {}).items()
         }

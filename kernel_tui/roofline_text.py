@@ -62,7 +62,8 @@ def ceilings_line(ceilings: Ceilings | None) -> str:
     dtype = f" ({ceilings.dtype})" if ceilings.dtype else ""
     matmul = f"matmul {format_gflops(ceilings.matmul_gflops)} GFLOP/s{dtype}"
     ridge = f"ridge {format_intensity(ceilings.ridge)} FLOP/B" if ceilings.ridge is not None else "ridge unknown"
-    return f"ceilings: {copy} · {matmul} · {ridge}"
+    when = f" ({ceilings.conditions})" if ceilings.conditions else ""
+    return f"ceilings: {copy} · {matmul} · {ridge}{when}"
 
 
 def mode_bound_text(mode: ModeResult | None) -> str:

@@ -7,6 +7,10 @@ in ``test_ui_support``, imported by the UI test files.
 from __future__ import annotations
 
 import os
+import statistics
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,10 +23,51 @@ os.environ.setdefault("KERNEL_TUI_CACHE_DIR", str(REPO / ".cache" / "kernel-tui"
 # The explorer's engines warm the compiler while a learner reads; in tests nobody reads, and each engine would
 # pay for it. tests/test_warmup.py turns it back on where the warm-up is what is tested.
 os.environ.setdefault("KERNEL_TUI_WARM_UP", "0")
+# A sweep ends early when its next point would overrun a time budget, which a busy machine reaches sooner: tests
+# that need every size measured would then depend on the machine's load. The budget itself is tested, with a
+# small budget of its own, in test_faults.
+os.environ.setdefault("KERNEL_TUI_SWEEP_BUDGET_S", "3600")
 
 from kernel_tui.client import EngineClient, EngineDied  # noqa: E402
 from kernel_tui.protocol import Done  # noqa: E402
 from kernel_tui.report import ScenarioReport  # noqa: E402
+
+QUIET_START_S = 0.04
+"""How long ``python -c "import json"`` takes on an idle machine: the unit ``pace`` measures the machine in."""
+
+
+_PACE: list[tuple[float, float]] = []
+"""The latest measurement of ``pace``: (when, value)."""
+PACE_FRESH_S = 30.0
+
+
+def pace() -> float:
+    """How many times slower than idle this machine runs right now (1 when idle, about 5 at a load of 24 on two
+    cores), from the median of three Python starts: every process a test waits for starts the same way. Measured
+    again when the last measurement is older than ``PACE_FRESH_S``."""
+    if _PACE and time.monotonic() - _PACE[-1][0] < PACE_FRESH_S:
+        return _PACE[-1][1]
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import json"], check=True)
+        times.append(time.perf_counter() - started)
+    value = max(1.0, statistics.median(times) / QUIET_START_S)
+    _PACE.append((time.monotonic(), value))
+    return value
+
+
+def within(seconds: float) -> float:
+    """A wall-clock bound that is itself the behaviour under test (cancel ends the engine within a second),
+    scaled by how busy the machine is right now: the suite tests the product, not the machine's load that day."""
+    return seconds * pace()
+
+
+def overdue(started: float, seconds: float) -> bool:
+    """Whether a wait begun at ``started`` (``time.monotonic``) has run past ``seconds`` scaled by the machine's
+    pace; the pace is measured only once the plain ``seconds`` have passed, so a quick wait costs nothing."""
+    elapsed = time.monotonic() - started
+    return elapsed > seconds and elapsed > within(seconds)
 
 
 @pytest.fixture(autouse=True)

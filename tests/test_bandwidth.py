@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import torch
+from conftest import within
 
 from kernel_tui.engine import bandwidth
 
@@ -46,4 +47,4 @@ def test_the_matmul_ceiling_is_measured_quickly_on_cpu():
     started = time.perf_counter()
     value = bandwidth.measure_matmul_gflops("cpu", torch.float32)
     assert value is not None and value > 0
-    assert time.perf_counter() - started < 2.0
+    assert time.perf_counter() - started < within(2.0)

@@ -7,6 +7,7 @@ import textwrap
 import time
 
 import pytest
+from conftest import within
 from processes import is_running
 
 from kernel_tui.client import EngineClient, EngineDied
@@ -48,7 +49,7 @@ def test_an_engine_of_another_protocol_version_is_refused_at_once(tmp_path):
     with EngineClient(command=[sys.executable, str(script)]) as client, pytest.raises(EngineDied) as death:
         started = time.monotonic()
         client.start(timeout=60)
-    assert time.monotonic() - started < 10, "refused when it said hello, not when the start timed out"
+    assert time.monotonic() - started < within(10), "refused when it said hello, not when the start timed out"
     assert "another protocol" in death.value.describe() and "protocol version 1" in death.value.describe()
 
 
@@ -105,7 +106,7 @@ def test_a_hung_engine_is_stopped_at_the_timeout_with_its_whole_group(tmp_path):
         started = time.monotonic()
         with pytest.raises(EngineDied) as death:
             list(client.run("x.py", timeout=2))
-        assert time.monotonic() - started < 10
+        assert time.monotonic() - started < within(10)
     assert "no result within 2 s" in death.value.describe()
     worker = int(pid_file.read_text())
     time.sleep(0.2)
@@ -182,6 +183,6 @@ def test_kill_signals_without_waiting_and_a_blocked_run_ends(tmp_path):
         time.sleep(0.3)
         started = time.monotonic()
         client.kill()
-        assert time.monotonic() - started < 0.1
+        assert time.monotonic() - started < within(0.1)
         worker.join(10)
         assert outcome == ["died"]

@@ -17,7 +17,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import REPO, measure
+from conftest import REPO, measure, overdue, within
 
 from kernel_tui.client import EngineClient, EngineDied
 from kernel_tui.course import course_dir
@@ -247,9 +247,9 @@ async def test_the_explorer_shows_a_preview() -> None:
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("r")
         explorer = app.get_explorer()
-        deadline = time.monotonic() + 300
+        started = time.monotonic()
         while explorer.runs[ADD_RELU].running:
-            assert time.monotonic() < deadline, "no preview within 300 s"
+            assert not overdue(started, 300), "no preview within 300 s (scaled by the machine's pace)"
             await pilot.pause(0.2)
         await pilot.pause()
         run = explorer.runs[ADD_RELU]
@@ -298,7 +298,7 @@ def test_an_engine_that_refuses_says_why(tmp_path: Path) -> None:
         command=[sys.executable, str(boot), "--device", "cuda-preview"], env={**os.environ, "PYTHONPATH": str(REPO)}
     )
     with client, pytest.raises(EngineDied) as death:
-        client.start()
+        client.start(timeout=within(120))  # the refusal must come before a busy machine's start times out
     assert death.value.describe().startswith("the engine exited with code 3: --device cuda-preview cannot fake a GPU")
     assert death.value.refusal.endswith("it patches torch._inductor.no_such_piece, which is not there")
 

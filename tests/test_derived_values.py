@@ -4,6 +4,8 @@ claims only a sweep can check."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from kernel_tui.expect import NEEDS_SWEEP, check_claims
@@ -72,6 +74,25 @@ def test_claims_only_a_sweep_checks_are_left_out_without_one():
     assert set(check_claims(claims, report(eager=ModeResult(2, (), 20, 1.0)), swept=False)) == {"eager"}
     swept = check_claims(claims, report(eager=ModeResult(2, (), 20, 1.0), sweep_compiles=1), swept=True)
     assert swept["sweep_compiles"] == ExpectCheck(claimed=1, measured=1, ok=True)
+
+
+def test_a_sweep_claim_the_budget_cut_short_reads_not_measured_and_fails_nothing():
+    from kernel_tui.formatting import claim_line
+    from kernel_tui.report import SweepPoint
+
+    ended = "sweep ended: this size would take about 103 s (the sweep's budget is 90 s)"
+    points = (SweepPoint(1024, 5.0, 4.0), SweepPoint(4096, None, None, note=ended))
+    cut = report(eager=ModeResult(2, (), 20, 1.0), sweep=points, sweep_compiles=1)
+    checks = check_claims({"eager": 3, "sweep_compiles": 5}, cut, swept=True)
+    assert checks["sweep_compiles"] == ExpectCheck(claimed=5, measured=1, ok=None, reason=ended)
+    line = claim_line("sweep_compiles", checks["sweep_compiles"])
+    assert line == f"? sweep_compiles: claimed 5, not measured: {ended}"
+    assert replace(cut, expect={"sweep_compiles": checks["sweep_compiles"]}).ok
+    assert replace(cut, expect=checks).ok is False  # the measured claim (eager: 3 against 2) still fails
+    data = replace(cut, expect=checks).to_dict()["expect"]["sweep_compiles"]
+    assert (data["ok"], data["reason"]) == (None, ended)
+    whole = report(sweep=(SweepPoint(1024, 5.0, 4.0),), sweep_compiles=4)
+    assert check_claims({"sweep_compiles": 5}, whole, swept=True)["sweep_compiles"].ok is False
 
 
 def test_every_claim_a_lesson_may_make_has_a_measure_and_nothing_else_does():

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from conftest import measure
+from conftest import measure, overdue, within
 from processes import processes_in_group
 
 from kernel_tui.protocol import Progress
@@ -30,6 +31,8 @@ def run_json(*args: str) -> tuple[int, list[dict], str]:
 
 
 def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs():
+    # Each scenario, a healthy one too, gets this long in a fresh engine: long enough for this machine now.
+    timeout = round(within(8))
     started = time.monotonic()
     code, reports, _ = run_json(
         str(FAULTS / "exits.py"),
@@ -38,15 +41,15 @@ def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs():
         str(FAULTS / "healthy_eager_backend.py"),
         "--no-sweep",
         "--timeout",
-        "8",
+        str(timeout),
     )
     assert code == 1
     exits, segfaults, hangs, fine = reports
     assert exits["error"]["stage"] == "engine" and "exited with code 3" in exits["error"]["message"]
     assert segfaults["error"]["stage"] == "engine" and "SIGSEGV" in segfaults["error"]["message"]
-    assert hangs["error"]["stage"] == "engine" and "no result within 8 s" in hangs["error"]["message"]
+    assert hangs["error"]["stage"] == "engine" and f"no result within {timeout} s" in hangs["error"]["message"]
     assert fine["error"] is None and fine["eager"]["kernel_count"] == 0
-    assert time.monotonic() - started < 300
+    assert time.monotonic() - started < 4 * timeout + within(60), "each scenario ended at its time-out at the latest"
 
 
 def test_a_failed_allocation_ends_the_sweep_with_a_note(engine):
@@ -101,15 +104,15 @@ def test_cancel_ends_the_engine_and_its_workers_within_a_second(tmp_path):
 
     worker = threading.Thread(target=run)
     worker.start()
-    deadline = time.monotonic() + 120
-    while "eager" not in stages and time.monotonic() < deadline:
+    waited = time.monotonic()
+    while "eager" not in stages and not overdue(waited, 120):
         time.sleep(0.1)
     time.sleep(1.0)  # fn is now sleeping, with its own child process started
     assert len(processes_in_group(pgid)) >= 2
     started = time.monotonic()
     client.close()
     worker.join(10)
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < within(1.0)
     assert stages[-1] == "died"
     assert processes_in_group(pgid) == []
 
@@ -147,6 +150,7 @@ def test_a_timed_out_run_keeps_what_was_measured(write_scenario):
 def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_scenario):
     path = write_scenario(
         "import torch\nSIZES = [2**12, 2**14, 2**16, 2**18, 2**20, 2**22]\nSIZE = 4096\n"
+        "EXPECT = {'eager': 9, 'sweep_compiles': 2}\n"
         "@torch.compiler.disable\n"
         "def one_add_per_512_elements(a):\n"
         "    for _ in range(a.numel() // 512):\n        a = a + 1\n    return a\n"
@@ -154,15 +158,13 @@ def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_sc
         "def inputs(size, device):\n    return (torch.ones(size),)\n",
         "quadratic.py",
     )
-    started = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--json", "--timeout", "120", str(path)],
+        [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--json", "--timeout", "600", str(path)],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=900,
         env={**os.environ, "KERNEL_TUI_SWEEP_BUDGET_S": "10"},
     )
-    elapsed = time.monotonic() - started
     (report,) = [json.loads(line) for line in result.stdout.splitlines()]
     assert report["error"] is None, report["error"]
     measured = [point["size"] for point in report["sweep"] if point["eager_us"] is not None]
@@ -172,8 +174,17 @@ def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_sc
     sizes = [2**12, 2**14, 2**16, 2**18, 2**20, 2**22]
     assert measured == sizes[: len(measured)] and 1 <= len(measured) < len(sizes)
     assert ended and all("sweep ended" in point["note"] and "budget is 10 s" in point["note"] for point in ended)
-    assert report["sweep_wall_s"] < 25
-    print(f"sweep ended after {report['sweep_wall_s']:.1f} s ({elapsed:.1f} s in all); measured {measured}")
+    # A claim about the whole sweep cannot be judged from part of it: not measured, with the reason, and the
+    # run still succeeds (exit 0); the claim it could measure (eager launches) holds.
+    claim = report["expect"]["sweep_compiles"]
+    assert (claim["ok"], claim["reason"]) == (None, ended[0]["note"]) and report["expect"]["eager"]["ok"] is True
+    assert result.returncode == 0, result.stderr[-2000:]
+    # The budget is checked against a prediction, so the sweep may overrun it by the point that broke the
+    # prediction: no more than the last point's own time (in the note) and a compile (this machine's, now).
+    last_point_s = float(re.search(r"the last took ([\d,.]+) s", ended[0]["note"]).group(1).replace(",", ""))
+    bound_s = 10 + 2 * (last_point_s + report["compiled"]["compile_s"])
+    assert report["sweep_wall_s"] < bound_s
+    print(f"sweep ended after {report['sweep_wall_s']:.1f} s (bound {bound_s:.1f} s); measured {measured}")
 
 
 def test_usage_errors_stop_run_before_anything_runs(tmp_path):
@@ -195,7 +206,7 @@ def test_usage_errors_stop_run_before_anything_runs(tmp_path):
         )
         assert result.returncode == 2, (bad, result.stderr)
         assert "usage:" in result.stderr and result.stdout == ""
-        assert time.monotonic() - started < 10, "nothing ran"
+        assert time.monotonic() - started < within(10), "nothing ran"
 
 
 def test_a_reader_that_goes_away_is_no_traceback(tmp_path):

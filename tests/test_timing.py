@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 from kernel_tui.engine import timing
 from kernel_tui.engine.measure import _with_time
-from kernel_tui.formatting import format_ratio, speedup_text
+from kernel_tui.formatting import format_ratio, report_notes, speedup_text, variant_rows
+from kernel_tui.machine_load import LoadSampler, MachineLoad
 from kernel_tui.report import Kernel, ModeResult, ScenarioReport
 
 
@@ -56,3 +58,90 @@ def replace_kernels(mode: ModeResult, time_us: float) -> ModeResult:
     from dataclasses import replace
 
     return replace(mode, kernels=(Kernel("aten::add", "aten::add", 1, time_us),))
+
+
+def test_kernel_times_above_the_call_are_marked_even_when_the_spread_exceeds_the_time():
+    # Under load (issue 24): a 39.39 ms kernel inside a 6.53 ms call whose spread was wider than the call.
+    mode = replace_kernels(ModeResult(1, (), 0, None), 39_390.0)
+    loaded = timing.Timing(6_530.0, 40_000.0, 20, 0.1)
+    assert len(_with_time(mode, loaded, loaded).notes) == 1
+    just_above = timing.Timing(38_000.0, 100.0, 20, 0.1)
+    assert _with_time(mode, just_above, just_above).notes[0].startswith("noisy:")
+
+
+def test_the_speedup_comes_from_the_same_rounds_as_its_range_so_it_lies_inside():
+    # Each side's median alone can give a ratio outside the rounds' range when the slow moments hit the two
+    # sides in different rounds (issue 24: lesson 17's 2.83 outside [0.382, 2.79]).
+    eager = [8.0, 8.0, 2.0, 8.0, 8.0, 2.0, 1.0, 8.0]
+    compiled = [2.0, 1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 2.0]
+    comparison = timing._comparisons([eager, compiled], [1, 1]).against(1)
+    low, high = comparison.ratio_range
+    medians = comparison.first.median_us / comparison.second.median_us
+    assert not low <= medians <= high and low <= comparison.ratio <= high
+    report = report_with(comparison.first.median_us, comparison.second.median_us, comparison.ratio_range)
+    report = replace(report, speedup_median=comparison.ratio)
+    assert report.speedup == comparison.ratio and low <= report.speedup <= high
+    assert ScenarioReport.from_dict(report.to_dict()).speedup == comparison.ratio
+
+
+def test_the_timing_gives_the_report_its_speedup_from_the_rounds(monkeypatch):
+    from kernel_tui.engine import measure
+
+    eager, compiled = [8.0, 8.0, 2.0, 8.0, 8.0, 2.0, 1.0, 8.0], [2.0, 1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 2.0]
+    skewed = timing._comparisons([eager, compiled], [1, 1])
+    monkeypatch.setattr(measure, "compare_many", lambda calls, device: skewed)
+    report = report_with(1.0, 1.0, (1.0, 1.0))
+    timed = measure._timed(report, lambda: None, lambda: None)
+    low, high = timed.speedup_range
+    assert timed.speedup_median == skewed.against(1).ratio and low <= timed.speedup <= high
+
+
+def test_a_range_too_wide_to_mean_anything_is_said_in_words():
+    assert speedup_text(report_with(60.0, 30.0, (1.21, 88.7))) == (
+        "speedup too noisy to tell on this machine right now (fewer other jobs or a retry would help)"
+    )
+    assert speedup_text(report_with(60.0, 30.0, (1.5, 4.4))) == "speedup 2× (1.5–4.4×)"
+    wide = replace(report_with(60.0, 30.0, (0.255, 124.0)), speedup_median=2.0)
+    assert wide.to_dict()["speedup_too_noisy"] is True
+    assert report_with(60.0, 30.0, (1.8, 2.2)).speedup_too_noisy is False
+    (_, (_, _, _, cell, *_)) = variant_rows(wide)[1]
+    assert cell == "too noisy"
+    (_, (_, _, _, cell, *_)) = variant_rows(replace(wide, speedup_range=(1.8, 2.2), speedup_median=2.01))[1]
+    assert cell == "2.01×"
+
+
+def test_the_times_of_a_mode_whose_kernels_exceed_the_call_are_marked_in_the_table():
+    from kernel_tui.render import kernel_table
+
+    mode = replace_kernels(ModeResult(1, (), 0, None), 39_390.0)
+    noisy = _with_time(mode, timing.Timing(6_530.0, 40_000.0, 20, 0.1), timing.Timing(6_530.0, 40_000.0, 20, 0.1))
+    assert [column.header for column in kernel_table("eager", noisy).columns][2] == "time ⚠ noisy"
+    calm = _with_time(mode, timing.Timing(50_000.0, 10.0, 20, 0.1), timing.Timing(50_000.0, 10.0, 20, 0.1))
+    assert [column.header for column in kernel_table("eager", calm).columns][2] == "time"
+
+
+def test_how_busy_the_machine_was_is_said_in_a_plain_sentence():
+    busy = MachineLoad(load_avg=9.3, cores=2, steal_pct=0.0, disagreement=73.3)
+    assert busy.busy and busy.sentence() == (
+        "the machine was busy while measuring (load 9.3 on 2 cores, repeated runs disagreed up to 73.3×): "
+        "times marked noisy moved with it; fewer other jobs or a retry would help"
+    )
+    quiet = MachineLoad(load_avg=0.4, cores=2, steal_pct=0.0, disagreement=1.1)
+    assert not quiet.busy and quiet.sentence() == "the machine was quiet while measuring (load 0.4 on 2 cores)"
+    assert MachineLoad(0.5, 2, steal_pct=12.0).busy and "12% of CPU time stolen" in MachineLoad(0.5, 2, 12.0).sentence()
+    measured = replace(report_with(60.0, 30.0, (1.8, 2.2)), machine_load=busy)
+    assert busy.sentence() in report_notes(measured)
+    assert not any("machine was" in note for note in report_notes(replace(measured, machine_load=quiet)))
+    assert ScenarioReport.from_dict(measured.to_dict()).machine_load == busy
+
+
+def test_the_load_sampler_reads_this_machine():
+    load = LoadSampler().read(disagreement=2.0)
+    assert load.cores >= 1 and load.load_avg >= 0 and load.disagreement == 2.0
+    assert load.steal_pct is None or 0 <= load.steal_pct <= 100
+
+
+def test_the_engine_s_own_threads_alone_do_not_make_the_machine_busy():
+    # Measuring on every core puts about one runnable job per core in the load average by itself.
+    assert not MachineLoad(load_avg=2.3, cores=2, steal_pct=0.0, disagreement=1.2).busy
+    assert MachineLoad(load_avg=4.5, cores=2, steal_pct=0.0, disagreement=1.2).busy

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import within
 
 from kernel_tui import client
 from kernel_tui.client import EngineDied
@@ -70,7 +71,7 @@ def read_in_thread(messages) -> tuple[threading.Thread, list]:
 def test_a_run_streams_messages_and_the_output_is_kept(link):
     messages = list(link.run(Path("ok.py"), sweep=False))
     assert [type(m) for m in messages] == [Progress, Done]
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + within(5)
     while "printed by the scenario" not in link.output() and time.monotonic() < deadline:
         time.sleep(0.01)
     assert "printed by the scenario" in link.output()
@@ -78,13 +79,13 @@ def test_a_run_streams_messages_and_the_output_is_kept(link):
 
 def test_cancel_ends_a_hung_run_at_once_and_the_next_run_restarts_the_engine(link):
     thread, seen = read_in_thread(link.run(Path("hang.py"), sweep=False))
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + within(10)
     while not seen and time.monotonic() < deadline:
         time.sleep(0.01)
     started = time.monotonic()
     link.cancel()
-    thread.join(timeout=5)
-    assert not thread.is_alive() and time.monotonic() - started < 3
+    thread.join(timeout=within(5))
+    assert not thread.is_alive() and time.monotonic() - started < within(3)
     assert isinstance(seen[-1], EngineDied)
     assert [type(m) for m in link.run(Path("ok.py"), sweep=False)] == [Progress, Done]
 
@@ -96,8 +97,8 @@ def test_cancel_before_the_run_begins_stops_it_without_killing_the_warm_up(link,
     time.sleep(0.1)  # the warm-up holds the engine; the run below has to wait for it
     thread, seen = read_in_thread(link.run(Path("ok.py"), sweep=False))
     link.cancel()
-    thread.join(timeout=10)
-    warm_up.join(timeout=10)
+    thread.join(timeout=within(10))
+    warm_up.join(timeout=within(10))
     assert seen and isinstance(seen[-1], EngineDied) and seen[-1].describe() == "cancelled"
     assert link._client.running, "the engine warmed up for later runs is kept"
 
@@ -117,6 +118,6 @@ def test_close_while_the_engine_is_starting_does_not_wait_for_its_hello(link, mo
     time.sleep(0.2)
     began = time.monotonic()
     link.close()
-    starter.join(timeout=10)
-    assert not starter.is_alive() and time.monotonic() - began < 3
+    starter.join(timeout=within(10))
+    assert not starter.is_alive() and time.monotonic() - began < within(3)
     assert errors

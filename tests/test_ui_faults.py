@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import overdue
 from processes import is_running, listening_sockets
 from test_ui_support import status, wait_for
 
@@ -134,7 +135,7 @@ async def test_opening_a_folder_executes_nothing_nothing_listens_and_quit_leaves
         assert not marker.exists(), "listing and showing a scenario must not execute it"
         assert listening_sockets(os.getpid()) == [] and listening_sockets(engine_pid) == []
         await pilot.press("q")
-    deadline = time.monotonic() + 5
-    while is_running(engine_pid) and time.monotonic() < deadline:
+    started = time.monotonic()
+    while is_running(engine_pid) and not overdue(started, 5):
         time.sleep(0.05)
     assert not is_running(engine_pid), "the engine must not outlive the app"

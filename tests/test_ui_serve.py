@@ -16,6 +16,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from conftest import overdue
 from test_ui_support import ADD_RELU, REPO
 
 from kernel_tui import cli
@@ -32,7 +33,7 @@ def free_port() -> int:
 
 def fetch_when_up(url: str, process: subprocess.Popen, timeout: float) -> str:
     """The page at ``url`` once the server answers; fails if the server exits or ``timeout`` passes."""
-    deadline = time.monotonic() + timeout
+    started = time.monotonic()
     while True:
         if process.poll() is not None:
             raise AssertionError(f"the server exited with {process.returncode}: {process.stderr.read()[-2000:]}")
@@ -40,8 +41,8 @@ def fetch_when_up(url: str, process: subprocess.Popen, timeout: float) -> str:
             with urllib.request.urlopen(url, timeout=5) as response:
                 return response.read().decode("utf-8")
         except (urllib.error.URLError, ConnectionError, TimeoutError):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"nothing answered at {url} within {timeout:.0f} s") from None
+            if overdue(started, timeout):
+                raise AssertionError(f"nothing answered at {url} within {timeout:.0f} s, scaled") from None
             time.sleep(0.2)
 
 
@@ -73,8 +74,8 @@ def printed_address(process: subprocess.Popen, timeout: float) -> str:
     """The address with its token that ``--serve`` prints when it is ready."""
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    started = time.monotonic()
+    while not overdue(started, timeout):
         try:
             line = lines.get(timeout=0.5)
         except queue.Empty:

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from conftest import overdue
 from textual.geometry import Region
 from textual.widget import Widget
 
@@ -71,10 +72,11 @@ def finished(app: KernelTuiApp, path: Path = ADD_RELU) -> bool:
 
 
 async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:
-    """Let the app run until ``condition()`` holds; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
+    """Let the app run until ``condition()`` holds; fail after ``timeout`` seconds, scaled by how busy the machine
+    is (``conftest.overdue``)."""
+    started = time.monotonic()
     while not condition():
-        if time.monotonic() > deadline:
+        if overdue(started, timeout):
             raise AssertionError(f"timed out waiting for {what or condition}")
         await pilot.pause(0.01)
     await pilot.pause()

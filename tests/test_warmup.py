@@ -7,7 +7,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from conftest import REPO, measure
+from conftest import REPO, measure, overdue
 from test_ui_support import ADD_RELU, make_app, make_link, wait_for
 
 from kernel_tui.client import EngineClient
@@ -39,8 +39,8 @@ def test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone(t
         assert report.compiled is not None and report.compiled.kernel_count == 1
         assert report.compiled.recompiles in (0, None), "the tiny function is not the scenario's"
         assert not any("fresh engine" in note for note in report.notes), "the warm-up left nothing behind"
-        deadline = time.monotonic() + 60
-        while client.warmup_result is None and time.monotonic() < deadline:
+        started = time.monotonic()
+        while client.warmup_result is None and not overdue(started, 60):
             time.sleep(0.05)
         assert client.warmup_result is not None
         assert client.warmup_result.state == "done" and client.warmup_result.seconds > 0

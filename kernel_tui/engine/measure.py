@@ -19,6 +19,7 @@ from kernel_tui.engine import compile_watch, cuda_graphs, sweep, training, varia
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.bandwidth import (
     IMPLAUSIBLE,
+    ceiling_conditions,
     ceiling_gbs,
     checked_ceiling,
     checked_matmul_ceiling,
@@ -35,6 +36,7 @@ from kernel_tui.engine.timing import Timing, compare_many, compare_many_wall, sy
 from kernel_tui.engine.traffic import Traffic, array_bytes, ideal_bytes
 from kernel_tui.expect import check_claims
 from kernel_tui.formatting import format_time_us
+from kernel_tui.machine_load import LoadSampler
 from kernel_tui.report import Ceilings, ModeResult, ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.report_keys import MODES
 
@@ -70,6 +72,7 @@ def measure_scenario(
         threads=torch.get_num_threads(),
     )
     info = None
+    load = LoadSampler()
     try:
         emit("progress", stage="load", detail=str(path))
         scenario = load_scenario(path)
@@ -85,6 +88,9 @@ def measure_scenario(
     # The loaded scenario's claims; only a file that failed to load is read again for its claims (a file
     # that parses but fails to run still claims what it claims, and all of that fails).
     claims = info.claims_for(device) if info is not None else claims_of_unloaded(path, device)
+    low, high = report.speedup_range or (None, None)
+    disagreement = high / low if low and high else None
+    report = replace(report, machine_load=load.read(disagreement))
     return replace(report, expect=check_claims(claims, report, swept=run_sweep))
 
 
@@ -207,7 +213,12 @@ def _with_roofline(
     report: ScenarioReport, flop_ops: list[OpFlops], matmul_gflops: float | None, dtype: torch.dtype
 ) -> ScenarioReport:
     """FLOPs, intensity and bound per kernel and mode, against the copy ceiling as it stands now."""
-    ceilings = Ceilings(report.bandwidth_ceiling_gbs, matmul_gflops, str(dtype).removeprefix("torch."))
+    ceilings = Ceilings(
+        report.bandwidth_ceiling_gbs,
+        matmul_gflops,
+        str(dtype).removeprefix("torch."),
+        ceiling_conditions(report.device, report.device_name),
+    )
     counted = with_flops(report, flop_ops, ceilings)
     modes = [mode for mode in (counted.eager, counted.compiled) if mode is not None]
     fastest = max((k.gflops for mode in modes for k in mode.kernels if k.gflops is not None), default=None)
@@ -296,12 +307,14 @@ def _timed(
             variant,
             measured=_with_time(variant.measured, comparisons.timings[side], walls.timings[side]),
             speedup_range=comparisons.against(side).ratio_range,
+            speedup_median=comparisons.against(side).ratio,
         )
     return replace(
         report,
         eager=_with_time(report.eager, comparisons.timings[0], walls.timings[0]),
         compiled=_with_time(report.compiled, comparisons.timings[1], walls.timings[1]),
         speedup_range=comparisons.against(1).ratio_range,
+        speedup_median=comparisons.against(1).ratio,
         variants=timed_variants,
     )
 
@@ -309,7 +322,9 @@ def _timed(
 def _with_time(mode: ModeResult, timing: Timing, wall: Timing) -> ModeResult:
     notes = mode.notes
     profiled_us = sum(kernel.time_us or 0.0 for kernel in mode.kernels)
-    if profiled_us > timing.median_us + timing.iqr_us:
+    # Kernels run inside the call, so their sum above the call's time is a contradiction, whatever the spread:
+    # under load the spread can exceed the time itself, and a bound of time + spread would then never fire.
+    if profiled_us > timing.median_us:
         notes = (*notes, kernel_time_note(profiled_us, timing))
     return replace(mode, time_us=timing.median_us, time_iqr_us=timing.iqr_us, wall_us=wall.median_us, notes=notes)
 
@@ -318,7 +333,8 @@ def kernel_time_note(profiled_us: float, timing: Timing) -> str:
     return (
         f"noisy: the profiled kernel times add up to {format_time_us(profiled_us)}, more than the "
         f"{format_time_us(timing.median_us)} (± {format_time_us(timing.iqr_us / 2)}) a call takes when timed; "
-        "the machine was busier while profiling: read the kernel times as shares of the call"
+        "profiling adds its own cost and the machine may have been busier then: read the kernel times as shares "
+        "of the call"
     )
 
 

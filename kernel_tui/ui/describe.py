@@ -36,7 +36,7 @@ def failed_claims_text(failed: int) -> str:
 def failed_claims(report: ScenarioReport | None) -> int:
     if report is None:
         return 0
-    return sum(1 for check in report.expect.values() if not check.ok)
+    return sum(1 for check in report.expect.values() if check.failed)
 
 
 def warming_text(estimate_s: float, elapsed_s: float) -> str:

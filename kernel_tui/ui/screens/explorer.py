@@ -46,6 +46,7 @@ from kernel_tui.ui.actions import (
     bindings,
 )
 from kernel_tui.ui.catalog import Catalog, ScenarioEntry
+from kernel_tui.ui.key_queue import KEY_WAIT_S, keys_waiting
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
@@ -134,6 +135,8 @@ class ExplorerScreen(Screen[None]):
         """Where elapsed times come from; tests freeze it so screenshots do not change."""
         self.app_title = app_title
         self.catalog = Catalog(entries)
+        self._move_pending = False
+        """A move through the list waits to be shown (``action_move``)."""
         self.runs = RunBook()
         self.session = SnippetSession(self.catalog)
         self.snippets = SnippetWorkbench(self, self.session, self.runs, clock)
@@ -322,6 +325,11 @@ class ExplorerScreen(Screen[None]):
 
     @on(OptionList.OptionHighlighted, "#scenarios")
     def _scenario_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        # The list posts this for the screen's own moves too (``index`` drives its highlight), and keys can move
+        # on before it arrives: one the screen set itself, or one the highlight has left since, would pull the
+        # screen back to an older scenario (``n`` held: the header on one lesson, the text cycling through others).
+        if event.option_index == self.index or event.option_index != event.option_list.highlighted:
+            return
         if self.catalog.select(event.option_index):
             self.show_scenario()
 
@@ -365,8 +373,20 @@ class ExplorerScreen(Screen[None]):
         """Show the next (1) or previous (-1) scenario."""
         if not self.catalog:
             return
-        if self.catalog.select(self.catalog.index + step):
-            self.show_scenario()
+        if self.catalog.select(self.catalog.index + step) and not self._move_pending:
+            # Shown after the keys already queued: a held key moves through the list at once and shows
+            # only the scenario it stops on, not every one it passed.
+            self._move_pending = True
+            self.call_later(self._show_moved)
+
+    def _show_moved(self) -> None:
+        if keys_waiting(self.app):
+            # More keys are queued (a held key on a busy machine): showing this scenario would cost a full
+            # repaint that the next key throws away; shown after them instead.
+            self.set_timer(KEY_WAIT_S, self._show_moved)
+            return
+        self._move_pending = False
+        self.show_scenario()
 
     def action_pane(self, pane: str) -> None:
         """Show a pane (a tab when the terminal is small) and focus it."""

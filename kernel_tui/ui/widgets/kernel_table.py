@@ -18,7 +18,16 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
 from kernel_tui.baseline_marks import CHANGED, MARK_STYLES
-from kernel_tui.formatting import LINK_LABELS, format_bytes, format_count, format_time_us, format_transfers, link_text
+from kernel_tui.formatting import (
+    LINK_LABELS,
+    NOISY_MARK,
+    format_bytes,
+    format_count,
+    format_time_us,
+    format_transfers,
+    link_text,
+    noisy_times,
+)
 from kernel_tui.ui.attribution import LINK, NAME, ColumnPlan, bandwidth_cell, plan_columns, roofline_cell
 
 if TYPE_CHECKING:
@@ -181,6 +190,8 @@ class KernelTable(DataTable):
                 f"({format_transfers(result.transfers)}) · "
                 f"{format_time_us(result.time_us, preview=all(k.time_us is None for k in result.kernels))}/call"
             )
+        if noisy_times(result):
+            subtitle += f" · times {NOISY_MARK}"  # kernel times above the call's: read them as shares
         if result.kernels and result.bound is not None and result.bound_share is not None:
             subtitle += f" · {result.bound} {result.bound_share:.0%}"  # the side holding most kernel time
         if self.rows_left_out:

@@ -7,7 +7,6 @@ at once.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -37,6 +36,8 @@ class LessonView(VerticalScroll):
         self._entry: ScenarioEntry | None = None
         self._rich = False
         """Markdown and highlighting are loaded (after the first frame)."""
+        self._markdown_busy = False
+        """A Markdown update is in flight (``_show_latest_lesson``)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="lesson-plain")
@@ -71,18 +72,33 @@ class LessonView(VerticalScroll):
         markdown = self.query("#lesson-text")
         self.query_one("#lesson-source", Static).update(source_renderable(entry, highlight=self._rich))
         if markdown:
-            from textual.widgets import Markdown  # imported already: it is mounted
-
-            # Markdown updates asynchronously: back to the top once the new lesson is in.
-            self._top_after(markdown.first(Markdown).update(self.lesson))
+            if not self._markdown_busy:
+                self._markdown_busy = True
+                self._show_latest_lesson()
+            # else: the update in flight shows the latest lesson when it ends.
         else:
             self.query_one("#lesson-plain", Static).update(Text(self.lesson))
             self.scroll_home(animate=False)
 
-    @work(exclusive=True, group="lesson-scroll")
-    async def _top_after(self, update: Awaitable[object]) -> None:
-        await update
-        self.scroll_home(animate=False)
+    @work(group="lesson-text")
+    async def _show_latest_lesson(self) -> None:
+        """Update the Markdown until it shows ``lesson``, one update at a time.
+
+        Each ``Markdown.update`` starts at once and removes the blocks that were there when it was called, so
+        updates that overlap (``n`` held down) leave older lessons' blocks behind, and cancelling one midway
+        prints a CancelledError on exit. One update in flight, then the lesson wanted by then, keeps the text
+        on the latest lesson however fast keys come, and the widget's size flat."""
+        from textual.widgets import Markdown  # imported already: it is mounted
+
+        try:
+            while self.is_attached:
+                wanted = self.lesson
+                await self.query_one("#lesson-text", Markdown).update(wanted)
+                if wanted == self.lesson:
+                    self.scroll_home(animate=False)  # back to the top once the new lesson is in
+                    return
+        finally:
+            self._markdown_busy = False
 
 
 def lesson_markdown(entry: ScenarioEntry, *, hide_explanation: bool = False) -> str:

@@ -23,6 +23,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from kernel_tui.formatting import sweep_end_short
 from kernel_tui.roofline_text import format_intensity
 
 if TYPE_CHECKING:
@@ -180,6 +181,9 @@ class RuntimeChart(Widget):
             if missing := unplaced(self.report):
                 parts.append(f"{missing} not placed: FLOPs unknown or 0")
             return " · ".join([*parts, following])
+        if ended := sweep_end_short(self.points):
+            # Why the chart stops where it does: the question the learner asks of its last point.
+            following = f"{ended} · {following}"
         if self.mode != "bandwidth":
             return following
         from kernel_tui.ui.widgets.bandwidth_plot import bandwidth_series

@@ -112,10 +112,16 @@ class _Content:
             lines.append(Text.assemble(("EXPECT ", "bold"), (f"{declared} (not checked yet)", "dim")))
         for note in report_notes(report) if report is not None else ():
             lines.append(Text(f"⚠ {note}", style="yellow"))
+        if report is not None and report.machine_load is not None and report.machine_load.busy:
+            lines.append(Text(RETRY_KEYS, style="bold yellow"))
         if report is not None and report.sweep_strategy:
             lines.append(Text(f"sweep: {report.sweep_strategy}", style="dim"))
         lines.append(Text(device_line(report) if report is not None else engine, style="dim"))
         return lines
+
+
+RETRY_KEYS = "r measures again (s with the sweep): a quieter moment gives numbers that agree"
+"""The app's offer of a retry, under the busy machine's sentence."""
 
 
 def baseline_lines(comparison: Comparison) -> list[Text]:

@@ -1,0 +1,107 @@
+"""Keys faster than the explorer can show them (issue 24): ``n`` held down or pressed forty times ends on the
+right lesson with that lesson's text alone, no stale update lands after it, nothing piles up, and quitting
+prints no traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+
+from test_ui_support import explorer, make_app, wait_for
+from textual import events
+from textual.widgets import Markdown
+
+from kernel_tui.course import course_dir
+from kernel_tui.scenario_file import find_scenarios
+from kernel_tui.ui.widgets.lesson_view import LessonView, lesson_markdown
+
+COURSE = tuple(find_scenarios([course_dir()]))
+KEYS = ["n"] * 30 + ["p"] * 10
+"""Forty presses: past the end of the course (where ``n`` stops) and back."""
+
+
+def where_keys_end(keys: list[str], count: int) -> int:
+    index = 0
+    for key in keys:
+        index = max(0, min(count - 1, index + (1 if key == "n" else -1)))
+    return index
+
+
+def dom_size(app) -> int:
+    return sum(1 for _ in app.screen.walk_children(with_self=True))
+
+
+async def settle(pilot, lesson: LessonView) -> None:
+    await wait_for(pilot, lambda: not lesson._markdown_busy, what="the lesson's update")
+    await pilot.pause(0.2)
+
+
+async def test_forty_fast_presses_of_n_end_on_the_right_lesson_with_its_text_alone(capsys):
+    app = make_app(paths=COURSE, course=course_dir())
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = explorer(app)
+        lesson = screen.query_one("#lesson", LessonView)
+        await wait_for(pilot, lambda: bool(lesson.query("#lesson-text")), what="the Markdown")
+        await settle(pilot, lesson)
+        blocks_at_start = len(lesson.query_one(Markdown).children)
+        nodes_at_start = dom_size(app)
+        # All forty at once, as a terminal delivers a held key to a busy app: none waits for the one before.
+        for key in KEYS:
+            app._driver.send_message(events.Key(key, key))
+        await pilot.pause()
+        await settle(pilot, lesson)
+        expected = screen.catalog.entries[where_keys_end(KEYS, len(COURSE))]
+        assert screen.catalog.current is expected and screen.index == screen.catalog.index
+        assert lesson.border_title == f"Lesson: {expected.title}"
+        markdown = lesson.query_one(Markdown)
+        hidden = screen.why.hides_explanation()
+        assert lesson.lesson == lesson_markdown(expected, hide_explanation=hidden) and markdown.source == lesson.lesson
+        # No older lesson's blocks left behind: showing the same lesson afresh gives the same blocks.
+        blocks = len(markdown.children)
+        lesson.show(expected, hide_explanation=hidden)
+        await settle(pilot, lesson)
+        assert len(markdown.children) == blocks and markdown.source == lesson.lesson
+        # Back at the first lesson, the screen holds what it held there before.
+        for _ in range(len(COURSE)):
+            app._driver.send_message(events.Key("p", "p"))
+        await pilot.pause()
+        await settle(pilot, lesson)
+        assert screen.catalog.index == 0 and len(markdown.children) == blocks_at_start
+        gc.collect()
+        assert dom_size(app) == nodes_at_start
+        # Quit while an update may still be in flight.
+        app._driver.send_message(events.Key("n", "n"))
+    await asyncio.sleep(0.1)
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err + captured.out and "CancelledError" not in captured.err + captured.out
+    assert app.return_code in (0, None)
+
+
+async def test_n_held_down_keeps_up_and_each_move_lands_where_the_keys_say():
+    """Keys 50 ms apart, as a terminal repeats a held key: the list's own echo of a move that arrives after the
+    next key must not pull the screen back (it did: the header on lesson 8, the text on 5, 6, 7, 9)."""
+    app = make_app(paths=COURSE, course=course_dir())
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = explorer(app)
+        lesson = screen.query_one("#lesson", LessonView)
+        await wait_for(pilot, lambda: bool(lesson.query("#lesson-text")), what="the Markdown")
+        shown: list[int] = []
+        show = screen.show_scenario
+
+        def counted() -> None:
+            shown.append(screen.catalog.index)
+            show()
+
+        screen.show_scenario = counted  # type: ignore[method-assign]
+        keys = ["n"] * 12 + ["p"] * 5
+        for key in keys:
+            app._driver.send_message(events.Key(key, key))
+            await asyncio.sleep(0.05)
+        await pilot.pause()
+        await settle(pilot, lesson)
+        assert screen.catalog.index == screen.index == where_keys_end(keys, len(COURSE))
+        # Never back to a scenario the keys had left: the indices shown go up, then down, as the keys did.
+        turn = shown.index(max(shown))
+        assert shown[: turn + 1] == sorted(shown[: turn + 1]) and shown[turn:] == sorted(shown[turn:], reverse=True)
+        assert len(shown) <= len(keys)
+        assert lesson.border_title == f"Lesson: {screen.catalog.current.title}"
