@@ -117,7 +117,12 @@ def format_count(value: float | None) -> str:
 
 
 def format_transfers(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f}×"
+    """Array-sized transfers to two decimals, one kept: ``1.0×``, ``1.5×``, and a quarter as ``0.25×``
+    (one decimal read it as ``0.2×``, beside a claim of 0.25)."""
+    if value is None:
+        return "—"
+    text = f"{value:.2f}"
+    return f"{text[:-1] if text.endswith('0') else text}×"
 
 
 def format_size(size: int) -> str:
@@ -198,7 +203,7 @@ def summary_line(report: ScenarioReport) -> str:
 
 def training_line(report: ScenarioReport) -> str:
     """A training step's launches and bytes per section, eager → compiled, and what forward saves for
-    backward: ``forward: launches 3 → 1, bytes ... · saved for backward 256.0 KiB (1.0×) → 64.0 KiB (0.2×)``."""
+    backward: ``forward: launches 3 → 1, bytes ... · saved for backward 256.0 KiB (1.0×) → 64.0 KiB (0.25×)``."""
     modes = [(name, mode) for name in MODES if (mode := report.mode(name)) is not None]
     parts = []
     for section in SECTIONS:
