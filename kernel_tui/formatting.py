@@ -73,14 +73,30 @@ def lines_text(lines: Sequence[int]) -> str:
     return "L" + ",".join(str(line) for line in ordered)
 
 
+def generated(name: str) -> bool:
+    """A kernel Inductor wrote (``cpp_fused_add_relu_0``, ``triton_poi_...``), with code ``g`` can show; any
+    other compiled kernel is a library call (``aten::addmm``), ATen's own kernel."""
+    from kernel_tui.names import kernel_backend  # its patterns compile when a table is first filled
+
+    return kernel_backend(name) is not None
+
+
+def _became(kernel: Kernel, target: str) -> str:
+    """One compiled kernel an eager kernel's work went to, as the attribution cell says it."""
+    if generated(target):
+        return target
+    return "not fused: same call" if target == kernel.short_name else f"{target} (library)"
+
+
 def link_text(kernel: Kernel, mode: str) -> str:
     """The attribution cell: eager, the compiled kernels that absorbed it; compiled, the ops it replaced.
 
     ``—`` when there is nothing to say (an eager kernel no compiled kernel took over, a compiled kernel
-    whose origin the engine could not read).
+    whose origin the engine could not read). A library call is marked as one, and one that stays the same
+    call compiled says so: ``aten::item`` is not fused into ``aten::item``.
     """
     if mode == "eager":
-        return ", ".join(kernel.fused_into) or "—"
+        return ", ".join(_became(kernel, target) for target in kernel.fused_into) or "—"
     ops = ", ".join(short_op(op) for op in kernel.aten_ops)
     where = lines_text(kernel.lines)
     if ops and where:
@@ -92,13 +108,27 @@ def attribution_text(kernel: Kernel, mode: str) -> str:
     """The attribution in full: ``fused into cpp_fused_add_relu_0``, ``replaces aten::add, aten::relu (lines
     12, 13)``; "" when nothing is known."""
     if mode == "eager":
-        return f"{LINK_LABELS[mode]} " + ", ".join(kernel.fused_into) if kernel.fused_into else ""
+        return _eager_attribution(kernel)
     if not kernel.aten_ops and not kernel.lines:
         return ""
     text = f"{LINK_LABELS[mode]} " + (", ".join(kernel.aten_ops) or "?")
     if kernel.lines:
         text += f" (line{'s' if len(kernel.lines) > 1 else ''} {', '.join(map(str, kernel.lines))})"
     return text
+
+
+def _eager_attribution(kernel: Kernel) -> str:
+    """``fused into cpp_fused_add_relu_0``, ``fused into the library call aten::addmm (no generated code)``,
+    ``not fused: compiled runs the same library call``; "" when no compiled kernel is known to do its work."""
+    fused = [target for target in kernel.fused_into if generated(target)]
+    library = [target for target in kernel.fused_into if not generated(target) and target != kernel.short_name]
+    parts = [f"{LINK_LABELS['eager']} {', '.join(fused)}"] if fused else []
+    if library:
+        call = "library call" if len(library) == 1 else "library calls"
+        parts.append(f"{LINK_LABELS['eager']} the {call} {', '.join(library)} (no generated code)")
+    if kernel.short_name in kernel.fused_into:
+        parts.append("not fused: compiled runs the same library call")
+    return "; ".join(parts)
 
 
 def format_bytes(value: int | float | None) -> str:

@@ -42,7 +42,8 @@ def test_bandwidth_text_says_the_share_of_the_copy_ceiling():
 
 
 def test_attribution_reads_fused_into_eager_and_replaces_compiled():
-    assert attribution_text(kernel(fused_into=("cpp_fused_add_relu_0",)), "eager") == "fused into cpp_fused_add_relu_0"
+    add = Kernel("aten::add", "aten::add", 1, 10.0, fused_into=("cpp_fused_add_relu_0",))
+    assert attribution_text(add, "eager") == "fused into cpp_fused_add_relu_0"
     replaced = kernel(aten_ops=("aten::add", "aten::relu"), lines=(12, 13))
     assert attribution_text(replaced, "compiled") == "replaces aten::add, aten::relu (lines 12, 13)"
     assert attribution_text(kernel(lines=(12,)), "compiled") == "replaces ? (line 12)"

@@ -24,17 +24,19 @@ def bandwidth_cell(kernel: Kernel) -> tuple[str, str]:
     return format_gbs(kernel.gbs), ceiling_share_text(kernel)
 
 
-def kernel_story(kernel: Kernel, mode: str) -> list[str]:
-    """The highlighted kernel's attribution and bandwidth in full, for the line under the tables."""
+def kernel_story(kernel: Kernel, mode: str, compiled: ModeResult | None = None) -> list[str]:
+    """The highlighted kernel's attribution and bandwidth in full, for the line under the tables; it offers
+    ``g`` only where ``code_kernel`` (what ``g`` shows) finds code, with ``compiled`` the run's compiled side."""
     attribution = attribution_text(kernel, mode)
     parts = [attribution] if attribution else []
     if kernel.gbs is not None:
         parts.append(bandwidth_text(kernel))
     if kernel.flops is not None or kernel.intensity is not None:
         parts.append(roofline_story(kernel))
+    target = code_kernel(kernel, mode, compiled) if mode == "eager" else None
     if mode == "compiled" and kernel.code:
         parts.append("g shows its code")
-    elif mode == "eager" and kernel.fused_into:
+    elif target is not None:
         parts.append("g shows the code it became")
     return parts
 
@@ -99,6 +101,10 @@ def no_code_reason(kernel: Kernel | None, mode: str) -> str:
         return "No generated code to show: run the scenario first (r)."
     if mode == "compiled":
         return f"{kernel.short_name} has no generated code: it is a library call or a copy, not an Inductor kernel."
+    attribution = attribution_text(kernel, mode)
+    if attribution:
+        # The same words as its row: the work went to a library call, which has no generated code.
+        return f"{kernel.short_name}: {attribution}, so there is no code to show."
     return (
         f"{kernel.short_name}: no compiled kernel is known to have done its work "
         "(compiled, it may have become a view, a library call, or nothing)."

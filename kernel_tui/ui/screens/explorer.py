@@ -270,7 +270,9 @@ class ExplorerScreen(Screen[None]):
             return
         kernel = table.highlighted_kernel()
         any_kernels = any(t.kernels for t in self._kernel_tables())
-        line.show(table.mode if kernel else None, kernel, hint=any_kernels)
+        report = self.shown_run.report if self.shown_run is not None else None
+        compiled = report.compiled if report is not None else None
+        line.show(table.mode if kernel else None, kernel, hint=any_kernels, compiled=compiled)
         if chart := self._find("#chart", RuntimeChart):
             chart.set_highlight(table.mode if kernel else None, kernel)  # the roofline marks it
 
