@@ -255,8 +255,10 @@ def device_text(device: str, device_name: str, threads: int | None, torch_versio
 
 
 def device_line(report: ScenarioReport) -> str:
+    """Where the numbers come from, and at which size; no size when none was known (a file the engine could
+    not read reports size 0: "size 0" read as a run on empty arrays)."""
     where = device_text(report.device, report.device_name, report.threads, report.torch_version)
-    return f"{where} · size {report.size:,}"
+    return f"{where} · size {report.size:,}" if report.size > 0 else where
 
 
 def report_notes(report: ScenarioReport) -> list[str]:

@@ -383,6 +383,7 @@ class ExplorerScreen(Screen[None]):
         if self.runs.active is not None:
             self._cancel_active()
         run = self.runs.start(entry.path, sweep=sweep, now=self.clock())
+        run.output_from = self.link.output_mark()
         # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run.
         variants = self.variants.request(entry.path)
         messages = self.link.run(entry.path, sweep=sweep, size=self.run_size, variants=variants)
@@ -408,6 +409,7 @@ class ExplorerScreen(Screen[None]):
     def _cancel_active(self) -> ScenarioRun | None:
         cancelled = self.runs.cancel(self.clock())
         if cancelled is not None:
+            cancelled.output_to = self.link.output_mark()
             self.workers.cancel_group(self, "engine")
             self.link.cancel()
         return cancelled
@@ -431,7 +433,7 @@ class ExplorerScreen(Screen[None]):
         run = self.shown_run
         body = describe.details_text(
             run,
-            output=self.link.output(),
+            output=self.link.output() if run is None else self.link.output(run.output_from, run.output_to),
             engine_error=self.engine_error,
             log_path=getattr(self.link, "log_path", None),
         )
@@ -623,6 +625,7 @@ class ExplorerScreen(Screen[None]):
         if run is None:
             return
         run.finished(message.report, self.clock())
+        run.output_to = self.link.output_mark()
         self.runs.ended(run)
         self._show_marks()
         if run.path == self.entry.path:
@@ -636,6 +639,7 @@ class ExplorerScreen(Screen[None]):
         if run is None:
             return
         run.failed(message.error, self.clock(), cancelled=message.cancelled)
+        run.output_to = self.link.output_mark()
         self.runs.ended(run)
         if message.error.stage == "engine":
             # The engine is gone (crash, hang, cancel): start the next one now, while the learner reads

@@ -321,7 +321,8 @@ class SnippetWorkbench:
 
     def _titles(self, document: SnippetDocument) -> tuple[str, str]:
         unsaved = " ●" if document.unsaved else ""
-        title = f"Editor: {document.path.name}{unsaved}"
+        # The file it edits, once saved (ctrl+s to a new path named the draft still); else the draft.
+        title = f"Editor: {(document.origin or document.path).name}{unsaved}"
         subtitle = f"{size_text(self.host.run_size, document)} · ^r run · ^s save · esc leaves"
         return title, subtitle
 
