@@ -95,6 +95,8 @@ class ExplorerScreen(Screen[None]):
     """The one main screen of the app."""
 
     AUTO_FOCUS = "#scenarios"
+    MEASURES = True
+    """False where nothing can be measured (``kernel-tui view``): no drafts offered back, no sweep to run."""
 
     # Textual's own repaints the whole screen on every focus move, though only the two panes whose
     # ``:focus`` style changes need it (restyling them repaints them): a Tab press cost a full frame.
@@ -161,7 +163,7 @@ class ExplorerScreen(Screen[None]):
         self.set_interval(1.0, self._tick)
         # After the first frame: starting a process (which then imports torch) must not delay the paint.
         self.call_after_refresh(self._start_engine)
-        self.snippets.start()
+        self.snippets.start(offer_drafts=self.MEASURES)
 
     def on_unmount(self) -> None:
         # Quitting: the draft is written, and drafts that hold nothing unsaved go. (The widgets are going.)
@@ -227,7 +229,7 @@ class ExplorerScreen(Screen[None]):
 
     def _show_points(self, run: ScenarioRun | None) -> None:
         if chart := self._find("#chart", RuntimeChart):
-            chart.set_points(run.points if run else [], chart_hint(run))
+            chart.set_points(run.points if run else [], chart_hint(run, measures=self.MEASURES))
 
     def _show_results(self) -> None:
         run = self.shown_run
@@ -255,7 +257,7 @@ class ExplorerScreen(Screen[None]):
                 report,
                 {} if self.why.hides_explanation() else self.entry.claims_for(device),  # no spoilers
                 error=run.error if run is not None else None,
-                placeholder=placeholder(run),
+                placeholder=placeholder(run, measures=self.MEASURES),
                 baseline=comparison,
                 pinned=self.baselines.is_pinned(run),
             )
@@ -353,6 +355,8 @@ class ExplorerScreen(Screen[None]):
             return enabled
         if action == "cancel":
             return self.runs.active is not None
+        if action == "run" and parameters == (True,) and not self.MEASURES:
+            return False  # r shows the saved run, its sweep included: s would do nothing more
         if action == "pin_baseline":
             return self.baselines.can_pin(self.shown_run)
         if action == "details":

@@ -94,12 +94,12 @@ class SnippetWorkbench:
     def document(self) -> SnippetDocument | None:
         return self.session.document
 
-    def start(self) -> None:
-        """On mount: offer back the drafts an earlier session left unsaved."""
+    def start(self, *, offer_drafts: bool = True) -> None:
+        """On mount: offer back the drafts an earlier session left unsaved (not where nothing can run them)."""
         self.host.set_interval(self.RUNNING_NOTE_INTERVAL_S, self._show_running)
         offer = self.session.start()
         self._apply()
-        if offer:
+        if offer and offer_drafts:
             self.host.call_after_refresh(self.restore_drafts)
 
     def close(self) -> None:
