@@ -16,10 +16,9 @@ forward kernel. The partitioner keeps the same two numbers per row, since recomp
 mean reading the whole row again. On CPU the backward is one kernel as well, with a loop for the
 row-wise gradient and others for the sums over rows.
 
-**Try next.** On a GPU (`--device cuda`) the sums down the columns and the work along the rows
-want different thread layouts: how many backward kernels then? No GPU: the preview
-(`--device cuda-preview`) generates forward graphs only, so preview a copy (`e`) with
-`TRAIN = False` and let `g` show the Triton kernel a GPU would run forward.
+**Try next.** On a GPU (`--device cuda`) the column sums and the row-wise work want different
+thread layouts: how many backward kernels then? No GPU: `--device cuda-preview` previews forward
+graphs only, so preview a copy (`e`) with `TRAIN = False`; `g` shows its Triton kernel.
 """
 
 import torch
