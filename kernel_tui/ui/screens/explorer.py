@@ -49,7 +49,9 @@ from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.screens.explorer_layout import (
+    SCREEN_CHROME_ROWS,
     SIDE_BY_SIDE_TABLES_MIN_WIDTH,
+    TOP_MIN_HEIGHT,
     ScreenValues,
     compose_explorer,
     find,
@@ -185,6 +187,9 @@ class ExplorerScreen(Screen[None]):
         if self.wide:
             stacked = self.app.size.width < SIDE_BY_SIDE_TABLES_MIN_WIDTH
             self.query_one("#tables").set_class(stacked, "-stacked")
+            # What the lesson and the chart leave: past it the results scroll rather than run off the screen.
+            room = self.app.size.height - SCREEN_CHROME_ROWS - TOP_MIN_HEIGHT
+            self.query_one("#results").styles.max_height = max(room, 6)
 
     def on_deferred_mounted(self, message: Deferred.Mounted) -> None:
         self.show_scenario()
