@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -25,14 +26,19 @@ def format_time_us(value: float | None, preview: bool = False) -> str:
 
 
 def format_gbs(gbs: float | None) -> str:
-    """GB/s with three significant figures and no exponent: ``0.31``, ``7.17``, ``62.0``, ``2847``."""
+    """GB/s with three significant figures and no exponent: ``0.31``, ``7.17``, ``62.0``, ``2847``; below
+    0.01, one (``0.002``), never ``0.00`` (a log axis's lowest tick read so), and short enough for the
+    table's column."""
     if gbs is None:
         return "—"
     if gbs >= 100:
         return f"{gbs:.0f}"
     if gbs >= 10:
         return f"{gbs:.1f}"
-    return f"{gbs:.2f}"
+    if gbs >= 0.01 or gbs <= 0:
+        return f"{gbs:.2f}"
+    decimals = min(-math.floor(math.log10(gbs)), 9)
+    return f"{gbs:.{decimals}f}"
 
 
 def ceiling_share_text(kernel: Kernel) -> str:
@@ -129,6 +135,19 @@ def _eager_attribution(kernel: Kernel) -> str:
     if kernel.short_name in kernel.fused_into:
         parts.append("not fused: compiled runs the same library call")
     return "; ".join(parts)
+
+
+def cut_middle(text: str, width: int) -> str:
+    """``text`` in ``width`` characters, cut in the middle: the end of a kernel's name tells it from its
+    neighbours (``cpp_fused_add_relu_0`` and ``cpp_fused_add_relu_1``), so ``cpp…_relu_1`` keeps it: two
+    thirds of the room go to the end."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    head = (width - 1) // 3
+    tail = width - 1 - head
+    return f"{text[:head]}…{text[-tail:]}"
 
 
 def format_bytes(value: int | float | None) -> str:

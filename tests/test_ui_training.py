@@ -38,7 +38,9 @@ async def run_lesson(pilot, app, lesson: Path = LESSON) -> None:
 
 
 def first_cells(table: KernelTable) -> list[str]:
-    return [table.get_row_at(row)[0].plain for row in range(table.row_count)]
+    """Each row's name cell in full (a narrow column cuts long names in the middle)."""
+    assert table.row_count == len(table.shown_rows)
+    return [row.heading or row.label for row in table.shown_rows]
 
 
 async def test_each_table_has_a_heading_row_per_section():
@@ -164,3 +166,22 @@ async def test_the_prediction_asks_each_sections_kernels_and_the_saved_arrays(tm
         await pilot.press("escape")
         assert app.predictions.score == (4, 6)
         assert explorer(app).query_one("#eager", KernelTable).predicted is None, "no per-call total was guessed"
+
+
+async def test_at_120x36_the_summary_can_be_scrolled_into_view():
+    """The two sections' tables fill a 120x36 screen: the summary (sections, saved bytes, claims) ran off its
+    bottom, out of reach. The results now scroll below the lesson and the chart."""
+    app = training_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await run_lesson(pilot, app)
+        summary = explorer(app).query_one(SummaryStrip)
+        results = explorer(app).query_one("#results")
+        assert results.region.bottom <= app.size.height - 2, "above the status line and the footer"
+        await pilot.press("3", "shift+tab")
+        assert app.focused is results
+        await pilot.press("end")
+        await pilot.pause()
+        assert results.scroll_offset.y > 0
+        shown = results.region.intersection(summary.region)
+        assert shown.height == summary.region.height, (shown, summary.region)
+        assert "saved for backward" in shown_text(summary)

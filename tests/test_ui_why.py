@@ -584,3 +584,26 @@ def test_recordings_carry_the_why_fields():
     done = data["messages"][-1]["report"]
     assert done["bandwidth_ceiling_gbs"] and done["compiled"]["kernels"][0]["code"]
     assert done["eager"]["kernels"][0]["fused_into"] and done["sweep"][0]["eager_bytes"]
+
+
+def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00():
+    """Tiny arrays move a few MB/s: the lowest tick of the log axis read "0.00" (two decimals of 0.002)."""
+    from kernel_tui.formatting import format_gbs
+    from kernel_tui.ui.widgets.bandwidth_plot import draw_bandwidth
+    from kernel_tui.ui.widgets.runtime_plot import STYLES, time_ticks
+
+    class Figure:
+        """Records what the chart asks plotext for."""
+
+        def __getattr__(self, name):
+            return lambda *args, **kwargs: setattr(self, name + "_args", args)
+
+    points = [
+        SweepPoint(2**10, 40.0, 30.0, eager_bytes=8, compiled_bytes=8),
+        SweepPoint(2**20, 900.0, 500.0, eager_bytes=20 << 20, compiled_bytes=12 << 20),
+    ]
+    figure = Figure()
+    draw_bandwidth(figure, points, 11.5, styles=STYLES, plain=False, xticks_for=lambda s: s, yticks_for=time_ticks)
+    values, labels = figure.yticks_args
+    assert min(values) < 0.005 and "0.00" not in labels, labels
+    assert [format_gbs(value) for value in (0.002, 0.00031, 7.171)] == ["0.002", "0.0003", "7.17"]
