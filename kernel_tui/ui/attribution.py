@@ -20,8 +20,10 @@ if TYPE_CHECKING:
 
 
 def bandwidth_cell(kernel: Kernel) -> tuple[str, str]:
-    """(GB/s, % of the ceiling) for the bandwidth column, e.g. (``7.17``, ``62%``)."""
-    return format_gbs(kernel.gbs), ceiling_share_text(kernel)
+    """(GB/s, % of the ceiling) for the bandwidth column, e.g. (``7.17``, ``62%``); below 0.01 GB/s
+    ``<0.01``, which the column has room for beside its share (the line under the tables has the figure)."""
+    gbs = kernel.gbs
+    return ("<0.01" if gbs is not None and 0 < gbs < 0.01 else format_gbs(gbs)), ceiling_share_text(kernel)
 
 
 def kernel_story(kernel: Kernel, mode: str, compiled: ModeResult | None = None) -> list[str]:
@@ -130,8 +132,9 @@ TIME = Column("time", "time", "right", 9)
 BYTES = Column("bytes", "bytes", "right", 9)
 BANDWIDTH = Column("gbs", "GB/s %ceil", "right", 10)
 SHARE = Column("share", "share", "right", 5)
-ROOF = Column("roof", "FLOP/B bound", "right", 12)
-"""Intensity and the side of the ridge; only where the engine counted FLOPs (``plan_columns(roofline=)``)."""
+ROOF = Column("roof", "FLOP/B bound", "right", 14)
+"""Intensity and the side of the ridge (``0.083 overhead`` is the widest); only where the engine counted
+FLOPs (``plan_columns(roofline=)``)."""
 LINK = Column("link", "", "left", None)
 """Labelled per table (``formatting.LINK_LABELS``)."""
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui.expect import MEASURES
 from kernel_tui.report_keys import MODES
 from kernel_tui.ui.drafts import state_dir, write_text_atomic
 
@@ -169,6 +168,8 @@ class PredictionBook:
         key = lesson_key(entry)
         if key not in self.pending or report is None or report.eager is None or report.compiled is None:
             return None
+        from kernel_tui.expect import MEASURES  # the report's module loads with the first run, not the first frame
+
         guess = self.pending.pop(key)
         measured: dict[str, float | None] = {quantity: MEASURES[quantity](report) for quantity in guess}
         for mode in MODES:
