@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -27,14 +28,19 @@ def format_time_us(value: float | None, preview: bool = False) -> str:
 
 
 def format_gbs(gbs: float | None) -> str:
-    """GB/s with three significant figures and no exponent: ``0.31``, ``7.17``, ``62.0``, ``2847``."""
+    """GB/s with three significant figures and no exponent: ``0.31``, ``7.17``, ``62.0``, ``2847``; below
+    0.01, one (``0.002``), never ``0.00`` (a log axis's lowest tick read so), and short enough for the
+    table's column."""
     if gbs is None:
         return "—"
     if gbs >= 100:
         return f"{gbs:.0f}"
     if gbs >= 10:
         return f"{gbs:.1f}"
-    return f"{gbs:.2f}"
+    if gbs >= 0.01 or gbs <= 0:
+        return f"{gbs:.2f}"
+    decimals = min(-math.floor(math.log10(gbs)), 9)
+    return f"{gbs:.{decimals}f}"
 
 
 def ceiling_share_text(kernel: Kernel) -> str:
@@ -75,14 +81,30 @@ def lines_text(lines: Sequence[int]) -> str:
     return "L" + ",".join(str(line) for line in ordered)
 
 
+def generated(name: str) -> bool:
+    """A kernel Inductor wrote (``cpp_fused_add_relu_0``, ``triton_poi_...``), with code ``g`` can show; any
+    other compiled kernel is a library call (``aten::addmm``), ATen's own kernel."""
+    from kernel_tui.names import kernel_backend  # its patterns compile when a table is first filled
+
+    return kernel_backend(name) is not None
+
+
+def _became(kernel: Kernel, target: str) -> str:
+    """One compiled kernel an eager kernel's work went to, as the attribution cell says it."""
+    if generated(target):
+        return target
+    return "not fused: same call" if target == kernel.short_name else f"{target} (library)"
+
+
 def link_text(kernel: Kernel, mode: str) -> str:
     """The attribution cell: eager, the compiled kernels that absorbed it; compiled, the ops it replaced.
 
     ``—`` when there is nothing to say (an eager kernel no compiled kernel took over, a compiled kernel
-    whose origin the engine could not read).
+    whose origin the engine could not read). A library call is marked as one, and one that stays the same
+    call compiled says so: ``aten::item`` is not fused into ``aten::item``.
     """
     if mode == "eager":
-        return ", ".join(kernel.fused_into) or "—"
+        return ", ".join(_became(kernel, target) for target in kernel.fused_into) or "—"
     ops = ", ".join(short_op(op) for op in kernel.aten_ops)
     where = lines_text(kernel.lines)
     if ops and where:
@@ -94,13 +116,40 @@ def attribution_text(kernel: Kernel, mode: str) -> str:
     """The attribution in full: ``fused into cpp_fused_add_relu_0``, ``replaces aten::add, aten::relu (lines
     12, 13)``; "" when nothing is known."""
     if mode == "eager":
-        return f"{LINK_LABELS[mode]} " + ", ".join(kernel.fused_into) if kernel.fused_into else ""
+        return _eager_attribution(kernel)
     if not kernel.aten_ops and not kernel.lines:
         return ""
     text = f"{LINK_LABELS[mode]} " + (", ".join(kernel.aten_ops) or "?")
     if kernel.lines:
         text += f" (line{'s' if len(kernel.lines) > 1 else ''} {', '.join(map(str, kernel.lines))})"
     return text
+
+
+def _eager_attribution(kernel: Kernel) -> str:
+    """``fused into cpp_fused_add_relu_0``, ``fused into the library call aten::addmm (no generated code)``,
+    ``not fused: compiled runs the same library call``; "" when no compiled kernel is known to do its work."""
+    fused = [target for target in kernel.fused_into if generated(target)]
+    library = [target for target in kernel.fused_into if not generated(target) and target != kernel.short_name]
+    parts = [f"{LINK_LABELS['eager']} {', '.join(fused)}"] if fused else []
+    if library:
+        call = "library call" if len(library) == 1 else "library calls"
+        parts.append(f"{LINK_LABELS['eager']} the {call} {', '.join(library)} (no generated code)")
+    if kernel.short_name in kernel.fused_into:
+        parts.append("not fused: compiled runs the same library call")
+    return "; ".join(parts)
+
+
+def cut_middle(text: str, width: int) -> str:
+    """``text`` in ``width`` characters, cut in the middle: the end of a kernel's name tells it from its
+    neighbours (``cpp_fused_add_relu_0`` and ``cpp_fused_add_relu_1``), so ``cpp…_relu_1`` keeps it: two
+    thirds of the room go to the end."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    head = (width - 1) // 3
+    tail = width - 1 - head
+    return f"{text[:head]}…{text[-tail:]}"
 
 
 def format_bytes(value: int | float | None) -> str:
@@ -119,7 +168,12 @@ def format_count(value: float | None) -> str:
 
 
 def format_transfers(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f}×"
+    """Array-sized transfers to two decimals, one kept: ``1.0×``, ``1.5×``, and a quarter as ``0.25×``
+    (one decimal read it as ``0.2×``, beside a claim of 0.25)."""
+    if value is None:
+        return "—"
+    text = f"{value:.2f}"
+    return f"{text[:-1] if text.endswith('0') else text}×"
 
 
 def format_size(size: int) -> str:
@@ -219,7 +273,7 @@ def summary_line(report: ScenarioReport) -> str:
 
 def training_line(report: ScenarioReport) -> str:
     """A training step's launches and bytes per section, eager → compiled, and what forward saves for
-    backward: ``forward: launches 3 → 1, bytes ... · saved for backward 256.0 KiB (1.0×) → 64.0 KiB (0.2×)``."""
+    backward: ``forward: launches 3 → 1, bytes ... · saved for backward 256.0 KiB (1.0×) → 64.0 KiB (0.25×)``."""
     modes = [(name, mode) for name in MODES if (mode := report.mode(name)) is not None]
     parts = []
     for section in SECTIONS:
@@ -241,8 +295,10 @@ def device_text(device: str, device_name: str, threads: int | None, torch_versio
 
 
 def device_line(report: ScenarioReport) -> str:
+    """Where the numbers come from, and at which size; no size when none was known (a file the engine could
+    not read reports size 0: "size 0" read as a run on empty arrays)."""
     where = device_text(report.device, report.device_name, report.threads, report.torch_version)
-    return f"{where} · size {report.size:,}"
+    return f"{where} · size {report.size:,}" if report.size > 0 else where
 
 
 def report_notes(report: ScenarioReport) -> list[str]:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
 
 UNKNOWN = "?"
-SHORT_BOUND = {"memory-bound": "memory", "compute-bound": "compute"}
+SHORT_BOUND = {"memory-bound": "memory", "compute-bound": "compute", "overhead-bound": "overhead"}
 
 
 def _three_figures(value: float) -> str:

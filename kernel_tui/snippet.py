@@ -37,13 +37,23 @@ def free_tensor_names(tree: ast.Module) -> list[str]:
     assigned: set[str] = set()
     free: list[str] = []
     for node in _code_statements(tree):
+        own = _parameters(node)  # a helper's ``def f(x)`` reads its own x, not a free tensor
         for name in _loads_in_order(node):
-            if name in TENSOR_NAMES and name not in assigned and name not in free:
+            if name in TENSOR_NAMES and name not in assigned and name not in free and name not in own:
                 free.append(name)
-        for target in ast.walk(node):
-            if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store):
-                assigned.add(target.id)
+        assigned.update(_defined(node))
     return free
+
+
+def _parameters(node: ast.stmt) -> set[str]:
+    """The parameter names of the functions (and lambdas) a statement defines, anywhere inside it."""
+    names: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = inner.args
+            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+            names.update(argument.arg for argument in every if argument is not None)
+    return names
 
 
 def measured_lines(tree: ast.Module) -> tuple[int, int, bool]:
@@ -54,16 +64,22 @@ def measured_lines(tree: ast.Module) -> tuple[int, int, bool]:
 
 
 def measured_arguments(tree: ast.Module) -> list[str]:
-    """``fn``'s arguments: the names the last line reads that the set-up assigns or that are free tensors."""
+    """``fn``'s arguments: the names the last line reads that the set-up defines (assigns, or ``def``s and
+    ``class``es: a helper ``f`` the last line calls) or that are free tensors."""
     body = _code_statements(tree)
     setup, last = body[:-1], body[-1]
-    known = set(free_tensor_names(tree)) | {
-        node.id
-        for statement in setup
-        for node in ast.walk(statement)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
-    }
+    known = set(free_tensor_names(tree)) | {name for statement in setup for name in _defined(statement)}
     return list(dict.fromkeys(name for name in _loads_in_order(last) if name in known))
+
+
+def _defined(statement: ast.stmt) -> list[str]:
+    """The names a set-up statement binds at its own level: assigned, or defined by ``def`` and ``class``.
+
+    A helper is passed to ``fn`` as an argument like any other set-up value, so that it may use what the
+    set-up made (``w``) and the compiler traces into its call; the names bound inside its body are its own."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [statement.name]
+    return [node.id for node in ast.walk(statement) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)]
 
 
 def snippet_module(tree: ast.Module) -> ast.Module:

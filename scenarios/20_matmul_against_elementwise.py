@@ -17,7 +17,8 @@ nothing. The `tanh` sits far below, memory-bound, and is a small share of the ca
 saves transfers, so it barely moves this lesson's time.
 
 Small matrices are a third case. At 16 by 16 the product is 8192 operations, and the call costs
-what Python, the dispatcher and the launch cost: it lands far below both ceilings.
+what Python, the dispatcher and the launch cost: it lands far below both ceilings, limited by
+neither. The tables call such a kernel overhead-bound.
 
 **Try next.** Press `b` until the chart shows the roofline, then set the size to 256 with `z`.
 """

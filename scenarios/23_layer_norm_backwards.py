@@ -16,8 +16,9 @@ forward kernel. The partitioner keeps the same two numbers per row, since recomp
 mean reading the whole row again. On CPU the backward is one kernel as well, with a loop for the
 row-wise gradient and others for the sums over rows.
 
-**Try next.** Run it with `--device cuda` on a GPU: summing down the columns and working along the
-rows want different thread layouts there. How many backward kernels does that make?
+**Try next.** On a GPU (`--device cuda`) the column sums and the row-wise work want different
+thread layouts: how many backward kernels then? No GPU: `--device cuda-preview` previews forward
+graphs only, so preview a copy (`e`) with `TRAIN = False`; `g` shows its Triton kernel.
 """
 
 import torch

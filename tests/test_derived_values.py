@@ -9,7 +9,14 @@ from dataclasses import replace
 import pytest
 
 from kernel_tui.expect import NEEDS_SWEEP, check_claims
-from kernel_tui.formatting import attribution_text, bandwidth_text, ceiling_share_text, device_line, device_text
+from kernel_tui.formatting import (
+    attribution_text,
+    bandwidth_text,
+    ceiling_share_text,
+    device_line,
+    device_text,
+    format_transfers,
+)
 from kernel_tui.report import ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport, gbs
 from kernel_tui.report_keys import MODES
 
@@ -37,7 +44,8 @@ def test_bandwidth_text_says_the_share_of_the_copy_ceiling():
 
 
 def test_attribution_reads_fused_into_eager_and_replaces_compiled():
-    assert attribution_text(kernel(fused_into=("cpp_fused_add_relu_0",)), "eager") == "fused into cpp_fused_add_relu_0"
+    add = Kernel("aten::add", "aten::add", 1, 10.0, fused_into=("cpp_fused_add_relu_0",))
+    assert attribution_text(add, "eager") == "fused into cpp_fused_add_relu_0"
     replaced = kernel(aten_ops=("aten::add", "aten::relu"), lines=(12, 13))
     assert attribution_text(replaced, "compiled") == "replaces aten::add, aten::relu (lines 12, 13)"
     assert attribution_text(kernel(lines=(12,)), "compiled") == "replaces ? (line 12)"
@@ -102,3 +110,16 @@ def test_every_claim_a_lesson_may_make_has_a_measure_and_nothing_else_does():
     from kernel_tui.scenario_file import CLAIM_KEYS
 
     assert tuple(MEASURES) == CLAIM_KEYS
+
+
+def test_transfers_keep_a_quarter_as_a_quarter():
+    """Lesson 21 claims forward keeps 0.25 of an array; one decimal showed it as 0.2× beside that claim."""
+    assert [format_transfers(value) for value in (0.25, 1.0, 1.5, 5.001, 2.75, 0.0)] == [
+        "0.25×",
+        "1.0×",
+        "1.5×",
+        "5.0×",
+        "2.75×",
+        "0.0×",
+    ]
+    assert format_transfers(None) == "—"

@@ -4,6 +4,7 @@ tensors through the dispatcher (no compile, fast), and the roofline fields as th
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 import torch
@@ -19,8 +20,8 @@ from kernel_tui.engine.flops import (
 )
 from kernel_tui.render import scenario_view
 from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
-from kernel_tui.roofline import COMPUTE_BOUND, MEMORY_BOUND, dominant_bound, ridge_point
-from kernel_tui.roofline_text import format_flops, format_intensity
+from kernel_tui.roofline import COMPUTE_BOUND, MEMORY_BOUND, OVERHEAD_BOUND, dominant_bound, ridge_point, roof_time_us
+from kernel_tui.roofline_text import format_bound, format_flops, format_intensity
 
 M, K, N = 8, 16, 4
 
@@ -120,6 +121,19 @@ def test_intensity_classes_against_a_given_ridge():
     assert dominant_bound([(MEMORY_BOUND, 1.0), (COMPUTE_BOUND, 3.0), (None, 100.0)]) == (COMPUTE_BOUND, 0.75)
 
 
+def test_far_below_both_roofs_is_overhead_bound_judged_on_the_work_not_the_load():
+    ceilings = Ceilings(bandwidth_gbs=10.0, matmul_gflops=50.0)
+    tiny = Kernel("mm", "mm", 1, 4.0, bytes_read=2048, bytes_written=1024, flops=8192)  # 16 by 16: 0.31 us at the roof
+    quick = replace(tiny, time_us=0.4)
+    large = Kernel("tanh", "tanh", 1, 30000.0, bytes_read=4 << 20, bytes_written=4 << 20, flops=1 << 20)
+    shown = with_roofline_fields([tiny, quick, large], ceilings.ridge, ceilings)
+    assert [k.bound for k in shown] == [OVERHEAD_BOUND, MEMORY_BOUND, MEMORY_BOUND], (
+        "a slow large kernel (a busy machine) stays memory-bound; a tiny one near its roof keeps its side"
+    )
+    assert roof_time_us(8192, 3072, 10.0, 50.0) == pytest.approx(0.3072)
+    assert format_bound(OVERHEAD_BOUND, short=True) == "overhead"
+
+
 def _report() -> ScenarioReport:
     eager = ModeResult(
         kernel_count=2,
@@ -139,10 +153,11 @@ def test_the_json_carries_flops_intensity_and_ceilings_and_unknown_is_null():
     data = json.loads(json.dumps(report.to_dict()))
     assert data["ceilings"] == {"bandwidth_gbs": 10.0, "matmul_gflops": 40.0, "dtype": "float32", "ridge": 4.0}
     mm, sort = data["eager"]["kernels"]
-    assert (mm["flops"], mm["intensity"], mm["bound"]) == (1024, 1024 / 128, COMPUTE_BOUND)
+    # 1,024 FLOPs take 0.03 us at the roof and the call took 3 us: far below both roofs.
+    assert (mm["flops"], mm["intensity"], mm["bound"]) == (1024, 1024 / 128, OVERHEAD_BOUND)
     assert (sort["flops"], sort["intensity"], sort["bound"]) == (None, None, None)
     assert data["eager"]["flops"] is None and data["eager"]["intensity"] is None  # one operator not counted
-    assert data["eager"]["bound"] == COMPUTE_BOUND  # the only classified kernel time
+    assert data["eager"]["bound"] == OVERHEAD_BOUND  # the only classified kernel time
     assert ScenarioReport.from_dict(data) == report
 
 
@@ -165,5 +180,5 @@ def test_the_lab_report_has_the_roofline_as_a_table():
     text = scenario_markdown(_report())
     assert "#### Compute or memory (roofline)" in text
     assert "Ceilings: copy 10.0 GB/s · matmul 40.0 GFLOP/s (float32) · ridge 4.00 FLOP/B." in text
-    assert "| eager | `aten::mm` | 1.02 k | 8.00 | " in text and "| compute-bound |" in text
+    assert "| eager | `aten::mm` | 1.02 k | 8.00 | " in text and "| overhead-bound |" in text
     assert "| eager | `aten::sort` | ? | ? |" in text and "| unknown |" in text

@@ -9,7 +9,7 @@ import pytest
 from conftest import REPO, measure
 
 from kernel_tui.client import EngineClient
-from kernel_tui.roofline import COMPUTE_BOUND, MEMORY_BOUND
+from kernel_tui.roofline import COMPUTE_BOUND, MEMORY_BOUND, OVERHEAD_BOUND
 
 LESSON = REPO / "scenarios" / "20_matmul_against_elementwise.py"
 SIDE = 1024
@@ -39,6 +39,18 @@ def test_the_matmul_is_compute_bound_and_the_tanh_memory_bound_on_cpu(engine: En
         assert kernels["tanh"].bound == MEMORY_BOUND, (kernels["tanh"].intensity, report.ceilings)
         assert mode.flops == MATMUL_FLOPS + TANH_FLOPS
     assert report.compiled.flops == report.eager.flops  # fusion moves data, it does not change the arithmetic
+
+
+@pytest.mark.slow
+def test_a_16_by_16_matmul_is_neither_compute_nor_memory_bound_but_overhead_bound(engine: EngineClient) -> None:
+    """The lesson: at 16 by 16 the call "lands far below both ceilings". It was called compute-bound (its
+    intensity is past a CPU's ridge); its time at the roof is a fraction of a microsecond, and one call
+    costs more than that whatever the load."""
+    report = measure(engine, LESSON, size=16 * 16)
+    assert report.error is None, report.error and report.error.one_line()
+    for mode in (report.eager, report.compiled):
+        matmul = by_ops(mode.kernels)["mm"]
+        assert matmul.bound == OVERHEAD_BOUND, (matmul.time_us, matmul.intensity, report.ceilings)
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import measure
 
 from kernel_tui.scenario_file import parse_scenario
-from kernel_tui.snippet import free_tensor_names, is_snippet, measured_lines, snippet_module
+from kernel_tui.snippet import free_tensor_names, is_snippet, measured_arguments, measured_lines, snippet_module
 
 
 def test_free_single_letter_names_become_the_arguments_in_order_of_use():
@@ -89,6 +89,18 @@ def test_eager_and_compiled_measure_the_same_last_line(engine, write_scenario):
     assert report.eager.transfers == 2 and report.compiled.transfers == 2
     for mode in (report.eager, report.compiled):
         assert all(kernel.lines in {(), (3,)} for kernel in mode.kernels), "only the last line is measured"
+
+
+def test_a_helper_defined_in_the_set_up_is_measured_where_the_last_line_calls_it(engine, write_scenario):
+    """``def f(x): ...`` then ``f(x)``: the last line may read whatever the set-up defines, a function too
+    (it failed with NameError: only assigned names were handed to fn)."""
+    text = "w = 3.0\n\n\ndef f(t):\n    return (t * w).relu()\n\n\nf(x)\n"
+    assert measured_arguments(ast.parse(text)) == ["f", "x"]
+    assert free_tensor_names(ast.parse(text)) == ["x"], "f's own parameter is no free tensor"
+    report = measure(engine, write_scenario(text, "helper.py"), size=4096)
+    assert report.error is None, report.error
+    assert report.eager.kernel_count == 2 and report.compiled.kernel_count == 1, "the multiply and the ReLU"
+    assert report.eager.transfers == 4 and report.compiled.transfers == 2
 
 
 def test_the_signature_names_each_argument_with_its_shape_and_the_output():

@@ -250,7 +250,7 @@ def test_the_cli_heads_each_section_and_sums_them_up() -> None:
     backward_row = next(index for index, line in enumerate(lines) if line.startswith("│backward"))
     assert "aten::add" in lines[forward_row + 1] and "threshold_backward" in lines[backward_row + 1]
     assert "forward: launches 1 → 1, bytes 12 B → 12 B" in text
-    assert "saved for backward 4.0 KiB (1.0×) → 1.0 KiB (0.2×)" in text
+    assert "saved for backward 4.0 KiB (1.0×) → 1.0 KiB (0.25×)" in text
 
 
 # -- through the engine ------------------------------------------------------------------------------------

@@ -221,3 +221,25 @@ def test_picture_of_a_run_against_its_baseline(snap_compare):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
+
+
+async def test_at_80_columns_added_and_removed_names_are_cut_in_the_middle_and_stay_apart():
+    """At 80 columns ``+ cpp_fused…`` and ``- cpp_fused…`` read the same: the end of a kernel's name is
+    what tells it from another, so a name too long for its column loses its middle."""
+    link = make_link()
+    next_run_replays(link, THEN_SCALE)
+    app = make_app(link)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await run_to_the_end(pilot, app)
+        await pilot.press("B")
+        next_run_replays(link, Recording.load(DATA / "ui_add_relu_messages.json"))
+        await run_to_the_end(pilot, app)
+        await pilot.press("3")
+        await pilot.pause()
+        compiled = table(app, "compiled")
+        width = compiled.plan.name_width
+        cells = [compiled.get_row_at(row)[0].plain for row in range(compiled.row_count)]
+        assert all(len(cell) <= width for cell in cells), (cells, width)
+        assert len(set(cells)) == len(cells) and cells[-1].startswith("- "), cells
+        assert cells[-1].endswith("mul_0"), "the distinguishing end is kept"
+        assert any("…" in cell for cell in cells), f"the test needs a cut name at {width} columns: {cells}"

@@ -18,7 +18,7 @@ from conftest import within
 from kernel_tui import client
 from kernel_tui.client import EngineDied
 from kernel_tui.protocol import Done, Progress
-from kernel_tui.ui.engine_link import ClientEngineLink
+from kernel_tui.ui.engine_link import OUTPUT_LINES, ClientEngineLink
 
 STAND_IN = textwrap.dedent(
     """
@@ -75,6 +75,19 @@ def test_a_run_streams_messages_and_the_output_is_kept(link):
     while "printed by the scenario" not in link.output() and time.monotonic() < deadline:
         time.sleep(0.01)
     assert "printed by the scenario" in link.output()
+
+
+def test_output_between_two_marks_is_what_was_printed_between_them(link):
+    link._record_output("left by an earlier run\n")
+    start = link.output_mark()
+    link._record_output("printed by this run\n")
+    end = link.output_mark()
+    link._record_output("printed by the next run\n")
+    assert link.output(start, end) == "printed by this run\n"
+    assert link.output(start) == "printed by this run\nprinted by the next run\n"
+    for number in range(OUTPUT_LINES):
+        link._record_output(f"{number}\n")
+    assert link.output(start, end) == "", "lines no longer kept are not made up"
 
 
 def test_cancel_ends_a_hung_run_at_once_and_the_next_run_restarts_the_engine(link):

@@ -149,6 +149,15 @@ class TestEditor:
             assert text_area(app).text == "(a + b).relu()"
             assert text_area(app).error_line is None
 
+    async def test_enter_keeps_the_indent_and_indents_after_a_colon(self):
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "def f(t):\nu = t * 2\nreturn u.relu()\n")
+            assert text_area(app).text == "def f(t):\n    u = t * 2\n    return u.relu()\n    "
+            await pilot.press("backspace", "backspace", "backspace", "backspace")
+            await type_text(pilot, "f(x)")
+            assert text_area(app).text.endswith("\nf(x)")
+
     async def test_the_editor_says_which_line_is_measured_and_that_the_lines_above_are_set_up(self):
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
@@ -226,6 +235,54 @@ class TestErrors:
             assert text_area(app).text == typed
             assert text_area(app).error_line == 1
             assert "line 1: load: syntax error: '(' was never" in note(app)
+
+    async def test_a_file_the_engine_could_not_read_names_no_size(self):
+        """Without a size asked for, the engine cannot read SIZE from a file with a syntax error and reports
+        size 0: the device line read "size 0", as if it had run on empty arrays."""
+        link = snippet_link(plays="snippets/ui_snippet_syntax.py")
+        recording = link.recordings[link.plays]
+        unread = tuple(
+            replace(message, report=replace(message.report, size=0))
+            if isinstance(message, (Done, Partial))
+            else message
+            for message in recording.messages
+        )
+        link.recordings[link.plays] = replace(recording, messages=unread)
+        app = make_app(link)
+        async with app.run_test(size=WIDE) as pilot:
+            await run_a_syntax_error(app, pilot)
+            shown = shown_text(explorer(app).query_one("SummaryStrip"))
+            assert "torch" in shown and "size 0" not in shown, shown
+
+    async def test_the_details_of_a_snippet_error_show_its_own_output_not_an_earlier_runs(self):
+        """The engine's output is one stream for the session: the details showed warnings another lesson's
+        run had left (dynamo's, about a graph break the snippet never had)."""
+
+        @dataclass
+        class PrintingLink(SnippetLink):
+            printed: list[str] = field(default_factory=list)
+
+            def run(self, path, **options):
+                self.printed.append(f"printed while running {Path(path).name}\n")
+                return super().run(path, **options)
+
+            def output(self, since=0, until=None):
+                return "".join(self.printed[since:until])
+
+            def output_mark(self):
+                return len(self.printed)
+
+        link = PrintingLink.from_files(*RECORDINGS, TYPO, SYNTAX, plays="snippets/ui_snippet_syntax.py")
+        link.printed.append("W1201 torch._dynamo: Graph break from lesson 15, an earlier run\n")
+        app = make_app(link)
+        async with app.run_test(size=WIDE) as pilot:
+            await run_a_syntax_error(app, pilot)
+            await pilot.press("ctrl+t")
+            await wait_for(pilot, lambda: isinstance(app.screen, DetailsScreen), what="the details")
+            await pilot.pause()
+            body = str(app.screen.query_one("#details-body Static").render())
+            assert "syntax error" in body and "printed while running" in body
+            assert "Graph break from lesson 15" not in body
 
     async def test_the_details_key_the_note_names_works_in_the_editor(self):
         app = make_app(snippet_link(plays="snippets/ui_snippet_syntax.py"))
@@ -314,6 +371,8 @@ class TestSave:
             await pilot.press("enter")
             await wait_for(pilot, lambda: target.read_text() == "a.relu()\n")
             assert isinstance(app.screen, ExplorerScreen)
+            await pilot.pause()
+            assert editor(app).border_title == "Editor: relu.py", "the pane names the file it now edits"
 
     async def test_escape_cancels_the_save(self):
         app = make_app(snippet_link())

@@ -19,6 +19,7 @@ from kernel_tui.protocol import Done
 from kernel_tui.ui.kernel_rows import kernel_rows
 from kernel_tui.ui.pinned_baselines import ModeBaseline
 from kernel_tui.ui.replay import Recording, ReplayEngineLink
+from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 
@@ -26,9 +27,9 @@ WIDE = (160, 48)
 LESSON = REPO / "scenarios" / "21_add_relu_backwards.py"
 
 
-def training_app(lesson: Path = LESSON):
+def training_app(lesson: Path = LESSON, course: Path | None = None):
     link = ReplayEngineLink.from_files(DATA / "ui_train_add_relu_messages.json")
-    return make_app(link, paths=(lesson,))
+    return make_app(link, paths=(lesson,), course=course)
 
 
 async def run_lesson(pilot, app, lesson: Path = LESSON) -> None:
@@ -37,7 +38,9 @@ async def run_lesson(pilot, app, lesson: Path = LESSON) -> None:
 
 
 def first_cells(table: KernelTable) -> list[str]:
-    return [table.get_row_at(row)[0].plain for row in range(table.row_count)]
+    """Each row's name cell in full (a narrow column cuts long names in the middle)."""
+    assert table.row_count == len(table.shown_rows)
+    return [row.heading or row.label for row in table.shown_rows]
 
 
 async def test_each_table_has_a_heading_row_per_section():
@@ -74,7 +77,7 @@ async def test_the_summary_gives_each_sections_launches_and_bytes_and_the_saved_
         shown = shown_text(explorer(app).query_one(SummaryStrip)).replace("\n ", " ")
         assert training_line(report) in shown.replace("\n", "")
         assert "forward: launches 3 → 1" in shown and "backward: launches 2 → 2" in shown
-        assert "saved for backward 16.0 KiB (1.0×) → 4.0 KiB" in shown
+        assert "saved for backward 16.0 KiB (1.0×) → 4.0 KiB (0.25×)" in shown
 
 
 async def test_the_summary_says_which_side_of_the_ridge_dominates():
@@ -119,3 +122,66 @@ def test_a_removed_kernel_stands_in_the_section_it_ran_in():
         "-   aten::copy_",
     ]
     assert rows[-1].removed and rows[-1].kernel is None
+
+
+async def test_the_prediction_asks_each_sections_kernels_and_the_saved_arrays(tmp_path, monkeypatch):
+    """Lessons 21-23 teach each section's kernels and what forward keeps for backward: the dialog asks
+    those (not kernels and transfers per call, which the explanation never mentions) and grades them."""
+    monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
+    app = training_app(course=REPO / "scenarios")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen), what="the predict dialog")
+        dialog = app.screen
+        assert dialog.quantities == (
+            "eager_forward",
+            "compiled_forward",
+            "eager_backward",
+            "compiled_backward",
+            "eager_saved",
+            "compiled_saved",
+        )
+        question = shown_text(dialog.query_one("#predict-question")).replace("\n", " ")
+        assert "each section" in question and "keep for backward" in question and "transfers" not in question
+        for quantity in dialog.quantities:
+            box = dialog.box(quantity)
+            assert box.region.height and dialog.region.contains_region(box.region), f"{quantity} off screen at 80x24"
+        for value in ("3", "1", "2", "1", "1", "0"):
+            await pilot.press(*value, "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
+        answer = app.screen.answer
+        assert answer.measured == {
+            "eager_forward": 3,
+            "compiled_forward": 1,
+            "eager_backward": 2,
+            "compiled_backward": 2,
+            "eager_saved": 1.0,
+            "compiled_saved": 0.25,
+        }
+        assert [answer.right(q) for q in answer.scored] == [True, True, True, False, True, False], (
+            "0 arrays is not a quarter-array mask"
+        )
+        counts = shown_text(app.screen.query_one("#reveal-counts"))
+        assert "compiled saved arrays" in counts and "0.25" in counts and "transfers" not in counts
+        await pilot.press("escape")
+        assert app.predictions.score == (4, 6)
+        assert explorer(app).query_one("#eager", KernelTable).predicted is None, "no per-call total was guessed"
+
+
+async def test_at_120x36_the_summary_can_be_scrolled_into_view():
+    """The two sections' tables fill a 120x36 screen: the summary (sections, saved bytes, claims) ran off its
+    bottom, out of reach. The results now scroll below the lesson and the chart."""
+    app = training_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await run_lesson(pilot, app)
+        summary = explorer(app).query_one(SummaryStrip)
+        results = explorer(app).query_one("#results")
+        assert results.region.bottom <= app.size.height - 2, "above the status line and the footer"
+        await pilot.press("3", "shift+tab")
+        assert app.focused is results
+        await pilot.press("end")
+        await pilot.pause()
+        assert results.scroll_offset.y > 0
+        shown = results.region.intersection(summary.region)
+        assert shown.height == summary.region.height, (shown, summary.region)
+        assert "saved for backward" in shown_text(summary)

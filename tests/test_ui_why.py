@@ -6,17 +6,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_ui_support import ADD_RELU, DATA, explorer, finished, make_app, make_link, shown_text, wait_for
+from test_ui_support import ADD_RELU, DATA, REPO, explorer, finished, make_app, make_link, shown_text, wait_for
 from textual import events
 from textual.geometry import Region
 
 from kernel_tui import cli
-from kernel_tui.formatting import lines_text, link_text
+from kernel_tui.formatting import attribution_text, lines_text, link_text
 from kernel_tui.protocol import Partial
 from kernel_tui.report import Kernel, ModeResult, SweepPoint
 from kernel_tui.ui import launch
-from kernel_tui.ui.attribution import code_kernel, code_language, no_code_reason, plan_columns
-from kernel_tui.ui.replay import ReplayGate
+from kernel_tui.ui.attribution import code_kernel, code_language, kernel_story, no_code_reason, plan_columns
+from kernel_tui.ui.replay import ReplayEngineLink, ReplayGate
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, Answer, PredictionBook, split_lesson
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
@@ -168,6 +168,27 @@ class TestAttribution:
         assert link_text(Kernel("k", "k", 1, 1.0), "eager") == "—"
         assert lines_text((12, 20)) == "L12,20"
 
+    def test_a_library_call_is_not_fused_into_itself_and_g_agrees_with_the_row(self):
+        """Lesson 14's eager matmul went to the library call addmm, which has no code; lesson 15's
+        aten::item stays aten::item. The row, the full-name line and g say the same, from code_kernel."""
+        addmm = Kernel("aten::addmm", "aten::addmm", 1, 1.0, kind="op", aten_ops=("aten::mm", "aten::add"))
+        relu = Kernel("cpp_fused_relu_0", "cpp_fused_relu_0", 1, 1.0, aten_ops=("aten::relu",), code="void k() {}")
+        item = Kernel("aten::item", "aten::item", 1, 1.0, kind="op")
+        compiled = ModeResult(3, (addmm, relu, item), None, None)
+        matmul = Kernel("aten::matmul", "aten::matmul", 1, 1.0, kind="op", fused_into=("aten::addmm",))
+        eager_item = Kernel("aten::item", "aten::item", 1, 1.0, kind="op", fused_into=("aten::item",))
+        eager_relu = Kernel("aten::relu", "aten::relu", 1, 1.0, kind="op", fused_into=("cpp_fused_relu_0",))
+        assert link_text(matmul, "eager") == "aten::addmm (library)"
+        assert link_text(eager_item, "eager") == "not fused: same call"
+        assert attribution_text(eager_item, "eager") == "not fused: compiled runs the same library call"
+        assert attribution_text(matmul, "eager") == "fused into the library call aten::addmm (no generated code)"
+        for kernel in (matmul, eager_item):
+            assert code_kernel(kernel, "eager", compiled) is None
+            assert not any("g shows" in part for part in kernel_story(kernel, "eager", compiled))
+            assert attribution_text(kernel, "eager") in no_code_reason(kernel, "eager")
+        assert code_kernel(eager_relu, "eager", compiled) is relu
+        assert kernel_story(eager_relu, "eager", compiled)[-1] == "g shows the code it became"
+
 
 class TestGeneratedCode:
     """g shows the highlighted compiled kernel's source (or the one an eager kernel became); Esc closes."""
@@ -197,6 +218,35 @@ class TestGeneratedCode:
             await pilot.press("3", "down", "g")
             await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
             assert app.screen.kernel.short_name == "cpp_fused_add_relu_0"
+
+    async def test_lesson_14s_eager_matmul_row_and_g_say_the_same(self):
+        """The row said "fused into aten::addmm · g shows the code it became" and g then said no compiled
+        kernel had done its work: both now say it became the library call, which has no code."""
+        lesson = REPO / "scenarios" / "14_matmul_bias_relu.py"
+        link = ReplayEngineLink.from_files(DATA / "ui_matmul_bias_relu_messages.json")
+        app = make_app(link, paths=(lesson,))
+        async with app.run_test(size=WIDE) as pilot:
+            await run_to_the_end(pilot, "r", lesson)
+            eager = table(app, "eager")
+            row = next(i for i, kernel in enumerate(eager.kernels) if kernel.short_name == "aten::matmul")
+            eager.focus()
+            eager.move_cursor(row=row)
+            await pilot.pause()
+            assert "aten::addmm (library)" in eager.get_row_at(row)[-1].plain
+            line = shown_text(explorer(app).query_one(KernelNameLine))
+            assert "library call aten::addmm" in line and "g shows" not in line
+            await pilot.press("g")
+            await pilot.pause()
+            assert isinstance(app.screen, ExplorerScreen), "there is no code to show"
+            said = [notice.message for notice in app._notifications][-1]
+            assert "library call aten::addmm" in said and "no compiled kernel" not in said
+            relu = next(i for i, kernel in enumerate(eager.kernels) if kernel.short_name == "aten::relu")
+            eager.move_cursor(row=relu)
+            await pilot.pause()
+            assert "g shows the code it became" in shown_text(explorer(app).query_one(KernelNameLine))
+            await pilot.press("g")
+            await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
+            assert app.screen.kernel.short_name == "cpp_fused_relu_0"
 
     def test_g_on_an_eager_row_without_attribution_opens_the_kernel_that_did_its_work_or_none(self):
         max_sin = Kernel(
@@ -534,3 +584,26 @@ def test_recordings_carry_the_why_fields():
     done = data["messages"][-1]["report"]
     assert done["bandwidth_ceiling_gbs"] and done["compiled"]["kernels"][0]["code"]
     assert done["eager"]["kernels"][0]["fused_into"] and done["sweep"][0]["eager_bytes"]
+
+
+def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00():
+    """Tiny arrays move a few MB/s: the lowest tick of the log axis read "0.00" (two decimals of 0.002)."""
+    from kernel_tui.formatting import format_gbs
+    from kernel_tui.ui.widgets.bandwidth_plot import draw_bandwidth
+    from kernel_tui.ui.widgets.runtime_plot import STYLES, time_ticks
+
+    class Figure:
+        """Records what the chart asks plotext for."""
+
+        def __getattr__(self, name):
+            return lambda *args, **kwargs: setattr(self, name + "_args", args)
+
+    points = [
+        SweepPoint(2**10, 40.0, 30.0, eager_bytes=8, compiled_bytes=8),
+        SweepPoint(2**20, 900.0, 500.0, eager_bytes=20 << 20, compiled_bytes=12 << 20),
+    ]
+    figure = Figure()
+    draw_bandwidth(figure, points, 11.5, styles=STYLES, plain=False, xticks_for=lambda s: s, yticks_for=time_ticks)
+    values, labels = figure.yticks_args
+    assert min(values) < 0.005 and "0.00" not in labels, labels
+    assert [format_gbs(value) for value in (0.002, 0.00031, 7.171)] == ["0.002", "0.0003", "7.17"]

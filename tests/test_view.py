@@ -106,7 +106,7 @@ class TestViewingSavedResults:
         app = view_app(results)
         assert isinstance(app.link, SavedResultsLink)
         async with app.run_test(size=WIDE) as pilot:
-            assert "saved results from cpu" in status(app) and "r or s shows them" in status(app)
+            assert "saved results from cpu" in status(app) and "r shows them" in status(app)
             await pilot.press("r")
             await wait_for(pilot, lambda: finished(app, SCENARIO), what="the saved run to be shown")
             assert kernel_names(app, "eager") == [kernel["name"] for kernel in saved["eager"]["kernels"]]
@@ -165,6 +165,27 @@ class TestViewingSavedResults:
         with pytest.raises(client.EngineDied, match="view mode: nothing runs here"):
             list(app.link.run(REPO / "elsewhere.py", sweep=False))
         assert no_engine == []
+
+
+async def test_view_offers_no_sweep_to_run_and_no_drafts_to_restore(results: Path, tmp_path: Path):
+    """Nothing can run in view mode: the footer offered s and the chart said "Not swept yet. s runs the
+    scenario", and a draft an earlier session left opened the "Unsaved snippets" dialog."""
+    from test_ui_snippets import crashed_draft
+
+    crashed_draft("x.tanh()\n")
+    unswept = rewritten(results, tmp_path, sweep=[])
+    app = view_app(unswept)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, type(explorer(app))), "no dialog over the saved results"
+        footer_keys = {binding.key for _, binding, enabled, _ in app.active_bindings.values() if enabled}
+        assert "r" in footer_keys and "s" not in footer_keys
+        chart = explorer(app).query_one("#chart", RuntimeChart)
+        assert "s runs" not in chart.hint and "r shows" in chart.hint
+        assert "s runs" not in shown_text(explorer(app).query_one("#summary"))
+        await pilot.press("r")
+        await wait_for(pilot, lambda: finished(app, SCENARIO), what="the saved run to be shown")
+        assert "no size sweep" in chart.hint and "Not swept yet" not in chart.hint
 
 
 def test_a_pretty_printed_list_of_reports_opens_too(results: Path, tmp_path: Path):

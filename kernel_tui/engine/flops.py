@@ -30,7 +30,7 @@ from kernel_tui.engine.attribution import COMBINED, PLACEMENT
 from kernel_tui.engine.cuda_graphs import FOREACH_COPY
 from kernel_tui.engine.op_kinds import moves_data, op_name
 from kernel_tui.engine.traffic import EagerTrafficMode, Traffic, tensors_in
-from kernel_tui.roofline import achieved_gflops, bound, dominant_bound, intensity
+from kernel_tui.roofline import achieved_gflops, bound, dominant_bound, intensity, roof_time_us
 
 if TYPE_CHECKING:
     from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
@@ -195,24 +195,32 @@ def _replaced_op_flops(op: str, row: Kernel, totals: dict[str, int | None], owne
     return None
 
 
-def with_roofline_fields(kernels: Sequence[Kernel], ridge: float | None) -> tuple[Kernel, ...]:
-    """Intensity, achieved GFLOP/s and the bound of each kernel that has its FLOPs."""
+def with_roofline_fields(
+    kernels: Sequence[Kernel], ridge: float | None, ceilings: Ceilings | None = None
+) -> tuple[Kernel, ...]:
+    """Intensity, achieved GFLOP/s and the bound of each kernel that has its FLOPs (with ``ceilings``, a
+    kernel far below both roofs is overhead-bound)."""
+    bandwidth = ceilings.bandwidth_gbs if ceilings is not None else None
+    peak = ceilings.matmul_gflops if ceilings is not None else None
     rows = []
     for kernel in kernels:
         kernel_intensity = intensity(kernel.flops, kernel.bytes_total)
+        roof_us = roof_time_us(kernel.flops, kernel.bytes_total, bandwidth, peak)
         rows.append(
             replace(
                 kernel,
                 intensity=kernel_intensity,
                 gflops=achieved_gflops(kernel.flops, kernel.time_us),
-                bound=bound(kernel_intensity, ridge),
+                bound=bound(kernel_intensity, ridge, kernel.time_us, roof_us),
             )
         )
     return tuple(rows)
 
 
-def _mode_roofline(mode: ModeResult, kernels: tuple[Kernel, ...], flops: int | None, ridge: float | None) -> ModeResult:
-    kernels = with_roofline_fields(kernels, ridge)
+def _mode_roofline(
+    mode: ModeResult, kernels: tuple[Kernel, ...], flops: int | None, ceilings: Ceilings | None
+) -> ModeResult:
+    kernels = with_roofline_fields(kernels, ceilings.ridge if ceilings is not None else None, ceilings)
     side = dominant_bound((kernel.bound, kernel.time_us) for kernel in kernels)
     return replace(
         mode,
@@ -227,16 +235,15 @@ def _mode_roofline(mode: ModeResult, kernels: tuple[Kernel, ...], flops: int | N
 
 def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceilings | None) -> ScenarioReport:
     """The report with FLOPs, intensity, achieved GFLOP/s and bound per kernel and per mode, and the ceilings."""
-    ridge = ceilings.ridge if ceilings is not None else None
     totals = totals_by_op(ops)
     report = replace(report, ceilings=ceilings)
     if report.eager is not None:
         eager_rows = eager_kernel_flops(report.eager.kernels, totals)
-        report = replace(report, eager=_mode_roofline(report.eager, eager_rows, _sum(totals.values()), ridge))
+        report = replace(report, eager=_mode_roofline(report.eager, eager_rows, _sum(totals.values()), ceilings))
     if report.compiled is not None:
         compiled_rows = compiled_kernel_flops(report.compiled.kernels, totals)
         total = _sum(row.flops for row in compiled_rows) if compiled_rows else 0
-        report = replace(report, compiled=_mode_roofline(report.compiled, compiled_rows, total, ridge))
+        report = replace(report, compiled=_mode_roofline(report.compiled, compiled_rows, total, ceilings))
     return report
 
 

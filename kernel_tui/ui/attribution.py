@@ -20,21 +20,25 @@ if TYPE_CHECKING:
 
 
 def bandwidth_cell(kernel: Kernel) -> tuple[str, str]:
-    """(GB/s, % of the ceiling) for the bandwidth column, e.g. (``7.17``, ``62%``)."""
-    return format_gbs(kernel.gbs), ceiling_share_text(kernel)
+    """(GB/s, % of the ceiling) for the bandwidth column, e.g. (``7.17``, ``62%``); below 0.01 GB/s
+    ``<0.01``, which the column has room for beside its share (the line under the tables has the figure)."""
+    gbs = kernel.gbs
+    return ("<0.01" if gbs is not None and 0 < gbs < 0.01 else format_gbs(gbs)), ceiling_share_text(kernel)
 
 
-def kernel_story(kernel: Kernel, mode: str) -> list[str]:
-    """The highlighted kernel's attribution and bandwidth in full, for the line under the tables."""
+def kernel_story(kernel: Kernel, mode: str, compiled: ModeResult | None = None) -> list[str]:
+    """The highlighted kernel's attribution and bandwidth in full, for the line under the tables; it offers
+    ``g`` only where ``code_kernel`` (what ``g`` shows) finds code, with ``compiled`` the run's compiled side."""
     attribution = attribution_text(kernel, mode)
     parts = [attribution] if attribution else []
     if kernel.gbs is not None:
         parts.append(bandwidth_text(kernel))
     if kernel.flops is not None or kernel.intensity is not None:
         parts.append(roofline_story(kernel))
+    target = code_kernel(kernel, mode, compiled) if mode == "eager" else None
     if mode == "compiled" and kernel.code:
         parts.append("g shows its code")
-    elif mode == "eager" and kernel.fused_into:
+    elif target is not None:
         parts.append("g shows the code it became")
     return parts
 
@@ -99,6 +103,10 @@ def no_code_reason(kernel: Kernel | None, mode: str) -> str:
         return "No generated code to show: run the scenario first (r)."
     if mode == "compiled":
         return f"{kernel.short_name} has no generated code: it is a library call or a copy, not an Inductor kernel."
+    attribution = attribution_text(kernel, mode)
+    if attribution:
+        # The same words as its row: the work went to a library call, which has no generated code.
+        return f"{kernel.short_name}: {attribution}, so there is no code to show."
     return (
         f"{kernel.short_name}: no compiled kernel is known to have done its work "
         "(compiled, it may have become a view, a library call, or nothing)."
@@ -124,8 +132,9 @@ TIME = Column("time", "time", "right", 9)
 BYTES = Column("bytes", "bytes", "right", 9)
 BANDWIDTH = Column("gbs", "GB/s %ceil", "right", 10)
 SHARE = Column("share", "share", "right", 5)
-ROOF = Column("roof", "FLOP/B bound", "right", 12)
-"""Intensity and the side of the ridge; only where the engine counted FLOPs (``plan_columns(roofline=)``)."""
+ROOF = Column("roof", "FLOP/B bound", "right", 14)
+"""Intensity and the side of the ridge (``0.083 overhead`` is the widest); only where the engine counted
+FLOPs (``plan_columns(roofline=)``)."""
 LINK = Column("link", "", "left", None)
 """Labelled per table (``formatting.LINK_LABELS``)."""
 

@@ -60,8 +60,13 @@ class EngineLink(Protocol):
         """End the engine for good (the app is quitting)."""
         ...
 
-    def output(self) -> str:
-        """What the scenarios printed lately (the engine's stderr), for the details screen."""
+    def output(self, since: int = 0, until: int | None = None) -> str:
+        """What the scenarios printed lately (the engine's stderr), for the details screen: the lines from
+        ``since`` up to ``until`` (counts from ``output_mark``), so a run's details show its own output."""
+        ...
+
+    def output_mark(self) -> int:
+        """How many lines of output there have been so far (where a run's own output starts and ends)."""
         ...
 
 
@@ -74,6 +79,8 @@ class ClientEngineLink:
 
     def __init__(self, device: str) -> None:
         self._output: collections.deque[str] = collections.deque(maxlen=OUTPUT_LINES)
+        self._lines = 0
+        """Lines of output so far, the latest ``OUTPUT_LINES`` of them kept."""
         self.log_path: Path | None = state_dir() / ENGINE_LOG
         """Everything the engine wrote on stderr this session (what scenarios printed): a log to open."""
         self._log: TextIO | None = None
@@ -183,11 +190,18 @@ class ClientEngineLink:
             time.sleep(0.01)
             self._client.close()
 
-    def output(self) -> str:
-        return "".join(self._output)
+    def output(self, since: int = 0, until: int | None = None) -> str:
+        first = self._lines - len(self._output)  # the mark of the oldest line kept
+        end = self._lines if until is None else min(until, self._lines)
+        kept = list(self._output)
+        return "".join(kept[max(since - first, 0) : max(end - first, 0)])
+
+    def output_mark(self) -> int:
+        return self._lines
 
     def _record_output(self, line: str) -> None:
         self._output.append(line)
+        self._lines += 1
         try:
             if self._log is None and self.log_path is not None:
                 self.log_path.parent.mkdir(parents=True, exist_ok=True)

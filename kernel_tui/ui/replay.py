@@ -179,8 +179,11 @@ class ReplayEngineLink:
     def close(self) -> None:
         self._closed = True
 
-    def output(self) -> str:
+    def output(self, since: int = 0, until: int | None = None) -> str:
         return ""
+
+    def output_mark(self) -> int:
+        return 0
 
 
 def _replayed(recording: Recording, path: Path, sweep: bool) -> Iterator[RunMessage]:

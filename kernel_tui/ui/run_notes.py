@@ -19,9 +19,11 @@ def waiting_notes(run: ScenarioRun | None) -> tuple[str, str]:
     return "", "compiling…"
 
 
-def placeholder(run: ScenarioRun | None) -> str:
-    """The summary's line while there is no report."""
+def placeholder(run: ScenarioRun | None, *, measures: bool = True) -> str:
+    """The summary's line while there is no report; ``measures`` False: saved results (``kernel-tui view``)."""
     if run is None:
+        if not measures:
+            return "Saved results: r shows them (nothing is measured here)."
         return "Not measured yet: r runs the scenario, s runs it with the size sweep."
     if run.status is RunStatus.RUNNING:
         return "Measuring: the tables fill in as the engine reports (eager first, then compiled)."
@@ -30,8 +32,12 @@ def placeholder(run: ScenarioRun | None) -> str:
     return ""
 
 
-def chart_hint(run: ScenarioRun | None) -> str:
-    """The chart's text while it has no points."""
+def chart_hint(run: ScenarioRun | None, *, measures: bool = True) -> str:
+    """The chart's text while it has no points; ``measures`` False: saved results, where nothing can run."""
+    if not measures:
+        if run is None:
+            return "r shows the saved results, and their size sweep if they have one."
+        return "These saved results have no size sweep ('kernel-tui run' without --no-sweep saves one)."
     if run is not None and run.sweep and run.running:
         return "The sweep starts once the kernel tables are in; its points appear here as they are measured."
     return (

@@ -45,6 +45,10 @@ class ScenarioRun:
     error: ScenarioError | None = None
     """A scenario error from the final report, or why the engine ended (crash, timeout)."""
     finished_at: float | None = None
+    output_from: int = 0
+    output_to: int | None = None
+    """The engine output's marks (``EngineLink.output_mark``) when the run started and ended: its details
+    show what this run printed, not warnings a run of another lesson left before it."""
 
     @property
     def running(self) -> bool:

@@ -1,9 +1,10 @@
 """Predict, then reveal: the learner's guesses at each course lesson's kernel counts, and the score.
 
 Before a course lesson runs for the first time the learner says how many kernels eager PyTorch and
-``torch.compile`` will run per call of ``fn``, and how many array-sized transfers each side will cost; once
-the engine has measured both sides, the guess is revealed beside the measurement with the lesson's
-explanation (its text from ``**Why.**`` on), and counted.
+``torch.compile`` will run per call of ``fn``, and how many array-sized transfers each side will cost (a
+training lesson asks what it teaches instead: each section's kernels, and how many arrays forward keeps for
+backward); once the engine has measured both sides, the guess is revealed beside the measurement with the
+lesson's explanation (its text from ``**Why.**`` on), and counted.
 
 Answered lessons are kept in ``predictions.json`` in kernel-tui's state folder (``KERNEL_TUI_STATE_DIR``,
 see ``kernel_tui.ui.drafts.state_dir``), so the score carries across sessions. A lesson is known by its
@@ -29,10 +30,32 @@ if TYPE_CHECKING:
 TRANSFERS = ("eager_transfers", "compiled_transfers")
 """The array-sized transfers of each mode, named as the lessons' claims name them."""
 QUANTITIES = MODES + TRANSFERS
-"""What the learner predicts: kernels per call eager and compiled, then each side's transfers."""
+"""What the learner predicts for a forward-only lesson: kernels per call eager and compiled, then each
+side's transfers."""
+SECTION_KERNELS = ("eager_forward", "compiled_forward", "eager_backward", "compiled_backward")
+SAVED = ("eager_saved", "compiled_saved")
+TRAINING_QUANTITIES = SECTION_KERNELS + SAVED
+"""What a training lesson asks (lessons 21-23 teach these): each section's kernels, each side, and what
+forward keeps for backward, in arrays; named as the lessons' claims name them."""
+QUESTIONS: dict[str, dict[str, tuple[str, str]]] = {
+    "forward-only": {"kernels": MODES, "transfers": TRANSFERS},
+    "training": {
+        "forward kernels": ("eager_forward", "compiled_forward"),
+        "backward kernels": ("eager_backward", "compiled_backward"),
+        "saved arrays": SAVED,
+    },
+}
+"""Each kind of lesson's rows of questions, each row an eager and a compiled quantity."""
+WHOLE = frozenset(MODES + SECTION_KERNELS)
+"""Kernel counts, right only when exact; the rest are fractions of an array, right within a slack."""
 TRANSFER_SLACK = 0.25
 """A transfer guess is right within a quarter of a transfer (or 5 %, the claims' tolerance, if larger): a
 broadcast bias adds 0.001, layer norm's small outputs a little more, and nobody is asked for decimals."""
+SAVED_SLACK = 0.1
+"""A saved-arrays guess is right within a tenth of an array (or 5 %): close enough for layer norm's two
+numbers per row to count as 0, tight enough that 0 is not right for lesson 21's quarter-array mask."""
+ALL_QUANTITIES = QUANTITIES + TRAINING_QUANTITIES
+_ASKED = {kind: tuple(q for row in rows.values() for q in row) for kind, rows in QUESTIONS.items()}
 FILE_NAME = "predictions.json"
 VERSION = 2
 HIDDEN_EXPLANATION = (
@@ -77,15 +100,16 @@ class Answer:
     @property
     def scored(self) -> tuple[str, ...]:
         """The quantities both guessed and measured, in the dialog's order."""
-        return tuple(q for q in QUANTITIES if q in self.predicted and self.measured.get(q) is not None)
+        return tuple(q for q in ALL_QUANTITIES if q in self.predicted and self.measured.get(q) is not None)
 
     def right(self, quantity: str) -> bool:
         measured = self.measured.get(quantity)
         if quantity not in self.predicted or measured is None:
             return False
-        if quantity in MODES:
+        if quantity in WHOLE:
             return round(measured) == self.predicted[quantity]
-        return abs(measured - self.predicted[quantity]) <= max(TRANSFER_SLACK, 0.05 * measured)
+        slack = SAVED_SLACK if quantity in SAVED else TRANSFER_SLACK
+        return abs(measured - self.predicted[quantity]) <= max(slack, 0.05 * measured)
 
     @property
     def points(self) -> int:
@@ -111,6 +135,11 @@ class PredictionBook:
         """A readable lesson of the built-in course (the learner's own files are never quizzed)."""
         return not entry.user_file and entry.info is not None and entry.read_error is None
 
+    def questions(self, entry: ScenarioEntry) -> dict[str, tuple[str, str]]:
+        """The rows the dialog asks for ``entry``: a training lesson is asked what it teaches, each section's
+        kernels and what forward saves for backward; any other lesson its kernels and transfers per call."""
+        return QUESTIONS["training" if entry.info is not None and entry.info.train else "forward-only"]
+
     def wants_prediction(self, entry: ScenarioEntry) -> bool:
         """Ask before running: on, a course lesson, neither answered nor already guessed for a run."""
         key = lesson_key(entry)
@@ -121,39 +150,33 @@ class PredictionBook:
         return self.enabled and self.applies_to(entry) and lesson_key(entry) not in self.answers
 
     def guessed(self, entry: ScenarioEntry, mode: str) -> int | None:
-        """The count the learner predicted for ``mode``, once it has been revealed (for the tables)."""
+        """The count the learner predicted for ``mode``, once it has been revealed (for the tables); None for
+        a training lesson, whose guesses are per section (the reveal shows them beside each section's)."""
         answer = self.answers.get(lesson_key(entry))
-        return round(answer.predicted[mode]) if answer is not None and self.applies_to(entry) else None
+        if answer is None or not self.applies_to(entry) or mode not in answer.predicted:
+            return None
+        return round(answer.predicted[mode])
 
     # -- guessing and revealing ---------------------------------------------------------------------
 
-    def predict(
-        self,
-        entry: ScenarioEntry,
-        eager: int,
-        compiled: int,
-        eager_transfers: float | None = None,
-        compiled_transfers: float | None = None,
-    ) -> None:
-        guess: dict[str, float] = {"eager": eager, "compiled": compiled}
-        for key, value in (("eager_transfers", eager_transfers), ("compiled_transfers", compiled_transfers)):
-            if value is not None:
-                guess[key] = value
-        self.pending[lesson_key(entry)] = guess
+    def predict(self, entry: ScenarioEntry, guess: dict[str, float]) -> None:
+        """The learner's guess for the run about to start, keyed as ``questions(entry)`` names them."""
+        self.pending[lesson_key(entry)] = dict(guess)
 
     def reveal(self, entry: ScenarioEntry, report: ScenarioReport | None) -> Answer | None:
         """If a guess waits for this lesson and the report has both counts: score it, save it, return it."""
         key = lesson_key(entry)
         if key not in self.pending or report is None or report.eager is None or report.compiled is None:
             return None
-        measured: dict[str, float | None] = {}
+        from kernel_tui.expect import MEASURES  # the report's module loads with the first run, not the first frame
+
+        guess = self.pending.pop(key)
+        measured: dict[str, float | None] = {quantity: MEASURES[quantity](report) for quantity in guess}
         for mode in MODES:
-            result = report.mode(mode)
-            assert result is not None  # both checked above
-            measured[mode] = result.kernel_count
             # No kernels move no bytes, whether or not the report says 0 (a views-only function).
-            measured[f"{mode}_transfers"] = 0.0 if result.kernel_count == 0 else result.transfers
-        answer = Answer(self.pending.pop(key), measured)
+            if f"{mode}_transfers" in measured and MEASURES[mode](report) == 0:
+                measured[f"{mode}_transfers"] = 0.0
+        answer = Answer(guess, measured)
         self.answers[key] = answer
         self._save()
         return answer
@@ -207,13 +230,16 @@ class PredictionBook:
 def _answer_from(value: Any) -> Answer | None:
     """An answer read back from the file; None for anything malformed (a hand edit, an older format)."""
     try:
-        predicted: dict[str, float] = {mode: int(value["predicted"][mode]) for mode in MODES}
-        measured: dict[str, float | None] = {mode: float(value["measured"][mode]) for mode in MODES}
-        for key in TRANSFERS:  # absent in answers from before the dialog asked for transfers
-            if value["predicted"].get(key) is not None:
-                predicted[key] = float(value["predicted"][key])
+        predicted: dict[str, float] = {}
+        measured: dict[str, float | None] = {}
+        for key in ALL_QUANTITIES:  # transfers are absent in answers from before the dialog asked for them
+            if value["predicted"].get(key) is None:
+                continue
+            predicted[key] = int(value["predicted"][key]) if key in WHOLE else float(value["predicted"][key])
             found = value["measured"].get(key)
             measured[key] = None if found is None else float(found)
     except (AttributeError, KeyError, TypeError, ValueError):
         return None
-    return Answer(predicted, measured)
+    # Every kernel count of one kind of question, or the answer is damaged (a hand edit, another format).
+    complete = any(all(q in predicted for q in quantities if q in WHOLE) for quantities in _ASKED.values())
+    return Answer(predicted, measured) if complete else None

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 class SavedResultsScreen(ExplorerScreen):
     """The explorer screen, saying that its numbers are saved ones and refusing to run anything new."""
 
+    MEASURES = False
+
     @property
     def saved(self) -> SavedResultsLink:
         return cast("SavedResultsLink", self.link)
@@ -46,7 +48,7 @@ class SavedResultsScreen(ExplorerScreen):
         if failed:
             text.append(f" · {describe.failed_claims_text(failed)}", style="bold red")
         if run is None:
-            text.append(" · r or s shows them · nothing is measured here", style="dim")
+            text.append(" · r shows them · nothing is measured here", style="dim")
         else:
             text.append(" · r shows them again, nothing is measured · d details", style="dim")
         if status := self._find("#status", RunStatusBar):

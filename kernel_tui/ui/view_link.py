@@ -113,5 +113,8 @@ class SavedResultsLink:
     def close(self) -> None:
         """No engine to end."""
 
-    def output(self) -> str:
+    def output(self, since: int = 0, until: int | None = None) -> str:
         return ""
+
+    def output_mark(self) -> int:
+        return 0

@@ -56,6 +56,11 @@ FIXTURES: dict[str, tuple[str, dict[str, Any]]] = {
         "../../scenarios/21_add_relu_backwards.py",
         {"name": "21_add_relu_backwards.py", "size": 4096, "sweep": False},
     ),
+    # Lesson 14: an eager matmul whose work went to a library call (aten::addmm), which has no code for g.
+    "ui_matmul_bias_relu_messages.json": (
+        "../../scenarios/14_matmul_bias_relu.py",
+        {"name": "14_matmul_bias_relu.py", "sweep": False},
+    ),
 }
 """Each fixture: the scenario it records (relative to ``tests/data``) and how it is run."""
 

@@ -51,7 +51,9 @@ from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.screens.explorer_layout import (
+    SCREEN_CHROME_ROWS,
     SIDE_BY_SIDE_TABLES_MIN_WIDTH,
+    TOP_MIN_HEIGHT,
     ScreenValues,
     compose_explorer,
     find,
@@ -97,6 +99,8 @@ class ExplorerScreen(Screen[None]):
     """The one main screen of the app."""
 
     AUTO_FOCUS = "#scenarios"
+    MEASURES = True
+    """False where nothing can be measured (``kernel-tui view``): no drafts offered back, no sweep to run."""
 
     # Textual's own repaints the whole screen on every focus move, though only the two panes whose
     # ``:focus`` style changes need it (restyling them repaints them): a Tab press cost a full frame.
@@ -165,7 +169,7 @@ class ExplorerScreen(Screen[None]):
         self.set_interval(1.0, self._tick)
         # After the first frame: starting a process (which then imports torch) must not delay the paint.
         self.call_after_refresh(self._start_engine)
-        self.snippets.start()
+        self.snippets.start(offer_drafts=self.MEASURES)
 
     def on_unmount(self) -> None:
         # Quitting: the draft is written, and drafts that hold nothing unsaved go. (The widgets are going.)
@@ -187,6 +191,9 @@ class ExplorerScreen(Screen[None]):
         if self.wide:
             stacked = self.app.size.width < SIDE_BY_SIDE_TABLES_MIN_WIDTH
             self.query_one("#tables").set_class(stacked, "-stacked")
+            # What the lesson and the chart leave: past it the results scroll rather than run off the screen.
+            room = self.app.size.height - SCREEN_CHROME_ROWS - TOP_MIN_HEIGHT
+            self.query_one("#results").styles.max_height = max(room, 6)
 
     def on_deferred_mounted(self, message: Deferred.Mounted) -> None:
         self.show_scenario()
@@ -231,7 +238,7 @@ class ExplorerScreen(Screen[None]):
 
     def _show_points(self, run: ScenarioRun | None) -> None:
         if chart := self._find("#chart", RuntimeChart):
-            chart.set_points(run.points if run else [], chart_hint(run))
+            chart.set_points(run.points if run else [], chart_hint(run, measures=self.MEASURES))
 
     def _show_results(self) -> None:
         run = self.shown_run
@@ -259,7 +266,7 @@ class ExplorerScreen(Screen[None]):
                 report,
                 {} if self.why.hides_explanation() else self.entry.claims_for(device),  # no spoilers
                 error=run.error if run is not None else None,
-                placeholder=placeholder(run),
+                placeholder=placeholder(run, measures=self.MEASURES),
                 baseline=comparison,
                 pinned=self.baselines.is_pinned(run),
             )
@@ -274,7 +281,9 @@ class ExplorerScreen(Screen[None]):
             return
         kernel = table.highlighted_kernel()
         any_kernels = any(t.kernels for t in self._kernel_tables())
-        line.show(table.mode if kernel else None, kernel, hint=any_kernels)
+        report = self.shown_run.report if self.shown_run is not None else None
+        compiled = report.compiled if report is not None else None
+        line.show(table.mode if kernel else None, kernel, hint=any_kernels, compiled=compiled)
         if chart := self._find("#chart", RuntimeChart):
             chart.set_highlight(table.mode if kernel else None, kernel)  # the roofline marks it
 
@@ -360,6 +369,8 @@ class ExplorerScreen(Screen[None]):
             return enabled
         if action == "cancel":
             return self.runs.active is not None
+        if action == "run" and parameters == (True,) and not self.MEASURES:
+            return False  # r shows the saved run, its sweep included: s would do nothing more
         if action == "pin_baseline":
             return self.baselines.can_pin(self.shown_run)
         if action == "details":
@@ -402,6 +413,7 @@ class ExplorerScreen(Screen[None]):
         if self.runs.active is not None:
             self._cancel_active()
         run = self.runs.start(entry.path, sweep=sweep, now=self.clock())
+        run.output_from = self.link.output_mark()
         # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run.
         variants = self.variants.request(entry.path)
         messages = self.link.run(entry.path, sweep=sweep, size=self.run_size, variants=variants)
@@ -427,6 +439,7 @@ class ExplorerScreen(Screen[None]):
     def _cancel_active(self) -> ScenarioRun | None:
         cancelled = self.runs.cancel(self.clock())
         if cancelled is not None:
+            cancelled.output_to = self.link.output_mark()
             self.workers.cancel_group(self, "engine")
             self.link.cancel()
         return cancelled
@@ -450,7 +463,7 @@ class ExplorerScreen(Screen[None]):
         run = self.shown_run
         body = describe.details_text(
             run,
-            output=self.link.output(),
+            output=self.link.output() if run is None else self.link.output(run.output_from, run.output_to),
             engine_error=self.engine_error,
             log_path=getattr(self.link, "log_path", None),
         )
@@ -642,6 +655,7 @@ class ExplorerScreen(Screen[None]):
         if run is None:
             return
         run.finished(message.report, self.clock())
+        run.output_to = self.link.output_mark()
         self.runs.ended(run)
         self._show_marks()
         if run.path == self.entry.path:
@@ -655,6 +669,7 @@ class ExplorerScreen(Screen[None]):
         if run is None:
             return
         run.failed(message.error, self.clock(), cancelled=message.cancelled)
+        run.output_to = self.link.output_mark()
         self.runs.ended(run)
         if message.error.stage == "engine":
             # The engine is gone (crash, hang, cancel): start the next one now, while the learner reads

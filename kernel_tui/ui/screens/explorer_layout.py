@@ -34,6 +34,10 @@ from kernel_tui.ui.widgets.variants_table import VariantsPane, VariantsTable
 
 WIDE_MIN_SIZE = (120, 32)
 """From this many columns and rows the panes sit side by side; below it they become tabs."""
+TOP_MIN_HEIGHT = 12
+"""Rows the lesson and the chart keep on a large terminal (``#top``); the results below get the rest."""
+SCREEN_CHROME_ROWS = 3
+"""The header, the status line and the footer."""
 SIDE_BY_SIDE_TABLES_MIN_WIDTH = 176
 """From this many columns the two kernel tables sit side by side (each wide enough for a kernel name, its
 bandwidth and what it was fused into or replaced); below it they are stacked."""
@@ -79,13 +83,16 @@ def compose_explorer(wide: bool, values: ScreenValues) -> ComposeResult:
                     yield SnippetEditor(id="editor")
                     yield LessonView(id="lesson")
                     yield RuntimeChart(id="chart").data_bind(mode=values.chart_mode)
-                yield Static(id="signature")
-                with Horizontal(id="tables"):
-                    yield KernelTable("eager", "Eager", id="eager")
-                    yield KernelTable("compiled", "Compiled", id="compiled")
-                yield VariantsPane(id="variants")
-                yield KernelNameLine(id="kernel-name")
-                yield SummaryStrip(id="summary").data_bind(engine=values.engine_text)
+                # Scrolls when the tables and the summary outgrow the room the lesson leaves them (a
+                # training step's two sections at 120x36 pushed the summary off the screen).
+                with VerticalScroll(id="results"):
+                    yield Static(id="signature")
+                    with Horizontal(id="tables"):
+                        yield KernelTable("eager", "Eager", id="eager")
+                        yield KernelTable("compiled", "Compiled", id="compiled")
+                    yield VariantsPane(id="variants")
+                    yield KernelNameLine(id="kernel-name")
+                    yield SummaryStrip(id="summary").data_bind(engine=values.engine_text)
     else:
         with TabbedContent(id="tabs", initial="tab-scenarios"):
             with TabPane("1 Scenarios", id="tab-scenarios"):

@@ -1,7 +1,8 @@
 """Predict, then reveal: the two dialogs around a course lesson's first run.
 
-``PredictScreen`` asks how many kernels eager and compiled will run, and how many array-sized transfers
-each side will cost, before the tables appear; it returns the four numbers (or None: back to the explorer,
+``PredictScreen`` asks, before the tables appear, the rows of questions the lesson teaches (per call:
+kernels and array-sized transfers, eager and compiled; a training step: each section's kernels and the
+arrays forward keeps for backward); it returns the numbers by quantity (or None: back to the explorer,
 nothing run). ``RevealScreen`` shows the guess beside what was measured, the lesson's explanation and the
 score. The explorer decides when each one appears
 (``kernel_tui.ui.score.PredictionBook``).
@@ -19,22 +20,33 @@ from textual.content import Content
 from textual.widgets import Input, Label, Static
 
 from kernel_tui.formatting import format_count
-from kernel_tui.ui.score import MODES, QUANTITIES, TRANSFERS, Answer
+from kernel_tui.ui.score import ALL_QUANTITIES, MODES, QUESTIONS, WHOLE, Answer
 from kernel_tui.ui.screens.dialog import Dialog
 
-QUESTIONS = {"eager": "eager PyTorch", "compiled": "torch.compile"}
-ROWS = {"kernels": MODES, "transfers": TRANSFERS}
-"""The dialog's rows, each with an eager and a compiled box; Enter and Tab go along a row, then down."""
+COLUMNS = {"eager": "eager PyTorch", "compiled": "torch.compile"}
 LABELS = {
     "eager": "eager kernels",
     "compiled": "compiled kernels",
     "eager_transfers": "eager transfers",
     "compiled_transfers": "compiled transfers",
+    "eager_forward": "eager forward kernels",
+    "compiled_forward": "compiled forward kernels",
+    "eager_backward": "eager backward kernels",
+    "compiled_backward": "compiled backward kernels",
+    "eager_saved": "eager saved arrays",
+    "compiled_saved": "compiled saved arrays",
+}
+PROMPTS = {
+    "forward-only": "Before the tables appear: per call of fn, how many kernels will run, and how many "
+    "array-sized transfers (one full array read or written) will they cost?",
+    "training": "Before the tables appear: how many kernels will each section of the training step run, and "
+    "how many arrays (each the size of the largest input; fractions welcome) will forward keep for backward, "
+    "the inputs left out?",
 }
 MAX_DIGITS = 3
-MAX_TRANSFER_CHARS = 5
-Guess = tuple[int, int, float, float]
-"""Kernels eager, kernels compiled, transfers eager, transfers compiled."""
+MAX_FRACTION_CHARS = 5
+Guess = dict[str, float]
+"""The learner's numbers by quantity (``eager``, ``compiled_saved``...), in the dialog's order."""
 
 
 class CountInput(Input):
@@ -65,7 +77,7 @@ class CountInput(Input):
 
 
 class PredictScreen(Dialog[Guess | None]):
-    """Four numbers to guess; Enter moves on and then runs, Esc goes back without running.
+    """A row of numbers to guess per question; Enter moves on and then runs, Esc goes back without running.
 
     Only the boxes take focus, so Tab cycles through them and Enter always reaches one (the scrolling body
     took focus after the last box, where Enter did nothing); Enter with no box focused acts as in one.
@@ -73,35 +85,34 @@ class PredictScreen(Dialog[Guess | None]):
 
     BINDINGS = [Binding("escape", "back", "Back"), Binding("enter", "submit", "Run", show=False)]
 
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, rows: dict[str, tuple[str, str]] = QUESTIONS["forward-only"]) -> None:
         super().__init__()
         self._title = title
+        self.rows = rows
+        """Each row's label and its eager and compiled quantity; Enter and Tab go along a row, then down."""
+        self.quantities = tuple(quantity for row in rows.values() for quantity in row)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="predict-body", classes="dialog-body") as body:
             body.border_title = Content(f"Predict: {self._title}")
             body.border_subtitle = "enter runs · esc goes back"
             body.can_focus = False
-            yield Static(
-                Text(
-                    "Before the tables appear: per call of fn, how many kernels will run, and how many "
-                    "array-sized transfers (one full array read or written) will they cost?"
-                ),
-                id="predict-question",
-            )
+            kind = "training" if self.rows is QUESTIONS["training"] else "forward-only"
+            yield Static(Text(PROMPTS[kind]), id="predict-question")
             with Horizontal(classes="predict-row predict-head"):
                 yield Label("", classes="predict-label")
                 for mode in MODES:
-                    yield Label(QUESTIONS[mode], classes="predict-column")
-            for row, quantities in ROWS.items():
+                    yield Label(COLUMNS[mode], classes="predict-column")
+            for row, quantities in self.rows.items():
                 with Horizontal(classes="predict-row"):
                     yield Label(row, classes="predict-label")
                     for quantity in quantities:
+                        whole = quantity in WHOLE
                         box = CountInput(
-                            placeholder=row,
-                            type="integer" if row == "kernels" else "number",
-                            restrict=r"[0-9]*" if row == "kernels" else r"[0-9]*\.?[0-9]*",
-                            max_length=MAX_DIGITS if row == "kernels" else MAX_TRANSFER_CHARS,
+                            placeholder=row.split()[-1],
+                            type="integer" if whole else "number",
+                            restrict=r"[0-9]*" if whole else r"[0-9]*\.?[0-9]*",
+                            max_length=MAX_DIGITS if whole else MAX_FRACTION_CHARS,
                             id=f"predict-{quantity}",
                         )
                         box.tooltip = LABELS[quantity]
@@ -111,30 +122,29 @@ class PredictScreen(Dialog[Guess | None]):
             )
 
     def on_mount(self) -> None:
-        self.set_focus(self.box("eager"))
+        self.set_focus(self.box(self.quantities[0]))
 
     def box(self, quantity: str) -> Input:
         return self.query_one(f"#predict-{quantity}", Input)
 
     def entered(self, field: Input | None) -> None:
-        """Enter in a box: on to the next empty box, else run with all four (focus moves at once)."""
-        boxes = [self.box(quantity) for quantity in QUANTITIES]
+        """Enter in a box: on to the next empty box, else run with them all (focus moves at once)."""
+        boxes = [self.box(quantity) for quantity in self.quantities]
         start = boxes.index(field) + 1 if field in boxes else 0
         empty = [box for box in boxes[start:] + boxes[:start] if not box.value]
         if empty and empty[0] is not field:
             self.set_focus(empty[0])
             return
-        values: list[float] = []
-        for quantity, box in zip(QUANTITIES, boxes, strict=True):
-            value = _number(box.value, whole=quantity in MODES)
+        guess: Guess = {}
+        for quantity, box in zip(self.quantities, boxes, strict=True):
+            value = _number(box.value, whole=quantity in WHOLE)
             if value is None:
                 self.set_focus(box)
-                what = "kernels" if quantity in MODES else "array-sized transfers (2 or 1.5)"
+                what = "kernels" if quantity in WHOLE else "arrays (2, 1.5 or 0.25)"
                 self.notify(f"Type a number of {what}, 0 or more, in each box.", severity="warning")
                 return
-            values.append(value)
-        eager, compiled, eager_transfers, compiled_transfers = values
-        self.dismiss((int(eager), int(compiled), eager_transfers, compiled_transfers))
+            guess[quantity] = int(value) if quantity in WHOLE else value
+        self.dismiss(guess)
 
     def action_submit(self) -> None:
         """Enter where no box has focus: as Enter in the box that has it, else from the first empty box."""
@@ -187,7 +197,7 @@ class RevealScreen(Dialog[None]):
         table.add_column(justify="right")
         table.add_column()
         table.add_row(Text(""), Text("you said", style="dim"), Text("measured", style="dim"), Text(""))
-        for quantity in QUANTITIES:
+        for quantity in ALL_QUANTITIES:
             if quantity not in self.answer.predicted:
                 continue  # an answer from before the dialog asked for transfers
             measured = self.answer.measured.get(quantity)
@@ -210,7 +220,7 @@ class RevealScreen(Dialog[None]):
 
 
 def _measured_text(quantity: str, value: float | None) -> str:
-    """Kernel counts as counted; transfers to two decimals at most (``2.001`` is ``2``, ``1.5`` stays)."""
-    if value is None or quantity in MODES:
+    """Kernel counts as counted; arrays to two decimals at most (``2.001`` is ``2``, ``0.25`` stays)."""
+    if value is None or quantity in WHOLE:
         return format_count(value)
     return f"{round(value, 2):g}"

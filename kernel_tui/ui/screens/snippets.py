@@ -95,12 +95,12 @@ class SnippetWorkbench:
     def document(self) -> SnippetDocument | None:
         return self.session.document
 
-    def start(self) -> None:
-        """On mount: offer back the drafts an earlier session left unsaved."""
+    def start(self, *, offer_drafts: bool = True) -> None:
+        """On mount: offer back the drafts an earlier session left unsaved (not where nothing can run them)."""
         self.host.set_interval(self.RUNNING_NOTE_INTERVAL_S, self._show_running)
         offer = self.session.start()
         self._apply()
-        if offer:
+        if offer and offer_drafts:
             self.host.call_after_refresh(self.restore_drafts)
 
     def close(self) -> None:
@@ -322,7 +322,8 @@ class SnippetWorkbench:
 
     def _titles(self, document: SnippetDocument) -> tuple[str, str]:
         unsaved = " ●" if document.unsaved else ""
-        title = f"Editor: {safe_line(document.path.name)}{unsaved}"
+        # The file it edits, once saved (ctrl+s to a new path named the draft still); else the draft.
+        title = f"Editor: {safe_line((document.origin or document.path).name)}{unsaved}"
         subtitle = f"{size_text(self.host.run_size, document)} · ^r run · ^s save · esc leaves"
         return title, subtitle
 

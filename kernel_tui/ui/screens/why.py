@@ -87,13 +87,13 @@ class WhyPart:
             return False
         from kernel_tui.ui.screens.predict import PredictScreen
 
-        def predicted(guess: tuple[int, int, float, float] | None) -> None:
+        def predicted(guess: dict[str, float] | None) -> None:
             if guess is None or self.catalog.current.path != entry.path:
                 return
-            self.predictions.predict(entry, *guess)
+            self.predictions.predict(entry, guess)
             run()
 
-        self.host.push_dialog(PredictScreen(entry.title), predicted)
+        self.host.push_dialog(PredictScreen(entry.title, self.predictions.questions(entry)), predicted)
         return True
 
     def reveal_if_measured(self, run: ScenarioRun) -> None:

@@ -71,7 +71,7 @@ def draw_bandwidth(
     plt.yscale("log")
     for label, (xs, ys) in drawn.items():
         color, mark = styles.get(label, (CEILING_COLOR, "-"))
-        plt.plot(list(xs), list(ys), label=label, color=color, marker=mark if plain else "braille")
+        plt.plot(list(xs), list(ys), color=color, marker=mark if plain else "braille")  # legend: the chart's
     xticks = xticks_for(sizes)
     plt.xticks(xticks, [format_size(size) for size in xticks])
     values = [value for _, ys in drawn.values() for value in ys]

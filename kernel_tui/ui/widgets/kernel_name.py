@@ -15,7 +15,7 @@ from kernel_tui.launch import launch_text
 from kernel_tui.ui.attribution import kernel_story
 
 if TYPE_CHECKING:
-    from kernel_tui.report import Kernel
+    from kernel_tui.report import Kernel, ModeResult
 
 
 class KernelNameLine(Static):
@@ -32,8 +32,11 @@ class KernelNameLine(Static):
             self._shown = look
             self.update(text)
 
-    def show(self, mode: str | None, kernel: Kernel | None, *, hint: bool = True) -> None:
-        """The kernel's full name; without one, a hint (when there are kernels to highlight) or nothing."""
+    def show(
+        self, mode: str | None, kernel: Kernel | None, *, hint: bool = True, compiled: ModeResult | None = None
+    ) -> None:
+        """The kernel's full name; without one, a hint (when there are kernels to highlight) or nothing.
+        ``compiled``: the run's compiled side, where ``g`` finds the code an eager kernel became."""
         if kernel is None or mode is None:
             self._show(Text("highlight a kernel to see its full name", style="dim") if hint else "")
             return
@@ -46,7 +49,7 @@ class KernelNameLine(Static):
         elif kernel.op:
             extras.append(f"launched by {kernel.op}")
         text.append(f"  ({', '.join(extras)})", style="dim")
-        for part in kernel_story(kernel, mode):
+        for part in kernel_story(kernel, mode, compiled):
             text.append(" · ", style="dim")
             text.append(part)
         launch = launch_text(kernel.launch)

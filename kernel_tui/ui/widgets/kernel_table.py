@@ -21,6 +21,7 @@ from kernel_tui.baseline_marks import CHANGED, MARK_STYLES
 from kernel_tui.formatting import (
     LINK_LABELS,
     NOISY_MARK,
+    cut_middle,
     format_bytes,
     format_count,
     format_time_us,
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
 SHOWN_ROWS = 1_000
 """Rows a table fills: a real scenario has tens of kernels, a crafted results file may hold 20,000, whose rows took
 the view's main loop minutes (ctrl+q, and the quit on a closed terminal, waited for them)."""
+MIN_CUT_NAME = 8
+"""A name cut shorter than this says too little: the change note (also under the tables) gives way first."""
 
 
 class KernelTable(DataTable):
@@ -81,9 +84,15 @@ class KernelTable(DataTable):
         roofline = any(kernel.flops is not None for kernel in self.kernels)
         plan = plan_columns(room, self.cell_padding, name_want, link_want, roofline)
         if self.plan is not None and plan.keys == self.plan.keys:
+            names_cut_anew = plan.name_width != self.plan.name_width
             self.plan = plan
             self._set_width("kernel", plan.name_width)
             self._set_width("link", plan.link_width)
+            if names_cut_anew and self.shown_rows:
+                cursor = self.cursor_row
+                self.clear()
+                self._add_rows()
+                self.move_cursor(row=min(max(cursor, 0), len(self.shown_rows) - 1), animate=False)
             return
         self.plan = plan
         cursor = self.cursor_row
@@ -158,13 +167,13 @@ class KernelTable(DataTable):
             elif row.heading is not None:
                 cells = _heading_cells(row)
             else:
-                cells = _removed_cells(row)
+                cells = _removed_cells(row, self.plan.name_width)
             self.add_row(*(cells.get(key, Text("")) for key in keys), key=str(index))
 
     def _kernel_cells(self, row: KernelRow, kernel: Kernel, total_time: float) -> dict[str, Text]:
         gbs, ceiling = bandwidth_cell(kernel)
         return {
-            "kernel": _name_cell(row),
+            "kernel": _name_cell(row, self.plan.name_width if self.plan is not None else None),
             "calls": Text(format_count(kernel.calls), justify="right"),
             "time": Text(format_time_us(kernel.time_us, preview=kernel.time_us is None), justify="right"),
             "bytes": Text(format_bytes(kernel.bytes_total), justify="right"),
@@ -208,14 +217,27 @@ class KernelTable(DataTable):
         return self.shown_rows[self.cursor_row].kernel
 
 
-def _name_cell(row: KernelRow) -> Text:
+def _name_cell(row: KernelRow, width: int | None = None) -> Text:
+    """The mark, the name and the change note; a name too long for ``width`` is cut in the middle (its end
+    tells ``+ cpp_fused_add_relu_1`` from ``- cpp_fused_add_relu_0``; cut at the end both read the same)."""
     text = Text(overflow="ellipsis", no_wrap=True)
     status = row.change.status if row.change is not None else None
+    note = f"  {row.note}" if row.note else ""
+    name = row.name
+    if width is not None and len(row.mark) + len(name) + len(note) > width:
+        body = name.lstrip()
+        indent = name[: len(name) - len(body)]  # a training step's rows stand under their section
+        room = width - len(row.mark) - len(indent) - len(note)
+        if room < MIN_CUT_NAME:
+            note, room = "", width - len(row.mark) - len(indent)  # the note is in the line under the tables too
+        if len(body) > room and "::" in body:
+            body = body.split("::", 1)[1]  # every eager row says aten::; the operator is what differs
+        name = indent + cut_middle(body, max(room, 1))
     if row.mark:
         text.append(row.mark, style=MARK_STYLES.get(status or "", ""))
-    text.append(row.name)
-    if row.note:
-        text.append(f"  {row.note}", style=MARK_STYLES[CHANGED])
+    text.append(name)
+    if note:
+        text.append(note, style=MARK_STYLES[CHANGED])
     return text
 
 
@@ -226,12 +248,12 @@ def _heading_cells(row: KernelRow) -> dict[str, Text]:
     }
 
 
-def _removed_cells(row: KernelRow) -> dict[str, Text]:
+def _removed_cells(row: KernelRow, name_width: int) -> dict[str, Text]:
     """A kernel only the baseline launched: its numbers there, dimmed."""
     change = row.change
     assert change is not None
     cells = {
-        "kernel": _name_cell(row),
+        "kernel": _name_cell(row, name_width),
         "calls": Text(format_count(change.old_calls), justify="right"),
         "time": Text(format_time_us(change.time.old_us), justify="right"),
         "bytes": Text(format_bytes(change.old_bytes), justify="right"),

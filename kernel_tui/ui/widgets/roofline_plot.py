@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kernel_tui.formatting import cut_middle
 from kernel_tui.roofline_text import format_gflops, format_intensity
 from kernel_tui.ui.widgets.bandwidth_plot import CEILING_COLOR, Series
 
@@ -91,12 +92,25 @@ def label_shift(x_range: tuple[float, float], columns: int) -> float:
     return 10 ** (LABEL_GAP * decades / max(columns - 1, 1))
 
 
-def labelled(
-    points: list[RooflinePoint], x_range: tuple[float, float], y_range: tuple[float, float], area: tuple[int, int]
-) -> list[RooflinePoint]:
-    """The points whose labels fit: each label goes right of its point, and one that would run into another
-    label or mark on its row is left out (the highlighted kernel is named in the legend regardless).
+def point_label(point: RooflinePoint) -> str:
+    """A point's label: its name, cut in the middle to ``LABEL_CHARS`` (the end tells kernels apart)."""
+    return cut_middle(point.name, LABEL_CHARS)
 
+
+def labelled(
+    points: list[RooflinePoint],
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    area: tuple[int, int],
+    *,
+    first: RooflinePoint | None = None,
+) -> list[RooflinePoint]:
+    """The points whose labels fit: each label goes right of its point, and one that would come near another
+    label or mark (its row or the next: plotext rounds rows its own way, and two labels a row apart were
+    drawn over each other, ``aten::aaten::relu``) is left out.
+
+    ``first`` (the highlighted kernel) is labelled before the others, so that a kernel of the other table
+    at the same place does not name its point (the legend named ``aten::mm``, the point ``aten::matmul``).
     ``area`` is the plot's (columns, rows); positions are found as plotext places them, on log axes."""
     columns, rows = area
     shift = label_shift(x_range, columns)
@@ -105,18 +119,37 @@ def labelled(
         low, high = math.log10(span[0]), math.log10(span[1])
         return round((math.log10(value) - low) / (high - low or 1.0) * (cells - 1))
 
+    def near(row: int, other: int) -> bool:
+        return abs(row - other) <= 1
+
     marks = {(cell(p.intensity, x_range, columns), cell(p.gflops, y_range, rows)) for p in points}
     taken: list[tuple[int, int, int]] = []  # (row, first column, last column) of each placed label
     placed = []
-    for point in sorted(points, key=lambda p: -p.gflops):
+    ordered = sorted(points, key=lambda p: (p is not first, -p.gflops))
+    for point in ordered:
         column, row = cell(point.intensity * shift, x_range, columns), cell(point.gflops, y_range, rows)
-        last = column + min(len(point.name), LABEL_CHARS)
-        clash = any(r == row and not (last < first or column > end) for r, first, end in taken)
-        clash = clash or any(r == row and column <= c <= last for c, r in marks) or last >= columns
+        last = column + len(point_label(point))
+        clash = any(near(r, row) and not (last < start - 1 or column > end + 1) for r, start, end in taken)
+        clash = clash or any(near(r, row) and column <= c <= last for c, r in marks) or last >= columns
         if not clash:
             taken.append((row, column, last))
             placed.append(point)
     return placed
+
+
+def highlight_legend(report: ScenarioReport | None, highlight: tuple[str | None, Kernel | None]) -> str | None:
+    """The legend's entry for the highlighted kernel where the roofline places it; None where it does not."""
+    mode_name, kernel = highlight
+    marked_mode = report.mode(mode_name) if report is not None and mode_name else None
+    kernels = marked_mode.kernels if marked_mode is not None else ()
+    marked = highlighted_point(roofline_points(report), mode_name, kernel, kernels)
+    return _legend(marked) if marked is not None else None
+
+
+def _legend(marked: RooflinePoint) -> str:
+    """The highlighted kernel's legend entry, with its table: an eager and a compiled kernel often share a
+    spot (``aten::matmul`` and ``aten::mm``)."""
+    return f"▶ {marked.mode} {point_label(marked)}"
 
 
 def draw_roofline(
@@ -141,30 +174,29 @@ def draw_roofline(
     intensities = [point.intensity for point in points] + ([ridge] if ridge else [])
     low, high = min(intensities) / 4, max(intensities) * 4
     drawn: dict[str, Series] = dict(roof_lines(report, low, high))
-    for label, (xs, ys) in drawn.items():
-        plt.plot(xs, ys, label=label, color=CEILING_COLOR, marker="-" if plain else "braille")
+    for xs, ys in drawn.values():
+        plt.plot(xs, ys, color=CEILING_COLOR, marker="-" if plain else "braille")  # legend: the chart's line
     rates = [value for _, ys in drawn.values() for value in ys] + [point.gflops for point in points]
-    named = labelled(points, (low, high), (min(rates), max(rates)), area)
+    mode_name, kernel = highlight
+    marked_mode = report.mode(mode_name) if mode_name else None
+    marked = highlighted_point(points, mode_name, kernel, marked_mode.kernels if marked_mode is not None else ())
+    named = labelled(points, (low, high), (min(rates), max(rates)), area, first=marked)
     for mode in ("eager", "compiled"):
         chosen = [point for point in points if point.mode == mode]
         if not chosen:
             continue
         color, mark = styles[mode]
         xs, ys = [point.intensity for point in chosen], [point.gflops for point in chosen]
-        plt.scatter(xs, ys, label=mode, color=color, marker=mark)
+        plt.scatter(xs, ys, color=color, marker=mark)
         drawn[mode] = (xs, ys)
         for point in chosen:
             if point in named:
                 shift = label_shift((low, high), area[0])
-                plt.text(point.name[:LABEL_CHARS], point.intensity * shift, point.gflops, color=color, alignment="left")
-    mode_name, kernel = highlight
-    marked_mode = report.mode(mode_name) if mode_name else None
-    marked = highlighted_point(points, mode_name, kernel, marked_mode.kernels if marked_mode is not None else ())
+                plt.text(point_label(point), point.intensity * shift, point.gflops, color=color, alignment="left")
     if marked is not None:
         plt.scatter(
             [marked.intensity],
             [marked.gflops],
-            label=f"▶ {marked.name[:LABEL_CHARS]}",
             color=HIGHLIGHT_COLOR,
             marker="◆",
         )

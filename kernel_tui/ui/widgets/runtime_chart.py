@@ -16,6 +16,9 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
+from rich.color import Color
+from rich.style import Style
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.reactive import var
@@ -77,6 +80,7 @@ class RuntimeChart(Widget):
         """The drawing of points that came too soon after the last one, while it is pending."""
 
     def compose(self) -> ComposeResult:
+        yield Static(id="chart-legend")
         yield Static(id="chart-hint")
 
     def on_mount(self) -> None:
@@ -153,6 +157,10 @@ class RuntimeChart(Widget):
             hint.update(Content(hint_text))
             self._hint_shown = hint_text
         hint.display = not drawn
+        legend = self.query_one("#chart-legend", Static)
+        legend.display = drawn
+        if drawn:
+            legend.update(self._legend())
         self.border_title = Content(TITLES.get(self.mode, TITLES["time"]))
         self.border_subtitle = Content(self._subtitle() if drawn else "")
         # Queried by name: RuntimePlot (and plotext) are imported only once the chart is first drawn.
@@ -162,6 +170,44 @@ class RuntimeChart(Widget):
             plot.report, plot.highlight = self.report, self.highlight
             plot.display = drawn
             plot.refresh()
+
+    def _legend(self) -> Text:
+        """What each line and mark is, on a line of its own above the plot: plotext's legend sat inside the
+        plot, over the lines of a 120x36 chart."""
+        from kernel_tui.ui.widgets.bandwidth_plot import CEILING_COLOR, bandwidth_series
+        from kernel_tui.ui.widgets.roofline_plot import (
+            COMPUTE_ROOF,
+            HIGHLIGHT_COLOR,
+            MEMORY_ROOF,
+            highlight_legend,
+            roofline_points,
+        )
+        from kernel_tui.ui.widgets.runtime_plot import STYLES
+
+        entries: list[tuple[str, tuple[int, int, int], str]] = []
+        if self.mode == "roofline":
+            ceilings = self.report.ceilings if self.report is not None else None
+            if ceilings is not None and ceilings.ridge is not None:
+                entries += [(MEMORY_ROOF, CEILING_COLOR, "━"), (COMPUTE_ROOF, CEILING_COLOR, "━")]
+            modes = {point.mode for point in roofline_points(self.report)}
+            entries += [(mode, STYLES[mode][0], STYLES[mode][1]) for mode in STYLES if mode in modes]
+            if marked := highlight_legend(self.report, self.highlight):
+                entries.append((marked.removeprefix("▶ "), HIGHLIGHT_COLOR, "◆"))
+        else:
+            if self.mode == "bandwidth":
+                shown = set(bandwidth_series(self.points))
+            else:
+                shown = {mode for mode in STYLES if any(getattr(p, f"{mode}_us") for p in self.points)}
+            entries += [(mode, STYLES[mode][0], "━") for mode in STYLES if mode in shown]
+            if self.mode == "bandwidth" and self.ceiling_gbs:
+                entries.append(("ceiling", CEILING_COLOR, "━"))
+        text = Text()
+        for index, (label, color, mark) in enumerate(entries):
+            if index:
+                text.append("  ")
+            text.append(mark, style=Style(color=Color.from_rgb(*color), bold=True))
+            text.append(f" {label}")
+        return text
 
     def _roofline_hint(self) -> str:
         report = self.report

@@ -118,7 +118,7 @@ class RuntimePlot(PlotextPlot):
             color, mark = STYLES[label]
             if series:
                 xs, ys = zip(*series)
-                plt.plot(xs, ys, label=label, color=color, marker=mark if plain else "braille")
+                plt.plot(xs, ys, color=color, marker=mark if plain else "braille")
                 self.drawn[label] = (list(xs), list(ys))
         sizes = [point.size for point in points]
         xticks = _thin(sizes, max(2, (self.size.width - 8) // MIN_TICK_SPACING))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import cast
 
 from rich.segment import Segment
+from textual import events
 from textual.strip import Strip
 from textual.widgets import TextArea
 from textual.widgets.text_area import LanguageDoesNotExist
@@ -36,6 +37,22 @@ class SnippetTextArea(TextArea):
             self.go_to_mark()
         elif self.start_cursor is not None:
             self.move_cursor(self.start_cursor)
+
+    async def _on_key(self, event: events.Key) -> None:
+        """Enter keeps the line's indent, one level more after a ``:`` (``def f(x):``), as code editors do:
+        without it every line of a helper's body had to be indented by hand."""
+        if event.key != "enter" or self.read_only:
+            await super()._on_key(event)
+            return
+        event.stop()
+        event.prevent_default()
+        start, end = self.selection
+        row, column = min(start, end)
+        before = self.document.get_line(row)[:column]
+        indent = before[: len(before) - len(before.lstrip())]
+        if before.rstrip().endswith(":"):
+            indent += " " * self.indent_width
+        self._replace_via_keyboard("\n" + indent, start, end)
 
     def mark_line(self, line: int | None) -> None:
         """Mark ``line`` (1-based; None: no mark)."""
