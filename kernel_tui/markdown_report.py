@@ -105,7 +105,15 @@ def _launch_table(report: ScenarioReport) -> list[str]:
     for mode, kernel, launch in rows:
         lines.append(f"| {mode} | `{_cell(kernel.short_name)}` | {_cell(launch_text(launch) or '')} |")
     notes = dict.fromkeys(launch.note for _, _, launch in rows if launch.note)
-    return lines + [""] + [f"- {_cell(note)}" for note in notes] + ([""] if notes else [])
+    unknown: dict[str, list[str]] = {}  # why a kernel's launch is not known (a library call in a preview)
+    for mode in MODES:
+        result = report.mode(mode)
+        for kernel in result.kernels if result is not None else ():
+            if kernel.launch is not None and not kernel.launch.is_known and kernel.launch.note:
+                unknown.setdefault(kernel.launch.note, []).append(f"`{_cell(kernel.short_name)}`")
+    bullets = [f"- {_cell(note)}" for note in notes]
+    bullets += [f"- {', '.join(dict.fromkeys(names))}: {_cell(note)}" for note, names in unknown.items()]
+    return lines + [""] + bullets + ([""] if bullets else [])
 
 
 def scenario_markdown(report: ScenarioReport) -> str:

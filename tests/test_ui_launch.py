@@ -69,6 +69,7 @@ def test_the_lab_report_and_the_run_table_list_the_launches(tmp_path: Path) -> N
     report = ScenarioReport.from_dict(json.loads(_saved_preview(tmp_path)[0].read_text()))
     markdown = scenario_markdown(report)
     assert "#### Launches" in markdown and f"| compiled | `triton_poi_fused_add_0` | {MILLION} |" in markdown
+    assert "- `aten::add`: ATen's CUDA kernels choose their grid and block at run time" in markdown
     console = Console(width=80, record=True)
     console.print(scenario_view(report, width=80))
     text = console.export_text()
