@@ -461,3 +461,22 @@ def test_closing_the_terminal_while_a_big_table_paints_ends_the_view(tmp_path: P
     except subprocess.TimeoutExpired:
         process.kill()
         raise AssertionError("the view outlived its terminal") from None
+
+
+async def test_the_explorer_opens_a_folder_holding_a_hostile_title_and_file_name(tmp_path: Path):
+    from test_ui_support import make_app
+
+    titled = tmp_path / "titled.py"
+    titled.write_text(f'"""out[i] = x[idx[i]] and a[b] {SCENARIO_TEXT}\n\nThe lesson [/] \x1b]52;c;eA==\x07."""\n')
+    named = tmp_path / "n\x1b]2;x\x07[b].py"
+    named.write_text("import torch\nSIZE = 'big'\n")  # unreadable: listed by its file name, with the reason
+    app = make_app(paths=(titled, named))
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "out[i] = x[idx[i]] and a[b] a␛]52;c;cHduZWQ=␇b" in shown and "n␛]2;x␇[b].py" in shown
+        assert not any(byte in shown for byte in CONTROL_BYTES)
+        await pilot.press("n")
+        await pilot.pause()
+        assert not any(byte in screen_text(app) for byte in CONTROL_BYTES)
