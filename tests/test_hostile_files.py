@@ -264,6 +264,10 @@ class TestHostileTextInTheView:
             await pilot.press("escape", "d")
             await wait_for(pilot, lambda: isinstance(app.screen, DetailsScreen), what="the details")
             assert not any(byte in screen_text(app) for byte in CONTROL_BYTES)
+            await pilot.press("escape", "v")
+            await pilot.pause()
+            shown = screen_text(app)
+            assert "v a␛]52;c;cHduZWQ=␇b" in shown and "[link=https://evil.example]x[/link]" in shown
             await pilot.press("escape", "4", "2", "B")
             await pilot.pause()
             assert all(is_safe(notice.message) for notice in app._notifications)
