@@ -99,13 +99,23 @@ def _schema(cls: type) -> dict[str, tuple[Any, bool]]:
     return schema
 
 
-def _value(hint: Any, value: Any, where: str, finite: bool) -> Any:
+@functools.cache
+def _shape(hint: Any) -> tuple[Any, tuple[Any, ...], Any]:
+    """A type's origin and arguments, and for ``X | None`` the ``X``: typing's answers, asked once per type (they
+    are most of the cost of a check otherwise)."""
     origin, arguments = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in arguments:
+        (inner,) = (argument for argument in arguments if argument is not type(None))
+        return origin, arguments, inner
+    return origin, arguments, None
+
+
+def _value(hint: Any, value: Any, where: str, finite: bool) -> Any:
+    origin, arguments, optional_of = _shape(hint)
+    if optional_of is not None:
+        if value is None:
             return None
-        (hint,) = (argument for argument in arguments if argument is not type(None))
-        return _value(hint, value, where, finite)
+        return _value(optional_of, value, where, finite)
     if hint is str:
         if not isinstance(value, str):
             raise SchemaError(where, f"is {_shown(value)}, not text")

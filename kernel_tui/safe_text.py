@@ -30,8 +30,7 @@ _TABLE = {code: _stand_in(code) for code in (*range(0x20), 0x7F, *range(0x80, 0x
 def safe_text(text: str) -> str:
     """``text`` with each control character but newline and tab shown as a visible stand-in; a Windows line
     ending (CR LF) is a newline."""
-    if text.isprintable():  # the common case, and the cheap one
-        return text
+    # One translation, measured faster than a regular expression's scan: a kernel's code can be 200 MB.
     return text.replace("\r\n", "\n").translate(_TABLE)
 
 
@@ -42,4 +41,4 @@ def safe_line(text: str) -> str:
 
 def is_safe(text: str) -> bool:
     """Whether ``text`` holds nothing a terminal would act on (what the tests assert of every screen)."""
-    return not any(ord(char) in _TABLE for char in text)
+    return text.translate(_TABLE) == text

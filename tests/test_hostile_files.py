@@ -264,6 +264,10 @@ class TestHostileTextInTheView:
             await pilot.press("escape", "d")
             await wait_for(pilot, lambda: isinstance(app.screen, DetailsScreen), what="the details")
             assert not any(byte in screen_text(app) for byte in CONTROL_BYTES)
+            await pilot.press("escape", "v")
+            await pilot.pause()
+            shown = screen_text(app)
+            assert "v a␛]52;c;cHduZWQ=␇b" in shown and "[link=https://evil.example]x[/link]" in shown
             await pilot.press("escape", "4", "2", "B")
             await pilot.pause()
             assert all(is_safe(notice.message) for notice in app._notifications)
@@ -304,37 +308,6 @@ class TestUnboundedWork:
             assert "showing the first 1,000 of 800,001 lines" in screen_text(app)
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, KernelCodeScreen), what="the dialog to close")
-
-
-class TestOutputThatFails:
-    """A full disk (``/dev/full``) or a closed stdout: one line on stderr, never a traceback."""
-
-    def run_cli(self, *arguments: str, stdout: Any) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "kernel_tui.cli", "run", str(ADD_RELU), "--no-sweep", "--size", "4096"]
-        return subprocess.run(
-            [*command, *arguments], stdout=stdout, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=300
-        )
-
-    @pytest.mark.parametrize("where", ["--json", "--export"])
-    def test_a_full_disk(self, where: str):
-        with open("/dev/full", "w") as full:
-            if where == "--json":
-                result = self.run_cli("--json", stdout=full)
-            else:
-                result = self.run_cli("--export", "/dev/full", stdout=subprocess.DEVNULL)
-        (line,) = result.stderr.strip().splitlines()[-1:]
-        assert result.returncode == 1 and "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
-        assert line.startswith("kernel-tui: cannot write") and line.endswith("No space left on device")
-
-    def test_stdout_closed(self):
-        # As a shell's ``>&-`` does it: the process starts with fd 1 closed.
-        command = ["sh", "-c", 'exec "$0" "$@" >&-', sys.executable, "-m", "kernel_tui.cli", "run", str(ADD_RELU)]
-        result = subprocess.run(command, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=60)
-        assert result.returncode == EXIT_USAGE
-        assert (
-            result.stderr.strip()
-            == "kernel-tui: standard output is closed: there is nowhere to show anything (use > FILE)"
-        )
 
 
 class TestAHundredCraftedFiles:
@@ -412,52 +385,20 @@ def test_no_widget_title_or_toast_is_built_as_markup():
     assert "markup=False" in __import__("inspect").getsource(KernelTuiApp.notify)
 
 
-@pytest.mark.parametrize("painting_s", [1.0, 2.0])
-def test_closing_the_terminal_while_a_big_table_paints_ends_the_view(tmp_path: Path, painting_s: float):
-    """Its terminal gone (tmux session killed, window closed) while 20,000 kernel rows are being shown, the view
-    ends: its quit once blocked for ever in Textual's driver, whose writer thread had died of the first EIO."""
-    import copy
-    import fcntl
-    import pty
-    import select
-    import struct
-    import termios
-    import time
+async def test_the_explorer_opens_a_folder_holding_a_hostile_title_and_file_name(tmp_path: Path):
+    from test_ui_support import make_app
 
-    report = template()
-    kernel = report["eager"]["kernels"][0]
-    report["eager"]["kernels"] = [
-        dict(copy.deepcopy(kernel), name=f"op{i}", short_name=f"op{i}") for i in range(20_000)
-    ]
-    path = write(tmp_path, report)
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 48, 160, 0, 0))
-
-    def own_terminal() -> None:
-        os.setsid()
-        fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # closing the master then sends SIGHUP, as a closed window does
-
-    env = {**os.environ, "TERM": "xterm-256color", "KERNEL_TUI_STATE_DIR": str(tmp_path / "state")}
-    command = [sys.executable, "-m", "kernel_tui.cli", "view", str(path), "--no-predict"]
-    process = subprocess.Popen(
-        command, stdin=slave, stdout=slave, stderr=slave, preexec_fn=own_terminal, env=env, cwd=REPO
-    )
-    os.close(slave)
-
-    def read_for(seconds: float, until: bytes | None = None) -> bytes:
-        seen = b""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline and (until is None or until not in seen):
-            if select.select([master], [], [], 0.05)[0]:
-                seen += os.read(master, 65536)
-        return seen
-
-    assert b"scenarios" in read_for(120, until=b"scenarios"), "no first frame"
-    os.write(master, b"r")
-    read_for(painting_s)
-    os.close(master)
-    try:
-        process.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        raise AssertionError("the view outlived its terminal") from None
+    titled = tmp_path / "titled.py"
+    titled.write_text(f'"""out[i] = x[idx[i]] and a[b] {SCENARIO_TEXT}\n\nThe lesson [/] \x1b]52;c;eA==\x07."""\n')
+    named = tmp_path / "n\x1b]2;x\x07[b].py"
+    named.write_text("import torch\nSIZE = 'big'\n")  # unreadable: listed by its file name, with the reason
+    app = make_app(paths=(titled, named))
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "out[i] = x[idx[i]] and a[b] a␛]52;c;cHduZWQ=␇b" in shown and "n␛]2;x␇[b].py" in shown
+        assert not any(byte in shown for byte in CONTROL_BYTES)
+        await pilot.press("n")
+        await pilot.pause()
+        assert not any(byte in screen_text(app) for byte in CONTROL_BYTES)

@@ -96,14 +96,14 @@ class VariantsScreen(Dialog[VariantChoices]):
             return self._report.variants[name].options
         return {}
 
-    def _options(self) -> list[tuple[str, str, bool]]:
+    def _options(self) -> list[tuple[Content, str, bool]]:
         known = self.choices.known(self._file_variants, self._report)
         options = []
         for name, source in known.items():
             label = f"{name}  {describe_arguments(self._arguments(name))}"
             if source == "added":
                 label += "  (added)"
-            options.append((label, name, self.choices.shown(name)))
+            options.append((Content(label), name, self.choices.shown(name)))  # a name from a file: never markup
         return options
 
     def _show_listing(self) -> None:

@@ -1,0 +1,102 @@
+"""Data from strangers stays data (issue 22): where the output goes fails or vanishes. A full disk, a closed
+stdout, a terminal closed while a big table paints: one line, or a clean end, never a traceback or a hang."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hostile_results import template, write_lines
+from test_ui_support import ADD_RELU, REPO
+
+from kernel_tui.cli import EXIT_USAGE
+
+
+def write(tmp_path: Path, *objects: Any) -> Path:
+    return write_lines(tmp_path / "crafted.jsonl", *objects)
+
+
+class TestOutputThatFails:
+    """A full disk (``/dev/full``) or a closed stdout: one line on stderr, never a traceback."""
+
+    def run_cli(self, *arguments: str, stdout: Any) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "kernel_tui.cli", "run", str(ADD_RELU), "--no-sweep", "--size", "4096"]
+        return subprocess.run(
+            [*command, *arguments], stdout=stdout, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=300
+        )
+
+    @pytest.mark.parametrize("where", ["--json", "--export"])
+    def test_a_full_disk(self, where: str):
+        with open("/dev/full", "w") as full:
+            if where == "--json":
+                result = self.run_cli("--json", stdout=full)
+            else:
+                result = self.run_cli("--export", "/dev/full", stdout=subprocess.DEVNULL)
+        (line,) = result.stderr.strip().splitlines()[-1:]
+        assert result.returncode == 1 and "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
+        assert line.startswith("kernel-tui: cannot write") and line.endswith("No space left on device")
+
+    def test_stdout_closed(self):
+        # As a shell's ``>&-`` does it: the process starts with fd 1 closed.
+        command = ["sh", "-c", 'exec "$0" "$@" >&-', sys.executable, "-m", "kernel_tui.cli", "run", str(ADD_RELU)]
+        result = subprocess.run(command, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=60)
+        assert result.returncode == EXIT_USAGE
+        assert (
+            result.stderr.strip()
+            == "kernel-tui: standard output is closed: there is nowhere to show anything (use > FILE)"
+        )
+
+
+@pytest.mark.parametrize("painting_s", [1.0, 2.0])
+def test_closing_the_terminal_while_a_big_table_paints_ends_the_view(tmp_path: Path, painting_s: float):
+    """Its terminal gone (tmux session killed, window closed) while 20,000 kernel rows are being shown, the view
+    ends: its quit once blocked for ever in Textual's driver, whose writer thread had died of the first EIO."""
+    import copy
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+    import time
+
+    report = template()
+    kernel = report["eager"]["kernels"][0]
+    report["eager"]["kernels"] = [
+        dict(copy.deepcopy(kernel), name=f"op{i}", short_name=f"op{i}") for i in range(20_000)
+    ]
+    path = write(tmp_path, report)
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 48, 160, 0, 0))
+
+    def own_terminal() -> None:
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # closing the master then sends SIGHUP, as a closed window does
+
+    env = {**os.environ, "TERM": "xterm-256color", "KERNEL_TUI_STATE_DIR": str(tmp_path / "state")}
+    command = [sys.executable, "-m", "kernel_tui.cli", "view", str(path), "--no-predict"]
+    process = subprocess.Popen(
+        command, stdin=slave, stdout=slave, stderr=slave, preexec_fn=own_terminal, env=env, cwd=REPO
+    )
+    os.close(slave)
+
+    def read_for(seconds: float, until: bytes | None = None) -> bytes:
+        seen = b""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and (until is None or until not in seen):
+            if select.select([master], [], [], 0.05)[0]:
+                seen += os.read(master, 65536)
+        return seen
+
+    assert b"scenarios" in read_for(120, until=b"scenarios"), "no first frame"
+    os.write(master, b"r")
+    read_for(painting_s)
+    os.close(master)
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise AssertionError("the view outlived its terminal") from None
