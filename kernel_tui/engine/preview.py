@@ -205,14 +205,15 @@ class _DeviceOps(EagerTrafficMode):
             read, written = op_tensors(name, func._schema, args, kwargs, out)
             if any(t.device.type == "cuda" for t in read + written):
                 direction = host_transfer(name, read, written)
-                line = self._caller_line()
+                lines, unplaced = self.source_lines(read)
                 self.launches.append(
                     Traffic(
                         name,
                         unique_bytes(read),
                         unique_bytes(written),
                         (name,),
-                        (line,) if line else (),
+                        lines,
+                        unplaced,
                         call=MEMCPY_NAMES[direction] if direction else None,
                         kind="memcpy" if direction else "op",
                     )
