@@ -35,13 +35,32 @@ NEEDS_SWEEP = frozenset({"sweep_compiles"})
 preview all leave them unchecked."""
 
 
+def line_measure(key: str) -> Callable[[ScenarioReport], float | None]:
+    """The measure of a claim about lines (``scenario_file.LINE_CLAIMS``): ``eager_line_7``, ``compiled_line_7``,
+    ``fused_lines_6_7_8``."""
+    from kernel_tui.by_line import calls_from_line
+
+    kind, numbers = key.split("_line", 1)
+    lines = [int(number) for number in numbers.lstrip("s").strip("_").split("_")]
+
+    def launches_on(report: ScenarioReport) -> float | None:
+        mode = report.eager if kind == "eager" else report.compiled
+        if mode is None:
+            return None
+        if kind == "fused":
+            return sum(kernel.calls for kernel in mode.kernels if set(lines) <= set(kernel.lines))
+        return sum(calls_from_line(kernel, lines[0]) for kernel in mode.kernels)
+
+    return launches_on
+
+
 def check_claims(claims: dict[str, float], report: ScenarioReport, *, swept: bool) -> dict[str, ExpectCheck]:
     """Each claim with what was measured; a claim about the sweep is left out when no sweep ran."""
     checks = {}
     for key, claimed in claims.items():
         if key in NEEDS_SWEEP and not swept:
             continue
-        measured = MEASURES[key](report)
+        measured = (MEASURES.get(key) or line_measure(key))(report)
         ok = measured is not None and abs(measured - claimed) <= TOLERANCE.get(key, 0.001)
         checks[key] = ExpectCheck(claimed=claimed, measured=measured, ok=ok)
     return checks

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,10 @@ CLAIM_KEYS = (
 transfers, and the compiled side's graph breaks and recompiles. A training step (``TRAIN = True``) may also
 claim the launches of its forward and backward sections, and what its forward saves for backward in
 array-sized units (``eager_saved``, ``compiled_saved``)."""
+LINE_CLAIMS = re.compile(r"^(?:eager_line|compiled_line|fused_lines)(?:_[1-9]\d*)+$")
+"""Claims about lines of the file (``kernel_tui.by_line``): ``eager_line_7``, the eager launches line 7 makes per
+run; ``compiled_line_7``, the compiled launches whose work includes line 7's; ``fused_lines_6_7_8``, the compiled
+launches that carry all of lines 6, 7 and 8."""
 DEVICE_KEYS = ("cpu", "cuda")
 
 
@@ -275,8 +280,8 @@ def _read_expect(constants: dict[str, tuple[Any, int]]) -> dict[str, Any]:
 
 def _check_claims(claims: dict[str, Any], line: int, prefix: str = "") -> None:
     for key, claim in claims.items():
-        if key not in CLAIM_KEYS:
-            known = ", ".join(CLAIM_KEYS + DEVICE_KEYS)
+        if key not in CLAIM_KEYS and not LINE_CLAIMS.match(key):
+            known = ", ".join(CLAIM_KEYS + DEVICE_KEYS + ("eager_line_N", "compiled_line_N", "fused_lines_N_M"))
             raise ScenarioFileError(f"EXPECT has an unknown claim {prefix}{key!r} (known: {known})", line)
         if isinstance(claim, bool) or not isinstance(claim, (int, float)) or not math.isfinite(claim) or claim < 0:
             raise ScenarioFileError(f"EXPECT {prefix}{key} must be a number >= 0, and finite, not {claim!r}", line)

@@ -45,6 +45,7 @@ from kernel_tui.engine.generated_code import MEMCPY_NAMES, compiled_traffic
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
 from kernel_tui.engine.op_kinds import moves_data, op_name
+from kernel_tui.engine.profiling import line_calls_of
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import (
     EagerTrafficMode,
@@ -241,6 +242,7 @@ def _rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
                 op=group[0].name if group[0].call else None,
                 aten_ops=tuple(dict.fromkeys(op for launch in group for op in launch.aten_ops)),
                 lines=tuple(dict.fromkeys(line for launch in group for line in launch.lines)),
+                line_calls=line_calls_of(group),
                 code=next((launch.code for launch in group if launch.code), None),
             )
         )

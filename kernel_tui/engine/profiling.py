@@ -261,7 +261,7 @@ def kernel_rows(
                 op=ops[key] if ops[key] != name else None,
                 aten_ops=_unique(op for r in joined.get(key, ()) for op in r.aten_ops),
                 lines=_unique(line for r in joined.get(key, ()) for line in r.lines),
-                line_calls=_line_calls(joined.get(key, ())),
+                line_calls=line_calls_of(joined.get(key, ())),
                 unplaced=_unplaced(joined.get(key, ())),
                 code=next((r.code for r in joined.get(key, ()) if r.code), None),
             )
@@ -269,7 +269,7 @@ def kernel_rows(
     return rows
 
 
-def _line_calls(records: Sequence[Traffic]) -> tuple[tuple[int, int], ...]:
+def line_calls_of(records: Sequence[Traffic]) -> tuple[tuple[int, int], ...]:
     """Per line, the launches of one run whose record came from it."""
     counts: dict[int, int] = {}
     for record in records:
