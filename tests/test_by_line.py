@@ -7,12 +7,16 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
+import pytest
 from conftest import measure
 
 from kernel_tui.by_line import annotated_lines, gutter_text, line_work
 from kernel_tui.engine.source_lines import DEFAULT_LOSS
+from kernel_tui.expect import line_measure
 from kernel_tui.report import Kernel, ModeResult
+from kernel_tui.scenario_file import ScenarioFileError, read_scenario
 
 DATA = Path(__file__).parent / "data"
 
@@ -100,3 +104,18 @@ def test_a_training_steps_backward_kernels_carry_the_lines_they_differentiate(en
     assert forward.lines == (6, 7, 8)
     text = "\n".join(annotated_lines((DATA / "which_line_training.py").read_text(), report))
     assert "backward: eager aten::threshold_backward ×1" in text and DEFAULT_LOSS in text
+
+
+def test_claims_about_lines_are_read_and_measured(write_scenario):
+    claims = {"eager_line_6": 2, "compiled_line_7": 1, "fused_lines_6_7": 1}
+    head = "import torch\ndef fn(a):\n    return a\ndef inputs(size, device):\n    return (torch.ones(size),)\n"
+    assert read_scenario(write_scenario(head + f"EXPECT = {claims!r}\n")).expect == claims
+    with pytest.raises(ScenarioFileError, match="unknown claim 'eager_line_x'"):
+        read_scenario(write_scenario(head + "EXPECT = {'eager_line_x': 1}\n"))
+    report = SimpleNamespace(
+        eager=mode(row("aten::add", (6,)), row("aten::mul", (6, 8), calls=2, line_calls=((6, 1), (8, 1)))),
+        compiled=mode(row("cpp_fused_add_mul_0", (6, 8)), row("cpp_fused_relu_1", (7,))),
+    )
+    measured = {key: line_measure(key)(report) for key in claims}
+    assert measured == {"eager_line_6": 2, "compiled_line_7": 1, "fused_lines_6_7": 0}
+    assert line_measure("fused_lines_6_8")(report) == 1
