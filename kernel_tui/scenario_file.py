@@ -38,7 +38,8 @@ CLAIM_KEYS = (
 transfers, and the compiled side's graph breaks and recompiles. A training step (``TRAIN = True``) may also
 claim the launches of its forward and backward sections, and what its forward saves for backward in
 array-sized units (``eager_saved``, ``compiled_saved``)."""
-LINE_CLAIMS = re.compile(r"^(?:eager_line|compiled_line|fused_lines)(?:_[1-9]\d*)+$")
+LINE_CLAIM_KINDS = ("eager_line", "compiled_line", "fused_lines")
+LINE_CLAIMS = re.compile(rf"^(?:{'|'.join(LINE_CLAIM_KINDS)})(?:_[1-9]\d*)+$")
 """Claims about lines of the file (``kernel_tui.by_line``): ``eager_line_7``, the eager launches line 7 makes per
 run; ``compiled_line_7``, the compiled launches whose work includes line 7's; ``fused_lines_6_7_8``, the compiled
 launches that carry all of lines 6, 7 and 8."""
