@@ -32,6 +32,8 @@ class LineWork:
     """The eager rows on this line, each with its launches per run from this line."""
     compiled: tuple[Kernel, ...]
     """The compiled kernels whose work includes this line's."""
+    compiled_known: bool = True
+    """False while the compiled side is not measured (or a variant shown has no numbers)."""
 
     @property
     def eager_launches(self) -> int:
@@ -40,7 +42,7 @@ class LineWork:
     @property
     def vanished(self) -> bool:
         """The line launched eagerly, and compiled, no kernel carries it."""
-        return bool(self.eager) and not self.compiled
+        return self.compiled_known and bool(self.eager) and not self.compiled
 
 
 def calls_from_line(kernel: Kernel, line: int) -> int:
@@ -68,7 +70,7 @@ def line_work(eager: ModeResult | None, compiled: ModeResult | None) -> dict[int
             )
             became = tuple(k for k in compiled_rows if k.section == section and line in k.lines)
             if mine or became:
-                work.setdefault(line, []).append(LineWork(line, section, mine, became))
+                work.setdefault(line, []).append(LineWork(line, section, mine, became, compiled is not None))
     return work
 
 
@@ -91,7 +93,7 @@ def short_gutter_text(work: Sequence[LineWork]) -> str:
 
 def _one_section(part: LineWork, short: bool) -> str:
     head = f"{part.section[0]} " if part.section else ""
-    became = _became(part.compiled, short)
+    became = _became(part.compiled, short) if part.compiled_known else "?"
     return f"{head}{part.eager_launches} {ARROW} {became}"
 
 
@@ -107,7 +109,9 @@ def _became(compiled: Sequence[Kernel], short: bool) -> str:
 def describe(part: LineWork) -> str:
     """One line's work in words: ``eager aten::add ×1 ⇒ compiled cpp_fused_add_relu_0 (L6-8)``."""
     eager = ", ".join(f"{kernel.short_name} ×{format_count(calls)}" for kernel, calls in part.eager) or "nothing"
-    if part.compiled:
+    if not part.compiled_known:
+        became = "not measured"
+    elif part.compiled:
         became = ", ".join(_with_lines(kernel, part.line) for kernel in part.compiled)
     else:
         became = f"{VANISHED}: its work was absorbed or needed no kernel"

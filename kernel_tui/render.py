@@ -144,6 +144,8 @@ def by_line_view(report: ScenarioReport) -> RenderableType:
     """``run --by-line``: the scenario's code, each line with the kernels it launched eager and compiled."""
     if report.source is None:
         return Text("by line: the scenario's text could not be read", style="dim")
+    if report.eager is None:
+        return Text("by line: nothing was measured, so no kernel has a line", style="dim")
     return Group(
         Text("By line", style="bold"), *(Text(line) for line in annotated_lines(report.source, report)), Text("")
     )

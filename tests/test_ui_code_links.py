@@ -132,3 +132,25 @@ def test_snapshot_of_the_gutter_at_80x24(snap_compare):
         await pilot.pause()
 
     assert snap_compare(which_line_app(), terminal_size=SMALL, run_before=run_before)
+
+
+async def test_the_gutter_follows_the_variant_shown_in_the_compiled_table():
+    from test_ui_variants import row_names, run_to_the_end, variants_app, variants_table
+
+    app = variants_app()
+    async with app.run_test(size=LARGE) as pilot:
+        await run_to_the_end(pilot)
+        lesson = explorer(app).query_one("#lesson", LessonView)
+        links = explorer(app).code_links
+        (line,) = lesson.line_work
+        assert links.gutter(line, 11) == "2 ⇒ 1 fused"
+        table = variants_table(app)
+        table.focus()
+        table.move_cursor(row=row_names(app).index("no-compiler"))
+        await pilot.press("enter")
+        # That variant has no numbers: what the line became is not known, and the gutter does not guess.
+        await wait_for(pilot, lambda: links.gutter(line, 11) == "2 ⇒ ?", what="the unmeasured variant's gutter")
+        assert not lesson.line_work[line][0].vanished
+        table.move_cursor(row=row_names(app).index("dynamic"))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: links.gutter(line, 40) == "2 ⇒ cpp_fused_add_relu_0", what="dynamic's kernel")

@@ -43,8 +43,12 @@ class CodeLinks:
         """The line under the tables tells of ``code_line`` (until a table's cursor moves)."""
 
     def show(self, find: Find[Any], report: ScenarioReport | None, kernel: Kernel | None, editing: bool) -> None:
-        """After every report and cursor move in a table: the gutter, and the highlighted kernel's lines."""
-        self.work = line_work(report.eager, report.compiled) if report is not None else {}
+        """After every report and cursor move in a table: the gutter, and the highlighted kernel's lines. The
+        compiled side is what the compiled table shows (the selected variant's kernels, once one is chosen)."""
+        eager, compiled = (report.eager, report.compiled) if report is not None else (None, None)
+        if report is not None and (table := find("#compiled", KernelTable)) is not None:
+            compiled = table.result
+        self.work = line_work(eager, compiled) if report is not None else {}
         self.linked = frozenset(kernel.lines) if kernel is not None else frozenset()
         if lesson := find("#lesson", LessonView):
             lesson.show_work(self.work, self.linked)

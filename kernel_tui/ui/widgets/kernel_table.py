@@ -116,6 +116,11 @@ class KernelTable(DataTable):
             self._add_rows()
         self._show_subtitle()
 
+    @property
+    def result(self) -> ModeResult | None:
+        """The mode shown: the compiled table's is the selected variant's when one is selected."""
+        return self._result
+
     def show_prediction(self, predicted: int | None) -> None:
         """The learner's revealed guess at the kernel count, beside the measured one (None: no guess)."""
         if predicted != self.predicted:
