@@ -87,7 +87,10 @@ def gutter_text(work: Sequence[LineWork], width: int) -> str:
 
 
 def short_gutter_text(work: Sequence[LineWork]) -> str:
-    """A line's work counted, never named: ``2 ⇒ 1 fused``."""
+    """A line's work counted, never named: ``2 ⇒ 1 fused``; a training step's two sections as ``f 1 ⇒ 1 · b 1 ⇒ 2``,
+    short enough for a third of an 80-column pane."""
+    if len(work) > 1:
+        return " · ".join(_one_section(part, short=True).replace(" fused", "") for part in work)
     return " · ".join(_one_section(part, short=True) for part in work)
 
 
