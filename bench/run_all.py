@@ -29,6 +29,7 @@ BENCHMARKS = [
     "app_timing",
     "preview",
     "train_step",
+    "line_cost",
 ]
 
 

@@ -152,6 +152,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--json", action="store_true", help="one JSON object per scenario, one per line")
     run.add_argument(
+        "--by-line", action="store_true", help="also print the code with each line's eager and compiled kernels"
+    )
+    run.add_argument(
         "--timeout",
         type=_positive_seconds,
         default=DEFAULT_TIMEOUT_S,
@@ -382,7 +385,7 @@ def run_command(
     from rich.console import Console
 
     from kernel_tui.client import EngineClient, EngineDied, is_refusal
-    from kernel_tui.render import baseline_view, scenario_view
+    from kernel_tui.render import baseline_view, by_line_view, scenario_view
     from kernel_tui.report import ScenarioError
 
     console = _stdout_console()
@@ -411,7 +414,7 @@ def run_command(
                 return EXIT_USAGE
         for path in paths:
             # Read before the run, so the saved text is the one the engine runs a moment later.
-            source = saved_source(path) if options.json else None
+            source = saved_source(path) if options.json or options.by_line or options.export else None
 
             def show_progress(message: Progress, name: str = safe_line(path.name)) -> None:
                 if not options.json and status.is_terminal:
@@ -435,6 +438,7 @@ def run_command(
                 error = ScenarioError("engine", death.describe(), None, str(path), death.stderr_tail)
                 report = died_report(path, error, heard.partial, heard.points, hello, options)
             assert report is not None
+            report = replace(report, source=source)
             reports.append(report)
             # A variant that could not be measured was asked for by name: a script must hear of it.
             if not report.ok or any(variant.error is not None for variant in report.variants.values()):
@@ -453,6 +457,8 @@ def run_command(
             else:
                 with writing("the results to standard output"):
                     console.print(scenario_view(report, console.width))
+                    if options.by_line:
+                        console.print(by_line_view(report))
                     if baselines is not None:
                         console.print(baseline_view(comparison, report.scenario, options.baseline))
                     console.file.flush()

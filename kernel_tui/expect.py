@@ -74,6 +74,25 @@ NEEDS_SWEEP = frozenset({"sweep_compiles"})
 preview all leave them unchecked."""
 
 
+def line_measure(key: str) -> Callable[[ScenarioReport], float | None]:
+    """The measure of a claim about lines (``scenario_file.LINE_CLAIMS``): ``eager_line_7``, ``compiled_line_7``,
+    ``fused_lines_6_7_8``."""
+    from kernel_tui.by_line import calls_from_line
+
+    kind, numbers = key.split("_line", 1)
+    lines = [int(number) for number in numbers.lstrip("s").strip("_").split("_")]
+
+    def launches_on(report: ScenarioReport) -> float | None:
+        mode = report.eager if kind == "eager" else report.compiled
+        if mode is None:
+            return None
+        if kind == "fused":
+            return sum(kernel.calls for kernel in mode.kernels if set(lines) <= set(kernel.lines))
+        return sum(calls_from_line(kernel, lines[0]) for kernel in mode.kernels)
+
+    return launches_on
+
+
 def check_claims(claims: dict[str, float], report: ScenarioReport, *, swept: bool) -> dict[str, ExpectCheck]:
     """Each claim with what was measured; a claim about the sweep is left out when no sweep ran, and reads
     "not measured" (``ok`` None) when the sweep ended before its last size."""
@@ -82,7 +101,7 @@ def check_claims(claims: dict[str, float], report: ScenarioReport, *, swept: boo
     for key, claimed in claims.items():
         if key in NEEDS_SWEEP and not swept:
             continue
-        measured = MEASURES[key](report)
+        measured = (MEASURES.get(key) or line_measure(key))(report)
         if key in NEEDS_SWEEP and cut_short is not None:
             checks[key] = ExpectCheck(claimed=claimed, measured=measured, ok=None, reason=cut_short)
             continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING
 
+from kernel_tui.by_line import annotated_lines
 from kernel_tui.compile_variants import describe_arguments
 from kernel_tui.formatting import (
     LINK_LABELS,
@@ -124,6 +125,8 @@ def scenario_markdown(report: ScenarioReport) -> str:
         lines += [summary_line(report), ""]
     for mode_name in MODES:
         lines += _kernel_table(mode_name.capitalize(), report.mode(mode_name), mode_name, report.is_preview)
+    if report.source is not None and report.eager is not None:
+        lines += ["#### By line", "", "```", *annotated_lines(report.source, report), "```", ""]
     if report.variants:
         lines += _variants_table(report)
     lines += _launch_table(report)

@@ -19,6 +19,7 @@ from kernel_tui.baseline import (
     verdict_text,
 )
 from kernel_tui.baseline_marks import MARK_STYLES
+from kernel_tui.by_line import annotated_lines
 from kernel_tui.compile_variants import describe_arguments
 from kernel_tui.formatting import (
     NOISY_MARK,
@@ -170,6 +171,17 @@ def claims_text(report: ScenarioReport) -> Text:
 
 
 SIDE_BY_SIDE_WIDTH = 100
+
+
+def by_line_view(report: ScenarioReport) -> RenderableType:
+    """``run --by-line``: the scenario's code, each line with the kernels it launched eager and compiled."""
+    if report.source is None:
+        return Text("by line: the scenario's text could not be read", style="dim")
+    if report.eager is None:
+        return Text("by line: nothing was measured, so no kernel has a line", style="dim")
+    return Group(
+        Text("By line", style="bold"), *(Text(line) for line in annotated_lines(report.source, report)), Text("")
+    )
 
 
 def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:

@@ -53,7 +53,13 @@ class Kernel:
     """The ATen operators this kernel runs: eager, what the dispatcher saw; compiled, the original ATen
     operators Inductor fused into it (from its generated code's comments, else its name)."""
     lines: tuple[int, ...] = ()
-    """Lines of the scenario file those operators came from."""
+    """Lines of the scenario file those operators came from: the calling line, a helper's line and the line of
+    ``fn`` that called it; backward, the forward lines whose gradient it computes."""
+    line_calls: tuple[tuple[int, int], ...] = ()
+    """Per line of ``lines``, how many of this row's launches per run came from it (a row of two ``mul`` calls on
+    two lines has one on each)."""
+    unplaced: str | None = None
+    """Why ``lines`` is empty (the default loss, no operator to read a line from); None when it is not."""
     fused_into: tuple[str, ...] = ()
     """Eager only: the compiled kernels (short names) that absorbed this kernel's work."""
     code: str | None = None
@@ -425,6 +431,7 @@ def _kernel_from_dict(data: dict[str, Any]) -> Kernel:
     values["launch"] = KernelLaunch.from_dict(values.get("launch"))
     for name in ("aten_ops", "lines", "fused_into"):
         values[name] = tuple(values.get(name, ()))
+    values["line_calls"] = tuple((int(line), int(calls)) for line, calls in values.get("line_calls", ()))
     return from_known_fields(Kernel, values)
 
 

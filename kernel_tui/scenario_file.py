@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,11 @@ array-sized units (``eager_saved``, ``compiled_saved``). How the compiled kernel
 (``kernel_tui.expect.launch_measures``): the grid, warps and elements per thread of the kernel that launches the
 most threads, the fewest threads any compiled kernel launches, and on a CPU the share of PyTorch's threads the
 widest compiled kernel runs on."""
+LINE_CLAIM_KINDS = ("eager_line", "compiled_line", "fused_lines")
+LINE_CLAIMS = re.compile(rf"^(?:{'|'.join(LINE_CLAIM_KINDS)})(?:_[1-9]\d*)+$")
+"""Claims about lines of the file (``kernel_tui.by_line``): ``eager_line_7``, the eager launches line 7 makes per
+run; ``compiled_line_7``, the compiled launches whose work includes line 7's; ``fused_lines_6_7_8``, the compiled
+launches that carry all of lines 6, 7 and 8."""
 DEVICE_KEYS = ("cpu", "cuda")
 
 
@@ -312,8 +318,8 @@ def _read_expect(constants: dict[str, tuple[Any, int]]) -> dict[str, Any]:
 
 def _check_claims(claims: dict[str, Any], line: int, prefix: str = "") -> None:
     for key, claim in claims.items():
-        if key not in CLAIM_KEYS:
-            known = ", ".join(CLAIM_KEYS + DEVICE_KEYS)
+        if key not in CLAIM_KEYS and not LINE_CLAIMS.match(key):
+            known = ", ".join(CLAIM_KEYS + DEVICE_KEYS + ("eager_line_N", "compiled_line_N", "fused_lines_N_M"))
             raise ScenarioFileError(f"EXPECT has an unknown claim {prefix}{key!r} (known: {known})", line)
         if isinstance(claim, bool) or not isinstance(claim, (int, float)) or not math.isfinite(claim) or claim < 0:
             raise ScenarioFileError(f"EXPECT {prefix}{key} must be a number >= 0, and finite, not {claim!r}", line)

@@ -23,7 +23,7 @@ from kernel_tui.client import EngineClient, EngineDied
 from kernel_tui.course import course_dir
 from kernel_tui.expect import NEEDS_SWEEP
 from kernel_tui.report import ScenarioReport
-from kernel_tui.scenario_file import CLAIM_KEYS, find_scenarios, read_scenario
+from kernel_tui.scenario_file import CLAIM_KEYS, LINE_CLAIMS, find_scenarios, read_scenario
 
 COURSE = find_scenarios([course_dir()])
 """Every lesson: a training step (``TRAIN = True``) is previewed too, traced on the CPU (``preview_training``)."""
@@ -44,7 +44,7 @@ def test_course_cuda_claims_hold_in_the_preview(preview_engine: EngineClient, pa
     report = measure(preview_engine, path)
     assert report.error is None, f"{report.error.one_line()}\n{report.error.details}"
     assert (report.device, report.arch) == ("cuda-preview", 90)
-    decided = {key for key in claims if key in DECIDED}
+    decided = {key for key in claims if key in DECIDED or LINE_CLAIMS.match(key)}
     assert set(report.expect) == decided
     failing = {key: (check.claimed, check.measured) for key, check in report.expect.items() if not check.ok}
     assert not failing, f"{path.name}: CUDA claims the preview contradicts (claimed, previewed): {failing}"

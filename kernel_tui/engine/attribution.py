@@ -17,6 +17,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from kernel_tui.engine.source_lines import NO_OPERATORS, NOT_FROM_A_LINE
 from kernel_tui.names import fused_ops
 
 if TYPE_CHECKING:
@@ -95,23 +96,43 @@ def attribute(eager: tuple[Kernel, ...], compiled: tuple[Kernel, ...]) -> tuple[
     """Fill compiled kernels' ``aten_ops`` and ``lines``, and eager kernels' ``fused_into``."""
     compiled = tuple(_as_run_eagerly(kernel, eager) for kernel in compiled)
     candidates = list(dict.fromkeys(op for kernel in eager for op in kernel.aten_ops))
-    lines_of: dict[str, list[int]] = {}
-    for kernel in eager:
-        for op in kernel.aten_ops:
-            lines_of.setdefault(op, []).extend(kernel.lines)
     replaced = [ops_replaced(kernel, candidates) for kernel in compiled]
     absorbed = []
     for kernel in eager:
         # A composite's later passes carry no dispatcher record of their own: they are its work too.
         own = set(kernel.aten_ops) | ({kernel.op} if kernel.op and not kernel.aten_ops else set())
-        into = tuple(c.short_name for c, ops in zip(compiled, replaced) if set(ops) & own)
+        takers = [(c.short_name, c.section) for c, ops in zip(compiled, replaced) if set(ops) & own]
+        # A training step's backward ``mul`` went into a backward kernel, not into the forward's that also muls.
+        same_section = tuple(name for name, section in takers if section == kernel.section)
+        into = same_section or tuple(name for name, _ in takers)
         absorbed.append(replace(kernel, fused_into=into))
     _credit_placement(absorbed, compiled, replaced)
     attributed = []
     for kernel, ops in zip(compiled, replaced):
-        lines = tuple(sorted({line for op in ops for line in lines_of.get(op, ())}))
-        attributed.append(replace(kernel, aten_ops=ops, lines=lines))
+        lines = lines_of(ops, kernel.section, eager)
+        unplaced = None if lines else why_unplaced(ops, eager)
+        attributed.append(replace(kernel, aten_ops=ops, lines=lines, unplaced=unplaced))
     return tuple(absorbed), tuple(attributed)
+
+
+def lines_of(ops: tuple[str, ...], section: str | None, eager: tuple[Kernel, ...]) -> tuple[int, ...]:
+    """The lines of the eager operators ``ops``, in order: those of the same section of a training step where it
+    ran them (a backward ``mul`` is not the forward's), else wherever they ran (a backward kernel that recomputes
+    a forward operator does that line's work again)."""
+    lines: set[int] = set()
+    for op in ops:
+        same = [kernel for kernel in eager if op in kernel.aten_ops and kernel.section == section]
+        anywhere = same or [kernel for kernel in eager if op in kernel.aten_ops]
+        lines.update(line for kernel in anywhere for line in kernel.lines)
+    return tuple(sorted(lines))
+
+
+def why_unplaced(ops: tuple[str, ...], eager: tuple[Kernel, ...]) -> str:
+    """Why a compiled kernel that replaced ``ops`` has no line: the reason its eager operators have none."""
+    if not ops:
+        return NO_OPERATORS
+    reason = next((kernel.unplaced for kernel in eager if set(ops) & set(kernel.aten_ops) and kernel.unplaced), None)
+    return reason or NOT_FROM_A_LINE.format(ops=", ".join(ops))
 
 
 def _credit_placement(eager: list[Kernel], compiled: tuple[Kernel, ...], replaced: list[tuple[str, ...]]) -> None:

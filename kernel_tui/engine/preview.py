@@ -46,6 +46,7 @@ from kernel_tui.engine.measure import Emit, claims_of_unloaded, no_emit
 from kernel_tui.engine.op_kinds import moves_data, op_name
 from kernel_tui.engine.preview_inputs import HostValues, any_on_device, fake_inputs
 from kernel_tui.engine.preview_support import check_preview, quiet_torch_warnings
+from kernel_tui.engine.profiling import line_calls_of
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import (
     EagerTrafficMode,
@@ -160,13 +161,14 @@ class _DeviceOps(EagerTrafficMode):
             read, written = op_tensors(name, func._schema, args, kwargs, out)
             if any(t.device.type == self.device for t in read + written):
                 direction = host_transfer(name, read, written)
-                line = self._caller_line()
+                lines, unplaced = self.source_lines(read)
                 launch = Traffic(
                     name,
                     unique_bytes(read),
                     unique_bytes(written),
                     (name,),
-                    (line,) if line else (),
+                    lines,
+                    unplaced,
                     call=memcpy_name(name, direction) if direction else None,
                     kind="memcpy" if direction else "op",
                     elements=largest_elements(read + written),
@@ -200,6 +202,7 @@ def _rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
                 op=group[0].name if group[0].call else None,
                 aten_ops=tuple(dict.fromkeys(op for launch in group for op in launch.aten_ops)),
                 lines=tuple(dict.fromkeys(line for launch in group for line in launch.lines)),
+                line_calls=line_calls_of(group),
                 code=next((launch.code for launch in group if launch.code), None),
                 launch=preview_launch(group[0], kind),
                 predicted=next((launch.basis for launch in group if launch.basis), None),

@@ -14,6 +14,7 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.launch_info import row_launch
 from kernel_tui.engine.op_kinds import has_cpu_kernel, moves_data
+from kernel_tui.engine.source_lines import NOT_DISPATCHED
 from kernel_tui.engine.timing import l2_flush, synchronize
 from kernel_tui.engine.traffic import Traffic
 from kernel_tui.names import is_generated_kernel, short_name, without_graph_counter
@@ -197,6 +198,7 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
                     sum(r.bytes_written for r in records),
                     _unique(op for r in records for op in r.aten_ops),
                     _unique(line for r in records for line in r.lines),
+                    next((r.unplaced for r in records if r.unplaced), None),
                     elements=max((r.elements for r in records if r.elements), default=None),
                 )
             )
@@ -295,6 +297,8 @@ def kernel_rows(
                 op=ops[key] if ops[key] != name else None,
                 aten_ops=_unique(op for r in joined.get(key, ()) for op in r.aten_ops),
                 lines=_unique(line for r in joined.get(key, ()) for line in r.lines),
+                line_calls=line_calls_of(joined.get(key, ())),
+                unplaced=_unplaced(joined.get(key, ())),
                 code=next((r.code for r in joined.get(key, ()) if r.code), None),
                 launch=row_launch(
                     shapes.get(key),
@@ -304,6 +308,22 @@ def kernel_rows(
             )
         )
     return rows
+
+
+def line_calls_of(records: Sequence[Traffic]) -> tuple[tuple[int, int], ...]:
+    """Per line, the launches of one run whose record came from it."""
+    counts: dict[int, int] = {}
+    for record in records:
+        for line in record.lines:
+            counts[line] = counts.get(line, 0) + 1
+    return tuple(counts.items())
+
+
+def _unplaced(records: Sequence[Traffic]) -> str | None:
+    """Why a row has no line: its records' reason, or that none was joined to it."""
+    if any(record.lines for record in records):
+        return None
+    return next((record.unplaced for record in records if record.unplaced), None if records else NOT_DISPATCHED)
 
 
 def _per_run(count: int, runs: int) -> float:

@@ -11,10 +11,8 @@ storage and offset.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -23,6 +21,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 from kernel_tui.engine.op_kinds import moves_data, op_name
+from kernel_tui.engine.source_lines import LineFinder
 
 if TYPE_CHECKING:
     from kernel_tui.launch import KernelLaunch
@@ -77,7 +76,10 @@ class Traffic:
     aten_ops: tuple[str, ...] = ()
     """The ATen operators whose work it is: an eager operator's own name; what Inductor recorded for a kernel."""
     lines: tuple[int, ...] = ()
-    """Lines of the scenario file that called it."""
+    """Lines of the scenario file it came from (``source_lines``): the calling line, a helper's line and the line
+    that called the helper, or backward, the forward lines it differentiates."""
+    unplaced: str | None = None
+    """Why ``lines`` is empty, when it is and the reason is known."""
     code: str | None = None
     """A generated kernel's source (C++ or Triton)."""
     call: str | None = None
@@ -104,25 +106,33 @@ class EagerTrafficMode(TorchDispatchMode):
     def __init__(self, source_file: str | None = None) -> None:
         super().__init__()
         self.ops: list[Traffic] = []
-        self._source_file = source_file
+        self._lines = LineFinder(source_file)
+
+    def __enter__(self) -> EagerTrafficMode:
+        self._lines.__enter__()
+        return super().__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        super().__exit__(*exc)
+        self._lines.__exit__(*exc)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = op_name(func)
         if moves_data(name):
-            self.ops.append(_op_traffic(name, func._schema, args, kwargs, out, self._caller_line()))
+            read, written = op_tensors(name, func._schema, args, kwargs, out)
+            lines, unplaced = self.source_lines(read)
+            elements = largest_elements(read + written)
+            self.ops.append(
+                Traffic(name, unique_bytes(read), unique_bytes(written), (name,), lines, unplaced, elements=elements)
+            )
         return out
 
-    def _caller_line(self) -> int | None:
-        if self._source_file is None:
-            return None
-        frame: FrameType | None = sys._getframe(1)
-        while frame is not None:
-            if frame.f_code.co_filename == self._source_file:
-                return frame.f_lineno
-            frame = frame.f_back
-        return None
+    def source_lines(self, read: list[torch.Tensor]) -> tuple[tuple[int, ...], str | None]:
+        """The lines of the scenario that ran the operator being dispatched (which reads ``read``); if none,
+        why."""
+        return self._lines.lines(read, _key)
 
 
 OVERWRITES = frozenset({"aten::copy_", "aten::fill_", "aten::zero_"})
@@ -170,16 +180,9 @@ def host_transfer(name: str, read: list[torch.Tensor], written: list[torch.Tenso
     return None
 
 
-def _op_traffic(name: str, schema: Any, args: tuple, kwargs: dict, out: Any, line: int | None) -> Traffic:
-    read, written = op_tensors(name, schema, args, kwargs, out)
-    lines = (line,) if line else ()
-    elements = largest_elements(read + written)
-    return Traffic(name, unique_bytes(read), unique_bytes(written), (name,), lines, elements=elements)
-
-
 def eager_traffic(fn: Any, args: tuple, source_file: str | None = None) -> list[Traffic]:
     """Run ``fn`` once (untimed, unprofiled) and return its data-moving operators in order, each with the
-    line of ``source_file`` it was called from."""
+    lines of ``source_file`` it came from."""
     mode = EagerTrafficMode(source_file)
     with torch.no_grad(), mode:
         fn(*args)

@@ -46,6 +46,7 @@ FIXTURES: dict[str, tuple[str, dict[str, Any]]] = {
     "ui_add_relu_messages.json": ("ui_add_relu.py", {"sizes": SWEEP_SIZES, "sweep": True}),
     "ui_broken_fn_messages.json": ("ui_broken_fn.py", {"sweep": False}),
     "ui_variants_messages.json": ("ui_variants.py", {"sweep": False}),
+    "ui_which_line_messages.json": ("which_line.py", {"size": 4096, "sweep": False}),
     "ui_snippet_typo_messages.json": ("snippets/ui_snippet_typo.py", {"size": 4096, "sweep": False}),
     "ui_snippet_syntax_messages.json": ("snippets/ui_snippet_syntax.py", {"size": 4096, "sweep": False}),
     # A later run of ui_add_relu.py that differs from the first: one kernel more, and every array half as

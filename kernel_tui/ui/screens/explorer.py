@@ -46,6 +46,7 @@ from kernel_tui.ui.actions import (
     bindings,
 )
 from kernel_tui.ui.catalog import Catalog, ScenarioEntry
+from kernel_tui.ui.code_links import CodeLinks
 from kernel_tui.ui.key_queue import KEY_WAIT_S, keys_waiting
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
@@ -77,6 +78,8 @@ from kernel_tui.ui.widgets.variants_table import VariantsPane
 
 if TYPE_CHECKING:
     # Only in annotations: the protocol's dataclasses stay off the first frame (bench/startup.py).
+    from textual.widgets import TextArea
+
     from kernel_tui.protocol import Hello, RunMessage
     from kernel_tui.report import ScenarioError
     from kernel_tui.ui.engine_link import EngineLink
@@ -147,6 +150,7 @@ class ExplorerScreen(Screen[None]):
         self.why = WhyPart(self, self.catalog, self.runs, predictions)
         self.baselines = PinnedBaselines(self.session.scenario_of)
         self.variants = VariantsPart(self, self.catalog, self.runs, self.session)
+        self.code_links = CodeLinks()
         self.wide = fits_wide(self.app.size)
         self._name_mode = "eager"
         """Which table's highlighted kernel the full-name line shows: the one last focused."""
@@ -281,9 +285,14 @@ class ExplorerScreen(Screen[None]):
             return
         kernel = table.highlighted_kernel()
         any_kernels = any(t.kernels for t in self._kernel_tables())
-        report = self.shown_run.report if self.shown_run is not None else None
-        compiled = report.compiled if report is not None else None
-        line.show(table.mode if kernel else None, kernel, hint=any_kernels, compiled=compiled)
+        run, document = self.shown_run, self.session.document
+        editing = document is not None and self.catalog.current_path == document.path
+        self.code_links.show(self._find, run.report if run else None, kernel, editing)
+        if (story := self.code_links.story()) is not None:
+            line.say(story)  # the editor's cursor line, until a table's cursor moves
+        else:
+            compiled = run.report.compiled if run is not None and run.report is not None else None
+            line.show(table.mode if kernel else None, kernel, hint=any_kernels, compiled=compiled)
         if chart := self._find("#chart", RuntimeChart):
             chart.set_highlight(table.mode if kernel else None, kernel)  # the roofline marks it
 
@@ -355,6 +364,7 @@ class ExplorerScreen(Screen[None]):
     def _kernel_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if isinstance(event.data_table, KernelTable) and event.data_table.has_focus:
             self._name_mode = event.data_table.mode
+            self.code_links.speaking = False
         self._show_kernel_name()
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
@@ -571,6 +581,11 @@ class ExplorerScreen(Screen[None]):
 
     def on_snippet_editor_edited(self, message: SnippetEditor.Edited) -> None:
         self.snippets.edited(message.text, message.cursor)
+
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        # By the handler's name: TextArea is imported with the first snippet, not on the first frame.
+        if event.text_area.id == "snippet-text" and (line := self._find("#kernel-name", KernelNameLine)):
+            line.say(self.code_links.code_line_moved(self._find, event.selection.end[0] + 1))
 
     def on_snippet_editor_entered(self, message: SnippetEditor.Entered) -> None:
         self.snippets.entered()

@@ -32,6 +32,10 @@ class KernelNameLine(Static):
             self._shown = look
             self.update(text)
 
+    def say(self, text: Text) -> None:
+        """Something else about the kernels: what a line of the code launched (``code_links``)."""
+        self._show(text)
+
     def show(
         self, mode: str | None, kernel: Kernel | None, *, hint: bool = True, compiled: ModeResult | None = None
     ) -> None:

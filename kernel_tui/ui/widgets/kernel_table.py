@@ -31,6 +31,9 @@ from kernel_tui.formatting import (
 )
 from kernel_tui.ui.attribution import LINK, NAME, ColumnPlan, bandwidth_cell, plan_columns, roofline_cell
 
+LINE_MARK = "bold reverse"
+"""A row whose work came from the code line under the cursor."""
+
 if TYPE_CHECKING:
     from kernel_tui.report import Kernel, ModeResult
     from kernel_tui.ui.kernel_rows import KernelRow
@@ -63,6 +66,8 @@ class KernelTable(DataTable):
         """The columns shown at the current width (tests read this)."""
         self.predicted: int | None = None
         """The learner's prediction of this mode's kernel count, shown beside the measured one."""
+        self.marked_line: int | None = None
+        """The code line under the code's cursor: the rows whose work came from it are marked."""
         self.links_pending = False
         """Eager, while the compiled side is not measured yet: nothing can have absorbed it so far."""
         self._result: ModeResult | None = None
@@ -139,21 +144,35 @@ class KernelTable(DataTable):
             self._add_rows()
         self._show_subtitle()
 
+    @property
+    def result(self) -> ModeResult | None:
+        """The mode shown: the compiled table's is the selected variant's when one is selected."""
+        return self._result
+
     def show_prediction(self, predicted: int | None) -> None:
         """The learner's revealed guess at the kernel count, beside the measured one (None: no guess)."""
         if predicted != self.predicted:
             self.predicted = predicted
             self._show_subtitle()
 
+    def mark_line(self, line: int | None) -> None:
+        """Mark the rows whose work came from ``line`` of the code (None: no line)."""
+        if line != self.marked_line:
+            self.marked_line = line
+            self._redraw_rows()
+
     def set_links_pending(self, pending: bool) -> None:
         """Say "…" rather than "—" in the attribution column until the other side is measured."""
         if pending != self.links_pending:
             self.links_pending = pending
-            if self.plan is not None and self.shown_rows:
-                cursor = self.cursor_row
-                self.clear()
-                self._add_rows()
-                self.move_cursor(row=min(max(cursor, 0), len(self.shown_rows) - 1), animate=False)
+            self._redraw_rows()
+
+    def _redraw_rows(self) -> None:
+        if self.plan is not None and self.shown_rows:
+            cursor = self.cursor_row
+            self.clear()
+            self._add_rows()
+            self.move_cursor(row=min(max(cursor, 0), len(self.shown_rows) - 1), animate=False)
 
     def _add_rows(self) -> None:
         if self.plan is None:
@@ -172,8 +191,11 @@ class KernelTable(DataTable):
 
     def _kernel_cells(self, row: KernelRow, kernel: Kernel, total_time: float) -> dict[str, Text]:
         gbs, ceiling = bandwidth_cell(kernel)
+        name = _name_cell(row, self.plan.name_width if self.plan is not None else None)
+        if self.marked_line is not None and self.marked_line in kernel.lines:
+            name.stylize(LINE_MARK)
         return {
-            "kernel": _name_cell(row, self.plan.name_width if self.plan is not None else None),
+            "kernel": name,
             "calls": Text(format_count(kernel.calls), justify="right"),
             "time": Text(format_time_us(kernel.time_us, preview=kernel.time_us is None), justify="right"),
             "bytes": Text(format_bytes(kernel.bytes_total), justify="right"),

@@ -22,6 +22,7 @@ from kernel_tui.ui.score import HIDDEN_EXPLANATION, split_lesson
 from kernel_tui.ui.source import scenario_source
 
 if TYPE_CHECKING:
+    from kernel_tui.by_line import LineWork
     from kernel_tui.ui.catalog import ScenarioEntry
 
 
@@ -38,6 +39,10 @@ class LessonView(VerticalScroll):
         """Markdown and highlighting are loaded (after the first frame)."""
         self._markdown_busy = False
         """A Markdown update is in flight (``_show_latest_lesson``)."""
+        self.line_work: dict[int, list[LineWork]] = {}
+        """Per line of the code, the latest run's work (``kernel_tui.by_line``): the code's gutter."""
+        self.linked_lines: frozenset[int] = frozenset()
+        """The lines the highlighted kernel row came from, marked in the code."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="lesson-plain")
@@ -58,7 +63,7 @@ class LessonView(VerticalScroll):
         await plain.remove()
         self._rich = True
         if self._entry is not None:
-            self.query_one("#lesson-source", Static).update(source_renderable(self._entry, highlight=True))
+            self._show_source()
 
     def show(self, entry: ScenarioEntry, *, hide_explanation: bool = False) -> None:
         """Show one scenario: its lesson, where it lives if it is the learner's own, and its code.
@@ -70,7 +75,7 @@ class LessonView(VerticalScroll):
         self._entry = entry
         self.lesson = lesson_markdown(entry, hide_explanation=hide_explanation)
         markdown = self.query("#lesson-text")
-        self.query_one("#lesson-source", Static).update(source_renderable(entry, highlight=self._rich))
+        self._show_source()
         if markdown:
             if not self._markdown_busy:
                 self._markdown_busy = True
@@ -100,6 +105,23 @@ class LessonView(VerticalScroll):
         finally:
             self._markdown_busy = False
 
+    def show_work(self, work: dict[int, list[LineWork]], linked: frozenset[int]) -> None:
+        """The latest run's work per line, in the code's gutter, and the lines of the highlighted kernel."""
+        if (work, linked) == (self.line_work, self.linked_lines):
+            return
+        self.line_work, self.linked_lines = work, linked
+        self._show_source()
+
+    def _show_source(self) -> None:
+        if self._entry is None:
+            return
+        if self.line_work and self._rich:
+            pane_width = self.scrollable_content_region.width or self.app.size.width
+            shown = source_renderable(self._entry, work=self.line_work, pane_width=pane_width, linked=self.linked_lines)
+        else:
+            shown = source_renderable(self._entry, highlight=self._rich)
+        self.query_one("#lesson-source", Static).update(shown)
+
 
 def lesson_markdown(entry: ScenarioEntry, *, hide_explanation: bool = False) -> str:
     # The title is in the pane's border: the text starts with the lesson itself.
@@ -118,8 +140,16 @@ def lesson_markdown(entry: ScenarioEntry, *, hide_explanation: bool = False) -> 
     return "\n".join(lines)
 
 
-def source_renderable(entry: ScenarioEntry, *, highlight: bool = True) -> RenderableType:
-    """``fn`` and ``inputs`` with their line numbers, highlighted (or plain, before the first frame)."""
+def source_renderable(
+    entry: ScenarioEntry,
+    *,
+    highlight: bool = True,
+    work: dict[int, list[LineWork]] | None = None,
+    pane_width: int = 80,
+    linked: frozenset[int] = frozenset(),
+) -> RenderableType:
+    """``fn`` and ``inputs`` with their line numbers, highlighted (or plain, before the first frame); with
+    ``work``, each line's kernels in a gutter (``kernel_tui.ui.code_gutter``), the ``linked`` lines marked."""
     try:
         source = entry.read_source()
     except ScenarioFileError as error:
@@ -127,6 +157,10 @@ def source_renderable(entry: ScenarioEntry, *, highlight: bool = True) -> Render
     pieces = scenario_source(source)
     if not pieces:
         return Text("no fn or inputs found in this file", style="dim")
+    if work:
+        from kernel_tui.ui.code_gutter import code_with_gutter
+
+        return code_with_gutter(pieces, work, pane_width, linked)
     parts: list[RenderableType] = []
     for piece in pieces:
         if parts:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import cast
 
 from rich.segment import Segment
+from rich.text import Text
 from textual import events
 from textual.strip import Strip
 from textual.widgets import TextArea
@@ -17,11 +18,15 @@ from textual.widgets.text_area import LanguageDoesNotExist
 class SnippetTextArea(TextArea):
     """A code editor that can mark one line (1-based ``error_line``) in its gutter with ``▶``."""
 
-    COMPONENT_CLASSES = TextArea.COMPONENT_CLASSES | {"snippet-text--error-line"}
+    COMPONENT_CLASSES = TextArea.COMPONENT_CLASSES | {"snippet-text--error-line", "snippet-text--linked-line"}
     DEFAULT_CSS = """
     SnippetTextArea > .snippet-text--error-line {
         background: $error;
         color: $text;
+        text-style: bold;
+    }
+    SnippetTextArea > .snippet-text--linked-line {
+        color: $accent;
         text-style: bold;
     }
     """
@@ -31,6 +36,12 @@ class SnippetTextArea(TextArea):
     """The text when the line was marked: once the text differs, the mark may point at another line."""
     start_cursor: tuple[int, int] | None = None
     """Where the cursor goes once mounted (a text area made with its text moves its cursor then)."""
+    # Replaced whole by show_lines, never changed in place: the class's empty dict is never written.
+    line_notes: dict[int, Text] = {}
+    """Per line (1-based), its kernels (``kernel_tui.ui.code_gutter``), written at the right end of the line where
+    the line leaves room."""
+    linked_lines: frozenset[int] = frozenset()
+    """Lines the highlighted kernel row came from: their numbers are marked ``❱``."""
 
     def on_mount(self) -> None:
         if self.error_line is not None:
@@ -70,7 +81,35 @@ class SnippetTextArea(TextArea):
             self.move_cursor((self.error_line - 1, 0))
             self.scroll_cursor_visible(center=True)
 
+    def show_lines(self, notes: dict[int, Text], linked: frozenset[int]) -> None:
+        """The kernels of each line, and the lines of the highlighted kernel (1-based)."""
+        if (notes, linked) != (self.line_notes, self.linked_lines):
+            self.line_notes, self.linked_lines = notes, linked
+            self.refresh()
+
     def render_line(self, y: int) -> Strip:
+        strip = self._render_with_error_mark(y)
+        if self.soft_wrap or not (self.line_notes or self.linked_lines):
+            return strip
+        line = y + self.scroll_offset.y + 1
+        if line > self.document.line_count:
+            return strip
+        if line in self.linked_lines and self.show_line_numbers:
+            style = self.get_component_rich_style("snippet-text--linked-line")
+            mark = Strip([Segment("❱", style)], 1)
+            strip = Strip.join([mark, strip.crop(1, strip.cell_length)])
+        note = self.line_notes.get(line)
+        if note is None:
+            return strip
+        used = self.gutter_width + len(self.document.get_line(line - 1)) - self.scroll_offset.x
+        room = self.scrollable_content_region.width - used - 3
+        if room < len(note.plain):
+            return strip  # the code comes first; the kernel table and its full-name line say the rest
+        start = self.scrollable_content_region.width - len(note.plain)
+        segments = list(note.render(self.app.console))
+        return Strip.join([strip.crop(0, start), Strip(segments, len(note.plain))])
+
+    def _render_with_error_mark(self, y: int) -> Strip:
         strip = super().render_line(y)
         line = self.error_line
         # Without soft wrap (a code editor), row y shows document line y + scroll: no wrapping to map.

@@ -1,0 +1,167 @@
+"""The work of each line of a scenario: its eager launches and the compiled kernels they became.
+
+One reading of a report's ``lines`` for every place code is shown with its kernels: ``kernel-tui run --by-line``,
+the lab report's section, and the explorer's code gutter. A kernel row is on every line its work came from (a
+fused kernel on each line it absorbed, a helper's operator on the helper's line and on the line that called it,
+a backward kernel on the forward line it differentiates). Rows with no line say why, from the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kernel_tui.formatting import format_count, lines_text
+
+if TYPE_CHECKING:
+    from kernel_tui.report import Kernel, ModeResult, ScenarioReport
+
+ARROW = "⇒"
+VANISHED = "no compiled kernel"
+"""What a line's eager work became when no compiled kernel carries its line: a view, a copy fused away."""
+
+
+@dataclass(frozen=True)
+class LineWork:
+    """One line's share of one section (``None`` outside a training step) of a run."""
+
+    line: int
+    section: str | None
+    eager: tuple[tuple[Kernel, int], ...]
+    """The eager rows on this line, each with its launches per run from this line."""
+    compiled: tuple[Kernel, ...]
+    """The compiled kernels whose work includes this line's."""
+    compiled_known: bool = True
+    """False while the compiled side is not measured (or a variant shown has no numbers)."""
+
+    @property
+    def eager_launches(self) -> int:
+        return sum(calls for _, calls in self.eager)
+
+    @property
+    def vanished(self) -> bool:
+        """The line launched eagerly, and compiled, no kernel carries it."""
+        return self.compiled_known and bool(self.eager) and not self.compiled
+
+
+def calls_from_line(kernel: Kernel, line: int) -> int:
+    """Launches per run of ``kernel`` that came from ``line``: counted per launch where the engine did, else the
+    row's calls (a preview's eager rows are one launch each)."""
+    counted = dict(kernel.line_calls)
+    if line in counted:
+        return counted[line]
+    return round(kernel.calls) if line in kernel.lines else 0
+
+
+def line_work(eager: ModeResult | None, compiled: ModeResult | None) -> dict[int, list[LineWork]]:
+    """Per line, its work per section (forward first), for the eager rows and the compiled ones."""
+    eager_rows = eager.kernels if eager is not None else ()
+    compiled_rows = compiled.kernels if compiled is not None else ()
+    lines = sorted({line for kernel in (*eager_rows, *compiled_rows) for line in kernel.lines})
+    sections = list(dict.fromkeys(kernel.section for kernel in (*eager_rows, *compiled_rows)))
+    work: dict[int, list[LineWork]] = {}
+    for line in lines:
+        for section in sections:
+            mine = tuple(
+                (kernel, calls_from_line(kernel, line))
+                for kernel in eager_rows
+                if kernel.section == section and line in kernel.lines
+            )
+            became = tuple(k for k in compiled_rows if k.section == section and line in k.lines)
+            if mine or became:
+                work.setdefault(line, []).append(LineWork(line, section, mine, became, compiled is not None))
+    return work
+
+
+def gutter_text(work: Sequence[LineWork], width: int) -> str:
+    """A line's work in at most ``width`` characters: ``2 ⇒ cpp_fused_add_relu_0``, else ``2 ⇒ 1 fused``;
+    a training step's sections joined by ``·``; "" for a quiet line."""
+    if not work:
+        return ""
+    full = " · ".join(_one_section(part, short=False) for part in work)
+    if len(full) <= width:
+        return full
+    short = short_gutter_text(work)
+    return short if len(short) <= width else short[: max(width - 1, 0)] + "…"
+
+
+def short_gutter_text(work: Sequence[LineWork]) -> str:
+    """A line's work counted, never named: ``2 ⇒ 1 fused``; a training step's two sections as ``f 1 ⇒ 1 · b 1 ⇒ 2``,
+    short enough for a third of an 80-column pane."""
+    if len(work) > 1:
+        return " · ".join(_one_section(part, short=True).replace(" fused", "") for part in work)
+    return " · ".join(_one_section(part, short=True) for part in work)
+
+
+def _one_section(part: LineWork, short: bool) -> str:
+    head = f"{part.section[0]} " if part.section else ""
+    became = _became(part.compiled, short) if part.compiled_known else "?"
+    return f"{head}{part.eager_launches} {ARROW} {became}"
+
+
+def _became(compiled: Sequence[Kernel], short: bool) -> str:
+    if not compiled:
+        return "0"
+    if short or len(compiled) > 1:
+        fused = sum(1 for kernel in compiled if len(kernel.lines) > 1 or len(kernel.aten_ops) > 1)
+        return f"{len(compiled)} fused" if fused == len(compiled) else str(len(compiled))
+    return compiled[0].short_name
+
+
+def describe(part: LineWork) -> str:
+    """One line's work in words: ``eager aten::add ×1 ⇒ compiled cpp_fused_add_relu_0 (L6-8)``."""
+    eager = ", ".join(f"{kernel.short_name} ×{format_count(calls)}" for kernel, calls in part.eager) or "nothing"
+    if not part.compiled_known:
+        became = "not measured"
+    elif part.compiled:
+        became = ", ".join(_with_lines(kernel, part.line) for kernel in part.compiled)
+    else:
+        became = f"{VANISHED}: its work was absorbed or needed no kernel"
+    section = f"{part.section}: " if part.section else ""
+    return f"{section}eager {eager} {ARROW} compiled {became}"
+
+
+def _with_lines(kernel: Kernel, line: int) -> str:
+    others = [other for other in kernel.lines if other != line]
+    return f"{kernel.short_name} (with {lines_text(others)})" if others else kernel.short_name
+
+
+def unplaced(report: ScenarioReport) -> list[tuple[str, Kernel]]:
+    """The rows of each mode with no line, with their mode: their ``unplaced`` says why."""
+    return [
+        (label, kernel)
+        for label, mode in (("eager", report.eager), ("compiled", report.compiled))
+        if mode is not None
+        for kernel in mode.kernels
+        if not kernel.lines
+    ]
+
+
+def shown_range(source_lines: Sequence[str], placed: Iterable[int]) -> range:
+    """The lines to print: from the first placed line's block (back to the blank line above it, so that the
+    ``def`` shows) to the last placed line."""
+    placed = sorted(line for line in placed if 1 <= line <= len(source_lines))
+    if not placed:
+        return range(0)
+    first = placed[0]
+    while first > 1 and source_lines[first - 2].strip():
+        first -= 1
+    return range(first, placed[-1] + 1)
+
+
+def annotated_lines(source: str, report: ScenarioReport) -> list[str]:
+    """The scenario's code with each line's work under it, then the rows no line carries and why: what
+    ``run --by-line`` prints and the lab report holds."""
+    source_lines = source.splitlines()
+    work = line_work(report.eager, report.compiled)
+    out = []
+    for number in shown_range(source_lines, work):
+        out.append(f"{number:>4} │ {source_lines[number - 1]}")
+        for part in work.get(number, ()):
+            out.append(f"     │     {describe(part)}")
+    missing = unplaced(report)
+    if missing:
+        out += ["", "Not on any line:"]
+        out += [f"  {label} {kernel.short_name}: {kernel.unplaced or 'no line recorded'}" for label, kernel in missing]
+    return out
