@@ -54,7 +54,10 @@ def test_json_contract_and_nothing_but_json_on_stdout():
         assert first[mode]["flops"] == 2 * 2**20  # an add and a ReLU: one operation per element each
     assert {"bandwidth_gbs", "matmul_gflops"} <= set(first["ceilings"]) and first["ceilings"]["matmul_gflops"] > 0
     assert first["sweep"] == [] and first["error"] is None
-    assert first["expect"]["eager"] == {"claimed": 2, "measured": 2, "ok": True}
+    assert first["expect"]["eager"] == {"claimed": 2, "measured": 2, "ok": True, "reason": None}
+    assert {"load_avg", "cores", "steal_pct", "disagreement"} <= set(first["machine_load"])
+    low, high = first["speedup_range"]
+    assert low <= first["speedup"] <= high and isinstance(first["speedup_too_noisy"], bool)
     # What the scenario printed went to stderr, and its fake protocol line did not fool anyone.
     assert chatty["error"] is None and chatty["eager"]["kernel_count"] == 2
     assert "inside fn {not json" in result.stderr and "loading chatty" in result.stderr
