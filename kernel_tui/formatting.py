@@ -276,3 +276,7 @@ def _speedup_cell(eager_us: float | None, time_us: float | None, spread: tuple[f
     if spread is not None and holds_one(spread):
         return "≈ 1×"  # no measurable difference
     return format_ratio(eager_us / time_us)
+
+
+PREDICTED_MARK = "*"
+"""After a preview's eager count that follows ATen's CUDA source (``Kernel.predicted``) rather than a rule."""

@@ -21,6 +21,7 @@ from kernel_tui.baseline import (
 from kernel_tui.baseline_marks import MARK_STYLES
 from kernel_tui.compile_variants import describe_arguments
 from kernel_tui.formatting import (
+    PREDICTED_MARK,
     VARIANT_HEADERS,
     claim_line,
     device_line,
@@ -42,9 +43,6 @@ from kernel_tui.roofline_text import (
     roofline_cells,
     roofline_summary,
 )
-
-PREDICTED_MARK = "*"
-"""After a preview's eager count that follows ATen's CUDA source (``Kernel.predicted``) rather than a rule."""
 
 
 def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> Table:

@@ -17,7 +17,15 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
 from kernel_tui.baseline_marks import CHANGED, MARK_STYLES
-from kernel_tui.formatting import LINK_LABELS, format_bytes, format_count, format_time_us, format_transfers, link_text
+from kernel_tui.formatting import (
+    LINK_LABELS,
+    PREDICTED_MARK,
+    format_bytes,
+    format_count,
+    format_time_us,
+    format_transfers,
+    link_text,
+)
 from kernel_tui.ui.attribution import LINK, NAME, ColumnPlan, bandwidth_cell, plan_columns, roofline_cell
 
 if TYPE_CHECKING:
@@ -146,7 +154,7 @@ class KernelTable(DataTable):
         gbs, ceiling = bandwidth_cell(kernel)
         return {
             "kernel": _name_cell(row),
-            "calls": Text(format_count(kernel.calls), justify="right"),
+            "calls": Text(format_count(kernel.calls) + (PREDICTED_MARK if kernel.predicted else ""), justify="right"),
             "time": Text(format_time_us(kernel.time_us, preview=kernel.time_us is None), justify="right"),
             "bytes": Text(format_bytes(kernel.bytes_total), justify="right"),
             "gbs": Text.assemble(gbs, (f" {ceiling:>4}" if ceiling else ""), justify="right"),
