@@ -205,6 +205,10 @@ def kind_by_name(name: str) -> str | None:
 
 def device_bytes(event: Any) -> int | None:
     """The bytes a memcpy or memset moved, as Kineto recorded them in the activity's metadata."""
+    typed = getattr(event, "metadata", None)  # torch 2.15: a dict keyed as the trace's arguments are
+    if isinstance(typed, dict):
+        value = typed.get("bytes")
+        return int(value) if isinstance(value, (int, float, str)) and str(value).isdigit() else None
     # torch 2.14 deprecates ``metadata_json`` in favour of ``event_metadata``; read whichever exists.
     metadata = event._metadata_json if hasattr(event, "_metadata_json") else getattr(event, "metadata_json", None)
     match = _BYTES.search(str(metadata or ""))
