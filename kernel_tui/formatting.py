@@ -390,3 +390,7 @@ def _speedup_cell(
     if spread is not None and holds_one(spread):
         return "≈ 1×"  # no measurable difference
     return format_ratio(median if median is not None else eager_us / time_us)
+
+
+PREDICTED_MARK = "*"
+"""After a preview's eager count that follows ATen's CUDA source (``Kernel.predicted``) rather than a rule."""

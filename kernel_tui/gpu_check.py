@@ -252,11 +252,11 @@ def _write(
     device = device_text(first.device, first.device_name, first.threads, first.torch_version) if first else ""
     source = "live, this torch" if live else f"recorded ({RECORDED_PREVIEW.name})"
     header = f"device: {device} · preview: {source}, sm_{arch}" if first else "no scenario was measured"
-    within = "within" if course_s <= BUDGET_S and len(real) == len(scenarios) else "NOT within"
+    fits = course_s <= BUDGET_S and len(real) == len(scenarios)
     timing = (
         f"course: {len(real)}/{len(scenarios)} scenarios measured in {course_s:.0f} s "
-        f"{'from an empty Inductor cache' if cold else 'with a given Inductor cache'}, {within} the "
-        f"{BUDGET_S:.0f} s budget"
+        f"{'from an empty Inductor cache' if cold else 'with a given Inductor cache'}: "
+        + (f"within the {BUDGET_S:.0f} s budget" if fits else f"does NOT fit the {BUDGET_S:.0f} s budget")
     )
     text = f"{header}\n\n{table(rows)}\n\n{timing}\n"
     print(text)

@@ -132,6 +132,8 @@ class CuptiAudit:
     def text(self) -> str:
         if self.runs == 0:
             return "no profiled run in the trace"
+        if self.launch_calls == 0:
+            return "no CUDA launch in the profile"
         if self.lost:
             return f"{self.lost} of {self.launch_calls} launches without a device record"
         return f"all {self.launch_calls} launches recorded"

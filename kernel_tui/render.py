@@ -23,6 +23,7 @@ from kernel_tui.by_line import annotated_lines
 from kernel_tui.compile_variants import describe_arguments
 from kernel_tui.formatting import (
     NOISY_MARK,
+    PREDICTED_MARK,
     VARIANT_HEADERS,
     claim_line,
     device_line,
@@ -47,9 +48,6 @@ from kernel_tui.roofline_text import (
     roofline_summary,
 )
 from kernel_tui.safe_text import safe_line
-
-PREDICTED_MARK = "*"
-"""After a preview's eager count that follows ATen's CUDA source (``Kernel.predicted``) rather than a rule."""
 
 
 def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> Table:

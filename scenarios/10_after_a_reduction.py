@@ -11,8 +11,7 @@ GPU, a reduction over a million elements is shared out among many blocks of thre
 only way for all of them to see the finished mean is to end the kernel. So a GPU runs three
 kernels: two for the mean, split as in the last lesson, then `triton_poi_fused_mean_sub_2` for the
 subtraction; three transfers. Big reductions mark kernel boundaries in compiled GPU code.
-(Eager on a GPU is three launches too: the mean's kernel, the `Memset` that clears the counters
-its blocks meet through, and the subtraction.)
+(Eager runs three there too: a `Memset` first clears the mean's counters.)
 
 Inductor's C++ code for CPU works differently: one kernel is a function holding several loops
 one after another. Here the first loop sums `x` and the second subtracts, so the table shows one

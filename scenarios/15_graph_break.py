@@ -6,8 +6,7 @@ divides the cosine of the sine by it. Eager runs one kernel per operation: how m
 compiled graphs, how many kernels?
 
 **Why.** Eager: sine, max, `.item()`, cosine and division, five operations; on CPU the table
-shows five kernels. A GPU shows six: its max over a million elements first clears a few
-counters with a `Memset`, and `.item()` is a copy to the host.
+shows five kernels. A GPU adds a `Memset` before the max: six.
 
 To compile, PyTorch first traces `fn` into a graph of tensor operations. `.item()` returns a
 plain Python number, which by default the tracer will not put in a graph, so it stops there: a
@@ -16,13 +15,13 @@ rest becomes a second graph. The table shows one graph break and, on CPU, three 
 sine-and-max kernel, the eager `.item()`, and `cpp_fused_cos_div_0`. On a GPU, four:
 the max over a million elements splits in two, and `.item()` is a copy to the host.
 
-The break costs more than a launch. The first graph must now write the whole sine array to
-memory, because the second graph needs it: four transfers compiled where a single graph would
-need the ideal two.
+The break costs more than a launch: the first graph must now write the whole sine array,
+because the second graph needs it: four transfers compiled where a single graph would need the
+ideal two.
 
-**Try next.** A `print()` between two tensor lines breaks a graph too. Then set
+**Try next.** A `print()` breaks a graph too. Then set
 `COMPILE = {"fullgraph": True}`, which forbids graph breaks: does PyTorch refuse, or find a way to
-keep `.item()` inside one graph? Count the kernels.
+keep `.item()` inside one graph?
 """
 
 import torch

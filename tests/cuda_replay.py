@@ -69,13 +69,14 @@ def trace_events(path: str | Path) -> list[dict]:
 
 
 def replay(
-    path: str | Path, *, legacy: bool = False, steps: str | None = None, metadata: bool = True
+    path: str | Path, *, legacy: bool = False, steps: str | None = None, metadata: bool = True, typed: bool = False
 ) -> list[FunctionEvent]:
     """``FunctionEvent``s as ``prof.events()`` would list them for this trace.
 
     With ``steps`` (a regex; default: the trace's entry in ``STEPS``), the CPU ranges it matches are renamed
     to the engine's ``RUN_RANGE``: they are the runs the engine's CUDA path counts kernels in. ``metadata=False``:
-    what a profiler not asked for Kineto's metadata gives, an empty ``metadata_json``."""
+    what a profiler not asked for Kineto's metadata gives, an empty ``metadata_json``. ``typed=True``: torch
+    2.15's form, no ``metadata_json`` but ``metadata``, a dict keyed as the trace's arguments (None unexposed)."""
     raw = trace_events(path)
     # A trace the engine saved itself (``make gpu-check``) has its own run ranges already.
     step_pattern = re.compile(steps if steps is not None else steps_of(path))
@@ -107,6 +108,10 @@ def replay(
             external_id=external,
             linked_correlation_id=linked,
         )
+        if typed:
+            for attribute in ("_metadata_json", "metadata_json"):
+                vars(event).pop(attribute, None)
+            event.metadata = dict(args) if on_device and metadata else None
         built.append(event)
     _link_like_torch(built)
     if legacy:
@@ -158,9 +163,10 @@ class ReplayedProfiler:
     """Stands in for ``torch.profiler.profile``: the events a GPU profile of ``path`` gave, with Kineto's
     metadata only where the profiler was asked for it, as torch does."""
 
-    def __init__(self, path: str | Path, *, legacy: bool = False) -> None:
+    def __init__(self, path: str | Path, *, legacy: bool = False, typed: bool = False) -> None:
         self.path = path
         self.legacy = legacy
+        self.typed = typed
         self.metadata = False
 
     def __call__(self, activities: Any = None, experimental_config: Any = None, **ignored: Any) -> ReplayedProfiler:
@@ -174,7 +180,7 @@ class ReplayedProfiler:
         return None
 
     def events(self) -> list[FunctionEvent]:
-        return replay(self.path, legacy=self.legacy, metadata=self.metadata)
+        return replay(self.path, legacy=self.legacy, metadata=self.metadata, typed=self.typed)
 
     def export_chrome_trace(self, path: str) -> None:
         Path(path).write_bytes(gzip.decompress(Path(self.path).read_bytes()))

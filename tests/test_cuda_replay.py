@@ -131,12 +131,16 @@ def test_memcpy_bytes_come_from_the_trace():
     assert bare and all(launch.device_bytes is None for launch in bare)
 
 
-@pytest.mark.parametrize("legacy", [False, True], ids=["torch>=2.12", "torch<2.12"])
-def test_the_engines_profiler_asks_for_the_metadata_that_carries_memcpy_bytes(monkeypatch, legacy):
+@pytest.mark.parametrize(
+    ("legacy", "typed"),
+    [(False, False), (True, False), (False, True)],
+    ids=["torch2.12-2.14", "torch<2.12", "torch2.15"],
+)
+def test_the_engines_profiler_asks_for_the_metadata_that_carries_memcpy_bytes(monkeypatch, legacy, typed):
     """The engine's own profiling code on an A100 trace, the events in the form its profiler options ask for:
     without ``expose_kineto_event_metadata`` a real GPU's memcpys and memsets have no bytes."""
     path = Path(__file__).parent / "data" / "cuda_traces" / "hta_alexnet_a100.json.gz"
-    monkeypatch.setattr(profiling, "profile", ReplayedProfiler(path, legacy=legacy))
+    monkeypatch.setattr(profiling, "profile", ReplayedProfiler(path, legacy=legacy, typed=typed))
     monkeypatch.setattr(profiling, "l2_flush", lambda device: lambda: None)
     monkeypatch.setattr(profiling, "synchronize", lambda device: None)
     profiled = profiling.profile_launches(lambda: None, "cuda", runs=2)

@@ -78,8 +78,10 @@ def test_runs_without_textual_or_plotext(tmp_path):
     assert summary["scenarios"]["add_relu.py"]["measured"]
     assert summary["cold_inductor_cache"] is not bool(WARM)
     assert re.search(
-        r"course: 1/1 scenarios measured in \d+ s (from an empty|with a given) Inductor cache, within", result.stdout
+        r"course: 1/1 scenarios measured in \d+ s (from an empty|with a given) Inductor cache: within the",
+        result.stdout,
     )
+    assert "eager: no CUDA launch in the profile" in result.stdout
 
 
 def test_a_failed_claim_still_leaves_every_file_and_no_more(tmp_path, write_scenario):

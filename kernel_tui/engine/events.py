@@ -14,6 +14,7 @@ device event's correlation id, nested in its operator by the event tree, stands 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -211,6 +212,9 @@ def kind_by_name(name: str) -> str | None:
 
 def event_metadata(event: Any) -> str:
     """The activity's Kineto metadata, as JSON text."""
+    typed = getattr(event, "metadata", None)  # torch 2.15: a dict keyed as the trace's arguments are
+    if isinstance(typed, dict):
+        return json.dumps(typed, default=str)
     # torch 2.14 deprecates ``metadata_json`` in favour of ``event_metadata``; read whichever exists.
     metadata = event._metadata_json if hasattr(event, "_metadata_json") else getattr(event, "metadata_json", None)
     return str(metadata or "")

@@ -21,6 +21,7 @@ from kernel_tui.baseline_marks import CHANGED, MARK_STYLES
 from kernel_tui.formatting import (
     LINK_LABELS,
     NOISY_MARK,
+    PREDICTED_MARK,
     cut_middle,
     format_bytes,
     format_count,
@@ -196,7 +197,7 @@ class KernelTable(DataTable):
             name.stylize(LINE_MARK)
         return {
             "kernel": name,
-            "calls": Text(format_count(kernel.calls), justify="right"),
+            "calls": Text(format_count(kernel.calls) + (PREDICTED_MARK if kernel.predicted else ""), justify="right"),
             "time": Text(format_time_us(kernel.time_us, preview=kernel.time_us is None), justify="right"),
             "bytes": Text(format_bytes(kernel.bytes_total), justify="right"),
             "gbs": Text.assemble(gbs, (f" {ceiling:>4}" if ceiling else ""), justify="right"),
