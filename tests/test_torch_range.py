@@ -61,8 +61,8 @@ def test_below_the_floor_the_run_says_once_which_torch_it_found_and_which_it_nee
     assert finished.stdout == ""
     oldest = ".".join(map(str, OLDEST_TORCH))
     assert finished.stderr.splitlines() == [
-        f"kernel-tui run: kernel-tui needs torch {oldest} or newer, and found torch 2.9.1+cu128 ({sys.executable}): "
-        f"install one beside it (pip install 'torch>={oldest}'), or run kernel-tui from an environment that has one"
+        f"kernel-tui run: kernel-tui needs torch {oldest} or newer and found torch 2.9.1+cu128 ({sys.executable}): "
+        f"upgrade it there (pip install 'torch>={oldest}') or run kernel-tui from an environment that has one"
     ]
 
 

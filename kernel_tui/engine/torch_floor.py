@@ -28,6 +28,6 @@ def below_floor(version: str) -> str | None:
         return None
     oldest = ".".join(map(str, OLDEST_TORCH))
     return (
-        f"kernel-tui needs torch {oldest} or newer, and found torch {version} ({sys.executable}): "
-        f"install one beside it (pip install 'torch>={oldest}'), or run kernel-tui from an environment that has one"
+        f"kernel-tui needs torch {oldest} or newer and found torch {version} ({sys.executable}): "
+        f"upgrade it there (pip install 'torch>={oldest}') or run kernel-tui from an environment that has one"
     )
