@@ -188,7 +188,10 @@ def _pad_mm_policy(assumptions: list[str]) -> Any:
             return False
         if inductor_config.force_shape_pad:
             return True
-        m, k, n = pad_mm.hint_symbols((m, k, n))
+        # torch 2.12 turned symbolic sizes into hints here; before, pad_mm compared the sizes as they came.
+        hint_symbols = getattr(pad_mm, "hint_symbols", None)
+        if hint_symbols is not None:
+            m, k, n = hint_symbols((m, k, n))
         if "pad_aten_mm_pass" in inductor_config.post_grad_fusion_options and pad_mm.should_pad_mm_bf16(
             mat1.dtype, m, n, k
         ):

@@ -44,7 +44,6 @@ TORCH_TARGETS = (
     "torch._inductor.async_compile.AsyncCompile.cpp_pybinding",
     "torch._inductor.constant_folding.ConstantFolder.run",
     "torch._inductor.fx_passes.pad_mm._should_pad",
-    "torch._inductor.fx_passes.pad_mm.hint_symbols",
     "torch._inductor.fx_passes.pad_mm.should_pad_mm_bf16",
     "torch._inductor.fx_passes.pad_mm.is_mm_compute_bound",
     "torch._inductor.graph.GraphLowering.compile_to_module",
