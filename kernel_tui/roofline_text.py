@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
 
 UNKNOWN = "?"
-SHORT_BOUND = {"memory-bound": "memory", "compute-bound": "compute", "overhead-bound": "overhead"}
+SHORT_BOUND = {"memory-bound": "memory", "compute-bound": "compute", "overhead-bound": "ovhd"}
+"""For the tables' FLOP/B bound column, 12 wide (``0.083 memory``); the line under them says it in full."""
 
 
 def _three_figures(value: float) -> str:

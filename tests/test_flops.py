@@ -131,7 +131,7 @@ def test_far_below_both_roofs_is_overhead_bound_judged_on_the_work_not_the_load(
         "a slow large kernel (a busy machine) stays memory-bound; a tiny one near its roof keeps its side"
     )
     assert roof_time_us(8192, 3072, 10.0, 50.0) == pytest.approx(0.3072)
-    assert format_bound(OVERHEAD_BOUND, short=True) == "overhead"
+    assert format_bound(OVERHEAD_BOUND, short=True) == "ovhd"
 
 
 def _report() -> ScenarioReport:

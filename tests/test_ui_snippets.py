@@ -700,3 +700,26 @@ async def run_a_syntax_error(app, pilot) -> str:
     await pilot.press("ctrl+r")
     await wait_for(pilot, lambda: run_done(app))
     return typed
+
+
+async def test_in_the_editor_the_footer_and_the_status_line_name_keys_that_work_there():
+    """Letters are typed in the editor: the footer offered "? Help" and the status line "r runs this
+    scenario · s ... · d details", and each of those keys typed a letter instead."""
+    app = make_app(snippet_link())
+    async with app.run_test(size=SMALL) as pilot:
+        await new_snippet(pilot, "x.relu()")
+        await pilot.pause()
+        footer = {binding.key for _, binding, enabled, _ in app.active_bindings.values() if enabled}
+        assert "question_mark" not in footer and "f1" in footer, footer
+        line = status(app)
+        assert "ctrl+r runs" in line and "F1 lists every key" in line and "s runs" not in line, line
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help from the editor")
+        await pilot.press("escape")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: run_done(app))
+        line = status(app)
+        assert "ctrl+t details" in line and "s adds" not in line and " d details" not in line, line
+        await pilot.press("escape")  # leaves the editor: the explorer's own keys again
+        await pilot.pause()
+        assert "d details" in status(app) and "s adds the size sweep" in status(app)

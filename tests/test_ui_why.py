@@ -607,3 +607,7 @@ def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00():
     values, labels = figure.yticks_args
     assert min(values) < 0.005 and "0.00" not in labels, labels
     assert [format_gbs(value) for value in (0.002, 0.00031, 7.171)] == ["0.002", "0.0003", "7.17"]
+    from kernel_tui.ui.attribution import bandwidth_cell
+
+    slow = Kernel("aten::item", "aten::item", 1, 11.9, bytes_read=4, gbs=0.00034, ceiling_pct=0.0)
+    assert bandwidth_cell(slow) == ("<0.01", "0%"), "short enough for the column beside its share"

@@ -116,6 +116,14 @@ class KernelTuiApp(App[None]):
         for sig in QUIT_SIGNALS:
             loop.remove_signal_handler(sig)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "help" and getattr(self.focused, "id", None) == "snippet-text":
+            return False  # "?" is typed in the editor: its own F1 binding is the one the footer shows
+        return super().check_action(action, parameters)
+
+    def action_help_in_editor(self) -> None:
+        self.action_help()
+
     def action_help(self) -> None:
         """Show every key, from the same action tables the bindings are made of."""
         from kernel_tui.ui.screens.help import HelpScreen  # a dialog's module loads when it first opens

@@ -132,9 +132,9 @@ TIME = Column("time", "time", "right", 9)
 BYTES = Column("bytes", "bytes", "right", 9)
 BANDWIDTH = Column("gbs", "GB/s %ceil", "right", 10)
 SHARE = Column("share", "share", "right", 5)
-ROOF = Column("roof", "FLOP/B bound", "right", 14)
-"""Intensity and the side of the ridge (``0.083 overhead`` is the widest); only where the engine counted
-FLOPs (``plan_columns(roofline=)``)."""
+ROOF = Column("roof", "FLOP/B bound", "right", 12)
+"""Intensity and the side of the ridge (``0.083 memory`` is the widest); only where the engine counted FLOPs
+(``plan_columns(roofline=)``)."""
 LINK = Column("link", "", "left", None)
 """Labelled per table (``formatting.LINK_LABELS``)."""
 

@@ -56,12 +56,17 @@ def status_text(
     background: tuple[str, ScenarioRun] | None = None,
     engine_error: ScenarioError | None = None,
     warming: tuple[float, float] | None = None,
+    editing: bool = False,
 ) -> Text:
     """The status line for the scenario on screen (``run``: its latest run, if any).
+
+    ``editing``: the snippet editor has the focus, where letters are typed: the keys named are its own
+    (``ctrl+r``, ``ctrl+t``, ``F1``), not ``r``, ``s``, ``d`` and ``?``.
 
     ``background`` is (title, run) of a run going on for another scenario, so it is never forgotten.
     ``warming`` is (estimate, elapsed) seconds of the engine's first compile, while it runs.
     """
+    run_key, details, help_key = ("ctrl+r", "ctrl+t", "F1") if editing else ("r", "d", "?")
     text = Text()
     if background is not None:
         title, other = background
@@ -70,14 +75,15 @@ def status_text(
         return text
     if run is None:
         if engine_error is not None:
-            text.append(f"✗ {engine_error.short_line()} · d details", style="bold red")
+            text.append(f"✗ {engine_error.short_line()} · {details} details", style="bold red")
             return text
         if warming is not None:
             text.append("◌ ", style="bold cyan")
             text.append(warming_text(*warming))
-            text.append(" · r runs this scenario", style="dim")
+            text.append(f" · {run_key} runs this scenario", style="dim")
             return text
-        text.append("r runs this scenario · s runs it with the size sweep · ? lists every key", style="dim")
+        sweep = "" if editing else " · s runs it with the size sweep"
+        text.append(f"{run_key} runs this scenario{sweep} · {help_key} lists every key", style="dim")
         return text
     if run.status is RunStatus.RUNNING:
         text.append("● ", style="bold cyan")
@@ -86,10 +92,10 @@ def status_text(
             text.append(f" · {run.detail}")
         text.append(f" · {run.elapsed(now):.0f} s · esc cancels", style="dim")
     elif run.status is RunStatus.CANCELLED:
-        text.append("○ cancelled: the engine was stopped · r runs it again", style="dim")
+        text.append(f"○ cancelled: the engine was stopped · {run_key} runs it again", style="dim")
     elif run.error is not None:
         text.append(f"✗ {run.error.short_line()}", style="bold red")
-        text.append(" · d details", style="dim")
+        text.append(f" · {details} details", style="dim")
     else:
         failed = failed_claims(run.report)
         if failed:
@@ -97,9 +103,9 @@ def status_text(
         else:
             text.append("✓ done", style="green")
         text.append(f" in {run.elapsed(now):.1f} s", style="dim")
-        if not run.sweep:
+        if not run.sweep and not editing:
             text.append(" · s adds the size sweep", style="dim")
-        text.append(" · d details", style="dim")
+        text.append(f" · {details} details", style="dim")
     return text
 
 

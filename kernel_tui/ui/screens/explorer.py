@@ -154,6 +154,8 @@ class ExplorerScreen(Screen[None]):
         self.wide = fits_wide(self.app.size)
         self._name_mode = "eager"
         """Which table's highlighted kernel the full-name line shows: the one last focused."""
+        self._status_for_editor = False
+        """Whether the status line names the editor's keys (ctrl+r, ctrl+t, F1): the editor has the focus."""
         self._warmup_since: float | None = None
         """When the engine began its first compile of the session; None once it ended (or never began)."""
 
@@ -308,10 +310,16 @@ class ExplorerScreen(Screen[None]):
         progress = active.progress() if active is not None else None
         if progress is None and run is None and warming is not None:
             progress = describe.warming_progress(*warming)
+        self._status_for_editor = getattr(self.focused, "id", None) == "snippet-text"  # letters are typed there
         if status := self._find("#status", RunStatusBar):
             status.show(
                 describe.status_text(
-                    run, now=now, background=background, engine_error=self.engine_error, warming=warming
+                    run,
+                    now=now,
+                    background=background,
+                    engine_error=self.engine_error,
+                    warming=warming,
+                    editing=self._status_for_editor,
                 ),
                 progress,
             )
@@ -371,6 +379,8 @@ class ExplorerScreen(Screen[None]):
         if isinstance(event.widget, KernelTable):
             self._name_mode = event.widget.mode
             self._show_kernel_name()
+        if (event.widget.id == "snippet-text") != self._status_for_editor:
+            self._show_status()  # its key hints change: letters are typed in the editor
 
     # -- actions -----------------------------------------------------------------------------------
 

@@ -49,6 +49,8 @@ class SnippetEditor(Vertical):
         Binding("ctrl+s", "screen.save_snippet", "Save", tooltip="Save the snippet as a scenario file"),
         # d types a "d" here; the error note under the text names this key instead.
         Binding(DETAILS_KEY, "screen.details", "Details", show=False, tooltip="The latest run's details"),
+        # ? types a "?" here: the footer offers F1 instead (the app hides its "? Help" while the text has focus).
+        Binding("f1", "app.help_in_editor", "Help", key_display="F1", tooltip="List every key"),
     ]
 
     @dataclass
