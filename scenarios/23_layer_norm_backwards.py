@@ -17,8 +17,8 @@ mean reading the whole row again. On CPU the backward is one kernel as well, wit
 row-wise gradient and others for the sums over rows.
 
 **Try next.** On a GPU (`--device cuda`) the column sums and the row-wise work want different
-thread layouts: how many backward kernels then? No GPU: `--device cuda-preview` previews forward
-graphs only, so preview a copy (`e`) with `TRAIN = False`; `g` shows its Triton kernel.
+thread layouts: how many backward kernels then? No GPU: `kernel-tui run` this file with
+`--device cuda-preview` names the Triton kernels a GPU would run, backward included; `g` shows them.
 """
 
 import torch
