@@ -142,3 +142,25 @@ def test_an_old_answer_of_kernels_and_transfers_still_loads(tmp_path):
         '"compiled": 1, "faster": 0}, "measured": {"eager": 2, "compiled": 1, "faster": 0}}}}'
     )
     assert PredictionBook(path).score == (5, 5)
+
+
+def test_each_lesson_is_asked_what_it_teaches():
+    """The kind of question each lesson of the course gets, read from its claims (and name, for 18 and 20)."""
+    from kernel_tui.ui.catalog import load_catalog
+    from kernel_tui.ui.questions import lesson_kind
+
+    kinds = {
+        entry.path.name[:2]: lesson_kind(entry.info)
+        for entry in load_catalog(sorted(COURSE.glob("[0-9]*.py")), COURSE)
+        if entry.info
+    }
+    assert {number: kind for number, kind in kinds.items() if kind != "forward-only"} == {
+        "15": "graph-break",
+        "16": "sweep",
+        "17": "sweep",
+        "18": "tiny",
+        "20": "roofline",
+        "21": "training",
+        "22": "training",
+        "23": "training",
+    }
