@@ -1,10 +1,11 @@
 """Predict, then reveal: the learner's guesses at each course lesson's kernel counts, and the score.
 
-Before a course lesson runs for the first time the learner says how many kernels eager PyTorch and
-``torch.compile`` will run per call of ``fn``, and how many array-sized transfers each side will cost (a
-training lesson asks what it teaches instead: each section's kernels, and how many arrays forward keeps for
-backward); once the engine has measured both sides, the guess is revealed beside the measurement with the
-lesson's explanation (its text from ``**Why.**`` on), and counted.
+Before a course lesson runs for the first time the learner answers what the lesson teaches
+(``kernel_tui.ui.questions``: most lessons, how many kernels eager PyTorch and ``torch.compile`` will run per
+call of ``fn`` and how many array-sized transfers each side will cost; others each section's kernels, the
+graph breaks, the sweep's compiles, the faster side or each kernel's roofline class); once the engine has
+measured them, the guess is revealed beside the measurement with the lesson's explanation (its text from
+``**Why.**`` on), and counted.
 
 Answered lessons are kept in ``predictions.json`` in kernel-tui's state folder (``KERNEL_TUI_STATE_DIR``,
 see ``kernel_tui.ui.drafts.state_dir``), so the score carries across sessions. A lesson is known by its
@@ -22,40 +23,24 @@ from typing import TYPE_CHECKING, Any
 
 from kernel_tui.report_keys import MODES
 from kernel_tui.ui.drafts import state_dir, write_text_atomic
+from kernel_tui.ui.questions import CHOICES, QUESTIONS, SAVED, SECTION_KERNELS, SWEPT, Row, asked, lesson_kind, measure
 
 if TYPE_CHECKING:
     from kernel_tui.report import ScenarioReport
     from kernel_tui.ui.catalog import ScenarioEntry
 
-TRANSFERS = ("eager_transfers", "compiled_transfers")
-"""The array-sized transfers of each mode, named as the lessons' claims name them."""
-QUANTITIES = MODES + TRANSFERS
-"""What the learner predicts for a forward-only lesson: kernels per call eager and compiled, then each
-side's transfers."""
-SECTION_KERNELS = ("eager_forward", "compiled_forward", "eager_backward", "compiled_backward")
-SAVED = ("eager_saved", "compiled_saved")
-TRAINING_QUANTITIES = SECTION_KERNELS + SAVED
-"""What a training lesson asks (lessons 21-23 teach these): each section's kernels, each side, and what
-forward keeps for backward, in arrays; named as the lessons' claims name them."""
-QUESTIONS: dict[str, dict[str, tuple[str, str]]] = {
-    "forward-only": {"kernels": MODES, "transfers": TRANSFERS},
-    "training": {
-        "forward kernels": ("eager_forward", "compiled_forward"),
-        "backward kernels": ("eager_backward", "compiled_backward"),
-        "saved arrays": SAVED,
-    },
-}
-"""Each kind of lesson's rows of questions, each row an eager and a compiled quantity."""
-WHOLE = frozenset(MODES + SECTION_KERNELS)
-"""Kernel counts, right only when exact; the rest are fractions of an array, right within a slack."""
+WHOLE = frozenset(MODES + SECTION_KERNELS + ("graph_breaks", "sweep_compiles"))
+"""Counts, right only when exact; a choice is right when it is the measured one; the rest are fractions of an
+array, right within a slack."""
 TRANSFER_SLACK = 0.25
 """A transfer guess is right within a quarter of a transfer (or 5 %, the claims' tolerance, if larger): a
 broadcast bias adds 0.001, layer norm's small outputs a little more, and nobody is asked for decimals."""
 SAVED_SLACK = 0.1
 """A saved-arrays guess is right within a tenth of an array (or 5 %): close enough for layer norm's two
 numbers per row to count as 0, tight enough that 0 is not right for lesson 21's quarter-array mask."""
-ALL_QUANTITIES = QUANTITIES + TRAINING_QUANTITIES
-_ASKED = {kind: tuple(q for row in rows.values() for q in row) for kind, rows in QUESTIONS.items()}
+ALL_QUANTITIES = tuple(dict.fromkeys(q for rows in QUESTIONS.values() for q in asked(rows)))
+"""Every quantity any lesson asks, in the dialogs' order."""
+_ASKED = {kind: asked(rows) for kind, rows in QUESTIONS.items()}
 FILE_NAME = "predictions.json"
 VERSION = 2
 HIDDEN_EXPLANATION = (
@@ -106,7 +91,7 @@ class Answer:
         measured = self.measured.get(quantity)
         if quantity not in self.predicted or measured is None:
             return False
-        if quantity in WHOLE:
+        if quantity in WHOLE or quantity in CHOICES:
             return round(measured) == self.predicted[quantity]
         slack = SAVED_SLACK if quantity in SAVED else TRANSFER_SLACK
         return abs(measured - self.predicted[quantity]) <= max(slack, 0.05 * measured)
@@ -135,10 +120,16 @@ class PredictionBook:
         """A readable lesson of the built-in course (the learner's own files are never quizzed)."""
         return not entry.user_file and entry.info is not None and entry.read_error is None
 
-    def questions(self, entry: ScenarioEntry) -> dict[str, tuple[str, str]]:
-        """The rows the dialog asks for ``entry``: a training lesson is asked what it teaches, each section's
-        kernels and what forward saves for backward; any other lesson its kernels and transfers per call."""
-        return QUESTIONS["training" if entry.info is not None and entry.info.train else "forward-only"]
+    def kind(self, entry: ScenarioEntry) -> str:
+        """Which of ``QUESTIONS`` the dialog asks for ``entry``: what its lesson teaches."""
+        return lesson_kind(entry.info) if entry.info is not None else "forward-only"
+
+    def questions(self, entry: ScenarioEntry) -> dict[str, Row]:
+        return QUESTIONS[self.kind(entry)]
+
+    def needs_sweep(self, entry: ScenarioEntry) -> bool:
+        """The questions for ``entry`` are answered by the size sweep (lessons 16 and 17): run it with one."""
+        return any(quantity in SWEPT for quantity in asked(self.questions(entry)))
 
     def wants_prediction(self, entry: ScenarioEntry) -> bool:
         """Ask before running: on, a course lesson, neither answered nor already guessed for a run."""
@@ -163,23 +154,28 @@ class PredictionBook:
         """The learner's guess for the run about to start, keyed as ``questions(entry)`` names them."""
         self.pending[lesson_key(entry)] = dict(guess)
 
-    def reveal(self, entry: ScenarioEntry, report: ScenarioReport | None) -> Answer | None:
-        """If a guess waits for this lesson and the report has both counts: score it, save it, return it."""
+    def reveal(self, entry: ScenarioEntry, report: ScenarioReport | None, *, finished: bool = True) -> Answer | None:
+        """If a guess waits for this lesson and the report has both counts (and, for a question the sweep
+        answers, the run has ``finished``): score it, save it, return it."""
         key = lesson_key(entry)
         if key not in self.pending or report is None or report.eager is None or report.compiled is None:
             return None
-        from kernel_tui.expect import MEASURES  # the report's module loads with the first run, not the first frame
-
+        if self.waits_for_sweep(entry) and (not finished or not report.sweep):
+            return None  # the sweep's compiles are counted when a run with the sweep ends
         guess = self.pending.pop(key)
-        measured: dict[str, float | None] = {quantity: MEASURES[quantity](report) for quantity in guess}
+        measured: dict[str, float | None] = {quantity: measure(quantity, report) for quantity in guess}
         for mode in MODES:
             # No kernels move no bytes, whether or not the report says 0 (a views-only function).
-            if f"{mode}_transfers" in measured and MEASURES[mode](report) == 0:
+            if f"{mode}_transfers" in measured and measure(mode, report) == 0:
                 measured[f"{mode}_transfers"] = 0.0
         answer = Answer(guess, measured)
         self.answers[key] = answer
         self._save()
         return answer
+
+    def waits_for_sweep(self, entry: ScenarioEntry) -> bool:
+        """A guess for ``entry`` waits for the size sweep to count what it asked."""
+        return any(quantity in SWEPT for quantity in self.pending.get(lesson_key(entry), ()))
 
     def forget(self, entry: ScenarioEntry) -> None:
         """Ask again next time (the run the guess was for did not measure both counts)."""
@@ -235,11 +231,14 @@ def _answer_from(value: Any) -> Answer | None:
         for key in ALL_QUANTITIES:  # transfers are absent in answers from before the dialog asked for them
             if value["predicted"].get(key) is None:
                 continue
-            predicted[key] = int(value["predicted"][key]) if key in WHOLE else float(value["predicted"][key])
+            whole = key in WHOLE or key in CHOICES
+            predicted[key] = int(value["predicted"][key]) if whole else float(value["predicted"][key])
             found = value["measured"].get(key)
             measured[key] = None if found is None else float(found)
     except (AttributeError, KeyError, TypeError, ValueError):
         return None
     # Every kernel count of one kind of question, or the answer is damaged (a hand edit, another format).
-    complete = any(all(q in predicted for q in quantities if q in WHOLE) for quantities in _ASKED.values())
+    complete = any(
+        all(q in predicted for q in quantities if q in WHOLE or q in CHOICES) for quantities in _ASKED.values()
+    )
     return Answer(predicted, measured) if complete else None

@@ -62,6 +62,24 @@ FIXTURES: dict[str, tuple[str, dict[str, Any]]] = {
         "../../scenarios/14_matmul_bias_relu.py",
         {"name": "14_matmul_bias_relu.py", "sweep": False},
     ),
+    # Lessons whose prediction asks what they teach besides kernel counts: graph breaks (15), the sweep's
+    # compiles (16, swept), which side is faster at size 8 (18), which kernel is compute- or memory-bound (20).
+    "ui_graph_break_messages.json": (
+        "../../scenarios/15_graph_break.py",
+        {"name": "15_graph_break.py", "size": 4096, "sweep": False},
+    ),
+    "ui_static_shapes_messages.json": (
+        "../../scenarios/16_static_shapes.py",
+        {"name": "16_static_shapes.py", "sweep": True},
+    ),
+    "ui_tiny_tensors_messages.json": (
+        "../../scenarios/18_tiny_tensors.py",
+        {"name": "18_tiny_tensors.py", "sweep": False},
+    ),
+    "ui_matmul_tanh_messages.json": (
+        "../../scenarios/20_matmul_against_elementwise.py",
+        {"name": "20_matmul_against_elementwise.py", "sweep": False},
+    ),
 }
 """Each fixture: the scenario it records (relative to ``tests/data``) and how it is run."""
 

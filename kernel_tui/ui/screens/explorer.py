@@ -427,7 +427,7 @@ class ExplorerScreen(Screen[None]):
 
     def action_run(self, sweep: bool) -> None:
         """Run the scenario on screen now; a run already going (of any scenario) is cancelled first."""
-        if self.why.predict_first(lambda: self.action_run(sweep)):
+        if self.why.predict_first(self.action_run, sweep):
             return
         entry = self.entry
         if self.runs.active is not None:

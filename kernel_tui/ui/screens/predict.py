@@ -1,10 +1,11 @@
 """Predict, then reveal: the two dialogs around a course lesson's first run.
 
-``PredictScreen`` asks, before the tables appear, the rows of questions the lesson teaches (per call:
-kernels and array-sized transfers, eager and compiled; a training step: each section's kernels and the
-arrays forward keeps for backward); it returns the numbers by quantity (or None: back to the explorer,
-nothing run). ``RevealScreen`` shows the guess beside what was measured, the lesson's explanation and the
-score. The explorer decides when each one appears
+``PredictScreen`` asks, before the tables appear, the rows of questions the lesson teaches
+(``kernel_tui.ui.questions``: per call, kernels and array-sized transfers, eager and compiled; a training
+step, each section's kernels and the arrays forward keeps for backward; graph breaks, the sweep's compiles,
+the faster side, each kernel's roofline class); it returns the answers by quantity, a word as its index (or
+None: back to the explorer, nothing run). ``RevealScreen`` shows the guess beside what was measured, the
+lesson's explanation and the score. The explorer decides when each one appears
 (``kernel_tui.ui.score.PredictionBook``).
 """
 
@@ -20,7 +21,8 @@ from textual.content import Content
 from textual.widgets import Input, Label, Static
 
 from kernel_tui.formatting import format_count
-from kernel_tui.ui.score import ALL_QUANTITIES, MODES, QUESTIONS, WHOLE, Answer
+from kernel_tui.ui.questions import CHOICES, QUESTIONS, asked, choice_index
+from kernel_tui.ui.score import ALL_QUANTITIES, MODES, WHOLE, Answer
 from kernel_tui.ui.screens.dialog import Dialog
 
 COLUMNS = {"eager": "eager PyTorch", "compiled": "torch.compile"}
@@ -35,6 +37,11 @@ LABELS = {
     "compiled_backward": "compiled backward kernels",
     "eager_saved": "eager saved arrays",
     "compiled_saved": "compiled saved arrays",
+    "graph_breaks": "graph breaks",
+    "sweep_compiles": "compiles in the sweep",
+    "faster": "faster side",
+    "matmul_bound": "mm is …-bound",
+    "elementwise_bound": "tanh is …-bound",
 }
 PROMPTS = {
     "forward-only": "Before the tables appear: per call of fn, how many kernels will run, and how many "
@@ -42,7 +49,18 @@ PROMPTS = {
     "training": "Before the tables appear: how many kernels will each section of the training step run, and "
     "how many arrays (each the size of the largest input; fractions welcome) will forward keep for backward, "
     "the inputs left out?",
+    "graph-break": "Before the tables appear: per call of fn, how many kernels will run, and how many graph "
+    "breaks will torch.compile make (each break ends one compiled graph and starts another)?",
+    "sweep": "Before the tables appear: the profile compiles fn once; how many more compiles will the size "
+    "sweep cost? Enter runs the lesson with its sweep (as s does): the answer is graded when the sweep ends.",
+    "tiny": "Before the tables appear: per call of fn, how many kernels will run, how many array-sized "
+    "transfers will they cost, and which side will be faster at this size (eager or compiled: e or c)?",
+    "roofline": "Before the tables appear: per call of fn, how many kernels will run, how many array-sized "
+    "transfers will they cost, and what limits each kernel: compute, memory or the overhead of a call "
+    "(c, m or o)?",
 }
+COUNTED = {"graph_breaks": "graph breaks", "sweep_compiles": "compiles"}
+"""What a count box counts, where it is not kernels."""
 MAX_DIGITS = 3
 MAX_FRACTION_CHARS = 5
 Guess = dict[str, float]
@@ -85,20 +103,21 @@ class PredictScreen(Dialog[Guess | None]):
 
     BINDINGS = [Binding("escape", "back", "Back"), Binding("enter", "submit", "Run", show=False)]
 
-    def __init__(self, title: str, rows: dict[str, tuple[str, str]] = QUESTIONS["forward-only"]) -> None:
+    def __init__(self, title: str, kind: str = "forward-only") -> None:
         super().__init__()
         self._title = title
-        self.rows = rows
-        """Each row's label and its eager and compiled quantity; Enter and Tab go along a row, then down."""
-        self.quantities = tuple(quantity for row in rows.values() for quantity in row)
+        self.kind = kind
+        self.rows = QUESTIONS[kind]
+        """Each row's label and its eager and compiled quantity (or one choice across both); Enter and Tab go
+        along a row, then down."""
+        self.quantities = asked(self.rows)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="predict-body", classes="dialog-body") as body:
             body.border_title = Content(f"Predict: {self._title}")
             body.border_subtitle = "enter runs · esc goes back"
             body.can_focus = False
-            kind = "training" if self.rows is QUESTIONS["training"] else "forward-only"
-            yield Static(Text(PROMPTS[kind]), id="predict-question")
+            yield Static(Text(PROMPTS[self.kind]), id="predict-question")
             with Horizontal(classes="predict-row predict-head"):
                 yield Label("", classes="predict-label")
                 for mode in MODES:
@@ -107,16 +126,10 @@ class PredictScreen(Dialog[Guess | None]):
                 with Horizontal(classes="predict-row"):
                     yield Label(row, classes="predict-label")
                     for quantity in quantities:
-                        whole = quantity in WHOLE
-                        box = CountInput(
-                            placeholder=row.split()[-1],
-                            type="integer" if whole else "number",
-                            restrict=r"[0-9]*" if whole else r"[0-9]*\.?[0-9]*",
-                            max_length=MAX_DIGITS if whole else MAX_FRACTION_CHARS,
-                            id=f"predict-{quantity}",
-                        )
-                        box.tooltip = LABELS[quantity]
-                        yield box
+                        if quantity is None:
+                            yield Label("", classes="predict-column")  # nothing to ask of this side
+                        else:
+                            yield _box(quantity, row)
             yield Static(
                 Text("t on the explorer turns predicting off (--no-predict at start).", style="dim"), id="predict-note"
             )
@@ -137,10 +150,18 @@ class PredictScreen(Dialog[Guess | None]):
             return
         guess: Guess = {}
         for quantity, box in zip(self.quantities, boxes, strict=True):
+            if quantity in CHOICES:
+                choice = choice_index(quantity, box.value)
+                if choice is None:
+                    self.set_focus(box)
+                    self.notify(f"Type {_or(CHOICES[quantity])} (its first letter is enough).", severity="warning")
+                    return
+                guess[quantity] = choice
+                continue
             value = _number(box.value, whole=quantity in WHOLE)
             if value is None:
                 self.set_focus(box)
-                what = "kernels" if quantity in WHOLE else "arrays (2, 1.5 or 0.25)"
+                what = COUNTED.get(quantity, "kernels" if quantity in WHOLE else "arrays (2, 1.5 or 0.25)")
                 self.notify(f"Type a number of {what}, 0 or more, in each box.", severity="warning")
                 return
             guess[quantity] = int(value) if quantity in WHOLE else value
@@ -153,6 +174,33 @@ class PredictScreen(Dialog[Guess | None]):
 
     def action_back(self) -> None:
         self.dismiss(None)
+
+
+def _box(quantity: str, row: str) -> CountInput:
+    """The box for one quantity: a whole count, a number of arrays, or a word (a wide box)."""
+    if quantity in CHOICES:
+        box = CountInput(
+            placeholder=_or(CHOICES[quantity]),
+            restrict=r"[A-Za-z]*",
+            max_length=max(len(word) for word in CHOICES[quantity]),
+            id=f"predict-{quantity}",
+            classes="predict-choice",
+        )
+    else:
+        whole = quantity in WHOLE
+        box = CountInput(
+            placeholder=row.split()[-1],
+            type="integer" if whole else "number",
+            restrict=r"[0-9]*" if whole else r"[0-9]*\.?[0-9]*",
+            max_length=MAX_DIGITS if whole else MAX_FRACTION_CHARS,
+            id=f"predict-{quantity}",
+        )
+    box.tooltip = LABELS[quantity]
+    return box
+
+
+def _or(words: tuple[str, ...]) -> str:
+    return ", ".join(words[:-1]) + f" or {words[-1]}"
 
 
 def _number(text: str, *, whole: bool) -> float | None:
@@ -209,7 +257,7 @@ class RevealScreen(Dialog[None]):
                 verdict = Text("✗ not this time", style="bold red")
             table.add_row(
                 Text(LABELS[quantity], style="bold"),
-                Text(format_count(self.answer.predicted[quantity])),
+                Text(_measured_text(quantity, self.answer.predicted[quantity])),
                 Text(_measured_text(quantity, measured)),
                 verdict,
             )
@@ -220,7 +268,10 @@ class RevealScreen(Dialog[None]):
 
 
 def _measured_text(quantity: str, value: float | None) -> str:
-    """Kernel counts as counted; arrays to two decimals at most (``2.001`` is ``2``, ``0.25`` stays)."""
+    """Kernel counts as counted; a choice as its word; arrays to two decimals at most (``2.001`` is ``2``,
+    ``0.25`` stays)."""
+    if value is not None and quantity in CHOICES:
+        return CHOICES[quantity][round(value)]
     if value is None or quantity in WHOLE:
         return format_count(value)
     return f"{round(value, 2):g}"

@@ -78,8 +78,9 @@ class WhyPart:
             chart.set_ceiling(report.bandwidth_ceiling_gbs if report is not None else None)
             chart.set_roofline(report)
 
-    def predict_first(self, run: Callable[[], None]) -> bool:
-        """Before a course lesson's first run: ask for a guess, and ``run`` once it is given. True: asked."""
+    def predict_first(self, run: Callable[[bool], None], sweep: bool) -> bool:
+        """Before a course lesson's first run: ask for a guess, and ``run`` once it is given, with the sweep
+        if asked for or if the guess is about the sweep. True: asked."""
         if not self.catalog:
             return False
         entry = self.catalog.current
@@ -91,9 +92,9 @@ class WhyPart:
             if guess is None or self.catalog.current.path != entry.path:
                 return
             self.predictions.predict(entry, guess)
-            run()
+            run(sweep or self.predictions.needs_sweep(entry))
 
-        self.host.push_dialog(PredictScreen(entry.title, self.predictions.questions(entry)), predicted)
+        self.host.push_dialog(PredictScreen(entry.title, self.predictions.kind(entry)), predicted)
         return True
 
     def reveal_if_measured(self, run: ScenarioRun) -> None:
@@ -101,8 +102,10 @@ class WhyPart:
         entry = self.catalog.find(run.path)
         if entry is None:
             return
-        answer = self.predictions.reveal(entry, run.report)
+        answer = self.predictions.reveal(entry, run.report, finished=not run.running)
         if answer is None:
+            if not run.running and not run.sweep and self.predictions.waits_for_sweep(entry):
+                self.host.notify("Your guess at the sweep's compiles is graded by a run with the sweep: press s.")
             return
         if self.predictions.save_error:
             self.host.notify(self.predictions.save_error, severity="warning")
@@ -132,6 +135,6 @@ class WhyPart:
         """Turn predict-then-reveal on or off for this session."""
         book = self.predictions
         book.enabled = not book.enabled
-        state = "on: guess each course lesson's kernel counts before its first run" if book.enabled else "off"
+        state = "on: guess what each course lesson teaches before its first run" if book.enabled else "off"
         self.host.notify(f"Predictions {state}.")
         self.host.show_scenario()

@@ -1,0 +1,166 @@
+"""Every lesson's prediction asks what the lesson teaches, graded against what the lesson's claims measure.
+
+Lesson 15 teaches the graph break, 16 and 17 the compiles a size sweep costs, 18 which side is faster on
+tiny arrays, 20 which ceiling limits each kernel: each was asked kernels and transfers per call instead.
+Each test answers the dialog on a recording of the real lesson (``tests/data/record_messages.py``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from test_ui_support import DATA, REPO, explorer, make_app, shown_text, wait_for
+
+from kernel_tui.protocol import Done
+from kernel_tui.ui.replay import Recording, ReplayEngineLink
+from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
+
+COURSE = REPO / "scenarios"
+
+
+def lesson_app(lesson: str, recording: str):
+    link = ReplayEngineLink.from_files(DATA / recording)
+    return make_app(link, paths=(COURSE / lesson,), course=COURSE), link
+
+
+async def open_dialog(pilot, app, key: str = "r") -> PredictScreen:
+    await pilot.press(key)
+    await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen), what="the predict dialog")
+    dialog = app.screen
+    assert isinstance(dialog, PredictScreen)
+    for quantity in dialog.quantities:
+        box = dialog.box(quantity)
+        assert box.region.height and dialog.region.contains_region(box.region), f"{quantity} off screen at 80x24"
+    return dialog
+
+
+async def answer(pilot, app, *values: str) -> RevealScreen:
+    for value in values:
+        await pilot.press(*value, "enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
+    reveal = app.screen
+    assert isinstance(reveal, RevealScreen)
+    return reveal
+
+
+def question(dialog: PredictScreen) -> str:
+    return shown_text(dialog.query_one("#predict-question")).replace("\n", " ")
+
+
+async def test_lesson_15_asks_how_many_graph_breaks(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
+    app, _ = lesson_app("15_graph_break.py", "ui_graph_break_messages.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_dialog(pilot, app)
+        assert dialog.quantities == ("eager", "compiled", "graph_breaks")
+        assert "graph breaks" in question(dialog) and "transfers" not in question(dialog)
+        reveal = await answer(pilot, app, "5", "3", "0")
+        assert reveal.answer.measured == {"eager": 5, "compiled": 3, "graph_breaks": 1}
+        assert [reveal.answer.right(q) for q in reveal.answer.scored] == [True, True, False]
+        counts = shown_text(reveal.query_one("#reveal-counts"))
+        assert "graph breaks" in counts and "transfers" not in counts
+        assert "graph break" in reveal.why, "the explanation is revealed with the answer"
+
+
+async def test_lesson_16_asks_the_sweeps_compiles_and_runs_the_sweep_to_grade_them(tmp_path, monkeypatch):
+    """Asked on r, the lesson runs with its sweep (only the sweep counts its compiles), graded when it ends."""
+    monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
+    lesson = COURSE / "16_static_shapes.py"
+    app, link = lesson_app(lesson.name, "ui_static_shapes_messages.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_dialog(pilot, app, "r")
+        assert dialog.quantities == ("sweep_compiles",)
+        assert "sweep" in question(dialog) and "as s does" in question(dialog)
+        reveal = await answer(pilot, app, "5")
+        assert link.runs == [(lesson, True)], "r on a sweep question runs the sweep"
+        run = explorer(app).runs.get(lesson)
+        assert run is not None and not run.running, "graded once the sweep has ended"
+        assert reveal.answer.measured == {"sweep_compiles": 5}
+        assert reveal.answer.right("sweep_compiles")
+        assert "compiles in the sweep" in shown_text(reveal.query_one("#reveal-counts"))
+
+
+def test_a_sweep_guess_waits_for_a_run_with_the_sweep(tmp_path):
+    """A run without the sweep (the sweep cancelled, then r) counts no compiles: the guess waits for one."""
+    from kernel_tui.ui.catalog import load_catalog
+    from kernel_tui.ui.score import PredictionBook
+
+    entry = next(e for e in load_catalog([COURSE / "16_static_shapes.py"], COURSE))
+    recording = Recording.load(DATA / "ui_static_shapes_messages.json")
+    swept = next(message.report for message in reversed(recording.messages) if isinstance(message, Done))
+    book = PredictionBook(tmp_path / "predictions.json")
+    assert book.needs_sweep(entry)
+    book.predict(entry, {"sweep_compiles": 1})
+    assert book.reveal(entry, replace(swept, sweep=(), sweep_compiles=None), finished=True) is None
+    assert book.reveal(entry, swept, finished=False) is None, "graded when the sweep ends, not before"
+    assert book.waits_for_sweep(entry)
+    answer = book.reveal(entry, swept, finished=True)
+    assert answer is not None and answer.measured == {"sweep_compiles": 5} and not answer.right("sweep_compiles")
+
+
+async def test_lesson_18_asks_which_side_is_faster_on_tiny_arrays(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
+    app, _ = lesson_app("18_tiny_tensors.py", "ui_tiny_tensors_messages.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_dialog(pilot, app)
+        assert dialog.quantities == ("eager", "compiled", "eager_transfers", "compiled_transfers", "faster")
+        assert "faster" in question(dialog)
+        await pilot.press(*"2", "enter", *"1", "enter", *"5", "enter", *"3", "enter", *"x", "enter")
+        assert app.screen is dialog and dialog.focused is dialog.box("faster"), "x names neither side"
+        await pilot.press("backspace")
+        reveal = await answer(pilot, app, "compiled")
+        # Recorded at 8 elements: eager 4.8 µs a call, compiled 23.5 µs (its guards and wrapper).
+        assert reveal.answer.predicted["faster"] == 1 and reveal.answer.measured["faster"] == 0
+        assert not reveal.answer.right("faster") and reveal.answer.right("eager")
+        counts = shown_text(reveal.query_one("#reveal-counts"))
+        assert "faster side" in counts and "compiled" in counts and "eager" in counts
+
+
+async def test_lesson_20_asks_which_ceiling_limits_each_kernel(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
+    app, _ = lesson_app("20_matmul_against_elementwise.py", "ui_matmul_tanh_messages.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_dialog(pilot, app)
+        assert dialog.quantities[-2:] == ("matmul_bound", "elementwise_bound")
+        assert "compute, memory or the overhead" in question(dialog)
+        reveal = await answer(pilot, app, "2", "2", "5", "5", "m", "m")
+        assert reveal.answer.measured["matmul_bound"] == 0 and reveal.answer.measured["elementwise_bound"] == 1
+        assert not reveal.answer.right("matmul_bound") and reveal.answer.right("elementwise_bound")
+        counts = shown_text(reveal.query_one("#reveal-counts"))
+        assert "compute" in counts and "memory" in counts
+        assert "compute-bound" in reveal.why
+
+
+def test_an_old_answer_of_kernels_and_transfers_still_loads(tmp_path):
+    """Lessons 15-20 were asked kernels and transfers before: those answers keep counting."""
+    from kernel_tui.ui.score import PredictionBook
+
+    path: Path = tmp_path / "predictions.json"
+    path.write_text(
+        '{"version": 2, "lessons": {"15_graph_break.py": {"predicted": {"eager": 5, "compiled": 3}, '
+        '"measured": {"eager": 5, "compiled": 3}}, "18_tiny_tensors.py": {"predicted": {"eager": 2, '
+        '"compiled": 1, "faster": 0}, "measured": {"eager": 2, "compiled": 1, "faster": 0}}}}'
+    )
+    assert PredictionBook(path).score == (5, 5)
+
+
+def test_each_lesson_is_asked_what_it_teaches():
+    """The kind of question each lesson of the course gets, read from its claims (and name, for 18 and 20)."""
+    from kernel_tui.ui.catalog import load_catalog
+    from kernel_tui.ui.questions import lesson_kind
+
+    kinds = {
+        entry.path.name[:2]: lesson_kind(entry.info)
+        for entry in load_catalog(sorted(COURSE.glob("[0-9]*.py")), COURSE)
+        if entry.info
+    }
+    assert {number: kind for number, kind in kinds.items() if kind != "forward-only"} == {
+        "15": "graph-break",
+        "16": "sweep",
+        "17": "sweep",
+        "18": "tiny",
+        "20": "roofline",
+        "21": "training",
+        "22": "training",
+        "23": "training",
+    }
