@@ -96,8 +96,12 @@ def short_gutter_text(work: Sequence[LineWork]) -> str:
 
 def _one_section(part: LineWork, short: bool) -> str:
     head = f"{part.section[0]} " if part.section else ""
-    became = _became(part.compiled, short) if part.compiled_known else "?"
-    return f"{head}{part.eager_launches} {ARROW} {became}"
+    return f"{head}{part.eager_launches} {ARROW} {became(part, short)}"
+
+
+def became(part: LineWork, short: bool) -> str:
+    """What the line's eager work became compiled, the gutter's right of ``⇒``: ``?`` while not measured."""
+    return _became(part.compiled, short) if part.compiled_known else "?"
 
 
 def _became(compiled: Sequence[Kernel], short: bool) -> str:

@@ -146,6 +146,20 @@ WHY_ACTIONS = (
         footer="Code",
     ),
     KeyAction(
+        "code_line(1)",
+        "Next code line",
+        "Next line of the lesson's code that launched kernels: both tables mark them",
+        "j",
+        footer="Line",
+    ),
+    KeyAction(
+        "code_line(-1)",
+        "Previous code line",
+        "Previous line of the lesson's code that launched kernels",
+        "k",
+        footer="Line",
+    ),
+    KeyAction(
         "chart_mode",
         "Switch chart: runtime / bandwidth / roofline",
         "Chart: runtime, achieved bandwidth (GB/s, with the ceiling) vs size, then the roofline",

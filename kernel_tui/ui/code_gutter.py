@@ -2,8 +2,9 @@
 
 ``2 ⇒ cpp_fused_add_relu_0`` where the pane has room, ``2 ⇒ 1 fused`` where it has not; a training step's
 sections as ``f …`` and ``b …``; a line that launches nothing stays blank. Lines linked to the highlighted kernel
-row are marked ``❱`` beside their number (Rich's highlighted lines). Pure Rich: the lesson pane and the tests
-render it alike.
+row are marked ``❱`` beside their number (Rich's highlighted lines), the lesson's cursor line ``▶``. With a baseline
+pinned (``B``), each cell starts with its line's mark against it (``kernel_tui.line_changes``). Pure Rich: the
+lesson pane and the tests render it alike.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from kernel_tui.baseline_marks import MARK_STYLES, SAME
 from kernel_tui.by_line import gutter_text, short_gutter_text
 
 if TYPE_CHECKING:
     from kernel_tui.by_line import LineWork
+    from kernel_tui.line_changes import LineChange
     from kernel_tui.ui.source import SourcePiece
 
 MAX_SHARE = 3
@@ -28,34 +31,63 @@ GUTTER_STYLE = "cyan"
 LINKED_STYLE = "bold magenta"
 """The number of a line the highlighted kernel row came from."""
 VANISHED_STYLE = "yellow"
+CURSOR_MARK = "▶"
+"""Beside the number of the lesson's cursor line (``j``/``k``), whose kernels the tables mark."""
+CURSOR_STYLE = "reverse bold"
 
 
-def gutter_width(work: dict[int, list[LineWork]], pane_width: int) -> int:
+def cell_texts(parts: list[LineWork], change: LineChange | None) -> tuple[str, str]:
+    """A line's gutter text in full and in short; against a baseline, with its mark and what it was."""
+    if change is not None:
+        return change.texts()
+    return gutter_text(parts, 10_000), short_gutter_text(parts)
+
+
+def fitted(texts: tuple[str, str], width: int) -> str:
+    """The full text where it fits, else the short one, else the short one cut with ``…``."""
+    full, short = texts
+    if len(full) <= width:
+        return full
+    return short if len(short) <= width else short[: max(width - 1, 0)] + "…"
+
+
+def gutter_width(work: dict[int, list[LineWork]], pane_width: int, changes: dict[int, LineChange] | None = None) -> int:
     """Wide enough for the longest full text, within the pane's share; 0 when no line launched anything."""
-    if not work:
+    texts = [cell_texts(work.get(line, []), (changes or {}).get(line)) for line in {*work, *(changes or {})}]
+    if not texts:
         return 0
     share = max(pane_width // MAX_SHARE, MIN_WIDTH)
-    full = max(len(gutter_text(parts, 10_000)) for parts in work.values())
+    full = max(len(full) for full, _ in texts)
     if full <= share:
         return full
     # Too long in full somewhere: every line in short (``2 ⇒ 1 fused``), the column as wide as the longest.
-    return min(max(len(short_gutter_text(parts)) for parts in work.values()), share)
+    return min(max(len(short) for _, short in texts), share)
 
 
-def gutter_cell(parts: list[LineWork], width: int) -> Text:
-    text = gutter_text(parts, width)
+def gutter_cell(parts: list[LineWork], width: int, change: LineChange | None = None) -> Text:
     vanished = bool(parts) and all(part.vanished for part in parts)
-    return Text(text, style=VANISHED_STYLE if vanished else GUTTER_STYLE, no_wrap=True, overflow="ellipsis")
+    style = VANISHED_STYLE if vanished else GUTTER_STYLE
+    text = Text(fitted(cell_texts(parts, change), width), style=style, no_wrap=True, overflow="ellipsis")
+    if change is not None and change.status != SAME:
+        text.stylize(MARK_STYLES[change.status], 0, 1)
+    return text
 
 
 def code_with_gutter(
-    pieces: list[SourcePiece], work: dict[int, list[LineWork]], pane_width: int, linked: frozenset[int]
+    pieces: list[SourcePiece],
+    work: dict[int, list[LineWork]],
+    pane_width: int,
+    linked: frozenset[int],
+    changes: dict[int, LineChange] | None = None,
+    cursor: int | None = None,
 ) -> RenderableType:
     """The pieces of code, highlighted, each line with its gutter cell on the left and its number (``❱`` for the
-    ``linked`` lines); a long line wraps within its own row, beside its own cell."""
+    ``linked`` lines, ``▶`` and reversed for the ``cursor`` line); a long line wraps within its own row, beside its
+    own cell. With ``changes`` (a baseline is pinned), each cell starts with the line's mark against it."""
     from rich.syntax import Syntax
 
-    width = gutter_width(work, pane_width)
+    changes = changes or {}
+    width = gutter_width(work, pane_width, changes)
     last = max(piece.first_line + len(piece.code.splitlines()) - 1 for piece in pieces)
     grid = Table.grid(padding=(0, 1))
     grid.add_column(width=width, no_wrap=True)
@@ -69,8 +101,12 @@ def code_with_gutter(
         for number, code in enumerate(code_lines, start=piece.first_line):
             if number >= piece.first_line + len(piece.code.splitlines()):
                 break  # highlight() ends the code with a newline: no line of the file
-            mark = Text(
-                f"{'❱' if number in linked else ' '}{number}", style=LINKED_STYLE if number in linked else "dim"
-            )
-            grid.add_row(gutter_cell(work.get(number, []), width), mark, code)
+            cell = gutter_cell(work.get(number, []), width, changes.get(number))
+            if number == cursor:
+                cell.stylize(CURSOR_STYLE)
+                mark = Text(f"{CURSOR_MARK}{number}", style=CURSOR_STYLE)
+            else:
+                linked_here = number in linked
+                mark = Text(f"{'❱' if linked_here else ' '}{number}", style=LINKED_STYLE if linked_here else "dim")
+            grid.add_row(cell, mark, code)
     return grid

@@ -1,9 +1,10 @@
 """Two-way links between the code and the kernel tables, for the explorer.
 
 Every run fills the code's gutter (the lesson pane's code, and the snippet editor while it holds the scenario
-shown) with each line's work; the cursor on a kernel row marks the lines that row came from, in both; the
-cursor on a line of the editor marks that line's kernels in both tables and says under them what the line
-launched and what it became, or that its work vanished compiled.
+shown) with each line's work, and with a baseline pinned (``B``) what changed against it; the cursor on a kernel
+row marks the lines that row came from, in both; the cursor on a line of the editor, or the lesson's line cursor
+(``j``/``k``), marks that line's kernels in both tables and says under them what the line launched and what it
+became, or that its work vanished compiled, and what it was in the baseline.
 """
 
 from __future__ import annotations
@@ -13,13 +14,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.text import Text
 
-from kernel_tui.by_line import describe, gutter_text, line_work
-from kernel_tui.ui.code_gutter import gutter_cell
+from kernel_tui.baseline_marks import MARK_STYLES
+from kernel_tui.by_line import describe, line_work
+from kernel_tui.ui.code_gutter import cell_texts, fitted, gutter_cell
+from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
 
 if TYPE_CHECKING:
     from kernel_tui.by_line import LineWork
+    from kernel_tui.line_changes import LineChange
     from kernel_tui.report import Kernel, ScenarioReport
     from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
@@ -35,57 +39,104 @@ class CodeLinks:
 
     def __init__(self) -> None:
         self.work: dict[int, list[LineWork]] = {}
+        self.changes: dict[int, LineChange] = {}
+        """Per line, its work against the pinned baseline's; empty without a baseline."""
         self.linked: frozenset[int] = frozenset()
         """The highlighted kernel row's lines."""
         self.code_line: int | None = None
-        """The editor's cursor line, while it holds the scenario shown."""
+        """The editor's cursor line while it holds the scenario shown, else the lesson's line cursor."""
         self.speaking = False
         """The line under the tables tells of ``code_line`` (until a table's cursor moves)."""
 
-    def show(self, find: Find[Any], report: ScenarioReport | None, kernel: Kernel | None, editing: bool) -> None:
+    def show(
+        self,
+        find: Find[Any],
+        report: ScenarioReport | None,
+        kernel: Kernel | None,
+        editing: bool,
+        baseline: ScenarioReport | None = None,
+    ) -> None:
         """After every report and cursor move in a table: the gutter, and the highlighted kernel's lines. The
-        compiled side is what the compiled table shows (the selected variant's kernels, once one is chosen)."""
+        compiled side is what the compiled table shows (the selected variant's kernels, once one is chosen).
+        ``baseline``: the pinned run the finished ``report`` is compared with, if any."""
         eager, compiled = (report.eager, report.compiled) if report is not None else (None, None)
         if report is not None and (table := find("#compiled", KernelTable)) is not None:
             compiled = table.result
         self.work = line_work(eager, compiled) if report is not None else {}
+        self.changes = {}
+        # As the compiled table does: a variant shown is compared with nothing (the baseline ran the default).
+        if baseline is not None and report is not None and compiled is report.compiled:
+            from kernel_tui.line_changes import aligned_lines, line_changes
+
+            mapping = aligned_lines(baseline.source, report.source)
+            self.changes = line_changes(baseline.eager, baseline.compiled, self.work, mapping)
         self.linked = frozenset(kernel.lines) if kernel is not None else frozenset()
-        if lesson := find("#lesson", LessonView):
-            lesson.show_work(self.work, self.linked)
+        lesson = find("#lesson", LessonView)
+        if lesson is not None:
+            lesson.show_work(self.work, self.linked, self.changes)
         text_area = _text_area(find)
         if text_area is not None:
-            notes = {line: gutter_cell(parts, EDITOR_NOTE_WIDTH) for line, parts in self.work.items()}
+            notes = {line: self.editor_note(line) for line in {*self.work, *self.changes}}
             text_area.show_lines(notes if editing else {}, self.linked if editing else frozenset())
-        if not editing:
-            self.code_line, self.speaking = None, False
+        lesson_line = lesson.cursor_line if lesson is not None else None
+        if not editing and self.code_line != lesson_line:
+            # Out of the editor (or on another scenario): the lesson's cursor line is the one the tables mark.
+            self.code_line, self.speaking = lesson_line, False
         for table in _tables(find):
             table.mark_line(self.code_line)
+
+    def editor_note(self, line: int) -> Text:
+        return gutter_cell(self.work.get(line, []), EDITOR_NOTE_WIDTH, self.changes.get(line))
+
+    def lesson_line_moved(self, find: Find[Any], step: int) -> Text | None:
+        """``j``/``k``: the lesson's line cursor to the next (1) or previous (-1) line with work, and the line
+        under the tables says what it launched (returned too)."""
+        lesson, said_on = find("#lesson", LessonView), find("#kernel-name", KernelNameLine)
+        if lesson is None or said_on is None:
+            return None
+        line = lesson.move_cursor_line(step)
+        if line is None:
+            said = Text("No line of this code has launched a kernel yet: r runs it", style="dim")
+        else:
+            said = self.code_line_moved(find, line)
+        said_on.say(said)
+        return said
 
     def code_line_moved(self, find: Find[Any], line: int) -> Text:
         """The editor's cursor is on ``line`` (1-based): mark its kernels; what to say about it."""
         # A quiet line leaves the line under the tables to the highlighted kernel.
-        self.code_line, self.speaking = line, line in self.work
+        self.code_line, self.speaking = line, self.has_story(line)
         for table in _tables(find):
             table.mark_line(line)
         return self.line_story(line)
 
     def story(self) -> Text | None:
         """What the line under the tables says of the editor's cursor line, while it tells of it."""
-        return self.line_story(self.code_line) if self.speaking and self.code_line is not None else None
+        # A new run's partial report may not have reached the line yet: the highlighted kernel speaks meanwhile.
+        line = self.code_line
+        return self.line_story(line) if self.speaking and line is not None and self.has_story(line) else None
+
+    def has_story(self, line: int) -> bool:
+        return line in self.work or line in self.changes
 
     def line_story(self, line: int) -> Text:
         parts = self.work.get(line, [])
-        if not parts:
+        change = self.changes.get(line)
+        against = change.story() if change is not None else ""
+        if not parts and not against:
             return Text(f"line {line} launches nothing", style="dim")
         text = Text(f"line {line} › ", style="bold")
-        text.append(" · ".join(describe(part) for part in parts))
+        text.append(" · ".join(describe(part) for part in parts) or "launches nothing now")
         if any(part.vanished for part in parts):
             text.append("  (compiled, this line's work vanished)", style="yellow")
+        if change is not None and against:
+            text.append(f"  {change.mark} {against}", style=MARK_STYLES[change.status])
         return text
 
     def gutter(self, line: int, width: int) -> str:
-        """The gutter's text for ``line`` (tests read this)."""
-        return gutter_text(self.work.get(line, []), width)
+        """The gutter's text for ``line``, its mark against the baseline first when one is pinned (tests read
+        this)."""
+        return fitted(cell_texts(self.work.get(line, []), self.changes.get(line)), width)
 
 
 def _tables(find: Find[Any]) -> list[KernelTable]:

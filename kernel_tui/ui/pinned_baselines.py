@@ -75,11 +75,15 @@ class PinnedBaselines:
         pin = self._pins.get(self.scenario_of(run.path))
         return pin.report if pin is not None else None
 
+    def compared(self, run: ScenarioRun | None) -> ScenarioReport | None:
+        """The baseline ``run`` is compared with once it finished (as ``comparison``), else None."""
+        return self.pinned_report(run) if self.can_pin(run) else None
+
     def comparison(self, run: ScenarioRun | None) -> Comparison | None:
         """``run`` against its scenario's baseline once it finished; None while it runs (a partial report has
         no compiled side yet, which would read as every compiled kernel removed) or without a baseline."""
-        pinned = self.pinned_report(run)
-        if pinned is None or not self.can_pin(run):
+        pinned = self.compared(run)
+        if pinned is None:
             return None
         assert run is not None and run.report is not None
         # Imported with the first comparison: the baseline module is not needed before a run has finished.

@@ -47,6 +47,11 @@ FIXTURES: dict[str, tuple[str, dict[str, Any]]] = {
     "ui_broken_fn_messages.json": ("ui_broken_fn.py", {"sweep": False}),
     "ui_variants_messages.json": ("ui_variants.py", {"sweep": False}),
     "ui_which_line_messages.json": ("which_line.py", {"size": 4096, "sweep": False}),
+    # which_line.py edited: a graph break after line 7 puts line 8's multiplication in a kernel of its own, so
+    # that against a baseline pinned on which_line.py the gutter shows what changed line by line.
+    "ui_which_line_then_break_messages.json": ("which_line_then_break.py", {"size": 4096, "sweep": False}),
+    # A line whose work vanishes compiled (a multiplication by one), for the lesson's line cursor to say so.
+    "ui_which_line_vanished_messages.json": ("which_line_vanished.py", {"size": 4096, "sweep": False}),
     "ui_snippet_typo_messages.json": ("snippets/ui_snippet_typo.py", {"size": 4096, "sweep": False}),
     "ui_snippet_syntax_messages.json": ("snippets/ui_snippet_syntax.py", {"size": 4096, "sweep": False}),
     # A later run of ui_add_relu.py that differs from the first: one kernel more, and every array half as

@@ -289,7 +289,7 @@ class ExplorerScreen(Screen[None]):
         any_kernels = any(t.kernels for t in self._kernel_tables())
         run, document = self.shown_run, self.session.document
         editing = document is not None and self.catalog.current_path == document.path
-        self.code_links.show(self._find, run.report if run else None, kernel, editing)
+        self.code_links.show(self._find, run.report if run else None, kernel, editing, self.baselines.compared(run))
         if (story := self.code_links.story()) is not None:
             line.say(story)  # the editor's cursor line, until a table's cursor moves
         else:
@@ -538,6 +538,10 @@ class ExplorerScreen(Screen[None]):
     def action_restore_drafts(self) -> None:
         """Offer the unsaved drafts from before."""
         self.snippets.restore_drafts()
+
+    def action_code_line(self, step: int) -> None:
+        """Move the lesson's line cursor to the next (1) or previous (-1) line that launched work."""
+        self.code_links.lesson_line_moved(self._find, step)
 
     def action_code(self) -> None:
         """The generated source of the highlighted compiled kernel, or of the one an eager kernel became."""

@@ -15,6 +15,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.geometry import Region, Spacing
 from textual.widgets import Static
 
 from kernel_tui.scenario_file import ScenarioFileError
@@ -23,6 +24,7 @@ from kernel_tui.ui.source import scenario_source
 
 if TYPE_CHECKING:
     from kernel_tui.by_line import LineWork
+    from kernel_tui.line_changes import LineChange
     from kernel_tui.ui.catalog import ScenarioEntry
 
 
@@ -43,6 +45,13 @@ class LessonView(VerticalScroll):
         """Per line of the code, the latest run's work (``kernel_tui.by_line``): the code's gutter."""
         self.linked_lines: frozenset[int] = frozenset()
         """The lines the highlighted kernel row came from, marked in the code."""
+        self.line_changes: dict[int, LineChange] = {}
+        """Per line, its work against the pinned baseline's (``kernel_tui.line_changes``); empty without one."""
+        self.cursor_line: int | None = None
+        """The code's line cursor (``j``/``k``): the tables mark its kernels. None until moved, and on another
+        scenario."""
+        self._drawn_code: RenderableType | None = None
+        """The code as last drawn with its gutter: where the cursor's row is found."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="lesson-plain")
@@ -72,6 +81,8 @@ class LessonView(VerticalScroll):
         prediction is revealed (``kernel_tui.ui.score``).
         """
         self.border_title = Content(f"Lesson: {entry.title}")
+        if self._entry is None or entry.path != self._entry.path:
+            self.cursor_line = None
         self._entry = entry
         self.lesson = lesson_markdown(entry, hide_explanation=hide_explanation)
         markdown = self.query("#lesson-text")
@@ -105,19 +116,78 @@ class LessonView(VerticalScroll):
         finally:
             self._markdown_busy = False
 
-    def show_work(self, work: dict[int, list[LineWork]], linked: frozenset[int]) -> None:
-        """The latest run's work per line, in the code's gutter, and the lines of the highlighted kernel."""
-        if (work, linked) == (self.line_work, self.linked_lines):
+    def show_work(
+        self, work: dict[int, list[LineWork]], linked: frozenset[int], changes: dict[int, LineChange] | None = None
+    ) -> None:
+        """The latest run's work per line, in the code's gutter (against the baseline's, with ``changes``), and
+        the lines of the highlighted kernel."""
+        changes = changes or {}
+        if (work, linked, changes) == (self.line_work, self.linked_lines, self.line_changes):
             return
-        self.line_work, self.linked_lines = work, linked
+        self.line_work, self.linked_lines, self.line_changes = work, linked, changes
         self._show_source()
+
+    def move_cursor_line(self, step: int) -> int | None:
+        """Move the line cursor to the next (1) or previous (-1) line of the code shown that has work now or had
+        some in the baseline, round at the ends; None (and no cursor) when no such line is shown."""
+        shown = self._shown_lines()
+        lines = sorted(line for line in {*self.line_work, *self.line_changes} if line in shown)
+        if not lines:
+            self.cursor_line = None
+        elif self.cursor_line is None:
+            self.cursor_line = lines[0] if step > 0 else lines[-1]
+        else:
+            ahead = [line for line in lines if (line - self.cursor_line) * step > 0]
+            if ahead:
+                self.cursor_line = ahead[0] if step > 0 else ahead[-1]
+            else:  # past the last line: round to the first (and before the first, to the last)
+                self.cursor_line = lines[0] if step > 0 else lines[-1]
+        self._show_source()
+        if self.cursor_line is not None:
+            self.call_after_refresh(self._scroll_to_cursor)
+        return self.cursor_line
+
+    def _shown_lines(self) -> frozenset[int]:
+        try:
+            pieces = scenario_source(self._entry.read_source()) if self._entry is not None else []
+        except ScenarioFileError:
+            return frozenset()
+        return frozenset(
+            line
+            for piece in pieces
+            for line in range(piece.first_line, piece.first_line + len(piece.code.splitlines()))
+        )
+
+    def _scroll_to_cursor(self) -> None:
+        """Bring the cursor's row into view: its row found in the code as drawn, where long lines have wrapped."""
+        from kernel_tui.ui.code_gutter import CURSOR_MARK
+
+        source = self.query_one("#lesson-source", Static)
+        width = source.content_region.width
+        if not width or self._drawn_code is None:
+            return
+        console = self.app.console
+        rows = console.render_lines(self._drawn_code, console.options.update_width(width), pad=False)
+        for index, row in enumerate(rows):
+            if f"{CURSOR_MARK}{self.cursor_line}" in "".join(segment.text for segment in row):
+                top = source.virtual_region.y + index
+                self.scroll_to_region(Region(0, top, 1, 1), spacing=Spacing(2, 0, 2, 0), animate=False, immediate=True)
+                return
 
     def _show_source(self) -> None:
         if self._entry is None:
             return
-        if self.line_work and self._rich:
+        self._drawn_code = None
+        if (self.line_work or self.line_changes) and self._rich:
             pane_width = self.scrollable_content_region.width or self.app.size.width
-            shown = source_renderable(self._entry, work=self.line_work, pane_width=pane_width, linked=self.linked_lines)
+            shown = self._drawn_code = source_renderable(
+                self._entry,
+                work=self.line_work,
+                pane_width=pane_width,
+                linked=self.linked_lines,
+                changes=self.line_changes,
+                cursor=self.cursor_line,
+            )
         else:
             shown = source_renderable(self._entry, highlight=self._rich)
         self.query_one("#lesson-source", Static).update(shown)
@@ -147,9 +217,12 @@ def source_renderable(
     work: dict[int, list[LineWork]] | None = None,
     pane_width: int = 80,
     linked: frozenset[int] = frozenset(),
+    changes: dict[int, LineChange] | None = None,
+    cursor: int | None = None,
 ) -> RenderableType:
     """``fn`` and ``inputs`` with their line numbers, highlighted (or plain, before the first frame); with
-    ``work``, each line's kernels in a gutter (``kernel_tui.ui.code_gutter``), the ``linked`` lines marked."""
+    ``work``, each line's kernels in a gutter (``kernel_tui.ui.code_gutter``), against the baseline's with
+    ``changes``, the ``linked`` lines and the ``cursor`` line marked."""
     try:
         source = entry.read_source()
     except ScenarioFileError as error:
@@ -157,10 +230,10 @@ def source_renderable(
     pieces = scenario_source(source)
     if not pieces:
         return Text("no fn or inputs found in this file", style="dim")
-    if work:
+    if work or changes:
         from kernel_tui.ui.code_gutter import code_with_gutter
 
-        return code_with_gutter(pieces, work, pane_width, linked)
+        return code_with_gutter(pieces, work or {}, pane_width, linked, changes, cursor)
     parts: list[RenderableType] = []
     for piece in pieces:
         if parts:
