@@ -151,7 +151,13 @@ def _report() -> ScenarioReport:
 def test_the_json_carries_flops_intensity_and_ceilings_and_unknown_is_null():
     report = _report()
     data = json.loads(json.dumps(report.to_dict()))
-    assert data["ceilings"] == {"bandwidth_gbs": 10.0, "matmul_gflops": 40.0, "dtype": "float32", "ridge": 4.0}
+    assert data["ceilings"] == {
+        "bandwidth_gbs": 10.0,
+        "matmul_gflops": 40.0,
+        "dtype": "float32",
+        "conditions": None,
+        "ridge": 4.0,
+    }
     mm, sort = data["eager"]["kernels"]
     # 1,024 FLOPs take 0.03 us at the roof and the call took 3 us: far below both roofs.
     assert (mm["flops"], mm["intensity"], mm["bound"]) == (1024, 1024 / 128, OVERHEAD_BOUND)
