@@ -73,6 +73,9 @@ class EngineDied(Exception):
         refusals = [line.removeprefix(REFUSAL_PREFIX) for line in self.stderr_tail.splitlines() if is_refusal(line)]
         return refusals[-1] if refusals else ""
 
+    def __str__(self) -> str:
+        return self.describe()
+
 
 def is_refusal(line: str) -> bool:
     """Whether an engine's stderr line is its refusal to start (``EngineDied.refusal`` repeats it)."""
@@ -82,9 +85,6 @@ def is_refusal(line: str) -> bool:
         and not line.startswith(f"{REFUSAL_PREFIX}ignoring")
         and not line.endswith(": ending")  # the lifeline's word on why it ended
     )
-
-    def __str__(self) -> str:
-        return self.describe()
 
 
 class NoMessageInTime(Exception):

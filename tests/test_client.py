@@ -186,3 +186,9 @@ def test_kill_signals_without_waiting_and_a_blocked_run_ends(tmp_path):
         assert time.monotonic() - started < within(0.1)
         worker.join(10)
         assert outcome == ["died"]
+
+
+def test_an_engine_death_reads_as_its_description() -> None:
+    # The fake engines (view, replay) raise it with a reason; what a user sees is that reason, not a tuple.
+    assert str(EngineDied(1, "", "no recording for x.py")) == "no recording for x.py"
+    assert str(EngineDied(-9, "")) == "the engine was killed by SIGKILL"
