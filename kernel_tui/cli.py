@@ -438,7 +438,9 @@ def run_command(
                 error = ScenarioError("engine", death.describe(), None, str(path), death.stderr_tail)
                 report = died_report(path, error, heard.partial, heard.points, hello, options)
             assert report is not None
-            report = replace(report, source=source)
+            # The engine's copy is the text it ran, even if the file changed since it was read here; the copy
+            # read here stands in where the engine died before it could send one.
+            report = replace(report, source=report.source if report.source is not None else source)
             reports.append(report)
             # A variant that could not be measured was asked for by name: a script must hear of it.
             if not report.ok or any(variant.error is not None for variant in report.variants.values()):
@@ -447,8 +449,7 @@ def run_command(
             if comparison is not None and comparison.grew:
                 grown.append(f"{safe_line(path.name)}: {', '.join(comparison.growth())}")
             if options.json:
-                # The engine's copy is the text it ran, even if the file changed since it was read here.
-                data = replace(report, source=report.source if report.source is not None else source).to_dict()
+                data = report.to_dict()
                 if baselines is not None:
                     data["baseline"] = comparison.to_dict() if comparison is not None else None
                 with writing("the results to standard output"):
