@@ -88,7 +88,7 @@ def check_preview() -> None:
                 f"--device cuda-preview cannot fake a GPU on {versions}: it patches {target}, which is not there"
             )
     for target, expected in STAND_IN_PARAMETERS.items():
-        found = _parameters(_resolve(target))
+        found = _parameters(resolve(target))
         if found is not None and tuple(found[: len(expected)]) != expected:
             raise PreviewUnavailable(
                 f"--device cuda-preview cannot fake a GPU on {versions}: {target} takes ({', '.join(found)}), "
@@ -96,7 +96,7 @@ def check_preview() -> None:
             )
 
 
-def _resolve(dotted: str) -> Any:
+def resolve(dotted: str) -> Any:
     """The object a dotted name stands for: the longest importable module, then attributes."""
     parts = dotted.split(".")
     for split in range(len(parts), 0, -1):
@@ -112,7 +112,7 @@ def _resolve(dotted: str) -> Any:
 
 def _exists(dotted: str) -> bool:
     try:
-        _resolve(dotted)
+        resolve(dotted)
     except Exception:  # noqa: BLE001 - a module that fails to import in its own way lacks the target all the same
         return False
     return True

@@ -10,7 +10,6 @@ guard object can end it) is returned as a note, and the engine then ends after t
 from __future__ import annotations
 
 import gc
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -18,18 +17,12 @@ from typing import Any
 
 import torch
 
+from kernel_tui.engine.preview_support import resolve
+
 PATCHABLE = ("torch", "torch.nn.functional", "torch.Tensor", "torch.nn.Module")
 """Namespaces whose attributes a scenario may monkeypatch: their dictionaries are restored entry by entry."""
 AUTOCAST_DEVICES = ("cpu", "cuda", "xpu", "mps", "hpu", "xla")
 _MISSING = object()
-
-
-def _resolve(dotted: str) -> Any:
-    module_name, _, attribute = dotted.rpartition(".")
-    try:
-        return importlib.import_module(dotted)
-    except ImportError:
-        return getattr(importlib.import_module(module_name), attribute)
 
 
 def _switches() -> list[tuple[str, Callable[[], Any], Callable[[Any], None]]]:
@@ -130,7 +123,7 @@ class TorchState:
             except Exception:  # noqa: BLE001 - a switch this build or machine cannot read is not ours to keep
                 continue
         return cls(
-            namespaces={name: dict(vars(_resolve(name))) for name in PATCHABLE},
+            namespaces={name: dict(vars(resolve(name))) for name in PATCHABLE},
             switches=switches,
             inference_mode=torch.is_inference_mode_enabled(),
             function_modes=torch._C._len_torch_function_stack(),
@@ -141,7 +134,7 @@ class TorchState:
         """Put it all back; returns what could not be, one note each."""
         notes = self._restore_modes()
         for name, saved in self.namespaces.items():
-            notes.extend(_restore_namespace(name, _resolve(name), saved))
+            notes.extend(_restore_namespace(name, resolve(name), saved))
         for name, read, write, saved in self.switches:
             try:
                 if read() != saved:
