@@ -35,10 +35,11 @@ from kernel_tui.course import course_dir
 from kernel_tui.formatting import bandwidth_text, device_text
 from kernel_tui.gpu_findings import audit_trace, compiled_cell, eager_cell
 from kernel_tui.names import is_elementwise
+from kernel_tui.preview_table import RECORDING
 from kernel_tui.report import Kernel, ScenarioReport
 from kernel_tui.report_keys import MODES
 
-RECORDED_PREVIEW = Path(__file__).resolve().parent.parent / "tests" / "data" / "preview" / "course_sm90.jsonl"
+RECORDED_PREVIEW = RECORDING
 BUDGET_S = 270.0
 """The course, compiled cold, must be measured within this: what does not fit is listed as not run."""
 PREVIEW_BUDGET_S = 60.0
