@@ -222,7 +222,11 @@ def event_metadata(event: Any) -> str:
 
 def device_bytes(event: Any) -> int | None:
     """The bytes a memcpy or memset moved, as Kineto recorded them in the activity's metadata."""
-    match = _BYTES.search(event_metadata(event))
+    return bytes_in(event_metadata(event))
+
+
+def bytes_in(metadata: str) -> int | None:
+    match = _BYTES.search(metadata)
     return int(match.group(1)) if match else None
 
 
@@ -277,11 +281,12 @@ def cuda_launches(events: list[Any]) -> list[Launch]:
             continue
         top = launching_top_op(launcher)
         start = float(event.time_range.start) if getattr(event, "time_range", None) else 0.0
-        shape = metadata_launch(event_metadata(event)) if kind == "kernel" else None
+        metadata = event_metadata(event)  # on torch 2.15 a dict made JSON: read once for the shape and the bytes
+        shape = metadata_launch(metadata) if kind == "kernel" else None
         op, op_event = (None, None) if top.name == RUN_RANGE else (top.name, top)
         # top is the run range for a kernel launched straight from Python (a hand-written Triton kernel): no operator
         launches.append(
-            Launch(event.name, kind, duration_us(event), run, op, op_event, start, device_bytes(event), shape=shape)
+            Launch(event.name, kind, duration_us(event), run, op, op_event, start, bytes_in(metadata), shape=shape)
         )
     launches.sort(key=lambda launch: (launch.run, launch.start_us))
     return launches

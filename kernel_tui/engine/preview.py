@@ -155,9 +155,11 @@ class _DeviceOps(EagerTrafficMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
+        if self.paused:  # a training step's compiled graphs run with the mode paused: every op, so return first
+            return out
         name = op_name(func)
         # prim:: operators ask a fake tensor about its metadata (its device): no memory is touched.
-        if func.namespace != "prim" and moves_data(name) and not self.paused:
+        if func.namespace != "prim" and moves_data(name):
             read, written = op_tensors(name, func._schema, args, kwargs, out)
             if any(t.device.type == self.device for t in read + written):
                 direction = host_transfer(name, read, written)
