@@ -94,11 +94,8 @@ class KernelTable(DataTable):
             self.plan = plan
             self._set_width("kernel", plan.name_width)
             self._set_width("link", plan.link_width)
-            if names_cut_anew and self.shown_rows:
-                cursor = self.cursor_row
-                self.clear()
-                self._add_rows()
-                self.move_cursor(row=min(max(cursor, 0), len(self.shown_rows) - 1), animate=False)
+            if names_cut_anew:
+                self._redraw_rows()
             return
         self.plan = plan
         cursor = self.cursor_row
