@@ -23,10 +23,12 @@ SIZE = 64
 PID_FILE = {pid_file!r}
 
 
-def forge():
-    from kernel_tui.protocol import Done, encode
-    from kernel_tui.report import ScenarioReport
+# Imported before forking: a raw fork's child cannot take an import lock another thread held.
+from kernel_tui.protocol import Done, encode
+from kernel_tui.report import ScenarioReport
 
+
+def forge():
     report = ScenarioReport("forged.py", "FORGED RESULT", "cpu", "x", "0", 1, threads=1)
     lines = [encode(Done(run_id, report, restart=False)) for run_id in range(1, 20)]
     data = "".join(lines).encode()
@@ -37,9 +39,12 @@ def forge():
             pass
 
 
-# os.fork runs the engine's at-fork hooks; libc's fork, through ctypes, does not.
+# os.fork runs the engine's at-fork hooks; libc's fork, through ctypes, does not. ctypes.PyDLL keeps the GIL
+# across the call: CDLL would release it, and a fork that lands while another engine thread holds it leaves the
+# child waiting forever for a GIL whose holder it does not have (the scenario then hangs in waitpid).
 fork = {fork}
-if fork() == 0:
+child = fork()
+if child == 0:
     os.setsid()
     if fork() == 0:
         with open(PID_FILE, "w") as out:
@@ -49,7 +54,7 @@ if fork() == 0:
             time.sleep(0.1)
         os._exit(0)
     os._exit(0)
-os.waitpid(-1, 0)
+os.waitpid(child, 0)
 time.sleep(1.0)  # the daemon forges while this scenario still runs
 
 
@@ -85,7 +90,7 @@ def _alive(pid: int) -> bool:
     return fields[0] != "Z"
 
 
-@pytest.mark.parametrize("fork", ["os.fork", "ctypes.CDLL(None).fork"])
+@pytest.mark.parametrize("fork", ["os.fork", "ctypes.PyDLL(None).fork"])
 def test_a_double_forked_daemon_can_neither_forge_results_nor_outlive_the_run(tmp_path: Path, fork: str) -> None:
     pid_file = tmp_path / "daemon.pid"
     forger = tmp_path / "forger.py"
@@ -93,10 +98,10 @@ def test_a_double_forked_daemon_can_neither_forge_results_nor_outlive_the_run(tm
     healthy = tmp_path / "healthy.py"
     healthy.write_text(HEALTHY, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "kernel_tui.cli", "run", str(forger), str(healthy), "--json", "--no-sweep"],
+        [sys.executable, "-m", "kernel_tui.cli", "run", str(forger), str(healthy), "--json", "--no-sweep", "--timeout", "300"],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=900,
     )
     reports = [json.loads(line) for line in done.stdout.splitlines()]
     assert [report["title"] for report in reports] == [
