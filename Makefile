@@ -44,6 +44,7 @@ lint: $(BIN)/pytest
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint $(OLDER_BIN)/pytest
 	# Three workers on two cores: many tests wait on engine processes (start-up, hangs, timeouts) and a third
@@ -63,4 +64,4 @@ clean:
 # On a machine with a CUDA GPU, from a checkout, with the torch already there (no venv, no network):
 # the course on the GPU against the CUDA preview, one table; OUT chooses where the table and traces go.
 gpu-check:
-	PYTHONPATH=$(CURDIR) $(PYTHON) -m kernel_tui.gpu_check --out $(or $(OUT),.cache/gpu-check)
+	PYTHONPATH=$(CURDIR) $(PYTHON) -m kernel_tui.commands.gpu_check --out $(or $(OUT),.cache/gpu-check)

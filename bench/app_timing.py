@@ -28,10 +28,10 @@ from common import REPO
 
 sys.path.insert(0, str(REPO / "tests"))  # the UI tests' harness: the app on recorded engine output
 
+from replay import Recording, ReplayEngineLink, ReplayGate
 from textual import events
 
-from kernel_tui.protocol import RunMessage, SweepPoint
-from kernel_tui.ui.replay import Recording, ReplayEngineLink, ReplayGate
+from kernel_tui.transport.protocol import RunMessage, SweepPoint
 
 BIG = REPO / "bench" / "data" / "transformer_block.py"
 BIG_RECORDING = REPO / "bench" / "data" / "transformer_messages.json"
@@ -216,7 +216,7 @@ def _ensure_big_recording() -> None:
         return
     import json
 
-    from kernel_tui.client import EngineClient
+    from kernel_tui.transport.client import EngineClient
 
     with EngineClient("cpu", stderr_sink=lambda line: None) as client:
         hello = client.start()

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui.protocol import Done
+from kernel_tui.transport.protocol import Done
 
 if TYPE_CHECKING:
-    from kernel_tui.client import EngineClient
-    from kernel_tui.report import ScenarioReport
+    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.transport.client import EngineClient
 
 REPO = Path(__file__).resolve().parent.parent
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache" / "inductor"))

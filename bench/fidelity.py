@@ -23,7 +23,7 @@ def measure() -> dict[str, object]:
 
     from kernel_tui.engine.device import configure_torch
     from kernel_tui.engine.timing import compare_calls
-    from kernel_tui.report_keys import MODES
+    from kernel_tui.model.report_keys import MODES
 
     configure_torch("cpu")
 

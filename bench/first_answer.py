@@ -27,7 +27,7 @@ from pathlib import Path
 from common import REPO, final_report
 
 sys.path.insert(0, str(REPO))
-from kernel_tui.client import EngineClient
+from kernel_tui.transport.client import EngineClient
 
 HERE = Path(__file__).resolve().parent
 LESSON = REPO / "scenarios" / "01_one_add.py"

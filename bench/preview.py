@@ -24,10 +24,10 @@ from pathlib import Path
 
 from common import REPO, final_report
 
-from kernel_tui.client import EngineClient
-from kernel_tui.course import course_dir
-from kernel_tui.report import ScenarioReport
-from kernel_tui.scenario_file import find_scenarios, read_scenario
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.scenario_file import find_scenarios, read_scenario
+from kernel_tui.transport.client import EngineClient
 
 TARGET_WARM_S = 1.0
 COLD_SCENARIO = Path(course_dir()) / "02_add_relu.py"

@@ -116,7 +116,7 @@ def explorer_against_minimal(
     size: tuple[int, int], runs: int, paths: Sequence[str] = ()
 ) -> list[tuple[list[float], list[float]]]:
     """The explorer (on ``paths``, or the course) and the minimal app, started in turn."""
-    explorer = ([sys.executable, "-m", "kernel_tui.cli", *paths], b"kernel-tui")
+    explorer = ([sys.executable, "-m", "kernel_tui", *paths], b"kernel-tui")
     minimal = ([sys.executable, "-c", MINIMAL_APP], b"minimal-app")
     return measure_alternated([explorer, minimal], launch_env(), size, runs)
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from common import REPO, final_report
 
-from kernel_tui.client import EngineClient
-from kernel_tui.report import ScenarioReport
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.transport.client import EngineClient
 
 TRAINED = REPO / "scenarios" / "21_add_relu_backwards.py"
 TARGET = 2.5

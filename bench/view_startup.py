@@ -26,8 +26,8 @@ from pathlib import Path
 from common import REPO, run_json
 from startup import launch_env, measure_alternated, paired_ratio, summary
 
-from kernel_tui.course import course_dir
-from kernel_tui.scenario_file import find_scenarios, read_scenario, read_source
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.scenario_file import find_scenarios, read_scenario, read_source
 
 SEED = REPO / "tests" / "data" / "add_relu.py"
 SCENARIOS = 20
@@ -59,8 +59,8 @@ def results_file(folder: Path) -> Path:
 def compare(size: tuple[int, int], runs: int) -> tuple[list[float], list[float], list[float], list[float]]:
     """(view to first frame, view to exit, explorer to first frame, explorer to exit), seconds per run."""
     with tempfile.TemporaryDirectory() as folder:
-        view_command = [sys.executable, "-m", "kernel_tui.cli", "view", str(results_file(Path(folder)))]
-        explorer_command = [sys.executable, "-m", "kernel_tui.cli"]
+        view_command = [sys.executable, "-m", "kernel_tui", "view", str(results_file(Path(folder)))]
+        explorer_command = [sys.executable, "-m", "kernel_tui"]
         (view, view_exit), (explorer, explorer_exit) = measure_alternated(
             [(view_command, VIEW_MARKER), (explorer_command, EXPLORER_MARKER)], launch_env(), size, runs
         )

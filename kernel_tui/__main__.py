@@ -1,5 +1,5 @@
 """``python -m kernel_tui`` is ``kernel-tui``."""
 
-from kernel_tui.cli import main
+from kernel_tui.commands.cli import main
 
 raise SystemExit(main())

@@ -28,9 +28,9 @@ os.environ.setdefault("KERNEL_TUI_WARM_UP", "0")
 # small budget of its own, in test_faults.
 os.environ.setdefault("KERNEL_TUI_SWEEP_BUDGET_S", "3600")
 
-from kernel_tui.client import EngineClient, EngineDied  # noqa: E402
-from kernel_tui.protocol import Done  # noqa: E402
-from kernel_tui.report import ScenarioReport  # noqa: E402
+from kernel_tui.model.report import ScenarioReport  # noqa: E402
+from kernel_tui.transport.client import EngineClient, EngineDied  # noqa: E402
+from kernel_tui.transport.protocol import Done  # noqa: E402
 
 QUIET_START_S = 0.04
 """How long ``python -c "import json"`` takes on an idle machine: the unit ``pace`` measures the machine in."""

@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from kernel_tui.baseline import (
+from kernel_tui.commands.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from kernel_tui.model.names import short_name
+from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
+from kernel_tui.model.results_file import read_results
+from kernel_tui.text.baseline import (
     ADDED,
     CHANGED,
     NO_MEASURABLE_DIFFERENCE,
@@ -28,11 +32,7 @@ from kernel_tui.baseline import (
     time_text,
     totals_text,
 )
-from kernel_tui.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
-from kernel_tui.names import short_name
-from kernel_tui.render import baseline_view
-from kernel_tui.report import Kernel, ModeResult, ScenarioReport
-from kernel_tui.results_file import read_results
+from kernel_tui.text.render import baseline_view
 
 DATA = Path(__file__).parent / "data"
 ORIGINAL = DATA / "add_relu.py"
@@ -44,7 +44,7 @@ ARRAY = 4 * MiB
 
 
 def kernel_tui(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kernel_tui.cli", *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", "kernel_tui", *args], capture_output=True, text=True, timeout=600)
 
 
 @pytest.fixture(scope="module")

@@ -12,11 +12,11 @@ from types import SimpleNamespace
 import pytest
 from conftest import measure
 
-from kernel_tui.by_line import annotated_lines, gutter_text, line_work
 from kernel_tui.engine.source_lines import DEFAULT_LOSS
-from kernel_tui.expect import line_measure
-from kernel_tui.report import Kernel, ModeResult
-from kernel_tui.scenario_file import ScenarioFileError, read_scenario
+from kernel_tui.model.expect import line_measure
+from kernel_tui.model.report import Kernel, ModeResult
+from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario
+from kernel_tui.text.by_line import annotated_lines, gutter_text, line_work
 
 DATA = Path(__file__).parent / "data"
 
@@ -67,7 +67,7 @@ def test_run_by_line_puts_each_operator_on_its_line_and_the_fused_kernel_on_all_
     """The issue's example: lines 6, 7, 8 are ``s = a + b``, ``r = s.relu()``, ``return r * 2``."""
     export = tmp_path / "report.md"
     result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui.cli", "run", str(DATA / "which_line.py"), "--device", "cpu"]
+        [sys.executable, "-m", "kernel_tui", "run", str(DATA / "which_line.py"), "--device", "cpu"]
         + ["--no-sweep", "--by-line", "--export", str(export)],
         capture_output=True,
         text=True,

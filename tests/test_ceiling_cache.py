@@ -9,7 +9,7 @@ import time
 import pytest
 
 from kernel_tui.engine import bandwidth
-from kernel_tui.report import Kernel
+from kernel_tui.model.report import Kernel
 
 
 @pytest.fixture
@@ -145,8 +145,8 @@ def test_a_busy_moment_slows_some_rounds_and_the_best_is_kept(monkeypatch):
 
 
 def test_the_ceiling_says_when_and_under_what_load_it_was_measured(measured, tmp_path):
-    from kernel_tui.report import Ceilings
-    from kernel_tui.roofline_text import ceilings_line
+    from kernel_tui.model.report import Ceilings
+    from kernel_tui.text.roofline_text import ceilings_line
 
     assert bandwidth.ceiling_conditions("cpu", "EPYC") is None
     bandwidth.ceiling_gbs("cpu", "EPYC")

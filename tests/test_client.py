@@ -10,8 +10,8 @@ import pytest
 from conftest import within
 from processes import is_running
 
-from kernel_tui.client import EngineClient, EngineDied
-from kernel_tui.protocol import Done
+from kernel_tui.transport.client import EngineClient, EngineDied
+from kernel_tui.transport.protocol import Done
 
 
 def stand_in(tmp_path, body: str) -> list[str]:
@@ -21,8 +21,8 @@ def stand_in(tmp_path, body: str) -> list[str]:
         textwrap.dedent(
             """
             import json, os, sys, time
-            from kernel_tui import protocol
-            from kernel_tui.report import ScenarioReport
+            from kernel_tui.transport import protocol
+            from kernel_tui.model.report import ScenarioReport
             def send(message):
                 sys.stdout.write(protocol.encode(message))
                 sys.stdout.flush()
@@ -139,7 +139,7 @@ def test_the_next_run_starts_a_fresh_engine(tmp_path):
 
 
 def test_a_newer_engines_extra_fields_do_not_break_reading_a_report():
-    from kernel_tui.report import ScenarioReport
+    from kernel_tui.model.report import ScenarioReport
 
     data = {
         "scenario": "s.py",

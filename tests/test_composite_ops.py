@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from conftest import measure
 
-from kernel_tui.course import course_dir
 from kernel_tui.engine import events as ev
-from kernel_tui.report import Kernel, nested_names
-from kernel_tui.scenario_file import find_scenarios, read_scenario
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.report import Kernel, nested_names
+from kernel_tui.model.scenario_file import find_scenarios, read_scenario
 
 PREVIEW = Path(__file__).parent / "data" / "preview" / "course_sm90.jsonl"
 COURSE = [path for path in find_scenarios([course_dir()]) if not read_scenario(path).train]

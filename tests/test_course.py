@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from conftest import measure
 
-from kernel_tui.client import EngineClient, EngineDied
-from kernel_tui.course import course_dir
-from kernel_tui.expect import NEEDS_SWEEP
-from kernel_tui.report import ScenarioReport
-from kernel_tui.scenario_file import CLAIM_KEYS, COMPILE_KEYS, find_scenarios, read_scenario
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.expect import NEEDS_SWEEP
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.scenario_file import CLAIM_KEYS, COMPILE_KEYS, find_scenarios, read_scenario
+from kernel_tui.transport.client import EngineClient, EngineDied
 from kernel_tui.ui.score import split_lesson
 
 NUMBERED = re.compile(r"^(\d{2})_[a-z0-9_]+\.py$")
@@ -104,7 +104,7 @@ def test_every_lesson_makes_claims_for_both_devices(path: Path) -> None:
 
 
 def test_list_shows_the_course_in_order(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
-    from kernel_tui.cli import main
+    from kernel_tui.commands.cli import main
 
     monkeypatch.setenv("COLUMNS", "400")  # one row per line, so titles are not wrapped
     assert main(["list"]) == 0

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 from conftest import REPO, measure, overdue, within
 
-from kernel_tui.client import EngineClient, EngineDied
-from kernel_tui.course import course_dir
-from kernel_tui.expect import NEEDS_SWEEP
-from kernel_tui.report import ScenarioReport
-from kernel_tui.scenario_file import CLAIM_KEYS, LINE_CLAIMS, find_scenarios, read_scenario
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.expect import NEEDS_SWEEP
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.scenario_file import CLAIM_KEYS, LINE_CLAIMS, find_scenarios, read_scenario
+from kernel_tui.transport.client import EngineClient, EngineDied
 
 COURSE = find_scenarios([course_dir()])
 """Every lesson: a training step (``TRAIN = True``) is previewed too, traced on the CPU (``preview_training``)."""
@@ -156,8 +156,8 @@ def test_json_has_the_usual_shape_with_device_arch_and_assumptions(tmp_path: Pat
     # The tables and the lab report say "preview" where a measurement would show a time.
     from rich.console import Console
 
-    from kernel_tui.markdown_report import scenario_markdown
-    from kernel_tui.render import scenario_view
+    from kernel_tui.text.markdown_report import scenario_markdown
+    from kernel_tui.text.render import scenario_view
 
     report = ScenarioReport.from_dict(data)
     console = Console(record=True, width=160)
@@ -176,7 +176,7 @@ def test_json_has_the_usual_shape_with_device_arch_and_assumptions(tmp_path: Pat
     ],
 )
 def test_arch_usage_errors_exit_2(argv: list[str]) -> None:
-    from kernel_tui.cli import main
+    from kernel_tui.commands.cli import main
 
     with pytest.raises(SystemExit) as exit_info:
         main(["run", str(course_dir() / "02_add_relu.py"), *argv])

@@ -8,8 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from kernel_tui.expect import NEEDS_SWEEP, check_claims
-from kernel_tui.formatting import (
+from kernel_tui.model.expect import NEEDS_SWEEP, check_claims
+from kernel_tui.model.report import ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport, gbs
+from kernel_tui.model.report_keys import MODES
+from kernel_tui.text.formatting import (
     attribution_text,
     bandwidth_text,
     ceiling_share_text,
@@ -17,8 +19,6 @@ from kernel_tui.formatting import (
     device_text,
     format_transfers,
 )
-from kernel_tui.report import ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport, gbs
-from kernel_tui.report_keys import MODES
 
 
 def kernel(**fields) -> Kernel:
@@ -85,8 +85,8 @@ def test_claims_only_a_sweep_checks_are_left_out_without_one():
 
 
 def test_a_sweep_claim_the_budget_cut_short_reads_not_measured_and_fails_nothing():
-    from kernel_tui.formatting import claim_line
-    from kernel_tui.report import SweepPoint
+    from kernel_tui.model.report import SweepPoint
+    from kernel_tui.text.formatting import claim_line
 
     ended = "sweep ended: this size would take about 103 s (the sweep's budget is 90 s)"
     points = (SweepPoint(1024, 5.0, 4.0), SweepPoint(4096, None, None, note=ended))
@@ -106,8 +106,8 @@ def test_a_sweep_claim_the_budget_cut_short_reads_not_measured_and_fails_nothing
 def test_every_claim_a_lesson_may_make_has_a_measure_and_nothing_else_does():
     # The file reader's list and the checker's table are kept apart (the reader is on the app's start path);
     # a claim with no measure would crash the check, a measure with no claim would never be reached.
-    from kernel_tui.expect import MEASURES
-    from kernel_tui.scenario_file import CLAIM_KEYS
+    from kernel_tui.model.expect import MEASURES
+    from kernel_tui.model.scenario_file import CLAIM_KEYS
 
     assert tuple(MEASURES) == CLAIM_KEYS
 

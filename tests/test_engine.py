@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import measure
 
-from kernel_tui.protocol import Done, SweepPoint
+from kernel_tui.transport.protocol import Done, SweepPoint
 
 DATA = Path(__file__).parent / "data"
 MiB = 2**20

@@ -14,7 +14,7 @@ from pathlib import Path
 from conftest import measure, overdue, within
 from processes import processes_in_group
 
-from kernel_tui.protocol import Progress
+from kernel_tui.transport.protocol import Progress
 
 DATA = Path(__file__).parent / "data"
 FAULTS = DATA / "faults"
@@ -81,7 +81,7 @@ def test_import_error_and_non_tensor_results_name_file_line_and_stage(engine):
 def test_cancel_ends_the_engine_and_its_workers_within_a_second(tmp_path):
     import threading
 
-    from kernel_tui.client import EngineClient, EngineDied
+    from kernel_tui.transport.client import EngineClient, EngineDied
 
     scenario = tmp_path / "spawns_and_hangs.py"
     scenario.write_text(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import measure
 
-from kernel_tui.scenario_file import ScenarioFileError, read_scenario, read_source
+from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario, read_source
 
 BODY = (
     "import torch\nSIZE = 64\ndef fn(a):\n    return a + 1\n"
@@ -213,7 +213,7 @@ def test_claims_must_be_finite_and_the_json_is_always_strict(write_scenario):
 
 
 def test_strict_json_turns_what_is_not_a_number_into_null():
-    from kernel_tui.cli import strict_json
+    from kernel_tui.commands.cli import strict_json
 
     assert strict_json({"a": [1.0, float("nan"), {"b": float("inf")}], "c": (float("-inf"),)}) == {
         "a": [1.0, None, {"b": None}],

@@ -18,10 +18,17 @@ from kernel_tui.engine.flops import (
     with_flops,
     with_roofline_fields,
 )
-from kernel_tui.render import scenario_view
-from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
-from kernel_tui.roofline import COMPUTE_BOUND, MEMORY_BOUND, OVERHEAD_BOUND, dominant_bound, ridge_point, roof_time_us
-from kernel_tui.roofline_text import format_bound, format_flops, format_intensity
+from kernel_tui.model.report import Ceilings, Kernel, ModeResult, ScenarioReport
+from kernel_tui.model.roofline import (
+    COMPUTE_BOUND,
+    MEMORY_BOUND,
+    OVERHEAD_BOUND,
+    dominant_bound,
+    ridge_point,
+    roof_time_us,
+)
+from kernel_tui.text.render import scenario_view
+from kernel_tui.text.roofline_text import format_bound, format_flops, format_intensity
 
 M, K, N = 8, 16, 4
 
@@ -181,7 +188,7 @@ def test_unknown_flops_read_as_a_question_mark_never_zero():
 
 
 def test_the_lab_report_has_the_roofline_as_a_table():
-    from kernel_tui.markdown_report import scenario_markdown
+    from kernel_tui.text.markdown_report import scenario_markdown
 
     text = scenario_markdown(_report())
     assert "#### Compute or memory (roofline)" in text

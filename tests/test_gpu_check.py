@@ -10,9 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kernel_tui.gpu_check import OUTPUT_FILES, Row, table
-from kernel_tui.gpu_findings import audit_trace, compare_kernels, compiled_cell, eager_cell
-from kernel_tui.report import Kernel, ModeResult, ScenarioError, ScenarioReport
+from kernel_tui.commands.gpu_check import OUTPUT_FILES, Row, table
+from kernel_tui.commands.gpu_findings import audit_trace, compare_kernels, compiled_cell, eager_cell
+from kernel_tui.model.report import Kernel, ModeResult, ScenarioError, ScenarioReport
 
 REPO = Path(__file__).resolve().parent.parent
 WARM = ("--inductor-cache", os.environ["TORCHINDUCTOR_CACHE_DIR"]) if os.environ.get("TORCHINDUCTOR_CACHE_DIR") else ()
@@ -56,7 +56,7 @@ def test_runs_without_textual_or_plotext(tmp_path):
         [
             sys.executable,
             "-m",
-            "kernel_tui.gpu_check",
+            "kernel_tui.commands.gpu_check",
             str(REPO / "tests" / "data" / "add_relu.py"),
             "--device",
             "cpu",
@@ -91,7 +91,17 @@ def test_a_failed_claim_still_leaves_every_file_and_no_more(tmp_path, write_scen
     wrong = write_scenario(re.sub(r'"compiled": 1', '"compiled": 7', source, count=1), "wrong_claim.py")
     assert wrong.read_text() != source
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "kernel_tui.gpu_check", str(wrong), "--device", "cpu", "--out", str(out), *WARM]
+    command = [
+        sys.executable,
+        "-m",
+        "kernel_tui.commands.gpu_check",
+        str(wrong),
+        "--device",
+        "cpu",
+        "--out",
+        str(out),
+        *WARM,
+    ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO)
     assert result.returncode == 1, result.stderr[-3000:]
     assert "failed: compiled" in result.stdout

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernel_tui import preview_table
-from kernel_tui.course import course_dir
-from kernel_tui.scenario_file import find_scenarios
+from kernel_tui.commands import preview_table
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.scenario_file import find_scenarios
 
 
 def test_the_pages_table_is_generated_from_the_recording() -> None:
     page = preview_table.PAGE.read_text(encoding="utf-8")
     expected = preview_table.page_with_table(page, preview_table.read_recording())
-    assert page == expected, "docs/GPU.md is stale: run python -m kernel_tui.preview_table"
+    assert page == expected, "docs/GPU.md is stale: run python -m kernel_tui.commands.preview_table"
 
 
 def test_the_recording_covers_every_lesson_and_none_failed() -> None:

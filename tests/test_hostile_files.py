@@ -29,12 +29,12 @@ from hostile_results import (
 )
 from test_ui_support import ADD_RELU, REPO, explorer, finished, wait_for
 
-from kernel_tui.baseline import compare
-from kernel_tui.cli import EXIT_USAGE, main
-from kernel_tui.report import ScenarioReport
-from kernel_tui.results_file import ResultsFileError, read_results
-from kernel_tui.safe_text import is_safe, safe_line, safe_text
-from kernel_tui.scenario_file import MAX_ITEMS, ScenarioFileError, parse_scenario
+from kernel_tui.commands.cli import EXIT_USAGE, main
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.results_file import ResultsFileError, read_results
+from kernel_tui.model.safe_text import is_safe, safe_line, safe_text
+from kernel_tui.model.scenario_file import MAX_ITEMS, ScenarioFileError, parse_scenario
+from kernel_tui.text.baseline import compare
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.kernel_code import SHOWN_LINES, KernelCodeScreen, shown_code
 from kernel_tui.ui.view_app import build_view_app
@@ -118,7 +118,7 @@ class TestMalformedResultsAreRefusedInOneLine:
         assert f"{path}: line 2: not a kernel-tui report (eager.kernels: is text 'x', not a list)" in line
 
     def test_the_engine_protocol_checks_reports_too_but_lets_an_unmeasured_time_be_nan(self):
-        from kernel_tui import protocol
+        from kernel_tui.transport import protocol
 
         report = dict(template(), title="a\x1b]2;t\x07")
         report["eager"]["time_us"] = float("nan")
@@ -140,7 +140,7 @@ class TestViewReadsNothingAReportNames:
         path = write(tmp_path, dict(template(), scenario=named, source=None))
         code = textwrap.dedent(
             f"""
-            from kernel_tui import cli
+            from kernel_tui.commands import cli
             from kernel_tui.ui.view_app import SavedResultsApp
 
             run = SavedResultsApp.run
@@ -190,13 +190,13 @@ class TestNotAFile:
         huge = tmp_path / "huge.py"
         with huge.open("wb") as file:
             file.truncate(64 * 2**20)  # sparse: 64 MiB of NULs, no disk spent
-        from kernel_tui.scenario_file import read_scenario
+        from kernel_tui.model.scenario_file import read_scenario
 
         with pytest.raises(ScenarioFileError, match="too large"):
             read_scenario(huge)
 
     def test_a_huge_results_file_is_refused(self, tmp_path: Path, monkeypatch, capsys):
-        from kernel_tui import results_file
+        from kernel_tui.model import results_file
 
         monkeypatch.setattr(results_file, "RESULTS_LIMIT", 1000)
         path = write(tmp_path, template())
@@ -274,8 +274,8 @@ class TestHostileTextInTheView:
         assert app.return_code in (None, 0)
 
     def test_baseline_output_shows_it_literally(self, tmp_path: Path, capsys):
-        from kernel_tui.cli import _stdout_console
-        from kernel_tui.render import baseline_view, scenario_view
+        from kernel_tui.commands.cli import _stdout_console
+        from kernel_tui.text.render import baseline_view, scenario_view
 
         path = write(tmp_path, with_error(HOSTILE_TEXT))
         (old,) = read_results(path)

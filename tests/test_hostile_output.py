@@ -13,7 +13,7 @@ import pytest
 from hostile_results import template, write_lines
 from test_ui_support import ADD_RELU, REPO
 
-from kernel_tui.cli import EXIT_USAGE
+from kernel_tui.commands.cli import EXIT_USAGE
 
 
 def write(tmp_path: Path, *objects: Any) -> Path:
@@ -24,7 +24,16 @@ class TestOutputThatFails:
     """A full disk (``/dev/full``) or a closed stdout: one line on stderr, never a traceback."""
 
     def run_cli(self, *arguments: str, stdout: Any) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "kernel_tui.cli", "run", str(ADD_RELU), "--no-sweep", "--size", "4096"]
+        command = [
+            sys.executable,
+            "-m",
+            "kernel_tui",
+            "run",
+            str(ADD_RELU),
+            "--no-sweep",
+            "--size",
+            "4096",
+        ]
         return subprocess.run(
             [*command, *arguments], stdout=stdout, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=300
         )
@@ -42,7 +51,16 @@ class TestOutputThatFails:
 
     def test_stdout_closed(self):
         # As a shell's ``>&-`` does it: the process starts with fd 1 closed.
-        command = ["sh", "-c", 'exec "$0" "$@" >&-', sys.executable, "-m", "kernel_tui.cli", "run", str(ADD_RELU)]
+        command = [
+            "sh",
+            "-c",
+            'exec "$0" "$@" >&-',
+            sys.executable,
+            "-m",
+            "kernel_tui",
+            "run",
+            str(ADD_RELU),
+        ]
         result = subprocess.run(command, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=60)
         assert result.returncode == EXIT_USAGE
         assert (
@@ -77,7 +95,7 @@ def test_closing_the_terminal_while_a_big_table_paints_ends_the_view(tmp_path: P
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # closing the master then sends SIGHUP, as a closed window does
 
     env = {**os.environ, "TERM": "xterm-256color", "KERNEL_TUI_STATE_DIR": str(tmp_path / "state")}
-    command = [sys.executable, "-m", "kernel_tui.cli", "view", str(path), "--no-predict"]
+    command = [sys.executable, "-m", "kernel_tui", "view", str(path), "--no-predict"]
     process = subprocess.Popen(
         command, stdin=slave, stdout=slave, stderr=slave, preexec_fn=own_terminal, env=env, cwd=REPO
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import REPO, measure
 
-from kernel_tui.client import EngineClient
+from kernel_tui.transport.client import EngineClient
 
 DATA = Path(__file__).parent / "data" / "isolation"
 SPOILER = DATA / "spoiler" / "spoils_everything.py"

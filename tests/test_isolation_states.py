@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from conftest import measure
 
-from kernel_tui.client import EngineClient
-from kernel_tui.report import ScenarioReport
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.transport.client import EngineClient
 
 HEALTHY = '''\
 """Records the engine state it finds"""

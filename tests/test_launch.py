@@ -17,14 +17,14 @@ from conftest import measure
 from cuda_replay import TRACES, trace_events
 from cuda_replay import replay as replay_trace
 
-from kernel_tui.client import EngineClient
-from kernel_tui.course import course_dir
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.launch_info import LIBRARY_NOTE, NOT_CUPTI_NOTE, cpu_launch, metadata_launch
 from kernel_tui.engine.profiling import kernel_rows
-from kernel_tui.launch import WARP_SIZE, KernelLaunch, launch_cells, launch_text
-from kernel_tui.protocol import Done, decode, encode
-from kernel_tui.report import Kernel, ModeResult, ScenarioReport
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.launch import WARP_SIZE, KernelLaunch, launch_cells, launch_text
+from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
+from kernel_tui.transport.client import EngineClient
+from kernel_tui.transport.protocol import Done, decode, encode
 
 NVIDIA_TRACES = ["hta_simple_add.json.gz", "hta_triton_example_a100.json.gz", "tracelens_h100_bert_small.json.gz"]
 

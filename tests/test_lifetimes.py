@@ -20,9 +20,9 @@ import pytest
 from conftest import REPO, measure, overdue, within
 from processes import is_running
 
-from kernel_tui import proctree
-from kernel_tui.client import EngineClient
-from kernel_tui.protocol import Done
+from kernel_tui.transport import proctree
+from kernel_tui.transport.client import EngineClient
+from kernel_tui.transport.protocol import Done
 
 ADD_RELU = REPO / "tests" / "data" / "add_relu.py"
 

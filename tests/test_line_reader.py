@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from kernel_tui.line_reader import LONG_LINE_KEPT, read_lines
+from kernel_tui.transport.line_reader import LONG_LINE_KEPT, read_lines
 
 MB = 1 << 20
 

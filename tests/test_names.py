@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from kernel_tui import names
-from kernel_tui.names import LIMIT, SHORT, short_name
+from kernel_tui.model import names
+from kernel_tui.model.names import LIMIT, SHORT, short_name
 
 # Where the names below were found: public GitHub files located with a code search over stored copies.
 # The search did not show repository paths for most hits, so each source gives the search index's file

@@ -42,7 +42,10 @@ def test_wheel_ships_the_course_and_finds_it_when_installed(tmp_path):
         check=True,
         capture_output=True,
     )
-    probe = "import kernel_tui, kernel_tui.cli as cli;print(kernel_tui.__file__);raise SystemExit(cli.main(['list']))"
+    probe = (
+        "import kernel_tui, kernel_tui.commands.cli as cli;"
+        "print(kernel_tui.__file__);raise SystemExit(cli.main(['list']))"
+    )
     env = {**os.environ, "PYTHONPATH": str(target), "COLUMNS": "400"}
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr

@@ -12,9 +12,9 @@ import torch
 from conftest import measure
 from torch.profiler import ProfilerActivity, profile
 
-from kernel_tui.client import EngineClient
 from kernel_tui.engine import aten_cuda
-from kernel_tui.report import ScenarioReport
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.transport.client import EngineClient
 
 HEADER = "import torch\n\nSIZE = 1 << 20\n\n\n"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from conftest import measure
 
-from kernel_tui.client import EngineClient
+from kernel_tui.transport.client import EngineClient
 
 HEADER = "import torch\nimport torch.nn.functional as F\n\nSIZE = 4096\n\n\n"
 CASES = {

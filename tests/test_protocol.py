@@ -7,8 +7,10 @@ import math
 
 import pytest
 
-from kernel_tui import protocol
-from kernel_tui.protocol import (
+from kernel_tui.model.report import ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport
+from kernel_tui.model.report import SweepPoint as MeasuredPoint
+from kernel_tui.transport import protocol
+from kernel_tui.transport.protocol import (
     PROTOCOL_VERSION,
     Done,
     Hello,
@@ -21,8 +23,6 @@ from kernel_tui.protocol import (
     Warmup,
     WarmupPlan,
 )
-from kernel_tui.report import ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport
-from kernel_tui.report import SweepPoint as MeasuredPoint
 
 POINT = MeasuredPoint(
     size=1024,

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from replay import Recording, ReplayGate
 from test_ui_support import RECORDINGS
 
-from kernel_tui.protocol import Done, Partial, Progress, RunMessage, SweepPoint
-from kernel_tui.ui.replay import Recording, ReplayGate
+from kernel_tui.transport.protocol import Done, Partial, Progress, RunMessage, SweepPoint
 
 MESSAGES = Recording.load(RECORDINGS[0]).messages
 NO_WAIT = 0.01

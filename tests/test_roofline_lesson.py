@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from conftest import REPO, measure
 
-from kernel_tui.client import EngineClient
-from kernel_tui.roofline import COMPUTE_BOUND, MEMORY_BOUND, OVERHEAD_BOUND
+from kernel_tui.model.roofline import COMPUTE_BOUND, MEMORY_BOUND, OVERHEAD_BOUND
+from kernel_tui.transport.client import EngineClient
 
 LESSON = REPO / "scenarios" / "20_matmul_against_elementwise.py"
 SIDE = 1024

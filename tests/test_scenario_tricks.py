@@ -24,8 +24,8 @@ PID_FILE = {pid_file!r}
 
 
 # Imported before forking: a raw fork's child cannot take an import lock another thread held.
-from kernel_tui.protocol import Done, encode
-from kernel_tui.report import ScenarioReport
+from kernel_tui.transport.protocol import Done, encode
+from kernel_tui.model.report import ScenarioReport
 
 
 def forge():
@@ -98,7 +98,18 @@ def test_a_double_forked_daemon_can_neither_forge_results_nor_outlive_the_run(tm
     healthy = tmp_path / "healthy.py"
     healthy.write_text(HEALTHY, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "kernel_tui.cli", "run", str(forger), str(healthy), "--json", "--no-sweep", "--timeout", "300"],
+        [
+            sys.executable,
+            "-m",
+            "kernel_tui",
+            "run",
+            str(forger),
+            str(healthy),
+            "--json",
+            "--no-sweep",
+            "--timeout",
+            "300",
+        ],
         capture_output=True,
         text=True,
         timeout=900,
@@ -139,7 +150,7 @@ def test_a_file_edited_during_its_run_is_quoted_as_the_text_that_ran(tmp_path: P
     scenario = tmp_path / "edited.py"
     scenario.write_text(REWRITES_ITSELF, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "kernel_tui.cli", "run", str(scenario), "--json", "--no-sweep"],
+        [sys.executable, "-m", "kernel_tui", "run", str(scenario), "--json", "--no-sweep"],
         capture_output=True,
         text=True,
         timeout=600,

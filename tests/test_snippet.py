@@ -7,8 +7,8 @@ from pathlib import Path
 
 from conftest import measure
 
-from kernel_tui.scenario_file import parse_scenario
-from kernel_tui.snippet import free_tensor_names, is_snippet, measured_arguments, measured_lines, snippet_module
+from kernel_tui.model.scenario_file import parse_scenario
+from kernel_tui.model.snippet import free_tensor_names, is_snippet, measured_arguments, measured_lines, snippet_module
 
 
 def test_free_single_letter_names_become_the_arguments_in_order_of_use():

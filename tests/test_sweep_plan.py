@@ -6,8 +6,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from kernel_tui.engine import sweep
-from kernel_tui.report import ScenarioReport
-from kernel_tui.scenario_file import ScenarioInfo
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.scenario_file import ScenarioInfo
 
 
 def plan(monkeypatch, free_bytes: int, asked=None, sizes=None, device="cpu"):

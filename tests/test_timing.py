@@ -7,9 +7,9 @@ from dataclasses import replace
 
 from kernel_tui.engine import timing
 from kernel_tui.engine.measure import _with_time
-from kernel_tui.formatting import format_ratio, report_notes, speedup_text, variant_rows
-from kernel_tui.machine_load import LoadSampler, MachineLoad
-from kernel_tui.report import Kernel, ModeResult, ScenarioReport
+from kernel_tui.model.machine_load import LoadSampler, MachineLoad
+from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
+from kernel_tui.text.formatting import format_ratio, report_notes, speedup_text, variant_rows
 
 
 def test_the_two_calls_alternate_in_rounds_and_each_round_gives_a_ratio(monkeypatch):
@@ -111,7 +111,7 @@ def test_a_range_too_wide_to_mean_anything_is_said_in_words():
 
 
 def test_the_times_of_a_mode_whose_kernels_exceed_the_call_are_marked_in_the_table():
-    from kernel_tui.render import kernel_table
+    from kernel_tui.text.render import kernel_table
 
     mode = replace_kernels(ModeResult(1, (), 0, None), 39_390.0)
     noisy = _with_time(mode, timing.Timing(6_530.0, 40_000.0, 20, 0.1), timing.Timing(6_530.0, 40_000.0, 20, 0.1))

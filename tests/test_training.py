@@ -18,12 +18,12 @@ from conftest import measure
 from rich.console import Console
 from torch.autograd.profiler_util import EventList, FunctionEvent
 
-from kernel_tui.client import EngineClient
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.training import TrainingStep, default_loss, saved_bytes, section_of, with_grad
-from kernel_tui.render import scenario_view
-from kernel_tui.report import Kernel, ModeResult, ScenarioReport
-from kernel_tui.scenario_file import ScenarioFileError, parse_scenario
+from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
+from kernel_tui.model.scenario_file import ScenarioFileError, parse_scenario
+from kernel_tui.text.render import scenario_view
+from kernel_tui.transport.client import EngineClient
 
 OWN_LOSS = '''"""A step with its own loss"""
 import torch

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from replay import ReplayGate
 from rich.console import Group
 from rich.text import Text
 from test_ui_support import (
@@ -19,11 +20,10 @@ from test_ui_support import (
 from textual.widgets import TabbedContent
 from textual.widgets._header import HeaderTitle
 
-from kernel_tui.client import EngineDied
-from kernel_tui.protocol import Done, Partial, Progress, SweepPoint
-from kernel_tui.report import ScenarioError
+from kernel_tui.model.report import ScenarioError
+from kernel_tui.transport.client import EngineDied
+from kernel_tui.transport.protocol import Done, Partial, Progress, SweepPoint
 from kernel_tui.ui import describe
-from kernel_tui.ui.replay import ReplayGate
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen

@@ -11,15 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from replay import Recording, ReplayEngineLink
 from test_ui_support import ADD_RELU, DATA, PICTURED, explorer, make_app, make_link, shown_text, still_app, wait_for
 
-from kernel_tui.baseline_marks import ADDED, CHANGED, SAME
-from kernel_tui.protocol import Done
-from kernel_tui.report import ScenarioReport
+from kernel_tui.model.baseline_marks import ADDED, CHANGED, SAME
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.transport.protocol import Done
 from kernel_tui.ui.drafts import Draft, scenario_of
 from kernel_tui.ui.kernel_rows import kernel_rows
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
-from kernel_tui.ui.replay import Recording, ReplayEngineLink
 from kernel_tui.ui.run_state import ScenarioRun
 from kernel_tui.ui.screens.help import HelpScreen
 from kernel_tui.ui.widgets.kernel_table import KernelTable

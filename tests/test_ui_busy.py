@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from replay import ReplayEngineLink
 from test_ui_support import DATA, RECORDINGS, explorer, finished, make_app, wait_for
 
-from kernel_tui.machine_load import MachineLoad
-from kernel_tui.ui.replay import ReplayEngineLink
+from kernel_tui.model.machine_load import MachineLoad
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.summary_strip import RETRY_KEYS, SummaryStrip

@@ -7,15 +7,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from replay import Recording, ReplayEngineLink
 from test_ui_support import DATA, explorer, finished, make_app, shown_text, wait_for
 
-from kernel_tui.baseline_marks import ADDED, CHANGED, REMOVED, SAME
-from kernel_tui.by_line import LineWork, line_work
-from kernel_tui.line_changes import aligned_lines, line_changes
-from kernel_tui.report import Kernel
+from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
+from kernel_tui.model.report import Kernel
+from kernel_tui.text.by_line import LineWork, line_work
+from kernel_tui.text.line_changes import aligned_lines, line_changes
 from kernel_tui.ui.code_gutter import CURSOR_MARK
 from kernel_tui.ui.code_links import CodeLinks
-from kernel_tui.ui.replay import Recording, ReplayEngineLink
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import LINE_MARK, KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView

@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 from conftest import within
 
-from kernel_tui import client
-from kernel_tui.client import EngineDied
-from kernel_tui.protocol import Done, Progress
+from kernel_tui.transport import client
+from kernel_tui.transport.client import EngineDied
+from kernel_tui.transport.protocol import Done, Progress
 from kernel_tui.ui.engine_link import OUTPUT_LINES, ClientEngineLink
 
 STAND_IN = textwrap.dedent(
     """
     import os, sys, time
-    from kernel_tui import protocol
-    from kernel_tui.report import ScenarioReport
+    from kernel_tui.transport import protocol
+    from kernel_tui.model.report import ScenarioReport
     time.sleep(float(os.environ.get("STAND_IN_HELLO_DELAY", "0")))
     def send(message):
         sys.stdout.write(protocol.encode(message))

@@ -11,8 +11,8 @@ from test_ui_support import explorer, make_app, wait_for
 from textual import events
 from textual.widgets import Markdown
 
-from kernel_tui.course import course_dir
-from kernel_tui.scenario_file import find_scenarios
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.scenario_file import find_scenarios
 from kernel_tui.ui.widgets.lesson_view import LessonView, lesson_markdown
 
 COURSE = tuple(find_scenarios([course_dir()]))

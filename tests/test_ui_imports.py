@@ -17,7 +17,7 @@ def test_building_the_app_does_not_import_torch():
         import sys
         from pathlib import Path
 
-        import kernel_tui.cli
+        import kernel_tui.commands.cli
         import kernel_tui.ui.app
         from kernel_tui.ui.launch import build_app
 
@@ -35,12 +35,12 @@ def test_building_the_app_does_not_import_torch():
 RUN_ONLY = (
     # What a run needs (its messages, the report and the comparison with a baseline, the CLI's renderer,
     # kernel-name parsing) and the dialogs, which load when first opened: none of it is on the first frame.
-    "kernel_tui.report",
-    "kernel_tui.baseline",
-    "kernel_tui.names",
-    "kernel_tui.protocol",
-    "kernel_tui.client",
-    "kernel_tui.render",
+    "kernel_tui.model.report",
+    "kernel_tui.text.baseline",
+    "kernel_tui.model.names",
+    "kernel_tui.transport.protocol",
+    "kernel_tui.transport.client",
+    "kernel_tui.text.render",
     "kernel_tui.ui.messages",
     "kernel_tui.ui.engine_worker",
     "kernel_tui.ui.kernel_rows",

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from test_ui_support import REPO, explorer, finished, shown_text, wait_for
 
-from kernel_tui.markdown_report import scenario_markdown
-from kernel_tui.report import ScenarioReport
-from kernel_tui.results_file import read_results
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.results_file import read_results
+from kernel_tui.text.markdown_report import scenario_markdown
 from kernel_tui.ui.view_app import build_view_app
 from kernel_tui.ui.view_link import saved_reports
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
@@ -64,7 +64,7 @@ async def test_the_highlighted_kernels_launch_is_a_line_of_its_own_at_80x24(tmp_
 def test_the_lab_report_and_the_run_table_list_the_launches(tmp_path: Path) -> None:
     from rich.console import Console
 
-    from kernel_tui.render import scenario_view
+    from kernel_tui.text.render import scenario_view
 
     report = ScenarioReport.from_dict(json.loads(_saved_preview(tmp_path)[0].read_text()))
     markdown = scenario_markdown(report)

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from replay import Recording, _replayed
 from test_ui_support import ADD_RELU, DATA, RECORDINGS
 
-from kernel_tui import protocol
-from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.transport import protocol
 from kernel_tui.ui import describe
 from kernel_tui.ui.catalog import Catalog, ScenarioEntry, load_catalog
 from kernel_tui.ui.messages import ReportUpdated, RunFinished, StageStarted, SweepPointMeasured, from_engine
-from kernel_tui.ui.replay import Recording, _replayed
 from kernel_tui.ui.run_state import RunBook, RunStatus, ScenarioRun
 from kernel_tui.ui.source import scenario_source
 from kernel_tui.ui.widgets.runtime_plot import _thin, time_ticks

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from replay import Recording, ReplayEngineLink
 from test_ui_support import DATA, REPO, explorer, make_app, shown_text, wait_for
 
-from kernel_tui.protocol import Done
-from kernel_tui.ui.replay import Recording, ReplayEngineLink
+from kernel_tui.transport.protocol import Done
 from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
 
 COURSE = REPO / "scenarios"

@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
+from replay import ReplayEngineLink
 from test_ui_support import ADD_RELU, DATA, RECORDINGS, make_app, shown_text, wait_for
 
-from kernel_tui.roofline import MEMORY_BOUND, achieved_gflops, bound, dominant_bound, intensity
-from kernel_tui.ui.replay import ReplayEngineLink
+from kernel_tui.model.roofline import MEMORY_BOUND, achieved_gflops, bound, dominant_bound, intensity
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.roofline_plot import (
     COMPUTE_ROOF,
@@ -121,7 +121,7 @@ async def test_without_flops_the_roofline_says_why_instead_of_drawing():
 
 
 def test_the_roof_bends_at_the_ridge():
-    from kernel_tui.report import Ceilings, ScenarioReport
+    from kernel_tui.model.report import Ceilings, ScenarioReport
 
     report = ScenarioReport("s.py", "s", "cpu", "EPYC", "2.14", 64, ceilings=Ceilings(10.0, 100.0))
     lines = roof_lines(report, 0.1, 1000.0)

@@ -13,14 +13,14 @@ import dataclasses
 import os
 
 import pytest
+from replay import Recording, ReplayEngineLink, ReplayGate
 from test_ui_support import ADD_RELU, FROZEN_CLOCK, RECORDINGS, REPO, wait_for
 
-from kernel_tui.course import course_dir
-from kernel_tui.protocol import Done, SweepPoint
-from kernel_tui.scenario_file import find_scenarios
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.scenario_file import find_scenarios
+from kernel_tui.transport.protocol import Done, SweepPoint
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.replay import Recording, ReplayEngineLink, ReplayGate
 
 SIZE = (120, 40)
 RUN_SECONDS = 6.4

@@ -8,10 +8,9 @@ own state rather than for time. Update with ``--snapshot-update`` only after rea
 from __future__ import annotations
 
 import pytest
+from replay import ReplayGate
 from test_ui_support import PICTURED, finished, make_link, wait_for
 from test_ui_support import still_app as make_app
-
-from kernel_tui.ui.replay import ReplayGate
 
 SMALL = (80, 24)
 LARGE = (160, 48)

@@ -14,14 +14,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
+from replay import ReplayEngineLink, ReplayGate
 from test_ui_support import ADD_RELU, DATA, RECORDINGS, explorer, make_app, shown_text, status, wait_for
 from textual.widgets import Input, OptionList, TabbedContent
 
-from kernel_tui.protocol import Done, Partial
+from kernel_tui.transport.protocol import Done, Partial
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
 from kernel_tui.ui.drafts import TEMPLATE, DraftStore, snippets_dir
-from kernel_tui.ui.replay import ReplayEngineLink, ReplayGate
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import overdue
+from replay import ReplayEngineLink, ReplayGate
 from textual.geometry import Region
 from textual.widget import Widget
 
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.replay import ReplayEngineLink, ReplayGate
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 
 REPO = Path(__file__).resolve().parent.parent

@@ -11,14 +11,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from replay import Recording, ReplayEngineLink
 from test_ui_support import DATA, REPO, explorer, make_app, shown_text, wait_for
 
-from kernel_tui.baseline import compare
-from kernel_tui.formatting import training_line
-from kernel_tui.protocol import Done
+from kernel_tui.text.baseline import compare
+from kernel_tui.text.formatting import training_line
+from kernel_tui.transport.protocol import Done
 from kernel_tui.ui.kernel_rows import kernel_rows
 from kernel_tui.ui.pinned_baselines import ModeBaseline
-from kernel_tui.ui.replay import Recording, ReplayEngineLink
 from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip

@@ -11,15 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from replay import ReplayEngineLink
 from test_ui_support import ADD_RELU, DATA, RECORDINGS, REPO, explorer, finished, make_app, shown_text, wait_for
 from textual.geometry import Region
 from textual.widgets import Input, SelectionList
 
-from kernel_tui.compile_variants import parse_variant_flag
-from kernel_tui.formatting import variant_rows
-from kernel_tui.protocol import Done
+from kernel_tui.model.compile_variants import parse_variant_flag
+from kernel_tui.text.formatting import variant_rows
+from kernel_tui.transport.protocol import Done
 from kernel_tui.ui.engine_link import ClientEngineLink
-from kernel_tui.ui.replay import ReplayEngineLink
 from kernel_tui.ui.screens.variants import VariantsScreen
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.variants_table import (

@@ -6,17 +6,17 @@ from __future__ import annotations
 import json
 
 import pytest
+from replay import ReplayEngineLink, ReplayGate
 from test_ui_support import ADD_RELU, DATA, REPO, explorer, finished, make_app, make_link, shown_text, wait_for
 from textual import events
 from textual.geometry import Region
 
-from kernel_tui import cli
-from kernel_tui.formatting import attribution_text, lines_text, link_text
-from kernel_tui.protocol import Partial
-from kernel_tui.report import Kernel, ModeResult, SweepPoint
+from kernel_tui.commands import cli
+from kernel_tui.model.report import Kernel, ModeResult, SweepPoint
+from kernel_tui.text.formatting import attribution_text, lines_text, link_text
+from kernel_tui.transport.protocol import Partial
 from kernel_tui.ui import launch
 from kernel_tui.ui.attribution import code_kernel, code_language, kernel_story, no_code_reason, plan_columns
-from kernel_tui.ui.replay import ReplayEngineLink, ReplayGate
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, Answer, PredictionBook, split_lesson
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
@@ -588,7 +588,7 @@ def test_recordings_carry_the_why_fields():
 
 def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00():
     """Tiny arrays move a few MB/s: the lowest tick of the log axis read "0.00" (two decimals of 0.002)."""
-    from kernel_tui.formatting import format_gbs
+    from kernel_tui.text.formatting import format_gbs
     from kernel_tui.ui.widgets.bandwidth_plot import draw_bandwidth
     from kernel_tui.ui.widgets.runtime_plot import STYLES, time_ticks
 

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from kernel_tui import protocol
-from kernel_tui.cli import main
-from kernel_tui.compile_variants import VariantError, parse_variant_flag
-from kernel_tui.markdown_report import scenario_markdown
-from kernel_tui.render import scenario_view
-from kernel_tui.report import ScenarioReport
-from kernel_tui.scenario_file import ScenarioFileError, read_scenario
+from kernel_tui.commands.cli import main
+from kernel_tui.model.compile_variants import VariantError, parse_variant_flag
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario
+from kernel_tui.text.markdown_report import scenario_markdown
+from kernel_tui.text.render import scenario_view
+from kernel_tui.transport import protocol
 
 ADD_RELU = Path(__file__).parent / "data" / "add_relu.py"
 SIZE = "4096"
@@ -35,7 +35,7 @@ def kernel_tui_json(*args: str) -> tuple[dict[str, Any], subprocess.CompletedPro
         [
             sys.executable,
             "-m",
-            "kernel_tui.cli",
+            "kernel_tui",
             "run",
             str(ADD_RELU),
             "--device",

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from test_ui_support import REPO, explorer, finished, shown_text, status, wait_for
 
-from kernel_tui import client
-from kernel_tui.cli import EXIT_USAGE, main
-from kernel_tui.report import ScenarioReport
-from kernel_tui.results_file import read_results
-from kernel_tui.scenario_file import read_scenario
+from kernel_tui.commands.cli import EXIT_USAGE, main
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.results_file import read_results
+from kernel_tui.model.scenario_file import read_scenario
+from kernel_tui.transport import client
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
 from kernel_tui.ui.view_app import SavedResultsApp, build_view_app
@@ -42,7 +42,17 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """What ``kernel-tui run --json`` wrote for add+relu, with a two-size sweep."""
     target = tmp_path_factory.mktemp("view") / "results.jsonl"
     sizes = ",".join(str(size) for size in SWEEP_SIZES)
-    command = [sys.executable, "-m", "kernel_tui.cli", "run", str(SCENARIO), "--size", "4096", "--sizes", sizes]
+    command = [
+        sys.executable,
+        "-m",
+        "kernel_tui",
+        "run",
+        str(SCENARIO),
+        "--size",
+        "4096",
+        "--sizes",
+        sizes,
+    ]
     with target.open("w") as out:
         subprocess.run([*command, "--json"], stdout=out, stderr=subprocess.DEVNULL, cwd=REPO, timeout=600, check=True)
     return target
@@ -223,7 +233,7 @@ def test_kernel_tui_view_does_not_import_torch(results: Path):
         f"""
         import sys
 
-        from kernel_tui import cli
+        from kernel_tui.commands import cli
         from kernel_tui.ui.view_app import SavedResultsApp
 
         run = SavedResultsApp.run

@@ -10,8 +10,8 @@ from typing import Any
 from conftest import REPO, measure, overdue
 from test_ui_support import ADD_RELU, make_app, make_link, wait_for
 
-from kernel_tui.client import EngineClient
-from kernel_tui.protocol import Done, Hello, Progress, Warmup, WarmupPlan
+from kernel_tui.transport.client import EngineClient
+from kernel_tui.transport.protocol import Done, Hello, Progress, Warmup, WarmupPlan
 from kernel_tui.ui import describe
 from kernel_tui.ui.engine_link import ClientEngineLink
 from kernel_tui.ui.widgets.run_status import RunStatusBar

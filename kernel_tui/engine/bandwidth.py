@@ -26,7 +26,7 @@ import torch
 
 from kernel_tui.engine.device import free_memory_bytes
 from kernel_tui.engine.timing import time_call
-from kernel_tui.report import Kernel, gbs
+from kernel_tui.model.report import Kernel, gbs
 
 COPY_BYTES = {"cpu": 256 * 2**20, "cuda": 2 * 2**30}
 MAX_AGE_S = 7 * 24 * 3600

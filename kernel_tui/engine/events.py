@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kernel_tui.engine.launch_info import metadata_launch
-from kernel_tui.names import is_generated_kernel
+from kernel_tui.model.names import is_generated_kernel
 
 if TYPE_CHECKING:
-    from kernel_tui.launch import KernelLaunch
+    from kernel_tui.model.launch import KernelLaunch
 
 RUN_RANGE = "kernel_tui::run"
 BACKWARD_RANGE = "kernel_tui::backward"

@@ -30,10 +30,10 @@ from kernel_tui.engine.attribution import COMBINED, PLACEMENT
 from kernel_tui.engine.cuda_graphs import FOREACH_COPY
 from kernel_tui.engine.op_kinds import moves_data, op_name
 from kernel_tui.engine.traffic import EagerTrafficMode, Traffic, tensors_in
-from kernel_tui.roofline import achieved_gflops, bound, dominant_bound, intensity, roof_time_us
+from kernel_tui.model.roofline import achieved_gflops, bound, dominant_bound, intensity, roof_time_us
 
 if TYPE_CHECKING:
-    from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
+    from kernel_tui.model.report import Ceilings, Kernel, ModeResult, ScenarioReport
 
 NO_ARITHMETIC = PLACEMENT | {
     "aten::fill_",

@@ -27,7 +27,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from kernel_tui.engine.launch_info import TritonLaunchPlan
 from kernel_tui.engine.op_kinds import moves_data, op_name
 from kernel_tui.engine.traffic import Traffic, host_transfer, largest_elements, op_tensors, tensors_in, unique_bytes
-from kernel_tui.names import is_wrapper_kernel
+from kernel_tui.model.names import is_wrapper_kernel
 
 POINTER_PARAM = re.compile(r"^(in_out_ptr|in_ptr|out_ptr)\d+$")
 

@@ -30,9 +30,9 @@ from typing import Any, TextIO, cast
 
 import torch
 
-from kernel_tui import proctree
 from kernel_tui.engine.process_state import ProcessState
 from kernel_tui.engine.torch_state import TorchState
+from kernel_tui.transport import proctree
 
 CONFIG_MODULES = ("torch._dynamo.config", "torch._inductor.config", "torch._functorch.config")
 # Torch keeps its own bookkeeping in the environment during a compile; it is not the scenario's doing.

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
 
-from kernel_tui import proctree
+from kernel_tui.transport import proctree
 
 PARENT_ENV = "KERNEL_TUI_PARENT_PID"
 POLL_S = 0.25

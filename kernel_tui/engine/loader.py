@@ -16,9 +16,9 @@ from typing import Any
 
 import torch
 
-from kernel_tui.report import ScenarioError
-from kernel_tui.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario, read_source
-from kernel_tui.snippet import snippet_module
+from kernel_tui.model.report import ScenarioError
+from kernel_tui.model.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario, read_source
+from kernel_tui.model.snippet import snippet_module
 
 SCENARIO_SHAPE = (
     "A scenario defines fn(*args), the code under study, and inputs(size, device), which returns the tuple of\n"

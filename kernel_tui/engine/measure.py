@@ -34,11 +34,11 @@ from kernel_tui.engine.profiling import NoDeviceActivity, join_compiled, join_ea
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.timing import Timing, compare_many, compare_many_wall, synchronize, time_call, wall_time_call
 from kernel_tui.engine.traffic import Traffic, array_bytes, ideal_bytes
-from kernel_tui.expect import check_claims
-from kernel_tui.formatting import format_time_us
-from kernel_tui.machine_load import LoadSampler
-from kernel_tui.report import Ceilings, ModeResult, ScenarioError, ScenarioReport, SweepPoint
-from kernel_tui.report_keys import MODES
+from kernel_tui.model.expect import check_claims
+from kernel_tui.model.machine_load import LoadSampler
+from kernel_tui.model.report import Ceilings, ModeResult, ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.model.report_keys import MODES
+from kernel_tui.text.formatting import format_time_us
 
 Emit = Callable[..., None]
 
@@ -96,7 +96,7 @@ def measure_scenario(
 
 def claims_of_unloaded(path: Path, device: str) -> dict[str, float]:
     """A file that does not load may still parse: its claims are then reported as not met."""
-    from kernel_tui.scenario_file import ScenarioFileError, read_scenario
+    from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario
 
     try:
         return read_scenario(path).claims_for(device)

@@ -11,7 +11,7 @@ import functools
 import torch
 
 from kernel_tui.engine.events import ALLOCATION_OPS
-from kernel_tui.names import is_generated_kernel
+from kernel_tui.model.names import is_generated_kernel
 
 
 @functools.cache

@@ -58,9 +58,9 @@ from kernel_tui.engine.traffic import (
     op_tensors,
     unique_bytes,
 )
-from kernel_tui.expect import NEEDS_SWEEP, check_claims
-from kernel_tui.names import short_name
-from kernel_tui.report import PREVIEW_DEVICE, Kernel, ModeResult, ScenarioReport
+from kernel_tui.model.expect import NEEDS_SWEEP, check_claims
+from kernel_tui.model.names import short_name
+from kernel_tui.model.report import PREVIEW_DEVICE, Kernel, ModeResult, ScenarioReport
 
 UNSWEPT = "a preview runs no size sweep, so it compiles no graphs across sizes"
 """Why a preview cannot check a lesson's sweep-only claims (``expect.NEEDS_SWEEP``); they are listed in its

@@ -30,11 +30,11 @@ from kernel_tui.engine.preview import _DeviceOps, _mode, _rows, generate_for_gpu
 from kernel_tui.engine.preview_inputs import HostValues, fake_inputs
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import Traffic, array_bytes, ideal_bytes
-from kernel_tui.report_keys import SECTIONS
+from kernel_tui.model.report_keys import SECTIONS
 
 if TYPE_CHECKING:
     from kernel_tui.engine.measure import Emit
-    from kernel_tui.report import Kernel, ModeResult, ScenarioReport
+    from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
 
 TRACED_ON_CPU = (
     "training: the step was traced on the CPU (the autograd engine needs a CUDA context) and its forward and "

@@ -10,9 +10,9 @@ import traceback
 from dataclasses import replace
 from typing import IO, Any, NoReturn
 
-from kernel_tui import protocol
-from kernel_tui.protocol import Done, Hello, Partial, Progress, RunRequest, WarmupPlan
-from kernel_tui.report import ScenarioReport
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.transport import protocol
+from kernel_tui.transport.protocol import Done, Hello, Partial, Progress, RunRequest, WarmupPlan
 
 
 def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> None:
@@ -203,8 +203,8 @@ def _engine_failure(path: str, device: str, details: str, error: Any = None) -> 
     import torch
 
     from kernel_tui.engine.device import device_name
-    from kernel_tui.report import ScenarioError
-    from kernel_tui.scenario_file import ScenarioFileError, read_scenario
+    from kernel_tui.model.report import ScenarioError
+    from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario
 
     last = details.strip().splitlines()[-1] if details.strip() else "internal error"
     try:

@@ -22,7 +22,7 @@ from kernel_tui.engine.device import free_memory_bytes
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.timing import Comparison, compare_calls, compare_wall, synchronize
 from kernel_tui.engine.traffic import eager_traffic
-from kernel_tui.report import ScenarioReport, SweepPoint
+from kernel_tui.model.report import ScenarioReport, SweepPoint
 
 if TYPE_CHECKING:
     from kernel_tui.engine.compile_watch import CompileWatch

@@ -24,7 +24,7 @@ from kernel_tui.engine.op_kinds import moves_data, op_name
 from kernel_tui.engine.source_lines import LineFinder
 
 if TYPE_CHECKING:
-    from kernel_tui.launch import KernelLaunch
+    from kernel_tui.model.launch import KernelLaunch
 
 
 def tensor_bytes(tensor: torch.Tensor) -> int:

@@ -27,12 +27,12 @@ from torch.profiler import record_function
 from kernel_tui.engine import cuda_graphs
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.profiling import Profile, kernel_rows
-from kernel_tui.report_keys import SECTIONS
+from kernel_tui.model.report_keys import SECTIONS
 
 if TYPE_CHECKING:
     from kernel_tui.engine.loader import LoadedScenario
     from kernel_tui.engine.traffic import Traffic
-    from kernel_tui.report import Kernel, ModeResult
+    from kernel_tui.model.report import Kernel, ModeResult
 
 NO_GRADIENT = (
     "TRAIN = True, but the loss depends on no floating-point input of fn, so backward has nothing to compute: "

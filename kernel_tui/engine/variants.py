@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch._dynamo.utils import counters
 
-from kernel_tui.compile_variants import DEFAULT_VARIANT, VariantError, check_compile_arguments, check_variant_name
 from kernel_tui.engine import compile_watch, cuda_graphs, training
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.bandwidth import with_bandwidth
@@ -29,10 +28,11 @@ from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, stage_error
 from kernel_tui.engine.timing import synchronize
 from kernel_tui.engine.traffic import Traffic
-from kernel_tui.report import Kernel, ModeResult, ScenarioError, ScenarioReport, VariantResult
+from kernel_tui.model.compile_variants import DEFAULT_VARIANT, VariantError, check_compile_arguments, check_variant_name
+from kernel_tui.model.report import Kernel, ModeResult, ScenarioError, ScenarioReport, VariantResult
 
 if TYPE_CHECKING:
-    from kernel_tui.scenario_file import ScenarioInfo
+    from kernel_tui.model.scenario_file import ScenarioInfo
 
 Profile = Callable[[Callable[[], Any], list[Traffic], str], ModeResult]
 """Kernels and bytes of one warm call, profiled as ``compiled`` is: (call, its traffic, the trace's name)."""

@@ -105,7 +105,7 @@ class KernelTuiApp(App[None]):
 
     def on_ready(self) -> None:
         # Sent once the first frame is on the terminal: the startup bench ends here.
-        gc.enable()  # off for the imports and the first frame (``kernel_tui.cli``)
+        gc.enable()  # off for the imports and the first frame (``kernel_tui.commands.cli``)
         if self._exit_after_first_frame:
             self.exit()
 

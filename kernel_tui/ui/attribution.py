@@ -1,7 +1,7 @@
 """Why these kernels, in words: which compiled kernel absorbed an eager one, what a compiled kernel
 replaced, how fast each one moved its bytes, and which table columns fit the room there is.
 
-Plain functions of ``kernel_tui.report`` data (no Textual), shared by the kernel tables, the full-name
+Plain functions of ``kernel_tui.model.report`` data (no Textual), shared by the kernel tables, the full-name
 line under them and the generated-code dialog, and tested without an app.
 """
 
@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernel_tui.formatting import LINK_LABELS, attribution_text, bandwidth_text, ceiling_share_text, format_gbs
-from kernel_tui.roofline_text import format_bound, format_flops, format_gflops, format_intensity
+from kernel_tui.text.formatting import LINK_LABELS, attribution_text, bandwidth_text, ceiling_share_text, format_gbs
+from kernel_tui.text.roofline_text import format_bound, format_flops, format_gflops, format_intensity
 
 if TYPE_CHECKING:
     from rich.text import JustifyMethod
 
-    from kernel_tui.report import Kernel, ModeResult
+    from kernel_tui.model.report import Kernel, ModeResult
 
 
 def bandwidth_cell(kernel: Kernel) -> tuple[str, str]:
@@ -61,7 +61,7 @@ def roofline_story(kernel: Kernel) -> str:
 
 def code_language(kernel: Kernel) -> str:
     """The Pygments lexer for a compiled kernel's source: C++ (Inductor's CPU kernels) or Python (Triton)."""
-    from kernel_tui.names import kernel_backend  # its patterns compile when code is first shown, not at start-up
+    from kernel_tui.model.names import kernel_backend  # its patterns compile when code is first shown, not at start-up
 
     code = kernel.code or ""
     backend = kernel_backend(kernel.name)

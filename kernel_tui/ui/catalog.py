@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.safe_text import safe_line
-from kernel_tui.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario, read_scenario, read_source
+from kernel_tui.model.safe_text import safe_line
+from kernel_tui.model.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario, read_scenario, read_source
 
 if TYPE_CHECKING:
-    from kernel_tui.report import ScenarioReport
+    from kernel_tui.model.report import ScenarioReport
 
 
 NO_SAVED_SOURCE = (

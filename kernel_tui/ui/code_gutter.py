@@ -3,7 +3,7 @@
 ``2 ⇒ cpp_fused_add_relu_0`` where the pane has room, ``2 ⇒ 1 fused`` where it has not; a training step's
 sections as ``f …`` and ``b …``; a line that launches nothing stays blank. Lines linked to the highlighted kernel
 row are marked ``❱`` beside their number (Rich's highlighted lines), the lesson's cursor line ``▶``. With a baseline
-pinned (``B``), each cell starts with its line's mark against it (``kernel_tui.line_changes``). Pure Rich: the
+pinned (``B``), each cell starts with its line's mark against it (``kernel_tui.text.line_changes``). Pure Rich: the
 lesson pane and the tests render it alike.
 """
 
@@ -15,12 +15,12 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from kernel_tui.baseline_marks import MARK_STYLES, SAME
-from kernel_tui.by_line import gutter_text, short_gutter_text
+from kernel_tui.model.baseline_marks import MARK_STYLES, SAME
+from kernel_tui.text.by_line import gutter_text, short_gutter_text
 
 if TYPE_CHECKING:
-    from kernel_tui.by_line import LineWork
-    from kernel_tui.line_changes import LineChange
+    from kernel_tui.text.by_line import LineWork
+    from kernel_tui.text.line_changes import LineChange
     from kernel_tui.ui.source import SourcePiece
 
 MAX_SHARE = 3

@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.text import Text
 
-from kernel_tui.baseline_marks import MARK_STYLES
-from kernel_tui.by_line import describe, line_work
+from kernel_tui.model.baseline_marks import MARK_STYLES
+from kernel_tui.text.by_line import describe, line_work
 from kernel_tui.ui.code_gutter import cell_texts, fitted, gutter_cell
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
 
 if TYPE_CHECKING:
-    from kernel_tui.by_line import LineWork
-    from kernel_tui.line_changes import LineChange
-    from kernel_tui.report import Kernel, ScenarioReport
+    from kernel_tui.model.report import Kernel, ScenarioReport
+    from kernel_tui.text.by_line import LineWork
+    from kernel_tui.text.line_changes import LineChange
     from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
 W = TypeVar("W")
@@ -66,7 +66,7 @@ class CodeLinks:
         self.changes = {}
         # As the compiled table does: a variant shown is compared with nothing (the baseline ran the default).
         if baseline is not None and report is not None and compiled is report.compiled:
-            from kernel_tui.line_changes import aligned_lines, line_changes
+            from kernel_tui.text.line_changes import aligned_lines, line_changes
 
             mapping = aligned_lines(baseline.source, report.source)
             self.changes = line_changes(baseline.eager, baseline.compiled, self.work, mapping)

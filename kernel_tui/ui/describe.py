@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from kernel_tui.formatting import device_text
+from kernel_tui.text.formatting import device_text
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 
 if TYPE_CHECKING:
-    from kernel_tui.protocol import Hello
-    from kernel_tui.report import ScenarioError, ScenarioReport
+    from kernel_tui.model.report import ScenarioError, ScenarioReport
+    from kernel_tui.transport.protocol import Hello
 
 
 def engine_line(hello: Hello | None, failed: ScenarioError | None) -> str:

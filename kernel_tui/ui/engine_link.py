@@ -20,8 +20,8 @@ from kernel_tui.ui.drafts import state_dir
 if TYPE_CHECKING:
     # The client and the protocol's dataclasses are imported when the engine is first used, after the
     # explorer's first frame: they are about 6 ms of its start-up.
-    from kernel_tui.client import EngineClient
-    from kernel_tui.protocol import Hello, RunMessage, Warmup
+    from kernel_tui.transport.client import EngineClient
+    from kernel_tui.transport.protocol import Hello, RunMessage, Warmup
 
 OUTPUT_LINES = 200
 ENGINE_LOG = "engine.log"
@@ -47,7 +47,7 @@ class EngineLink(Protocol):
         ``variants`` are compile variants by name, added to (or overriding) the file's ``VARIANTS``.
 
         The run counts as asked for the moment this returns, so a ``cancel`` right after stops it even
-        if it has not begun. Reading raises ``kernel_tui.client.EngineDied`` if the engine ends first
+        if it has not begun. Reading raises ``kernel_tui.transport.client.EngineDied`` if the engine ends first
         (crash, timeout or cancel); the last message is ``Done``.
         """
         ...
@@ -107,7 +107,7 @@ class ClientEngineLink:
     def _client(self) -> EngineClient:
         with self._making_client:
             if self._made_client is None:
-                from kernel_tui.client import EngineClient
+                from kernel_tui.transport.client import EngineClient
 
                 self._made_client = EngineClient(self._device, stderr_sink=self._record_output, warm_up=self._warm_up)
             return self._made_client
@@ -117,7 +117,7 @@ class ClientEngineLink:
             return self._start()
 
     def _start(self) -> Hello:
-        from kernel_tui.client import EngineDied
+        from kernel_tui.transport.client import EngineDied
 
         if self._closed:
             raise EngineDied(None, "", "the app is closing")
@@ -145,7 +145,7 @@ class ClientEngineLink:
     def _messages(
         self, number: int, path: Path, sweep: bool, size: int | None, variants: CompileVariants | None
     ) -> Iterator[RunMessage]:
-        from kernel_tui.client import EngineDied
+        from kernel_tui.transport.client import EngineDied
 
         with self._busy:
             self._running = number

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
-from kernel_tui.report import ScenarioError
+from kernel_tui.model.report import ScenarioError
 from kernel_tui.ui.messages import EngineStarted, EngineStartFailed, RunFailed, RunFinished, from_engine
 
 if TYPE_CHECKING:
-    from kernel_tui.protocol import RunMessage
+    from kernel_tui.transport.protocol import RunMessage
     from kernel_tui.ui.engine_link import EngineLink
 
 Post = Callable[[Message], object]
@@ -28,7 +28,7 @@ Post = Callable[[Message], object]
 def start_engine(link: EngineLink, post: Post) -> None:
     """Start the engine while the learner reads, so the first run does not wait for torch to import."""
     # The client and the protocol are imported here, in the worker, after the explorer's first frame.
-    from kernel_tui.client import EngineDied
+    from kernel_tui.transport.client import EngineDied
 
     try:
         hello = link.start()
@@ -40,7 +40,7 @@ def start_engine(link: EngineLink, post: Post) -> None:
 
 def stream_run(run_id: int, path: Path, messages: Iterator[RunMessage], post: Post) -> None:
     """Post one run's messages, typed, until its report (or the engine's death, or a cancel)."""
-    from kernel_tui.client import EngineDied
+    from kernel_tui.transport.client import EngineDied
 
     worker = get_current_worker()
     try:

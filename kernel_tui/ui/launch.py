@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from kernel_tui.course import course_dir
-from kernel_tui.scenario_file import find_scenarios
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.scenario_file import find_scenarios
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
 from kernel_tui.ui.engine_link import EngineLinkFactory, client_engine_link

@@ -15,8 +15,8 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     # The protocol is imported by the worker that reads the engine, after the explorer's first frame.
-    from kernel_tui import protocol
-    from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
+    from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
+    from kernel_tui.transport import protocol
 
 
 @dataclass
@@ -89,7 +89,7 @@ class RunFailed(Message):
 
 def from_engine(run_id: int, path: Path, message: protocol.RunMessage) -> Message | None:
     """The app's message for one protocol message of a run (``None`` for one the app has no use for)."""
-    from kernel_tui import protocol
+    from kernel_tui.transport import protocol
 
     return protocol.dispatch(
         message,

@@ -1,7 +1,7 @@
 """The runs the learner pinned as baselines (``B``), one per scenario, and each later run against its own.
 
 A snippet draft's runs count as the runs of the scenario it edits or copies, so that editing lesson 2 in the
-editor compares the edit with lesson 2's pinned run. The comparison itself is ``kernel_tui.baseline.compare``,
+editor compares the edit with lesson 2's pinned run. The comparison itself is ``kernel_tui.text.baseline.compare``,
 the one ``kernel-tui run --baseline`` prints. Nothing here touches Textual.
 """
 
@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 
 if TYPE_CHECKING:
-    from kernel_tui.baseline import Comparison, ModeComparison
-    from kernel_tui.report import ModeResult, ScenarioReport
+    from kernel_tui.model.report import ModeResult, ScenarioReport
+    from kernel_tui.text.baseline import Comparison, ModeComparison
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class PinnedBaselines:
             return None
         assert run is not None and run.report is not None
         # Imported with the first comparison: the baseline module is not needed before a run has finished.
-        from kernel_tui.baseline import compare
+        from kernel_tui.text.baseline import compare
 
         return compare(pinned, run.report)
 

@@ -4,7 +4,7 @@ A lesson is asked what it teaches: most lessons their kernels and array-sized tr
 a training step (21-23) each section's kernels and what forward keeps for backward; a graph break (15) how
 many breaks; a size sweep (16, 17) how many compiles it takes; tiny tensors (18) which side is faster; the
 roofline (20) which ceiling limits each kernel. Counts are measured as the lesson's claims measure them
-(``kernel_tui.expect.MEASURES``); a question no claim can hold (a time, a roofline class that moves with the
+(``kernel_tui.model.expect.MEASURES``); a question no claim can hold (a time, a roofline class that moves with the
 size) is measured here from the same report. Nothing here touches Textual or torch.
 """
 
@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kernel_tui.report_keys import MODES
+from kernel_tui.model.report_keys import MODES
 
 if TYPE_CHECKING:
-    from kernel_tui.report import ScenarioReport
-    from kernel_tui.scenario_file import ScenarioInfo
+    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.scenario_file import ScenarioInfo
 
 Row = tuple[str | None, ...]
 """One row of boxes: an eager and a compiled quantity (None where that side has nothing to ask, as eager has
@@ -122,8 +122,8 @@ def measure(quantity: str, report: ScenarioReport) -> float | None:
     """What ``report`` measured for ``quantity``: as its claim measures it, or as ``MEASURES`` does here."""
     if quantity in MEASURES:
         return MEASURES[quantity](report)
-    from kernel_tui.expect import MEASURES as CLAIM_MEASURES
-    from kernel_tui.expect import sweep_cut_short
+    from kernel_tui.model.expect import MEASURES as CLAIM_MEASURES
+    from kernel_tui.model.expect import sweep_cut_short
 
     if quantity in SWEPT and sweep_cut_short(report) is not None:
         return None  # a sweep cut short compiled for only some of its sizes

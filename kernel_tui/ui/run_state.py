@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
+    from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
 
 
 class RunStatus(Enum):
@@ -82,7 +82,7 @@ class ScenarioRun:
     def progress(self) -> tuple[float, int]:
         """(steps done, steps in all) over the engine's stages; the sweep counts one step per size."""
         # Imported here: a run has started, so the protocol has been; the explorer's first frame needs neither.
-        from kernel_tui.protocol import STAGES
+        from kernel_tui.transport.protocol import STAGES
 
         stages = list(STAGES) if self.sweep else [stage for stage in STAGES if stage != "sweep"]
         sweep_steps = (self.sweep_total or 1) if self.sweep else 0
@@ -129,7 +129,7 @@ class RunBook(Mapping[Path, ScenarioRun]):
     def cancel(self, now: float) -> ScenarioRun | None:
         """Mark the active run cancelled and let go of it; returns it (None if nothing was running)."""
         # Imported here: a run exists only after the first frame, which does without the report's dataclasses.
-        from kernel_tui.report import ScenarioError
+        from kernel_tui.model.report import ScenarioError
 
         cancelled = self.active
         if cancelled is not None:

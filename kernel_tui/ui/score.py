@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui.report_keys import MODES
+from kernel_tui.model.report_keys import MODES
 from kernel_tui.ui.drafts import state_dir, write_text_atomic
 from kernel_tui.ui.questions import CHOICES, QUESTIONS, SAVED, SECTION_KERNELS, SWEPT, Row, asked, lesson_kind, measure
 
 if TYPE_CHECKING:
-    from kernel_tui.report import ScenarioReport
+    from kernel_tui.model.report import ScenarioReport
     from kernel_tui.ui.catalog import ScenarioEntry
 
 WHOLE = frozenset(MODES + SECTION_KERNELS + ("graph_breaks", "sweep_compiles"))

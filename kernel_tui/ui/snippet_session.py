@@ -15,7 +15,7 @@ from enum import IntEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from kernel_tui.scenario_file import constant_value
+from kernel_tui.model.scenario_file import constant_value
 from kernel_tui.ui.drafts import (
     TEMPLATE,
     Draft,

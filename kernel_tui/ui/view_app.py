@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 
-from kernel_tui.course import course_dir
+from kernel_tui.model.course import course_dir
 from kernel_tui.ui import describe
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import ScenarioEntry, load_saved_catalog

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.formatting import device_text
+from kernel_tui.text.formatting import device_text
 
 if TYPE_CHECKING:
-    from kernel_tui.protocol import Hello, RunMessage
-    from kernel_tui.report import ScenarioReport
+    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.transport.protocol import Hello, RunMessage
     from kernel_tui.ui.engine_link import CompileVariants
 
 VIEW_MODE_REFUSAL = "view mode: nothing runs here (run kernel-tui run … on the machine with the GPU)"
@@ -77,7 +77,7 @@ class SavedResultsLink:
         return next(iter(self.saved.values())).report
 
     def start(self) -> Hello:
-        from kernel_tui.protocol import Hello
+        from kernel_tui.transport.protocol import Hello
 
         report = self.first_report
         return Hello(
@@ -97,8 +97,8 @@ class SavedResultsLink:
         return self._messages(Path(path), asks_more=bool(variants))
 
     def _messages(self, path: Path, asks_more: bool = False) -> Iterator[RunMessage]:
-        from kernel_tui.client import EngineDied
-        from kernel_tui.protocol import Done, SweepPoint
+        from kernel_tui.transport.client import EngineDied
+        from kernel_tui.transport.protocol import Done, SweepPoint
 
         saved = self.saved.get(path)
         if saved is None or asks_more:

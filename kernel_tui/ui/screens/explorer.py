@@ -80,8 +80,8 @@ if TYPE_CHECKING:
     # Only in annotations: the protocol's dataclasses stay off the first frame (bench/startup.py).
     from textual.widgets import TextArea
 
-    from kernel_tui.protocol import Hello, RunMessage
-    from kernel_tui.report import ScenarioError
+    from kernel_tui.model.report import ScenarioError
+    from kernel_tui.transport.protocol import Hello, RunMessage
     from kernel_tui.ui.engine_link import EngineLink
     from kernel_tui.ui.messages import (
         EngineStarted,

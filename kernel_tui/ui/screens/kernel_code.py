@@ -16,12 +16,12 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from kernel_tui.formatting import LINK_LABELS, lines_text, short_op
+from kernel_tui.text.formatting import LINK_LABELS, lines_text, short_op
 from kernel_tui.ui.attribution import code_language
 from kernel_tui.ui.screens.dialog import Dialog
 
 if TYPE_CHECKING:
-    from kernel_tui.report import Kernel
+    from kernel_tui.model.report import Kernel
 
 
 SHOWN_LINES = 1_000

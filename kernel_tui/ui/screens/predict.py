@@ -20,7 +20,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Input, Label, Static
 
-from kernel_tui.formatting import format_count
+from kernel_tui.text.formatting import format_count
 from kernel_tui.ui.questions import CHOICES, QUESTIONS, asked, choice_index
 from kernel_tui.ui.score import ALL_QUANTITIES, MODES, WHOLE, Answer
 from kernel_tui.ui.screens.dialog import Dialog

@@ -24,7 +24,7 @@ from textual.screen import Screen
 from kernel_tui.ui.variant_choices import VariantBook, VariantChoices
 
 if TYPE_CHECKING:
-    from kernel_tui.report import ModeResult, ScenarioReport
+    from kernel_tui.model.report import ModeResult, ScenarioReport
     from kernel_tui.ui.catalog import Catalog
     from kernel_tui.ui.pinned_baselines import ModeBaseline
     from kernel_tui.ui.run_state import RunBook

@@ -22,7 +22,7 @@ from kernel_tui.ui.attribution import code_kernel, no_code_reason
 from kernel_tui.ui.score import PredictionBook, split_lesson
 
 if TYPE_CHECKING:
-    from kernel_tui.report import Kernel
+    from kernel_tui.model.report import Kernel
     from kernel_tui.ui.catalog import Catalog
     from kernel_tui.ui.run_state import RunBook, ScenarioRun
     from kernel_tui.ui.widgets.kernel_table import KernelTable

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kernel_tui.formatting import format_gbs, format_size
+from kernel_tui.text.formatting import format_gbs, format_size
 
 if TYPE_CHECKING:
-    from kernel_tui.report import SweepPoint
+    from kernel_tui.model.report import SweepPoint
 
 CEILING_COLOR = (150, 150, 150)
 
@@ -25,7 +25,7 @@ Series = tuple[list[float], list[float]]
 
 def bandwidth_series(points: Sequence[SweepPoint]) -> dict[str, Series]:
     """Achieved GB/s against size, eager and compiled, in size order; sizes without bytes are left out."""
-    from kernel_tui.report import gbs  # with the first points: the first frame does without the report module
+    from kernel_tui.model.report import gbs  # with the first points: the first frame does without the report module
 
     series: dict[str, Series] = {"eager": ([], []), "compiled": ([], [])}
     for point in sorted(points, key=lambda point: point.size):

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from kernel_tui.launch import launch_text
+from kernel_tui.model.launch import launch_text
 from kernel_tui.ui.attribution import kernel_story
 
 if TYPE_CHECKING:
-    from kernel_tui.report import Kernel, ModeResult
+    from kernel_tui.model.report import Kernel, ModeResult
 
 
 class KernelNameLine(Static):

@@ -17,8 +17,8 @@ from textual.content import Content
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
-from kernel_tui.baseline_marks import CHANGED, MARK_STYLES
-from kernel_tui.formatting import (
+from kernel_tui.model.baseline_marks import CHANGED, MARK_STYLES
+from kernel_tui.text.formatting import (
     LINK_LABELS,
     NOISY_MARK,
     PREDICTED_MARK,
@@ -36,7 +36,7 @@ LINE_MARK = "bold reverse"
 """A row whose work came from the code line under the cursor."""
 
 if TYPE_CHECKING:
-    from kernel_tui.report import Kernel, ModeResult
+    from kernel_tui.model.report import Kernel, ModeResult
     from kernel_tui.ui.kernel_rows import KernelRow
     from kernel_tui.ui.pinned_baselines import ModeBaseline
 

@@ -18,13 +18,13 @@ from textual.content import Content
 from textual.geometry import Region, Spacing
 from textual.widgets import Static
 
-from kernel_tui.scenario_file import ScenarioFileError
+from kernel_tui.model.scenario_file import ScenarioFileError
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, split_lesson
 from kernel_tui.ui.source import scenario_source
 
 if TYPE_CHECKING:
-    from kernel_tui.by_line import LineWork
-    from kernel_tui.line_changes import LineChange
+    from kernel_tui.text.by_line import LineWork
+    from kernel_tui.text.line_changes import LineChange
     from kernel_tui.ui.catalog import ScenarioEntry
 
 
@@ -42,11 +42,11 @@ class LessonView(VerticalScroll):
         self._markdown_busy = False
         """A Markdown update is in flight (``_show_latest_lesson``)."""
         self.line_work: dict[int, list[LineWork]] = {}
-        """Per line of the code, the latest run's work (``kernel_tui.by_line``): the code's gutter."""
+        """Per line of the code, the latest run's work (``kernel_tui.text.by_line``): the code's gutter."""
         self.linked_lines: frozenset[int] = frozenset()
         """The lines the highlighted kernel row came from, marked in the code."""
         self.line_changes: dict[int, LineChange] = {}
-        """Per line, its work against the pinned baseline's (``kernel_tui.line_changes``); empty without one."""
+        """Per line, its work against the pinned baseline's (``kernel_tui.text.line_changes``); empty without one."""
         self.cursor_line: int | None = None
         """The code's line cursor (``j``/``k``): the tables mark its kernels. None until moved, and on another
         scenario."""

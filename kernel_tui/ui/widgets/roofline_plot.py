@@ -17,12 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernel_tui.formatting import cut_middle
-from kernel_tui.roofline_text import format_gflops, format_intensity
+from kernel_tui.text.formatting import cut_middle
+from kernel_tui.text.roofline_text import format_gflops, format_intensity
 from kernel_tui.ui.widgets.bandwidth_plot import CEILING_COLOR, Series
 
 if TYPE_CHECKING:
-    from kernel_tui.report import Kernel, ScenarioReport
+    from kernel_tui.model.report import Kernel, ScenarioReport
 
 MEMORY_ROOF = "copy GB/s"
 COMPUTE_ROOF = "matmul peak"

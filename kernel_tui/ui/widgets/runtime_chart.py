@@ -26,11 +26,11 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from kernel_tui.formatting import sweep_end_short
-from kernel_tui.roofline_text import format_intensity
+from kernel_tui.text.formatting import sweep_end_short
+from kernel_tui.text.roofline_text import format_intensity
 
 if TYPE_CHECKING:
-    from kernel_tui.report import Kernel, ScenarioReport, SweepPoint
+    from kernel_tui.model.report import Kernel, ScenarioReport, SweepPoint
     from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 
 TITLES = {"time": "Runtime vs size", "bandwidth": "Bandwidth vs size", "roofline": "Roofline"}

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
-from kernel_tui.formatting import format_size, format_time_us
+from kernel_tui.text.formatting import format_size, format_time_us
 from kernel_tui.ui.widgets.bandwidth_plot import Series, draw_bandwidth
 from kernel_tui.ui.widgets.roofline_plot import draw_roofline
 
 if TYPE_CHECKING:
-    from kernel_tui.report import Kernel, ScenarioReport, SweepPoint
+    from kernel_tui.model.report import Kernel, ScenarioReport, SweepPoint
 
 EAGER_COLOR = (255, 160, 40)
 COMPILED_COLOR = (70, 170, 255)

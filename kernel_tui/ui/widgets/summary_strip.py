@@ -2,8 +2,8 @@
 a training step's sections and saved bytes, the side of the ridge that dominates, and the run against its
 pinned baseline.
 
-The text comes from ``kernel_tui.formatting``, ``kernel_tui.render``, ``kernel_tui.roofline_text`` and
-``kernel_tui.baseline``, the same functions the ``kernel-tui run`` tables use, so the app and the command
+The text comes from ``kernel_tui.text.formatting``, ``kernel_tui.text.render``, ``kernel_tui.text.roofline_text`` and
+``kernel_tui.text.baseline``, the same functions the ``kernel-tui run`` tables use, so the app and the command
 line never disagree. The device line before any run (the engine's status) is ``engine``, which the explorer
 binds to its own, so a strip composed anew after a layout switch shows it without being told.
 """
@@ -18,13 +18,13 @@ from rich.text import Text
 from textual.reactive import var
 from textual.widgets import Static
 
-from kernel_tui.baseline_marks import ADDED, MARK_STYLES
-from kernel_tui.formatting import device_line, format_count, report_notes, summary_line, training_line
-from kernel_tui.roofline_text import roofline_summary
+from kernel_tui.model.baseline_marks import ADDED, MARK_STYLES
+from kernel_tui.text.formatting import device_line, format_count, report_notes, summary_line, training_line
+from kernel_tui.text.roofline_text import roofline_summary
 
 if TYPE_CHECKING:
-    from kernel_tui.baseline import Comparison
-    from kernel_tui.report import ScenarioError, ScenarioReport
+    from kernel_tui.model.report import ScenarioError, ScenarioReport
+    from kernel_tui.text.baseline import Comparison
 
 
 class SummaryStrip(Static):
@@ -102,7 +102,7 @@ class _Content:
         elif baseline is not None:
             lines.extend(baseline_lines(baseline))
         if report is not None and report.expect:
-            from kernel_tui.render import claims_text  # with the first report (the first frame has none)
+            from kernel_tui.text.render import claims_text  # with the first report (the first frame has none)
 
             checks = Text("EXPECT ", style="bold")
             checks.append_text(claims_text(report))
@@ -127,7 +127,7 @@ RETRY_KEYS = "r measures again (s with the sweep): a quieter moment gives number
 def baseline_lines(comparison: Comparison) -> list[Text]:
     """Per mode, launches and bytes against the pinned run, and the time or ``no measurable difference``."""
     # With the first comparison, after the first frame.
-    from kernel_tui.baseline import run_differences, time_text, totals_text
+    from kernel_tui.text.baseline import run_differences, time_text, totals_text
 
     besides = run_differences(comparison)
     heading = "against the run pinned with B" + (f" ({', '.join(besides)})" if besides else "")

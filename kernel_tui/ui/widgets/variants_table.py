@@ -1,6 +1,6 @@
 """The compile variants beside eager and compiled: one row each, with its note or error on a line below.
 
-The cells are ``kernel_tui.formatting.variant_rows``, the same the ``kernel-tui run`` table and the lab report
+The cells are ``kernel_tui.text.formatting.variant_rows``, the same the ``kernel-tui run`` table and the lab report
 print. On a narrow pane (an 80-column terminal) the time loses its spread and graph breaks and recompiles
 share a column, so every row still fits without scrolling sideways; the lines under the table say in full
 what a mark in a row (⚠ a note, ✗ an error) stands for. Enter on a row shows that variant's kernels in the
@@ -17,10 +17,10 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from kernel_tui.formatting import VARIANT_HEADERS, variant_rows
+from kernel_tui.text.formatting import VARIANT_HEADERS, variant_rows
 
 if TYPE_CHECKING:
-    from kernel_tui.report import ScenarioReport, VariantResult
+    from kernel_tui.model.report import ScenarioReport, VariantResult
 
 COMPACT_HEADERS = ("kern.", "bytes", "time", "speedup", "comp.", "brk/rc")
 """The columns of a narrow pane: ``VARIANT_HEADERS`` shortened, the spread dropped, breaks/recompiles joined."""

@@ -30,10 +30,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import Any, TypeVar
 
-from kernel_tui.report import ScenarioReport
-from kernel_tui.report import SweepPoint as MeasuredPoint
-from kernel_tui.report_schema import checked, checked_report
-from kernel_tui.safe_text import safe_text
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report import SweepPoint as MeasuredPoint
+from kernel_tui.model.report_schema import checked, checked_report
+from kernel_tui.model.safe_text import safe_text
 
 PROTOCOL_VERSION = 2
 

@@ -11,10 +11,10 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from kernel_tui.launch import KernelLaunch
-from kernel_tui.machine_load import MachineLoad, too_wide
-from kernel_tui.report_keys import MODES, SECTIONS
-from kernel_tui.roofline import ridge_point
+from kernel_tui.model.launch import KernelLaunch
+from kernel_tui.model.machine_load import MachineLoad, too_wide
+from kernel_tui.model.report_keys import MODES, SECTIONS
+from kernel_tui.model.roofline import ridge_point
 
 PREVIEW_DEVICE = "cuda-preview"
 """The device of a report generated for a GPU without running on one: it has kernels and bytes, no times."""
@@ -89,6 +89,14 @@ class Kernel:
         if self.bytes_read is None and self.bytes_written is None:
             return None
         return (self.bytes_read or 0) + (self.bytes_written or 0)
+
+    def calls_from_line(self, line: int) -> int:
+        """Launches per run that came from ``line``: counted per launch where the engine did, else the row's
+        calls (a preview's eager rows are one launch each)."""
+        counted = dict(self.line_calls)
+        if line in counted:
+            return counted[line]
+        return round(self.calls) if line in self.lines else 0
 
 
 @dataclass(frozen=True)

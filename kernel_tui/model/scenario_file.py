@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernel_tui.bounded_read import SCENARIO_LIMIT, read_bounded
-from kernel_tui.compile_variants import COMPILE_KEYS, DEFAULT_VARIANT, VariantError, check_variants
-from kernel_tui.safe_text import safe_line, safe_text
-from kernel_tui.snippet import MODULE_CONSTANTS, is_snippet
+from kernel_tui.model.bounded_read import SCENARIO_LIMIT, read_bounded
+from kernel_tui.model.compile_variants import COMPILE_KEYS, DEFAULT_VARIANT, VariantError, check_variants
+from kernel_tui.model.safe_text import safe_line, safe_text
+from kernel_tui.model.snippet import MODULE_CONSTANTS, is_snippet
 
 DEFAULT_SIZE = 2**20
 CLAIM_KEYS = (
@@ -45,12 +45,12 @@ CLAIM_KEYS = (
 transfers, and the compiled side's graph breaks and recompiles. A training step (``TRAIN = True``) may also
 claim the launches of its forward and backward sections, and what its forward saves for backward in
 array-sized units (``eager_saved``, ``compiled_saved``). How the compiled kernels were launched
-(``kernel_tui.expect.launch_measures``): the grid, warps and elements per thread of the kernel that launches the
+(``kernel_tui.model.expect.launch_measures``): the grid, warps and elements per thread of the kernel that launches the
 most threads, the fewest threads any compiled kernel launches, and on a CPU the share of PyTorch's threads the
 widest compiled kernel runs on."""
 LINE_CLAIM_KINDS = ("eager_line", "compiled_line", "fused_lines")
 LINE_CLAIMS = re.compile(rf"^(?:{'|'.join(LINE_CLAIM_KINDS)})(?:_[1-9]\d*)+$")
-"""Claims about lines of the file (``kernel_tui.by_line``): ``eager_line_7``, the eager launches line 7 makes per
+"""Claims about lines of the file (``kernel_tui.text.by_line``): ``eager_line_7``, the eager launches line 7 makes per
 run; ``compiled_line_7``, the compiled launches whose work includes line 7's; ``fused_lines_6_7_8``, the compiled
 launches that carry all of lines 6, 7 and 8."""
 DEVICE_KEYS = ("cpu", "cuda")
@@ -78,7 +78,7 @@ class ScenarioInfo:
     has_fn: bool = True
     has_inputs: bool = True
     is_snippet: bool = False
-    """A bare expression such as ``(a + b).relu()``; see ``kernel_tui.snippet``."""
+    """A bare expression such as ``(a + b).relu()``; see ``kernel_tui.model.snippet``."""
     variants: dict[str, dict[str, Any]] = field(default_factory=dict)
     """``VARIANTS`` but its ``default``, which is ``compile_options``: each measured in a column of its own."""
     variants_line: int | None = None

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kernel_tui.formatting import PREVIEW
+from kernel_tui.text.formatting import PREVIEW
 
 if TYPE_CHECKING:
-    from kernel_tui.report import Ceilings, Kernel, ModeResult, ScenarioReport
+    from kernel_tui.model.report import Ceilings, Kernel, ModeResult, ScenarioReport
 
 UNKNOWN = "?"
 SHORT_BOUND = {"memory-bound": "memory", "compute-bound": "compute", "overhead-bound": "ovhd"}

@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kernel_tui import engine_channel, proctree, protocol
-from kernel_tui.line_reader import LONG_LINE_KEPT, read_lines
-from kernel_tui.protocol import Done, EngineMessage, Hello, ProtocolError, RunMessage, RunRequest, Warmup
-from kernel_tui.safe_text import safe_text
+from kernel_tui.model.safe_text import safe_text
+from kernel_tui.transport import engine_channel, proctree, protocol
+from kernel_tui.transport.line_reader import LONG_LINE_KEPT, read_lines
+from kernel_tui.transport.protocol import Done, EngineMessage, Hello, ProtocolError, RunMessage, RunRequest, Warmup
 
 STDERR_TAIL_LINES = 40
 # Kineto prints these on every profile whatever its log level; they are torch's noise, not the scenario's.
@@ -103,7 +103,7 @@ sys.path.append({root!r})
 import runpy
 runpy.run_module({module!r}, run_name="__main__", alter_sys=True)
 """
-PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLOSE_WAIT_S = 5.0
 SIGNAL_SLICE_S = 0.2
 """How long the main thread waits for a message at a time, so that it sees a signal within this."""

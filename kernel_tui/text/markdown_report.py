@@ -5,9 +5,11 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING
 
-from kernel_tui.by_line import annotated_lines
-from kernel_tui.compile_variants import describe_arguments
-from kernel_tui.formatting import (
+from kernel_tui.model.compile_variants import describe_arguments
+from kernel_tui.model.launch import known_launches, launch_text
+from kernel_tui.model.report_keys import MODES
+from kernel_tui.text.by_line import annotated_lines
+from kernel_tui.text.formatting import (
     LINK_LABELS,
     VARIANT_HEADERS,
     bandwidth_text,
@@ -23,16 +25,14 @@ from kernel_tui.formatting import (
     summary_line,
     variant_rows,
 )
-from kernel_tui.launch import known_launches, launch_text
-from kernel_tui.report_keys import MODES
-from kernel_tui.roofline_text import (
+from kernel_tui.text.roofline_text import (
     ceilings_line,
     roofline_cells,
     roofline_summary,
 )
 
 if TYPE_CHECKING:
-    from kernel_tui.report import ModeResult, ScenarioReport
+    from kernel_tui.model.report import ModeResult, ScenarioReport
 
 
 def _cell(text: str) -> str:

@@ -10,10 +10,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kernel_tui.bounded_read import RESULTS_LIMIT, read_bounded
-from kernel_tui.report import ScenarioReport
-from kernel_tui.report_schema import checked_report
-from kernel_tui.safe_text import safe_line
+from kernel_tui.model.bounded_read import RESULTS_LIMIT, read_bounded
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report_schema import checked_report
+from kernel_tui.model.safe_text import safe_line
 
 
 class ResultsFileError(Exception):

@@ -13,13 +13,13 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
-from kernel_tui.baseline_marks import ADDED, CHANGED, MARKS, REMOVED, SAME
-from kernel_tui.by_line import became, describe, gutter_text, line_work, short_gutter_text
-from kernel_tui.names import kernel_identity
+from kernel_tui.model.baseline_marks import ADDED, CHANGED, MARKS, REMOVED, SAME
+from kernel_tui.model.names import kernel_identity
+from kernel_tui.text.by_line import became, describe, gutter_text, line_work, short_gutter_text
 
 if TYPE_CHECKING:
-    from kernel_tui.by_line import LineWork
-    from kernel_tui.report import Kernel, ModeResult
+    from kernel_tui.model.report import Kernel, ModeResult
+    from kernel_tui.text.by_line import LineWork
 
 LineMap = dict[int, int]
 """A baseline line → the current line it is (1-based)."""
@@ -31,7 +31,7 @@ class LineChange:
 
     line: int
     status: str
-    """``added``, ``removed``, ``changed`` or ``same`` (``kernel_tui.baseline_marks``)."""
+    """``added``, ``removed``, ``changed`` or ``same`` (``kernel_tui.model.baseline_marks``)."""
     old: tuple[LineWork, ...]
     new: tuple[LineWork, ...]
 

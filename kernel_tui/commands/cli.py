@@ -1,6 +1,6 @@
 """The ``kernel-tui`` command: the explorer app by default, ``run`` and ``list`` for scripts and CI.
 
-This process never imports torch: measuring happens in the engine child process (``kernel_tui.client``).
+This process never imports torch: measuring happens in the engine child process (``kernel_tui.transport.client``).
 """
 
 from __future__ import annotations
@@ -17,21 +17,22 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui.cli_output import OutputFailed, silence_stdout, stdout_is_closed, writing
-from kernel_tui.course import course_dir
-from kernel_tui.safe_text import safe_line
-from kernel_tui.scenario_file import ScenarioFileError, find_scenarios, read_scenario, read_source
+from kernel_tui.commands.cli_output import OutputFailed, silence_stdout, stdout_is_closed, writing
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.safe_text import safe_line
+from kernel_tui.model.scenario_file import ScenarioFileError, find_scenarios, read_scenario, read_source
 
 if TYPE_CHECKING:
     # argparse is imported where a parser is built or an argument checked: a bare ``kernel-tui`` never loads it.
     import argparse
 
+    from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
+
     # The explorer starts through this module: what only ``run`` needs (the protocol and the report
     # dataclasses, about 12 ms) is imported where it is used, not before the explorer's first frame.
-    from kernel_tui.baseline import Comparison
-    from kernel_tui.protocol import Done, Hello, Partial, Progress, RunMessage
-    from kernel_tui.protocol import SweepPoint as PointMessage
-    from kernel_tui.report import ScenarioError, ScenarioReport, SweepPoint
+    from kernel_tui.text.baseline import Comparison
+    from kernel_tui.transport.protocol import Done, Hello, Partial, Progress, RunMessage
+    from kernel_tui.transport.protocol import SweepPoint as PointMessage
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_TIMEOUT_S = 600.0
@@ -56,7 +57,7 @@ def _sizes(text: str) -> list[int]:
 def _variant(text: str) -> tuple[str, dict[str, Any]]:
     from argparse import ArgumentTypeError
 
-    from kernel_tui.compile_variants import VariantError, parse_variant_flag
+    from kernel_tui.model.compile_variants import VariantError, parse_variant_flag
 
     try:
         return parse_variant_flag(text)
@@ -312,7 +313,7 @@ def _main(argv: Sequence[str] | None) -> int:
             paths = _check_paths(parser, options.paths)
             baselines = None
             if options.baseline is not None:
-                from kernel_tui.results_file import ResultsFileError, read_results
+                from kernel_tui.model.results_file import ResultsFileError, read_results
 
                 try:
                     baselines = read_results(Path(options.baseline))
@@ -384,9 +385,9 @@ def run_command(
 
     from rich.console import Console
 
-    from kernel_tui.client import EngineClient, EngineDied, is_refusal
-    from kernel_tui.render import baseline_view, by_line_view, scenario_view
-    from kernel_tui.report import ScenarioError
+    from kernel_tui.model.report import ScenarioError
+    from kernel_tui.text.render import baseline_view, by_line_view, scenario_view
+    from kernel_tui.transport.client import EngineClient, EngineDied, is_refusal
 
     console = _stdout_console()
     status = Console(stderr=True, markup=False, highlight=False)
@@ -468,7 +469,7 @@ def run_command(
         print(f"kernel-tui run: grew against {options.baseline}: {'; '.join(grown)}", file=sys.stderr)
         exit_code = EXIT_FAILED
     if options.export:
-        from kernel_tui.markdown_report import lab_report
+        from kernel_tui.text.markdown_report import lab_report
 
         with writing(f"the report to {safe_line(options.export)}"):
             Path(options.export).write_text(lab_report(reports), encoding="utf-8")
@@ -487,7 +488,7 @@ def saved_source(path: Path) -> str | None:
 def view_command(options: argparse.Namespace) -> int:
     """The explorer on saved results; a file that is not one is a usage error naming the file and line."""
     with _collector_off_until_first_frame():
-        from kernel_tui.results_file import ResultsFileError, read_results
+        from kernel_tui.model.results_file import ResultsFileError, read_results
         from kernel_tui.ui.view_link import saved_reports
 
         saved = []
@@ -508,7 +509,7 @@ def baseline_comparison(
     """``report`` against its own baseline; None without ``--baseline`` or when the file holds none for it."""
     if baselines is None:
         return None
-    from kernel_tui.baseline import baseline_of, compare
+    from kernel_tui.text.baseline import baseline_of, compare
 
     old = baseline_of(report, baselines, alone=alone)
     return compare(old, report) if old is not None else None
@@ -535,7 +536,7 @@ class HeardSoFar:
         self.report: ScenarioReport | None = None
 
     def take(self, message: RunMessage) -> None:
-        from kernel_tui import protocol
+        from kernel_tui.transport import protocol
 
         protocol.dispatch(
             message, progress=self._on_progress, partial=self._partial, sweep_point=self._sweep_point, done=self._done
@@ -563,8 +564,8 @@ def died_report(
     partial report and the sweep points streamed since), with the claims checked against it."""
     from dataclasses import replace
 
-    from kernel_tui.expect import check_claims
-    from kernel_tui.report import ScenarioReport
+    from kernel_tui.model.expect import check_claims
+    from kernel_tui.model.report import ScenarioReport
 
     try:
         info = read_scenario(path)

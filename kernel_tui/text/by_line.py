@@ -12,10 +12,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernel_tui.formatting import format_count, lines_text
+from kernel_tui.text.formatting import format_count, lines_text
 
 if TYPE_CHECKING:
-    from kernel_tui.report import Kernel, ModeResult, ScenarioReport
+    from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
 
 ARROW = "⇒"
 VANISHED = "no compiled kernel"
@@ -45,15 +45,6 @@ class LineWork:
         return self.compiled_known and bool(self.eager) and not self.compiled
 
 
-def calls_from_line(kernel: Kernel, line: int) -> int:
-    """Launches per run of ``kernel`` that came from ``line``: counted per launch where the engine did, else the
-    row's calls (a preview's eager rows are one launch each)."""
-    counted = dict(kernel.line_calls)
-    if line in counted:
-        return counted[line]
-    return round(kernel.calls) if line in kernel.lines else 0
-
-
 def line_work(eager: ModeResult | None, compiled: ModeResult | None) -> dict[int, list[LineWork]]:
     """Per line, its work per section (forward first), for the eager rows and the compiled ones."""
     eager_rows = eager.kernels if eager is not None else ()
@@ -64,7 +55,7 @@ def line_work(eager: ModeResult | None, compiled: ModeResult | None) -> dict[int
     for line in lines:
         for section in sections:
             mine = tuple(
-                (kernel, calls_from_line(kernel, line))
+                (kernel, kernel.calls_from_line(line))
                 for kernel in eager_rows
                 if kernel.section == section and line in kernel.lines
             )

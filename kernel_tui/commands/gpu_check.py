@@ -1,4 +1,4 @@
-"""``python -m kernel_tui.gpu_check`` (``make gpu-check``): the course on a real GPU, against the CUDA preview.
+"""``python -m kernel_tui.commands.gpu_check`` (``make gpu-check``): the course on a real GPU, against the CUDA preview.
 
 Run on a machine with a CUDA GPU, from a checkout (no install, no ``make`` and no Textual needed: the GPU
 machines this project borrows have torch and rich only, and no network). One run settles what a machine
@@ -31,13 +31,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from kernel_tui.course import course_dir
-from kernel_tui.formatting import bandwidth_text, device_text
-from kernel_tui.gpu_findings import audit_trace, compiled_cell, eager_cell
-from kernel_tui.names import is_elementwise
-from kernel_tui.preview_table import RECORDING
-from kernel_tui.report import Kernel, ScenarioReport
-from kernel_tui.report_keys import MODES
+from kernel_tui.commands.gpu_findings import audit_trace, compiled_cell, eager_cell
+from kernel_tui.commands.preview_table import RECORDING
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.names import is_elementwise
+from kernel_tui.model.report import Kernel, ScenarioReport
+from kernel_tui.model.report_keys import MODES
+from kernel_tui.text.formatting import bandwidth_text, device_text
 
 RECORDED_PREVIEW = RECORDING
 BUDGET_S = 270.0
@@ -199,7 +199,9 @@ def findings(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kernel_tui.gpu_check", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m kernel_tui.commands.gpu_check", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("paths", nargs="*", help="scenario files (default: the course)")
     parser.add_argument("--out", default=".cache/gpu-check", help="folder for the table, results and traces")
     parser.add_argument("--device", default="cuda", help=argparse.SUPPRESS)  # cpu, to try the script here
@@ -209,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     options = parser.parse_args(argv)
     started = time.monotonic()
-    from kernel_tui.scenario_file import find_scenarios
+    from kernel_tui.model.scenario_file import find_scenarios
 
     scenarios = find_scenarios(options.paths or [course_dir()])
     out = Path(options.out)

@@ -14,13 +14,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui.baseline_marks import ADDED, CHANGED, MARKS, REMOVED, SAME
-from kernel_tui.formatting import format_bytes, format_count, format_ratio, format_time_us
-from kernel_tui.names import kernel_identity, without_graph_counter
-from kernel_tui.report_keys import MODES
+from kernel_tui.model.baseline_marks import ADDED, CHANGED, MARKS, REMOVED, SAME
+from kernel_tui.model.names import kernel_identity, without_graph_counter
+from kernel_tui.model.report_keys import MODES
+from kernel_tui.text.formatting import format_bytes, format_count, format_ratio, format_time_us
 
 if TYPE_CHECKING:
-    from kernel_tui.report import Kernel, ModeResult, ScenarioReport
+    from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
 
 NO_MEASURABLE_DIFFERENCE = "no measurable difference"
 _COUNT_TOLERANCE = 1e-9

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui import protocol
-from kernel_tui.client import EngineDied
-from kernel_tui.expect import NEEDS_SWEEP
-from kernel_tui.protocol import Done, Hello, Partial, Progress, RunMessage, SweepPoint
-from kernel_tui.report import ScenarioReport
+from kernel_tui.model.expect import NEEDS_SWEEP
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.transport import protocol
+from kernel_tui.transport.client import EngineDied
+from kernel_tui.transport.protocol import Done, Hello, Partial, Progress, RunMessage, SweepPoint
 
 if TYPE_CHECKING:
     from kernel_tui.ui.engine_link import CompileVariants

@@ -6,10 +6,10 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kernel_tui.report import ExpectCheck, ScenarioReport
+from kernel_tui.model.report import ExpectCheck, ScenarioReport
 
 if TYPE_CHECKING:
-    from kernel_tui.launch import KernelLaunch
+    from kernel_tui.model.launch import KernelLaunch
 
 # How close a measured value must be: launches per run are exact; transfers are ratios of byte counts.
 TOLERANCE = {
@@ -60,7 +60,7 @@ MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "compiled_backward": lambda r: r.compiled.backward_launches if r.compiled else None,
     "eager_saved": lambda r: r.saved_transfers("eager"),
     "compiled_saved": lambda r: r.saved_transfers("compiled"),
-    # How the compiled kernels were launched (``kernel_tui.launch``): a GPU's grid, warps and elements per
+    # How the compiled kernels were launched (``kernel_tui.model.launch``): a GPU's grid, warps and elements per
     # thread of the kernel launching the most threads; the fewest threads any compiled kernel launches; on a
     # CPU, the most threads a compiled kernel runs on over the threads PyTorch runs with.
     "compiled_grid": lambda r: _grid_blocks(_widest(r)),
@@ -77,7 +77,6 @@ preview all leave them unchecked."""
 def line_measure(key: str) -> Callable[[ScenarioReport], float | None]:
     """The measure of a claim about lines (``scenario_file.LINE_CLAIMS``): ``eager_line_7``, ``compiled_line_7``,
     ``fused_lines_6_7_8``."""
-    from kernel_tui.by_line import calls_from_line
 
     kind, numbers = key.split("_line", 1)
     lines = [int(number) for number in numbers.lstrip("s").strip("_").split("_")]
@@ -88,7 +87,7 @@ def line_measure(key: str) -> Callable[[ScenarioReport], float | None]:
             return None
         if kind == "fused":
             return sum(kernel.calls for kernel in mode.kernels if set(lines) <= set(kernel.lines))
-        return sum(calls_from_line(kernel, lines[0]) for kernel in mode.kernels)
+        return sum(kernel.calls_from_line(lines[0]) for kernel in mode.kernels)
 
     return launches_on
 

@@ -9,7 +9,13 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from kernel_tui.baseline import (
+from kernel_tui.model.baseline_marks import MARK_STYLES
+from kernel_tui.model.compile_variants import describe_arguments
+from kernel_tui.model.launch import LAUNCH_HEADERS, known_launches, launch_cells
+from kernel_tui.model.report import ModeResult, ScenarioReport, nested_names
+from kernel_tui.model.report_keys import MODES, SECTIONS
+from kernel_tui.model.safe_text import safe_line
+from kernel_tui.text.baseline import (
     Comparison,
     heading_text,
     kernel_cells,
@@ -18,10 +24,8 @@ from kernel_tui.baseline import (
     unchanged_text,
     verdict_text,
 )
-from kernel_tui.baseline_marks import MARK_STYLES
-from kernel_tui.by_line import annotated_lines
-from kernel_tui.compile_variants import describe_arguments
-from kernel_tui.formatting import (
+from kernel_tui.text.by_line import annotated_lines
+from kernel_tui.text.formatting import (
     NOISY_MARK,
     PREDICTED_MARK,
     VARIANT_HEADERS,
@@ -38,16 +42,12 @@ from kernel_tui.formatting import (
     training_line,
     variant_rows,
 )
-from kernel_tui.launch import LAUNCH_HEADERS, known_launches, launch_cells
-from kernel_tui.report import ModeResult, ScenarioReport, nested_names
-from kernel_tui.report_keys import MODES, SECTIONS
-from kernel_tui.roofline_text import (
+from kernel_tui.text.roofline_text import (
     ROOFLINE_HEADERS,
     ceilings_line,
     roofline_cells,
     roofline_summary,
 )
-from kernel_tui.safe_text import safe_line
 
 
 def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> Table:
