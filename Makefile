@@ -49,11 +49,11 @@ lint: $(BIN)/pytest
 test: lint $(OLDER_BIN)/pytest
 	# Three workers on two cores: many tests wait on engine processes (start-up, hangs, timeouts) and a third
 	# worker fills that idle time.
-	$(BIN)/pytest -q -n 3 --durations=15
+	$(BIN)/pytest -q -n 3 --dist loadgroup --durations=15
 	$(MAKE) --no-print-directory test-older-torch
 
 test-older-torch: $(OLDER_BIN)/pytest
-	$(OLDER_BIN)/pytest -q -n 3 -p no:cacheprovider $(OLDER_TESTS)
+	$(OLDER_BIN)/pytest -q -n 3 --dist loadgroup -p no:cacheprovider $(OLDER_TESTS)
 
 bench: $(BIN)/kernel-tui
 	$(BIN)/python bench/run_all.py

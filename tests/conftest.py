@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,7 +29,9 @@ os.environ.setdefault("KERNEL_TUI_WARM_UP", "0")
 # small budget of its own, in test_faults.
 os.environ.setdefault("KERNEL_TUI_SWEEP_BUDGET_S", "3600")
 
+from kernel_tui.model.expect import NEEDS_SWEEP  # noqa: E402
 from kernel_tui.model.report import ScenarioReport  # noqa: E402
+from kernel_tui.model.scenario_file import read_scenario  # noqa: E402
 from kernel_tui.transport.client import EngineClient, EngineDied  # noqa: E402
 from kernel_tui.transport.protocol import Done  # noqa: E402
 
@@ -104,6 +107,24 @@ def preview_engine() -> Iterator[EngineClient]:
         pytest.fail(f"the preview engine refused to start: {death.describe()}\n{death.stderr_tail}")
     with client:
         yield client
+
+
+_LESSON_REPORTS: dict[Path, ScenarioReport] = {}
+
+
+def lesson_report(client: EngineClient, path: Path) -> ScenarioReport:
+    """A course lesson measured on the CPU once per test process, as its claims need it (with a size sweep when
+    a claim is about the sweep): the claim test, the named-kernels test and the eager-count test read the same
+    measurement. ``lesson_params`` keeps a lesson's tests on one xdist worker (``--dist loadgroup``)."""
+    if path not in _LESSON_REPORTS:
+        claims = read_scenario(path).claims_for("cpu")
+        _LESSON_REPORTS[path] = measure(client, path, sweep=bool(NEEDS_SWEEP & set(claims)))
+    return _LESSON_REPORTS[path]
+
+
+def lesson_params(paths: list[Path]) -> list[Any]:
+    """Each lesson as a test parameter named by its file, grouped by lesson for ``--dist loadgroup``."""
+    return [pytest.param(path, id=path.stem, marks=pytest.mark.xdist_group(path.stem)) for path in paths]
 
 
 def measure(client: EngineClient, path: Path | str, **options) -> ScenarioReport:

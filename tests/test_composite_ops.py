@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import measure
+from conftest import lesson_params, lesson_report, measure
 
 from kernel_tui.engine import events as ev
 from kernel_tui.model.course import course_dir
@@ -191,11 +191,9 @@ def _preview_counts() -> dict[str, float]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", COURSE, ids=[path.stem for path in COURSE])
+@pytest.mark.parametrize("path", lesson_params(COURSE))
 def test_cpu_eager_counts_match_the_gpu_preview_or_say_why(engine, path: Path):
-    import test_course  # the claim test measured each lesson already: its reports are reused
-
-    report = test_course._CPU_REPORTS.get(path.name) or measure(engine, path)
+    report = lesson_report(engine, path)  # the claim test's measurement, when it ran first on this worker
     assert report.eager is not None, report.error
     gpu = _preview_counts()[path.name]
     cpu = report.eager.kernel_count

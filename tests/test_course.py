@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import measure
+from conftest import lesson_params, lesson_report, measure
 
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.expect import NEEDS_SWEEP
@@ -199,26 +199,20 @@ def test_triton_names_in_a_lesson_are_in_the_preview(path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", COURSE, ids=_ids(COURSE))
+@pytest.mark.parametrize("path", lesson_params(COURSE))
 def test_claims_hold_on_cpu(engine: EngineClient, path: Path) -> None:
     # A claim about the sweep is measured however busy the machine: the tests' sweeps have no budget to speak
     # of (conftest); a claim the budget leaves unmeasured is tested in test_faults.
     claims = read_scenario(path).claims_for("cpu")
     assert claims
-    report = measure(engine, path, sweep=bool(NEEDS_SWEEP & set(claims)))
-    _CPU_REPORTS[path.name] = report
-    _check_report(report, claims, "cpu")
-
-
-_CPU_REPORTS: dict[str, ScenarioReport] = {}
-"""Each lesson measured on CPU by the claim test, for the next test (measured again when run alone)."""
+    _check_report(lesson_report(engine, path), claims, "cpu")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", COURSE, ids=_ids(COURSE))
+@pytest.mark.parametrize("path", lesson_params(COURSE))
 def test_kernels_a_lesson_names_run_on_cpu(engine: EngineClient, path: Path) -> None:
     """Every kernel and operator a lesson names is in its measurement: CPU names on CPU, GPU ones in the preview."""
-    report = _CPU_REPORTS.get(path.name) or measure(engine, path)
+    report = lesson_report(engine, path)
     assert report.eager is not None and report.compiled is not None, report.error
     kernels = report.eager.kernels + report.compiled.kernels
     cpu = _measured_names([{"name": kernel.name, "aten_ops": kernel.aten_ops} for kernel in kernels])

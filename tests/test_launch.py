@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import measure
+from conftest import lesson_report, measure
 from cuda_replay import TRACES, trace_events
 from cuda_replay import replay as replay_trace
 
@@ -260,10 +260,11 @@ def test_results_files_of_the_repository_open_without_launches() -> None:
             ScenarioReport.from_dict(json.loads(line))
 
 
+@pytest.mark.xdist_group("25_threads_and_warps")  # beside the lesson's claim test: one measurement
 def test_lesson_25s_cpu_kernel_splits_one_loop_and_gives_the_other_to_one_thread(engine: EngineClient) -> None:
     """What lesson 25 says of the C++ beyond its claims: the million-element loop under ``omp for``, the
     8-element loop under ``omp single``, in one parallel region on every thread PyTorch uses."""
-    report = measure(engine, course_dir() / "25_threads_and_warps.py")
+    report = lesson_report(engine, course_dir() / "25_threads_and_warps.py")
     (kernel,) = report.compiled.kernels
     assert kernel.launch is not None and kernel.launch.threads == report.threads
     if report.threads > 1:
