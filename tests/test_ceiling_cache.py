@@ -15,7 +15,6 @@ from kernel_tui.model.report import Kernel
 @pytest.fixture
 def measured(monkeypatch, tmp_path):
     monkeypatch.setenv("KERNEL_TUI_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv(bandwidth.REMEASURE_ENV, raising=False)
     monkeypatch.setattr(bandwidth, "_REMEASURED", set())
     monkeypatch.setattr(bandwidth, "_BEATEN", set())
     rates = iter([5.0, 20.0, 12.0, 30.0])
@@ -50,11 +49,10 @@ def test_a_kernel_far_above_the_ceiling_makes_it_measured_again_and_the_higher_k
     assert bandwidth.checked_ceiling("cpu", "EPYC", 20.0, (plausible,)) == 20.0 and len(measured) == 2
 
 
-def test_asked_for_it_is_measured_again_once_per_engine(measured, monkeypatch):
+def test_asked_for_it_is_measured_again_once_per_engine(measured):
     bandwidth.ceiling_gbs("cpu", "EPYC")
-    monkeypatch.setenv(bandwidth.REMEASURE_ENV, "1")
-    assert bandwidth.ceiling_gbs("cpu", "EPYC") == 20.0
-    assert bandwidth.ceiling_gbs("cpu", "EPYC") == 20.0 and len(measured) == 2
+    assert bandwidth.ceiling_gbs("cpu", "EPYC", remeasure=True) == 20.0
+    assert bandwidth.ceiling_gbs("cpu", "EPYC", remeasure=True) == 20.0 and len(measured) == 2
 
 
 @pytest.fixture
@@ -85,7 +83,7 @@ def test_the_matmul_ceiling_is_cached_beside_the_copy_ceiling_per_dtype(matmul_m
     assert figures == [("gbs", 5.0), ("gflops", 100.0), ("gflops", 400.0)]  # one cache file, both ceilings
 
 
-def test_the_matmul_ceiling_is_measured_again_when_asked_or_beaten_by_far(matmul_measured, monkeypatch):
+def test_the_matmul_ceiling_is_measured_again_when_asked_or_beaten_by_far(matmul_measured):
     import torch
 
     assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 100.0
@@ -93,9 +91,11 @@ def test_the_matmul_ceiling_is_measured_again_when_asked_or_beaten_by_far(matmul
     assert len(matmul_measured) == 1  # within reach of the ceiling: nothing to re-measure
     assert bandwidth.checked_matmul_ceiling("cpu", "EPYC", torch.float32, 100.0, 300.0) == 400.0
     assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 400.0  # the higher figure is kept
-    monkeypatch.setenv(bandwidth.REMEASURE_ENV, "1")
-    assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 250.0  # asked: the new figure
-    assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 250.0 and len(matmul_measured) == 3
+    assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32, remeasure=True) == 250.0  # the new figure
+    assert (
+        bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32, remeasure=True) == 250.0
+        and len(matmul_measured) == 3
+    )
 
 
 @pytest.mark.parametrize(

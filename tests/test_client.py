@@ -57,7 +57,7 @@ def test_a_stray_line_before_the_hello_does_not_stop_the_start(tmp_path):
     script = tmp_path / "chatty_engine.py"
     script.write_text(
         "import os, sys, time\n"
-        "from kernel_tui import protocol\n"
+        "from kernel_tui.transport import protocol\n"
         "print('a library says hi on stdout', flush=True)\n"
         "hello = protocol.Hello(pid=os.getpid(), device='cpu', device_name='x', torch_version='0', threads=1)\n"
         "sys.stdout.write(protocol.encode(hello))\n"

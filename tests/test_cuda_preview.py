@@ -214,7 +214,7 @@ def test_a_cpu_compile_after_a_preview_is_untouched() -> None:
     from torch._subclasses.fake_tensor import FakeTensorMode
     from triton.runtime.driver import driver
 
-    from kernel_tui.engine.preview import generate_for_gpu
+    from kernel_tui.engine.preview_codegen import generate_for_gpu
 
     def fn(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         return (a + b).relu()
@@ -267,7 +267,7 @@ def test_what_a_gpu_would_measure_is_an_assumption() -> None:
     import torch.nn.functional as F
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    from kernel_tui.engine.preview import generate_for_gpu
+    from kernel_tui.engine.preview_codegen import generate_for_gpu
 
     with FakeTensorMode():
         q, k, v = (torch.randn(2, 8, 256, 64, device="cuda", dtype=torch.float16) for _ in range(3))

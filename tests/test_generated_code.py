@@ -126,7 +126,7 @@ def _fake_cuda(*shapes):
 def test_a_device_copy_in_a_real_gpu_wrapper_has_bytes():
     """``(x * 2).cpu()`` compiled for a GPU: a Triton kernel, then ``buf1.copy_(buf0, False)`` in the wrapper,
     a device-to-host copy that reads the array on the GPU and writes it on the host."""
-    from kernel_tui.engine.preview import generate_for_gpu
+    from kernel_tui.engine.preview_codegen import generate_for_gpu
 
     code = generate_for_gpu(lambda x: (x * 2).cpu(), _fake_cuda(4096), 90)
     assert ".copy_(buf0" in code.sources[0]
@@ -138,7 +138,7 @@ def test_a_device_copy_in_a_real_gpu_wrapper_has_bytes():
 
 def test_original_aten_past_a_long_graph_fragment_comment():
     """A long chain fused into one Triton kernel gets a comment far longer than 4,000 characters."""
-    from kernel_tui.engine.preview import generate_for_gpu
+    from kernel_tui.engine.preview_codegen import generate_for_gpu
 
     def chain(x):
         for _ in range(30):

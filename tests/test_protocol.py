@@ -78,6 +78,7 @@ EVERY_MESSAGE = [
     Done(run_id=2, report=FAILED_REPORT, restart=True),
     RunRequest(run_id=3, path="/s/add_relu.py"),
     RunRequest(run_id=4, path="/s/add_relu.py", size=4096, sizes=(1024, 4096), sweep=False, trace_dir="/tmp/t"),
+    RunRequest(run_id=5, path="/s/add_relu.py", arch=80, remeasure_ceiling=True),
     Quit(),
 ]
 
@@ -166,6 +167,12 @@ def test_a_message_of_another_protocol_version_is_refused(message, version):
         (EVERY_MESSAGE[8], "run_id", 1.5),
         (EVERY_MESSAGE[11], "sizes", [1024, "4096"]),
         (EVERY_MESSAGE[11], "sweep", 1),
+        (EVERY_MESSAGE[0], "device", "tpu"),
+        (EVERY_MESSAGE[5], "stage", "warming"),
+        (EVERY_MESSAGE[12], "arch", 70),
+        (EVERY_MESSAGE[12], "arch", "80"),
+        (EVERY_MESSAGE[12], "arch", 80.0),
+        (EVERY_MESSAGE[12], "remeasure_ceiling", 1),
     ],
 )
 def test_a_field_of_the_wrong_type_is_refused(message, field, value):
@@ -195,6 +202,14 @@ def test_an_optional_field_may_be_left_out():
     data = wire(Progress(1, "eager", "warm-up and profile"))
     del data["total"]
     assert protocol.decode(json.dumps(data)) == Progress(1, "eager", "warm-up and profile")
+
+
+def test_a_run_request_without_the_settings_reads_with_the_defaults():
+    """As a front end that predates them writes it: the engine's own arch, the cached ceilings."""
+    data = wire(RunRequest(3, "/s/add_relu.py"))
+    del data["arch"], data["remeasure_ceiling"]
+    request = protocol.decode(json.dumps(data))
+    assert isinstance(request, RunRequest) and (request.arch, request.remeasure_ceiling) == (None, False)
 
 
 def test_dispatch_calls_the_handler_of_the_message_type_only():

@@ -402,9 +402,7 @@ def run_command(
     reports: list[ScenarioReport] = []
     hello: Hello | None = None
     """The latest engine's hello: a report of an engine that died still names the device and torch."""
-    if options.remeasure_ceiling:
-        os.environ["KERNEL_TUI_REMEASURE_CEILING"] = "1"  # read by the engine child, which inherits it
-    with _signals_end_the_run(), EngineClient(options.device, stderr_sink=forward, arch=options.arch) as client:
+    with _signals_end_the_run(), EngineClient(options.device, stderr_sink=forward) as client:
         try:
             hello = client.start()
         except EngineDied as death:
@@ -432,6 +430,8 @@ def run_command(
                     timeout=options.timeout,
                     trace_dir=options.trace,
                     variants=dict(options.variant) or None,
+                    arch=options.arch,
+                    remeasure_ceiling=options.remeasure_ceiling,
                 ):
                     heard.take(message)
                 report = heard.report

@@ -4,8 +4,8 @@ The bandwidth ceiling is the rate of a large device-to-device copy (read once, w
 ceiling is the rate of a large ``torch.mm`` in the scenario's dtype. Both are measured per device and thread
 count and cached in one file in ``$KERNEL_TUI_CACHE_DIR`` (default ``~/.cache/kernel-tui``). A busy moment can
 only make a measurement slower, so a cached figure is measured again when it is old, when a kernel beats the
-copy by far (``implausible``), or when the user asks (``KERNEL_TUI_REMEASURE_CEILING=1``, what ``kernel-tui run
---remeasure-ceiling`` sets), and the higher of the two is kept unless the user asked.
+copy by far (``implausible``), or when the user asks (``kernel-tui run --remeasure-ceiling``, which travels in the
+run request as ``remeasure_ceiling``), and the higher of the two is kept unless the user asked.
 
 One measurement is the best of short rounds repeated until the two best agree (``best_of_rounds``): a busy
 moment slows some rounds, never all of them, so it cannot set the ceiling. Each cached figure keeps when and
@@ -33,7 +33,6 @@ MAX_AGE_S = 7 * 24 * 3600
 IMPLAUSIBLE = 1.5
 """A kernel this many times faster than the copy ceiling says the ceiling was measured on a busy machine
 (or the kernel's data sat in cache): measure the ceiling once more before showing percentages."""
-REMEASURE_ENV = "KERNEL_TUI_REMEASURE_CEILING"
 _REMEASURED: set[str] = set()
 _BEATEN: set[str] = set()
 """Ceilings measured again in this engine because a kernel beat them (by a little: once per engine)."""
@@ -154,7 +153,7 @@ def _cached_ceiling(key: str, field: str, measure: Callable[[], float | None], r
     entry = _usable_entry(cached.get(key), field)
     fresh = bool(entry) and time.time() - entry["measured_at"] < MAX_AGE_S
     # Asked for, it is measured once per engine, not before every scenario of the run.
-    asked = (remeasure or os.environ.get(REMEASURE_ENV) == "1") and key not in _REMEASURED
+    asked = remeasure and key not in _REMEASURED
     if fresh and not asked and float(entry.get(field, 0)) > 0:
         return float(entry[field])
     value = measure()

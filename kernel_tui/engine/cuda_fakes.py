@@ -46,10 +46,7 @@ from unittest import mock
 import torch
 
 from kernel_tui.engine.preview_support import PreviewUnavailable
-
-ARCHES = (80, 90, 100)
-DEFAULT_ARCH = 90
-
+from kernel_tui.transport.protocol import ARCHES
 
 # Published figures of one board per architecture: what Inductor reads decides block sizes, reduction splits
 # and whether GEMM templates are considered.

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 import platform
+from typing import TYPE_CHECKING
 
 import torch
 
+if TYPE_CHECKING:
+    from kernel_tui.transport.protocol import Device
 
-def choose_device(requested: str) -> str:
+
+def choose_device(requested: str) -> Device:
     """``auto`` is CUDA when available, else CPU; asking for CUDA without one is an error."""
     if requested == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
@@ -16,12 +20,14 @@ def choose_device(requested: str) -> str:
         from kernel_tui.engine.preview_support import check_preview
 
         check_preview()  # a RuntimeError that names what this torch lacks
-        return requested
+        return "cuda-preview"
     if requested == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("--device cuda was asked for, but torch sees no CUDA device")
-    if requested not in ("cpu", "cuda"):
-        raise RuntimeError(f"unknown device {requested!r}: use auto, cpu or cuda")
-    return requested
+    if requested == "cuda":
+        return "cuda"
+    if requested == "cpu":
+        return "cpu"
+    raise RuntimeError(f"unknown device {requested!r}: use auto, cpu or cuda")
 
 
 def device_name(device: str) -> str:

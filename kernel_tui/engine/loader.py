@@ -88,6 +88,15 @@ def _lines_named_in(text: str, path: Path) -> list[int]:
     return [int(match.group(1)) for match in pattern.finditer(text)]
 
 
+def with_grad(args: tuple) -> tuple:
+    """Fresh leaves that require grad for the floating-point inputs: their ``.grad`` is what backward makes (a
+    training step's, ``training``)."""
+    return tuple(
+        arg.detach().requires_grad_() if isinstance(arg, torch.Tensor) and arg.is_floating_point() else arg
+        for arg in args
+    )
+
+
 @dataclass
 class LoadedScenario:
     info: ScenarioInfo
@@ -127,8 +136,6 @@ class LoadedScenario:
                     args,
                 )
         if self.info.train:
-            from kernel_tui.engine.training import with_grad  # training imports this module
-
             return with_grad(tuple(args))
         return tuple(args)
 

@@ -1,7 +1,7 @@
 """Measure one scenario, eager and compiled: kernels, bytes, times, compile cost, claims and the size sweep.
 
-Stages run in order (load, inputs, eager, compile, sweep); each reports progress, and a failure in one
-ends the scenario with a report that keeps everything measured before it.
+The stages (load, inputs, eager, compile, sweep) run in ``pipeline``'s order, each reporting its progress; what
+each does on this machine's device is here.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from kernel_tui.engine.device import device_name
 from kernel_tui.engine.flops import OpFlops, eager_bytes_and_flops, scenario_dtype, with_flops
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, load_scenario, stage_error
+from kernel_tui.engine.outbox import RunOutbox
+from kernel_tui.engine.pipeline import ScenarioStages, run_stages
 from kernel_tui.engine.profiling import NoDeviceActivity, join_compiled, join_eager, kernel_rows, profile_launches
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.timing import Timing, compare_many, compare_many_wall, synchronize, time_call, wall_time_call
@@ -38,13 +40,52 @@ from kernel_tui.model.expect import check_claims
 from kernel_tui.model.machine_load import LoadSampler
 from kernel_tui.model.report import Ceilings, ModeResult, ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.model.report_keys import MODES
+from kernel_tui.model.report_skeleton import report_skeleton
 from kernel_tui.text.formatting import format_time_us
 
-Emit = Callable[..., None]
 
+class Measurement:
+    """A run on this machine's CPU or GPU: the code runs, is profiled and timed (``pipeline`` runs the stages)."""
 
-def no_emit(message_type: str, **fields: Any) -> None:
-    """Where nobody listens for progress (tests, benches)."""
+    def __init__(
+        self,
+        device: str,
+        *,
+        sizes: list[int] | None = None,
+        swept: bool = True,
+        trace_dir: str | None = None,
+        variants_requested: dict[str, dict[str, Any]] | None = None,
+        remeasure_ceiling: bool = False,
+    ) -> None:
+        self.device = self.claims_device = device
+        self.sizes = sizes
+        self.swept = swept
+        self.trace_dir = trace_dir
+        self.variants_requested = variants_requested
+        self.remeasure_ceiling = remeasure_ceiling
+        self.machine_load = LoadSampler()
+        """How busy the machine is from the run's start to its end."""
+
+    def start(self, path: Path, size: int | None) -> ScenarioReport:
+        threads = torch.get_num_threads()
+        return report_skeleton(
+            path, self.device, device_name(self.device), torch.__version__, size=size, threads=threads
+        )
+
+    def load(self, path: Path) -> LoadedScenario:
+        scenario = load_scenario(path)
+        scenario.info = variants.resolved_info(scenario.info, self.variants_requested)
+        return scenario
+
+    def stages(self, scenario: LoadedScenario, report: ScenarioReport) -> tuple[ScenarioStages, ScenarioReport]:
+        ceiling = ceiling_gbs(self.device, report.device_name, remeasure=self.remeasure_ceiling)
+        return MeasuredStages(scenario, self, report.size), replace(report, bandwidth_ceiling_gbs=ceiling)
+
+    def finish(self, report: ScenarioReport, claims: dict[str, float]) -> ScenarioReport:
+        low, high = report.speedup_range or (None, None)
+        disagreement = high / low if low and high else None
+        report = replace(report, machine_load=self.machine_load.read(disagreement))
+        return replace(report, expect=check_claims(claims, report, swept=self.swept))
 
 
 def measure_scenario(
@@ -55,53 +96,23 @@ def measure_scenario(
     sizes: list[int] | None = None,
     run_sweep: bool = True,
     trace_dir: str | None = None,
-    emit: Emit = no_emit,
+    outbox: RunOutbox | None = None,
     variants_requested: dict[str, dict[str, Any]] | None = None,
+    remeasure_ceiling: bool = False,
 ) -> ScenarioReport:
     """Everything ``kernel-tui run`` reports for one scenario file; with ``trace_dir``, the eager and
     compiled profiles are also written there as Chrome traces. ``variants_requested`` adds or overrides
-    compile variants (``--variant``) over the file's ``VARIANTS``."""
-    path = Path(path)
-    report = ScenarioReport(
-        scenario=str(path),
-        title=path.stem,
-        device=device,
-        device_name=device_name(device),
-        torch_version=torch.__version__,
-        size=size or 0,
-        threads=torch.get_num_threads(),
+    compile variants (``--variant``) over the file's ``VARIANTS``; ``remeasure_ceiling``: the device's
+    ceilings are measured again, once per engine, whatever the cache holds."""
+    measurement = Measurement(
+        device,
+        sizes=sizes,
+        swept=run_sweep,
+        trace_dir=trace_dir,
+        variants_requested=variants_requested,
+        remeasure_ceiling=remeasure_ceiling,
     )
-    info = None
-    load = LoadSampler()
-    try:
-        emit("progress", stage="load", detail=str(path))
-        scenario = load_scenario(path)
-        scenario.info = variants.resolved_info(scenario.info, variants_requested)
-        info = scenario.info
-        report = replace(report, title=scenario.info.title, size=size or scenario.info.size, source=scenario.source)
-        report = replace(report, bandwidth_ceiling_gbs=ceiling_gbs(device, report.device_name))
-        report = _measure_modes(scenario, report, emit, trace_dir)
-        if run_sweep and report.compiled is not None:
-            report = _sweep(scenario, report, sizes, emit)
-    except StageError as failure:
-        report = replace(report, error=failure.error)
-    # The loaded scenario's claims; only a file that failed to load is read again for its claims (a file
-    # that parses but fails to run still claims what it claims, and all of that fails).
-    claims = info.claims_for(device) if info is not None else claims_of_unloaded(path, device)
-    low, high = report.speedup_range or (None, None)
-    disagreement = high / low if low and high else None
-    report = replace(report, machine_load=load.read(disagreement))
-    return replace(report, expect=check_claims(claims, report, swept=run_sweep))
-
-
-def claims_of_unloaded(path: Path, device: str) -> dict[str, float]:
-    """A file that does not load may still parse: its claims are then reported as not met."""
-    from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario
-
-    try:
-        return read_scenario(path).claims_for(device)
-    except ScenarioFileError:
-        return {}
+    return run_stages(Path(path), measurement, outbox or RunOutbox.nowhere(), size=size, sweep=run_sweep)
 
 
 def _trace_path(trace_dir: str | None, path: Path, mode: str) -> str | None:
@@ -111,102 +122,131 @@ def _trace_path(trace_dir: str | None, path: Path, mode: str) -> str | None:
     return str(Path(trace_dir) / f"{path.stem}.{mode}.json")
 
 
-def _measure_modes(
-    scenario: LoadedScenario, report: ScenarioReport, emit: Emit, trace_dir: str | None
-) -> ScenarioReport:
-    device, path = report.device, scenario.path
-    emit("progress", stage="inputs", detail=f"size {report.size:,}")
-    args = scenario.make_inputs(report.size, device)
-    # inputs() may set the thread count (torch.set_num_threads(1)): the run is measured with that one.
-    report = replace(report, threads=torch.get_num_threads())
-    fn = training.measured_fn(scenario)
+class MeasuredStages(ScenarioStages):
+    """Eager profiled, compiled with its variants profiled, all of them timed together, then the sweep."""
 
-    emit("progress", stage="eager", detail="warm-up and profile")
-    output = scenario.call(fn, args, "eager")
-    scenario.call(fn, args, "eager")
-    synchronize(device)
-    unit = array_bytes(args)
-    report = replace(
-        report, ideal_bytes=ideal_bytes(args, output), array_bytes=unit, signature=call_signature(fn, args, output)
-    )
-    try:
-        traffic, flop_ops = eager_bytes_and_flops(fn, args, str(path))
-        eager = _mode_result(
-            lambda: fn(*args),
-            device,
-            unit,
-            join_eager,
-            traffic,
-            _trace_path(trace_dir, path, "eager"),
-            sectioned=scenario.info.train,
+    partial_after_compile = True
+
+    def __init__(self, scenario: LoadedScenario, measurement: Measurement, size: int) -> None:
+        self.scenario = scenario
+        self.device = measurement.device
+        self.trace_dir = measurement.trace_dir
+        self.sizes = measurement.sizes
+        self.remeasure_ceiling = measurement.remeasure_ceiling
+        self.size = size
+        self.details = {
+            "inputs": f"size {size:,}",
+            "eager": "warm-up and profile",
+            "compile": "torch.compile, first call",
+        }
+
+    def inputs(self) -> None:
+        self.args = self.scenario.make_inputs(self.size, self.device)
+        self.fn = training.measured_fn(self.scenario)
+
+    def eager(self, report: ScenarioReport) -> ScenarioReport:
+        scenario, device, path, fn, args = self.scenario, self.device, self.scenario.path, self.fn, self.args
+        # inputs() may set the thread count (torch.set_num_threads(1)): the run is measured with that one.
+        report = replace(report, threads=torch.get_num_threads())
+        output = scenario.call(fn, args, "eager")
+        scenario.call(fn, args, "eager")
+        synchronize(device)
+        self.unit = array_bytes(args)
+        report = replace(
+            report,
+            ideal_bytes=ideal_bytes(args, output),
+            array_bytes=self.unit,
+            signature=call_signature(fn, args, output),
         )
-        eager = replace(eager, saved_bytes=training.saved_bytes(fn, args))
-    except USER_ERRORS as exc:
-        raise stage_error("eager", path, exc) from exc
-    report = replace(report, eager=replace(eager, kernels=with_bandwidth(eager.kernels, report.bandwidth_ceiling_gbs)))
-    dtype = scenario_dtype(args)
-    matmul_gflops = matmul_ceiling_gflops(device, report.device_name, dtype)
-    report = _with_roofline(report, flop_ops, matmul_gflops, dtype)
-    emit("partial", report=report.to_dict())
+        try:
+            traffic, self.flop_ops = eager_bytes_and_flops(fn, args, str(path))
+            eager = _mode_result(
+                lambda: fn(*args),
+                device,
+                self.unit,
+                join_eager,
+                traffic,
+                _trace_path(self.trace_dir, path, "eager"),
+                sectioned=scenario.info.train,
+            )
+            eager = replace(eager, saved_bytes=training.saved_bytes(fn, args))
+        except USER_ERRORS as exc:
+            raise stage_error("eager", path, exc) from exc
+        ceiling = report.bandwidth_ceiling_gbs
+        report = replace(report, eager=replace(eager, kernels=with_bandwidth(eager.kernels, ceiling)))
+        self.dtype = scenario_dtype(args)
+        self.matmul_gflops = matmul_ceiling_gflops(
+            device, report.device_name, self.dtype, remeasure=self.remeasure_ceiling
+        )
+        return self._with_roofline(report)
 
-    def profile_compiled(call: Callable[[], Any], records: list[Traffic], name: str) -> ModeResult:
+    def _with_roofline(self, report: ScenarioReport) -> ScenarioReport:
+        return _with_roofline(report, self.flop_ops, self.matmul_gflops, self.dtype)
+
+    def _profile_compiled(self, call: Callable[[], Any], records: list[Traffic], name: str) -> ModeResult:
         """Kernels and bytes of a compiled call, ``compiled`` or a variant's, traced as ``name``."""
-        trace_path = _trace_path(trace_dir, path, name)
-        return _mode_result(call, device, unit, join_compiled, records, trace_path, sectioned=scenario.info.train)
+        trace_path = _trace_path(self.trace_dir, self.scenario.path, name)
+        sectioned = self.scenario.info.train
+        return _mode_result(call, self.device, self.unit, join_compiled, records, trace_path, sectioned=sectioned)
 
-    emit("progress", stage="compile", detail="torch.compile, first call")
-    torch._dynamo.reset()
-    watch = compile_watch.CompileWatch().start()
-    try:
-        compiled_fn = training.compiled_fn(scenario, fn)
-        started = time.perf_counter()
-        with torch.no_grad():
-            compiled_fn(*args)
-        synchronize(device)
-        first_call_s = time.perf_counter() - started
-        scenario.call(compiled_fn, args, "compile")
-        synchronize(device)
-        # Read now: the CUDA-graph twin below compiles ``fn`` once more, which the watch would count too.
-        compile_facts = watch.facts()
-        emit("progress", stage="profile", detail="compiled kernels")
-        twin = training.traffic_twin(scenario, fn, device, args)
-        records = compiled_traffic(twin or compiled_fn, args)
-        if twin is not None:
-            records = [*cuda_graphs.graph_input_copies(args), *records]  # the copy launches first
-        compiled = profile_compiled(lambda: compiled_fn(*args), records, "compiled")
-        compiled = replace(compiled, saved_bytes=training.saved_bytes(compiled_fn, args))
-    except StageError as failure:
-        report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
-        return _with_roofline(report, flop_ops, matmul_gflops, dtype)
-    except USER_ERRORS as exc:  # sys.exit() in fn on a compiled call too: eager results stay
-        report = _timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args), None)
-        return _with_roofline(report, flop_ops, matmul_gflops, dtype)
-    variant_runs = variants.measure_variants(scenario, args, device, profile_compiled, emit)
-    report = replace(report, variants={run.name: run.untimed() for run in variant_runs})
-    variant_calls = {run.name: run.call for run in variant_runs if run.call is not None}
-    timed = f"eager, compiled and {len(variant_calls)} variants" if variant_calls else "eager and compiled"
-    emit("progress", stage="timing", detail=f"{timed}, interleaved")
-    report = _timed(replace(report, compiled=compiled), lambda: fn(*args), lambda: compiled_fn(*args), variant_calls)
-    timed_compiled, timed_eager = report.compiled, report.eager
-    assert timed_compiled is not None and timed_compiled.time_us is not None and timed_eager is not None
-    compiled = compile_facts.applied_to(
-        replace(timed_compiled, compile_s=max(first_call_s - timed_compiled.time_us / 1e6, 0.0))
-    )
-    unattributed_eager = timed_eager.kernels
-    eager_rows, compiled_rows = attribute(timed_eager.kernels, compiled.kernels)
-    ceiling = checked_ceiling(device, report.device_name, report.bandwidth_ceiling_gbs, eager_rows + compiled_rows)
-    report = replace(report, bandwidth_ceiling_gbs=ceiling)
-    report = replace(
-        report,
-        eager=replace(timed_eager, kernels=with_bandwidth(eager_rows, ceiling)),
-        compiled=replace(compiled, kernels=with_bandwidth(compiled_rows, ceiling)),
-    )
-    report = _note_cache_resident(report)
-    report = _with_roofline(report, flop_ops, matmul_gflops, dtype)
-    report = variants.finished(report, variant_runs, unattributed_eager, flop_ops)
-    scenario.compiled_fn = compiled_fn  # the sweep continues with the same compiled function
-    emit("partial", report=report.to_dict())
-    return report
+    def compile(self, report: ScenarioReport, outbox: RunOutbox) -> ScenarioReport:
+        scenario, device, path, fn, args = self.scenario, self.device, self.scenario.path, self.fn, self.args
+        torch._dynamo.reset()
+        watch = compile_watch.CompileWatch().start()
+        try:
+            compiled_fn = training.compiled_fn(scenario, fn)
+            started = time.perf_counter()
+            with torch.no_grad():
+                compiled_fn(*args)
+            synchronize(device)
+            first_call_s = time.perf_counter() - started
+            scenario.call(compiled_fn, args, "compile")
+            synchronize(device)
+            # Read now: the CUDA-graph twin below compiles ``fn`` once more, which the watch would count too.
+            compile_facts = watch.facts()
+            outbox.progress("profile", "compiled kernels")
+            twin = training.traffic_twin(scenario, fn, device, args)
+            records = compiled_traffic(twin or compiled_fn, args)
+            if twin is not None:
+                records = [*cuda_graphs.graph_input_copies(args), *records]  # the copy launches first
+            compiled = self._profile_compiled(lambda: compiled_fn(*args), records, "compiled")
+            compiled = replace(compiled, saved_bytes=training.saved_bytes(compiled_fn, args))
+        except StageError as failure:
+            report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
+            return self._with_roofline(report)
+        except USER_ERRORS as exc:  # sys.exit() in fn on a compiled call too: eager results stay
+            report = _timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args), None)
+            return self._with_roofline(report)
+        variant_runs = variants.measure_variants(scenario, args, device, self._profile_compiled, outbox)
+        report = replace(report, variants={run.name: run.untimed() for run in variant_runs})
+        variant_calls = {run.name: run.call for run in variant_runs if run.call is not None}
+        timed = f"eager, compiled and {len(variant_calls)} variants" if variant_calls else "eager and compiled"
+        outbox.progress("timing", f"{timed}, interleaved")
+        report = _timed(
+            replace(report, compiled=compiled), lambda: fn(*args), lambda: compiled_fn(*args), variant_calls
+        )
+        timed_compiled, timed_eager = report.compiled, report.eager
+        assert timed_compiled is not None and timed_compiled.time_us is not None and timed_eager is not None
+        compiled = compile_facts.applied_to(
+            replace(timed_compiled, compile_s=max(first_call_s - timed_compiled.time_us / 1e6, 0.0))
+        )
+        unattributed_eager = timed_eager.kernels
+        eager_rows, compiled_rows = attribute(timed_eager.kernels, compiled.kernels)
+        ceiling = checked_ceiling(device, report.device_name, report.bandwidth_ceiling_gbs, eager_rows + compiled_rows)
+        report = replace(report, bandwidth_ceiling_gbs=ceiling)
+        report = replace(
+            report,
+            eager=replace(timed_eager, kernels=with_bandwidth(eager_rows, ceiling)),
+            compiled=replace(compiled, kernels=with_bandwidth(compiled_rows, ceiling)),
+        )
+        report = _note_cache_resident(report)
+        report = self._with_roofline(report)
+        report = variants.finished(report, variant_runs, unattributed_eager, self.flop_ops)
+        scenario.compiled_fn = compiled_fn  # the sweep continues with the same compiled function
+        return report
+
+    def sweep(self, report: ScenarioReport, outbox: RunOutbox) -> ScenarioReport:
+        return _sweep(self.scenario, report, self.sizes, outbox)
 
 
 def _with_roofline(
@@ -338,16 +378,18 @@ def kernel_time_note(profiled_us: float, timing: Timing) -> str:
     )
 
 
-def _sweep(scenario: LoadedScenario, report: ScenarioReport, sizes: list[int] | None, emit: Emit) -> ScenarioReport:
+def _sweep(
+    scenario: LoadedScenario, report: ScenarioReport, sizes: list[int] | None, outbox: RunOutbox
+) -> ScenarioReport:
     plan = sweep.plan_sizes(scenario, report, sizes)
-    emit("progress", stage="sweep", detail=f"{len(plan.sizes)} sizes", total=len(plan.sizes))
+    outbox.progress("sweep", f"{len(plan.sizes)} sizes", total=len(plan.sizes))
     compile_watch.raise_recompile_limit(len(plan.sizes) + 8)
     watch = compile_watch.CompileWatch().start()
     points: list[SweepPoint] = []
 
     def on_point(point: SweepPoint) -> None:
         points.append(point)
-        emit("sweep_point", point=point.__dict__)
+        outbox.sweep_point(point)
 
     error: ScenarioError | None = None
     started, timed_s = time.perf_counter(), None

@@ -25,15 +25,17 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 
 from kernel_tui.engine import compile_watch, training
 from kernel_tui.engine.flops import bytes_and_flops, with_flops
-from kernel_tui.engine.loader import LoadedScenario, StageError, stage_error
-from kernel_tui.engine.preview import _DeviceOps, _mode, _rows, generate_for_gpu
+from kernel_tui.engine.loader import LoadedScenario, StageError, stage_error, with_grad
+from kernel_tui.engine.pipeline import ScenarioStages
+from kernel_tui.engine.preview_codegen import generate_for_gpu
 from kernel_tui.engine.preview_inputs import HostValues, fake_inputs
+from kernel_tui.engine.preview_launches import DeviceOps, launch_mode, launch_rows
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import Traffic, array_bytes, ideal_bytes
 from kernel_tui.model.report_keys import SECTIONS
 
 if TYPE_CHECKING:
-    from kernel_tui.engine.measure import Emit
+    from kernel_tui.engine.outbox import RunOutbox
     from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
 
 TRACED_ON_CPU = (
@@ -42,43 +44,54 @@ TRACED_ON_CPU = (
 )
 
 
-def preview_training(
-    scenario: LoadedScenario, report: ScenarioReport, arch: int, notes: list[str], emit: Emit
-) -> ScenarioReport:
-    fake_mode = FakeTensorMode(allow_non_fake_inputs=False)
-    emit("progress", stage="inputs", detail=f"size {report.size:,}, fake tensors that require grad")
-    args = training.with_grad(_fake_inputs_on_cpu(scenario, report.size, fake_mode))
-    unit = array_bytes(args)
-    notes.append(TRACED_ON_CPU)
+class TrainingPreviewStages(ScenarioStages):
+    """A training step on fake CPU tensors: its operators eager, then its forward and backward graphs generated
+    for the GPU."""
 
-    emit("progress", stage="eager", detail="a training step's operators on fake tensors")
-    step = training.TrainingStep(training.forward_and_loss(scenario))
-    host = HostValues()
-    device_ops = _DeviceOps(str(scenario.path), device="cpu")
-    with fake_mode, host:
-        scenario.call(step, args, "eager")  # once uncounted: the step makes its seed gradient on the first
-        with bytes_and_flops(device_ops) as counting:
-            output = scenario.call(step, args, "eager")
-        eager_saved = training.saved_bytes(step, args)
-    notes.extend(host.note())
-    eager = replace(_sectioned(device_ops.launches, device_ops.sections, unit), saved_bytes=eager_saved)
-    report = replace(
-        report,
-        eager=eager,
-        ideal_bytes=ideal_bytes(args, output),
-        array_bytes=unit,
-        signature=call_signature(scenario.module.fn, args, output),
-    )
-    emit("partial", report=report.to_dict())
+    def __init__(self, scenario: LoadedScenario, arch: int, size: int, notes: list[str]) -> None:
+        self.scenario, self.arch, self.size, self.notes = scenario, arch, size, notes
+        self.details = {
+            "inputs": f"size {size:,}, fake tensors that require grad",
+            "eager": "a training step's operators on fake tensors",
+            "compile": f"forward and backward graphs, Inductor for sm_{arch}",
+        }
+        self.fake_mode = FakeTensorMode(allow_non_fake_inputs=False)
 
-    emit("progress", stage="compile", detail=f"forward and backward graphs, Inductor for sm_{arch}")
-    try:
-        compiled = _compiled_step(scenario, args, fake_mode, arch, unit, notes)
-    except StageError as failure:
-        return with_flops(replace(report, error=replace(failure.error, stage="compile")), counting.ops, None)
-    except Exception as exc:  # noqa: BLE001 - a failure to generate is this scenario's compile error
-        return with_flops(replace(report, error=stage_error("compile", scenario.path, exc).error), counting.ops, None)
-    return with_flops(replace(report, compiled=compiled), counting.ops, None)
+    def inputs(self) -> None:
+        self.args = with_grad(_fake_inputs_on_cpu(self.scenario, self.size, self.fake_mode))
+        self.unit = array_bytes(self.args)
+        self.notes.append(TRACED_ON_CPU)
+
+    def eager(self, report: ScenarioReport) -> ScenarioReport:
+        scenario, args = self.scenario, self.args
+        step = training.TrainingStep(training.forward_and_loss(scenario))
+        host = HostValues()
+        device_ops = DeviceOps(str(scenario.path), device="cpu")
+        with self.fake_mode, host:
+            scenario.call(step, args, "eager")  # once uncounted: the step makes its seed gradient on the first
+            with bytes_and_flops(device_ops) as counting:
+                output = scenario.call(step, args, "eager")
+            eager_saved = training.saved_bytes(step, args)
+        self.notes.extend(host.note())
+        self.flop_ops = counting.ops
+        eager = replace(_sectioned(device_ops.launches, device_ops.sections, self.unit), saved_bytes=eager_saved)
+        return replace(
+            report,
+            eager=eager,
+            ideal_bytes=ideal_bytes(args, output),
+            array_bytes=self.unit,
+            signature=call_signature(scenario.module.fn, args, output),
+        )
+
+    def compile(self, report: ScenarioReport, outbox: RunOutbox) -> ScenarioReport:
+        try:
+            compiled = _compiled_step(self.scenario, self.args, self.fake_mode, self.arch, self.unit, self.notes)
+        except StageError as failure:
+            return with_flops(replace(report, error=replace(failure.error, stage="compile")), self.flop_ops, None)
+        except Exception as exc:  # noqa: BLE001 - a failure to generate is this scenario's compile error
+            error = stage_error("compile", self.scenario.path, exc).error
+            return with_flops(replace(report, error=error), self.flop_ops, None)
+        return with_flops(replace(report, compiled=compiled), self.flop_ops, None)
 
 
 def _fake_inputs_on_cpu(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode) -> tuple:
@@ -92,7 +105,7 @@ def _fake_inputs_on_cpu(scenario: LoadedScenario, size: int, fake_mode: FakeTens
 class _Graphs:
     """A Dynamo backend that lets AOTAutograd split each graph as Inductor would, and keeps both halves."""
 
-    def __init__(self, device_ops: _DeviceOps) -> None:
+    def __init__(self, device_ops: DeviceOps) -> None:
         self.device_ops = device_ops
         self.captured: list[tuple[str, torch.fx.GraphModule, list[Any]]] = []
 
@@ -131,7 +144,7 @@ def _compiled_step(
     scenario: LoadedScenario, args: tuple, fake_mode: FakeTensorMode, arch: int, unit: int, notes: list[str]
 ) -> ModeResult:
     options = scenario.info.compile_options
-    outside = _DeviceOps(str(scenario.path), device="cpu")
+    outside = DeviceOps(str(scenario.path), device="cpu")
     graphs = _Graphs(outside)
     torch._dynamo.reset()
     try:
@@ -169,7 +182,7 @@ def _compiled_step(
     return facts.applied_to(replace(mode, saved_bytes=saved))
 
 
-def _backward_counted(forward: Callable[..., torch.Tensor], args: tuple, outside: _DeviceOps) -> torch.Tensor:
+def _backward_counted(forward: Callable[..., torch.Tensor], args: tuple, outside: DeviceOps) -> torch.Tensor:
     """A step whose backward runs under ``outside``: what the autograd engine does besides the compiled backward
     graph (a gradient copied for a second input) is counted. Forward is not: a dispatch mode active around a
     compiled call makes Dynamo compile it again; work between graphs of a broken forward is left uncounted."""
@@ -198,5 +211,5 @@ def _sectioned(launches: list[Traffic], sections: list[str], unit: int) -> ModeR
     rows: list[Kernel] = []
     for section in SECTIONS:
         mine = [launch for launch, where in zip(launches, sections) if where == section]
-        rows += [replace(row, section=section) for row in _rows(mine)]
-    return training.with_section_totals(_mode(tuple(rows), unit))
+        rows += [replace(row, section=section) for row in launch_rows(mine)]
+    return training.with_section_totals(launch_mode(tuple(rows), unit))

@@ -7,19 +7,24 @@ import os
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from dataclasses import replace
-from typing import IO, Any, NoReturn
+from typing import IO, NoReturn
 
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.engine.outbox import RunOutbox
+from kernel_tui.model.report import ScenarioError, ScenarioReport
 from kernel_tui.transport import protocol
-from kernel_tui.transport.protocol import Done, Hello, Partial, Progress, RunRequest, WarmupPlan
+from kernel_tui.transport.protocol import Done, Hello, RunRequest
 
 
 def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m kernel_tui.engine")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "cuda-preview"))
-    # The explorer passes the preview's architecture through the environment, the CLI on the command line.
-    parser.add_argument("--arch", type=int, choices=(80, 90, 100), default=os.environ.get("KERNEL_TUI_ARCH", "90"))
+    # A run request's own ``arch`` wins. The explorer does not send one yet: it still says --arch through the
+    # environment it starts the engine in (commands/cli.py), which is all this default is for.
+    parser.add_argument(
+        "--arch", type=int, choices=protocol.ARCHES, default=os.environ.get("KERNEL_TUI_ARCH", protocol.DEFAULT_ARCH)
+    )
     # The explorer asks for it: the learner reads a lesson first. The CLI's request comes at once, and a
     # warm-up could only make it wait for the tiny function's own kernel.
     parser.add_argument("--warm-up", action="store_true", help="compile a tiny function right after hello")
@@ -31,11 +36,6 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
         with sending:
             out.write(protocol.encode(message))
             out.flush()
-
-    def send_fields(message_type: str, **fields: Any) -> None:
-        """Send what ``measure`` and the warm-up report as keywords, read by the front end's own decoder:
-        a field they get wrong fails here, in the engine, not as a line the front end skips."""
-        send(_typed(message_type, fields))
 
     if options.device == "cuda-preview":
         # Torch's C++ warnings about the fake device (a FakeTensor's data pointer) print below Python's
@@ -59,12 +59,8 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
 
     from kernel_tui.engine import compile_watch
     from kernel_tui.engine.device import configure_torch, device_name
-    from kernel_tui.engine.measure import measure_scenario
 
-    if options.device == "cuda-preview":
-        from kernel_tui.engine.preview import preview_as_measure
-
-        measure_scenario = preview_as_measure(options.arch)
+    run_request = request_runner(device, options.arch)
     configure_torch(device)
     compile_watch.install()
     from kernel_tui.engine import isolation, lifeline
@@ -75,7 +71,7 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
     if options.warm_up and options.device != "cuda-preview":
         from kernel_tui.engine.warmup import WarmUp
 
-        warm_up = WarmUp(device, send_fields)
+        warm_up = WarmUp(device, send)
     send(
         Hello(
             pid=os.getpid(),
@@ -83,7 +79,7 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
             device_name=device_name(device),
             torch_version=torch.__version__,
             threads=torch.get_num_threads(),
-            warmup=WarmupPlan(**warm_up.hello_fields()) if warm_up is not None else None,
+            warmup=warm_up.plan() if warm_up is not None else None,
         )
     )
     if warm_up is not None:
@@ -103,15 +99,9 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
         outbox = RunOutbox(request.run_id, send)
         with lifeline.busy():
             if warm_up is not None and warm_up.running:
-                outbox.send(
-                    Progress(
-                        request.run_id,
-                        "load",
-                        f"first compile of the session: about {warm_up.remaining_s():.0f} s more",
-                    )
-                )
+                outbox.progress("load", f"first compile of the session: about {warm_up.remaining_s():.0f} s more")
                 warm_up.wait()
-            report = _run(request, device, outbox, measure_scenario)
+            report = _run(request, device, outbox, run_request)
             # Restored before the report is sent, so that what could not be restored is in it.
             notes = clean_state.restore((os.path.dirname(request.path),))
             compile_watch.install()
@@ -131,36 +121,23 @@ def _refuse(reason: str) -> NoReturn:
     os._exit(3)
 
 
-def _typed(message_type: str, fields: dict[str, Any]) -> protocol.EngineMessage:
-    message = protocol.decode_object({"type": message_type, "protocol": protocol.PROTOCOL_VERSION, **fields})
-    assert not isinstance(message, protocol.Request), message
-    return message
+RunRequestOn = Callable[[RunRequest, RunOutbox], ScenarioReport]
 
 
-class RunOutbox:
-    """One run's messages on their way out, and the last stage and partial report sent: what a run that ends
-    abruptly is reported with."""
+def request_runner(device: str, default_arch: int) -> RunRequestOn:
+    """How this engine runs a request, with the settings the request carries: a preview generates code for its
+    ``arch`` (else ``default_arch``), any other device measures. Imported here, before the engine takes the state
+    every scenario starts from, so that no run pays for the imports."""
+    if device == "cuda-preview":
+        from kernel_tui.engine.preview import preview_scenario
 
-    def __init__(self, run_id: int, send: Any) -> None:
-        self.run_id = run_id
-        self._send = send
-        self.stage = "load"
-        self.partial: ScenarioReport | None = None
+        def preview(request: RunRequest, outbox: RunOutbox) -> ScenarioReport:
+            return preview_scenario(request.path, request.arch or default_arch, size=request.size, outbox=outbox)
 
-    def emit(self, message_type: str, **fields: Any) -> None:
-        """The ``emit`` callback ``measure_scenario`` reports through."""
-        self.send(_typed(message_type, {"run_id": self.run_id, **fields}))
+        return preview
+    from kernel_tui.engine.measure import measure_scenario
 
-    def send(self, message: protocol.EngineMessage) -> None:
-        if isinstance(message, Progress):
-            self.stage = message.stage
-        elif isinstance(message, Partial):
-            self.partial = message.report
-        self._send(message)
-
-
-def _run(request: RunRequest, device: str, outbox: RunOutbox, measure_scenario: Any) -> ScenarioReport:
-    try:
+    def measure(request: RunRequest, outbox: RunOutbox) -> ScenarioReport:
         return measure_scenario(
             request.path,
             device,
@@ -168,9 +145,17 @@ def _run(request: RunRequest, device: str, outbox: RunOutbox, measure_scenario: 
             sizes=None if request.sizes is None else list(request.sizes),
             run_sweep=request.sweep,
             trace_dir=request.trace_dir,
-            emit=outbox.emit,
+            outbox=outbox,
             variants_requested=request.variants,
+            remeasure_ceiling=request.remeasure_ceiling,
         )
+
+    return measure
+
+
+def _run(request: RunRequest, device: str, outbox: RunOutbox, run_request: RunRequestOn) -> ScenarioReport:
+    try:
+        return run_request(request, outbox)
     except (SystemExit, KeyboardInterrupt) as exc:
         # The scenario's fn ended a call with sys.exit() or KeyboardInterrupt where no stage catches it
         # (a later profiled or timed call): that run's error, at its stage and line, not the engine's end.
@@ -193,32 +178,25 @@ def _abrupt_end(path: str, device: str, outbox: RunOutbox, exc: BaseException) -
 
     stage = {"profile": "compile"}.get(outbox.stage, outbox.stage)
     error = stage_error(stage, Path(path), exc).error
-    if outbox.partial is not None:
-        return replace(outbox.partial, error=error)  # what was measured before it, kept
+    if outbox.last_partial is not None:
+        return replace(outbox.last_partial, error=error)  # what was measured before it, kept
     return _engine_failure(path, device, error.details, error)
 
 
-def _engine_failure(path: str, device: str, details: str, error: Any = None) -> ScenarioReport:
+def _engine_failure(path: str, device: str, details: str, error: ScenarioError | None = None) -> ScenarioReport:
     """A report for a run the engine could not finish: it still names the device, torch and the size."""
     import torch
 
     from kernel_tui.engine.device import device_name
-    from kernel_tui.model.report import ScenarioError
-    from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario
+    from kernel_tui.model.report_skeleton import read_info, report_skeleton
 
     last = details.strip().splitlines()[-1] if details.strip() else "internal error"
-    try:
-        info = read_scenario(path)
-        title, size = info.title, info.size
-    except ScenarioFileError:
-        title, size = path, 0
-    return ScenarioReport(
+    return report_skeleton(
         path,
-        title,
         device,
         device_name(device),
         torch.__version__,
-        size,
+        info=read_info(path),
         threads=torch.get_num_threads(),
         error=error or ScenarioError("engine", last, None, path, details),
     )

@@ -49,14 +49,6 @@ def default_loss(output: Any) -> torch.Tensor:
     return total
 
 
-def with_grad(args: tuple) -> tuple:
-    """Fresh leaves that require grad for the floating-point inputs: their ``.grad`` is what backward makes."""
-    return tuple(
-        arg.detach().requires_grad_() if isinstance(arg, torch.Tensor) and arg.is_floating_point() else arg
-        for arg in args
-    )
-
-
 class TrainingStep:
     """One training step as a function of the inputs: forward and loss, then backward.
 

@@ -32,6 +32,7 @@ from kernel_tui.model.compile_variants import DEFAULT_VARIANT, VariantError, che
 from kernel_tui.model.report import Kernel, ModeResult, ScenarioError, ScenarioReport, VariantResult
 
 if TYPE_CHECKING:
+    from kernel_tui.engine.outbox import RunOutbox
     from kernel_tui.model.scenario_file import ScenarioInfo
 
 Profile = Callable[[Callable[[], Any], list[Traffic], str], ModeResult]
@@ -110,13 +111,13 @@ class VariantRun:
 
 
 def measure_variants(
-    scenario: LoadedScenario, args: tuple, device: str, profile: Profile, emit: Callable[..., None]
+    scenario: LoadedScenario, args: tuple, device: str, profile: Profile, outbox: RunOutbox
 ) -> list[VariantRun]:
     """Compile and profile every variant of ``scenario``, one after the other; a variant that fails keeps its
     error to itself."""
     runs = []
     for name, options in scenario.info.variants.items():
-        emit("progress", stage="compile", detail=f"variant {name}: torch.compile, first call")
+        outbox.progress("compile", f"variant {name}: torch.compile, first call")
         runs.append(measure_variant(name, options, scenario, args, device, profile))
     return runs
 

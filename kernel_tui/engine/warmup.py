@@ -17,7 +17,8 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+
+from kernel_tui.transport.protocol import Warmup, WarmupPlan
 
 DEFAULT_ESTIMATE_S = {"cold": 20.0, "warm": 3.0}
 """Before a first warm-up on this machine: about what a cold and a warm Inductor cache cost on a quiet one."""
@@ -82,7 +83,7 @@ def _compile_tiny(device: str) -> None:
 class WarmUp:
     """One background compile, started once; ``wait`` blocks until it has ended."""
 
-    def __init__(self, device: str, report: Callable[..., None]) -> None:
+    def __init__(self, device: str, report: Callable[[Warmup], None]) -> None:
         self.device = device
         self.cold = inductor_cache_is_cold()
         self.estimate_s = estimate_s(self.cold)
@@ -91,8 +92,9 @@ class WarmUp:
         self.started_at: float | None = None
         self.seconds: float | None = None
 
-    def hello_fields(self) -> dict[str, Any]:
-        return {"cold": self.cold, "estimate_s": round(self.estimate_s, 1)}
+    def plan(self) -> WarmupPlan:
+        """What the hello says of it."""
+        return WarmupPlan(cold=self.cold, estimate_s=round(self.estimate_s, 1))
 
     def start(self) -> None:
         self.started_at = time.monotonic()
@@ -116,8 +118,8 @@ class WarmUp:
             _compile_tiny(self.device)
         except Exception as error:  # noqa: BLE001 - a failed warm-up only means the first run pays itself
             self.seconds = time.monotonic() - started
-            self._report("warmup", state="failed", seconds=round(self.seconds, 2), message=repr(error)[:300])
+            self._report(Warmup("failed", round(self.seconds, 2), message=repr(error)[:300]))
             return
         self.seconds = time.monotonic() - started
         _remember(self.cold, self.seconds)
-        self._report("warmup", state="done", seconds=round(self.seconds, 2), cold=self.cold)
+        self._report(Warmup("done", round(self.seconds, 2), cold=self.cold))

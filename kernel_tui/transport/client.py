@@ -23,7 +23,16 @@ from typing import Any
 from kernel_tui.model.safe_text import safe_text
 from kernel_tui.transport import engine_channel, proctree, protocol
 from kernel_tui.transport.line_reader import LONG_LINE_KEPT, read_lines
-from kernel_tui.transport.protocol import Done, EngineMessage, Hello, ProtocolError, RunMessage, RunRequest, Warmup
+from kernel_tui.transport.protocol import (
+    Arch,
+    Done,
+    EngineMessage,
+    Hello,
+    ProtocolError,
+    RunMessage,
+    RunRequest,
+    Warmup,
+)
 
 STDERR_TAIL_LINES = 40
 # Kineto prints these on every profile whatever its log level; they are torch's noise, not the scenario's.
@@ -132,17 +141,18 @@ class EngineClient:
         stderr_sink: Callable[[str], None] | None = None,
         command: list[str] | None = None,
         env: dict[str, str] | None = None,
-        arch: int | None = None,
+        arch: Arch | None = None,
         warm_up: bool = False,
     ) -> None:
-        """``arch``: the GPU architecture a ``cuda-preview`` engine generates code for (default sm_90).
+        """``arch``: the GPU architecture a ``cuda-preview`` engine generates code for, in every run request that
+        names none (default sm_90).
 
         ``warm_up``: the engine compiles a tiny function right after its hello, while nobody waits for it
         (the explorer: the learner reads the lesson); ``warmup_result`` says when it has ended."""
         self.device = device
         self._stderr_sink = stderr_sink
-        options = ([] if arch is None else ["--arch", str(arch)]) + (["--warm-up"] if warm_up else [])
-        self._command = command or engine_command(device) + options
+        self._command = command or engine_command(device) + (["--warm-up"] if warm_up else [])
+        self._arch = arch
         self.warmup_result: Warmup | None = None
         """The engine's ``warmup`` message once its warm-up compile has ended (done or failed)."""
         self._env = env
@@ -269,8 +279,11 @@ class EngineClient:
         timeout: float | None = None,
         trace_dir: str | None = None,
         variants: dict[str, dict[str, Any]] | None = None,
+        arch: Arch | None = None,
+        remeasure_ceiling: bool = False,
     ) -> Iterator[RunMessage]:
-        """Yield the engine's messages for one scenario, ending with its ``Done``.
+        """Yield the engine's messages for one scenario, ending with its ``Done``; ``arch`` and
+        ``remeasure_ceiling`` are the run's settings (``RunRequest``).
 
         Raises EngineDied if the engine ends or overruns ``timeout``; the engine is then closed, and
         the next ``run`` starts a fresh one.
@@ -287,6 +300,8 @@ class EngineClient:
             sweep=sweep,
             trace_dir=None if trace_dir is None else os.path.abspath(trace_dir),
             variants=variants or None,
+            arch=arch if arch is not None else self._arch,
+            remeasure_ceiling=remeasure_ceiling,
         )
         try:
             self._process.stdin.write(protocol.encode(request))

@@ -18,7 +18,9 @@ Engine -> front end:
                 ends after this message
 Front end -> engine:
     RunRequest  measure one scenario; ``variants``: {NAME: {torch.compile arguments}}, added to or
-                overriding the file's VARIANTS (``--variant``)
+                overriding the file's VARIANTS (``--variant``); the run's settings travel here too (the
+                preview's ``arch``, ``remeasure_ceiling``), never in the engine's environment, which a
+                transport over ssh would not carry
     Quit        end
 """
 
@@ -28,7 +30,7 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.report import SweepPoint as MeasuredPoint
@@ -36,9 +38,24 @@ from kernel_tui.model.report_schema import checked, checked_report
 from kernel_tui.model.safe_text import safe_text
 
 PROTOCOL_VERSION = 2
+"""Fields added to a message with a default (RunRequest's ``arch`` and ``remeasure_ceiling``) keep the version:
+a line without them reads with the default, which is what a front end that predates them meant."""
 
-STAGES = ("load", "inputs", "eager", "compile", "profile", "timing", "sweep")
-WARMUP_STATES = ("done", "failed")
+Stage = Literal["load", "inputs", "eager", "compile", "profile", "timing", "sweep"]
+"""A stage of a run, in the order a run passes them (``Progress``): the engine announces them, the front ends
+show them."""
+STAGE_ORDER: tuple[Stage, ...] = get_args(Stage)
+STAGES: tuple[str, ...] = STAGE_ORDER
+"""The stages as text, for a front end that keeps a stage as text (``ui/run_state``)."""
+WarmupState = Literal["done", "failed"]
+WARMUP_STATES: tuple[WarmupState, ...] = get_args(WarmupState)
+Device = Literal["cpu", "cuda", "cuda-preview"]
+"""What an engine runs on (``Hello``): a device, or the CUDA preview, which generates a GPU's code on any machine."""
+DEVICES: tuple[Device, ...] = get_args(Device)
+Arch = Literal[80, 90, 100]
+"""The GPU architectures the CUDA preview generates code for: sm_80 (A100), sm_90 (H100/H200), sm_100 (B200)."""
+ARCHES: tuple[Arch, ...] = get_args(Arch)
+DEFAULT_ARCH: Arch = 90
 
 
 class ProtocolError(ValueError):
@@ -66,6 +83,7 @@ class WarmupPlan:
 class Hello:
     pid: int
     device: str
+    """One of ``DEVICES``; typed as text while ``kernel-tui view`` makes a hello from a saved report's device."""
     device_name: str
     torch_version: str
     threads: int
@@ -74,7 +92,7 @@ class Hello:
 
 @dataclass(frozen=True)
 class Warmup:
-    state: str
+    state: WarmupState
     seconds: float
     cold: bool | None = None
     message: str | None = None
@@ -84,7 +102,7 @@ class Warmup:
 @dataclass(frozen=True)
 class Progress:
     run_id: int
-    stage: str
+    stage: Stage
     detail: str
     total: int | None = None
     """How many steps the stage takes when it has several: the sweep's number of sizes."""
@@ -124,6 +142,11 @@ class RunRequest:
     trace_dir: str | None = None
     variants: dict[str, dict[str, Any]] | None = None
     """Compile variants by name, each a set of torch.compile keyword arguments; None: the file's own."""
+    arch: Arch | None = None
+    """The GPU architecture a preview generates code for; None: the engine's own (``--arch``, else sm_90)."""
+    remeasure_ceiling: bool = False
+    """Measure the device's ceilings again before using them, whatever the cache holds (``--remeasure-ceiling``);
+    once per engine."""
 
 
 @dataclass(frozen=True)
@@ -194,6 +217,9 @@ def decode_object(data: Any) -> Message:
         raise ProtocolError(f"a malformed {data['type']!r} message ({error}): {str(data)[:200]!r}") from error
 
 
+Choice = TypeVar("Choice")
+
+
 class _Fields:
     """A wire object's fields, each checked for its type as it is read."""
 
@@ -232,6 +258,25 @@ class _Fields:
         value = self._get(name, str, optional=True)
         return safe_text(value) if value is not None else None
 
+    def choice(self, name: str, allowed: tuple[Choice, ...]) -> Choice:
+        """One of ``allowed`` (a Literal type's values), whatever else the field holds refused."""
+        value = self._data.get(name)
+        if name not in self._data:
+            raise KeyError(f"no {name!r}")
+        return self._one_of(name, value, allowed)
+
+    def optional_choice(self, name: str, allowed: tuple[Choice, ...]) -> Choice | None:
+        value = self._data.get(name)
+        return None if value is None else self._one_of(name, value, allowed)
+
+    @staticmethod
+    def _one_of(name: str, value: Any, allowed: tuple[Choice, ...]) -> Choice:
+        for choice in allowed:
+            # 90 is not True, nor is True 1, on the protocol.
+            if value == choice and type(value) is type(choice):
+                return choice
+        raise ValueError(f"{name!r} is {value!r}, not one of {', '.join(map(repr, allowed))}")
+
     def flag(self, name: str) -> bool:
         return self._get(name, bool, optional=False)
 
@@ -269,7 +314,7 @@ def _read_hello(wire: _Fields) -> Hello:
         warmup = WarmupPlan(cold=plan_fields.flag("cold"), estimate_s=plan_fields.number("estimate_s"))
     return Hello(
         pid=wire.integer("pid"),
-        device=wire.text("device"),
+        device=wire.choice("device", DEVICES),
         device_name=wire.text("device_name"),
         torch_version=wire.text("torch_version"),
         threads=wire.integer("threads"),
@@ -278,14 +323,13 @@ def _read_hello(wire: _Fields) -> Hello:
 
 
 def _read_warmup(wire: _Fields) -> Warmup:
-    state = wire.text("state")
-    if state not in WARMUP_STATES:
-        raise ValueError(f"state {state!r}")
+    state = wire.choice("state", WARMUP_STATES)
     return Warmup(state, wire.number("seconds"), wire.optional_flag("cold"), wire.optional_text("message"))
 
 
 def _read_progress(wire: _Fields) -> Progress:
-    return Progress(wire.integer("run_id"), wire.text("stage"), wire.text("detail"), wire.optional_integer("total"))
+    stage = wire.choice("stage", STAGE_ORDER)
+    return Progress(wire.integer("run_id"), stage, wire.text("detail"), wire.optional_integer("total"))
 
 
 def _read_sweep_point(wire: _Fields) -> SweepPoint:
@@ -304,6 +348,8 @@ def _read_run_request(wire: _Fields) -> RunRequest:
         sweep=wire.flag("sweep"),
         trace_dir=wire.optional_text("trace_dir"),
         variants=_variants(wire.optional_mapping("variants")),
+        arch=wire.optional_choice("arch", ARCHES),
+        remeasure_ceiling=wire.optional_flag("remeasure_ceiling") or False,
     )
 
 

@@ -1,0 +1,75 @@
+"""A run's settings travel in its request, never in the engine's environment: ``kernel-tui run --arch`` and
+``--remeasure-ceiling`` take effect with no ``KERNEL_TUI_*`` setting in the engine's environment, which a
+transport over ssh would not carry. The scenarios below look for those settings from inside the engine and fail
+their ``inputs`` stage if they find one."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO
+
+SETTINGS_IN_THE_ENVIRONMENT = ("KERNEL_TUI_ARCH", "KERNEL_TUI_REMEASURE_CEILING")
+
+LOOKS_AT_ITS_ENVIRONMENT = f"""import os
+import torch
+
+SIZE = 4096
+
+
+def fn(a):
+    return (a + 1).relu()
+
+
+def inputs(size, device):
+    found = [name for name in {SETTINGS_IN_THE_ENVIRONMENT!r} if name in os.environ]
+    if found:
+        raise RuntimeError(f"the engine's environment carries {{found}}")
+    return (torch.randn(size, device=device),)
+"""
+
+
+def run_json(scenario: Path, *options: str, cache: Path) -> dict:
+    """``kernel-tui run SCENARIO OPTIONS --json`` in a child whose environment has no run setting of its own."""
+    environment = {name: value for name, value in os.environ.items() if name not in SETTINGS_IN_THE_ENVIRONMENT}
+    environment["KERNEL_TUI_CACHE_DIR"] = str(cache)
+    result = subprocess.run(
+        [sys.executable, "-m", "kernel_tui", "run", str(scenario), *options, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+        env=environment,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(result.stdout.splitlines()[0])
+    assert report["error"] is None, report["error"]
+    return report
+
+
+def test_the_preview_generates_for_the_arch_the_run_asks_for(tmp_path: Path) -> None:
+    scenario = tmp_path / "looks_at_its_environment.py"
+    scenario.write_text(LOOKS_AT_ITS_ENVIRONMENT)
+    report = run_json(scenario, "--device", "cuda-preview", "--arch", "80", cache=tmp_path / "cache")
+    assert (report["device"], report["arch"]) == ("cuda-preview", 80)
+    assert "A100" in report["device_name"] and "sm_80" in report["device_name"]
+
+
+def test_remeasure_ceiling_measures_again_whatever_the_cache_holds(tmp_path: Path) -> None:
+    scenario = tmp_path / "looks_at_its_environment.py"
+    scenario.write_text(LOOKS_AT_ITS_ENVIRONMENT)
+    cache = tmp_path / "cache"
+    run_json(scenario, "--device", "cpu", "--no-sweep", cache=cache)  # measures the ceilings and caches them
+    # A fresh figure far above any CPU's: kept without the flag (no kernel comes near it), replaced with it.
+    entries = json.loads((cache / "bandwidth.json").read_text())
+    for entry in entries.values():
+        if "gbs" in entry:
+            entry["gbs"] = 1e6
+    (cache / "bandwidth.json").write_text(json.dumps(entries))
+    assert run_json(scenario, "--device", "cpu", "--no-sweep", cache=cache)["bandwidth_ceiling_gbs"] == 1e6
+    asked = run_json(scenario, "--device", "cpu", "--no-sweep", "--remeasure-ceiling", cache=cache)
+    assert asked["bandwidth_ceiling_gbs"] is not None and asked["bandwidth_ceiling_gbs"] < 1e6
