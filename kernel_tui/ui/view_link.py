@@ -9,16 +9,17 @@ saved (a snippet, a file opened here) ends at once with ``VIEW_MODE_REFUSAL``.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kernel_tui.text.formatting import device_text
+from kernel_tui.ui.run_lifecycle import EngineRun, RunLifecycle, RunMessages, take_turn
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport
-    from kernel_tui.transport.protocol import Hello, RunMessage
+    from kernel_tui.transport.protocol import Hello, RunMessage, Warmup
     from kernel_tui.ui.engine_link import CompileVariants
 
 VIEW_MODE_REFUSAL = "view mode: nothing runs here (run kernel-tui run … on the machine with the GPU)"
@@ -66,6 +67,8 @@ class SavedResultsLink:
         self.saved = {entry.path: entry for entry in saved}
         self.runs: list[Path] = []
         """Each run asked for: what a test asserts about."""
+        self.lifecycle = RunLifecycle()
+        """The runs are numbered and read one at a time as the engine's are; nothing cancels or closes them."""
 
     def saved_for(self, path: Path) -> SavedReport | None:
         return self.saved.get(path)
@@ -88,30 +91,41 @@ class SavedResultsLink:
             threads=report.threads or 0,
         )
 
+    def warmup_result(self) -> Warmup | None:
+        """No engine, so no first compile to wait for."""
+        return None
+
     def run(
         self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
-    ) -> Iterator[RunMessage]:
+    ) -> RunMessages:
         """The saved run, sweep included whatever ``sweep`` and ``size`` ask: it cannot be measured again, nor
         with variants added here (``v``): those would need an engine."""
         self.runs.append(Path(path))
-        return self._messages(Path(path), asks_more=bool(variants))
+        run = self.lifecycle.ask(Path(path))
+        return RunMessages(run, self._messages(run, Path(path), asks_more=bool(variants)))
 
-    def _messages(self, path: Path, asks_more: bool = False) -> Iterator[RunMessage]:
+    def _messages(self, run: EngineRun, path: Path, asks_more: bool = False) -> Generator[RunMessage, None, None]:
         from kernel_tui.transport.client import EngineDied
         from kernel_tui.transport.protocol import Done, SweepPoint
 
-        saved = self.saved.get(path)
-        if saved is None or asks_more:
-            raise EngineDied(None, "", VIEW_MODE_REFUSAL)
-        for point in saved.report.sweep:
-            yield SweepPoint(SAVED_RUN_ID, point)
-        yield Done(SAVED_RUN_ID, saved.report)
+        take_turn(self.lifecycle, run)
+        reported = False
+        try:
+            saved = self.saved.get(path)
+            if saved is None or asks_more:
+                raise EngineDied(None, "", VIEW_MODE_REFUSAL)
+            for point in saved.report.sweep:
+                yield SweepPoint(SAVED_RUN_ID, point)
+            reported = True
+            yield Done(SAVED_RUN_ID, saved.report)
+        finally:
+            self.lifecycle.ended(run, report=reported)
 
     def cancel(self) -> None:
         """Nothing to stop: a saved run ends as soon as it is read."""
 
     def close(self) -> None:
-        """No engine to end."""
+        """No engine to end: a saved run read after it is shown as before."""
 
     def output(self, since: int = 0, until: int | None = None) -> str:
         return ""
