@@ -163,6 +163,8 @@ class RunLifecycle:
         """Block until ``run`` holds the engine (STARTING). Raises NeverRan if it is cancelled first, if the
         app is closing, or if ``timeout`` passes while another still holds the engine (then it FAILED)."""
         with self._changed:
+            if run.phase is not RunPhase.QUEUED and run.phase is not RunPhase.CANCELLED:
+                raise LifecycleError(f"run {run.run_id} is {run.phase.value}: only a queued run waits for its turn")
             if self.closed and not run.stopping:
                 run.stop_reason = CLOSING_REASON
                 self._end(run, RunPhase.CANCELLED)
