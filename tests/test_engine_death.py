@@ -79,3 +79,39 @@ def test_the_claims_are_checked_against_what_was_measured_only_when_asked():
     assert report.expect["eager"].ok is True and report.expect["eager"].measured == 2
     assert report.expect["compiled"].ok is False and report.expect["compiled"].measured is None
     assert died_report(KILLED, str(ADD_RELU), ENGINE, measured=eager_only).expect == {}
+
+
+def test_the_engine_s_own_failures_become_reports_through_the_same_function():
+    """The engine's server: a bug is the run's engine error with its traceback; an exit mid-run keeps the partial."""
+    from kernel_tui.engine.server import RunOutbox, _run
+    from kernel_tui.transport.protocol import Progress, RunRequest
+
+    sent: list[object] = []
+    request = RunRequest(7, str(ADD_RELU))
+
+    def engine_bug(path: str, device: str, **options: object) -> ScenarioReport:
+        raise ValueError("a bug in the engine")
+
+    report = _run(request, "cpu", RunOutbox(7, sent.append), engine_bug)
+    assert report.error is not None and (report.error.stage, report.error.message) == (
+        "engine",
+        "ValueError: a bug in the engine",
+    )
+    assert report.error.file == str(ADD_RELU) and "Traceback" in report.error.details
+    assert (report.title, report.size, report.device) == ("Add, then ReLU", 1 << 20, "cpu")
+    assert report.device_name and report.torch_version and report.threads
+
+    partial = recorded_partials()[0]
+    outbox = RunOutbox(7, sent.append)
+
+    def exits_in_the_compile(path: str, device: str, **options: object) -> ScenarioReport:
+        outbox.send(Partial(7, partial))
+        outbox.send(Progress(7, "profile", ""))
+        raise SystemExit(3)
+
+    report = _run(request, "cpu", outbox, exits_in_the_compile)
+    assert report.error is not None and (report.error.stage, report.error.message) == (
+        "compile",
+        "SystemExit: sys.exit(3)",
+    )
+    assert report.eager == partial.eager and report.scenario == partial.scenario, "what was measured is kept"
