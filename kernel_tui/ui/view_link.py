@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kernel_tui.text.formatting import device_text
-from kernel_tui.ui.run_lifecycle import EngineRun, RunLifecycle, RunMessages, take_turn
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport
     from kernel_tui.transport.protocol import Hello, RunMessage, Warmup
     from kernel_tui.ui.engine_link import CompileVariants
+    from kernel_tui.ui.run_lifecycle import EngineRun, RunLifecycle, RunMessages
 
 VIEW_MODE_REFUSAL = "view mode: nothing runs here (run kernel-tui run … on the machine with the GPU)"
 SAVED_RUN_ID = 0
@@ -67,8 +67,9 @@ class SavedResultsLink:
         self.saved = {entry.path: entry for entry in saved}
         self.runs: list[Path] = []
         """Each run asked for: what a test asserts about."""
-        self.lifecycle = RunLifecycle()
-        """The runs are numbered and read one at a time as the engine's are; nothing cancels or closes them."""
+        self._lifecycle: RunLifecycle | None = None
+        """The runs, numbered and read one at a time as the engine's are; nothing cancels or closes them. Made
+        by the first run (on the UI's thread, as every run is asked for), after the explorer's first frame."""
 
     def saved_for(self, path: Path) -> SavedReport | None:
         return self.saved.get(path)
@@ -100,15 +101,22 @@ class SavedResultsLink:
     ) -> RunMessages:
         """The saved run, sweep included whatever ``sweep`` and ``size`` ask: it cannot be measured again, nor
         with variants added here (``v``): those would need an engine."""
-        self.runs.append(Path(path))
-        run = self.lifecycle.ask(Path(path))
-        return RunMessages(run, self._messages(run, Path(path), asks_more=bool(variants)))
+        from kernel_tui.ui.run_lifecycle import RunLifecycle, RunMessages
 
-    def _messages(self, run: EngineRun, path: Path, asks_more: bool = False) -> Generator[RunMessage, None, None]:
+        self.runs.append(Path(path))
+        if self._lifecycle is None:
+            self._lifecycle = RunLifecycle()
+        run = self._lifecycle.ask(Path(path))
+        return RunMessages(run, self._messages(self._lifecycle, run, Path(path), asks_more=bool(variants)))
+
+    def _messages(
+        self, lifecycle: RunLifecycle, run: EngineRun, path: Path, asks_more: bool = False
+    ) -> Generator[RunMessage, None, None]:
         from kernel_tui.transport.client import EngineDied
         from kernel_tui.transport.protocol import Done, SweepPoint
+        from kernel_tui.ui.run_lifecycle import take_turn
 
-        take_turn(self.lifecycle, run)
+        take_turn(lifecycle, run)
         reported = False
         try:
             saved = self.saved.get(path)
@@ -119,7 +127,7 @@ class SavedResultsLink:
             reported = True
             yield Done(SAVED_RUN_ID, saved.report)
         finally:
-            self.lifecycle.ended(run, report=reported)
+            lifecycle.ended(run, report=reported)
 
     def cancel(self) -> None:
         """Nothing to stop: a saved run ends as soon as it is read."""
