@@ -14,7 +14,8 @@ Each run goes::
        \\           \\          \\
         `-----------`----------`--> CANCELLING -> CANCELLED   (a cancel, or the app closing)
 
-A run cancelled before its turn goes from QUEUED straight to CANCELLED: it never holds the engine.
+A run cancelled before its turn goes from QUEUED straight to CANCELLED, and one whose wait for the engine
+runs out to FAILED: neither ever holds the engine. A run asked for and never read holds nothing either.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ class RunLifecycle:
 
     def cancel(self) -> EngineRun | None:
         """Stop every run asked for so far (not a start alone); returns the run that holds the engine and
-        must have it ended, or None when no cancelled run holds it (one queued sees its cancel at its turn)."""
+        must have it ended, or None when no cancelled run holds it (a queued one ends here, its reader woken)."""
         with self._changed:
             holder = self._stop(lambda run: run.path is not None, CANCELLED_REASON)
             self._changed.notify_all()
