@@ -66,9 +66,10 @@ def test_a_run_without_a_report_failed_and_a_start_alone_finishes_from_starting(
     assert lifecycle.ended(start, report=True) is RunPhase.FINISHED
 
 
-def test_runs_are_numbered_in_the_order_they_are_asked_for():
+def test_runs_are_numbered_in_the_order_they_are_asked_for_and_a_start_alone_takes_no_number():
     lifecycle = RunLifecycle()
-    assert [lifecycle.ask(SCENARIO).run_id for _ in range(3)] == [1, 2, 3]
+    asked = [lifecycle.ask(SCENARIO), lifecycle.ask(None), lifecycle.ask(SCENARIO), lifecycle.ask(SCENARIO)]
+    assert [run.run_id for run in asked] == [1, 0, 2, 3]
 
 
 def test_a_run_waits_for_the_engine_until_the_run_holding_it_lets_go():
@@ -149,6 +150,11 @@ def test_a_wait_that_runs_out_fails_the_run_with_who_held_the_engine():
     with pytest.raises(NeverRan, match=r"still busy with run 1 after 0\.05 s"):
         lifecycle.wait_for_turn(waiting, timeout=0.05)
     assert waiting.phase is RunPhase.FAILED and lifecycle.holder is stuck
+    lifecycle.ended(stuck, report=True)
+    start, late = lifecycle.ask(None), lifecycle.ask(SCENARIO)
+    lifecycle.wait_for_turn(start)
+    with pytest.raises(NeverRan, match=r"still busy starting after 0\.05 s"):
+        lifecycle.wait_for_turn(late, timeout=0.05)
 
 
 def test_a_queued_run_cannot_end_and_an_ended_run_cannot_start_again():

@@ -121,10 +121,12 @@ class RunLifecycle:
     # -- the caller's thread ---------------------------------------------------------------------------
 
     def ask(self, path: Path | None) -> EngineRun:
-        """A new run of ``path`` (None: a start alone), queued, numbered now: a cancel from here on stops it."""
+        """A new run of ``path`` (None: a start alone), queued, numbered now: a cancel from here on stops it.
+        Runs are numbered 1, 2, ... as the explorer's ``RunBook`` numbers them; a start alone is 0, no run."""
         with self._changed:
-            self._last_id += 1
-            run = EngineRun(self._last_id, path)
+            if path is not None:
+                self._last_id += 1
+            run = EngineRun(self._last_id if path is not None else 0, path)
             self._open.append(run)
             return run
 
@@ -170,9 +172,10 @@ class RunLifecycle:
                 run.stop_reason = CLOSING_REASON
                 self._end(run, RunPhase.CANCELLED)
             if not self._changed.wait_for(lambda: run.phase.ended or self.holder is None, timeout):
-                holder = self.holder.run_id if self.holder is not None else None
+                busy = self.holder
                 self._end(run, RunPhase.FAILED)
-                raise NeverRan(f"the engine was still busy with run {holder} after {timeout:g} s")
+                what = "starting" if busy is None or busy.path is None else f"with run {busy.run_id}"
+                raise NeverRan(f"the engine was still busy {what} after {timeout:g} s")
             if run.phase.ended:
                 raise NeverRan(run.stop_reason or CANCELLED_REASON)
             self._move(run, RunPhase.STARTING)
