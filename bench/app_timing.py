@@ -48,7 +48,7 @@ class PacedGate(ReplayGate):
     """Lets every message through at once but each sweep point, which comes ``POINT_INTERVAL_S`` after the
     one before: a sweep streaming points faster than a real one does."""
 
-    def admit(self, message: RunMessage, timeout: float) -> bool:
+    def admit(self, message: RunMessage, timeout: float | None, given_up: Callable[[], bool] | None = None) -> bool:
         if isinstance(message, SweepPoint):
             time.sleep(POINT_INTERVAL_S)
         return True

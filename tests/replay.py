@@ -11,7 +11,7 @@ from __future__ import annotations
 import collections
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +20,8 @@ from kernel_tui.model.expect import NEEDS_SWEEP
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.transport import protocol
 from kernel_tui.transport.client import EngineDied
-from kernel_tui.transport.protocol import Done, Hello, Partial, Progress, RunMessage, SweepPoint
+from kernel_tui.transport.protocol import Done, Hello, Partial, Progress, RunMessage, SweepPoint, Warmup
+from kernel_tui.ui.run_lifecycle import EngineRun, RunLifecycle, RunMessages, take_turn
 
 if TYPE_CHECKING:
     from kernel_tui.ui.engine_link import CompileVariants
@@ -68,6 +69,11 @@ class Recording:
 Condition = Callable[[RunMessage], bool]
 
 
+def killed() -> EngineDied:
+    """How a replayed run ends when it is cancelled or the app closes: as the real engine's, killed."""
+    return EngineDied(-9, "")
+
+
 class ReplayGate:
     """Holds a replay's messages back until a test lets them through, by what they are rather than by how
     many there are: recording a fixture again (a stage more, a point less) then breaks no test."""
@@ -95,15 +101,23 @@ class ReplayGate:
         """Let every message through, of this run and of any later one."""
         self._release(None)
 
+    def wake(self) -> None:
+        """A reader waiting in ``admit`` asks its ``given_up`` again (its run was cancelled)."""
+        with self._changed:
+            self._changed.notify_all()
+
     def _release(self, condition: Condition | None) -> None:
         with self._changed:
             self._released.append(condition)
             self._changed.notify_all()
 
-    def admit(self, message: RunMessage, timeout: float) -> bool:
-        """Whether ``message`` may pass now, waiting up to ``timeout`` for a release that lets it."""
+    def admit(self, message: RunMessage, timeout: float | None, given_up: Callable[[], bool] | None = None) -> bool:
+        """Whether ``message`` may pass now, waiting up to ``timeout`` for a release that lets it, or until
+        ``given_up`` (asked whenever ``wake`` is called) says the reader no longer wants it."""
         with self._changed:
-            if not self._changed.wait_for(lambda: self._released, timeout):
+            if not self._changed.wait_for(lambda: self._released or (given_up is not None and given_up()), timeout):
+                return False
+            if not self._released:
                 return False
             condition = self._released[0]
             if condition is not None and condition(message):
@@ -130,10 +144,7 @@ class ReplayEngineLink:
     def __post_init__(self) -> None:
         # The same rules as the real link: runs are numbered when asked for, one runs at a time, and a
         # cancel stops every run asked for before it.
-        self._busy = threading.Lock()
-        self._requested = 0
-        self._cancelled_upto = 0
-        self._closed = False
+        self.lifecycle = RunLifecycle()
 
     @classmethod
     def from_files(cls, *paths: str | Path, **options: Any) -> ReplayEngineLink:
@@ -147,37 +158,52 @@ class ReplayEngineLink:
             raise EngineDied(None, "", "no recordings to replay")
         return next(iter(self.recordings.values())).hello
 
+    def warmup_result(self) -> Warmup | None:
+        """The recorded engines announce no warm-up (``Hello.warmup``), so there is none to end."""
+        return None
+
     def run(
         self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
-    ) -> Iterator[RunMessage]:
-        self._requested += 1
+    ) -> RunMessages:
         self.runs.append((Path(path), sweep))
         self.sizes.append(size)
         self.variants.append(variants)
-        return self._messages(self._requested, Path(path), sweep)
+        run = self.lifecycle.ask(Path(path))
+        return RunMessages(run, self._messages(run, Path(path), sweep))
 
-    def _messages(self, number: int, path: Path, sweep: bool) -> Iterator[RunMessage]:
-        with self._busy:
+    def _messages(self, run: EngineRun, path: Path, sweep: bool) -> Generator[RunMessage, None, None]:
+        try:
+            take_turn(self.lifecycle, run)
+        except EngineDied:
+            raise killed() from None
+        reported = False
+        try:
             self.start()
             recording = self.recordings.get(path.name)
             if recording is None:
                 raise EngineDied(1, "", f"no recording for {path.name}")
             for message in _replayed(recording, path, sweep):
-                self._wait_for_turn(number, message)
+                self._wait_for_turn(run, message)
+                reported = isinstance(message, Done)
                 yield message
+        finally:
+            self.lifecycle.ended(run, report=reported)
 
-    def _wait_for_turn(self, number: int, message: RunMessage) -> None:
-        while True:
-            if number <= self._cancelled_upto or self._closed:
-                raise EngineDied(-9, "")
-            if self.gate is None or self.gate.admit(message, timeout=0.02):
-                return
+    def _wait_for_turn(self, run: EngineRun, message: RunMessage) -> None:
+        if self.gate is not None:
+            self.gate.admit(message, timeout=None, given_up=lambda: run.stopping)
+        if run.stopping:
+            raise killed()
 
     def cancel(self) -> None:
-        self._cancelled_upto = self._requested
+        self.lifecycle.cancel()
+        if self.gate is not None:
+            self.gate.wake()
 
     def close(self) -> None:
-        self._closed = True
+        self.lifecycle.close()
+        if self.gate is not None:
+            self.gate.wake()
 
     def output(self, since: int = 0, until: int | None = None) -> str:
         return ""

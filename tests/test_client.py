@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from collections.abc import Iterator
 import time
 
 import pytest
@@ -192,3 +193,43 @@ def test_an_engine_death_reads_as_its_description() -> None:
     # The fake engines (view, replay) raise it with a reason; what a user sees is that reason, not a tuple.
     assert str(EngineDied(1, "", "no recording for x.py")) == "no recording for x.py"
     assert str(EngineDied(-9, "")) == "the engine was killed by SIGKILL"
+
+
+def test_a_start_abandoned_before_or_as_its_process_appears_ends_it_without_waiting_for_hello(tmp_path):
+    script = tmp_path / "slow_engine.py"
+    script.write_text("import time\ntime.sleep(600)\n")  # would never say hello
+    asked: list[bool] = []
+    pids: list[int] = []
+
+    def abandoned_once_the_process_exists() -> bool:
+        # The first question comes before the process exists, the second once it does: a cancel that read
+        # no process to end lands between them.
+        if client._process is not None:
+            pids.append(client._process.pid)
+        asked.append(len(asked) == 1)
+        return asked[-1]
+
+    with EngineClient(command=[sys.executable, str(script)]) as client:
+        with pytest.raises(EngineDied, match="stopped while it started"):
+            client.start(timeout=600, abandoned=lambda: True)
+        assert client._process is None, "nothing was started for a start abandoned already"
+        started = time.monotonic()
+        with pytest.raises(EngineDied, match="stopped while it started"):
+            client.start(timeout=within(20), abandoned=abandoned_once_the_process_exists)
+        assert time.monotonic() - started < within(5) and asked == [False, True]
+        assert len(pids) == 1 and not is_running(pids[0]), "the engine it had started is ended"
+
+
+def test_an_engine_death_passes_through_a_context_manager_as_itself() -> None:
+    """contextlib sets ``__traceback__`` on an exception thrown through a generator's ``with`` block: the
+    death must arrive as itself, not as the error of that assignment."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def around() -> Iterator[None]:
+        yield
+
+    with pytest.raises(EngineDied) as raised:
+        with around():
+            raise EngineDied(1, "tail")
+    assert raised.value.describe() == "the engine exited with code 1"

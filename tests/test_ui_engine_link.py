@@ -19,6 +19,7 @@ from kernel_tui.transport import client
 from kernel_tui.transport.client import EngineDied
 from kernel_tui.transport.protocol import Done, Progress
 from kernel_tui.ui.engine_link import OUTPUT_LINES, ClientEngineLink
+from kernel_tui.ui.run_lifecycle import RunPhase
 
 STAND_IN = textwrap.dedent(
     """
@@ -134,3 +135,18 @@ def test_close_while_the_engine_is_starting_does_not_wait_for_its_hello(link, mo
     starter.join(timeout=within(10))
     assert not starter.is_alive() and time.monotonic() - began < within(3)
     assert errors
+
+
+def test_cancel_while_the_run_s_engine_starts_ends_it_without_waiting_for_its_hello(link, monkeypatch):
+    monkeypatch.setenv("STAND_IN_HELLO_DELAY", "30")
+    messages = link.run(Path("ok.py"), sweep=False)
+    thread, seen = read_in_thread(messages)
+    deadline = time.monotonic() + within(10)
+    while messages.run.phase is not RunPhase.STARTING and time.monotonic() < deadline:
+        time.sleep(0.01)
+    began = time.monotonic()
+    link.cancel()
+    thread.join(timeout=within(10))
+    assert not thread.is_alive() and time.monotonic() - began < within(3)
+    assert isinstance(seen[-1], EngineDied) and messages.run.phase is RunPhase.CANCELLED
+    assert link.lifecycle.holder is None and not link._client.running

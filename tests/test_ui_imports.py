@@ -43,6 +43,8 @@ RUN_ONLY = (
     "kernel_tui.text.render",
     "kernel_tui.ui.messages",
     "kernel_tui.ui.engine_worker",
+    "kernel_tui.ui.run_lifecycle",
+    "kernel_tui.model.engine_death",
     "kernel_tui.ui.kernel_rows",
     "kernel_tui.ui.screens.details",
     "kernel_tui.ui.screens.help",

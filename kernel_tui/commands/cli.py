@@ -385,7 +385,6 @@ def run_command(
 
     from rich.console import Console
 
-    from kernel_tui.model.report import ScenarioError
     from kernel_tui.text.render import baseline_view, by_line_view, scenario_view
     from kernel_tui.transport.client import EngineClient, EngineDied, is_refusal
 
@@ -436,8 +435,7 @@ def run_command(
                     heard.take(message)
                 report = heard.report
             except EngineDied as death:
-                error = ScenarioError("engine", death.describe(), None, str(path), death.stderr_tail)
-                report = died_report(path, error, heard.partial, heard.points, hello, options)
+                report = died_report(path, death.error(path), heard.partial, heard.points, hello, options)
             assert report is not None
             # The engine's copy is the text it ran, even if the file changed since it was read here; the copy
             # read here stands in where the engine died before it could send one.
@@ -562,33 +560,22 @@ def died_report(
 ) -> ScenarioReport:
     """The report of a scenario whose engine died or overran: everything measured before that (the last
     partial report and the sweep points streamed since), with the claims checked against it."""
-    from dataclasses import replace
+    from kernel_tui.model.engine_death import EngineFacts, died_report
 
-    from kernel_tui.model.expect import check_claims
-    from kernel_tui.model.report import ScenarioReport
-
-    try:
-        info = read_scenario(path)
-    except ScenarioFileError:
-        info = None
-    if partial is not None:
-        report = replace(partial, sweep=tuple(points), error=error)
-    else:
-        report = ScenarioReport(
-            scenario=str(path.resolve()),
-            title=info.title if info else path.stem,
-            device=hello.device if hello else options.device,
-            device_name=hello.device_name if hello else "",
-            torch_version=hello.torch_version if hello else "",
-            size=options.size or (info.size if info else 0),
-            threads=hello.threads if hello else None,
-            error=error,
-        )
-    if info is not None:
-        report = replace(
-            report, expect=check_claims(info.claims_for(report.device), report, swept=not options.no_sweep)
-        )
-    return report
+    engine = (
+        EngineFacts(hello.device, hello.device_name, hello.torch_version, hello.threads)
+        if hello
+        else EngineFacts(options.device)
+    )
+    return died_report(
+        error,
+        str(path.resolve()),
+        engine,
+        measured=partial,
+        points=points,
+        size=options.size,
+        swept=not options.no_sweep,
+    )
 
 
 def list_command(paths: list[Path]) -> int:

@@ -163,7 +163,7 @@ def _run(request: RunRequest, device: str, outbox: RunOutbox, run_request: RunRe
     except Exception:  # noqa: BLE001 - a bug in the engine must reach the user as that run's error
         details = traceback.format_exc()
         print(details, file=sys.stderr)
-        return _engine_failure(request.path, device, details)
+        return _engine_failure(request.path, device, _internal_error(request.path, details))
 
 
 def _with_isolation_notes(report: ScenarioReport, notes: list[str]) -> ScenarioReport:
@@ -178,25 +178,25 @@ def _abrupt_end(path: str, device: str, outbox: RunOutbox, exc: BaseException) -
 
     stage = {"profile": "compile"}.get(outbox.stage, outbox.stage)
     error = stage_error(stage, Path(path), exc).error
-    if outbox.last_partial is not None:
-        return replace(outbox.last_partial, error=error)  # what was measured before it, kept
-    return _engine_failure(path, device, error.details, error)
+    return _engine_failure(path, device, error, measured=outbox.last_partial)  # what was measured before it, kept
 
 
-def _engine_failure(path: str, device: str, details: str, error: ScenarioError | None = None) -> ScenarioReport:
+def _engine_failure(
+    path: str, device: str, error: ScenarioError, measured: ScenarioReport | None = None
+) -> ScenarioReport:
     """A report for a run the engine could not finish: it still names the device, torch and the size."""
     import torch
 
     from kernel_tui.engine.device import device_name
-    from kernel_tui.model.report_skeleton import read_info, report_skeleton
+    from kernel_tui.model.engine_death import EngineFacts, died_report
+
+    engine = EngineFacts(device, device_name(device), torch.__version__, torch.get_num_threads())
+    return died_report(error, path, engine, measured=measured)
+
+
+def _internal_error(path: str, details: str) -> ScenarioError:
+    """A bug in the engine, as the run's error: the traceback's last line, the whole of it one key away."""
+    from kernel_tui.model.engine_death import engine_error
 
     last = details.strip().splitlines()[-1] if details.strip() else "internal error"
-    return report_skeleton(
-        path,
-        device,
-        device_name(device),
-        torch.__version__,
-        info=read_info(path),
-        threads=torch.get_num_threads(),
-        error=error or ScenarioError("engine", last, None, path, details),
-    )
+    return engine_error(last, file=path, details=details)

@@ -18,7 +18,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from kernel_tui.model.safe_text import safe_text
 from kernel_tui.transport import engine_channel, proctree, protocol
@@ -34,6 +35,9 @@ from kernel_tui.transport.protocol import (
     Warmup,
 )
 
+if TYPE_CHECKING:
+    from kernel_tui.model.report import ScenarioError
+
 STDERR_TAIL_LINES = 40
 # Kineto prints these on every profile whatever its log level; they are torch's noise, not the scenario's.
 PROFILER_CHATTER = re.compile(r"^(USDT|STAGE):\d{4}-\d\d-\d\d ")
@@ -42,9 +46,12 @@ PROFILER_CHATTER = re.compile(r"^(USDT|STAGE):\d{4}-\d\d-\d\d ")
 REFUSAL_PREFIX = "kernel-tui engine: "
 
 
-@dataclass(frozen=True)
+@dataclass
 class EngineDied(Exception):
-    """The engine ended while a front end was waiting on it."""
+    """The engine ended while a front end was waiting on it.
+
+    Not frozen: raising and re-raising sets ``__traceback__`` on the exception (``contextlib`` does, when it
+    passes through a ``with`` block's generator), which a frozen dataclass refuses."""
 
     returncode: int | None
     stderr_tail: str
@@ -53,8 +60,8 @@ class EngineDied(Exception):
     def __post_init__(self) -> None:
         # The tail is what a scenario wrote on stderr: shown in the app's details and in the report, never as a
         # terminal's escape.
-        object.__setattr__(self, "stderr_tail", safe_text(self.stderr_tail))
-        object.__setattr__(self, "reason", safe_text(self.reason))
+        self.stderr_tail = safe_text(self.stderr_tail)
+        self.reason = safe_text(self.reason)
 
     def describe(self) -> str:
         if self.reason:
@@ -85,6 +92,12 @@ class EngineDied(Exception):
     def __str__(self) -> str:
         return self.describe()
 
+    def error(self, file: str | Path | None = None) -> ScenarioError:
+        """This death as the error of the run of ``file`` it ended (None: the engine's start)."""
+        from kernel_tui.model.engine_death import engine_error
+
+        return engine_error(self.describe(), file=file, details=self.stderr_tail)
+
 
 def is_refusal(line: str) -> bool:
     """Whether an engine's stderr line is its refusal to start (``EngineDied.refusal`` repeats it)."""
@@ -114,6 +127,7 @@ runpy.run_module({module!r}, run_name="__main__", alter_sys=True)
 """
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLOSE_WAIT_S = 5.0
+STOPPED_WHILE_STARTING = "the engine was stopped while it started"
 SIGNAL_SLICE_S = 0.2
 """How long the main thread waits for a message at a time, so that it sees a signal within this."""
 
@@ -169,11 +183,17 @@ class EngineClient:
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
-    def start(self, timeout: float = 120.0) -> Hello:
-        """Start the engine and wait for its hello; returns it (device, torch version, ...)."""
+    def start(self, timeout: float = 120.0, *, abandoned: Callable[[], bool] | None = None) -> Hello:
+        """Start the engine and wait for its hello; returns it (device, torch version, ...).
+
+        ``abandoned``: whether whoever asked for the engine no longer wants it (a cancel, the app closing),
+        asked once its process exists. Their ``close`` on another thread ends the process if there is one
+        already; if there was none yet, this sees them here, so no engine is left waited on for its hello."""
         if self.running and self.hello is not None:
             return self.hello
         self.close()
+        if abandoned is not None and abandoned():
+            raise EngineDied(None, "", STOPPED_WHILE_STARTING)
         self._messages = queue.Queue()
         self._stderr_tail.clear()
         self.warmup_result = None
@@ -209,6 +229,10 @@ class EngineClient:
             target=self._read_protocol, args=(out_read, process, self._messages, receive), daemon=True
         ).start()
         threading.Thread(target=self._read_stderr, args=(err_read, process), daemon=True).start()
+        # Read after the process is set: a close that read it unset was asked for before this check.
+        if abandoned is not None and abandoned():
+            self.close()
+            raise EngineDied(None, self.stderr_tail(), STOPPED_WHILE_STARTING)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -281,17 +305,22 @@ class EngineClient:
         variants: dict[str, dict[str, Any]] | None = None,
         arch: Arch | None = None,
         remeasure_ceiling: bool = False,
+        run_id: int | None = None,
     ) -> Iterator[RunMessage]:
         """Yield the engine's messages for one scenario, ending with its ``Done``; ``arch`` and
         ``remeasure_ceiling`` are the run's settings (``RunRequest``).
+
+        ``run_id``: the number the caller gave the run (the app's ``RunLifecycle``), sent with the request so
+        that the run has one number from the key press to the engine's replies; None: numbered here.
 
         Raises EngineDied if the engine ends or overruns ``timeout``; the engine is then closed, and
         the next ``run`` starts a fresh one.
         """
         self.start()
         assert self._process is not None and self._process.stdin is not None
-        self._next_run_id += 1
-        run_id = self._next_run_id
+        if run_id is None:
+            self._next_run_id += 1
+            run_id = self._next_run_id
         request = RunRequest(
             run_id,
             os.path.abspath(path),

@@ -10,18 +10,18 @@ from __future__ import annotations
 import collections
 import os
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from kernel_tui.ui.drafts import state_dir
 
 if TYPE_CHECKING:
-    # The client and the protocol's dataclasses are imported when the engine is first used, after the
-    # explorer's first frame: they are about 6 ms of its start-up.
+    # The client, the protocol's dataclasses and the run lifecycle are imported when the engine is first
+    # used, after the explorer's first frame: they are about 8 ms of its start-up.
     from kernel_tui.transport.client import EngineClient
     from kernel_tui.transport.protocol import Hello, RunMessage, Warmup
+    from kernel_tui.ui.run_lifecycle import EngineRun, RunLifecycle, RunMessages
 
 OUTPUT_LINES = 200
 ENGINE_LOG = "engine.log"
@@ -29,6 +29,9 @@ CompileVariants = dict[str, dict[str, Any]]
 """Compile variants by name, each a set of ``torch.compile`` keyword arguments (``RunRequest.variants``)."""
 RUN_TIMEOUT_S = 600.0
 """Same limit as ``kernel-tui run``: a cold compile of a large scenario fits; a hung engine does not."""
+LONGEST_HOLD_S = 2 * RUN_TIMEOUT_S
+"""The longest a run waits for another to let go of the engine, which holds it for its start (120 s at most)
+and its run's time-out: beyond that a bug, not an engine, holds it, and the waiting run fails saying so."""
 
 
 class EngineLink(Protocol):
@@ -38,9 +41,14 @@ class EngineLink(Protocol):
         """Start the engine if it is not running; return its hello (device, device_name, torch_version)."""
         ...
 
+    def warmup_result(self) -> Warmup | None:
+        """The engine's ``Warmup`` message once the first compile it runs while the learner reads (announced
+        by ``Hello.warmup``) has ended; None while it runs, or when no engine warms up (saved results)."""
+        ...
+
     def run(
         self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
-    ) -> Iterator[RunMessage]:
+    ) -> RunMessages:
         """Ask for a run now; read the returned iterator (in a worker thread) for its protocol messages.
 
         ``size`` is the elements per input tensor for the kernel tables; None: the scenario's own SIZE.
@@ -89,106 +97,110 @@ class ClientEngineLink:
         self._warm_up = os.environ.get("KERNEL_TUI_WARM_UP", "1") != "0"
         self._device = device
         self._made_client: EngineClient | None = None
-        self._making_client = threading.Lock()
-        """A start (worker thread) and a close (UI thread) that both make the client must make one."""
-        # One run (or start) at a time: a run that replaces a cancelled one must wait until the
-        # cancelled one has let go of the client, or both would read the same message queue.
-        self._busy = threading.Lock()
-        self._starting = threading.Event()
-        self._requested = 0
-        """Runs asked for so far, counted on the caller's thread the moment each is asked for."""
-        self._cancelled_upto = 0
-        """Every run numbered up to this one is cancelled, whether it has begun or not."""
-        self._running: int | None = None
-        """The run holding the engine now."""
-        self._closed = False
+        self._made_lifecycle: dict[str, RunLifecycle] = {}
+
+    @property
+    def lifecycle(self) -> RunLifecycle:
+        """Every run and start asked of the engine, one holding it at a time: a run that replaces a cancelled
+        one waits until the cancelled one has let go of the client, or both would read its message queue."""
+        made = self._made_lifecycle.get("made")
+        if made is None:
+            from kernel_tui.ui.run_lifecycle import RunLifecycle
+
+            # Made at the first run or start, on the UI's thread or a worker's: setdefault keeps one of the two.
+            made = self._made_lifecycle.setdefault("made", RunLifecycle())
+        return made
 
     @property
     def _client(self) -> EngineClient:
-        with self._making_client:
-            if self._made_client is None:
-                from kernel_tui.transport.client import EngineClient
+        # Made by the run or start that holds the engine, one at a time, so never by two threads at once;
+        # a close reads ``_made_client`` and leaves a client not made yet to see that the app is closing.
+        if self._made_client is None:
+            from kernel_tui.transport.client import EngineClient
 
-                self._made_client = EngineClient(self._device, stderr_sink=self._record_output, warm_up=self._warm_up)
-            return self._made_client
+            self._made_client = EngineClient(self._device, stderr_sink=self._record_output, warm_up=self._warm_up)
+        return self._made_client
 
     def start(self) -> Hello:
-        with self._busy:
-            return self._start()
+        from kernel_tui.ui.run_lifecycle import take_turn
 
-    def _start(self) -> Hello:
-        from kernel_tui.transport.client import EngineDied
-
-        if self._closed:
-            raise EngineDied(None, "", "the app is closing")
-        self._starting.set()
+        turn = self.lifecycle.ask(None)
+        take_turn(self.lifecycle, turn, LONGEST_HOLD_S)
+        started = False
         try:
-            hello = self._client.start()
+            hello = self._start(turn)
+            started = True
         finally:
-            self._starting.clear()
-        if self._closed:
+            self.lifecycle.ended(turn, report=started)
+        return hello
+
+    def _start(self, run: EngineRun) -> Hello:
+        from kernel_tui.transport.client import EngineDied
+        from kernel_tui.ui.run_lifecycle import CLOSING_REASON
+
+        client = self._client
+        # ``stopping`` is set before a cancel or close ends the client: see EngineClient.start's ``abandoned``.
+        hello = client.start(abandoned=lambda: run.stopping)
+        if self.lifecycle.closed:
             # close() ran while the engine was starting: don't leave a child behind.
-            self._client.close()
-            raise EngineDied(None, "", "the app is closing")
+            client.close()
+            raise EngineDied(None, "", CLOSING_REASON)
         return hello
 
     def warmup_result(self) -> Warmup | None:
-        """The engine's ``Warmup`` message once its first compile has ended; None while it runs."""
         return self._made_client.warmup_result if self._made_client is not None else None
 
     def run(
         self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
-    ) -> Iterator[RunMessage]:
-        self._requested += 1
-        return self._messages(self._requested, path, sweep, size, variants)
+    ) -> RunMessages:
+        from kernel_tui.ui.run_lifecycle import RunMessages
+
+        run = self.lifecycle.ask(path)
+        return RunMessages(run, self._messages(run, path, sweep, size, variants))
 
     def _messages(
-        self, number: int, path: Path, sweep: bool, size: int | None, variants: CompileVariants | None
-    ) -> Iterator[RunMessage]:
+        self, run: EngineRun, path: Path, sweep: bool, size: int | None, variants: CompileVariants | None
+    ) -> Generator[RunMessage, None, None]:
         from kernel_tui.transport.client import EngineDied
+        from kernel_tui.transport.protocol import Done
+        from kernel_tui.ui.run_lifecycle import take_turn
 
-        with self._busy:
-            self._running = number
-            try:
-                if number <= self._cancelled_upto:
-                    # Cancelled before it began: the engine (perhaps warmed up for later) is left alone.
-                    raise EngineDied(None, "", "cancelled")
-                self._start()
-                for message in self._client.run(
-                    str(path), size=size, sweep=sweep, timeout=RUN_TIMEOUT_S, variants=variants
-                ):
-                    if number <= self._cancelled_upto:
-                        # The cancel landed while the engine was (re)starting, so it killed nothing.
-                        self._client.close()
-                        raise EngineDied(None, self._client.stderr_tail(), "cancelled")
-                    yield message
-            finally:
-                self._running = None
+        # Cancelled before it began: the engine (perhaps warmed up for later) is left alone.
+        take_turn(self.lifecycle, run, LONGEST_HOLD_S)
+        reported = False
+        try:
+            self._start(run)
+            client = self._client
+            self.lifecycle.started(run)
+            for message in client.run(
+                str(path), size=size, sweep=sweep, timeout=RUN_TIMEOUT_S, variants=variants, run_id=run.run_id
+            ):
+                if run.stopping:
+                    # The cancel landed while the engine was (re)starting, so it killed nothing.
+                    client.close()
+                    raise EngineDied(None, client.stderr_tail(), run.stop_reason)
+                reported = isinstance(message, Done)
+                yield message
+        finally:
+            self.lifecycle.ended(run, report=reported)
 
     def cancel(self) -> None:
-        self._cancelled_upto = self._requested
-        # Ending a process group and reaping it can take a moment: never on the caller's (UI) thread.
-        threading.Thread(target=self._stop_cancelled, daemon=True).start()
-
-    def _stop_cancelled(self) -> None:
-        running = self._running
-        if running is not None and running <= self._cancelled_upto:
-            self._stop()
+        holder = self.lifecycle.cancel()
+        if holder is not None:
+            # Ending a process group and reaping it can take a moment: never on the caller's (UI) thread.
+            threading.Thread(target=self._stop, daemon=True).start()
         # Otherwise no cancelled run holds the engine (it may be warming up for a later one); a cancelled
         # run that has not begun sees its cancel as soon as it does.
 
     def close(self) -> None:
-        self._closed = True
+        self.lifecycle.close()
         self._stop()
 
     def _stop(self) -> None:
-        self._client.close()
-        # A start in progress may not have its process yet, and would then wait for a hello that takes
-        # seconds (torch imports): keep ending it until that start has given up.
-        deadline = time.monotonic() + 5.0
-        while self._starting.is_set() and time.monotonic() < deadline:
-            time.sleep(0.01)
-            self._client.close()
+        # A start that has no process yet sees, once it has one, that its run is stopping, and ends it.
+        client = self._made_client
+        if client is not None:
+            client.close()
 
     def output(self, since: int = 0, until: int | None = None) -> str:
         first = self._lines - len(self._output)  # the mark of the oldest line kept

@@ -15,14 +15,17 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
-from kernel_tui.model.report import ScenarioError
+from kernel_tui.model.engine_death import engine_error
 from kernel_tui.ui.messages import EngineStarted, EngineStartFailed, RunFailed, RunFinished, from_engine
+from kernel_tui.ui.run_lifecycle import RunMessages
 
 if TYPE_CHECKING:
+    from kernel_tui.model.report import ScenarioError
     from kernel_tui.transport.protocol import RunMessage
     from kernel_tui.ui.engine_link import EngineLink
 
 Post = Callable[[Message], object]
+NO_REPORT = "the engine ended the run without a report"
 
 
 def start_engine(link: EngineLink, post: Post) -> None:
@@ -33,38 +36,42 @@ def start_engine(link: EngineLink, post: Post) -> None:
     try:
         hello = link.start()
     except EngineDied as death:
-        post(EngineStartFailed(ScenarioError("engine", death.describe(), details=death.stderr_tail)))
+        post(EngineStartFailed(death.error()))
     else:
         post(EngineStarted(hello))
 
 
 def stream_run(run_id: int, path: Path, messages: Iterator[RunMessage], post: Post) -> None:
-    """Post one run's messages, typed, until its report (or the engine's death, or a cancel)."""
+    """Post one run's messages (``EngineLink.run``'s ``RunMessages``), typed, until its report (or the
+    engine's death, or a cancel)."""
     from kernel_tui.transport.client import EngineDied
 
     worker = get_current_worker()
+    run = messages.run if isinstance(messages, RunMessages) else None
+
+    def cancelled() -> bool:
+        # The explorer cancels the worker and the run together; the app closing stops the run alone.
+        return worker.is_cancelled or (run is not None and run.stopping)
+
     try:
         for message in messages:
-            if worker.is_cancelled:
+            if cancelled():
                 return
             typed = from_engine(run_id, path, message)
             if typed is not None:
                 post(typed)
             if isinstance(typed, RunFinished):
                 return
-        error = ScenarioError("engine", "the engine ended the run without a report", file=str(path))
-        post(RunFailed(run_id, path, error))
+        post(RunFailed(run_id, path, engine_error(NO_REPORT, file=path)))
     except EngineDied as death:
-        error = ScenarioError("engine", death.describe(), file=str(path), details=death.stderr_tail)
-        post(RunFailed(run_id, path, error, cancelled=worker.is_cancelled))
+        post(RunFailed(run_id, path, death.error(path), cancelled=cancelled()))
     finally:
-        close = getattr(messages, "close", None)
-        if close is not None:
-            close()
+        if isinstance(messages, RunMessages):
+            messages.close()
 
 
 def worker_failure(worker: Worker[object]) -> ScenarioError:
     """A worker that raised (a bug, not an engine death), as an engine error with the traceback as details."""
     error = worker.error
     details = "".join(traceback.format_exception(error)) if error is not None else ""
-    return ScenarioError("engine", f"the app failed talking to the engine: {error!r}", details=details)
+    return engine_error(f"the app failed talking to the engine: {error!r}", details=details)

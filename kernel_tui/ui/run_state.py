@@ -129,11 +129,12 @@ class RunBook(Mapping[Path, ScenarioRun]):
     def cancel(self, now: float) -> ScenarioRun | None:
         """Mark the active run cancelled and let go of it; returns it (None if nothing was running)."""
         # Imported here: a run exists only after the first frame, which does without the report's dataclasses.
-        from kernel_tui.model.report import ScenarioError
+        from kernel_tui.model.engine_death import engine_error
+        from kernel_tui.ui.run_lifecycle import CANCELLED_REASON
 
         cancelled = self.active
         if cancelled is not None:
-            cancelled.failed(ScenarioError("engine", "cancelled"), now, cancelled=True)
+            cancelled.failed(engine_error(CANCELLED_REASON), now, cancelled=True)
             self.active = None
         return cancelled
 

@@ -9,7 +9,7 @@ saved (a snippet, a file opened here) ends at once with ``VIEW_MODE_REFUSAL``.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,8 +18,9 @@ from kernel_tui.text.formatting import device_text
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport
-    from kernel_tui.transport.protocol import Hello, RunMessage
+    from kernel_tui.transport.protocol import Hello, RunMessage, Warmup
     from kernel_tui.ui.engine_link import CompileVariants
+    from kernel_tui.ui.run_lifecycle import EngineRun, RunLifecycle, RunMessages
 
 VIEW_MODE_REFUSAL = "view mode: nothing runs here (run kernel-tui run … on the machine with the GPU)"
 SAVED_RUN_ID = 0
@@ -66,6 +67,9 @@ class SavedResultsLink:
         self.saved = {entry.path: entry for entry in saved}
         self.runs: list[Path] = []
         """Each run asked for: what a test asserts about."""
+        self._lifecycle: RunLifecycle | None = None
+        """The runs, numbered and read one at a time as the engine's are; nothing cancels or closes them. Made
+        by the first run (on the UI's thread, as every run is asked for), after the explorer's first frame."""
 
     def saved_for(self, path: Path) -> SavedReport | None:
         return self.saved.get(path)
@@ -88,30 +92,48 @@ class SavedResultsLink:
             threads=report.threads or 0,
         )
 
+    def warmup_result(self) -> Warmup | None:
+        """No engine, so no first compile to wait for."""
+        return None
+
     def run(
         self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
-    ) -> Iterator[RunMessage]:
+    ) -> RunMessages:
         """The saved run, sweep included whatever ``sweep`` and ``size`` ask: it cannot be measured again, nor
         with variants added here (``v``): those would need an engine."""
-        self.runs.append(Path(path))
-        return self._messages(Path(path), asks_more=bool(variants))
+        from kernel_tui.ui.run_lifecycle import RunLifecycle, RunMessages
 
-    def _messages(self, path: Path, asks_more: bool = False) -> Iterator[RunMessage]:
+        self.runs.append(Path(path))
+        if self._lifecycle is None:
+            self._lifecycle = RunLifecycle()
+        run = self._lifecycle.ask(Path(path))
+        return RunMessages(run, self._messages(self._lifecycle, run, Path(path), asks_more=bool(variants)))
+
+    def _messages(
+        self, lifecycle: RunLifecycle, run: EngineRun, path: Path, asks_more: bool = False
+    ) -> Generator[RunMessage, None, None]:
         from kernel_tui.transport.client import EngineDied
         from kernel_tui.transport.protocol import Done, SweepPoint
+        from kernel_tui.ui.run_lifecycle import take_turn
 
-        saved = self.saved.get(path)
-        if saved is None or asks_more:
-            raise EngineDied(None, "", VIEW_MODE_REFUSAL)
-        for point in saved.report.sweep:
-            yield SweepPoint(SAVED_RUN_ID, point)
-        yield Done(SAVED_RUN_ID, saved.report)
+        take_turn(lifecycle, run)
+        reported = False
+        try:
+            saved = self.saved.get(path)
+            if saved is None or asks_more:
+                raise EngineDied(None, "", VIEW_MODE_REFUSAL)
+            for point in saved.report.sweep:
+                yield SweepPoint(SAVED_RUN_ID, point)
+            reported = True
+            yield Done(SAVED_RUN_ID, saved.report)
+        finally:
+            lifecycle.ended(run, report=reported)
 
     def cancel(self) -> None:
         """Nothing to stop: a saved run ends as soon as it is read."""
 
     def close(self) -> None:
-        """No engine to end."""
+        """No engine to end: a saved run read after it is shown as before."""
 
     def output(self, since: int = 0, until: int | None = None) -> str:
         return ""

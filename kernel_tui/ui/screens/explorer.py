@@ -328,8 +328,7 @@ class ExplorerScreen(Screen[None]):
         """(estimate, elapsed) seconds while the engine's first compile of the session runs, else None."""
         if self._warmup_since is None or self.hello is None or self.hello.warmup is None:
             return None
-        result = getattr(self.link, "warmup_result", None)
-        if result is not None and result() is not None:
+        if self.link.warmup_result() is not None:
             self._warmup_since = None
             return None
         return self.hello.warmup.estimate_s, now - self._warmup_since
