@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 import textwrap
-from collections.abc import Iterator
 import time
+from collections.abc import Iterator
 
 import pytest
 from conftest import within
