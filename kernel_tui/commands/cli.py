@@ -386,6 +386,7 @@ def run_command(
     from rich.console import Console
 
     from kernel_tui.model.report import ScenarioError
+    from kernel_tui.model.results_file import saved_form
     from kernel_tui.text.render import baseline_view, by_line_view, scenario_view
     from kernel_tui.transport.client import EngineClient, EngineDied, is_refusal
 
@@ -450,7 +451,7 @@ def run_command(
             if comparison is not None and comparison.grew:
                 grown.append(f"{safe_line(path.name)}: {', '.join(comparison.growth())}")
             if options.json:
-                data = report.to_dict()
+                data = saved_form(report)
                 if baselines is not None:
                     data["baseline"] = comparison.to_dict() if comparison is not None else None
                 with writing("the results to standard output"):
