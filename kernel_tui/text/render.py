@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -11,8 +12,8 @@ from rich.text import Text
 
 from kernel_tui.model.baseline_marks import MARK_STYLES
 from kernel_tui.model.compile_variants import describe_arguments
+from kernel_tui.model.kernel import nested_names
 from kernel_tui.model.launch import LAUNCH_HEADERS, known_launches, launch_cells
-from kernel_tui.model.report import ModeResult, ScenarioReport, nested_names
 from kernel_tui.model.report_keys import MODES, SECTIONS
 from kernel_tui.model.safe_text import safe_line
 from kernel_tui.text.baseline import (
@@ -48,6 +49,9 @@ from kernel_tui.text.roofline_text import (
     roofline_cells,
     roofline_summary,
 )
+
+if TYPE_CHECKING:
+    from kernel_tui.model.report import ModeResult, ScenarioReport
 
 
 def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> Table:
