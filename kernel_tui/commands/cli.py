@@ -37,9 +37,8 @@ if TYPE_CHECKING:
 
     # The explorer starts through this module: what only ``run`` needs (the protocol and the report
     # dataclasses, about 12 ms) is imported where it is used, not before the explorer's first frame.
-    from kernel_tui.text.baseline import Comparison
-    from kernel_tui.transport.protocol import Done, Hello, Partial, Progress, RunMessage
-    from kernel_tui.transport.protocol import SweepPoint as PointMessage
+    from kernel_tui.text.baseline import BaselineComparison
+    from kernel_tui.transport.protocol import Done, Hello, Partial, RunMessage, StageStartedMessage, SweepPointMessage
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 PIPED_WIDTH = 120
@@ -222,7 +221,7 @@ def run_command(
             # Read before the run, so the saved text is the one the engine runs a moment later.
             source = saved_source(path) if options.json or options.by_line or options.export else None
 
-            def show_progress(message: Progress, name: str = safe_line(path.name)) -> None:
+            def show_progress(message: StageStartedMessage, name: str = safe_line(path.name)) -> None:
                 if not options.json and status.is_terminal:
                     status.print(f"{name}: {message.stage} {message.detail}", style="dim")
 
@@ -310,7 +309,7 @@ def view_command(options: argparse.Namespace) -> int:
 
 def baseline_comparison(
     report: ScenarioReport, baselines: Sequence[ScenarioReport] | None, alone: bool
-) -> Comparison | None:
+) -> BaselineComparison | None:
     """``report`` against its own baseline; None without ``--baseline`` or when the file holds none for it."""
     if baselines is None:
         return None
@@ -334,7 +333,7 @@ def strict_json(value: Any) -> Any:
 class HeardSoFar:
     """What the engine said about one scenario so far: what a report is made of if the engine dies."""
 
-    def __init__(self, on_progress: Callable[[Progress], object]) -> None:
+    def __init__(self, on_progress: Callable[[StageStartedMessage], object]) -> None:
         self._on_progress = on_progress
         self.partial: ScenarioReport | None = None
         self.points: list[SweepPoint] = []
@@ -344,13 +343,17 @@ class HeardSoFar:
         from kernel_tui.transport import protocol
 
         protocol.dispatch(
-            message, progress=self._on_progress, partial=self._partial, sweep_point=self._sweep_point, done=self._done
+            message,
+            stage_started=self._on_progress,
+            partial=self._partial,
+            sweep_point=self._sweep_point,
+            done=self._done,
         )
 
     def _partial(self, message: Partial) -> None:
         self.partial = message.report
 
-    def _sweep_point(self, message: PointMessage) -> None:
+    def _sweep_point(self, message: SweepPointMessage) -> None:
         self.points.append(message.point)
 
     def _done(self, message: Done) -> None:

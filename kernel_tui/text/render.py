@@ -17,7 +17,7 @@ from kernel_tui.model.launch import LAUNCH_HEADERS, known_launches, launch_cells
 from kernel_tui.model.report_keys import MODES, SECTIONS
 from kernel_tui.model.safe_text import safe_line
 from kernel_tui.text.baseline import (
-    Comparison,
+    BaselineComparison,
     heading_text,
     kernel_cells,
     time_text,
@@ -234,7 +234,7 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
     return Group(*parts)
 
 
-def baseline_view(comparison: Comparison | None, scenario: str, source: str) -> RenderableType:
+def baseline_view(comparison: BaselineComparison | None, scenario: str, source: str) -> RenderableType:
     """A run against its baseline in ``source``: per mode the totals, then each kernel added (``+``), removed
     (``-``) or changed (``~``); lines, not side-by-side tables, so that it reads at 80 columns."""
     if comparison is None:

@@ -98,13 +98,13 @@ class SavedResultsLink:
 
     def _messages(self, path: Path, asks_more: bool = False) -> Iterator[RunMessage]:
         from kernel_tui.transport.client import EngineDied
-        from kernel_tui.transport.protocol import Done, SweepPoint
+        from kernel_tui.transport.protocol import Done, SweepPointMessage
 
         saved = self.saved.get(path)
         if saved is None or asks_more:
             raise EngineDied(None, "", VIEW_MODE_REFUSAL)
         for point in saved.report.sweep:
-            yield SweepPoint(SAVED_RUN_ID, point)
+            yield SweepPointMessage(SAVED_RUN_ID, point)
         yield Done(SAVED_RUN_ID, saved.report)
 
     def cancel(self) -> None:
