@@ -183,7 +183,7 @@ class TestViewingSavedResults:
 async def test_view_offers_no_sweep_to_run_and_no_drafts_to_restore(results: Path, tmp_path: Path):
     """Nothing can run in view mode: the footer offered s and the chart said "Not swept yet. s runs the
     scenario", and a draft an earlier session left opened the "Unsaved snippets" dialog."""
-    from test_ui_snippets import crashed_draft
+    from snippet_support import crashed_draft
 
     crashed_draft("x.tanh()\n")
     unswept = rewritten(results, tmp_path, sweep=[])
