@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO / "tests"))  # the UI tests' harness: the app on rec
 from replay import Recording, ReplayEngineLink, ReplayGate
 from textual import events
 
-from kernel_tui.transport.protocol import RunMessage, SweepPoint
+from kernel_tui.transport.protocol import RunMessage, SweepPointMessage
 
 BIG = REPO / "bench" / "data" / "transformer_block.py"
 BIG_RECORDING = REPO / "bench" / "data" / "transformer_messages.json"
@@ -49,7 +49,7 @@ class PacedGate(ReplayGate):
     one before: a sweep streaming points faster than a real one does."""
 
     def admit(self, message: RunMessage, timeout: float | None, given_up: Callable[[], bool] | None = None) -> bool:
-        if isinstance(message, SweepPoint):
+        if isinstance(message, SweepPointMessage):
             time.sleep(POINT_INTERVAL_S)
         return True
 
@@ -111,9 +111,9 @@ def _long_sweep(scenario: Path) -> Recording:
     from test_ui_support import RECORDINGS
 
     recording = next(r for r in map(Recording.load, RECORDINGS) if r.scenario == scenario.name)
-    points = tuple(message for message in recording.messages if isinstance(message, SweepPoint))
+    points = tuple(message for message in recording.messages if isinstance(message, SweepPointMessage))
     first = recording.messages.index(points[0])
-    rest = tuple(message for message in recording.messages[first:] if not isinstance(message, SweepPoint))
+    rest = tuple(message for message in recording.messages[first:] if not isinstance(message, SweepPointMessage))
     return replace(recording, messages=recording.messages[:first] + points * SWEEP_REPEATS + rest)
 
 

@@ -20,7 +20,15 @@ from kernel_tui.model.expect import NEEDS_SWEEP
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.transport import protocol
 from kernel_tui.transport.client import EngineDied
-from kernel_tui.transport.protocol import Done, Hello, Partial, Progress, RunMessage, SweepPoint, Warmup
+from kernel_tui.transport.protocol import (
+    Done,
+    Hello,
+    Partial,
+    RunMessage,
+    StageStartedMessage,
+    SweepPointMessage,
+    Warmup,
+)
 from kernel_tui.ui.run_lifecycle import EngineRun, RunLifecycle, RunMessages, take_turn
 
 if TYPE_CHECKING:
@@ -85,15 +93,15 @@ class ReplayGate:
         too and ends it; None lets every message pass from then on."""
 
     def release_until(self, *, kind: type[RunMessage] | None = None, stage: str | None = None) -> None:
-        """Let messages through up to and including the next one of ``kind`` (``Progress``, ``Partial``,
-        ``SweepPoint``, ``Done``) and, given ``stage``, the next progress message of that stage."""
+        """Let messages through up to and including the next one of ``kind`` (``StageStartedMessage``, ``Partial``,
+        ``SweepPointMessage``, ``Done``) and, given ``stage``, the next progress message of that stage."""
         if kind is None and stage is None:
             raise ValueError("release_until needs a kind or a stage to stop at")
 
         def matches(message: RunMessage) -> bool:
             if kind is not None and not isinstance(message, kind):
                 return False
-            return stage is None or (isinstance(message, Progress) and message.stage == stage)
+            return stage is None or (isinstance(message, StageStartedMessage) and message.stage == stage)
 
         self._release(matches)
 
@@ -217,10 +225,11 @@ def _replayed(recording: Recording, path: Path, sweep: bool) -> Iterator[RunMess
     recorded = recording.recorded_path()
     for message in recording.messages:
         if not sweep and (
-            isinstance(message, SweepPoint) or (isinstance(message, Progress) and message.stage == "sweep")
+            isinstance(message, SweepPointMessage)
+            or (isinstance(message, StageStartedMessage) and message.stage == "sweep")
         ):
             continue
-        if isinstance(message, Progress):
+        if isinstance(message, StageStartedMessage):
             yield replace(message, detail=_rewrite_paths(message.detail, recorded, str(path)))
         elif isinstance(message, (Partial, Done)):
             yield replace(message, report=_replayed_report(message.report, recorded, str(path), sweep))

@@ -24,7 +24,7 @@ from kernel_tui.text.baseline import (
     NO_MEASURABLE_DIFFERENCE,
     REMOVED,
     SAME,
-    Comparison,
+    BaselineComparison,
     TimeChange,
     baseline_of,
     compare,
@@ -74,7 +74,7 @@ def variant(variant_run: subprocess.CompletedProcess[str]) -> ScenarioReport:
     return ScenarioReport.from_dict(json.loads(variant_run.stdout))
 
 
-def statuses(comparison: Comparison, mode: str) -> dict[str, str]:
+def statuses(comparison: BaselineComparison, mode: str) -> dict[str, str]:
     found = comparison.mode(mode)
     assert found is not None
     return {kernel.name: kernel.status for kernel in found.kernels}

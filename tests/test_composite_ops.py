@@ -16,7 +16,7 @@ from conftest import lesson_params, lesson_report, measure
 
 from kernel_tui.engine import events as ev
 from kernel_tui.model.course import course_dir
-from kernel_tui.model.report import Kernel, nested_names
+from kernel_tui.model.kernel import Kernel, nested_names
 from kernel_tui.model.scenario_file import find_scenarios, read_scenario
 
 PREVIEW = Path(__file__).parent / "data" / "preview" / "course_sm90.jsonl"

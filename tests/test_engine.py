@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import measure
 
-from kernel_tui.transport.protocol import Done, SweepPoint
+from kernel_tui.transport.protocol import Done, SweepPointMessage
 
 DATA = Path(__file__).parent / "data"
 MiB = 2**20
@@ -87,9 +87,9 @@ def test_a_wrong_claim_is_reported_as_such(engine):
 def test_sweep_streams_each_point_before_the_report(engine):
     messages = list(engine.run(str(DATA / "add_relu.py"), size=4096, sizes=[1024, 4096, 16384], timeout=600))
     types = [type(m) for m in messages]
-    points = [m.point for m in messages if isinstance(m, SweepPoint)]
+    points = [m.point for m in messages if isinstance(m, SweepPointMessage)]
     assert [p.size for p in points] == [1024, 4096, 16384]
-    assert types.index(SweepPoint) < types.index(Done)
+    assert types.index(SweepPointMessage) < types.index(Done)
     assert all(p.eager_us > 0 and p.compiled_us > 0 for p in points)
     done = messages[-1]
     assert isinstance(done, Done)

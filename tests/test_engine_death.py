@@ -83,7 +83,7 @@ def test_the_claims_are_checked_against_what_was_measured_only_when_asked():
 def test_the_engine_s_own_failures_become_reports_through_the_same_function():
     """The engine's server: a bug is the run's engine error with its traceback; an exit mid-run keeps the partial."""
     from kernel_tui.engine.server import RunOutbox, _run
-    from kernel_tui.transport.protocol import Progress, RunRequest
+    from kernel_tui.transport.protocol import RunRequest, StageStartedMessage
 
     sent: list[object] = []
     request = RunRequest(7, str(ADD_RELU))
@@ -105,7 +105,7 @@ def test_the_engine_s_own_failures_become_reports_through_the_same_function():
 
     def exits_in_the_compile(path: str, device: str, **options: object) -> ScenarioReport:
         outbox.send(Partial(7, partial))
-        outbox.send(Progress(7, "profile", ""))
+        outbox.send(StageStartedMessage(7, "profile", ""))
         raise SystemExit(3)
 
     report = _run(request, "cpu", outbox, exits_in_the_compile)

@@ -14,7 +14,7 @@ from pathlib import Path
 from conftest import measure, overdue, within
 from processes import processes_in_group
 
-from kernel_tui.transport.protocol import Progress
+from kernel_tui.transport.protocol import StageStartedMessage
 
 DATA = Path(__file__).parent / "data"
 FAULTS = DATA / "faults"
@@ -98,7 +98,7 @@ def test_cancel_ends_the_engine_and_its_workers_within_a_second(tmp_path):
     def run() -> None:
         try:
             for message in client.run(str(scenario), sweep=False):
-                stages.append(message.stage if isinstance(message, Progress) else type(message).__name__)
+                stages.append(message.stage if isinstance(message, StageStartedMessage) else type(message).__name__)
         except EngineDied:
             stages.append("died")
 

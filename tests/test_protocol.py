@@ -7,24 +7,23 @@ import math
 
 import pytest
 
-from kernel_tui.model.report import ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport
-from kernel_tui.model.report import SweepPoint as MeasuredPoint
+from kernel_tui.model.report import ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.transport import protocol
 from kernel_tui.transport.protocol import (
     PROTOCOL_VERSION,
     Done,
     Hello,
     Partial,
-    Progress,
     ProtocolError,
     Quit,
     RunRequest,
-    SweepPoint,
+    StageStartedMessage,
+    SweepPointMessage,
     Warmup,
     WarmupPlan,
 )
 
-POINT = MeasuredPoint(
+POINT = SweepPoint(
     size=1024,
     eager_us=4.1,
     compiled_us=40.3,
@@ -70,10 +69,10 @@ EVERY_MESSAGE = [
     ),
     Warmup(state="done", seconds=3.2, cold=False),
     Warmup(state="failed", seconds=0.4, message="RuntimeError('no compiler')"),
-    Progress(run_id=1, stage="load", detail="/s/add_relu.py"),
-    Progress(run_id=1, stage="sweep", detail="6 sizes", total=6),
+    StageStartedMessage(run_id=1, stage="load", detail="/s/add_relu.py"),
+    StageStartedMessage(run_id=1, stage="sweep", detail="6 sizes", total=6),
     Partial(run_id=1, report=REPORT),
-    SweepPoint(run_id=1, point=POINT),
+    SweepPointMessage(run_id=1, point=POINT),
     Done(run_id=1, report=REPORT),
     Done(run_id=2, report=FAILED_REPORT, restart=True),
     RunRequest(run_id=3, path="/s/add_relu.py"),
@@ -106,14 +105,14 @@ def test_a_report_arrives_as_a_report_object():
 
 
 def test_a_time_that_is_not_a_number_survives_the_wire():
-    point = MeasuredPoint(size=4, eager_us=math.nan, compiled_us=1.0)
-    message = protocol.decode(protocol.encode(SweepPoint(1, point)))
-    assert isinstance(message, SweepPoint) and math.isnan(message.point.eager_us)
+    point = SweepPoint(size=4, eager_us=math.nan, compiled_us=1.0)
+    message = protocol.decode(protocol.encode(SweepPointMessage(1, point)))
+    assert isinstance(message, SweepPointMessage) and math.isnan(message.point.eager_us)
 
 
 def test_the_sweep_total_travels():
-    message = protocol.decode(protocol.encode(Progress(1, "sweep", "whatever the words", total=6)))
-    assert isinstance(message, Progress) and message.total == 6
+    message = protocol.decode(protocol.encode(StageStartedMessage(1, "sweep", "whatever the words", total=6)))
+    assert isinstance(message, StageStartedMessage) and message.total == 6
 
 
 @pytest.mark.parametrize(
@@ -199,9 +198,9 @@ def test_a_message_without_a_required_field_is_refused(message, field):
 
 
 def test_an_optional_field_may_be_left_out():
-    data = wire(Progress(1, "eager", "warm-up and profile"))
+    data = wire(StageStartedMessage(1, "eager", "warm-up and profile"))
     del data["total"]
-    assert protocol.decode(json.dumps(data)) == Progress(1, "eager", "warm-up and profile")
+    assert protocol.decode(json.dumps(data)) == StageStartedMessage(1, "eager", "warm-up and profile")
 
 
 def test_a_run_request_without_the_settings_reads_with_the_defaults():
@@ -218,10 +217,10 @@ def test_dispatch_calls_the_handler_of_the_message_type_only():
         result = protocol.dispatch(
             message,
             hello=lambda m: calls.append("hello") or "h",
-            progress=lambda m: calls.append(f"progress {m.stage}") or "p",
+            stage_started=lambda m: calls.append(f"progress {m.stage}") or "p",
             done=lambda m: calls.append(f"done {m.run_id}") or "d",
         )
-        expected = {Hello: "h", Progress: "p", Done: "d"}.get(type(message))
+        expected = {Hello: "h", StageStartedMessage: "p", Done: "d"}.get(type(message))
         assert result == expected
     assert calls == ["hello", "hello", "progress load", "progress sweep", "done 1", "done 2"]
 

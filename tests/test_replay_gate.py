@@ -6,7 +6,7 @@ import pytest
 from replay import Recording, ReplayGate
 from test_ui_support import RECORDINGS
 
-from kernel_tui.transport.protocol import Done, Partial, Progress, RunMessage, SweepPoint
+from kernel_tui.transport.protocol import Done, Partial, RunMessage, StageStartedMessage, SweepPointMessage
 
 MESSAGES = Recording.load(RECORDINGS[0]).messages
 NO_WAIT = 0.01
@@ -23,7 +23,7 @@ def admitted(gate: ReplayGate, messages: tuple[RunMessage, ...] = MESSAGES) -> l
 
 
 def describe(message: RunMessage) -> str:
-    return message.stage if isinstance(message, Progress) else type(message).__name__
+    return message.stage if isinstance(message, StageStartedMessage) else type(message).__name__
 
 
 def test_nothing_passes_until_released():
@@ -46,10 +46,10 @@ def test_release_until_a_kind_stops_after_the_first_message_of_that_kind():
 def test_releases_queue_up_and_are_used_in_order():
     gate = ReplayGate()
     gate.release_until(stage="sweep")
-    gate.release_until(kind=SweepPoint)
-    gate.release_until(kind=SweepPoint)
+    gate.release_until(kind=SweepPointMessage)
+    gate.release_until(kind=SweepPointMessage)
     passed = admitted(gate)
-    assert [describe(m) for m in passed[-3:]] == ["sweep", "SweepPoint", "SweepPoint"]
+    assert [describe(m) for m in passed[-3:]] == ["sweep", "SweepPointMessage", "SweepPointMessage"]
     assert len(passed) < len(MESSAGES)
 
 

@@ -22,7 +22,7 @@ from textual.widgets._header import HeaderTitle
 
 from kernel_tui.model.report import ScenarioError
 from kernel_tui.transport.client import EngineDied
-from kernel_tui.transport.protocol import Done, Partial, Progress, SweepPoint
+from kernel_tui.transport.protocol import Done, Partial, StageStartedMessage, SweepPointMessage
 from kernel_tui.ui import describe
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.screens.details import DetailsScreen
@@ -185,7 +185,7 @@ class TestSweep:
             await wait_for(pilot, lambda: explorer(app).runs[ADD_RELU].stage == "sweep")
             assert chart.points == []
             for count in range(1, 7):
-                gate.release_until(kind=SweepPoint)
+                gate.release_until(kind=SweepPointMessage)
                 await wait_for(pilot, lambda count=count: len(chart.points) == count, what=f"point {count}")
                 assert explorer(app).runs[ADD_RELU].running
                 assert "sweep" in status(app)
@@ -309,7 +309,7 @@ class TestErrors:
 
         def broken_run(path, *, sweep, size=None, variants=None):
             def messages():
-                yield Progress(1, "load", "")
+                yield StageStartedMessage(1, "load", "")
                 raise ValueError("a bug, not an engine death")
 
             return messages()

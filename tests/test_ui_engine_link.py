@@ -17,7 +17,7 @@ from conftest import within
 
 from kernel_tui.transport import client
 from kernel_tui.transport.client import EngineDied
-from kernel_tui.transport.protocol import Done, Progress
+from kernel_tui.transport.protocol import Done, StageStartedMessage
 from kernel_tui.ui.engine_link import OUTPUT_LINES, ClientEngineLink
 from kernel_tui.ui.run_lifecycle import RunPhase
 
@@ -35,7 +35,7 @@ STAND_IN = textwrap.dedent(
         request = protocol.decode(line)
         if not isinstance(request, protocol.RunRequest):
             continue
-        send(protocol.Progress(request.run_id, "load", request.path))
+        send(protocol.StageStartedMessage(request.run_id, "load", request.path))
         print("printed by the scenario", file=sys.stderr, flush=True)
         if "hang" in request.path:
             time.sleep(3600)
@@ -71,7 +71,7 @@ def read_in_thread(messages) -> tuple[threading.Thread, list]:
 
 def test_a_run_streams_messages_and_the_output_is_kept(link):
     messages = list(link.run(Path("ok.py"), sweep=False))
-    assert [type(m) for m in messages] == [Progress, Done]
+    assert [type(m) for m in messages] == [StageStartedMessage, Done]
     deadline = time.monotonic() + within(5)
     while "printed by the scenario" not in link.output() and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -101,7 +101,7 @@ def test_cancel_ends_a_hung_run_at_once_and_the_next_run_restarts_the_engine(lin
     thread.join(timeout=within(5))
     assert not thread.is_alive() and time.monotonic() - started < within(3)
     assert isinstance(seen[-1], EngineDied)
-    assert [type(m) for m in link.run(Path("ok.py"), sweep=False)] == [Progress, Done]
+    assert [type(m) for m in link.run(Path("ok.py"), sweep=False)] == [StageStartedMessage, Done]
 
 
 def test_cancel_before_the_run_begins_stops_it_without_killing_the_warm_up(link, monkeypatch):

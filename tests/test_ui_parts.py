@@ -134,7 +134,7 @@ class TestMessages:
         recording = Recording.load(RECORDINGS[0])
         target = tmp_path / "ui_add_relu.py"
         messages = list(_replayed(recording, target, sweep))
-        points = [m for m in messages if isinstance(m, protocol.SweepPoint)]
+        points = [m for m in messages if isinstance(m, protocol.SweepPointMessage)]
         assert len(points) == (6 if sweep else 0)
         assert isinstance(messages[-1], protocol.Done)
         assert messages[-1].report.scenario == str(target)

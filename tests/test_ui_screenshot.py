@@ -18,7 +18,7 @@ from test_ui_support import ADD_RELU, FROZEN_CLOCK, RECORDINGS, REPO, wait_for
 
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
-from kernel_tui.transport.protocol import Done, SweepPoint
+from kernel_tui.transport.protocol import Done, SweepPointMessage
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
 
@@ -48,7 +48,7 @@ async def test_screenshot_of_the_explorer_after_a_sweep(tmp_path):
         await wait_for(pilot, lambda: explorer.hello is not None)
         await pilot.press(*["n"] * paths.index(lesson), "s")
         for _ in range(6):
-            gate.release_until(kind=SweepPoint)
+            gate.release_until(kind=SweepPointMessage)
         await wait_for(pilot, lambda: len(explorer.runs[lesson].points) == 6)
         now[0] += RUN_SECONDS  # a believable "done in" for the picture
         gate.release_until(kind=Done)

@@ -8,8 +8,8 @@ state waited for. Drafts go to each test's own folder (``conftest``), so the dra
 from __future__ import annotations
 
 import pytest
+from snippet_support import snippet_link
 from test_ui_snapshots import fully_mounted
-from test_ui_snippets import snippet_link
 from test_ui_support import still_app, wait_for
 
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea

@@ -1,4 +1,5 @@
-"""The snippet editor driven by keys (Pilot): type, run, see errors on their line, save, open, reload, restore.
+"""The snippet editor driven by keys (Pilot): type, run, see errors on their line, the size and the keys; saving,
+opening, reloading and restoring are in ``test_ui_snippet_files``.
 
 The engine is a stand-in that records what it was asked to run (the file's path, its text at that moment,
 and the size) and replays a real recording for it: add+relu for a snippet that works, the engine's own
@@ -8,109 +9,45 @@ folders ``conftest`` gives every test (``KERNEL_TUI_STATE_DIR``, ``KERNEL_TUI_SN
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
-from replay import ReplayEngineLink, ReplayGate
+from replay import ReplayGate
+from snippet_support import (
+    ADD_RELU_RECORDING,
+    SMALL,
+    SYNTAX,
+    TYPO,
+    WIDE,
+    SnippetLink,
+    answer_prompt,
+    editor,
+    new_snippet,
+    note,
+    replace_text,
+    run_a_syntax_error,
+    run_done,
+    snippet_link,
+    text_area,
+    type_text,
+)
+from snippet_support import quick_timers as quick_timers  # autouse: faster autosave and file polling here too
 from test_ui_support import ADD_RELU, DATA, RECORDINGS, explorer, make_app, shown_text, status, wait_for
-from textual.widgets import Input, OptionList, TabbedContent
+from textual.widgets import TabbedContent
 
 from kernel_tui.transport.protocol import Done, Partial
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.drafts import TEMPLATE, DraftStore, snippets_dir
+from kernel_tui.ui.drafts import TEMPLATE, DraftStore
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.screens.details import DetailsScreen
-from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
-from kernel_tui.ui.screens.prompt import PromptScreen
-from kernel_tui.ui.screens.restore_drafts import RestoreDraftsScreen
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.snippet_session import parse_size
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
-from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
-
-WIDE = (160, 48)
-SMALL = (80, 24)
-TYPO = DATA / "ui_snippet_typo_messages.json"
-SYNTAX = DATA / "ui_snippet_syntax_messages.json"
-ADD_RELU_RECORDING = "ui_add_relu.py"
-
-
-@dataclass
-class SnippetLink(ReplayEngineLink):
-    """Replays the recording named by ``plays`` for any file, and notes (path, size, text) of each run."""
-
-    plays: str = ADD_RELU_RECORDING
-    asked: list[tuple[Path, int | None, str]] = field(default_factory=list)
-
-    def run(self, path, *, sweep, size=None, variants=None):
-        path = Path(path)
-        self.asked.append((path, size, path.read_text(encoding="utf-8")))
-        self.recordings[path.name] = self.recordings[self.plays]
-        return super().run(path, sweep=sweep, size=size, variants=variants)
-
-
-def snippet_link(plays: str = ADD_RELU_RECORDING) -> SnippetLink:
-    return SnippetLink.from_files(*RECORDINGS, TYPO, SYNTAX, plays=plays)
-
-
-@pytest.fixture(autouse=True)
-def _quick_timers(monkeypatch):
-    # The same debounce and polling, only faster, so the tests need not wait whole seconds.
-    monkeypatch.setattr(SnippetWorkbench, "AUTOSAVE_DELAY_S", 0.05)
-    monkeypatch.setattr(SnippetWorkbench, "WATCH_INTERVAL_S", 0.05)
-
-
-def editor(app) -> SnippetEditor:
-    return explorer(app).query_one("#editor", SnippetEditor)
-
-
-def text_area(app) -> SnippetTextArea:
-    return explorer(app).query_one("#snippet-text", SnippetTextArea)
-
-
-def note(app) -> str:
-    return shown_text(editor(app).query_one("#editor-note"))
-
-
-async def type_text(pilot, text: str) -> None:
-    await pilot.press(*("enter" if char == "\n" else char for char in text))
-
-
-async def replace_text(pilot, text: str) -> None:
-    """Select everything in the editor (f7) and type ``text`` over it, key by key."""
-    await pilot.press("f7", "delete")
-    await type_text(pilot, text)
-
-
-async def new_snippet(pilot, text: str) -> None:
-    await pilot.press("ctrl+n")
-    await wait_for(pilot, lambda: isinstance(pilot.app.focused, SnippetTextArea), what="the editor focused")
-    await replace_text(pilot, text)
-
-
-def run_done(app) -> bool:
-    document = explorer(app).session.document
-    run = explorer(app).runs.get(document.path) if document is not None else None
-    return run is not None and not run.running
-
-
-async def answer_prompt(pilot, value: str | None) -> None:
-    """Type ``value`` over what the prompt suggests and press enter (None: accept the suggestion)."""
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, PromptScreen), what="the prompt")
-    if value is not None:
-        pilot.app.screen.query_one(Input).value = value  # typing it key by key is Textual's business
-    await pilot.press("enter")
-
-
-def notifications(app) -> list[str]:
-    return [notification.message for notification in app._notifications]
 
 
 class TestEditor:
@@ -330,241 +267,6 @@ class TestErrors:
             assert "NameError" not in note(app)
 
 
-class TestSave:
-    """ctrl+s asks where (the snippets folder by default) the first time, then saves in place."""
-
-    async def test_save_writes_the_text_to_the_suggested_file(self):
-        app = make_app(snippet_link())
-        async with app.run_test(size=WIDE) as pilot:
-            await new_snippet(pilot, "(x * 2).exp()\n")
-            await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen))
-            suggested = app.screen.query_one(Input).value
-            assert suggested.endswith("snippet.py")
-            await pilot.press("enter")
-            saved = snippets_dir() / "snippet.py"
-            await wait_for(pilot, lambda: saved.exists())
-            assert saved.read_text() == "(x * 2).exp()\n"
-            assert explorer(app).session.document.origin == saved.resolve()
-            assert "unsaved" not in note(app)
-            # Saving again goes to the same file without asking.
-            await pilot.press("end")
-            await type_text(pilot, "y")
-            await pilot.press("ctrl+s")
-            await pilot.pause()
-            assert not isinstance(app.screen, PromptScreen)
-            assert saved.read_text() == "(x * 2).exp()\ny"
-
-    async def test_save_to_a_typed_path_and_confirm_before_replacing(self, tmp_path):
-        target = tmp_path / "mine" / "relu.py"
-        target.parent.mkdir()
-        target.write_text("old\n")
-        app = make_app(snippet_link())
-        async with app.run_test(size=WIDE) as pilot:
-            await new_snippet(pilot, "a.relu()\n")
-            await pilot.press("ctrl+s")
-            await answer_prompt(pilot, str(tmp_path / "mine" / "relu.txt"))
-            assert "ends in .py" in shown_text(app.screen.query_one("#prompt-problem"))
-            await answer_prompt(pilot, str(target))
-            assert "exists" in shown_text(app.screen.query_one("#prompt-problem"))
-            assert target.read_text() == "old\n"
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: target.read_text() == "a.relu()\n")
-            assert isinstance(app.screen, ExplorerScreen)
-            await pilot.pause()
-            assert editor(app).border_title == "Editor: relu.py", "the pane names the file it now edits"
-
-    async def test_escape_cancels_the_save(self):
-        app = make_app(snippet_link())
-        async with app.run_test(size=WIDE) as pilot:
-            await new_snippet(pilot, "a.relu()\n")
-            await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen))
-            await pilot.press("escape")
-            assert isinstance(app.screen, ExplorerScreen)
-            assert not snippets_dir().exists() or not any(snippets_dir().iterdir())
-            assert text_area(app).text == "a.relu()\n"
-
-
-class TestOpen:
-    """e edits the scenario on screen: the learner's own file in place, a course scenario as a copy."""
-
-    async def test_e_on_your_own_file_edits_it_in_place(self, tmp_path):
-        mine = tmp_path / "mine.py"
-        mine.write_text("(x + y).sigmoid()\n")
-        app = make_app(snippet_link(), paths=(ADD_RELU, mine), course=DATA)
-        async with app.run_test(size=WIDE) as pilot:
-            await pilot.press("n", "e")
-            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
-            assert text_area(app).text == "(x + y).sigmoid()\n"
-            assert explorer(app).session.document.origin == mine.resolve()
-            await pilot.press("end")
-            await type_text(pilot, " * 2")
-            await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: mine.read_text() == "(x + y).sigmoid() * 2\n")
-
-    async def test_your_own_file_is_listed_once_while_edited_and_its_title_follows_the_saved_text(self, tmp_path):
-        mine = tmp_path / "mysnip.py"
-        mine.write_text("(x + y).sigmoid()\n")
-        app = make_app(snippet_link(), paths=(ADD_RELU, mine), course=DATA)
-        async with app.run_test(size=WIDE) as pilot:
-            await pilot.press("n", "e")
-            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
-            await pilot.press("end")
-            await type_text(pilot, " * 2")
-            await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: mine.read_text() == "(x + y).sigmoid() * 2\n")
-            await pilot.pause()
-            screen = explorer(app)
-            assert len(screen.catalog) == 2, [entry.path.name for entry in screen.catalog.entries]
-            assert screen.catalog.index == 1 and screen.entry.path == screen.session.document.path
-            listed = [str(option.prompt) for option in screen.query_one(ScenarioList).options]
-            assert len(listed) == 2 and "(x + y).sigmoid() * 2" in listed[1], listed
-            assert not any("mysnip-2" in text for text in listed)
-            await pilot.press("escape", "p", "n", "e")  # away and back: still the one entry, the same draft
-            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
-            assert len(screen.catalog) == 2 and text_area(app).text == "(x + y).sigmoid() * 2\n"
-
-    async def test_e_on_a_course_scenario_edits_a_copy(self):
-        app = make_app(snippet_link(), course=DATA)
-        async with app.run_test(size=WIDE) as pilot:
-            await pilot.press("e")
-            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
-            document = explorer(app).session.document
-            assert text_area(app).text == ADD_RELU.read_text()
-            assert document.origin is None and document.draft.based_on == ADD_RELU.resolve()
-            assert explorer(app).catalog.entries[-1].title == "✎ Add, then ReLU"
-            await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen))
-            assert app.screen.query_one(Input).value.endswith("ui_add_relu.py")
-            assert ADD_RELU.read_text() == document.text, "the course file is never written"
-
-    async def test_ctrl_o_opens_a_file_by_its_path(self, tmp_path):
-        other = tmp_path / "other.py"
-        other.write_text("z.cos()\n")
-        app = make_app(snippet_link())
-        async with app.run_test(size=WIDE) as pilot:
-            await pilot.press("ctrl+o")
-            await answer_prompt(pilot, str(tmp_path / "missing.py"))
-            assert "no such file" in shown_text(app.screen.query_one("#prompt-problem"))
-            await answer_prompt(pilot, str(other))
-            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
-            assert text_area(app).text == "z.cos()\n"
-            assert explorer(app).session.document.origin == other.resolve()
-
-
-class TestChangesOnDisk:
-    """A file open in the editor is watched: a change made elsewhere comes in, unless edits would be lost."""
-
-    async def test_the_editor_reloads_a_file_changed_on_disk(self, tmp_path):
-        mine = tmp_path / "mine.py"
-        mine.write_text("a.relu()\n")
-        app = make_app(snippet_link(), paths=(mine,))
-        async with app.run_test(size=WIDE) as pilot:
-            await pilot.press("e")
-            await wait_for(pilot, lambda: text_area(app).text == "a.relu()\n")
-            mine.write_text("a.relu() + b.sigmoid()\n")
-            await wait_for(pilot, lambda: text_area(app).text == "a.relu() + b.sigmoid()\n", what="the reload")
-            assert any("Reloaded" in message for message in notifications(app))
-            assert explorer(app).session.document.path.read_text() == "a.relu() + b.sigmoid()\n", "the draft follows"
-
-    async def test_unsaved_edits_are_not_clobbered(self, tmp_path):
-        mine = tmp_path / "mine.py"
-        mine.write_text("a.relu()\n")
-        app = make_app(snippet_link(), paths=(mine,))
-        async with app.run_test(size=WIDE) as pilot:
-            await pilot.press("e")
-            await wait_for(pilot, lambda: text_area(app).text == "a.relu()\n")
-            await pilot.press("end")
-            await type_text(pilot, " * 3")
-            mine.write_text("something else entirely\n")
-            await wait_for(pilot, lambda: any("changed on disk" in m for m in notifications(app)))
-            assert text_area(app).text == "a.relu() * 3\n"
-            assert mine.read_text() == "something else entirely\n"
-
-
-class TestDrafts:
-    """Nothing typed is lost: the draft is written as one types, and offered back on the next start."""
-
-    async def test_typing_writes_the_draft_after_a_pause(self):
-        app = make_app(snippet_link())
-        async with app.run_test(size=WIDE) as pilot:
-            await new_snippet(pilot, "(b - c).abs()")
-            draft = explorer(app).session.document.path
-            await wait_for(pilot, lambda: draft.read_text() == "(b - c).abs()", what="the autosave")
-
-    async def test_quitting_from_the_editor_writes_what_was_just_typed(self, monkeypatch):
-        monkeypatch.setattr(SnippetWorkbench, "AUTOSAVE_DELAY_S", 60.0)  # no autosave: only the quit writes
-        app = make_app(snippet_link())
-        async with app.run_test(size=WIDE) as pilot:
-            await new_snippet(pilot, "(a - b).square()")
-            draft = explorer(app).session.document.path
-            assert draft.read_text() == TEMPLATE
-            await pilot.press("ctrl+q")
-        assert draft.read_text() == "(a - b).square()"
-        assert DraftStore().left_behind()[0][0].path == draft
-
-    async def test_a_draft_left_by_a_quit_is_offered_back_and_restored(self):
-        app = make_app(snippet_link())
-        async with app.run_test(size=WIDE) as pilot:
-            await new_snippet(pilot, "(a * b).sum()")
-            draft = explorer(app).session.document.path
-            await pilot.press("escape", "q")
-        assert draft.read_text() == "(a * b).sum()"
-        app = make_app(snippet_link())
-        async with app.run_test(size=WIDE) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, RestoreDraftsScreen), what="the offer")
-            offered = app.screen.query_one("#restore-list", OptionList)
-            assert offered.option_count == 1 and "(a * b).sum()" in str(offered.get_option_at_index(0).prompt)
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
-            assert text_area(app).text == "(a * b).sum()"
-            assert explorer(app).session.document.path == draft
-
-    async def test_a_draft_left_by_a_crash_is_offered_back(self):
-        draft = crashed_draft("x.tanh()\n")
-        app = make_app(snippet_link())
-        async with app.run_test(size=SMALL) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, RestoreDraftsScreen))
-            await pilot.press("escape")  # later: it stays in the list
-            titles = [entry.title for entry in explorer(app).catalog.entries]
-            assert "✎ x.tanh()" in titles
-            await pilot.press("end", "e")
-            await wait_for(pilot, lambda: explorer(app).session.document is not None)
-            assert explorer(app).session.document.path == draft.path
-            assert explorer(app).query_one(TabbedContent).active == "tab-editor"
-
-    async def test_x_discards_a_draft_for_good(self):
-        draft = crashed_draft("x.tanh()\n")
-        app = make_app(snippet_link())
-        async with app.run_test(size=WIDE) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, RestoreDraftsScreen))
-            await pilot.press("x")
-            await wait_for(pilot, lambda: isinstance(app.screen, ExplorerScreen))
-            assert not draft.path.exists()
-            assert len(explorer(app).catalog.entries) == 2
-
-    async def test_an_untouched_template_leaves_nothing_behind(self):
-        app = make_app(snippet_link())
-        async with app.run_test(size=WIDE) as pilot:
-            await pilot.press("ctrl+n")
-            await wait_for(pilot, lambda: explorer(app).session.document is not None)
-        assert DraftStore().drafts() == []
-        app = make_app(snippet_link())
-        async with app.run_test(size=WIDE) as pilot:
-            await pilot.pause(0.2)
-            assert isinstance(app.screen, ExplorerScreen)
-
-    async def test_a_saved_snippet_is_not_offered_back(self):
-        app = make_app(snippet_link())
-        async with app.run_test(size=WIDE) as pilot:
-            await new_snippet(pilot, "y.exp()\n")
-            await pilot.press("ctrl+s")
-            await answer_prompt(pilot, None)
-            await wait_for(pilot, lambda: (snippets_dir() / "snippet.py").exists())
-        assert DraftStore().drafts() == []
-
-
 class TestSmallTerminal:
     """80x24: the editor is a tab of its own (5); the run's results are in the kernels tab."""
 
@@ -659,21 +361,6 @@ def test_parse_size_reads_what_a_learner_types():
             parse_size(bad)
 
 
-def crashed_draft(text: str):
-    """What a crash leaves: a draft held by a process that no longer exists."""
-    store = DraftStore()
-    draft = store.create(text)
-    store._write_meta(type(draft)(draft.path, pid=dead_pid()))
-    return draft
-
-
-def dead_pid() -> int:
-    """The id of a process that has exited."""
-    process = subprocess.Popen([sys.executable, "-c", ""])
-    process.wait()
-    return process.pid
-
-
 @pytest.mark.slow
 async def test_the_real_engine_marks_the_line_of_a_typed_snippet():
     """No stand-in: the real engine (on CPU) runs the draft at the chosen size and names the typed line.
@@ -691,15 +378,6 @@ async def test_the_real_engine_marks_the_line_of_a_typed_snippet():
         assert run.report is not None and run.report.size == 4096
         assert text_area(app).text == "t = x * 2\n\nt + q"
         assert text_area(app).error_line == 3
-
-
-async def run_a_syntax_error(app, pilot) -> str:
-    """Type a snippet with an unclosed parenthesis on line 1 and run it; returns what was typed."""
-    typed = "t = (a + b\nt.relu()"
-    await new_snippet(pilot, typed)
-    await pilot.press("ctrl+r")
-    await wait_for(pilot, lambda: run_done(app))
-    return typed
 
 
 async def test_in_the_editor_the_footer_and_the_status_line_name_keys_that_work_there():

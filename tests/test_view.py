@@ -19,7 +19,7 @@ from test_ui_support import REPO, explorer, finished, shown_text, status, wait_f
 
 from kernel_tui.commands.cli import EXIT_USAGE, main
 from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.results_file import read_results
+from kernel_tui.model.results_file import FORMAT_FIELD, RESULTS_FORMAT, read_results
 from kernel_tui.model.scenario_file import read_scenario
 from kernel_tui.transport import client
 from kernel_tui.ui.screens.details import DetailsScreen
@@ -102,6 +102,9 @@ class TestTheSavedReport:
     def test_run_json_carries_the_scenario_files_text(self, results: Path):
         assert saved_object(results)["source"] == SCENARIO.read_text()
 
+    def test_run_json_leads_each_line_with_its_results_format(self, results: Path):
+        assert next(iter(saved_object(results).items())) == (FORMAT_FIELD, RESULTS_FORMAT)
+
     def test_results_saved_before_the_source_was_carried_still_load(self, results: Path):
         data = saved_object(results)
         del data["source"]
@@ -180,7 +183,7 @@ class TestViewingSavedResults:
 async def test_view_offers_no_sweep_to_run_and_no_drafts_to_restore(results: Path, tmp_path: Path):
     """Nothing can run in view mode: the footer offered s and the chart said "Not swept yet. s runs the
     scenario", and a draft an earlier session left opened the "Unsaved snippets" dialog."""
-    from test_ui_snippets import crashed_draft
+    from snippet_support import crashed_draft
 
     crashed_draft("x.tanh()\n")
     unswept = rewritten(results, tmp_path, sweep=[])

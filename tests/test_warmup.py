@@ -11,7 +11,7 @@ from conftest import REPO, measure, overdue
 from test_ui_support import ADD_RELU, make_app, make_link, wait_for
 
 from kernel_tui.transport.client import EngineClient
-from kernel_tui.transport.protocol import Done, Hello, Progress, Warmup, WarmupPlan
+from kernel_tui.transport.protocol import Done, Hello, StageStartedMessage, Warmup, WarmupPlan
 from kernel_tui.ui import describe
 from kernel_tui.ui.engine_link import ClientEngineLink
 from kernel_tui.ui.widgets.run_status import RunStatusBar
@@ -29,7 +29,7 @@ def test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone(t
         report = None
         # Asked for at once: the run waits for the warm-up rather than measuring beside it.
         for message in client.run(str(REPO / "tests" / "data" / "add_relu.py"), sweep=False, timeout=600):
-            if isinstance(message, Progress):
+            if isinstance(message, StageStartedMessage):
                 stages.append(message.detail)
             if isinstance(message, Done):
                 report = message.report

@@ -10,13 +10,20 @@ import gc
 import math
 import os
 import signal
-import stat
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kernel_tui.commands.arguments import (
+    DEFAULT_DEVICE,
+    app_parser,
+    check_arch,
+    check_outputs,
+    check_paths,
+    command_parser,
+)
 from kernel_tui.commands.cli_output import OutputFailed, silence_stdout, stdout_is_closed, writing
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.safe_text import safe_line
@@ -30,215 +37,11 @@ if TYPE_CHECKING:
 
     # The explorer starts through this module: what only ``run`` needs (the protocol and the report
     # dataclasses, about 12 ms) is imported where it is used, not before the explorer's first frame.
-    from kernel_tui.text.baseline import Comparison
-    from kernel_tui.transport.protocol import Done, Hello, Partial, Progress, RunMessage
-    from kernel_tui.transport.protocol import SweepPoint as PointMessage
+    from kernel_tui.text.baseline import BaselineComparison
+    from kernel_tui.transport.protocol import Done, Hello, Partial, RunMessage, StageStartedMessage, SweepPointMessage
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-DEFAULT_TIMEOUT_S = 600.0
-DEVICES = ("auto", "cpu", "cuda", "cuda-preview")
-DEFAULT_DEVICE = "auto"
-ARCHES = (80, 90, 100)
 PIPED_WIDTH = 120
-
-
-def _sizes(text: str) -> list[int]:
-    from argparse import ArgumentTypeError
-
-    try:
-        sizes = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
-    except ValueError as error:
-        raise ArgumentTypeError(f"--sizes takes integers separated by commas: {text!r}") from error
-    if not sizes or any(size < 1 for size in sizes):
-        raise ArgumentTypeError("--sizes takes positive integers")
-    return sizes
-
-
-def _variant(text: str) -> tuple[str, dict[str, Any]]:
-    from argparse import ArgumentTypeError
-
-    from kernel_tui.model.compile_variants import VariantError, parse_variant_flag
-
-    try:
-        return parse_variant_flag(text)
-    except VariantError as error:
-        raise ArgumentTypeError(str(error)) from error
-
-
-def _positive_int(text: str) -> int:
-    from argparse import ArgumentTypeError
-
-    try:
-        value = int(text.replace("_", ""))
-    except ValueError as error:
-        raise ArgumentTypeError(f"not an integer: {text!r}") from error
-    if value < 1:
-        raise ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _positive_seconds(text: str) -> float:
-    from argparse import ArgumentTypeError
-
-    try:
-        value = float(text)
-    except ValueError as error:
-        raise ArgumentTypeError(f"not a number of seconds: {text!r}") from error
-    if not math.isfinite(value) or value <= 0:
-        raise ArgumentTypeError("must be a number of seconds above 0")
-    return value
-
-
-def _check_outputs(parser: argparse.ArgumentParser, options: argparse.Namespace) -> None:
-    """A report or traces that cannot be written are a usage error before anything runs, not after."""
-    if options.export:
-        target = Path(options.export)
-        folder = target.parent
-        if target.is_dir():
-            parser.error(f"--export {options.export}: is a folder, not a file")
-        if not folder.is_dir():
-            parser.error(f"--export {options.export}: no such folder {folder}")
-        if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-            parser.error(f"--export {options.export}: cannot write there")
-    if options.trace:
-        target = Path(options.trace)
-        if target.exists() and not target.is_dir():
-            parser.error(f"--trace {options.trace}: is a file, not a folder")
-        existing = target
-        while not existing.exists() and existing != existing.parent:
-            existing = existing.parent
-        if not existing.is_dir() or not os.access(existing, os.W_OK):
-            parser.error(f"--trace {options.trace}: cannot create or write that folder")
-
-
-def _parser() -> argparse.ArgumentParser:
-    import argparse
-
-    parser = argparse.ArgumentParser(
-        prog="kernel-tui",
-        description="Which kernels does your PyTorch code run, eager and compiled, and what do they move?",
-        epilog="Without a command, opens the explorer on the built-in course (or on the PATHs given): "
-        "kernel-tui [PATH...] [--device auto|cpu|cuda|cuda-preview] [--arch 80|90|100] [--no-predict] "
-        "[--serve [--host ADDRESS] [--port N]]. "
-        "--serve serves it to a browser on 127.0.0.1:8000 instead.",
-    )
-    commands = parser.add_subparsers(dest="command")
-
-    run = commands.add_parser("run", help="measure scenarios headless and print tables or JSON")
-    run.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders of them")
-    run.add_argument(
-        "--device",
-        default="auto",
-        choices=DEVICES,
-        help="cuda-preview: the code Inductor would generate for a CUDA GPU, on any machine, run nowhere",
-    )
-    run.add_argument(
-        "--arch",
-        type=int,
-        choices=ARCHES,
-        help="with --device cuda-preview: the GPU architecture, 80 (A100), 90 (H100/H200, the default) or 100 (B200)",
-    )
-    run.add_argument("--size", type=_positive_int, help="elements for the kernel tables (default: SIZE)")
-    run.add_argument("--sizes", type=_sizes, help="sweep sizes, e.g. 1024,65536,1048576 (default: SIZES)")
-    run.add_argument("--no-sweep", action="store_true", help="skip the runtime-against-size sweep")
-    run.add_argument(
-        "--variant",
-        type=_variant,
-        action="append",
-        default=[],
-        metavar="NAME=KEY:VALUE,...",
-        help="also measure torch.compile with these arguments in a column of its own, e.g. "
-        "dyn=dynamic:True or fast=mode:max-autotune-no-cudagraphs (repeatable; adds to or "
-        "overrides the file's VARIANTS; default=... changes the compiled column)",
-    )
-    run.add_argument("--json", action="store_true", help="one JSON object per scenario, one per line")
-    run.add_argument(
-        "--by-line", action="store_true", help="also print the code with each line's eager and compiled kernels"
-    )
-    run.add_argument(
-        "--timeout",
-        type=_positive_seconds,
-        default=DEFAULT_TIMEOUT_S,
-        metavar="SECONDS",
-        help=f"give up on a scenario after this long (default {DEFAULT_TIMEOUT_S:g})",
-    )
-    run.add_argument("--export", metavar="REPORT.md", help="also write a Markdown lab report of every scenario")
-    run.add_argument(
-        "--trace", metavar="DIR", help="also write the eager and compiled profiles as Chrome traces (open in Perfetto)"
-    )
-    run.add_argument(
-        "--remeasure-ceiling",
-        action="store_true",
-        help="measure the copy bandwidth and matmul peak again instead of using the cached figures",
-    )
-    run.add_argument(
-        "--baseline",
-        metavar="OLD.jsonl",
-        help="compare each scenario with its report in OLD (written by --json): kernels added, removed "
-        "or changed, launches, bytes, time; exit 1 when a launch count or byte total grew",
-    )
-
-    view = commands.add_parser(
-        "view",
-        help="open saved kernel-tui run --json results in the explorer, without torch and without running anything",
-    )
-    view.add_argument("files", nargs="+", metavar="FILE.jsonl", help="results written by kernel-tui run --json")
-    view.add_argument(
-        "--no-predict",
-        action="store_true",
-        help="on the course, show lessons' results at once instead of asking for a guess first",
-    )
-
-    listing = commands.add_parser("list", help="list scenarios (title, path, claims) without running them")
-    listing.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the course)")
-    return parser
-
-
-def _app_parser() -> argparse.ArgumentParser:
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="kernel-tui", parents=[], add_help=True)
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="scenario files or folders (default: the course)")
-    parser.add_argument("--device", default=DEFAULT_DEVICE, choices=DEVICES)
-    parser.add_argument("--arch", type=int, choices=ARCHES, help="with --device cuda-preview: 80, 90 or 100")
-    parser.add_argument(
-        "--no-predict",
-        action="store_true",
-        help="on the course, run lessons at once instead of asking for a guess first",
-    )
-    parser.add_argument(
-        "--serve",
-        action="store_true",
-        help="serve the explorer to a browser (textual-serve) instead of running it here",
-    )
-    parser.add_argument(
-        "--host",
-        default="127.0.0.1",
-        help="with --serve: the address to listen on (default 127.0.0.1, this machine only; "
-        "another address lets anyone who reaches it run code here)",
-    )
-    parser.add_argument("--port", type=_positive_int, default=8000, help="with --serve: the port (default 8000)")
-    return parser
-
-
-def _check_arch(parser: argparse.ArgumentParser, options: argparse.Namespace) -> None:
-    if options.arch is not None and options.device != "cuda-preview":
-        parser.error("--arch applies to --device cuda-preview only")
-
-
-def _check_paths(parser: argparse.ArgumentParser, paths: Sequence[str]) -> list[Path]:
-    missing = [path for path in paths if not Path(path).exists()]
-    if missing:
-        parser.error(f"no such file or folder: {safe_line(', '.join(missing))}")
-    for path in paths:
-        # A device or a FIFO would block or never end the read that a run, a listing or the explorer starts with.
-        kind = Path(path).stat().st_mode
-        if not stat.S_ISDIR(kind) and not stat.S_ISREG(kind):
-            parser.error(f"not a file or a folder: {safe_line(path)} (a device, a FIFO or a socket)")
-    found = find_scenarios(list(paths))
-    if not found:
-        parser.error(f"no scenario files in {', '.join(paths)}")
-    return found
 
 
 class Stopped(BaseException):
@@ -303,14 +106,14 @@ def _main(argv: Sequence[str] | None) -> int:
         # parser is built, and argparse with its translations (about 2 ms of the start-up) is never loaded.
         return _explore([], device=DEFAULT_DEVICE, predict=True)
     if args and args[0] in ("run", "list", "view", "-h", "--help"):
-        parser = _parser()
+        parser = command_parser()
         options = parser.parse_args(args)
         if options.command == "run":
-            _check_arch(parser, options)
+            check_arch(parser, options)
             if options.variant and options.device == "cuda-preview":
                 parser.error("--variant applies to a measurement: a preview generates the compiled side's code only")
-            _check_outputs(parser, options)
-            paths = _check_paths(parser, options.paths)
+            check_outputs(parser, options)
+            paths = check_paths(parser, options.paths)
             baselines = None
             if options.baseline is not None:
                 from kernel_tui.model.results_file import ResultsFileError, read_results
@@ -324,16 +127,16 @@ def _main(argv: Sequence[str] | None) -> int:
         if options.command == "view":
             return view_command(options)
         if options.command == "list":
-            paths = _check_paths(parser, options.paths) if options.paths else find_scenarios([course_dir()])
+            paths = check_paths(parser, options.paths) if options.paths else find_scenarios([course_dir()])
             return list_command(paths)
         parser.print_help()
         return EXIT_OK
-    parser = _app_parser()
+    parser = app_parser()
     options = parser.parse_args(args)
-    _check_arch(parser, options)
+    check_arch(parser, options)
     if options.arch is not None:
         os.environ["KERNEL_TUI_ARCH"] = str(options.arch)  # the explorer's engines, served ones included
-    paths = _check_paths(parser, options.paths) if options.paths else []
+    paths = check_paths(parser, options.paths) if options.paths else []
     if options.serve:
         from kernel_tui.ui.serve import serve_app
 
@@ -385,6 +188,7 @@ def run_command(
 
     from rich.console import Console
 
+    from kernel_tui.model.results_file import saved_form
     from kernel_tui.text.render import baseline_view, by_line_view, scenario_view
     from kernel_tui.transport.client import EngineClient, EngineDied, is_refusal
 
@@ -414,7 +218,7 @@ def run_command(
             # Read before the run, so the saved text is the one the engine runs a moment later.
             source = saved_source(path) if options.json or options.by_line or options.export else None
 
-            def show_progress(message: Progress, name: str = safe_line(path.name)) -> None:
+            def show_progress(message: StageStartedMessage, name: str = safe_line(path.name)) -> None:
                 if not options.json and status.is_terminal:
                     status.print(f"{name}: {message.stage} {message.detail}", style="dim")
 
@@ -448,7 +252,7 @@ def run_command(
             if comparison is not None and comparison.grew:
                 grown.append(f"{safe_line(path.name)}: {', '.join(comparison.growth())}")
             if options.json:
-                data = report.to_dict()
+                data = saved_form(report)
                 if baselines is not None:
                     data["baseline"] = comparison.to_dict() if comparison is not None else None
                 with writing("the results to standard output"):
@@ -503,7 +307,7 @@ def view_command(options: argparse.Namespace) -> int:
 
 def baseline_comparison(
     report: ScenarioReport, baselines: Sequence[ScenarioReport] | None, alone: bool
-) -> Comparison | None:
+) -> BaselineComparison | None:
     """``report`` against its own baseline; None without ``--baseline`` or when the file holds none for it."""
     if baselines is None:
         return None
@@ -527,7 +331,7 @@ def strict_json(value: Any) -> Any:
 class HeardSoFar:
     """What the engine said about one scenario so far: what a report is made of if the engine dies."""
 
-    def __init__(self, on_progress: Callable[[Progress], object]) -> None:
+    def __init__(self, on_progress: Callable[[StageStartedMessage], object]) -> None:
         self._on_progress = on_progress
         self.partial: ScenarioReport | None = None
         self.points: list[SweepPoint] = []
@@ -537,13 +341,17 @@ class HeardSoFar:
         from kernel_tui.transport import protocol
 
         protocol.dispatch(
-            message, progress=self._on_progress, partial=self._partial, sweep_point=self._sweep_point, done=self._done
+            message,
+            stage_started=self._on_progress,
+            partial=self._partial,
+            sweep_point=self._sweep_point,
+            done=self._done,
         )
 
     def _partial(self, message: Partial) -> None:
         self.partial = message.report
 
-    def _sweep_point(self, message: PointMessage) -> None:
+    def _sweep_point(self, message: SweepPointMessage) -> None:
         self.points.append(message.point)
 
     def _done(self, message: Done) -> None:

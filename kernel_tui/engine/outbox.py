@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kernel_tui.transport.protocol import Partial, Progress, RunMessage, Stage, SweepPoint
+from kernel_tui.transport.protocol import Partial, RunMessage, Stage, StageStartedMessage, SweepPointMessage
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport
-    from kernel_tui.model.report import SweepPoint as MeasuredPoint
+    from kernel_tui.model.report import ScenarioReport, SweepPoint
 
 
 class RunOutbox:
@@ -29,17 +28,17 @@ class RunOutbox:
 
     def progress(self, stage: Stage, detail: str, total: int | None = None) -> None:
         """A stage begins; ``total``: how many steps it takes when it has several (the sweep's sizes)."""
-        self.send(Progress(self.run_id, stage, detail, total))
+        self.send(StageStartedMessage(self.run_id, stage, detail, total))
 
     def partial(self, report: ScenarioReport) -> None:
         """What is known so far, sent while the run goes on."""
         self.send(Partial(self.run_id, report))
 
-    def sweep_point(self, point: MeasuredPoint) -> None:
-        self.send(SweepPoint(self.run_id, point))
+    def sweep_point(self, point: SweepPoint) -> None:
+        self.send(SweepPointMessage(self.run_id, point))
 
     def send(self, message: RunMessage) -> None:
-        if isinstance(message, Progress):
+        if isinstance(message, StageStartedMessage):
             self.stage = message.stage
         elif isinstance(message, Partial):
             self.last_partial = message.report

@@ -1,9 +1,9 @@
 """The stages of one run, in order, for a measurement and a CUDA preview alike: load, inputs, eager, compile, sweep.
 
-Each stage is announced (``Progress``); the report so far goes out after eager, and after a compile that more may
-follow (``Partial``); a failure in a stage (StageError) ends the run with a report that keeps everything measured
-before it; then the scenario's claims are checked, a file's that did not load too (a file that parses but fails
-to run still claims what it claims, and all of that fails).
+Each stage is announced (``StageStartedMessage``); the report so far goes out after eager, and after a compile
+that more may follow (``Partial``); a failure in a stage (StageError) ends the run with a report that keeps
+everything measured before it; then the scenario's claims are checked, a file's that did not load too (a file
+that parses but fails to run still claims what it claims, and all of that fails).
 
 What a stage does is the device's: ``measure.Measurement`` runs, profiles and times the code on this machine's CPU
 or GPU; ``preview.Preview`` generates a GPU's code and runs it on fake tensors (``preview_training`` for a

@@ -6,7 +6,7 @@ kernel's template (``vectorized_elementwise_kernel``), the operation inside it (
 GEMM library family (``sm90_xmma_gemm_…``, ``cutlass_80_tensorop_…``, ``nvjet_…``), the fused ops
 of an Inductor kernel. The full name is kept next to it elsewhere, so nothing here has to be
 reversible. No torch, safe in the UI process: string work, plus the C++ runtime's own demangler
-(through ctypes) for the rare name the profiler leaves mangled (``_ZN…``).
+(``demangle``) for the rare name the profiler leaves mangled (``_ZN…``).
 
 Examples::
 
@@ -21,8 +21,10 @@ Examples::
 
 from __future__ import annotations
 
-import functools
 import re
+
+from kernel_tui.model.cpp_brackets import closing, last_top_level_space, split_top_level, top_level
+from kernel_tui.model.demangle import demangle
 
 SHORT = 40
 """What the rules aim for: the width of the kernel column."""
@@ -123,14 +125,6 @@ _OP_SUFFIXES = (
     "Ops",
 )
 
-# Real kernel names stay under about 2,000 characters; anything far longer is not worth a C call.
-_MANGLED_MAX = 4096
-_MANGLED = re.compile(r"^_Z[\w.$]+$", re.ASCII)
-_DIGITS = re.compile(r"\d{1,5}")  # a longer run is no length of a real name
-_SUBSTITUTION = re.compile(r"S(?:[0-9A-Z]*_|[tabsiod])")
-_BUILTIN_CODES = set("vwbcahstijlmxynofdegz")
-_EXTENDED_CODE = re.compile(r"D(?:F\d+[_b]?|[a-zA-Z])")
-
 
 def short_name(full_name: str) -> str:
     """A readable name of at most ``LIMIT`` characters (most fit ``SHORT``) for a profiler name."""
@@ -157,7 +151,7 @@ def _shorten(name: str) -> str:
         return _fused(*match.groups())
     if name.startswith("_Z"):
         # ROCm traces, and names the profiler's own demangler gave up on, arrive mangled.
-        name = _demangle(name)
+        name = demangle(name)
     if _IDENT.match(name):
         return _library_kernel(name)
     return _cpp_kernel(name)
@@ -245,11 +239,11 @@ def _cpp_kernel(name: str) -> str:
         text = text[len("void ") :]
     text = _drop_return_type(_drop_arguments(text))
     qualified = text.strip()
-    open_at = _top_level(qualified, "<")
+    open_at = top_level(qualified, "<")
     if open_at < 0:
         scope, targs = qualified, ""
     else:
-        scope, targs = qualified[:open_at], qualified[open_at + 1 : _closing(qualified, open_at)]
+        scope, targs = qualified[:open_at], qualified[open_at + 1 : closing(qualified, open_at)]
     parts = [part.strip() for part in scope.split("::") if part.strip()]
     if not parts:
         return ""
@@ -281,7 +275,7 @@ def _qualified_generic(parts: list[str]) -> str:
 
 def _kernel_argument(targs: str) -> str:
     """The first template argument that names a kernel class rather than a type, a number or parameters."""
-    for argument in _split_top_level(targs):
+    for argument in split_top_level(targs):
         match = _TYPE_NAME.match(argument.strip())
         if not match:
             continue
@@ -315,7 +309,7 @@ def _drop_return_type(text: str) -> str:
 
     Only when that word is a C++ name: "Torch-Compiled Region: 0/0" is a label, not a signature.
     """
-    cut = _last_top_level_space(text)
+    cut = last_top_level_space(text)
     if cut <= 0:
         return text
     tail = text[cut + 1 :]
@@ -352,216 +346,6 @@ def _clean_op(name: str) -> str:
             name, changed = name[match.end() :], True
     snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name)
     return snake.strip("_").lower()
-
-
-def _demangle(name: str) -> str:
-    """A mangled (Itanium C++ ABI) name as C++, or as much of it as can be read; the name itself otherwise."""
-    if len(name) > _MANGLED_MAX or not _MANGLED.match(name):
-        return name
-    return _demangled(name)
-
-
-@functools.lru_cache(maxsize=4096)
-def _demangled(name: str) -> str:
-    # Cached: a trace repeats each kernel thousands of times, and the C call is the costly part.
-    return _cxa_demangle(name) or _mangled_outline(name) or name
-
-
-@functools.lru_cache(maxsize=1)
-def _demangler() -> tuple | None:
-    """``__cxa_demangle`` from the C++ runtime (loaded wherever torch runs) and the ``free`` for its result."""
-    import ctypes  # here: the explorer imports this module before its first frame, and demangles only after
-
-    try:
-        free = ctypes.CDLL(None).free
-    except (OSError, AttributeError):  # no C library to free with (Windows): never demangle
-        return None
-    free.argtypes = [ctypes.c_void_p]
-    free.restype = None
-    # None first: a process that already has a C++ runtime loaded should use that one.
-    for library in (None, "libstdc++.so.6", "libc++abi.so.1", "libc++abi.dylib"):
-        try:
-            demangle = ctypes.CDLL(library).__cxa_demangle
-        except (OSError, AttributeError):  # not loadable here, or no demangler in it
-            continue
-        demangle.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
-        demangle.restype = ctypes.c_void_p
-        return demangle, free
-    return None
-
-
-def _cxa_demangle(name: str) -> str:
-    """The runtime's demangling of ``name``, or "" when there is no runtime or it rejects the name."""
-    found = _demangler()
-    if found is None:
-        return ""
-    import ctypes
-
-    demangle, free = found
-    status = ctypes.c_int(-1)
-    pointer = demangle(name.encode("ascii"), None, None, ctypes.byref(status))
-    if not pointer:
-        return ""
-    try:
-        return ctypes.string_at(pointer).decode("utf-8", "replace") if status.value == 0 else ""
-    finally:
-        free(pointer)
-
-
-def _mangled_outline(name: str) -> str:
-    """``ns::kernel<FirstClassArgument>`` read off a mangled name that the runtime could not demangle.
-
-    Demanglers lag the compilers (``DF16b``, std::bfloat16_t, needs GCC 13; Clang 17 mangles constrained
-    template parameters as ``Tn``), but the kernel's qualified name at the front is plain length-prefixed text.
-    """
-    pos = 2
-    if name.startswith("L", pos):  # internal linkage
-        pos += 1
-    if name.startswith("N", pos):
-        parts, pos = _nested_name(name, pos + 1)
-    else:
-        part, pos = _source_name(name, pos)
-        parts = [part] if part else []
-    parts = [part for part in parts if not part.startswith("_GLOBAL__N")]  # anonymous namespaces
-    if not parts:
-        return ""
-    outline = "::".join(parts)
-    if name.startswith("I", pos) and (argument := _first_class_argument(name, pos + 1)):
-        outline += f"<{argument}>"
-    return outline
-
-
-def _source_name(name: str, pos: int) -> tuple[str, int]:
-    """The ``<length><identifier>`` at ``pos``, and the position after it; ("", pos) if there is none."""
-    match = _DIGITS.match(name, pos)
-    if not match:
-        return "", pos
-    end = match.end() + int(match.group())
-    if end > len(name):
-        return "", pos
-    return name[match.end() : end], end
-
-
-def _nested_name(name: str, pos: int) -> tuple[list[str], int]:
-    """The identifiers of an ``N…`` nested name up to its template arguments (``I``) or its end (``E``)."""
-    parts: list[str] = []
-    while pos < len(name):
-        char = name[pos]
-        if char.isdigit():
-            part, pos = _source_name(name, pos)
-            if not part:
-                break
-            parts.append(part)
-        elif char == "S" and (match := _SUBSTITUTION.match(name, pos)):
-            # A back-reference to an earlier namespace: ``St`` is std; the numbered ones need a full demangler.
-            if match.group() == "St":
-                parts.append("std")
-            pos = match.end()
-        elif char in "KVrRO" and not parts:  # qualifiers of a member function
-            pos += 1
-        else:
-            break
-    return parts, pos
-
-
-def _first_class_argument(name: str, pos: int) -> str:
-    """The last identifier of the first class-type template argument after ``pos``, skipping numbers and builtins."""
-    for _ in range(64):
-        if pos >= len(name):
-            return ""
-        char = name[pos]
-        if char.isdigit():
-            return _source_name(name, pos)[0]
-        if char == "N":
-            parts, _ = _nested_name(name, pos + 1)
-            return parts[-1] if parts else ""
-        if char == "L" and not name.startswith("L_Z", pos):  # a literal: <type><value>E
-            pos += 1
-            if name.startswith("N", pos):
-                _, pos = _nested_name(name, pos + 1)
-            elif name[pos : pos + 1].isdigit():
-                _, pos = _source_name(name, pos)
-            end = name.find("E", pos + 1)
-            if end < 0:
-                return ""
-            pos = end + 1
-        elif char in _BUILTIN_CODES or char in "PRKVOJ":
-            pos += 1
-        elif match := _EXTENDED_CODE.match(name, pos):
-            pos = match.end()
-        else:  # a back-reference, a template parameter, an expression: too far for a quick read
-            return ""
-    return ""
-
-
-def _split_top_level(text: str) -> list[str]:
-    """``text`` split at the commas outside any brackets."""
-    pieces, start = [], 0
-    for index in _top_level_indices(text, ","):
-        pieces.append(text[start:index])
-        start = index + 1
-    pieces.append(text[start:])
-    return pieces
-
-
-def _last_top_level_space(text: str) -> int:
-    """Index of the last space outside any brackets, or -1."""
-    spaces = _top_level_indices(text, " ")
-    return spaces[-1] if spaces else -1
-
-
-def _top_level_indices(text: str, wanted: str) -> list[int]:
-    """Indices of ``wanted`` outside any brackets; ``<``/``>`` count only outside parentheses (``(8)>(0)``)."""
-    found = []
-    parens = angles = 0
-    for index, char in enumerate(text):
-        if char in "([{":
-            parens += 1
-        elif char in ")]}":
-            parens = max(parens - 1, 0)
-        elif parens == 0 and char == "<":
-            angles += 1
-        elif parens == 0 and char == ">" and text[index - 1 : index] != "-":
-            angles = max(angles - 1, 0)
-        elif char == wanted and parens == 0 and angles == 0:
-            found.append(index)
-    return found
-
-
-def _top_level(text: str, wanted: str) -> int:
-    """Index of the first ``wanted`` outside any parentheses, or -1."""
-    depth = 0
-    for index, char in enumerate(text):
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == wanted and depth == 0:
-            return index
-    return -1
-
-
-def _closing(text: str, open_at: int) -> int:
-    """Index of the ``>`` closing the ``<`` at ``open_at``; the end of the text if it never closes.
-
-    Brackets inside parentheses do not count: ``std::enable_if<((8)>(0)), void>`` closes at the last one.
-    """
-    depth = parens = 0
-    for index in range(open_at, len(text)):
-        char = text[index]
-        if char == "(":
-            parens += 1
-        elif char == ")":
-            parens = max(parens - 1, 0)
-        elif parens:
-            continue
-        elif char == "<":
-            depth += 1
-        elif char == ">" and text[index - 1] != "-":
-            depth -= 1
-            if depth == 0:
-                return index
-    return len(text)
 
 
 def _cut(text: str, width: int) -> str:

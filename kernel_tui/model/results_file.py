@@ -15,9 +15,21 @@ from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.report_schema import checked_report
 from kernel_tui.model.safe_text import safe_line
 
+RESULTS_FORMAT = 1
+"""The version of the saved form that ``kernel-tui run --json`` writes (its ``format_version``): raised when a
+field changes meaning or a reader would misread a newer file, never for a field added (readers skip those)."""
+FORMAT_FIELD = "format_version"
+UNVERSIONED = 0
+"""The format of results saved before they carried a version: read as version 1 is, since it is the same form."""
+
 
 class ResultsFileError(Exception):
     """A results file that cannot be used (as a baseline, or to view); its message is one line and names the file."""
+
+
+def saved_form(report: ScenarioReport) -> dict[str, Any]:
+    """``report`` as one object of a results file: its JSON form, led by the format it is written in."""
+    return {FORMAT_FIELD: RESULTS_FORMAT, **report.to_dict()}
 
 
 def read_results(path: Path) -> tuple[ScenarioReport, ...]:
@@ -79,11 +91,25 @@ def _report(path: Path, number: int | None, data: Any) -> ScenarioReport:
     where = f"{shown(path)}: line {number}" if number is not None else shown(path)
     if not isinstance(data, dict):
         raise ResultsFileError(f"{where}: not a kernel-tui report (expected a JSON object)")
+    _check_format(where, data.get(FORMAT_FIELD, UNVERSIONED))
     try:
         report = ScenarioReport.from_dict(checked_report(data))
     except (TypeError, ValueError, KeyError, AttributeError) as error:
         raise ResultsFileError(f"{where}: not a kernel-tui report ({_reason(error)})") from error
     return report
+
+
+def _check_format(where: str, version: Any) -> None:
+    """A file of a newer format is refused as a whole: its fields may no longer mean what this reader takes
+    them to mean, and a table of misread numbers is worse than none."""
+    if isinstance(version, bool) or not isinstance(version, int) or version < UNVERSIONED:
+        glimpse = safe_line(json.dumps(version)[:40])
+        raise ResultsFileError(f"{where}: not a kernel-tui report ({FORMAT_FIELD} is {glimpse}, not a version)")
+    if version > RESULTS_FORMAT:
+        raise ResultsFileError(
+            f"{where}: saved in results format {version} by a newer kernel-tui; this one reads formats up to "
+            f"{RESULTS_FORMAT} (update kernel-tui to open it)"
+        )
 
 
 def _reason(error: BaseException) -> str:

@@ -3,7 +3,7 @@ launches, bytes and time moved.
 
 No torch and no Textual: ``kernel-tui run --baseline`` and the explorer's ``B`` both call ``compare`` on two
 ``ScenarioReport`` objects and show the rows it returns. Times are noisy, so a time difference counts only
-where the two measurements' spreads do not overlap; launches and bytes are exact, and ``Comparison.grew`` (a
+where the two measurements' spreads do not overlap; launches and bytes are exact, and ``BaselineComparison.grew`` (a
 launch count or a byte total went up in any mode) is what ``kernel-tui run --baseline`` exits 1 on.
 """
 
@@ -170,7 +170,7 @@ class ModeComparison:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class BaselineComparison:
     """A report against its baseline; ``grew`` is the verdict a CI guards a fusion with."""
 
     scenario: str
@@ -224,7 +224,12 @@ def _add_time_verdict(time: TimeChange, data: dict[str, Any]) -> None:
     data["measurable"] = time.measurable
 
 
-def compare(old: ScenarioReport, new: ScenarioReport) -> Comparison:
+Comparison = (
+    BaselineComparison  # the old name, for ui/pinned_baselines.py and ui/widgets/summary_strip.py: the lead removes it
+)
+
+
+def compare(old: ScenarioReport, new: ScenarioReport) -> BaselineComparison:
     """``new`` against the baseline ``old``, mode by mode."""
     modes = []
     notes = []
@@ -235,7 +240,7 @@ def compare(old: ScenarioReport, new: ScenarioReport) -> Comparison:
                 notes.append(f"{name}: not measured in the {'baseline' if old_mode is None else 'new run'}")
             continue
         modes.append(compare_modes(name, old_mode, new_mode))
-    return Comparison(
+    return BaselineComparison(
         scenario=new.scenario,
         baseline_scenario=old.scenario,
         old_size=old.size,
@@ -396,12 +401,12 @@ def unchanged_text(mode: ModeComparison) -> str:
     return f"{same} kernel{'' if same == 1 else 's'} unchanged" if same else ""
 
 
-def heading_text(comparison: Comparison, source: str) -> str:
+def heading_text(comparison: BaselineComparison, source: str) -> str:
     """``add_relu.py in old.jsonl``, with what differs between the two runs besides the code."""
     return ", ".join([f"{Path(comparison.baseline_scenario).name} in {source}", *run_differences(comparison)])
 
 
-def run_differences(comparison: Comparison) -> list[str]:
+def run_differences(comparison: BaselineComparison) -> list[str]:
     """What differs between the two runs besides the code: ``size 4,096 → 8,192``, ``device cpu → cuda``."""
     differences = []
     if comparison.old_size != comparison.new_size:
@@ -411,7 +416,7 @@ def run_differences(comparison: Comparison) -> list[str]:
     return differences
 
 
-def verdict_text(comparison: Comparison) -> str:
+def verdict_text(comparison: BaselineComparison) -> str:
     """``grew: compiled launches 1 → 2, compiled bytes 12.0 MiB → 20.0 MiB``, or that nothing grew."""
     growth = comparison.growth()
     return "grew: " + ", ".join(growth) if growth else "no launch count or byte total grew"

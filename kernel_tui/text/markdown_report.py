@@ -10,21 +10,17 @@ from kernel_tui.model.launch import known_launches, launch_text
 from kernel_tui.model.report_keys import MODES
 from kernel_tui.text.by_line import annotated_lines
 from kernel_tui.text.formatting import (
-    LINK_LABELS,
     VARIANT_HEADERS,
-    bandwidth_text,
     claim_line,
     device_line,
-    format_bytes,
-    format_count,
     format_gbs,
     format_size,
     format_speedup,
     format_time_us,
-    link_text,
     summary_line,
     variant_rows,
 )
+from kernel_tui.text.kernel_columns import MARKDOWN_COLUMNS, TableOf
 from kernel_tui.text.roofline_text import (
     ceilings_line,
     roofline_cells,
@@ -45,16 +41,14 @@ def _kernel_table(title: str, mode: ModeResult | None, mode_name: str, preview: 
         return lines + ["Not measured.", ""]
     if not mode.kernels:
         return lines + ["No kernels.", ""]
+    of = TableOf(mode_name, mode, preview)
     lines += [
-        f"| kernel | calls | time | bytes | bandwidth | {LINK_LABELS[mode_name]} |",
-        "| --- | ---: | ---: | ---: | ---: | --- |",
+        "| kernel | " + " | ".join(column.header(of) for column in MARKDOWN_COLUMNS) + " |",
+        "| --- | " + " | ".join("---:" if column.numeric else "---" for column in MARKDOWN_COLUMNS) + " |",
     ]
     for kernel in mode.kernels:
-        lines.append(
-            f"| `{_cell(kernel.short_name)}` | {format_count(kernel.calls)} "
-            f"| {format_time_us(kernel.time_us, preview)} "
-            f"| {format_bytes(kernel.bytes_total)} | {bandwidth_text(kernel)} | {_cell(link_text(kernel, mode_name))} |"
-        )
+        cells = " | ".join(_cell(column.cell(kernel, of)) for column in MARKDOWN_COLUMNS)
+        lines.append(f"| `{_cell(kernel.short_name)}` | {cells} |")
     return lines + [""]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -11,12 +12,12 @@ from rich.text import Text
 
 from kernel_tui.model.baseline_marks import MARK_STYLES
 from kernel_tui.model.compile_variants import describe_arguments
+from kernel_tui.model.kernel import nested_names
 from kernel_tui.model.launch import LAUNCH_HEADERS, known_launches, launch_cells
-from kernel_tui.model.report import ModeResult, ScenarioReport, nested_names
 from kernel_tui.model.report_keys import MODES, SECTIONS
 from kernel_tui.model.safe_text import safe_line
 from kernel_tui.text.baseline import (
-    Comparison,
+    BaselineComparison,
     heading_text,
     kernel_cells,
     time_text,
@@ -26,22 +27,20 @@ from kernel_tui.text.baseline import (
 )
 from kernel_tui.text.by_line import annotated_lines
 from kernel_tui.text.formatting import (
-    NOISY_MARK,
     PREDICTED_MARK,
     VARIANT_HEADERS,
     claim_line,
     device_line,
-    format_bytes,
     format_count,
     format_size,
     format_speedup,
     format_time_us,
-    noisy_times,
     report_notes,
     summary_line,
     training_line,
     variant_rows,
 )
+from kernel_tui.text.kernel_columns import CALLS, TERMINAL_COLUMNS, TableOf
 from kernel_tui.text.roofline_text import (
     ROOFLINE_HEADERS,
     ceilings_line,
@@ -49,33 +48,39 @@ from kernel_tui.text.roofline_text import (
     roofline_summary,
 )
 
+if TYPE_CHECKING:
+    from kernel_tui.model.report import ModeResult, ScenarioReport
+
 
 def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> Table:
     table = Table(title=title, title_justify="left", expand=True, pad_edge=False)
     table.add_column("kernel", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
-    table.add_column("calls", justify="right")
-    table.add_column(f"time {NOISY_MARK}" if noisy_times(mode) else "time", justify="right")
-    table.add_column("bytes", justify="right")
+    of = TableOf(title.lower(), mode, preview, marks=True)
+    for column in TERMINAL_COLUMNS:
+        table.add_column(column.header(of), justify="right" if column.numeric else "left")
+    blank = [""] * len(TERMINAL_COLUMNS)
     if mode is None:
-        table.add_row("not measured", "", "", "")
+        table.add_row("not measured", *blank)
         return table
     if not mode.kernels:
-        table.add_row(Text("no kernels", style="dim"), "0", "", "")
+        table.add_row(Text("no kernels", style="dim"), *_calls_only("0"))
     groups = [(section, mode.section(section)) for section in SECTIONS] if mode.is_training else [(None, mode.kernels)]
     for section, kernels in groups:
         if section is not None:
-            table.add_row(Text(section, style="bold"), format_count(sum(k.calls for k in kernels)), "", "")
+            table.add_row(Text(section, style="bold"), *_calls_only(format_count(sum(k.calls for k in kernels))))
         for kernel, name in zip(kernels, nested_names(kernels)):
             table.add_row(
-                name if section is None else f"  {name}",
-                format_count(kernel.calls) + (PREDICTED_MARK if kernel.predicted else ""),
-                format_time_us(kernel.time_us, preview),
-                format_bytes(kernel.bytes_total),
+                name if section is None else f"  {name}", *(column.cell(kernel, of) for column in TERMINAL_COLUMNS)
             )
     if any(kernel.predicted for kernel in mode.kernels):
         table.caption = f"{PREDICTED_MARK} predicted from ATen's CUDA source"
         table.caption_justify = "left"
     return table
+
+
+def _calls_only(calls: str) -> list[str]:
+    """A row with only a count of launches (a section's, or none), under the calls column."""
+    return [calls if column is CALLS else "" for column in TERMINAL_COLUMNS]
 
 
 def launch_table(report: ScenarioReport) -> Table | None:
@@ -229,7 +234,7 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
     return Group(*parts)
 
 
-def baseline_view(comparison: Comparison | None, scenario: str, source: str) -> RenderableType:
+def baseline_view(comparison: BaselineComparison | None, scenario: str, source: str) -> RenderableType:
     """A run against its baseline in ``source``: per mode the totals, then each kernel added (``+``), removed
     (``-``) or changed (``~``); lines, not side-by-side tables, so that it reads at 80 columns."""
     if comparison is None:

@@ -436,7 +436,7 @@ class EngineClient:
                 message,
                 warmup=warmup_ended,
                 hello=messages.put,
-                progress=messages.put,
+                stage_started=messages.put,
                 partial=messages.put,
                 sweep_point=messages.put,
                 done=messages.put,

@@ -11,9 +11,10 @@ reads or writes the wire format.
 Engine -> front end:
     Hello       once, when ready: the device, torch, and the warm-up compile the engine started (if any)
     Warmup      that compile ended; state: done or failed
-    Progress    a stage of a run began; the sweep's says how many points will follow (``total``)
+    StageStartedMessage  a stage of a run began; the sweep's says how many points will follow (``total``);
+                on the wire still ``progress`` (renaming it there takes a new protocol version and new recordings)
     Partial     a report with what is known so far (eager first)
-    SweepPoint  one point of the sweep, as soon as it is measured
+    SweepPointMessage  one point of the sweep (a ``report.SweepPoint``), as soon as it is measured
     Done        the final report; ``restart``: the scenario changed what the engine cannot restore, and it
                 ends after this message
 Front end -> engine:
@@ -32,8 +33,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal, TypeVar, get_args
 
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.report import SweepPoint as MeasuredPoint
+from kernel_tui.model.report import ScenarioReport, SweepPoint
 from kernel_tui.model.report_schema import checked, checked_report
 from kernel_tui.model.safe_text import safe_text
 
@@ -42,7 +42,7 @@ PROTOCOL_VERSION = 2
 a line without them reads with the default, which is what a front end that predates them meant."""
 
 Stage = Literal["load", "inputs", "eager", "compile", "profile", "timing", "sweep"]
-"""A stage of a run, in the order a run passes them (``Progress``): the engine announces them, the front ends
+"""A stage of a run, in the order a run passes them (``StageStartedMessage``): the engine announces them, the front ends
 show them."""
 STAGE_ORDER: tuple[Stage, ...] = get_args(Stage)
 STAGES: tuple[str, ...] = STAGE_ORDER
@@ -100,7 +100,9 @@ class Warmup:
 
 
 @dataclass(frozen=True)
-class Progress:
+class StageStartedMessage:
+    """A stage of a run began: the app's ``StageStarted``, and ``stage_started`` wherever it is handled."""
+
     run_id: int
     stage: Stage
     detail: str
@@ -115,9 +117,11 @@ class Partial:
 
 
 @dataclass(frozen=True)
-class SweepPoint:
+class SweepPointMessage:
+    """One point of the sweep, measured: the message that carries a ``report.SweepPoint``."""
+
     run_id: int
-    point: MeasuredPoint
+    point: SweepPoint
 
 
 @dataclass(frozen=True)
@@ -154,7 +158,7 @@ class Quit:
     pass
 
 
-RunMessage = Progress | Partial | SweepPoint | Done
+RunMessage = StageStartedMessage | Partial | SweepPointMessage | Done
 EngineMessage = Hello | Warmup | RunMessage
 Request = RunRequest | Quit
 Message = EngineMessage | Request
@@ -162,9 +166,9 @@ Message = EngineMessage | Request
 WIRE_TYPES: dict[type, str] = {
     Hello: "hello",
     Warmup: "warmup",
-    Progress: "progress",
+    StageStartedMessage: "progress",  # the wire keeps the name it had, which every recording holds
     Partial: "partial",
-    SweepPoint: "sweep_point",
+    SweepPointMessage: "sweep_point",
     Done: "done",
     RunRequest: "run",
     Quit: "quit",
@@ -182,7 +186,7 @@ def encode(message: Message) -> str:
 def _to_wire(value: Any) -> Any:
     if isinstance(value, ScenarioReport):
         return value.to_dict()
-    if isinstance(value, (MeasuredPoint, WarmupPlan)):
+    if isinstance(value, (SweepPoint, WarmupPlan)):
         return asdict(value)
     if isinstance(value, tuple):
         return list(value)
@@ -327,15 +331,15 @@ def _read_warmup(wire: _Fields) -> Warmup:
     return Warmup(state, wire.number("seconds"), wire.optional_flag("cold"), wire.optional_text("message"))
 
 
-def _read_progress(wire: _Fields) -> Progress:
+def _read_stage_started(wire: _Fields) -> StageStartedMessage:
     stage = wire.choice("stage", STAGE_ORDER)
-    return Progress(wire.integer("run_id"), stage, wire.text("detail"), wire.optional_integer("total"))
+    return StageStartedMessage(wire.integer("run_id"), stage, wire.text("detail"), wire.optional_integer("total"))
 
 
-def _read_sweep_point(wire: _Fields) -> SweepPoint:
-    return SweepPoint(
+def _read_sweep_point(wire: _Fields) -> SweepPointMessage:
+    return SweepPointMessage(
         wire.integer("run_id"),
-        MeasuredPoint(**checked(MeasuredPoint, wire.mapping("point"), finite=False, where="point")),
+        SweepPoint(**checked(SweepPoint, wire.mapping("point"), finite=False, where="point")),
     )
 
 
@@ -362,7 +366,7 @@ def _variants(value: dict[str, Any] | None) -> dict[str, dict[str, Any]] | None:
 _READERS: dict[str, Callable[[_Fields], Message]] = {
     "hello": _read_hello,
     "warmup": _read_warmup,
-    "progress": _read_progress,
+    "progress": _read_stage_started,
     "partial": lambda wire: Partial(wire.integer("run_id"), wire.report()),
     "sweep_point": _read_sweep_point,
     "done": lambda wire: Done(wire.integer("run_id"), wire.report(), wire.flag("restart")),
@@ -379,9 +383,9 @@ def dispatch(
     *,
     hello: Callable[[Hello], Result] | None = None,
     warmup: Callable[[Warmup], Result] | None = None,
-    progress: Callable[[Progress], Result] | None = None,
+    stage_started: Callable[[StageStartedMessage], Result] | None = None,
     partial: Callable[[Partial], Result] | None = None,
-    sweep_point: Callable[[SweepPoint], Result] | None = None,
+    sweep_point: Callable[[SweepPointMessage], Result] | None = None,
     done: Callable[[Done], Result] | None = None,
     run: Callable[[RunRequest], Result] | None = None,
     quit: Callable[[Quit], Result] | None = None,  # named after the message, like the others
@@ -392,11 +396,11 @@ def dispatch(
             return hello(message) if hello else None
         case Warmup():
             return warmup(message) if warmup else None
-        case Progress():
-            return progress(message) if progress else None
+        case StageStartedMessage():
+            return stage_started(message) if stage_started else None
         case Partial():
             return partial(message) if partial else None
-        case SweepPoint():
+        case SweepPointMessage():
             return sweep_point(message) if sweep_point else None
         case Done():
             return done(message) if done else None

@@ -93,7 +93,7 @@ def from_engine(run_id: int, path: Path, message: protocol.RunMessage) -> Messag
 
     return protocol.dispatch(
         message,
-        progress=lambda progress: StageStarted(run_id, path, progress.stage, progress.detail, progress.total),
+        stage_started=lambda started: StageStarted(run_id, path, started.stage, started.detail, started.total),
         partial=lambda partial: ReportUpdated(run_id, path, partial.report),
         sweep_point=lambda sweep_point: SweepPointMeasured(run_id, path, sweep_point.point),
         done=lambda done: RunFinished(run_id, path, done.report),

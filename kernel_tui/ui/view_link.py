@@ -113,7 +113,7 @@ class SavedResultsLink:
         self, lifecycle: RunLifecycle, run: EngineRun, path: Path, asks_more: bool = False
     ) -> Generator[RunMessage, None, None]:
         from kernel_tui.transport.client import EngineDied
-        from kernel_tui.transport.protocol import Done, SweepPoint
+        from kernel_tui.transport.protocol import Done, SweepPointMessage
         from kernel_tui.ui.run_lifecycle import take_turn
 
         take_turn(lifecycle, run)
@@ -123,7 +123,7 @@ class SavedResultsLink:
             if saved is None or asks_more:
                 raise EngineDied(None, "", VIEW_MODE_REFUSAL)
             for point in saved.report.sweep:
-                yield SweepPoint(SAVED_RUN_ID, point)
+                yield SweepPointMessage(SAVED_RUN_ID, point)
             reported = True
             yield Done(SAVED_RUN_ID, saved.report)
         finally:

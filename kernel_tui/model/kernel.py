@@ -1,0 +1,104 @@
+"""One kernel as the profiler saw it (a row of a kernel table), and the names its table rows show.
+
+A plain frozen dataclass with no torch in sight, part of the report (``report``) that crosses from the engine to
+the CLI and the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kernel_tui.model.launch import KernelLaunch
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel as the profiler saw it, grouped by name over the profiled runs of ``fn``."""
+
+    name: str
+    short_name: str
+    calls: float
+    """Launches per run of ``fn`` (a float only when runs disagree)."""
+    time_us: float | None
+    """Time spent in this kernel per run of ``fn``, all its calls together (None in a preview)."""
+    bytes_read: int | None = None
+    bytes_written: int | None = None
+    kind: str = "kernel"
+    """``kernel``, ``memcpy``, ``memset`` (CUDA), or ``op`` (an eager CPU operator doing the work)."""
+    op: str | None = None
+    """The top-level operator that launched it (``aten::relu`` for a ``clamp_min`` kernel)."""
+    aten_ops: tuple[str, ...] = ()
+    """The ATen operators this kernel runs: eager, what the dispatcher saw; compiled, the original ATen
+    operators Inductor fused into it (from its generated code's comments, else its name)."""
+    lines: tuple[int, ...] = ()
+    """Lines of the scenario file those operators came from: the calling line, a helper's line and the line of
+    ``fn`` that called it; backward, the forward lines whose gradient it computes."""
+    line_calls: tuple[tuple[int, int], ...] = ()
+    """Per line of ``lines``, how many of this row's launches per run came from it (a row of two ``mul`` calls on
+    two lines has one on each)."""
+    unplaced: str | None = None
+    """Why ``lines`` is empty (the default loss, no operator to read a line from); None when it is not."""
+    fused_into: tuple[str, ...] = ()
+    """Eager only: the compiled kernels (short names) that absorbed this kernel's work."""
+    code: str | None = None
+    """Compiled only: the kernel's generated source (C++ or Triton)."""
+    gbs: float | None = None
+    """Achieved bandwidth: bytes over time, in GB/s (10^9 bytes per second)."""
+    ceiling_pct: float | None = None
+    """``gbs`` as a percentage of the device's measured copy bandwidth."""
+    flops: int | None = None
+    """Arithmetic operations per run of ``fn`` (``kernel_tui.engine.flops``); None when not counted."""
+    intensity: float | None = None
+    """FLOPs per byte moved."""
+    gflops: float | None = None
+    """Achieved GFLOP/s: FLOPs over time."""
+    bound: str | None = None
+    """``memory-bound`` or ``compute-bound``: which side of the device's ridge point ``intensity`` sits."""
+    section: str | None = None
+    """A training step's ``forward`` (the loss included) or ``backward``; None when only ``fn`` is measured."""
+    launch: KernelLaunch | None = None
+    """How it was launched (grid, block, warps, threads; a CPU kernel's threads); None where nothing is known."""
+    predicted: str | None = None
+    """A preview's eager row whose launch count is a prediction from ATen's CUDA source, not the rule of one
+    launch per operator: which source (``engine.aten_cuda``); None for every measured row."""
+
+    @property
+    def bytes_total(self) -> int | None:
+        if self.bytes_read is None and self.bytes_written is None:
+            return None
+        return (self.bytes_read or 0) + (self.bytes_written or 0)
+
+    def calls_from_line(self, line: int) -> int:
+        """Launches per run that came from ``line``: counted per launch where the engine did, else the row's
+        calls (a preview's eager rows are one launch each)."""
+        counted = dict(self.line_calls)
+        if line in counted:
+            return counted[line]
+        return round(self.calls) if line in self.lines else 0
+
+
+def nested_names(kernels: Sequence[Kernel]) -> list[str]:
+    """The name each table row shows: a composite operator's passes (an eager ``op`` row that names
+    another operator, e.g. ``aten::amax`` in ``aten::logsumexp``) nested under the composite's name, which
+    heads the first of them: ``aten::logsumexp ┬ amax``, then ``├ abs`` … ``└ add_``."""
+    shown = []
+    for index, kernel in enumerate(kernels):
+        parent = _composite(kernel)
+        if parent is None:
+            shown.append(kernel.short_name)
+            continue
+        own = kernel.short_name.split("::", 1)[-1]
+        previous = _composite(kernels[index - 1]) if index > 0 else None
+        following = _composite(kernels[index + 1]) if index + 1 < len(kernels) else None
+        if previous != parent:
+            shown.append(f"{parent} ┬ {own}")
+        else:
+            shown.append(f"  {'├' if following == parent else '└'} {own}")
+    return shown
+
+
+def _composite(kernel: Kernel) -> str | None:
+    return kernel.op if kernel.kind == "op" and kernel.op and kernel.op != kernel.name else None

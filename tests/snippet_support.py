@@ -1,0 +1,121 @@
+"""Shared set-up for the snippet editor's tests (no tests here): a stand-in engine that notes what it was asked
+to run and replays a real recording for it, faster timers, and the keys a learner presses in the editor."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from replay import ReplayEngineLink
+from test_ui_support import DATA, RECORDINGS, explorer, shown_text, wait_for
+from textual.widgets import Input
+
+from kernel_tui.ui.drafts import DraftStore
+from kernel_tui.ui.screens.prompt import PromptScreen
+from kernel_tui.ui.screens.snippets import SnippetWorkbench
+from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
+from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
+
+WIDE = (160, 48)
+SMALL = (80, 24)
+TYPO = DATA / "ui_snippet_typo_messages.json"
+SYNTAX = DATA / "ui_snippet_syntax_messages.json"
+ADD_RELU_RECORDING = "ui_add_relu.py"
+
+
+@dataclass
+class SnippetLink(ReplayEngineLink):
+    """Replays the recording named by ``plays`` for any file, and notes (path, size, text) of each run."""
+
+    plays: str = ADD_RELU_RECORDING
+    asked: list[tuple[Path, int | None, str]] = field(default_factory=list)
+
+    def run(self, path, *, sweep, size=None, variants=None):
+        path = Path(path)
+        self.asked.append((path, size, path.read_text(encoding="utf-8")))
+        self.recordings[path.name] = self.recordings[self.plays]
+        return super().run(path, sweep=sweep, size=size, variants=variants)
+
+
+def snippet_link(plays: str = ADD_RELU_RECORDING) -> SnippetLink:
+    return SnippetLink.from_files(*RECORDINGS, TYPO, SYNTAX, plays=plays)
+
+
+@pytest.fixture(autouse=True)
+def quick_timers(monkeypatch):
+    # The same debounce and polling, only faster, so the tests need not wait whole seconds.
+    monkeypatch.setattr(SnippetWorkbench, "AUTOSAVE_DELAY_S", 0.05)
+    monkeypatch.setattr(SnippetWorkbench, "WATCH_INTERVAL_S", 0.05)
+
+
+def editor(app) -> SnippetEditor:
+    return explorer(app).query_one("#editor", SnippetEditor)
+
+
+def text_area(app) -> SnippetTextArea:
+    return explorer(app).query_one("#snippet-text", SnippetTextArea)
+
+
+def note(app) -> str:
+    return shown_text(editor(app).query_one("#editor-note"))
+
+
+async def type_text(pilot, text: str) -> None:
+    await pilot.press(*("enter" if char == "\n" else char for char in text))
+
+
+async def replace_text(pilot, text: str) -> None:
+    """Select everything in the editor (f7) and type ``text`` over it, key by key."""
+    await pilot.press("f7", "delete")
+    await type_text(pilot, text)
+
+
+async def new_snippet(pilot, text: str) -> None:
+    await pilot.press("ctrl+n")
+    await wait_for(pilot, lambda: isinstance(pilot.app.focused, SnippetTextArea), what="the editor focused")
+    await replace_text(pilot, text)
+
+
+def run_done(app) -> bool:
+    document = explorer(app).session.document
+    run = explorer(app).runs.get(document.path) if document is not None else None
+    return run is not None and not run.running
+
+
+async def answer_prompt(pilot, value: str | None) -> None:
+    """Type ``value`` over what the prompt suggests and press enter (None: accept the suggestion)."""
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, PromptScreen), what="the prompt")
+    if value is not None:
+        pilot.app.screen.query_one(Input).value = value  # typing it key by key is Textual's business
+    await pilot.press("enter")
+
+
+def notifications(app) -> list[str]:
+    return [notification.message for notification in app._notifications]
+
+
+def crashed_draft(text: str):
+    """What a crash leaves: a draft held by a process that no longer exists."""
+    store = DraftStore()
+    draft = store.create(text)
+    store._write_meta(type(draft)(draft.path, pid=dead_pid()))
+    return draft
+
+
+def dead_pid() -> int:
+    """The id of a process that has exited."""
+    process = subprocess.Popen([sys.executable, "-c", ""])
+    process.wait()
+    return process.pid
+
+
+async def run_a_syntax_error(app, pilot) -> str:
+    """Type a snippet with an unclosed parenthesis on line 1 and run it; returns what was typed."""
+    typed = "t = (a + b\nt.relu()"
+    await new_snippet(pilot, typed)
+    await pilot.press("ctrl+r")
+    await wait_for(pilot, lambda: run_done(app))
+    return typed

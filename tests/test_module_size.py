@@ -1,0 +1,32 @@
+"""Every module of the package and of the tests stays under 450 lines: a file longer than that holds more than
+one concept and is split by concept (the README's Layout table names the parts). ``tests/data`` holds data and
+recorded inputs, not modules anyone reads through, and is left out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT = 450
+
+
+def _modules() -> list[Path]:
+    package = ROOT.glob("kernel_tui/**/*.py")
+    tests = (path for path in ROOT.glob("tests/**/*.py") if "data" not in path.relative_to(ROOT / "tests").parts)
+    return sorted([*package, *tests])
+
+
+def test_the_modules_are_found():
+    names = {str(path.relative_to(ROOT)) for path in _modules()}
+    assert {"kernel_tui/commands/cli.py", "tests/test_module_size.py", "tests/replay.py"} <= names
+    assert not any(name.startswith("tests/data/") for name in names)
+
+
+def test_no_module_passes_450_lines():
+    too_long = {}
+    for path in _modules():
+        with path.open(encoding="utf-8") as text:
+            lines = sum(1 for _ in text)
+        if lines > LIMIT:
+            too_long[str(path.relative_to(ROOT))] = lines
+    assert not too_long, f"split by concept (at most {LIMIT} lines each): {too_long}"
