@@ -16,7 +16,7 @@ from kernel_tui.model.report import Kernel, ModeResult, SweepPoint
 from kernel_tui.text.formatting import attribution_text, lines_text, link_text
 from kernel_tui.transport.protocol import Partial
 from kernel_tui.ui import launch
-from kernel_tui.ui.attribution import code_kernel, code_language, kernel_story, no_code_reason, plan_columns
+from kernel_tui.ui.kernel_words import code_kernel, code_language, kernel_story, no_code_reason, plan_columns
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, Answer, PredictionBook, split_lesson
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
@@ -607,7 +607,7 @@ def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00():
     values, labels = figure.yticks_args
     assert min(values) < 0.005 and "0.00" not in labels, labels
     assert [format_gbs(value) for value in (0.002, 0.00031, 7.171)] == ["0.002", "0.0003", "7.17"]
-    from kernel_tui.ui.attribution import bandwidth_cell
+    from kernel_tui.ui.kernel_words import bandwidth_cell
 
     slow = Kernel("aten::item", "aten::item", 1, 11.9, bytes_read=4, gbs=0.00034, ceiling_pct=0.0)
     assert bandwidth_cell(slow) == ("<0.01", "0%"), "short enough for the column beside its share"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.screen import Screen
 
-from kernel_tui.ui.attribution import code_kernel, no_code_reason
+from kernel_tui.ui.kernel_words import code_kernel, no_code_reason
 from kernel_tui.ui.score import PredictionBook, split_lesson
 
 if TYPE_CHECKING:

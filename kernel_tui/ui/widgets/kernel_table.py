@@ -3,7 +3,7 @@ mode's time, and attribution (eager: the compiled kernel that absorbed it; compi
 A training step's kernels stand under a heading per section, and against a pinned baseline each row has its
 mark (``kernel_tui.ui.kernel_rows``), the baseline's removed kernels dimmed among them.
 
-Which columns show depends on the table's width (``kernel_tui.ui.attribution.plan_columns``): on a narrow
+Which columns show depends on the table's width (``kernel_tui.ui.kernel_words.plan_columns``): on a narrow
 table the share, then the bandwidth, then the attribution give way; the full-name line under the tables
 always says all of it for the highlighted kernel.
 """
@@ -30,7 +30,7 @@ from kernel_tui.text.formatting import (
     link_text,
     noisy_times,
 )
-from kernel_tui.ui.attribution import LINK, NAME, ColumnPlan, bandwidth_cell, plan_columns, roofline_cell
+from kernel_tui.ui.kernel_words import LINK, NAME, ColumnPlan, bandwidth_cell, plan_columns, roofline_cell
 
 LINE_MARK = "bold reverse"
 """A row whose work came from the code line under the cursor."""
