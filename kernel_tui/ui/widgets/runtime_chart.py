@@ -6,8 +6,8 @@ drawing empty axes.
 
 Key ``b`` cycles it through runtime and achieved bandwidth against size (the device's copy bandwidth drawn as
 the ceiling) and the roofline of the scenario's kernels (``mode``); the explorer owns which mode is shown and
-binds it to ``mode`` (so a chart composed anew, after a layout switch, draws it at once), and sets the report
-the roofline places and the kernel highlighted in the tables.
+hands it, with the points, the ceiling and the report the roofline places, as its ``ChartShown``; it sets the
+kernel highlighted in the tables as their cursor moves.
 """
 
 from __future__ import annotations
@@ -28,22 +28,12 @@ from textual.widgets import Static
 
 from kernel_tui.text.formatting import sweep_end_short
 from kernel_tui.text.roofline_text import format_intensity
+from kernel_tui.ui.widgets.chart_modes import BY_NAME, CHART_MODES, next_chart_mode
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import Kernel, ScenarioReport, SweepPoint
+    from kernel_tui.ui.shown import ChartShown
     from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
-
-TITLES = {"time": "Runtime vs size", "bandwidth": "Bandwidth vs size", "roofline": "Roofline"}
-MODES = ("time", "bandwidth", "roofline")
-"""What ``b`` cycles through, in order."""
-MODE_WORDS = {"time": "runtime", "bandwidth": "bandwidth", "roofline": "roofline"}
-"""Each mode as the subtitle names it (``b bandwidth``: what ``b`` shows next)."""
-
-
-def next_chart_mode(mode: str) -> str:
-    """The chart's mode after ``mode``: runtime, then achieved bandwidth, then the roofline, then runtime again."""
-    return MODES[(MODES.index(mode) + 1) % len(MODES)]
-
 
 STREAMED_REPLOT_INTERVAL_S = 0.25
 """While points stream in, the plot is drawn again at most this often: building it costs about 30 ms, and a
@@ -57,12 +47,12 @@ class RuntimeChart(Widget):
     can_focus = True
     """So Tab reaches the chart like every other pane (its border lights up)."""
 
-    mode: var[str] = var("time", init=False)
+    mode: var[str] = var(CHART_MODES[0].name, init=False)
     """``time``, ``bandwidth`` (both against size) or ``roofline`` (the kernels against the two ceilings)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.border_title = Content(TITLES["time"])
+        self.border_title = Content(CHART_MODES[0].title)
         self.points: list[SweepPoint] = []
         """The points shown, in the order they arrived (tests read this)."""
         self.hint = ""
@@ -94,6 +84,18 @@ class RuntimeChart(Widget):
 
         await self.mount(RuntimePlot(self.points, self.hint))
         self._replot()
+
+    def show(self, shown: ChartShown) -> None:
+        """Draw what the explorer hands the chart: its mode, the sweep's points, the ceiling and the report."""
+        self.mode = shown.mode
+        known = len(self.points)
+        if shown.hint == self.hint and len(shown.points) > known and shown.points[:known] == tuple(self.points):
+            for point in shown.points[known:]:
+                self.add_point(point)  # a sweep streaming in: drawn at most every so often
+        elif shown.hint != self.hint or shown.points != tuple(self.points):
+            self.set_points(shown.points, shown.hint)
+        self.set_ceiling(shown.ceiling_gbs)
+        self.set_roofline(shown.report)
 
     def set_points(self, points: Sequence[SweepPoint], hint: str = "") -> None:
         """Show these points (a new scenario, or a finished sweep)."""
@@ -161,7 +163,7 @@ class RuntimeChart(Widget):
         legend.display = drawn
         if drawn:
             legend.update(self._legend())
-        self.border_title = Content(TITLES.get(self.mode, TITLES["time"]))
+        self.border_title = Content(BY_NAME.get(self.mode, CHART_MODES[0]).title)
         self.border_subtitle = Content(self._subtitle() if drawn else "")
         # Queried by name: RuntimePlot (and plotext) are imported only once the chart is first drawn.
         for plot in cast("list[RuntimePlot]", list(self.query("RuntimePlot"))):
@@ -218,7 +220,7 @@ class RuntimeChart(Widget):
         return "No kernel here has both its FLOPs and a time: nothing to place on the roofline."
 
     def _subtitle(self) -> str:
-        following = f"b {MODE_WORDS[next_chart_mode(self.mode)]}"
+        following = f"b {BY_NAME[next_chart_mode(self.mode)].word}"
         if self.mode == "roofline":
             from kernel_tui.ui.widgets.roofline_plot import unplaced
 
