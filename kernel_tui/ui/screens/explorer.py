@@ -145,7 +145,7 @@ class ExplorerScreen(SnippetActions, EngineEvents):
         self.refresh_shown()
         self.set_interval(1.0, self._tick)
         # After the first frame: starting a process (which then imports torch) must not delay the paint.
-        self.call_after_refresh(self.start_engine)
+        self.call_after_refresh(self._start_engine)
         self.snippets.start(offer_drafts=self.MEASURES)
 
     def on_unmount(self) -> None:
@@ -387,13 +387,13 @@ class ExplorerScreen(SnippetActions, EngineEvents):
             return
         entry = self.entry
         if self.runs.active is not None:
-            self.cancel_active()
+            self._cancel_active()
         run = self.runs.start(entry.path, sweep=sweep, now=self.clock())
         run.output_from = self.link.output_mark()
         # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run.
         variants = self.variants.request(entry.path)
         messages = self.link.run(entry.path, sweep=sweep, size=self.run_size, variants=variants)
-        self.run_engine(run.run_id, entry.path, messages)
+        self._run_engine(run.run_id, entry.path, messages)
         self.refresh_shown()
         if not self.wide and self.query_one(TabbedContent).active in ("tab-scenarios", "tab-lesson"):
             self.action_pane("kernels")

@@ -77,7 +77,7 @@ class EngineEvents(Screen[None]):
         self.engine = replace(self.engine, error=error)
         self.refresh_shown()
 
-    def start_engine(self) -> None:
+    def _start_engine(self) -> None:
         from kernel_tui.ui.engine_worker import start_engine
 
         self.run_worker(
@@ -88,7 +88,7 @@ class EngineEvents(Screen[None]):
             group="engine-start",
         )
 
-    def run_engine(self, run_id: int, path: Path, messages: Iterator[RunMessage]) -> None:
+    def _run_engine(self, run_id: int, path: Path, messages: Iterator[RunMessage]) -> None:
         from kernel_tui.ui.engine_worker import stream_run
 
         self.run_worker(
@@ -99,7 +99,7 @@ class EngineEvents(Screen[None]):
             group="engine",
         )
 
-    def cancel_active(self) -> ScenarioRun | None:
+    def _cancel_active(self) -> ScenarioRun | None:
         cancelled = self.runs.cancel(self.clock())
         if cancelled is not None:
             cancelled.output_to = self.link.output_mark()
@@ -109,12 +109,12 @@ class EngineEvents(Screen[None]):
 
     def action_cancel(self) -> None:
         """Stop the engine; the app stays usable and the next run starts a fresh engine."""
-        cancelled = self.cancel_active()
+        cancelled = self._cancel_active()
         if cancelled is None:
             return
         # Cancel ended the engine: start the next one now, as after a crash, so "engine ready" stays true.
         self.hello = None
-        self.start_engine()
+        self._start_engine()
         self.snippets.run_ended(cancelled)
 
     def warming_ended(self) -> None:
@@ -171,7 +171,7 @@ class EngineEvents(Screen[None]):
             # The engine is gone (crash, hang, cancel): start the next one now, while the learner reads
             # what happened, so the next run does not wait for torch to import.
             self.hello = None
-            self.start_engine()
+            self._start_engine()
         self.refresh_shown()
         self.snippets.run_ended(run)
 
