@@ -41,6 +41,9 @@ class PinnedBaselines:
     def __init__(self, scenario_of: Callable[[Path], Path] = lambda path: path) -> None:
         self.scenario_of = scenario_of
         self._pins: dict[Path, Pin] = {}
+        self._last: tuple[ScenarioReport, ScenarioReport, Comparison] | None = None
+        """The latest comparison, with the two reports it compared: the explorer shows its state again on
+        every tick and key, and the comparison of two unchanged reports is the same."""
 
     @staticmethod
     def can_pin(run: ScenarioRun | None) -> bool:
@@ -86,10 +89,14 @@ class PinnedBaselines:
         if pinned is None:
             return None
         assert run is not None and run.report is not None
+        if self._last is not None and self._last[0] is pinned and self._last[1] is run.report:
+            return self._last[2]
         # Imported with the first comparison: the baseline module is not needed before a run has finished.
         from kernel_tui.text.baseline import compare
 
-        return compare(pinned, run.report)
+        comparison = compare(pinned, run.report)
+        self._last = (pinned, run.report, comparison)
+        return comparison
 
     def mode_baseline(self, run: ScenarioRun | None, mode: str, comparison: Comparison | None) -> ModeBaseline | None:
         """What the ``mode`` table marks its rows with, given ``comparison(run)``."""

@@ -20,12 +20,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.content import Content
 from textual.events import DescendantFocus, Resize
 from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, OptionList, Static, TabbedContent
+from textual.widgets import DataTable, OptionList, TabbedContent
 
 from kernel_tui.ui import describe
 from kernel_tui.ui.actions import (
@@ -53,21 +52,18 @@ from kernel_tui.ui.screens.explorer_layout import (
     focus_pane,
     focused_pane,
 )
+from kernel_tui.ui.screens.explorer_panes import OF_THE_RUN, show_panes
 from kernel_tui.ui.screens.snippet_actions import SnippetActions
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.screens.variants_part import VariantsPart
 from kernel_tui.ui.screens.why import WhyPart
-from kernel_tui.ui.shown import EngineState, Shown, ViewState, shown
+from kernel_tui.ui.shown import EngineState, Shown, ViewState
+from kernel_tui.ui.shown import shown as compute_shown
 from kernel_tui.ui.snippet_session import Effects, SnippetSession
 from kernel_tui.ui.widgets.chart_modes import CHART_MODES, next_chart_mode
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
-from kernel_tui.ui.widgets.lesson_view import LessonView
-from kernel_tui.ui.widgets.run_status import RunStatusBar
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
-from kernel_tui.ui.widgets.scenario_list import ScenarioList
-from kernel_tui.ui.widgets.summary_strip import SummaryStrip
-from kernel_tui.ui.widgets.variants_table import VariantsPane
 
 if TYPE_CHECKING:
     from kernel_tui.ui.engine_link import EngineLink
@@ -75,9 +71,6 @@ if TYPE_CHECKING:
     from kernel_tui.ui.widgets.deferred import Deferred
 
 W = TypeVar("W", bound=Widget)
-
-PANE_SLICES = ("scenarios", "lesson", "signature", "eager", "variants", "compiled", "summary", "chart")
-"""The slices of ``Shown`` handed to a pane, besides the status line's, in the order the panes are shown."""
 
 
 class ExplorerScreen(SnippetActions, EngineEvents):
@@ -207,7 +200,7 @@ class ExplorerScreen(SnippetActions, EngineEvents):
         document = self.session.document
         editing = document.path if document is not None else None
         view = ViewState(self.chart_mode, self.MEASURES, self._status_for_editor, editing, self.saved_origin())
-        self.shown = shown(
+        self.shown = compute_shown(
             self.catalog,
             self.runs,
             self.baselines,
@@ -231,34 +224,12 @@ class ExplorerScreen(SnippetActions, EngineEvents):
 
     def _show_panes(self, old: Shown | None) -> None:
         """Hand each pane its slice of ``shown`` where it changed since ``old`` (None: hand every one)."""
-        new = self.shown
-        if new is None:
+        if self.shown is None:
             return
-        changed = {name for name in PANE_SLICES if old is None or getattr(old, name) != getattr(new, name)}
-        self.sub_title = new.sub_title
-        self.set_class(new.editing, "-editing")
-        if "scenarios" in changed and (scenarios := self._find("#scenarios", ScenarioList)):
-            scenarios.show(new.scenarios)
-        if "lesson" in changed and (lesson := self._find("#lesson", LessonView)):
-            lesson.show(new.lesson.entry, hide_explanation=new.lesson.hide_explanation)
-        if "signature" in changed and (signature := self._find("#signature", Static)):
-            signature.update(Content(new.signature))
-            signature.display = bool(new.signature)
-        if "eager" in changed and (eager := self._find("#eager", KernelTable)):
-            eager.show(new.eager)
-        if "variants" in changed and (variants := self._find("#variants", VariantsPane)):
-            variants.show(new.variants)
-        if "compiled" in changed and (compiled := self._find("#compiled", KernelTable)):
-            compiled.show(new.compiled)
-        if changed:
+        self.sub_title = self.shown.sub_title
+        self.set_class(self.shown.editing, "-editing")
+        if show_panes(self, self.shown, old) & OF_THE_RUN:
             self._show_kernel_name()
-        if "summary" in changed and (summary := self._find("#summary", SummaryStrip)):
-            summary.show(new.summary)
-        if "chart" in changed and (chart := self._find("#chart", RuntimeChart)):
-            chart.show(new.chart)
-        if (old is None or old.status != new.status) and (status := self._find("#status", RunStatusBar)):
-            status.show(new.status)
-        if changed:
             self.refresh_bindings()
 
     def _show_kernel_name(self) -> None:
