@@ -590,7 +590,7 @@ def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00():
     """Tiny arrays move a few MB/s: the lowest tick of the log axis read "0.00" (two decimals of 0.002)."""
     from kernel_tui.text.formatting import format_gbs
     from kernel_tui.ui.widgets.bandwidth_plot import draw_bandwidth
-    from kernel_tui.ui.widgets.runtime_plot import STYLES, time_ticks
+    from kernel_tui.ui.widgets.runtime_lines import STYLES, time_ticks
 
     class Figure:
         """Records what the chart asks plotext for."""
