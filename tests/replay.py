@@ -148,6 +148,8 @@ class ReplayEngineLink:
     """The size each run asked for (None: the scenario's own); replaying ignores it."""
     variants: list[CompileVariants | None] = field(default_factory=list)
     """The compile variants each run asked for (None: the file's own); replaying ignores them."""
+    log_path: Path | None = None
+    """No engine runs, so nothing is logged."""
 
     def __post_init__(self) -> None:
         # The same rules as the real link: runs are numbered when asked for, one runs at a time, and a

@@ -11,9 +11,10 @@ from replay import ReplayEngineLink
 from test_ui_support import DATA, RECORDINGS, explorer, finished, make_app, wait_for
 
 from kernel_tui.model.machine_load import MachineLoad
+from kernel_tui.ui.summary_lines import RETRY_KEYS
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
-from kernel_tui.ui.widgets.summary_strip import RETRY_KEYS, SummaryStrip
+from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 
 ENDED = (
     "sweep ended: this size would take about 103 s (the last took 12.3 s at 65,536 elements; "

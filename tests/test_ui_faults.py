@@ -32,7 +32,7 @@ async def settle(pilot, condition, what: str) -> None:
 async def run_scenario(app, pilot, path: Path, key: str = "r"):
     explorer = app.get_explorer()
     explorer.catalog.select(explorer.catalog.paths().index(path))
-    explorer.show_everything()
+    explorer.refresh_shown()
     await pilot.press(key)
     await settle(pilot, lambda: path in explorer.runs and not explorer.runs[path].running, path.name)
     return explorer.runs[path]

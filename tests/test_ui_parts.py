@@ -15,7 +15,7 @@ from kernel_tui.ui.catalog import Catalog, ScenarioEntry, load_catalog
 from kernel_tui.ui.messages import ReportUpdated, RunFinished, StageStarted, SweepPointMeasured, from_engine
 from kernel_tui.ui.run_state import RunBook, RunStatus, ScenarioRun
 from kernel_tui.ui.source import scenario_source
-from kernel_tui.ui.widgets.runtime_plot import _thin, time_ticks
+from kernel_tui.ui.widgets.runtime_lines import _thin, time_ticks
 
 
 class TestSource:

@@ -144,7 +144,7 @@ async def test_each_row_says_which_side_of_the_ridge_it_sits(roofline_app):
 
 
 def test_the_roofline_column_goes_right_after_the_share_column():
-    from kernel_tui.ui.attribution import plan_columns
+    from kernel_tui.ui.kernel_words import plan_columns
 
     wide = plan_columns(150, 1, 20, 20, roofline=True)
     assert wide.keys[-2:] == ("roof", "link") and "share" in wide.keys

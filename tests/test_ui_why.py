@@ -14,7 +14,7 @@ from textual.geometry import Region
 from kernel_tui.model.report import Kernel, ModeResult, SweepPoint
 from kernel_tui.text.formatting import attribution_text, lines_text, link_text
 from kernel_tui.transport.protocol import Partial
-from kernel_tui.ui.attribution import code_kernel, code_language, kernel_story, no_code_reason, plan_columns
+from kernel_tui.ui.kernel_words import code_kernel, code_language, kernel_story, no_code_reason, plan_columns
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
 from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
@@ -328,7 +328,7 @@ def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00():
     """Tiny arrays move a few MB/s: the lowest tick of the log axis read "0.00" (two decimals of 0.002)."""
     from kernel_tui.text.formatting import format_gbs
     from kernel_tui.ui.widgets.bandwidth_plot import draw_bandwidth
-    from kernel_tui.ui.widgets.runtime_plot import STYLES, time_ticks
+    from kernel_tui.ui.widgets.runtime_lines import STYLES, time_ticks
 
     class Figure:
         """Records what the chart asks plotext for."""
@@ -345,7 +345,7 @@ def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00():
     values, labels = figure.yticks_args
     assert min(values) < 0.005 and "0.00" not in labels, labels
     assert [format_gbs(value) for value in (0.002, 0.00031, 7.171)] == ["0.002", "0.0003", "7.17"]
-    from kernel_tui.ui.attribution import bandwidth_cell
+    from kernel_tui.ui.kernel_words import bandwidth_cell
 
     slow = Kernel("aten::item", "aten::item", 1, 11.9, bytes_read=4, gbs=0.00034, ceiling_pct=0.0)
     assert bandwidth_cell(slow) == ("<0.01", "0%"), "short enough for the column beside its share"

@@ -190,7 +190,8 @@ def run_command(
 
     from kernel_tui.model.results_file import saved_form
     from kernel_tui.text.render import baseline_view, by_line_view, scenario_view
-    from kernel_tui.transport.client import EngineClient, EngineDied, is_refusal
+    from kernel_tui.transport.client import EngineClient
+    from kernel_tui.transport.engine_died import EngineDied, is_refusal
 
     console = _stdout_console()
     status = Console(stderr=True, markup=False, highlight=False)

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.kernel import nested_names as nested_names  # ui/kernel_rows.py imports it from here
 from kernel_tui.model.launch import KernelLaunch
 from kernel_tui.model.machine_load import MachineLoad, too_wide
 from kernel_tui.model.report_keys import MODES, SECTIONS

@@ -224,11 +224,6 @@ def _add_time_verdict(time: TimeChange, data: dict[str, Any]) -> None:
     data["measurable"] = time.measurable
 
 
-Comparison = (
-    BaselineComparison  # the old name, for ui/pinned_baselines.py and ui/widgets/summary_strip.py: the lead removes it
-)
-
-
 def compare(old: ScenarioReport, new: ScenarioReport) -> BaselineComparison:
     """``new`` against the baseline ``old``, mode by mode."""
     modes = []

@@ -109,6 +109,21 @@ def status_text(
     return text
 
 
+def saved_status_text(origin: str, run: ScenarioRun | None) -> Text:
+    """``kernel-tui view``'s status line: the machine the saved numbers come from, and that r shows them."""
+    text = Text()
+    text.append("◆ ", style="bold cyan")
+    text.append(origin, style="bold")
+    failed = failed_claims(run.report if run is not None else None)
+    if failed:
+        text.append(f" · {failed_claims_text(failed)}", style="bold red")
+    if run is None:
+        text.append(" · r shows them · nothing is measured here", style="dim")
+    else:
+        text.append(" · r shows them again, nothing is measured · d details", style="dim")
+    return text
+
+
 def details_text(
     run: ScenarioRun | None,
     *,

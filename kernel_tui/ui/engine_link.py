@@ -37,6 +37,9 @@ and its run's time-out: beyond that a bug, not an engine, holds it, and the wait
 class EngineLink(Protocol):
     """What the explorer needs from an engine; ``ClientEngineLink`` is the real one."""
 
+    log_path: Path | None
+    """Where the engine's own output is logged, for the details pane; None where nothing is logged."""
+
     def start(self) -> Hello:
         """Start the engine if it is not running; return its hello (device, device_name, torch_version)."""
         ...

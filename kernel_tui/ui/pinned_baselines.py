@@ -16,7 +16,7 @@ from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ModeResult, ScenarioReport
-    from kernel_tui.text.baseline import Comparison, ModeComparison
+    from kernel_tui.text.baseline import BaselineComparison, ModeComparison
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,9 @@ class PinnedBaselines:
     def __init__(self, scenario_of: Callable[[Path], Path] = lambda path: path) -> None:
         self.scenario_of = scenario_of
         self._pins: dict[Path, Pin] = {}
+        self._last: tuple[ScenarioReport, ScenarioReport, BaselineComparison] | None = None
+        """The latest comparison, with the two reports it compared: the explorer shows its state again on
+        every tick and key, and the comparison of two unchanged reports is the same."""
 
     @staticmethod
     def can_pin(run: ScenarioRun | None) -> bool:
@@ -79,19 +82,25 @@ class PinnedBaselines:
         """The baseline ``run`` is compared with once it finished (as ``comparison``), else None."""
         return self.pinned_report(run) if self.can_pin(run) else None
 
-    def comparison(self, run: ScenarioRun | None) -> Comparison | None:
+    def comparison(self, run: ScenarioRun | None) -> BaselineComparison | None:
         """``run`` against its scenario's baseline once it finished; None while it runs (a partial report has
         no compiled side yet, which would read as every compiled kernel removed) or without a baseline."""
         pinned = self.compared(run)
         if pinned is None:
             return None
         assert run is not None and run.report is not None
+        if self._last is not None and self._last[0] is pinned and self._last[1] is run.report:
+            return self._last[2]
         # Imported with the first comparison: the baseline module is not needed before a run has finished.
         from kernel_tui.text.baseline import compare
 
-        return compare(pinned, run.report)
+        comparison = compare(pinned, run.report)
+        self._last = (pinned, run.report, comparison)
+        return comparison
 
-    def mode_baseline(self, run: ScenarioRun | None, mode: str, comparison: Comparison | None) -> ModeBaseline | None:
+    def mode_baseline(
+        self, run: ScenarioRun | None, mode: str, comparison: BaselineComparison | None
+    ) -> ModeBaseline | None:
         """What the ``mode`` table marks its rows with, given ``comparison(run)``."""
         pinned = self.pinned_report(run)
         compared = comparison.mode(mode) if comparison is not None else None

@@ -10,10 +10,8 @@ has to do afterwards (tell the learner something, show the list again, focus the
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
-from enum import IntEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from kernel_tui.model.scenario_file import constant_value
 from kernel_tui.ui.drafts import (
@@ -27,13 +25,11 @@ from kernel_tui.ui.drafts import (
     write_text_atomic,
 )
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
+from kernel_tui.ui.session_effects import DraftChoice, Effects, Notice, RestoreDecision, Severity, Shown
 from kernel_tui.ui.snippet_doc import SnippetDocument
 
 if TYPE_CHECKING:
     from kernel_tui.ui.catalog import Catalog, ScenarioEntry
-
-Severity = Literal["information", "warning", "error"]
-"""How much a notice matters (Textual's notification severities)."""
 
 MAX_SIZE = 2**31
 """Elements per tensor the size prompt accepts at most (8 GiB per float32 tensor)."""
@@ -64,58 +60,6 @@ def size_text(run_size: int | None, document: SnippetDocument | None = None) -> 
         return f"size {run_size:,}"
     info = document.entry().info if document is not None else None
     return f"size {info.size:,}" if info is not None else "size: each scenario's own"
-
-
-@dataclass(frozen=True)
-class DraftChoice:
-    """One draft as the restore dialog lists it."""
-
-    path: Path
-    title: str
-    where: str
-    """The file it edits, or that it was never saved."""
-
-
-@dataclass
-class RestoreDecision:
-    """What the learner chose: one draft to reopen (or none), and the drafts to throw away."""
-
-    restore: Path | None = None
-    discard: list[Path] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something to tell the learner (a Textual notification, once it reaches the screen)."""
-
-    message: str
-    severity: Severity = "information"
-    timeout: float | None = None
-
-
-class Shown(IntEnum):
-    """How much of the screen a change to the catalog asks to show again; a larger value includes less."""
-
-    NOTHING = 0
-    MARKS = 1
-    """The list changed, not the scenario on screen."""
-    SCENARIO = 2
-    """The scenario on screen changed too."""
-    EVERYTHING = 3
-    """The selection moved, or an entry went away."""
-
-
-@dataclass
-class Effects:
-    """What the screen has to do after a session call, in the order the session asked for it."""
-
-    notices: list[Notice] = field(default_factory=list)
-    shown: Shown = Shown.NOTHING
-    dropped: list[Path] = field(default_factory=list)
-    """Paths that left the list: their runs are to be forgotten."""
-    focus_editor: bool = False
-    fill_editor: bool = False
-    """The editor is to show the document again (text, titles and note)."""
 
 
 class SnippetSession:

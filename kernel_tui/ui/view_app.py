@@ -9,21 +9,14 @@ run something new (a snippet, a file opened here) says that nothing runs here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
-
-from rich.text import Text
+from typing import Any, cast
 
 from kernel_tui.model.course import course_dir
-from kernel_tui.ui import describe
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import ScenarioEntry, load_saved_catalog
 from kernel_tui.ui.launch import exit_after_first_frame_asked
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.view_link import VIEW_MODE_REFUSAL, SavedReport, SavedResultsLink
-from kernel_tui.ui.widgets.run_status import RunStatusBar
-
-if TYPE_CHECKING:
-    pass
 
 
 class SavedResultsScreen(ExplorerScreen):
@@ -35,24 +28,9 @@ class SavedResultsScreen(ExplorerScreen):
     def saved(self) -> SavedResultsLink:
         return cast("SavedResultsLink", self.link)
 
-    def _show_status(self) -> None:
-        run = self.shown_run
+    def saved_origin(self) -> str | None:
         saved = self.saved.saved_for(self.entry.path) if self.catalog else None
-        if saved is None or (run is not None and (run.running or run.error is not None)):
-            super()._show_status()  # a refused run says why, as any failed run does
-            return
-        text = Text()
-        text.append("◆ ", style="bold cyan")
-        text.append(saved.origin(), style="bold")
-        failed = describe.failed_claims(run.report if run is not None else None)
-        if failed:
-            text.append(f" · {describe.failed_claims_text(failed)}", style="bold red")
-        if run is None:
-            text.append(" · r shows them · nothing is measured here", style="dim")
-        else:
-            text.append(" · r shows them again, nothing is measured · d details", style="dim")
-        if status := self._find("#status", RunStatusBar):
-            status.show(text, None)
+        return saved.origin() if saved is not None else None
 
     def _refuse(self) -> None:
         """View mode: nothing new runs here (a snippet, an edit or copy, a file opened, a draft restored)."""

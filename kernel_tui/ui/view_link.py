@@ -65,6 +65,7 @@ class SavedResultsLink:
             raise ValueError("saved results need at least one report")
         # A scenario saved twice (two results files) shows the later one, as the catalog lists it once.
         self.saved = {entry.path: entry for entry in saved}
+        self.log_path: Path | None = None  # no engine runs: nothing is logged
         self.runs: list[Path] = []
         """Each run asked for: what a test asserts about."""
         self._lifecycle: RunLifecycle | None = None

@@ -2,39 +2,29 @@
 
 This screen composes its parts, each the one owner of its state: the ``Catalog`` (which scenarios are
 listed, which one is shown), the ``RunBook`` (each scenario's latest run, the one the engine works on),
-the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor), the ``WhyPart`` (code, chart mode,
-predictions) and the ``PinnedBaselines`` (each scenario's run pinned with B); it sets what they hold on its
-widgets. Runs go through the engine link it is given, in one thread worker (``kernel_tui.ui.engine_worker``);
-the worker posts typed messages back (``kernel_tui.ui.messages``), and messages of a run that was cancelled
-or replaced are dropped. What the panes show besides the scenario (which one is on screen, the engine's status,
-the chart's mode) are reactives of this screen, bound to the panes' own as they are composed
-(``ScreenValues``); the run size is the screen's title, which the header follows by itself.
-The ``VariantsPart`` keeps which compile variants are shown and added, per scenario.
+the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor), the ``WhyPart`` (code, predictions), the
+``VariantsPart`` (which compile variants are shown and added) and the ``PinnedBaselines`` (each scenario's
+run pinned with B). What the panes show is one value, ``shown``, computed from that state by one pure
+function (``kernel_tui.ui.shown``) after each change of it (``refresh_shown``); its watcher hands each pane
+the slice of it that changed. Runs go through the engine link it is given (``explorer_engine``).
 
 Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
-(80x24). Switching recomposes the screen: the bound values reach the new panes by themselves, and what is
-shown again by hand is only the content of the list and of the scenario on screen (its lesson, tables,
-summary, chart points), which the parts own, not the screen. On a small terminal the tabs that start hidden
-are mounted just after the first frame (``Deferred``), so every method here that fills a pane does so only if
-the pane is there yet.
+(80x24). Switching recomposes the screen, and every pane is handed its slice again. On a small terminal the
+tabs that start hidden are mounted just after the first frame (``Deferred``), and are handed theirs then.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from functools import partial
-from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.content import Content
 from textual.events import DescendantFocus, Resize
 from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, OptionList, Static, TabbedContent
-from textual.worker import Worker, WorkerState
+from textual.widgets import DataTable, OptionList, TabbedContent
 
 from kernel_tui.ui import describe
 from kernel_tui.ui.actions import (
@@ -49,56 +39,41 @@ from kernel_tui.ui.catalog import Catalog, ScenarioEntry
 from kernel_tui.ui.code_links import CodeLinks
 from kernel_tui.ui.key_queue import KEY_WAIT_S, keys_waiting
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
-from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
+from kernel_tui.ui.screens.asked import Asked, Reply
+from kernel_tui.ui.screens.explorer_engine import EngineEvents
 from kernel_tui.ui.screens.explorer_layout import (
     SCREEN_CHROME_ROWS,
     SIDE_BY_SIDE_TABLES_MIN_WIDTH,
     TOP_MIN_HEIGHT,
-    ScreenValues,
     compose_explorer,
     find,
     fits_wide,
     focus_pane,
     focused_pane,
 )
+from kernel_tui.ui.screens.explorer_panes import OF_THE_RUN, show_panes
+from kernel_tui.ui.screens.snippet_actions import SnippetActions
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.screens.variants_part import VariantsPart
 from kernel_tui.ui.screens.why import WhyPart
-from kernel_tui.ui.snippet_session import Effects, Shown, SnippetSession
+from kernel_tui.ui.shown import EngineState, Shown, ViewState
+from kernel_tui.ui.shown import shown as compute_shown
+from kernel_tui.ui.snippet_session import Effects, SnippetSession
+from kernel_tui.ui.widgets.chart_modes import CHART_MODES, next_chart_mode
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
-from kernel_tui.ui.widgets.lesson_view import LessonView
-from kernel_tui.ui.widgets.run_status import RunStatusBar
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart, next_chart_mode
-from kernel_tui.ui.widgets.scenario_list import ScenarioList
-from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
-from kernel_tui.ui.widgets.summary_strip import SummaryStrip
-from kernel_tui.ui.widgets.variants_table import VariantsPane
+from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
 if TYPE_CHECKING:
-    # Only in annotations: the protocol's dataclasses stay off the first frame (bench/startup.py).
-    from textual.widgets import TextArea
-
-    from kernel_tui.model.report import ScenarioError
-    from kernel_tui.transport.protocol import Hello, RunMessage
     from kernel_tui.ui.engine_link import EngineLink
-    from kernel_tui.ui.messages import (
-        EngineStarted,
-        EngineStartFailed,
-        ReportUpdated,
-        RunFailed,
-        RunFinished,
-        StageStarted,
-        SweepPointMeasured,
-    )
     from kernel_tui.ui.score import PredictionBook
     from kernel_tui.ui.widgets.deferred import Deferred
 
 W = TypeVar("W", bound=Widget)
 
 
-class ExplorerScreen(Screen[None]):
+class ExplorerScreen(SnippetActions, EngineEvents):
     """The one main screen of the app."""
 
     AUTO_FOCUS = "#scenarios"
@@ -113,19 +88,8 @@ class ExplorerScreen(Screen[None]):
     """The action tables this screen answers to: its keys, and what help and the palette list for it."""
     BINDINGS = bindings(*ACTIONS)
 
-    # What the panes show besides the scenario: bound to the panes (``ScreenValues``), or shown by a watcher.
-    index: var[int] = var(0, init=False)
-    """Which scenario is on screen: ``Catalog.index``, mirrored here so that the list can be bound to it."""
-    hello: var[Hello | None] = var(None, init=False)
-    """The engine's hello once it started; None while it (re)starts."""
-    engine_error: var[ScenarioError | None] = var(None, init=False)
-    """Why the engine could not start, if it could not."""
-    engine_text: var[str] = var("")
-    """The engine's status in words, from ``hello`` and ``engine_error``."""
-    chart_mode: var[str] = var("time", init=False)
-    """What the chart draws against size: ``time`` or ``bandwidth``; kept across scenarios and layouts."""
-    run_size: var[int | None] = var(None, init=False)
-    """The size every run asks for; None: each scenario's own SIZE."""
+    shown: var[Shown | None] = var(None, init=False)
+    """What every pane shows (``kernel_tui.ui.shown``): the one value the panes are handed slices of."""
 
     def __init__(
         self,
@@ -145,33 +109,33 @@ class ExplorerScreen(Screen[None]):
         self._move_pending = False
         """A move through the list waits to be shown (``action_move``)."""
         self.runs = RunBook()
+        self.predictions = predictions
         self.session = SnippetSession(self.catalog)
         self.snippets = SnippetWorkbench(self, self.session, self.runs, clock)
-        self.why = WhyPart(self, self.catalog, self.runs, predictions)
+        self.why = WhyPart(self.catalog, self.runs, predictions)
         self.baselines = PinnedBaselines(self.session.scenario_of)
-        self.variants = VariantsPart(self, self.catalog, self.runs, self.session)
+        self.variants = VariantsPart(self.catalog, self.runs, self.session)
         self.code_links = CodeLinks()
+        self.engine = EngineState()
+        self.chart_mode = CHART_MODES[0].name
+        """What the chart draws: a mode of ``chart_modes.CHART_MODES``; kept across scenarios and layouts."""
+        self._run_size: int | None = None
         self.wide = fits_wide(self.app.size)
         self._name_mode = "eager"
         """Which table's highlighted kernel the full-name line shows: the one last focused."""
         self._status_for_editor = False
         """Whether the status line names the editor's keys (ctrl+r, ctrl+t, F1): the editor has the focus."""
-        self._warmup_since: float | None = None
-        """When the engine began its first compile of the session; None once it ended (or never began)."""
 
     # -- layout ------------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         self.set_class(self.wide, "-wide")
         self.set_class(not self.wide, "-narrow")
-        values = ScreenValues(
-            chart_mode=ExplorerScreen.chart_mode, engine_text=ExplorerScreen.engine_text, index=ExplorerScreen.index
-        )
-        yield from compose_explorer(self.wide, values)
+        yield from compose_explorer(self.wide)
 
     def on_mount(self) -> None:
         self._fit_tables()
-        self.show_everything()
+        self.refresh_shown()
         self.set_interval(1.0, self._tick)
         # After the first frame: starting a process (which then imports torch) must not delay the paint.
         self.call_after_refresh(self._start_engine)
@@ -190,7 +154,8 @@ class ExplorerScreen(Screen[None]):
         self.wide = wide
         await self.recompose()
         self._fit_tables()
-        self.show_everything()
+        self.refresh_shown()
+        self._show_panes(None)
         self.action_pane(focused)
 
     def _fit_tables(self) -> None:
@@ -202,7 +167,7 @@ class ExplorerScreen(Screen[None]):
             self.query_one("#results").styles.max_height = max(room, 6)
 
     def on_deferred_mounted(self, message: Deferred.Mounted) -> None:
-        self.show_scenario()
+        self._show_panes(None)
 
     def _find(self, selector: str, expect: type[W]) -> W | None:
         return find(self, selector, expect)
@@ -211,7 +176,7 @@ class ExplorerScreen(Screen[None]):
         # Looked up through ``find``'s cache: this runs on every report and every cursor move in a table.
         return [table for mode in ("#eager", "#compiled") if (table := self._find(mode, KernelTable))]
 
-    # -- showing data ------------------------------------------------------------------------------
+    # -- showing -----------------------------------------------------------------------------------
 
     @property
     def entry(self) -> ScenarioEntry:
@@ -221,66 +186,54 @@ class ExplorerScreen(Screen[None]):
     def shown_run(self) -> ScenarioRun | None:
         return self.runs.get(self.entry.path) if self.catalog else None
 
-    def show_everything(self) -> None:
+    @property
+    def index(self) -> int:
+        """Which scenario the list was last told is on screen."""
+        return self.shown.scenarios.index if self.shown is not None else 0
+
+    def refresh_shown(self) -> None:
+        """Compute what the panes show from the state now; the watcher shows what changed."""
         if not self.catalog:
             return
-        self._show_marks()
-        self.show_scenario()
+        self.warming_ended()
+        self._status_for_editor = getattr(self.focused, "id", None) == "snippet-text"  # letters are typed there
+        document = self.session.document
+        editing = document.path if document is not None else None
+        view = ViewState(self.chart_mode, self.MEASURES, self._status_for_editor, editing, self.saved_origin())
+        self.shown = compute_shown(
+            self.catalog,
+            self.runs,
+            self.baselines,
+            self.variants.book,
+            self.predictions,
+            self.engine,
+            view,
+            self.clock(),
+        )
+
+    def saved_origin(self) -> str | None:
+        """Where the saved numbers on screen were measured; None: they are measured here."""
+        return None
 
     def show_scenario(self) -> None:
-        self.index = self.catalog.index
-        self.sub_title = self.why.sub_title()
-        if lesson := self._find("#lesson", LessonView):
-            lesson.show(self.entry, hide_explanation=self.why.hides_explanation())
-        run = self.shown_run
-        self._show_points(run)
-        self._show_results()
-        self._show_editing()
+        """Show the scenario the catalog has on screen (after a move through the list)."""
+        self.refresh_shown()
 
-    def _show_editing(self) -> None:
-        """Large terminals: the editor takes the lesson's place while its document is the scenario shown."""
-        document = self.session.document
-        self.set_class(document is not None and self.catalog.current_path == document.path, "-editing")
+    def watch_shown(self, old: Shown | None, new: Shown | None) -> None:
+        self._show_panes(old)
 
-    def _show_points(self, run: ScenarioRun | None) -> None:
-        if chart := self._find("#chart", RuntimeChart):
-            chart.set_points(run.points if run else [], chart_hint(run, measures=self.MEASURES))
-
-    def _show_results(self) -> None:
-        run = self.shown_run
-        report = run.report if run is not None else None
-        eager_wait, compiled_wait = waiting_notes(run)
-        comparison = self.baselines.comparison(run)
-        if eager := self._find("#eager", KernelTable):
-            eager.show(
-                report.eager if report else None, eager_wait, self.baselines.mode_baseline(run, "eager", comparison)
-            )
-        self.variants.show(
-            self._find("#variants", VariantsPane),
-            self._find("#compiled", KernelTable),
-            compiled_wait,
-            self.baselines.mode_baseline(run, "compiled", comparison),
-        )
-        if signature := self._find("#signature", Static):
-            shown = report.signature if report is not None else None
-            signature.update(Content(f"shapes: {shown}" if shown else ""))
-            signature.display = bool(shown)
-        self._show_kernel_name()
-        device = self.hello.device if self.hello else "cpu"
-        if summary := self._find("#summary", SummaryStrip):
-            summary.show(
-                report,
-                {} if self.why.hides_explanation() else self.entry.claims_for(device),  # no spoilers
-                error=run.error if run is not None else None,
-                placeholder=placeholder(run, measures=self.MEASURES),
-                baseline=comparison,
-                pinned=self.baselines.is_pinned(run),
-            )
-        self.why.show(self._kernel_tables(), self._find("#chart", RuntimeChart))
-        self._show_status()
-        self.refresh_bindings()
+    def _show_panes(self, old: Shown | None) -> None:
+        """Hand each pane its slice of ``shown`` where it changed since ``old`` (None: hand every one)."""
+        if self.shown is None:
+            return
+        self.sub_title = self.shown.sub_title
+        self.set_class(self.shown.editing, "-editing")
+        if show_panes(self, self.shown, old) & OF_THE_RUN:
+            self._show_kernel_name()
+            self.refresh_bindings()
 
     def _show_kernel_name(self) -> None:
+        """The line under the tables, the code's links and the roofline's mark follow the table's cursor."""
         table = self._find(f"#{self._name_mode}", KernelTable)
         line = self._find("#kernel-name", KernelNameLine)
         if table is None or line is None:
@@ -298,53 +251,26 @@ class ExplorerScreen(Screen[None]):
         if chart := self._find("#chart", RuntimeChart):
             chart.set_highlight(table.mode if kernel else None, kernel)  # the roofline marks it
 
-    def _show_status(self) -> None:
-        now = self.clock()
-        run = self.shown_run
-        background = None
-        active = self.runs.active
-        if active is not None and active.path != self.entry.path:
-            background = (self.catalog.title_of(active.path), active)
-        # The progress bar follows the engine's run, whichever scenario is on screen.
-        warming = self._warming(now)
-        progress = active.progress() if active is not None else None
-        if progress is None and run is None and warming is not None:
-            progress = describe.warming_progress(*warming)
-        self._status_for_editor = getattr(self.focused, "id", None) == "snippet-text"  # letters are typed there
-        if status := self._find("#status", RunStatusBar):
-            status.show(
-                describe.status_text(
-                    run,
-                    now=now,
-                    background=background,
-                    engine_error=self.engine_error,
-                    warming=warming,
-                    editing=self._status_for_editor,
-                ),
-                progress,
-            )
+    def reply(self, replies: list[Reply]) -> None:
+        """Show what a part handed back (notices, a dialog), then the state it changed."""
+        for each in replies:
+            if isinstance(each, Asked):
+                self.push_dialog(each.dialog, self._then_show(each.answered))
+            else:
+                self.notify(each.message, severity=each.severity, timeout=each.timeout)
+        self.refresh_shown()
 
-    def _warming(self, now: float) -> tuple[float, float] | None:
-        """(estimate, elapsed) seconds while the engine's first compile of the session runs, else None."""
-        if self._warmup_since is None or self.hello is None or self.hello.warmup is None:
-            return None
-        if self.link.warmup_result() is not None:
-            self._warmup_since = None
-            return None
-        return self.hello.warmup.estimate_s, now - self._warmup_since
+    def _then_show(self, answered: Callable[[Any], None] | None) -> Callable[[Any], None]:
+        def then(result: Any) -> None:
+            if answered is not None:
+                answered(result)
+            self.refresh_shown()
 
-    def _show_marks(self) -> None:
-        # The catalog may have changed its current entry with its list (a snippet added or dropped).
-        self.index = self.catalog.index
-        if scenarios := self._find("#scenarios", ScenarioList):
-            scenarios.show(self.catalog.entries, self._marks())
-
-    def _marks(self) -> list[str | None]:
-        return [self.runs.mark(entry.path, describe.failed_claims) for entry in self.catalog.entries]
+        return then
 
     def _tick(self) -> None:
-        if self.runs.active is not None or self._warmup_since is not None:
-            self._show_status()
+        if self.runs.active is not None or self.engine.warmup_since is not None:
+            self.refresh_shown()
 
     # -- events from widgets -----------------------------------------------------------------------
 
@@ -366,6 +292,7 @@ class ExplorerScreen(Screen[None]):
     def _variant_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
             self.variants.show_kernels_of(event.row_key.value)
+            self.refresh_shown()
 
     @on(DataTable.RowHighlighted)
     def _kernel_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -379,7 +306,7 @@ class ExplorerScreen(Screen[None]):
             self._name_mode = event.widget.mode
             self._show_kernel_name()
         if (event.widget.id == "snippet-text") != self._status_for_editor:
-            self._show_status()  # its key hints change: letters are typed in the editor
+            self.refresh_shown()  # the status line's key hints change: letters are typed in the editor
 
     # -- actions -----------------------------------------------------------------------------------
 
@@ -426,7 +353,8 @@ class ExplorerScreen(Screen[None]):
 
     def action_run(self, sweep: bool) -> None:
         """Run the scenario on screen now; a run already going (of any scenario) is cancelled first."""
-        if self.why.predict_first(self.action_run, sweep):
+        if (asked := self.why.predict_first(self.action_run, sweep)) is not None:
+            self.reply([asked])
             return
         entry = self.entry
         if self.runs.active is not None:
@@ -437,31 +365,9 @@ class ExplorerScreen(Screen[None]):
         variants = self.variants.request(entry.path)
         messages = self.link.run(entry.path, sweep=sweep, size=self.run_size, variants=variants)
         self._run_engine(run.run_id, entry.path, messages)
-        self._show_marks()
-        self._show_points(run)
-        self._show_results()
+        self.refresh_shown()
         if not self.wide and self.query_one(TabbedContent).active in ("tab-scenarios", "tab-lesson"):
             self.action_pane("kernels")
-
-    def action_cancel(self) -> None:
-        """Stop the engine; the app stays usable and the next run starts a fresh engine."""
-        cancelled = self._cancel_active()
-        if cancelled is None:
-            return
-        # Cancel ended the engine: start the next one now, as after a crash, so "engine ready" stays true.
-        self.hello = None
-        self._start_engine()
-        self._show_marks()
-        self._show_results()
-        self.snippets.run_ended(cancelled)
-
-    def _cancel_active(self) -> ScenarioRun | None:
-        cancelled = self.runs.cancel(self.clock())
-        if cancelled is not None:
-            cancelled.output_to = self.link.output_mark()
-            self.workers.cancel_group(self, "engine")
-            self.link.cancel()
-        return cancelled
 
     def action_pin_baseline(self) -> None:
         """Pin the run on screen as its scenario's baseline, or unpin it if it is the pinned one."""
@@ -473,7 +379,7 @@ class ExplorerScreen(Screen[None]):
             self.notify(f"Pinned as the baseline of {title}: later runs show what changed (B again unpins)")
         else:
             self.notify(f"Unpinned the baseline of {title}")
-        self._show_results()
+        self.refresh_shown()
 
     def action_details(self) -> None:
         """The details behind the one-liners, for the scenario on screen."""
@@ -484,59 +390,9 @@ class ExplorerScreen(Screen[None]):
             run,
             output=self.link.output() if run is None else self.link.output(run.output_from, run.output_to),
             engine_error=self.engine_error,
-            log_path=getattr(self.link, "log_path", None),
+            log_path=self.link.log_path,
         )
         self.app.push_screen(DetailsScreen(f"Details: {self.entry.title}", body))
-
-    # -- the editor's and the why part's actions ---------------------------------------------------
-
-    def action_new_snippet(self) -> None:
-        """A new snippet from the template, the cursor on its expression."""
-        self.snippets.new_snippet()
-
-    def action_edit_scenario(self) -> None:
-        """Edit the scenario on screen (a course scenario: a copy of it)."""
-        self.snippets.edit_scenario()
-
-    def action_copy_scenario(self) -> None:
-        """The scenario's code in a new snippet that edits no file yet."""
-        self.snippets.copy_scenario()
-
-    def action_open_file(self) -> None:
-        """Ask for a scenario file's path, then edit it."""
-        self.snippets.open_file()
-
-    def action_run_snippet(self, sweep: bool) -> None:
-        """Run the editor's snippet, as r (or s) runs any scenario."""
-        self.snippets.run_snippet(sweep)
-
-    def action_save_snippet(self) -> None:
-        """Save to the file the editor edits; the first time, ask where."""
-        self.snippets.save_snippet()
-
-    def action_save_snippet_as(self) -> None:
-        """Ask for a path and save there."""
-        self.snippets.save_snippet_as()
-
-    def action_set_size(self) -> None:
-        """Ask for the size every run uses (empty: each scenario's own SIZE)."""
-        self.snippets.ask_size(self._set_run_size)
-
-    def _set_run_size(self, size: int | None) -> None:
-        self.run_size = size
-        self.notify("Runs use each scenario's own SIZE" if size is None else f"Runs use size {size:,}")
-
-    def watch_run_size(self, size: int | None) -> None:
-        self.title = None if size is None else f"{self.app_title} · size {size:,}"
-        self.snippets.show_titles()
-
-    def action_show_editor(self) -> None:
-        """Show the editor and focus it; with nothing open, a new snippet."""
-        self.snippets.show_editor()
-
-    def action_restore_drafts(self) -> None:
-        """Offer the unsaved drafts from before."""
-        self.snippets.restore_drafts()
 
     def action_code_line(self, step: int) -> None:
         """Move the lesson's line cursor to the next (1) or previous (-1) line that launched work."""
@@ -545,32 +401,31 @@ class ExplorerScreen(Screen[None]):
     def action_code(self) -> None:
         """The generated source of the highlighted compiled kernel, or of the one an eager kernel became."""
         table = self._find(f"#{self._name_mode}", KernelTable)
-        self.why.show_code(table.highlighted_kernel() if table is not None else None, self._name_mode)
+        self.reply([self.why.show_code(table.highlighted_kernel() if table is not None else None, self._name_mode)])
 
     def action_chart_mode(self) -> None:
-        """Switch the chart between runtime and achieved bandwidth against size (and show it)."""
+        """Switch the chart to its next mode (``chart_modes``), and show it."""
         self.chart_mode = next_chart_mode(self.chart_mode)
+        self.refresh_shown()
         if not self.wide:
             self.action_pane("chart")
 
     def action_variants(self) -> None:
         """Choose which compile variants are shown, or add one for the next runs."""
-        self.variants.choose()
+        if (asked := self.variants.choose()) is not None:
+            self.reply([asked])
 
     def action_toggle_predict(self) -> None:
         """Turn predict-then-reveal on or off for this session."""
-        self.why.toggle_predict()
+        self.reply([self.why.toggle_predict()])
 
-    # -- what the parts ask of the screen (``SnippetHost``, ``WhyHost``) ----------------------------
+    # -- what the snippet workbench asks of the screen (``SnippetHost``) -----------------------------
 
     def push_dialog(self, dialog: Screen[Any], answered: Callable[[Any], None] | None = None) -> None:
         self.app.push_screen(dialog, answered)
 
-    def editor_pane(self) -> SnippetEditor | None:
-        return self._find("#editor", SnippetEditor)
-
     def show_editor_pane(self) -> None:
-        self._show_editing()
+        self.refresh_shown()
         self.action_pane("editor")
 
     def run_scenario(self, sweep: bool) -> None:
@@ -579,145 +434,7 @@ class ExplorerScreen(Screen[None]):
     def session_changed(self, effects: Effects) -> None:
         for path in effects.dropped:
             self.runs.forget(path)
-        if effects.shown is Shown.EVERYTHING:
-            self.show_everything()
-        elif effects.shown is Shown.SCENARIO:
-            self._show_marks()
-            self.show_scenario()
-        elif effects.shown is Shown.MARKS:
-            self._show_marks()
+        if effects.shown:
+            self.refresh_shown()
         for notice in effects.notices:
             self.notify(notice.message, severity=notice.severity, timeout=notice.timeout)
-
-    def on_snippet_editor_ready(self, message: SnippetEditor.Ready) -> None:
-        self.snippets.fill_editor()
-
-    def on_snippet_editor_edited(self, message: SnippetEditor.Edited) -> None:
-        self.snippets.edited(message.text, message.cursor)
-
-    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
-        # By the handler's name: TextArea is imported with the first snippet, not on the first frame.
-        if event.text_area.id == "snippet-text" and (line := self._find("#kernel-name", KernelNameLine)):
-            line.say(self.code_links.code_line_moved(self._find, event.selection.end[0] + 1))
-
-    def on_snippet_editor_entered(self, message: SnippetEditor.Entered) -> None:
-        self.snippets.entered()
-
-    def on_snippet_editor_left(self, message: SnippetEditor.Left) -> None:
-        self.snippets.left()
-
-    # -- the engine --------------------------------------------------------------------------------
-
-    # The worker's module and the messages it posts are imported with the first run, after the first frame.
-    def _start_engine(self) -> None:
-        from kernel_tui.ui.engine_worker import start_engine
-
-        self.run_worker(
-            partial(start_engine, self.link, self.post_message),
-            thread=True,
-            exclusive=True,
-            exit_on_error=False,
-            group="engine-start",
-        )
-
-    def _run_engine(self, run_id: int, path: Path, messages: Iterator[RunMessage]) -> None:
-        from kernel_tui.ui.engine_worker import stream_run
-
-        self.run_worker(
-            partial(stream_run, run_id, path, messages, self.post_message),
-            thread=True,
-            exclusive=True,
-            exit_on_error=False,
-            group="engine",
-        )
-
-    def on_engine_started(self, message: EngineStarted) -> None:
-        self._warmup_since = self.clock() if message.hello.warmup is not None else None
-        self.engine_error = None
-        self.hello = message.hello
-
-    def on_engine_start_failed(self, message: EngineStartFailed) -> None:
-        self.engine_error = message.error
-
-    def compute_engine_text(self) -> str:
-        return describe.engine_line(self.hello, self.engine_error)
-
-    # The engine line reaches the summary by its binding; these show what else depends on the engine: the
-    # claims for its device, the status line, and whether ``d`` has details to show.
-    def watch_hello(self) -> None:
-        self._show_results()
-
-    def watch_engine_error(self) -> None:
-        self._show_results()
-
-    def on_stage_started(self, message: StageStarted) -> None:
-        run = self.runs.live(message.run_id)
-        if run is None:
-            return
-        run.stage_started(message.stage, message.detail, message.total)
-        if run.path == self.entry.path:
-            self._show_results()
-        else:
-            self._show_status()
-
-    def on_report_updated(self, message: ReportUpdated) -> None:
-        run = self.runs.live(message.run_id)
-        if run is None:
-            return
-        run.report = message.report
-        if run.path == self.entry.path:
-            self._show_results()
-        self.why.reveal_if_measured(run)
-
-    def on_sweep_point_measured(self, message: SweepPointMeasured) -> None:
-        run = self.runs.live(message.run_id)
-        if run is None:
-            return
-        run.point_measured(message.point)
-        if run.path == self.entry.path and (chart := self._find("#chart", RuntimeChart)):
-            chart.add_point(message.point)
-        self._show_status()
-
-    def on_run_finished(self, message: RunFinished) -> None:
-        run = self.runs.live(message.run_id)
-        if run is None:
-            return
-        run.finished(message.report, self.clock())
-        run.output_to = self.link.output_mark()
-        self.runs.ended(run)
-        self._show_marks()
-        if run.path == self.entry.path:
-            self._show_points(run)
-        self._show_results()
-        self.snippets.run_ended(run)
-        self.why.reveal_if_measured(run)
-
-    def on_run_failed(self, message: RunFailed) -> None:
-        run = self.runs.live(message.run_id)
-        if run is None:
-            return
-        run.failed(message.error, self.clock(), cancelled=message.cancelled)
-        run.output_to = self.link.output_mark()
-        self.runs.ended(run)
-        if message.error.stage == "engine":
-            # The engine is gone (crash, hang, cancel): start the next one now, while the learner reads
-            # what happened, so the next run does not wait for torch to import.
-            self.hello = None
-            self._start_engine()
-        self._show_marks()
-        self._show_results()
-        self.snippets.run_ended(run)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A worker that raised (a bug, not an engine death) ends its run with the traceback as details."""
-        worker = event.worker
-        if event.state is not WorkerState.ERROR or worker.group not in ("engine", "engine-start"):
-            return
-        from kernel_tui.ui.engine_worker import worker_failure
-        from kernel_tui.ui.messages import EngineStartFailed, RunFailed
-
-        failure = worker_failure(worker)
-        if worker.group == "engine-start":
-            self.on_engine_start_failed(EngineStartFailed(failure))
-        elif self.runs.active is not None:
-            self.on_run_failed(RunFailed(self.runs.active.run_id, self.runs.active.path, failure))

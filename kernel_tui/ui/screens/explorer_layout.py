@@ -1,8 +1,7 @@
 """The explorer's two layouts: side by side on a large terminal, tabs on a small one (80x24).
 
 Which widget goes where, and how to find and focus a pane in either layout: what the widgets show is the
-explorer screen's business. The screen-level values a pane shows (``ScreenValues``) are bound to the pane's
-own reactives as it is composed, so a pane composed anew after a layout switch shows them at once. On a small
+explorer screen's business (it hands each pane its slice of ``kernel_tui.ui.shown.Shown``). On a small
 terminal the tabs that start hidden are mounted just after the first frame (``Deferred``), so a pane's widget
 may not be there yet.
 """
@@ -10,12 +9,10 @@ may not be there yet.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, Static, TabbedContent, TabPane, Tabs
@@ -56,33 +53,17 @@ def fits_wide(size: tuple[int, int]) -> bool:
     return width >= WIDE_MIN_SIZE[0] and height >= WIDE_MIN_SIZE[1]
 
 
-@dataclass(frozen=True)
-class ScreenValues:
-    """The composing screen's reactives that panes show, each bound to a pane's reactive of the same meaning.
-
-    ``data_bind`` binds to the node composing (the screen), and a widget inside a ``Deferred`` binds once it
-    is mounted, taking the screen's value of that moment.
-    """
-
-    chart_mode: Reactive[str]
-    """What the chart draws (``RuntimeChart.mode``)."""
-    engine_text: Reactive[str]
-    """The engine's status, the summary's last line before a run (``SummaryStrip.engine``)."""
-    index: Reactive[int]
-    """The scenario on screen, highlighted in the list (``ScenarioList.current``)."""
-
-
-def compose_explorer(wide: bool, values: ScreenValues) -> ComposeResult:
+def compose_explorer(wide: bool) -> ComposeResult:
     """Every widget of the explorer, in the layout for a large (``wide``) or a small terminal."""
     yield Header()
     if wide:
         with Horizontal(id="main"):
-            yield ScenarioList(id="scenarios").data_bind(current=values.index)
+            yield ScenarioList(id="scenarios")
             with Vertical(id="work"):
                 with Horizontal(id="top"):
                     yield SnippetEditor(id="editor")
                     yield LessonView(id="lesson")
-                    yield RuntimeChart(id="chart").data_bind(mode=values.chart_mode)
+                    yield RuntimeChart(id="chart")
                 # Scrolls when the tables and the summary outgrow the room the lesson leaves them (a
                 # training step's two sections at 120x36 pushed the summary off the screen).
                 with VerticalScroll(id="results"):
@@ -92,11 +73,11 @@ def compose_explorer(wide: bool, values: ScreenValues) -> ComposeResult:
                         yield KernelTable("compiled", "Compiled", id="compiled")
                     yield VariantsPane(id="variants")
                     yield KernelNameLine(id="kernel-name")
-                    yield SummaryStrip(id="summary").data_bind(engine=values.engine_text)
+                    yield SummaryStrip(id="summary")
     else:
         with TabbedContent(id="tabs", initial="tab-scenarios"):
             with TabPane("1 Scenarios", id="tab-scenarios"):
-                yield ScenarioList(id="scenarios").data_bind(current=values.index)
+                yield ScenarioList(id="scenarios")
             with TabPane("2 Lesson", id="tab-lesson"):
                 yield Deferred(LessonView(id="lesson"))
             with TabPane("3 Kernels", id="tab-kernels"):
@@ -106,9 +87,9 @@ def compose_explorer(wide: bool, values: ScreenValues) -> ComposeResult:
                     yield KernelTable("compiled", "Compiled", id="compiled")
                     yield VariantsPane(id="variants")
                     yield KernelNameLine(id="kernel-name")
-                    yield SummaryStrip(id="summary").data_bind(engine=values.engine_text)
+                    yield SummaryStrip(id="summary")
             with TabPane("4 Chart", id="tab-chart"):
-                yield Deferred(RuntimeChart(id="chart").data_bind(mode=values.chart_mode))
+                yield Deferred(RuntimeChart(id="chart"))
             with TabPane("5 Editor", id="tab-editor"):
                 yield Deferred(SnippetEditor(id="editor"))
     yield RunStatusBar(id="status")

@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from kernel_tui.text.formatting import LINK_LABELS, lines_text, short_op
-from kernel_tui.ui.attribution import code_language
+from kernel_tui.ui.kernel_words import code_language
 from kernel_tui.ui.screens.dialog import Dialog
 
 if TYPE_CHECKING:

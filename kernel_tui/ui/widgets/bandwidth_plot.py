@@ -4,23 +4,68 @@ Each sweep point carries the bytes one call moves at its size, eager and compile
 tables), so bandwidth is those bytes over the point's median time. The device's measured copy bandwidth is
 drawn as a horizontal line: the ceiling a kernel that only moves memory can approach, never pass by much.
 
-``draw_bandwidth`` draws into the chart's own plot object (``RuntimePlot.replot`` calls it, the one place
-the chart is drawn) and returns what it drew, so tests can check the lines without reading pixels.
+``draw_bandwidth`` draws into the chart's own plot object (``RuntimePlot.replot`` calls it through
+``DRAWING``, the mode's entry in ``chart_modes``) and returns what it drew, so tests can check the lines
+without reading pixels.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kernel_tui.text.formatting import format_gbs, format_size
+from kernel_tui.ui.widgets.runtime_lines import DRAWING as RUNTIME
+from kernel_tui.ui.widgets.runtime_lines import STYLES, size_ticks, time_ticks
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import SweepPoint
+    from kernel_tui.ui.widgets.chart_modes import ChartData, LegendEntry, Series
 
 CEILING_COLOR = (150, 150, 150)
 
-Series = tuple[list[float], list[float]]
+
+class BandwidthDrawing:
+    """The ``ModeDrawing`` of ``bandwidth``: drawn where runtime is; without points, runtime's empty frame."""
+
+    def drawn(self, data: ChartData) -> bool:
+        return RUNTIME.drawn(data)
+
+    def hint(self, data: ChartData) -> str:
+        return data.hint
+
+    def legend(self, data: ChartData) -> list[LegendEntry]:
+        shown = set(bandwidth_series(data.points))
+        entries = [(mode, STYLES[mode][0], "━") for mode in STYLES if mode in shown]
+        return entries + ([("ceiling", CEILING_COLOR, "━")] if data.ceiling_gbs else [])
+
+    def subtitle(self, data: ChartData) -> list[str]:
+        ceiling = data.ceiling_gbs
+        over = ceiling is not None and any(
+            value > ceiling for _, values in bandwidth_series(data.points).values() for value in values
+        )
+        # Faster than a large copy: the arrays fit in a cache, which the ceiling (measured on a large
+        # copy) does not see.
+        return (["above the ceiling: served from cache"] if over else []) + RUNTIME.subtitle(data)
+
+    def key(self, data: ChartData) -> tuple[Any, ...]:
+        return (tuple(data.points), data.ceiling_gbs)
+
+    def draw(self, plt: Any, data: ChartData, *, plain: bool, size: tuple[int, int]) -> dict[str, Series]:
+        if not data.points:
+            return RUNTIME.draw(plt, data, plain=plain, size=size)
+        return draw_bandwidth(
+            plt,
+            data.points,
+            data.ceiling_gbs,
+            styles=STYLES,
+            plain=plain,
+            xticks_for=lambda sizes: size_ticks(sizes, size[0]),
+            yticks_for=time_ticks,
+        )
+
+
+DRAWING = BandwidthDrawing()
 
 
 def bandwidth_series(points: Sequence[SweepPoint]) -> dict[str, Series]:

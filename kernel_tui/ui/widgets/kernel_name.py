@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from kernel_tui.model.launch import launch_text
-from kernel_tui.ui.attribution import kernel_story
+from kernel_tui.ui.kernel_words import kernel_story
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import Kernel, ModeResult

@@ -3,7 +3,7 @@ mode's time, and attribution (eager: the compiled kernel that absorbed it; compi
 A training step's kernels stand under a heading per section, and against a pinned baseline each row has its
 mark (``kernel_tui.ui.kernel_rows``), the baseline's removed kernels dimmed among them.
 
-Which columns show depends on the table's width (``kernel_tui.ui.attribution.plan_columns``): on a narrow
+Which columns show depends on the table's width (``kernel_tui.ui.kernel_words.plan_columns``): on a narrow
 table the share, then the bandwidth, then the attribution give way; the full-name line under the tables
 always says all of it for the highlighted kernel.
 """
@@ -30,7 +30,7 @@ from kernel_tui.text.formatting import (
     link_text,
     noisy_times,
 )
-from kernel_tui.ui.attribution import LINK, NAME, ColumnPlan, bandwidth_cell, plan_columns, roofline_cell
+from kernel_tui.ui.kernel_words import LINK, NAME, ColumnPlan, bandwidth_cell, plan_columns, roofline_cell
 
 LINE_MARK = "bold reverse"
 """A row whose work came from the code line under the cursor."""
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from kernel_tui.model.report import Kernel, ModeResult
     from kernel_tui.ui.kernel_rows import KernelRow
     from kernel_tui.ui.pinned_baselines import ModeBaseline
+    from kernel_tui.ui.shown import TableShown
 
 
 SHOWN_ROWS = 1_000
@@ -118,7 +119,15 @@ class KernelTable(DataTable):
             self._require_update_dimensions = True
             self.refresh()
 
-    def show(self, result: ModeResult | None, waiting: str = "", baseline: ModeBaseline | None = None) -> None:
+    def show(self, shown: TableShown) -> None:
+        """Show what the explorer hands this table: its kernels, the learner's guess, and its title."""
+        self._show_rows(shown.result, shown.waiting, shown.baseline)
+        self.show_prediction(shown.predicted)
+        self.set_links_pending(shown.links_pending)
+        if self.border_title != shown.title:
+            self.border_title = Content(shown.title)
+
+    def _show_rows(self, result: ModeResult | None, waiting: str = "", baseline: ModeBaseline | None = None) -> None:
         """Show a mode's kernels; ``waiting`` says why there are none yet (e.g. "compiling…"); ``baseline``:
         the pinned run to mark each row against."""
         self._result, self._waiting, self.baseline = result, waiting, baseline

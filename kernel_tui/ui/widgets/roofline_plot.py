@@ -6,8 +6,9 @@ bandwidth times the intensity (a slanted line) up to the ridge point, then the m
 point under the slant is memory-bound, one under the flat part compute-bound; far below both, something else
 (launches, Python) holds it back. The kernel highlighted in the tables is drawn once more, marked.
 
-``draw_roofline`` draws into the chart's own plot object (``RuntimePlot.replot`` calls it) and returns what it
-drew by label, so tests can check the lines and points without reading pixels.
+``draw_roofline`` draws into the chart's own plot object (``RuntimePlot.replot`` calls it through ``DRAWING``,
+the mode's entry in ``chart_modes``) and returns what it drew by label, so tests can check the lines and points
+without reading pixels.
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kernel_tui.text.formatting import cut_middle
 from kernel_tui.text.roofline_text import format_gflops, format_intensity
-from kernel_tui.ui.widgets.bandwidth_plot import CEILING_COLOR, Series
+from kernel_tui.ui.widgets.bandwidth_plot import CEILING_COLOR
+from kernel_tui.ui.widgets.runtime_lines import STYLES, time_ticks
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import Kernel, ScenarioReport
+    from kernel_tui.ui.widgets.chart_modes import ChartData, LegendEntry, Series
 
 MEMORY_ROOF = "copy GB/s"
 COMPUTE_ROOF = "matmul peak"
@@ -212,3 +215,54 @@ def draw_roofline(
     yticks = ticks_for(min(values), max(values))
     plt.yticks(yticks, [format_gflops(value) for value in yticks])
     return drawn
+
+
+class RooflineDrawing:
+    """The ``ModeDrawing`` of ``roofline``: the scenario's kernels, not the sweep's points."""
+
+    def drawn(self, data: ChartData) -> bool:
+        return bool(roofline_points(data.report))
+
+    def hint(self, data: ChartData) -> str:
+        report = data.report
+        if report is None or report.eager is None:
+            return "r measures the kernels; b then places them against the device's two ceilings."
+        if report.is_preview:
+            return "A preview runs nothing: no achieved FLOP/s to place (its FLOPs and intensity are in the tables)."
+        return "No kernel here has both its FLOPs and a time: nothing to place on the roofline."
+
+    def legend(self, data: ChartData) -> list[LegendEntry]:
+        entries: list[LegendEntry] = []
+        ceilings = data.report.ceilings if data.report is not None else None
+        if ceilings is not None and ceilings.ridge is not None:
+            entries += [(MEMORY_ROOF, CEILING_COLOR, "━"), (COMPUTE_ROOF, CEILING_COLOR, "━")]
+        modes = {point.mode for point in roofline_points(data.report)}
+        entries += [(mode, STYLES[mode][0], STYLES[mode][1]) for mode in STYLES if mode in modes]
+        if marked := highlight_legend(data.report, data.highlight):
+            entries.append((marked.removeprefix("▶ "), HIGHLIGHT_COLOR, "◆"))
+        return entries
+
+    def subtitle(self, data: ChartData) -> list[str]:
+        ceilings = data.report.ceilings if data.report is not None else None
+        parts = [f"ridge {format_intensity(ceilings.ridge)} FLOP/B"] if ceilings and ceilings.ridge else []
+        if missing := unplaced(data.report):
+            parts.append(f"{missing} not placed: FLOPs unknown or 0")
+        return parts
+
+    def key(self, data: ChartData) -> tuple[Any, ...]:
+        return (id(data.report), data.highlight)
+
+    def draw(self, plt: Any, data: ChartData, *, plain: bool, size: tuple[int, int]) -> dict[str, Series]:
+        columns, rows = size
+        return draw_roofline(
+            plt,
+            data.report,
+            data.highlight,
+            styles=STYLES,
+            plain=plain,
+            ticks_for=time_ticks,
+            area=(max(columns - 8, 10), max(rows - 5, 4)),  # less axes, title and ticks
+        )
+
+
+DRAWING = RooflineDrawing()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from rich.text import Text
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
+
+if TYPE_CHECKING:
+    from kernel_tui.ui.shown import StatusShown
 
 
 class RunStatusBar(Horizontal):
@@ -17,8 +21,9 @@ class RunStatusBar(Horizontal):
     def compose(self) -> ComposeResult:
         yield Label(id="status-text")
 
-    def show(self, text: Text, progress: tuple[float, int] | None) -> None:
-        """``progress`` is (done, total) while running, ``None`` otherwise (the bar hides)."""
+    def show(self, shown: StatusShown) -> None:
+        """The status line's text; a progress bar while ``progress`` is (done, total), none when it is None."""
+        text, progress = shown.text.copy(), shown.progress
         # One line whatever happens: a long error is cut here and shown whole in the summary and details.
         text.no_wrap = True
         text.overflow = "ellipsis"

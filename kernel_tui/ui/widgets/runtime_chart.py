@@ -6,8 +6,8 @@ drawing empty axes.
 
 Key ``b`` cycles it through runtime and achieved bandwidth against size (the device's copy bandwidth drawn as
 the ceiling) and the roofline of the scenario's kernels (``mode``); the explorer owns which mode is shown and
-binds it to ``mode`` (so a chart composed anew, after a layout switch, draws it at once), and sets the report
-the roofline places and the kernel highlighted in the tables.
+hands it, with the points, the ceiling and the report the roofline places, as its ``ChartShown``; it sets the
+kernel highlighted in the tables as their cursor moves.
 """
 
 from __future__ import annotations
@@ -26,24 +26,12 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from kernel_tui.text.formatting import sweep_end_short
-from kernel_tui.text.roofline_text import format_intensity
+from kernel_tui.ui.widgets.chart_modes import CHART_MODES, ChartData, LegendEntry, chart_mode, next_chart_mode
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import Kernel, ScenarioReport, SweepPoint
+    from kernel_tui.ui.shown import ChartShown
     from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
-
-TITLES = {"time": "Runtime vs size", "bandwidth": "Bandwidth vs size", "roofline": "Roofline"}
-MODES = ("time", "bandwidth", "roofline")
-"""What ``b`` cycles through, in order."""
-MODE_WORDS = {"time": "runtime", "bandwidth": "bandwidth", "roofline": "roofline"}
-"""Each mode as the subtitle names it (``b bandwidth``: what ``b`` shows next)."""
-
-
-def next_chart_mode(mode: str) -> str:
-    """The chart's mode after ``mode``: runtime, then achieved bandwidth, then the roofline, then runtime again."""
-    return MODES[(MODES.index(mode) + 1) % len(MODES)]
-
 
 STREAMED_REPLOT_INTERVAL_S = 0.25
 """While points stream in, the plot is drawn again at most this often: building it costs about 30 ms, and a
@@ -57,12 +45,12 @@ class RuntimeChart(Widget):
     can_focus = True
     """So Tab reaches the chart like every other pane (its border lights up)."""
 
-    mode: var[str] = var("time", init=False)
+    mode: var[str] = var(CHART_MODES[0].name, init=False)
     """``time``, ``bandwidth`` (both against size) or ``roofline`` (the kernels against the two ceilings)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.border_title = Content(TITLES["time"])
+        self.border_title = Content(CHART_MODES[0].title)
         self.points: list[SweepPoint] = []
         """The points shown, in the order they arrived (tests read this)."""
         self.hint = ""
@@ -94,6 +82,18 @@ class RuntimeChart(Widget):
 
         await self.mount(RuntimePlot(self.points, self.hint))
         self._replot()
+
+    def show(self, shown: ChartShown) -> None:
+        """Draw what the explorer hands the chart: its mode, the sweep's points, the ceiling and the report."""
+        self.mode = shown.mode
+        known = len(self.points)
+        if shown.hint == self.hint and len(shown.points) > known and shown.points[:known] == tuple(self.points):
+            for point in shown.points[known:]:
+                self.add_point(point)  # a sweep streaming in: drawn at most every so often
+        elif shown.hint != self.hint or shown.points != tuple(self.points):
+            self.set_points(shown.points, shown.hint)
+        self.set_ceiling(shown.ceiling_gbs)
+        self.set_roofline(shown.report)
 
     def set_points(self, points: Sequence[SweepPoint], hint: str = "") -> None:
         """Show these points (a new scenario, or a finished sweep)."""
@@ -139,19 +139,18 @@ class RuntimeChart(Widget):
         else:
             self._replot()
 
+    def _data(self) -> ChartData:
+        return ChartData(self.points, self.hint, self.ceiling_gbs, self.report, self.highlight)
+
     def _replot(self) -> None:
         if self._streamed_replot is not None:
             self._streamed_replot.stop()
             self._streamed_replot = None
         self._streamed_replot_at = time.monotonic()
-        if self.mode == "roofline":
-            from kernel_tui.ui.widgets.roofline_plot import roofline_points  # loads with the mode, as the plot does
-
-            drawn = bool(roofline_points(self.report))
-            hint_text = self._roofline_hint()
-        else:
-            drawn = any(point.eager_us or point.compiled_us for point in self.points)
-            hint_text = self.hint
+        mode, data = chart_mode(self.mode), self._data()
+        drawing = mode.drawing()
+        drawn = drawing.drawn(data)
+        hint_text = drawing.hint(data)
         hint = self.query_one("#chart-hint", Static)
         if hint_text != self._hint_shown:
             hint.update(Content(hint_text))
@@ -160,9 +159,10 @@ class RuntimeChart(Widget):
         legend = self.query_one("#chart-legend", Static)
         legend.display = drawn
         if drawn:
-            legend.update(self._legend())
-        self.border_title = Content(TITLES.get(self.mode, TITLES["time"]))
-        self.border_subtitle = Content(self._subtitle() if drawn else "")
+            legend.update(_legend(drawing.legend(data)))
+        self.border_title = Content(mode.title)
+        following = f"b {chart_mode(next_chart_mode(mode.name)).word}"
+        self.border_subtitle = Content(" · ".join([*drawing.subtitle(data), following]) if drawn else "")
         # Queried by name: RuntimePlot (and plotext) are imported only once the chart is first drawn.
         for plot in cast("list[RuntimePlot]", list(self.query("RuntimePlot"))):
             plot.points, plot.hint = self.points, self.hint
@@ -171,73 +171,14 @@ class RuntimeChart(Widget):
             plot.display = drawn
             plot.refresh()
 
-    def _legend(self) -> Text:
-        """What each line and mark is, on a line of its own above the plot: plotext's legend sat inside the
-        plot, over the lines of a 120x36 chart."""
-        from kernel_tui.ui.widgets.bandwidth_plot import CEILING_COLOR, bandwidth_series
-        from kernel_tui.ui.widgets.roofline_plot import (
-            COMPUTE_ROOF,
-            HIGHLIGHT_COLOR,
-            MEMORY_ROOF,
-            highlight_legend,
-            roofline_points,
-        )
-        from kernel_tui.ui.widgets.runtime_plot import STYLES
 
-        entries: list[tuple[str, tuple[int, int, int], str]] = []
-        if self.mode == "roofline":
-            ceilings = self.report.ceilings if self.report is not None else None
-            if ceilings is not None and ceilings.ridge is not None:
-                entries += [(MEMORY_ROOF, CEILING_COLOR, "━"), (COMPUTE_ROOF, CEILING_COLOR, "━")]
-            modes = {point.mode for point in roofline_points(self.report)}
-            entries += [(mode, STYLES[mode][0], STYLES[mode][1]) for mode in STYLES if mode in modes]
-            if marked := highlight_legend(self.report, self.highlight):
-                entries.append((marked.removeprefix("▶ "), HIGHLIGHT_COLOR, "◆"))
-        else:
-            if self.mode == "bandwidth":
-                shown = set(bandwidth_series(self.points))
-            else:
-                shown = {mode for mode in STYLES if any(getattr(p, f"{mode}_us") for p in self.points)}
-            entries += [(mode, STYLES[mode][0], "━") for mode in STYLES if mode in shown]
-            if self.mode == "bandwidth" and self.ceiling_gbs:
-                entries.append(("ceiling", CEILING_COLOR, "━"))
-        text = Text()
-        for index, (label, color, mark) in enumerate(entries):
-            if index:
-                text.append("  ")
-            text.append(mark, style=Style(color=Color.from_rgb(*color), bold=True))
-            text.append(f" {label}")
-        return text
-
-    def _roofline_hint(self) -> str:
-        report = self.report
-        if report is None or report.eager is None:
-            return "r measures the kernels; b then places them against the device's two ceilings."
-        if report.is_preview:
-            return "A preview runs nothing: no achieved FLOP/s to place (its FLOPs and intensity are in the tables)."
-        return "No kernel here has both its FLOPs and a time: nothing to place on the roofline."
-
-    def _subtitle(self) -> str:
-        following = f"b {MODE_WORDS[next_chart_mode(self.mode)]}"
-        if self.mode == "roofline":
-            from kernel_tui.ui.widgets.roofline_plot import unplaced
-
-            ceilings = self.report.ceilings if self.report is not None else None
-            parts = [f"ridge {format_intensity(ceilings.ridge)} FLOP/B"] if ceilings and ceilings.ridge else []
-            if missing := unplaced(self.report):
-                parts.append(f"{missing} not placed: FLOPs unknown or 0")
-            return " · ".join([*parts, following])
-        if ended := sweep_end_short(self.points):
-            # Why the chart stops where it does: the question the learner asks of its last point.
-            following = f"{ended} · {following}"
-        if self.mode != "bandwidth":
-            return following
-        from kernel_tui.ui.widgets.bandwidth_plot import bandwidth_series
-
-        ceiling = self.ceiling_gbs
-        over = ceiling is not None and any(
-            value > ceiling for _, values in bandwidth_series(self.points).values() for value in values
-        )
-        # Faster than a large copy: the arrays fit in a cache, which the ceiling (measured on a large
-        # copy) does not see.
-        return f"above the ceiling: served from cache · {following}" if over else following
+def _legend(entries: list[LegendEntry]) -> Text:
+    """What each line and mark is, on a line of its own above the plot: plotext's legend sat inside the
+    plot, over the lines of a 120x36 chart."""
+    text = Text()
+    for index, (label, color, mark) in enumerate(entries):
+        if index:
+            text.append("  ")
+        text.append(mark, style=Style(color=Color.from_rgb(*color), bold=True))
+        text.append(f" {label}")
+    return text

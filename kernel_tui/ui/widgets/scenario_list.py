@@ -1,7 +1,6 @@
 """The scenarios in course order, each marked with how its latest run went, the one on screen highlighted.
 
-Which one is on screen is ``current``, which the explorer binds to its own: a list composed anew after a
-layout switch highlights it without being told.
+Which one is on screen is ``current``, part of what the explorer hands the list (``ScenariosShown``).
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from textual.widgets import OptionList
 
 if TYPE_CHECKING:
     from kernel_tui.ui.catalog import ScenarioEntry
+    from kernel_tui.ui.shown import ScenariosShown
 
 MARKS = {
     None: (" ", ""),
@@ -38,8 +38,17 @@ class ScenarioList(OptionList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Scenarios"
+        self._filled: tuple[object, ...] | None = None
+        """The entries and marks listed now."""
 
-    def show(self, entries: Sequence[ScenarioEntry], marks: Sequence[str | None]) -> None:
+    def show(self, shown: ScenariosShown) -> None:
+        """Highlight the scenario on screen, and (re)fill the list when its entries or their marks changed."""
+        self.current = shown.index
+        if (shown.entries, shown.marks) != self._filled:
+            self._filled = (shown.entries, shown.marks)
+            self._fill(shown.entries, shown.marks)
+
+    def _fill(self, entries: Sequence[ScenarioEntry], marks: Sequence[str | None]) -> None:
         """(Re)fill the list, the current scenario highlighted."""
         # Mark the learner's own files; when every one is theirs, the title says it once for all.
         yours = [entry.user_file for entry in entries]

@@ -21,6 +21,7 @@ from kernel_tui.text.formatting import VARIANT_HEADERS, variant_rows
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport, VariantResult
+    from kernel_tui.ui.shown import VariantsShown
 
 COMPACT_HEADERS = ("kern.", "bytes", "time", "speedup", "comp.", "brk/rc")
 """The columns of a narrow pane: ``VARIANT_HEADERS`` shortened, the spread dropped, breaks/recompiles joined."""
@@ -159,8 +160,9 @@ class VariantsPane(Vertical):
         yield VariantsTable(id="variants-table")
         yield Static(id="variant-notes")
 
-    def show(self, report: ScenarioReport | None, hidden: set[str], kernels_of: str | None) -> None:
-        """The report's variants but the ``hidden`` ones; nothing at all for a report without variants."""
+    def show(self, shown: VariantsShown) -> None:
+        """The report's variants but the hidden ones; nothing at all for a report without variants."""
+        report, hidden, kernels_of = shown.report, shown.hidden, shown.kernels_of
         self.set_class(report is not None and bool(report.variants), "-shown")
         if report is None or not report.variants:
             return

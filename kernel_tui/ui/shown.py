@@ -1,0 +1,268 @@
+"""What the explorer shows, as one value: ``shown(...)`` turns the screen's plain state into ``Shown``.
+
+Each pane gets its own frozen slice (``ScenariosShown``, ``TableShown``, ``SummaryShown``, ...), holding what
+it displays and nothing more. The explorer computes ``Shown`` once per change of its state, holds it as one
+reactive, and its watcher hands each pane the slice that changed (``ExplorerScreen.watch_shown``): no part
+fills a widget itself. Nothing here touches Textual, so every pane's content is tested without an app
+(``tests/test_shown.py``).
+
+What is not here is what follows a widget's own state rather than the screen's: the line naming the kernel
+under a table's cursor (and the chart's mark of it), and the code pane's links to that kernel
+(``code_links``); the cursor is the table's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from kernel_tui.ui import describe
+from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
+
+if TYPE_CHECKING:
+    from kernel_tui.model.report import ModeResult, ScenarioError, ScenarioReport, SweepPoint
+    from kernel_tui.text.baseline import BaselineComparison
+    from kernel_tui.transport.protocol import Hello
+    from kernel_tui.ui.catalog import Catalog, ScenarioEntry
+    from kernel_tui.ui.pinned_baselines import ModeBaseline, PinnedBaselines
+    from kernel_tui.ui.run_state import RunBook, ScenarioRun
+    from kernel_tui.ui.score import PredictionBook
+    from kernel_tui.ui.variant_choices import VariantBook
+
+COMPILED_TITLE = "Compiled"
+
+
+@dataclass(frozen=True)
+class EngineState:
+    """What the screen knows of the engine: its hello, why it could not start, and its first compile."""
+
+    hello: Hello | None = None
+    error: ScenarioError | None = None
+    warmup_since: float | None = None
+    """When the engine began its first compile of the session; None once it ended (or never began)."""
+
+    def warming(self, now: float) -> tuple[float, float] | None:
+        """(estimate, elapsed) seconds while the engine's first compile runs, else None."""
+        if self.warmup_since is None or self.hello is None or self.hello.warmup is None:
+            return None
+        return self.hello.warmup.estimate_s, now - self.warmup_since
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """The screen's own choices that change what the panes say."""
+
+    chart_mode: str = "time"
+    measures: bool = True
+    """False for saved results (``kernel-tui view``): nothing is measured, the hints say so."""
+    editor_focused: bool = False
+    """The editor has the focus: the status line names its keys (letters are typed there)."""
+    editing: Path | None = None
+    """The file the snippet editor has open, if any."""
+    saved_origin: str | None = None
+    """Saved results (``kernel-tui view``): where the scenario's saved numbers were measured."""
+
+
+@dataclass(frozen=True)
+class ScenariosShown:
+    """The scenario list: every entry, how its latest run went, and the one on screen."""
+
+    entries: tuple[ScenarioEntry, ...]
+    marks: tuple[str | None, ...]
+    index: int
+
+
+@dataclass(frozen=True)
+class LessonShown:
+    entry: ScenarioEntry
+    hide_explanation: bool
+    """Hold back the lesson's answer until the learner's prediction is revealed."""
+
+
+@dataclass(frozen=True)
+class TableShown:
+    """One kernel table: a mode's kernels (or why there are none yet), marked against the pinned run."""
+
+    result: ModeResult | None
+    waiting: str
+    baseline: ModeBaseline | None
+    predicted: int | None
+    """The learner's revealed guess at the kernel count."""
+    links_pending: bool
+    """Say "…" rather than "—" in the attribution column until the other side is measured."""
+    title: str
+
+
+@dataclass(frozen=True)
+class VariantsShown:
+    report: ScenarioReport | None
+    hidden: frozenset[str]
+    kernels_of: str | None
+    """The variant whose kernels the compiled table shows; None: the compiled side's own."""
+
+
+@dataclass(frozen=True)
+class SummaryShown:
+    """The summary strip's inputs; ``kernel_tui.ui.summary_lines`` turns them into its lines."""
+
+    report: ScenarioReport | None
+    claims: Mapping[str, float]
+    """The lesson's claims for the engine's device, before a report checks them (empty: no spoilers)."""
+    error: ScenarioError | None
+    placeholder: str
+    baseline: BaselineComparison | None
+    pinned: bool
+    engine: str
+    """The engine's status: the last line until a report says which device measured it."""
+
+
+@dataclass(frozen=True)
+class ChartShown:
+    mode: str
+    points: tuple[SweepPoint, ...]
+    hint: str
+    ceiling_gbs: float | None
+    report: ScenarioReport | None
+    """The scenario whose kernels the roofline places."""
+
+
+@dataclass(frozen=True)
+class StatusShown:
+    text: Text
+    progress: tuple[float, int] | None
+    """(done, total) while the engine works; None hides the bar."""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """Everything the explorer shows of its state, one slice per pane."""
+
+    sub_title: str
+    editing: bool
+    """The editor takes the lesson's place (large terminals): its document is the scenario shown."""
+    scenarios: ScenariosShown
+    lesson: LessonShown
+    signature: str
+    eager: TableShown
+    compiled: TableShown
+    variants: VariantsShown
+    summary: SummaryShown
+    chart: ChartShown
+    status: StatusShown
+
+
+def shown(
+    catalog: Catalog,
+    runs: RunBook,
+    baselines: PinnedBaselines,
+    variants: VariantBook,
+    predictions: PredictionBook,
+    engine: EngineState,
+    view: ViewState,
+    now: float,
+) -> Shown:
+    """What every pane of the explorer shows for this state (``catalog`` must not be empty)."""
+    entry = catalog.current
+    run = runs.get(entry.path)
+    report = run.report if run is not None else None
+    eager_wait, compiled_wait = waiting_notes(run)
+    comparison = baselines.comparison(run)
+    hide = predictions.hides_explanation(entry)
+    links_pending = run is not None and run.running and report is not None and report.compiled is None
+    choices = variants.of(baselines.scenario_of(entry.path))
+    kernels_of = choices.kernels_of if report is not None and choices.kernels_of in report.variants else None
+    compiled, compiled_baseline = (
+        (report.compiled if report else None),
+        baselines.mode_baseline(run, "compiled", comparison),
+    )
+    if kernels_of is not None and report is not None:
+        variant = report.variants[kernels_of]
+        compiled, compiled_baseline = variant.measured, None  # the pinned run is marked on the compiled side only
+        compiled_wait = "no numbers: see the variants table" if variant.measured is None else compiled_wait
+    device = engine.hello.device if engine.hello else "cpu"
+    signature = report.signature if report is not None else None
+    return Shown(
+        sub_title=_sub_title(catalog, predictions),
+        editing=view.editing is not None and view.editing == entry.path,
+        scenarios=ScenariosShown(
+            tuple(catalog.entries),
+            tuple(runs.mark(each.path, describe.failed_claims) for each in catalog.entries),
+            catalog.index,
+        ),
+        lesson=LessonShown(entry, hide),
+        signature=f"shapes: {signature}" if signature else "",
+        eager=TableShown(
+            report.eager if report else None,
+            eager_wait,
+            baselines.mode_baseline(run, "eager", comparison),
+            predictions.guessed(entry, "eager"),
+            links_pending,
+            "Eager",
+        ),
+        compiled=TableShown(
+            compiled,
+            compiled_wait,
+            compiled_baseline,
+            predictions.guessed(entry, "compiled"),
+            False,
+            COMPILED_TITLE if kernels_of is None else f"{COMPILED_TITLE} · {kernels_of}",
+        ),
+        variants=VariantsShown(report, frozenset(choices.hidden), kernels_of),
+        summary=SummaryShown(
+            report,
+            {} if hide else entry.claims_for(device),  # no spoilers
+            run.error if run is not None else None,
+            placeholder(run, measures=view.measures),
+            comparison,
+            baselines.is_pinned(run),
+            describe.engine_line(engine.hello, engine.error),
+        ),
+        chart=ChartShown(
+            view.chart_mode,
+            tuple(run.points) if run is not None else (),
+            chart_hint(run, measures=view.measures),
+            report.bandwidth_ceiling_gbs if report is not None else None,
+            report,
+        ),
+        status=_status(catalog, runs, run, engine, view, now),
+    )
+
+
+def _sub_title(catalog: Catalog, predictions: PredictionBook) -> str:
+    """Where in the list, on the course the prediction score, and the title (last, so a narrow terminal cuts
+    the title rather than the score)."""
+    entry = catalog.current
+    where = f"{catalog.index + 1}/{len(catalog)}"
+    if predictions.applies_to(entry):
+        where += f" · {predictions.score_text()}"
+    return f"{where} · {entry.title}"
+
+
+def _status(
+    catalog: Catalog, runs: RunBook, run: ScenarioRun | None, engine: EngineState, view: ViewState, now: float
+) -> StatusShown:
+    if view.saved_origin is not None and not (run is not None and (run.running or run.error is not None)):
+        # A refused run says why, as any failed run does.
+        return StatusShown(describe.saved_status_text(view.saved_origin, run), None)
+    active = runs.active
+    background = None
+    if active is not None and active.path != catalog.current.path:
+        background = (catalog.title_of(active.path), active)
+    # The progress bar follows the engine's run, whichever scenario is on screen.
+    warming = engine.warming(now)
+    progress = active.progress() if active is not None else None
+    if progress is None and run is None and warming is not None:
+        progress = describe.warming_progress(*warming)
+    text = describe.status_text(
+        run,
+        now=now,
+        background=background,
+        engine_error=engine.error,
+        warming=warming,
+        editing=view.editor_focused,
+    )
+    return StatusShown(text, progress)
