@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import REPO
 
 SETTINGS_IN_THE_ENVIRONMENT = ("KERNEL_TUI_ARCH", "KERNEL_TUI_REMEASURE_CEILING")
@@ -73,3 +74,28 @@ def test_remeasure_ceiling_measures_again_whatever_the_cache_holds(tmp_path: Pat
     assert run_json(scenario, "--device", "cpu", "--no-sweep", cache=cache)["bandwidth_ceiling_gbs"] == 1e6
     asked = run_json(scenario, "--device", "cpu", "--no-sweep", "--remeasure-ceiling", cache=cache)
     assert asked["bandwidth_ceiling_gbs"] is not None and asked["bandwidth_ceiling_gbs"] < 1e6
+
+
+def test_the_explorers_link_asks_for_its_arch_in_each_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kernel-tui --device cuda-preview --arch 80`` (the explorer, and each browser tab of ``--serve``): the
+    link's engine previews sm_80 with no setting in its environment."""
+    from kernel_tui.transport.protocol import Done
+    from kernel_tui.ui.engine_link import client_engine_link
+
+    for name in SETTINGS_IN_THE_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    scenario = tmp_path / "looks_at_its_environment.py"
+    scenario.write_text(LOOKS_AT_ITS_ENVIRONMENT)
+    link = client_engine_link("cuda-preview", arch=80)
+    try:
+        (done,) = [message for message in link.run(scenario, sweep=False) if isinstance(message, Done)]
+    finally:
+        link.close()
+    assert done.report.error is None, done.report.error
+    assert (done.report.arch, "sm_80" in done.report.device_name) == (80, True)
+
+
+def test_serve_gives_each_tab_the_arch_on_its_command_line() -> None:
+    from kernel_tui.ui.serve import app_command
+
+    assert app_command([], device="cuda-preview", arch=100).endswith("--device cuda-preview --arch 100")

@@ -38,7 +38,15 @@ if TYPE_CHECKING:
     # The explorer starts through this module: what only ``run`` needs (the protocol and the report
     # dataclasses, about 12 ms) is imported where it is used, not before the explorer's first frame.
     from kernel_tui.text.baseline import BaselineComparison
-    from kernel_tui.transport.protocol import Done, Hello, Partial, RunMessage, StageStartedMessage, SweepPointMessage
+    from kernel_tui.transport.protocol import (
+        Arch,
+        Done,
+        Hello,
+        Partial,
+        RunMessage,
+        StageStartedMessage,
+        SweepPointMessage,
+    )
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 PIPED_WIDTH = 120
@@ -104,7 +112,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if not args:
         # A bare ``kernel-tui``: the explorer on the course with every option at the app parser's default. No
         # parser is built, and argparse with its translations (about 2 ms of the start-up) is never loaded.
-        return _explore([], device=DEFAULT_DEVICE, predict=True)
+        return _explore([], device=DEFAULT_DEVICE, predict=True, arch=None)
     if args and args[0] in ("run", "list", "view", "-h", "--help"):
         parser = command_parser()
         options = parser.parse_args(args)
@@ -134,24 +142,27 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = app_parser()
     options = parser.parse_args(args)
     check_arch(parser, options)
-    if options.arch is not None:
-        os.environ["KERNEL_TUI_ARCH"] = str(options.arch)  # the explorer's engines, served ones included
     paths = check_paths(parser, options.paths) if options.paths else []
     if options.serve:
         from kernel_tui.ui.serve import serve_app
 
         return serve_app(
-            paths, device=options.device, predict=not options.no_predict, host=options.host, port=options.port
+            paths,
+            device=options.device,
+            predict=not options.no_predict,
+            arch=options.arch,
+            host=options.host,
+            port=options.port,
         )
-    return _explore(paths, device=options.device, predict=not options.no_predict)
+    return _explore(paths, device=options.device, predict=not options.no_predict, arch=options.arch)
 
 
-def _explore(paths: list[Path], *, device: str, predict: bool) -> int:
+def _explore(paths: list[Path], *, device: str, predict: bool, arch: Arch | None) -> int:
     """Run the explorer here, on ``paths`` (none: the course)."""
     with _collector_off_until_first_frame():
         from kernel_tui.ui.launch import run_app
 
-        return run_app(paths, device=device, predict=predict)
+        return run_app(paths, device=device, predict=predict, arch=arch)
 
 
 @contextlib.contextmanager

@@ -22,9 +22,7 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "cuda-preview"))
     # A run request's own ``arch`` wins. The explorer does not send one yet: it still says --arch through the
     # environment it starts the engine in (commands/cli.py), which is all this default is for.
-    parser.add_argument(
-        "--arch", type=int, choices=protocol.ARCHES, default=os.environ.get("KERNEL_TUI_ARCH", protocol.DEFAULT_ARCH)
-    )
+    parser.add_argument("--arch", type=int, choices=protocol.ARCHES, default=protocol.DEFAULT_ARCH)
     # The explorer asks for it: the learner reads a lesson first. The CLI's request comes at once, and a
     # warm-up could only make it wait for the tiny function's own kernel.
     parser.add_argument("--warm-up", action="store_true", help="compile a tiny function right after hello")

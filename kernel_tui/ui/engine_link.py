@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     # The client, the protocol's dataclasses and the run lifecycle are imported when the engine is first
     # used, after the explorer's first frame: they are about 8 ms of its start-up.
     from kernel_tui.transport.client import EngineClient
-    from kernel_tui.transport.protocol import Hello, RunMessage, Warmup
+    from kernel_tui.transport.protocol import Arch, Hello, RunMessage, Warmup
     from kernel_tui.ui.run_lifecycle import EngineRun, RunLifecycle, RunMessages
 
 OUTPUT_LINES = 200
@@ -88,7 +88,7 @@ EngineLinkFactory = Callable[[str], EngineLink]
 class ClientEngineLink:
     """The real engine: one ``EngineClient`` child process, shared by the runs one after another."""
 
-    def __init__(self, device: str) -> None:
+    def __init__(self, device: str, arch: Arch | None = None) -> None:
         self._output: collections.deque[str] = collections.deque(maxlen=OUTPUT_LINES)
         self._lines = 0
         """Lines of output so far, the latest ``OUTPUT_LINES`` of them kept."""
@@ -99,6 +99,8 @@ class ClientEngineLink:
         # KERNEL_TUI_WARM_UP=0 turns it off (the test suite does, where no one reads a lesson first).
         self._warm_up = os.environ.get("KERNEL_TUI_WARM_UP", "1") != "0"
         self._device = device
+        self._arch = arch
+        """With ``cuda-preview``: the GPU architecture every run asks for (None: the engine's default)."""
         self._made_client: EngineClient | None = None
         self._made_lifecycle: dict[str, RunLifecycle] = {}
 
@@ -121,7 +123,9 @@ class ClientEngineLink:
         if self._made_client is None:
             from kernel_tui.transport.client import EngineClient
 
-            self._made_client = EngineClient(self._device, stderr_sink=self._record_output, warm_up=self._warm_up)
+            self._made_client = EngineClient(
+                self._device, stderr_sink=self._record_output, warm_up=self._warm_up, arch=self._arch
+            )
         return self._made_client
 
     def start(self) -> Hello:
@@ -227,6 +231,6 @@ class ClientEngineLink:
             self.log_path = None  # an unwritable state folder costs the log file, not the run
 
 
-def client_engine_link(device: str) -> EngineLink:
-    """The factory the command line uses."""
-    return ClientEngineLink(device)
+def client_engine_link(device: str, arch: Arch | None = None) -> EngineLink:
+    """The factory the command line uses; ``arch`` travels in each run's request, not the environment."""
+    return ClientEngineLink(device, arch)

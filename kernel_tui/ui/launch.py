@@ -6,14 +6,19 @@ startup bench (``bench/startup.py``) times exactly that.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
 from kernel_tui.ui.engine_link import EngineLinkFactory, client_engine_link
+
+if TYPE_CHECKING:
+    from kernel_tui.transport.protocol import Arch
 
 EXIT_AFTER_FIRST_FRAME = "KERNEL_TUI_EXIT_AFTER_FIRST_FRAME"
 
@@ -37,12 +42,19 @@ def build_app(
     return KernelTuiApp(entries, device=device, link_factory=link_factory, **options)
 
 
-def run_app(paths: list[Path], device: str = "auto", predict: bool = True) -> int:
+def run_app(paths: list[Path], device: str = "auto", predict: bool = True, arch: Arch | None = None) -> int:
     """Run the explorer until the learner quits; the exit code for the command line.
 
-    ``predict``: on the course, ask for a guess at each lesson's kernel counts before its first run.
+    ``predict``: on the course, ask for a guess at each lesson's kernel counts before its first run. ``arch``:
+    with ``cuda-preview``, the GPU architecture each run asks for.
     """
-    app = build_app(paths, device=device, exit_after_first_frame=exit_after_first_frame_asked(), predict=predict)
+    app = build_app(
+        paths,
+        device=device,
+        link_factory=functools.partial(client_engine_link, arch=arch),
+        exit_after_first_frame=exit_after_first_frame_asked(),
+        predict=predict,
+    )
     if not app.entries:
         print("kernel-tui: no scenarios found in the course folder", course_dir())
         return 1

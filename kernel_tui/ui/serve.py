@@ -34,7 +34,7 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WILDCARD = ("0.0.0.0", "::", "")
 
 
-def app_command(paths: Sequence[Path], *, device: str = "auto", predict: bool = True) -> str:
+def app_command(paths: Sequence[Path], *, device: str = "auto", predict: bool = True, arch: int | None = None) -> str:
     """The shell command each browser tab runs: this interpreter, the explorer, the same options.
 
     Built from the parsed options rather than copied from the command line, so ``--serve`` (or an
@@ -43,6 +43,8 @@ def app_command(paths: Sequence[Path], *, device: str = "auto", predict: bool = 
     args = [*(str(Path(path).resolve()) for path in paths), "--device", device]
     if not predict:
         args.append("--no-predict")
+    if arch is not None:
+        args += ["--arch", str(arch)]
     # Not ``python -m``: the server's current folder must not be first on the explorer's import path.
     return shlex.join(python_command("kernel_tui", *args))
 
@@ -60,6 +62,7 @@ def serve_app(
     *,
     device: str = "auto",
     predict: bool = True,
+    arch: int | None = None,
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
 ) -> int:
@@ -71,7 +74,10 @@ def serve_app(
             file=sys.stderr,
         )
     server = guarded_server(
-        app_command(paths, device=device, predict=predict), host=host, port=port, token=secrets.token_urlsafe(32)
+        app_command(paths, device=device, predict=predict, arch=arch),
+        host=host,
+        port=port,
+        token=secrets.token_urlsafe(32),
     )
     try:
         server.serve()
