@@ -102,6 +102,7 @@ async def _app_fault(path: Path, cancel_after_s: float | None) -> tuple[str, flo
     app = KernelTuiApp(load_catalog([path], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         explorer = app.get_explorer()
+        assert explorer is not None
         while explorer.hello is None:
             await pilot.pause(0.05)
         started = time.perf_counter()

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 from conftest import within
 
 from kernel_tui.engine import bandwidth
 
 
-def test_the_copy_fits_in_the_free_memory():
+def test_the_copy_fits_in_the_free_memory() -> None:
     assert bandwidth.copy_bytes("cuda", 80 * 2**30) == bandwidth.COPY_BYTES["cuda"]
     assert bandwidth.copy_bytes("cuda", 1 * 2**30) == 256 * 2**20
     assert bandwidth.copy_bytes("cuda", 0) == bandwidth.MIN_COPY_BYTES
 
 
-def test_out_of_memory_halves_the_copy_until_it_fits(monkeypatch):
+def test_out_of_memory_halves_the_copy_until_it_fits(monkeypatch: pytest.MonkeyPatch):
     real_empty = torch.empty
     asked: list[int] = []
 
@@ -32,8 +33,8 @@ def test_out_of_memory_halves_the_copy_until_it_fits(monkeypatch):
     assert asked[0] == bandwidth.COPY_BYTES["cpu"] and asked[-1] <= 32 * 2**20
 
 
-def test_no_memory_at_all_gives_no_ceiling(monkeypatch):
-    def no_memory(*shape, **kwargs):
+def test_no_memory_at_all_gives_no_ceiling(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_memory(*shape, **kwargs) -> None:
         raise torch.OutOfMemoryError("CUDA out of memory")
 
     monkeypatch.setattr(bandwidth, "free_memory_bytes", lambda device: 0)
@@ -41,7 +42,7 @@ def test_no_memory_at_all_gives_no_ceiling(monkeypatch):
     assert bandwidth.measure_ceiling_gbs("cpu") is None
 
 
-def test_the_matmul_ceiling_is_measured_quickly_on_cpu():
+def test_the_matmul_ceiling_is_measured_quickly_on_cpu() -> None:
     import time
 
     started = time.perf_counter()

@@ -103,7 +103,7 @@ def test_every_lesson_makes_claims_for_both_devices(path: Path) -> None:
     assert info.claims_for("cuda"), f"{path.name}: no claims for CUDA"
 
 
-def test_list_shows_the_course_in_order(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+def test_list_shows_the_course_in_order(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     from kernel_tui.commands.cli import main
 
     monkeypatch.setenv("COLUMNS", "400")  # one row per line, so titles are not wrapped

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kernel_tui.engine.generated_code import kernel_definition, kernel_params, loads_pointer, original_aten
 
 WRAPPER = """
@@ -30,20 +32,20 @@ extern "C"  void  kernel(float* in_out_ptr0,
 """
 
 
-def test_parameters_in_order_for_triton_and_cpp():
+def test_parameters_in_order_for_triton_and_cpp() -> None:
     triton = kernel_params(WRAPPER, "triton_poi_fused_add_relu_0")
     assert triton == ["in_ptr0", "in_ptr1", "out_ptr0", "xnumel", "XBLOCK"]
     assert kernel_params(WRAPPER, "cpp_fused_gelu_native_layer_norm_0") == ["in_out_ptr0", "in_out_ptr1", "in_ptr0"]
 
 
-def test_kernel_source_and_original_aten_ops():
+def test_kernel_source_and_original_aten_ops() -> None:
     assert kernel_definition(WRAPPER, "triton_poi_fused_add_relu_0").lstrip().startswith("@triton.jit")
     assert 'extern "C"' in kernel_definition(WRAPPER, "cpp_fused_gelu_native_layer_norm_0")
     assert original_aten(WRAPPER, "triton_poi_fused_add_relu_0") == ("aten::add", "aten::relu")
     assert original_aten(WRAPPER, "cpp_fused_gelu_native_layer_norm_0") == ()
 
 
-def test_an_in_out_pointer_only_stored_to_is_not_read():
+def test_an_in_out_pointer_only_stored_to_is_not_read() -> None:
     code = kernel_definition(WRAPPER, "cpp_fused_gelu_native_layer_norm_0")
     assert loads_pointer(code, "in_out_ptr0")
     assert not loads_pointer(code, "in_out_ptr1")
@@ -68,7 +70,7 @@ def triton_tem_fused_mm_0(arg_A, arg_B, out_ptr0, ks0):
 """
 
 
-def test_a_template_kernels_named_inputs_are_read(tmp_path):
+def test_a_template_kernels_named_inputs_are_read(tmp_path: Path) -> None:
     """A max-autotune GEMM template names its inputs ``arg_A``, ``arg_B``: every tensor that is not an output
     is read. (Inductor writes templates only after benchmarking them on a GPU, hence a wrapper written here
     in its exact form.)"""
@@ -123,7 +125,7 @@ def _fake_cuda(*shapes):
         return tuple(torch.randn(shape, device="cuda") for shape in shapes)
 
 
-def test_a_device_copy_in_a_real_gpu_wrapper_has_bytes():
+def test_a_device_copy_in_a_real_gpu_wrapper_has_bytes() -> None:
     """``(x * 2).cpu()`` compiled for a GPU: a Triton kernel, then ``buf1.copy_(buf0, False)`` in the wrapper,
     a device-to-host copy that reads the array on the GPU and writes it on the host."""
     from kernel_tui.engine.preview import generate_for_gpu
@@ -154,5 +156,6 @@ def test_original_aten_past_a_long_graph_fragment_comment():
     assert record.aten_ops == ("aten::mul", "aten::sin", "aten::cos")
     # The kernel's whole module and nothing after it (a Triton text ends with its closing quotes and device_str).
     definition = kernel_definition(source, record.name)
+    assert definition is not None
     assert f"def {record.name}(" in definition and definition.rstrip().endswith("None)")
     assert "async_compile" not in definition

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import measure
+from conftest import WriteScenario, measure
 from cuda_replay import TRACES, trace_events
 from cuda_replay import replay as replay_trace
 
@@ -55,6 +55,7 @@ def test_launch_round_trips_through_json_and_the_protocol() -> None:
     assert row["elements_per_thread"] == 8
     assert ScenarioReport.from_dict(data).compiled.kernels[0].launch == launch
     message = decode(encode(Done(run_id=1, report=report)))
+    assert message.report.compiled is not None
     assert isinstance(message, Done) and message.report.compiled.kernels[0].launch == launch
 
 
@@ -155,6 +156,7 @@ def test_a_kernel_source_the_preview_cannot_read_leaves_its_launch_unknown_with_
 
     launch = TritonLaunchPlan("def broken(:\n").launch((), elements=8)
     assert launch.threads is None and launch.elements == 8
+    assert launch.note is not None
     assert launch.note.startswith("the preview could not read this kernel's launch config: SyntaxError")
 
 
@@ -211,9 +213,12 @@ def _multiplies_out(launch: KernelLaunch | None, elements: int) -> KernelLaunch:
     return launch
 
 
-def test_a_fused_pointwise_kernels_launch_in_the_preview(preview_engine: EngineClient, write_scenario) -> None:
+def test_a_fused_pointwise_kernels_launch_in_the_preview(
+    preview_engine: EngineClient, write_scenario: WriteScenario
+) -> None:
     report = measure(preview_engine, write_scenario(SIGMOID_OF_DIFFERENCE), size=2**20)
     assert report.error is None
+    assert report.compiled is not None
     (kernel,) = report.compiled.kernels
     launch = _multiplies_out(kernel.launch, 2**20)
     xblock = launch.config["XBLOCK"]
@@ -221,12 +226,16 @@ def test_a_fused_pointwise_kernels_launch_in_the_preview(preview_engine: EngineC
     assert (xblock, launch.warps, launch.elements_per_thread) == (1024, 4, 8)
     assert launch.alternatives == ("XBLOCK 512 · 8 warps",), "the other config a GPU times"
     assert any(line.startswith("launches: where Inductor offers several configs") for line in report.assumptions)
+    assert report.eager is not None
     assert all(row.launch is not None and row.launch.threads is None for row in report.eager.kernels)
 
 
-def test_a_full_sums_two_kernels_show_their_launches(preview_engine: EngineClient, write_scenario) -> None:
+def test_a_full_sums_two_kernels_show_their_launches(
+    preview_engine: EngineClient, write_scenario: WriteScenario
+) -> None:
     report = measure(preview_engine, write_scenario(SUM_OF_EXPONENTIALS), size=2**20)
     assert report.error is None
+    assert report.compiled is not None
     split, final = report.compiled.kernels
     first = _multiplies_out(split.launch, 2**20)
     partials = math.prod(first.grid)
@@ -236,16 +245,22 @@ def test_a_full_sums_two_kernels_show_their_launches(preview_engine: EngineClien
     assert first.elements_per_thread > 1, "each thread of the split loops over several elements"
 
 
-def test_a_library_call_says_its_launch_cannot_be_known(preview_engine: EngineClient, write_scenario) -> None:
+def test_a_library_call_says_its_launch_cannot_be_known(
+    preview_engine: EngineClient, write_scenario: WriteScenario
+) -> None:
     report = measure(preview_engine, write_scenario(MATMUL))
+    assert report.compiled is not None
     (mm,) = [row for row in report.compiled.kernels if row.name == "extern_kernels.mm"]
     assert mm.launch is not None and mm.launch.threads is None and mm.launch.note == LIBRARY_NOTE
 
 
 @pytest.mark.parametrize(("size", "parallel"), [(8, False), (2**20, True)])
-def test_a_cpu_kernel_shows_its_threads(engine: EngineClient, write_scenario, size: int, parallel: bool) -> None:
+def test_a_cpu_kernel_shows_its_threads(
+    engine: EngineClient, write_scenario: WriteScenario, size: int, parallel: bool
+) -> None:
     report = measure(engine, write_scenario(SIGMOID_OF_DIFFERENCE), size=size)
     assert report.error is None
+    assert report.compiled is not None
     (kernel,) = report.compiled.kernels
     assert kernel.launch is not None and kernel.launch.grid is None
     assert kernel.launch.threads == (report.threads if parallel else 1)
@@ -264,6 +279,7 @@ def test_lesson_25s_cpu_kernel_splits_one_loop_and_gives_the_other_to_one_thread
     """What lesson 25 says of the C++ beyond its claims: the million-element loop under ``omp for``, the
     8-element loop under ``omp single``, in one parallel region on every thread PyTorch uses."""
     report = measure(engine, course_dir() / "25_threads_and_warps.py")
+    assert report.compiled is not None
     (kernel,) = report.compiled.kernels
     assert kernel.launch is not None and kernel.launch.threads == report.threads
     if report.threads > 1:

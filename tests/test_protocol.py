@@ -87,30 +87,30 @@ def wire(message: protocol.Message) -> dict:
 
 
 @pytest.mark.parametrize("message", EVERY_MESSAGE, ids=lambda message: type(message).__name__)
-def test_every_message_reads_back_as_it_was_written(message):
+def test_every_message_reads_back_as_it_was_written(message) -> None:
     line = protocol.encode(message)
     assert line.endswith("\n") and "\n" not in line[:-1], "one message, one line"
     assert protocol.decode(line) == message
 
 
-def test_every_message_type_is_covered():
+def test_every_message_type_is_covered() -> None:
     assert {type(message) for message in EVERY_MESSAGE} == set(protocol.WIRE_TYPES)
 
 
-def test_a_report_arrives_as_a_report_object():
+def test_a_report_arrives_as_a_report_object() -> None:
     message = protocol.decode(protocol.encode(Partial(1, REPORT)))
     assert isinstance(message, Partial) and isinstance(message.report, ScenarioReport)
     assert message.report.eager is not None and message.report.eager.kernels[0].name == "aten::add"
     assert message.report.sweep == (POINT,)
 
 
-def test_a_time_that_is_not_a_number_survives_the_wire():
+def test_a_time_that_is_not_a_number_survives_the_wire() -> None:
     point = MeasuredPoint(size=4, eager_us=math.nan, compiled_us=1.0)
     message = protocol.decode(protocol.encode(SweepPoint(1, point)))
     assert isinstance(message, SweepPoint) and math.isnan(message.point.eager_us)
 
 
-def test_the_sweep_total_travels():
+def test_the_sweep_total_travels() -> None:
     message = protocol.decode(protocol.encode(Progress(1, "sweep", "whatever the words", total=6)))
     assert isinstance(message, Progress) and message.total == 6
 
@@ -128,7 +128,7 @@ def test_the_sweep_total_travels():
     ],
     ids=["not-json", "a-list", "a-string", "no-type", "no-type-with-fields", "unknown-type", "type-not-text"],
 )
-def test_a_line_that_is_no_message_is_refused(line):
+def test_a_line_that_is_no_message_is_refused(line) -> None:
     with pytest.raises(ProtocolError):
         protocol.decode(line)
 
@@ -137,7 +137,7 @@ def test_a_line_that_is_no_message_is_refused(line):
 @pytest.mark.parametrize(
     "message", [EVERY_MESSAGE[0], EVERY_MESSAGE[5], EVERY_MESSAGE[11]], ids=["hello", "progress", "run"]
 )
-def test_a_message_of_another_protocol_version_is_refused(message, version):
+def test_a_message_of_another_protocol_version_is_refused(message, version) -> None:
     data = wire(message)
     if version is None:
         del data["protocol"]
@@ -168,7 +168,7 @@ def test_a_message_of_another_protocol_version_is_refused(message, version):
         (EVERY_MESSAGE[11], "sweep", 1),
     ],
 )
-def test_a_field_of_the_wrong_type_is_refused(message, field, value):
+def test_a_field_of_the_wrong_type_is_refused(message, field, value) -> None:
     data = wire(message)
     data[field] = value
     with pytest.raises(ProtocolError, match=f"malformed '{data['type']}'"):
@@ -184,20 +184,20 @@ def test_a_field_of_the_wrong_type_is_refused(message, field, value):
         (EVERY_MESSAGE[10], "path"),
     ],
 )
-def test_a_message_without_a_required_field_is_refused(message, field):
+def test_a_message_without_a_required_field_is_refused(message, field) -> None:
     data = wire(message)
     del data[field]
     with pytest.raises(ProtocolError, match=f"no '{field}'"):
         protocol.decode(json.dumps(data))
 
 
-def test_an_optional_field_may_be_left_out():
+def test_an_optional_field_may_be_left_out() -> None:
     data = wire(Progress(1, "eager", "warm-up and profile"))
     del data["total"]
     assert protocol.decode(json.dumps(data)) == Progress(1, "eager", "warm-up and profile")
 
 
-def test_dispatch_calls_the_handler_of_the_message_type_only():
+def test_dispatch_calls_the_handler_of_the_message_type_only() -> None:
     calls: list[str] = []
     for message in EVERY_MESSAGE:
         result = protocol.dispatch(
@@ -211,6 +211,6 @@ def test_dispatch_calls_the_handler_of_the_message_type_only():
     assert calls == ["hello", "hello", "progress load", "progress sweep", "done 1", "done 2"]
 
 
-def test_dispatch_refuses_what_is_not_a_message():
+def test_dispatch_refuses_what_is_not_a_message() -> None:
     with pytest.raises(TypeError):
         protocol.dispatch({"type": "done"})  # type: ignore[arg-type]

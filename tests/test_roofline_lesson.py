@@ -31,6 +31,7 @@ def test_the_matmul_is_compute_bound_and_the_tanh_memory_bound_on_cpu(engine: En
     # The lesson's intensities, by hand: 2·1024³ operations on three 4 MiB matrices; one per element on two.
     assert all(check.ok for check in report.expect.values())
     for mode in (report.eager, report.compiled):
+        assert mode is not None
         kernels = by_ops(mode.kernels)
         assert kernels["mm"].flops == MATMUL_FLOPS and kernels["tanh"].flops == TANH_FLOPS
         assert kernels["mm"].intensity == pytest.approx(MATMUL_FLOPS / (3 * 4 * SIDE * SIDE))
@@ -38,6 +39,8 @@ def test_the_matmul_is_compute_bound_and_the_tanh_memory_bound_on_cpu(engine: En
         assert kernels["mm"].bound == COMPUTE_BOUND, (kernels["mm"].intensity, report.ceilings)
         assert kernels["tanh"].bound == MEMORY_BOUND, (kernels["tanh"].intensity, report.ceilings)
         assert mode.flops == MATMUL_FLOPS + TANH_FLOPS
+    assert report.compiled is not None
+    assert report.eager is not None
     assert report.compiled.flops == report.eager.flops  # fusion moves data, it does not change the arithmetic
 
 
@@ -49,6 +52,7 @@ def test_a_16_by_16_matmul_is_neither_compute_nor_memory_bound_but_overhead_boun
     report = measure(engine, LESSON, size=16 * 16)
     assert report.error is None, report.error and report.error.one_line()
     for mode in (report.eager, report.compiled):
+        assert mode is not None
         matmul = by_ops(mode.kernels)["mm"]
         assert matmul.bound == OVERHEAD_BOUND, (matmul.time_us, matmul.intensity, report.ceilings)
 
@@ -57,6 +61,7 @@ def test_a_16_by_16_matmul_is_neither_compute_nor_memory_bound_but_overhead_boun
 def test_on_the_cuda_preview_flops_and_intensity_are_shown_too(preview_engine: EngineClient) -> None:
     report = measure(preview_engine, LESSON)
     assert report.error is None, report.error and report.error.one_line()
+    assert report.compiled is not None
     compiled = by_ops(report.compiled.kernels)
     assert compiled["mm"].flops == MATMUL_FLOPS and compiled["tanh"].flops == TANH_FLOPS
     assert compiled["mm"].intensity == pytest.approx(MATMUL_FLOPS / (3 * 4 * SIDE * SIDE))

@@ -11,6 +11,7 @@ from replay import ReplayEngineLink
 from test_ui_support import DATA, RECORDINGS, explorer, finished, make_app, wait_for
 
 from kernel_tui.model.machine_load import MachineLoad
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.summary_strip import RETRY_KEYS, SummaryStrip
@@ -34,7 +35,7 @@ def cut_short(report: dict) -> None:
 
 
 @pytest.fixture
-def busy_app(tmp_path: Path):
+def busy_app(tmp_path: Path) -> KernelTuiApp:
     data = json.loads((DATA / "ui_add_relu_messages.json").read_text())
     for message in data["messages"]:
         if message["type"] == "done":
@@ -46,12 +47,13 @@ def busy_app(tmp_path: Path):
     return make_app(ReplayEngineLink.from_files(recording, *RECORDINGS[1:]))
 
 
-async def test_the_explorer_says_why_the_sweep_ended_and_that_the_machine_was_busy(busy_app):
+async def test_the_explorer_says_why_the_sweep_ended_and_that_the_machine_was_busy(busy_app: KernelTuiApp) -> None:
     async with busy_app.run_test(size=(120, 36)) as pilot:
         await pilot.press("s")
         await wait_for(pilot, lambda: finished(busy_app), what="the sweep")
         screen = explorer(busy_app)
         chart = screen.query_one(RuntimeChart)
+        assert chart.border_subtitle is not None
         assert chart.border_subtitle.startswith("ended before 2^18: about 103 s, budget 90 s")
         summary = screen.query_one(SummaryStrip)
         lines = [line.plain for line in summary.content.renderables]

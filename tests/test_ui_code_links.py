@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from replay import Recording, ReplayEngineLink
-from test_ui_support import DATA, explorer, finished, make_app, shown_text, wait_for
+from test_ui_support import DATA, SnapCompare, explorer, finished, make_app, shown_text, wait_for
+from textual.pilot import Pilot
 
 from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
 from kernel_tui.model.report import Kernel
@@ -41,7 +42,7 @@ def which_line_app():
     return app
 
 
-async def run_it(pilot) -> None:
+async def run_it(pilot: Pilot[None]) -> None:
     screen = explorer(pilot.app)
     await wait_for(pilot, lambda: screen.hello is not None)
     await pilot.press("r")
@@ -56,7 +57,7 @@ def code_row(lesson: LessonView, code: str) -> str:
     return rows[0]
 
 
-async def test_every_run_fills_the_gutter_and_quiet_lines_stay_blank():
+async def test_every_run_fills_the_gutter_and_quiet_lines_stay_blank() -> None:
     app = which_line_app()
     async with app.run_test(size=SMALL) as pilot:
         await run_it(pilot)
@@ -72,7 +73,7 @@ async def test_every_run_fills_the_gutter_and_quiet_lines_stay_blank():
         assert "⇒" not in code_row(lesson, "def inputs")
 
 
-async def test_a_kernel_row_marks_its_lines_in_the_code():
+async def test_a_kernel_row_marks_its_lines_in_the_code() -> None:
     app = which_line_app()
     async with app.run_test(size=LARGE) as pilot:
         await run_it(pilot)
@@ -89,7 +90,7 @@ async def test_a_kernel_row_marks_its_lines_in_the_code():
         await wait_for(pilot, lambda: lesson.linked_lines == frozenset({6, 7, 8}), what="the fused kernel's lines")
 
 
-async def test_the_editors_cursor_line_marks_its_kernels_in_both_tables():
+async def test_the_editors_cursor_line_marks_its_kernels_in_both_tables() -> None:
     app = which_line_app()
     async with app.run_test(size=LARGE) as pilot:
         await run_it(pilot)
@@ -97,6 +98,7 @@ async def test_the_editors_cursor_line_marks_its_kernels_in_both_tables():
         await pilot.press("e")
         await wait_for(pilot, lambda: bool(screen.query("#snippet-text")), what="the editor")
         await pilot.press("ctrl+r")
+        assert screen.session.document is not None
         draft = screen.session.document.path
         await wait_for(pilot, lambda: finished(app, draft), what="the draft's run")
         text_area = screen.query_one("#snippet-text")
@@ -120,7 +122,7 @@ async def test_the_editors_cursor_line_marks_its_kernels_in_both_tables():
         )
 
 
-def test_a_line_whose_work_vanished_compiled_says_so():
+def test_a_line_whose_work_vanished_compiled_says_so() -> None:
     links = CodeLinks()
     view = Kernel("aten::clone", "aten::clone", 1, 1.0, lines=(9,))
     links.work = {9: [LineWork(9, None, ((view, 1),), ())]}
@@ -129,10 +131,10 @@ def test_a_line_whose_work_vanished_compiled_says_so():
     assert links.gutter(9, 20) == "1 ⇒ 0"
 
 
-def test_snapshot_of_the_gutter_at_80x24(snap_compare):
+def test_snapshot_of_the_gutter_at_80x24(snap_compare: SnapCompare) -> None:
     """After a run, key 2: the lesson's code with each line's kernels in its gutter."""
 
-    async def run_before(pilot) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         await run_it(pilot)
         await pilot.press("2")
         lesson = explorer(pilot.app).query_one("#lesson", LessonView)
@@ -143,7 +145,7 @@ def test_snapshot_of_the_gutter_at_80x24(snap_compare):
     assert snap_compare(which_line_app(), terminal_size=SMALL, run_before=run_before)
 
 
-async def test_the_gutter_follows_the_variant_shown_in_the_compiled_table():
+async def test_the_gutter_follows_the_variant_shown_in_the_compiled_table() -> None:
     from test_ui_variants import row_names, run_to_the_end, variants_app, variants_table
 
     app = variants_app()
@@ -181,7 +183,7 @@ def marked_rows(table: KernelTable) -> list[str]:
     ]
 
 
-async def test_j_and_k_walk_the_lessons_lines_and_mark_their_kernels_in_both_tables():
+async def test_j_and_k_walk_the_lessons_lines_and_mark_their_kernels_in_both_tables() -> None:
     app = which_line_app()
     async with app.run_test(size=SMALL) as pilot:
         await run_it(pilot)
@@ -209,7 +211,7 @@ async def test_j_and_k_walk_the_lessons_lines_and_mark_their_kernels_in_both_tab
         assert eager.marked_line == 7, "the line's kernels stay marked"
 
 
-async def test_the_lesson_cursor_says_when_a_lines_work_vanished_compiled():
+async def test_the_lesson_cursor_says_when_a_lines_work_vanished_compiled() -> None:
     link = ReplayEngineLink.from_files(DATA / "ui_which_line_vanished_messages.json")
     link.recordings[WHICH_LINE.name] = Recording.load(RECORDING)
     app = make_app(link, paths=(VANISHED, WHICH_LINE))
@@ -236,7 +238,7 @@ async def test_the_lesson_cursor_says_when_a_lines_work_vanished_compiled():
 # -- the gutter against the pinned baseline (B) -------------------------------------------------------------
 
 
-async def pin_then_run_the_edit(pilot) -> None:
+async def pin_then_run_the_edit(pilot: Pilot[None]) -> None:
     """which_line.py run and pinned with B, then run again as edited: a graph break after line 7."""
     await run_it(pilot)
     screen = explorer(pilot.app)
@@ -250,7 +252,7 @@ async def pin_then_run_the_edit(pilot) -> None:
     )
 
 
-async def test_with_a_baseline_pinned_the_gutter_marks_each_line_whose_kernels_changed():
+async def test_with_a_baseline_pinned_the_gutter_marks_each_line_whose_kernels_changed() -> None:
     app = which_line_app()
     async with app.run_test(size=SMALL) as pilot:
         await pin_then_run_the_edit(pilot)
@@ -280,7 +282,7 @@ async def test_with_a_baseline_pinned_the_gutter_marks_each_line_whose_kernels_c
         assert code_row(lesson, "return r * 2").startswith("1 ⇒ cpp_fused_mul_0 ")
 
 
-def test_a_line_inserted_above_moves_the_baselines_lines_rather_than_marking_them_changed():
+def test_a_line_inserted_above_moves_the_baselines_lines_rather_than_marking_them_changed() -> None:
     report = Recording.load(RECORDING).messages[-1].report
     source = WHICH_LINE.read_text()
     shifted = replace(
@@ -303,7 +305,7 @@ def test_a_line_inserted_above_moves_the_baselines_lines_rather_than_marking_the
     }, "compared by number, every line would read as changed"
 
 
-def test_a_block_rewritten_into_more_lines_is_not_paired_by_guess():
+def test_a_block_rewritten_into_more_lines_is_not_paired_by_guess() -> None:
     old = "def fn(a, b):\n    return (a + b).relu()\n"
     new = "def fn(a, b):\n    s = a + b\n    return s.relu()\n"
     assert aligned_lines(old, new) == {1: 1}
@@ -321,11 +323,11 @@ def _shifted(mode):
     )
 
 
-def test_snapshot_of_the_gutter_against_a_baseline_with_the_line_cursor_at_80x24(snap_compare):
+def test_snapshot_of_the_gutter_against_a_baseline_with_the_line_cursor_at_80x24(snap_compare: SnapCompare) -> None:
     """which_line.py pinned with B, then run as edited (a graph break after line 7); key 2, then j three times:
     each line's mark against the baseline, and the cursor on line 8."""
 
-    async def run_before(pilot) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         await pin_then_run_the_edit(pilot)
         await pilot.press("2", "j", "j", "j")
         lesson = explorer(pilot.app).query_one("#lesson", LessonView)

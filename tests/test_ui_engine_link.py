@@ -10,6 +10,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ STAND_IN = textwrap.dedent(
 
 
 @pytest.fixture
-def link(tmp_path, monkeypatch):
+def link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ClientEngineLink]:
     script = tmp_path / "stand_in_engine.py"
     script.write_text(STAND_IN)
     monkeypatch.setattr(client, "engine_command", lambda device: [sys.executable, str(script)])
@@ -68,7 +69,7 @@ def read_in_thread(messages) -> tuple[threading.Thread, list]:
     return thread, seen
 
 
-def test_a_run_streams_messages_and_the_output_is_kept(link):
+def test_a_run_streams_messages_and_the_output_is_kept(link: ClientEngineLink) -> None:
     messages = list(link.run(Path("ok.py"), sweep=False))
     assert [type(m) for m in messages] == [Progress, Done]
     deadline = time.monotonic() + within(5)
@@ -77,7 +78,7 @@ def test_a_run_streams_messages_and_the_output_is_kept(link):
     assert "printed by the scenario" in link.output()
 
 
-def test_output_between_two_marks_is_what_was_printed_between_them(link):
+def test_output_between_two_marks_is_what_was_printed_between_them(link: ClientEngineLink) -> None:
     link._record_output("left by an earlier run\n")
     start = link.output_mark()
     link._record_output("printed by this run\n")
@@ -90,7 +91,7 @@ def test_output_between_two_marks_is_what_was_printed_between_them(link):
     assert link.output(start, end) == "", "lines no longer kept are not made up"
 
 
-def test_cancel_ends_a_hung_run_at_once_and_the_next_run_restarts_the_engine(link):
+def test_cancel_ends_a_hung_run_at_once_and_the_next_run_restarts_the_engine(link: ClientEngineLink) -> None:
     thread, seen = read_in_thread(link.run(Path("hang.py"), sweep=False))
     deadline = time.monotonic() + within(10)
     while not seen and time.monotonic() < deadline:
@@ -103,7 +104,9 @@ def test_cancel_ends_a_hung_run_at_once_and_the_next_run_restarts_the_engine(lin
     assert [type(m) for m in link.run(Path("ok.py"), sweep=False)] == [Progress, Done]
 
 
-def test_cancel_before_the_run_begins_stops_it_without_killing_the_warm_up(link, monkeypatch):
+def test_cancel_before_the_run_begins_stops_it_without_killing_the_warm_up(
+    link: ClientEngineLink, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("STAND_IN_HELLO_DELAY", "0.5")
     warm_up = threading.Thread(target=link.start, daemon=True)
     warm_up.start()
@@ -116,7 +119,9 @@ def test_cancel_before_the_run_begins_stops_it_without_killing_the_warm_up(link,
     assert link._client.running, "the engine warmed up for later runs is kept"
 
 
-def test_close_while_the_engine_is_starting_does_not_wait_for_its_hello(link, monkeypatch):
+def test_close_while_the_engine_is_starting_does_not_wait_for_its_hello(
+    link: ClientEngineLink, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("STAND_IN_HELLO_DELAY", "30")
     errors: list = []
 

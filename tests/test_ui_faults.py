@@ -12,6 +12,7 @@ import pytest
 from conftest import overdue
 from processes import is_running, listening_sockets
 from test_ui_support import status, wait_for
+from textual.pilot import Pilot
 
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
@@ -25,11 +26,11 @@ TIMEOUT_S = 300.0
 pytestmark = pytest.mark.slow
 
 
-async def settle(pilot, condition, what: str) -> None:
+async def settle(pilot: Pilot[None], condition, what: str) -> None:
     await wait_for(pilot, condition, timeout=TIMEOUT_S, what=what)
 
 
-async def run_scenario(app, pilot, path: Path, key: str = "r"):
+async def run_scenario(app, pilot: Pilot[None], path: Path, key: str = "r"):
     explorer = app.get_explorer()
     explorer.catalog.select(explorer.catalog.paths().index(path))
     explorer.show_everything()
@@ -45,12 +46,14 @@ async def run_scenario(app, pilot, path: Path, key: str = "r"):
         ("segfaults.py", "segfaults.py: engine: the engine was killed by SIGSEGV"),
     ],
 )
-async def test_engine_death_is_shown_and_the_engine_restarts_by_itself(name, where):
+async def test_engine_death_is_shown_and_the_engine_restarts_by_itself(name, where) -> None:
     fault = FAULTS / name
     app = KernelTuiApp(load_catalog([fault, HEALTHY], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         explorer = app.get_explorer()
         await settle(pilot, lambda: explorer.hello is not None, "the engine's first start")
+        assert explorer is not None
+        assert explorer.hello is not None
         first_pid = explorer.hello.pid
         run = await run_scenario(app, pilot, fault)
         assert run.status is RunStatus.FAILED
@@ -82,7 +85,7 @@ BAD_FILES = [
 ]
 
 
-async def test_bad_files_show_file_line_and_stage_and_the_app_stays_usable(tmp_path):
+async def test_bad_files_show_file_line_and_stage_and_the_app_stays_usable(tmp_path: Path) -> None:
     paths = []
     for name, source, _ in BAD_FILES:
         paths.append(tmp_path / name)
@@ -98,7 +101,7 @@ async def test_bad_files_show_file_line_and_stage_and_the_app_stays_usable(tmp_p
         assert healthy.status is RunStatus.DONE, healthy.error
 
 
-async def test_compile_failure_keeps_eager_and_memory_ends_the_sweep_with_a_note():
+async def test_compile_failure_keeps_eager_and_memory_ends_the_sweep_with_a_note() -> None:
     app = KernelTuiApp(load_catalog([FAULTS / "bad_backend.py", FAULTS / "too_big.py"], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         failed = await run_scenario(app, pilot, FAULTS / "bad_backend.py")
@@ -110,7 +113,7 @@ async def test_compile_failure_keeps_eager_and_memory_ends_the_sweep_with_a_note
         assert "out of memory" in (swept.report.sweep[-1].note or "")
 
 
-async def test_what_a_scenario_prints_reaches_the_output_log_not_the_screen():
+async def test_what_a_scenario_prints_reaches_the_output_log_not_the_screen() -> None:
     app = KernelTuiApp(load_catalog([DATA / "chatty.py"], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         run = await run_scenario(app, pilot, DATA / "chatty.py")
@@ -119,7 +122,9 @@ async def test_what_a_scenario_prints_reaches_the_output_log_not_the_screen():
         assert "inside fn {not json" in app.link.log_path.read_text(), "and to a log file the user can open"
 
 
-async def test_opening_a_folder_executes_nothing_nothing_listens_and_quit_leaves_nothing_running(tmp_path):
+async def test_opening_a_folder_executes_nothing_nothing_listens_and_quit_leaves_nothing_running(
+    tmp_path: Path,
+) -> None:
     import os
 
     marker = tmp_path / "executed"
@@ -131,6 +136,8 @@ async def test_opening_a_folder_executes_nothing_nothing_listens_and_quit_leaves
     async with app.run_test(size=(160, 48)) as pilot:
         explorer = app.get_explorer()
         await settle(pilot, lambda: explorer.hello is not None, "the engine's start")
+        assert explorer is not None
+        assert explorer.hello is not None
         engine_pid = explorer.hello.pid
         assert not marker.exists(), "listing and showing a scenario must not execute it"
         assert listening_sockets(os.getpid()) == [] and listening_sockets(engine_pid) == []

@@ -14,8 +14,10 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import overdue
 from test_ui_support import ADD_RELU, REPO
 
@@ -36,6 +38,7 @@ def fetch_when_up(url: str, process: subprocess.Popen, timeout: float) -> str:
     started = time.monotonic()
     while True:
         if process.poll() is not None:
+            assert process.stderr is not None
             raise AssertionError(f"the server exited with {process.returncode}: {process.stderr.read()[-2000:]}")
         try:
             with urllib.request.urlopen(url, timeout=5) as response:
@@ -57,7 +60,7 @@ def stop(process: subprocess.Popen) -> None:
             process.wait(timeout=10)
 
 
-def start_server(tmp_path, port: int, output: Any = subprocess.PIPE) -> subprocess.Popen:
+def start_server(tmp_path: Path, port: int, output: Any = subprocess.PIPE) -> subprocess.Popen:
     env = {**os.environ, "KERNEL_TUI_STATE_DIR": str(tmp_path / "state")}
     return subprocess.Popen(
         [sys.executable, "-m", "kernel_tui", str(ADD_RELU), "--serve", "--port", str(port), "--no-predict"],
@@ -80,6 +83,7 @@ def printed_address(process: subprocess.Popen, timeout: float) -> str:
             line = lines.get(timeout=0.5)
         except queue.Empty:
             if process.poll() is not None:
+                assert process.stderr is not None
                 raise AssertionError(f"the server exited: {process.stderr.read()[-2000:]}") from None
             continue
         if "?token=" in line:
@@ -112,7 +116,7 @@ def handshake(url: str, origin: str | None) -> int:
     return asyncio.run(attempt())
 
 
-def test_serve_answers_with_the_textual_serve_page_for_kernel_tui(tmp_path):
+def test_serve_answers_with_the_textual_serve_page_for_kernel_tui(tmp_path: Path) -> None:
     port = free_port()
     process = start_server(tmp_path, port)
     try:
@@ -128,7 +132,7 @@ def test_serve_answers_with_the_textual_serve_page_for_kernel_tui(tmp_path):
     assert f"ws://127.0.0.1:{port}/ws/{token}" in page, "its websocket on the address it listens on"
 
 
-def test_the_token_is_printed_once_and_never_in_the_access_log(tmp_path):
+def test_the_token_is_printed_once_and_never_in_the_access_log(tmp_path: Path) -> None:
     port = free_port()
     log = tmp_path / "served.log"
     with log.open("w") as output:
@@ -149,7 +153,7 @@ def test_the_token_is_printed_once_and_never_in_the_access_log(tmp_path):
     assert token not in logged, "printed again after the address"
 
 
-def test_serve_refuses_a_missing_token_and_a_foreign_origin(tmp_path):
+def test_serve_refuses_a_missing_token_and_a_foreign_origin(tmp_path: Path) -> None:
     port = free_port()
     process = start_server(tmp_path, port)
     base = f"http://127.0.0.1:{port}"
@@ -186,7 +190,7 @@ def test_serve_refuses_a_missing_token_and_a_foreign_origin(tmp_path):
     }
 
 
-def test_serve_options_reach_the_server_and_never_the_served_app(monkeypatch):
+def test_serve_options_reach_the_server_and_never_the_served_app(monkeypatch: pytest.MonkeyPatch) -> None:
     served, ran = [], []
     monkeypatch.setattr(serve, "serve_app", lambda paths, **options: served.append((paths, options)) or 0)
     monkeypatch.setattr(launch, "run_app", lambda paths, **options: ran.append(options) or 0)
@@ -200,7 +204,7 @@ def test_serve_options_reach_the_server_and_never_the_served_app(monkeypatch):
     assert len(served) == 2 and len(ran) == 1, "without --serve the app runs here and nothing listens"
 
 
-def test_the_served_command_is_the_explorer_without_serve(tmp_path):
+def test_the_served_command_is_the_explorer_without_serve(tmp_path: Path) -> None:
     command = shlex.split(serve.app_command([ADD_RELU], device="cpu", predict=False))
     assert command[:2] == [sys.executable, "-c"] and "'kernel_tui'" in command[2]
     assert command[3:] == [str(ADD_RELU.resolve()), "--device", "cpu", "--no-predict"]

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 from test_ui_snapshots import fully_mounted
 from test_ui_snippets import snippet_link
-from test_ui_support import still_app, wait_for
+from test_ui_support import SnapCompare, still_app, wait_for
+from textual.pilot import Pilot
 
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.usefixtures("from_the_repository")
 def typed_and_run(text: str, *, run: bool):
     """Open a new snippet, type ``text`` over the template, run it (if ``run``) and wait for the result."""
 
-    async def run_before(pilot) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         app = pilot.app
         explorer = app.get_explorer()
         await wait_for(pilot, lambda: explorer.hello is not None)
@@ -43,12 +44,12 @@ def typed_and_run(text: str, *, run: bool):
 class TestSnippetEditor:
     """The editor's states: a snippet typed, and a run whose error marks the typed line."""
 
-    def test_small_error_marks_the_line(self, snap_compare):
+    def test_small_error_marks_the_line(self, snap_compare: SnapCompare) -> None:
         """80x24, editor tab: NameError on line 3, marked in the gutter, the error under the text."""
         app = still_app(snippet_link("snippets/ui_snippet_typo.py"))
         assert snap_compare(app, terminal_size=SMALL, run_before=typed_and_run("t = x * 2\n\nt + q", run=True))
 
-    def test_large_editor_in_the_lessons_place(self, snap_compare):
+    def test_large_editor_in_the_lessons_place(self, snap_compare: SnapCompare) -> None:
         """160x48: the editor where the lesson was, the snippet in the list as yours, the footer's keys."""
         app = still_app(snippet_link("ui_add_relu.py"))
         assert snap_compare(app, terminal_size=LARGE, run_before=typed_and_run("(a + b).relu()", run=True))

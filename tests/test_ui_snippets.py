@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from replay import ReplayEngineLink, ReplayGate
 from test_ui_support import ADD_RELU, DATA, RECORDINGS, explorer, make_app, shown_text, status, wait_for
+from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, TabbedContent
 
 from kernel_tui.transport.protocol import Done, Partial
@@ -61,7 +62,7 @@ def snippet_link(plays: str = ADD_RELU_RECORDING) -> SnippetLink:
 
 
 @pytest.fixture(autouse=True)
-def _quick_timers(monkeypatch):
+def _quick_timers(monkeypatch: pytest.MonkeyPatch) -> None:
     # The same debounce and polling, only faster, so the tests need not wait whole seconds.
     monkeypatch.setattr(SnippetWorkbench, "AUTOSAVE_DELAY_S", 0.05)
     monkeypatch.setattr(SnippetWorkbench, "WATCH_INTERVAL_S", 0.05)
@@ -79,17 +80,17 @@ def note(app) -> str:
     return shown_text(editor(app).query_one("#editor-note"))
 
 
-async def type_text(pilot, text: str) -> None:
+async def type_text(pilot: Pilot[None], text: str) -> None:
     await pilot.press(*("enter" if char == "\n" else char for char in text))
 
 
-async def replace_text(pilot, text: str) -> None:
+async def replace_text(pilot: Pilot[None], text: str) -> None:
     """Select everything in the editor (f7) and type ``text`` over it, key by key."""
     await pilot.press("f7", "delete")
     await type_text(pilot, text)
 
 
-async def new_snippet(pilot, text: str) -> None:
+async def new_snippet(pilot: Pilot[None], text: str) -> None:
     await pilot.press("ctrl+n")
     await wait_for(pilot, lambda: isinstance(pilot.app.focused, SnippetTextArea), what="the editor focused")
     await replace_text(pilot, text)
@@ -101,7 +102,7 @@ def run_done(app) -> bool:
     return run is not None and not run.running
 
 
-async def answer_prompt(pilot, value: str | None) -> None:
+async def answer_prompt(pilot: Pilot[None], value: str | None) -> None:
     """Type ``value`` over what the prompt suggests and press enter (None: accept the suggestion)."""
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, PromptScreen), what="the prompt")
     if value is not None:
@@ -116,7 +117,7 @@ def notifications(app) -> list[str]:
 class TestEditor:
     """One key opens the editor on a template; the snippet joins the list as the learner's own."""
 
-    async def test_ctrl_n_opens_a_new_snippet_from_the_template(self):
+    async def test_ctrl_n_opens_a_new_snippet_from_the_template(self) -> None:
         app = make_app(snippet_link(), course=DATA)  # the two scenarios are the course, the snippet is yours
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("ctrl+n")
@@ -125,12 +126,13 @@ class TestEditor:
             assert text_area(app).cursor_location == (3, 0), "the cursor waits on the expression"
             screen = explorer(app)
             assert screen.has_class("-editing"), "the editor takes the lesson's place"
+            assert screen.session.document is not None
             assert screen.session.document.path.parent == DraftStore().folder
             listed = str(screen.query_one(ScenarioList).get_option_at_index(2).prompt)
             assert "✎ (a + b).relu()" in listed and "(yours)" in listed
             assert screen.entry.path == screen.session.document.path
 
-    async def test_a_typed_bare_expression_runs_as_a_file_at_the_chosen_size(self):
+    async def test_a_typed_bare_expression_runs_as_a_file_at_the_chosen_size(self) -> None:
         link = snippet_link()
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
@@ -149,7 +151,7 @@ class TestEditor:
             assert text_area(app).text == "(a + b).relu()"
             assert text_area(app).error_line is None
 
-    async def test_enter_keeps_the_indent_and_indents_after_a_colon(self):
+    async def test_enter_keeps_the_indent_and_indents_after_a_colon(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "def f(t):\nu = t * 2\nreturn u.relu()\n")
@@ -158,7 +160,7 @@ class TestEditor:
             await type_text(pilot, "f(x)")
             assert text_area(app).text.endswith("\nf(x)")
 
-    async def test_the_editor_says_which_line_is_measured_and_that_the_lines_above_are_set_up(self):
+    async def test_the_editor_says_which_line_is_measured_and_that_the_lines_above_are_set_up(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(a + b).relu()")
@@ -167,7 +169,7 @@ class TestEditor:
             assert "measured: line 2; lines above run once as set-up" in note(app)
 
     @pytest.mark.parametrize("size", [WIDE, SMALL])
-    async def test_the_tables_header_says_the_shapes_in_and_out(self, size):
+    async def test_the_tables_header_says_the_shapes_in_and_out(self, size) -> None:
         link = snippet_link()
         signed = "x: (1048576,) float32, y: (1048576,) float32 → () float32"
         recording = link.recordings[ADD_RELU_RECORDING]
@@ -190,7 +192,7 @@ class TestEditor:
             assert header.display
             assert f"shapes: {signed}" in shown_text(header)
 
-    async def test_leaving_the_editor_and_coming_back_keeps_the_text(self):
+    async def test_leaving_the_editor_and_coming_back_keeps_the_text(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "x.sin()")
@@ -207,7 +209,7 @@ class TestEditor:
 class TestErrors:
     """An error shows under the text and marks the snippet's own line; the text is left exactly as typed."""
 
-    async def test_an_unknown_name_marks_its_line(self):
+    async def test_an_unknown_name_marks_its_line(self) -> None:
         typed = "t = x * 2\n\nt + q"
         app = make_app(snippet_link(plays="snippets/ui_snippet_typo.py"))
         async with app.run_test(size=WIDE) as pilot:
@@ -228,7 +230,7 @@ class TestErrors:
             assert text_area(app).error_line is None
             assert "NameError" in note(app)
 
-    async def test_a_syntax_error_marks_its_line(self):
+    async def test_a_syntax_error_marks_its_line(self) -> None:
         app = make_app(snippet_link(plays="snippets/ui_snippet_syntax.py"))
         async with app.run_test(size=WIDE) as pilot:
             typed = await run_a_syntax_error(app, pilot)
@@ -236,7 +238,7 @@ class TestErrors:
             assert text_area(app).error_line == 1
             assert "line 1: load: syntax error: '(' was never" in note(app)
 
-    async def test_a_file_the_engine_could_not_read_names_no_size(self):
+    async def test_a_file_the_engine_could_not_read_names_no_size(self) -> None:
         """Without a size asked for, the engine cannot read SIZE from a file with a syntax error and reports
         size 0: the device line read "size 0", as if it had run on empty arrays."""
         link = snippet_link(plays="snippets/ui_snippet_syntax.py")
@@ -254,7 +256,7 @@ class TestErrors:
             shown = shown_text(explorer(app).query_one("SummaryStrip"))
             assert "torch" in shown and "size 0" not in shown, shown
 
-    async def test_the_details_of_a_snippet_error_show_its_own_output_not_an_earlier_runs(self):
+    async def test_the_details_of_a_snippet_error_show_its_own_output_not_an_earlier_runs(self) -> None:
         """The engine's output is one stream for the session: the details showed warnings another lesson's
         run had left (dynamo's, about a graph break the snippet never had)."""
 
@@ -284,7 +286,7 @@ class TestErrors:
             assert "syntax error" in body and "printed while running" in body
             assert "Graph break from lesson 15" not in body
 
-    async def test_the_details_key_the_note_names_works_in_the_editor(self):
+    async def test_the_details_key_the_note_names_works_in_the_editor(self) -> None:
         app = make_app(snippet_link(plays="snippets/ui_snippet_syntax.py"))
         async with app.run_test(size=WIDE) as pilot:
             typed = await run_a_syntax_error(app, pilot)
@@ -295,7 +297,7 @@ class TestErrors:
             await pilot.press("escape")
             assert text_area(app).text == typed, "the key typed nothing"
 
-    async def test_a_long_run_says_for_how_long_and_esc_esc_stops_it(self, monkeypatch):
+    async def test_a_long_run_says_for_how_long_and_esc_esc_stops_it(self, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(SnippetWorkbench, "RUNNING_NOTE_INTERVAL_S", 0.05)
         now = [1000.0]
         link = SnippetLink.from_files(*RECORDINGS, TYPO, SYNTAX, gate=ReplayGate())  # never answers
@@ -315,7 +317,7 @@ class TestErrors:
             assert "running" not in note(app)
             assert "cancelled" in note(app)
 
-    async def test_a_good_run_after_an_error_clears_it(self):
+    async def test_a_good_run_after_an_error_clears_it(self) -> None:
         link = snippet_link(plays="snippets/ui_snippet_typo.py")
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
@@ -333,7 +335,7 @@ class TestErrors:
 class TestSave:
     """ctrl+s asks where (the snippets folder by default) the first time, then saves in place."""
 
-    async def test_save_writes_the_text_to_the_suggested_file(self):
+    async def test_save_writes_the_text_to_the_suggested_file(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(x * 2).exp()\n")
@@ -355,7 +357,7 @@ class TestSave:
             assert not isinstance(app.screen, PromptScreen)
             assert saved.read_text() == "(x * 2).exp()\ny"
 
-    async def test_save_to_a_typed_path_and_confirm_before_replacing(self, tmp_path):
+    async def test_save_to_a_typed_path_and_confirm_before_replacing(self, tmp_path: Path) -> None:
         target = tmp_path / "mine" / "relu.py"
         target.parent.mkdir()
         target.write_text("old\n")
@@ -374,7 +376,7 @@ class TestSave:
             await pilot.pause()
             assert editor(app).border_title == "Editor: relu.py", "the pane names the file it now edits"
 
-    async def test_escape_cancels_the_save(self):
+    async def test_escape_cancels_the_save(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "a.relu()\n")
@@ -389,7 +391,7 @@ class TestSave:
 class TestOpen:
     """e edits the scenario on screen: the learner's own file in place, a course scenario as a copy."""
 
-    async def test_e_on_your_own_file_edits_it_in_place(self, tmp_path):
+    async def test_e_on_your_own_file_edits_it_in_place(self, tmp_path: Path) -> None:
         mine = tmp_path / "mine.py"
         mine.write_text("(x + y).sigmoid()\n")
         app = make_app(snippet_link(), paths=(ADD_RELU, mine), course=DATA)
@@ -403,7 +405,9 @@ class TestOpen:
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: mine.read_text() == "(x + y).sigmoid() * 2\n")
 
-    async def test_your_own_file_is_listed_once_while_edited_and_its_title_follows_the_saved_text(self, tmp_path):
+    async def test_your_own_file_is_listed_once_while_edited_and_its_title_follows_the_saved_text(
+        self, tmp_path: Path
+    ) -> None:
         mine = tmp_path / "mysnip.py"
         mine.write_text("(x + y).sigmoid()\n")
         app = make_app(snippet_link(), paths=(ADD_RELU, mine), course=DATA)
@@ -417,6 +421,7 @@ class TestOpen:
             await pilot.pause()
             screen = explorer(app)
             assert len(screen.catalog) == 2, [entry.path.name for entry in screen.catalog.entries]
+            assert screen.session.document is not None
             assert screen.catalog.index == 1 and screen.entry.path == screen.session.document.path
             listed = [str(option.prompt) for option in screen.query_one(ScenarioList).options]
             assert len(listed) == 2 and "(x + y).sigmoid() * 2" in listed[1], listed
@@ -425,13 +430,14 @@ class TestOpen:
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert len(screen.catalog) == 2 and text_area(app).text == "(x + y).sigmoid() * 2\n"
 
-    async def test_e_on_a_course_scenario_edits_a_copy(self):
+    async def test_e_on_a_course_scenario_edits_a_copy(self) -> None:
         app = make_app(snippet_link(), course=DATA)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("e")
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             document = explorer(app).session.document
             assert text_area(app).text == ADD_RELU.read_text()
+            assert document is not None
             assert document.origin is None and document.draft.based_on == ADD_RELU.resolve()
             assert explorer(app).catalog.entries[-1].title == "✎ Add, then ReLU"
             await pilot.press("ctrl+s")
@@ -439,7 +445,7 @@ class TestOpen:
             assert app.screen.query_one(Input).value.endswith("ui_add_relu.py")
             assert ADD_RELU.read_text() == document.text, "the course file is never written"
 
-    async def test_ctrl_o_opens_a_file_by_its_path(self, tmp_path):
+    async def test_ctrl_o_opens_a_file_by_its_path(self, tmp_path: Path) -> None:
         other = tmp_path / "other.py"
         other.write_text("z.cos()\n")
         app = make_app(snippet_link())
@@ -456,7 +462,7 @@ class TestOpen:
 class TestChangesOnDisk:
     """A file open in the editor is watched: a change made elsewhere comes in, unless edits would be lost."""
 
-    async def test_the_editor_reloads_a_file_changed_on_disk(self, tmp_path):
+    async def test_the_editor_reloads_a_file_changed_on_disk(self, tmp_path: Path) -> None:
         mine = tmp_path / "mine.py"
         mine.write_text("a.relu()\n")
         app = make_app(snippet_link(), paths=(mine,))
@@ -468,7 +474,7 @@ class TestChangesOnDisk:
             assert any("Reloaded" in message for message in notifications(app))
             assert explorer(app).session.document.path.read_text() == "a.relu() + b.sigmoid()\n", "the draft follows"
 
-    async def test_unsaved_edits_are_not_clobbered(self, tmp_path):
+    async def test_unsaved_edits_are_not_clobbered(self, tmp_path: Path) -> None:
         mine = tmp_path / "mine.py"
         mine.write_text("a.relu()\n")
         app = make_app(snippet_link(), paths=(mine,))
@@ -486,14 +492,14 @@ class TestChangesOnDisk:
 class TestDrafts:
     """Nothing typed is lost: the draft is written as one types, and offered back on the next start."""
 
-    async def test_typing_writes_the_draft_after_a_pause(self):
+    async def test_typing_writes_the_draft_after_a_pause(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(b - c).abs()")
             draft = explorer(app).session.document.path
             await wait_for(pilot, lambda: draft.read_text() == "(b - c).abs()", what="the autosave")
 
-    async def test_quitting_from_the_editor_writes_what_was_just_typed(self, monkeypatch):
+    async def test_quitting_from_the_editor_writes_what_was_just_typed(self, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(SnippetWorkbench, "AUTOSAVE_DELAY_S", 60.0)  # no autosave: only the quit writes
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
@@ -504,7 +510,7 @@ class TestDrafts:
         assert draft.read_text() == "(a - b).square()"
         assert DraftStore().left_behind()[0][0].path == draft
 
-    async def test_a_draft_left_by_a_quit_is_offered_back_and_restored(self):
+    async def test_a_draft_left_by_a_quit_is_offered_back_and_restored(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(a * b).sum()")
@@ -521,7 +527,7 @@ class TestDrafts:
             assert text_area(app).text == "(a * b).sum()"
             assert explorer(app).session.document.path == draft
 
-    async def test_a_draft_left_by_a_crash_is_offered_back(self):
+    async def test_a_draft_left_by_a_crash_is_offered_back(self) -> None:
         draft = crashed_draft("x.tanh()\n")
         app = make_app(snippet_link())
         async with app.run_test(size=SMALL) as pilot:
@@ -534,7 +540,7 @@ class TestDrafts:
             assert explorer(app).session.document.path == draft.path
             assert explorer(app).query_one(TabbedContent).active == "tab-editor"
 
-    async def test_x_discards_a_draft_for_good(self):
+    async def test_x_discards_a_draft_for_good(self) -> None:
         draft = crashed_draft("x.tanh()\n")
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
@@ -544,7 +550,7 @@ class TestDrafts:
             assert not draft.path.exists()
             assert len(explorer(app).catalog.entries) == 2
 
-    async def test_an_untouched_template_leaves_nothing_behind(self):
+    async def test_an_untouched_template_leaves_nothing_behind(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("ctrl+n")
@@ -555,7 +561,7 @@ class TestDrafts:
             await pilot.pause(0.2)
             assert isinstance(app.screen, ExplorerScreen)
 
-    async def test_a_saved_snippet_is_not_offered_back(self):
+    async def test_a_saved_snippet_is_not_offered_back(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "y.exp()\n")
@@ -568,7 +574,7 @@ class TestDrafts:
 class TestSmallTerminal:
     """80x24: the editor is a tab of its own (5); the run's results are in the kernels tab."""
 
-    async def test_editor_tab_run_and_layout_switch_keep_the_text(self):
+    async def test_editor_tab_run_and_layout_switch_keep_the_text(self) -> None:
         link = snippet_link()
         app = make_app(link)
         async with app.run_test(size=SMALL) as pilot:
@@ -588,7 +594,7 @@ class TestSmallTerminal:
             await wait_for(pilot, lambda: bool(explorer(app).query("#snippet-text")))
             assert text_area(app).text == "(a + b).relu()"
 
-    async def test_the_editor_tab_says_how_to_open_a_snippet(self):
+    async def test_the_editor_tab_says_how_to_open_a_snippet(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=SMALL) as pilot:
             await pilot.pause()
@@ -601,7 +607,7 @@ class TestSmallTerminal:
 class TestSizeAndKeys:
     """z sets the size every run uses; help and the command palette list the editor's keys and actions."""
 
-    async def test_size_prompt_checks_what_is_typed(self):
+    async def test_size_prompt_checks_what_is_typed(self) -> None:
         link = snippet_link()
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
@@ -620,7 +626,7 @@ class TestSizeAndKeys:
             assert explorer(app).run_size is None
             assert explorer(app).title is None
 
-    async def test_help_and_palette_list_the_editor(self):
+    async def test_help_and_palette_list_the_editor(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("question_mark")
@@ -636,7 +642,7 @@ class TestSizeAndKeys:
             await new.callback()
             await wait_for(pilot, lambda: explorer(app).session.document is not None)
 
-    async def test_footer_offers_the_editor_keys_only_when_they_apply(self):
+    async def test_footer_offers_the_editor_keys_only_when_they_apply(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
@@ -649,7 +655,7 @@ class TestSizeAndKeys:
             assert "r" not in shown, "letters are typed in the editor: their bindings step aside"
 
 
-def test_parse_size_reads_what_a_learner_types():
+def test_parse_size_reads_what_a_learner_types() -> None:
     assert parse_size("4096") == 4096
     assert parse_size("1_048_576") == 2**20
     assert parse_size("2**12") == 4096
@@ -675,7 +681,7 @@ def dead_pid() -> int:
 
 
 @pytest.mark.slow
-async def test_the_real_engine_marks_the_line_of_a_typed_snippet():
+async def test_the_real_engine_marks_the_line_of_a_typed_snippet() -> None:
     """No stand-in: the real engine (on CPU) runs the draft at the chosen size and names the typed line.
     The snippet fails in eager, before any compile, so this costs one engine start."""
     app = KernelTuiApp(load_catalog([ADD_RELU], course=None), device="cpu")
@@ -693,7 +699,7 @@ async def test_the_real_engine_marks_the_line_of_a_typed_snippet():
         assert text_area(app).error_line == 3
 
 
-async def run_a_syntax_error(app, pilot) -> str:
+async def run_a_syntax_error(app, pilot: Pilot[None]) -> str:
     """Type a snippet with an unclosed parenthesis on line 1 and run it; returns what was typed."""
     typed = "t = (a + b\nt.relu()"
     await new_snippet(pilot, typed)
@@ -702,7 +708,7 @@ async def run_a_syntax_error(app, pilot) -> str:
     return typed
 
 
-async def test_in_the_editor_the_footer_and_the_status_line_name_keys_that_work_there():
+async def test_in_the_editor_the_footer_and_the_status_line_name_keys_that_work_there() -> None:
     """Letters are typed in the editor: the footer offered "? Help" and the status line "r runs this
     scenario · s ... · d details", and each of those keys typed a letter instead."""
     app = make_app(snippet_link())

@@ -12,8 +12,20 @@ from pathlib import Path
 
 import pytest
 from replay import ReplayEngineLink
-from test_ui_support import ADD_RELU, DATA, RECORDINGS, REPO, explorer, finished, make_app, shown_text, wait_for
+from test_ui_support import (
+    ADD_RELU,
+    DATA,
+    RECORDINGS,
+    REPO,
+    SnapCompare,
+    explorer,
+    finished,
+    make_app,
+    shown_text,
+    wait_for,
+)
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.widgets import Input, SelectionList
 
 from kernel_tui.model.compile_variants import parse_variant_flag
@@ -70,12 +82,12 @@ def notes_text(app) -> str:
     return shown_text(explorer(app).query_one("#variant-notes"))
 
 
-async def run_to_the_end(pilot, path: Path = VARIANTS_FILE) -> None:
+async def run_to_the_end(pilot: Pilot[None], path: Path = VARIANTS_FILE) -> None:
     await pilot.press("r")
     await wait_for(pilot, lambda: finished(pilot.app, path), what="the run to finish")
 
 
-async def open_dialog(pilot) -> VariantsScreen:
+async def open_dialog(pilot: Pilot[None]) -> VariantsScreen:
     await pilot.press("v")
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, VariantsScreen), what="the variants dialog")
     dialog = pilot.app.screen
@@ -83,7 +95,7 @@ async def open_dialog(pilot) -> VariantsScreen:
     return dialog
 
 
-async def add_variant(pilot, dialog: VariantsScreen, text: str) -> None:
+async def add_variant(pilot: Pilot[None], dialog: VariantsScreen, text: str) -> None:
     field = dialog.query_one("#variant-input", Input)
     field.focus()
     await pilot.pause()
@@ -92,7 +104,7 @@ async def add_variant(pilot, dialog: VariantsScreen, text: str) -> None:
 
 
 @pytest.mark.parametrize("size", [WIDE, SMALL], ids=["160x48", "80x24"])
-async def test_the_variants_table_shows_every_variant_with_its_note(size):
+async def test_the_variants_table_shows_every_variant_with_its_note(size) -> None:
     app = variants_app()
     async with app.run_test(size=size) as pilot:
         await run_to_the_end(pilot)
@@ -118,7 +130,7 @@ async def test_the_variants_table_shows_every_variant_with_its_note(size):
         assert noted[0].plain.split() == ["reduce-overhead", NOTE_MARK]
 
 
-async def test_a_scenario_without_variants_shows_no_variants_table():
+async def test_a_scenario_without_variants_shows_no_variants_table() -> None:
     app = variants_app()
     async with app.run_test(size=WIDE) as pilot:
         await pilot.press("n")
@@ -128,12 +140,14 @@ async def test_a_scenario_without_variants_shows_no_variants_table():
         assert pane(app).region.height == 0
 
 
-async def test_enter_on_a_variant_shows_its_kernels_in_the_compiled_table():
+async def test_enter_on_a_variant_shows_its_kernels_in_the_compiled_table() -> None:
     app = variants_app()
     async with app.run_test(size=WIDE) as pilot:
         await run_to_the_end(pilot)
         report = explorer(app).shown_run.report
         compiled = explorer(app).query_one("#compiled", KernelTable)
+        assert report is not None
+        assert report.compiled is not None
         assert compiled.kernels == report.compiled.kernels
         table = variants_table(app)
         table.focus()
@@ -149,7 +163,7 @@ async def test_enter_on_a_variant_shows_its_kernels_in_the_compiled_table():
         assert compiled.border_title == "Compiled"
 
 
-async def test_v_hides_and_shows_a_variant():
+async def test_v_hides_and_shows_a_variant() -> None:
     app = variants_app()
     async with app.run_test(size=WIDE) as pilot:
         await run_to_the_end(pilot)
@@ -176,7 +190,7 @@ async def test_v_hides_and_shows_a_variant():
         assert row_names(app) == ["eager", "compiled", *RECORDED]
 
 
-async def test_an_added_variant_goes_with_the_next_run_of_that_scenario_only():
+async def test_an_added_variant_goes_with_the_next_run_of_that_scenario_only() -> None:
     link = variants_link()
     app = variants_app(link)
     async with app.run_test(size=WIDE) as pilot:
@@ -202,7 +216,7 @@ async def test_an_added_variant_goes_with_the_next_run_of_that_scenario_only():
         assert link.runs[-1][0] == ADD_RELU and link.variants[-1] is None
 
 
-async def test_a_bad_variant_entry_keeps_the_text_and_says_why():
+async def test_a_bad_variant_entry_keeps_the_text_and_says_why() -> None:
     link = variants_link()
     app = variants_app(link)
     async with app.run_test(size=SMALL) as pilot:
@@ -227,7 +241,7 @@ class AnyFileLink(ReplayEngineLink):
         return super().run(path, sweep=sweep, size=size, variants=variants)
 
 
-async def test_the_editors_runs_of_a_scenario_carry_its_added_variants(tmp_path):
+async def test_the_editors_runs_of_a_scenario_carry_its_added_variants(tmp_path: Path) -> None:
     scenario = tmp_path / VARIANTS_FILE.name
     scenario.write_text(VARIANTS_FILE.read_text(encoding="utf-8"), encoding="utf-8")
     link = AnyFileLink.from_files(*RECORDINGS, VARIANTS_RECORDING)
@@ -250,7 +264,7 @@ async def test_the_editors_runs_of_a_scenario_carry_its_added_variants(tmp_path)
         assert link.variants[-1] == dict([parse_variant_flag("full=fullgraph:True")])
 
 
-async def test_delete_drops_an_added_variant_but_not_the_files():
+async def test_delete_drops_an_added_variant_but_not_the_files() -> None:
     link = variants_link()
     app = variants_app(link)
     async with app.run_test(size=WIDE) as pilot:
@@ -280,7 +294,7 @@ def still_variants_app():
     return app
 
 
-async def after_a_run(pilot) -> None:
+async def after_a_run(pilot: Pilot[None]) -> None:
     app = pilot.app
     await wait_for(pilot, lambda: explorer(app).hello is not None, what="the engine's hello")
     await wait_for(pilot, lambda: not explorer(app).query("Deferred"), what="the panes mounted after the first frame")
@@ -290,13 +304,13 @@ async def after_a_run(pilot) -> None:
 
 @pytest.mark.usefixtures("from_the_repository")
 @pytest.mark.parametrize("size", [WIDE, SMALL], ids=["160x48", "80x24"])
-def test_picture_of_the_variants_table(snap_compare, size):
+def test_picture_of_the_variants_table(snap_compare: SnapCompare, size) -> None:
     """After r: the variants under the kernel tables; at 80x24 in the kernels tab, in the narrow columns."""
     assert snap_compare(still_variants_app(), terminal_size=size, run_before=after_a_run)
 
 
 @pytest.mark.slow
-def test_the_real_engine_link_sends_added_variants_with_the_run():
+def test_the_real_engine_link_sends_added_variants_with_the_run() -> None:
     """The hand-off the replay cannot check: the run request the engine gets carries the variants."""
     link = ClientEngineLink("cpu")
     try:
@@ -311,7 +325,7 @@ def test_the_real_engine_link_sends_added_variants_with_the_run():
     assert done.report.variants["dyn"].measured is not None
 
 
-async def test_the_variants_table_keeps_the_kernels_pane_through_a_layout_switch():
+async def test_the_variants_table_keeps_the_kernels_pane_through_a_layout_switch() -> None:
     app = variants_app()
     async with app.run_test(size=WIDE) as pilot:
         await run_to_the_end(pilot)

@@ -4,12 +4,14 @@ and predict-then-reveal on the course, driven by keys (Pilot) on the replayed en
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from replay import ReplayEngineLink, ReplayGate
 from test_ui_support import ADD_RELU, DATA, REPO, explorer, finished, make_app, make_link, shown_text, wait_for
 from textual import events
 from textual.geometry import Region
+from textual.pilot import Pilot
 
 from kernel_tui.commands import cli
 from kernel_tui.model.report import Kernel, ModeResult, SweepPoint
@@ -62,6 +64,7 @@ def cells(app, mode: str, row: int = 0) -> dict[str, str]:
     """A table row's cells by column key, as plain text."""
     kernel_table = table(app, mode)
     values = kernel_table.get_row_at(row)
+    assert kernel_table.plan is not None
     return {key: getattr(value, "plain", str(value)) for key, value in zip(kernel_table.plan.keys, values)}
 
 
@@ -72,7 +75,7 @@ def table_text(app, mode: str) -> str:
     return "\n".join(strip.text.rstrip() for strip in lines)
 
 
-async def run_to_the_end(pilot, key: str = "r", path=ADD_RELU) -> None:
+async def run_to_the_end(pilot: Pilot[None], key: str = "r", path=ADD_RELU) -> None:
     await pilot.press(key)
     await wait_for(pilot, lambda: finished(pilot.app, path), what="the run to finish")
 
@@ -82,7 +85,7 @@ class TestAttribution:
     replaced; the full-name line says all of it for the highlighted kernel."""
 
     @pytest.mark.parametrize("size", [WIDE, SMALL])
-    async def test_tables_show_fused_into_and_replaces(self, size):
+    async def test_tables_show_fused_into_and_replaces(self, size) -> None:
         app = make_app()
         async with app.run_test(size=size) as pilot:
             await run_to_the_end(pilot)
@@ -96,7 +99,7 @@ class TestAttribution:
             assert "replaces" in table_text(app, "compiled")
             assert "add, relu · L11" in table_text(app, "compiled")
 
-    async def test_while_compiling_the_eager_rows_wait_for_their_compiled_kernel(self):
+    async def test_while_compiling_the_eager_rows_wait_for_their_compiled_kernel(self) -> None:
         gate = ReplayGate()
         app = make_app(make_link(gate=gate))
         async with app.run_test(size=WIDE) as pilot:
@@ -110,7 +113,7 @@ class TestAttribution:
             await wait_for(pilot, lambda: finished(app))
             assert cells(app, "eager")["link"] == "cpp_fused_add_relu_0"
 
-    async def test_the_full_name_line_tells_the_whole_story(self):
+    async def test_the_full_name_line_tells_the_whole_story(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await run_to_the_end(pilot)
@@ -121,7 +124,7 @@ class TestAttribution:
             assert "replaces aten::add, aten::relu (line 11)" in shown_text(line)
             assert "g shows its code" in shown_text(line)
 
-    async def test_at_80x24_the_full_name_line_shows_long_names_whole(self):
+    async def test_at_80x24_the_full_name_line_shows_long_names_whole(self) -> None:
         """The tables cut a long name to ``cpp_fused_a…``; the line under them is where it is read whole,
         however many kernels a composite op became and however long the story after it."""
         fused = tuple(f"cpp_fused__log_softmax_amax_exp_logsumexp_sub_sum_{index}" for index in range(4))
@@ -151,7 +154,7 @@ class TestAttribution:
                 assert name in text or name in "".join(rows), text
             assert "62% of the copy ceiling" in text
 
-    def test_narrow_tables_drop_share_then_bandwidth_then_attribution(self):
+    def test_narrow_tables_drop_share_then_bandwidth_then_attribution(self) -> None:
         keys = lambda room: plan_columns(room, 1, name_want=20, link_want=20).keys  # noqa: E731
         assert keys(200) == ("kernel", "calls", "time", "bytes", "gbs", "share", "link")
         assert keys(77) == ("kernel", "calls", "time", "bytes", "gbs", "link")
@@ -160,7 +163,7 @@ class TestAttribution:
         plan = plan_columns(77, 1, name_want=10, link_want=20)
         assert plan.link_width >= 20, "the attribution gets its whole text before the name grows"
 
-    def test_link_texts(self):
+    def test_link_texts(self) -> None:
         eager = Kernel("aten::add", "aten::add", 1, 1.0, fused_into=("cpp_fused_add_relu_0",))
         compiled = Kernel("k", "k", 1, 1.0, aten_ops=("aten::add", "aten::relu"), lines=(12, 13, 14))
         assert link_text(eager, "eager") == "cpp_fused_add_relu_0"
@@ -168,7 +171,7 @@ class TestAttribution:
         assert link_text(Kernel("k", "k", 1, 1.0), "eager") == "—"
         assert lines_text((12, 20)) == "L12,20"
 
-    def test_a_library_call_is_not_fused_into_itself_and_g_agrees_with_the_row(self):
+    def test_a_library_call_is_not_fused_into_itself_and_g_agrees_with_the_row(self) -> None:
         """Lesson 14's eager matmul went to the library call addmm, which has no code; lesson 15's
         aten::item stays aten::item. The row, the full-name line and g say the same, from code_kernel."""
         addmm = Kernel("aten::addmm", "aten::addmm", 1, 1.0, kind="op", aten_ops=("aten::mm", "aten::add"))
@@ -193,7 +196,7 @@ class TestAttribution:
 class TestGeneratedCode:
     """g shows the highlighted compiled kernel's source (or the one an eager kernel became); Esc closes."""
 
-    async def test_g_shows_the_compiled_kernels_code_and_escape_closes_it(self):
+    async def test_g_shows_the_compiled_kernels_code_and_escape_closes_it(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("g")  # nothing to show before a run: it says so
@@ -211,7 +214,7 @@ class TestGeneratedCode:
             await pilot.press("escape")
             assert isinstance(app.screen, ExplorerScreen)
 
-    async def test_on_an_eager_row_g_shows_the_kernel_it_was_fused_into(self):
+    async def test_on_an_eager_row_g_shows_the_kernel_it_was_fused_into(self) -> None:
         app = make_app()
         async with app.run_test(size=SMALL) as pilot:
             await run_to_the_end(pilot)
@@ -219,7 +222,7 @@ class TestGeneratedCode:
             await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
             assert app.screen.kernel.short_name == "cpp_fused_add_relu_0"
 
-    async def test_lesson_14s_eager_matmul_row_and_g_say_the_same(self):
+    async def test_lesson_14s_eager_matmul_row_and_g_say_the_same(self) -> None:
         """The row said "fused into aten::addmm · g shows the code it became" and g then said no compiled
         kernel had done its work: both now say it became the library call, which has no code."""
         lesson = REPO / "scenarios" / "14_matmul_bias_relu.py"
@@ -248,7 +251,7 @@ class TestGeneratedCode:
             await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
             assert app.screen.kernel.short_name == "cpp_fused_relu_0"
 
-    def test_g_on_an_eager_row_without_attribution_opens_the_kernel_that_did_its_work_or_none(self):
+    def test_g_on_an_eager_row_without_attribution_opens_the_kernel_that_did_its_work_or_none(self) -> None:
         max_sin = Kernel(
             "cpp_fused_max_sin_0",
             "cpp_fused_max_sin_0",
@@ -269,7 +272,7 @@ class TestGeneratedCode:
         fused = Kernel("aten::sin", "aten::sin", 1, 1.0, kind="op", fused_into=("cpp_fused_max_sin_0",))
         assert code_kernel(fused, "eager", compiled) is max_sin
 
-    def test_triton_kernels_are_highlighted_as_python(self):
+    def test_triton_kernels_are_highlighted_as_python(self) -> None:
         triton = Kernel("triton_poi_fused_add_0", "triton_poi_fused_add_0", 1, 1.0, code="@triton.jit\ndef k(): pass")
         cpp = Kernel("cpp_fused_add_0", "cpp_fused_add_0", 1, 1.0, code='#include <x.h>\nextern "C" void kernel()')
         assert code_language(triton) == "python" and code_language(cpp) == "cpp"
@@ -278,7 +281,7 @@ class TestGeneratedCode:
 class TestBandwidth:
     """Achieved GB/s and % of the ceiling per kernel; b switches the chart to bandwidth with the ceiling."""
 
-    async def test_the_tables_show_gbs_and_percent_of_the_ceiling(self):
+    async def test_the_tables_show_gbs_and_percent_of_the_ceiling(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await run_to_the_end(pilot)
@@ -286,7 +289,7 @@ class TestBandwidth:
             assert cells(app, "compiled")["gbs"].split() == ["6.77", "59%"]
             assert "GB/s %ceil" in table_text(app, "eager")
 
-    async def test_b_switches_the_chart_to_bandwidth_with_the_ceiling_and_back(self):
+    async def test_b_switches_the_chart_to_bandwidth_with_the_ceiling_and_back(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await run_to_the_end(pilot, "s")
@@ -309,7 +312,7 @@ class TestBandwidth:
             await wait_for(pilot, lambda: "ceiling" not in plot.drawn and "eager" in plot.drawn)
             assert chart.border_title == "Runtime vs size"
 
-    async def test_on_a_small_terminal_b_shows_the_chart_tab(self):
+    async def test_on_a_small_terminal_b_shows_the_chart_tab(self) -> None:
         app = make_app()
         async with app.run_test(size=SMALL) as pilot:
             await run_to_the_end(pilot, "s")
@@ -317,13 +320,13 @@ class TestBandwidth:
             await wait_for(pilot, lambda: explorer(app).query_one("#tabs").active == "tab-chart")
             assert explorer(app).query_one(RuntimeChart).mode == "bandwidth"
 
-    def test_bandwidth_is_bytes_over_time_per_sweep_point(self):
+    def test_bandwidth_is_bytes_over_time_per_sweep_point(self) -> None:
         points = [SweepPoint(2048, 2.0, 4.0, eager_bytes=8000, compiled_bytes=4000), SweepPoint(1024, 1.0, None)]
         assert bandwidth_series(points) == {"eager": ([2048], [4.0]), "compiled": ([2048], [1.0])}
 
 
 @pytest.fixture
-def course(tmp_path):
+def course(tmp_path: Path) -> Path:
     """A one-lesson course: the recorded scenario under its recorded name, with a Why and a Try next."""
     folder = tmp_path / "course"
     folder.mkdir()
@@ -332,7 +335,7 @@ def course(tmp_path):
 
 
 @pytest.fixture
-def state(tmp_path, monkeypatch):
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "state"
     monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(folder))
     return folder
@@ -345,7 +348,9 @@ def course_app(course, link=None, **options):
     return app, lesson
 
 
-async def predict(pilot, eager: str, compiled: str, eager_transfers: str = "5", compiled_transfers: str = "3") -> None:
+async def predict(
+    pilot: Pilot[None], eager: str, compiled: str, eager_transfers: str = "5", compiled_transfers: str = "3"
+) -> None:
     """Kernels eager and compiled, then transfers eager and compiled (by default the recording's 5 and 3)."""
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, PredictScreen), what="the predict dialog")
     await pilot.press(*eager, "enter", *compiled, "enter", *eager_transfers, "enter", *compiled_transfers, "enter")
@@ -354,7 +359,7 @@ async def predict(pilot, eager: str, compiled: str, eager_transfers: str = "5", 
 class TestPredict:
     """On the course: guess first, run, reveal beside the measurement with the Why, keep the score."""
 
-    async def test_guess_then_reveal_with_the_why_and_the_score(self, course, state):
+    async def test_guess_then_reveal_with_the_why_and_the_score(self, course: Path, state: Path) -> None:
         link = make_link()
         app, lesson = course_app(course, link)
         async with app.run_test(size=WIDE) as pilot:
@@ -403,7 +408,7 @@ class TestPredict:
             "compiled_transfers": 2,
         }
 
-    async def test_the_score_carries_over_and_an_answered_lesson_runs_at_once(self, course, state):
+    async def test_the_score_carries_over_and_an_answered_lesson_runs_at_once(self, course: Path, state: Path) -> None:
         app, lesson = course_app(course)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
@@ -420,7 +425,7 @@ class TestPredict:
             assert not isinstance(app.screen, (PredictScreen, RevealScreen))
             assert link.runs == [(lesson, False)]
 
-    async def test_typing_both_counts_at_once_fills_both_boxes(self, course, state):
+    async def test_typing_both_counts_at_once_fills_both_boxes(self, course: Path, state: Path) -> None:
         app, _ = course_app(course)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
@@ -450,7 +455,7 @@ class TestPredict:
                 "compiled_transfers": 3,
             }
 
-    async def test_escape_in_the_guess_runs_nothing(self, course, state):
+    async def test_escape_in_the_guess_runs_nothing(self, course: Path, state: Path) -> None:
         link = make_link()
         app, _ = course_app(course, link)
         async with app.run_test(size=WIDE) as pilot:
@@ -461,7 +466,7 @@ class TestPredict:
             await pilot.pause(0.1)
             assert link.runs == [] and explorer(app).runs == {}
 
-    async def test_tab_past_the_last_box_and_enter_still_runs(self, course, state):
+    async def test_tab_past_the_last_box_and_enter_still_runs(self, course: Path, state: Path) -> None:
         """Tab cycles through the four boxes (the dialog's body took focus after the last box, and Enter
         then did nothing); Enter wherever focus is runs once every box has a number."""
         link = make_link()
@@ -484,7 +489,7 @@ class TestPredict:
             assert app.screen.answer.points == 4
             assert link.runs == [(lesson, False)]
 
-    async def test_enter_with_no_box_focused_moves_to_the_empty_one(self, course, state):
+    async def test_enter_with_no_box_focused_moves_to_the_empty_one(self, course: Path, state: Path) -> None:
         app, _ = course_app(course)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
@@ -499,14 +504,14 @@ class TestPredict:
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
 
-    async def test_an_empty_guess_is_not_accepted(self, course, state):
+    async def test_an_empty_guess_is_not_accepted(self, course: Path, state: Path) -> None:
         app, _ = course_app(course)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
             await predict(pilot, "3", "")
             assert isinstance(app.screen, PredictScreen), "both counts are needed"
 
-    async def test_t_switches_predicting_off(self, course, state):
+    async def test_t_switches_predicting_off(self, course: Path, state: Path) -> None:
         link = make_link()
         app, lesson = course_app(course, link)
         async with app.run_test(size=WIDE) as pilot:
@@ -520,7 +525,9 @@ class TestPredict:
             assert app.predictions.score == (0, 0)
         assert not (state / "predictions.json").exists()
 
-    async def test_no_predict_at_start_and_the_learners_own_files_are_never_quizzed(self, course, state):
+    async def test_no_predict_at_start_and_the_learners_own_files_are_never_quizzed(
+        self, course: Path, state: Path
+    ) -> None:
         app, lesson = course_app(course, predict=False)
         async with app.run_test(size=WIDE) as pilot:
             await run_to_the_end(pilot, "r", lesson)
@@ -530,7 +537,7 @@ class TestPredict:
             await run_to_the_end(pilot)
             assert "predict" not in explorer(app).sub_title
 
-    def test_no_predict_flag_reaches_the_app(self, monkeypatch):
+    def test_no_predict_flag_reaches_the_app(self, monkeypatch: pytest.MonkeyPatch) -> None:
         calls = []
         monkeypatch.setattr(launch, "run_app", lambda paths, **options: calls.append(options) or 0)
         assert cli.main(["--no-predict"]) == 0
@@ -538,7 +545,7 @@ class TestPredict:
         assert [options["predict"] for options in calls] == [False, True]
         assert launch.build_app([ADD_RELU], predict=False).predictions.enabled is False
 
-    def test_transfers_are_right_within_a_quarter_and_old_answers_keep_their_counts(self, tmp_path):
+    def test_transfers_are_right_within_a_quarter_and_old_answers_keep_their_counts(self, tmp_path: Path) -> None:
         guess = {"eager": 1, "compiled": 1, "eager_transfers": 2, "compiled_transfers": 1.5}
         answer = Answer(guess, {"eager": 1, "compiled": 1, "eager_transfers": 2.001, "compiled_transfers": 2})
         assert [answer.right(q) for q in answer.scored] == [True, True, True, False] and answer.points == 3
@@ -552,7 +559,7 @@ class TestPredict:
         path.write_text(json.dumps({"version": 1, "lessons": {"02_add_relu.py": old}}))
         assert PredictionBook(path).score == (2, 2), "an answer from before transfers scores its two counts"
 
-    def test_split_lesson_and_a_damaged_score_file(self, tmp_path):
+    def test_split_lesson_and_a_damaged_score_file(self, tmp_path: Path) -> None:
         question, why, try_next = split_lesson("Q?\n\n**Why.** Because.\n\n**Try next.** More.")
         assert (question, why, try_next) == ("Q?", "Because.", "**Try next.** More.")
         assert split_lesson("Only a question.") == ("Only a question.", "", "")
@@ -564,7 +571,7 @@ class TestPredict:
 
 
 class TestKeysListed:
-    async def test_help_and_palette_list_the_new_keys(self):
+    async def test_help_and_palette_list_the_new_keys(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("question_mark")
@@ -578,7 +585,7 @@ class TestKeysListed:
             assert {"Generated code", switch, "Predictions on / off"} <= set(titles)
 
 
-def test_recordings_carry_the_why_fields():
+def test_recordings_carry_the_why_fields() -> None:
     """The UI fixtures were recorded by an engine that sends attribution, code and bandwidth."""
     data = json.loads((DATA / "ui_add_relu_messages.json").read_text())
     done = data["messages"][-1]["report"]
@@ -586,7 +593,7 @@ def test_recordings_carry_the_why_fields():
     assert done["eager"]["kernels"][0]["fused_into"] and done["sweep"][0]["eager_bytes"]
 
 
-def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00():
+def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00() -> None:
     """Tiny arrays move a few MB/s: the lowest tick of the log axis read "0.00" (two decimals of 0.002)."""
     from kernel_tui.text.formatting import format_gbs
     from kernel_tui.ui.widgets.bandwidth_plot import draw_bandwidth

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import REPO, measure, overdue
 from test_ui_support import ADD_RELU, make_app, make_link, wait_for
 
@@ -19,7 +21,9 @@ from kernel_tui.ui.widgets.run_status import RunStatusBar
 SMALL = (80, 24)
 
 
-def test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone(tmp_path, monkeypatch):
+def test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("KERNEL_TUI_CACHE_DIR", str(tmp_path))
     with EngineClient("cpu", warm_up=True) as client:
         hello = client.start()
@@ -47,12 +51,12 @@ def test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone(t
     assert (tmp_path / "warmup.json").exists(), "the next session's estimate comes from this one"
 
 
-def test_the_cli_engine_does_not_warm_up(engine):
+def test_the_cli_engine_does_not_warm_up(engine: EngineClient) -> None:
     assert engine.start().warmup is None
     assert measure(engine, REPO / "tests" / "data" / "add_relu.py").compiled.kernel_count == 1
 
 
-def test_the_explorer_asks_for_the_warm_up(monkeypatch):
+def test_the_explorer_asks_for_the_warm_up(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KERNEL_TUI_WARM_UP")
     link = ClientEngineLink("cpu")
     try:
@@ -61,7 +65,7 @@ def test_the_explorer_asks_for_the_warm_up(monkeypatch):
         link.close()
 
 
-def test_the_warm_up_can_be_turned_off(monkeypatch):
+def test_the_warm_up_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KERNEL_TUI_WARM_UP", "0")
     link = ClientEngineLink("cpu")
     try:
@@ -87,7 +91,7 @@ class WarmingLink:
         return getattr(self.replay, name)
 
 
-async def test_the_explorer_shows_the_first_compile_with_its_progress_until_it_ends():
+async def test_the_explorer_shows_the_first_compile_with_its_progress_until_it_ends() -> None:
     link = WarmingLink()
     now = [1000.0]
     app = make_app(link, clock=lambda: now[0])
@@ -109,6 +113,6 @@ async def test_the_explorer_shows_the_first_compile_with_its_progress_until_it_e
         await wait_for(pilot, lambda: not app.get_explorer().runs[ADD_RELU].running, what="the run")
 
 
-def test_warming_progress_stays_short_of_full_until_the_engine_says_done():
+def test_warming_progress_stays_short_of_full_until_the_engine_says_done() -> None:
     assert describe.warming_progress(20.0, 10.0) == (50.0, 100)
     assert describe.warming_progress(20.0, 60.0)[0] < 100
