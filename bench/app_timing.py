@@ -26,6 +26,8 @@ from pathlib import Path
 
 from common import REPO
 
+from kernel_tui.ui.app import KernelTuiApp
+
 sys.path.insert(0, str(REPO / "tests"))  # the UI tests' harness: the app on recorded engine output
 
 from replay import Recording, ReplayEngineLink, ReplayGate
@@ -68,7 +70,7 @@ async def _until(condition: Callable[[], object], what: str, timeout: float = 30
         await asyncio.sleep(0.002)
 
 
-async def _press_latencies(app, presses: int, keep_sweeping: bool = False) -> list[float]:
+async def _press_latencies(app: KernelTuiApp, presses: int, keep_sweeping: bool = False) -> list[float]:
     """Milliseconds from sending Tab to the first painted frame after the focus moved, per press; with
     ``keep_sweeping``, a sweep that ended is started again (untimed) before the next press."""
     paints: list[float] = []
@@ -88,6 +90,7 @@ async def _press_latencies(app, presses: int, keep_sweeping: bool = False) -> li
     app._display, screen.set_focus = painted, focused
     latencies = []
     explorer = app.get_explorer()
+    assert explorer is not None
     for _ in range(presses):
         if keep_sweeping and explorer.runs.active is None:
             # Called rather than pressed: Tab may have focused a pane where ``s`` would be typed.

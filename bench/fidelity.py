@@ -27,7 +27,7 @@ def measure() -> dict[str, object]:
 
     configure_torch("cpu")
 
-    def fn(a, b):
+    def fn(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         return (a + b).relu()
 
     compiled = torch.compile(fn)

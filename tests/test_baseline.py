@@ -166,7 +166,7 @@ def test_the_cli_exits_0_and_prints_the_comparison_when_nothing_grew(
     ids=["missing", "empty", "not-json", "not-objects", "missing-fields", "wrong-type", "not-utf8"],
 )
 def test_a_file_that_is_no_baseline_is_one_line_naming_it_and_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], content, says
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | bytes | None, says: str
 ) -> None:
     path = tmp_path / "old.jsonl"
     if isinstance(content, bytes):

@@ -7,14 +7,14 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from conftest import WriteScenario, measure
 
 from kernel_tui.engine.source_lines import DEFAULT_LOSS
 from kernel_tui.model.expect import line_measure
-from kernel_tui.model.report import Kernel, ModeResult
+from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
 from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario
 from kernel_tui.text.by_line import annotated_lines, gutter_text, line_work
 from kernel_tui.transport.client import EngineClient
@@ -22,7 +22,7 @@ from kernel_tui.transport.client import EngineClient
 DATA = Path(__file__).parent / "data"
 
 
-def row(name: str, lines: tuple[int, ...], calls: int = 1, **fields) -> Kernel:
+def row(name: str, lines: tuple[int, ...], calls: int = 1, **fields: Any) -> Kernel:
     return Kernel(name, name, calls, 1.0, 8, 8, lines=lines, **fields)
 
 
@@ -113,7 +113,13 @@ def test_claims_about_lines_are_read_and_measured(write_scenario: WriteScenario)
     assert read_scenario(write_scenario(head + f"EXPECT = {claims!r}\n")).expect == claims
     with pytest.raises(ScenarioFileError, match="unknown claim 'eager_line_x'"):
         read_scenario(write_scenario(head + "EXPECT = {'eager_line_x': 1}\n"))
-    report = SimpleNamespace(
+    report = ScenarioReport(
+        "s.py",
+        "t",
+        "cpu",
+        "",
+        "",
+        1,
         eager=mode(row("aten::add", (6,)), row("aten::mul", (6, 8), calls=2, line_calls=((6, 1), (8, 1)))),
         compiled=mode(row("cpp_fused_add_mul_0", (6, 8)), row("cpp_fused_relu_1", (7,))),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -139,14 +140,14 @@ def test_a_kernel_that_beats_the_ceiling_at_all_has_it_measured_again_once_per_e
     assert bandwidth.checked_ceiling("cpu", "EPYC", 5.0, (a_little_faster,)) == 5.0 and len(measured) == 2  # once
 
 
-def test_a_busy_moment_slows_some_rounds_and_the_best_is_kept(monkeypatch: pytest.MonkeyPatch):
+def test_a_busy_moment_slows_some_rounds_and_the_best_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     from kernel_tui.engine.timing import Timing
 
     # Rounds of a copy on a busy machine: the load comes and goes; the ceiling is the fastest, once confirmed.
     medians = iter([900.0, 310.0, 2000.0, 300.0, 305.0, 301.0])
     taken: list[float] = []
 
-    def one_round(call, device, budget_s):
+    def one_round(call: Callable[[], object], device: str, budget_s: float) -> Timing:
         taken.append(next(medians))
         return Timing(taken[-1], 0.0, 10, budget_s)
 

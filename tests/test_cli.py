@@ -105,6 +105,7 @@ def test_exit_status_is_2_for_usage_errors(capsys: pytest.CaptureFixture[str]) -
         ["run", str(DATA / "add_relu.py"), "--sizes", "x"],
         ["run", str(DATA / "add_relu.py"), "--device", "tpu"],
     ):
+        code: int | str | None
         try:
             code = main(args)
         except SystemExit as exit_:

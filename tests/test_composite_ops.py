@@ -119,7 +119,10 @@ def profiled(*ops: Event) -> list[Event]:
 
 def logsumexp(at: list[float]) -> Event:
     """As the profiler records ``torch.logsumexp(x, -1)`` on a CPU (torch 2.14)."""
-    scalar = lambda: tree("aten::to", tree("aten::_to_copy", "aten::empty_strided", "aten::copy_", at=at), at=at)  # noqa: E731
+
+    def scalar() -> Event:
+        return tree("aten::to", tree("aten::_to_copy", "aten::empty_strided", "aten::copy_", at=at), at=at)
+
     inner = tree(
         "aten::logsumexp",
         "aten::real",

@@ -110,6 +110,7 @@ def test_the_gpu_differs_where_the_course_says(preview_engine: EngineClient) -> 
         ("kernel", "triton_poi_fused__to_copy_mul_0"),
         ("memcpy", "memcpy DtoH"),
     ]
+    assert host.array_bytes is not None
     assert host.compiled.kernels[1].bytes_total == 2 * host.array_bytes
 
 

@@ -69,7 +69,7 @@ def trace(request: pytest.FixtureRequest) -> Path:
 
 
 @pytest.mark.parametrize("legacy", [False, True], ids=["torch>=2.12", "torch<2.12"])
-def test_every_device_activity_in_a_step_is_counted_once_under_its_operator(trace: Path, legacy) -> None:
+def test_every_device_activity_in_a_step_is_counted_once_under_its_operator(trace: Path, legacy: bool) -> None:
     events = replay_trace(trace, legacy=legacy)
     launches = ev.cuda_launches(events)
     expected = expected_launches(trace)
@@ -137,7 +137,7 @@ def test_memcpy_bytes_come_from_the_trace() -> None:
     ids=["torch2.12-2.14", "torch<2.12", "torch2.15"],
 )
 def test_the_engines_profiler_asks_for_the_metadata_that_carries_memcpy_bytes(
-    monkeypatch: pytest.MonkeyPatch, legacy, typed
+    monkeypatch: pytest.MonkeyPatch, legacy: bool, typed: bool
 ) -> None:
     """The engine's own profiling code on an A100 trace, the events in the form its profiler options ask for:
     without ``expose_kineto_event_metadata`` a real GPU's memcpys and memsets have no bytes."""

@@ -128,7 +128,7 @@ def test_sweep_streams_each_point_before_the_report(engine: EngineClient) -> Non
     ],
 )
 def test_bad_files_give_one_line_errors_with_file_line_and_stage(
-    engine: EngineClient, write_scenario: WriteScenario, source, stage, line, message
+    engine: EngineClient, write_scenario: WriteScenario, source: str, stage: str, line: int | None, message: str
 ) -> None:
     path = write_scenario(source)
     report = measure(engine, path)

@@ -59,6 +59,7 @@ def test_a_failed_allocation_ends_the_sweep_with_a_note(engine: EngineClient) ->
     sizes = [(point.size, point.eager_us is not None, point.note) for point in report.sweep]
     assert [size for size, _, _ in sizes] == [1024, 2048, 4096]
     assert all(measured for _, measured, _ in sizes[:2])
+    assert sizes[2][2] is not None
     assert "out of memory" in sizes[2][2]
 
 
@@ -185,7 +186,9 @@ def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_sc
     assert result.returncode == 0, result.stderr[-2000:]
     # The budget is checked against a prediction, so the sweep may overrun it by the point that broke the
     # prediction: no more than the last point's own time (in the note) and a compile (this machine's, now).
-    last_point_s = float(re.search(r"the last took ([\d,.]+) s", ended[0]["note"]).group(1).replace(",", ""))
+    took = re.search(r"the last took ([\d,.]+) s", ended[0]["note"])
+    assert took is not None
+    last_point_s = float(took.group(1).replace(",", ""))
     bound_s = 10 + 2 * (last_point_s + report["compiled"]["compile_s"])
     assert report["sweep_wall_s"] < bound_s
     print(f"sweep ended after {report['sweep_wall_s']:.1f} s (bound {bound_s:.1f} s); measured {measured}")

@@ -4,7 +4,9 @@ tensors through the dispatcher (no compile, fast), and the roofline fields as th
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 import torch
@@ -33,7 +35,7 @@ from kernel_tui.text.roofline_text import format_bound, format_flops, format_int
 M, K, N = 8, 16, 4
 
 
-def counted(fn, *args) -> list[tuple[str, int | None]]:
+def counted(fn: Callable[..., Any], *args: Any) -> list[tuple[str, int | None]]:
     return [(op.name, op.flops) for op in eager_flops(fn, args)]
 
 

@@ -70,7 +70,7 @@ class TestOutputThatFails:
 
 
 @pytest.mark.parametrize("painting_s", [1.0, 2.0])
-def test_closing_the_terminal_while_a_big_table_paints_ends_the_view(tmp_path: Path, painting_s: float):
+def test_closing_the_terminal_while_a_big_table_paints_ends_the_view(tmp_path: Path, painting_s: float) -> None:
     """Its terminal gone (tmux session killed, window closed) while 20,000 kernel rows are being shown, the view
     ends: its quit once blocked for ever in Textual's driver, whose writer thread had died of the first EIO."""
     import copy

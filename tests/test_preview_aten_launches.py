@@ -19,7 +19,7 @@ from kernel_tui.transport.client import EngineClient
 HEADER = "import torch\n\nSIZE = 1 << 20\n\n\n"
 
 
-def preview(engine: EngineClient, write_scenario, name: str, body: str, inputs: str) -> ScenarioReport:
+def preview(engine: EngineClient, write_scenario: WriteScenario, name: str, body: str, inputs: str) -> ScenarioReport:
     source = HEADER + body + f"\n\ndef inputs(size, device):\n    return {inputs}\n"
     report = measure(engine, write_scenario(source, f"{name}.py"))
     assert report.error is None, f"{report.error.one_line()}\n{report.error.details}"

@@ -55,7 +55,7 @@ def test_defaults() -> None:
         ("COMPILE = {'fullgrpah': True}\n", 1, "COMPILE must be a dict"),
     ],
 )
-def test_malformed_files_name_the_line(source, line, text) -> None:
+def test_malformed_files_name_the_line(source: str, line: int, text: str) -> None:
     with pytest.raises(ScenarioFileError) as error:
         parse_scenario(source, Path("bad.py"))
     assert error.value.line == line

@@ -87,7 +87,7 @@ def test_a_helpers_operators_carry_the_helpers_line_and_the_line_that_called_it(
 
 
 @pytest.mark.parametrize("size", [16])
-def test_lines_of_a_snippet_are_the_lines_typed(write_scenario: WriteScenario, size) -> None:
+def test_lines_of_a_snippet_are_the_lines_typed(write_scenario: WriteScenario, size: int) -> None:
     path = write_scenario("# a comment\n\n(a + b).relu()\n", name="snippet.py")
     records = traffic_of(path, size)
     assert {r.lines for r in records} == {(3,)}

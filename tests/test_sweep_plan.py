@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
@@ -11,10 +12,20 @@ from kernel_tui.engine import sweep
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.scenario_file import ScenarioInfo
 
+if TYPE_CHECKING:
+    from kernel_tui.engine.loader import LoadedScenario
 
-def plan(monkeypatch: pytest.MonkeyPatch, free_bytes: int, asked=None, sizes=None, device="cpu"):
+
+def plan(
+    monkeypatch: pytest.MonkeyPatch,
+    free_bytes: int,
+    asked: list[int] | None = None,
+    sizes: list[int] | None = None,
+    device: str = "cpu",
+) -> sweep.SweepPlan:
     monkeypatch.setattr(sweep, "free_memory_bytes", lambda _device: free_bytes)
-    scenario = SimpleNamespace(info=ScenarioInfo(Path("s.py"), "t", "", sizes=sizes))
+    # plan_sizes reads only the scenario's info: no function need be loaded for it.
+    scenario = cast("LoadedScenario", SimpleNamespace(info=ScenarioInfo(Path("s.py"), "t", "", sizes=sizes)))
     report = ScenarioReport("s.py", "t", device, "", "", size=2**20, array_bytes=4 * 2**20)
     return sweep.plan_sizes(scenario, report, asked)
 

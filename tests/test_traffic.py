@@ -73,11 +73,11 @@ def test_ideal_is_inputs_once_and_outputs_once() -> None:
     assert array_bytes((a, torch.randn(N // 4))) == N * F32
 
 
-def test_an_operators_record_carries_what_the_profile_is_joined_by():
+def test_an_operators_record_carries_what_the_profile_is_joined_by() -> None:
     """The engine's one byte record: the operator's own name as its work, the scenario line that called it."""
     a = torch.randn(N)
 
-    def double(a):
+    def double(a: torch.Tensor) -> torch.Tensor:
         return a * 2
 
     (op,) = eager_traffic(double, (a,), __file__)

@@ -27,6 +27,7 @@ from kernel_tui.model.report import ScenarioError
 from kernel_tui.transport.client import EngineDied
 from kernel_tui.transport.protocol import Done, Partial, Progress, SweepPoint
 from kernel_tui.ui import describe
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
@@ -43,7 +44,7 @@ WIDE = (160, 48)
 SMALL = (80, 24)
 
 
-def table_names(app, mode: str) -> list[str]:
+def table_names(app: KernelTuiApp, mode: str) -> list[str]:
     return [kernel.short_name for kernel in explorer(app).query_one(f"#{mode}", KernelTable).kernels]
 
 

@@ -29,6 +29,7 @@ from textual.pilot import Pilot
 from kernel_tui.model.baseline_marks import ADDED, CHANGED, SAME
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.transport.protocol import Done
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.drafts import Draft, scenario_of
 from kernel_tui.ui.kernel_rows import kernel_rows
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
@@ -47,7 +48,7 @@ def next_run_replays(link: ReplayEngineLink, recording: Recording) -> None:
     link.recordings[ADD_RELU.name] = recording
 
 
-async def run_to_the_end(pilot: Pilot[None], app, path: Path = ADD_RELU) -> None:
+async def run_to_the_end(pilot: Pilot[None], app: KernelTuiApp, path: Path = ADD_RELU) -> None:
     screen = explorer(app)
     before = screen.runs.get(path)
     await pilot.press("r")
@@ -58,22 +59,22 @@ async def run_to_the_end(pilot: Pilot[None], app, path: Path = ADD_RELU) -> None
     )
 
 
-def table(app, mode: str) -> KernelTable:
+def table(app: KernelTuiApp, mode: str) -> KernelTable:
     return explorer(app).query_one(f"#{mode}", KernelTable)
 
 
-def summary(app) -> str:
+def summary(app: KernelTuiApp) -> str:
     return shown_text(explorer(app).query_one(SummaryStrip))
 
 
-def marks(app, mode: str) -> dict[str, tuple[str, str]]:
+def marks(app: KernelTuiApp, mode: str) -> dict[str, tuple[str, str]]:
     """Each row's status and note against the baseline, by kernel name."""
     return {
         row.name.strip(): (row.change.status if row.change else "", row.note) for row in table(app, mode).shown_rows
     }
 
 
-def notifications(app) -> list[str]:
+def notifications(app: KernelTuiApp) -> list[str]:
     return [notification.message for notification in app._notifications]
 
 

@@ -15,6 +15,7 @@ from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
 from kernel_tui.model.report import Kernel
 from kernel_tui.text.by_line import LineWork, line_work
 from kernel_tui.text.line_changes import aligned_lines, line_changes
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.code_gutter import CURSOR_MARK
 from kernel_tui.ui.code_links import CodeLinks
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
@@ -170,7 +171,7 @@ async def test_the_gutter_follows_the_variant_shown_in_the_compiled_table() -> N
 # -- the lesson's line cursor (j/k) ------------------------------------------------------------------------
 
 
-def name_line(app) -> str:
+def name_line(app: KernelTuiApp) -> str:
     return str(explorer(app).query_one("#kernel-name", KernelNameLine).render())
 
 

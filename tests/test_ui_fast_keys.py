@@ -15,6 +15,7 @@ from textual.widgets import Markdown
 
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.widgets.lesson_view import LessonView, lesson_markdown
 
 COURSE = tuple(find_scenarios([course_dir()]))
@@ -29,7 +30,7 @@ def where_keys_end(keys: list[str], count: int) -> int:
     return index
 
 
-def dom_size(app) -> int:
+def dom_size(app: KernelTuiApp) -> int:
     return sum(1 for _ in app.screen.walk_children(with_self=True))
 
 

@@ -30,8 +30,9 @@ async def settle(pilot: Pilot[None], condition, what: str) -> None:
     await wait_for(pilot, condition, timeout=TIMEOUT_S, what=what)
 
 
-async def run_scenario(app, pilot: Pilot[None], path: Path, key: str = "r"):
+async def run_scenario(app: KernelTuiApp, pilot: Pilot[None], path: Path, key: str = "r"):
     explorer = app.get_explorer()
+    assert explorer is not None
     explorer.catalog.select(explorer.catalog.paths().index(path))
     explorer.show_everything()
     await pilot.press(key)
@@ -46,11 +47,12 @@ async def run_scenario(app, pilot: Pilot[None], path: Path, key: str = "r"):
         ("segfaults.py", "segfaults.py: engine: the engine was killed by SIGSEGV"),
     ],
 )
-async def test_engine_death_is_shown_and_the_engine_restarts_by_itself(name, where) -> None:
+async def test_engine_death_is_shown_and_the_engine_restarts_by_itself(name: str, where: str) -> None:
     fault = FAULTS / name
     app = KernelTuiApp(load_catalog([fault, HEALTHY], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         explorer = app.get_explorer()
+        assert explorer is not None
         await settle(pilot, lambda: explorer.hello is not None, "the engine's first start")
         assert explorer is not None
         assert explorer.hello is not None
@@ -135,6 +137,7 @@ async def test_opening_a_folder_executes_nothing_nothing_listens_and_quit_leaves
     app = KernelTuiApp(load_catalog([tmp_path], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         explorer = app.get_explorer()
+        assert explorer is not None
         await settle(pilot, lambda: explorer.hello is not None, "the engine's start")
         assert explorer is not None
         assert explorer.hello is not None

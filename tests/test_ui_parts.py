@@ -121,6 +121,7 @@ class TestMessages:
         assert kinds.count(ReportUpdated) == 2
         assert kinds.count(SweepPointMeasured) == 6
         assert kinds[-1] is RunFinished
+        assert isinstance(typed[-1], RunFinished)
         assert isinstance(typed[-1].report, ScenarioReport)
         stage = typed[0]
         assert isinstance(stage, StageStarted)
@@ -130,7 +131,7 @@ class TestMessages:
         assert not point.can_replace(point), "sweep points are never replaced"
 
     @pytest.mark.parametrize("sweep", [True, False])
-    def test_replay_without_sweep_leaves_out_the_sweep(self, sweep, tmp_path: Path) -> None:
+    def test_replay_without_sweep_leaves_out_the_sweep(self, sweep: bool, tmp_path: Path) -> None:
         recording = Recording.load(RECORDINGS[0])
         target = tmp_path / "ui_add_relu.py"
         messages = list(_replayed(recording, target, sweep))

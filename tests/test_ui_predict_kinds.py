@@ -15,17 +15,18 @@ from test_ui_support import DATA, REPO, explorer, make_app, shown_text, wait_for
 from textual.pilot import Pilot
 
 from kernel_tui.transport.protocol import Done
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
 
 COURSE = REPO / "scenarios"
 
 
-def lesson_app(lesson: str, recording: str):
+def lesson_app(lesson: str, recording: str) -> KernelTuiApp:
     link = ReplayEngineLink.from_files(DATA / recording)
     return make_app(link, paths=(COURSE / lesson,), course=COURSE), link
 
 
-async def open_dialog(pilot: Pilot[None], app, key: str = "r") -> PredictScreen:
+async def open_dialog(pilot: Pilot[None], app: KernelTuiApp, key: str = "r") -> PredictScreen:
     await pilot.press(key)
     await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen), what="the predict dialog")
     dialog = app.screen
@@ -36,7 +37,7 @@ async def open_dialog(pilot: Pilot[None], app, key: str = "r") -> PredictScreen:
     return dialog
 
 
-async def answer(pilot: Pilot[None], app, *values: str) -> RevealScreen:
+async def answer(pilot: Pilot[None], app: KernelTuiApp, *values: str) -> RevealScreen:
     for value in values:
         await pilot.press(*value, "enter")
     await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")

@@ -61,7 +61,9 @@ def roofline_app(tmp_path: Path) -> KernelTuiApp:
 
 async def show_roofline(pilot: Pilot[None]) -> tuple[RuntimeChart, object]:
     await pilot.press("s")  # with the sweep, so that runtime mode has lines to come back to
+    assert isinstance(pilot.app, KernelTuiApp)
     explorer = pilot.app.get_explorer()
+    assert explorer is not None
     await wait_for(pilot, lambda: explorer.runs.get(ADD_RELU) is not None and not explorer.runs[ADD_RELU].running)
     await pilot.press("b", "b")
     chart = explorer.query_one(RuntimeChart)
@@ -72,7 +74,9 @@ async def show_roofline(pilot: Pilot[None]) -> tuple[RuntimeChart, object]:
 
 
 @pytest.mark.parametrize("size", [(160, 48), (80, 24)])
-async def test_b_reaches_the_roofline_with_both_ceilings_and_the_kernels(roofline_app: KernelTuiApp, size) -> None:
+async def test_b_reaches_the_roofline_with_both_ceilings_and_the_kernels(
+    roofline_app: KernelTuiApp, size: tuple[int, int]
+) -> None:
     async with roofline_app.run_test(size=size) as pilot:
         chart, plot = await show_roofline(pilot)
         assert chart.mode == plot.mode == "roofline" and chart.border_title == "Roofline"
@@ -96,7 +100,9 @@ async def test_b_reaches_the_roofline_with_both_ceilings_and_the_kernels(rooflin
 async def test_the_highlighted_row_is_marked_on_the_roofline(roofline_app: KernelTuiApp) -> None:
     async with roofline_app.run_test(size=(160, 48)) as pilot:
         chart, plot = await show_roofline(pilot)
+        assert isinstance(pilot.app, KernelTuiApp)
         explorer = pilot.app.get_explorer()
+        assert explorer is not None
         eager = explorer.query_one("#eager", KernelTable)
         eager.focus()
         eager.move_cursor(row=1)
@@ -115,6 +121,7 @@ async def test_without_flops_the_roofline_says_why_instead_of_drawing() -> None:
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("r")
         explorer = app.get_explorer()
+        assert explorer is not None
         await wait_for(pilot, lambda: explorer.runs.get(ADD_RELU) is not None and not explorer.runs[ADD_RELU].running)
         await pilot.press("b", "b")
         assert explorer is not None
@@ -136,7 +143,9 @@ def test_the_roof_bends_at_the_ridge() -> None:
 async def test_each_row_says_which_side_of_the_ridge_it_sits(roofline_app: KernelTuiApp) -> None:
     async with roofline_app.run_test(size=(200, 50)) as pilot:
         await show_roofline(pilot)
+        assert isinstance(pilot.app, KernelTuiApp)
         explorer = pilot.app.get_explorer()
+        assert explorer is not None
         eager = explorer.query_one("#eager", KernelTable)
         assert "roof" in eager.plan.keys
         cells = [
@@ -172,7 +181,9 @@ def test_labels_a_row_apart_are_not_drawn_over_each_other_and_the_highlighted_ke
 
 
 @pytest.mark.parametrize("size", [(120, 36), (80, 24)])
-async def test_the_legend_is_a_line_of_its_own_over_no_line_of_the_plot(roofline_app: KernelTuiApp, size) -> None:
+async def test_the_legend_is_a_line_of_its_own_over_no_line_of_the_plot(
+    roofline_app: KernelTuiApp, size: tuple[int, int]
+) -> None:
     async with roofline_app.run_test(size=size) as pilot:
         if size == (80, 24):
             await pilot.press("4")

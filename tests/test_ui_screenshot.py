@@ -46,6 +46,7 @@ async def test_screenshot_of_the_explorer_after_a_sweep(tmp_path: Path) -> None:
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
         explorer = app.get_explorer()
+        assert explorer is not None
         await wait_for(pilot, lambda: explorer.hello is not None)
         await pilot.press(*["n"] * paths.index(lesson), "s")
         for _ in range(6):

@@ -13,6 +13,8 @@ from test_ui_support import PICTURED, SnapCompare, finished, make_link, wait_for
 from test_ui_support import still_app as make_app
 from textual.pilot import Pilot
 
+from kernel_tui.ui.app import KernelTuiApp
+
 SMALL = (80, 24)
 LARGE = (160, 48)
 ADD_RELU, BROKEN = PICTURED
@@ -34,7 +36,9 @@ def settle(*keys: str, done=None, stage: str | None = None, then: str = "", show
 
     async def run_before(pilot: Pilot[None]) -> None:
         app = pilot.app
+        assert isinstance(app, KernelTuiApp)
         explorer = app.get_explorer()
+        assert explorer is not None
         await wait_for(pilot, lambda: explorer.hello is not None or explorer.engine_error is not None)
         await wait_for(pilot, lambda: fully_mounted(explorer), what="the panes mounted after the first frame")
         await pilot.press(*keys)

@@ -93,7 +93,8 @@ def test_a_change_on_disk_reloads_unless_it_would_lose_edits(session: SnippetSes
     document = session.document
     assert document is not None and document.watch is not None
     mine.write_text(SCENARIO.replace("exp", "cos"))
-    document.watch.poll = lambda: True  # the watch compares mtimes: the same second would go unseen
+    # The watch compares mtimes: the same second would go unseen. (An instance's method replaced on purpose.)
+    document.watch.poll = lambda: True  # type: ignore[method-assign]
     assert not session.poll_origin()
     assert document.text == SCENARIO.replace("exp", "cos") and session.take_effects().fill_editor
     session.edited(SCENARIO.replace("exp", "tan"), (0, 0))

@@ -13,6 +13,7 @@ from test_ui_snippets import snippet_link
 from test_ui_support import SnapCompare, still_app, wait_for
 from textual.pilot import Pilot
 
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
 SMALL = (80, 24)
@@ -26,7 +27,9 @@ def typed_and_run(text: str, *, run: bool):
 
     async def run_before(pilot: Pilot[None]) -> None:
         app = pilot.app
+        assert isinstance(app, KernelTuiApp)
         explorer = app.get_explorer()
+        assert explorer is not None
         await wait_for(pilot, lambda: explorer.hello is not None)
         await wait_for(pilot, lambda: fully_mounted(explorer))
         await pilot.press("ctrl+n")

@@ -68,15 +68,15 @@ def _quick_timers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(SnippetWorkbench, "WATCH_INTERVAL_S", 0.05)
 
 
-def editor(app) -> SnippetEditor:
+def editor(app: KernelTuiApp) -> SnippetEditor:
     return explorer(app).query_one("#editor", SnippetEditor)
 
 
-def text_area(app) -> SnippetTextArea:
+def text_area(app: KernelTuiApp) -> SnippetTextArea:
     return explorer(app).query_one("#snippet-text", SnippetTextArea)
 
 
-def note(app) -> str:
+def note(app: KernelTuiApp) -> str:
     return shown_text(editor(app).query_one("#editor-note"))
 
 
@@ -96,7 +96,7 @@ async def new_snippet(pilot: Pilot[None], text: str) -> None:
     await replace_text(pilot, text)
 
 
-def run_done(app) -> bool:
+def run_done(app: KernelTuiApp) -> bool:
     document = explorer(app).session.document
     run = explorer(app).runs.get(document.path) if document is not None else None
     return run is not None and not run.running
@@ -110,7 +110,7 @@ async def answer_prompt(pilot: Pilot[None], value: str | None) -> None:
     await pilot.press("enter")
 
 
-def notifications(app) -> list[str]:
+def notifications(app: KernelTuiApp) -> list[str]:
     return [notification.message for notification in app._notifications]
 
 
@@ -699,7 +699,7 @@ async def test_the_real_engine_marks_the_line_of_a_typed_snippet() -> None:
         assert text_area(app).error_line == 3
 
 
-async def run_a_syntax_error(app, pilot: Pilot[None]) -> str:
+async def run_a_syntax_error(app: KernelTuiApp, pilot: Pilot[None]) -> str:
     """Type a snippet with an unclosed parenthesis on line 1 and run it; returns what was typed."""
     typed = "t = (a + b\nt.relu()"
     await new_snippet(pilot, typed)

@@ -47,7 +47,7 @@ class SnapCompare(Protocol):
     ) -> bool: ...
 
 
-def make_link(*, gate: ReplayGate | None = None, **options) -> ReplayEngineLink:
+def make_link(*, gate: ReplayGate | None = None, **options: Any) -> ReplayEngineLink:
     return ReplayEngineLink.from_files(*RECORDINGS, gate=gate, **options)
 
 
@@ -70,7 +70,9 @@ def still_app(link: ReplayEngineLink | None = None) -> KernelTuiApp:
     return app
 
 
-def explorer(app: KernelTuiApp) -> ExplorerScreen:
+def explorer(app: App[Any]) -> ExplorerScreen:
+    """The explorer of ``app``, which is a ``KernelTuiApp`` (typed as any app: a ``Pilot`` names only that)."""
+    assert isinstance(app, KernelTuiApp)
     screen = app.get_explorer()
     assert screen is not None
     return screen
@@ -81,7 +83,7 @@ def status(app: KernelTuiApp) -> str:
     return shown_text(explorer(app).query_one("#status-text"))
 
 
-def finished(app: KernelTuiApp, path: Path = ADD_RELU) -> bool:
+def finished(app: App[Any], path: Path = ADD_RELU) -> bool:
     """Whether the latest run of ``path`` has ended (however it ended)."""
     run = explorer(app).runs.get(path)
     return run is not None and not run.running

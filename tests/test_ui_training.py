@@ -18,6 +18,7 @@ from textual.pilot import Pilot
 from kernel_tui.text.baseline import compare
 from kernel_tui.text.formatting import training_line
 from kernel_tui.transport.protocol import Done
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.kernel_rows import kernel_rows
 from kernel_tui.ui.pinned_baselines import ModeBaseline
 from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
@@ -28,12 +29,12 @@ WIDE = (160, 48)
 LESSON = REPO / "scenarios" / "21_add_relu_backwards.py"
 
 
-def training_app(lesson: Path = LESSON, course: Path | None = None):
+def training_app(lesson: Path = LESSON, course: Path | None = None) -> KernelTuiApp:
     link = ReplayEngineLink.from_files(DATA / "ui_train_add_relu_messages.json")
     return make_app(link, paths=(lesson,), course=course)
 
 
-async def run_lesson(pilot: Pilot[None], app, lesson: Path = LESSON) -> None:
+async def run_lesson(pilot: Pilot[None], app: KernelTuiApp, lesson: Path = LESSON) -> None:
     await pilot.press("r")
     await wait_for(pilot, lambda: (run := explorer(app).runs.get(lesson)) is not None and not run.running)
 

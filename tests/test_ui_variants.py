@@ -31,6 +31,7 @@ from textual.widgets import Input, SelectionList
 from kernel_tui.model.compile_variants import parse_variant_flag
 from kernel_tui.text.formatting import variant_rows
 from kernel_tui.transport.protocol import Done
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.engine_link import ClientEngineLink
 from kernel_tui.ui.screens.variants import VariantsScreen
 from kernel_tui.ui.widgets.kernel_table import KernelTable
@@ -60,15 +61,15 @@ def variants_app(link: ReplayEngineLink | None = None):
     return make_app(link if link is not None else variants_link(), paths=(VARIANTS_FILE, ADD_RELU))
 
 
-def pane(app) -> VariantsPane:
+def pane(app: KernelTuiApp) -> VariantsPane:
     return explorer(app).query_one("#variants", VariantsPane)
 
 
-def variants_table(app) -> VariantsTable:
+def variants_table(app: KernelTuiApp) -> VariantsTable:
     return explorer(app).query_one("#variants-table", VariantsTable)
 
 
-def row_names(app) -> list[str]:
+def row_names(app: KernelTuiApp) -> list[str]:
     return [name for name, _ in variants_table(app).rows_shown]
 
 
@@ -78,7 +79,7 @@ def drawn(widget) -> str:
     return "\n".join(strip.text.rstrip() for strip in lines)
 
 
-def notes_text(app) -> str:
+def notes_text(app: KernelTuiApp) -> str:
     return shown_text(explorer(app).query_one("#variant-notes"))
 
 

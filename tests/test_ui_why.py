@@ -18,6 +18,7 @@ from kernel_tui.model.report import Kernel, ModeResult, SweepPoint
 from kernel_tui.text.formatting import attribution_text, lines_text, link_text
 from kernel_tui.transport.protocol import Partial
 from kernel_tui.ui import launch
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.attribution import code_kernel, code_language, kernel_story, no_code_reason, plan_columns
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, Answer, PredictionBook, split_lesson
 from kernel_tui.ui.screens.explorer import ExplorerScreen
@@ -56,11 +57,11 @@ def inputs(size, device):
 '''
 
 
-def table(app, mode: str) -> KernelTable:
+def table(app: KernelTuiApp, mode: str) -> KernelTable:
     return explorer(app).query_one(f"#{mode}", KernelTable)
 
 
-def cells(app, mode: str, row: int = 0) -> dict[str, str]:
+def cells(app: KernelTuiApp, mode: str, row: int = 0) -> dict[str, str]:
     """A table row's cells by column key, as plain text."""
     kernel_table = table(app, mode)
     values = kernel_table.get_row_at(row)
@@ -68,7 +69,7 @@ def cells(app, mode: str, row: int = 0) -> dict[str, str]:
     return {key: getattr(value, "plain", str(value)) for key, value in zip(kernel_table.plan.keys, values)}
 
 
-def table_text(app, mode: str) -> str:
+def table_text(app: KernelTuiApp, mode: str) -> str:
     """A kernel table as drawn, border and all (``shown_text`` covers only its content height)."""
     kernel_table = table(app, mode)
     lines = kernel_table.render_lines(Region(0, 0, *kernel_table.outer_size))

@@ -252,7 +252,7 @@ def test_variants_in_a_file_are_read_without_running_it(write_scenario: WriteSce
         ('COMPILE = {"dynamic": True}\nVARIANTS = {"default": {}}\n', "both set the compiled column"),
     ],
 )
-def test_a_malformed_variants_literal_names_its_line(write_scenario: WriteScenario, source, message) -> None:
+def test_a_malformed_variants_literal_names_its_line(write_scenario: WriteScenario, source: str, message: str) -> None:
     path = write_scenario("import torch\n" + source)
     with pytest.raises(ScenarioFileError, match=message) as error:
         read_scenario(path)

@@ -60,7 +60,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def saved_object(results: Path) -> dict[str, Any]:
     (line,) = results.read_text().splitlines()
-    return json.loads(line)
+    saved: dict[str, Any] = json.loads(line)
+    return saved
 
 
 def rewritten(results: Path, tmp_path: Path, **changes: Any) -> Path:
@@ -90,7 +91,7 @@ def no_engine(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         started.append(args)
         raise AssertionError("view mode started an engine process")
 
-    monkeypatch.setattr(client.subprocess, "Popen", refuse)
+    monkeypatch.setattr(subprocess, "Popen", refuse)  # the module the engine client starts processes with
     return started
 
 
@@ -131,6 +132,7 @@ class TestViewingSavedResults:
             await pilot.press("g")
             await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen), what="the code view")
             assert shown_text(app.screen.query_one("#code-source")).strip()
+            assert isinstance(app.screen, KernelCodeScreen)
             assert app.screen.kernel.code == saved["compiled"]["kernels"][0]["code"]
             await pilot.press("escape", "d")
             await wait_for(pilot, lambda: isinstance(app.screen, DetailsScreen), what="the details")

@@ -27,7 +27,7 @@ FN_LINE = 12  # `return (a + b).relu()` in tests/data/add_relu.py
         ("aten::mm", ()),
     ],
 )
-def test_fused_names_are_read_against_the_eager_ops(name, ops) -> None:
+def test_fused_names_are_read_against_the_eager_ops(name: str, ops: tuple[str, ...]) -> None:
     candidates = ["aten::relu", "aten::add", "aten::_softmax", "aten::native_layer_norm", "aten::mul"]
     assert ops_from_name(name, candidates) == ops
 
