@@ -99,6 +99,7 @@ async def _press_latencies(app: KernelTuiApp, presses: int, keep_sweeping: bool 
         sent = time.perf_counter()
         # Straight to the driver, as a terminal's key arrives: ``pilot.press`` would also wait for the app to
         # go idle, so that every press would wait for the sweep to end.
+        assert app._driver is not None
         app._driver.send_message(events.Key("tab", "\t"))
         await _until(lambda sent=sent: focus_moves and focus_moves[-1] > sent, "the focus to move", 10)
         moved = next(t for t in focus_moves if t > sent)

@@ -120,7 +120,7 @@ def test_the_matmul_ceiling_is_measured_again_when_asked_or_beaten_by_far(
     ],
 )
 def test_an_entry_of_the_wrong_type_is_treated_as_absent_and_written_anew(
-    measured: list[float], tmp_path: Path, entry
+    measured: list[float], tmp_path: Path, entry: object
 ) -> None:
     cache = tmp_path / "bandwidth.json"
     bandwidth.ceiling_gbs("cpu", "EPYC")

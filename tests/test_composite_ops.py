@@ -183,6 +183,7 @@ def test_logsumexp_on_the_cpu_counts_its_passes_nested_and_credited(
     names = [kernel.name for kernel in report.eager.kernels]
     assert names == LOGSUMEXP_PASSES and report.eager.kernel_count == len(LOGSUMEXP_PASSES)
     assert {kernel.op for kernel in report.eager.kernels} == {"aten::logsumexp"}
+    assert report.eager.kernels[0].bytes_total is not None
     assert report.eager.bytes_total == report.eager.kernels[0].bytes_total > 0, "the composite's bytes, once"
     fused = {name for kernel in report.eager.kernels for name in kernel.fused_into}
     assert all(kernel.fused_into for kernel in report.eager.kernels), "every pass went into the compiled kernel"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cuda_replay import ReplayedProfiler, steps_of, trace_events, trace_paths
@@ -25,7 +26,7 @@ from kernel_tui.engine.traffic import Traffic
 TRACE_NAMES = [path.name for path in trace_paths()]
 
 
-def expected_launches(path: Path) -> dict[tuple[str, float], dict]:
+def expected_launches(path: Path) -> dict[tuple[str, float], dict[str, Any]]:
     """(name, start) of each device activity launched in a step, with the operator that launched it."""
     raw = trace_events(path)
     origin = min(e["ts"] for e in raw)
@@ -65,7 +66,8 @@ def expected_launches(path: Path) -> dict[tuple[str, float], dict]:
 
 @pytest.fixture(scope="module", params=TRACE_NAMES)
 def trace(request: pytest.FixtureRequest) -> Path:
-    return Path(__file__).parent / "data" / "cuda_traces" / request.param
+    name: str = request.param
+    return Path(__file__).parent / "data" / "cuda_traces" / name
 
 
 @pytest.mark.parametrize("legacy", [False, True], ids=["torch>=2.12", "torch<2.12"])

@@ -5,6 +5,7 @@ claims only a sweep can check."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -21,11 +22,11 @@ from kernel_tui.text.formatting import (
 )
 
 
-def kernel(**fields) -> Kernel:
+def kernel(**fields: Any) -> Kernel:
     return Kernel("cpp_fused_add_relu_0", "cpp_fused_add_relu_0", 1, 10.0, **fields)
 
 
-def report(**fields) -> ScenarioReport:
+def report(**fields: Any) -> ScenarioReport:
     return ScenarioReport("/course/add.py", "Add", "cpu", "EPYC", "2.14.1", 1024, **fields)
 
 
@@ -78,7 +79,7 @@ def test_a_report_reads_each_mode_by_name() -> None:
 
 def test_claims_only_a_sweep_checks_are_left_out_without_one() -> None:
     assert "sweep_compiles" in NEEDS_SWEEP
-    claims = {"eager": 2, "sweep_compiles": 1}
+    claims: dict[str, float] = {"eager": 2, "sweep_compiles": 1}
     assert set(check_claims(claims, report(eager=ModeResult(2, (), 20, 1.0)), swept=False)) == {"eager"}
     swept = check_claims(claims, report(eager=ModeResult(2, (), 20, 1.0), sweep_compiles=1), swept=True)
     assert swept["sweep_compiles"] == ExpectCheck(claimed=1, measured=1, ok=True)

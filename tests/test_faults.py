@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from conftest import WriteScenario, measure, overdue, within
 from processes import processes_in_group
@@ -21,7 +22,7 @@ DATA = Path(__file__).parent / "data"
 FAULTS = DATA / "faults"
 
 
-def run_json(*args: str) -> tuple[int, list[dict], str]:
+def run_json(*args: str) -> tuple[int, list[dict[str, Any]], str]:
     result = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--json", *args],
         capture_output=True,

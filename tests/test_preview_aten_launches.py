@@ -40,7 +40,10 @@ def rows(report: ScenarioReport) -> list[tuple[str, float, str | None]]:
     ],
 )
 def test_a_large_full_reduction_clears_its_semaphores_first(
-    preview_engine: EngineClient, write_scenario: WriteScenario, size, expected
+    preview_engine: EngineClient,
+    write_scenario: WriteScenario,
+    size: int,
+    expected: list[tuple[str, int, str]],
 ) -> None:
     report = preview(
         preview_engine,

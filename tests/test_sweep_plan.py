@@ -20,7 +20,7 @@ def plan(
     monkeypatch: pytest.MonkeyPatch,
     free_bytes: int,
     asked: list[int] | None = None,
-    sizes: list[int] | None = None,
+    sizes: tuple[int, ...] | None = None,
     device: str = "cpu",
 ) -> sweep.SweepPlan:
     monkeypatch.setattr(sweep, "free_memory_bytes", lambda _device: free_bytes)

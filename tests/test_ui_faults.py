@@ -6,6 +6,7 @@ restarts by itself and the next scenario runs.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,8 @@ from textual.pilot import Pilot
 
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.run_state import RunStatus
+from kernel_tui.ui.engine_link import ClientEngineLink
+from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 
 DATA = Path(__file__).parent / "data"
 FAULTS = DATA / "faults"
@@ -26,11 +28,11 @@ TIMEOUT_S = 300.0
 pytestmark = pytest.mark.slow
 
 
-async def settle(pilot: Pilot[None], condition, what: str) -> None:
+async def settle(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
     await wait_for(pilot, condition, timeout=TIMEOUT_S, what=what)
 
 
-async def run_scenario(app: KernelTuiApp, pilot: Pilot[None], path: Path, key: str = "r"):
+async def run_scenario(app: KernelTuiApp, pilot: Pilot[None], path: Path, key: str = "r") -> ScenarioRun:
     explorer = app.get_explorer()
     assert explorer is not None
     explorer.catalog.select(explorer.catalog.paths().index(path))
@@ -98,6 +100,7 @@ async def test_bad_files_show_file_line_and_stage_and_the_app_stays_usable(tmp_p
             run = await run_scenario(app, pilot, path)
             assert run.status is RunStatus.FAILED
             assert shown in status(app)
+            assert run.error is not None
             assert run.error.details, "the details one key away"
         healthy = await run_scenario(app, pilot, HEALTHY)
         assert healthy.status is RunStatus.DONE, healthy.error
@@ -112,6 +115,7 @@ async def test_compile_failure_keeps_eager_and_memory_ends_the_sweep_with_a_note
         assert "bad_backend.py: compile: InvalidBackend" in status(app)
         swept = await run_scenario(app, pilot, FAULTS / "too_big.py", key="s")
         assert swept.status is RunStatus.DONE, swept.error
+        assert swept.report is not None
         assert "out of memory" in (swept.report.sweep[-1].note or "")
 
 
@@ -121,6 +125,7 @@ async def test_what_a_scenario_prints_reaches_the_output_log_not_the_screen() ->
         run = await run_scenario(app, pilot, DATA / "chatty.py")
         assert run.status is RunStatus.DONE, run.error
         assert "inside fn {not json" in app.link.output()
+        assert isinstance(app.link, ClientEngineLink) and app.link.log_path is not None
         assert "inside fn {not json" in app.link.log_path.read_text(), "and to a log file the user can open"
 
 

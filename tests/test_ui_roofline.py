@@ -147,6 +147,7 @@ async def test_each_row_says_which_side_of_the_ridge_it_sits(roofline_app: Kerne
         explorer = pilot.app.get_explorer()
         assert explorer is not None
         eager = explorer.query_one("#eager", KernelTable)
+        assert eager.plan is not None
         assert "roof" in eager.plan.keys
         cells = [
             dict(zip(eager.plan.keys, (getattr(v, "plain", str(v)) for v in eager.get_row_at(row)))) for row in range(2)

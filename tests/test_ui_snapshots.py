@@ -7,6 +7,9 @@ own state rather than for time. Update with ``--snapshot-update`` only after rea
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
 import pytest
 from replay import ReplayGate
 from test_ui_support import PICTURED, SnapCompare, finished, make_link, wait_for
@@ -14,6 +17,7 @@ from test_ui_support import still_app as make_app
 from textual.pilot import Pilot
 
 from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.screens.explorer import ExplorerScreen
 
 SMALL = (80, 24)
 LARGE = (160, 48)
@@ -22,14 +26,16 @@ ADD_RELU, BROKEN = PICTURED
 pytestmark = pytest.mark.usefixtures("from_the_repository")
 
 
-def fully_mounted(explorer) -> bool:
+def fully_mounted(explorer: ExplorerScreen) -> bool:
     """Everything that arrives just after the first frame is in: deferred tabs, Markdown, the plot."""
     return (
         not explorer.query("Deferred") and bool(explorer.query("#lesson-text")) and bool(explorer.query("RuntimePlot"))
     )
 
 
-def settle(*keys: str, done=None, stage: str | None = None, then: str = "", shows: str = ""):
+def settle(
+    *keys: str, done: Path | None = None, stage: str | None = None, then: str = "", shows: str = ""
+) -> Callable[[Pilot[None]], Awaitable[None]]:
     """A ``run_before`` that waits for the engine's hello and presses ``keys``; then waits for the run
     to finish (``done``) or reach a stage; then presses ``then`` and waits until the focused widget
     or the screen is of the type named ``shows``. Every state is waited for, never slept on."""

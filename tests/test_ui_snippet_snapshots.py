@@ -7,6 +7,8 @@ state waited for. Drafts go to each test's own folder (``conftest``), so the dra
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import pytest
 from test_ui_snapshots import fully_mounted
 from test_ui_snippets import snippet_link
@@ -22,7 +24,7 @@ LARGE = (160, 48)
 pytestmark = pytest.mark.usefixtures("from_the_repository")
 
 
-def typed_and_run(text: str, *, run: bool):
+def typed_and_run(text: str, *, run: bool) -> Callable[[Pilot[None]], Awaitable[None]]:
     """Open a new snippet, type ``text`` over the template, run it (if ``run``) and wait for the result."""
 
     async def run_before(pilot: Pilot[None]) -> None:
@@ -38,7 +40,9 @@ def typed_and_run(text: str, *, run: bool):
         app.query_one(SnippetTextArea).cursor_blink = False  # the cursor always shows: no blink phase to catch
         if run:
             await pilot.press("ctrl+r")
-            await wait_for(pilot, lambda: not explorer.runs[explorer.session.document.path].running)
+            document = explorer.session.document
+            assert document is not None
+            await wait_for(pilot, lambda: not explorer.runs[document.path].running)
         await pilot.pause()
 
     return run_before

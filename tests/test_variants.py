@@ -129,11 +129,11 @@ def test_a_variant_that_fails_to_compile_says_why_and_keeps_every_other_column(
 
 def test_compiled_is_the_same_with_variants_beside_it(
     plain: dict[str, Any], with_variants: tuple[dict[str, Any], subprocess.CompletedProcess[str]]
-):
+) -> None:
     data, _ = with_variants
     assert plain["variants"] == {}
 
-    def shape(mode: dict[str, Any]) -> tuple:
+    def shape(mode: dict[str, Any]) -> tuple[object, ...]:
         kernels = [
             (k["short_name"], k["calls"], k["bytes_read"], k["bytes_written"], k["flops"]) for k in mode["kernels"]
         ]
