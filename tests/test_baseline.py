@@ -10,20 +10,18 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
 
 from kernel_tui.commands.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
 from kernel_tui.model.names import short_name
 from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
 from kernel_tui.model.results_file import read_results
 from kernel_tui.text.baseline import (
-    ADDED,
-    CHANGED,
     NO_MEASURABLE_DIFFERENCE,
-    REMOVED,
-    SAME,
     Comparison,
     TimeChange,
     baseline_of,
@@ -218,7 +216,7 @@ def mode(kernels: Sequence[Kernel], time_us: float | None = 1000.0, iqr_us: floa
 
 
 def report(
-    compiled: Sequence[Kernel], eager: Sequence[Kernel] = (), scenario: str = "/a/add.py", **options
+    compiled: Sequence[Kernel], eager: Sequence[Kernel] = (), scenario: str = "/a/add.py", **options: Any
 ) -> ScenarioReport:
     return ScenarioReport(
         scenario=scenario,

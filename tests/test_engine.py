@@ -35,8 +35,10 @@ def test_add_relu_is_two_kernels_eager_and_one_fused_kernel_compiled(engine: Eng
     assert report.ideal_bytes == 12 * MiB and report.ideal_transfers == 3
     assert compiled.compile_s is not None and compiled.compile_s >= 0
     assert compiled.graph_breaks == 0 and compiled.recompiles == 0
+    assert eager.time_us is not None and compiled.time_us is not None
     assert eager.time_us > 0 and compiled.time_us > 0
     # Both times come from one interleaved measurement, with the spread of its rounds' ratios.
+    assert report.speedup_range is not None
     low, high = report.speedup_range
     assert 0 < low <= high and eager.time_iqr_us is not None and compiled.time_iqr_us is not None
     assert all(check.ok for check in report.expect.values()) and len(report.expect) == 5
@@ -98,12 +100,16 @@ def test_sweep_streams_each_point_before_the_report(engine: EngineClient) -> Non
     points = [m.point for m in messages if isinstance(m, SweepPoint)]
     assert [p.size for p in points] == [1024, 4096, 16384]
     assert types.index(SweepPoint) < types.index(Done)
-    assert all(p.eager_us > 0 and p.compiled_us > 0 for p in points)
+    assert all(
+        p.eager_us is not None and p.eager_us > 0 and p.compiled_us is not None and p.compiled_us > 0 for p in points
+    )
     done = messages[-1]
     assert isinstance(done, Done)
     report = done.report
     assert [p.size for p in report.sweep] == [1024, 4096, 16384]
+    assert report.sweep_compiles is not None
     assert report.sweep_compiles >= 1  # the dynamic recompile for new sizes, never a silent fallback
+    assert report.sweep_strategy is not None
     assert "graph(s) compiled" in report.sweep_strategy
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import WriteScenario, measure
@@ -22,14 +23,15 @@ BODY = (
 FN_AND_INPUTS = "def fn(a):\n    return a\ndef inputs(size, device):\n    return (torch.ones(size),)\n"
 
 
-def strict_loads(line: str) -> dict:
+def strict_loads(line: str) -> dict[str, Any]:
     def refuse(constant: str) -> None:
         raise AssertionError(f"not strict JSON: {constant}")
 
-    return json.loads(line, parse_constant=refuse)
+    loaded: dict[str, Any] = json.loads(line, parse_constant=refuse)
+    return loaded
 
 
-def run_json(*args: str) -> tuple[int, list[dict], str]:
+def run_json(*args: str) -> tuple[int, list[dict[str, Any]], str]:
     result = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--no-sweep", "--json", *args],
         capture_output=True,
@@ -94,7 +96,7 @@ def test_inputs_on_the_meta_device_are_an_error_not_a_speedup(
     ids=["exit-at-import", "interrupt-at-import", "exit-in-fn", "interrupt-in-fn", "exit-in-inputs"],
 )
 def test_exits_and_interrupts_in_a_scenario_name_their_stage_and_line(
-    write_scenario: WriteScenario, engine: EngineClient, source, stage, line, message
+    write_scenario: WriteScenario, engine: EngineClient, source: str, stage: str, line: int, message: str
 ) -> None:
     pid = engine.start().pid
     report = measure(engine, write_scenario(source, "ends.py"))
@@ -201,7 +203,7 @@ def test_a_file_python_cannot_decode_is_a_load_error_in_every_command(tmp_path: 
 
 
 async def test_the_explorer_opens_a_folder_of_crafted_files(tmp_path: Path) -> None:
-    from test_ui_support import make_link
+    from test_ui_support import explorer, make_link
 
     from kernel_tui.ui.launch import build_app
 
@@ -215,8 +217,8 @@ async def test_the_explorer_opens_a_folder_of_crafted_files(tmp_path: Path) -> N
         for _ in names:
             await pilot.press("n")
             await pilot.pause()
-        assert len(app.get_explorer().catalog.entries) == len(names)
-        assert all(entry.read_error is not None for entry in app.get_explorer().catalog.entries)
+        assert len(explorer(app).catalog.entries) == len(names)
+        assert all(entry.read_error is not None for entry in explorer(app).catalog.entries)
 
 
 def test_claims_must_be_finite_and_the_json_is_always_strict(write_scenario: WriteScenario) -> None:

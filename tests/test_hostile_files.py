@@ -6,11 +6,13 @@ Every crafted file is made here, by ``hostile_results`` (no committed blobs).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +183,7 @@ class TestNotAFile:
                 pytest.skip("list and run take folders")
             target = str(tmp_path)
         arguments = [command, target] if command != "run" else ["run", "--json", "--timeout", "5", target]
+        code: int | str | None
         try:
             code = main(arguments)
         except SystemExit as usage_error:  # argparse's way: its usage line, then ours
@@ -255,7 +258,7 @@ class TestScenarioTextIsSafe:
 class TestHostileTextInTheView:
     @pytest.mark.parametrize("crafted", [with_text, with_error], ids=["text", "error"])
     async def test_every_screen_shows_it_literally_and_no_control_character(
-        self, crafted: list[Path], tmp_path: Path
+        self, crafted: Callable[[str], dict[str, Any]], tmp_path: Path
     ) -> None:
         path = write(tmp_path, crafted(HOSTILE_TEXT))
         (report,) = read_results(path)
@@ -359,7 +362,7 @@ class TestAHundredCraftedFiles:
             async with app.run_test(size=WIDE) as pilot:
                 await pilot.press("r")
                 shown_path = saved[0].path
-                await wait_for(pilot, lambda a=app, p=shown_path: finished(a, p), what=f"{path.name}'s saved run")
+                await wait_for(pilot, functools.partial(finished, app, shown_path), what=f"{path.name}'s saved run")
                 explorer(app).query_one("#compiled", KernelTable).focus()
                 await pilot.press("g")
                 await pilot.pause()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 from conftest import WriteScenario, measure
 
@@ -26,7 +27,7 @@ def test_a_file_with_fn_is_not_a_snippet() -> None:
 def test_the_rewrite_keeps_line_numbers_and_hoists_imports_and_constants() -> None:
     source = "import math\nSIZE = 2**12\nt = x * 2\nt + y\n"
     module = snippet_module(ast.parse(source))
-    namespace: dict = {}
+    namespace: dict[str, Any] = {}
     exec(compile(module, "snippet.py", "exec"), namespace)
     assert namespace["SIZE"] == 4096
     fn = namespace["fn"]
@@ -40,7 +41,7 @@ def test_every_setting_a_scenario_reads_stays_at_module_level_not_set_up() -> No
     source = 'SIZE = 64\nTRAIN = True\nVARIANTS = {"dyn": {"dynamic": True}}\n(x + y).sin()\n'
     tree = ast.parse(source)
     assert measured_lines(tree) == (4, 4, False)
-    namespace: dict = {}
+    namespace: dict[str, Any] = {}
     exec(compile(snippet_module(tree), "snippet.py", "exec"), namespace)
     assert namespace["TRAIN"] is True and namespace["VARIANTS"] == {"dyn": {"dynamic": True}}
     info = parse_scenario(source, Path("snippet.py"))
@@ -51,7 +52,7 @@ def test_lines_above_the_last_are_set_up_run_once_in_inputs_not_in_fn() -> None:
     source = "(a + b).relu()\nn = 3\nw = x * 2\nx @ w + n\n"
     tree = ast.parse(source)
     assert measured_lines(tree) == (4, 4, True)
-    namespace: dict = {}
+    namespace: dict[str, Any] = {}
     exec(compile(snippet_module(tree), "snippet.py", "exec"), namespace)
     fn = namespace["fn"]
     assert fn.__code__.co_varnames == ("x", "w", "n")
@@ -114,12 +115,12 @@ def test_a_helper_defined_in_the_set_up_is_measured_where_the_last_line_calls_it
     assert report.eager.transfers == 4 and report.compiled.transfers == 2
 
 
-def test_the_signature_names_each_argument_with_its_shape_and_the_output():
+def test_the_signature_names_each_argument_with_its_shape_and_the_output() -> None:
     import torch
 
     from kernel_tui.engine.signature import call_signature
 
-    def fn(a, b, n):
+    def fn(a: torch.Tensor, b: torch.Tensor, n: int) -> tuple[torch.Tensor, torch.Tensor]:
         return a, b
 
     a, b = torch.zeros(3, 4), torch.zeros(2, dtype=torch.int64)

@@ -94,6 +94,7 @@ def test_the_timing_gives_the_report_its_speedup_from_the_rounds(monkeypatch: py
     monkeypatch.setattr(measure, "compare_many", lambda calls, device: skewed)
     report = report_with(1.0, 1.0, (1.0, 1.0))
     timed = measure._timed(report, lambda: None, lambda: None)
+    assert timed.speedup_range is not None and timed.speedup is not None
     low, high = timed.speedup_range
     assert timed.speedup_median == skewed.against(1).ratio and low <= timed.speedup <= high
 
@@ -106,9 +107,13 @@ def test_a_range_too_wide_to_mean_anything_is_said_in_words() -> None:
     wide = replace(report_with(60.0, 30.0, (0.255, 124.0)), speedup_median=2.0)
     assert wide.to_dict()["speedup_too_noisy"] is True
     assert report_with(60.0, 30.0, (1.8, 2.2)).speedup_too_noisy is False
-    (_, (_, _, _, cell, *_)) = variant_rows(wide)[1]
+    (_, cells) = variant_rows(wide)[1]
+    assert cells is not None
+    (_, _, _, cell, *_) = cells
     assert cell == "too noisy"
-    (_, (_, _, _, cell, *_)) = variant_rows(replace(wide, speedup_range=(1.8, 2.2), speedup_median=2.01))[1]
+    (_, cells) = variant_rows(replace(wide, speedup_range=(1.8, 2.2), speedup_median=2.01))[1]
+    assert cells is not None
+    (_, _, _, cell, *_) = cells
     assert cell == "2.01×"
 
 

@@ -10,7 +10,7 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -54,8 +54,8 @@ def link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ClientEngi
     made.close()
 
 
-def read_in_thread(messages) -> tuple[threading.Thread, list]:
-    seen: list = []
+def read_in_thread(messages: Iterable[object]) -> tuple[threading.Thread, list[object]]:
+    seen: list[object] = []
 
     def read() -> None:
         try:
@@ -123,7 +123,7 @@ def test_close_while_the_engine_is_starting_does_not_wait_for_its_hello(
     link: ClientEngineLink, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("STAND_IN_HELLO_DELAY", "30")
-    errors: list = []
+    errors: list[BaseException] = []
 
     def start() -> None:
         try:

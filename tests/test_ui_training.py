@@ -137,6 +137,7 @@ async def test_the_prediction_asks_each_sections_kernels_and_the_saved_arrays(
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen), what="the predict dialog")
         dialog = app.screen
+        assert isinstance(dialog, PredictScreen)
         assert dialog.quantities == (
             "eager_forward",
             "compiled_forward",
@@ -153,6 +154,7 @@ async def test_the_prediction_asks_each_sections_kernels_and_the_saved_arrays(
         for value in ("3", "1", "2", "1", "1", "0"):
             await pilot.press(*value, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
+        assert isinstance(app.screen, RevealScreen)
         answer = app.screen.answer
         assert answer.measured == {
             "eager_forward": 3,
