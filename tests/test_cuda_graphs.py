@@ -30,7 +30,7 @@ def test_the_input_copy_reads_and_writes_each_input_once() -> None:
     assert (copy.name, copy.bytes_read, copy.bytes_written) == (FOREACH_COPY, 8192, 8192)
 
 
-def test_a_replay_joins_the_copy_and_each_kernel_to_their_bytes():
+def test_a_replay_joins_the_copy_and_each_kernel_to_their_bytes() -> None:
     """The replay as a profile shows it: the input copy under ``_foreach_copy_``, then the graph's kernels,
     all launched by the one ``cudaGraphLaunch`` and carrying its correlation id. A ``record_function`` range
     pushes no External id, so the replay and its kernels link to no operator (linked id 0)."""

@@ -14,7 +14,9 @@ import termios
 import textwrap
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO, measure, overdue, within
@@ -49,7 +51,7 @@ def busy_scenario(folder: Path, pids: Path) -> Path:
     return path
 
 
-def wait_for(predicate, timeout: float, step: float = 0.05) -> bool:
+def wait_for(predicate: Callable[[], bool], timeout: float, step: float = 0.05) -> bool:
     """Whether ``predicate()`` came true within ``timeout`` seconds, scaled by how busy the machine is."""
     started = time.monotonic()
     while not overdue(started, timeout):
@@ -59,11 +61,11 @@ def wait_for(predicate, timeout: float, step: float = 0.05) -> bool:
     return predicate()
 
 
-STARTED: list[subprocess.Popen] = []
+STARTED: list[subprocess.Popen[Any]] = []
 
 
 @pytest.fixture(autouse=True)
-def _no_front_end_outlives_its_test():
+def _no_front_end_outlives_its_test() -> Iterator[None]:
     """A failing test must not leave its front end, engine and sleepers behind for the rest of the suite."""
     yield
     while STARTED:
@@ -79,7 +81,7 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def start_front_end(args: list[str], **options) -> subprocess.Popen:
+def start_front_end(args: list[str], **options: Any) -> subprocess.Popen[str]:
     front_end = subprocess.Popen(
         [sys.executable, "-m", "kernel_tui", *args],
         stdout=subprocess.PIPE,
@@ -93,7 +95,7 @@ def start_front_end(args: list[str], **options) -> subprocess.Popen:
     return front_end
 
 
-def busy_pids(pids: Path, front_end: subprocess.Popen) -> list[int]:
+def busy_pids(pids: Path, front_end: subprocess.Popen[str]) -> list[int]:
     assert wait_for(
         lambda: pids.exists() and len(pids.read_text().split()) == 3 or front_end.poll() is not None, 180
     ), "the scenario never got busy"
@@ -103,7 +105,9 @@ def busy_pids(pids: Path, front_end: subprocess.Popen) -> list[int]:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda sig: sig.name)
-def test_a_signal_to_run_ends_its_engine_and_everything_the_scenario_started(tmp_path: Path, sig) -> None:
+def test_a_signal_to_run_ends_its_engine_and_everything_the_scenario_started(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
     pids = tmp_path / "pids"
     front_end = start_front_end(["run", "--device", "cpu", "--no-sweep", str(busy_scenario(tmp_path, pids))])
     engine_and_children = busy_pids(pids, front_end)
@@ -222,7 +226,7 @@ def test_ctrl_c_delivered_to_a_reader_thread_still_ends_run(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda sig: sig.name)
-def test_a_signal_to_the_app_quits_it_as_ctrl_q_does(sig) -> None:
+def test_a_signal_to_the_app_quits_it_as_ctrl_q_does(sig: signal.Signals) -> None:
     """The explorer on a terminal: a signal gives the terminal back (leaves the alternate screen) and ends the
     engine, as quitting does, instead of killing the app mid-frame with the terminal still in its hands."""
     controller, terminal = pty.openpty()

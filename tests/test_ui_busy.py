@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from replay import ReplayEngineLink
+from rich.console import Group
+from rich.text import Text
 from test_ui_support import DATA, RECORDINGS, explorer, finished, make_app, wait_for
 
 from kernel_tui.model.machine_load import MachineLoad
@@ -24,7 +27,7 @@ NOISY = "noisy: the profiled kernel times add up to 39.39 ms, more than the 6.53
 BUSY = MachineLoad(load_avg=11.2, cores=2, steal_pct=0.0, disagreement=73.3)
 
 
-def cut_short(report: dict) -> None:
+def cut_short(report: dict[str, Any]) -> None:
     """The recording's report as a loaded engine sends it: the sweep cut after 2^16, its claim unmeasured."""
     for point in report.get("sweep", ()):
         if point["size"] > 2**16:
@@ -56,7 +59,8 @@ async def test_the_explorer_says_why_the_sweep_ended_and_that_the_machine_was_bu
         assert chart.border_subtitle is not None
         assert chart.border_subtitle.startswith("ended before 2^18: about 103 s, budget 90 s")
         summary = screen.query_one(SummaryStrip)
-        lines = [line.plain for line in summary.content.renderables]
+        assert isinstance(summary.content, Group)
+        lines = [cast(Text, line).plain for line in summary.content.renderables]  # the strip's lines are Text
         assert f"⚠ {ENDED}" in lines
         assert any(
             line.startswith("EXPECT ") and f"? sweep_compiles: claimed 1, not measured: {ENDED}" in line
@@ -64,5 +68,8 @@ async def test_the_explorer_says_why_the_sweep_ended_and_that_the_machine_was_bu
         )
         assert f"⚠ {BUSY.sentence()}" in lines and RETRY_KEYS in lines
         assert "✗" not in " ".join(lines)
-        assert "times ⚠ noisy" in screen.query_one("#eager", KernelTable).border_subtitle
-        assert "noisy" not in screen.query_one("#compiled", KernelTable).border_subtitle
+        eager_subtitle = screen.query_one("#eager", KernelTable).border_subtitle
+        compiled_subtitle = screen.query_one("#compiled", KernelTable).border_subtitle
+        assert eager_subtitle is not None and compiled_subtitle is not None
+        assert "times ⚠ noisy" in eager_subtitle
+        assert "noisy" not in compiled_subtitle

@@ -42,16 +42,19 @@ def test_each_compiled_kernel_names_the_eager_ops_and_lines_it_replaced(engine: 
     assert (relu.aten_ops, relu.lines) == (("aten::relu",), (FN_LINE,))
     assert set(fused.aten_ops) == {"aten::add", "aten::relu"} and fused.lines == (FN_LINE,)
     assert add.fused_into == relu.fused_into == ("cpp_fused_add_relu_0",)
+    assert fused.code is not None
     assert "in_ptr0" in fused.code and "out_ptr0" in fused.code
     assert add.code is None
 
 
 def test_bandwidth_is_bytes_over_time_against_the_measured_ceiling(engine: EngineClient) -> None:
     report = measure(engine, DATA / "add_relu.py")
+    assert report.bandwidth_ceiling_gbs is not None
     assert report.bandwidth_ceiling_gbs > 0
     assert report.eager is not None
     assert report.compiled is not None
     for kernel in report.eager.kernels + report.compiled.kernels:
+        assert kernel.bytes_total is not None and kernel.time_us is not None and kernel.gbs is not None
         assert kernel.gbs == pytest.approx(kernel.bytes_total / kernel.time_us / 1e3)
         assert kernel.ceiling_pct == pytest.approx(100 * kernel.gbs / report.bandwidth_ceiling_gbs)
 
