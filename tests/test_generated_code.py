@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from kernel_tui.engine.generated_code import kernel_definition, kernel_params, loads_pointer, original_aten
+
+if TYPE_CHECKING:
+    import torch
+
+    from kernel_tui.engine.traffic import Traffic
 
 WRAPPER = """
 
@@ -39,8 +45,11 @@ def test_parameters_in_order_for_triton_and_cpp() -> None:
 
 
 def test_kernel_source_and_original_aten_ops() -> None:
-    assert kernel_definition(WRAPPER, "triton_poi_fused_add_relu_0").lstrip().startswith("@triton.jit")
-    assert 'extern "C"' in kernel_definition(WRAPPER, "cpp_fused_gelu_native_layer_norm_0")
+    triton_kernel = kernel_definition(WRAPPER, "triton_poi_fused_add_relu_0")
+    cpp_kernel = kernel_definition(WRAPPER, "cpp_fused_gelu_native_layer_norm_0")
+    assert triton_kernel is not None and cpp_kernel is not None
+    assert triton_kernel.lstrip().startswith("@triton.jit")
+    assert 'extern "C"' in cpp_kernel
     assert original_aten(WRAPPER, "triton_poi_fused_add_relu_0") == ("aten::add", "aten::relu")
     assert original_aten(WRAPPER, "cpp_fused_gelu_native_layer_norm_0") == ()
 
@@ -82,11 +91,11 @@ def test_a_template_kernels_named_inputs_are_read(tmp_path: Path) -> None:
 
     path = tmp_path / "wrapper.py"
     path.write_text(TEMPLATE_WRAPPER)
-    module = types.ModuleType("wrapper")
+    module: Any = types.ModuleType("wrapper")  # a wrapper module, with the kernel attribute generated ones have
     module.__file__ = str(path)
     module.triton_tem_fused_mm_0 = types.SimpleNamespace(run=lambda *args, **kwargs: None)
     a, b, out = torch.ones(64, 32), torch.ones(32, 16), torch.empty(64, 16)
-    records = []
+    records: list[Traffic] = []
     with recording_kernels(records, [module]):
         module.triton_tem_fused_mm_0.run(a, b, out, 64, stream=0)
     assert [(r.name, r.bytes_read, r.bytes_written) for r in records] == [
@@ -95,13 +104,13 @@ def test_a_template_kernels_named_inputs_are_read(tmp_path: Path) -> None:
     assert records[0].aten_ops == ("aten::mm",)
 
 
-def test_a_torch_ops_fallback_in_a_real_cpu_wrapper_has_bytes():
+def test_a_torch_ops_fallback_in_a_real_cpu_wrapper_has_bytes() -> None:
     """Inductor writes ``torch.ops.aten.sort.stable(buf0, ...)`` for a sort: one library launch, with bytes."""
     import torch
 
     from kernel_tui.engine.generated_code import compiled_traffic
 
-    def fn(x):
+    def fn(x: torch.Tensor) -> torch.Tensor:
         return torch.sort(x * 2).values + 1
 
     x = torch.randn(64, 64)
@@ -117,7 +126,7 @@ def test_a_torch_ops_fallback_in_a_real_cpu_wrapper_has_bytes():
     assert [r.name for r in records if r.name.startswith("cpp_")] == ["cpp_fused_mul_0", "cpp_fused_add_1"]
 
 
-def _fake_cuda(*shapes):
+def _fake_cuda(*shapes: int) -> tuple[torch.Tensor, ...]:
     import torch
     from torch._subclasses.fake_tensor import FakeTensorMode
 
@@ -138,11 +147,11 @@ def test_a_device_copy_in_a_real_gpu_wrapper_has_bytes() -> None:
     ]
 
 
-def test_original_aten_past_a_long_graph_fragment_comment():
+def test_original_aten_past_a_long_graph_fragment_comment() -> None:
     """A long chain fused into one Triton kernel gets a comment far longer than 4,000 characters."""
     from kernel_tui.engine.preview import generate_for_gpu
 
-    def chain(x):
+    def chain(x: torch.Tensor) -> torch.Tensor:
         for _ in range(30):
             x = (x * 1.5).sin()
         return x.cos()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,9 +27,10 @@ from textual.widgets._header import HeaderTitle
 
 from kernel_tui.model.report import ScenarioError
 from kernel_tui.transport.client import EngineDied
-from kernel_tui.transport.protocol import Done, Partial, Progress, SweepPoint
+from kernel_tui.transport.protocol import Done, Partial, Progress, RunMessage, SweepPoint
 from kernel_tui.ui import describe
 from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.engine_link import CompileVariants
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
@@ -188,9 +191,13 @@ class TestSweep:
             gate.release_until(stage="sweep")
             await wait_for(pilot, lambda: explorer(app).runs[ADD_RELU].stage == "sweep")
             assert chart.points == []
+
+            def points_shown(count: int) -> bool:
+                return len(chart.points) == count
+
             for count in range(1, 7):
                 gate.release_until(kind=SweepPoint)
-                await wait_for(pilot, lambda count=count: len(chart.points) == count, what=f"point {count}")
+                await wait_for(pilot, functools.partial(points_shown, count), what=f"point {count}")
                 assert explorer(app).runs[ADD_RELU].running
                 assert "sweep" in status(app)
             assert [point.size for point in chart.points] == [2**10, 2**12, 2**14, 2**16, 2**18, 2**20]
@@ -207,7 +214,9 @@ class TestSweep:
             assert app.no_color
             await pilot.press("s")
             await wait_for(pilot, lambda: finished(app))
-            drawn = explorer(app).query_one("RuntimePlot").render().plain
+            rendered = explorer(app).query_one("RuntimePlot").render()
+            assert isinstance(rendered, Text)
+            drawn = rendered.plain
             assert "•" in drawn and "×" in drawn
 
     async def test_a_scenarios_results_come_back_when_returning_to_it(self) -> None:
@@ -308,23 +317,27 @@ class TestErrors:
             assert "ui_add_relu.py: engine: no recording for ui_add_relu.py" in status(app)
             assert explorer(app).runs[ADD_RELU].status is RunStatus.FAILED
 
-    async def test_a_bug_in_the_worker_ends_the_run_with_its_traceback(self):
+    async def test_a_bug_in_the_worker_ends_the_run_with_its_traceback(self) -> None:
         link = make_link()
 
-        def broken_run(path, *, sweep, size=None, variants=None):
-            def messages():
+        def broken_run(
+            path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
+        ) -> Iterator[RunMessage]:
+            def messages() -> Iterator[RunMessage]:
                 yield Progress(1, "load", "")
                 raise ValueError("a bug, not an engine death")
 
             return messages()
 
-        link.run = broken_run
+        link.run = broken_run  # type: ignore[method-assign]  # this one link's run has a bug, as a worker might
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
             await wait_for(pilot, lambda: finished(app))
             assert "the app failed talking to the engine" in status(app)
-            assert "ValueError: a bug" in explorer(app).runs[ADD_RELU].error.details
+            error = explorer(app).runs[ADD_RELU].error
+            assert error is not None
+            assert "ValueError: a bug" in error.details
             await pilot.press("r")  # and the app is still usable
             assert explorer(app).runs[ADD_RELU].running or finished(app)
 
@@ -423,10 +436,14 @@ class TestLayout:
             screen.run_size = 4096
             engine = describe.engine_line(screen.hello, None)
             await pilot.pause()
+
+            def tabbed(tabs: bool) -> bool:
+                return bool(screen.query(TabbedContent)) == tabs
+
             for size in (SMALL, WIDE, SMALL):
                 tabs = size == SMALL
                 await pilot.resize_terminal(*size)
-                await wait_for(pilot, lambda tabs=tabs: bool(screen.query(TabbedContent)) == tabs)
+                await wait_for(pilot, functools.partial(tabbed, tabs))
                 # On a small terminal the chart and the summary are mounted with their tabs, after the list.
                 await wait_for(pilot, lambda: bool(screen.query(RuntimeChart)) and bool(screen.query(SummaryStrip)))
                 scenarios = screen.query_one(ScenarioList)
