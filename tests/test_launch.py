@@ -11,6 +11,7 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import WriteScenario, measure
@@ -53,9 +54,11 @@ def test_launch_round_trips_through_json_and_the_protocol() -> None:
     row = data["compiled"]["kernels"][0]["launch"]
     assert row["grid"] == [1024, 1, 1] and row["block"] == [128, 1, 1] and row["threads"] == 131072
     assert row["elements_per_thread"] == 8
-    assert ScenarioReport.from_dict(data).compiled.kernels[0].launch == launch
+    read_back = ScenarioReport.from_dict(data)
+    assert read_back.compiled is not None
+    assert read_back.compiled.kernels[0].launch == launch
     message = decode(encode(Done(run_id=1, report=report)))
-    assert message.report.compiled is not None
+    assert isinstance(message, Done) and message.report.compiled is not None
     assert isinstance(message, Done) and message.report.compiled.kernels[0].launch == launch
 
 
@@ -63,7 +66,9 @@ def test_results_saved_before_launches_still_open() -> None:
     data = json.loads(json.dumps(_report(None).to_dict()))
     assert data["compiled"]["kernels"][0]["launch"] is None
     del data["compiled"]["kernels"][0]["launch"]
-    assert ScenarioReport.from_dict(data).compiled.kernels[0].launch is None
+    read_back = ScenarioReport.from_dict(data)
+    assert read_back.compiled is not None
+    assert read_back.compiled.kernels[0].launch is None
 
 
 def test_the_line_says_what_multiplies_out() -> None:
@@ -102,7 +107,7 @@ def test_triton_code_has_no_cpu_threads() -> None:
 # -- a GPU: the profiler's kernel events, replayed from real traces ----------------------------------------------
 
 
-def _raw_kernels(name: str) -> dict[tuple[str, float], dict]:
+def _raw_kernels(name: str) -> dict[tuple[str, float], dict[str, Any]]:
     raw = trace_events(TRACES / name)
     origin = min(e["ts"] for e in raw)
     return {(e["name"], float(e["ts"]) - origin): e["args"] for e in raw if e["cat"] == "kernel"}
@@ -117,6 +122,7 @@ def test_every_kernel_launch_carries_the_traces_grid_block_and_occupancy(name: s
         args = expected[(launch.name, launch.start_us)]
         shape = launch.shape
         assert shape is not None, launch.name
+        assert shape.grid is not None and shape.block is not None
         assert list(shape.grid) == args["grid"] and list(shape.block) == args["block"]
         assert shape.threads == math.prod(args["grid"]) * math.prod(args["block"])
         assert shape.warps == -(-math.prod(args["block"]) // WARP_SIZE)
@@ -147,6 +153,7 @@ def test_a_rocm_trace_keeps_grid_and_block_but_derives_nothing() -> None:
         kernels = [e for e in json.load(handle)["traceEvents"] if e.get("cat") == "kernel"]
     args = kernels[0]["args"]
     launch = metadata_launch(json.dumps(args)[1:-1])
+    assert launch is not None and launch.grid is not None
     assert launch is not None and list(launch.grid) == args["grid"] and launch.threads is None
     assert launch.note == NOT_CUPTI_NOTE
 
@@ -206,6 +213,7 @@ def inputs(size, device):
 
 def _multiplies_out(launch: KernelLaunch | None, elements: int) -> KernelLaunch:
     assert launch is not None and launch.grid is not None and launch.block is not None
+    assert launch.warps is not None
     assert launch.block == (WARP_SIZE * launch.warps, 1, 1)
     assert launch.threads == math.prod(launch.grid) * math.prod(launch.block)
     assert launch.elements == elements
@@ -221,6 +229,7 @@ def test_a_fused_pointwise_kernels_launch_in_the_preview(
     assert report.compiled is not None
     (kernel,) = report.compiled.kernels
     launch = _multiplies_out(kernel.launch, 2**20)
+    assert launch.config is not None
     xblock = launch.config["XBLOCK"]
     assert launch.grid == (2**20 // xblock, 1, 1)
     assert (xblock, launch.warps, launch.elements_per_thread) == (1024, 4, 8)
@@ -238,10 +247,13 @@ def test_a_full_sums_two_kernels_show_their_launches(
     assert report.compiled is not None
     split, final = report.compiled.kernels
     first = _multiplies_out(split.launch, 2**20)
+    assert first.grid is not None and first.config is not None
     partials = math.prod(first.grid)
     second = _multiplies_out(final.launch, partials)
     assert re.match(r"triton_red_", split.name) and re.match(r"triton_per_", final.name)
+    assert second.grid is not None
     assert first.config["R0_BLOCK"] > 0 and math.prod(second.grid) == 1
+    assert first.elements_per_thread is not None
     assert first.elements_per_thread > 1, "each thread of the split loops over several elements"
 
 
@@ -282,6 +294,7 @@ def test_lesson_25s_cpu_kernel_splits_one_loop_and_gives_the_other_to_one_thread
     assert report.compiled is not None
     (kernel,) = report.compiled.kernels
     assert kernel.launch is not None and kernel.launch.threads == report.threads
+    assert report.threads is not None and kernel.code is not None
     if report.threads > 1:
         loops = re.findall(
             r"#pragma omp (for|single)\s*\{?\s*(?:\{\s*)*for\(.*?<static_cast<int64_t>\((\d+)L\)", kernel.code

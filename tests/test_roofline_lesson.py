@@ -5,9 +5,12 @@ lesson 20 on the CUDA preview, where FLOPs and intensity follow from shapes alon
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from conftest import REPO, measure
 
+from kernel_tui.model.report import Kernel
 from kernel_tui.model.roofline import COMPUTE_BOUND, MEMORY_BOUND, OVERHEAD_BOUND
 from kernel_tui.transport.client import EngineClient
 
@@ -19,7 +22,7 @@ TANH_FLOPS = SIDE * SIDE
 """One operation per element written."""
 
 
-def by_ops(kernels) -> dict[str, object]:
+def by_ops(kernels: Sequence[Kernel]) -> dict[str, Kernel]:
     return {"mm" if any("mm" in op for op in kernel.aten_ops) else "tanh": kernel for kernel in kernels}
 
 

@@ -12,15 +12,17 @@ from test_ui_support import DATA, SnapCompare, explorer, finished, make_app, sho
 from textual.pilot import Pilot
 
 from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
-from kernel_tui.model.report import Kernel
+from kernel_tui.model.report import Kernel, ModeResult
 from kernel_tui.text.by_line import LineWork, line_work
 from kernel_tui.text.line_changes import aligned_lines, line_changes
+from kernel_tui.transport.protocol import Done
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.code_gutter import CURSOR_MARK
 from kernel_tui.ui.code_links import CodeLinks
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import LINE_MARK, KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
+from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
 WHICH_LINE = Path("tests/data/which_line.py")
 THEN_BREAK = DATA / "ui_which_line_then_break_messages.json"
@@ -34,7 +36,7 @@ FUSED = "cpp_fused_add_mul_relu_0"
 pytestmark = pytest.mark.usefixtures("from_the_repository")
 
 
-def which_line_app():
+def which_line_app() -> KernelTuiApp:
     link = ReplayEngineLink.from_files(RECORDING)
     # Editing the file opens it as a draft of its own, run under the draft's name: the same code, recorded once.
     link.recordings["which_line-1.py"] = link.recordings["which_line.py"]
@@ -102,7 +104,7 @@ async def test_the_editors_cursor_line_marks_its_kernels_in_both_tables() -> Non
         assert screen.session.document is not None
         draft = screen.session.document.path
         await wait_for(pilot, lambda: finished(app, draft), what="the draft's run")
-        text_area = screen.query_one("#snippet-text")
+        text_area = screen.query_one("#snippet-text", SnippetTextArea)
         text_area.move_cursor((6, 4))  # line 7, 0-based 6
         eager, compiled = screen.query_one("#eager", KernelTable), screen.query_one("#compiled", KernelTable)
         await wait_for(pilot, lambda: eager.marked_line == 7 == compiled.marked_line, what="line 7 marked")
@@ -245,6 +247,7 @@ async def pin_then_run_the_edit(pilot: Pilot[None]) -> None:
     screen = explorer(pilot.app)
     await pilot.press("B")
     assert screen.baselines.is_pinned(screen.runs[WHICH_LINE])
+    assert isinstance(screen.link, ReplayEngineLink)
     screen.link.recordings[WHICH_LINE.name] = Recording.load(THEN_BREAK)
     first = screen.runs[WHICH_LINE]
     await pilot.press("r")
@@ -284,7 +287,9 @@ async def test_with_a_baseline_pinned_the_gutter_marks_each_line_whose_kernels_c
 
 
 def test_a_line_inserted_above_moves_the_baselines_lines_rather_than_marking_them_changed() -> None:
-    report = Recording.load(RECORDING).messages[-1].report
+    done = Recording.load(RECORDING).messages[-1]
+    assert isinstance(done, Done)
+    report = done.report
     source = WHICH_LINE.read_text()
     shifted = replace(
         report,
@@ -314,7 +319,8 @@ def test_a_block_rewritten_into_more_lines_is_not_paired_by_guess() -> None:
     assert aligned_lines(None, new) is None
 
 
-def _shifted(mode):
+def _shifted(mode: ModeResult | None) -> ModeResult:
+    assert mode is not None
     return replace(
         mode,
         kernels=tuple(
