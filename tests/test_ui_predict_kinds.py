@@ -21,7 +21,7 @@ from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
 COURSE = REPO / "scenarios"
 
 
-def lesson_app(lesson: str, recording: str) -> KernelTuiApp:
+def lesson_app(lesson: str, recording: str) -> tuple[KernelTuiApp, ReplayEngineLink]:
     link = ReplayEngineLink.from_files(DATA / recording)
     return make_app(link, paths=(COURSE / lesson,), course=COURSE), link
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from replay import ReplayEngineLink
 from test_ui_support import ADD_RELU, DATA, RECORDINGS, make_app, shown_text, wait_for
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from kernel_tui.model.roofline import MEMORY_BOUND, achieved_gflops, bound, dominant_bound, intensity
 from kernel_tui.ui.app import KernelTuiApp
@@ -25,6 +27,7 @@ from kernel_tui.ui.widgets.roofline_plot import (
     roof_lines,
 )
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 
 BANDWIDTH_GBS, MATMUL_GFLOPS = 12.0, 48.0  # a ridge of 4 FLOPs per byte
 ELEMENTS = 2**20
@@ -32,7 +35,7 @@ FLOPS = {"aten::add": ELEMENTS, "aten::relu": ELEMENTS, "cpp_fused_add_relu_0": 
 """One operation per element per elementwise op (the counting rule), at the recording's size."""
 
 
-def with_roofline(report: dict) -> None:
+def with_roofline(report: dict[str, Any]) -> None:
     """Give a recorded report what a roofline-aware engine sends: FLOPs per kernel and the two ceilings."""
     ridge = MATMUL_GFLOPS / BANDWIDTH_GBS
     report["ceilings"] = {"bandwidth_gbs": BANDWIDTH_GBS, "matmul_gflops": MATMUL_GFLOPS, "dtype": "float32"}
@@ -59,7 +62,7 @@ def roofline_app(tmp_path: Path) -> KernelTuiApp:
     return make_app(ReplayEngineLink.from_files(recording, *RECORDINGS[1:]))
 
 
-async def show_roofline(pilot: Pilot[None]) -> tuple[RuntimeChart, object]:
+async def show_roofline(pilot: Pilot[None]) -> tuple[RuntimeChart, RuntimePlot]:
     await pilot.press("s")  # with the sweep, so that runtime mode has lines to come back to
     assert isinstance(pilot.app, KernelTuiApp)
     explorer = pilot.app.get_explorer()
@@ -68,7 +71,7 @@ async def show_roofline(pilot: Pilot[None]) -> tuple[RuntimeChart, object]:
     await pilot.press("b", "b")
     chart = explorer.query_one(RuntimeChart)
     await wait_for(pilot, lambda: bool(chart.query("RuntimePlot")))
-    plot = chart.query_one("RuntimePlot")
+    plot = chart.query_one("RuntimePlot", RuntimePlot)
     await wait_for(pilot, lambda: MEMORY_ROOF in plot.drawn, what="the roofline")
     return chart, plot
 
@@ -87,6 +90,7 @@ async def test_b_reaches_the_roofline_with_both_ceilings_and_the_kernels(
         assert eager_x == pytest.approx([ELEMENTS / 12582912, ELEMENTS / 8388608])  # add, relu: FLOPs per byte
         assert eager_y[0] == pytest.approx(ELEMENTS / 1755.908 / 1e3)
         assert plot.drawn["compiled"][0] == pytest.approx([2 * ELEMENTS / 12582912])
+        assert chart.border_subtitle is not None
         assert "ridge 4.00 FLOP/B" in chart.border_subtitle and "b runtime" in chart.border_subtitle
         text = shown_text(plot)
         assert "ridge 4.00" in text and "cpp…d_relu_0" in text
@@ -127,7 +131,7 @@ async def test_without_flops_the_roofline_says_why_instead_of_drawing() -> None:
         assert explorer is not None
         chart = explorer.query_one(RuntimeChart)
         await wait_for(pilot, lambda: chart.mode == "roofline")
-        assert "nothing to place" in str(chart.query_one("#chart-hint").content)
+        assert "nothing to place" in str(chart.query_one("#chart-hint", Static).content)
 
 
 def test_the_roof_bends_at_the_ridge() -> None:
@@ -153,6 +157,7 @@ async def test_each_row_says_which_side_of_the_ridge_it_sits(roofline_app: Kerne
             dict(zip(eager.plan.keys, (getattr(v, "plain", str(v)) for v in eager.get_row_at(row)))) for row in range(2)
         ]
         assert [cell["roof"] for cell in cells] == ["0.083 memory", "0.12 memory"]  # ridge 4 FLOP/B
+        assert eager.border_subtitle is not None
         assert "memory-bound 100%" in eager.border_subtitle
 
 
