@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -19,10 +20,11 @@ from test_ui_support import ADD_RELU, DATA, RECORDINGS, explorer, make_app, show
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, TabbedContent
 
-from kernel_tui.transport.protocol import Done, Partial
+from kernel_tui.transport.protocol import Done, Partial, RunMessage
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.drafts import TEMPLATE, DraftStore, snippets_dir
+from kernel_tui.ui.drafts import TEMPLATE, Draft, DraftStore, snippets_dir
+from kernel_tui.ui.engine_link import CompileVariants
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
@@ -30,6 +32,7 @@ from kernel_tui.ui.screens.help import HelpScreen
 from kernel_tui.ui.screens.prompt import PromptScreen
 from kernel_tui.ui.screens.restore_drafts import RestoreDraftsScreen
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
+from kernel_tui.ui.snippet_doc import SnippetDocument
 from kernel_tui.ui.snippet_session import parse_size
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
@@ -50,7 +53,9 @@ class SnippetLink(ReplayEngineLink):
     plays: str = ADD_RELU_RECORDING
     asked: list[tuple[Path, int | None, str]] = field(default_factory=list)
 
-    def run(self, path, *, sweep, size=None, variants=None):
+    def run(
+        self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
+    ) -> Iterator[RunMessage]:
         path = Path(path)
         self.asked.append((path, size, path.read_text(encoding="utf-8")))
         self.recordings[path.name] = self.recordings[self.plays]
@@ -66,6 +71,13 @@ def _quick_timers(monkeypatch: pytest.MonkeyPatch) -> None:
     # The same debounce and polling, only faster, so the tests need not wait whole seconds.
     monkeypatch.setattr(SnippetWorkbench, "AUTOSAVE_DELAY_S", 0.05)
     monkeypatch.setattr(SnippetWorkbench, "WATCH_INTERVAL_S", 0.05)
+
+
+def open_document(app: KernelTuiApp) -> SnippetDocument:
+    """The snippet open in the editor (the test has opened one)."""
+    document = explorer(app).session.document
+    assert document is not None
+    return document
 
 
 def editor(app: KernelTuiApp) -> SnippetEditor:
@@ -139,12 +151,14 @@ class TestEditor:
             await pilot.press("z")
             await answer_prompt(pilot, "2**12")
             assert explorer(app).run_size == 4096
-            assert "size 4,096" in explorer(app).title
+            title = explorer(app).title
+            assert title is not None
+            assert "size 4,096" in title
             await new_snippet(pilot, "(a + b).relu()")
             await pilot.press("ctrl+r")
             await wait_for(pilot, lambda: run_done(app), what="the snippet's run")
             path, size, text = link.asked[-1]
-            assert (path, size, text) == (explorer(app).session.document.path, 4096, "(a + b).relu()")
+            assert (path, size, text) == (open_document(app).path, 4096, "(a + b).relu()")
             eager = explorer(app).query_one("#eager", KernelTable)
             assert [kernel.short_name for kernel in eager.kernels] == ["aten::add", "aten::relu"]
             assert "✓ done" in status(app)
@@ -169,7 +183,7 @@ class TestEditor:
             assert "measured: line 2; lines above run once as set-up" in note(app)
 
     @pytest.mark.parametrize("size", [WIDE, SMALL])
-    async def test_the_tables_header_says_the_shapes_in_and_out(self, size) -> None:
+    async def test_the_tables_header_says_the_shapes_in_and_out(self, size: tuple[int, int]) -> None:
         link = snippet_link()
         signed = "x: (1048576,) float32, y: (1048576,) float32 → () float32"
         recording = link.recordings[ADD_RELU_RECORDING]
@@ -216,7 +230,7 @@ class TestErrors:
             await new_snippet(pilot, typed)
             await pilot.press("ctrl+r")
             await wait_for(pilot, lambda: run_done(app))
-            assert explorer(app).runs[explorer(app).session.document.path].status is RunStatus.FAILED
+            assert explorer(app).runs[open_document(app).path].status is RunStatus.FAILED
             assert text_area(app).text == typed
             assert text_area(app).error_line == 3
             assert text_area(app).cursor_location == (2, 0)
@@ -264,14 +278,16 @@ class TestErrors:
         class PrintingLink(SnippetLink):
             printed: list[str] = field(default_factory=list)
 
-            def run(self, path, **options):
+            def run(
+                self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
+            ) -> Iterator[RunMessage]:
                 self.printed.append(f"printed while running {Path(path).name}\n")
-                return super().run(path, **options)
+                return super().run(path, sweep=sweep, size=size, variants=variants)
 
-            def output(self, since=0, until=None):
+            def output(self, since: int = 0, until: int | None = None) -> str:
                 return "".join(self.printed[since:until])
 
-            def output_mark(self):
+            def output_mark(self) -> int:
                 return len(self.printed)
 
         link = PrintingLink.from_files(*RECORDINGS, TYPO, SYNTAX, plays="snippets/ui_snippet_syntax.py")
@@ -327,7 +343,7 @@ class TestErrors:
             link.plays = ADD_RELU_RECORDING
             await replace_text(pilot, "(a + b).relu()")
             await pilot.press("ctrl+r")
-            await wait_for(pilot, lambda: run_done(app) and explorer(app).session.document.error is None)
+            await wait_for(pilot, lambda: run_done(app) and open_document(app).error is None)
             assert text_area(app).error_line is None
             assert "NameError" not in note(app)
 
@@ -347,7 +363,7 @@ class TestSave:
             saved = snippets_dir() / "snippet.py"
             await wait_for(pilot, lambda: saved.exists())
             assert saved.read_text() == "(x * 2).exp()\n"
-            assert explorer(app).session.document.origin == saved.resolve()
+            assert open_document(app).origin == saved.resolve()
             assert "unsaved" not in note(app)
             # Saving again goes to the same file without asking.
             await pilot.press("end")
@@ -399,7 +415,7 @@ class TestOpen:
             await pilot.press("n", "e")
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert text_area(app).text == "(x + y).sigmoid()\n"
-            assert explorer(app).session.document.origin == mine.resolve()
+            assert open_document(app).origin == mine.resolve()
             await pilot.press("end")
             await type_text(pilot, " * 2")
             await pilot.press("ctrl+s")
@@ -456,7 +472,7 @@ class TestOpen:
             await answer_prompt(pilot, str(other))
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert text_area(app).text == "z.cos()\n"
-            assert explorer(app).session.document.origin == other.resolve()
+            assert open_document(app).origin == other.resolve()
 
 
 class TestChangesOnDisk:
@@ -472,7 +488,7 @@ class TestChangesOnDisk:
             mine.write_text("a.relu() + b.sigmoid()\n")
             await wait_for(pilot, lambda: text_area(app).text == "a.relu() + b.sigmoid()\n", what="the reload")
             assert any("Reloaded" in message for message in notifications(app))
-            assert explorer(app).session.document.path.read_text() == "a.relu() + b.sigmoid()\n", "the draft follows"
+            assert open_document(app).path.read_text() == "a.relu() + b.sigmoid()\n", "the draft follows"
 
     async def test_unsaved_edits_are_not_clobbered(self, tmp_path: Path) -> None:
         mine = tmp_path / "mine.py"
@@ -496,7 +512,7 @@ class TestDrafts:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(b - c).abs()")
-            draft = explorer(app).session.document.path
+            draft = open_document(app).path
             await wait_for(pilot, lambda: draft.read_text() == "(b - c).abs()", what="the autosave")
 
     async def test_quitting_from_the_editor_writes_what_was_just_typed(self, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -504,7 +520,7 @@ class TestDrafts:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(a - b).square()")
-            draft = explorer(app).session.document.path
+            draft = open_document(app).path
             assert draft.read_text() == TEMPLATE
             await pilot.press("ctrl+q")
         assert draft.read_text() == "(a - b).square()"
@@ -514,7 +530,7 @@ class TestDrafts:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(a * b).sum()")
-            draft = explorer(app).session.document.path
+            draft = open_document(app).path
             await pilot.press("escape", "q")
         assert draft.read_text() == "(a * b).sum()"
         app = make_app(snippet_link())
@@ -525,7 +541,7 @@ class TestDrafts:
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert text_area(app).text == "(a * b).sum()"
-            assert explorer(app).session.document.path == draft
+            assert open_document(app).path == draft
 
     async def test_a_draft_left_by_a_crash_is_offered_back(self) -> None:
         draft = crashed_draft("x.tanh()\n")
@@ -537,7 +553,7 @@ class TestDrafts:
             assert "✎ x.tanh()" in titles
             await pilot.press("end", "e")
             await wait_for(pilot, lambda: explorer(app).session.document is not None)
-            assert explorer(app).session.document.path == draft.path
+            assert open_document(app).path == draft.path
             assert explorer(app).query_one(TabbedContent).active == "tab-editor"
 
     async def test_x_discards_a_draft_for_good(self) -> None:
@@ -665,7 +681,7 @@ def test_parse_size_reads_what_a_learner_types() -> None:
             parse_size(bad)
 
 
-def crashed_draft(text: str):
+def crashed_draft(text: str) -> Draft:
     """What a crash leaves: a draft held by a process that no longer exists."""
     store = DraftStore()
     draft = store.create(text)
@@ -691,7 +707,7 @@ async def test_the_real_engine_marks_the_line_of_a_typed_snippet() -> None:
         await new_snippet(pilot, "t = x * 2\n\nt + q")
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: run_done(app), timeout=300, what="the real engine's report")
-        run = explorer(app).runs[explorer(app).session.document.path]
+        run = explorer(app).runs[open_document(app).path]
         assert run.status is RunStatus.FAILED and run.error is not None, run
         assert (run.error.stage, run.error.line) == ("eager", 3), run.error
         assert run.report is not None and run.report.size == 4096
