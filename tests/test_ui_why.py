@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from replay import ReplayEngineLink, ReplayGate
@@ -12,6 +13,7 @@ from test_ui_support import ADD_RELU, DATA, REPO, explorer, finished, make_app, 
 from textual import events
 from textual.geometry import Region
 from textual.pilot import Pilot
+from textual.widgets import TabbedContent
 
 from kernel_tui.commands import cli
 from kernel_tui.model.report import Kernel, ModeResult, SweepPoint
@@ -30,6 +32,7 @@ from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 
 WIDE = (160, 48)
 SMALL = (80, 24)
@@ -57,6 +60,12 @@ def inputs(size, device):
 '''
 
 
+def sub_title(app: KernelTuiApp) -> str:
+    title = explorer(app).sub_title
+    assert title is not None
+    return title
+
+
 def table(app: KernelTuiApp, mode: str) -> KernelTable:
     return explorer(app).query_one(f"#{mode}", KernelTable)
 
@@ -76,7 +85,7 @@ def table_text(app: KernelTuiApp, mode: str) -> str:
     return "\n".join(strip.text.rstrip() for strip in lines)
 
 
-async def run_to_the_end(pilot: Pilot[None], key: str = "r", path=ADD_RELU) -> None:
+async def run_to_the_end(pilot: Pilot[None], key: str = "r", path: Path = ADD_RELU) -> None:
     await pilot.press(key)
     await wait_for(pilot, lambda: finished(pilot.app, path), what="the run to finish")
 
@@ -86,7 +95,7 @@ class TestAttribution:
     replaced; the full-name line says all of it for the highlighted kernel."""
 
     @pytest.mark.parametrize("size", [WIDE, SMALL])
-    async def test_tables_show_fused_into_and_replaces(self, size) -> None:
+    async def test_tables_show_fused_into_and_replaces(self, size: tuple[int, int]) -> None:
         app = make_app()
         async with app.run_test(size=size) as pilot:
             await run_to_the_end(pilot)
@@ -156,7 +165,9 @@ class TestAttribution:
             assert "62% of the copy ceiling" in text
 
     def test_narrow_tables_drop_share_then_bandwidth_then_attribution(self) -> None:
-        keys = lambda room: plan_columns(room, 1, name_want=20, link_want=20).keys  # noqa: E731
+        def keys(room: int) -> tuple[str, ...]:
+            return plan_columns(room, 1, name_want=20, link_want=20).keys
+
         assert keys(200) == ("kernel", "calls", "time", "bytes", "gbs", "share", "link")
         assert keys(77) == ("kernel", "calls", "time", "bytes", "gbs", "link")
         assert keys(60) == ("kernel", "calls", "time", "bytes", "link")
@@ -207,11 +218,16 @@ class TestGeneratedCode:
             table(app, "compiled").focus()
             await pilot.press("g")
             await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
-            (kernel,) = explorer(app).runs[ADD_RELU].report.compiled.kernels
+            assert isinstance(app.screen, KernelCodeScreen)
+            report = explorer(app).runs[ADD_RELU].report
+            assert report is not None and report.compiled is not None
+            (kernel,) = report.compiled.kernels
             assert app.screen.kernel == kernel and app.screen.language == "cpp"
             body = shown_text(app.screen.query_one("#code-source"))
             assert 'extern "C"' in body and "in_ptr0" in body
-            assert "Generated code: cpp_fused_add_relu_0" in app.screen.query_one("#code-body").border_title
+            code_title = app.screen.query_one("#code-body").border_title
+            assert code_title is not None
+            assert "Generated code: cpp_fused_add_relu_0" in code_title
             await pilot.press("escape")
             assert isinstance(app.screen, ExplorerScreen)
 
@@ -221,6 +237,7 @@ class TestGeneratedCode:
             await run_to_the_end(pilot)
             await pilot.press("3", "down", "g")
             await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
+            assert isinstance(app.screen, KernelCodeScreen)
             assert app.screen.kernel.short_name == "cpp_fused_add_relu_0"
 
     async def test_lesson_14s_eager_matmul_row_and_g_say_the_same(self) -> None:
@@ -250,6 +267,7 @@ class TestGeneratedCode:
             assert "g shows the code it became" in shown_text(explorer(app).query_one(KernelNameLine))
             await pilot.press("g")
             await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
+            assert isinstance(app.screen, KernelCodeScreen)
             assert app.screen.kernel.short_name == "cpp_fused_relu_0"
 
     def test_g_on_an_eager_row_without_attribution_opens_the_kernel_that_did_its_work_or_none(self) -> None:
@@ -296,7 +314,7 @@ class TestBandwidth:
             await run_to_the_end(pilot, "s")
             chart = explorer(app).query_one(RuntimeChart)
             await wait_for(pilot, lambda: bool(chart.query("RuntimePlot")))
-            plot = chart.query_one("RuntimePlot")
+            plot = chart.query_one("RuntimePlot", RuntimePlot)
             await wait_for(pilot, lambda: "eager" in plot.drawn)
             assert "ceiling" not in plot.drawn
             await pilot.press("b")
@@ -306,6 +324,7 @@ class TestBandwidth:
             assert plot.drawn["ceiling"] == ([2**10, 2**20], [CEILING, CEILING])
             sizes, eager = plot.drawn["eager"]
             assert sizes[-1] == 2**20 and eager[-1] == pytest.approx(20971520 / 191.823 / 1e3)
+            assert chart.border_subtitle is not None
             assert "b roofline" in chart.border_subtitle
             await pilot.press("n", "p")  # the mode stays as the learner left it
             assert chart.mode == "bandwidth"
@@ -318,7 +337,7 @@ class TestBandwidth:
         async with app.run_test(size=SMALL) as pilot:
             await run_to_the_end(pilot, "s")
             await pilot.press("b")
-            await wait_for(pilot, lambda: explorer(app).query_one("#tabs").active == "tab-chart")
+            await wait_for(pilot, lambda: explorer(app).query_one("#tabs", TabbedContent).active == "tab-chart")
             assert explorer(app).query_one(RuntimeChart).mode == "bandwidth"
 
     def test_bandwidth_is_bytes_over_time_per_sweep_point(self) -> None:
@@ -342,7 +361,7 @@ def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-def course_app(course, link=None, **options):
+def course_app(course: Path, link: ReplayEngineLink | None = None, **options: Any) -> tuple[KernelTuiApp, Path]:
     lesson = course / ADD_RELU.name
     app = make_app(link, paths=(lesson,), course=course)
     app.predictions.enabled = options.get("predict", True)
@@ -368,12 +387,14 @@ class TestPredict:
             view = explorer(app).query_one(LessonView)
             assert WHY not in view.lesson and HIDDEN_EXPLANATION in view.lesson, "no spoilers before the guess"
             assert "Add a third op" not in view.lesson
-            assert "1/1 · predict on · Add, then ReLU" == explorer(app).sub_title
+            assert "1/1 · predict on · Add, then ReLU" == sub_title(app)
             await pilot.press("r")
             await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
+            assert isinstance(app.screen, PredictScreen)
             assert link.runs == [], "the tables must not appear before the guess"
             await predict(pilot, "2", "2", "5", "2")
             await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
+            assert isinstance(app.screen, RevealScreen)
             reveal = app.screen
             assert reveal.answer.predicted == {"eager": 2, "compiled": 2, "eager_transfers": 5, "compiled_transfers": 2}
             assert reveal.answer.measured == {"eager": 2, "compiled": 1, "eager_transfers": 5, "compiled_transfers": 3}
@@ -397,9 +418,14 @@ class TestPredict:
             assert isinstance(app.screen, ExplorerScreen)
             await wait_for(pilot, lambda: finished(app, lesson))
             assert link.runs == [(lesson, False)]
-            assert table(app, "eager").border_subtitle.endswith("you said 2 ✓")
-            assert table(app, "compiled").border_subtitle.endswith("you said 2 ✗")
-            assert "score 2/4" in explorer(app).sub_title
+            eager_subtitle, compiled_subtitle = (
+                table(app, "eager").border_subtitle,
+                table(app, "compiled").border_subtitle,
+            )
+            assert eager_subtitle is not None and compiled_subtitle is not None
+            assert eager_subtitle.endswith("you said 2 ✓")
+            assert compiled_subtitle.endswith("you said 2 ✗")
+            assert "score 2/4" in sub_title(app)
             assert WHY in view.lesson and "Add a third op" in view.lesson, "the explanation is back"
         saved = json.loads((state / "predictions.json").read_text())
         assert saved["lessons"]["ui_add_relu.py"]["predicted"] == {
@@ -415,13 +441,14 @@ class TestPredict:
             await pilot.press("r")
             await predict(pilot, "2", "1")
             await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen))
+            assert isinstance(app.screen, RevealScreen)
             await pilot.press("enter")
         link = make_link()
         app, lesson = course_app(course, link)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
             assert app.predictions.score == (4, 4)
-            assert "score 4/4" in explorer(app).sub_title
+            assert "score 4/4" in sub_title(app)
             await run_to_the_end(pilot, "r", lesson)
             assert not isinstance(app.screen, (PredictScreen, RevealScreen))
             assert link.runs == [(lesson, False)]
@@ -431,6 +458,7 @@ class TestPredict:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
             await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
+            assert isinstance(app.screen, PredictScreen)
             burst = (
                 ("3", "3"),
                 ("enter", "\r"),
@@ -447,8 +475,10 @@ class TestPredict:
                 # A burst, as a fast typist or a paste sends it: no waiting for the app in between.
                 event = events.Key(key, character)
                 event.set_sender(app)
+                assert app._driver is not None
                 app._driver.send_message(event)
             await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
+            assert isinstance(app.screen, RevealScreen)
             assert app.screen.answer.predicted == {
                 "eager": 3,
                 "compiled": 1,
@@ -462,6 +492,7 @@ class TestPredict:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
             await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
+            assert isinstance(app.screen, PredictScreen)
             await pilot.press("escape")
             assert isinstance(app.screen, ExplorerScreen)
             await pilot.pause(0.1)
@@ -475,6 +506,7 @@ class TestPredict:
         async with app.run_test(size=SMALL) as pilot:
             await pilot.press("r")
             await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
+            assert isinstance(app.screen, PredictScreen)
             dialog = app.screen
             boxes = [
                 dialog.box(quantity) for quantity in ("eager", "compiled", "eager_transfers", "compiled_transfers")
@@ -487,6 +519,7 @@ class TestPredict:
             await pilot.press("tab", "tab")
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
+            assert isinstance(app.screen, RevealScreen)
             assert app.screen.answer.points == 4
             assert link.runs == [(lesson, False)]
 
@@ -495,6 +528,7 @@ class TestPredict:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
             await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
+            assert isinstance(app.screen, PredictScreen)
             dialog = app.screen
             await pilot.press("2", "tab", "1", "tab", "5")
             dialog.set_focus(None)
@@ -504,6 +538,7 @@ class TestPredict:
             dialog.set_focus(None)
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
+            assert isinstance(app.screen, RevealScreen)
 
     async def test_an_empty_guess_is_not_accepted(self, course: Path, state: Path) -> None:
         app, _ = course_app(course)
@@ -518,7 +553,7 @@ class TestPredict:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("t")
             assert not app.predictions.enabled
-            assert "predict off" in explorer(app).sub_title
+            assert "predict off" in sub_title(app)
             assert WHY in explorer(app).query_one(LessonView).lesson
             await run_to_the_end(pilot, "r", lesson)
             assert not isinstance(app.screen, (PredictScreen, RevealScreen))
@@ -536,11 +571,16 @@ class TestPredict:
         app = make_app()  # tests/data files given on the command line: the learner's own
         async with app.run_test(size=WIDE) as pilot:
             await run_to_the_end(pilot)
-            assert "predict" not in explorer(app).sub_title
+            assert "predict" not in sub_title(app)
 
     def test_no_predict_flag_reaches_the_app(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        calls = []
-        monkeypatch.setattr(launch, "run_app", lambda paths, **options: calls.append(options) or 0)
+        calls: list[dict[str, Any]] = []
+
+        def fake_run(paths: list[Path], **options: Any) -> int:
+            calls.append(options)
+            return 0
+
+        monkeypatch.setattr(launch, "run_app", fake_run)
         assert cli.main(["--no-predict"]) == 0
         assert cli.main([]) == 0
         assert [options["predict"] for options in calls] == [False, True]
@@ -603,7 +643,7 @@ def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00() -> None:
     class Figure:
         """Records what the chart asks plotext for."""
 
-        def __getattr__(self, name):
+        def __getattr__(self, name: str) -> Any:  # a recording stand-in for the methods and what they were given
             return lambda *args, **kwargs: setattr(self, name + "_args", args)
 
     points = [
