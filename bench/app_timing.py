@@ -17,14 +17,18 @@ the same for add+relu.
 from __future__ import annotations
 
 import asyncio
+import functools
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from common import REPO
+
+from kernel_tui.ui.app import KernelTuiApp
 
 sys.path.insert(0, str(REPO / "tests"))  # the UI tests' harness: the app on recorded engine output
 
@@ -68,7 +72,7 @@ async def _until(condition: Callable[[], object], what: str, timeout: float = 30
         await asyncio.sleep(0.002)
 
 
-async def _press_latencies(app, presses: int, keep_sweeping: bool = False) -> list[float]:
+async def _press_latencies(app: KernelTuiApp, presses: int, keep_sweeping: bool = False) -> list[float]:
     """Milliseconds from sending Tab to the first painted frame after the focus moved, per press; with
     ``keep_sweeping``, a sweep that ended is started again (untimed) before the next press."""
     paints: list[float] = []
@@ -76,18 +80,22 @@ async def _press_latencies(app, presses: int, keep_sweeping: bool = False) -> li
     display, screen = app._display, app.screen
     set_focus = screen.set_focus
 
-    def painted(*args, **kwargs):
+    def painted(*args: Any, **kwargs: Any) -> None:
         paints.append(time.perf_counter())
-        return display(*args, **kwargs)
+        display(*args, **kwargs)
 
-    def focused(*args, **kwargs):
-        result = set_focus(*args, **kwargs)
+    def focused(*args: Any, **kwargs: Any) -> None:
+        set_focus(*args, **kwargs)
         focus_moves.append(time.perf_counter())
-        return result
 
-    app._display, screen.set_focus = painted, focused
+    def moved_after(moments: list[float], since: float) -> bool:
+        return bool(moments) and moments[-1] > since
+
+    # Wrapped on this app's own objects, for its life only: what each frame and focus move costs is timed.
+    app._display, screen.set_focus = painted, focused  # type: ignore[method-assign]
     latencies = []
     explorer = app.get_explorer()
+    assert explorer is not None
     for _ in range(presses):
         if keep_sweeping and explorer.runs.active is None:
             # Called rather than pressed: Tab may have focused a pane where ``s`` would be typed.
@@ -96,10 +104,11 @@ async def _press_latencies(app, presses: int, keep_sweeping: bool = False) -> li
         sent = time.perf_counter()
         # Straight to the driver, as a terminal's key arrives: ``pilot.press`` would also wait for the app to
         # go idle, so that every press would wait for the sweep to end.
+        assert app._driver is not None
         app._driver.send_message(events.Key("tab", "\t"))
-        await _until(lambda sent=sent: focus_moves and focus_moves[-1] > sent, "the focus to move", 10)
+        await _until(functools.partial(moved_after, focus_moves, sent), "the focus to move", 10)
         moved = next(t for t in focus_moves if t > sent)
-        await _until(lambda moved=moved: paints and paints[-1] > moved, "a frame", 10)
+        await _until(functools.partial(moved_after, paints, moved), "a frame", 10)
         shown = next(t for t in paints if t > moved)
         latencies.append((shown - sent) * 1e3)
         await asyncio.sleep(PRESS_GAP_S)
@@ -169,7 +178,9 @@ async def _render_time(recording: Path, scenario: Path) -> RenderTimes:
         return run
 
     def tables_filled() -> bool:
-        tables = list(app.get_explorer().query(KernelTable))
+        explorer = app.get_explorer()
+        assert explorer is not None
+        tables = list(explorer.query(KernelTable))
         # Rows added but not yet measured (DataTable does that when idle) are not on screen yet.
         return any(table.kernels for table in tables) and all(
             table.row_count == len(table.kernels) and not table._require_update_dimensions for table in tables
@@ -184,17 +195,18 @@ async def _render_time(recording: Path, scenario: Path) -> RenderTimes:
             await pilot.pause(0.5)
             display = app._display
 
-            def painted(*args, **kwargs):
-                result = display(*args, **kwargs)
+            def painted(*args: Any, **kwargs: Any) -> None:
+                display(*args, **kwargs)
                 if tables_filled():
                     filled_frames.append(time.perf_counter())
-                return result
 
-            app._display = painted
-            table = app.get_explorer().query_one("#eager", KernelTable)
+            app._display = painted  # type: ignore[method-assign]  # timed for this app's life only
+            explorer = app.get_explorer()
+            assert explorer is not None
+            table = explorer.query_one("#eager", KernelTable)
             started = time.perf_counter()
             await pilot.press("r")
-            await wait_for(pilot, lambda: app.get_explorer().runs.active is None and table.row_count > 0, 60, "tables")
+            await wait_for(pilot, lambda: explorer.runs.active is None and table.row_count > 0, 60, "tables")
             await pilot.pause(0.2)
     finally:
         ExplorerScreen.on_report_updated, ExplorerScreen.on_run_finished = originals  # type: ignore[method-assign]

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parent.parent
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache" / "inductor"))
 
 
-def run_json(*args: str) -> list[dict]:
+def run_json(*args: str) -> list[dict[str, Any]]:
     """``kernel-tui run ... --json``: one report per scenario."""
     result = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", "--json", *args],

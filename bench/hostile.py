@@ -18,6 +18,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 from common import REPO
 
@@ -79,7 +80,7 @@ def _scenarios(tmp: Path) -> list[tuple[str, Path]]:
     ]
 
 
-def _seen(report: dict) -> str:
+def _seen(report: dict[str, Any]) -> str:
     if report["error"]:
         error = report["error"]
         where = f"{Path(error['file']).name}:{error['line']}" if error.get("line") else Path(error["file"]).name
@@ -104,6 +105,7 @@ def fault_table(tmp: Path) -> str:
         command = [KERNEL_TUI, "run", "--json", "--device", "cpu", "--no-sweep", str(path), str(LESSON)]
         started = time.perf_counter()
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=cwd)
+        assert process.stdout is not None
         arrivals = [(time.perf_counter() - started, json.loads(line)) for line in process.stdout]
         process.wait()
         if len(arrivals) != 2:

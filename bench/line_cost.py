@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
+from typing import Any
 
 from common import REPO
 
@@ -25,7 +27,7 @@ TARGET = 0.02
 """The added time, as a share of a whole run's engine time: within a run's noise."""
 
 
-def _pass_seconds(step, args, source: str | None) -> float:
+def _pass_seconds(step: Callable[..., Any], args: tuple[Any, ...], source: str | None) -> float:
     started = time.perf_counter()
     eager_bytes_and_flops(step, args, source)
     return time.perf_counter() - started

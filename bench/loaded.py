@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from common import REPO
 
@@ -29,13 +30,13 @@ HEADING = "## Under load: lessons 01, 02, 16 and the engine tests beside busy lo
 BUSY_LOOP = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
 
 
-def busy_loops(count: int, seconds: float) -> list[subprocess.Popen]:
+def busy_loops(count: int, seconds: float) -> list[subprocess.Popen[bytes]]:
     """``count`` processes that each keep a core busy for at most ``seconds`` (they end on their own)."""
     code = BUSY_LOOP.format(seconds=seconds)
     return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
 
 
-def lesson_reports() -> tuple[list[dict], float, int]:
+def lesson_reports() -> tuple[list[dict[str, Any]], float, int]:
     paths = [str(REPO / "scenarios" / name) for name in LESSONS]
     started = time.monotonic()
     result = subprocess.run(
@@ -49,7 +50,7 @@ def lesson_reports() -> tuple[list[dict], float, int]:
     return reports, time.monotonic() - started, result.returncode
 
 
-def contradictions(report: dict) -> list[str]:
+def contradictions(report: dict[str, Any]) -> list[str]:
     """Kernel times above their call's time with no ``noisy`` note on the mode."""
     found = []
     for mode in ("eager", "compiled"):
@@ -63,7 +64,7 @@ def contradictions(report: dict) -> list[str]:
     return found
 
 
-def speedups_outside(report: dict) -> list[str]:
+def speedups_outside(report: dict[str, Any]) -> list[str]:
     checks = [("compiled", report.get("speedup"), report.get("speedup_range"))]
     checks += [(name, v.get("speedup"), v.get("speedup_range")) for name, v in (report.get("variants") or {}).items()]
     return [

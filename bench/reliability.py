@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from common import REPO
 
@@ -30,7 +31,7 @@ CASES = [
 ]
 
 
-def _timed_reports(paths: list[Path], *extra: str) -> list[tuple[float, dict]]:
+def _timed_reports(paths: list[Path], *extra: str) -> list[tuple[float, dict[str, Any]]]:
     command = [
         sys.executable,
         "-m",
@@ -54,7 +55,7 @@ def _timed_reports(paths: list[Path], *extra: str) -> list[tuple[float, dict]]:
     return arrivals
 
 
-def _what_the_user_sees(report: dict) -> str:
+def _what_the_user_sees(report: dict[str, Any]) -> str:
     if report["error"]:
         error = report["error"]
         where = f"{Path(error['file']).name}:{error['line']}" if error.get("line") else Path(error["file"]).name
@@ -86,7 +87,7 @@ def measure_table(tmp: Path) -> str:
     return "\n".join(rows)
 
 
-def _ok(report: dict) -> bool:
+def _ok(report: dict[str, Any]) -> bool:
     return report["error"] is None and all(check["ok"] for check in report["expect"].values())
 
 
@@ -102,6 +103,7 @@ async def _app_fault(path: Path, cancel_after_s: float | None) -> tuple[str, flo
     app = KernelTuiApp(load_catalog([path], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         explorer = app.get_explorer()
+        assert explorer is not None
         while explorer.hello is None:
             await pilot.pause(0.05)
         started = time.perf_counter()

@@ -7,6 +7,8 @@ app is measured by ``startup.py``'s harness where the app provides it.
 from __future__ import annotations
 
 import time
+from pathlib import Path
+from typing import Any
 
 from common import REPO, run_json
 
@@ -14,7 +16,7 @@ BIG = REPO / "bench" / "data" / "transformer_block.py"
 SMALL = REPO / "tests" / "data" / "add_relu.py"
 
 
-def _timed(path) -> tuple[float, dict]:
+def _timed(path: Path) -> tuple[float, dict[str, Any]]:
     started = time.perf_counter()
     (report,) = run_json(str(path), "--no-sweep")
     return time.perf_counter() - started, report

@@ -16,11 +16,11 @@ if device == "cpu":
     torch._inductor.config.cpp.enable_kernel_profile = True
 
 
-def add_relu(a, b):
+def add_relu(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return (a + b).relu()
 
 
-def add(a, b):
+def add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return a + b
 
 

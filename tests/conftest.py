@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -127,7 +127,7 @@ def lesson_params(paths: list[Path]) -> list[Any]:
     return [pytest.param(path, id=path.stem, marks=pytest.mark.xdist_group(path.stem)) for path in paths]
 
 
-def measure(client: EngineClient, path: Path | str, **options) -> ScenarioReport:
+def measure(client: EngineClient, path: Path | str, **options: Any) -> ScenarioReport:
     """Run one scenario through the engine and return its final report."""
     options.setdefault("sweep", False)
     options.setdefault("timeout", 600)
@@ -139,8 +139,14 @@ def measure(client: EngineClient, path: Path | str, **options) -> ScenarioReport
     return report
 
 
+class WriteScenario(Protocol):
+    """The ``write_scenario`` fixture: source text in, the written file's path out."""
+
+    def __call__(self, source: str, name: str = "scenario.py") -> Path: ...
+
+
 @pytest.fixture
-def write_scenario(tmp_path: Path):
+def write_scenario(tmp_path: Path) -> WriteScenario:
     """Write a scenario file from source text and return its path."""
 
     def write(source: str, name: str = "scenario.py") -> Path:

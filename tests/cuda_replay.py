@@ -58,7 +58,7 @@ def steps_of(path: str | Path) -> str:
     return STEPS.get(Path(path).name, OWN_RUNS)
 
 
-def trace_events(path: str | Path) -> list[dict]:
+def trace_events(path: str | Path) -> list[dict[str, Any]]:
     """The complete ('X') activities of a trace file, gzipped or not."""
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
@@ -154,8 +154,10 @@ def exposes_metadata(experimental_config: Any) -> bool:
         return False
     default = _ExperimentalConfig().__getstate__()
     exposed = _ExperimentalConfig(expose_kineto_event_metadata=True).__getstate__()
+    assert isinstance(default, tuple) and isinstance(exposed, tuple)  # its settings, in order
     flag = [index for index, (off, on) in enumerate(zip(default, exposed)) if off != on]
     state = experimental_config.__getstate__()
+    assert isinstance(state, tuple)
     return bool(flag) and all(state[index] == exposed[index] for index in flag)
 
 

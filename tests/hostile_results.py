@@ -26,6 +26,7 @@ CONTROL_BYTES = ("\x1b", "\x9b", "\x07", "\x00", "\r")
 def template() -> dict[str, Any]:
     """A real saved report: the recorded add+relu run, with its scenario's text as ``run --json`` carries it."""
     recording = json.loads((DATA / "ui_add_relu_messages.json").read_text())
+    report: dict[str, Any]
     (report,) = (message["report"] for message in recording["messages"] if message["type"] == "done")
     report = copy.deepcopy(report)
     report["source"] = ADD_RELU.read_text()

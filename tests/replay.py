@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kernel_tui.model.expect import NEEDS_SWEEP
 from kernel_tui.model.report import ScenarioReport
@@ -133,6 +133,10 @@ class ReplayGate:
             return True
 
 
+Link = TypeVar("Link", bound="ReplayEngineLink")
+"""``ReplayEngineLink`` or a subclass: ``from_files`` makes one of the class it is called on."""
+
+
 @dataclass
 class ReplayEngineLink:
     """An ``EngineLink`` that plays recordings back instead of measuring."""
@@ -157,7 +161,7 @@ class ReplayEngineLink:
         self.lifecycle = RunLifecycle()
 
     @classmethod
-    def from_files(cls, *paths: str | Path, **options: Any) -> ReplayEngineLink:
+    def from_files(cls: type[Link], *paths: str | Path, **options: Any) -> Link:
         recordings = [Recording.load(path) for path in paths]
         return cls({recording.scenario: recording for recording in recordings}, **options)
 

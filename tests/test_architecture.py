@@ -23,7 +23,7 @@ def imports_torch(path: Path) -> list[int]:
     return lines
 
 
-def test_only_the_engine_imports_torch():
+def test_only_the_engine_imports_torch() -> None:
     offenders = {
         str(path.relative_to(PACKAGE)): lines
         for path in PACKAGE.rglob("*.py")
@@ -32,7 +32,7 @@ def test_only_the_engine_imports_torch():
     assert offenders == {}
 
 
-def test_the_engine_does_import_torch():
+def test_the_engine_does_import_torch() -> None:
     assert any(imports_torch(path) for path in ENGINE.rglob("*.py"))
 
 
@@ -57,7 +57,7 @@ def kernel_name_patterns(path: Path) -> list[int]:
     return lines
 
 
-def test_kernel_names_are_parsed_only_in_names_py():
+def test_kernel_names_are_parsed_only_in_names_py() -> None:
     """One parser of Inductor's kernel names: five once drifted apart (which prefixes, which suffix)."""
     bench = PACKAGE.parent / "bench"
     offenders = {
@@ -68,5 +68,5 @@ def test_kernel_names_are_parsed_only_in_names_py():
     assert offenders == {}
 
 
-def test_the_kernel_name_check_finds_a_pattern():
+def test_the_kernel_name_check_finds_a_pattern() -> None:
     assert kernel_name_patterns(PACKAGE / "model" / "names.py"), "names.py parses kernel names with regular expressions"

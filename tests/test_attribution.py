@@ -14,12 +14,12 @@ def compiled(name: str, *ops: str, code: str | None = None, kind: str = "kernel"
     return Kernel(name, name, 1, 1.0, nbytes, nbytes, kind=kind, aten_ops=ops, code=code)
 
 
-def test_an_in_place_operator_is_the_work_of_its_functional_name():
+def test_an_in_place_operator_is_the_work_of_its_functional_name() -> None:
     (add_,), (kernel,) = attribute((eager("aten::add_"),), (compiled("cpp_fused_add_copy__0"),))
     assert add_.fused_into == ("cpp_fused_add_copy__0",) and kernel.aten_ops == ("aten::add_",)
 
 
-def test_a_library_call_credits_every_operator_it_combines():
+def test_a_library_call_credits_every_operator_it_combines() -> None:
     rows = (eager("aten::matmul", "aten::mm", line=10), eager("aten::add", line=10), eager("aten::relu", line=11))
     (mm, add, relu), (addmm, fused) = attribute(
         rows, (compiled("aten::addmm", "aten::addmm", kind="op"), compiled("cpp_fused_relu_0"))
@@ -28,13 +28,13 @@ def test_a_library_call_credits_every_operator_it_combines():
     assert set(addmm.aten_ops) >= {"aten::mm", "aten::add"} and addmm.lines == (10,)
 
 
-def test_an_operator_that_only_places_data_goes_with_its_consumer():
+def test_an_operator_that_only_places_data_goes_with_its_consumer() -> None:
     (cat, relu), (kernel,) = attribute((eager("aten::cat"), eager("aten::relu")), (compiled("cpp_fused_relu_0"),))
     assert cat.fused_into == relu.fused_into == ("cpp_fused_relu_0",)
     assert set(kernel.aten_ops) == {"aten::cat", "aten::relu"}
 
 
-def test_the_code_tells_what_a_kernel_computes_beyond_its_name():
+def test_the_code_tells_what_a_kernel_computes_beyond_its_name() -> None:
     code = "void kernel(const float* in_ptr0, float* out_ptr0) { auto tmp1 = tmp0.cos(); auto tmp2 = tmp1 / tmp3; }"
     kernels = (compiled("cpp_fused_div_0", code=code),)
     (cos, div), _ = attribute((eager("aten::cos"), eager("aten::div")), kernels)
@@ -44,7 +44,7 @@ def test_the_code_tells_what_a_kernel_computes_beyond_its_name():
     assert sin.fused_into == ("triton_poi_fused_0",)
 
 
-def test_code_run_eagerly_between_graphs_keeps_its_eager_bytes():
+def test_code_run_eagerly_between_graphs_keeps_its_eager_bytes() -> None:
     item = Kernel("aten::item", "aten::item", 1, 1.0, 4, 0, kind="op", aten_ops=("aten::_local_scalar_dense",))
     _, (between,) = attribute((item,), (compiled("aten::item", kind="op", nbytes=None),))
     assert (between.bytes_read, between.bytes_written, between.aten_ops) == (4, 0, ("aten::_local_scalar_dense",))

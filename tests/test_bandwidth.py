@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 import torch
 from conftest import within
 
 from kernel_tui.engine import bandwidth
 
 
-def test_the_copy_fits_in_the_free_memory():
+def test_the_copy_fits_in_the_free_memory() -> None:
     assert bandwidth.copy_bytes("cuda", 80 * 2**30) == bandwidth.COPY_BYTES["cuda"]
     assert bandwidth.copy_bytes("cuda", 1 * 2**30) == 256 * 2**20
     assert bandwidth.copy_bytes("cuda", 0) == bandwidth.MIN_COPY_BYTES
 
 
-def test_out_of_memory_halves_the_copy_until_it_fits(monkeypatch):
+def test_out_of_memory_halves_the_copy_until_it_fits(monkeypatch: pytest.MonkeyPatch) -> None:
     real_empty = torch.empty
     asked: list[int] = []
 
-    def empty_with_little_memory(*shape, **kwargs):
+    def empty_with_little_memory(*shape: Any, **kwargs: Any) -> torch.Tensor:
         elements = shape[0] if shape and isinstance(shape[0], int) else 0
         asked.append(elements * 4)
         if elements * 4 > 32 * 2**20:
@@ -26,22 +29,22 @@ def test_out_of_memory_halves_the_copy_until_it_fits(monkeypatch):
         return real_empty(*shape, **kwargs)
 
     monkeypatch.setattr(bandwidth, "free_memory_bytes", lambda device: 2**40)
-    monkeypatch.setattr(bandwidth.torch, "empty", empty_with_little_memory)
+    monkeypatch.setattr(torch, "empty", empty_with_little_memory)  # the torch the engine's bandwidth module calls
     value = bandwidth.measure_ceiling_gbs("cpu")
     assert value is not None and value > 0
     assert asked[0] == bandwidth.COPY_BYTES["cpu"] and asked[-1] <= 32 * 2**20
 
 
-def test_no_memory_at_all_gives_no_ceiling(monkeypatch):
-    def no_memory(*shape, **kwargs):
+def test_no_memory_at_all_gives_no_ceiling(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_memory(*shape: Any, **kwargs: Any) -> None:
         raise torch.OutOfMemoryError("CUDA out of memory")
 
     monkeypatch.setattr(bandwidth, "free_memory_bytes", lambda device: 0)
-    monkeypatch.setattr(bandwidth.torch, "empty", no_memory)
+    monkeypatch.setattr(torch, "empty", no_memory)
     assert bandwidth.measure_ceiling_gbs("cpu") is None
 
 
-def test_the_matmul_ceiling_is_measured_quickly_on_cpu():
+def test_the_matmul_ceiling_is_measured_quickly_on_cpu() -> None:
     import time
 
     started = time.perf_counter()

@@ -10,20 +10,18 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
 
 from kernel_tui.commands.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
 from kernel_tui.model.names import short_name
 from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
 from kernel_tui.model.results_file import read_results
 from kernel_tui.text.baseline import (
-    ADDED,
-    CHANGED,
     NO_MEASURABLE_DIFFERENCE,
-    REMOVED,
-    SAME,
     BaselineComparison,
     TimeChange,
     baseline_of,
@@ -83,7 +81,9 @@ def statuses(comparison: BaselineComparison, mode: str) -> dict[str, str]:
 # -- real runs ------------------------------------------------------------------------------------------------
 
 
-def test_an_added_op_is_an_added_kernel_in_each_mode_and_the_totals_grow(original, variant):
+def test_an_added_op_is_an_added_kernel_in_each_mode_and_the_totals_grow(
+    original: ScenarioReport, variant: ScenarioReport
+) -> None:
     comparison = compare(original, variant)
     assert statuses(comparison, "eager") == {"aten::add": SAME, "aten::relu": SAME, "aten::mul": ADDED}
     # The mul's graph has another graph counter (graph_N_) than add_relu's: the names still match.
@@ -100,7 +100,9 @@ def test_an_added_op_is_an_added_kernel_in_each_mode_and_the_totals_grow(origina
     assert "compiled bytes 12.0 MiB → 20.0 MiB" in comparison.growth()
 
 
-def test_the_same_run_against_itself_is_unchanged_and_its_time_no_measurable_difference(original):
+def test_the_same_run_against_itself_is_unchanged_and_its_time_no_measurable_difference(
+    original: ScenarioReport,
+) -> None:
     comparison = compare(original, original)
     assert not comparison.grew
     for mode in comparison.modes:
@@ -110,7 +112,9 @@ def test_the_same_run_against_itself_is_unchanged_and_its_time_no_measurable_dif
         assert time_text(mode.time).endswith(NO_MEASURABLE_DIFFERENCE)
 
 
-def test_the_cli_exits_1_when_a_launch_count_grew_and_says_which(variant_run, variant):
+def test_the_cli_exits_1_when_a_launch_count_grew_and_says_which(
+    variant_run: subprocess.CompletedProcess[str], variant: ScenarioReport
+) -> None:
     assert variant_run.returncode == EXIT_FAILED, variant_run.stderr[-2000:]
     assert variant.ok  # the scenario itself is fine: the exit status is the baseline's
     data = json.loads(variant_run.stdout)
@@ -123,7 +127,9 @@ def test_the_cli_exits_1_when_a_launch_count_grew_and_says_which(variant_run, va
     assert "add_relu_then_scale.py: " in grew[0] and "compiled launches 1 → 2" in grew[0]
 
 
-def test_the_cli_exits_0_and_prints_the_comparison_when_nothing_grew(variant_run, tmp_path):
+def test_the_cli_exits_0_and_prints_the_comparison_when_nothing_grew(
+    variant_run: subprocess.CompletedProcess[str], tmp_path: Path
+) -> None:
     # The variant's report as the baseline of the original: every difference is a kernel removed.
     baseline = tmp_path / "variant.jsonl"
     baseline.write_text(variant_run.stdout)
@@ -157,7 +163,9 @@ def test_the_cli_exits_0_and_prints_the_comparison_when_nothing_grew(variant_run
     ],
     ids=["missing", "empty", "not-json", "not-objects", "missing-fields", "wrong-type", "not-utf8"],
 )
-def test_a_file_that_is_no_baseline_is_one_line_naming_it_and_exit_2(tmp_path, capsys, content, says):
+def test_a_file_that_is_no_baseline_is_one_line_naming_it_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | bytes | None, says: str
+) -> None:
     path = tmp_path / "old.jsonl"
     if isinstance(content, bytes):
         path.write_bytes(content)
@@ -170,7 +178,7 @@ def test_a_file_that_is_no_baseline_is_one_line_naming_it_and_exit_2(tmp_path, c
     assert "Traceback" not in err
 
 
-def test_a_pretty_printed_report_and_several_lines_are_both_read(original, tmp_path):
+def test_a_pretty_printed_report_and_several_lines_are_both_read(original: ScenarioReport, tmp_path: Path) -> None:
     pretty = tmp_path / "one.json"
     pretty.write_text(json.dumps(original.to_dict(), indent=2))
     assert read_results(pretty) == (original,)
@@ -208,7 +216,7 @@ def mode(kernels: Sequence[Kernel], time_us: float | None = 1000.0, iqr_us: floa
 
 
 def report(
-    compiled: Sequence[Kernel], eager: Sequence[Kernel] = (), scenario: str = "/a/add.py", **options
+    compiled: Sequence[Kernel], eager: Sequence[Kernel] = (), scenario: str = "/a/add.py", **options: Any
 ) -> ScenarioReport:
     return ScenarioReport(
         scenario=scenario,
@@ -229,13 +237,13 @@ def compiled_statuses(old: Sequence[Kernel], new: Sequence[Kernel]) -> list[tupl
     return [(change.name, change.status) for change in found.kernels]
 
 
-def test_inductor_renumbering_a_kernel_is_no_change():
+def test_inductor_renumbering_a_kernel_is_no_change() -> None:
     old = [kernel("graph_0_cpp_fused_add_relu_0")]
     new = [kernel("graph_4_cpp_fused_mul_0"), kernel("graph_4_cpp_fused_add_relu_1")]
     assert compiled_statuses(old, new) == [("cpp_fused_mul_0", ADDED), ("cpp_fused_add_relu_1", SAME)]
 
 
-def test_triton_kernels_match_across_indices_but_not_across_kinds():
+def test_triton_kernels_match_across_indices_but_not_across_kinds() -> None:
     old = [kernel("triton_poi_fused_add_relu_0"), kernel("triton_red_fused_sum_1")]
     new = [kernel("triton_poi_fused_add_relu_1"), kernel("triton_per_fused_sum_0")]
     assert compiled_statuses(old, new) == [
@@ -245,7 +253,7 @@ def test_triton_kernels_match_across_indices_but_not_across_kinds():
     ]
 
 
-def test_exact_names_pair_first_so_two_kernels_of_the_same_ops_keep_their_partners():
+def test_exact_names_pair_first_so_two_kernels_of_the_same_ops_keep_their_partners() -> None:
     old = [kernel("cpp_fused_add_0", moved=ARRAY), kernel("cpp_fused_add_1", moved=2 * ARRAY)]
     new = [kernel("cpp_fused_add_1", moved=2 * ARRAY), kernel("cpp_fused_add_0", moved=ARRAY)]
     assert compiled_statuses(old, new) == [("cpp_fused_add_1", SAME), ("cpp_fused_add_0", SAME)]
@@ -256,7 +264,7 @@ def test_exact_names_pair_first_so_two_kernels_of_the_same_ops_keep_their_partne
     ]
 
 
-def test_a_kernel_called_more_often_or_moving_more_is_changed_and_its_row_says_how():
+def test_a_kernel_called_more_often_or_moving_more_is_changed_and_its_row_says_how() -> None:
     comparison = compare(
         report([kernel("cpp_fused_add_0")]), report([kernel("cpp_fused_add_0", calls=2, moved=2 * ARRAY)])
     )
@@ -268,7 +276,7 @@ def test_a_kernel_called_more_often_or_moving_more_is_changed_and_its_row_says_h
     assert comparison.growth() == ["compiled launches 1 → 2", "compiled bytes 4.0 MiB → 8.0 MiB"]
 
 
-def test_eager_operators_match_by_name_and_by_the_composite_that_launched_them():
+def test_eager_operators_match_by_name_and_by_the_composite_that_launched_them() -> None:
     old = [kernel("aten::amax", op="aten::logsumexp"), kernel("aten::sub")]
     new = [kernel("aten::amax", op="aten::softmax"), kernel("aten::sub")]
     comparison = compare(report([], eager=old), report([], eager=new))
@@ -281,7 +289,7 @@ def test_eager_operators_match_by_name_and_by_the_composite_that_launched_them()
     ]
 
 
-def test_added_and_removed_rows_read_as_costs_and_savings():
+def test_added_and_removed_rows_read_as_costs_and_savings() -> None:
     comparison = compare(
         report([kernel("graph_0_cpp_fused_add_0", time_us=2500.0)]),
         report([kernel("graph_1_cpp_fused_mul_1", moved=ARRAY, time_us=1200.0)]),
@@ -296,7 +304,7 @@ def test_added_and_removed_rows_read_as_costs_and_savings():
 # -- hand-made reports: totals, time and verdict ----------------------------------------------------------
 
 
-def test_the_totals_line_gives_both_sides_and_the_delta():
+def test_the_totals_line_gives_both_sides_and_the_delta() -> None:
     old = report([kernel("cpp_fused_add_0", moved=3 * ARRAY), kernel("cpp_fused_relu_1", moved=ARRAY)])
     new = report([kernel("cpp_fused_add_relu_0", moved=2 * ARRAY)])
     compiled = compare(old, new).mode("compiled")
@@ -305,7 +313,7 @@ def test_the_totals_line_gives_both_sides_and_the_delta():
     assert totals_text(compare(old, old).modes[1]) == "compiled: 2 → 2 launches (same), 16.0 MiB → 16.0 MiB (same)"
 
 
-def test_a_time_difference_counts_only_outside_the_spread():
+def test_a_time_difference_counts_only_outside_the_spread() -> None:
     assert TimeChange(1000.0, 1100.0, 150.0, 150.0).measurable is False
     assert time_text(TimeChange(1000.0, 1100.0, 150.0, 150.0)) == "time 1.00 ms → 1.10 ms: no measurable difference"
     assert TimeChange(1000.0, 500.0, 100.0, 100.0).measurable is True
@@ -317,7 +325,7 @@ def test_a_time_difference_counts_only_outside_the_spread():
     assert time_text(TimeChange(None, None)) == ""  # a CUDA preview times nothing
 
 
-def test_a_kernel_time_within_its_modes_spread_reads_as_about_the_same():
+def test_a_kernel_time_within_its_modes_spread_reads_as_about_the_same() -> None:
     old = report([kernel("cpp_fused_add_0", calls=1, time_us=100.0)])
     new = report([kernel("cpp_fused_add_0", calls=2, time_us=120.0)])
     compiled = compare(old, new).mode("compiled")
@@ -328,7 +336,7 @@ def test_a_kernel_time_within_its_modes_spread_reads_as_about_the_same():
     assert slower is not None and kernel_cells(slower.differences[0])[4] == "+300.0 µs"
 
 
-def test_unknown_bytes_and_a_mode_missing_from_one_run_are_never_growth():
+def test_unknown_bytes_and_a_mode_missing_from_one_run_are_never_growth() -> None:
     unknown = compare(report([kernel("cpp_fused_add_0")]), report([kernel("cpp_fused_add_0", moved=None)]))
     assert unknown.modes[1].bytes_delta is None and not unknown.grew
     failed = replace(report([kernel("cpp_fused_add_0")]), compiled=None)
@@ -341,7 +349,7 @@ def test_unknown_bytes_and_a_mode_missing_from_one_run_are_never_growth():
 # -- finding the baseline of a report ---------------------------------------------------------------------
 
 
-def test_a_report_finds_its_own_baseline_by_path_then_by_file_name():
+def test_a_report_finds_its_own_baseline_by_path_then_by_file_name() -> None:
     first, latest = report([], scenario="/a/add.py"), report([kernel("cpp_fused_add_0")], scenario="/a/add.py")
     other = report([], scenario="/a/mul.py")
     new = report([], scenario="/a/add.py")
@@ -357,7 +365,7 @@ def test_a_report_finds_its_own_baseline_by_path_then_by_file_name():
 # -- how it reads -------------------------------------------------------------------------------------------
 
 
-def test_the_comparison_reads_at_80_columns():
+def test_the_comparison_reads_at_80_columns() -> None:
     old = report([kernel("graph_0_cpp_fused_add_relu_0", moved=3 * ARRAY)])
     new = report(
         [kernel("graph_0_cpp_fused_add_relu_0", moved=3 * ARRAY), kernel("graph_1_cpp_fused_mul_0", moved=2 * ARRAY)]
@@ -377,7 +385,9 @@ def test_the_comparison_reads_at_80_columns():
     assert "baseline: no report of new.py in old.jsonl" in lines
 
 
-def test_the_json_form_is_strict_json_with_the_deltas_computed(original, variant):
+def test_the_json_form_is_strict_json_with_the_deltas_computed(
+    original: ScenarioReport, variant: ScenarioReport
+) -> None:
     data = compare(original, variant).to_dict()
     text = json.dumps(data, allow_nan=False)
     assert json.loads(text)["growth"] == compare(original, variant).growth()

@@ -7,21 +7,22 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
+from typing import Any
 
 import pytest
-from conftest import measure
+from conftest import WriteScenario, measure
 
 from kernel_tui.engine.source_lines import DEFAULT_LOSS
 from kernel_tui.model.expect import line_measure
-from kernel_tui.model.report import Kernel, ModeResult
+from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
 from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario
 from kernel_tui.text.by_line import annotated_lines, gutter_text, line_work
+from kernel_tui.transport.client import EngineClient
 
 DATA = Path(__file__).parent / "data"
 
 
-def row(name: str, lines: tuple[int, ...], calls: int = 1, **fields) -> Kernel:
+def row(name: str, lines: tuple[int, ...], calls: int = 1, **fields: Any) -> Kernel:
     return Kernel(name, name, calls, 1.0, 8, 8, lines=lines, **fields)
 
 
@@ -29,13 +30,13 @@ def mode(*kernels: Kernel) -> ModeResult:
     return ModeResult(kernel_count=len(kernels), kernels=kernels, bytes_total=0, time_us=1.0)
 
 
-def test_a_row_on_two_lines_counts_on_each_only_the_launches_from_it():
+def test_a_row_on_two_lines_counts_on_each_only_the_launches_from_it() -> None:
     eager = mode(row("aten::mul", (6, 8), calls=3, line_calls=((6, 1), (8, 2))), row("aten::add", (7,)))
     work = line_work(eager, mode(row("cpp_fused_add_mul_0", (6, 7, 8))))
     assert [part.eager_launches for line in (6, 7, 8) for part in work[line]] == [1, 1, 2]
 
 
-def test_the_gutter_names_the_kernel_where_it_fits_and_counts_where_it_does_not():
+def test_the_gutter_names_the_kernel_where_it_fits_and_counts_where_it_does_not() -> None:
     eager = mode(row("aten::add", (6,)), row("aten::relu", (6,)), row("aten::mul", (9,)))
     compiled = mode(row("cpp_fused_add_relu_0", (6, 7)))
     work = line_work(eager, compiled)
@@ -46,7 +47,7 @@ def test_the_gutter_names_the_kernel_where_it_fits_and_counts_where_it_does_not(
     assert gutter_text(work.get(8, []), 30) == "", "a quiet line is blank"
 
 
-def test_a_training_steps_sections_each_have_their_part():
+def test_a_training_steps_sections_each_have_their_part() -> None:
     eager = mode(row("aten::relu", (7,), section="forward"), row("aten::threshold_backward", (7,), section="backward"))
     compiled = mode(row("cpp_fused_relu_0", (7,), section="forward"), row("cpp_fused_tb_0", (7,), section="backward"))
     (line,) = line_work(eager, compiled).values()
@@ -63,7 +64,7 @@ def _annotation(lines: list[str], number: int) -> str:
     return lines[at + 1]
 
 
-def test_run_by_line_puts_each_operator_on_its_line_and_the_fused_kernel_on_all_three(tmp_path):
+def test_run_by_line_puts_each_operator_on_its_line_and_the_fused_kernel_on_all_three(tmp_path: Path) -> None:
     """The issue's example: lines 6, 7, 8 are ``s = a + b``, ``r = s.relu()``, ``return r * 2``."""
     export = tmp_path / "report.md"
     result = subprocess.run(
@@ -89,7 +90,7 @@ def test_run_by_line_puts_each_operator_on_its_line_and_the_fused_kernel_on_all_
     assert "eager aten::relu ×1 ⇒ compiled cpp_fused_add_mul_relu_0 (with L6,8)" in _annotation(section, 7)
 
 
-def test_a_training_steps_backward_kernels_carry_the_lines_they_differentiate(engine):
+def test_a_training_steps_backward_kernels_carry_the_lines_they_differentiate(engine: EngineClient) -> None:
     report = measure(engine, DATA / "which_line_training.py", size=2**12)
     assert report.eager is not None and report.compiled is not None, report.error
     backward = {kernel.name: kernel.lines for kernel in report.eager.section("backward")}
@@ -106,13 +107,19 @@ def test_a_training_steps_backward_kernels_carry_the_lines_they_differentiate(en
     assert "backward: eager aten::threshold_backward ×1" in text and DEFAULT_LOSS in text
 
 
-def test_claims_about_lines_are_read_and_measured(write_scenario):
+def test_claims_about_lines_are_read_and_measured(write_scenario: WriteScenario) -> None:
     claims = {"eager_line_6": 2, "compiled_line_7": 1, "fused_lines_6_7": 1}
     head = "import torch\ndef fn(a):\n    return a\ndef inputs(size, device):\n    return (torch.ones(size),)\n"
     assert read_scenario(write_scenario(head + f"EXPECT = {claims!r}\n")).expect == claims
     with pytest.raises(ScenarioFileError, match="unknown claim 'eager_line_x'"):
         read_scenario(write_scenario(head + "EXPECT = {'eager_line_x': 1}\n"))
-    report = SimpleNamespace(
+    report = ScenarioReport(
+        "s.py",
+        "t",
+        "cpu",
+        "",
+        "",
+        1,
         eager=mode(row("aten::add", (6,)), row("aten::mul", (6, 8), calls=2, line_calls=((6, 1), (8, 1)))),
         compiled=mode(row("cpp_fused_add_mul_0", (6, 8)), row("cpp_fused_relu_1", (7,))),
     )

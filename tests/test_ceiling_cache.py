@@ -5,22 +5,28 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from kernel_tui.engine import bandwidth
 from kernel_tui.model.report import Kernel
 
+if TYPE_CHECKING:
+    import torch
+
 
 @pytest.fixture
-def measured(monkeypatch, tmp_path):
+def measured(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[float]:
     monkeypatch.setenv("KERNEL_TUI_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(bandwidth, "_REMEASURED", set())
     monkeypatch.setattr(bandwidth, "_BEATEN", set())
     rates = iter([5.0, 20.0, 12.0, 30.0])
     calls: list[float] = []
 
-    def measure(device):
+    def measure(device: str) -> float:
         calls.append(next(rates))
         return calls[-1]
 
@@ -28,7 +34,7 @@ def measured(monkeypatch, tmp_path):
     return calls
 
 
-def test_a_fresh_figure_is_reused_and_an_old_one_measured_again(measured, tmp_path):
+def test_a_fresh_figure_is_reused_and_an_old_one_measured_again(measured: list[float], tmp_path: Path) -> None:
     assert bandwidth.ceiling_gbs("cpu", "EPYC") == 5.0
     assert bandwidth.ceiling_gbs("cpu", "EPYC") == 5.0 and measured == [5.0]
     cache = tmp_path / "bandwidth.json"
@@ -39,7 +45,7 @@ def test_a_fresh_figure_is_reused_and_an_old_one_measured_again(measured, tmp_pa
     assert bandwidth.ceiling_gbs("cpu", "EPYC") == 20.0 and measured == [5.0, 20.0]
 
 
-def test_a_kernel_far_above_the_ceiling_makes_it_measured_again_and_the_higher_kept(measured):
+def test_a_kernel_far_above_the_ceiling_makes_it_measured_again_and_the_higher_kept(measured: list[float]) -> None:
     slow_ceiling = bandwidth.ceiling_gbs("cpu", "EPYC")
     in_place_add = Kernel("aten::add_", "aten::add_", 1, 10.0, bytes_read=400_000, bytes_written=200_000)  # 60 GB/s
     assert bandwidth.implausible((in_place_add,), slow_ceiling)
@@ -49,18 +55,18 @@ def test_a_kernel_far_above_the_ceiling_makes_it_measured_again_and_the_higher_k
     assert bandwidth.checked_ceiling("cpu", "EPYC", 20.0, (plausible,)) == 20.0 and len(measured) == 2
 
 
-def test_asked_for_it_is_measured_again_once_per_engine(measured):
+def test_asked_for_it_is_measured_again_once_per_engine(measured: list[float]) -> None:
     bandwidth.ceiling_gbs("cpu", "EPYC")
     assert bandwidth.ceiling_gbs("cpu", "EPYC", remeasure=True) == 20.0
     assert bandwidth.ceiling_gbs("cpu", "EPYC", remeasure=True) == 20.0 and len(measured) == 2
 
 
 @pytest.fixture
-def matmul_measured(measured, monkeypatch):
+def matmul_measured(measured: list[float], monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     rates = iter([100.0, 400.0, 250.0])
     calls: list[tuple[str, str]] = []
 
-    def measure(device, dtype):
+    def measure(device: str, dtype: torch.dtype) -> float:
         calls.append((device, str(dtype)))
         return next(rates)
 
@@ -68,7 +74,9 @@ def matmul_measured(measured, monkeypatch):
     return calls
 
 
-def test_the_matmul_ceiling_is_cached_beside_the_copy_ceiling_per_dtype(matmul_measured, tmp_path):
+def test_the_matmul_ceiling_is_cached_beside_the_copy_ceiling_per_dtype(
+    matmul_measured: list[tuple[str, str]], tmp_path: Path
+) -> None:
     import torch
 
     assert bandwidth.ceiling_gbs("cpu", "EPYC") == 5.0
@@ -83,7 +91,9 @@ def test_the_matmul_ceiling_is_cached_beside_the_copy_ceiling_per_dtype(matmul_m
     assert figures == [("gbs", 5.0), ("gflops", 100.0), ("gflops", 400.0)]  # one cache file, both ceilings
 
 
-def test_the_matmul_ceiling_is_measured_again_when_asked_or_beaten_by_far(matmul_measured):
+def test_the_matmul_ceiling_is_measured_again_when_asked_or_beaten_by_far(
+    matmul_measured: list[tuple[str, str]],
+) -> None:
     import torch
 
     assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 100.0
@@ -109,7 +119,9 @@ def test_the_matmul_ceiling_is_measured_again_when_asked_or_beaten_by_far(matmul
         {"gbs": -3.0, "measured_at": 1e18},
     ],
 )
-def test_an_entry_of_the_wrong_type_is_treated_as_absent_and_written_anew(measured, tmp_path, entry):
+def test_an_entry_of_the_wrong_type_is_treated_as_absent_and_written_anew(
+    measured: list[float], tmp_path: Path, entry: object
+) -> None:
     cache = tmp_path / "bandwidth.json"
     bandwidth.ceiling_gbs("cpu", "EPYC")
     (key,) = json.loads(cache.read_text())
@@ -118,7 +130,7 @@ def test_an_entry_of_the_wrong_type_is_treated_as_absent_and_written_anew(measur
     assert json.loads(cache.read_text())[key]["gbs"] == 20.0
 
 
-def test_a_kernel_that_beats_the_ceiling_at_all_has_it_measured_again_once_per_engine(measured):
+def test_a_kernel_that_beats_the_ceiling_at_all_has_it_measured_again_once_per_engine(measured: list[float]) -> None:
     # Measured in a busy moment (5 GB/s), a quiet run's kernel beats it by a little: the ceiling is measured again.
     slow_ceiling = bandwidth.ceiling_gbs("cpu", "EPYC")
     a_little_faster = Kernel("aten::add", "aten::add", 1, 1000.0, bytes_read=4_000_000, bytes_written=2_000_000)
@@ -128,14 +140,14 @@ def test_a_kernel_that_beats_the_ceiling_at_all_has_it_measured_again_once_per_e
     assert bandwidth.checked_ceiling("cpu", "EPYC", 5.0, (a_little_faster,)) == 5.0 and len(measured) == 2  # once
 
 
-def test_a_busy_moment_slows_some_rounds_and_the_best_is_kept(monkeypatch):
+def test_a_busy_moment_slows_some_rounds_and_the_best_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     from kernel_tui.engine.timing import Timing
 
     # Rounds of a copy on a busy machine: the load comes and goes; the ceiling is the fastest, once confirmed.
     medians = iter([900.0, 310.0, 2000.0, 300.0, 305.0, 301.0])
     taken: list[float] = []
 
-    def one_round(call, device, budget_s):
+    def one_round(call: Callable[[], object], device: str, budget_s: float) -> Timing:
         taken.append(next(medians))
         return Timing(taken[-1], 0.0, 10, budget_s)
 
@@ -144,7 +156,7 @@ def test_a_busy_moment_slows_some_rounds_and_the_best_is_kept(monkeypatch):
     assert taken == [900.0, 310.0, 2000.0, 300.0, 305.0]  # stopped once the two fastest agreed within 3%
 
 
-def test_the_ceiling_says_when_and_under_what_load_it_was_measured(measured, tmp_path):
+def test_the_ceiling_says_when_and_under_what_load_it_was_measured(measured: list[float], tmp_path: Path) -> None:
     from kernel_tui.model.report import Ceilings
     from kernel_tui.text.roofline_text import ceilings_line
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from kernel_tui.commands.cli import main
 
 DATA = Path(__file__).parent / "data"
@@ -17,7 +19,7 @@ def kernel_tui(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[
     return subprocess.run([sys.executable, "-m", "kernel_tui", *args], capture_output=True, text=True, timeout=timeout)
 
 
-def test_json_contract_and_nothing_but_json_on_stdout():
+def test_json_contract_and_nothing_but_json_on_stdout() -> None:
     result = kernel_tui(
         "run", str(DATA / "add_relu.py"), str(DATA / "chatty.py"), "--device", "cpu", "--no-sweep", "--json"
     )
@@ -67,7 +69,7 @@ def test_json_contract_and_nothing_but_json_on_stdout():
     assert "inside fn" not in printed_elsewhere
 
 
-def test_tables_by_default():
+def test_tables_by_default() -> None:
     result = kernel_tui("run", str(DATA / "add_relu.py"), "--device", "cpu", "--no-sweep")
     assert result.returncode == 0, result.stderr[-2000:]
     for text in (
@@ -85,7 +87,7 @@ def test_tables_by_default():
         assert text in result.stdout
 
 
-def test_exit_status_is_1_when_a_claim_fails_or_a_scenario_errors(tmp_path):
+def test_exit_status_is_1_when_a_claim_fails_or_a_scenario_errors(tmp_path: Path) -> None:
     wrong = kernel_tui("run", str(DATA / "add_relu_wrong_claim.py"), "--device", "cpu", "--no-sweep", "--json")
     assert wrong.returncode == 1
     assert json.loads(wrong.stdout)["expect"]["compiled"]["ok"] is False
@@ -96,13 +98,14 @@ def test_exit_status_is_1_when_a_claim_fails_or_a_scenario_errors(tmp_path):
     assert json.loads(failed.stdout)["error"]["stage"] == "load"
 
 
-def test_exit_status_is_2_for_usage_errors(capsys):
+def test_exit_status_is_2_for_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     for args in (
         ["run"],
         ["run", "no/such/file.py"],
         ["run", str(DATA / "add_relu.py"), "--sizes", "x"],
         ["run", str(DATA / "add_relu.py"), "--device", "tpu"],
     ):
+        code: int | str | None
         try:
             code = main(args)
         except SystemExit as exit_:
@@ -110,7 +113,9 @@ def test_exit_status_is_2_for_usage_errors(capsys):
         assert code == 2, args
 
 
-def test_list_reads_titles_and_claims_without_running_anything(tmp_path, capsys, monkeypatch):
+def test_list_reads_titles_and_claims_without_running_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # a title folded over two lines of a narrow table would not be found
     marker = tmp_path / "ran"
     scenario = tmp_path / "side_effect.py"
@@ -126,7 +131,7 @@ def test_list_reads_titles_and_claims_without_running_anything(tmp_path, capsys,
     assert not marker.exists()
 
 
-def test_a_sweep_says_its_recompiles_in_the_report_not_in_torch_logs_on_stderr():
+def test_a_sweep_says_its_recompiles_in_the_report_not_in_torch_logs_on_stderr() -> None:
     result = kernel_tui("run", str(DATA / "add_relu.py"), "--device", "cpu", "--size", "4096", "--sizes", "1024,4096")
     assert result.returncode == 0, result.stderr[-2000:]
     assert "1 recompile(s)" in result.stdout, "the sweep's recompile is counted from dynamo's log"

@@ -6,6 +6,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from conftest import within
@@ -15,7 +16,7 @@ from kernel_tui.transport.client import EngineClient, EngineDied
 from kernel_tui.transport.protocol import Done
 
 
-def stand_in(tmp_path, body: str) -> list[str]:
+def stand_in(tmp_path: Path, body: str) -> list[str]:
     """A fake engine: says hello like the real one, then does ``body`` on the first request."""
     script = tmp_path / "fake_engine.py"
     script.write_text(
@@ -40,7 +41,7 @@ def stand_in(tmp_path, body: str) -> list[str]:
     return [sys.executable, str(script)]
 
 
-def test_an_engine_of_another_protocol_version_is_refused_at_once(tmp_path):
+def test_an_engine_of_another_protocol_version_is_refused_at_once(tmp_path: Path) -> None:
     script = tmp_path / "old_engine.py"
     script.write_text(
         "import json, os, time\n"
@@ -54,7 +55,7 @@ def test_an_engine_of_another_protocol_version_is_refused_at_once(tmp_path):
     assert "another protocol" in death.value.describe() and "protocol version 1" in death.value.describe()
 
 
-def test_a_stray_line_before_the_hello_does_not_stop_the_start(tmp_path):
+def test_a_stray_line_before_the_hello_does_not_stop_the_start(tmp_path: Path) -> None:
     script = tmp_path / "chatty_engine.py"
     script.write_text(
         "import os, sys, time\n"
@@ -70,7 +71,7 @@ def test_a_stray_line_before_the_hello_does_not_stop_the_start(tmp_path):
     assert "not JSON" in client.stderr_tail()
 
 
-def test_an_engine_that_never_says_hello_is_given_up_on_at_the_start_timeout(tmp_path):
+def test_an_engine_that_never_says_hello_is_given_up_on_at_the_start_timeout(tmp_path: Path) -> None:
     script = tmp_path / "mute_engine.py"
     script.write_text("import time\ntime.sleep(600)\n")
     with EngineClient(command=[sys.executable, str(script)]) as client, pytest.raises(EngineDied) as death:
@@ -79,7 +80,7 @@ def test_an_engine_that_never_says_hello_is_given_up_on_at_the_start_timeout(tmp
     assert not client.running
 
 
-def test_a_dying_engine_reports_its_exit_code_and_stderr_tail(tmp_path):
+def test_a_dying_engine_reports_its_exit_code_and_stderr_tail(tmp_path: Path) -> None:
     command = stand_in(tmp_path, "print('about to die', file=sys.stderr, flush=True)\nos._exit(7)\n")
     with EngineClient(command=command) as client, pytest.raises(EngineDied) as death:
         list(client.run("x.py"))
@@ -88,14 +89,14 @@ def test_a_dying_engine_reports_its_exit_code_and_stderr_tail(tmp_path):
     assert "about to die" in death.value.stderr_tail
 
 
-def test_a_crash_is_reported_with_its_signal(tmp_path):
+def test_a_crash_is_reported_with_its_signal(tmp_path: Path) -> None:
     command = stand_in(tmp_path, "os.kill(os.getpid(), 11)\n")
     with EngineClient(command=command) as client, pytest.raises(EngineDied) as death:
         list(client.run("x.py"))
     assert "SIGSEGV" in death.value.describe()
 
 
-def test_a_hung_engine_is_stopped_at_the_timeout_with_its_whole_group(tmp_path):
+def test_a_hung_engine_is_stopped_at_the_timeout_with_its_whole_group(tmp_path: Path) -> None:
     pid_file = tmp_path / "worker.pid"
     body = f"""
     import subprocess
@@ -114,7 +115,7 @@ def test_a_hung_engine_is_stopped_at_the_timeout_with_its_whole_group(tmp_path):
     assert not is_running(worker)
 
 
-def test_garbage_on_the_protocol_stream_is_skipped_not_fatal(tmp_path):
+def test_garbage_on_the_protocol_stream_is_skipped_not_fatal(tmp_path: Path) -> None:
     body = """
     print("this is not json", flush=True)
     send(done(request))
@@ -125,7 +126,7 @@ def test_garbage_on_the_protocol_stream_is_skipped_not_fatal(tmp_path):
     assert "not JSON" in client.stderr_tail()
 
 
-def test_the_next_run_starts_a_fresh_engine(tmp_path):
+def test_the_next_run_starts_a_fresh_engine(tmp_path: Path) -> None:
     body = """
     if os.path.exists(sys.argv[0] + ".died"):
         send(done(request))
@@ -139,7 +140,7 @@ def test_the_next_run_starts_a_fresh_engine(tmp_path):
         assert [type(m) for m in client.run("x.py", timeout=10)] == [Done]
 
 
-def test_a_newer_engines_extra_fields_do_not_break_reading_a_report():
+def test_a_newer_engines_extra_fields_do_not_break_reading_a_report() -> None:
     from kernel_tui.model.report import ScenarioReport
 
     data = {
@@ -162,11 +163,13 @@ def test_a_newer_engines_extra_fields_do_not_break_reading_a_report():
         "error": {"stage": "sweep", "message": "m", "hint": "h"},
     }
     report = ScenarioReport.from_dict(data)
+    assert report.eager is not None
     assert report.eager.kernels[0].name == "aten::add" and report.sweep[0].size == 4
+    assert report.error is not None
     assert report.expect["eager"].ok and report.error.stage == "sweep"
 
 
-def test_kill_signals_without_waiting_and_a_blocked_run_ends(tmp_path):
+def test_kill_signals_without_waiting_and_a_blocked_run_ends(tmp_path: Path) -> None:
     import threading
 
     with EngineClient(command=stand_in(tmp_path, "time.sleep(600)\n")) as client:

@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import lesson_params, lesson_report, measure
+from conftest import WriteScenario, lesson_params, lesson_report, measure
 
 from kernel_tui.engine import events as ev
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.kernel import Kernel, nested_names
 from kernel_tui.model.scenario_file import find_scenarios, read_scenario
+from kernel_tui.transport.client import EngineClient
 
 PREVIEW = Path(__file__).parent / "data" / "preview" / "course_sm90.jsonl"
 COURSE = [path for path in find_scenarios([course_dir()]) if not read_scenario(path).train]
@@ -118,7 +119,10 @@ def profiled(*ops: Event) -> list[Event]:
 
 def logsumexp(at: list[float]) -> Event:
     """As the profiler records ``torch.logsumexp(x, -1)`` on a CPU (torch 2.14)."""
-    scalar = lambda: tree("aten::to", tree("aten::_to_copy", "aten::empty_strided", "aten::copy_", at=at), at=at)  # noqa: E731
+
+    def scalar() -> Event:
+        return tree("aten::to", tree("aten::_to_copy", "aten::empty_strided", "aten::copy_", at=at), at=at)
+
     inner = tree(
         "aten::logsumexp",
         "aten::real",
@@ -137,7 +141,7 @@ def logsumexp(at: list[float]) -> Event:
     return tree("aten::logsumexp", "aten::empty", inner, at=at)
 
 
-def test_a_composite_operator_is_as_many_kernels_as_its_passes():
+def test_a_composite_operator_is_as_many_kernels_as_its_passes() -> None:
     at = [0.0]
     events = profiled(logsumexp(at))
     launches = ev.cpu_launches(events, moves, own_kernel)
@@ -146,7 +150,7 @@ def test_a_composite_operator_is_as_many_kernels_as_its_passes():
     assert len(ev.cpu_launches(events, moves)) == 1, "without dispatch knowledge: the top-level operator"
 
 
-def test_an_operator_that_delegates_to_one_or_has_its_own_kernel_stays_one():
+def test_an_operator_that_delegates_to_one_or_has_its_own_kernel_stays_one() -> None:
     at = [0.0]
     relu = tree("aten::relu", "aten::clamp_min", at=at)
     total = tree("aten::sum", "aten::as_strided", "aten::fill_", "aten::unsqueeze", "aten::copy_", at=at)
@@ -159,13 +163,15 @@ def test_an_operator_that_delegates_to_one_or_has_its_own_kernel_stays_one():
     ]
 
 
-def test_nested_passes_are_shown_under_their_composite():
+def test_nested_passes_are_shown_under_their_composite() -> None:
     rows = [Kernel("aten::mul", "aten::mul", 1, 1.0, kind="op")]
     rows += [Kernel(name, name, 1, 1.0, kind="op", op="aten::logsumexp") for name in LOGSUMEXP_PASSES[:3]]
     assert nested_names(rows) == ["aten::mul", "aten::logsumexp ┬ amax", "  ├ abs", "  └ eq"]
 
 
-def test_logsumexp_on_the_cpu_counts_its_passes_nested_and_credited(engine, write_scenario):
+def test_logsumexp_on_the_cpu_counts_its_passes_nested_and_credited(
+    engine: EngineClient, write_scenario: WriteScenario
+) -> None:
     path = write_scenario(
         "import torch\n\n\ndef fn(x):\n    return torch.logsumexp(x, dim=-1)\n\n\n"
         "def inputs(size, device):\n    return (torch.randn(size // 256, 256, device=device),)\n",
@@ -173,12 +179,15 @@ def test_logsumexp_on_the_cpu_counts_its_passes_nested_and_credited(engine, writ
     )
     report = measure(engine, path, size=1 << 16)
     assert report.error is None, report.error
+    assert report.eager is not None
     names = [kernel.name for kernel in report.eager.kernels]
     assert names == LOGSUMEXP_PASSES and report.eager.kernel_count == len(LOGSUMEXP_PASSES)
     assert {kernel.op for kernel in report.eager.kernels} == {"aten::logsumexp"}
+    assert report.eager.kernels[0].bytes_total is not None
     assert report.eager.bytes_total == report.eager.kernels[0].bytes_total > 0, "the composite's bytes, once"
     fused = {name for kernel in report.eager.kernels for name in kernel.fused_into}
     assert all(kernel.fused_into for kernel in report.eager.kernels), "every pass went into the compiled kernel"
+    assert report.compiled is not None
     assert fused <= {kernel.short_name for kernel in report.compiled.kernels}
 
 
@@ -192,7 +201,7 @@ def _preview_counts() -> dict[str, float]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", lesson_params(COURSE))
-def test_cpu_eager_counts_match_the_gpu_preview_or_say_why(engine, path: Path):
+def test_cpu_eager_counts_match_the_gpu_preview_or_say_why(engine: EngineClient, path: Path) -> None:
     report = lesson_report(engine, path)  # the claim test's measurement, when it ran first on this worker
     assert report.eager is not None, report.error
     gpu = _preview_counts()[path.name]

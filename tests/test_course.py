@@ -13,14 +13,16 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import lesson_params, lesson_report, measure
 
+from kernel_tui.model.compile_variants import COMPILE_KEYS
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.expect import NEEDS_SWEEP
 from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.scenario_file import CLAIM_KEYS, COMPILE_KEYS, find_scenarios, read_scenario
+from kernel_tui.model.scenario_file import CLAIM_KEYS, find_scenarios, read_scenario
 from kernel_tui.transport.client import EngineClient, EngineDied
 from kernel_tui.ui.score import split_lesson
 
@@ -78,7 +80,7 @@ def test_files_are_numbered_in_course_order() -> None:
     names = [path.name for path in COURSE]
     unnumbered = [name for name in names if not NUMBERED.match(name)]
     assert not unnumbered, f"every scenario in the course needs a number: {unnumbered}"
-    numbers = [int(NUMBERED.match(name).group(1)) for name in names]
+    numbers = [int(match.group(1)) for name in names if (match := NUMBERED.match(name))]  # all match: above
     assert numbers == list(range(1, len(names) + 1)), names
 
 
@@ -103,7 +105,7 @@ def test_every_lesson_makes_claims_for_both_devices(path: Path) -> None:
     assert info.claims_for("cuda"), f"{path.name}: no claims for CUDA"
 
 
-def test_list_shows_the_course_in_order(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+def test_list_shows_the_course_in_order(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     from kernel_tui.commands.cli import main
 
     monkeypatch.setenv("COLUMNS", "400")  # one row per line, so titles are not wrapped
@@ -155,7 +157,7 @@ def named_kernels(path: Path) -> tuple[list[str], list[str]]:
     return kernels, ops
 
 
-def _measured_names(kernels: list[dict]) -> list[str]:
+def _measured_names(kernels: list[dict[str, Any]]) -> list[str]:
     return [*(kernel["name"] for kernel in kernels), *(op for kernel in kernels for op in kernel["aten_ops"])]
 
 
@@ -217,8 +219,8 @@ def test_kernels_a_lesson_names_run_on_cpu(engine: EngineClient, path: Path) -> 
     kernels = report.eager.kernels + report.compiled.kernels
     cpu = _measured_names([{"name": kernel.name, "aten_ops": kernel.aten_ops} for kernel in kernels])
     gpu = _preview_names(path)
-    kernels, ops = named_kernels(path)
-    missing = [name for name in kernels if not name.startswith("triton_") and not _finds(name, cpu + gpu)]
+    named, ops = named_kernels(path)
+    missing = [name for name in named if not name.startswith("triton_") and not _finds(name, cpu + gpu)]
     missing += [name for name in ops if not _finds(name, cpu + gpu)]
     assert not missing, f"{path.name} names what its measurement does not show: {missing}\nCPU: {cpu}\nGPU: {gpu}"
 

@@ -125,7 +125,7 @@ def eager_add_relu(trace: Trace, start: float) -> None:
     trace.launch(clamp, RELU, start + 50, 9.0)
 
 
-def test_eager_kernels_are_device_events_linked_to_their_top_level_op():
+def test_eager_kernels_are_device_events_linked_to_their_top_level_op() -> None:
     trace = Trace()
     eager_add_relu(trace, 0)
     launches = ev.cuda_launches(trace.built())
@@ -135,7 +135,7 @@ def test_eager_kernels_are_device_events_linked_to_their_top_level_op():
     ]
 
 
-def test_annotation_copies_and_work_outside_a_run_do_not_count():
+def test_annotation_copies_and_work_outside_a_run_do_not_count() -> None:
     trace = Trace()
     warm_up = trace.cpu("aten::add", 0, 5)
     trace.launch(warm_up, ADD, 1, 3.0)
@@ -145,7 +145,7 @@ def test_annotation_copies_and_work_outside_a_run_do_not_count():
     assert ev.RUN_RANGE not in names
 
 
-def test_compiled_triton_kernel_is_linked_through_the_graph_annotation():
+def test_compiled_triton_kernel_is_linked_through_the_graph_annotation() -> None:
     trace = Trace()
     run = trace.cpu(ev.RUN_RANGE, 0, 100)
     trace.device(ev.RUN_RANGE, run, 0, 100, "gpu_user_annotation")
@@ -164,7 +164,7 @@ def test_compiled_triton_kernel_is_linked_through_the_graph_annotation():
     )
 
 
-def test_memcpy_and_memset_are_listed_as_such():
+def test_memcpy_and_memset_are_listed_as_such() -> None:
     trace = Trace()
     trace.cpu(ev.RUN_RANGE, 0, 200)
     to_cpu = trace.cpu("aten::to", 10, 100)
@@ -179,7 +179,7 @@ def test_memcpy_and_memset_are_listed_as_such():
     assert to_cpu is not None and zeros is not None
 
 
-def test_older_torch_without_activity_types_is_classified_by_name():
+def test_older_torch_without_activity_types_is_classified_by_name() -> None:
     trace = Trace(activity_types=False)
     run = trace.cpu(ev.RUN_RANGE, 0, 200)
     trace.device(ev.RUN_RANGE, run, 0, 200, "")
@@ -191,7 +191,7 @@ def test_older_torch_without_activity_types_is_classified_by_name():
     assert [launch.kind for launch in launches] == ["memcpy", "kernel"]
 
 
-def test_kernel_rows_count_calls_and_time_per_run():
+def test_kernel_rows_count_calls_and_time_per_run() -> None:
     trace = Trace()
     eager_add_relu(trace, 0)
     eager_add_relu(trace, 1000)
@@ -213,7 +213,7 @@ def profiled_add_relu(trace: Trace, runs: int) -> None:
         eager_add_relu(trace, start)
 
 
-def test_unlinked_runtime_calls_sharing_an_operators_id_take_no_kernels():
+def test_unlinked_runtime_calls_sharing_an_operators_id_take_no_kernels() -> None:
     trace = Trace()
     profiled_add_relu(trace, 5)
     built = trace.built()
@@ -224,7 +224,7 @@ def test_unlinked_runtime_calls_sharing_an_operators_id_take_no_kernels():
     assert [[launch.op for launch in run] for run in per_run] == [["aten::add", "aten::relu"]] * 5
 
 
-def test_torch_before_2_12_links_device_work_through_the_runtime_call():
+def test_torch_before_2_12_links_device_work_through_the_runtime_call() -> None:
     trace = Trace(legacy=True)
     profiled_add_relu(trace, 5)
     built = trace.built()
@@ -235,7 +235,7 @@ def test_torch_before_2_12_links_device_work_through_the_runtime_call():
     ] * 5
 
 
-def test_syncs_and_profiler_overhead_are_not_device_work():
+def test_syncs_and_profiler_overhead_are_not_device_work() -> None:
     for activity_types in (True, False):
         trace = Trace(activity_types=activity_types)
         run = trace.cpu(ev.RUN_RANGE, 0, 200)
@@ -250,7 +250,7 @@ def test_syncs_and_profiler_overhead_are_not_device_work():
         assert [launch.kind for launch in ev.cuda_launches(trace.built())] == ["memcpy"]
 
 
-def test_memset_and_memcpy_carry_the_bytes_the_profiler_recorded():
+def test_memset_and_memcpy_carry_the_bytes_the_profiler_recorded() -> None:
     trace = Trace()
     trace.cpu(ev.RUN_RANGE, 0, 200)
     linear = trace.cpu("aten::linear", 10, 100)
@@ -268,7 +268,7 @@ def test_memset_and_memcpy_carry_the_bytes_the_profiler_recorded():
     assert (gemm.kind, gemm.device_bytes) == ("kernel", None)
 
 
-def test_a_memset_before_a_gemm_gets_its_own_bytes_and_the_gemm_the_operators():
+def test_a_memset_before_a_gemm_gets_its_own_bytes_and_the_gemm_the_operators() -> None:
     trace = Trace()
     trace.cpu(ev.RUN_RANGE, 0, 200)
     linear = trace.cpu("aten::linear", 10, 100)
@@ -277,11 +277,13 @@ def test_a_memset_before_a_gemm_gets_its_own_bytes_and_the_gemm_the_operators():
     trace.launch(linear, "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32", 40, 8.0)
     launches = ev.cuda_launches(trace.built())
     memset, gemm = join_eager(launches, [Traffic("aten::addmm", 3_000_000, 1_000_000)])
+    assert memset is not None
     assert (memset.bytes_read, memset.bytes_written) == (0, 4096)
+    assert gemm is not None
     assert (gemm.bytes_read, gemm.bytes_written) == (3_000_000, 1_000_000)
 
 
-def test_a_run_that_lost_records_neither_sets_the_counts_nor_the_bytes():
+def test_a_run_that_lost_records_neither_sets_the_counts_nor_the_bytes() -> None:
     """CUDA 13.0's CUPTI can drop a session's first device records: a run with fewer launches is reported,
     and counts and bytes come from the runs that agree."""
     trace = Trace()
@@ -297,7 +299,9 @@ def test_a_run_that_lost_records_neither_sets_the_counts_nor_the_bytes():
     assert Profile([per_run[0]] * 5).note is None
 
 
-def test_a_cuda_profile_without_launches_for_work_that_was_dispatched_is_an_error(monkeypatch):
+def test_a_cuda_profile_without_launches_for_work_that_was_dispatched_is_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from kernel_tui.engine import measure
 
     monkeypatch.setattr(measure, "profile_launches", lambda call, device, trace_path=None: Profile([[]] * 5))

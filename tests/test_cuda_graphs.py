@@ -12,7 +12,7 @@ from kernel_tui.engine.profiling import join_compiled
 from kernel_tui.engine.traffic import Traffic
 
 
-def test_cuda_graph_modes_get_a_twin_without_graphs_and_other_modes_none():
+def test_cuda_graph_modes_get_a_twin_without_graphs_and_other_modes_none() -> None:
     twin = twin_compile_options({"mode": "reduce-overhead", "dynamic": False})
     assert twin is not None and twin["dynamic"] is False and "mode" not in twin
     assert twin["options"]["triton.cudagraphs"] is False
@@ -24,13 +24,13 @@ def test_cuda_graph_modes_get_a_twin_without_graphs_and_other_modes_none():
     assert twin_compile_options({"dynamic": True}) is None
 
 
-def test_the_input_copy_reads_and_writes_each_input_once():
+def test_the_input_copy_reads_and_writes_each_input_once() -> None:
     a, b = torch.ones(1024), torch.ones(1024)
     (copy,) = graph_input_copies((a, b, 3))
     assert (copy.name, copy.bytes_read, copy.bytes_written) == (FOREACH_COPY, 8192, 8192)
 
 
-def test_a_replay_joins_the_copy_and_each_kernel_to_their_bytes():
+def test_a_replay_joins_the_copy_and_each_kernel_to_their_bytes() -> None:
     """The replay as a profile shows it: the input copy under ``_foreach_copy_``, then the graph's kernels,
     all launched by the one ``cudaGraphLaunch`` and carrying its correlation id. A ``record_function`` range
     pushes no External id, so the replay and its kernels link to no operator (linked id 0)."""

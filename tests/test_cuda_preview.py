@@ -17,7 +17,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import REPO, measure, overdue, within
+from conftest import REPO, WriteScenario, measure, overdue, within
 
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.expect import NEEDS_SWEEP
@@ -78,6 +78,7 @@ def _compiled(report: ScenarioReport) -> list[tuple[str, float]]:
 def test_add_relu_is_one_fused_pointwise_kernel(preview_engine: EngineClient) -> None:
     report = measure(preview_engine, course_dir() / "02_add_relu.py", size=4096)
     assert _compiled(report) == [("triton_poi_fused_add_relu_0", 1)]
+    assert report.compiled is not None
     kernel = report.compiled.kernels[0]
     assert (kernel.bytes_read, kernel.bytes_written) == (2 * 4096 * 4, 4096 * 4), "reads two arrays, writes one"
     assert kernel.code is not None and "@triton.jit" in kernel.code
@@ -104,10 +105,12 @@ def test_the_gpu_differs_where_the_course_says(preview_engine: EngineClient) -> 
         ("triton_poi_fused_add_relu_0", 1),
     ]
     host = measure(preview_engine, course / "19_host_and_device.py")
+    assert host.compiled is not None
     assert [(k.kind, k.short_name) for k in host.compiled.kernels] == [
         ("kernel", "triton_poi_fused__to_copy_mul_0"),
         ("memcpy", "memcpy DtoH"),
     ]
+    assert host.array_bytes is not None
     assert host.compiled.kernels[1].bytes_total == 2 * host.array_bytes
 
 
@@ -115,8 +118,10 @@ def test_the_graph_break_lesson_really_divides(preview_engine: EngineClient) -> 
     """Lesson 15 divides by a value read back with ``.item()``: the second graph's kernel divides by it (a
     stand-in of 1.0 for that value, or a peak that is always 1.0, made the division vanish)."""
     report = measure(preview_engine, Path(course_dir()) / "15_graph_break.py")
+    assert report.compiled is not None
     last = report.compiled.kernels[-1]
     assert last.short_name == "triton_poi_fused_cos_div_0" and "aten::div" in last.aten_ops
+    assert last.code is not None
     after_cos = last.code.split("tl_math.cos(", 1)[1]
     assert " * " in after_cos or " / " in after_cos, "the cosine is stored without being divided"
 
@@ -248,6 +253,7 @@ async def test_the_explorer_shows_a_preview() -> None:
         await pilot.press("r")
         explorer = app.get_explorer()
         started = time.monotonic()
+        assert explorer is not None
         while explorer.runs[ADD_RELU].running:
             assert not overdue(started, 300), "no preview within 300 s (scaled by the machine's pace)"
             await pilot.pause(0.2)
@@ -303,7 +309,9 @@ def test_an_engine_that_refuses_says_why(tmp_path: Path) -> None:
     assert death.value.refusal.endswith("it patches torch._inductor.no_such_piece, which is not there")
 
 
-def test_inputs_left_on_the_cpu_are_an_inputs_error_not_eager_0(preview_engine: EngineClient, write_scenario) -> None:
+def test_inputs_left_on_the_cpu_are_an_inputs_error_not_eager_0(
+    preview_engine: EngineClient, write_scenario: WriteScenario
+) -> None:
     on_the_cpu = write_scenario(
         "import torch\nSIZE = 4096\n\ndef fn(a):\n    return (a + 1).relu()\n\n"
         "def inputs(size, device):\n    return (torch.randn(size),)\n",

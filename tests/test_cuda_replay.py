@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cuda_replay import ReplayedProfiler, steps_of, trace_events, trace_paths
@@ -25,7 +26,7 @@ from kernel_tui.engine.traffic import Traffic
 TRACE_NAMES = [path.name for path in trace_paths()]
 
 
-def expected_launches(path: Path) -> dict[tuple[str, float], dict]:
+def expected_launches(path: Path) -> dict[tuple[str, float], dict[str, Any]]:
     """(name, start) of each device activity launched in a step, with the operator that launched it."""
     raw = trace_events(path)
     origin = min(e["ts"] for e in raw)
@@ -64,12 +65,13 @@ def expected_launches(path: Path) -> dict[tuple[str, float], dict]:
 
 
 @pytest.fixture(scope="module", params=TRACE_NAMES)
-def trace(request):
-    return Path(__file__).parent / "data" / "cuda_traces" / request.param
+def trace(request: pytest.FixtureRequest) -> Path:
+    name: str = request.param
+    return Path(__file__).parent / "data" / "cuda_traces" / name
 
 
 @pytest.mark.parametrize("legacy", [False, True], ids=["torch>=2.12", "torch<2.12"])
-def test_every_device_activity_in_a_step_is_counted_once_under_its_operator(trace, legacy):
+def test_every_device_activity_in_a_step_is_counted_once_under_its_operator(trace: Path, legacy: bool) -> None:
     events = replay_trace(trace, legacy=legacy)
     launches = ev.cuda_launches(events)
     expected = expected_launches(trace)
@@ -87,7 +89,7 @@ def test_every_device_activity_in_a_step_is_counted_once_under_its_operator(trac
         assert named in below, (launch.name, launch.op, launcher["name"])
 
 
-def test_syncs_overhead_and_annotation_copies_are_never_counted(trace):
+def test_syncs_overhead_and_annotation_copies_are_never_counted(trace: Path) -> None:
     for legacy in (False, True):
         names = {launch.name for launch in ev.cuda_launches(replay_trace(trace, legacy=legacy))}
         assert not names & ev.SYNC_NAMES
@@ -95,7 +97,7 @@ def test_syncs_overhead_and_annotation_copies_are_never_counted(trace):
         assert not any(name.startswith(("## ", "Activity Buffer", "Lazy Function")) for name in names)
 
 
-def test_b200_kernels_land_under_their_operators_not_under_runtime_calls():
+def test_b200_kernels_land_under_their_operators_not_under_runtime_calls() -> None:
     path = Path(__file__).parent / "data" / "cuda_traces" / "tracelens_b200_vllm_compiled.json.gz"
     launches = ev.cuda_launches(replay_trace(path))
     ops = {launch.op for launch in launches}
@@ -106,7 +108,7 @@ def test_b200_kernels_land_under_their_operators_not_under_runtime_calls():
     assert nvjet and all(launch.op and "::" in launch.op for launch in nvjet)
 
 
-def test_an_operators_bytes_go_to_its_kernel_not_to_a_memset_before_it(trace):
+def test_an_operators_bytes_go_to_its_kernel_not_to_a_memset_before_it(trace: Path) -> None:
     """An operator's dispatched bytes land on one launch: its first kernel where it launched one."""
     launches = ev.cuda_launches(replay_trace(trace))
     ops = {id(launch.op_event): launch.op_event for launch in launches if launch.op_event is not None}
@@ -122,7 +124,7 @@ def test_an_operators_bytes_go_to_its_kernel_not_to_a_memset_before_it(trace):
         assert holder.kind == "kernel" or "kernel" not in kinds
 
 
-def test_memcpy_bytes_come_from_the_trace():
+def test_memcpy_bytes_come_from_the_trace() -> None:
     path = Path(__file__).parent / "data" / "cuda_traces" / "hta_alexnet_a100.json.gz"
     copies = [launch for launch in ev.cuda_launches(replay_trace(path)) if launch.kind in ("memcpy", "memset")]
     assert copies and all(launch.device_bytes and launch.device_bytes > 0 for launch in copies)
@@ -136,7 +138,9 @@ def test_memcpy_bytes_come_from_the_trace():
     [(False, False), (True, False), (False, True)],
     ids=["torch2.12-2.14", "torch<2.12", "torch2.15"],
 )
-def test_the_engines_profiler_asks_for_the_metadata_that_carries_memcpy_bytes(monkeypatch, legacy, typed):
+def test_the_engines_profiler_asks_for_the_metadata_that_carries_memcpy_bytes(
+    monkeypatch: pytest.MonkeyPatch, legacy: bool, typed: bool
+) -> None:
     """The engine's own profiling code on an A100 trace, the events in the form its profiler options ask for:
     without ``expose_kineto_event_metadata`` a real GPU's memcpys and memsets have no bytes."""
     path = Path(__file__).parent / "data" / "cuda_traces" / "hta_alexnet_a100.json.gz"
@@ -148,7 +152,7 @@ def test_the_engines_profiler_asks_for_the_metadata_that_carries_memcpy_bytes(mo
     assert copies and all(launch.device_bytes and launch.device_bytes > 0 for launch in copies)
 
 
-def test_a_step_nested_in_itself_does_not_make_the_empty_run_the_reference():
+def test_a_step_nested_in_itself_does_not_make_the_empty_run_the_reference() -> None:
     """HTA's traces nest each profiled step in a range of the same name: the outer reads 0 launches. The runs
     tie (one each), and the reference must be the run that lost nothing."""
     for name in ("hta_alexnet_a100.json.gz", "hta_simple_add.json.gz"):
@@ -160,7 +164,7 @@ def test_a_step_nested_in_itself_does_not_make_the_empty_run_the_reference():
         assert len(profile.agreeing) == 1 and profile.agreeing[0] is profile.reference
 
 
-def test_the_common_count_prefers_the_run_that_lost_nothing_only_on_a_tie():
+def test_the_common_count_prefers_the_run_that_lost_nothing_only_on_a_tie() -> None:
     assert profiling.common_count([0, 40]) == 40
     assert profiling.common_count([40, 0]) == 40
     assert profiling.common_count([38, 40, 40]) == 40

@@ -5,6 +5,7 @@ claims only a sweep can check."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -21,20 +22,20 @@ from kernel_tui.text.formatting import (
 )
 
 
-def kernel(**fields) -> Kernel:
+def kernel(**fields: Any) -> Kernel:
     return Kernel("cpp_fused_add_relu_0", "cpp_fused_add_relu_0", 1, 10.0, **fields)
 
 
-def report(**fields) -> ScenarioReport:
+def report(**fields: Any) -> ScenarioReport:
     return ScenarioReport("/course/add.py", "Add", "cpu", "EPYC", "2.14.1", 1024, **fields)
 
 
-def test_bandwidth_is_bytes_over_time_in_gb_per_second():
+def test_bandwidth_is_bytes_over_time_in_gb_per_second() -> None:
     assert gbs(12_000, 2.0) == pytest.approx(6.0)
     assert [gbs(None, 2.0), gbs(0, 2.0), gbs(12_000, None), gbs(12_000, 0.0), gbs(12_000, -1.0)] == [None] * 5
 
 
-def test_bandwidth_text_says_the_share_of_the_copy_ceiling():
+def test_bandwidth_text_says_the_share_of_the_copy_ceiling() -> None:
     fast = kernel(gbs=7.171, ceiling_pct=62.4)
     assert bandwidth_text(fast) == "7.17 GB/s, 62% of the copy ceiling"
     assert bandwidth_text(fast, 11.553) == "7.17 GB/s, 62% of the copy ceiling (11.6 GB/s)"
@@ -43,7 +44,7 @@ def test_bandwidth_text_says_the_share_of_the_copy_ceiling():
     assert (ceiling_share_text(fast), ceiling_share_text(kernel())) == ("62%", "")
 
 
-def test_attribution_reads_fused_into_eager_and_replaces_compiled():
+def test_attribution_reads_fused_into_eager_and_replaces_compiled() -> None:
     add = Kernel("aten::add", "aten::add", 1, 10.0, fused_into=("cpp_fused_add_relu_0",))
     assert attribution_text(add, "eager") == "fused into cpp_fused_add_relu_0"
     replaced = kernel(aten_ops=("aten::add", "aten::relu"), lines=(12, 13))
@@ -52,7 +53,7 @@ def test_attribution_reads_fused_into_eager_and_replaces_compiled():
     assert attribution_text(kernel(), "eager") == "" and attribution_text(kernel(), "compiled") == ""
 
 
-def test_an_error_is_one_line_with_where_it_happened():
+def test_an_error_is_one_line_with_where_it_happened() -> None:
     error = ScenarioError("eager", "TypeError: bad\n  more", line=9, file="/course/broken_fn.py")
     assert error.one_line() == "/course/broken_fn.py:9: eager: TypeError: bad\n  more"
     assert error.one_line(first_line_only=True) == "/course/broken_fn.py:9: eager: TypeError: bad"
@@ -61,13 +62,13 @@ def test_an_error_is_one_line_with_where_it_happened():
     assert ScenarioError("engine", "  ").one_line(first_line_only=True) == "?: engine: (no message)"
 
 
-def test_the_device_line_names_threads_only_on_a_cpu():
+def test_the_device_line_names_threads_only_on_a_cpu() -> None:
     assert device_text("cpu", "EPYC", 2, "2.14.1") == "cpu (EPYC, 2 threads) · torch 2.14.1"
     assert device_text("cuda", "H200", 2, "2.14.1") == "cuda (H200) · torch 2.14.1"
     assert device_line(report(threads=2)) == "cpu (EPYC, 2 threads) · torch 2.14.1 · size 1,024"
 
 
-def test_a_report_reads_each_mode_by_name():
+def test_a_report_reads_each_mode_by_name() -> None:
     eager = ModeResult(2, (), 20, 1.0)
     measured = report(eager=eager)
     assert MODES == ("eager", "compiled")
@@ -76,15 +77,15 @@ def test_a_report_reads_each_mode_by_name():
         measured.mode("inductor")
 
 
-def test_claims_only_a_sweep_checks_are_left_out_without_one():
+def test_claims_only_a_sweep_checks_are_left_out_without_one() -> None:
     assert "sweep_compiles" in NEEDS_SWEEP
-    claims = {"eager": 2, "sweep_compiles": 1}
+    claims: dict[str, float] = {"eager": 2, "sweep_compiles": 1}
     assert set(check_claims(claims, report(eager=ModeResult(2, (), 20, 1.0)), swept=False)) == {"eager"}
     swept = check_claims(claims, report(eager=ModeResult(2, (), 20, 1.0), sweep_compiles=1), swept=True)
     assert swept["sweep_compiles"] == ExpectCheck(claimed=1, measured=1, ok=True)
 
 
-def test_a_sweep_claim_the_budget_cut_short_reads_not_measured_and_fails_nothing():
+def test_a_sweep_claim_the_budget_cut_short_reads_not_measured_and_fails_nothing() -> None:
     from kernel_tui.model.report import SweepPoint
     from kernel_tui.text.formatting import claim_line
 
@@ -103,7 +104,7 @@ def test_a_sweep_claim_the_budget_cut_short_reads_not_measured_and_fails_nothing
     assert check_claims({"sweep_compiles": 5}, whole, swept=True)["sweep_compiles"].ok is False
 
 
-def test_every_claim_a_lesson_may_make_has_a_measure_and_nothing_else_does():
+def test_every_claim_a_lesson_may_make_has_a_measure_and_nothing_else_does() -> None:
     # The file reader's list and the checker's table are kept apart (the reader is on the app's start path);
     # a claim with no measure would crash the check, a measure with no claim would never be reached.
     from kernel_tui.model.expect import MEASURES
@@ -112,7 +113,7 @@ def test_every_claim_a_lesson_may_make_has_a_measure_and_nothing_else_does():
     assert tuple(MEASURES) == CLAIM_KEYS
 
 
-def test_transfers_keep_a_quarter_as_a_quarter():
+def test_transfers_keep_a_quarter_as_a_quarter() -> None:
     """Lesson 21 claims forward keeps 0.25 of an array; one decimal showed it as 0.2× beside that claim."""
     assert [format_transfers(value) for value in (0.25, 1.0, 1.5, 5.001, 2.75, 0.0)] == [
         "0.25×",

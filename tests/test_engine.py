@@ -5,24 +5,27 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import measure
+from conftest import WriteScenario, measure
 
+from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.protocol import Done, SweepPointMessage
 
 DATA = Path(__file__).parent / "data"
 MiB = 2**20
 
 
-def test_add_relu_is_two_kernels_eager_and_one_fused_kernel_compiled(engine):
+def test_add_relu_is_two_kernels_eager_and_one_fused_kernel_compiled(engine: EngineClient) -> None:
     report = measure(engine, DATA / "add_relu.py")
     assert report.error is None
     assert report.device == "cpu" and report.torch_version and report.device_name
     assert report.size == 2**20
     eager, compiled = report.eager, report.compiled
+    assert eager is not None
     assert [k.name for k in eager.kernels] == ["aten::add", "aten::relu"]
     assert eager.kernel_count == 2
     assert [(k.bytes_read, k.bytes_written) for k in eager.kernels] == [(8 * MiB, 4 * MiB), (4 * MiB, 4 * MiB)]
     assert eager.bytes_total == 20 * MiB and eager.transfers == 5
+    assert compiled is not None
     assert compiled.kernel_count == 1
     (kernel,) = compiled.kernels
     assert kernel.short_name == "cpp_fused_add_relu_0"
@@ -32,43 +35,50 @@ def test_add_relu_is_two_kernels_eager_and_one_fused_kernel_compiled(engine):
     assert report.ideal_bytes == 12 * MiB and report.ideal_transfers == 3
     assert compiled.compile_s is not None and compiled.compile_s >= 0
     assert compiled.graph_breaks == 0 and compiled.recompiles == 0
+    assert eager.time_us is not None and compiled.time_us is not None
     assert eager.time_us > 0 and compiled.time_us > 0
     # Both times come from one interleaved measurement, with the spread of its rounds' ratios.
+    assert report.speedup_range is not None
     low, high = report.speedup_range
     assert 0 < low <= high and eager.time_iqr_us is not None and compiled.time_iqr_us is not None
     assert all(check.ok for check in report.expect.values()) and len(report.expect) == 5
 
 
-def test_a_views_only_function_has_no_eager_kernel(engine):
+def test_a_views_only_function_has_no_eager_kernel(engine: EngineClient) -> None:
     report = measure(engine, DATA / "views_only.py")
     assert report.error is None
+    assert report.eager is not None
     assert report.eager.kernels == () and report.eager.kernel_count == 0
     assert report.eager.bytes_total == 0  # zero kernels move zero bytes, which is known, not unknown
     assert report.expect["eager"].ok
 
 
-def test_in_place_add_reads_both_and_writes_its_target(engine):
+def test_in_place_add_reads_both_and_writes_its_target(engine: EngineClient) -> None:
     report = measure(engine, DATA / "in_place.py")
     assert report.error is None
+    assert report.eager is not None
     (kernel,) = report.eager.kernels
     assert kernel.name == "aten::add_"
     assert (kernel.bytes_read, kernel.bytes_written) == (2 * 4096 * 4, 4096 * 4)
     assert report.eager.transfers == 3
 
 
-def test_bias_broadcast_is_read_once(engine):
+def test_bias_broadcast_is_read_once(engine: EngineClient) -> None:
     report = measure(engine, DATA / "bias.py")
     assert report.error is None
+    assert report.eager is not None
     (kernel,) = report.eager.kernels
     assert kernel.bytes_read == (64 * 256 + 256) * 4
     assert kernel.bytes_written == 64 * 256 * 4
+    assert report.compiled is not None
     (fused,) = report.compiled.kernels
     assert (fused.bytes_read, fused.bytes_written) == (kernel.bytes_read, kernel.bytes_written)
 
 
-def test_graph_break_is_counted_with_its_reason(engine):
+def test_graph_break_is_counted_with_its_reason(engine: EngineClient) -> None:
     report = measure(engine, DATA / "graph_break.py")
     assert report.error is None
+    assert report.compiled is not None
     assert report.compiled.graph_breaks == 1
     (reason,) = report.compiled.graph_break_reasons
     assert "graph_break.py:14" in reason
@@ -76,7 +86,7 @@ def test_graph_break_is_counted_with_its_reason(engine):
     assert report.expect["graph_breaks"].ok
 
 
-def test_a_wrong_claim_is_reported_as_such(engine):
+def test_a_wrong_claim_is_reported_as_such(engine: EngineClient) -> None:
     report = measure(engine, DATA / "add_relu_wrong_claim.py")
     assert report.error is None
     assert report.expect["eager"].ok
@@ -84,18 +94,22 @@ def test_a_wrong_claim_is_reported_as_such(engine):
     assert not report.ok
 
 
-def test_sweep_streams_each_point_before_the_report(engine):
+def test_sweep_streams_each_point_before_the_report(engine: EngineClient) -> None:
     messages = list(engine.run(str(DATA / "add_relu.py"), size=4096, sizes=[1024, 4096, 16384], timeout=600))
     types = [type(m) for m in messages]
     points = [m.point for m in messages if isinstance(m, SweepPointMessage)]
     assert [p.size for p in points] == [1024, 4096, 16384]
     assert types.index(SweepPointMessage) < types.index(Done)
-    assert all(p.eager_us > 0 and p.compiled_us > 0 for p in points)
+    assert all(
+        p.eager_us is not None and p.eager_us > 0 and p.compiled_us is not None and p.compiled_us > 0 for p in points
+    )
     done = messages[-1]
     assert isinstance(done, Done)
     report = done.report
     assert [p.size for p in report.sweep] == [1024, 4096, 16384]
+    assert report.sweep_compiles is not None
     assert report.sweep_compiles >= 1  # the dynamic recompile for new sizes, never a silent fallback
+    assert report.sweep_strategy is not None
     assert "graph(s) compiled" in report.sweep_strategy
 
 
@@ -119,7 +133,9 @@ def test_sweep_streams_each_point_before_the_report(engine):
         ),
     ],
 )
-def test_bad_files_give_one_line_errors_with_file_line_and_stage(engine, write_scenario, source, stage, line, message):
+def test_bad_files_give_one_line_errors_with_file_line_and_stage(
+    engine: EngineClient, write_scenario: WriteScenario, source: str, stage: str, line: int | None, message: str
+) -> None:
     path = write_scenario(source)
     report = measure(engine, path)
     assert report.error is not None

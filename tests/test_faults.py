@@ -10,17 +10,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-from conftest import measure, overdue, within
+from conftest import WriteScenario, measure, overdue, within
 from processes import processes_in_group
 
+from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.protocol import StageStartedMessage
 
 DATA = Path(__file__).parent / "data"
 FAULTS = DATA / "faults"
 
 
-def run_json(*args: str) -> tuple[int, list[dict], str]:
+def run_json(*args: str) -> tuple[int, list[dict[str, Any]], str]:
     result = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--json", *args],
         capture_output=True,
@@ -30,7 +32,7 @@ def run_json(*args: str) -> tuple[int, list[dict], str]:
     return result.returncode, [json.loads(line) for line in result.stdout.splitlines()], result.stderr
 
 
-def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs():
+def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs() -> None:
     # Each scenario, a healthy one too, gets this long in a fresh engine: long enough for this machine now.
     timeout = round(within(8))
     started = time.monotonic()
@@ -52,33 +54,37 @@ def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs():
     assert time.monotonic() - started < 4 * timeout + within(60), "each scenario ended at its time-out at the latest"
 
 
-def test_a_failed_allocation_ends_the_sweep_with_a_note(engine):
+def test_a_failed_allocation_ends_the_sweep_with_a_note(engine: EngineClient) -> None:
     report = measure(engine, FAULTS / "too_big.py", sweep=True)
     assert report.error is None
     sizes = [(point.size, point.eager_us is not None, point.note) for point in report.sweep]
     assert [size for size, _, _ in sizes] == [1024, 2048, 4096]
     assert all(measured for _, measured, _ in sizes[:2])
+    assert sizes[2][2] is not None
     assert "out of memory" in sizes[2][2]
 
 
-def test_a_compile_failure_keeps_the_eager_results(engine):
+def test_a_compile_failure_keeps_the_eager_results(engine: EngineClient) -> None:
     report = measure(engine, FAULTS / "bad_backend.py")
     assert report.eager is not None and report.eager.kernel_count == 1
     assert report.compiled is None
+    assert report.error is not None
     assert report.error.stage == "compile" and "no_such_backend" in report.error.message
 
 
-def test_import_error_and_non_tensor_results_name_file_line_and_stage(engine):
+def test_import_error_and_non_tensor_results_name_file_line_and_stage(engine: EngineClient) -> None:
     imported = measure(engine, FAULTS / "import_error.py")
+    assert imported.error is not None
     assert (imported.error.stage, imported.error.line) == ("load", 4)
     assert "no_such_module_here" in imported.error.message
     returned = measure(engine, FAULTS / "returns_none.py")
+    assert returned.error is not None
     assert (returned.error.stage, returned.error.line) == ("eager", 8)
     assert "must return a tensor" in returned.error.message and "NoneType" in returned.error.message
     assert returned.error.one_line().startswith(f"{FAULTS / 'returns_none.py'}:8: eager: ")
 
 
-def test_cancel_ends_the_engine_and_its_workers_within_a_second(tmp_path):
+def test_cancel_ends_the_engine_and_its_workers_within_a_second(tmp_path: Path) -> None:
     import threading
 
     from kernel_tui.transport.client import EngineClient, EngineDied
@@ -117,7 +123,7 @@ def test_cancel_ends_the_engine_and_its_workers_within_a_second(tmp_path):
     assert processes_in_group(pgid) == []
 
 
-def test_bytes_that_are_not_utf8_on_stderr_spoil_nothing_after_them():
+def test_bytes_that_are_not_utf8_on_stderr_spoil_nothing_after_them() -> None:
     code, reports, stderr = run_json(
         str(FAULTS / "not_utf8_stderr.py"),
         str(FAULTS / "floods_stderr.py"),
@@ -131,7 +137,7 @@ def test_bytes_that_are_not_utf8_on_stderr_spoil_nothing_after_them():
     assert "caf\ufffd" in stderr and stderr.count("." * 1023) == 256
 
 
-def test_a_timed_out_run_keeps_what_was_measured(write_scenario):
+def test_a_timed_out_run_keeps_what_was_measured(write_scenario: WriteScenario) -> None:
     path = write_scenario(
         # The eager backend compiles in a moment, so a short time-out still leaves the first sizes measured.
         "import time\nimport torch\nSIZE = 1024\nSIZES = [1024, 4096, 65536]\nCOMPILE = {'backend': 'eager'}\n"
@@ -147,7 +153,7 @@ def test_a_timed_out_run_keeps_what_was_measured(write_scenario):
     assert report["device"] == "cpu" and report["torch_version"] and report["size"] == 1024
 
 
-def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_scenario):
+def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_scenario: WriteScenario) -> None:
     path = write_scenario(
         "import torch\nSIZES = [2**12, 2**14, 2**16, 2**18, 2**20, 2**22]\nSIZE = 4096\n"
         "EXPECT = {'eager': 9, 'sweep_compiles': 2}\n"
@@ -181,13 +187,15 @@ def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_sc
     assert result.returncode == 0, result.stderr[-2000:]
     # The budget is checked against a prediction, so the sweep may overrun it by the point that broke the
     # prediction: no more than the last point's own time (in the note) and a compile (this machine's, now).
-    last_point_s = float(re.search(r"the last took ([\d,.]+) s", ended[0]["note"]).group(1).replace(",", ""))
+    took = re.search(r"the last took ([\d,.]+) s", ended[0]["note"])
+    assert took is not None
+    last_point_s = float(took.group(1).replace(",", ""))
     bound_s = 10 + 2 * (last_point_s + report["compiled"]["compile_s"])
     assert report["sweep_wall_s"] < bound_s
     print(f"sweep ended after {report['sweep_wall_s']:.1f} s (bound {bound_s:.1f} s); measured {measured}")
 
 
-def test_usage_errors_stop_run_before_anything_runs(tmp_path):
+def test_usage_errors_stop_run_before_anything_runs(tmp_path: Path) -> None:
     a_file = tmp_path / "a_file"
     a_file.write_text("")
     for bad in (
@@ -209,7 +217,7 @@ def test_usage_errors_stop_run_before_anything_runs(tmp_path):
         assert time.monotonic() - started < within(10), "nothing ran"
 
 
-def test_a_reader_that_goes_away_is_no_traceback(tmp_path):
+def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path) -> None:
     err = tmp_path / "stderr.txt"
     views = DATA / "views_only.py"
     result = subprocess.run(

@@ -8,11 +8,13 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import measure
+from conftest import WriteScenario, measure
 
 from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario, read_source
+from kernel_tui.transport.client import EngineClient
 
 BODY = (
     "import torch\nSIZE = 64\ndef fn(a):\n    return a + 1\n"
@@ -21,14 +23,15 @@ BODY = (
 FN_AND_INPUTS = "def fn(a):\n    return a\ndef inputs(size, device):\n    return (torch.ones(size),)\n"
 
 
-def strict_loads(line: str) -> dict:
+def strict_loads(line: str) -> dict[str, Any]:
     def refuse(constant: str) -> None:
         raise AssertionError(f"not strict JSON: {constant}")
 
-    return json.loads(line, parse_constant=refuse)
+    loaded: dict[str, Any] = json.loads(line, parse_constant=refuse)
+    return loaded
 
 
-def run_json(*args: str) -> tuple[int, list[dict], str]:
+def run_json(*args: str) -> tuple[int, list[dict[str, Any]], str]:
     result = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--no-sweep", "--json", *args],
         capture_output=True,
@@ -38,7 +41,9 @@ def run_json(*args: str) -> tuple[int, list[dict], str]:
     return result.returncode, [strict_loads(line) for line in result.stdout.splitlines()], result.stderr
 
 
-def test_a_byte_order_mark_and_a_coding_line_are_read_as_python_reads_them(tmp_path, engine):
+def test_a_byte_order_mark_and_a_coding_line_are_read_as_python_reads_them(
+    tmp_path: Path, engine: EngineClient
+) -> None:
     bom = tmp_path / "bom.py"
     bom.write_bytes(b"\xef\xbb\xbf" + f'"""Starts with a byte-order mark"""\n{BODY}'.encode())
     latin = tmp_path / "latin.py"
@@ -48,10 +53,13 @@ def test_a_byte_order_mark_and_a_coding_line_are_read_as_python_reads_them(tmp_p
     for path, title in ((bom, "Starts with a byte-order mark"), (latin, "Caf\xe9 au lait")):
         report = measure(engine, path)
         assert report.error is None and report.title == title
+        assert report.eager is not None
         assert report.eager.kernel_count == 1
 
 
-def test_inputs_on_the_meta_device_are_an_error_not_a_speedup(write_scenario, engine):
+def test_inputs_on_the_meta_device_are_an_error_not_a_speedup(
+    write_scenario: WriteScenario, engine: EngineClient
+) -> None:
     path = write_scenario(BODY.replace("device=device", "device='meta'"), "meta.py")
     report = measure(engine, path)
     assert report.error is not None and report.error.stage == "inputs"
@@ -88,16 +96,20 @@ def test_inputs_on_the_meta_device_are_an_error_not_a_speedup(write_scenario, en
     ids=["exit-at-import", "interrupt-at-import", "exit-in-fn", "interrupt-in-fn", "exit-in-inputs"],
 )
 def test_exits_and_interrupts_in_a_scenario_name_their_stage_and_line(
-    write_scenario, engine, source, stage, line, message
-):
+    write_scenario: WriteScenario, engine: EngineClient, source: str, stage: str, line: int, message: str
+) -> None:
     pid = engine.start().pid
     report = measure(engine, write_scenario(source, "ends.py"))
+    assert report.error is not None
     assert (report.error.stage, report.error.line) == (stage, line)
     assert report.error.message == message
+    assert engine.hello is not None
     assert engine.hello.pid == pid, "the engine lives on"
 
 
-def test_an_exit_on_a_later_call_keeps_what_was_measured_and_names_the_line(write_scenario, engine):
+def test_an_exit_on_a_later_call_keeps_what_was_measured_and_names_the_line(
+    write_scenario: WriteScenario, engine: EngineClient
+) -> None:
     source = textwrap.dedent("""
         import sys
         import torch
@@ -115,10 +127,13 @@ def test_an_exit_on_a_later_call_keeps_what_was_measured_and_names_the_line(writ
     report = measure(engine, write_scenario(source, "exits_later.py"))
     assert report.error is not None and report.error.line == 9
     assert report.error.stage == "eager" and "SystemExit" in report.error.message
+    assert engine.hello is not None
     assert engine.hello.pid == pid
 
 
-def test_a_fullgraph_graph_break_names_the_line_dynamo_names(write_scenario, engine):
+def test_a_fullgraph_graph_break_names_the_line_dynamo_names(
+    write_scenario: WriteScenario, engine: EngineClient
+) -> None:
     source = textwrap.dedent("""
         import torch
         SIZE = 64
@@ -132,6 +147,7 @@ def test_a_fullgraph_graph_break_names_the_line_dynamo_names(write_scenario, eng
             return (torch.randn(size, device=device),)
     """)
     report = measure(engine, write_scenario(source, "fullgraph.py"))
+    assert report.error is not None
     assert report.eager is not None and report.error.stage == "compile"
     assert "Data-dependent branching" in report.error.message
     assert report.error.line == 7
@@ -146,7 +162,7 @@ CRAFTED = {
 }
 
 
-def test_crafted_files_are_listed_as_unreadable_not_a_crash(tmp_path):
+def test_crafted_files_are_listed_as_unreadable_not_a_crash(tmp_path: Path) -> None:
     for name, source in CRAFTED.items():
         (tmp_path / name).write_text(source)
         with pytest.raises(ScenarioFileError):
@@ -174,7 +190,7 @@ UNDECODABLE = {
 callers handle (the run command's saved text once let the SyntaxError of a binary file through)."""
 
 
-def test_a_file_python_cannot_decode_is_a_load_error_in_every_command(tmp_path):
+def test_a_file_python_cannot_decode_is_a_load_error_in_every_command(tmp_path: Path) -> None:
     for name, data in UNDECODABLE.items():
         (tmp_path / name).write_bytes(data)
         with pytest.raises(ScenarioFileError, match="cannot read the file"):
@@ -186,8 +202,8 @@ def test_a_file_python_cannot_decode_is_a_load_error_in_every_command(tmp_path):
     assert all(report["source"] is None for report in reports)
 
 
-async def test_the_explorer_opens_a_folder_of_crafted_files(tmp_path):
-    from test_ui_support import make_link
+async def test_the_explorer_opens_a_folder_of_crafted_files(tmp_path: Path) -> None:
+    from test_ui_support import explorer, make_link
 
     from kernel_tui.ui.launch import build_app
 
@@ -201,18 +217,18 @@ async def test_the_explorer_opens_a_folder_of_crafted_files(tmp_path):
         for _ in names:
             await pilot.press("n")
             await pilot.pause()
-        assert len(app.get_explorer().catalog.entries) == len(names)
-        assert all(entry.read_error is not None for entry in app.get_explorer().catalog.entries)
+        assert len(explorer(app).catalog.entries) == len(names)
+        assert all(entry.read_error is not None for entry in explorer(app).catalog.entries)
 
 
-def test_claims_must_be_finite_and_the_json_is_always_strict(write_scenario):
+def test_claims_must_be_finite_and_the_json_is_always_strict(write_scenario: WriteScenario) -> None:
     path = write_scenario('EXPECT = {"eager": 1e400}\n' + BODY, "infinite.py")
     code, (report,), _ = run_json(str(path))
     assert code == 1
     assert report["error"]["stage"] == "load" and "finite" in report["error"]["message"]
 
 
-def test_strict_json_turns_what_is_not_a_number_into_null():
+def test_strict_json_turns_what_is_not_a_number_into_null() -> None:
     from kernel_tui.commands.cli import strict_json
 
     assert strict_json({"a": [1.0, float("nan"), {"b": float("inf")}], "c": (float("-inf"),)}) == {
@@ -222,7 +238,7 @@ def test_strict_json_turns_what_is_not_a_number_into_null():
     assert json.dumps(strict_json({"speedup": float("inf")}), allow_nan=False) == '{"speedup": null}'
 
 
-def test_an_engine_that_died_is_still_reported_with_device_torch_and_size():
+def test_an_engine_that_died_is_still_reported_with_device_torch_and_size() -> None:
     exits = Path(__file__).parent / "data" / "faults" / "exits.py"
     code, (report,), _ = run_json(str(exits))
     assert code == 1 and report["error"]["stage"] == "engine"

@@ -4,7 +4,9 @@ tensors through the dispatcher (no compile, fast), and the roofline fields as th
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 import torch
@@ -33,29 +35,29 @@ from kernel_tui.text.roofline_text import format_bound, format_flops, format_int
 M, K, N = 8, 16, 4
 
 
-def counted(fn, *args) -> list[tuple[str, int | None]]:
+def counted(fn: Callable[..., Any], *args: Any) -> list[tuple[str, int | None]]:
     return [(op.name, op.flops) for op in eager_flops(fn, args)]
 
 
-def test_mm_is_two_operations_per_term():
+def test_mm_is_two_operations_per_term() -> None:
     a, b = torch.randn(M, K), torch.randn(K, N)
     assert counted(torch.mm, a, b) == [("aten::mm", 2 * M * K * N)]
 
 
-def test_addmm_counts_its_product_by_torchs_formula():
+def test_addmm_counts_its_product_by_torchs_formula() -> None:
     bias, a, b = torch.randn(N), torch.randn(M, K), torch.randn(K, N)
     # torch.utils.flop_counter's addmm formula is the product's; the bias add is not a separate operator here.
     assert counted(torch.addmm, bias, a, b) == [("aten::addmm", 2 * M * K * N)]
 
 
-def test_elementwise_is_one_operation_per_element_written_and_reduction_per_element_read():
+def test_elementwise_is_one_operation_per_element_written_and_reduction_per_element_read() -> None:
     a, b = torch.randn(10, 100), torch.randn(100)  # b broadcasts: the add still writes 1000 elements
     assert counted(lambda a, b: (a + b).relu(), a, b) == [("aten::add", 1000), ("aten::relu", 1000)]
     assert counted(lambda a: a.sum(dim=1), a) == [("aten::sum", 1000)]
     assert counted(lambda a: a.amax(), a) == [("aten::amax", 1000)]
 
 
-def test_copies_do_no_arithmetic_and_unknown_operators_stay_unknown():
+def test_copies_do_no_arithmetic_and_unknown_operators_stay_unknown() -> None:
     a = torch.randn(10, 100)
     assert counted(lambda a: a.t().contiguous(), a) == [("aten::clone", 0)]
     (sort,) = {name: flops for name, flops in counted(lambda a: torch.sort(a).values, a)}.items()
@@ -77,7 +79,7 @@ def row(
 OPS = [OpFlops("aten::mm", 1024), OpFlops("aten::add", 32), OpFlops("aten::relu", 32), OpFlops("aten::add", 8)]
 
 
-def test_a_compiled_kernel_has_the_flops_of_the_operators_it_replaced():
+def test_a_compiled_kernel_has_the_flops_of_the_operators_it_replaced() -> None:
     totals = totals_by_op(OPS)
     assert totals == {"aten::mm": 1024, "aten::add": 40, "aten::relu": 32}
     compiled = compiled_kernel_flops(
@@ -93,7 +95,7 @@ def test_a_compiled_kernel_has_the_flops_of_the_operators_it_replaced():
     assert [kernel.flops for kernel in compiled] == [1024, 40 + 32, 0, 0]
 
 
-def test_work_split_between_kernels_is_unknown_not_zero():
+def test_work_split_between_kernels_is_unknown_not_zero() -> None:
     totals = totals_by_op(OPS)
     compiled = compiled_kernel_flops(
         [
@@ -111,7 +113,7 @@ def test_work_split_between_kernels_is_unknown_not_zero():
     assert [kernel.flops for kernel in eager] == [1024, None]
 
 
-def test_intensity_classes_against_a_given_ridge():
+def test_intensity_classes_against_a_given_ridge() -> None:
     kernels = with_roofline_fields(
         [
             Kernel("mm", "mm", 1, 10.0, bytes_read=300, bytes_written=100, flops=4000),
@@ -128,7 +130,7 @@ def test_intensity_classes_against_a_given_ridge():
     assert dominant_bound([(MEMORY_BOUND, 1.0), (COMPUTE_BOUND, 3.0), (None, 100.0)]) == (COMPUTE_BOUND, 0.75)
 
 
-def test_far_below_both_roofs_is_overhead_bound_judged_on_the_work_not_the_load():
+def test_far_below_both_roofs_is_overhead_bound_judged_on_the_work_not_the_load() -> None:
     ceilings = Ceilings(bandwidth_gbs=10.0, matmul_gflops=50.0)
     tiny = Kernel("mm", "mm", 1, 4.0, bytes_read=2048, bytes_written=1024, flops=8192)  # 16 by 16: 0.31 us at the roof
     quick = replace(tiny, time_us=0.4)
@@ -155,7 +157,7 @@ def _report() -> ScenarioReport:
     return with_flops(report, [OpFlops("aten::mm", 1024), OpFlops("aten::sort", None)], Ceilings(10.0, 40.0, "float32"))
 
 
-def test_the_json_carries_flops_intensity_and_ceilings_and_unknown_is_null():
+def test_the_json_carries_flops_intensity_and_ceilings_and_unknown_is_null() -> None:
     report = _report()
     data = json.loads(json.dumps(report.to_dict()))
     assert data["ceilings"] == {
@@ -174,7 +176,7 @@ def test_the_json_carries_flops_intensity_and_ceilings_and_unknown_is_null():
     assert ScenarioReport.from_dict(data) == report
 
 
-def test_unknown_flops_read_as_a_question_mark_never_zero():
+def test_unknown_flops_read_as_a_question_mark_never_zero() -> None:
     assert format_flops(None) == "?" and format_intensity(None) == "?"
     assert format_flops(0) == "0" and format_flops(2_147_483_648) == "2.15 G"
     from rich.console import Console
@@ -187,7 +189,7 @@ def test_unknown_flops_read_as_a_question_mark_never_zero():
     assert " ? " in sort_line and "unknown" in sort_line
 
 
-def test_the_lab_report_has_the_roofline_as_a_table():
+def test_the_lab_report_has_the_roofline_as_a_table() -> None:
     from kernel_tui.text.markdown_report import scenario_markdown
 
     text = scenario_markdown(_report())

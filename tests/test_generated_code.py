@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 from kernel_tui.engine.generated_code import kernel_definition, kernel_params, loads_pointer, original_aten
+
+if TYPE_CHECKING:
+    import torch
+
+    from kernel_tui.engine.traffic import Traffic
 
 WRAPPER = """
 
@@ -30,20 +38,23 @@ extern "C"  void  kernel(float* in_out_ptr0,
 """
 
 
-def test_parameters_in_order_for_triton_and_cpp():
+def test_parameters_in_order_for_triton_and_cpp() -> None:
     triton = kernel_params(WRAPPER, "triton_poi_fused_add_relu_0")
     assert triton == ["in_ptr0", "in_ptr1", "out_ptr0", "xnumel", "XBLOCK"]
     assert kernel_params(WRAPPER, "cpp_fused_gelu_native_layer_norm_0") == ["in_out_ptr0", "in_out_ptr1", "in_ptr0"]
 
 
-def test_kernel_source_and_original_aten_ops():
-    assert kernel_definition(WRAPPER, "triton_poi_fused_add_relu_0").lstrip().startswith("@triton.jit")
-    assert 'extern "C"' in kernel_definition(WRAPPER, "cpp_fused_gelu_native_layer_norm_0")
+def test_kernel_source_and_original_aten_ops() -> None:
+    triton_kernel = kernel_definition(WRAPPER, "triton_poi_fused_add_relu_0")
+    cpp_kernel = kernel_definition(WRAPPER, "cpp_fused_gelu_native_layer_norm_0")
+    assert triton_kernel is not None and cpp_kernel is not None
+    assert triton_kernel.lstrip().startswith("@triton.jit")
+    assert 'extern "C"' in cpp_kernel
     assert original_aten(WRAPPER, "triton_poi_fused_add_relu_0") == ("aten::add", "aten::relu")
     assert original_aten(WRAPPER, "cpp_fused_gelu_native_layer_norm_0") == ()
 
 
-def test_an_in_out_pointer_only_stored_to_is_not_read():
+def test_an_in_out_pointer_only_stored_to_is_not_read() -> None:
     code = kernel_definition(WRAPPER, "cpp_fused_gelu_native_layer_norm_0")
     assert loads_pointer(code, "in_out_ptr0")
     assert not loads_pointer(code, "in_out_ptr1")
@@ -68,7 +79,7 @@ def triton_tem_fused_mm_0(arg_A, arg_B, out_ptr0, ks0):
 """
 
 
-def test_a_template_kernels_named_inputs_are_read(tmp_path):
+def test_a_template_kernels_named_inputs_are_read(tmp_path: Path) -> None:
     """A max-autotune GEMM template names its inputs ``arg_A``, ``arg_B``: every tensor that is not an output
     is read. (Inductor writes templates only after benchmarking them on a GPU, hence a wrapper written here
     in its exact form.)"""
@@ -80,11 +91,11 @@ def test_a_template_kernels_named_inputs_are_read(tmp_path):
 
     path = tmp_path / "wrapper.py"
     path.write_text(TEMPLATE_WRAPPER)
-    module = types.ModuleType("wrapper")
+    module: Any = types.ModuleType("wrapper")  # a wrapper module, with the kernel attribute generated ones have
     module.__file__ = str(path)
     module.triton_tem_fused_mm_0 = types.SimpleNamespace(run=lambda *args, **kwargs: None)
     a, b, out = torch.ones(64, 32), torch.ones(32, 16), torch.empty(64, 16)
-    records = []
+    records: list[Traffic] = []
     with recording_kernels(records, [module]):
         module.triton_tem_fused_mm_0.run(a, b, out, 64, stream=0)
     assert [(r.name, r.bytes_read, r.bytes_written) for r in records] == [
@@ -93,13 +104,13 @@ def test_a_template_kernels_named_inputs_are_read(tmp_path):
     assert records[0].aten_ops == ("aten::mm",)
 
 
-def test_a_torch_ops_fallback_in_a_real_cpu_wrapper_has_bytes():
+def test_a_torch_ops_fallback_in_a_real_cpu_wrapper_has_bytes() -> None:
     """Inductor writes ``torch.ops.aten.sort.stable(buf0, ...)`` for a sort: one library launch, with bytes."""
     import torch
 
     from kernel_tui.engine.generated_code import compiled_traffic
 
-    def fn(x):
+    def fn(x: torch.Tensor) -> torch.Tensor:
         return torch.sort(x * 2).values + 1
 
     x = torch.randn(64, 64)
@@ -115,7 +126,7 @@ def test_a_torch_ops_fallback_in_a_real_cpu_wrapper_has_bytes():
     assert [r.name for r in records if r.name.startswith("cpp_")] == ["cpp_fused_mul_0", "cpp_fused_add_1"]
 
 
-def _fake_cuda(*shapes):
+def _fake_cuda(*shapes: int) -> tuple[torch.Tensor, ...]:
     import torch
     from torch._subclasses.fake_tensor import FakeTensorMode
 
@@ -123,7 +134,7 @@ def _fake_cuda(*shapes):
         return tuple(torch.randn(shape, device="cuda") for shape in shapes)
 
 
-def test_a_device_copy_in_a_real_gpu_wrapper_has_bytes():
+def test_a_device_copy_in_a_real_gpu_wrapper_has_bytes() -> None:
     """``(x * 2).cpu()`` compiled for a GPU: a Triton kernel, then ``buf1.copy_(buf0, False)`` in the wrapper,
     a device-to-host copy that reads the array on the GPU and writes it on the host."""
     from kernel_tui.engine.preview_codegen import generate_for_gpu
@@ -136,11 +147,11 @@ def test_a_device_copy_in_a_real_gpu_wrapper_has_bytes():
     ]
 
 
-def test_original_aten_past_a_long_graph_fragment_comment():
+def test_original_aten_past_a_long_graph_fragment_comment() -> None:
     """A long chain fused into one Triton kernel gets a comment far longer than 4,000 characters."""
     from kernel_tui.engine.preview_codegen import generate_for_gpu
 
-    def chain(x):
+    def chain(x: torch.Tensor) -> torch.Tensor:
         for _ in range(30):
             x = (x * 1.5).sin()
         return x.cos()
@@ -154,5 +165,6 @@ def test_original_aten_past_a_long_graph_fragment_comment():
     assert record.aten_ops == ("aten::mul", "aten::sin", "aten::cos")
     # The kernel's whole module and nothing after it (a Triton text ends with its closing quotes and device_str).
     definition = kernel_definition(source, record.name)
+    assert definition is not None
     assert f"def {record.name}(" in definition and definition.rstrip().endswith("None)")
     assert "async_compile" not in definition

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conftest import WriteScenario
+
 from kernel_tui.commands.gpu_check import OUTPUT_FILES, Row, table
 from kernel_tui.commands.gpu_findings import audit_trace, compare_kernels, compiled_cell, eager_cell
 from kernel_tui.model.report import Kernel, ModeResult, ScenarioError, ScenarioReport
@@ -33,7 +35,7 @@ def report(*names: str, device: str = "cuda") -> ScenarioReport:
     return ScenarioReport("/x/09.py", "t", device, "H200", "2.11", 1024, eager=compiled, compiled=compiled)
 
 
-def test_same_kernels_and_how_they_differ():
+def test_same_kernels_and_how_they_differ() -> None:
     real = report("triton_red_fused_mul_sum_0", "triton_per_fused_mul_sum_1")
     assert compare_kernels(real, report("triton_red_fused_mul_sum_0", "triton_per_fused_mul_sum_1")).startswith("same")
     different = compare_kernels(real, report("triton_red_fused_mul_sum_0", "aten::mm"))
@@ -41,12 +43,12 @@ def test_same_kernels_and_how_they_differ():
     assert compare_kernels(real, None) == "no preview recorded"
 
 
-def test_the_table_is_markdown_with_a_row_per_scenario():
+def test_the_table_is_markdown_with_a_row_per_scenario() -> None:
     text = table([Row("a.py", "5/5", "same", "x | y", "same: preview 2, GPU 2", "all 10 launches recorded")])
     assert text.splitlines()[2] == "| a.py | 5/5 | same | same: preview 2, GPU 2 | all 10 launches recorded | x \\| y |"
 
 
-def test_runs_without_textual_or_plotext(tmp_path):
+def test_runs_without_textual_or_plotext(tmp_path: Path) -> None:
     """The H200 machines have torch and rich only: the check, the CLI and the engine must not need the UI."""
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(BLOCK_UI_LIBRARIES)
@@ -84,7 +86,7 @@ def test_runs_without_textual_or_plotext(tmp_path):
     assert "eager: no CUDA launch in the profile" in result.stdout
 
 
-def test_a_failed_claim_still_leaves_every_file_and_no_more(tmp_path, write_scenario):
+def test_a_failed_claim_still_leaves_every_file_and_no_more(tmp_path: Path, write_scenario: WriteScenario) -> None:
     """A run on a borrowed GPU brings back what is under its output folder: a handful of files, written even when
     a claim fails (the exit status says so), never a folder of traces."""
     source = (REPO / "tests" / "data" / "add_relu.py").read_text()
@@ -110,7 +112,7 @@ def test_a_failed_claim_still_leaves_every_file_and_no_more(tmp_path, write_scen
     assert all((out / name).stat().st_size > 0 for name in files)
 
 
-def test_version_drift_is_told_from_a_preview_error():
+def test_version_drift_is_told_from_a_preview_error() -> None:
     real = report("triton_per_fused__softmax_exp_prepare_softmax_online_sub_0")
     live = report("triton_per_fused__softmax_exp_prepare_softmax_online_sub_0", device="cuda-preview")
     recorded = report("triton_per_fused__softmax_prepare_softmax_online_0", device="cuda-preview")
@@ -123,7 +125,7 @@ def test_version_drift_is_told_from_a_preview_error():
     assert cell.startswith("preview error on this torch: boom; against the recording") and "different" in cell
 
 
-def test_the_eager_cell_names_what_the_gpu_ran():
+def test_the_eager_cell_names_what_the_gpu_ran() -> None:
     preview = report("aten::sum", device="cuda-preview")
     gpu = report("Memset (Device)", "reduce_kernel")
     assert eager_cell(gpu, preview) == "different: preview 1, GPU 2 (Memset (Device), reduce_kernel)"
@@ -143,7 +145,7 @@ def _as_engine_trace(source: Path, target: Path, step: str, drop: int = 0) -> Pa
     return target
 
 
-def test_the_device_records_of_real_traces_are_audited_against_their_launch_calls(tmp_path):
+def test_the_device_records_of_real_traces_are_audited_against_their_launch_calls(tmp_path: Path) -> None:
     """B200: every one of 929 launches in the step has its device record. H100: 22 ``cudaMemsetAsync`` calls
     inside the step have none (the trace holds no memset activity at all): a GPU count there would miss them,
     which is what this column is for."""

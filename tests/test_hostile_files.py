@@ -6,11 +6,13 @@ Every crafted file is made here, by ``hostile_results`` (no committed blobs).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,17 +56,17 @@ def screen_text(app: Any) -> str:
 
 
 class TestSafeText:
-    def test_every_control_character_but_newline_and_tab_becomes_a_visible_stand_in(self):
+    def test_every_control_character_but_newline_and_tab_becomes_a_visible_stand_in(self) -> None:
         shown = safe_text(HOSTILE_TEXT + "\n\tkept\r\n")
         assert is_safe(shown) and not is_safe(HOSTILE_TEXT)
         assert "␛]52;c;cHduZWQ=␇" in shown and "\n\tkept\n" in shown
         assert all(markup in shown for markup in MARKUP), "markup is left as text: widgets never parse it"
 
-    def test_ordinary_text_is_unchanged(self):
+    def test_ordinary_text_is_unchanged(self) -> None:
         title = "out[i] = x[idx[i]] and a[b] · ünïcødé → 3×"
         assert safe_text(title) == title and safe_line(title) == title
 
-    def test_a_line_has_no_newline(self):
+    def test_a_line_has_no_newline(self) -> None:
         assert safe_line("a\nb\tc\x1b") == "a b c␛"
 
 
@@ -83,18 +85,20 @@ def refused_line(capsys: pytest.CaptureFixture[str], arguments: list[str]) -> st
 
 class TestMalformedResultsAreRefusedInOneLine:
     @pytest.mark.parametrize("name", list(BAD_NUMBERS))
-    def test_numbers_json_allows_but_no_report_holds(self, name: str, tmp_path: Path, capsys):
+    def test_numbers_json_allows_but_no_report_holds(
+        self, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
         (line,) = (changed for number, changed in bad_number_lines() if number == name)
         path = write(tmp_path, line)
         for command in (["view", str(path)], ["run", "--baseline", str(path), str(ADD_RELU)]):
             assert f"{path}: line 1" in refused_line(capsys, command)
 
-    def test_json_nested_100000_deep(self, tmp_path: Path, capsys):
+    def test_json_nested_100000_deep(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         path = write(tmp_path, deeply_nested())
         for command in (["view", str(path)], ["run", "--baseline", str(path), str(ADD_RELU)]):
             assert f"{path}: line 1 is nested too deeply" in refused_line(capsys, command)
 
-    def test_a_wrong_type_in_any_field_names_the_field(self, tmp_path: Path):
+    def test_a_wrong_type_in_any_field_names_the_field(self, tmp_path: Path) -> None:
         checked = 0
         for where, crafted in wrong_types():
             path = write(tmp_path, crafted)
@@ -111,13 +115,13 @@ class TestMalformedResultsAreRefusedInOneLine:
             compare(report, report)
         assert checked >= 150
 
-    def test_a_second_bad_line_is_named_by_its_number(self, tmp_path: Path, capsys):
+    def test_a_second_bad_line_is_named_by_its_number(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         bad = dict(template(), eager={"kernel_count": 1, "kernels": "x", "bytes_total": None, "time_us": None})
         path = write(tmp_path, template(), bad)
         line = refused_line(capsys, ["view", str(path)])
         assert f"{path}: line 2: not a kernel-tui report (eager.kernels: is text 'x', not a list)" in line
 
-    def test_the_engine_protocol_checks_reports_too_but_lets_an_unmeasured_time_be_nan(self):
+    def test_the_engine_protocol_checks_reports_too_but_lets_an_unmeasured_time_be_nan(self) -> None:
         from kernel_tui.transport import protocol
 
         report = dict(template(), title="a\x1b]2;t\x07")
@@ -133,7 +137,7 @@ class TestMalformedResultsAreRefusedInOneLine:
 
 class TestViewReadsNothingAReportNames:
     @pytest.mark.parametrize("named", ["/dev/zero", "/dev/tty", "fifo"])
-    def test_a_report_without_source_never_opens_its_scenario_path(self, named: str, tmp_path: Path):
+    def test_a_report_without_source_never_opens_its_scenario_path(self, named: str, tmp_path: Path) -> None:
         if named == "fifo":
             named = str(tmp_path / "fifo.py")
             os.mkfifo(named)  # opened for reading, it would block the view before its first frame
@@ -154,7 +158,7 @@ class TestViewReadsNothingAReportNames:
         )
         assert result.returncode == 0, result.stderr
 
-    async def test_its_saved_run_still_shows_and_the_lesson_says_why_there_is_no_text(self, tmp_path: Path):
+    async def test_its_saved_run_still_shows_and_the_lesson_says_why_there_is_no_text(self, tmp_path: Path) -> None:
         path = write(tmp_path, dict(template(), scenario="/dev/zero", source=None))
         app = build_view_app(saved_reports(read_results(path), path), clock=lambda: 1000.0, predict=False)
         async with app.run_test(size=WIDE) as pilot:
@@ -168,7 +172,9 @@ class TestViewReadsNothingAReportNames:
 class TestNotAFile:
     @pytest.mark.parametrize("command", ["list", "run", "view"])
     @pytest.mark.parametrize("target", ["/dev/zero", "fifo", "folder"])
-    def test_refused_at_once_in_one_line(self, command: str, target: str, tmp_path: Path, capsys):
+    def test_refused_at_once_in_one_line(
+        self, command: str, target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
         if target == "fifo":
             target = str(tmp_path / "fifo.py")
             os.mkfifo(target)
@@ -177,6 +183,7 @@ class TestNotAFile:
                 pytest.skip("list and run take folders")
             target = str(tmp_path)
         arguments = [command, target] if command != "run" else ["run", "--json", "--timeout", "5", target]
+        code: int | str | None
         try:
             code = main(arguments)
         except SystemExit as usage_error:  # argparse's way: its usage line, then ours
@@ -186,7 +193,7 @@ class TestNotAFile:
         assert "Traceback" not in err and target in err
         assert "not a file or a folder" in err or "not a regular file" in err
 
-    def test_a_huge_scenario_is_refused_not_read_whole(self, tmp_path: Path):
+    def test_a_huge_scenario_is_refused_not_read_whole(self, tmp_path: Path) -> None:
         huge = tmp_path / "huge.py"
         with huge.open("wb") as file:
             file.truncate(64 * 2**20)  # sparse: 64 MiB of NULs, no disk spent
@@ -195,7 +202,9 @@ class TestNotAFile:
         with pytest.raises(ScenarioFileError, match="too large"):
             read_scenario(huge)
 
-    def test_a_huge_results_file_is_refused(self, tmp_path: Path, monkeypatch, capsys):
+    def test_a_huge_results_file_is_refused(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ) -> None:
         from kernel_tui.model import results_file
 
         monkeypatch.setattr(results_file, "RESULTS_LIMIT", 1000)
@@ -204,7 +213,7 @@ class TestNotAFile:
 
 
 class TestScenarioLiteralsAreBounded:
-    def test_a_repr_bomb_is_refused_before_anything_prints_it(self):
+    def test_a_repr_bomb_is_refused_before_anything_prints_it(self) -> None:
         bomb = "[0]*99"
         for _ in range(6):
             bomb = f"[{bomb}]*99"
@@ -212,18 +221,20 @@ class TestScenarioLiteralsAreBounded:
         with pytest.raises(ScenarioFileError, match=f"more than {MAX_ITEMS:,} items"):
             parse_scenario(source, Path("bomb.py"))
 
-    def test_a_sum_of_large_lists_is_refused_at_the_first_partial_sum_over_the_bound(self):
+    def test_a_sum_of_large_lists_is_refused_at_the_first_partial_sum_over_the_bound(self) -> None:
         terms = " + ".join(["[1]*99999"] * 400)
         with pytest.raises(ScenarioFileError, match="SIZES must be a literal: more than"):
             parse_scenario(f'"""Sizes"""\nSIZES = {terms}\n', Path("sizes.py"))
 
-    def test_lists_under_the_bound_still_read(self):
+    def test_lists_under_the_bound_still_read(self) -> None:
         info = parse_scenario('"""S"""\nSIZES = [1, 2] * 1000 + [3]\nEXPECT = {"eager": 2}\n', Path("s.py"))
         assert info.sizes == (1, 2, 3) and info.expect == {"eager": 2}
 
 
 class TestScenarioTextIsSafe:
-    def test_a_title_with_markup_and_escapes_is_shown_as_written_by_list(self, tmp_path: Path, capsys, monkeypatch):
+    def test_a_title_with_markup_and_escapes_is_shown_as_written_by_list(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         monkeypatch.setenv("COLUMNS", "400")  # one row per scenario: the title is not wrapped
         path = tmp_path / "t.py"
         path.write_text(f'"""out[i] = x[idx[i]] and a[b] {SCENARIO_TEXT}\n\nLesson \x1b]52;c;eA==\x07."""\n')
@@ -233,7 +244,9 @@ class TestScenarioTextIsSafe:
         out = capsys.readouterr().out
         assert is_safe(out) and f"out[i] = x[idx[i]] and a[b] {safe_text(SCENARIO_TEXT)}" in out
 
-    def test_an_escape_in_a_file_name_is_shown_as_a_stand_in(self, tmp_path: Path, capsys, monkeypatch):
+    def test_an_escape_in_a_file_name_is_shown_as_a_stand_in(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         monkeypatch.setenv("COLUMNS", "400")
         path = tmp_path / "a\x1b]2;x\x07[b].py"
         path.write_text('"""T [/]"""\n')
@@ -244,7 +257,9 @@ class TestScenarioTextIsSafe:
 
 class TestHostileTextInTheView:
     @pytest.mark.parametrize("crafted", [with_text, with_error], ids=["text", "error"])
-    async def test_every_screen_shows_it_literally_and_no_control_character(self, crafted, tmp_path: Path):
+    async def test_every_screen_shows_it_literally_and_no_control_character(
+        self, crafted: Callable[[str], dict[str, Any]], tmp_path: Path
+    ) -> None:
         path = write(tmp_path, crafted(HOSTILE_TEXT))
         (report,) = read_results(path)
         app = build_view_app(saved_reports((report,), path), clock=lambda: 1000.0, predict=False)
@@ -273,7 +288,7 @@ class TestHostileTextInTheView:
             assert all(is_safe(notice.message) for notice in app._notifications)
         assert app.return_code in (None, 0)
 
-    def test_baseline_output_shows_it_literally(self, tmp_path: Path, capsys):
+    def test_baseline_output_shows_it_literally(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         from kernel_tui.commands.cli import _stdout_console
         from kernel_tui.text.render import baseline_view, scenario_view
 
@@ -288,13 +303,13 @@ class TestHostileTextInTheView:
 
 
 class TestUnboundedWork:
-    def test_only_the_head_of_a_huge_kernel_is_highlighted(self):
+    def test_only_the_head_of_a_huge_kernel_is_highlighted(self) -> None:
         code = "x = 1\n" * 3_000_000
         shown, left_out = shown_code(code)
         assert shown.count("\n") + 1 == SHOWN_LINES and left_out is not None and "3,000,001 lines" in left_out
         assert shown_code("a\nb\n") == ("a\nb", None)
 
-    async def test_g_on_a_kernel_of_20_mb_shows_its_head_and_esc_closes_it(self, tmp_path: Path):
+    async def test_g_on_a_kernel_of_20_mb_shows_its_head_and_esc_closes_it(self, tmp_path: Path) -> None:
         report = template()
         report["compiled"]["kernels"][0]["code"] = "int x = 1; // generated\n" * 800_000
         path = write(tmp_path, report)
@@ -320,7 +335,9 @@ class TestAHundredCraftedFiles:
 
         return hundred_files(tmp_path_factory.mktemp("hundred"))
 
-    def test_each_is_refused_in_one_line_by_view_and_baseline_or_read(self, crafted: list[Path], capsys):
+    def test_each_is_refused_in_one_line_by_view_and_baseline_or_read(
+        self, crafted: list[Path], capsys: pytest.CaptureFixture[str]
+    ) -> None:
         assert len(crafted) == 100
         read = 0
         for path in crafted:
@@ -335,7 +352,7 @@ class TestAHundredCraftedFiles:
                 compare(report, report)
         assert read >= 5, "the files with hostile text, and those whose value fits its field, are shown"
 
-    async def test_the_view_opens_every_one_it_reads_and_r_g_d_work(self, crafted: list[Path]):
+    async def test_the_view_opens_every_one_it_reads_and_r_g_d_work(self, crafted: list[Path]) -> None:
         for path in crafted:
             try:
                 saved = saved_reports(read_results(path), path)
@@ -345,7 +362,7 @@ class TestAHundredCraftedFiles:
             async with app.run_test(size=WIDE) as pilot:
                 await pilot.press("r")
                 shown_path = saved[0].path
-                await wait_for(pilot, lambda a=app, p=shown_path: finished(a, p), what=f"{path.name}'s saved run")
+                await wait_for(pilot, functools.partial(finished, app, shown_path), what=f"{path.name}'s saved run")
                 explorer(app).query_one("#compiled", KernelTable).focus()
                 await pilot.press("g")
                 await pilot.pause()
@@ -360,7 +377,7 @@ class TestAHundredCraftedFiles:
             assert app.return_code in (None, 0), path.name
 
 
-def test_no_widget_title_or_toast_is_built_as_markup():
+def test_no_widget_title_or_toast_is_built_as_markup() -> None:
     """The mechanism, checked in the source: a border title given as a ``str`` is parsed as markup by Textual,
     so every one that is not a literal is wrapped in ``Content``; and the app's ``notify`` never parses markup."""
     import ast
@@ -385,7 +402,7 @@ def test_no_widget_title_or_toast_is_built_as_markup():
     assert "markup=False" in __import__("inspect").getsource(KernelTuiApp.notify)
 
 
-async def test_the_explorer_opens_a_folder_holding_a_hostile_title_and_file_name(tmp_path: Path):
+async def test_the_explorer_opens_a_folder_holding_a_hostile_title_and_file_name(tmp_path: Path) -> None:
     from test_ui_support import make_app
 
     titled = tmp_path / "titled.py"

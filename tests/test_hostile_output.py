@@ -39,7 +39,7 @@ class TestOutputThatFails:
         )
 
     @pytest.mark.parametrize("where", ["--json", "--export"])
-    def test_a_full_disk(self, where: str):
+    def test_a_full_disk(self, where: str) -> None:
         with open("/dev/full", "w") as full:
             if where == "--json":
                 result = self.run_cli("--json", stdout=full)
@@ -49,7 +49,7 @@ class TestOutputThatFails:
         assert result.returncode == 1 and "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
         assert line.startswith("kernel-tui: cannot write") and line.endswith("No space left on device")
 
-    def test_stdout_closed(self):
+    def test_stdout_closed(self) -> None:
         # As a shell's ``>&-`` does it: the process starts with fd 1 closed.
         command = [
             "sh",
@@ -70,7 +70,7 @@ class TestOutputThatFails:
 
 
 @pytest.mark.parametrize("painting_s", [1.0, 2.0])
-def test_closing_the_terminal_while_a_big_table_paints_ends_the_view(tmp_path: Path, painting_s: float):
+def test_closing_the_terminal_while_a_big_table_paints_ends_the_view(tmp_path: Path, painting_s: float) -> None:
     """Its terminal gone (tmux session killed, window closed) while 20,000 kernel rows are being shown, the view
     ends: its quit once blocked for ever in Textual's driver, whose writer thread had died of the first EIO."""
     import copy

@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from conftest import REPO, measure
+from conftest import REPO, WriteScenario, measure
 
 from kernel_tui.transport.client import EngineClient
 
@@ -17,7 +17,7 @@ GRAPH_BREAK_LESSON = REPO / "scenarios" / "15_graph_break.py"
 ADD_RELU_LESSON = REPO / "scenarios" / "02_add_relu.py"
 
 
-def test_a_scenario_that_changes_the_engine_changes_nothing_for_the_next(tmp_path):
+def test_a_scenario_that_changes_the_engine_changes_nothing_for_the_next(tmp_path: Path) -> None:
     observed = tmp_path / "observed.jsonl"
     env = {**os.environ, "KERNEL_TUI_PROBE_OUT": str(observed)}
     with EngineClient("cpu", env=env) as client:
@@ -35,12 +35,14 @@ def test_a_scenario_that_changes_the_engine_changes_nothing_for_the_next(tmp_pat
     assert second["spoiled"] is None and second["stdin_closed"] is False and second["stderr"] == "<stderr>"
     assert second == first
     assert lesson.error is None and lesson.threads == hello.threads
+    assert lesson.compiled is not None
     assert lesson.compiled.graph_breaks == 1
     assert {key: check.ok for key, check in lesson.expect.items()} == dict.fromkeys(lesson.expect, True)
+    assert add_relu.compiled is not None
     assert add_relu.compiled.kernel_count == 1, "Inductor's kernels are profiled again"
 
 
-def test_what_cannot_be_restored_moves_the_next_scenario_to_a_fresh_engine(write_scenario):
+def test_what_cannot_be_restored_moves_the_next_scenario_to_a_fresh_engine(write_scenario: WriteScenario) -> None:
     leaves_a_thread = write_scenario(
         "import threading, time\nimport torch\nSIZE = 64\n"
         "threading.Thread(target=time.sleep, args=(600,), daemon=True, name='left-behind').start()\n"
@@ -54,5 +56,6 @@ def test_what_cannot_be_restored_moves_the_next_scenario_to_a_fresh_engine(write
         assert left.error is None
         assert len(left.notes) == 1 and "fresh engine" in left.notes[0] and "left-behind" in left.notes[0]
         after = measure(client, ADD_RELU_LESSON)
+        assert client.hello is not None
         assert client.hello.pid != first_pid
     assert after.error is None and all(check.ok for check in after.expect.values())

@@ -49,7 +49,9 @@ def _package(site: Path, name: str) -> None:
     (site / name / "registry.py").write_text(f"from {name} import REGISTERED\nREGISTERED.append(__name__)\n")
 
 
-def test_a_packages_module_first_imported_by_a_scenario_stays_imported(tmp_path, monkeypatch, forget_new_modules):
+def test_a_packages_module_first_imported_by_a_scenario_stays_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forget_new_modules: None
+) -> None:
     project = tmp_path / "project"
     site = project / ".venv" / "lib" / "python3.11" / "site-packages"
     _package(site, "kt_fake_package")
@@ -68,7 +70,9 @@ def test_a_packages_module_first_imported_by_a_scenario_stays_imported(tmp_path,
     assert registry.REGISTERED == ["kt_fake_package.registry"], "imported once, registered once"
 
 
-def test_torch_modules_imported_lazily_stay_imported_when_torch_lies_in_the_scenarios_folder(forget_new_modules):
+def test_torch_modules_imported_lazily_stay_imported_when_torch_lies_in_the_scenarios_folder(
+    forget_new_modules: None,
+) -> None:
     lazy = next(name for name in LAZY_TORCH_MODULES if name not in sys.modules)
     # A folder above site-packages, as a project folder holds its .venv.
     installed_in = str(Path(torch.__file__).resolve().parent.parent.parent)
@@ -81,8 +85,8 @@ def test_torch_modules_imported_lazily_stay_imported_when_torch_lies_in_the_scen
 
 
 def test_a_helper_in_a_scenario_folder_that_is_on_the_engines_path_is_forgotten(
-    tmp_path, monkeypatch, forget_new_modules
-):
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forget_new_modules: None
+) -> None:
     # The engine runs as `python -m`, so the folder it starts in is on its path: often the scenarios' own.
     (tmp_path / "kt_cwd_helper.py").write_text("WHO = 'first'\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -94,7 +98,9 @@ def test_a_helper_in_a_scenario_folder_that_is_on_the_engines_path_is_forgotten(
     assert "kt_cwd_helper" not in sys.modules
 
 
-def test_the_scenarios_own_module_is_registered_while_it_runs_and_forgotten_after(tmp_path, forget_new_modules):
+def test_the_scenarios_own_module_is_registered_while_it_runs_and_forgotten_after(
+    tmp_path: Path, forget_new_modules: None
+) -> None:
     path = tmp_path / "scenario.py"
     path.write_text(
         "import torch\ndef fn(a):\n    return a + 1\ndef inputs(size, device):\n    return (torch.ones(4),)\n"
@@ -110,7 +116,7 @@ def test_the_scenarios_own_module_is_registered_while_it_runs_and_forgotten_afte
     assert scenario.module.__name__ not in sys.modules
 
 
-def test_a_scenario_that_fails_to_load_leaves_no_module_behind(tmp_path):
+def test_a_scenario_that_fails_to_load_leaves_no_module_behind(tmp_path: Path) -> None:
     path = tmp_path / "broken.py"
     path.write_text(
         "import torch\nraise ValueError('no')\ndef fn(a):\n    return a\ndef inputs(size, device):\n    return ()\n"

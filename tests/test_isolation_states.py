@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import measure
@@ -135,15 +136,15 @@ class Probe:
     client: EngineClient
     healthy: Path
     observed: Path
-    alone_state: dict
-    alone_kernels: tuple
+    alone_state: dict[str, Any]
+    alone_kernels: tuple[object, ...]
 
-    def run(self) -> tuple[ScenarioReport, dict]:
+    def run(self) -> tuple[ScenarioReport, dict[str, Any]]:
         report = measure(self.client, self.healthy)
         return report, json.loads(self.observed.read_text().splitlines()[-1])
 
 
-def kernels(report: ScenarioReport) -> tuple:
+def kernels(report: ScenarioReport) -> tuple[object, ...]:
     assert report.error is None, report.error
     assert report.eager is not None and report.compiled is not None
     return (

@@ -11,9 +11,10 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import lesson_report, measure
+from conftest import WriteScenario, lesson_report, measure
 from cuda_replay import TRACES, trace_events
 from cuda_replay import replay as replay_trace
 
@@ -53,8 +54,11 @@ def test_launch_round_trips_through_json_and_the_protocol() -> None:
     row = data["compiled"]["kernels"][0]["launch"]
     assert row["grid"] == [1024, 1, 1] and row["block"] == [128, 1, 1] and row["threads"] == 131072
     assert row["elements_per_thread"] == 8
-    assert ScenarioReport.from_dict(data).compiled.kernels[0].launch == launch
+    read_back = ScenarioReport.from_dict(data)
+    assert read_back.compiled is not None
+    assert read_back.compiled.kernels[0].launch == launch
     message = decode(encode(Done(run_id=1, report=report)))
+    assert isinstance(message, Done) and message.report.compiled is not None
     assert isinstance(message, Done) and message.report.compiled.kernels[0].launch == launch
 
 
@@ -62,7 +66,9 @@ def test_results_saved_before_launches_still_open() -> None:
     data = json.loads(json.dumps(_report(None).to_dict()))
     assert data["compiled"]["kernels"][0]["launch"] is None
     del data["compiled"]["kernels"][0]["launch"]
-    assert ScenarioReport.from_dict(data).compiled.kernels[0].launch is None
+    read_back = ScenarioReport.from_dict(data)
+    assert read_back.compiled is not None
+    assert read_back.compiled.kernels[0].launch is None
 
 
 def test_the_line_says_what_multiplies_out() -> None:
@@ -101,7 +107,7 @@ def test_triton_code_has_no_cpu_threads() -> None:
 # -- a GPU: the profiler's kernel events, replayed from real traces ----------------------------------------------
 
 
-def _raw_kernels(name: str) -> dict[tuple[str, float], dict]:
+def _raw_kernels(name: str) -> dict[tuple[str, float], dict[str, Any]]:
     raw = trace_events(TRACES / name)
     origin = min(e["ts"] for e in raw)
     return {(e["name"], float(e["ts"]) - origin): e["args"] for e in raw if e["cat"] == "kernel"}
@@ -116,6 +122,7 @@ def test_every_kernel_launch_carries_the_traces_grid_block_and_occupancy(name: s
         args = expected[(launch.name, launch.start_us)]
         shape = launch.shape
         assert shape is not None, launch.name
+        assert shape.grid is not None and shape.block is not None
         assert list(shape.grid) == args["grid"] and list(shape.block) == args["block"]
         assert shape.threads == math.prod(args["grid"]) * math.prod(args["block"])
         assert shape.warps == -(-math.prod(args["block"]) // WARP_SIZE)
@@ -146,6 +153,7 @@ def test_a_rocm_trace_keeps_grid_and_block_but_derives_nothing() -> None:
         kernels = [e for e in json.load(handle)["traceEvents"] if e.get("cat") == "kernel"]
     args = kernels[0]["args"]
     launch = metadata_launch(json.dumps(args)[1:-1])
+    assert launch is not None and launch.grid is not None
     assert launch is not None and list(launch.grid) == args["grid"] and launch.threads is None
     assert launch.note == NOT_CUPTI_NOTE
 
@@ -155,6 +163,7 @@ def test_a_kernel_source_the_preview_cannot_read_leaves_its_launch_unknown_with_
 
     launch = TritonLaunchPlan("def broken(:\n").launch((), elements=8)
     assert launch.threads is None and launch.elements == 8
+    assert launch.note is not None
     assert launch.note.startswith("the preview could not read this kernel's launch config: SyntaxError")
 
 
@@ -204,6 +213,7 @@ def inputs(size, device):
 
 def _multiplies_out(launch: KernelLaunch | None, elements: int) -> KernelLaunch:
     assert launch is not None and launch.grid is not None and launch.block is not None
+    assert launch.warps is not None
     assert launch.block == (WARP_SIZE * launch.warps, 1, 1)
     assert launch.threads == math.prod(launch.grid) * math.prod(launch.block)
     assert launch.elements == elements
@@ -211,41 +221,58 @@ def _multiplies_out(launch: KernelLaunch | None, elements: int) -> KernelLaunch:
     return launch
 
 
-def test_a_fused_pointwise_kernels_launch_in_the_preview(preview_engine: EngineClient, write_scenario) -> None:
+def test_a_fused_pointwise_kernels_launch_in_the_preview(
+    preview_engine: EngineClient, write_scenario: WriteScenario
+) -> None:
     report = measure(preview_engine, write_scenario(SIGMOID_OF_DIFFERENCE), size=2**20)
     assert report.error is None
+    assert report.compiled is not None
     (kernel,) = report.compiled.kernels
     launch = _multiplies_out(kernel.launch, 2**20)
+    assert launch.config is not None
     xblock = launch.config["XBLOCK"]
     assert launch.grid == (2**20 // xblock, 1, 1)
     assert (xblock, launch.warps, launch.elements_per_thread) == (1024, 4, 8)
     assert launch.alternatives == ("XBLOCK 512 · 8 warps",), "the other config a GPU times"
     assert any(line.startswith("launches: where Inductor offers several configs") for line in report.assumptions)
+    assert report.eager is not None
     assert all(row.launch is not None and row.launch.threads is None for row in report.eager.kernels)
 
 
-def test_a_full_sums_two_kernels_show_their_launches(preview_engine: EngineClient, write_scenario) -> None:
+def test_a_full_sums_two_kernels_show_their_launches(
+    preview_engine: EngineClient, write_scenario: WriteScenario
+) -> None:
     report = measure(preview_engine, write_scenario(SUM_OF_EXPONENTIALS), size=2**20)
     assert report.error is None
+    assert report.compiled is not None
     split, final = report.compiled.kernels
     first = _multiplies_out(split.launch, 2**20)
+    assert first.grid is not None and first.config is not None
     partials = math.prod(first.grid)
     second = _multiplies_out(final.launch, partials)
     assert re.match(r"triton_red_", split.name) and re.match(r"triton_per_", final.name)
+    assert second.grid is not None
     assert first.config["R0_BLOCK"] > 0 and math.prod(second.grid) == 1
+    assert first.elements_per_thread is not None
     assert first.elements_per_thread > 1, "each thread of the split loops over several elements"
 
 
-def test_a_library_call_says_its_launch_cannot_be_known(preview_engine: EngineClient, write_scenario) -> None:
+def test_a_library_call_says_its_launch_cannot_be_known(
+    preview_engine: EngineClient, write_scenario: WriteScenario
+) -> None:
     report = measure(preview_engine, write_scenario(MATMUL))
+    assert report.compiled is not None
     (mm,) = [row for row in report.compiled.kernels if row.name == "extern_kernels.mm"]
     assert mm.launch is not None and mm.launch.threads is None and mm.launch.note == LIBRARY_NOTE
 
 
 @pytest.mark.parametrize(("size", "parallel"), [(8, False), (2**20, True)])
-def test_a_cpu_kernel_shows_its_threads(engine: EngineClient, write_scenario, size: int, parallel: bool) -> None:
+def test_a_cpu_kernel_shows_its_threads(
+    engine: EngineClient, write_scenario: WriteScenario, size: int, parallel: bool
+) -> None:
     report = measure(engine, write_scenario(SIGMOID_OF_DIFFERENCE), size=size)
     assert report.error is None
+    assert report.compiled is not None
     (kernel,) = report.compiled.kernels
     assert kernel.launch is not None and kernel.launch.grid is None
     assert kernel.launch.threads == (report.threads if parallel else 1)
@@ -265,8 +292,10 @@ def test_lesson_25s_cpu_kernel_splits_one_loop_and_gives_the_other_to_one_thread
     """What lesson 25 says of the C++ beyond its claims: the million-element loop under ``omp for``, the
     8-element loop under ``omp single``, in one parallel region on every thread PyTorch uses."""
     report = lesson_report(engine, course_dir() / "25_threads_and_warps.py")
+    assert report.compiled is not None
     (kernel,) = report.compiled.kernels
     assert kernel.launch is not None and kernel.launch.threads == report.threads
+    assert report.threads is not None and kernel.code is not None
     if report.threads > 1:
         loops = re.findall(
             r"#pragma omp (for|single)\s*\{?\s*(?:\{\s*)*for\(.*?<static_cast<int64_t>\((\d+)L\)", kernel.code

@@ -27,11 +27,11 @@ def _files() -> set[str]:
     return {str(path.relative_to(ROOT)) for path in found}
 
 
-def test_every_file_has_a_line_in_the_readmes_layout():
+def test_every_file_has_a_line_in_the_readmes_layout() -> None:
     missing = sorted(_files() - _documented())
     assert not missing, f"add a line to README.md's Layout table for: {', '.join(missing)}"
 
 
-def test_the_layout_names_no_file_that_is_gone():
+def test_the_layout_names_no_file_that_is_gone() -> None:
     gone = sorted(path for path in _documented() if "/" in path and not (ROOT / path).exists())
     assert not gone, f"README.md's Layout table names files that do not exist: {', '.join(gone)}"

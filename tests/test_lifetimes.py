@@ -14,7 +14,9 @@ import termios
 import textwrap
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO, measure, overdue, within
@@ -49,7 +51,7 @@ def busy_scenario(folder: Path, pids: Path) -> Path:
     return path
 
 
-def wait_for(predicate, timeout: float, step: float = 0.05) -> bool:
+def wait_for(predicate: Callable[[], bool], timeout: float, step: float = 0.05) -> bool:
     """Whether ``predicate()`` came true within ``timeout`` seconds, scaled by how busy the machine is."""
     started = time.monotonic()
     while not overdue(started, timeout):
@@ -59,11 +61,11 @@ def wait_for(predicate, timeout: float, step: float = 0.05) -> bool:
     return predicate()
 
 
-STARTED: list[subprocess.Popen] = []
+STARTED: list[subprocess.Popen[Any]] = []
 
 
 @pytest.fixture(autouse=True)
-def _no_front_end_outlives_its_test():
+def _no_front_end_outlives_its_test() -> Iterator[None]:
     """A failing test must not leave its front end, engine and sleepers behind for the rest of the suite."""
     yield
     while STARTED:
@@ -79,7 +81,7 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def start_front_end(args: list[str], **options) -> subprocess.Popen:
+def start_front_end(args: list[str], **options: Any) -> subprocess.Popen[str]:
     front_end = subprocess.Popen(
         [sys.executable, "-m", "kernel_tui", *args],
         stdout=subprocess.PIPE,
@@ -93,16 +95,19 @@ def start_front_end(args: list[str], **options) -> subprocess.Popen:
     return front_end
 
 
-def busy_pids(pids: Path, front_end: subprocess.Popen) -> list[int]:
+def busy_pids(pids: Path, front_end: subprocess.Popen[str]) -> list[int]:
     assert wait_for(
         lambda: pids.exists() and len(pids.read_text().split()) == 3 or front_end.poll() is not None, 180
     ), "the scenario never got busy"
+    assert front_end.stderr is not None
     assert front_end.poll() is None, front_end.stderr.read()
     return [int(pid) for pid in pids.read_text().split()]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda sig: sig.name)
-def test_a_signal_to_run_ends_its_engine_and_everything_the_scenario_started(tmp_path, sig):
+def test_a_signal_to_run_ends_its_engine_and_everything_the_scenario_started(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
     pids = tmp_path / "pids"
     front_end = start_front_end(["run", "--device", "cpu", "--no-sweep", str(busy_scenario(tmp_path, pids))])
     engine_and_children = busy_pids(pids, front_end)
@@ -118,7 +123,7 @@ def test_a_signal_to_run_ends_its_engine_and_everything_the_scenario_started(tmp
     assert wait_for(lambda: not any(is_running(pid) for pid in engine_and_children), 2), "all gone"
 
 
-def test_a_killed_front_end_takes_its_busy_engine_along(tmp_path):
+def test_a_killed_front_end_takes_its_busy_engine_along(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     front_end = start_front_end(["run", "--device", "cpu", "--no-sweep", str(busy_scenario(tmp_path, pids))])
     engine_and_children = busy_pids(pids, front_end)
@@ -129,13 +134,14 @@ def test_a_killed_front_end_takes_its_busy_engine_along(tmp_path):
     print(f"engine and its children gone {time.monotonic() - started:.2f} s after SIGKILL of the front end")
 
 
-def test_an_engine_outlives_the_thread_that_started_it():
+def test_an_engine_outlives_the_thread_that_started_it() -> None:
     """Linux sends the parent-death signal when the starting *thread* ends: that must not end the engine."""
     client = EngineClient("cpu")
     try:
         starter = threading.Thread(target=client.start)
         starter.start()
         starter.join(180)
+        assert client.hello is not None
         pid = client.hello.pid
         time.sleep(1.0)
         assert is_running(pid)
@@ -145,7 +151,7 @@ def test_an_engine_outlives_the_thread_that_started_it():
         client.close()
 
 
-def test_a_stranger_holding_the_engines_pipes_cannot_keep_run_waiting(tmp_path):
+def test_a_stranger_holding_the_engines_pipes_cannot_keep_run_waiting(tmp_path: Path) -> None:
     pid_file = tmp_path / "stranger.pid"
     stranger = tmp_path / "starts_a_stranger.py"
     stranger.write_text(
@@ -185,7 +191,7 @@ def test_a_stranger_holding_the_engines_pipes_cannot_keep_run_waiting(tmp_path):
     assert wait_for(lambda: not is_running(int(pid_file.read_text())), 3), "the stranger outlived kernel-tui"
 
 
-def test_closing_an_engine_is_bounded_whatever_a_stranger_holds(tmp_path):
+def test_closing_an_engine_is_bounded_whatever_a_stranger_holds(tmp_path: Path) -> None:
     stranger = tmp_path / "stranger.py"
     stranger.write_text(
         "import subprocess, sys\nimport torch\nSIZE = 16\n"
@@ -202,7 +208,7 @@ def test_closing_an_engine_is_bounded_whatever_a_stranger_holds(tmp_path):
     assert time.monotonic() - started < within(2)
 
 
-def test_ctrl_c_delivered_to_a_reader_thread_still_ends_run(tmp_path):
+def test_ctrl_c_delivered_to_a_reader_thread_still_ends_run(tmp_path: Path) -> None:
     """A signal sent to the process may land on any thread; the main thread must notice it all the same."""
     import ctypes
     import os
@@ -220,7 +226,7 @@ def test_ctrl_c_delivered_to_a_reader_thread_still_ends_run(tmp_path):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda sig: sig.name)
-def test_a_signal_to_the_app_quits_it_as_ctrl_q_does(sig):
+def test_a_signal_to_the_app_quits_it_as_ctrl_q_does(sig: signal.Signals) -> None:
     """The explorer on a terminal: a signal gives the terminal back (leaves the alternate screen) and ends the
     engine, as quitting does, instead of killing the app mid-frame with the terminal still in its hands."""
     controller, terminal = pty.openpty()

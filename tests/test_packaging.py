@@ -11,7 +11,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def test_wheel_ships_the_course_and_finds_it_when_installed(tmp_path):
+def test_wheel_ships_the_course_and_finds_it_when_installed(tmp_path: Path) -> None:
     subprocess.run(
         [
             sys.executable,
@@ -54,7 +54,7 @@ def test_wheel_ships_the_course_and_finds_it_when_installed(tmp_path):
         assert name in result.stdout.replace("\n", "")
 
 
-def test_the_readme_says_once_how_to_get_the_command_and_then_writes_it_one_way():
+def test_the_readme_says_once_how_to_get_the_command_and_then_writes_it_one_way() -> None:
     # After make run only .venv/bin/kernel-tui exists: a reader typing the README's `kernel-tui` must have
     # been told, before the first command, how to put it on the PATH.
     readme = (REPO / "README.md").read_text(encoding="utf-8")

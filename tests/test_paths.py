@@ -16,7 +16,7 @@ ADD_RELU = REPO / "tests" / "data" / "add_relu.py"
 POISON = "raise SystemExit('the learner\\'s ' + __name__ + '.py was imported')\n"
 
 
-def test_modules_in_the_current_folder_or_a_scenarios_folder_do_not_shadow_the_standard_library(tmp_path):
+def test_modules_in_the_current_folder_or_a_scenarios_folder_do_not_shadow_the_standard_library(tmp_path: Path) -> None:
     for name in ("random", "copy", "timeit", "colorsys"):
         (tmp_path / f"{name}.py").write_text(POISON)
     lessons = tmp_path / "lessons"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from conftest import measure
+from conftest import WriteScenario, measure
 from torch.profiler import ProfilerActivity, profile
 
 from kernel_tui.engine import aten_cuda
@@ -19,7 +19,7 @@ from kernel_tui.transport.client import EngineClient
 HEADER = "import torch\n\nSIZE = 1 << 20\n\n\n"
 
 
-def preview(engine: EngineClient, write_scenario, name: str, body: str, inputs: str) -> ScenarioReport:
+def preview(engine: EngineClient, write_scenario: WriteScenario, name: str, body: str, inputs: str) -> ScenarioReport:
     source = HEADER + body + f"\n\ndef inputs(size, device):\n    return {inputs}\n"
     report = measure(engine, write_scenario(source, f"{name}.py"))
     assert report.error is None, f"{report.error.one_line()}\n{report.error.details}"
@@ -39,7 +39,12 @@ def rows(report: ScenarioReport) -> list[tuple[str, float, str | None]]:
         (1 << 18, [("aten::sum", 1, "op")]),
     ],
 )
-def test_a_large_full_reduction_clears_its_semaphores_first(preview_engine, write_scenario, size, expected) -> None:
+def test_a_large_full_reduction_clears_its_semaphores_first(
+    preview_engine: EngineClient,
+    write_scenario: WriteScenario,
+    size: int,
+    expected: list[tuple[str, int, str]],
+) -> None:
     report = preview(
         preview_engine,
         write_scenario,
@@ -53,7 +58,7 @@ def test_a_large_full_reduction_clears_its_semaphores_first(preview_engine, writ
     assert all(predicted) if size >= aten_cuda.GLOBAL_REDUCE_MIN else not any(predicted)
 
 
-def test_a_row_reduction_is_one_kernel(preview_engine, write_scenario) -> None:
+def test_a_row_reduction_is_one_kernel(preview_engine: EngineClient, write_scenario: WriteScenario) -> None:
     report = preview(
         preview_engine, write_scenario, "rows", "def fn(x):\n    return x.sum(dim=-1)\n",
         "(torch.randn(1024, 1024, device=device),)",
@@ -61,7 +66,7 @@ def test_a_row_reduction_is_one_kernel(preview_engine, write_scenario) -> None:
     assert rows(report) == [("aten::sum", 1, "op")]
 
 
-def test_logsumexp_runs_its_passes(preview_engine, write_scenario) -> None:
+def test_logsumexp_runs_its_passes(preview_engine: EngineClient, write_scenario: WriteScenario) -> None:
     report = preview(
         preview_engine, write_scenario, "lse", "def fn(x):\n    return torch.logsumexp(x, -1)\n",
         "(torch.randn(1024, 1024, device=device),)",
@@ -86,7 +91,9 @@ def test_the_logsumexp_passes_are_those_aten_calls() -> None:
     assert doing_work == [f"aten::{step}" for step in aten_cuda.LOGSUMEXP_PASSES]
 
 
-def test_a_one_dimensional_cumsum_is_two_cub_kernels(preview_engine, write_scenario) -> None:
+def test_a_one_dimensional_cumsum_is_two_cub_kernels(
+    preview_engine: EngineClient, write_scenario: WriteScenario
+) -> None:
     report = preview(
         preview_engine,
         write_scenario,
@@ -97,7 +104,7 @@ def test_a_one_dimensional_cumsum_is_two_cub_kernels(preview_engine, write_scena
     assert rows(report) == [("DeviceScanInitKernel", 1, "kernel"), ("aten::cumsum", 1, "op")]
 
 
-def test_item_copies_through_a_pinned_buffer(preview_engine, write_scenario) -> None:
+def test_item_copies_through_a_pinned_buffer(preview_engine: EngineClient, write_scenario: WriteScenario) -> None:
     report = preview(
         preview_engine,
         write_scenario,
@@ -108,7 +115,7 @@ def test_item_copies_through_a_pinned_buffer(preview_engine, write_scenario) -> 
     assert ("Memcpy DtoH (Device -> Pinned)", 1, "memcpy") in rows(report)
 
 
-def test_a_sort_says_its_count_is_a_lower_bound(preview_engine, write_scenario) -> None:
+def test_a_sort_says_its_count_is_a_lower_bound(preview_engine: EngineClient, write_scenario: WriteScenario) -> None:
     report = preview(
         preview_engine,
         write_scenario,
@@ -116,5 +123,6 @@ def test_a_sort_says_its_count_is_a_lower_bound(preview_engine, write_scenario) 
         "def fn(x):\n    return x.sort().values\n",
         "(torch.randn(size, device=device),)",
     )
+    assert report.eager is not None
     sort = next(kernel for kernel in report.eager.kernels if kernel.name == "aten::sort")
     assert sort.predicted and "lower bound" in sort.predicted

@@ -10,7 +10,7 @@ functions is in the course.
 from __future__ import annotations
 
 import pytest
-from conftest import measure
+from conftest import WriteScenario, measure
 
 from kernel_tui.transport.client import EngineClient
 
@@ -46,7 +46,7 @@ CASES = {
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_library_call_on_a_view_names_what_inductors_cuda_wrapper_launches(
-    preview_engine: EngineClient, write_scenario, case: str
+    preview_engine: EngineClient, write_scenario: WriteScenario, case: str
 ) -> None:
     body, inputs, expected = CASES[case]
     source = HEADER + body + f"\n\ndef inputs(size, device):\n    return {inputs}\n"

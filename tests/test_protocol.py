@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import pytest
 
@@ -57,7 +58,7 @@ FAILED_REPORT = ScenarioReport(
     error=ScenarioError("eager", "boom", 7, "/s/broken.py", "Traceback ..."),
 )
 
-EVERY_MESSAGE = [
+EVERY_MESSAGE: list[protocol.Message] = [
     Hello(pid=12, device="cpu", device_name="EPYC", torch_version="2.14.1", threads=2),
     Hello(
         pid=12,
@@ -82,35 +83,37 @@ EVERY_MESSAGE = [
 ]
 
 
-def wire(message: protocol.Message) -> dict:
-    return json.loads(protocol.encode(message))
+def wire(message: protocol.Message) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(protocol.encode(message))
+    return data
 
 
 @pytest.mark.parametrize("message", EVERY_MESSAGE, ids=lambda message: type(message).__name__)
-def test_every_message_reads_back_as_it_was_written(message):
+def test_every_message_reads_back_as_it_was_written(message: protocol.Message) -> None:
     line = protocol.encode(message)
     assert line.endswith("\n") and "\n" not in line[:-1], "one message, one line"
     assert protocol.decode(line) == message
 
 
-def test_every_message_type_is_covered():
+def test_every_message_type_is_covered() -> None:
     assert {type(message) for message in EVERY_MESSAGE} == set(protocol.WIRE_TYPES)
 
 
-def test_a_report_arrives_as_a_report_object():
+def test_a_report_arrives_as_a_report_object() -> None:
     message = protocol.decode(protocol.encode(Partial(1, REPORT)))
     assert isinstance(message, Partial) and isinstance(message.report, ScenarioReport)
     assert message.report.eager is not None and message.report.eager.kernels[0].name == "aten::add"
     assert message.report.sweep == (POINT,)
 
 
-def test_a_time_that_is_not_a_number_survives_the_wire():
+def test_a_time_that_is_not_a_number_survives_the_wire() -> None:
     point = SweepPoint(size=4, eager_us=math.nan, compiled_us=1.0)
     message = protocol.decode(protocol.encode(SweepPointMessage(1, point)))
-    assert isinstance(message, SweepPointMessage) and math.isnan(message.point.eager_us)
+    assert isinstance(message, SweepPointMessage) and message.point.eager_us is not None
+    assert math.isnan(message.point.eager_us)
 
 
-def test_the_sweep_total_travels():
+def test_the_sweep_total_travels() -> None:
     message = protocol.decode(protocol.encode(StageStartedMessage(1, "sweep", "whatever the words", total=6)))
     assert isinstance(message, StageStartedMessage) and message.total == 6
 
@@ -128,7 +131,7 @@ def test_the_sweep_total_travels():
     ],
     ids=["not-json", "a-list", "a-string", "no-type", "no-type-with-fields", "unknown-type", "type-not-text"],
 )
-def test_a_line_that_is_no_message_is_refused(line):
+def test_a_line_that_is_no_message_is_refused(line: str) -> None:
     with pytest.raises(ProtocolError):
         protocol.decode(line)
 
@@ -137,7 +140,7 @@ def test_a_line_that_is_no_message_is_refused(line):
 @pytest.mark.parametrize(
     "message", [EVERY_MESSAGE[0], EVERY_MESSAGE[5], EVERY_MESSAGE[11]], ids=["hello", "progress", "run"]
 )
-def test_a_message_of_another_protocol_version_is_refused(message, version):
+def test_a_message_of_another_protocol_version_is_refused(message: protocol.Message, version: int | str | None) -> None:
     data = wire(message)
     if version is None:
         del data["protocol"]
@@ -174,7 +177,7 @@ def test_a_message_of_another_protocol_version_is_refused(message, version):
         (EVERY_MESSAGE[12], "remeasure_ceiling", 1),
     ],
 )
-def test_a_field_of_the_wrong_type_is_refused(message, field, value):
+def test_a_field_of_the_wrong_type_is_refused(message: protocol.Message, field: str, value: object) -> None:
     data = wire(message)
     data[field] = value
     with pytest.raises(ProtocolError, match=f"malformed '{data['type']}'"):
@@ -190,14 +193,14 @@ def test_a_field_of_the_wrong_type_is_refused(message, field, value):
         (EVERY_MESSAGE[10], "path"),
     ],
 )
-def test_a_message_without_a_required_field_is_refused(message, field):
+def test_a_message_without_a_required_field_is_refused(message: protocol.Message, field: str) -> None:
     data = wire(message)
     del data[field]
     with pytest.raises(ProtocolError, match=f"no '{field}'"):
         protocol.decode(json.dumps(data))
 
 
-def test_an_optional_field_may_be_left_out():
+def test_an_optional_field_may_be_left_out() -> None:
     data = wire(StageStartedMessage(1, "eager", "warm-up and profile"))
     del data["total"]
     assert protocol.decode(json.dumps(data)) == StageStartedMessage(1, "eager", "warm-up and profile")
@@ -211,20 +214,28 @@ def test_a_run_request_without_the_settings_reads_with_the_defaults():
     assert isinstance(request, RunRequest) and (request.arch, request.remeasure_ceiling) == (None, False)
 
 
-def test_dispatch_calls_the_handler_of_the_message_type_only():
+def test_dispatch_calls_the_handler_of_the_message_type_only() -> None:
     calls: list[str] = []
+
+    def on_hello(m: Hello) -> str:
+        calls.append("hello")
+        return "h"
+
+    def on_progress(m: StageStartedMessage) -> str:
+        calls.append(f"progress {m.stage}")
+        return "p"
+
+    def on_done(m: Done) -> str:
+        calls.append(f"done {m.run_id}")
+        return "d"
+
     for message in EVERY_MESSAGE:
-        result = protocol.dispatch(
-            message,
-            hello=lambda m: calls.append("hello") or "h",
-            stage_started=lambda m: calls.append(f"progress {m.stage}") or "p",
-            done=lambda m: calls.append(f"done {m.run_id}") or "d",
-        )
+        result = protocol.dispatch(message, hello=on_hello, stage_started=on_progress, done=on_done)
         expected = {Hello: "h", StageStartedMessage: "p", Done: "d"}.get(type(message))
         assert result == expected
     assert calls == ["hello", "hello", "progress load", "progress sweep", "done 1", "done 2"]
 
 
-def test_dispatch_refuses_what_is_not_a_message():
+def test_dispatch_refuses_what_is_not_a_message() -> None:
     with pytest.raises(TypeError):
         protocol.dispatch({"type": "done"})  # type: ignore[arg-type]

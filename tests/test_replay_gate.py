@@ -26,24 +26,24 @@ def describe(message: RunMessage) -> str:
     return message.stage if isinstance(message, StageStartedMessage) else type(message).__name__
 
 
-def test_nothing_passes_until_released():
+def test_nothing_passes_until_released() -> None:
     assert admitted(ReplayGate()) == []
 
 
-def test_release_until_a_stage_stops_after_that_stages_progress_message():
+def test_release_until_a_stage_stops_after_that_stages_progress_message() -> None:
     gate = ReplayGate()
     gate.release_until(stage="compile")
     assert [describe(m) for m in admitted(gate)] == ["load", "inputs", "eager", "Partial", "compile"]
 
 
-def test_release_until_a_kind_stops_after_the_first_message_of_that_kind():
+def test_release_until_a_kind_stops_after_the_first_message_of_that_kind() -> None:
     gate = ReplayGate()
     gate.release_until(kind=Partial)
     passed = admitted(gate)
     assert isinstance(passed[-1], Partial) and not any(isinstance(m, Partial) for m in passed[:-1])
 
 
-def test_releases_queue_up_and_are_used_in_order():
+def test_releases_queue_up_and_are_used_in_order() -> None:
     gate = ReplayGate()
     gate.release_until(stage="sweep")
     gate.release_until(kind=SweepPointMessage)
@@ -53,13 +53,13 @@ def test_releases_queue_up_and_are_used_in_order():
     assert len(passed) < len(MESSAGES)
 
 
-def test_release_all_lets_every_message_through():
+def test_release_all_lets_every_message_through() -> None:
     gate = ReplayGate()
     gate.release_all()
     passed = admitted(gate)
     assert passed == list(MESSAGES) and isinstance(passed[-1], Done)
 
 
-def test_a_release_needs_something_to_stop_at():
+def test_a_release_needs_something_to_stop_at() -> None:
     with pytest.raises(ValueError, match="a kind or a stage"):
         ReplayGate().release_until()

@@ -5,9 +5,12 @@ lesson 20 on the CUDA preview, where FLOPs and intensity follow from shapes alon
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from conftest import REPO, measure
 
+from kernel_tui.model.report import Kernel
 from kernel_tui.model.roofline import COMPUTE_BOUND, MEMORY_BOUND, OVERHEAD_BOUND
 from kernel_tui.transport.client import EngineClient
 
@@ -19,7 +22,7 @@ TANH_FLOPS = SIDE * SIDE
 """One operation per element written."""
 
 
-def by_ops(kernels) -> dict[str, object]:
+def by_ops(kernels: Sequence[Kernel]) -> dict[str, Kernel]:
     return {"mm" if any("mm" in op for op in kernel.aten_ops) else "tanh": kernel for kernel in kernels}
 
 
@@ -31,6 +34,7 @@ def test_the_matmul_is_compute_bound_and_the_tanh_memory_bound_on_cpu(engine: En
     # The lesson's intensities, by hand: 2·1024³ operations on three 4 MiB matrices; one per element on two.
     assert all(check.ok for check in report.expect.values())
     for mode in (report.eager, report.compiled):
+        assert mode is not None
         kernels = by_ops(mode.kernels)
         assert kernels["mm"].flops == MATMUL_FLOPS and kernels["tanh"].flops == TANH_FLOPS
         assert kernels["mm"].intensity == pytest.approx(MATMUL_FLOPS / (3 * 4 * SIDE * SIDE))
@@ -38,6 +42,8 @@ def test_the_matmul_is_compute_bound_and_the_tanh_memory_bound_on_cpu(engine: En
         assert kernels["mm"].bound == COMPUTE_BOUND, (kernels["mm"].intensity, report.ceilings)
         assert kernels["tanh"].bound == MEMORY_BOUND, (kernels["tanh"].intensity, report.ceilings)
         assert mode.flops == MATMUL_FLOPS + TANH_FLOPS
+    assert report.compiled is not None
+    assert report.eager is not None
     assert report.compiled.flops == report.eager.flops  # fusion moves data, it does not change the arithmetic
 
 
@@ -49,6 +55,7 @@ def test_a_16_by_16_matmul_is_neither_compute_nor_memory_bound_but_overhead_boun
     report = measure(engine, LESSON, size=16 * 16)
     assert report.error is None, report.error and report.error.one_line()
     for mode in (report.eager, report.compiled):
+        assert mode is not None
         matmul = by_ops(mode.kernels)["mm"]
         assert matmul.bound == OVERHEAD_BOUND, (matmul.time_us, matmul.intensity, report.ceilings)
 
@@ -57,6 +64,7 @@ def test_a_16_by_16_matmul_is_neither_compute_nor_memory_bound_but_overhead_boun
 def test_on_the_cuda_preview_flops_and_intensity_are_shown_too(preview_engine: EngineClient) -> None:
     report = measure(preview_engine, LESSON)
     assert report.error is None, report.error and report.error.one_line()
+    assert report.compiled is not None
     compiled = by_ops(report.compiled.kernels)
     assert compiled["mm"].flops == MATMUL_FLOPS and compiled["tanh"].flops == TANH_FLOPS
     assert compiled["mm"].intensity == pytest.approx(MATMUL_FLOPS / (3 * 4 * SIDE * SIDE))

@@ -25,7 +25,7 @@ def inputs(size, device):
 '''
 
 
-def test_metadata_comes_from_the_syntax_tree():
+def test_metadata_comes_from_the_syntax_tree() -> None:
     info = parse_scenario(GOOD, Path("s.py"))
     assert info.title == "Add, then ReLU"
     assert info.lesson == "Predict first: how many kernels?"
@@ -36,7 +36,7 @@ def test_metadata_comes_from_the_syntax_tree():
     assert info.has_fn and info.has_inputs
 
 
-def test_defaults():
+def test_defaults() -> None:
     info = parse_scenario("def fn(a):\n    return a\n", Path("bare_title.py"))
     assert info.title == "bare_title" and info.size == DEFAULT_SIZE and info.sizes is None and info.expect == {}
 
@@ -55,14 +55,14 @@ def test_defaults():
         ("COMPILE = {'fullgrpah': True}\n", 1, "COMPILE must be a dict"),
     ],
 )
-def test_malformed_files_name_the_line(source, line, text):
+def test_malformed_files_name_the_line(source: str, line: int, text: str) -> None:
     with pytest.raises(ScenarioFileError) as error:
         parse_scenario(source, Path("bad.py"))
     assert error.value.line == line
     assert text in str(error.value)
 
 
-def test_folders_expand_in_name_order_and_skip_private_files(tmp_path):
+def test_folders_expand_in_name_order_and_skip_private_files(tmp_path: Path) -> None:
     for name in ("02_b.py", "01_a.py", "__init__.py", "_helper.py", "notes.md"):
         (tmp_path / name).write_text("")
     assert [p.name for p in find_scenarios([tmp_path])] == ["01_a.py", "02_b.py"]

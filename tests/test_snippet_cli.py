@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parent.parent
 SNIPPETS = REPO / "tests" / "data" / "snippets"
 
 
-def test_run_measures_bare_expressions_and_reports_their_errors_on_the_typed_line(tmp_path):
+def test_run_measures_bare_expressions_and_reports_their_errors_on_the_typed_line(tmp_path: Path) -> None:
     good = tmp_path / "relu.py"
     good.write_text("(a + b).relu()\n")
     typo, syntax = SNIPPETS / "ui_snippet_typo.py", SNIPPETS / "ui_snippet_syntax.py"
@@ -59,7 +59,7 @@ def test_run_measures_bare_expressions_and_reports_their_errors_on_the_typed_lin
     assert "never closed" in error["message"]
 
 
-def test_the_table_header_says_the_shapes_in_and_out(tmp_path):
+def test_the_table_header_says_the_shapes_in_and_out(tmp_path: Path) -> None:
     # x @ y on the 1-D tensors a bare expression gets is a dot product: one number out, which no kernel
     # count makes obvious.
     dot = tmp_path / "dot.py"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import WriteScenario
 
 from kernel_tui.engine import training
 from kernel_tui.engine.loader import load_scenario
@@ -29,14 +30,14 @@ def by_name(records: list[Traffic]) -> dict[str, list[Traffic]]:
     return named
 
 
-def test_forward_operators_carry_the_line_that_called_them():
+def test_forward_operators_carry_the_line_that_called_them() -> None:
     records = by_name(traffic_of(DATA / "which_line.py"))
     assert [(r.lines, r.unplaced) for r in records["aten::add"]] == [((6,), None)]
     assert [r.lines for r in records["aten::relu"]] == [(7,)]
     assert [r.lines for r in records["aten::mul"]] == [(8,)]
 
 
-def test_backward_operators_carry_the_forward_line_they_differentiate():
+def test_backward_operators_carry_the_forward_line_they_differentiate() -> None:
     records = traffic_of(DATA / "which_line_training.py")
     records = [r for r in records if r.name.startswith("aten::")]  # not the profiler range around backward
     backward = records[[r.name for r in records].index("aten::sum") + 1 :]
@@ -48,12 +49,12 @@ def test_backward_operators_carry_the_forward_line_they_differentiate():
     assert all(r.lines for r in backward), backward
 
 
-def test_the_default_loss_says_it_is_on_no_line_and_its_gradient_too():
+def test_the_default_loss_says_it_is_on_no_line_and_its_gradient_too() -> None:
     (total,) = by_name(traffic_of(DATA / "which_line_training.py"))["aten::sum"]
     assert total.lines == () and total.unplaced == DEFAULT_LOSS
 
 
-def test_a_loss_of_the_files_own_is_on_its_line(write_scenario):
+def test_a_loss_of_the_files_own_is_on_its_line(write_scenario: WriteScenario) -> None:
     path = write_scenario(
         "import torch\n"
         "TRAIN = True\n"
@@ -69,7 +70,7 @@ def test_a_loss_of_the_files_own_is_on_its_line(write_scenario):
     assert {r.lines for r in records["aten::mul"]} == {(6,)}, "out * out and its gradient: the loss line"
 
 
-def test_a_helpers_operators_carry_the_helpers_line_and_the_line_that_called_it(write_scenario):
+def test_a_helpers_operators_carry_the_helpers_line_and_the_line_that_called_it(write_scenario: WriteScenario) -> None:
     path = write_scenario(
         "import torch\n"
         "def scaled(x):\n"
@@ -86,7 +87,7 @@ def test_a_helpers_operators_carry_the_helpers_line_and_the_line_that_called_it(
 
 
 @pytest.mark.parametrize("size", [16])
-def test_lines_of_a_snippet_are_the_lines_typed(write_scenario, size):
+def test_lines_of_a_snippet_are_the_lines_typed(write_scenario: WriteScenario, size: int) -> None:
     path = write_scenario("# a comment\n\n(a + b).relu()\n", name="snippet.py")
     records = traffic_of(path, size)
     assert {r.lines for r in records} == {(3,)}

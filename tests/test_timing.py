@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
+import pytest
+
 from kernel_tui.engine import timing
 from kernel_tui.engine.measure import _with_time
 from kernel_tui.model.machine_load import LoadSampler, MachineLoad
@@ -12,7 +14,7 @@ from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
 from kernel_tui.text.formatting import format_ratio, report_notes, speedup_text, variant_rows
 
 
-def test_the_two_calls_alternate_in_rounds_and_each_round_gives_a_ratio(monkeypatch):
+def test_the_two_calls_alternate_in_rounds_and_each_round_gives_a_ratio(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(timing, "ROUND_S", 0.001)
     order: list[str] = []
     timing_result = timing.compare_wall(lambda: order.append("a"), lambda: order.append("b"), "cpu", budget_s=0.01)
@@ -25,7 +27,7 @@ def test_the_two_calls_alternate_in_rounds_and_each_round_gives_a_ratio(monkeypa
     assert low <= timing_result.ratio <= high
 
 
-def test_ratios_keep_three_significant_figures_and_never_read_zero():
+def test_ratios_keep_three_significant_figures_and_never_read_zero() -> None:
     assert format_ratio(0.0012) == "0.0012×"
     assert format_ratio(65.59) == "65.6×"
     assert format_ratio(1361.2) == "1361×"
@@ -39,12 +41,12 @@ def report_with(eager_us: float, compiled_us: float, spread: tuple[float, float]
     return ScenarioReport("s.py", "t", "cpu", "cpu", "2.14", 8, eager=eager, compiled=compiled, speedup_range=spread)
 
 
-def test_a_spread_that_holds_one_is_no_measurable_difference():
+def test_a_spread_that_holds_one_is_no_measurable_difference() -> None:
     assert speedup_text(report_with(30.0, 31.0, (0.8, 1.3))) == "no measurable difference (0.8–1.3×)"
     assert speedup_text(report_with(60.0, 30.0, (1.8, 2.2))) == "speedup 2× (1.8–2.2×)"
 
 
-def test_kernel_times_above_the_call_are_marked_noisy():
+def test_kernel_times_above_the_call_are_marked_noisy() -> None:
     kernels = (Kernel("aten::add", "aten::add", 1, 11_840.0),)
     mode = ModeResult(1, kernels, 0, None)
     timed = _with_time(mode, timing.Timing(792.8, 40.0, 20, 0.1), timing.Timing(792.8, 40.0, 20, 0.1))
@@ -60,7 +62,7 @@ def replace_kernels(mode: ModeResult, time_us: float) -> ModeResult:
     return replace(mode, kernels=(Kernel("aten::add", "aten::add", 1, time_us),))
 
 
-def test_kernel_times_above_the_call_are_marked_even_when_the_spread_exceeds_the_time():
+def test_kernel_times_above_the_call_are_marked_even_when_the_spread_exceeds_the_time() -> None:
     # Under load (issue 24): a 39.39 ms kernel inside a 6.53 ms call whose spread was wider than the call.
     mode = replace_kernels(ModeResult(1, (), 0, None), 39_390.0)
     loaded = timing.Timing(6_530.0, 40_000.0, 20, 0.1)
@@ -69,7 +71,7 @@ def test_kernel_times_above_the_call_are_marked_even_when_the_spread_exceeds_the
     assert _with_time(mode, just_above, just_above).notes[0].startswith("noisy:")
 
 
-def test_the_speedup_comes_from_the_same_rounds_as_its_range_so_it_lies_inside():
+def test_the_speedup_comes_from_the_same_rounds_as_its_range_so_it_lies_inside() -> None:
     # Each side's median alone can give a ratio outside the rounds' range when the slow moments hit the two
     # sides in different rounds (issue 24: lesson 17's 2.83 outside [0.382, 2.79]).
     eager = [8.0, 8.0, 2.0, 8.0, 8.0, 2.0, 1.0, 8.0]
@@ -84,7 +86,7 @@ def test_the_speedup_comes_from_the_same_rounds_as_its_range_so_it_lies_inside()
     assert ScenarioReport.from_dict(report.to_dict()).speedup == comparison.ratio
 
 
-def test_the_timing_gives_the_report_its_speedup_from_the_rounds(monkeypatch):
+def test_the_timing_gives_the_report_its_speedup_from_the_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
     from kernel_tui.engine import measure
 
     eager, compiled = [8.0, 8.0, 2.0, 8.0, 8.0, 2.0, 1.0, 8.0], [2.0, 1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 2.0]
@@ -92,11 +94,12 @@ def test_the_timing_gives_the_report_its_speedup_from_the_rounds(monkeypatch):
     monkeypatch.setattr(measure, "compare_many", lambda calls, device: skewed)
     report = report_with(1.0, 1.0, (1.0, 1.0))
     timed = measure._timed(report, lambda: None, lambda: None)
+    assert timed.speedup_range is not None and timed.speedup is not None
     low, high = timed.speedup_range
     assert timed.speedup_median == skewed.against(1).ratio and low <= timed.speedup <= high
 
 
-def test_a_range_too_wide_to_mean_anything_is_said_in_words():
+def test_a_range_too_wide_to_mean_anything_is_said_in_words() -> None:
     assert speedup_text(report_with(60.0, 30.0, (1.21, 88.7))) == (
         "speedup too noisy to tell on this machine right now (fewer other jobs or a retry would help)"
     )
@@ -104,13 +107,17 @@ def test_a_range_too_wide_to_mean_anything_is_said_in_words():
     wide = replace(report_with(60.0, 30.0, (0.255, 124.0)), speedup_median=2.0)
     assert wide.to_dict()["speedup_too_noisy"] is True
     assert report_with(60.0, 30.0, (1.8, 2.2)).speedup_too_noisy is False
-    (_, (_, _, _, cell, *_)) = variant_rows(wide)[1]
+    (_, cells) = variant_rows(wide)[1]
+    assert cells is not None
+    (_, _, _, cell, *_) = cells
     assert cell == "too noisy"
-    (_, (_, _, _, cell, *_)) = variant_rows(replace(wide, speedup_range=(1.8, 2.2), speedup_median=2.01))[1]
+    (_, cells) = variant_rows(replace(wide, speedup_range=(1.8, 2.2), speedup_median=2.01))[1]
+    assert cells is not None
+    (_, _, _, cell, *_) = cells
     assert cell == "2.01×"
 
 
-def test_the_times_of_a_mode_whose_kernels_exceed_the_call_are_marked_in_the_table():
+def test_the_times_of_a_mode_whose_kernels_exceed_the_call_are_marked_in_the_table() -> None:
     from kernel_tui.text.render import kernel_table
 
     mode = replace_kernels(ModeResult(1, (), 0, None), 39_390.0)
@@ -120,7 +127,7 @@ def test_the_times_of_a_mode_whose_kernels_exceed_the_call_are_marked_in_the_tab
     assert [column.header for column in kernel_table("eager", calm).columns][2] == "time"
 
 
-def test_how_busy_the_machine_was_is_said_in_a_plain_sentence():
+def test_how_busy_the_machine_was_is_said_in_a_plain_sentence() -> None:
     busy = MachineLoad(load_avg=9.3, cores=2, steal_pct=0.0, disagreement=73.3)
     assert busy.busy and busy.sentence() == (
         "the machine was busy while measuring (load 9.3 on 2 cores, repeated runs disagreed up to 73.3×): "
@@ -135,13 +142,13 @@ def test_how_busy_the_machine_was_is_said_in_a_plain_sentence():
     assert ScenarioReport.from_dict(measured.to_dict()).machine_load == busy
 
 
-def test_the_load_sampler_reads_this_machine():
+def test_the_load_sampler_reads_this_machine() -> None:
     load = LoadSampler().read(disagreement=2.0)
     assert load.cores >= 1 and load.load_avg >= 0 and load.disagreement == 2.0
     assert load.steal_pct is None or 0 <= load.steal_pct <= 100
 
 
-def test_the_engine_s_own_threads_alone_do_not_make_the_machine_busy():
+def test_the_engine_s_own_threads_alone_do_not_make_the_machine_busy() -> None:
     # Measuring on every core puts about one runnable job per core in the load average by itself.
     assert not MachineLoad(load_avg=2.3, cores=2, steal_pct=0.0, disagreement=1.2).busy
     assert MachineLoad(load_avg=4.5, cores=2, steal_pct=0.0, disagreement=1.2).busy

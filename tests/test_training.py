@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import measure
+from conftest import WriteScenario, measure
 from rich.console import Console
 from torch.autograd.profiler_util import EventList, FunctionEvent
 
@@ -220,7 +220,9 @@ def test_sections_and_saved_bytes_survive_json() -> None:
     report = _training_report()
     back = ScenarioReport.from_dict(report.to_dict())
     assert back == report
+    assert back.eager is not None
     assert [kernel.section for kernel in back.eager.kernels] == ["forward", "backward"]
+    assert report.eager is not None
     assert back.eager.section("backward") == (report.eager.kernels[1],)
     assert back.saved_transfers("eager") == 1.0 and back.saved_transfers("compiled") == 0.25
 
@@ -258,7 +260,7 @@ def test_the_cli_heads_each_section_and_sums_them_up() -> None:
 
 
 @pytest.mark.slow
-def test_a_step_with_its_own_loss_is_measured_in_sections(engine: EngineClient, write_scenario) -> None:
+def test_a_step_with_its_own_loss_is_measured_in_sections(engine: EngineClient, write_scenario: WriteScenario) -> None:
     # A variant of a training step compiles the step too: sections and saved bytes of its own.
     report = measure(engine, write_scenario(OWN_LOSS + 'VARIANTS = {"dyn": {"dynamic": True}}\n'))
     assert report.error is None, f"{report.error.one_line()}\n{report.error.details}"
@@ -281,7 +283,9 @@ def test_a_step_with_its_own_loss_is_measured_in_sections(engine: EngineClient, 
     assert "│forward" in text and "│backward" in text and "saved for backward" in text
 
 
-def test_the_preview_shows_a_training_steps_forward_and_backward_triton_kernels(write_scenario, preview_engine) -> None:
+def test_the_preview_shows_a_training_steps_forward_and_backward_triton_kernels(
+    write_scenario: WriteScenario, preview_engine: EngineClient
+) -> None:
     """The autograd engine cannot run on fake CUDA tensors; the step is traced on the CPU and its forward and
     backward graphs are generated for the GPU (Triton, not C++), each kernel in its section."""
     report = measure(preview_engine, write_scenario(OWN_LOSS))

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 from replay import ReplayGate
 from rich.console import Group
 from rich.text import Text
@@ -22,8 +27,10 @@ from textual.widgets._header import HeaderTitle
 
 from kernel_tui.model.report import ScenarioError
 from kernel_tui.transport.client import EngineDied
-from kernel_tui.transport.protocol import Done, Partial, StageStartedMessage, SweepPointMessage
+from kernel_tui.transport.protocol import Done, Partial, RunMessage, StageStartedMessage, SweepPointMessage
 from kernel_tui.ui import describe
+from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.engine_link import CompileVariants
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
@@ -40,7 +47,7 @@ WIDE = (160, 48)
 SMALL = (80, 24)
 
 
-def table_names(app, mode: str) -> list[str]:
+def table_names(app: KernelTuiApp, mode: str) -> list[str]:
     return [kernel.short_name for kernel in explorer(app).query_one(f"#{mode}", KernelTable).kernels]
 
 
@@ -56,7 +63,7 @@ def last_line(summary: SummaryStrip) -> str:
 class TestNavigation:
     """Moving between scenarios shows each one's lesson and code, never running anything."""
 
-    async def test_starts_on_the_first_scenario_with_its_lesson_and_code(self):
+    async def test_starts_on_the_first_scenario_with_its_lesson_and_code(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
@@ -69,7 +76,7 @@ class TestNavigation:
             assert screen.query_one(ScenarioList).option_count == 2
             assert "r runs this scenario" in status(app)
 
-    async def test_next_and_previous_move_through_the_list_and_stop_at_its_ends(self):
+    async def test_next_and_previous_move_through_the_list_and_stop_at_its_ends(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
@@ -85,7 +92,7 @@ class TestNavigation:
             assert screen.query_one(ScenarioList).highlighted == 1
             assert not screen.runs, "navigating must not run anything"
 
-    async def test_user_files_are_marked_when_mixed_with_the_course(self, tmp_path):
+    async def test_user_files_are_marked_when_mixed_with_the_course(self, tmp_path: Path) -> None:
         course = DATA  # pretend tests/data is the course: ui_add_relu.py is in it, the other file is not
         yours = tmp_path / "mine.py"
         yours.write_text('"""My own\n\nA file of mine."""\ndef fn(a):\n    return a\n')
@@ -97,7 +104,7 @@ class TestNavigation:
             assert "(yours)" in str(scenarios.get_option_at_index(1).prompt)
             assert scenarios.border_title == "Scenarios"
 
-    async def test_tab_moves_focus_between_panes(self):
+    async def test_tab_moves_focus_between_panes(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
@@ -112,7 +119,7 @@ class TestNavigation:
 class TestRun:
     """r runs the scenario on screen at once; the tables, summary and claims fill from the engine."""
 
-    async def test_run_fills_both_tables_the_summary_and_the_claims(self):
+    async def test_run_fills_both_tables_the_summary_and_the_claims(self) -> None:
         link = make_link()
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
@@ -129,7 +136,7 @@ class TestRun:
             assert "✓" in str(explorer(app).query_one(ScenarioList).get_option_at_index(0).prompt)
             assert explorer(app).query_one(RuntimeChart).points == [], "r runs without the sweep"
 
-    async def test_the_full_name_of_the_highlighted_kernel_is_shown(self):
+    async def test_the_full_name_of_the_highlighted_kernel_is_shown(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
@@ -143,7 +150,7 @@ class TestRun:
             await pilot.press("down")
             assert "eager › aten::relu" in shown_text(line)
 
-    async def test_tables_fill_as_partial_reports_arrive(self):
+    async def test_tables_fill_as_partial_reports_arrive(self) -> None:
         gate = ReplayGate()
         app = make_app(make_link(gate=gate))
         async with app.run_test(size=WIDE) as pilot:
@@ -159,7 +166,7 @@ class TestRun:
             await wait_for(pilot, lambda: finished(app))
             assert table_names(app, "compiled") == ["cpp_fused_add_relu_0"]
 
-    async def test_small_terminal_switches_to_the_kernels_tab_when_a_run_starts(self):
+    async def test_small_terminal_switches_to_the_kernels_tab_when_a_run_starts(self) -> None:
         app = make_app()
         async with app.run_test(size=SMALL) as pilot:
             await pilot.pause()
@@ -174,7 +181,7 @@ class TestRun:
 class TestSweep:
     """s runs with the size sweep; each measured point reaches the chart as it arrives."""
 
-    async def test_sweep_points_stream_into_the_chart(self):
+    async def test_sweep_points_stream_into_the_chart(self) -> None:
         gate = ReplayGate()
         link = make_link(gate=gate)
         app = make_app(link)
@@ -184,9 +191,13 @@ class TestSweep:
             gate.release_until(stage="sweep")
             await wait_for(pilot, lambda: explorer(app).runs[ADD_RELU].stage == "sweep")
             assert chart.points == []
+
+            def points_shown(count: int) -> bool:
+                return len(chart.points) == count
+
             for count in range(1, 7):
                 gate.release_until(kind=SweepPointMessage)
-                await wait_for(pilot, lambda count=count: len(chart.points) == count, what=f"point {count}")
+                await wait_for(pilot, functools.partial(points_shown, count), what=f"point {count}")
                 assert explorer(app).runs[ADD_RELU].running
                 assert "sweep" in status(app)
             assert [point.size for point in chart.points] == [2**10, 2**12, 2**14, 2**16, 2**18, 2**20]
@@ -196,17 +207,19 @@ class TestSweep:
             assert link.runs == [(ADD_RELU, True)]
             assert "sweep: torch.compile default" in shown_text(explorer(app).query_one(SummaryStrip))
 
-    async def test_chart_tells_the_two_lines_apart_without_colour(self, monkeypatch):
+    async def test_chart_tells_the_two_lines_apart_without_colour(self, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv("NO_COLOR", "1")
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             assert app.no_color
             await pilot.press("s")
             await wait_for(pilot, lambda: finished(app))
-            drawn = explorer(app).query_one("RuntimePlot").render().plain
+            rendered = explorer(app).query_one("RuntimePlot").render()
+            assert isinstance(rendered, Text)
+            drawn = rendered.plain
             assert "•" in drawn and "×" in drawn
 
-    async def test_a_scenarios_results_come_back_when_returning_to_it(self):
+    async def test_a_scenarios_results_come_back_when_returning_to_it(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("s")
@@ -222,7 +235,7 @@ class TestSweep:
 class TestCancel:
     """Esc stops the engine; the app stays usable and the next run starts again."""
 
-    async def test_escape_cancels_a_run_and_the_next_run_works(self):
+    async def test_escape_cancels_a_run_and_the_next_run_works(self) -> None:
         gate = ReplayGate()
         link = make_link(gate=gate)
         app = make_app(link)
@@ -246,14 +259,14 @@ class TestCancel:
             assert table_names(app, "compiled") == ["cpp_fused_add_relu_0"]
             assert len(link.runs) == 2
 
-    async def test_escape_without_a_run_does_nothing(self):
+    async def test_escape_without_a_run_does_nothing(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("escape")
             assert explorer(app).runs == {}
             assert app.screen.check_action("cancel", ()) is False
 
-    async def test_running_another_scenario_replaces_the_current_run(self):
+    async def test_running_another_scenario_replaces_the_current_run(self) -> None:
         gate = ReplayGate()
         link = make_link(gate=gate)
         app = make_app(link)
@@ -271,7 +284,7 @@ class TestCancel:
 class TestErrors:
     """A failing scenario or engine: one line naming file, line and stage; the rest one key away."""
 
-    async def test_scenario_error_shows_file_line_and_stage(self):
+    async def test_scenario_error_shows_file_line_and_stage(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("n", "r")
@@ -280,7 +293,7 @@ class TestErrors:
             assert "ui_broken_fn.py:9: eager: TypeError" in shown_text(explorer(app).query_one(SummaryStrip))
             assert "✗" in str(explorer(app).query_one(ScenarioList).get_option_at_index(1).prompt)
 
-    async def test_details_key_shows_the_traceback_and_escape_closes_it(self):
+    async def test_details_key_shows_the_traceback_and_escape_closes_it(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("n", "r")
@@ -294,7 +307,7 @@ class TestErrors:
             assert isinstance(app.screen, ExplorerScreen)
             assert finished(app, BROKEN), "closing the details must not cancel or rerun anything"
 
-    async def test_an_engine_that_dies_is_reported_with_its_stderr(self):
+    async def test_an_engine_that_dies_is_reported_with_its_stderr(self) -> None:
         link = make_link()
         link.recordings.pop("ui_add_relu.py")  # the stand-in then dies as an engine would
         app = make_app(link)
@@ -304,27 +317,31 @@ class TestErrors:
             assert "ui_add_relu.py: engine: no recording for ui_add_relu.py" in status(app)
             assert explorer(app).runs[ADD_RELU].status is RunStatus.FAILED
 
-    async def test_a_bug_in_the_worker_ends_the_run_with_its_traceback(self):
+    async def test_a_bug_in_the_worker_ends_the_run_with_its_traceback(self) -> None:
         link = make_link()
 
-        def broken_run(path, *, sweep, size=None, variants=None):
-            def messages():
+        def broken_run(
+            path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
+        ) -> Iterator[RunMessage]:
+            def messages() -> Iterator[RunMessage]:
                 yield StageStartedMessage(1, "load", "")
                 raise ValueError("a bug, not an engine death")
 
             return messages()
 
-        link.run = broken_run
+        link.run = broken_run  # type: ignore[method-assign]  # this one link's run has a bug, as a worker might
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
             await wait_for(pilot, lambda: finished(app))
             assert "the app failed talking to the engine" in status(app)
-            assert "ValueError: a bug" in explorer(app).runs[ADD_RELU].error.details
+            error = explorer(app).runs[ADD_RELU].error
+            assert error is not None
+            assert "ValueError: a bug" in error.details
             await pilot.press("r")  # and the app is still usable
             assert explorer(app).runs[ADD_RELU].running or finished(app)
 
-    async def test_an_engine_that_cannot_start_says_so(self):
+    async def test_an_engine_that_cannot_start_says_so(self) -> None:
         link = make_link(start_error=EngineDied(1, "ModuleNotFoundError: No module named 'torch'\n"))
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
@@ -338,7 +355,7 @@ class TestErrors:
 class TestHelpAndCommands:
     """Every key is listed on the help screen, and the command palette offers the actions."""
 
-    async def test_question_mark_and_f1_open_help_listing_every_key(self):
+    async def test_question_mark_and_f1_open_help_listing_every_key(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("question_mark")
@@ -351,7 +368,7 @@ class TestHelpAndCommands:
             await pilot.press("f1")
             assert isinstance(app.screen, HelpScreen)
 
-    async def test_command_palette_offers_the_explorer_actions(self):
+    async def test_command_palette_offers_the_explorer_actions(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
@@ -362,7 +379,7 @@ class TestHelpAndCommands:
             await run.callback()
             await wait_for(pilot, lambda: finished(app))
 
-    async def test_footer_shows_cancel_only_while_running(self):
+    async def test_footer_shows_cancel_only_while_running(self) -> None:
         gate = ReplayGate()
         app = make_app(make_link(gate=gate))
         async with app.run_test(size=WIDE) as pilot:
@@ -379,7 +396,7 @@ class TestHelpAndCommands:
 class TestLayout:
     """Tabs at 80x24, panes side by side on a large terminal; resizing keeps what was shown."""
 
-    async def test_small_terminal_uses_tabs_and_large_one_does_not(self):
+    async def test_small_terminal_uses_tabs_and_large_one_does_not(self) -> None:
         app = make_app()
         async with app.run_test(size=SMALL) as pilot:
             await pilot.pause()
@@ -397,7 +414,7 @@ class TestLayout:
             eager, compiled = explorer(app).query(KernelTable)
             assert eager.region.y == compiled.region.y, "side by side"
 
-    async def test_resizing_switches_layout_and_keeps_the_results(self):
+    async def test_resizing_switches_layout_and_keeps_the_results(self) -> None:
         app = make_app()
         async with app.run_test(size=SMALL) as pilot:
             await pilot.press("s")
@@ -410,7 +427,7 @@ class TestLayout:
             await wait_for(pilot, lambda: bool(explorer(app).query(TabbedContent)))
             assert table_names(app, "compiled") == ["cpp_fused_add_relu_0"]
 
-    async def test_resizing_keeps_the_screen_values_bound_to_the_new_panes(self):
+    async def test_resizing_keeps_the_screen_values_bound_to_the_new_panes(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             screen = explorer(app)
@@ -419,10 +436,14 @@ class TestLayout:
             screen.run_size = 4096
             engine = describe.engine_line(screen.hello, None)
             await pilot.pause()
+
+            def tabbed(tabs: bool) -> bool:
+                return bool(screen.query(TabbedContent)) == tabs
+
             for size in (SMALL, WIDE, SMALL):
                 tabs = size == SMALL
                 await pilot.resize_terminal(*size)
-                await wait_for(pilot, lambda tabs=tabs: bool(screen.query(TabbedContent)) == tabs)
+                await wait_for(pilot, functools.partial(tabbed, tabs))
                 # On a small terminal the chart and the summary are mounted with their tabs, after the list.
                 await wait_for(pilot, lambda: bool(screen.query(RuntimeChart)) and bool(screen.query(SummaryStrip)))
                 scenarios = screen.query_one(ScenarioList)
@@ -441,7 +462,7 @@ class TestLayout:
             assert screen.query_one(RuntimeChart).border_title == "Roofline"
             assert last_line(screen.query_one(SummaryStrip)) == "engine: could not start (no torch)"
 
-    async def test_status_line_stays_one_line(self):
+    async def test_status_line_stays_one_line(self) -> None:
         app = make_app()
         async with app.run_test(size=SMALL) as pilot:
             await pilot.press("n", "r")

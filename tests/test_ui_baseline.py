@@ -12,11 +12,24 @@ from pathlib import Path
 
 import pytest
 from replay import Recording, ReplayEngineLink
-from test_ui_support import ADD_RELU, DATA, PICTURED, explorer, make_app, make_link, shown_text, still_app, wait_for
+from test_ui_support import (
+    ADD_RELU,
+    DATA,
+    PICTURED,
+    SnapCompare,
+    explorer,
+    make_app,
+    make_link,
+    shown_text,
+    still_app,
+    wait_for,
+)
+from textual.pilot import Pilot
 
 from kernel_tui.model.baseline_marks import ADDED, CHANGED, SAME
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.transport.protocol import Done
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.drafts import Draft, scenario_of
 from kernel_tui.ui.kernel_rows import kernel_rows
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
@@ -35,7 +48,7 @@ def next_run_replays(link: ReplayEngineLink, recording: Recording) -> None:
     link.recordings[ADD_RELU.name] = recording
 
 
-async def run_to_the_end(pilot, app, path: Path = ADD_RELU) -> None:
+async def run_to_the_end(pilot: Pilot[None], app: KernelTuiApp, path: Path = ADD_RELU) -> None:
     screen = explorer(app)
     before = screen.runs.get(path)
     await pilot.press("r")
@@ -46,26 +59,26 @@ async def run_to_the_end(pilot, app, path: Path = ADD_RELU) -> None:
     )
 
 
-def table(app, mode: str) -> KernelTable:
+def table(app: KernelTuiApp, mode: str) -> KernelTable:
     return explorer(app).query_one(f"#{mode}", KernelTable)
 
 
-def summary(app) -> str:
+def summary(app: KernelTuiApp) -> str:
     return shown_text(explorer(app).query_one(SummaryStrip))
 
 
-def marks(app, mode: str) -> dict[str, tuple[str, str]]:
+def marks(app: KernelTuiApp, mode: str) -> dict[str, tuple[str, str]]:
     """Each row's status and note against the baseline, by kernel name."""
     return {
         row.name.strip(): (row.change.status if row.change else "", row.note) for row in table(app, mode).shown_rows
     }
 
 
-def notifications(app) -> list[str]:
+def notifications(app: KernelTuiApp) -> list[str]:
     return [notification.message for notification in app._notifications]
 
 
-async def test_b_pins_and_the_next_run_shows_what_was_added_and_changed_and_b_unpins():
+async def test_b_pins_and_the_next_run_shows_what_was_added_and_changed_and_b_unpins() -> None:
     link = make_link()
     app = make_app(link)
     async with app.run_test(size=WIDE) as pilot:
@@ -113,7 +126,7 @@ async def test_b_pins_and_the_next_run_shows_what_was_added_and_changed_and_b_un
         assert all(not row.mark and row.change is None for row in table(app, "eager").shown_rows)
 
 
-async def test_a_kernel_the_baseline_launched_and_the_run_does_not_is_a_dimmed_row():
+async def test_a_kernel_the_baseline_launched_and_the_run_does_not_is_a_dimmed_row() -> None:
     link = make_link()
     next_run_replays(link, THEN_SCALE)
     app = make_app(link)
@@ -139,7 +152,7 @@ async def test_a_kernel_the_baseline_launched_and_the_run_does_not_is_a_dimmed_r
         assert "eager: 3 → 2 launches (-1), 14.0 MiB → 20.0 MiB (+6.0 MiB)" in summary(app)
 
 
-async def test_the_same_code_again_is_no_measurable_difference():
+async def test_the_same_code_again_is_no_measurable_difference() -> None:
     link = make_link()
     next_run_replays(link, THEN_SCALE)
     app = make_app(link)
@@ -153,7 +166,7 @@ async def test_the_same_code_again_is_no_measurable_difference():
         assert "time 2.42 ms → 2.42 ms: no measurable difference" in shown
 
 
-async def test_b_needs_a_finished_run_and_help_lists_it():
+async def test_b_needs_a_finished_run_and_help_lists_it() -> None:
     app = make_app()
     async with app.run_test(size=WIDE) as pilot:
         await pilot.pause()
@@ -169,7 +182,7 @@ async def test_b_needs_a_finished_run_and_help_lists_it():
         assert "Pin (or unpin) this run as the baseline" in text
 
 
-def test_a_drafts_runs_count_as_its_scenarios(tmp_path: Path):
+def test_a_drafts_runs_count_as_its_scenarios(tmp_path: Path) -> None:
     scenario, draft_path = tmp_path / "lesson.py", tmp_path / "drafts" / "snippet.py"
     drafts = {draft_path: Draft(draft_path, based_on=scenario)}
     baselines = PinnedBaselines(lambda path: scenario_of(path, drafts))
@@ -196,7 +209,7 @@ def finished_run(run_id: int, path: Path, report: ScenarioReport) -> ScenarioRun
     return run
 
 
-def test_rows_without_a_baseline_are_the_kernels_as_before():
+def test_rows_without_a_baseline_are_the_kernels_as_before() -> None:
     report = final_report(THEN_SCALE)
     assert report.compiled is not None
     rows = kernel_rows(report.compiled)
@@ -205,12 +218,12 @@ def test_rows_without_a_baseline_are_the_kernels_as_before():
 
 
 @pytest.mark.usefixtures("from_the_repository")
-def test_picture_of_a_run_against_its_baseline(snap_compare):
+def test_picture_of_a_run_against_its_baseline(snap_compare: SnapCompare) -> None:
     """160x48: both tables marked against the pinned run, and the summary's baseline lines under the totals."""
     link = make_link()
     app = still_app(link)
 
-    async def run_before(pilot) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         screen = explorer(app)
         await wait_for(pilot, lambda: screen.hello is not None and bool(screen.query("RuntimePlot")))
         await run_to_the_end(pilot, app, PICTURED[0])
@@ -223,7 +236,7 @@ def test_picture_of_a_run_against_its_baseline(snap_compare):
     assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
 
 
-async def test_at_80_columns_added_and_removed_names_are_cut_in_the_middle_and_stay_apart():
+async def test_at_80_columns_added_and_removed_names_are_cut_in_the_middle_and_stay_apart() -> None:
     """At 80 columns ``+ cpp_fused…`` and ``- cpp_fused…`` read the same: the end of a kernel's name is
     what tells it from another, so a name too long for its column loses its middle."""
     link = make_link()
@@ -237,6 +250,7 @@ async def test_at_80_columns_added_and_removed_names_are_cut_in_the_middle_and_s
         await pilot.press("3")
         await pilot.pause()
         compiled = table(app, "compiled")
+        assert compiled.plan is not None
         width = compiled.plan.name_width
         cells = [compiled.get_row_at(row)[0].plain for row in range(compiled.row_count)]
         assert all(len(cell) <= width for cell in cells), (cells, width)

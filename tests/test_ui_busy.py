@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from replay import ReplayEngineLink
+from rich.console import Group
+from rich.text import Text
 from test_ui_support import DATA, RECORDINGS, explorer, finished, make_app, wait_for
 
 from kernel_tui.model.machine_load import MachineLoad
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.summary_lines import RETRY_KEYS
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
@@ -24,7 +28,7 @@ NOISY = "noisy: the profiled kernel times add up to 39.39 ms, more than the 6.53
 BUSY = MachineLoad(load_avg=11.2, cores=2, steal_pct=0.0, disagreement=73.3)
 
 
-def cut_short(report: dict) -> None:
+def cut_short(report: dict[str, Any]) -> None:
     """The recording's report as a loaded engine sends it: the sweep cut after 2^16, its claim unmeasured."""
     for point in report.get("sweep", ()):
         if point["size"] > 2**16:
@@ -35,7 +39,7 @@ def cut_short(report: dict) -> None:
 
 
 @pytest.fixture
-def busy_app(tmp_path: Path):
+def busy_app(tmp_path: Path) -> KernelTuiApp:
     data = json.loads((DATA / "ui_add_relu_messages.json").read_text())
     for message in data["messages"]:
         if message["type"] == "done":
@@ -47,15 +51,17 @@ def busy_app(tmp_path: Path):
     return make_app(ReplayEngineLink.from_files(recording, *RECORDINGS[1:]))
 
 
-async def test_the_explorer_says_why_the_sweep_ended_and_that_the_machine_was_busy(busy_app):
+async def test_the_explorer_says_why_the_sweep_ended_and_that_the_machine_was_busy(busy_app: KernelTuiApp) -> None:
     async with busy_app.run_test(size=(120, 36)) as pilot:
         await pilot.press("s")
         await wait_for(pilot, lambda: finished(busy_app), what="the sweep")
         screen = explorer(busy_app)
         chart = screen.query_one(RuntimeChart)
+        assert chart.border_subtitle is not None
         assert chart.border_subtitle.startswith("ended before 2^18: about 103 s, budget 90 s")
         summary = screen.query_one(SummaryStrip)
-        lines = [line.plain for line in summary.content.renderables]
+        assert isinstance(summary.content, Group)
+        lines = [cast(Text, line).plain for line in summary.content.renderables]  # the strip's lines are Text
         assert f"⚠ {ENDED}" in lines
         assert any(
             line.startswith("EXPECT ") and f"? sweep_compiles: claimed 1, not measured: {ENDED}" in line
@@ -63,5 +69,8 @@ async def test_the_explorer_says_why_the_sweep_ended_and_that_the_machine_was_bu
         )
         assert f"⚠ {BUSY.sentence()}" in lines and RETRY_KEYS in lines
         assert "✗" not in " ".join(lines)
-        assert "times ⚠ noisy" in screen.query_one("#eager", KernelTable).border_subtitle
-        assert "noisy" not in screen.query_one("#compiled", KernelTable).border_subtitle
+        eager_subtitle = screen.query_one("#eager", KernelTable).border_subtitle
+        compiled_subtitle = screen.query_one("#compiled", KernelTable).border_subtitle
+        assert eager_subtitle is not None and compiled_subtitle is not None
+        assert "times ⚠ noisy" in eager_subtitle
+        assert "noisy" not in compiled_subtitle

@@ -8,17 +8,21 @@ from pathlib import Path
 
 import pytest
 from replay import Recording, ReplayEngineLink
-from test_ui_support import DATA, explorer, finished, make_app, shown_text, wait_for
+from test_ui_support import DATA, SnapCompare, explorer, finished, make_app, shown_text, wait_for
+from textual.pilot import Pilot
 
 from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
-from kernel_tui.model.report import Kernel
+from kernel_tui.model.report import Kernel, ModeResult
 from kernel_tui.text.by_line import LineWork, line_work
 from kernel_tui.text.line_changes import aligned_lines, line_changes
+from kernel_tui.transport.protocol import Done
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.code_gutter import CURSOR_MARK
 from kernel_tui.ui.code_links import CodeLinks
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import LINE_MARK, KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
+from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
 WHICH_LINE = Path("tests/data/which_line.py")
 THEN_BREAK = DATA / "ui_which_line_then_break_messages.json"
@@ -32,7 +36,7 @@ FUSED = "cpp_fused_add_mul_relu_0"
 pytestmark = pytest.mark.usefixtures("from_the_repository")
 
 
-def which_line_app():
+def which_line_app() -> KernelTuiApp:
     link = ReplayEngineLink.from_files(RECORDING)
     # Editing the file opens it as a draft of its own, run under the draft's name: the same code, recorded once.
     link.recordings["which_line-1.py"] = link.recordings["which_line.py"]
@@ -41,7 +45,7 @@ def which_line_app():
     return app
 
 
-async def run_it(pilot) -> None:
+async def run_it(pilot: Pilot[None]) -> None:
     screen = explorer(pilot.app)
     await wait_for(pilot, lambda: screen.hello is not None)
     await pilot.press("r")
@@ -56,7 +60,7 @@ def code_row(lesson: LessonView, code: str) -> str:
     return rows[0]
 
 
-async def test_every_run_fills_the_gutter_and_quiet_lines_stay_blank():
+async def test_every_run_fills_the_gutter_and_quiet_lines_stay_blank() -> None:
     app = which_line_app()
     async with app.run_test(size=SMALL) as pilot:
         await run_it(pilot)
@@ -72,7 +76,7 @@ async def test_every_run_fills_the_gutter_and_quiet_lines_stay_blank():
         assert "⇒" not in code_row(lesson, "def inputs")
 
 
-async def test_a_kernel_row_marks_its_lines_in_the_code():
+async def test_a_kernel_row_marks_its_lines_in_the_code() -> None:
     app = which_line_app()
     async with app.run_test(size=LARGE) as pilot:
         await run_it(pilot)
@@ -89,7 +93,7 @@ async def test_a_kernel_row_marks_its_lines_in_the_code():
         await wait_for(pilot, lambda: lesson.linked_lines == frozenset({6, 7, 8}), what="the fused kernel's lines")
 
 
-async def test_the_editors_cursor_line_marks_its_kernels_in_both_tables():
+async def test_the_editors_cursor_line_marks_its_kernels_in_both_tables() -> None:
     app = which_line_app()
     async with app.run_test(size=LARGE) as pilot:
         await run_it(pilot)
@@ -97,9 +101,10 @@ async def test_the_editors_cursor_line_marks_its_kernels_in_both_tables():
         await pilot.press("e")
         await wait_for(pilot, lambda: bool(screen.query("#snippet-text")), what="the editor")
         await pilot.press("ctrl+r")
+        assert screen.session.document is not None
         draft = screen.session.document.path
         await wait_for(pilot, lambda: finished(app, draft), what="the draft's run")
-        text_area = screen.query_one("#snippet-text")
+        text_area = screen.query_one("#snippet-text", SnippetTextArea)
         text_area.move_cursor((6, 4))  # line 7, 0-based 6
         eager, compiled = screen.query_one("#eager", KernelTable), screen.query_one("#compiled", KernelTable)
         await wait_for(pilot, lambda: eager.marked_line == 7 == compiled.marked_line, what="line 7 marked")
@@ -120,7 +125,7 @@ async def test_the_editors_cursor_line_marks_its_kernels_in_both_tables():
         )
 
 
-def test_a_line_whose_work_vanished_compiled_says_so():
+def test_a_line_whose_work_vanished_compiled_says_so() -> None:
     links = CodeLinks()
     view = Kernel("aten::clone", "aten::clone", 1, 1.0, lines=(9,))
     links.work = {9: [LineWork(9, None, ((view, 1),), ())]}
@@ -129,10 +134,10 @@ def test_a_line_whose_work_vanished_compiled_says_so():
     assert links.gutter(9, 20) == "1 ⇒ 0"
 
 
-def test_snapshot_of_the_gutter_at_80x24(snap_compare):
+def test_snapshot_of_the_gutter_at_80x24(snap_compare: SnapCompare) -> None:
     """After a run, key 2: the lesson's code with each line's kernels in its gutter."""
 
-    async def run_before(pilot) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         await run_it(pilot)
         await pilot.press("2")
         lesson = explorer(pilot.app).query_one("#lesson", LessonView)
@@ -143,7 +148,7 @@ def test_snapshot_of_the_gutter_at_80x24(snap_compare):
     assert snap_compare(which_line_app(), terminal_size=SMALL, run_before=run_before)
 
 
-async def test_the_gutter_follows_the_variant_shown_in_the_compiled_table():
+async def test_the_gutter_follows_the_variant_shown_in_the_compiled_table() -> None:
     from test_ui_variants import row_names, run_to_the_end, variants_app, variants_table
 
     app = variants_app()
@@ -168,7 +173,7 @@ async def test_the_gutter_follows_the_variant_shown_in_the_compiled_table():
 # -- the lesson's line cursor (j/k) ------------------------------------------------------------------------
 
 
-def name_line(app) -> str:
+def name_line(app: KernelTuiApp) -> str:
     return str(explorer(app).query_one("#kernel-name", KernelNameLine).render())
 
 
@@ -181,7 +186,7 @@ def marked_rows(table: KernelTable) -> list[str]:
     ]
 
 
-async def test_j_and_k_walk_the_lessons_lines_and_mark_their_kernels_in_both_tables():
+async def test_j_and_k_walk_the_lessons_lines_and_mark_their_kernels_in_both_tables() -> None:
     app = which_line_app()
     async with app.run_test(size=SMALL) as pilot:
         await run_it(pilot)
@@ -209,7 +214,7 @@ async def test_j_and_k_walk_the_lessons_lines_and_mark_their_kernels_in_both_tab
         assert eager.marked_line == 7, "the line's kernels stay marked"
 
 
-async def test_the_lesson_cursor_says_when_a_lines_work_vanished_compiled():
+async def test_the_lesson_cursor_says_when_a_lines_work_vanished_compiled() -> None:
     link = ReplayEngineLink.from_files(DATA / "ui_which_line_vanished_messages.json")
     link.recordings[WHICH_LINE.name] = Recording.load(RECORDING)
     app = make_app(link, paths=(VANISHED, WHICH_LINE))
@@ -236,12 +241,13 @@ async def test_the_lesson_cursor_says_when_a_lines_work_vanished_compiled():
 # -- the gutter against the pinned baseline (B) -------------------------------------------------------------
 
 
-async def pin_then_run_the_edit(pilot) -> None:
+async def pin_then_run_the_edit(pilot: Pilot[None]) -> None:
     """which_line.py run and pinned with B, then run again as edited: a graph break after line 7."""
     await run_it(pilot)
     screen = explorer(pilot.app)
     await pilot.press("B")
     assert screen.baselines.is_pinned(screen.runs[WHICH_LINE])
+    assert isinstance(screen.link, ReplayEngineLink)
     screen.link.recordings[WHICH_LINE.name] = Recording.load(THEN_BREAK)
     first = screen.runs[WHICH_LINE]
     await pilot.press("r")
@@ -250,7 +256,7 @@ async def pin_then_run_the_edit(pilot) -> None:
     )
 
 
-async def test_with_a_baseline_pinned_the_gutter_marks_each_line_whose_kernels_changed():
+async def test_with_a_baseline_pinned_the_gutter_marks_each_line_whose_kernels_changed() -> None:
     app = which_line_app()
     async with app.run_test(size=SMALL) as pilot:
         await pin_then_run_the_edit(pilot)
@@ -280,8 +286,10 @@ async def test_with_a_baseline_pinned_the_gutter_marks_each_line_whose_kernels_c
         assert code_row(lesson, "return r * 2").startswith("1 ⇒ cpp_fused_mul_0 ")
 
 
-def test_a_line_inserted_above_moves_the_baselines_lines_rather_than_marking_them_changed():
-    report = Recording.load(RECORDING).messages[-1].report
+def test_a_line_inserted_above_moves_the_baselines_lines_rather_than_marking_them_changed() -> None:
+    done = Recording.load(RECORDING).messages[-1]
+    assert isinstance(done, Done)
+    report = done.report
     source = WHICH_LINE.read_text()
     shifted = replace(
         report,
@@ -303,7 +311,7 @@ def test_a_line_inserted_above_moves_the_baselines_lines_rather_than_marking_the
     }, "compared by number, every line would read as changed"
 
 
-def test_a_block_rewritten_into_more_lines_is_not_paired_by_guess():
+def test_a_block_rewritten_into_more_lines_is_not_paired_by_guess() -> None:
     old = "def fn(a, b):\n    return (a + b).relu()\n"
     new = "def fn(a, b):\n    s = a + b\n    return s.relu()\n"
     assert aligned_lines(old, new) == {1: 1}
@@ -311,7 +319,8 @@ def test_a_block_rewritten_into_more_lines_is_not_paired_by_guess():
     assert aligned_lines(None, new) is None
 
 
-def _shifted(mode):
+def _shifted(mode: ModeResult | None) -> ModeResult:
+    assert mode is not None
     return replace(
         mode,
         kernels=tuple(
@@ -321,11 +330,11 @@ def _shifted(mode):
     )
 
 
-def test_snapshot_of_the_gutter_against_a_baseline_with_the_line_cursor_at_80x24(snap_compare):
+def test_snapshot_of_the_gutter_against_a_baseline_with_the_line_cursor_at_80x24(snap_compare: SnapCompare) -> None:
     """which_line.py pinned with B, then run as edited (a graph break after line 7); key 2, then j three times:
     each line's mark against the baseline, and the cursor on line 8."""
 
-    async def run_before(pilot) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         await pin_then_run_the_edit(pilot)
         await pilot.press("2", "j", "j", "j")
         lesson = explorer(pilot.app).query_one("#lesson", LessonView)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from kernel_tui.ui.drafts import (
     SNIPPETS_DIR_ENV,
     STATE_DIR_ENV,
@@ -21,7 +23,7 @@ from kernel_tui.ui.file_watch import FileWatch
 from kernel_tui.ui.snippet_doc import SnippetDocument
 
 
-def test_folders_follow_the_environment_and_default_to_home(monkeypatch, tmp_path):
+def test_folders_follow_the_environment_and_default_to_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path / "state"))
     monkeypatch.setenv(SNIPPETS_DIR_ENV, str(tmp_path / "snips"))
     assert drafts_dir() == tmp_path / "state" / "drafts"
@@ -36,7 +38,7 @@ def test_folders_follow_the_environment_and_default_to_home(monkeypatch, tmp_pat
     assert state_dir() == tmp_path / "xdg" / "kernel-tui"
 
 
-def test_drafts_are_numbered_after_what_they_come_from(tmp_path):
+def test_drafts_are_numbered_after_what_they_come_from(tmp_path: Path) -> None:
     store = DraftStore(tmp_path / "drafts")
     first = store.create(TEMPLATE)
     second = store.create("x\n", based_on=Path("scenarios/02_add_relu.py"))
@@ -50,7 +52,7 @@ def test_drafts_are_numbered_after_what_they_come_from(tmp_path):
     assert not first.path.exists() and not first.meta_path.exists()
 
 
-def test_unsaved_means_text_no_file_holds(tmp_path):
+def test_unsaved_means_text_no_file_holds(tmp_path: Path) -> None:
     mine = tmp_path / "mine.py"
     mine.write_text("a.relu()\n")
     assert not Draft(tmp_path / "d.py").unsaved(TEMPLATE), "the template untouched is nothing typed"
@@ -61,7 +63,7 @@ def test_unsaved_means_text_no_file_holds(tmp_path):
     assert not Draft(tmp_path / "d.py", based_on=mine).unsaved("a.relu()\n")
 
 
-def test_left_behind_skips_drafts_a_live_process_holds(tmp_path):
+def test_left_behind_skips_drafts_a_live_process_holds(tmp_path: Path) -> None:
     store = DraftStore(tmp_path)
     ours = store.create("ours()\n")
     clean = store.create(TEMPLATE)
@@ -77,7 +79,7 @@ def test_left_behind_skips_drafts_a_live_process_holds(tmp_path):
     assert store.claim(unsaved[1]).pid == os.getpid()
 
 
-def test_a_document_lists_as_a_draft_and_knows_what_is_saved(tmp_path):
+def test_a_document_lists_as_a_draft_and_knows_what_is_saved(tmp_path: Path) -> None:
     mine = tmp_path / "mine.py"
     mine.write_text('"""Mine"""\ndef fn(a):\n    return a\n')
     store = DraftStore(tmp_path / "drafts")
@@ -91,7 +93,7 @@ def test_a_document_lists_as_a_draft_and_knows_what_is_saved(tmp_path):
     assert document.entry().read_error is not None, "a draft that does not parse still lists, with why"
 
 
-def test_file_watch_reports_each_change_once(tmp_path):
+def test_file_watch_reports_each_change_once(tmp_path: Path) -> None:
     path = tmp_path / "watched.py"
     path.write_text("one\n")
     watch = FileWatch(path)

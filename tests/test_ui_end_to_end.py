@@ -21,12 +21,13 @@ TIMEOUT_S = 300.0
 
 
 @pytest.mark.slow
-async def test_run_add_relu_on_the_real_engine_fills_the_kernel_tables():
+async def test_run_add_relu_on_the_real_engine_fills_the_kernel_tables() -> None:
     app = KernelTuiApp(load_catalog([ADD_RELU], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("r")
         explorer = app.get_explorer()
         started = time.monotonic()
+        assert explorer is not None
         while explorer.runs[ADD_RELU].running:
             assert not overdue(started, TIMEOUT_S), f"no result within {TIMEOUT_S:g} s (scaled by the machine's pace)"
             await pilot.pause(0.2)

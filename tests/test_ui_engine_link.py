@@ -10,6 +10,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ STAND_IN = textwrap.dedent(
 
 
 @pytest.fixture
-def link(tmp_path, monkeypatch):
+def link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ClientEngineLink]:
     script = tmp_path / "stand_in_engine.py"
     script.write_text(STAND_IN)
     monkeypatch.setattr(client, "engine_command", lambda device: [sys.executable, str(script)])
@@ -54,8 +55,8 @@ def link(tmp_path, monkeypatch):
     made.close()
 
 
-def read_in_thread(messages) -> tuple[threading.Thread, list]:
-    seen: list = []
+def read_in_thread(messages: Iterable[object]) -> tuple[threading.Thread, list[object]]:
+    seen: list[object] = []
 
     def read() -> None:
         try:
@@ -69,7 +70,7 @@ def read_in_thread(messages) -> tuple[threading.Thread, list]:
     return thread, seen
 
 
-def test_a_run_streams_messages_and_the_output_is_kept(link):
+def test_a_run_streams_messages_and_the_output_is_kept(link: ClientEngineLink) -> None:
     messages = list(link.run(Path("ok.py"), sweep=False))
     assert [type(m) for m in messages] == [StageStartedMessage, Done]
     deadline = time.monotonic() + within(5)
@@ -78,7 +79,7 @@ def test_a_run_streams_messages_and_the_output_is_kept(link):
     assert "printed by the scenario" in link.output()
 
 
-def test_output_between_two_marks_is_what_was_printed_between_them(link):
+def test_output_between_two_marks_is_what_was_printed_between_them(link: ClientEngineLink) -> None:
     link._record_output("left by an earlier run\n")
     start = link.output_mark()
     link._record_output("printed by this run\n")
@@ -91,7 +92,7 @@ def test_output_between_two_marks_is_what_was_printed_between_them(link):
     assert link.output(start, end) == "", "lines no longer kept are not made up"
 
 
-def test_cancel_ends_a_hung_run_at_once_and_the_next_run_restarts_the_engine(link):
+def test_cancel_ends_a_hung_run_at_once_and_the_next_run_restarts_the_engine(link: ClientEngineLink) -> None:
     thread, seen = read_in_thread(link.run(Path("hang.py"), sweep=False))
     deadline = time.monotonic() + within(10)
     while not seen and time.monotonic() < deadline:
@@ -104,7 +105,9 @@ def test_cancel_ends_a_hung_run_at_once_and_the_next_run_restarts_the_engine(lin
     assert [type(m) for m in link.run(Path("ok.py"), sweep=False)] == [StageStartedMessage, Done]
 
 
-def test_cancel_before_the_run_begins_stops_it_without_killing_the_warm_up(link, monkeypatch):
+def test_cancel_before_the_run_begins_stops_it_without_killing_the_warm_up(
+    link: ClientEngineLink, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("STAND_IN_HELLO_DELAY", "0.5")
     warm_up = threading.Thread(target=link.start, daemon=True)
     warm_up.start()
@@ -117,9 +120,11 @@ def test_cancel_before_the_run_begins_stops_it_without_killing_the_warm_up(link,
     assert link._client.running, "the engine warmed up for later runs is kept"
 
 
-def test_close_while_the_engine_is_starting_does_not_wait_for_its_hello(link, monkeypatch):
+def test_close_while_the_engine_is_starting_does_not_wait_for_its_hello(
+    link: ClientEngineLink, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("STAND_IN_HELLO_DELAY", "30")
-    errors: list = []
+    errors: list[BaseException] = []
 
     def start() -> None:
         try:

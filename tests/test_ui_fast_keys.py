@@ -7,12 +7,15 @@ from __future__ import annotations
 import asyncio
 import gc
 
+import pytest
 from test_ui_support import explorer, make_app, wait_for
 from textual import events
+from textual.pilot import Pilot
 from textual.widgets import Markdown
 
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.widgets.lesson_view import LessonView, lesson_markdown
 
 COURSE = tuple(find_scenarios([course_dir()]))
@@ -27,16 +30,18 @@ def where_keys_end(keys: list[str], count: int) -> int:
     return index
 
 
-def dom_size(app) -> int:
+def dom_size(app: KernelTuiApp) -> int:
     return sum(1 for _ in app.screen.walk_children(with_self=True))
 
 
-async def settle(pilot, lesson: LessonView) -> None:
+async def settle(pilot: Pilot[None], lesson: LessonView) -> None:
     await wait_for(pilot, lambda: not lesson._markdown_busy, what="the lesson's update")
     await pilot.pause(0.2)
 
 
-async def test_forty_fast_presses_of_n_end_on_the_right_lesson_with_its_text_alone(capsys):
+async def test_forty_fast_presses_of_n_end_on_the_right_lesson_with_its_text_alone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     app = make_app(paths=COURSE, course=course_dir())
     async with app.run_test(size=(120, 36)) as pilot:
         screen = explorer(app)
@@ -47,6 +52,7 @@ async def test_forty_fast_presses_of_n_end_on_the_right_lesson_with_its_text_alo
         nodes_at_start = dom_size(app)
         # All forty at once, as a terminal delivers a held key to a busy app: none waits for the one before.
         for key in KEYS:
+            assert app._driver is not None
             app._driver.send_message(events.Key(key, key))
         await pilot.pause()
         await settle(pilot, lesson)
@@ -63,6 +69,7 @@ async def test_forty_fast_presses_of_n_end_on_the_right_lesson_with_its_text_alo
         assert len(markdown.children) == blocks and markdown.source == lesson.lesson
         # Back at the first lesson, the screen holds what it held there before.
         for _ in range(len(COURSE)):
+            assert app._driver is not None
             app._driver.send_message(events.Key("p", "p"))
         await pilot.pause()
         await settle(pilot, lesson)
@@ -70,6 +77,7 @@ async def test_forty_fast_presses_of_n_end_on_the_right_lesson_with_its_text_alo
         gc.collect()
         assert dom_size(app) == nodes_at_start
         # Quit while an update may still be in flight.
+        assert app._driver is not None
         app._driver.send_message(events.Key("n", "n"))
     await asyncio.sleep(0.1)
     captured = capsys.readouterr()
@@ -77,7 +85,7 @@ async def test_forty_fast_presses_of_n_end_on_the_right_lesson_with_its_text_alo
     assert app.return_code in (0, None)
 
 
-async def test_n_held_down_keeps_up_and_each_move_lands_where_the_keys_say():
+async def test_n_held_down_keeps_up_and_each_move_lands_where_the_keys_say() -> None:
     """Keys 50 ms apart, as a terminal repeats a held key: the list's own echo of a move that arrives after the
     next key must not pull the screen back (it did: the header on lesson 8, the text on 5, 6, 7, 9)."""
     app = make_app(paths=COURSE, course=course_dir())
@@ -95,6 +103,7 @@ async def test_n_held_down_keeps_up_and_each_move_lands_where_the_keys_say():
         screen.show_scenario = counted  # type: ignore[method-assign]
         keys = ["n"] * 12 + ["p"] * 5
         for key in keys:
+            assert app._driver is not None
             app._driver.send_message(events.Key(key, key))
             await asyncio.sleep(0.05)
         await pilot.pause()

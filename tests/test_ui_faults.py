@@ -6,16 +6,19 @@ restarts by itself and the next scenario runs.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import overdue
 from processes import is_running, listening_sockets
 from test_ui_support import status, wait_for
+from textual.pilot import Pilot
 
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.run_state import RunStatus
+from kernel_tui.ui.engine_link import ClientEngineLink
+from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 
 DATA = Path(__file__).parent / "data"
 FAULTS = DATA / "faults"
@@ -25,12 +28,13 @@ TIMEOUT_S = 300.0
 pytestmark = pytest.mark.slow
 
 
-async def settle(pilot, condition, what: str) -> None:
+async def settle(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
     await wait_for(pilot, condition, timeout=TIMEOUT_S, what=what)
 
 
-async def run_scenario(app, pilot, path: Path, key: str = "r"):
+async def run_scenario(app: KernelTuiApp, pilot: Pilot[None], path: Path, key: str = "r") -> ScenarioRun:
     explorer = app.get_explorer()
+    assert explorer is not None
     explorer.catalog.select(explorer.catalog.paths().index(path))
     explorer.refresh_shown()
     await pilot.press(key)
@@ -45,12 +49,15 @@ async def run_scenario(app, pilot, path: Path, key: str = "r"):
         ("segfaults.py", "segfaults.py: engine: the engine was killed by SIGSEGV"),
     ],
 )
-async def test_engine_death_is_shown_and_the_engine_restarts_by_itself(name, where):
+async def test_engine_death_is_shown_and_the_engine_restarts_by_itself(name: str, where: str) -> None:
     fault = FAULTS / name
     app = KernelTuiApp(load_catalog([fault, HEALTHY], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         explorer = app.get_explorer()
+        assert explorer is not None
         await settle(pilot, lambda: explorer.hello is not None, "the engine's first start")
+        assert explorer is not None
+        assert explorer.hello is not None
         first_pid = explorer.hello.pid
         run = await run_scenario(app, pilot, fault)
         assert run.status is RunStatus.FAILED
@@ -82,7 +89,7 @@ BAD_FILES = [
 ]
 
 
-async def test_bad_files_show_file_line_and_stage_and_the_app_stays_usable(tmp_path):
+async def test_bad_files_show_file_line_and_stage_and_the_app_stays_usable(tmp_path: Path) -> None:
     paths = []
     for name, source, _ in BAD_FILES:
         paths.append(tmp_path / name)
@@ -93,12 +100,13 @@ async def test_bad_files_show_file_line_and_stage_and_the_app_stays_usable(tmp_p
             run = await run_scenario(app, pilot, path)
             assert run.status is RunStatus.FAILED
             assert shown in status(app)
+            assert run.error is not None
             assert run.error.details, "the details one key away"
         healthy = await run_scenario(app, pilot, HEALTHY)
         assert healthy.status is RunStatus.DONE, healthy.error
 
 
-async def test_compile_failure_keeps_eager_and_memory_ends_the_sweep_with_a_note():
+async def test_compile_failure_keeps_eager_and_memory_ends_the_sweep_with_a_note() -> None:
     app = KernelTuiApp(load_catalog([FAULTS / "bad_backend.py", FAULTS / "too_big.py"], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         failed = await run_scenario(app, pilot, FAULTS / "bad_backend.py")
@@ -107,19 +115,23 @@ async def test_compile_failure_keeps_eager_and_memory_ends_the_sweep_with_a_note
         assert "bad_backend.py: compile: InvalidBackend" in status(app)
         swept = await run_scenario(app, pilot, FAULTS / "too_big.py", key="s")
         assert swept.status is RunStatus.DONE, swept.error
+        assert swept.report is not None
         assert "out of memory" in (swept.report.sweep[-1].note or "")
 
 
-async def test_what_a_scenario_prints_reaches_the_output_log_not_the_screen():
+async def test_what_a_scenario_prints_reaches_the_output_log_not_the_screen() -> None:
     app = KernelTuiApp(load_catalog([DATA / "chatty.py"], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         run = await run_scenario(app, pilot, DATA / "chatty.py")
         assert run.status is RunStatus.DONE, run.error
         assert "inside fn {not json" in app.link.output()
+        assert isinstance(app.link, ClientEngineLink) and app.link.log_path is not None
         assert "inside fn {not json" in app.link.log_path.read_text(), "and to a log file the user can open"
 
 
-async def test_opening_a_folder_executes_nothing_nothing_listens_and_quit_leaves_nothing_running(tmp_path):
+async def test_opening_a_folder_executes_nothing_nothing_listens_and_quit_leaves_nothing_running(
+    tmp_path: Path,
+) -> None:
     import os
 
     marker = tmp_path / "executed"
@@ -130,7 +142,10 @@ async def test_opening_a_folder_executes_nothing_nothing_listens_and_quit_leaves
     app = KernelTuiApp(load_catalog([tmp_path], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         explorer = app.get_explorer()
+        assert explorer is not None
         await settle(pilot, lambda: explorer.hello is not None, "the engine's start")
+        assert explorer is not None
+        assert explorer.hello is not None
         engine_pid = explorer.hello.pid
         assert not marker.exists(), "listing and showing a scenario must not execute it"
         assert listening_sockets(os.getpid()) == [] and listening_sockets(engine_pid) == []

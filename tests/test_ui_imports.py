@@ -10,7 +10,7 @@ import pytest
 from test_ui_support import ADD_RELU, REPO
 
 
-def test_building_the_app_does_not_import_torch():
+def test_building_the_app_does_not_import_torch() -> None:
     # A fresh interpreter: this test session may have imported torch elsewhere.
     code = textwrap.dedent(
         f"""
@@ -57,7 +57,7 @@ RUN_ONLY = (
 
 
 @pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["tabs", "side-by-side"])
-def test_the_first_frame_imports_nothing_that_only_a_run_or_a_dialog_needs(size):
+def test_the_first_frame_imports_nothing_that_only_a_run_or_a_dialog_needs(size: tuple[int, int]) -> None:
     """Start-up time (``bench/startup.py``): the explorer's first frame, in either layout, is painted before the
     modules a run or a dialog needs are imported. The modules are read as the first frame goes out (Textual's
     ``App._display``), and the app quits before its engine starts."""

@@ -21,7 +21,7 @@ from kernel_tui.ui.widgets.runtime_lines import _thin, time_ticks
 class TestSource:
     """fn and inputs are cut out of the file with their own line numbers, never executed."""
 
-    def test_fn_then_inputs_with_decorators_and_line_numbers(self):
+    def test_fn_then_inputs_with_decorators_and_line_numbers(self) -> None:
         source = (
             '"""T\n\nL"""\nimport torch\n\n\ndef inputs(size, device):\n    return (torch.ones(size),)\n\n\n'
             "@torch.no_grad()\ndef fn(a):\n    return a + 1\n\n\nraise SystemExit('never run')\n"
@@ -31,12 +31,12 @@ class TestSource:
         assert pieces[0].first_line == 11 and pieces[0].code.startswith("@torch.no_grad()")
         assert pieces[1].first_line == 7 and pieces[1].code.endswith("return (torch.ones(size),)")
 
-    def test_a_file_that_does_not_parse_gives_nothing(self):
+    def test_a_file_that_does_not_parse_gives_nothing(self) -> None:
         assert scenario_source("def fn(:\n") == []
 
 
 class TestCatalog:
-    def test_unreadable_files_get_an_entry_with_the_reason(self, tmp_path):
+    def test_unreadable_files_get_an_entry_with_the_reason(self, tmp_path: Path) -> None:
         bad = tmp_path / "bad.py"
         bad.write_text('"""Bad"""\nEXPECT = {"nonsense": 1}\n')
         good, broken = load_catalog([ADD_RELU, bad], course=None)
@@ -44,13 +44,13 @@ class TestCatalog:
         assert broken.info is None and broken.read_error is not None and broken.read_error.line == 2
         assert broken.title == "bad.py"
 
-    def test_files_in_the_course_folder_are_not_marked_as_the_learners(self):
+    def test_files_in_the_course_folder_are_not_marked_as_the_learners(self) -> None:
         (entry,) = load_catalog([ADD_RELU], course=DATA)
         assert not entry.user_file
 
 
 class TestRunState:
-    def test_progress_goes_through_the_stages_then_one_step_per_sweep_size(self):
+    def test_progress_goes_through_the_stages_then_one_step_per_sweep_size(self) -> None:
         run = ScenarioRun(1, Path("x.py"), sweep=True, started_at=0.0)
         assert run.progress() == (0.0, 7)
         run.stage_started("compile", "")
@@ -63,31 +63,31 @@ class TestRunState:
         run.point_measured(SweepPoint(1024, 1.0, 2.0))
         assert run.progress() == (7.0, 10)
 
-    def test_without_sweep_there_is_no_sweep_step(self):
+    def test_without_sweep_there_is_no_sweep_step(self) -> None:
         run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=0.0)
         run.stage_started("profile", "")
         assert run.progress() == (4.0, 6)
         run.stage_started("timing", "")
         assert run.progress() == (5.0, 6)
 
-    def test_cancel_is_not_an_error(self):
+    def test_cancel_is_not_an_error(self) -> None:
         run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=0.0)
         run.failed(ScenarioError("engine", "killed"), 2.0, cancelled=True)
         assert run.status is RunStatus.CANCELLED and run.error is None and run.elapsed(99.0) == 2.0
 
 
 class TestWording:
-    def test_error_line_names_file_line_and_stage(self):
+    def test_error_line_names_file_line_and_stage(self) -> None:
         error = ScenarioError("eager", "TypeError: bad\nmore", 9, "/somewhere/deep/broken_fn.py", "tb")
         assert error.short_line() == "broken_fn.py:9: eager: TypeError: bad"
 
-    def test_status_of_a_running_run_says_stage_time_and_how_to_cancel(self):
+    def test_status_of_a_running_run_says_stage_time_and_how_to_cancel(self) -> None:
         run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=10.0)
         run.stage_started("compile", "torch.compile, first call")
         text = describe.status_text(run, now=22.4).plain
         assert text == "● compile · torch.compile, first call · 12 s · esc cancels"
 
-    def test_details_include_traceback_graph_breaks_and_output(self):
+    def test_details_include_traceback_graph_breaks_and_output(self) -> None:
         run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=0.0)
         run.error = ScenarioError("eager", "TypeError: bad", 9, "x.py", "Traceback ...\nTypeError: bad")
         text = describe.details_text(run, output="hello from the scenario\n").plain
@@ -95,18 +95,18 @@ class TestWording:
         assert "Traceback ..." in text
         assert "hello from the scenario" in text
 
-    def test_repeated_output_lines_are_counted_not_repeated(self):
+    def test_repeated_output_lines_are_counted_not_repeated(self) -> None:
         assert describe.collapse_repeats("a\nhello\nhello\nhello\nb\nhello") == "a\nhello  (×3)\nb\nhello"
 
 
 class TestChartTicks:
-    def test_time_ticks_stay_inside_the_data(self):
+    def test_time_ticks_stay_inside_the_data(self) -> None:
         assert time_ticks(3.5, 1500.0) == [10.0, 100.0, 1000.0]
         assert time_ticks(3.5, 30.0) == [5.0, 10.0, 20.0]
         # A range holding a single round number is labelled at its ends instead.
         assert time_ticks(75.0, 140.0) == [75.0, 140.0]
 
-    def test_narrow_charts_label_fewer_sizes(self):
+    def test_narrow_charts_label_fewer_sizes(self) -> None:
         assert _thin([1, 2, 3, 4, 5, 6], 3) == [1, 3, 6]
         assert _thin([1, 2], 5) == [1, 2]
 
@@ -114,13 +114,14 @@ class TestChartTicks:
 class TestMessages:
     """Every message of a real recording becomes a typed message; the replay drops the sweep on request."""
 
-    def test_a_real_recording_translates_to_typed_messages(self):
+    def test_a_real_recording_translates_to_typed_messages(self) -> None:
         recording = Recording.load(RECORDINGS[0])
         typed = [from_engine(1, ADD_RELU, message) for message in recording.messages]
         kinds = [type(message) for message in typed]
         assert kinds.count(ReportUpdated) == 2
         assert kinds.count(SweepPointMeasured) == 6
         assert kinds[-1] is RunFinished
+        assert isinstance(typed[-1], RunFinished)
         assert isinstance(typed[-1].report, ScenarioReport)
         stage = typed[0]
         assert isinstance(stage, StageStarted)
@@ -130,7 +131,7 @@ class TestMessages:
         assert not point.can_replace(point), "sweep points are never replaced"
 
     @pytest.mark.parametrize("sweep", [True, False])
-    def test_replay_without_sweep_leaves_out_the_sweep(self, sweep, tmp_path):
+    def test_replay_without_sweep_leaves_out_the_sweep(self, sweep: bool, tmp_path: Path) -> None:
         recording = Recording.load(RECORDINGS[0])
         target = tmp_path / "ui_add_relu.py"
         messages = list(_replayed(recording, target, sweep))
@@ -144,7 +145,7 @@ class TestMessages:
 class TestCatalogState:
     """The catalog owns the list and the current entry; the run book, the runs and the one running."""
 
-    def test_put_replaces_by_path_or_stands_in_for_a_listed_file(self):
+    def test_put_replaces_by_path_or_stands_in_for_a_listed_file(self) -> None:
         add_relu, broken = load_catalog([ADD_RELU, DATA / "ui_broken_fn.py"], course=None)
         catalog = Catalog([add_relu])
         assert catalog.put(add_relu) == (0, False), "the same entry again changes nothing"
@@ -153,7 +154,7 @@ class TestCatalogState:
         assert catalog.put(stand_in, replaces=ADD_RELU) == (0, True)
         assert catalog.paths() == [stand_in.path, broken.path]
 
-    def test_select_clamps_and_drop_keeps_the_current_entry_in_view(self):
+    def test_select_clamps_and_drop_keeps_the_current_entry_in_view(self) -> None:
         entries = load_catalog([ADD_RELU, DATA / "ui_broken_fn.py"], course=None)
         catalog = Catalog(list(entries))
         assert catalog.select(5) and catalog.index == 1 and not catalog.select(1)
@@ -161,7 +162,7 @@ class TestCatalogState:
         assert not catalog.drop(entries[1].path), "the last entry stays"
         assert catalog.title_of(Path("gone.py")) == "gone.py"
 
-    def test_run_book_listens_to_the_active_run_only(self):
+    def test_run_book_listens_to_the_active_run_only(self) -> None:
         book = RunBook()
         first = book.start(ADD_RELU, sweep=False, now=0.0)
         assert book.live(first.run_id) is first

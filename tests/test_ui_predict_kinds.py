@@ -9,21 +9,24 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from replay import Recording, ReplayEngineLink
 from test_ui_support import DATA, REPO, explorer, make_app, shown_text, wait_for
+from textual.pilot import Pilot
 
 from kernel_tui.transport.protocol import Done
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
 
 COURSE = REPO / "scenarios"
 
 
-def lesson_app(lesson: str, recording: str):
+def lesson_app(lesson: str, recording: str) -> tuple[KernelTuiApp, ReplayEngineLink]:
     link = ReplayEngineLink.from_files(DATA / recording)
     return make_app(link, paths=(COURSE / lesson,), course=COURSE), link
 
 
-async def open_dialog(pilot, app, key: str = "r") -> PredictScreen:
+async def open_dialog(pilot: Pilot[None], app: KernelTuiApp, key: str = "r") -> PredictScreen:
     await pilot.press(key)
     await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen), what="the predict dialog")
     dialog = app.screen
@@ -34,7 +37,7 @@ async def open_dialog(pilot, app, key: str = "r") -> PredictScreen:
     return dialog
 
 
-async def answer(pilot, app, *values: str) -> RevealScreen:
+async def answer(pilot: Pilot[None], app: KernelTuiApp, *values: str) -> RevealScreen:
     for value in values:
         await pilot.press(*value, "enter")
     await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
@@ -47,7 +50,7 @@ def question(dialog: PredictScreen) -> str:
     return shown_text(dialog.query_one("#predict-question")).replace("\n", " ")
 
 
-async def test_lesson_15_asks_how_many_graph_breaks(tmp_path, monkeypatch):
+async def test_lesson_15_asks_how_many_graph_breaks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
     app, _ = lesson_app("15_graph_break.py", "ui_graph_break_messages.json")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -62,7 +65,9 @@ async def test_lesson_15_asks_how_many_graph_breaks(tmp_path, monkeypatch):
         assert "graph break" in reveal.why, "the explanation is revealed with the answer"
 
 
-async def test_lesson_16_asks_the_sweeps_compiles_and_runs_the_sweep_to_grade_them(tmp_path, monkeypatch):
+async def test_lesson_16_asks_the_sweeps_compiles_and_runs_the_sweep_to_grade_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Asked on r, the lesson runs with its sweep (only the sweep counts its compiles), graded when it ends."""
     monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
     lesson = COURSE / "16_static_shapes.py"
@@ -80,7 +85,7 @@ async def test_lesson_16_asks_the_sweeps_compiles_and_runs_the_sweep_to_grade_th
         assert "compiles in the sweep" in shown_text(reveal.query_one("#reveal-counts"))
 
 
-def test_a_sweep_guess_waits_for_a_run_with_the_sweep(tmp_path):
+def test_a_sweep_guess_waits_for_a_run_with_the_sweep(tmp_path: Path) -> None:
     """A run without the sweep (the sweep cancelled, then r) counts no compiles: the guess waits for one."""
     from kernel_tui.ui.catalog import load_catalog
     from kernel_tui.ui.score import PredictionBook
@@ -98,7 +103,9 @@ def test_a_sweep_guess_waits_for_a_run_with_the_sweep(tmp_path):
     assert answer is not None and answer.measured == {"sweep_compiles": 5} and not answer.right("sweep_compiles")
 
 
-async def test_lesson_18_asks_which_side_is_faster_on_tiny_arrays(tmp_path, monkeypatch):
+async def test_lesson_18_asks_which_side_is_faster_on_tiny_arrays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
     app, _ = lesson_app("18_tiny_tensors.py", "ui_tiny_tensors_messages.json")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -116,7 +123,7 @@ async def test_lesson_18_asks_which_side_is_faster_on_tiny_arrays(tmp_path, monk
         assert "faster side" in counts and "compiled" in counts and "eager" in counts
 
 
-async def test_lesson_20_asks_which_ceiling_limits_each_kernel(tmp_path, monkeypatch):
+async def test_lesson_20_asks_which_ceiling_limits_each_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
     app, _ = lesson_app("20_matmul_against_elementwise.py", "ui_matmul_tanh_messages.json")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -131,7 +138,7 @@ async def test_lesson_20_asks_which_ceiling_limits_each_kernel(tmp_path, monkeyp
         assert "compute-bound" in reveal.why
 
 
-def test_an_old_answer_of_kernels_and_transfers_still_loads(tmp_path):
+def test_an_old_answer_of_kernels_and_transfers_still_loads(tmp_path: Path) -> None:
     """Lessons 15-20 were asked kernels and transfers before: those answers keep counting."""
     from kernel_tui.ui.score import PredictionBook
 
@@ -144,7 +151,7 @@ def test_an_old_answer_of_kernels_and_transfers_still_loads(tmp_path):
     assert PredictionBook(path).score == (5, 5)
 
 
-def test_each_lesson_is_asked_what_it_teaches():
+def test_each_lesson_is_asked_what_it_teaches() -> None:
     """The kind of question each lesson of the course gets, read from its claims (and name, for 18 and 20)."""
     from kernel_tui.ui.catalog import load_catalog
     from kernel_tui.ui.questions import lesson_kind

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from replay import ReplayEngineLink
 from test_ui_support import ADD_RELU, DATA, RECORDINGS, make_app, shown_text, wait_for
+from textual.pilot import Pilot
+from textual.widgets import Static
 
 from kernel_tui.model.roofline import MEMORY_BOUND, achieved_gflops, bound, dominant_bound, intensity
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.roofline_plot import (
     COMPUTE_ROOF,
@@ -23,6 +27,7 @@ from kernel_tui.ui.widgets.roofline_plot import (
     roof_lines,
 )
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 
 BANDWIDTH_GBS, MATMUL_GFLOPS = 12.0, 48.0  # a ridge of 4 FLOPs per byte
 ELEMENTS = 2**20
@@ -30,7 +35,7 @@ FLOPS = {"aten::add": ELEMENTS, "aten::relu": ELEMENTS, "cpp_fused_add_relu_0": 
 """One operation per element per elementwise op (the counting rule), at the recording's size."""
 
 
-def with_roofline(report: dict) -> None:
+def with_roofline(report: dict[str, Any]) -> None:
     """Give a recorded report what a roofline-aware engine sends: FLOPs per kernel and the two ceilings."""
     ridge = MATMUL_GFLOPS / BANDWIDTH_GBS
     report["ceilings"] = {"bandwidth_gbs": BANDWIDTH_GBS, "matmul_gflops": MATMUL_GFLOPS, "dtype": "float32"}
@@ -47,7 +52,7 @@ def with_roofline(report: dict) -> None:
 
 
 @pytest.fixture
-def roofline_app(tmp_path: Path):
+def roofline_app(tmp_path: Path) -> KernelTuiApp:
     data = json.loads((DATA / "ui_add_relu_messages.json").read_text())
     for message in data["messages"]:
         if "report" in message:
@@ -57,20 +62,24 @@ def roofline_app(tmp_path: Path):
     return make_app(ReplayEngineLink.from_files(recording, *RECORDINGS[1:]))
 
 
-async def show_roofline(pilot) -> tuple[RuntimeChart, object]:
+async def show_roofline(pilot: Pilot[None]) -> tuple[RuntimeChart, RuntimePlot]:
     await pilot.press("s")  # with the sweep, so that runtime mode has lines to come back to
+    assert isinstance(pilot.app, KernelTuiApp)
     explorer = pilot.app.get_explorer()
+    assert explorer is not None
     await wait_for(pilot, lambda: explorer.runs.get(ADD_RELU) is not None and not explorer.runs[ADD_RELU].running)
     await pilot.press("b", "b")
     chart = explorer.query_one(RuntimeChart)
     await wait_for(pilot, lambda: bool(chart.query("RuntimePlot")))
-    plot = chart.query_one("RuntimePlot")
+    plot = chart.query_one("RuntimePlot", RuntimePlot)
     await wait_for(pilot, lambda: MEMORY_ROOF in plot.drawn, what="the roofline")
     return chart, plot
 
 
 @pytest.mark.parametrize("size", [(160, 48), (80, 24)])
-async def test_b_reaches_the_roofline_with_both_ceilings_and_the_kernels(roofline_app, size):
+async def test_b_reaches_the_roofline_with_both_ceilings_and_the_kernels(
+    roofline_app: KernelTuiApp, size: tuple[int, int]
+) -> None:
     async with roofline_app.run_test(size=size) as pilot:
         chart, plot = await show_roofline(pilot)
         assert chart.mode == plot.mode == "roofline" and chart.border_title == "Roofline"
@@ -81,6 +90,7 @@ async def test_b_reaches_the_roofline_with_both_ceilings_and_the_kernels(rooflin
         assert eager_x == pytest.approx([ELEMENTS / 12582912, ELEMENTS / 8388608])  # add, relu: FLOPs per byte
         assert eager_y[0] == pytest.approx(ELEMENTS / 1755.908 / 1e3)
         assert plot.drawn["compiled"][0] == pytest.approx([2 * ELEMENTS / 12582912])
+        assert chart.border_subtitle is not None
         assert "ridge 4.00 FLOP/B" in chart.border_subtitle and "b runtime" in chart.border_subtitle
         text = shown_text(plot)
         assert "ridge 4.00" in text and "cpp…d_relu_0" in text
@@ -91,10 +101,12 @@ async def test_b_reaches_the_roofline_with_both_ceilings_and_the_kernels(rooflin
         assert chart.mode == "time"
 
 
-async def test_the_highlighted_row_is_marked_on_the_roofline(roofline_app):
+async def test_the_highlighted_row_is_marked_on_the_roofline(roofline_app: KernelTuiApp) -> None:
     async with roofline_app.run_test(size=(160, 48)) as pilot:
         chart, plot = await show_roofline(pilot)
+        assert isinstance(pilot.app, KernelTuiApp)
         explorer = pilot.app.get_explorer()
+        assert explorer is not None
         eager = explorer.query_one("#eager", KernelTable)
         eager.focus()
         eager.move_cursor(row=1)
@@ -108,19 +120,21 @@ async def test_the_highlighted_row_is_marked_on_the_roofline(roofline_app):
         await wait_for(pilot, lambda: plot.drawn.get(HIGHLIGHT, ([], []))[0] == plot.drawn["compiled"][0])
 
 
-async def test_without_flops_the_roofline_says_why_instead_of_drawing():
+async def test_without_flops_the_roofline_says_why_instead_of_drawing() -> None:
     app = make_app()  # the plain recording: an engine that sent no FLOPs
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("r")
         explorer = app.get_explorer()
+        assert explorer is not None
         await wait_for(pilot, lambda: explorer.runs.get(ADD_RELU) is not None and not explorer.runs[ADD_RELU].running)
         await pilot.press("b", "b")
+        assert explorer is not None
         chart = explorer.query_one(RuntimeChart)
         await wait_for(pilot, lambda: chart.mode == "roofline")
-        assert "nothing to place" in str(chart.query_one("#chart-hint").content)
+        assert "nothing to place" in str(chart.query_one("#chart-hint", Static).content)
 
 
-def test_the_roof_bends_at_the_ridge():
+def test_the_roof_bends_at_the_ridge() -> None:
     from kernel_tui.model.report import Ceilings, ScenarioReport
 
     report = ScenarioReport("s.py", "s", "cpu", "EPYC", "2.14", 64, ceilings=Ceilings(10.0, 100.0))
@@ -130,20 +144,24 @@ def test_the_roof_bends_at_the_ridge():
     assert roof_lines(report, 20.0, 1000.0) == {COMPUTE_ROOF: ([20.0, 1000.0], [100.0, 100.0])}
 
 
-async def test_each_row_says_which_side_of_the_ridge_it_sits(roofline_app):
+async def test_each_row_says_which_side_of_the_ridge_it_sits(roofline_app: KernelTuiApp) -> None:
     async with roofline_app.run_test(size=(200, 50)) as pilot:
         await show_roofline(pilot)
+        assert isinstance(pilot.app, KernelTuiApp)
         explorer = pilot.app.get_explorer()
+        assert explorer is not None
         eager = explorer.query_one("#eager", KernelTable)
+        assert eager.plan is not None
         assert "roof" in eager.plan.keys
         cells = [
             dict(zip(eager.plan.keys, (getattr(v, "plain", str(v)) for v in eager.get_row_at(row)))) for row in range(2)
         ]
         assert [cell["roof"] for cell in cells] == ["0.083 memory", "0.12 memory"]  # ridge 4 FLOP/B
+        assert eager.border_subtitle is not None
         assert "memory-bound 100%" in eager.border_subtitle
 
 
-def test_the_roofline_column_goes_right_after_the_share_column():
+def test_the_roofline_column_goes_right_after_the_share_column() -> None:
     from kernel_tui.ui.kernel_words import plan_columns
 
     wide = plan_columns(150, 1, 20, 20, roofline=True)
@@ -154,7 +172,7 @@ def test_the_roofline_column_goes_right_after_the_share_column():
     assert "roof" not in plan_columns(150, 1, 20, 20).keys  # no FLOPs counted: no column
 
 
-def test_labels_a_row_apart_are_not_drawn_over_each_other_and_the_highlighted_kernel_names_its_point():
+def test_labels_a_row_apart_are_not_drawn_over_each_other_and_the_highlighted_kernel_names_its_point() -> None:
     """plotext rounds rows its own way: two labels on neighbouring rows overlapped (``aten::aaten::relu``);
     an eager and a compiled kernel at one spot showed the eager name beside the highlighted compiled one."""
     matmul = RooflinePoint("eager", 0, "aten::matmul", 17.0, 15.0)
@@ -169,7 +187,9 @@ def test_labels_a_row_apart_are_not_drawn_over_each_other_and_the_highlighted_ke
 
 
 @pytest.mark.parametrize("size", [(120, 36), (80, 24)])
-async def test_the_legend_is_a_line_of_its_own_over_no_line_of_the_plot(roofline_app, size):
+async def test_the_legend_is_a_line_of_its_own_over_no_line_of_the_plot(
+    roofline_app: KernelTuiApp, size: tuple[int, int]
+) -> None:
     async with roofline_app.run_test(size=size) as pilot:
         if size == (80, 24):
             await pilot.press("4")

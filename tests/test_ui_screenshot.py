@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from pathlib import Path
 
 import pytest
 from replay import Recording, ReplayEngineLink, ReplayGate
@@ -28,7 +29,7 @@ COURSE_LESSON = "02_add_relu.py"
 
 
 @pytest.mark.usefixtures("from_the_repository")
-async def test_screenshot_of_the_explorer_after_a_sweep(tmp_path):
+async def test_screenshot_of_the_explorer_after_a_sweep(tmp_path: Path) -> None:
     course = course_dir()
     paths = find_scenarios([course])
     lesson = next((path for path in paths if path.name == COURSE_LESSON), None)
@@ -45,6 +46,7 @@ async def test_screenshot_of_the_explorer_after_a_sweep(tmp_path):
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
         explorer = app.get_explorer()
+        assert explorer is not None
         await wait_for(pilot, lambda: explorer.hello is not None)
         await pilot.press(*["n"] * paths.index(lesson), "s")
         for _ in range(6):

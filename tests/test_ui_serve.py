@@ -14,8 +14,10 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import overdue
 from test_ui_support import ADD_RELU, REPO
 
@@ -28,25 +30,28 @@ START_TIMEOUT_S = 60.0
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
-def fetch_when_up(url: str, process: subprocess.Popen, timeout: float) -> str:
+def fetch_when_up(url: str, process: subprocess.Popen[str], timeout: float) -> str:
     """The page at ``url`` once the server answers; fails if the server exits or ``timeout`` passes."""
     started = time.monotonic()
     while True:
         if process.poll() is not None:
+            assert process.stderr is not None
             raise AssertionError(f"the server exited with {process.returncode}: {process.stderr.read()[-2000:]}")
         try:
             with urllib.request.urlopen(url, timeout=5) as response:
-                return response.read().decode("utf-8")
+                page: bytes = response.read()
+                return page.decode("utf-8")
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             if overdue(started, timeout):
                 raise AssertionError(f"nothing answered at {url} within {timeout:.0f} s, scaled") from None
             time.sleep(0.2)
 
 
-def stop(process: subprocess.Popen) -> None:
+def stop(process: subprocess.Popen[str]) -> None:
     """End the server and anything it started: its whole process group."""
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGTERM)
@@ -57,7 +62,7 @@ def stop(process: subprocess.Popen) -> None:
             process.wait(timeout=10)
 
 
-def start_server(tmp_path, port: int, output: Any = subprocess.PIPE) -> subprocess.Popen:
+def start_server(tmp_path: Path, port: int, output: Any = subprocess.PIPE) -> subprocess.Popen[str]:
     env = {**os.environ, "KERNEL_TUI_STATE_DIR": str(tmp_path / "state")}
     return subprocess.Popen(
         [sys.executable, "-m", "kernel_tui", str(ADD_RELU), "--serve", "--port", str(port), "--no-predict"],
@@ -70,16 +75,23 @@ def start_server(tmp_path, port: int, output: Any = subprocess.PIPE) -> subproce
     )
 
 
-def printed_address(process: subprocess.Popen, timeout: float) -> str:
+def printed_address(process: subprocess.Popen[str], timeout: float) -> str:
     """The address with its token that ``--serve`` prints when it is ready."""
     lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
+
+    def read_lines() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line)
+
+    threading.Thread(target=read_lines, daemon=True).start()
     started = time.monotonic()
     while not overdue(started, timeout):
         try:
             line = lines.get(timeout=0.5)
         except queue.Empty:
             if process.poll() is not None:
+                assert process.stderr is not None
                 raise AssertionError(f"the server exited: {process.stderr.read()[-2000:]}") from None
             continue
         if "?token=" in line:
@@ -90,7 +102,8 @@ def printed_address(process: subprocess.Popen, timeout: float) -> str:
 def status_of(url: str, **headers: str) -> int:
     try:
         with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as response:
-            return response.status
+            status: int = response.status
+            return status
     except urllib.error.HTTPError as error:
         return error.code
 
@@ -112,7 +125,7 @@ def handshake(url: str, origin: str | None) -> int:
     return asyncio.run(attempt())
 
 
-def test_serve_answers_with_the_textual_serve_page_for_kernel_tui(tmp_path):
+def test_serve_answers_with_the_textual_serve_page_for_kernel_tui(tmp_path: Path) -> None:
     port = free_port()
     process = start_server(tmp_path, port)
     try:
@@ -128,7 +141,7 @@ def test_serve_answers_with_the_textual_serve_page_for_kernel_tui(tmp_path):
     assert f"ws://127.0.0.1:{port}/ws/{token}" in page, "its websocket on the address it listens on"
 
 
-def test_the_token_is_printed_once_and_never_in_the_access_log(tmp_path):
+def test_the_token_is_printed_once_and_never_in_the_access_log(tmp_path: Path) -> None:
     port = free_port()
     log = tmp_path / "served.log"
     with log.open("w") as output:
@@ -149,7 +162,7 @@ def test_the_token_is_printed_once_and_never_in_the_access_log(tmp_path):
     assert token not in logged, "printed again after the address"
 
 
-def test_serve_refuses_a_missing_token_and_a_foreign_origin(tmp_path):
+def test_serve_refuses_a_missing_token_and_a_foreign_origin(tmp_path: Path) -> None:
     port = free_port()
     process = start_server(tmp_path, port)
     base = f"http://127.0.0.1:{port}"
@@ -186,10 +199,20 @@ def test_serve_refuses_a_missing_token_and_a_foreign_origin(tmp_path):
     }
 
 
-def test_serve_options_reach_the_server_and_never_the_served_app(monkeypatch):
-    served, ran = [], []
-    monkeypatch.setattr(serve, "serve_app", lambda paths, **options: served.append((paths, options)) or 0)
-    monkeypatch.setattr(launch, "run_app", lambda paths, **options: ran.append(options) or 0)
+def test_serve_options_reach_the_server_and_never_the_served_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    served: list[tuple[list[Path], dict[str, Any]]] = []
+    ran: list[dict[str, Any]] = []
+
+    def fake_serve(paths: list[Path], **options: Any) -> int:
+        served.append((paths, options))
+        return 0
+
+    def fake_run(paths: list[Path], **options: Any) -> int:
+        ran.append(options)
+        return 0
+
+    monkeypatch.setattr(serve, "serve_app", fake_serve)
+    monkeypatch.setattr(launch, "run_app", fake_run)
     assert cli.main([str(ADD_RELU), "--serve", "--host", "0.0.0.0", "--port", "8123", "--no-predict"]) == 0
     assert cli.main([str(ADD_RELU), "--serve"]) == 0
     assert [options for _, options in served] == [
@@ -200,7 +223,7 @@ def test_serve_options_reach_the_server_and_never_the_served_app(monkeypatch):
     assert len(served) == 2 and len(ran) == 1, "without --serve the app runs here and nothing listens"
 
 
-def test_the_served_command_is_the_explorer_without_serve(tmp_path):
+def test_the_served_command_is_the_explorer_without_serve(tmp_path: Path) -> None:
     command = shlex.split(serve.app_command([ADD_RELU], device="cpu", predict=False))
     assert command[:2] == [sys.executable, "-c"] and "'kernel_tui'" in command[2]
     assert command[3:] == [str(ADD_RELU.resolve()), "--device", "cpu", "--no-predict"]

@@ -43,7 +43,7 @@ def session(tmp_path: Path, mine: Path) -> SnippetSession:
     return SnippetSession(Catalog(load_catalog([mine], course=None)), DraftStore(tmp_path / "drafts"))
 
 
-def test_a_new_snippet_is_listed_selected_and_shown_in_the_editor(session: SnippetSession):
+def test_a_new_snippet_is_listed_selected_and_shown_in_the_editor(session: SnippetSession) -> None:
     session.new()
     document = session.document
     assert document is not None and document.text == TEMPLATE and document.path.read_text() == TEMPLATE
@@ -54,7 +54,7 @@ def test_a_new_snippet_is_listed_selected_and_shown_in_the_editor(session: Snipp
     assert session.take_effects().shown is Shown.NOTHING, "effects are handed over once"
 
 
-def test_edits_reach_the_draft_when_written_and_the_title_follows(session: SnippetSession):
+def test_edits_reach_the_draft_when_written_and_the_title_follows(session: SnippetSession) -> None:
     session.new()
     session.take_effects()
     assert session.edited('"""Renamed"""\na.relu()\n', (1, 0))
@@ -67,7 +67,7 @@ def test_edits_reach_the_draft_when_written_and_the_title_follows(session: Snipp
     assert session.take_effects().shown is Shown.SCENARIO
 
 
-def test_editing_the_learners_file_takes_its_place_in_the_list(session: SnippetSession, mine: Path):
+def test_editing_the_learners_file_takes_its_place_in_the_list(session: SnippetSession, mine: Path) -> None:
     session.edit_current()
     document = session.document
     assert document is not None and document.origin == mine.resolve()
@@ -78,7 +78,7 @@ def test_editing_the_learners_file_takes_its_place_in_the_list(session: SnippetS
     assert [notice.message for notice in session.take_effects().notices] == [f"Saved {mine}"]
 
 
-def test_saving_a_copy_somewhere_new_makes_it_the_file_it_edits(session: SnippetSession, tmp_path: Path):
+def test_saving_a_copy_somewhere_new_makes_it_the_file_it_edits(session: SnippetSession, tmp_path: Path) -> None:
     session.copy_current()
     document = session.document
     assert document is not None and document.origin is None and not session.save()
@@ -87,13 +87,14 @@ def test_saving_a_copy_somewhere_new_makes_it_the_file_it_edits(session: Snippet
     assert target.read_text() == SCENARIO and document.origin == target.resolve()
 
 
-def test_a_change_on_disk_reloads_unless_it_would_lose_edits(session: SnippetSession, mine: Path):
+def test_a_change_on_disk_reloads_unless_it_would_lose_edits(session: SnippetSession, mine: Path) -> None:
     session.edit_current()
     session.take_effects()
     document = session.document
     assert document is not None and document.watch is not None
     mine.write_text(SCENARIO.replace("exp", "cos"))
-    document.watch.poll = lambda: True  # the watch compares mtimes: the same second would go unseen
+    # The watch compares mtimes: the same second would go unseen. (An instance's method replaced on purpose.)
+    document.watch.poll = lambda: True  # type: ignore[method-assign]
     assert not session.poll_origin()
     assert document.text == SCENARIO.replace("exp", "cos") and session.take_effects().fill_editor
     session.edited(SCENARIO.replace("exp", "tan"), (0, 0))
@@ -103,7 +104,7 @@ def test_a_change_on_disk_reloads_unless_it_would_lose_edits(session: SnippetSes
     assert session.take_effects().notices[0].severity == "warning"
 
 
-def test_quitting_keeps_only_the_drafts_with_something_unsaved(session: SnippetSession, tmp_path: Path):
+def test_quitting_keeps_only_the_drafts_with_something_unsaved(session: SnippetSession, tmp_path: Path) -> None:
     session.new()
     untouched = session.document
     session.new()
@@ -122,7 +123,7 @@ def test_quitting_keeps_only_the_drafts_with_something_unsaved(session: SnippetS
     assert later.take_effects().dropped == [typed.path]
 
 
-def test_sizes_are_read_as_typed_and_said_per_document(session: SnippetSession):
+def test_sizes_are_read_as_typed_and_said_per_document(session: SnippetSession) -> None:
     assert size_text(None) == "size: each scenario's own"
     assert size_text(parse_size("2**12")) == "size 4,096" and parse_size(" ") is None
     session.new()

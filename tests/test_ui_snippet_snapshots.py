@@ -7,11 +7,15 @@ state waited for. Drafts go to each test's own folder (``conftest``), so the dra
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import pytest
 from snippet_support import snippet_link
 from test_ui_snapshots import fully_mounted
-from test_ui_support import still_app, wait_for
+from test_ui_support import SnapCompare, still_app, wait_for
+from textual.pilot import Pilot
 
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
 SMALL = (80, 24)
@@ -20,12 +24,14 @@ LARGE = (160, 48)
 pytestmark = pytest.mark.usefixtures("from_the_repository")
 
 
-def typed_and_run(text: str, *, run: bool):
+def typed_and_run(text: str, *, run: bool) -> Callable[[Pilot[None]], Awaitable[None]]:
     """Open a new snippet, type ``text`` over the template, run it (if ``run``) and wait for the result."""
 
-    async def run_before(pilot) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         app = pilot.app
+        assert isinstance(app, KernelTuiApp)
         explorer = app.get_explorer()
+        assert explorer is not None
         await wait_for(pilot, lambda: explorer.hello is not None)
         await wait_for(pilot, lambda: fully_mounted(explorer))
         await pilot.press("ctrl+n")
@@ -34,7 +40,9 @@ def typed_and_run(text: str, *, run: bool):
         app.query_one(SnippetTextArea).cursor_blink = False  # the cursor always shows: no blink phase to catch
         if run:
             await pilot.press("ctrl+r")
-            await wait_for(pilot, lambda: not explorer.runs[explorer.session.document.path].running)
+            document = explorer.session.document
+            assert document is not None
+            await wait_for(pilot, lambda: not explorer.runs[document.path].running)
         await pilot.pause()
 
     return run_before
@@ -43,12 +51,12 @@ def typed_and_run(text: str, *, run: bool):
 class TestSnippetEditor:
     """The editor's states: a snippet typed, and a run whose error marks the typed line."""
 
-    def test_small_error_marks_the_line(self, snap_compare):
+    def test_small_error_marks_the_line(self, snap_compare: SnapCompare) -> None:
         """80x24, editor tab: NameError on line 3, marked in the gutter, the error under the text."""
         app = still_app(snippet_link("snippets/ui_snippet_typo.py"))
         assert snap_compare(app, terminal_size=SMALL, run_before=typed_and_run("t = x * 2\n\nt + q", run=True))
 
-    def test_large_editor_in_the_lessons_place(self, snap_compare):
+    def test_large_editor_in_the_lessons_place(self, snap_compare: SnapCompare) -> None:
         """160x48: the editor where the lesson was, the snippet in the list as yours, the footer's keys."""
         app = still_app(snippet_link("ui_add_relu.py"))
         assert snap_compare(app, terminal_size=LARGE, run_before=typed_and_run("(a + b).relu()", run=True))

@@ -8,12 +8,15 @@ The recordings in ``tests/data`` are real engine output (``tests/data/record_mes
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path, PurePath
+from typing import Any, Protocol
 
 from conftest import overdue
 from replay import ReplayEngineLink, ReplayGate
+from textual.app import App
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.widget import Widget
 
 from kernel_tui.ui.app import KernelTuiApp
@@ -31,7 +34,20 @@ FROZEN_CLOCK = 1000.0
 PICTURED = (Path("tests/data/ui_add_relu.py"), Path("tests/data/ui_broken_fn.py"))
 
 
-def make_link(*, gate: ReplayGate | None = None, **options) -> ReplayEngineLink:
+class SnapCompare(Protocol):
+    """The ``snap_compare`` fixture of pytest-textual-snapshot: its own annotation names only the first
+    parameter of the function it returns."""
+
+    def __call__(
+        self,
+        app: str | PurePath | App[Any],
+        press: Iterable[str] = (),
+        terminal_size: tuple[int, int] = (80, 24),
+        run_before: Callable[[Pilot[Any]], Awaitable[None] | None] | None = None,
+    ) -> bool: ...
+
+
+def make_link(*, gate: ReplayGate | None = None, **options: Any) -> ReplayEngineLink:
     return ReplayEngineLink.from_files(*RECORDINGS, gate=gate, **options)
 
 
@@ -54,7 +70,9 @@ def still_app(link: ReplayEngineLink | None = None) -> KernelTuiApp:
     return app
 
 
-def explorer(app: KernelTuiApp) -> ExplorerScreen:
+def explorer(app: App[Any]) -> ExplorerScreen:
+    """The explorer of ``app``, which is a ``KernelTuiApp`` (typed as any app: a ``Pilot`` names only that)."""
+    assert isinstance(app, KernelTuiApp)
     screen = app.get_explorer()
     assert screen is not None
     return screen
@@ -65,13 +83,13 @@ def status(app: KernelTuiApp) -> str:
     return shown_text(explorer(app).query_one("#status-text"))
 
 
-def finished(app: KernelTuiApp, path: Path = ADD_RELU) -> bool:
+def finished(app: App[Any], path: Path = ADD_RELU) -> bool:
     """Whether the latest run of ``path`` has ended (however it ended)."""
     run = explorer(app).runs.get(path)
     return run is not None and not run.running
 
 
-async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:
+async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:
     """Let the app run until ``condition()`` holds; fail after ``timeout`` seconds, scaled by how busy the machine
     is (``conftest.overdue``)."""
     started = time.monotonic()

@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 from replay import Recording, ReplayEngineLink
-from test_ui_support import DATA, REPO, explorer, make_app, shown_text, wait_for
+from test_ui_support import DATA, REPO, SnapCompare, explorer, make_app, shown_text, wait_for
+from textual.pilot import Pilot
 
 from kernel_tui.text.baseline import compare
 from kernel_tui.text.formatting import training_line
 from kernel_tui.transport.protocol import Done
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.kernel_rows import kernel_rows
 from kernel_tui.ui.pinned_baselines import ModeBaseline
 from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
@@ -27,12 +29,12 @@ WIDE = (160, 48)
 LESSON = REPO / "scenarios" / "21_add_relu_backwards.py"
 
 
-def training_app(lesson: Path = LESSON, course: Path | None = None):
+def training_app(lesson: Path = LESSON, course: Path | None = None) -> KernelTuiApp:
     link = ReplayEngineLink.from_files(DATA / "ui_train_add_relu_messages.json")
     return make_app(link, paths=(lesson,), course=course)
 
 
-async def run_lesson(pilot, app, lesson: Path = LESSON) -> None:
+async def run_lesson(pilot: Pilot[None], app: KernelTuiApp, lesson: Path = LESSON) -> None:
     await pilot.press("r")
     await wait_for(pilot, lambda: (run := explorer(app).runs.get(lesson)) is not None and not run.running)
 
@@ -43,7 +45,7 @@ def first_cells(table: KernelTable) -> list[str]:
     return [row.heading or row.label for row in table.shown_rows]
 
 
-async def test_each_table_has_a_heading_row_per_section():
+async def test_each_table_has_a_heading_row_per_section() -> None:
     app = training_app()
     async with app.run_test(size=WIDE) as pilot:
         await run_lesson(pilot, app)
@@ -68,7 +70,7 @@ async def test_each_table_has_a_heading_row_per_section():
         assert highlighted is not None and highlighted.short_name == "aten::threshold_backward"
 
 
-async def test_the_summary_gives_each_sections_launches_and_bytes_and_the_saved_bytes():
+async def test_the_summary_gives_each_sections_launches_and_bytes_and_the_saved_bytes() -> None:
     app = training_app()
     async with app.run_test(size=WIDE) as pilot:
         await run_lesson(pilot, app)
@@ -80,7 +82,7 @@ async def test_the_summary_gives_each_sections_launches_and_bytes_and_the_saved_
         assert "saved for backward 16.0 KiB (1.0×) → 4.0 KiB (0.25×)" in shown
 
 
-async def test_the_summary_says_which_side_of_the_ridge_dominates():
+async def test_the_summary_says_which_side_of_the_ridge_dominates() -> None:
     app = training_app()
     async with app.run_test(size=WIDE) as pilot:
         await run_lesson(pilot, app)
@@ -89,13 +91,13 @@ async def test_the_summary_says_which_side_of_the_ridge_dominates():
 
 
 @pytest.mark.usefixtures("from_the_repository")
-def test_picture_of_a_training_step(snap_compare):
+def test_picture_of_a_training_step(snap_compare: SnapCompare) -> None:
     """160x48: the sections in both tables, and the summary's sections, saved bytes and dominant side."""
     lesson = LESSON.relative_to(REPO)  # no machine's absolute path in the picture
     app = training_app(lesson)
     app.animation_level = "none"
 
-    async def run_before(pilot) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         screen = explorer(app)
         await wait_for(pilot, lambda: screen.hello is not None and bool(screen.query("RuntimePlot")))
         await run_lesson(pilot, app, lesson)
@@ -103,7 +105,7 @@ def test_picture_of_a_training_step(snap_compare):
     assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
 
 
-def test_a_removed_kernel_stands_in_the_section_it_ran_in():
+def test_a_removed_kernel_stands_in_the_section_it_ran_in() -> None:
     recording = Recording.load(DATA / "ui_train_add_relu_messages.json")
     pinned = next(message.report for message in reversed(recording.messages) if isinstance(message, Done))
     assert pinned.eager is not None
@@ -124,7 +126,9 @@ def test_a_removed_kernel_stands_in_the_section_it_ran_in():
     assert rows[-1].removed and rows[-1].kernel is None
 
 
-async def test_the_prediction_asks_each_sections_kernels_and_the_saved_arrays(tmp_path, monkeypatch):
+async def test_the_prediction_asks_each_sections_kernels_and_the_saved_arrays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Lessons 21-23 teach each section's kernels and what forward keeps for backward: the dialog asks
     those (not kernels and transfers per call, which the explanation never mentions) and grades them."""
     monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
@@ -133,6 +137,7 @@ async def test_the_prediction_asks_each_sections_kernels_and_the_saved_arrays(tm
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen), what="the predict dialog")
         dialog = app.screen
+        assert isinstance(dialog, PredictScreen)
         assert dialog.quantities == (
             "eager_forward",
             "compiled_forward",
@@ -149,6 +154,7 @@ async def test_the_prediction_asks_each_sections_kernels_and_the_saved_arrays(tm
         for value in ("3", "1", "2", "1", "1", "0"):
             await pilot.press(*value, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
+        assert isinstance(app.screen, RevealScreen)
         answer = app.screen.answer
         assert answer.measured == {
             "eager_forward": 3,
@@ -168,7 +174,7 @@ async def test_the_prediction_asks_each_sections_kernels_and_the_saved_arrays(tm
         assert explorer(app).query_one("#eager", KernelTable).predicted is None, "no per-call total was guessed"
 
 
-async def test_at_120x36_the_summary_can_be_scrolled_into_view():
+async def test_at_120x36_the_summary_can_be_scrolled_into_view() -> None:
     """The two sections' tables fill a 120x36 screen: the summary (sections, saved bytes, claims) ran off its
     bottom, out of reach. The results now scroll below the lesson and the chart."""
     app = training_app()

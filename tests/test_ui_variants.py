@@ -8,18 +8,33 @@ cannot compile: an error in its own row).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from replay import ReplayEngineLink
-from test_ui_support import ADD_RELU, DATA, RECORDINGS, REPO, explorer, finished, make_app, shown_text, wait_for
+from test_ui_support import (
+    ADD_RELU,
+    DATA,
+    RECORDINGS,
+    REPO,
+    SnapCompare,
+    explorer,
+    finished,
+    make_app,
+    shown_text,
+    wait_for,
+)
 from textual.geometry import Region
-from textual.widgets import Input, SelectionList
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Input, SelectionList, TabbedContent
 
 from kernel_tui.model.compile_variants import parse_variant_flag
 from kernel_tui.text.formatting import variant_rows
-from kernel_tui.transport.protocol import Done
-from kernel_tui.ui.engine_link import ClientEngineLink
+from kernel_tui.transport.protocol import Done, RunMessage
+from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.engine_link import ClientEngineLink, CompileVariants
 from kernel_tui.ui.screens.variants import VariantsScreen
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.variants_table import (
@@ -44,38 +59,38 @@ def variants_link() -> ReplayEngineLink:
     return ReplayEngineLink.from_files(*RECORDINGS, VARIANTS_RECORDING)
 
 
-def variants_app(link: ReplayEngineLink | None = None):
+def variants_app(link: ReplayEngineLink | None = None) -> KernelTuiApp:
     return make_app(link if link is not None else variants_link(), paths=(VARIANTS_FILE, ADD_RELU))
 
 
-def pane(app) -> VariantsPane:
+def pane(app: KernelTuiApp) -> VariantsPane:
     return explorer(app).query_one("#variants", VariantsPane)
 
 
-def variants_table(app) -> VariantsTable:
+def variants_table(app: KernelTuiApp) -> VariantsTable:
     return explorer(app).query_one("#variants-table", VariantsTable)
 
 
-def row_names(app) -> list[str]:
+def row_names(app: KernelTuiApp) -> list[str]:
     return [name for name, _ in variants_table(app).rows_shown]
 
 
-def drawn(widget) -> str:
+def drawn(widget: Widget) -> str:
     """A widget as drawn, border and all (``shown_text`` covers only its content height)."""
     lines = widget.render_lines(Region(0, 0, *widget.outer_size))
     return "\n".join(strip.text.rstrip() for strip in lines)
 
 
-def notes_text(app) -> str:
+def notes_text(app: KernelTuiApp) -> str:
     return shown_text(explorer(app).query_one("#variant-notes"))
 
 
-async def run_to_the_end(pilot, path: Path = VARIANTS_FILE) -> None:
+async def run_to_the_end(pilot: Pilot[None], path: Path = VARIANTS_FILE) -> None:
     await pilot.press("r")
     await wait_for(pilot, lambda: finished(pilot.app, path), what="the run to finish")
 
 
-async def open_dialog(pilot) -> VariantsScreen:
+async def open_dialog(pilot: Pilot[None]) -> VariantsScreen:
     await pilot.press("v")
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, VariantsScreen), what="the variants dialog")
     dialog = pilot.app.screen
@@ -83,7 +98,7 @@ async def open_dialog(pilot) -> VariantsScreen:
     return dialog
 
 
-async def add_variant(pilot, dialog: VariantsScreen, text: str) -> None:
+async def add_variant(pilot: Pilot[None], dialog: VariantsScreen, text: str) -> None:
     field = dialog.query_one("#variant-input", Input)
     field.focus()
     await pilot.pause()
@@ -92,13 +107,16 @@ async def add_variant(pilot, dialog: VariantsScreen, text: str) -> None:
 
 
 @pytest.mark.parametrize("size", [WIDE, SMALL], ids=["160x48", "80x24"])
-async def test_the_variants_table_shows_every_variant_with_its_note(size):
+async def test_the_variants_table_shows_every_variant_with_its_note(size: tuple[int, int]) -> None:
     app = variants_app()
     async with app.run_test(size=size) as pilot:
         await run_to_the_end(pilot)
-        report = explorer(app).shown_run.report
+        shown = explorer(app).shown_run
+        assert shown is not None
+        report = shown.report
         assert pane(app).display and pane(app).has_class("-shown")
         assert row_names(app) == ["eager", "compiled", *RECORDED]
+        assert report is not None
         assert variants_table(app).rows_shown == variant_rows(report)
         # An 80-column pane drops the spread and joins breaks and recompiles, so no row needs scrolling.
         assert variants_table(app).compact == (size == SMALL)
@@ -118,7 +136,7 @@ async def test_the_variants_table_shows_every_variant_with_its_note(size):
         assert noted[0].plain.split() == ["reduce-overhead", NOTE_MARK]
 
 
-async def test_a_scenario_without_variants_shows_no_variants_table():
+async def test_a_scenario_without_variants_shows_no_variants_table() -> None:
     app = variants_app()
     async with app.run_test(size=WIDE) as pilot:
         await pilot.press("n")
@@ -128,18 +146,23 @@ async def test_a_scenario_without_variants_shows_no_variants_table():
         assert pane(app).region.height == 0
 
 
-async def test_enter_on_a_variant_shows_its_kernels_in_the_compiled_table():
+async def test_enter_on_a_variant_shows_its_kernels_in_the_compiled_table() -> None:
     app = variants_app()
     async with app.run_test(size=WIDE) as pilot:
         await run_to_the_end(pilot)
-        report = explorer(app).shown_run.report
+        shown = explorer(app).shown_run
+        assert shown is not None
+        report = shown.report
         compiled = explorer(app).query_one("#compiled", KernelTable)
+        assert report is not None
+        assert report.compiled is not None
         assert compiled.kernels == report.compiled.kernels
         table = variants_table(app)
         table.focus()
         table.move_cursor(row=row_names(app).index("dynamic"))
         await pilot.press("enter")
         await pilot.pause()
+        assert report.variants["dynamic"].measured is not None
         assert compiled.kernels == report.variants["dynamic"].measured.kernels
         assert compiled.border_title == "Compiled · dynamic"
         table.move_cursor(row=row_names(app).index("compiled"))
@@ -149,7 +172,7 @@ async def test_enter_on_a_variant_shows_its_kernels_in_the_compiled_table():
         assert compiled.border_title == "Compiled"
 
 
-async def test_v_hides_and_shows_a_variant():
+async def test_v_hides_and_shows_a_variant() -> None:
     app = variants_app()
     async with app.run_test(size=WIDE) as pilot:
         await run_to_the_end(pilot)
@@ -163,7 +186,9 @@ async def test_v_hides_and_shows_a_variant():
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, VariantsScreen), what="the dialog to close")
         assert row_names(app) == ["eager", "compiled", "reduce-overhead", "no-compiler"]
-        assert "1 hidden" in variants_table(app).border_subtitle
+        subtitle = variants_table(app).border_subtitle
+        assert subtitle is not None
+        assert "1 hidden" in subtitle
 
         dialog = await open_dialog(pilot)
         listing = dialog.query_one("#variants-list", SelectionList)
@@ -176,7 +201,7 @@ async def test_v_hides_and_shows_a_variant():
         assert row_names(app) == ["eager", "compiled", *RECORDED]
 
 
-async def test_an_added_variant_goes_with_the_next_run_of_that_scenario_only():
+async def test_an_added_variant_goes_with_the_next_run_of_that_scenario_only() -> None:
     link = variants_link()
     app = variants_app(link)
     async with app.run_test(size=WIDE) as pilot:
@@ -202,7 +227,7 @@ async def test_an_added_variant_goes_with_the_next_run_of_that_scenario_only():
         assert link.runs[-1][0] == ADD_RELU and link.variants[-1] is None
 
 
-async def test_a_bad_variant_entry_keeps_the_text_and_says_why():
+async def test_a_bad_variant_entry_keeps_the_text_and_says_why() -> None:
     link = variants_link()
     app = variants_app(link)
     async with app.run_test(size=SMALL) as pilot:
@@ -222,12 +247,14 @@ async def test_a_bad_variant_entry_keeps_the_text_and_says_why():
 class AnyFileLink(ReplayEngineLink):
     """Replays the variants recording for any file: the editor runs drafts named after no recording."""
 
-    def run(self, path, *, sweep, size=None, variants=None):
+    def run(
+        self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
+    ) -> Iterator[RunMessage]:
         self.recordings[Path(path).name] = self.recordings[VARIANTS_FILE.name]
         return super().run(path, sweep=sweep, size=size, variants=variants)
 
 
-async def test_the_editors_runs_of_a_scenario_carry_its_added_variants(tmp_path):
+async def test_the_editors_runs_of_a_scenario_carry_its_added_variants(tmp_path: Path) -> None:
     scenario = tmp_path / VARIANTS_FILE.name
     scenario.write_text(VARIANTS_FILE.read_text(encoding="utf-8"), encoding="utf-8")
     link = AnyFileLink.from_files(*RECORDINGS, VARIANTS_RECORDING)
@@ -242,7 +269,9 @@ async def test_the_editors_runs_of_a_scenario_carry_its_added_variants(tmp_path)
         await wait_for(pilot, lambda: not isinstance(app.screen, VariantsScreen), what="the dialog to close")
         await pilot.press("e")
         await wait_for(pilot, lambda: explorer(app).session.document is not None, what="the editor")
-        draft = explorer(app).session.document.path
+        document = explorer(app).session.document
+        assert document is not None
+        draft = document.path
         assert draft != scenario
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: finished(app, draft), what="the editor's run to finish")
@@ -250,7 +279,7 @@ async def test_the_editors_runs_of_a_scenario_carry_its_added_variants(tmp_path)
         assert link.variants[-1] == dict([parse_variant_flag("full=fullgraph:True")])
 
 
-async def test_delete_drops_an_added_variant_but_not_the_files():
+async def test_delete_drops_an_added_variant_but_not_the_files() -> None:
     link = variants_link()
     app = variants_app(link)
     async with app.run_test(size=WIDE) as pilot:
@@ -273,14 +302,14 @@ async def test_delete_drops_an_added_variant_but_not_the_files():
         assert row_names(app) == ["eager", "compiled", *RECORDED]
 
 
-def still_variants_app():
+def still_variants_app() -> KernelTuiApp:
     """The app for pictures: the scenario by relative path (run from the repository), nothing animating."""
     app = make_app(variants_link(), paths=(VARIANTS_FILE.relative_to(REPO),))
     app.animation_level = "none"
     return app
 
 
-async def after_a_run(pilot) -> None:
+async def after_a_run(pilot: Pilot[None]) -> None:
     app = pilot.app
     await wait_for(pilot, lambda: explorer(app).hello is not None, what="the engine's hello")
     await wait_for(pilot, lambda: not explorer(app).query("Deferred"), what="the panes mounted after the first frame")
@@ -290,13 +319,13 @@ async def after_a_run(pilot) -> None:
 
 @pytest.mark.usefixtures("from_the_repository")
 @pytest.mark.parametrize("size", [WIDE, SMALL], ids=["160x48", "80x24"])
-def test_picture_of_the_variants_table(snap_compare, size):
+def test_picture_of_the_variants_table(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
     """After r: the variants under the kernel tables; at 80x24 in the kernels tab, in the narrow columns."""
     assert snap_compare(still_variants_app(), terminal_size=size, run_before=after_a_run)
 
 
 @pytest.mark.slow
-def test_the_real_engine_link_sends_added_variants_with_the_run():
+def test_the_real_engine_link_sends_added_variants_with_the_run() -> None:
     """The hand-off the replay cannot check: the run request the engine gets carries the variants."""
     link = ClientEngineLink("cpu")
     try:
@@ -311,7 +340,7 @@ def test_the_real_engine_link_sends_added_variants_with_the_run():
     assert done.report.variants["dyn"].measured is not None
 
 
-async def test_the_variants_table_keeps_the_kernels_pane_through_a_layout_switch():
+async def test_the_variants_table_keeps_the_kernels_pane_through_a_layout_switch() -> None:
     app = variants_app()
     async with app.run_test(size=WIDE) as pilot:
         await run_to_the_end(pilot)
@@ -319,4 +348,8 @@ async def test_the_variants_table_keeps_the_kernels_pane_through_a_layout_switch
         await pilot.pause()
         await pilot.resize_terminal(*SMALL)
         await wait_for(pilot, lambda: not explorer(app).wide, what="the small layout")
-        await wait_for(pilot, lambda: explorer(app).query_one("#tabs").active == "tab-kernels", what="the kernels tab")
+        await wait_for(
+            pilot,
+            lambda: explorer(app).query_one("#tabs", TabbedContent).active == "tab-kernels",
+            what="the kernels tab",
+        )

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import WriteScenario
 from rich.console import Console
 
 from kernel_tui.commands.cli import main
@@ -72,7 +73,9 @@ def with_variants(traces: Path) -> tuple[dict[str, Any], subprocess.CompletedPro
     return kernel_tui_json(*flags, "--trace", str(traces))
 
 
-def test_each_variant_is_measured_like_compiled_in_its_own_column(with_variants):
+def test_each_variant_is_measured_like_compiled_in_its_own_column(
+    with_variants: tuple[dict[str, Any], subprocess.CompletedProcess[str]],
+) -> None:
     data, _ = with_variants
     assert data["error"] is None
     assert list(data["variants"]) == ["dyn", "ro", "full", "broken"]
@@ -94,21 +97,27 @@ def test_each_variant_is_measured_like_compiled_in_its_own_column(with_variants)
         assert low <= high and variant["speedup"] > 0
 
 
-def test_each_measured_variant_writes_its_own_trace(with_variants, traces):
+def test_each_measured_variant_writes_its_own_trace(
+    with_variants: tuple[dict[str, Any], subprocess.CompletedProcess[str]], traces: Path
+) -> None:
     names = sorted(path.name for path in traces.iterdir())
     assert names == [
         f"add_relu.{mode}.json" for mode in ("compiled", "eager", "variant.dyn", "variant.full", "variant.ro")
     ]
 
 
-def test_reduce_overhead_on_a_cpu_says_its_cuda_graphs_were_skipped(with_variants):
+def test_reduce_overhead_on_a_cpu_says_its_cuda_graphs_were_skipped(
+    with_variants: tuple[dict[str, Any], subprocess.CompletedProcess[str]],
+) -> None:
     data, _ = with_variants
     note = data["variants"]["ro"]["note"]
     assert "CUDA graphs need a CUDA device" in note and "on cpu torch.compile skipped them" in note
     assert data["variants"]["dyn"]["note"] is None and data["variants"]["full"]["note"] is None
 
 
-def test_a_variant_that_fails_to_compile_says_why_and_keeps_every_other_column(with_variants):
+def test_a_variant_that_fails_to_compile_says_why_and_keeps_every_other_column(
+    with_variants: tuple[dict[str, Any], subprocess.CompletedProcess[str]],
+) -> None:
     data, result = with_variants
     broken = data["variants"]["broken"]
     assert broken["error"]["stage"] == "compile" and "no-such-compiler" in broken["error"]["message"]
@@ -118,11 +127,13 @@ def test_a_variant_that_fails_to_compile_says_why_and_keeps_every_other_column(w
     assert result.returncode == 1  # it was asked for by name: a script must hear that it has no numbers
 
 
-def test_compiled_is_the_same_with_variants_beside_it(plain, with_variants):
+def test_compiled_is_the_same_with_variants_beside_it(
+    plain: dict[str, Any], with_variants: tuple[dict[str, Any], subprocess.CompletedProcess[str]]
+) -> None:
     data, _ = with_variants
     assert plain["variants"] == {}
 
-    def shape(mode: dict[str, Any]) -> tuple:
+    def shape(mode: dict[str, Any]) -> tuple[object, ...]:
         kernels = [
             (k["short_name"], k["calls"], k["bytes_read"], k["bytes_written"], k["flops"]) for k in mode["kernels"]
         ]
@@ -141,7 +152,9 @@ def test_compiled_is_the_same_with_variants_beside_it(plain, with_variants):
     assert data["expect"] == plain["expect"]
 
 
-def test_the_text_summary_has_a_row_per_variant_within_80_columns(with_variants):
+def test_the_text_summary_has_a_row_per_variant_within_80_columns(
+    with_variants: tuple[dict[str, Any], subprocess.CompletedProcess[str]],
+) -> None:
     data, _ = with_variants
     report = ScenarioReport.from_dict(data)
     assert json.loads(json.dumps(report.to_dict()["variants"])) == data["variants"]  # the JSON round-trips
@@ -156,7 +169,9 @@ def test_the_text_summary_has_a_row_per_variant_within_80_columns(with_variants)
     assert "broken" in text and "InductorError" in text
 
 
-def test_the_lab_report_has_a_row_per_variant_and_says_what_each_was_asked(with_variants):
+def test_the_lab_report_has_a_row_per_variant_and_says_what_each_was_asked(
+    with_variants: tuple[dict[str, Any], subprocess.CompletedProcess[str]],
+) -> None:
     data, _ = with_variants
     markdown = scenario_markdown(ScenarioReport.from_dict(data))
     table = markdown[markdown.index("#### Compile variants") :].split("\n####", 1)[0]
@@ -165,7 +180,7 @@ def test_the_lab_report_has_a_row_per_variant_and_says_what_each_was_asked(with_
     assert "`ro`: mode=reduce-overhead" in table and "skipped them" in table
 
 
-def test_variant_flags_parse_python_literals_and_bare_words():
+def test_variant_flags_parse_python_literals_and_bare_words() -> None:
     assert parse_variant_flag("dyn=dynamic:True") == ("dyn", {"dynamic": True})
     assert parse_variant_flag("fast=mode:max-autotune-no-cudagraphs") == (
         "fast",
@@ -194,7 +209,7 @@ def test_variant_flags_parse_python_literals_and_bare_words():
             parse_variant_flag(text)
 
 
-def test_a_malformed_variant_flag_is_a_usage_error(capsys):
+def test_a_malformed_variant_flag_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["run", str(ADD_RELU), "--variant", "x=bogus:1"])
     assert exit_.value.code == 2
@@ -205,7 +220,7 @@ def test_a_malformed_variant_flag_is_a_usage_error(capsys):
     assert "--variant applies to a measurement" in capsys.readouterr().err
 
 
-def test_the_run_request_carries_variants_and_refuses_malformed_ones():
+def test_the_run_request_carries_variants_and_refuses_malformed_ones() -> None:
     assert protocol.decode(protocol.encode(protocol.RunRequest(1, "a.py"))) == protocol.RunRequest(1, "a.py")
     request = protocol.decode(protocol.encode(protocol.RunRequest(1, "a.py", variants={"dyn": {"dynamic": True}})))
     assert isinstance(request, protocol.RunRequest) and request.variants == {"dyn": {"dynamic": True}}
@@ -214,7 +229,7 @@ def test_the_run_request_carries_variants_and_refuses_malformed_ones():
         protocol.decode(line)
 
 
-def test_variants_in_a_file_are_read_without_running_it(write_scenario):
+def test_variants_in_a_file_are_read_without_running_it(write_scenario: WriteScenario) -> None:
     path = write_scenario(
         'raise SystemExit("never run")\n'
         'VARIANTS = {"default": {"dynamic": False}, "dyn": {"dynamic": True},\n'
@@ -237,14 +252,14 @@ def test_variants_in_a_file_are_read_without_running_it(write_scenario):
         ('COMPILE = {"dynamic": True}\nVARIANTS = {"default": {}}\n', "both set the compiled column"),
     ],
 )
-def test_a_malformed_variants_literal_names_its_line(write_scenario, source, message):
+def test_a_malformed_variants_literal_names_its_line(write_scenario: WriteScenario, source: str, message: str) -> None:
     path = write_scenario("import torch\n" + source)
     with pytest.raises(ScenarioFileError, match=message) as error:
         read_scenario(path)
     assert error.value.line == source.count("\n") + 1
 
 
-def test_arguments_this_torch_refuses_are_a_load_error_naming_the_file_and_line(write_scenario):
+def test_arguments_this_torch_refuses_are_a_load_error_naming_the_file_and_line(write_scenario: WriteScenario) -> None:
     from kernel_tui.engine.measure import measure_scenario
 
     source = ADD_RELU.read_text() + '\nVARIANTS = {"dyn": {"dynamic": True}, "x": {"mode": "fastest"}}\n'
@@ -258,7 +273,7 @@ def test_arguments_this_torch_refuses_are_a_load_error_naming_the_file_and_line(
     assert unknown.message == "--variant x: variant 'x': Unexpected optimization option no_such_option"
 
 
-def test_interleaved_rounds_take_every_call_in_turn_reversing_each_round(monkeypatch):
+def test_interleaved_rounds_take_every_call_in_turn_reversing_each_round(monkeypatch: pytest.MonkeyPatch) -> None:
     from kernel_tui.engine import timing
 
     monkeypatch.setattr(timing, "ROUND_S", 0.001)
@@ -273,7 +288,9 @@ def test_interleaved_rounds_take_every_call_in_turn_reversing_each_round(monkeyp
     assert result.against(2).second == result.timings[2]
 
 
-def test_a_variant_flag_adds_to_the_files_variants_and_default_replaces_the_compiled_side(write_scenario):
+def test_a_variant_flag_adds_to_the_files_variants_and_default_replaces_the_compiled_side(
+    write_scenario: WriteScenario,
+) -> None:
     from kernel_tui.engine.variants import resolved_info
 
     info = read_scenario(write_scenario('VARIANTS = {"default": {}, "dyn": {"dynamic": True}}\n'))

@@ -60,7 +60,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def saved_object(results: Path) -> dict[str, Any]:
     (line,) = results.read_text().splitlines()
-    return json.loads(line)
+    saved: dict[str, Any] = json.loads(line)
+    return saved
 
 
 def rewritten(results: Path, tmp_path: Path, **changes: Any) -> Path:
@@ -90,7 +91,7 @@ def no_engine(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         started.append(args)
         raise AssertionError("view mode started an engine process")
 
-    monkeypatch.setattr(client.subprocess, "Popen", refuse)
+    monkeypatch.setattr(subprocess, "Popen", refuse)  # the module the engine client starts processes with
     return started
 
 
@@ -99,13 +100,13 @@ def kernel_names(app: SavedResultsApp, mode: str) -> list[str]:
 
 
 class TestTheSavedReport:
-    def test_run_json_carries_the_scenario_files_text(self, results: Path):
+    def test_run_json_carries_the_scenario_files_text(self, results: Path) -> None:
         assert saved_object(results)["source"] == SCENARIO.read_text()
 
-    def test_run_json_leads_each_line_with_its_results_format(self, results: Path):
+    def test_run_json_leads_each_line_with_its_results_format(self, results: Path) -> None:
         assert next(iter(saved_object(results).items())) == (FORMAT_FIELD, RESULTS_FORMAT)
 
-    def test_results_saved_before_the_source_was_carried_still_load(self, results: Path):
+    def test_results_saved_before_the_source_was_carried_still_load(self, results: Path) -> None:
         data = saved_object(results)
         del data["source"]
         assert ScenarioReport.from_dict(data).source is None
@@ -114,7 +115,7 @@ class TestTheSavedReport:
 class TestViewingSavedResults:
     async def test_r_shows_the_saved_run_tables_chart_code_and_details_and_nothing_runs(
         self, results: Path, no_engine: list[Any]
-    ):
+    ) -> None:
         saved = saved_object(results)
         app = view_app(results)
         assert isinstance(app.link, SavedResultsLink)
@@ -134,6 +135,7 @@ class TestViewingSavedResults:
             await pilot.press("g")
             await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen), what="the code view")
             assert shown_text(app.screen.query_one("#code-source")).strip()
+            assert isinstance(app.screen, KernelCodeScreen)
             assert app.screen.kernel.code == saved["compiled"]["kernels"][0]["code"]
             await pilot.press("escape", "d")
             await wait_for(pilot, lambda: isinstance(app.screen, DetailsScreen), what="the details")
@@ -142,7 +144,7 @@ class TestViewingSavedResults:
 
     async def test_a_scenario_missing_here_is_shown_from_its_carried_source(
         self, results: Path, tmp_path: Path, no_engine: list[Any]
-    ):
+    ) -> None:
         app = view_app(rewritten(results, tmp_path, scenario=ELSEWHERE))
         async with app.run_test(size=WIDE) as pilot:
             (entry,) = explorer(app).catalog.entries
@@ -157,7 +159,7 @@ class TestViewingSavedResults:
 
     async def test_old_results_without_source_for_a_missing_file_say_so_and_still_show(
         self, results: Path, tmp_path: Path, no_engine: list[Any]
-    ):
+    ) -> None:
         app = view_app(rewritten(results, tmp_path, scenario=ELSEWHERE, source=None))
         async with app.run_test(size=WIDE) as pilot:
             (entry,) = explorer(app).catalog.entries
@@ -168,7 +170,7 @@ class TestViewingSavedResults:
 
     async def test_a_new_snippet_or_a_run_of_anything_unsaved_says_nothing_runs_here(
         self, results: Path, no_engine: list[Any]
-    ):
+    ) -> None:
         app = view_app(results)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("ctrl+n")
@@ -180,7 +182,7 @@ class TestViewingSavedResults:
         assert no_engine == []
 
 
-async def test_view_offers_no_sweep_to_run_and_no_drafts_to_restore(results: Path, tmp_path: Path):
+async def test_view_offers_no_sweep_to_run_and_no_drafts_to_restore(results: Path, tmp_path: Path) -> None:
     """Nothing can run in view mode: the footer offered s and the chart said "Not swept yet. s runs the
     scenario", and a draft an earlier session left opened the "Unsaved snippets" dialog."""
     from snippet_support import crashed_draft
@@ -201,7 +203,7 @@ async def test_view_offers_no_sweep_to_run_and_no_drafts_to_restore(results: Pat
         assert "no size sweep" in chart.hint and "Not swept yet" not in chart.hint
 
 
-def test_a_pretty_printed_list_of_reports_opens_too(results: Path, tmp_path: Path):
+def test_a_pretty_printed_list_of_reports_opens_too(results: Path, tmp_path: Path) -> None:
     pretty = tmp_path / "results.json"
     pretty.write_text(json.dumps([saved_object(results)], indent=2))
     (entry,) = view_app(pretty).entries
@@ -209,20 +211,22 @@ def test_a_pretty_printed_list_of_reports_opens_too(results: Path, tmp_path: Pat
 
 
 class TestBadInput:
-    def test_a_missing_file(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    def test_a_missing_file(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         missing = tmp_path / "nothing.jsonl"
         assert main(["view", str(missing)]) == EXIT_USAGE
         (line,) = capsys.readouterr().err.splitlines()
         assert str(missing) in line and "cannot read it" in line
 
-    def test_a_line_that_is_not_json(self, results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    def test_a_line_that_is_not_json(self, results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         broken = tmp_path / "broken.jsonl"
         broken.write_text(results.read_text() + "{not json\n")
         assert main(["view", str(broken)]) == EXIT_USAGE
         (line,) = capsys.readouterr().err.splitlines()
         assert f"{broken}: line 2 is not JSON" in line
 
-    def test_a_line_that_is_not_a_report(self, results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    def test_a_line_that_is_not_a_report(
+        self, results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
         other = tmp_path / "other.jsonl"
         other.write_text(results.read_text() + '{"hello": "world"}\n')
         assert main(["view", str(other)]) == EXIT_USAGE
@@ -230,7 +234,7 @@ class TestBadInput:
         assert f"{other}: line 2: not a kernel-tui report" in line
 
 
-def test_kernel_tui_view_does_not_import_torch(results: Path):
+def test_kernel_tui_view_does_not_import_torch(results: Path) -> None:
     # A fresh interpreter through the command line's own path, headless, until the first frame is painted.
     code = textwrap.dedent(
         f"""

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
+import pytest
 from conftest import REPO, measure, overdue
-from test_ui_support import ADD_RELU, make_app, make_link, wait_for
+from replay import ReplayEngineLink
+from test_ui_support import ADD_RELU, explorer, make_app, make_link, wait_for
+from textual.widgets import ProgressBar
 
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.protocol import Done, Hello, StageStartedMessage, Warmup, WarmupPlan
@@ -19,7 +23,9 @@ from kernel_tui.ui.widgets.run_status import RunStatusBar
 SMALL = (80, 24)
 
 
-def test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone(tmp_path, monkeypatch):
+def test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("KERNEL_TUI_CACHE_DIR", str(tmp_path))
     with EngineClient("cpu", warm_up=True) as client:
         hello = client.start()
@@ -47,12 +53,14 @@ def test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone(t
     assert (tmp_path / "warmup.json").exists(), "the next session's estimate comes from this one"
 
 
-def test_the_cli_engine_does_not_warm_up(engine):
+def test_the_cli_engine_does_not_warm_up(engine: EngineClient) -> None:
     assert engine.start().warmup is None
-    assert measure(engine, REPO / "tests" / "data" / "add_relu.py").compiled.kernel_count == 1
+    report = measure(engine, REPO / "tests" / "data" / "add_relu.py")
+    assert report.compiled is not None
+    assert report.compiled.kernel_count == 1
 
 
-def test_the_explorer_asks_for_the_warm_up(monkeypatch):
+def test_the_explorer_asks_for_the_warm_up(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KERNEL_TUI_WARM_UP")
     link = ClientEngineLink("cpu")
     try:
@@ -61,7 +69,7 @@ def test_the_explorer_asks_for_the_warm_up(monkeypatch):
         link.close()
 
 
-def test_the_warm_up_can_be_turned_off(monkeypatch):
+def test_the_warm_up_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KERNEL_TUI_WARM_UP", "0")
     link = ClientEngineLink("cpu")
     try:
@@ -87,28 +95,33 @@ class WarmingLink:
         return getattr(self.replay, name)
 
 
-async def test_the_explorer_shows_the_first_compile_with_its_progress_until_it_ends():
+async def test_the_explorer_shows_the_first_compile_with_its_progress_until_it_ends() -> None:
     link = WarmingLink()
     now = [1000.0]
-    app = make_app(link, clock=lambda: now[0])
+    # A ReplayEngineLink in all but its hello and warm-up, which it hands on through __getattr__.
+    app = make_app(cast(ReplayEngineLink, link), clock=lambda: now[0])
     async with app.run_test(size=SMALL) as pilot:
-        bar = app.get_explorer().query_one(RunStatusBar)
-        status = lambda: str(bar.query_one("#status-text").render())  # noqa: E731
+        bar = explorer(app).query_one(RunStatusBar)
+
+        def status() -> str:
+            return str(bar.query_one("#status-text").render())
+
         await wait_for(pilot, lambda: "first compile of the session: about 20 s" in status(), what="the warm-up")
         now[0] += 5
-        app.get_explorer()._show_status()
+        explorer(app)._show_status()
         await pilot.pause()
         assert "5 s so far" in status()
-        progress = bar.query_one("#status-progress")
+        progress = bar.query_one("#status-progress", ProgressBar)
+        assert progress.total is not None
         assert progress.display and 0 < progress.progress < progress.total
         link.result = Warmup(state="done", seconds=6.0)
-        app.get_explorer()._show_status()
+        explorer(app)._show_status()
         await pilot.pause()
         assert "first compile" not in status() and not progress.display
         await pilot.press("r")
-        await wait_for(pilot, lambda: not app.get_explorer().runs[ADD_RELU].running, what="the run")
+        await wait_for(pilot, lambda: not explorer(app).runs[ADD_RELU].running, what="the run")
 
 
-def test_warming_progress_stays_short_of_full_until_the_engine_says_done():
+def test_warming_progress_stays_short_of_full_until_the_engine_says_done() -> None:
     assert describe.warming_progress(20.0, 10.0) == (50.0, 100)
     assert describe.warming_progress(20.0, 60.0)[0] < 100

@@ -11,6 +11,7 @@ import pytest
 from conftest import measure
 
 from kernel_tui.engine.attribution import ops_from_name
+from kernel_tui.transport.client import EngineClient
 
 DATA = Path(__file__).parent / "data"
 FN_LINE = 12  # `return (a + b).relu()` in tests/data/add_relu.py
@@ -26,32 +27,39 @@ FN_LINE = 12  # `return (a + b).relu()` in tests/data/add_relu.py
         ("aten::mm", ()),
     ],
 )
-def test_fused_names_are_read_against_the_eager_ops(name, ops):
+def test_fused_names_are_read_against_the_eager_ops(name: str, ops: tuple[str, ...]) -> None:
     candidates = ["aten::relu", "aten::add", "aten::_softmax", "aten::native_layer_norm", "aten::mul"]
     assert ops_from_name(name, candidates) == ops
 
 
-def test_each_compiled_kernel_names_the_eager_ops_and_lines_it_replaced(engine):
+def test_each_compiled_kernel_names_the_eager_ops_and_lines_it_replaced(engine: EngineClient) -> None:
     report = measure(engine, DATA / "add_relu.py")
+    assert report.eager is not None
     add, relu = report.eager.kernels
+    assert report.compiled is not None
     (fused,) = report.compiled.kernels
     assert (add.aten_ops, add.lines) == (("aten::add",), (FN_LINE,))
     assert (relu.aten_ops, relu.lines) == (("aten::relu",), (FN_LINE,))
     assert set(fused.aten_ops) == {"aten::add", "aten::relu"} and fused.lines == (FN_LINE,)
     assert add.fused_into == relu.fused_into == ("cpp_fused_add_relu_0",)
+    assert fused.code is not None
     assert "in_ptr0" in fused.code and "out_ptr0" in fused.code
     assert add.code is None
 
 
-def test_bandwidth_is_bytes_over_time_against_the_measured_ceiling(engine):
+def test_bandwidth_is_bytes_over_time_against_the_measured_ceiling(engine: EngineClient) -> None:
     report = measure(engine, DATA / "add_relu.py")
+    assert report.bandwidth_ceiling_gbs is not None
     assert report.bandwidth_ceiling_gbs > 0
+    assert report.eager is not None
+    assert report.compiled is not None
     for kernel in report.eager.kernels + report.compiled.kernels:
+        assert kernel.bytes_total is not None and kernel.time_us is not None and kernel.gbs is not None
         assert kernel.gbs == pytest.approx(kernel.bytes_total / kernel.time_us / 1e3)
         assert kernel.ceiling_pct == pytest.approx(100 * kernel.gbs / report.bandwidth_ceiling_gbs)
 
 
-def test_sweep_points_carry_their_bytes_for_a_bandwidth_chart(engine):
+def test_sweep_points_carry_their_bytes_for_a_bandwidth_chart(engine: EngineClient) -> None:
     report = measure(engine, DATA / "add_relu.py", size=4096, sizes=[1024, 4096], sweep=True)
     assert [(p.eager_bytes, p.compiled_bytes) for p in report.sweep] == [
         (5 * 4 * 1024, 3 * 4 * 1024),
@@ -59,7 +67,7 @@ def test_sweep_points_carry_their_bytes_for_a_bandwidth_chart(engine):
     ]
 
 
-def test_export_writes_a_lab_report_and_trace_writes_perfetto_files(tmp_path):
+def test_export_writes_a_lab_report_and_trace_writes_perfetto_files(tmp_path: Path) -> None:
     report_md, traces = tmp_path / "report.md", tmp_path / "traces"
     result = subprocess.run(
         [

@@ -10,7 +10,7 @@ became, or that its work vanished compiled, and what it was in the baseline.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from rich.text import Text
 
@@ -149,4 +149,6 @@ def _text_area(find: Find[Any]) -> SnippetTextArea | None:
     found = find("#snippet-text", Widget)
     if found is None or not hasattr(found, "show_lines"):
         return None
-    return found
+    # Looked up as a plain Widget so that the editor's module loads only once a snippet opens (the explorer's
+    # first frame does without it); the check above is what stands for the class.
+    return cast("SnippetTextArea", found)

@@ -33,13 +33,20 @@ def build_app(
     *,
     device: str = "auto",
     link_factory: EngineLinkFactory = client_engine_link,
-    **options,
+    exit_after_first_frame: bool = False,
+    predict: bool = True,
 ) -> KernelTuiApp:
     """The app for these scenario files (none: the built-in course); tests pass a fake ``link_factory``."""
     course = course_dir()
     scenario_paths = paths or find_scenarios([course])
     entries = load_catalog(scenario_paths, course)
-    return KernelTuiApp(entries, device=device, link_factory=link_factory, **options)
+    return KernelTuiApp(
+        entries,
+        device=device,
+        link_factory=link_factory,
+        exit_after_first_frame=exit_after_first_frame,
+        predict=predict,
+    )
 
 
 def run_app(paths: list[Path], device: str = "auto", predict: bool = True, arch: Arch | None = None) -> int:
