@@ -21,12 +21,16 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
 from kernel_tui.engine.device import free_memory_bytes
 from kernel_tui.engine.timing import time_call
-from kernel_tui.model.report import Kernel, gbs
+from kernel_tui.model.report import gbs
+
+if TYPE_CHECKING:
+    from kernel_tui.model.kernel import Kernel
 
 COPY_BYTES = {"cpu": 256 * 2**20, "cuda": 2 * 2**30}
 MAX_AGE_S = 7 * 24 * 3600

@@ -33,7 +33,8 @@ from kernel_tui.engine.traffic import EagerTrafficMode, Traffic, tensors_in
 from kernel_tui.model.roofline import achieved_gflops, bound, dominant_bound, intensity, roof_time_us
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Ceilings, Kernel, ModeResult, ScenarioReport
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import Ceilings, ModeResult, ScenarioReport
 
 NO_ARITHMETIC = PLACEMENT | {
     "aten::fill_",

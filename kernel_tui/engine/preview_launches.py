@@ -18,8 +18,9 @@ from kernel_tui.engine.traffic import (
     op_tensors,
     unique_bytes,
 )
+from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.names import short_name
-from kernel_tui.model.report import Kernel, ModeResult
+from kernel_tui.model.report import ModeResult
 
 
 class DeviceOps(EagerTrafficMode):

@@ -36,7 +36,8 @@ from kernel_tui.model.report_keys import SECTIONS
 
 if TYPE_CHECKING:
     from kernel_tui.engine.outbox import RunOutbox
-    from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ModeResult, ScenarioReport
 
 TRACED_ON_CPU = (
     "training: the step was traced on the CPU (the autograd engine needs a CUDA context) and its forward and "

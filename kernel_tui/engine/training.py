@@ -32,7 +32,8 @@ from kernel_tui.model.report_keys import SECTIONS
 if TYPE_CHECKING:
     from kernel_tui.engine.loader import LoadedScenario
     from kernel_tui.engine.traffic import Traffic
-    from kernel_tui.model.report import Kernel, ModeResult
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ModeResult
 
 NO_GRADIENT = (
     "TRAIN = True, but the loss depends on no floating-point input of fn, so backward has nothing to compute: "

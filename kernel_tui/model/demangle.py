@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
+from typing import Any
 
 # Real kernel names stay under about 2,000 characters; anything far longer is not worth a C call.
 _MANGLED_MAX = 4096
@@ -33,7 +35,7 @@ def _demangled(name: str) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _demangler() -> tuple | None:
+def _demangler() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     """``__cxa_demangle`` from the C++ runtime (loaded wherever torch runs) and the ``free`` for its result."""
     import ctypes  # here: the explorer imports this module before its first frame, and demangles only after
 

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kernel_tui.model.baseline_marks import CHANGED, MARKS, REMOVED
 from kernel_tui.model.kernel import Kernel, nested_names
 from kernel_tui.model.report_keys import SECTIONS
-from kernel_tui.text.baseline import CHANGED, MARKS, REMOVED, KernelChange, calls_text, kernel_bytes_text
+from kernel_tui.text.baseline import KernelChange, calls_text, kernel_bytes_text
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ModeResult

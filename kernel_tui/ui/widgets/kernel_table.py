@@ -36,7 +36,8 @@ LINE_MARK = "bold reverse"
 """A row whose work came from the code line under the cursor."""
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel, ModeResult
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ModeResult
     from kernel_tui.ui.kernel_rows import KernelRow
     from kernel_tui.ui.pinned_baselines import ModeBaseline
     from kernel_tui.ui.shown import TableShown

@@ -22,7 +22,8 @@ from textual_plotext import PlotextPlot
 from kernel_tui.ui.widgets.chart_modes import ChartData, Series, chart_mode
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel, ScenarioReport, SweepPoint
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ScenarioReport, SweepPoint
 
 
 class RuntimePlot(PlotextPlot):
