@@ -10,7 +10,7 @@ became, or that its work vanished compiled, and what it was in the baseline.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from rich.text import Text
 
@@ -150,4 +150,4 @@ def _text_area(find: Find[Any]) -> SnippetTextArea | None:
     found = find("#snippet-text", Widget)
     if found is None or not hasattr(found, "show_lines"):
         return None
-    return found
+    return cast("SnippetTextArea", found)  # show_lines is what a SnippetTextArea has and no other widget

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
@@ -33,7 +33,7 @@ def build_app(
     *,
     device: str = "auto",
     link_factory: EngineLinkFactory = client_engine_link,
-    **options,
+    **options: Any,
 ) -> KernelTuiApp:
     """The app for these scenario files (none: the built-in course); tests pass a fake ``link_factory``."""
     course = course_dir()

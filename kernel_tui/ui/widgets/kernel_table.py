@@ -50,7 +50,7 @@ MIN_CUT_NAME = 8
 """A name cut shorter than this says too little: the change note (also under the tables) gives way first."""
 
 
-class KernelTable(DataTable):
+class KernelTable(DataTable[Text]):
     """The kernels one mode ran per call of ``fn``, as the engine grouped them by name."""
 
     def __init__(self, mode: str, title: str, *, id: str | None = None) -> None:
