@@ -67,7 +67,7 @@ REDUCTION_TAG = getattr(torch.Tag, "reduction", None)
 """Absent in torch 2.9: there a reduction without a formula has unknown FLOPs, not a crash."""
 
 
-def op_flops(name: str, func: Any, args: tuple, kwargs: dict, out: Any) -> int | None:
+def op_flops(name: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> int | None:
     """The FLOPs of one dispatched operator (``name``, its profiler-style name) by the module's rules; None when
     no rule covers it."""
     formula = flop_registry.get(func._overloadpacket)
@@ -102,7 +102,7 @@ class FlopCountingMode(TorchDispatchMode):
         return out
 
 
-def eager_flops(fn: Callable[..., Any], args: tuple) -> list[OpFlops]:
+def eager_flops(fn: Callable[..., Any], args: tuple[Any, ...]) -> list[OpFlops]:
     """Run ``fn`` once (untimed, unprofiled) and return the FLOPs of its data-moving operators in order."""
     mode = FlopCountingMode()
     with torch.no_grad(), mode:
@@ -119,7 +119,7 @@ def bytes_and_flops(traffic: EagerTrafficMode) -> Iterator[FlopCountingMode]:
 
 
 def eager_bytes_and_flops(
-    fn: Callable[..., Any], args: tuple, source_file: str | None = None
+    fn: Callable[..., Any], args: tuple[Any, ...], source_file: str | None = None
 ) -> tuple[list[Traffic], list[OpFlops]]:
     """Run ``fn`` once (untimed, unprofiled) and return its data-moving operators in order, by their bytes
     (each with the line of ``source_file`` it was called from) and by their FLOPs."""
@@ -248,7 +248,7 @@ def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceiling
     return report
 
 
-def scenario_dtype(args: tuple) -> torch.dtype:
+def scenario_dtype(args: tuple[Any, ...]) -> torch.dtype:
     """The dtype the compute ceiling is measured in: the largest floating-point input's (float32 without one)."""
     floating = [t for t in tensors_in(args) if t.is_floating_point()]
     if not floating:

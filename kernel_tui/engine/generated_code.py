@@ -147,7 +147,7 @@ class _RecordingKernel:
         }
         self._recorder = recorder
 
-    def _record(self, args: tuple) -> None:
+    def _record(self, args: tuple[Any, ...]) -> None:
         read, written = [], []
         for param, value in zip(self._params, args):
             if not isinstance(value, torch.Tensor):
@@ -295,7 +295,7 @@ def recording_kernels(records: list[Traffic], modules: list[Any] | None = None) 
             setattr(module, name, value)
 
 
-def compiled_traffic(compiled_fn: Any, args: tuple, modules: list[Any] | None = None) -> list[Traffic]:
+def compiled_traffic(compiled_fn: Any, args: tuple[Any, ...], modules: list[Any] | None = None) -> list[Traffic]:
     """Call the (already compiled, warm) function once and return each kernel's traffic in call order."""
     records: list[Traffic] = []
     with recording_kernels(records, modules), torch.no_grad():

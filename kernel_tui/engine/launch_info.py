@@ -142,7 +142,7 @@ class TritonLaunchPlan:
         """The configs after the first: a GPU chooses among them all on the first call, by timing each."""
         return tuple(_config_text(config) for config in self.configs[1:])
 
-    def launch(self, args: tuple, elements: int | None) -> KernelLaunch:
+    def launch(self, args: tuple[Any, ...], elements: int | None) -> KernelLaunch:
         """The launch of one call with ``args`` (the wrapper's ``.run(...)`` arguments), in the first config."""
         if self.error is not None:
             return KernelLaunch(elements=elements, note=self.error)

@@ -230,7 +230,7 @@ def _main_launches(launches: Sequence[ev.Launch]) -> dict[int, ev.Launch]:
     return main
 
 
-def _unique(items: Iterable[Any]) -> tuple:
+def _unique(items: Iterable[Any]) -> tuple[Any, ...]:
     return tuple(dict.fromkeys(items))
 
 

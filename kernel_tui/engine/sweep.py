@@ -157,7 +157,7 @@ def predicted_point_s(history: list[tuple[int, float, float]], size: int) -> flo
     return last_point_s * ratio**exponent
 
 
-def _warm_up(scenario: LoadedScenario, fn: Any, args: tuple, device: str) -> float:
+def _warm_up(scenario: LoadedScenario, fn: Any, args: tuple[Any, ...], device: str) -> float:
     """Seconds of one call; for the compiled side this is where a recompile for the new size happens."""
     started = time.perf_counter()
     scenario.call(fn, args, "sweep")

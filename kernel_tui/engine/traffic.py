@@ -140,7 +140,7 @@ OVERWRITES = frozenset({"aten::copy_", "aten::fill_", "aten::zero_"})
 
 
 def op_tensors(
-    name: str, schema: Any, args: tuple, kwargs: dict, out: Any
+    name: str, schema: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
 ) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
     """The tensors one dispatched operator reads, and those it writes."""
     read: list[torch.Tensor] = []
@@ -180,7 +180,7 @@ def host_transfer(name: str, read: list[torch.Tensor], written: list[torch.Tenso
     return None
 
 
-def eager_traffic(fn: Any, args: tuple, source_file: str | None = None) -> list[Traffic]:
+def eager_traffic(fn: Any, args: tuple[Any, ...], source_file: str | None = None) -> list[Traffic]:
     """Run ``fn`` once (untimed, unprofiled) and return its data-moving operators in order, each with the
     lines of ``source_file`` it came from."""
     mode = EagerTrafficMode(source_file)
@@ -189,11 +189,11 @@ def eager_traffic(fn: Any, args: tuple, source_file: str | None = None) -> list[
     return mode.ops
 
 
-def ideal_bytes(args: tuple, output: Any) -> int:
+def ideal_bytes(args: tuple[Any, ...], output: Any) -> int:
     """Each input read once and each output written once: what a perfect single kernel would move."""
     return unique_bytes(tensors_in(args)) + unique_bytes(tensors_in(output))
 
 
-def array_bytes(args: tuple) -> int:
+def array_bytes(args: tuple[Any, ...]) -> int:
     """The unit of an array-sized transfer: the bytes of the largest input."""
     return max((tensor_bytes(t) for t in tensors_in(args)), default=0)

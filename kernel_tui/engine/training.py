@@ -123,7 +123,7 @@ def traffic_twin(
     scenario: LoadedScenario,
     measured: Callable[..., Any],
     device: str,
-    args: tuple,
+    args: tuple[Any, ...],
     options: dict[str, Any] | None = None,
     compile_target: Callable[[Any], Any] = _as_is,
 ) -> Any:
@@ -171,7 +171,7 @@ def with_section_totals(mode: ModeResult) -> ModeResult:
     return replace(mode, **totals)
 
 
-def saved_bytes(step: Callable[..., Any], args: tuple) -> int | None:
+def saved_bytes(step: Callable[..., Any], args: tuple[Any, ...]) -> int | None:
     """Bytes of the distinct storages forward saves for backward, the inputs' own excluded; None for a
     forward-only ``fn``. Runs one step (untimed, unprofiled)."""
     if not isinstance(step, TrainingStep):

@@ -112,7 +112,7 @@ class VariantRun:
 
 
 def measure_variants(
-    scenario: LoadedScenario, args: tuple, device: str, profile: Profile, outbox: RunOutbox
+    scenario: LoadedScenario, args: tuple[Any, ...], device: str, profile: Profile, outbox: RunOutbox
 ) -> list[VariantRun]:
     """Compile and profile every variant of ``scenario``, one after the other; a variant that fails keeps its
     error to itself."""
@@ -124,7 +124,7 @@ def measure_variants(
 
 
 def measure_variant(
-    name: str, options: dict[str, Any], scenario: LoadedScenario, args: tuple, device: str, profile: Profile
+    name: str, options: dict[str, Any], scenario: LoadedScenario, args: tuple[Any, ...], device: str, profile: Profile
 ) -> VariantRun:
     run = VariantRun(name, options)
     watch = compile_watch.CompileWatch().start()
