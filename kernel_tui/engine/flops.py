@@ -93,7 +93,9 @@ class FlopCountingMode(TorchDispatchMode):
         super().__init__()
         self.ops: list[OpFlops] = []
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(
+        self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = op_name(func)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import torch
@@ -235,7 +235,9 @@ class _WrapperOps(TorchDispatchMode):
     def ignore_compile_internals(cls) -> bool:
         return True
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(
+        self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = op_name(func)

@@ -20,10 +20,13 @@ from __future__ import annotations
 import ast
 import re
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from unittest import mock
 
 from kernel_tui.model.launch import WARP_SIZE, KernelLaunch, gpu_launch
+
+if TYPE_CHECKING:
+    from kernel_tui.engine.traffic import Traffic
 
 LIBRARY_NOTE = "a library kernel (cuBLAS, cuDNN) chooses its grid and block on the device: a preview cannot know"
 CHOICE_NOTE = "a GPU times each config on the first call and keeps the fastest; the preview shows the first"
@@ -175,7 +178,7 @@ PREVIEW_LAUNCH_NOTE = (
 )
 
 
-def preview_launch(first: Any, kind: str) -> KernelLaunch | None:
+def preview_launch(first: Traffic, kind: str) -> KernelLaunch | None:
     """A preview row's launch from its first launch's record (a ``Traffic``): a generated kernel's, else what
     cannot be known without a device (a library call, an eager operator); a copy has none."""
     if first.launch is not None:

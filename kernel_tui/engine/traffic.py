@@ -11,9 +11,9 @@ storage and offset.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensor
@@ -110,13 +110,15 @@ class EagerTrafficMode(TorchDispatchMode):
 
     def __enter__(self) -> EagerTrafficMode:
         self._lines.__enter__()
-        return super().__enter__()
+        return cast("EagerTrafficMode", super().__enter__())  # TorchDispatchMode.__enter__ returns self
 
     def __exit__(self, *exc: Any) -> None:
         super().__exit__(*exc)
         self._lines.__exit__(*exc)
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(
+        self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = op_name(func)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 from torch.profiler import record_function
@@ -44,7 +44,7 @@ NO_GRADIENT = (
 def default_loss(output: Any) -> torch.Tensor:
     """A scalar that depends on every element of every output, in float32 whatever their dtype."""
     leaves = output if isinstance(output, (tuple, list)) else (output,)
-    total = leaves[0].float().sum()
+    total: torch.Tensor = leaves[0].float().sum()
     for leaf in leaves[1:]:  # not sum(): its start, 0, would add one more kernel
         total = total + leaf.float().sum()
     return total
@@ -100,7 +100,7 @@ def _as_is(fn: Any) -> Any:
 def measured_fn(scenario: LoadedScenario) -> Callable[..., Any]:
     """What is measured eagerly: ``fn``, or the training step around it."""
     if not scenario.info.train:
-        return scenario.module.fn
+        return cast("Callable[..., Any]", scenario.module.fn)  # the loader refuses a module whose fn is not callable
     return TrainingStep(forward_and_loss(scenario))
 
 
