@@ -167,7 +167,7 @@ def _constant_folding_on_cpu() -> Any:
     original = ConstantFolder.run
 
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with _CudaToCpu():
+        with _CudaToCpu():  # type: ignore[no-untyped-call]  # it inherits TorchDispatchMode's unannotated __init__
             return original(self, *args, **kwargs)
 
     return mock.patch.object(ConstantFolder, "run", run)
@@ -217,7 +217,7 @@ def fake_cuda(arch: int, assumptions: list[str]) -> Iterator[types.SimpleNamespa
 
     props = device_properties(arch)
 
-    class FakeCudaDriver(CudaDriver):
+    class FakeCudaDriver(CudaDriver):  # type: ignore[misc]  # triton ships no types: CudaDriver is Any to mypy
         def __init__(self) -> None:  # CudaDriver's own would build and load cuda_utils.so against libcuda
             self.utils = types.SimpleNamespace(
                 get_device_properties=lambda device: {

@@ -90,7 +90,7 @@ class FlopCountingMode(TorchDispatchMode):
     """Records each data-moving operator's FLOPs, in dispatch order (what ``traffic`` records bytes for)."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__init__ unannotated
         self.ops: list[OpFlops] = []
 
     def __torch_dispatch__(

@@ -228,7 +228,7 @@ class _WrapperOps(TorchDispatchMode):
     compiled code runs; any other mode would make it run ``fn`` eagerly instead."""
 
     def __init__(self, recorder: _Recorder) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__init__ unannotated
         self._recorder = recorder
 
     @classmethod

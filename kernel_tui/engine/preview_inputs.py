@@ -47,7 +47,7 @@ class HostValues(TorchDispatchMode):
     It ignores compile internals so that ``torch.compile`` still compiles while it is active."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__init__ unannotated
         self.used = 0
 
     @classmethod

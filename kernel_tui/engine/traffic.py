@@ -104,16 +104,16 @@ class EagerTrafficMode(TorchDispatchMode):
     """Records each dispatched operator's reads and writes, in order, skipping views and allocations."""
 
     def __init__(self, source_file: str | None = None) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__init__ unannotated
         self.ops: list[Traffic] = []
         self._lines = LineFinder(source_file)
 
     def __enter__(self) -> EagerTrafficMode:
         self._lines.__enter__()
-        return cast("EagerTrafficMode", super().__enter__())  # TorchDispatchMode.__enter__ returns self
+        return cast("EagerTrafficMode", super().__enter__())  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__enter__ unannotated; it returns self
 
     def __exit__(self, *exc: Any) -> None:
-        super().__exit__(*exc)
+        super().__exit__(*exc)  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__exit__ unannotated
         self._lines.__exit__(*exc)
 
     def __torch_dispatch__(
