@@ -162,7 +162,7 @@ class TritonLaunchPlan:
         except Exception as error:  # noqa: BLE001 - a grid type the preview cannot evaluate: say so
             return KernelLaunch(elements=elements, note=f"the preview could not evaluate this kernel's grid: {error}")
         return gpu_launch(
-            tuple(int(value) for value in grid),  # type: ignore[arg-type]
+            tuple(int(value) for value in grid),  # type: ignore[arg-type]  # Inductor's grid is (x, y, z)
             (WARP_SIZE * config.num_warps, 1, 1),
             warps=config.num_warps,
             elements=elements,
