@@ -157,7 +157,7 @@ def _legend(marked: RooflinePoint) -> str:
 
 
 def draw_roofline(
-    plt,  # the chart's own plotext figure (textual_plotext's Plot)
+    plt: Any,  # the chart's own plotext figure (textual_plotext's Plot), which ships no types
     report: ScenarioReport | None,
     highlight: tuple[str | None, Kernel | None],
     *,
