@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     # argparse is imported where a parser is built or an argument checked: a bare ``kernel-tui`` never loads it.
     import argparse
 
+    from rich.console import Console
+
     from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
 
     # The explorer starts through this module: what only ``run`` needs (the protocol and the report
@@ -180,7 +182,7 @@ def _collector_off_until_first_frame() -> Iterator[None]:
         gc.enable()
 
 
-def _stdout_console():  # rich is imported late to keep start-up light
+def _stdout_console() -> Console:  # rich is imported late to keep start-up light
     from rich.console import Console
 
     # Piped output has no terminal width to follow: COLUMNS if set, else 120 columns, which keeps the two

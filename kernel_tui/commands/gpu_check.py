@@ -29,15 +29,18 @@ import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kernel_tui.commands.gpu_findings import audit_trace, compiled_cell, eager_cell
 from kernel_tui.commands.preview_table import RECORDING
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.names import is_elementwise
-from kernel_tui.model.report import Kernel, ScenarioReport
+from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.report_keys import MODES
 from kernel_tui.text.formatting import bandwidth_text, device_text
+
+if TYPE_CHECKING:
+    from kernel_tui.model.kernel import Kernel
 
 RECORDED_PREVIEW = RECORDING
 BUDGET_S = 270.0

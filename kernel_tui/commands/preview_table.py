@@ -10,8 +10,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
+from kernel_tui.model.report import ModeResult, ScenarioReport
+
+if TYPE_CHECKING:
+    from kernel_tui.model.kernel import Kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDING = ROOT / "tests" / "data" / "preview" / "course_sm90.jsonl"

@@ -50,7 +50,7 @@ PINNED_BASIS = ".item() copies into a pinned host buffer (ATen's _local_scalar_d
 
 
 def cuda_launches(
-    launch: Traffic, args: tuple, kwargs: dict[str, Any], out: Any, device: str = "cuda"
+    launch: Traffic, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any, device: str = "cuda"
 ) -> list[Traffic]:
     """The launches a GPU makes for one dispatched operator, ``launch`` being the preview's one-launch record;
     ``device`` is the device type standing for the GPU (``cpu`` for a training step traced on CPU fakes)."""

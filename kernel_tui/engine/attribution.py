@@ -21,7 +21,7 @@ from kernel_tui.engine.source_lines import NO_OPERATORS, NOT_FROM_A_LINE
 from kernel_tui.model.names import fused_ops
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel
+    from kernel_tui.model.kernel import Kernel
 
 # Library calls that do the work of several eager operators.
 COMBINED = {

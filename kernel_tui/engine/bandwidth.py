@@ -21,12 +21,16 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from kernel_tui.engine.device import free_memory_bytes
 from kernel_tui.engine.timing import time_call
-from kernel_tui.model.report import Kernel, gbs
+from kernel_tui.model.report import gbs
+
+if TYPE_CHECKING:
+    from kernel_tui.model.kernel import Kernel
 
 COPY_BYTES = {"cpu": 256 * 2**20, "cuda": 2 * 2**30}
 MAX_AGE_S = 7 * 24 * 3600
@@ -181,7 +185,7 @@ def _usable_entry(found: object, field: str) -> dict[str, float]:
     return {field: float(found[field]), "measured_at": float(found["measured_at"])}
 
 
-def _entry(field: str, value: float, kind: str) -> dict:
+def _entry(field: str, value: float, kind: str) -> dict[str, Any]:
     """A cached figure with when and under what load it was measured."""
     return {
         field: value,
@@ -209,7 +213,7 @@ def ceiling_conditions(device: str, device_name: str) -> str | None:
     return text
 
 
-def _write_cache(cached: dict) -> None:
+def _write_cache(cached: dict[str, Any]) -> None:
     try:
         path = cache_file()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -245,7 +249,7 @@ def _key(device: str, device_name: str) -> str:
     return f"{device}:{device_name}:{torch.get_num_threads()} threads"
 
 
-def _read_cache() -> dict:
+def _read_cache() -> dict[str, Any]:
     try:
         cached = json.loads(cache_file().read_text())
     except (OSError, ValueError):

@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import contextlib
 import types
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, cast
 from unittest import mock
 
 import torch
@@ -147,7 +147,9 @@ def _clear_device_caches() -> None:
 class _CudaToCpu(torch.utils._python_dispatch.TorchDispatchMode):
     """Runs real-tensor operations that ask for a CUDA device on the CPU instead."""
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(
+        self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         def on_cpu(value: Any) -> Any:
             if isinstance(value, torch.device) and value.type == "cuda":
                 return torch.device("cpu")
@@ -165,7 +167,7 @@ def _constant_folding_on_cpu() -> Any:
     original = ConstantFolder.run
 
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with _CudaToCpu():
+        with _CudaToCpu():  # type: ignore[no-untyped-call]  # it inherits TorchDispatchMode's unannotated __init__
             return original(self, *args, **kwargs)
 
     return mock.patch.object(ConstantFolder, "run", run)
@@ -215,7 +217,7 @@ def fake_cuda(arch: int, assumptions: list[str]) -> Iterator[types.SimpleNamespa
 
     props = device_properties(arch)
 
-    class FakeCudaDriver(CudaDriver):
+    class FakeCudaDriver(CudaDriver):  # type: ignore[misc]  # triton ships no types: CudaDriver is Any to mypy
         def __init__(self) -> None:  # CudaDriver's own would build and load cuda_utils.so against libcuda
             self.utils = types.SimpleNamespace(
                 get_device_properties=lambda device: {
@@ -327,19 +329,30 @@ def _sdpa_choice(q: Any, k: Any, v: Any, mask: Any, is_causal: bool, enable_gqa:
 
 
 def _sdpa_as(backend: str) -> Any:
-    def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+    def sdpa(
+        query: torch.Tensor,
+        key: torch.Tensor,
+        value: torch.Tensor,
+        attn_mask: torch.Tensor | None = None,
+        dropout_p: float = 0.0,
+        is_causal: bool = False,
+        scale: float | None = None,
+        enable_gqa: bool = False,
+    ) -> torch.Tensor:
         if backend == "flash":
-            return torch.ops.aten._scaled_dot_product_flash_attention(
+            flash = torch.ops.aten._scaled_dot_product_flash_attention(
                 query, key, value, dropout_p, is_causal, False, scale=scale
-            )[0]
+            )
+            return cast(torch.Tensor, flash[0])  # the attention output; the rest are what backward needs
         if attn_mask is not None and attn_mask.dtype == torch.bool:
             attn_mask = torch.where(attn_mask, 0.0, float("-inf")).to(query.dtype)
         if attn_mask is not None:
             attn_mask = attn_mask.expand(query.shape[0], query.shape[1], query.shape[2], key.shape[2])
         grad = query.requires_grad or key.requires_grad or value.requires_grad
-        return torch.ops.aten._scaled_dot_product_efficient_attention(
+        efficient = torch.ops.aten._scaled_dot_product_efficient_attention(
             query, key, value, attn_mask, grad, dropout_p, is_causal, scale=scale
-        )[0]
+        )
+        return cast(torch.Tensor, efficient[0])  # the attention output; the rest are what backward needs
 
     sdpa.__name__ = f"sdpa_{backend}"
     return sdpa
@@ -395,7 +408,9 @@ class SdpaAsOnGpu(torch.overrides.TorchFunctionMode):
         self.arch = arch
         self.assumptions = assumptions
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):
+    def __torch_function__(
+        self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         kwargs = kwargs or {}
         if func in _sdpa_targets():
             choice = _sdpa_decide(

@@ -19,7 +19,7 @@ from kernel_tui.engine.traffic import Traffic, tensors_in, unique_bytes
 FOREACH_COPY = "aten::_foreach_copy_"
 
 
-def twin_compile_options(compile_options: dict) -> dict | None:
+def twin_compile_options(compile_options: dict[str, Any]) -> dict[str, Any] | None:
     """``torch.compile`` options that generate the same kernels with CUDA graphs off, or None when
     ``compile_options`` do not use CUDA graphs."""
     options = dict(compile_options)
@@ -36,8 +36,11 @@ def twin_compile_options(compile_options: dict) -> dict | None:
 
 
 def traffic_twin(
-    compile_with: Callable[[dict], Callable], compile_options: dict, device: str, args: tuple
-) -> Callable | None:
+    compile_with: Callable[[dict[str, Any]], Callable[..., Any]],
+    compile_options: dict[str, Any],
+    device: str,
+    args: tuple[Any, ...],
+) -> Callable[..., Any] | None:
     """The warm twin of what ``compile_with(options)`` compiles, compiled with ``compile_options`` but CUDA graphs
     off, or None where no graphs are used. Warmed under ``no_grad``, as the compiled call is; a training step
     turns grad on itself."""

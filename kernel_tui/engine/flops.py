@@ -33,7 +33,8 @@ from kernel_tui.engine.traffic import EagerTrafficMode, Traffic, tensors_in
 from kernel_tui.model.roofline import achieved_gflops, bound, dominant_bound, intensity, roof_time_us
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Ceilings, Kernel, ModeResult, ScenarioReport
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import Ceilings, ModeResult, ScenarioReport
 
 NO_ARITHMETIC = PLACEMENT | {
     "aten::fill_",
@@ -66,7 +67,7 @@ REDUCTION_TAG = getattr(torch.Tag, "reduction", None)
 """Absent in torch 2.9: there a reduction without a formula has unknown FLOPs, not a crash."""
 
 
-def op_flops(name: str, func: Any, args: tuple, kwargs: dict, out: Any) -> int | None:
+def op_flops(name: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> int | None:
     """The FLOPs of one dispatched operator (``name``, its profiler-style name) by the module's rules; None when
     no rule covers it."""
     formula = flop_registry.get(func._overloadpacket)
@@ -89,10 +90,12 @@ class FlopCountingMode(TorchDispatchMode):
     """Records each data-moving operator's FLOPs, in dispatch order (what ``traffic`` records bytes for)."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__init__ unannotated
         self.ops: list[OpFlops] = []
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(
+        self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = op_name(func)
@@ -101,7 +104,7 @@ class FlopCountingMode(TorchDispatchMode):
         return out
 
 
-def eager_flops(fn: Callable[..., Any], args: tuple) -> list[OpFlops]:
+def eager_flops(fn: Callable[..., Any], args: tuple[Any, ...]) -> list[OpFlops]:
     """Run ``fn`` once (untimed, unprofiled) and return the FLOPs of its data-moving operators in order."""
     mode = FlopCountingMode()
     with torch.no_grad(), mode:
@@ -118,7 +121,7 @@ def bytes_and_flops(traffic: EagerTrafficMode) -> Iterator[FlopCountingMode]:
 
 
 def eager_bytes_and_flops(
-    fn: Callable[..., Any], args: tuple, source_file: str | None = None
+    fn: Callable[..., Any], args: tuple[Any, ...], source_file: str | None = None
 ) -> tuple[list[Traffic], list[OpFlops]]:
     """Run ``fn`` once (untimed, unprofiled) and return its data-moving operators in order, by their bytes
     (each with the line of ``source_file`` it was called from) and by their FLOPs."""
@@ -247,7 +250,7 @@ def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceiling
     return report
 
 
-def scenario_dtype(args: tuple) -> torch.dtype:
+def scenario_dtype(args: tuple[Any, ...]) -> torch.dtype:
     """The dtype the compute ceiling is measured in: the largest floating-point input's (float32 without one)."""
     floating = [t for t in tensors_in(args) if t.is_floating_point()]
     if not floating:

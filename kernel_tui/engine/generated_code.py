@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import torch
@@ -147,7 +147,7 @@ class _RecordingKernel:
         }
         self._recorder = recorder
 
-    def _record(self, args: tuple) -> None:
+    def _record(self, args: tuple[Any, ...]) -> None:
         read, written = [], []
         for param, value in zip(self._params, args):
             if not isinstance(value, torch.Tensor):
@@ -228,14 +228,16 @@ class _WrapperOps(TorchDispatchMode):
     compiled code runs; any other mode would make it run ``fn`` eagerly instead."""
 
     def __init__(self, recorder: _Recorder) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__init__ unannotated
         self._recorder = recorder
 
     @classmethod
     def ignore_compile_internals(cls) -> bool:
         return True
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(
+        self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = op_name(func)
@@ -295,7 +297,7 @@ def recording_kernels(records: list[Traffic], modules: list[Any] | None = None) 
             setattr(module, name, value)
 
 
-def compiled_traffic(compiled_fn: Any, args: tuple, modules: list[Any] | None = None) -> list[Traffic]:
+def compiled_traffic(compiled_fn: Any, args: tuple[Any, ...], modules: list[Any] | None = None) -> list[Traffic]:
     """Call the (already compiled, warm) function once and return each kernel's traffic in call order."""
     records: list[Traffic] = []
     with recording_kernels(records, modules), torch.no_grad():

@@ -196,7 +196,7 @@ class Snapshot:
             path_hooks=list(sys.path_hooks),
             modules=frozenset(sys.modules),
             streams=(sys.stdin, sys.stdout, sys.stderr),
-            stream_fds=tuple(_private_dup(fd) for fd in (0, 1, 2)),  # type: ignore[arg-type]
+            stream_fds=(_private_dup(0), _private_dup(1), _private_dup(2)),
             torch_rng=torch.random.get_rng_state(),
             cuda_rng=torch.cuda.get_rng_state_all() if device == "cuda" else None,
             python_rng=random.getstate(),
@@ -266,7 +266,8 @@ class Snapshot:
             fresh.append(stream)
         self.streams = (fresh[0], fresh[1], fresh[2])
         sys.stdin, sys.stdout, sys.stderr = self.streams
-        sys.__stdin__, sys.__stdout__, sys.__stderr__ = self.streams  # type: ignore[misc,assignment]
+        # typeshed marks these Final and optional; the engine repoints them at its fresh streams all the same.
+        sys.__stdin__, sys.__stdout__, sys.__stderr__ = self.streams  # type: ignore[misc,assignment]  # see above
 
     def _restore_torch(self) -> None:
         if torch.get_num_threads() != self.threads:

@@ -20,10 +20,13 @@ from __future__ import annotations
 import ast
 import re
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from unittest import mock
 
 from kernel_tui.model.launch import WARP_SIZE, KernelLaunch, gpu_launch
+
+if TYPE_CHECKING:
+    from kernel_tui.engine.traffic import Traffic
 
 LIBRARY_NOTE = "a library kernel (cuBLAS, cuDNN) chooses its grid and block on the device: a preview cannot know"
 CHOICE_NOTE = "a GPU times each config on the first call and keeps the fastest; the preview shows the first"
@@ -142,7 +145,7 @@ class TritonLaunchPlan:
         """The configs after the first: a GPU chooses among them all on the first call, by timing each."""
         return tuple(_config_text(config) for config in self.configs[1:])
 
-    def launch(self, args: tuple, elements: int | None) -> KernelLaunch:
+    def launch(self, args: tuple[Any, ...], elements: int | None) -> KernelLaunch:
         """The launch of one call with ``args`` (the wrapper's ``.run(...)`` arguments), in the first config."""
         if self.error is not None:
             return KernelLaunch(elements=elements, note=self.error)
@@ -159,7 +162,7 @@ class TritonLaunchPlan:
         except Exception as error:  # noqa: BLE001 - a grid type the preview cannot evaluate: say so
             return KernelLaunch(elements=elements, note=f"the preview could not evaluate this kernel's grid: {error}")
         return gpu_launch(
-            tuple(int(value) for value in grid),  # type: ignore[arg-type]
+            tuple(int(value) for value in grid),  # type: ignore[arg-type]  # Inductor's grid is (x, y, z)
             (WARP_SIZE * config.num_warps, 1, 1),
             warps=config.num_warps,
             elements=elements,
@@ -175,7 +178,7 @@ PREVIEW_LAUNCH_NOTE = (
 )
 
 
-def preview_launch(first: Any, kind: str) -> KernelLaunch | None:
+def preview_launch(first: Traffic, kind: str) -> KernelLaunch | None:
     """A preview row's launch from its first launch's record (a ``Traffic``): a generated kernel's, else what
     cannot be known without a device (a library call, an eager operator); a copy has none."""
     if first.launch is not None:

@@ -88,7 +88,7 @@ def _lines_named_in(text: str, path: Path) -> list[int]:
     return [int(match.group(1)) for match in pattern.finditer(text)]
 
 
-def with_grad(args: tuple) -> tuple:
+def with_grad(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """Fresh leaves that require grad for the floating-point inputs: their ``.grad`` is what backward makes (a
     training step's, ``training``)."""
     return tuple(
@@ -139,7 +139,7 @@ class LoadedScenario:
             return with_grad(tuple(args))
         return tuple(args)
 
-    def call(self, fn: Any, args: tuple, stage: str) -> Any:
+    def call(self, fn: Any, args: tuple[Any, ...], stage: str) -> Any:
         try:
             with torch.no_grad():
                 out = fn(*args)

@@ -16,6 +16,7 @@ import torch
 import torch._dynamo
 
 from kernel_tui.engine import compile_watch, cuda_graphs, sweep, training, variants
+from kernel_tui.engine import events as ev
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.bandwidth import (
     IMPLAUSIBLE,
@@ -286,7 +287,7 @@ def _mode_result(
     call: Callable[[], Any],
     device: str,
     unit: int,
-    join: Callable[[list, list[Traffic]], list[Traffic | None]],
+    join: Callable[[list[ev.Launch], list[Traffic]], list[Traffic | None]],
     traffic: list[Traffic],
     trace_path: str | None = None,
     sectioned: bool = False,

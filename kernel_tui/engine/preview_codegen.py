@@ -96,19 +96,19 @@ class GeneratedCode:
     recompile_reasons: tuple[str, ...]
 
 
-def _plain_call(fn: Callable[..., Any], args: tuple) -> Any:
+def _plain_call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     with torch.no_grad():
         return fn(*args)
 
 
 def generate_for_gpu(
     fn: Callable[..., Any],
-    args: tuple,
+    args: tuple[Any, ...],
     arch: int = DEFAULT_ARCH,
     *,
     options: dict[str, Any] | None = None,
     notes: list[str] | None = None,
-    call: Callable[[Callable[..., Any], tuple], Any] = _plain_call,
+    call: Callable[[Callable[..., Any], tuple[Any, ...]], Any] = _plain_call,
 ) -> GeneratedCode:
     """Compile ``fn`` for a GPU of architecture ``arch`` on ``args`` (fake CUDA tensors), run what was generated
     once with every launch a no-op, and return its launches; ``options`` are the scenario's ``COMPILE``.

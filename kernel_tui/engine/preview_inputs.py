@@ -3,6 +3,7 @@ tensor, which has no value without a device (a stand-in answers, and the report 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -46,14 +47,16 @@ class HostValues(TorchDispatchMode):
     It ignores compile internals so that ``torch.compile`` still compiles while it is active."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__init__ unannotated
         self.used = 0
 
     @classmethod
     def ignore_compile_internals(cls) -> bool:
         return True
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(
+        self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         if func is torch.ops.aten._local_scalar_dense.default and isinstance(args[0], FakeTensor):
             self.used += 1
             dtype = args[0].dtype

@@ -3,6 +3,9 @@ CUDA code launches more), grouped into a table's rows as a measurement's kernels
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import torch
 
 from kernel_tui.engine import aten_cuda
@@ -18,8 +21,9 @@ from kernel_tui.engine.traffic import (
     op_tensors,
     unique_bytes,
 )
+from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.names import short_name
-from kernel_tui.model.report import Kernel, ModeResult
+from kernel_tui.model.report import ModeResult
 
 
 class DeviceOps(EagerTrafficMode):
@@ -34,7 +38,9 @@ class DeviceOps(EagerTrafficMode):
         """Per launch, ``backward`` where it ran inside the autograd engine, else ``forward``."""
         self.paused = False
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(
+        self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         if self.paused:  # a training step's compiled graphs run with the mode paused: every op, so return first

@@ -36,7 +36,8 @@ from kernel_tui.model.report_keys import SECTIONS
 
 if TYPE_CHECKING:
     from kernel_tui.engine.outbox import RunOutbox
-    from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ModeResult, ScenarioReport
 
 TRACED_ON_CPU = (
     "training: the step was traced on the CPU (the autograd engine needs a CUDA context) and its forward and "
@@ -94,7 +95,7 @@ class TrainingPreviewStages(ScenarioStages):
         return with_flops(replace(report, compiled=compiled), self.flop_ops, None)
 
 
-def _fake_inputs_on_cpu(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode) -> tuple:
+def _fake_inputs_on_cpu(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode) -> tuple[Any, ...]:
     with fake_mode:
         return tuple(
             torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="cpu") if isinstance(t, torch.Tensor) else t
@@ -141,7 +142,7 @@ class _Graphs:
 
 
 def _compiled_step(
-    scenario: LoadedScenario, args: tuple, fake_mode: FakeTensorMode, arch: int, unit: int, notes: list[str]
+    scenario: LoadedScenario, args: tuple[Any, ...], fake_mode: FakeTensorMode, arch: int, unit: int, notes: list[str]
 ) -> ModeResult:
     options = scenario.info.compile_options
     outside = DeviceOps(str(scenario.path), device="cpu")
@@ -182,7 +183,7 @@ def _compiled_step(
     return facts.applied_to(replace(mode, saved_bytes=saved))
 
 
-def _backward_counted(forward: Callable[..., torch.Tensor], args: tuple, outside: DeviceOps) -> torch.Tensor:
+def _backward_counted(forward: Callable[..., torch.Tensor], args: tuple[Any, ...], outside: DeviceOps) -> torch.Tensor:
     """A step whose backward runs under ``outside``: what the autograd engine does besides the compiled backward
     graph (a gradient copied for a second input) is counted. Forward is not: a dispatch mode active around a
     compiled call makes Dynamo compile it again; work between graphs of a broken forward is left uncounted."""

@@ -22,7 +22,7 @@ from typing import Any
 try:
     import resource
 except ImportError:  # not on Windows
-    resource = None  # type: ignore[assignment]
+    resource = None  # type: ignore[assignment]  # absent on Windows: _limits() checks for None
 
 UNCATCHABLE = {signal.SIGKILL, signal.SIGSTOP}
 ITIMERS = {

@@ -17,8 +17,8 @@ from kernel_tui.engine.op_kinds import has_cpu_kernel, moves_data
 from kernel_tui.engine.source_lines import NOT_DISPATCHED
 from kernel_tui.engine.timing import l2_flush, synchronize
 from kernel_tui.engine.traffic import Traffic
+from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.names import is_generated_kernel, short_name, without_graph_counter
-from kernel_tui.model.report import Kernel
 
 if TYPE_CHECKING:
     from kernel_tui.model.launch import KernelLaunch
@@ -230,7 +230,7 @@ def _main_launches(launches: Sequence[ev.Launch]) -> dict[int, ev.Launch]:
     return main
 
 
-def _unique(items: Iterable[Any]) -> tuple:
+def _unique(items: Iterable[Any]) -> tuple[Any, ...]:
     return tuple(dict.fromkeys(items))
 
 

@@ -15,7 +15,7 @@ import torch
 ARROW = "→"
 
 
-def call_signature(fn: Callable[..., Any], args: tuple, output: Any) -> str:
+def call_signature(fn: Callable[..., Any], args: tuple[Any, ...], output: Any) -> str:
     """Each argument by name with its shape and dtype, then the output's."""
     names = _argument_names(fn, len(args))
     taken = ", ".join(f"{name}: {describe_value(value)}" for name, value in zip(names, args, strict=True))

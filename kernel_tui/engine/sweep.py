@@ -154,10 +154,10 @@ def predicted_point_s(history: list[tuple[int, float, float]], size: int) -> flo
         if before_call_s >= TIMEABLE_CALL_S and last_call_s > before_call_s and last_size > before_size:
             growth = math.log(last_call_s / before_call_s) / math.log(last_size / before_size)
             exponent = min(max(growth, GROWTH_EXPONENTS[0]), GROWTH_EXPONENTS[1])
-    return last_point_s * ratio**exponent
+    return float(last_point_s * ratio**exponent)  # a positive ratio: ** gives a real number, never complex
 
 
-def _warm_up(scenario: LoadedScenario, fn: Any, args: tuple, device: str) -> float:
+def _warm_up(scenario: LoadedScenario, fn: Any, args: tuple[Any, ...], device: str) -> float:
     """Seconds of one call; for the compiled side this is where a recompile for the new size happens."""
     started = time.perf_counter()
     scenario.call(fn, args, "sweep")

@@ -11,9 +11,9 @@ storage and offset.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensor
@@ -104,19 +104,21 @@ class EagerTrafficMode(TorchDispatchMode):
     """Records each dispatched operator's reads and writes, in order, skipping views and allocations."""
 
     def __init__(self, source_file: str | None = None) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__init__ unannotated
         self.ops: list[Traffic] = []
         self._lines = LineFinder(source_file)
 
     def __enter__(self) -> EagerTrafficMode:
         self._lines.__enter__()
-        return super().__enter__()
+        return cast("EagerTrafficMode", super().__enter__())  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__enter__ unannotated; it returns self
 
     def __exit__(self, *exc: Any) -> None:
-        super().__exit__(*exc)
+        super().__exit__(*exc)  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__exit__ unannotated
         self._lines.__exit__(*exc)
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(
+        self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         name = op_name(func)
@@ -140,7 +142,7 @@ OVERWRITES = frozenset({"aten::copy_", "aten::fill_", "aten::zero_"})
 
 
 def op_tensors(
-    name: str, schema: Any, args: tuple, kwargs: dict, out: Any
+    name: str, schema: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
 ) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
     """The tensors one dispatched operator reads, and those it writes."""
     read: list[torch.Tensor] = []
@@ -180,7 +182,7 @@ def host_transfer(name: str, read: list[torch.Tensor], written: list[torch.Tenso
     return None
 
 
-def eager_traffic(fn: Any, args: tuple, source_file: str | None = None) -> list[Traffic]:
+def eager_traffic(fn: Any, args: tuple[Any, ...], source_file: str | None = None) -> list[Traffic]:
     """Run ``fn`` once (untimed, unprofiled) and return its data-moving operators in order, each with the
     lines of ``source_file`` it came from."""
     mode = EagerTrafficMode(source_file)
@@ -189,11 +191,11 @@ def eager_traffic(fn: Any, args: tuple, source_file: str | None = None) -> list[
     return mode.ops
 
 
-def ideal_bytes(args: tuple, output: Any) -> int:
+def ideal_bytes(args: tuple[Any, ...], output: Any) -> int:
     """Each input read once and each output written once: what a perfect single kernel would move."""
     return unique_bytes(tensors_in(args)) + unique_bytes(tensors_in(output))
 
 
-def array_bytes(args: tuple) -> int:
+def array_bytes(args: tuple[Any, ...]) -> int:
     """The unit of an array-sized transfer: the bytes of the largest input."""
     return max((tensor_bytes(t) for t in tensors_in(args)), default=0)

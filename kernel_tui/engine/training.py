@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 from torch.profiler import record_function
@@ -32,7 +32,8 @@ from kernel_tui.model.report_keys import SECTIONS
 if TYPE_CHECKING:
     from kernel_tui.engine.loader import LoadedScenario
     from kernel_tui.engine.traffic import Traffic
-    from kernel_tui.model.report import Kernel, ModeResult
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ModeResult
 
 NO_GRADIENT = (
     "TRAIN = True, but the loss depends on no floating-point input of fn, so backward has nothing to compute: "
@@ -43,7 +44,7 @@ NO_GRADIENT = (
 def default_loss(output: Any) -> torch.Tensor:
     """A scalar that depends on every element of every output, in float32 whatever their dtype."""
     leaves = output if isinstance(output, (tuple, list)) else (output,)
-    total = leaves[0].float().sum()
+    total: torch.Tensor = leaves[0].float().sum()
     for leaf in leaves[1:]:  # not sum(): its start, 0, would add one more kernel
         total = total + leaf.float().sum()
     return total
@@ -99,7 +100,7 @@ def _as_is(fn: Any) -> Any:
 def measured_fn(scenario: LoadedScenario) -> Callable[..., Any]:
     """What is measured eagerly: ``fn``, or the training step around it."""
     if not scenario.info.train:
-        return scenario.module.fn
+        return cast("Callable[..., Any]", scenario.module.fn)  # the loader refuses a module whose fn is not callable
     return TrainingStep(forward_and_loss(scenario))
 
 
@@ -122,7 +123,7 @@ def traffic_twin(
     scenario: LoadedScenario,
     measured: Callable[..., Any],
     device: str,
-    args: tuple,
+    args: tuple[Any, ...],
     options: dict[str, Any] | None = None,
     compile_target: Callable[[Any], Any] = _as_is,
 ) -> Any:
@@ -170,7 +171,7 @@ def with_section_totals(mode: ModeResult) -> ModeResult:
     return replace(mode, **totals)
 
 
-def saved_bytes(step: Callable[..., Any], args: tuple) -> int | None:
+def saved_bytes(step: Callable[..., Any], args: tuple[Any, ...]) -> int | None:
     """Bytes of the distinct storages forward saves for backward, the inputs' own excluded; None for a
     forward-only ``fn``. Runs one step (untimed, unprofiled)."""
     if not isinstance(step, TrainingStep):

@@ -29,10 +29,11 @@ from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, st
 from kernel_tui.engine.timing import synchronize
 from kernel_tui.engine.traffic import Traffic
 from kernel_tui.model.compile_variants import DEFAULT_VARIANT, VariantError, check_compile_arguments, check_variant_name
-from kernel_tui.model.report import Kernel, ModeResult, ScenarioError, ScenarioReport, VariantResult
+from kernel_tui.model.report import ModeResult, ScenarioError, ScenarioReport, VariantResult
 
 if TYPE_CHECKING:
     from kernel_tui.engine.outbox import RunOutbox
+    from kernel_tui.model.kernel import Kernel
     from kernel_tui.model.scenario_file import ScenarioInfo
 
 Profile = Callable[[Callable[[], Any], list[Traffic], str], ModeResult]
@@ -111,7 +112,7 @@ class VariantRun:
 
 
 def measure_variants(
-    scenario: LoadedScenario, args: tuple, device: str, profile: Profile, outbox: RunOutbox
+    scenario: LoadedScenario, args: tuple[Any, ...], device: str, profile: Profile, outbox: RunOutbox
 ) -> list[VariantRun]:
     """Compile and profile every variant of ``scenario``, one after the other; a variant that fails keeps its
     error to itself."""
@@ -123,7 +124,7 @@ def measure_variants(
 
 
 def measure_variant(
-    name: str, options: dict[str, Any], scenario: LoadedScenario, args: tuple, device: str, profile: Profile
+    name: str, options: dict[str, Any], scenario: LoadedScenario, args: tuple[Any, ...], device: str, profile: Profile
 ) -> VariantRun:
     run = VariantRun(name, options)
     watch = compile_watch.CompileWatch().start()

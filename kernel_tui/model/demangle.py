@@ -10,6 +10,11 @@ from __future__ import annotations
 import functools
 import re
 
+# typing's flag without importing typing: this module stays as light to import as the test of its imports asks.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import ctypes
+
 # Real kernel names stay under about 2,000 characters; anything far longer is not worth a C call.
 _MANGLED_MAX = 4096
 _MANGLED = re.compile(r"^_Z[\w.$]+$", re.ASCII)
@@ -33,7 +38,7 @@ def _demangled(name: str) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _demangler() -> tuple | None:
+def _demangler() -> tuple[ctypes._NamedFuncPointer, ctypes._NamedFuncPointer] | None:  # typeshed: a CDLL attribute
     """``__cxa_demangle`` from the C++ runtime (loaded wherever torch runs) and the ``free`` for its result."""
     import ctypes  # here: the explorer imports this module before its first frame, and demangles only after
 

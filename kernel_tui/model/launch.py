@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel, ScenarioReport
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ScenarioReport
 
 WARP_SIZE = 32
 """Threads per warp on every NVIDIA GPU: a block's threads are scheduled 32 at a time."""

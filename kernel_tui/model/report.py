@@ -8,13 +8,18 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.launch import KernelLaunch
 from kernel_tui.model.machine_load import MachineLoad, too_wide
 from kernel_tui.model.report_keys import MODES, SECTIONS
 from kernel_tui.model.roofline import ridge_point
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_Record = TypeVar("_Record", bound="DataclassInstance")
 
 PREVIEW_DEVICE = "cuda-preview"
 """The device of a report generated for a GPU without running on one: it has kernels and bytes, no times."""
@@ -356,7 +361,7 @@ class ScenarioReport:
         return cls(**values)
 
 
-def from_known_fields(cls: type, data: dict[str, Any]) -> Any:
+def from_known_fields(cls: type[_Record], data: dict[str, Any]) -> _Record:
     """Build ``cls`` from the fields it knows: a newer engine may send more, and that must not break us."""
     names = {f.name for f in fields(cls)}
     return cls(**{key: value for key, value in data.items() if key in names})

@@ -20,7 +20,8 @@ from kernel_tui.model.report_keys import MODES
 from kernel_tui.text.formatting import format_bytes, format_count, format_ratio, format_time_us
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ModeResult, ScenarioReport
 
 NO_MEASURABLE_DIFFERENCE = "no measurable difference"
 _COUNT_TOLERANCE = 1e-9

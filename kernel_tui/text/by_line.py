@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from kernel_tui.text.formatting import format_count, lines_text
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ModeResult, ScenarioReport
 
 ARROW = "⇒"
 VANISHED = "no compiled kernel"

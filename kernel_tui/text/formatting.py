@@ -11,7 +11,8 @@ from kernel_tui.model.machine_load import RETRY_HINT, too_wide
 from kernel_tui.model.report_keys import MODES, SECTIONS
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ExpectCheck, Kernel, ModeResult, ScenarioReport, SweepPoint
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ExpectCheck, ModeResult, ScenarioReport, SweepPoint
 
 PREVIEW = "preview"
 """Said where a time would be in a CUDA preview's report: it generates code and runs nothing."""

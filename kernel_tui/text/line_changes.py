@@ -18,7 +18,8 @@ from kernel_tui.model.names import kernel_identity
 from kernel_tui.text.by_line import became, describe, gutter_text, line_work, short_gutter_text
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel, ModeResult
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ModeResult
     from kernel_tui.text.by_line import LineWork
 
 LineMap = dict[int, int]

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from kernel_tui.text.formatting import PREVIEW
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Ceilings, Kernel, ModeResult, ScenarioReport
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import Ceilings, ModeResult, ScenarioReport
 
 UNKNOWN = "?"
 SHORT_BOUND = {"memory-bound": "memory", "compute-bound": "compute", "overhead-bound": "ovhd"}

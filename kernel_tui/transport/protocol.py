@@ -31,7 +31,7 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, Literal, TypeVar, cast, get_args
 
 from kernel_tui.model.report import ScenarioReport, SweepPoint
 from kernel_tui.model.report_schema import checked, checked_report
@@ -231,7 +231,8 @@ class _Fields:
         self._data = data
 
     def _get(self, name: str, kinds: type | tuple[type, ...], optional: bool) -> Any:
-        """The field's value; an optional field may be null or left out."""
+        """The field's value; an optional field may be null or left out. The typed readers below cast what it
+        returns to the type ``kinds`` names: the isinstance check here is what makes that cast true."""
         if name not in self._data and not optional:
             raise KeyError(f"no {name!r}")
         value = self._data.get(name)
@@ -243,10 +244,10 @@ class _Fields:
         return value
 
     def integer(self, name: str) -> int:
-        return self._get(name, int, optional=False)
+        return cast("int", self._get(name, int, optional=False))
 
     def optional_integer(self, name: str) -> int | None:
-        return self._get(name, int, optional=True)
+        return cast("int | None", self._get(name, int, optional=True))
 
     def number(self, name: str) -> float:
         value = self._get(name, (int, float), optional=False)
@@ -282,16 +283,16 @@ class _Fields:
         raise ValueError(f"{name!r} is {value!r}, not one of {', '.join(map(repr, allowed))}")
 
     def flag(self, name: str) -> bool:
-        return self._get(name, bool, optional=False)
+        return cast("bool", self._get(name, bool, optional=False))
 
     def optional_flag(self, name: str) -> bool | None:
-        return self._get(name, bool, optional=True)
+        return cast("bool | None", self._get(name, bool, optional=True))
 
     def mapping(self, name: str) -> dict[str, Any]:
-        return self._get(name, dict, optional=False)
+        return cast("dict[str, Any]", self._get(name, dict, optional=False))
 
     def optional_mapping(self, name: str) -> dict[str, Any] | None:
-        return self._get(name, dict, optional=True)
+        return cast("dict[str, Any] | None", self._get(name, dict, optional=True))
 
     def integers(self, name: str) -> tuple[int, ...] | None:
         values = self._get(name, list, optional=True)

@@ -12,7 +12,7 @@ import gc
 import signal
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
@@ -84,7 +84,7 @@ class KernelTuiApp(App[None]):
 
         return TerminalDriver
 
-    def get_default_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen[Any]:
         return self.SCREEN(
             self.entries, link=self.link, clock=self.clock, predictions=self.predictions, app_title=self.title
         )
@@ -139,7 +139,7 @@ class KernelTuiApp(App[None]):
                 return screen
         return None
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         explorer = self.get_explorer()
         if explorer is not None:
             for command in offered(*ExplorerScreen.ACTIONS):

@@ -22,7 +22,8 @@ from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel, ScenarioReport
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ScenarioReport
     from kernel_tui.text.by_line import LineWork
     from kernel_tui.text.line_changes import LineChange
     from kernel_tui.ui.widgets.snippet_text import SnippetTextArea

@@ -142,7 +142,7 @@ class ClientEngineLink:
         return hello
 
     def _start(self, run: EngineRun) -> Hello:
-        from kernel_tui.transport.client import EngineDied
+        from kernel_tui.transport.engine_died import EngineDied
         from kernel_tui.ui.run_lifecycle import CLOSING_REASON
 
         client = self._client
@@ -168,7 +168,7 @@ class ClientEngineLink:
     def _messages(
         self, run: EngineRun, path: Path, sweep: bool, size: int | None, variants: CompileVariants | None
     ) -> Generator[RunMessage, None, None]:
-        from kernel_tui.transport.client import EngineDied
+        from kernel_tui.transport.engine_died import EngineDied
         from kernel_tui.transport.protocol import Done
         from kernel_tui.ui.run_lifecycle import take_turn
 

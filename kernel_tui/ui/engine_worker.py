@@ -31,7 +31,7 @@ NO_REPORT = "the engine ended the run without a report"
 def start_engine(link: EngineLink, post: Post) -> None:
     """Start the engine while the learner reads, so the first run does not wait for torch to import."""
     # The client and the protocol are imported here, in the worker, after the explorer's first frame.
-    from kernel_tui.transport.client import EngineDied
+    from kernel_tui.transport.engine_died import EngineDied
 
     try:
         hello = link.start()
@@ -44,7 +44,7 @@ def start_engine(link: EngineLink, post: Post) -> None:
 def stream_run(run_id: int, path: Path, messages: Iterator[RunMessage], post: Post) -> None:
     """Post one run's messages (``EngineLink.run``'s ``RunMessages``), typed, until its report (or the
     engine's death, or a cancel)."""
-    from kernel_tui.transport.client import EngineDied
+    from kernel_tui.transport.engine_died import EngineDied
 
     worker = get_current_worker()
     run = messages.run if isinstance(messages, RunMessages) else None

@@ -14,9 +14,10 @@ from kernel_tui.text.formatting import LINK_LABELS, attribution_text, bandwidth_
 from kernel_tui.text.roofline_text import format_bound, format_flops, format_gflops, format_intensity
 
 if TYPE_CHECKING:
-    from rich.text import JustifyMethod
+    from rich.console import JustifyMethod
 
-    from kernel_tui.model.report import Kernel, ModeResult
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ModeResult
 
 
 def bandwidth_cell(kernel: Kernel) -> tuple[str, str]:

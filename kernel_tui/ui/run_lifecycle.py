@@ -240,7 +240,7 @@ def take_turn(lifecycle: RunLifecycle, run: EngineRun, timeout: float | None = N
     """``lifecycle.wait_for_turn`` as a link's reader sees it: a run that never got the engine raises
     ``EngineDied`` with the reason, as one the engine ended does (``EngineLink.run``)."""
     # Imported here: the client is loaded with the first run, after the explorer's first frame.
-    from kernel_tui.transport.client import EngineDied
+    from kernel_tui.transport.engine_died import EngineDied
 
     try:
         lifecycle.wait_for_turn(run, timeout)

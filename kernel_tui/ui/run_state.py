@@ -153,4 +153,4 @@ class RunBook(Mapping[Path, ScenarioRun]):
             return None
         if run.status is RunStatus.DONE:
             return "claims" if failed_claims(run.report) else "done"
-        return run.status.value
+        return str(run.status.value)

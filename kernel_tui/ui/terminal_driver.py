@@ -45,4 +45,5 @@ class TerminalDriver(LinuxDriver):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._file = _TerminalOutput(self._file)  # type: ignore[assignment,arg-type]
+        # LinuxDriver types _file as an optional TextIO; it is the terminal by now, and the stand-in forwards the rest.
+        self._file = _TerminalOutput(self._file)  # type: ignore[assignment,arg-type]  # a stand-in, not a TextIO

@@ -113,7 +113,7 @@ class SavedResultsLink:
     def _messages(
         self, lifecycle: RunLifecycle, run: EngineRun, path: Path, asks_more: bool = False
     ) -> Generator[RunMessage, None, None]:
-        from kernel_tui.transport.client import EngineDied
+        from kernel_tui.transport.engine_died import EngineDied
         from kernel_tui.transport.protocol import Done, SweepPointMessage
         from kernel_tui.ui.run_lifecycle import take_turn
 

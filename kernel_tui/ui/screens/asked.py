@@ -13,7 +13,7 @@ from typing import Any
 
 from textual.screen import Screen
 
-from kernel_tui.ui.snippet_session import Notice
+from kernel_tui.ui.session_effects import Notice
 
 
 @dataclass(frozen=True)

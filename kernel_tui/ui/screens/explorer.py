@@ -59,7 +59,7 @@ from kernel_tui.ui.screens.variants_part import VariantsPart
 from kernel_tui.ui.screens.why import WhyPart
 from kernel_tui.ui.shown import EngineState, Shown, ViewState
 from kernel_tui.ui.shown import shown as compute_shown
-from kernel_tui.ui.snippet_session import Effects, SnippetSession
+from kernel_tui.ui.snippet_session import SnippetSession
 from kernel_tui.ui.widgets.chart_modes import CHART_MODES, next_chart_mode
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
@@ -68,6 +68,7 @@ from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 if TYPE_CHECKING:
     from kernel_tui.ui.engine_link import EngineLink
     from kernel_tui.ui.score import PredictionBook
+    from kernel_tui.ui.session_effects import Effects
     from kernel_tui.ui.widgets.deferred import Deferred
 
 W = TypeVar("W", bound=Widget)

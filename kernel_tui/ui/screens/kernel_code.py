@@ -21,7 +21,7 @@ from kernel_tui.ui.kernel_words import code_language
 from kernel_tui.ui.screens.dialog import Dialog
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel
+    from kernel_tui.model.kernel import Kernel
 
 
 SHOWN_LINES = 1_000

@@ -20,9 +20,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Input, Label, Static
 
+from kernel_tui.model.report_keys import MODES
 from kernel_tui.text.formatting import format_count
 from kernel_tui.ui.questions import CHOICES, QUESTIONS, asked, choice_index
-from kernel_tui.ui.score import ALL_QUANTITIES, MODES, WHOLE, Answer
+from kernel_tui.ui.score import ALL_QUANTITIES, WHOLE, Answer
 from kernel_tui.ui.screens.dialog import Dialog
 
 COLUMNS = {"eager": "eager PyTorch", "compiled": "torch.compile"}

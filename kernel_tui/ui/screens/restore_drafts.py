@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 
 from kernel_tui.ui.screens.dialog import Dialog
-from kernel_tui.ui.snippet_session import DraftChoice, RestoreDecision
+from kernel_tui.ui.session_effects import DraftChoice, RestoreDecision
 
 
 class RestoreDraftsScreen(Dialog[RestoreDecision]):

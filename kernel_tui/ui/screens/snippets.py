@@ -27,13 +27,13 @@ from textual.timer import Timer
 from kernel_tui.model.safe_text import safe_line
 from kernel_tui.ui.drafts import read_text, shown_path, snippets_dir
 from kernel_tui.ui.run_state import RunBook, RunStatus, ScenarioRun
-from kernel_tui.ui.snippet_session import Effects, SnippetSession, parse_size, size_text
+from kernel_tui.ui.snippet_session import SnippetSession, parse_size, size_text
 from kernel_tui.ui.widgets.snippet_editor import DETAILS_KEY_SHOWN, SnippetEditor
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioError
+    from kernel_tui.ui.session_effects import Effects, RestoreDecision
     from kernel_tui.ui.snippet_doc import SnippetDocument
-    from kernel_tui.ui.snippet_session import RestoreDecision
 
 # The dialogs (and Textual's Input) are imported when first needed: the first frame does without them.
 

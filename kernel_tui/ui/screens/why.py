@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 from kernel_tui.ui.kernel_words import code_kernel, no_code_reason
 from kernel_tui.ui.score import PredictionBook, split_lesson
 from kernel_tui.ui.screens.asked import Asked, Reply
-from kernel_tui.ui.snippet_session import Notice
+from kernel_tui.ui.session_effects import Notice
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel
+    from kernel_tui.model.kernel import Kernel
     from kernel_tui.ui.catalog import Catalog
     from kernel_tui.ui.run_state import RunBook, ScenarioRun
 

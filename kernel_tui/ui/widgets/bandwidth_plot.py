@@ -11,7 +11,7 @@ without reading pixels.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kernel_tui.text.formatting import format_gbs, format_size
@@ -86,14 +86,14 @@ def bandwidth_series(points: Sequence[SweepPoint]) -> dict[str, Series]:
 
 
 def draw_bandwidth(
-    plt,  # the chart's own plotext figure (textual_plotext's Plot)
+    plt: Any,  # the chart's own plotext figure (textual_plotext's Plot), which ships no types
     points: Sequence[SweepPoint],
     ceiling_gbs: float | None,
     *,
     styles: dict[str, tuple[tuple[int, int, int], str]],
     plain: bool,
-    xticks_for,  # the chart's x-tick thinning, (sizes) -> sizes
-    yticks_for,  # 1-2-5 ticks inside a range, (low, high) -> values
+    xticks_for: Callable[[list[float]], list[float]],  # the chart's x-tick thinning
+    yticks_for: Callable[[float, float], list[float]],  # 1-2-5 ticks inside a range
 ) -> dict[str, Series]:
     """Draw achieved GB/s against size on log-log axes, with the ceiling as a horizontal line.
 
@@ -118,7 +118,7 @@ def draw_bandwidth(
         color, mark = styles.get(label, (CEILING_COLOR, "-"))
         plt.plot(list(xs), list(ys), color=color, marker=mark if plain else "braille")  # legend: the chart's
     xticks = xticks_for(sizes)
-    plt.xticks(xticks, [format_size(size) for size in xticks])
+    plt.xticks(xticks, [format_size(int(size)) for size in xticks])  # sweep sizes: whole element counts
     values = [value for _, ys in drawn.values() for value in ys]
     yticks = yticks_for(min(values), max(values))
     plt.yticks(yticks, [format_gbs(value) for value in yticks])

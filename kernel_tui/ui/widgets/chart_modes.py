@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel, ScenarioReport, SweepPoint
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ScenarioReport, SweepPoint
 
 Series = tuple[list[float], list[float]]
 """One line or set of points drawn: its xs and its ys."""

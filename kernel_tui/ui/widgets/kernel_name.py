@@ -15,7 +15,8 @@ from kernel_tui.model.launch import launch_text
 from kernel_tui.ui.kernel_words import kernel_story
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel, ModeResult
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ModeResult
 
 
 class KernelNameLine(Static):

@@ -36,7 +36,8 @@ LINE_MARK = "bold reverse"
 """A row whose work came from the code line under the cursor."""
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel, ModeResult
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ModeResult
     from kernel_tui.ui.kernel_rows import KernelRow
     from kernel_tui.ui.pinned_baselines import ModeBaseline
     from kernel_tui.ui.shown import TableShown
@@ -49,7 +50,7 @@ MIN_CUT_NAME = 8
 """A name cut shorter than this says too little: the change note (also under the tables) gives way first."""
 
 
-class KernelTable(DataTable):
+class KernelTable(DataTable[Text]):
     """The kernels one mode ran per call of ``fn``, as the engine grouped them by name."""
 
     def __init__(self, mode: str, title: str, *, id: str | None = None) -> None:

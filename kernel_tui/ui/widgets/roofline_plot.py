@@ -24,7 +24,8 @@ from kernel_tui.ui.widgets.bandwidth_plot import CEILING_COLOR
 from kernel_tui.ui.widgets.runtime_lines import STYLES, time_ticks
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel, ScenarioReport
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ScenarioReport
     from kernel_tui.ui.widgets.chart_modes import ChartData, LegendEntry, Series
 
 MEMORY_ROOF = "copy GB/s"
@@ -156,7 +157,7 @@ def _legend(marked: RooflinePoint) -> str:
 
 
 def draw_roofline(
-    plt,  # the chart's own plotext figure (textual_plotext's Plot)
+    plt: Any,  # the chart's own plotext figure (textual_plotext's Plot), which ships no types
     report: ScenarioReport | None,
     highlight: tuple[str | None, Kernel | None],
     *,

@@ -29,7 +29,8 @@ from textual.widgets import Static
 from kernel_tui.ui.widgets.chart_modes import CHART_MODES, ChartData, LegendEntry, chart_mode, next_chart_mode
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel, ScenarioReport, SweepPoint
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ScenarioReport, SweepPoint
     from kernel_tui.ui.shown import ChartShown
     from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 

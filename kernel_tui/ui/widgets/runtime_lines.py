@@ -8,7 +8,7 @@ figure. The lines' colours and marks (``STYLES``) and the axes' ticks are shared
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kernel_tui.text.formatting import format_size, format_time_us, sweep_end_short
 
@@ -75,12 +75,15 @@ class RuntimeDrawing:
 DRAWING = RuntimeDrawing()
 
 
-def size_ticks(sizes: list[int], columns: int) -> list[int]:
+_Size = TypeVar("_Size", int, float)  # the runtime plot thins its sweep sizes, the bandwidth plot its series' x
+
+
+def size_ticks(sizes: list[_Size], columns: int) -> list[_Size]:
     """The sizes labelled on the x axis of a plot ``columns`` wide."""
     return _thin(sizes, max(2, (columns - 8) // MIN_TICK_SPACING))
 
 
-def _thin(values: list[int], most: int) -> list[int]:
+def _thin(values: list[_Size], most: int) -> list[_Size]:
     """At most ``most`` of ``values``, evenly spaced, always keeping the first and the last."""
     if len(values) <= most:
         return values

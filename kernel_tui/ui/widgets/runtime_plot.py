@@ -14,7 +14,7 @@ through ``chart_modes``; ``drawn`` keeps the lines of the latest draw by label, 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
@@ -22,7 +22,8 @@ from textual_plotext import PlotextPlot
 from kernel_tui.ui.widgets.chart_modes import ChartData, Series, chart_mode
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import Kernel, ScenarioReport, SweepPoint
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ScenarioReport, SweepPoint
 
 
 class RuntimePlot(PlotextPlot):
@@ -42,7 +43,7 @@ class RuntimePlot(PlotextPlot):
         self.drawn: dict[str, Series] = {}
         """The lines of the latest draw, by label (``eager``, ``compiled``, ``ceiling``)."""
         self._rendered: RenderResult | None = None
-        self._rendered_key: tuple | None = None
+        self._rendered_key: tuple[Any, ...] | None = None
 
     def render(self) -> RenderResult:
         # PlotextPlot.render sizes, themes and builds the figure; it has to be freshly drawn each time it
@@ -57,7 +58,7 @@ class RuntimePlot(PlotextPlot):
     def _data(self) -> ChartData:
         return ChartData(self.points, self.hint, self.ceiling_gbs, self.report, self.highlight)
 
-    def _drawn_from(self) -> tuple:
+    def _drawn_from(self) -> tuple[Any, ...]:
         """What the current mode draws: a new report or highlight changes nothing on the runtime plot."""
         return chart_mode(self.mode).drawing().key(self._data())
 

@@ -60,7 +60,7 @@ def variant_notes(report: ScenarioReport, names: list[str]) -> list[Text]:
     return lines
 
 
-class VariantsTable(DataTable):
+class VariantsTable(DataTable[str | Text]):
     """Eager, compiled and each shown variant: kernels, bytes, time, speedup, compile time, breaks, recompiles.
 
     Rows are keyed by name (``eager``, ``compiled`` or the variant's)."""
