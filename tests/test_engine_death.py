@@ -9,7 +9,7 @@ from test_ui_support import ADD_RELU, DATA
 
 from kernel_tui.model.engine_death import EngineFacts, died_report, engine_error
 from kernel_tui.model.report import ScenarioReport, SweepPoint
-from kernel_tui.transport.client import EngineDied
+from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.transport.protocol import Partial
 
 ENGINE = EngineFacts("cpu", "a test CPU", "2.14.1", 2)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import within
 
-from kernel_tui.transport.client import EngineDied
+from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.ui.run_lifecycle import (
     CANCELLED_REASON,
     CLOSING_REASON,

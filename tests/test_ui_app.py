@@ -26,7 +26,7 @@ from textual.widgets import TabbedContent
 from textual.widgets._header import HeaderTitle
 
 from kernel_tui.model.report import ScenarioError
-from kernel_tui.transport.client import EngineDied
+from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.transport.protocol import Done, Partial, RunMessage, StageStartedMessage, SweepPointMessage
 from kernel_tui.ui import describe
 from kernel_tui.ui.app import KernelTuiApp
@@ -329,7 +329,8 @@ class TestErrors:
 
             return messages()
 
-        link.run = broken_run  # type: ignore[method-assign]  # this one link's run has a bug, as a worker might
+        # This one link's run has a bug, as a worker might; a plain iterator, not the RunMessages a link returns.
+        link.run = broken_run  # type: ignore[method-assign, assignment]
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")

@@ -11,7 +11,8 @@ from replay import ReplayEngineLink, ReplayGate
 from test_ui_support import ADD_RELU, DATA, REPO, explorer, finished, make_app, make_link, shown_text, wait_for
 from textual.geometry import Region
 
-from kernel_tui.model.report import Kernel, ModeResult, SweepPoint
+from kernel_tui.model.kernel import Kernel
+from kernel_tui.model.report import ModeResult, SweepPoint
 from kernel_tui.text.formatting import attribution_text, lines_text, link_text
 from kernel_tui.transport.protocol import Partial
 from kernel_tui.ui.kernel_words import code_kernel, code_language, kernel_story, no_code_reason, plan_columns
