@@ -32,7 +32,8 @@ os.environ.setdefault("KERNEL_TUI_SWEEP_BUDGET_S", "3600")
 from kernel_tui.model.expect import NEEDS_SWEEP  # noqa: E402
 from kernel_tui.model.report import ScenarioReport  # noqa: E402
 from kernel_tui.model.scenario_file import read_scenario  # noqa: E402
-from kernel_tui.transport.client import EngineClient, EngineDied  # noqa: E402
+from kernel_tui.transport.client import EngineClient  # noqa: E402
+from kernel_tui.transport.engine_died import EngineDied  # noqa: E402
 from kernel_tui.transport.protocol import Done  # noqa: E402
 
 QUIET_START_S = 0.04

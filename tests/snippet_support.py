@@ -11,11 +11,16 @@ from pathlib import Path
 import pytest
 from replay import ReplayEngineLink
 from test_ui_support import DATA, RECORDINGS, explorer, shown_text, wait_for
+from textual.pilot import Pilot
 from textual.widgets import Input
 
-from kernel_tui.ui.drafts import DraftStore
+from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.drafts import Draft, DraftStore
+from kernel_tui.ui.engine_link import CompileVariants
+from kernel_tui.ui.run_lifecycle import RunMessages
 from kernel_tui.ui.screens.prompt import PromptScreen
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
+from kernel_tui.ui.snippet_doc import SnippetDocument
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
@@ -33,7 +38,9 @@ class SnippetLink(ReplayEngineLink):
     plays: str = ADD_RELU_RECORDING
     asked: list[tuple[Path, int | None, str]] = field(default_factory=list)
 
-    def run(self, path, *, sweep, size=None, variants=None):
+    def run(
+        self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
+    ) -> RunMessages:
         path = Path(path)
         self.asked.append((path, size, path.read_text(encoding="utf-8")))
         self.recordings[path.name] = self.recordings[self.plays]
@@ -45,47 +52,54 @@ def snippet_link(plays: str = ADD_RELU_RECORDING) -> SnippetLink:
 
 
 @pytest.fixture(autouse=True)
-def quick_timers(monkeypatch):
+def quick_timers(monkeypatch: pytest.MonkeyPatch) -> None:
     # The same debounce and polling, only faster, so the tests need not wait whole seconds.
     monkeypatch.setattr(SnippetWorkbench, "AUTOSAVE_DELAY_S", 0.05)
     monkeypatch.setattr(SnippetWorkbench, "WATCH_INTERVAL_S", 0.05)
 
 
-def editor(app) -> SnippetEditor:
+def editor(app: KernelTuiApp) -> SnippetEditor:
     return explorer(app).query_one("#editor", SnippetEditor)
 
 
-def text_area(app) -> SnippetTextArea:
+def text_area(app: KernelTuiApp) -> SnippetTextArea:
     return explorer(app).query_one("#snippet-text", SnippetTextArea)
 
 
-def note(app) -> str:
+def note(app: KernelTuiApp) -> str:
     return shown_text(editor(app).query_one("#editor-note"))
 
 
-async def type_text(pilot, text: str) -> None:
+async def type_text(pilot: Pilot[None], text: str) -> None:
     await pilot.press(*("enter" if char == "\n" else char for char in text))
 
 
-async def replace_text(pilot, text: str) -> None:
+async def replace_text(pilot: Pilot[None], text: str) -> None:
     """Select everything in the editor (f7) and type ``text`` over it, key by key."""
     await pilot.press("f7", "delete")
     await type_text(pilot, text)
 
 
-async def new_snippet(pilot, text: str) -> None:
+async def new_snippet(pilot: Pilot[None], text: str) -> None:
     await pilot.press("ctrl+n")
     await wait_for(pilot, lambda: isinstance(pilot.app.focused, SnippetTextArea), what="the editor focused")
     await replace_text(pilot, text)
 
 
-def run_done(app) -> bool:
+def open_document(app: KernelTuiApp) -> SnippetDocument:
+    """The document open in the editor, which the test expects there is."""
+    shown = explorer(app).session.document
+    assert shown is not None, "no document is open in the editor"
+    return shown
+
+
+def run_done(app: KernelTuiApp) -> bool:
     document = explorer(app).session.document
     run = explorer(app).runs.get(document.path) if document is not None else None
     return run is not None and not run.running
 
 
-async def answer_prompt(pilot, value: str | None) -> None:
+async def answer_prompt(pilot: Pilot[None], value: str | None) -> None:
     """Type ``value`` over what the prompt suggests and press enter (None: accept the suggestion)."""
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, PromptScreen), what="the prompt")
     if value is not None:
@@ -93,11 +107,11 @@ async def answer_prompt(pilot, value: str | None) -> None:
     await pilot.press("enter")
 
 
-def notifications(app) -> list[str]:
+def notifications(app: KernelTuiApp) -> list[str]:
     return [notification.message for notification in app._notifications]
 
 
-def crashed_draft(text: str):
+def crashed_draft(text: str) -> Draft:
     """What a crash leaves: a draft held by a process that no longer exists."""
     store = DraftStore()
     draft = store.create(text)
@@ -112,7 +126,7 @@ def dead_pid() -> int:
     return process.pid
 
 
-async def run_a_syntax_error(app, pilot) -> str:
+async def run_a_syntax_error(app: KernelTuiApp, pilot: Pilot[None]) -> str:
     """Type a snippet with an unclosed parenthesis on line 1 and run it; returns what was typed."""
     typed = "t = (a + b\nt.relu()"
     await new_snippet(pilot, typed)

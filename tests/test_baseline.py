@@ -17,8 +17,9 @@ from rich.console import Console
 
 from kernel_tui.commands.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
+from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.names import short_name
-from kernel_tui.model.report import Kernel, ModeResult, ScenarioReport
+from kernel_tui.model.report import ModeResult, ScenarioReport
 from kernel_tui.model.results_file import read_results
 from kernel_tui.text.baseline import (
     NO_MEASURABLE_DIFFERENCE,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from kernel_tui.engine import bandwidth
-from kernel_tui.model.report import Kernel
+from kernel_tui.model.kernel import Kernel
 
 if TYPE_CHECKING:
     import torch

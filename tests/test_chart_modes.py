@@ -4,19 +4,29 @@ from __future__ import annotations
 
 import sys
 import types
+from typing import Any
 
+import pytest
 from replay import Recording
 from test_ui_support import RECORDINGS
 
 from kernel_tui.model.report import SweepPoint
 from kernel_tui.ui.widgets import chart_modes
-from kernel_tui.ui.widgets.chart_modes import CHART_MODES, ChartData, ChartMode, chart_mode, next_chart_mode
+from kernel_tui.ui.widgets.chart_modes import (
+    CHART_MODES,
+    ChartData,
+    ChartMode,
+    LegendEntry,
+    Series,
+    chart_mode,
+    next_chart_mode,
+)
 
 RECORDING = Recording.load(RECORDINGS[0])
 POINTS = [message for message in RECORDING.messages if hasattr(message, "point")]
 
 
-def test_b_cycles_through_every_registered_mode_and_back():
+def test_b_cycles_through_every_registered_mode_and_back() -> None:
     names = [mode.name for mode in CHART_MODES]
     assert names == ["time", "bandwidth", "roofline"]
     seen, mode = [], names[0]
@@ -27,7 +37,7 @@ def test_b_cycles_through_every_registered_mode_and_back():
     assert chart_mode("no such mode") is CHART_MODES[0]
 
 
-def test_each_mode_says_what_it_draws_from_the_data_alone():
+def test_each_mode_says_what_it_draws_from_the_data_alone() -> None:
     points: list[SweepPoint] = [message.point for message in POINTS]
     assert points, "the recording has a sweep"
     empty = ChartData((), "s runs the sweep", None, None, (None, None))
@@ -45,24 +55,24 @@ def replace_ceiling(data: ChartData, ceiling: float) -> ChartData:
     return ChartData(data.points, data.hint, ceiling, data.report, data.highlight)
 
 
-def test_a_new_mode_is_one_module_and_one_registry_line(monkeypatch):
+def test_a_new_mode_is_one_module_and_one_registry_line(monkeypatch: pytest.MonkeyPatch) -> None:
     class Flat:
-        def drawn(self, data):
+        def drawn(self, data: ChartData) -> bool:
             return bool(data.points)
 
-        def hint(self, data):
+        def hint(self, data: ChartData) -> str:
             return "nothing flat yet"
 
-        def legend(self, data):
+        def legend(self, data: ChartData) -> list[LegendEntry]:
             return [("flat", (1, 2, 3), "━")]
 
-        def subtitle(self, data):
+        def subtitle(self, data: ChartData) -> list[str]:
             return ["flat"]
 
-        def key(self, data):
+        def key(self, data: ChartData) -> tuple[Any, ...]:
             return ()
 
-        def draw(self, plt, data, *, plain, size):
+        def draw(self, plt: Any, data: ChartData, *, plain: bool, size: tuple[int, int]) -> dict[str, Series]:
             return {}
 
     module = types.ModuleType("flat_mode")

@@ -12,7 +12,8 @@ import pytest
 from conftest import within
 from processes import is_running
 
-from kernel_tui.transport.client import EngineClient, EngineDied
+from kernel_tui.transport.client import EngineClient
+from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.transport.protocol import Done
 
 
@@ -198,7 +199,7 @@ def test_an_engine_death_reads_as_its_description() -> None:
     assert str(EngineDied(-9, "")) == "the engine was killed by SIGKILL"
 
 
-def test_a_start_abandoned_before_or_as_its_process_appears_ends_it_without_waiting_for_hello(tmp_path):
+def test_a_start_abandoned_before_or_as_its_process_appears_ends_it_without_waiting_for_hello(tmp_path: Path) -> None:
     script = tmp_path / "slow_engine.py"
     script.write_text("import time\ntime.sleep(600)\n")  # would never say hello
     asked: list[bool] = []

@@ -23,7 +23,8 @@ from kernel_tui.model.course import course_dir
 from kernel_tui.model.expect import NEEDS_SWEEP
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.scenario_file import CLAIM_KEYS, LINE_CLAIMS, find_scenarios, read_scenario
-from kernel_tui.transport.client import EngineClient, EngineDied
+from kernel_tui.transport.client import EngineClient
+from kernel_tui.transport.engine_died import EngineDied
 
 COURSE = find_scenarios([course_dir()])
 """Every lesson: a training step (``TRAIN = True``) is previewed too, traced on the CPU (``preview_training``)."""

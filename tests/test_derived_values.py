@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from kernel_tui.model.expect import NEEDS_SWEEP, check_claims
-from kernel_tui.model.report import ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport, gbs
+from kernel_tui.model.kernel import Kernel
+from kernel_tui.model.report import ExpectCheck, ModeResult, ScenarioError, ScenarioReport, gbs
 from kernel_tui.model.report_keys import MODES
 from kernel_tui.text.formatting import (
     attribution_text,

@@ -9,7 +9,7 @@ from test_ui_support import ADD_RELU, DATA
 
 from kernel_tui.model.engine_death import EngineFacts, died_report, engine_error
 from kernel_tui.model.report import ScenarioReport, SweepPoint
-from kernel_tui.transport.client import EngineDied
+from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.transport.protocol import Partial
 
 ENGINE = EngineFacts("cpu", "a test CPU", "2.14.1", 2)
@@ -21,7 +21,7 @@ def recorded_partials() -> list[ScenarioReport]:
     return [message.report for message in recording.messages if isinstance(message, Partial)]
 
 
-def test_an_engine_error_names_the_engine_stage_the_file_and_keeps_the_details():
+def test_an_engine_error_names_the_engine_stage_the_file_and_keeps_the_details() -> None:
     error = engine_error("no result within 5 s: the engine was stopped", file=Path("a.py"), details="tail\n")
     assert (error.stage, error.message, error.line, error.file, error.details) == (
         "engine",
@@ -33,7 +33,7 @@ def test_an_engine_error_names_the_engine_stage_the_file_and_keeps_the_details()
     assert engine_error("cancelled").file is None
 
 
-def test_an_engine_death_reads_as_the_same_error():
+def test_an_engine_death_reads_as_the_same_error() -> None:
     death = EngineDied(-11, "Segmentation fault\n")
     assert death.error(ADD_RELU) == engine_error(
         "the engine was killed by SIGSEGV", file=ADD_RELU, details=death.stderr_tail
@@ -41,7 +41,7 @@ def test_an_engine_death_reads_as_the_same_error():
     assert death.error().file is None
 
 
-def test_nothing_measured_still_names_the_scenario_the_engine_and_the_size():
+def test_nothing_measured_still_names_the_scenario_the_engine_and_the_size() -> None:
     report = died_report(KILLED, str(ADD_RELU), ENGINE)
     assert (report.scenario, report.title, report.size) == (str(ADD_RELU), "Add, then ReLU", 1 << 20)
     assert (report.device, report.device_name, report.torch_version, report.threads) == (
@@ -54,13 +54,13 @@ def test_nothing_measured_still_names_the_scenario_the_engine_and_the_size():
     assert died_report(KILLED, str(ADD_RELU), ENGINE, size=4096).size == 4096, "the size asked for wins"
 
 
-def test_a_file_that_cannot_be_read_is_titled_by_its_name(tmp_path):
+def test_a_file_that_cannot_be_read_is_titled_by_its_name(tmp_path: Path) -> None:
     missing = str(tmp_path / "gone_now.py")
     assert died_report(KILLED, missing, ENGINE).title == "gone_now"
     assert died_report(KILLED, missing, ENGINE).size == 0
 
 
-def test_what_was_measured_is_kept_with_the_points_streamed_since():
+def test_what_was_measured_is_kept_with_the_points_streamed_since() -> None:
     partial = recorded_partials()[-1]
     assert partial.eager is not None and partial.compiled is not None and partial.sweep == ()
     points = [SweepPoint(1024, 3.0, 2.0), SweepPoint(4096, 5.0, 3.0)]
@@ -71,7 +71,7 @@ def test_what_was_measured_is_kept_with_the_points_streamed_since():
     assert died_report(KILLED, str(ADD_RELU), ENGINE, measured=partial).sweep == partial.sweep
 
 
-def test_the_claims_are_checked_against_what_was_measured_only_when_asked():
+def test_the_claims_are_checked_against_what_was_measured_only_when_asked() -> None:
     eager_only = recorded_partials()[0]
     assert eager_only.compiled is None
     report = died_report(KILLED, str(ADD_RELU), ENGINE, measured=eager_only, swept=False)
@@ -80,15 +80,16 @@ def test_the_claims_are_checked_against_what_was_measured_only_when_asked():
     assert died_report(KILLED, str(ADD_RELU), ENGINE, measured=eager_only).expect == {}
 
 
-def test_the_engine_s_own_failures_become_reports_through_the_same_function():
+def test_the_engine_s_own_failures_become_reports_through_the_same_function() -> None:
     """The engine's server: a bug is the run's engine error with its traceback; an exit mid-run keeps the partial."""
-    from kernel_tui.engine.server import RunOutbox, _run
+    from kernel_tui.engine.outbox import RunOutbox
+    from kernel_tui.engine.server import _run
     from kernel_tui.transport.protocol import RunRequest, StageStartedMessage
 
     sent: list[object] = []
     request = RunRequest(7, str(ADD_RELU))
 
-    def engine_bug(path: str, device: str, **options: object) -> ScenarioReport:
+    def engine_bug(request: RunRequest, outbox: RunOutbox) -> ScenarioReport:
         raise ValueError("a bug in the engine")
 
     report = _run(request, "cpu", RunOutbox(7, sent.append), engine_bug)
@@ -103,7 +104,7 @@ def test_the_engine_s_own_failures_become_reports_through_the_same_function():
     partial = recorded_partials()[0]
     outbox = RunOutbox(7, sent.append)
 
-    def exits_in_the_compile(path: str, device: str, **options: object) -> ScenarioReport:
+    def exits_in_the_compile(request: RunRequest, outbox: RunOutbox) -> ScenarioReport:
         outbox.send(Partial(7, partial))
         outbox.send(StageStartedMessage(7, "profile", ""))
         raise SystemExit(3)

@@ -9,7 +9,7 @@ import itertools
 import grimp
 
 
-def test_no_engine_module_imports_one_that_imports_it_back():
+def test_no_engine_module_imports_one_that_imports_it_back() -> None:
     graph = grimp.build_graph("kernel_tui", cache_dir=None)
     modules = sorted(module for module in graph.modules if module.startswith("kernel_tui.engine."))
     circles = [

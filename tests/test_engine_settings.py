@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO
@@ -34,7 +35,7 @@ def inputs(size, device):
 """
 
 
-def run_json(scenario: Path, *options: str, cache: Path) -> dict:
+def run_json(scenario: Path, *options: str, cache: Path) -> dict[str, Any]:
     """``kernel-tui run SCENARIO OPTIONS --json`` in a child whose environment has no run setting of its own."""
     environment = {name: value for name, value in os.environ.items() if name not in SETTINGS_IN_THE_ENVIRONMENT}
     environment["KERNEL_TUI_CACHE_DIR"] = str(cache)
@@ -47,7 +48,7 @@ def run_json(scenario: Path, *options: str, cache: Path) -> dict:
         env=environment,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads(result.stdout.splitlines()[0])
+    report: dict[str, Any] = json.loads(result.stdout.splitlines()[0])
     assert report["error"] is None, report["error"]
     return report
 

@@ -87,7 +87,8 @@ def test_import_error_and_non_tensor_results_name_file_line_and_stage(engine: En
 def test_cancel_ends_the_engine_and_its_workers_within_a_second(tmp_path: Path) -> None:
     import threading
 
-    from kernel_tui.transport.client import EngineClient, EngineDied
+    from kernel_tui.transport.client import EngineClient
+    from kernel_tui.transport.engine_died import EngineDied
 
     scenario = tmp_path / "spawns_and_hangs.py"
     scenario.write_text(

@@ -20,7 +20,8 @@ from kernel_tui.engine.flops import (
     with_flops,
     with_roofline_fields,
 )
-from kernel_tui.model.report import Ceilings, Kernel, ModeResult, ScenarioReport
+from kernel_tui.model.kernel import Kernel
+from kernel_tui.model.report import Ceilings, ModeResult, ScenarioReport
 from kernel_tui.model.roofline import (
     COMPUTE_BOUND,
     MEMORY_BOUND,

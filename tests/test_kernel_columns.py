@@ -35,7 +35,7 @@ def terminal_text(report: ScenarioReport) -> str:
     return console.export_text()
 
 
-def test_the_terminal_table_is_its_columns(report: ScenarioReport):
+def test_the_terminal_table_is_its_columns(report: ScenarioReport) -> None:
     table = render.kernel_table("Compiled", report.compiled)
     headers = [str(column.header) for column in table.columns]
     of = kernel_columns.TableOf("compiled", report.compiled, marks=True)
@@ -45,14 +45,14 @@ def test_the_terminal_table_is_its_columns(report: ScenarioReport):
     assert kernel_columns.CALLS.cell(kernel, of) == format_count(kernel.calls) == "1"
 
 
-def test_the_markdown_table_is_its_columns(report: ScenarioReport):
+def test_the_markdown_table_is_its_columns(report: ScenarioReport) -> None:
     text = markdown_report.scenario_markdown(report)
     of = kernel_columns.TableOf("eager", report.eager)
     header = "| kernel | " + " | ".join(column.header(of) for column in kernel_columns.MARKDOWN_COLUMNS) + " |"
     assert header == "| kernel | calls | time | bytes | bandwidth | fused into |" and header in text
 
 
-def test_a_column_defined_once_reaches_both_tables(report: ScenarioReport, monkeypatch: pytest.MonkeyPatch):
+def test_a_column_defined_once_reaches_both_tables(report: ScenarioReport, monkeypatch: pytest.MonkeyPatch) -> None:
     assert report.compiled is not None and report.compiled.kernels[0].launch is not None
     threads = str(report.compiled.kernels[0].launch.threads)
     monkeypatch.setattr(render, "TERMINAL_COLUMNS", (*kernel_columns.TERMINAL_COLUMNS, LAUNCH_THREADS))

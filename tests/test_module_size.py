@@ -16,13 +16,13 @@ def _modules() -> list[Path]:
     return sorted([*package, *tests])
 
 
-def test_the_modules_are_found():
+def test_the_modules_are_found() -> None:
     names = {str(path.relative_to(ROOT)) for path in _modules()}
     assert {"kernel_tui/commands/cli.py", "tests/test_module_size.py", "tests/replay.py"} <= names
     assert not any(name.startswith("tests/data/") for name in names)
 
 
-def test_no_module_passes_450_lines():
+def test_no_module_passes_450_lines() -> None:
     too_long = {}
     for path in _modules():
         with path.open(encoding="utf-8") as text:

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from kernel_tui.model.report import ExpectCheck, Kernel, ModeResult, ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.model.kernel import Kernel
+from kernel_tui.model.report import ExpectCheck, ModeResult, ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.transport import protocol
 from kernel_tui.transport.protocol import (
     PROTOCOL_VERSION,
@@ -206,7 +207,7 @@ def test_an_optional_field_may_be_left_out() -> None:
     assert protocol.decode(json.dumps(data)) == StageStartedMessage(1, "eager", "warm-up and profile")
 
 
-def test_a_run_request_without_the_settings_reads_with_the_defaults():
+def test_a_run_request_without_the_settings_reads_with_the_defaults() -> None:
     """As a front end that predates them writes it: the engine's own arch, the cached ceilings."""
     data = wire(RunRequest(3, "/s/add_relu.py"))
     del data["arch"], data["remeasure_ceiling"]

@@ -34,7 +34,7 @@ SCENARIO = DATA / "add_relu.py"
 
 def unversioned_object() -> dict[str, Any]:
     (line,) = UNVERSIONED.read_text().splitlines()
-    data = json.loads(line)
+    data: dict[str, Any] = json.loads(line)
     assert FORMAT_FIELD not in data  # the fixture is what the code before the version wrote
     return data
 
@@ -45,7 +45,7 @@ def written(tmp_path: Path, data: dict[str, Any], name: str = "results.jsonl") -
     return target
 
 
-def test_results_saved_before_the_version_still_read_as_they_were_measured():
+def test_results_saved_before_the_version_still_read_as_they_were_measured() -> None:
     (report,) = read_results(UNVERSIONED)
     assert report.title == "Add, then ReLU" and report.ok
     assert report.eager is not None and report.compiled is not None
@@ -54,7 +54,7 @@ def test_results_saved_before_the_version_still_read_as_they_were_measured():
     assert report.source == SCENARIO.read_text()
 
 
-def test_a_versioned_file_reads_as_the_same_report_as_the_unversioned_one(tmp_path: Path):
+def test_a_versioned_file_reads_as_the_same_report_as_the_unversioned_one(tmp_path: Path) -> None:
     (old,) = read_results(UNVERSIONED)
     versioned = saved_form(old)
     assert next(iter(versioned)) == FORMAT_FIELD and versioned[FORMAT_FIELD] == RESULTS_FORMAT
@@ -62,7 +62,7 @@ def test_a_versioned_file_reads_as_the_same_report_as_the_unversioned_one(tmp_pa
     assert new == old
 
 
-def test_the_saved_form_is_the_report_with_the_version_in_front():
+def test_the_saved_form_is_the_report_with_the_version_in_front() -> None:
     (report,) = read_results(UNVERSIONED)
     form = saved_form(report)
     assert form.pop(FORMAT_FIELD) == RESULTS_FORMAT
@@ -70,7 +70,7 @@ def test_the_saved_form_is_the_report_with_the_version_in_front():
     assert FORMAT_FIELD not in report.to_dict()  # the engine's messages have the protocol's version instead
 
 
-async def test_kernel_tui_view_opens_results_saved_before_the_version():
+async def test_kernel_tui_view_opens_results_saved_before_the_version() -> None:
     # The file names the scenario by the path it had where it was measured, which this checkout need not have.
     (saved,) = read_results(UNVERSIONED)
     app = build_view_app(saved_reports((saved,), UNVERSIONED), clock=lambda: 1000.0)
@@ -87,20 +87,22 @@ class TestANewerFormat:
     def newer(self, tmp_path: Path) -> Path:
         return written(tmp_path, {**unversioned_object(), FORMAT_FIELD: RESULTS_FORMAT + 1}, "newer.jsonl")
 
-    def test_view_refuses_it_with_one_line(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    def test_view_refuses_it_with_one_line(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         newer = self.newer(tmp_path)
         assert main(["view", str(newer)]) == EXIT_USAGE
         (line,) = capsys.readouterr().err.splitlines()
         assert line.startswith(f"kernel-tui view: {newer}: line 1: saved in results format {RESULTS_FORMAT + 1}")
         assert "newer kernel-tui" in line and "Traceback" not in line
 
-    def test_a_baseline_is_refused_before_anything_runs(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    def test_a_baseline_is_refused_before_anything_runs(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
         newer = self.newer(tmp_path)
         assert main(["run", str(SCENARIO), "--baseline", str(newer)]) == EXIT_USAGE
         (line,) = capsys.readouterr().err.splitlines()
         assert line.startswith(f"kernel-tui run: --baseline {newer}: line 1: saved in results format")
 
-    def test_one_newer_line_among_readable_ones_refuses_the_file(self, tmp_path: Path):
+    def test_one_newer_line_among_readable_ones_refuses_the_file(self, tmp_path: Path) -> None:
         mixed = tmp_path / "mixed.jsonl"
         newer = {**unversioned_object(), FORMAT_FIELD: 99}
         mixed.write_text(UNVERSIONED.read_text() + json.dumps(newer) + "\n")
@@ -109,7 +111,7 @@ class TestANewerFormat:
 
 
 @pytest.mark.parametrize("version", ["1", True, -1, 1.5, None, [1]])
-def test_a_version_that_is_no_version_is_not_a_report(tmp_path: Path, version: Any):
+def test_a_version_that_is_no_version_is_not_a_report(tmp_path: Path, version: Any) -> None:
     path = written(tmp_path, {**unversioned_object(), FORMAT_FIELD: version})
     with pytest.raises(ResultsFileError) as raised:
         read_results(path)
@@ -118,7 +120,7 @@ def test_a_version_that_is_no_version_is_not_a_report(tmp_path: Path, version: A
     assert "\n" not in message
 
 
-def test_a_pretty_printed_report_of_this_format_opens(tmp_path: Path):
+def test_a_pretty_printed_report_of_this_format_opens(tmp_path: Path) -> None:
     (report,) = read_results(UNVERSIONED)
     pretty = tmp_path / "results.json"
     pretty.write_text(json.dumps([saved_form(report)], indent=2))

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import pytest
 from conftest import REPO, measure
 
-from kernel_tui.model.report import Kernel
+from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.roofline import COMPUTE_BOUND, MEMORY_BOUND, OVERHEAD_BOUND
 from kernel_tui.transport.client import EngineClient
 

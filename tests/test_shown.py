@@ -71,7 +71,7 @@ def lines(value: Shown) -> list[str]:
     return [line.plain for line in summary_lines(value.summary)]
 
 
-def test_nothing_run_yet_every_pane_says_how_to_start():
+def test_nothing_run_yet_every_pane_says_how_to_start() -> None:
     value = state().shown()
     assert value.sub_title == "1/2 · Add, then ReLU"
     assert value.scenarios.index == 0 and value.scenarios.marks == (None, None)
@@ -88,7 +88,7 @@ def test_nothing_run_yet_every_pane_says_how_to_start():
     assert value.status.progress is None and value.status.text.plain.startswith("r runs this scenario")
 
 
-def test_before_the_engine_starts_and_when_it_cannot():
+def test_before_the_engine_starts_and_when_it_cannot() -> None:
     starting = replace(state(), engine=EngineState())
     assert starting.shown().summary.engine == "engine: starting…"
     failed = replace(starting, engine=EngineState(error=ScenarioError("engine", "no torch")))
@@ -97,7 +97,7 @@ def test_before_the_engine_starts_and_when_it_cannot():
     assert value.status.text.plain.startswith("✗ ") and "no torch" in value.status.text.plain
 
 
-def test_while_compiling_the_eager_side_is_in_and_the_compiled_side_waits():
+def test_while_compiling_the_eager_side_is_in_and_the_compiled_side_waits() -> None:
     now = state()
     run = now.run(until=SweepPointMeasured)
     assert run.report is not None and run.report.compiled is not None, "both partial reports are in"
@@ -108,6 +108,7 @@ def test_while_compiling_the_eager_side_is_in_and_the_compiled_side_waits():
     run.report = first.report
     run.stage_started("compile", "")
     value = now.shown(now=NOW + 3)
+    assert value.eager.result is not None
     assert [kernel.name for kernel in value.eager.result.kernels] == ["aten::add", "aten::relu"]
     assert value.eager.links_pending, "the eager rows wait for the kernel they became"
     assert (value.compiled.result, value.compiled.waiting) == (None, "compiling…")
@@ -116,7 +117,7 @@ def test_while_compiling_the_eager_side_is_in_and_the_compiled_side_waits():
     assert value.status.progress == run.progress() and value.status.progress is not None
 
 
-def test_a_sweep_streams_its_points_into_the_chart():
+def test_a_sweep_streams_its_points_into_the_chart() -> None:
     now = state()
     run = now.run(until=RunFinished)
     now.runs.active = run
@@ -126,10 +127,11 @@ def test_a_sweep_streams_its_points_into_the_chart():
     assert value.status.progress is not None
 
 
-def test_a_finished_run_fills_the_tables_summary_chart_and_mark():
+def test_a_finished_run_fills_the_tables_summary_chart_and_mark() -> None:
     now = state()
     now.run()
     value = now.shown()
+    assert value.eager.result is not None and value.compiled.result is not None
     assert [kernel.name for kernel in value.eager.result.kernels] == ["aten::add", "aten::relu"]
     assert [kernel.name for kernel in value.compiled.result.kernels] == ["graph_0_cpp_fused_add_relu_0"]
     assert not value.eager.links_pending and value.compiled.waiting == "not measured"
@@ -137,6 +139,7 @@ def test_a_finished_run_fills_the_tables_summary_chart_and_mark():
     assert value.signature == "", "the recording's report names no shapes"
     assert lines(value)[0].startswith("launches 2 → 1")
     assert any(line.startswith("EXPECT ") and "✓" in line for line in lines(value))
+    assert value.chart.report is not None
     assert (
         value.chart.report is now.runs[ADD_RELU].report
         and value.chart.ceiling_gbs == value.chart.report.bandwidth_ceiling_gbs
@@ -145,7 +148,7 @@ def test_a_finished_run_fills_the_tables_summary_chart_and_mark():
     assert value.status.text.plain.startswith("✓ done in 5.0 s") and value.status.progress is None
 
 
-def test_the_shapes_line_names_the_report_s_signature():
+def test_the_shapes_line_names_the_report_s_signature() -> None:
     now = state()
     run = now.run()
     assert run.report is not None
@@ -153,7 +156,7 @@ def test_the_shapes_line_names_the_report_s_signature():
     assert now.shown().signature == "shapes: f32[1024], f32[1024]"
 
 
-def test_a_failed_run_says_why_in_the_summary_and_the_status_line():
+def test_a_failed_run_says_why_in_the_summary_and_the_status_line() -> None:
     now = state()
     run = now.runs.start(BROKEN, sweep=False, now=NOW)
     error = ScenarioError("eager", "name 'oops' is not defined", file=str(BROKEN), line=9)
@@ -168,7 +171,7 @@ def test_a_failed_run_says_why_in_the_summary_and_the_status_line():
     assert value.status.text.plain.startswith("✗ ")
 
 
-def test_a_run_in_the_background_is_named_on_the_status_line():
+def test_a_run_in_the_background_is_named_on_the_status_line() -> None:
     now = state()
     run = now.runs.start(ADD_RELU, sweep=False, now=NOW)
     run.stage_started("eager", "")
@@ -178,7 +181,7 @@ def test_a_run_in_the_background_is_named_on_the_status_line():
     assert value.eager.waiting == "not run yet", "the scenario on screen has not run"
 
 
-def test_a_pinned_baseline_marks_the_next_run():
+def test_a_pinned_baseline_marks_the_next_run() -> None:
     now = state()
     first = now.run()
     assert now.baselines.toggle(first)
@@ -193,7 +196,7 @@ def test_a_pinned_baseline_marks_the_next_run():
     assert now.shown() == value, "the same state shows the same (the comparison is not made anew)"
 
 
-def test_a_chosen_variant_puts_its_kernels_in_the_compiled_table():
+def test_a_chosen_variant_puts_its_kernels_in_the_compiled_table() -> None:
     now = state()
     run = now.run()
     assert run.report is not None and not run.report.variants, "the recording has no variants"
@@ -209,7 +212,7 @@ def test_a_chosen_variant_puts_its_kernels_in_the_compiled_table():
     assert now.shown().compiled.title == "Compiled", "a variant the report lacks leaves the compiled side"
 
 
-def test_predictions_hide_the_explanation_then_show_the_guess_beside_the_count(tmp_path):
+def test_predictions_hide_the_explanation_then_show_the_guess_beside_the_count(tmp_path: Path) -> None:
     now = replace(state(course=DATA), predictions=PredictionBook(tmp_path / "score.json"))
     entry = now.catalog.current
     before = now.shown()
@@ -223,7 +226,7 @@ def test_predictions_hide_the_explanation_then_show_the_guess_beside_the_count(t
     assert (value.eager.predicted, value.compiled.predicted) == (2, 3)
 
 
-def test_the_view_state_reaches_the_chart_the_status_and_the_editing_class():
+def test_the_view_state_reaches_the_chart_the_status_and_the_editing_class() -> None:
     now = replace(state(), view=ViewState(chart_mode="roofline", editor_focused=True, editing=ADD_RELU))
     value = now.shown()
     assert value.chart.mode == "roofline" and value.editing
@@ -234,7 +237,7 @@ def test_the_view_state_reaches_the_chart_the_status_and_the_editing_class():
     assert value.summary.placeholder.startswith("Saved results") and not value.editing
 
 
-def test_an_unchanged_state_shows_an_equal_value_and_a_tick_changes_only_the_status():
+def test_an_unchanged_state_shows_an_equal_value_and_a_tick_changes_only_the_status() -> None:
     now = state()
     run = now.runs.start(ADD_RELU, sweep=False, now=NOW)
     run.stage_started("eager", "")

@@ -12,7 +12,8 @@ from test_ui_support import DATA, SnapCompare, explorer, finished, make_app, sho
 from textual.pilot import Pilot
 
 from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
-from kernel_tui.model.report import Kernel, ModeResult
+from kernel_tui.model.kernel import Kernel
+from kernel_tui.model.report import ModeResult
 from kernel_tui.text.by_line import LineWork, line_work
 from kernel_tui.text.line_changes import aligned_lines, line_changes
 from kernel_tui.transport.protocol import Done

@@ -17,7 +17,7 @@ import pytest
 from conftest import within
 
 from kernel_tui.transport import client
-from kernel_tui.transport.client import EngineDied
+from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.transport.protocol import Done, StageStartedMessage
 from kernel_tui.ui.engine_link import OUTPUT_LINES, ClientEngineLink
 from kernel_tui.ui.run_lifecycle import RunPhase
@@ -142,7 +142,9 @@ def test_close_while_the_engine_is_starting_does_not_wait_for_its_hello(
     assert errors
 
 
-def test_cancel_while_the_run_s_engine_starts_ends_it_without_waiting_for_its_hello(link, monkeypatch):
+def test_cancel_while_the_run_s_engine_starts_ends_it_without_waiting_for_its_hello(
+    link: ClientEngineLink, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("STAND_IN_HELLO_DELAY", "30")
     messages = link.run(Path("ok.py"), sweep=False)
     thread, seen = read_in_thread(messages)

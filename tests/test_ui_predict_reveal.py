@@ -4,14 +4,19 @@ lesson's Why, and keep the score; driven by keys (Pilot) on the replayed engine 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
+from replay import ReplayEngineLink
 from test_ui_support import ADD_RELU, explorer, finished, make_app, make_link, shown_text, wait_for
 from test_ui_why import SMALL, WIDE, run_to_the_end, table
 from textual import events
+from textual.pilot import Pilot
 
 from kernel_tui.commands import cli
 from kernel_tui.ui import launch
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, Answer, PredictionBook, split_lesson
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
@@ -41,7 +46,7 @@ def inputs(size, device):
 
 
 @pytest.fixture
-def course(tmp_path):
+def course(tmp_path: Path) -> Path:
     """A one-lesson course: the recorded scenario under its recorded name, with a Why and a Try next."""
     folder = tmp_path / "course"
     folder.mkdir()
@@ -50,20 +55,34 @@ def course(tmp_path):
 
 
 @pytest.fixture
-def state(tmp_path, monkeypatch):
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "state"
     monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(folder))
     return folder
 
 
-def course_app(course, link=None, **options):
+def course_app(
+    course: Path, link: ReplayEngineLink | None = None, *, predict: bool = True
+) -> tuple[KernelTuiApp, Path]:
     lesson = course / ADD_RELU.name
     app = make_app(link, paths=(lesson,), course=course)
-    app.predictions.enabled = options.get("predict", True)
+    app.predictions.enabled = predict
     return app, lesson
 
 
-async def predict(pilot, eager: str, compiled: str, eager_transfers: str = "5", compiled_transfers: str = "3") -> None:
+def predict_screen(app: KernelTuiApp) -> PredictScreen:
+    assert isinstance(app.screen, PredictScreen), app.screen
+    return app.screen
+
+
+def reveal_screen(app: KernelTuiApp) -> RevealScreen:
+    assert isinstance(app.screen, RevealScreen), app.screen
+    return app.screen
+
+
+async def predict(
+    pilot: Pilot[None], eager: str, compiled: str, eager_transfers: str = "5", compiled_transfers: str = "3"
+) -> None:
     """Kernels eager and compiled, then transfers eager and compiled (by default the recording's 5 and 3)."""
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, PredictScreen), what="the predict dialog")
     await pilot.press(*eager, "enter", *compiled, "enter", *eager_transfers, "enter", *compiled_transfers, "enter")
@@ -72,7 +91,7 @@ async def predict(pilot, eager: str, compiled: str, eager_transfers: str = "5", 
 class TestPredict:
     """On the course: guess first, run, reveal beside the measurement with the Why, keep the score."""
 
-    async def test_guess_then_reveal_with_the_why_and_the_score(self, course, state):
+    async def test_guess_then_reveal_with_the_why_and_the_score(self, course: Path, state: Path) -> None:
         link = make_link()
         app, lesson = course_app(course, link)
         async with app.run_test(size=WIDE) as pilot:
@@ -86,7 +105,7 @@ class TestPredict:
             assert link.runs == [], "the tables must not appear before the guess"
             await predict(pilot, "2", "2", "5", "2")
             await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
-            reveal = app.screen
+            reveal = reveal_screen(app)
             assert reveal.answer.predicted == {"eager": 2, "compiled": 2, "eager_transfers": 5, "compiled_transfers": 2}
             assert reveal.answer.measured == {"eager": 2, "compiled": 1, "eager_transfers": 5, "compiled_transfers": 3}
             assert reveal.why == WHY
@@ -109,9 +128,9 @@ class TestPredict:
             assert isinstance(app.screen, ExplorerScreen)
             await wait_for(pilot, lambda: finished(app, lesson))
             assert link.runs == [(lesson, False)]
-            assert table(app, "eager").border_subtitle.endswith("you said 2 ✓")
-            assert table(app, "compiled").border_subtitle.endswith("you said 2 ✗")
-            assert "score 2/4" in explorer(app).sub_title
+            assert (table(app, "eager").border_subtitle or "").endswith("you said 2 ✓")
+            assert (table(app, "compiled").border_subtitle or "").endswith("you said 2 ✗")
+            assert "score 2/4" in (explorer(app).sub_title or "")
             assert WHY in view.lesson and "Add a third op" in view.lesson, "the explanation is back"
         saved = json.loads((state / "predictions.json").read_text())
         assert saved["lessons"]["ui_add_relu.py"]["predicted"] == {
@@ -121,7 +140,7 @@ class TestPredict:
             "compiled_transfers": 2,
         }
 
-    async def test_the_score_carries_over_and_an_answered_lesson_runs_at_once(self, course, state):
+    async def test_the_score_carries_over_and_an_answered_lesson_runs_at_once(self, course: Path, state: Path) -> None:
         app, lesson = course_app(course)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
@@ -133,12 +152,12 @@ class TestPredict:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
             assert app.predictions.score == (4, 4)
-            assert "score 4/4" in explorer(app).sub_title
+            assert "score 4/4" in (explorer(app).sub_title or "")
             await run_to_the_end(pilot, "r", lesson)
             assert not isinstance(app.screen, (PredictScreen, RevealScreen))
             assert link.runs == [(lesson, False)]
 
-    async def test_typing_both_counts_at_once_fills_both_boxes(self, course, state):
+    async def test_typing_both_counts_at_once_fills_both_boxes(self, course: Path, state: Path) -> None:
         app, _ = course_app(course)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
@@ -155,20 +174,22 @@ class TestPredict:
                 ("3", "3"),
                 ("enter", "\r"),
             )
+            driver = app._driver
+            assert driver is not None
             for key, character in burst:
                 # A burst, as a fast typist or a paste sends it: no waiting for the app in between.
                 event = events.Key(key, character)
                 event.set_sender(app)
-                app._driver.send_message(event)
+                driver.send_message(event)
             await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
-            assert app.screen.answer.predicted == {
+            assert reveal_screen(app).answer.predicted == {
                 "eager": 3,
                 "compiled": 1,
                 "eager_transfers": 4.5,
                 "compiled_transfers": 3,
             }
 
-    async def test_escape_in_the_guess_runs_nothing(self, course, state):
+    async def test_escape_in_the_guess_runs_nothing(self, course: Path, state: Path) -> None:
         link = make_link()
         app, _ = course_app(course, link)
         async with app.run_test(size=WIDE) as pilot:
@@ -179,7 +200,7 @@ class TestPredict:
             await pilot.pause(0.1)
             assert link.runs == [] and explorer(app).runs == {}
 
-    async def test_tab_past_the_last_box_and_enter_still_runs(self, course, state):
+    async def test_tab_past_the_last_box_and_enter_still_runs(self, course: Path, state: Path) -> None:
         """Tab cycles through the four boxes (the dialog's body took focus after the last box, and Enter
         then did nothing); Enter wherever focus is runs once every box has a number."""
         link = make_link()
@@ -187,7 +208,7 @@ class TestPredict:
         async with app.run_test(size=SMALL) as pilot:
             await pilot.press("r")
             await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
-            dialog = app.screen
+            dialog = predict_screen(app)
             boxes = [
                 dialog.box(quantity) for quantity in ("eager", "compiled", "eager_transfers", "compiled_transfers")
             ]
@@ -199,15 +220,15 @@ class TestPredict:
             await pilot.press("tab", "tab")
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
-            assert app.screen.answer.points == 4
+            assert reveal_screen(app).answer.points == 4
             assert link.runs == [(lesson, False)]
 
-    async def test_enter_with_no_box_focused_moves_to_the_empty_one(self, course, state):
+    async def test_enter_with_no_box_focused_moves_to_the_empty_one(self, course: Path, state: Path) -> None:
         app, _ = course_app(course)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
             await wait_for(pilot, lambda: isinstance(app.screen, PredictScreen))
-            dialog = app.screen
+            dialog = predict_screen(app)
             await pilot.press("2", "tab", "1", "tab", "5")
             dialog.set_focus(None)
             await pilot.press("enter")
@@ -217,20 +238,20 @@ class TestPredict:
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
 
-    async def test_an_empty_guess_is_not_accepted(self, course, state):
+    async def test_an_empty_guess_is_not_accepted(self, course: Path, state: Path) -> None:
         app, _ = course_app(course)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
             await predict(pilot, "3", "")
             assert isinstance(app.screen, PredictScreen), "both counts are needed"
 
-    async def test_t_switches_predicting_off(self, course, state):
+    async def test_t_switches_predicting_off(self, course: Path, state: Path) -> None:
         link = make_link()
         app, lesson = course_app(course, link)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("t")
             assert not app.predictions.enabled
-            assert "predict off" in explorer(app).sub_title
+            assert "predict off" in (explorer(app).sub_title or "")
             assert WHY in explorer(app).query_one(LessonView).lesson
             await run_to_the_end(pilot, "r", lesson)
             assert not isinstance(app.screen, (PredictScreen, RevealScreen))
@@ -238,7 +259,9 @@ class TestPredict:
             assert app.predictions.score == (0, 0)
         assert not (state / "predictions.json").exists()
 
-    async def test_no_predict_at_start_and_the_learners_own_files_are_never_quizzed(self, course, state):
+    async def test_no_predict_at_start_and_the_learners_own_files_are_never_quizzed(
+        self, course: Path, state: Path
+    ) -> None:
         app, lesson = course_app(course, predict=False)
         async with app.run_test(size=WIDE) as pilot:
             await run_to_the_end(pilot, "r", lesson)
@@ -246,17 +269,22 @@ class TestPredict:
         app = make_app()  # tests/data files given on the command line: the learner's own
         async with app.run_test(size=WIDE) as pilot:
             await run_to_the_end(pilot)
-            assert "predict" not in explorer(app).sub_title
+            assert "predict" not in (explorer(app).sub_title or "")
 
-    def test_no_predict_flag_reaches_the_app(self, monkeypatch):
-        calls = []
-        monkeypatch.setattr(launch, "run_app", lambda paths, **options: calls.append(options) or 0)
+    def test_no_predict_flag_reaches_the_app(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        calls: list[dict[str, Any]] = []
+
+        def run_app(paths: object, **options: Any) -> int:
+            calls.append(options)
+            return 0
+
+        monkeypatch.setattr(launch, "run_app", run_app)
         assert cli.main(["--no-predict"]) == 0
         assert cli.main([]) == 0
         assert [options["predict"] for options in calls] == [False, True]
         assert launch.build_app([ADD_RELU], predict=False).predictions.enabled is False
 
-    def test_transfers_are_right_within_a_quarter_and_old_answers_keep_their_counts(self, tmp_path):
+    def test_transfers_are_right_within_a_quarter_and_old_answers_keep_their_counts(self, tmp_path: Path) -> None:
         guess = {"eager": 1, "compiled": 1, "eager_transfers": 2, "compiled_transfers": 1.5}
         answer = Answer(guess, {"eager": 1, "compiled": 1, "eager_transfers": 2.001, "compiled_transfers": 2})
         assert [answer.right(q) for q in answer.scored] == [True, True, True, False] and answer.points == 3
@@ -270,7 +298,7 @@ class TestPredict:
         path.write_text(json.dumps({"version": 1, "lessons": {"02_add_relu.py": old}}))
         assert PredictionBook(path).score == (2, 2), "an answer from before transfers scores its two counts"
 
-    def test_split_lesson_and_a_damaged_score_file(self, tmp_path):
+    def test_split_lesson_and_a_damaged_score_file(self, tmp_path: Path) -> None:
         question, why, try_next = split_lesson("Q?\n\n**Why.** Because.\n\n**Try next.** More.")
         assert (question, why, try_next) == ("Q?", "Because.", "**Try next.** More.")
         assert split_lesson("Only a question.") == ("Only a question.", "", "")

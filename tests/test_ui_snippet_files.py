@@ -4,6 +4,9 @@ drafts and saved snippets go to the temporary folders ``conftest`` gives every t
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from snippet_support import (
     SMALL,
     WIDE,
@@ -13,6 +16,7 @@ from snippet_support import (
     new_snippet,
     note,
     notifications,
+    open_document,
     snippet_link,
     text_area,
     type_text,
@@ -33,7 +37,7 @@ from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 class TestSave:
     """ctrl+s asks where (the snippets folder by default) the first time, then saves in place."""
 
-    async def test_save_writes_the_text_to_the_suggested_file(self):
+    async def test_save_writes_the_text_to_the_suggested_file(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(x * 2).exp()\n")
@@ -45,7 +49,7 @@ class TestSave:
             saved = snippets_dir() / "snippet.py"
             await wait_for(pilot, lambda: saved.exists())
             assert saved.read_text() == "(x * 2).exp()\n"
-            assert explorer(app).session.document.origin == saved.resolve()
+            assert open_document(app).origin == saved.resolve()
             assert "unsaved" not in note(app)
             # Saving again goes to the same file without asking.
             await pilot.press("end")
@@ -55,7 +59,7 @@ class TestSave:
             assert not isinstance(app.screen, PromptScreen)
             assert saved.read_text() == "(x * 2).exp()\ny"
 
-    async def test_save_to_a_typed_path_and_confirm_before_replacing(self, tmp_path):
+    async def test_save_to_a_typed_path_and_confirm_before_replacing(self, tmp_path: Path) -> None:
         target = tmp_path / "mine" / "relu.py"
         target.parent.mkdir()
         target.write_text("old\n")
@@ -74,7 +78,7 @@ class TestSave:
             await pilot.pause()
             assert editor(app).border_title == "Editor: relu.py", "the pane names the file it now edits"
 
-    async def test_escape_cancels_the_save(self):
+    async def test_escape_cancels_the_save(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "a.relu()\n")
@@ -89,7 +93,7 @@ class TestSave:
 class TestOpen:
     """e edits the scenario on screen: the learner's own file in place, a course scenario as a copy."""
 
-    async def test_e_on_your_own_file_edits_it_in_place(self, tmp_path):
+    async def test_e_on_your_own_file_edits_it_in_place(self, tmp_path: Path) -> None:
         mine = tmp_path / "mine.py"
         mine.write_text("(x + y).sigmoid()\n")
         app = make_app(snippet_link(), paths=(ADD_RELU, mine), course=DATA)
@@ -97,13 +101,15 @@ class TestOpen:
             await pilot.press("n", "e")
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert text_area(app).text == "(x + y).sigmoid()\n"
-            assert explorer(app).session.document.origin == mine.resolve()
+            assert open_document(app).origin == mine.resolve()
             await pilot.press("end")
             await type_text(pilot, " * 2")
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: mine.read_text() == "(x + y).sigmoid() * 2\n")
 
-    async def test_your_own_file_is_listed_once_while_edited_and_its_title_follows_the_saved_text(self, tmp_path):
+    async def test_your_own_file_is_listed_once_while_edited_and_its_title_follows_the_saved_text(
+        self, tmp_path: Path
+    ) -> None:
         mine = tmp_path / "mysnip.py"
         mine.write_text("(x + y).sigmoid()\n")
         app = make_app(snippet_link(), paths=(ADD_RELU, mine), course=DATA)
@@ -117,7 +123,7 @@ class TestOpen:
             await pilot.pause()
             screen = explorer(app)
             assert len(screen.catalog) == 2, [entry.path.name for entry in screen.catalog.entries]
-            assert screen.catalog.index == 1 and screen.entry.path == screen.session.document.path
+            assert screen.catalog.index == 1 and screen.entry.path == open_document(app).path
             listed = [str(option.prompt) for option in screen.query_one(ScenarioList).options]
             assert len(listed) == 2 and "(x + y).sigmoid() * 2" in listed[1], listed
             assert not any("mysnip-2" in text for text in listed)
@@ -125,12 +131,12 @@ class TestOpen:
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert len(screen.catalog) == 2 and text_area(app).text == "(x + y).sigmoid() * 2\n"
 
-    async def test_e_on_a_course_scenario_edits_a_copy(self):
+    async def test_e_on_a_course_scenario_edits_a_copy(self) -> None:
         app = make_app(snippet_link(), course=DATA)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("e")
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
-            document = explorer(app).session.document
+            document = open_document(app)
             assert text_area(app).text == ADD_RELU.read_text()
             assert document.origin is None and document.draft.based_on == ADD_RELU.resolve()
             assert explorer(app).catalog.entries[-1].title == "✎ Add, then ReLU"
@@ -139,7 +145,7 @@ class TestOpen:
             assert app.screen.query_one(Input).value.endswith("ui_add_relu.py")
             assert ADD_RELU.read_text() == document.text, "the course file is never written"
 
-    async def test_ctrl_o_opens_a_file_by_its_path(self, tmp_path):
+    async def test_ctrl_o_opens_a_file_by_its_path(self, tmp_path: Path) -> None:
         other = tmp_path / "other.py"
         other.write_text("z.cos()\n")
         app = make_app(snippet_link())
@@ -150,13 +156,13 @@ class TestOpen:
             await answer_prompt(pilot, str(other))
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert text_area(app).text == "z.cos()\n"
-            assert explorer(app).session.document.origin == other.resolve()
+            assert open_document(app).origin == other.resolve()
 
 
 class TestChangesOnDisk:
     """A file open in the editor is watched: a change made elsewhere comes in, unless edits would be lost."""
 
-    async def test_the_editor_reloads_a_file_changed_on_disk(self, tmp_path):
+    async def test_the_editor_reloads_a_file_changed_on_disk(self, tmp_path: Path) -> None:
         mine = tmp_path / "mine.py"
         mine.write_text("a.relu()\n")
         app = make_app(snippet_link(), paths=(mine,))
@@ -166,9 +172,9 @@ class TestChangesOnDisk:
             mine.write_text("a.relu() + b.sigmoid()\n")
             await wait_for(pilot, lambda: text_area(app).text == "a.relu() + b.sigmoid()\n", what="the reload")
             assert any("Reloaded" in message for message in notifications(app))
-            assert explorer(app).session.document.path.read_text() == "a.relu() + b.sigmoid()\n", "the draft follows"
+            assert open_document(app).path.read_text() == "a.relu() + b.sigmoid()\n", "the draft follows"
 
-    async def test_unsaved_edits_are_not_clobbered(self, tmp_path):
+    async def test_unsaved_edits_are_not_clobbered(self, tmp_path: Path) -> None:
         mine = tmp_path / "mine.py"
         mine.write_text("a.relu()\n")
         app = make_app(snippet_link(), paths=(mine,))
@@ -186,29 +192,29 @@ class TestChangesOnDisk:
 class TestDrafts:
     """Nothing typed is lost: the draft is written as one types, and offered back on the next start."""
 
-    async def test_typing_writes_the_draft_after_a_pause(self):
+    async def test_typing_writes_the_draft_after_a_pause(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(b - c).abs()")
-            draft = explorer(app).session.document.path
+            draft = open_document(app).path
             await wait_for(pilot, lambda: draft.read_text() == "(b - c).abs()", what="the autosave")
 
-    async def test_quitting_from_the_editor_writes_what_was_just_typed(self, monkeypatch):
+    async def test_quitting_from_the_editor_writes_what_was_just_typed(self, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(SnippetWorkbench, "AUTOSAVE_DELAY_S", 60.0)  # no autosave: only the quit writes
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(a - b).square()")
-            draft = explorer(app).session.document.path
+            draft = open_document(app).path
             assert draft.read_text() == TEMPLATE
             await pilot.press("ctrl+q")
         assert draft.read_text() == "(a - b).square()"
         assert DraftStore().left_behind()[0][0].path == draft
 
-    async def test_a_draft_left_by_a_quit_is_offered_back_and_restored(self):
+    async def test_a_draft_left_by_a_quit_is_offered_back_and_restored(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(a * b).sum()")
-            draft = explorer(app).session.document.path
+            draft = open_document(app).path
             await pilot.press("escape", "q")
         assert draft.read_text() == "(a * b).sum()"
         app = make_app(snippet_link())
@@ -219,9 +225,9 @@ class TestDrafts:
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.focused, SnippetTextArea))
             assert text_area(app).text == "(a * b).sum()"
-            assert explorer(app).session.document.path == draft
+            assert open_document(app).path == draft
 
-    async def test_a_draft_left_by_a_crash_is_offered_back(self):
+    async def test_a_draft_left_by_a_crash_is_offered_back(self) -> None:
         draft = crashed_draft("x.tanh()\n")
         app = make_app(snippet_link())
         async with app.run_test(size=SMALL) as pilot:
@@ -231,10 +237,10 @@ class TestDrafts:
             assert "✎ x.tanh()" in titles
             await pilot.press("end", "e")
             await wait_for(pilot, lambda: explorer(app).session.document is not None)
-            assert explorer(app).session.document.path == draft.path
+            assert open_document(app).path == draft.path
             assert explorer(app).query_one(TabbedContent).active == "tab-editor"
 
-    async def test_x_discards_a_draft_for_good(self):
+    async def test_x_discards_a_draft_for_good(self) -> None:
         draft = crashed_draft("x.tanh()\n")
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
@@ -244,7 +250,7 @@ class TestDrafts:
             assert not draft.path.exists()
             assert len(explorer(app).catalog.entries) == 2
 
-    async def test_an_untouched_template_leaves_nothing_behind(self):
+    async def test_an_untouched_template_leaves_nothing_behind(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("ctrl+n")
@@ -255,7 +261,7 @@ class TestDrafts:
             await pilot.pause(0.2)
             assert isinstance(app.screen, ExplorerScreen)
 
-    async def test_a_saved_snippet_is_not_offered_back(self):
+    async def test_a_saved_snippet_is_not_offered_back(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "y.exp()\n")

@@ -25,6 +25,7 @@ from snippet_support import (
     editor,
     new_snippet,
     note,
+    open_document,
     replace_text,
     run_a_syntax_error,
     run_done,
@@ -40,6 +41,8 @@ from kernel_tui.transport.protocol import Done, Partial
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import load_catalog
 from kernel_tui.ui.drafts import TEMPLATE, DraftStore
+from kernel_tui.ui.engine_link import CompileVariants
+from kernel_tui.ui.run_lifecycle import RunMessages
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.help import HelpScreen
@@ -53,7 +56,7 @@ from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 class TestEditor:
     """One key opens the editor on a template; the snippet joins the list as the learner's own."""
 
-    async def test_ctrl_n_opens_a_new_snippet_from_the_template(self):
+    async def test_ctrl_n_opens_a_new_snippet_from_the_template(self) -> None:
         app = make_app(snippet_link(), course=DATA)  # the two scenarios are the course, the snippet is yours
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("ctrl+n")
@@ -62,31 +65,31 @@ class TestEditor:
             assert text_area(app).cursor_location == (3, 0), "the cursor waits on the expression"
             screen = explorer(app)
             assert screen.has_class("-editing"), "the editor takes the lesson's place"
-            assert screen.session.document.path.parent == DraftStore().folder
+            assert open_document(app).path.parent == DraftStore().folder
             listed = str(screen.query_one(ScenarioList).get_option_at_index(2).prompt)
             assert "✎ (a + b).relu()" in listed and "(yours)" in listed
-            assert screen.entry.path == screen.session.document.path
+            assert screen.entry.path == open_document(app).path
 
-    async def test_a_typed_bare_expression_runs_as_a_file_at_the_chosen_size(self):
+    async def test_a_typed_bare_expression_runs_as_a_file_at_the_chosen_size(self) -> None:
         link = snippet_link()
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("z")
             await answer_prompt(pilot, "2**12")
             assert explorer(app).run_size == 4096
-            assert "size 4,096" in explorer(app).title
+            assert "size 4,096" in (explorer(app).title or "")
             await new_snippet(pilot, "(a + b).relu()")
             await pilot.press("ctrl+r")
             await wait_for(pilot, lambda: run_done(app), what="the snippet's run")
             path, size, text = link.asked[-1]
-            assert (path, size, text) == (explorer(app).session.document.path, 4096, "(a + b).relu()")
+            assert (path, size, text) == (open_document(app).path, 4096, "(a + b).relu()")
             eager = explorer(app).query_one("#eager", KernelTable)
             assert [kernel.short_name for kernel in eager.kernels] == ["aten::add", "aten::relu"]
             assert "✓ done" in status(app)
             assert text_area(app).text == "(a + b).relu()"
             assert text_area(app).error_line is None
 
-    async def test_enter_keeps_the_indent_and_indents_after_a_colon(self):
+    async def test_enter_keeps_the_indent_and_indents_after_a_colon(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "def f(t):\nu = t * 2\nreturn u.relu()\n")
@@ -95,7 +98,7 @@ class TestEditor:
             await type_text(pilot, "f(x)")
             assert text_area(app).text.endswith("\nf(x)")
 
-    async def test_the_editor_says_which_line_is_measured_and_that_the_lines_above_are_set_up(self):
+    async def test_the_editor_says_which_line_is_measured_and_that_the_lines_above_are_set_up(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "(a + b).relu()")
@@ -104,7 +107,7 @@ class TestEditor:
             assert "measured: line 2; lines above run once as set-up" in note(app)
 
     @pytest.mark.parametrize("size", [WIDE, SMALL])
-    async def test_the_tables_header_says_the_shapes_in_and_out(self, size):
+    async def test_the_tables_header_says_the_shapes_in_and_out(self, size: tuple[int, int]) -> None:
         link = snippet_link()
         signed = "x: (1048576,) float32, y: (1048576,) float32 → () float32"
         recording = link.recordings[ADD_RELU_RECORDING]
@@ -127,7 +130,7 @@ class TestEditor:
             assert header.display
             assert f"shapes: {signed}" in shown_text(header)
 
-    async def test_leaving_the_editor_and_coming_back_keeps_the_text(self):
+    async def test_leaving_the_editor_and_coming_back_keeps_the_text(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, "x.sin()")
@@ -144,14 +147,14 @@ class TestEditor:
 class TestErrors:
     """An error shows under the text and marks the snippet's own line; the text is left exactly as typed."""
 
-    async def test_an_unknown_name_marks_its_line(self):
+    async def test_an_unknown_name_marks_its_line(self) -> None:
         typed = "t = x * 2\n\nt + q"
         app = make_app(snippet_link(plays="snippets/ui_snippet_typo.py"))
         async with app.run_test(size=WIDE) as pilot:
             await new_snippet(pilot, typed)
             await pilot.press("ctrl+r")
             await wait_for(pilot, lambda: run_done(app))
-            assert explorer(app).runs[explorer(app).session.document.path].status is RunStatus.FAILED
+            assert explorer(app).runs[open_document(app).path].status is RunStatus.FAILED
             assert text_area(app).text == typed
             assert text_area(app).error_line == 3
             assert text_area(app).cursor_location == (2, 0)
@@ -165,7 +168,7 @@ class TestErrors:
             assert text_area(app).error_line is None
             assert "NameError" in note(app)
 
-    async def test_a_syntax_error_marks_its_line(self):
+    async def test_a_syntax_error_marks_its_line(self) -> None:
         app = make_app(snippet_link(plays="snippets/ui_snippet_syntax.py"))
         async with app.run_test(size=WIDE) as pilot:
             typed = await run_a_syntax_error(app, pilot)
@@ -173,7 +176,7 @@ class TestErrors:
             assert text_area(app).error_line == 1
             assert "line 1: load: syntax error: '(' was never" in note(app)
 
-    async def test_a_file_the_engine_could_not_read_names_no_size(self):
+    async def test_a_file_the_engine_could_not_read_names_no_size(self) -> None:
         """Without a size asked for, the engine cannot read SIZE from a file with a syntax error and reports
         size 0: the device line read "size 0", as if it had run on empty arrays."""
         link = snippet_link(plays="snippets/ui_snippet_syntax.py")
@@ -191,7 +194,7 @@ class TestErrors:
             shown = shown_text(explorer(app).query_one("SummaryStrip"))
             assert "torch" in shown and "size 0" not in shown, shown
 
-    async def test_the_details_of_a_snippet_error_show_its_own_output_not_an_earlier_runs(self):
+    async def test_the_details_of_a_snippet_error_show_its_own_output_not_an_earlier_runs(self) -> None:
         """The engine's output is one stream for the session: the details showed warnings another lesson's
         run had left (dynamo's, about a graph break the snippet never had)."""
 
@@ -199,14 +202,16 @@ class TestErrors:
         class PrintingLink(SnippetLink):
             printed: list[str] = field(default_factory=list)
 
-            def run(self, path, **options):
+            def run(
+                self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
+            ) -> RunMessages:
                 self.printed.append(f"printed while running {Path(path).name}\n")
-                return super().run(path, **options)
+                return super().run(path, sweep=sweep, size=size, variants=variants)
 
-            def output(self, since=0, until=None):
+            def output(self, since: int = 0, until: int | None = None) -> str:
                 return "".join(self.printed[since:until])
 
-            def output_mark(self):
+            def output_mark(self) -> int:
                 return len(self.printed)
 
         link = PrintingLink.from_files(*RECORDINGS, TYPO, SYNTAX, plays="snippets/ui_snippet_syntax.py")
@@ -221,7 +226,7 @@ class TestErrors:
             assert "syntax error" in body and "printed while running" in body
             assert "Graph break from lesson 15" not in body
 
-    async def test_the_details_key_the_note_names_works_in_the_editor(self):
+    async def test_the_details_key_the_note_names_works_in_the_editor(self) -> None:
         app = make_app(snippet_link(plays="snippets/ui_snippet_syntax.py"))
         async with app.run_test(size=WIDE) as pilot:
             typed = await run_a_syntax_error(app, pilot)
@@ -232,7 +237,7 @@ class TestErrors:
             await pilot.press("escape")
             assert text_area(app).text == typed, "the key typed nothing"
 
-    async def test_a_long_run_says_for_how_long_and_esc_esc_stops_it(self, monkeypatch):
+    async def test_a_long_run_says_for_how_long_and_esc_esc_stops_it(self, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(SnippetWorkbench, "RUNNING_NOTE_INTERVAL_S", 0.05)
         now = [1000.0]
         link = SnippetLink.from_files(*RECORDINGS, TYPO, SYNTAX, gate=ReplayGate())  # never answers
@@ -252,7 +257,7 @@ class TestErrors:
             assert "running" not in note(app)
             assert "cancelled" in note(app)
 
-    async def test_a_good_run_after_an_error_clears_it(self):
+    async def test_a_good_run_after_an_error_clears_it(self) -> None:
         link = snippet_link(plays="snippets/ui_snippet_typo.py")
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
@@ -262,7 +267,7 @@ class TestErrors:
             link.plays = ADD_RELU_RECORDING
             await replace_text(pilot, "(a + b).relu()")
             await pilot.press("ctrl+r")
-            await wait_for(pilot, lambda: run_done(app) and explorer(app).session.document.error is None)
+            await wait_for(pilot, lambda: run_done(app) and open_document(app).error is None)
             assert text_area(app).error_line is None
             assert "NameError" not in note(app)
 
@@ -270,7 +275,7 @@ class TestErrors:
 class TestSmallTerminal:
     """80x24: the editor is a tab of its own (5); the run's results are in the kernels tab."""
 
-    async def test_editor_tab_run_and_layout_switch_keep_the_text(self):
+    async def test_editor_tab_run_and_layout_switch_keep_the_text(self) -> None:
         link = snippet_link()
         app = make_app(link)
         async with app.run_test(size=SMALL) as pilot:
@@ -290,7 +295,7 @@ class TestSmallTerminal:
             await wait_for(pilot, lambda: bool(explorer(app).query("#snippet-text")))
             assert text_area(app).text == "(a + b).relu()"
 
-    async def test_the_editor_tab_says_how_to_open_a_snippet(self):
+    async def test_the_editor_tab_says_how_to_open_a_snippet(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=SMALL) as pilot:
             await pilot.pause()
@@ -303,7 +308,7 @@ class TestSmallTerminal:
 class TestSizeAndKeys:
     """z sets the size every run uses; help and the command palette list the editor's keys and actions."""
 
-    async def test_size_prompt_checks_what_is_typed(self):
+    async def test_size_prompt_checks_what_is_typed(self) -> None:
         link = snippet_link()
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
@@ -322,7 +327,7 @@ class TestSizeAndKeys:
             assert explorer(app).run_size is None
             assert explorer(app).title is None
 
-    async def test_help_and_palette_list_the_editor(self):
+    async def test_help_and_palette_list_the_editor(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("question_mark")
@@ -338,7 +343,7 @@ class TestSizeAndKeys:
             await new.callback()
             await wait_for(pilot, lambda: explorer(app).session.document is not None)
 
-    async def test_footer_offers_the_editor_keys_only_when_they_apply(self):
+    async def test_footer_offers_the_editor_keys_only_when_they_apply(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
@@ -351,7 +356,7 @@ class TestSizeAndKeys:
             assert "r" not in shown, "letters are typed in the editor: their bindings step aside"
 
 
-def test_parse_size_reads_what_a_learner_types():
+def test_parse_size_reads_what_a_learner_types() -> None:
     assert parse_size("4096") == 4096
     assert parse_size("1_048_576") == 2**20
     assert parse_size("2**12") == 4096
@@ -362,7 +367,7 @@ def test_parse_size_reads_what_a_learner_types():
 
 
 @pytest.mark.slow
-async def test_the_real_engine_marks_the_line_of_a_typed_snippet():
+async def test_the_real_engine_marks_the_line_of_a_typed_snippet() -> None:
     """No stand-in: the real engine (on CPU) runs the draft at the chosen size and names the typed line.
     The snippet fails in eager, before any compile, so this costs one engine start."""
     app = KernelTuiApp(load_catalog([ADD_RELU], course=None), device="cpu")
@@ -372,7 +377,7 @@ async def test_the_real_engine_marks_the_line_of_a_typed_snippet():
         await new_snippet(pilot, "t = x * 2\n\nt + q")
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: run_done(app), timeout=300, what="the real engine's report")
-        run = explorer(app).runs[explorer(app).session.document.path]
+        run = explorer(app).runs[open_document(app).path]
         assert run.status is RunStatus.FAILED and run.error is not None, run
         assert (run.error.stage, run.error.line) == ("eager", 3), run.error
         assert run.report is not None and run.report.size == 4096
@@ -380,7 +385,7 @@ async def test_the_real_engine_marks_the_line_of_a_typed_snippet():
         assert text_area(app).error_line == 3
 
 
-async def test_in_the_editor_the_footer_and_the_status_line_name_keys_that_work_there():
+async def test_in_the_editor_the_footer_and_the_status_line_name_keys_that_work_there() -> None:
     """Letters are typed in the editor: the footer offered "? Help" and the status line "r runs this
     scenario · s ... · d details", and each of those keys typed a letter instead."""
     app = make_app(snippet_link())

@@ -8,7 +8,6 @@ cannot compile: an error in its own row).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,9 +31,10 @@ from textual.widgets import Input, SelectionList, TabbedContent
 
 from kernel_tui.model.compile_variants import parse_variant_flag
 from kernel_tui.text.formatting import variant_rows
-from kernel_tui.transport.protocol import Done, RunMessage
+from kernel_tui.transport.protocol import Done
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.engine_link import ClientEngineLink, CompileVariants
+from kernel_tui.ui.run_lifecycle import RunMessages
 from kernel_tui.ui.screens.variants import VariantsScreen
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.variants_table import (
@@ -249,7 +249,7 @@ class AnyFileLink(ReplayEngineLink):
 
     def run(
         self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
-    ) -> Iterator[RunMessage]:
+    ) -> RunMessages:
         self.recordings[Path(path).name] = self.recordings[VARIANTS_FILE.name]
         return super().run(path, sweep=sweep, size=size, variants=variants)
 

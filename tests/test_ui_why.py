@@ -5,15 +5,21 @@ is in ``test_ui_predict_reveal``."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 from replay import ReplayEngineLink, ReplayGate
 from test_ui_support import ADD_RELU, DATA, REPO, explorer, finished, make_app, make_link, shown_text, wait_for
 from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.widgets import TabbedContent
 
-from kernel_tui.model.report import Kernel, ModeResult, SweepPoint
+from kernel_tui.model.kernel import Kernel
+from kernel_tui.model.report import ModeResult, SweepPoint
 from kernel_tui.text.formatting import attribution_text, lines_text, link_text
 from kernel_tui.transport.protocol import Partial
+from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.kernel_words import code_kernel, code_language, kernel_story, no_code_reason, plan_columns
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
@@ -22,31 +28,38 @@ from kernel_tui.ui.widgets.bandwidth_plot import bandwidth_series
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 
 WIDE = (160, 48)
 SMALL = (80, 24)
 CEILING = 11.553  # the recording's bandwidth_ceiling_gbs
 
 
-def table(app, mode: str) -> KernelTable:
+def table(app: KernelTuiApp, mode: str) -> KernelTable:
     return explorer(app).query_one(f"#{mode}", KernelTable)
 
 
-def cells(app, mode: str, row: int = 0) -> dict[str, str]:
+def cells(app: KernelTuiApp, mode: str, row: int = 0) -> dict[str, str]:
     """A table row's cells by column key, as plain text."""
     kernel_table = table(app, mode)
     values = kernel_table.get_row_at(row)
+    assert kernel_table.plan is not None, "the table has its columns once it is drawn"
     return {key: getattr(value, "plain", str(value)) for key, value in zip(kernel_table.plan.keys, values)}
 
 
-def table_text(app, mode: str) -> str:
+def table_text(app: KernelTuiApp, mode: str) -> str:
     """A kernel table as drawn, border and all (``shown_text`` covers only its content height)."""
     kernel_table = table(app, mode)
     lines = kernel_table.render_lines(Region(0, 0, *kernel_table.outer_size))
     return "\n".join(strip.text.rstrip() for strip in lines)
 
 
-async def run_to_the_end(pilot, key: str = "r", path=ADD_RELU) -> None:
+def code_screen(app: KernelTuiApp) -> KernelCodeScreen:
+    assert isinstance(app.screen, KernelCodeScreen), app.screen
+    return app.screen
+
+
+async def run_to_the_end(pilot: Pilot[None], key: str = "r", path: Path = ADD_RELU) -> None:
     await pilot.press(key)
     await wait_for(pilot, lambda: finished(pilot.app, path), what="the run to finish")
 
@@ -56,7 +69,7 @@ class TestAttribution:
     replaced; the full-name line says all of it for the highlighted kernel."""
 
     @pytest.mark.parametrize("size", [WIDE, SMALL])
-    async def test_tables_show_fused_into_and_replaces(self, size):
+    async def test_tables_show_fused_into_and_replaces(self, size: tuple[int, int]) -> None:
         app = make_app()
         async with app.run_test(size=size) as pilot:
             await run_to_the_end(pilot)
@@ -70,7 +83,7 @@ class TestAttribution:
             assert "replaces" in table_text(app, "compiled")
             assert "add, relu · L11" in table_text(app, "compiled")
 
-    async def test_while_compiling_the_eager_rows_wait_for_their_compiled_kernel(self):
+    async def test_while_compiling_the_eager_rows_wait_for_their_compiled_kernel(self) -> None:
         gate = ReplayGate()
         app = make_app(make_link(gate=gate))
         async with app.run_test(size=WIDE) as pilot:
@@ -84,7 +97,7 @@ class TestAttribution:
             await wait_for(pilot, lambda: finished(app))
             assert cells(app, "eager")["link"] == "cpp_fused_add_relu_0"
 
-    async def test_the_full_name_line_tells_the_whole_story(self):
+    async def test_the_full_name_line_tells_the_whole_story(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await run_to_the_end(pilot)
@@ -95,7 +108,7 @@ class TestAttribution:
             assert "replaces aten::add, aten::relu (line 11)" in shown_text(line)
             assert "g shows its code" in shown_text(line)
 
-    async def test_at_80x24_the_full_name_line_shows_long_names_whole(self):
+    async def test_at_80x24_the_full_name_line_shows_long_names_whole(self) -> None:
         """The tables cut a long name to ``cpp_fused_a…``; the line under them is where it is read whole,
         however many kernels a composite op became and however long the story after it."""
         fused = tuple(f"cpp_fused__log_softmax_amax_exp_logsumexp_sub_sum_{index}" for index in range(4))
@@ -130,8 +143,10 @@ class TestAttribution:
                 assert name in text or name in "".join(rows), text
             assert "62% of the copy ceiling" in text
 
-    def test_narrow_tables_drop_share_then_bandwidth_then_attribution(self):
-        keys = lambda room: plan_columns(room, 1, name_want=20, link_want=20).keys  # noqa: E731
+    def test_narrow_tables_drop_share_then_bandwidth_then_attribution(self) -> None:
+        def keys(room: int) -> tuple[str, ...]:
+            return plan_columns(room, 1, name_want=20, link_want=20).keys
+
         assert keys(200) == ("kernel", "calls", "time", "bytes", "gbs", "share", "link")
         assert keys(77) == ("kernel", "calls", "time", "bytes", "gbs", "link")
         assert keys(60) == ("kernel", "calls", "time", "bytes", "link")
@@ -139,7 +154,7 @@ class TestAttribution:
         plan = plan_columns(77, 1, name_want=10, link_want=20)
         assert plan.link_width >= 20, "the attribution gets its whole text before the name grows"
 
-    def test_link_texts(self):
+    def test_link_texts(self) -> None:
         eager = Kernel("aten::add", "aten::add", 1, 1.0, fused_into=("cpp_fused_add_relu_0",))
         compiled = Kernel("k", "k", 1, 1.0, aten_ops=("aten::add", "aten::relu"), lines=(12, 13, 14))
         assert link_text(eager, "eager") == "cpp_fused_add_relu_0"
@@ -147,7 +162,7 @@ class TestAttribution:
         assert link_text(Kernel("k", "k", 1, 1.0), "eager") == "—"
         assert lines_text((12, 20)) == "L12,20"
 
-    def test_a_library_call_is_not_fused_into_itself_and_g_agrees_with_the_row(self):
+    def test_a_library_call_is_not_fused_into_itself_and_g_agrees_with_the_row(self) -> None:
         """Lesson 14's eager matmul went to the library call addmm, which has no code; lesson 15's
         aten::item stays aten::item. The row, the full-name line and g say the same, from code_kernel."""
         addmm = Kernel("aten::addmm", "aten::addmm", 1, 1.0, kind="op", aten_ops=("aten::mm", "aten::add"))
@@ -172,7 +187,7 @@ class TestAttribution:
 class TestGeneratedCode:
     """g shows the highlighted compiled kernel's source (or the one an eager kernel became); Esc closes."""
 
-    async def test_g_shows_the_compiled_kernels_code_and_escape_closes_it(self):
+    async def test_g_shows_the_compiled_kernels_code_and_escape_closes_it(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("g")  # nothing to show before a run: it says so
@@ -182,23 +197,26 @@ class TestGeneratedCode:
             table(app, "compiled").focus()
             await pilot.press("g")
             await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
-            (kernel,) = explorer(app).runs[ADD_RELU].report.compiled.kernels
-            assert app.screen.kernel == kernel and app.screen.language == "cpp"
-            body = shown_text(app.screen.query_one("#code-source"))
+            report = explorer(app).runs[ADD_RELU].report
+            assert report is not None and report.compiled is not None
+            (kernel,) = report.compiled.kernels
+            code = code_screen(app)
+            assert code.kernel == kernel and code.language == "cpp"
+            body = shown_text(code.query_one("#code-source"))
             assert 'extern "C"' in body and "in_ptr0" in body
-            assert "Generated code: cpp_fused_add_relu_0" in app.screen.query_one("#code-body").border_title
+            assert "Generated code: cpp_fused_add_relu_0" in (code.query_one("#code-body").border_title or "")
             await pilot.press("escape")
             assert isinstance(app.screen, ExplorerScreen)
 
-    async def test_on_an_eager_row_g_shows_the_kernel_it_was_fused_into(self):
+    async def test_on_an_eager_row_g_shows_the_kernel_it_was_fused_into(self) -> None:
         app = make_app()
         async with app.run_test(size=SMALL) as pilot:
             await run_to_the_end(pilot)
             await pilot.press("3", "down", "g")
             await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
-            assert app.screen.kernel.short_name == "cpp_fused_add_relu_0"
+            assert code_screen(app).kernel.short_name == "cpp_fused_add_relu_0"
 
-    async def test_lesson_14s_eager_matmul_row_and_g_say_the_same(self):
+    async def test_lesson_14s_eager_matmul_row_and_g_say_the_same(self) -> None:
         """The row said "fused into aten::addmm · g shows the code it became" and g then said no compiled
         kernel had done its work: both now say it became the library call, which has no code."""
         lesson = REPO / "scenarios" / "14_matmul_bias_relu.py"
@@ -225,9 +243,9 @@ class TestGeneratedCode:
             assert "g shows the code it became" in shown_text(explorer(app).query_one(KernelNameLine))
             await pilot.press("g")
             await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
-            assert app.screen.kernel.short_name == "cpp_fused_relu_0"
+            assert code_screen(app).kernel.short_name == "cpp_fused_relu_0"
 
-    def test_g_on_an_eager_row_without_attribution_opens_the_kernel_that_did_its_work_or_none(self):
+    def test_g_on_an_eager_row_without_attribution_opens_the_kernel_that_did_its_work_or_none(self) -> None:
         max_sin = Kernel(
             "cpp_fused_max_sin_0",
             "cpp_fused_max_sin_0",
@@ -248,7 +266,7 @@ class TestGeneratedCode:
         fused = Kernel("aten::sin", "aten::sin", 1, 1.0, kind="op", fused_into=("cpp_fused_max_sin_0",))
         assert code_kernel(fused, "eager", compiled) is max_sin
 
-    def test_triton_kernels_are_highlighted_as_python(self):
+    def test_triton_kernels_are_highlighted_as_python(self) -> None:
         triton = Kernel("triton_poi_fused_add_0", "triton_poi_fused_add_0", 1, 1.0, code="@triton.jit\ndef k(): pass")
         cpp = Kernel("cpp_fused_add_0", "cpp_fused_add_0", 1, 1.0, code='#include <x.h>\nextern "C" void kernel()')
         assert code_language(triton) == "python" and code_language(cpp) == "cpp"
@@ -257,7 +275,7 @@ class TestGeneratedCode:
 class TestBandwidth:
     """Achieved GB/s and % of the ceiling per kernel; b switches the chart to bandwidth with the ceiling."""
 
-    async def test_the_tables_show_gbs_and_percent_of_the_ceiling(self):
+    async def test_the_tables_show_gbs_and_percent_of_the_ceiling(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await run_to_the_end(pilot)
@@ -265,13 +283,13 @@ class TestBandwidth:
             assert cells(app, "compiled")["gbs"].split() == ["6.77", "59%"]
             assert "GB/s %ceil" in table_text(app, "eager")
 
-    async def test_b_switches_the_chart_to_bandwidth_with_the_ceiling_and_back(self):
+    async def test_b_switches_the_chart_to_bandwidth_with_the_ceiling_and_back(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await run_to_the_end(pilot, "s")
             chart = explorer(app).query_one(RuntimeChart)
             await wait_for(pilot, lambda: bool(chart.query("RuntimePlot")))
-            plot = chart.query_one("RuntimePlot")
+            plot = chart.query_one(RuntimePlot)
             await wait_for(pilot, lambda: "eager" in plot.drawn)
             assert "ceiling" not in plot.drawn
             await pilot.press("b")
@@ -281,28 +299,28 @@ class TestBandwidth:
             assert plot.drawn["ceiling"] == ([2**10, 2**20], [CEILING, CEILING])
             sizes, eager = plot.drawn["eager"]
             assert sizes[-1] == 2**20 and eager[-1] == pytest.approx(20971520 / 191.823 / 1e3)
-            assert "b roofline" in chart.border_subtitle
+            assert "b roofline" in (chart.border_subtitle or "")
             await pilot.press("n", "p")  # the mode stays as the learner left it
             assert chart.mode == "bandwidth"
             await pilot.press("b", "b")  # through the roofline, back to runtime
             await wait_for(pilot, lambda: "ceiling" not in plot.drawn and "eager" in plot.drawn)
             assert chart.border_title == "Runtime vs size"
 
-    async def test_on_a_small_terminal_b_shows_the_chart_tab(self):
+    async def test_on_a_small_terminal_b_shows_the_chart_tab(self) -> None:
         app = make_app()
         async with app.run_test(size=SMALL) as pilot:
             await run_to_the_end(pilot, "s")
             await pilot.press("b")
-            await wait_for(pilot, lambda: explorer(app).query_one("#tabs").active == "tab-chart")
+            await wait_for(pilot, lambda: explorer(app).query_one("#tabs", TabbedContent).active == "tab-chart")
             assert explorer(app).query_one(RuntimeChart).mode == "bandwidth"
 
-    def test_bandwidth_is_bytes_over_time_per_sweep_point(self):
+    def test_bandwidth_is_bytes_over_time_per_sweep_point(self) -> None:
         points = [SweepPoint(2048, 2.0, 4.0, eager_bytes=8000, compiled_bytes=4000), SweepPoint(1024, 1.0, None)]
         assert bandwidth_series(points) == {"eager": ([2048], [4.0]), "compiled": ([2048], [1.0])}
 
 
 class TestKeysListed:
-    async def test_help_and_palette_list_the_new_keys(self):
+    async def test_help_and_palette_list_the_new_keys(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("question_mark")
@@ -316,7 +334,7 @@ class TestKeysListed:
             assert {"Generated code", switch, "Predictions on / off"} <= set(titles)
 
 
-def test_recordings_carry_the_why_fields():
+def test_recordings_carry_the_why_fields() -> None:
     """The UI fixtures were recorded by an engine that sends attribution, code and bandwidth."""
     data = json.loads((DATA / "ui_add_relu_messages.json").read_text())
     done = data["messages"][-1]["report"]
@@ -324,7 +342,7 @@ def test_recordings_carry_the_why_fields():
     assert done["eager"]["kernels"][0]["fused_into"] and done["sweep"][0]["eager_bytes"]
 
 
-def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00():
+def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00() -> None:
     """Tiny arrays move a few MB/s: the lowest tick of the log axis read "0.00" (two decimals of 0.002)."""
     from kernel_tui.text.formatting import format_gbs
     from kernel_tui.ui.widgets.bandwidth_plot import draw_bandwidth
@@ -333,7 +351,7 @@ def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00():
     class Figure:
         """Records what the chart asks plotext for."""
 
-        def __getattr__(self, name):
+        def __getattr__(self, name: str) -> Any:
             return lambda *args, **kwargs: setattr(self, name + "_args", args)
 
     points = [

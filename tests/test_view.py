@@ -21,7 +21,7 @@ from kernel_tui.commands.cli import EXIT_USAGE, main
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.results_file import FORMAT_FIELD, RESULTS_FORMAT, read_results
 from kernel_tui.model.scenario_file import read_scenario
-from kernel_tui.transport import client
+from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
 from kernel_tui.ui.view_app import SavedResultsApp, build_view_app
@@ -177,7 +177,7 @@ class TestViewingSavedResults:
             await pilot.pause()
             assert any(notice.message == VIEW_MODE_REFUSAL for notice in app._notifications)
             assert explorer(app).session.document is None
-        with pytest.raises(client.EngineDied, match="view mode: nothing runs here"):
+        with pytest.raises(EngineDied, match="view mode: nothing runs here"):
             list(app.link.run(REPO / "elsewhere.py", sweep=False))
         assert no_engine == []
 
