@@ -215,12 +215,14 @@ def test_serve_options_reach_the_server_and_never_the_served_app(monkeypatch: py
     monkeypatch.setattr(launch, "run_app", fake_run)
     assert cli.main([str(ADD_RELU), "--serve", "--host", "0.0.0.0", "--port", "8123", "--no-predict"]) == 0
     assert cli.main([str(ADD_RELU), "--serve"]) == 0
+    assert cli.main([str(ADD_RELU), "--serve", "--device", "cuda-preview", "--arch", "80"]) == 0
     assert [options for _, options in served] == [
-        {"device": "auto", "predict": False, "host": "0.0.0.0", "port": 8123},
-        {"device": "auto", "predict": True, "host": "127.0.0.1", "port": 8000},
+        {"device": "auto", "predict": False, "arch": None, "host": "0.0.0.0", "port": 8123},
+        {"device": "auto", "predict": True, "arch": None, "host": "127.0.0.1", "port": 8000},
+        {"device": "cuda-preview", "predict": True, "arch": 80, "host": "127.0.0.1", "port": 8000},
     ]
     assert cli.main([str(ADD_RELU)]) == 0
-    assert len(served) == 2 and len(ran) == 1, "without --serve the app runs here and nothing listens"
+    assert len(served) == 3 and len(ran) == 1, "without --serve the app runs here and nothing listens"
 
 
 def test_the_served_command_is_the_explorer_without_serve(tmp_path: Path) -> None:
