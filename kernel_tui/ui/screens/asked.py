@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from textual.screen import Screen
 
-from kernel_tui.ui.session_effects import Notice
+if TYPE_CHECKING:
+    # The snippet workbench's module: loaded with the first snippet, not before the explorer's first frame.
+    from kernel_tui.ui.session_effects import Notice
 
 
 @dataclass(frozen=True)
@@ -24,5 +26,5 @@ class Asked:
     answered: Callable[[Any], None] | None = None
 
 
-Reply = Asked | Notice
+Reply: TypeAlias = "Asked | Notice"
 """One thing a part hands the screen to show."""
