@@ -20,13 +20,10 @@ from __future__ import annotations
 import ast
 import re
 import types
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from unittest import mock
 
 from kernel_tui.model.launch import WARP_SIZE, KernelLaunch, gpu_launch
-
-if TYPE_CHECKING:
-    from kernel_tui.engine.traffic import Traffic
 
 LIBRARY_NOTE = "a library kernel (cuBLAS, cuDNN) chooses its grid and block on the device: a preview cannot know"
 CHOICE_NOTE = "a GPU times each config on the first call and keeps the fastest; the preview shows the first"
@@ -176,16 +173,6 @@ PREVIEW_LAUNCH_NOTE = (
     "launches: where Inductor offers several configs for a Triton kernel, a GPU times each on the first call "
     "and keeps the fastest; the preview shows Inductor's first (each such kernel's launch lists the others)"
 )
-
-
-def preview_launch(first: Traffic, kind: str) -> KernelLaunch | None:
-    """A preview row's launch from its first launch's record (a ``Traffic``): a generated kernel's, else what
-    cannot be known without a device (a library call, an eager operator); a copy has none."""
-    if first.launch is not None:
-        return first.launch
-    if kind == "memcpy":
-        return None
-    return KernelLaunch(elements=first.elements, note=EAGER_NOTE if kind == "op" else LIBRARY_NOTE)
 
 
 def preview_launch_note(records: list[Any]) -> list[str]:

@@ -10,7 +10,7 @@ import torch
 
 from kernel_tui.engine import aten_cuda
 from kernel_tui.engine.generated_code import memcpy_name
-from kernel_tui.engine.launch_info import preview_launch
+from kernel_tui.engine.launch_info import EAGER_NOTE, LIBRARY_NOTE
 from kernel_tui.engine.op_kinds import moves_data, op_name
 from kernel_tui.engine.profiling import line_calls_of
 from kernel_tui.engine.traffic import (
@@ -22,6 +22,7 @@ from kernel_tui.engine.traffic import (
     unique_bytes,
 )
 from kernel_tui.model.kernel import Kernel
+from kernel_tui.model.launch import KernelLaunch
 from kernel_tui.model.names import short_name
 from kernel_tui.model.report import ModeResult
 
@@ -110,3 +111,13 @@ def launch_mode(rows: tuple[Kernel, ...], unit: int) -> ModeResult:
         time_us=None,
         transfers=total / unit if unit else None,
     )
+
+
+def preview_launch(first: Traffic, kind: str) -> KernelLaunch | None:
+    """A preview row's launch from its first launch's record (a ``Traffic``): a generated kernel's, else what
+    cannot be known without a device (a library call, an eager operator); a copy has none."""
+    if first.launch is not None:
+        return first.launch
+    if kind == "memcpy":
+        return None
+    return KernelLaunch(elements=first.elements, note=EAGER_NOTE if kind == "op" else LIBRARY_NOTE)
