@@ -20,9 +20,6 @@ from kernel_tui.transport.protocol import Done, Hello, RunRequest
 def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m kernel_tui.engine")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "cuda-preview"))
-    # A run request's own ``arch`` wins. The explorer does not send one yet: it still says --arch through the
-    # environment it starts the engine in (commands/cli.py), which is all this default is for.
-    parser.add_argument("--arch", type=int, choices=protocol.ARCHES, default=protocol.DEFAULT_ARCH)
     # The explorer asks for it: the learner reads a lesson first. The CLI's request comes at once, and a
     # warm-up could only make it wait for the tiny function's own kernel.
     parser.add_argument("--warm-up", action="store_true", help="compile a tiny function right after hello")
@@ -58,7 +55,7 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
     from kernel_tui.engine import compile_watch
     from kernel_tui.engine.device import configure_torch, device_name
 
-    run_request = request_runner(device, options.arch)
+    run_request = request_runner(device)
     configure_torch(device)
     compile_watch.install()
     from kernel_tui.engine import isolation, lifeline
@@ -122,15 +119,16 @@ def _refuse(reason: str) -> NoReturn:
 RunRequestOn = Callable[[RunRequest, RunOutbox], ScenarioReport]
 
 
-def request_runner(device: str, default_arch: int) -> RunRequestOn:
+def request_runner(device: str) -> RunRequestOn:
     """How this engine runs a request, with the settings the request carries: a preview generates code for its
-    ``arch`` (else ``default_arch``), any other device measures. Imported here, before the engine takes the state
+    ``arch`` (else the protocol's default), any other device measures. Imported here, before the engine takes the state
     every scenario starts from, so that no run pays for the imports."""
     if device == "cuda-preview":
         from kernel_tui.engine.preview import preview_scenario
 
         def preview(request: RunRequest, outbox: RunOutbox) -> ScenarioReport:
-            return preview_scenario(request.path, request.arch or default_arch, size=request.size, outbox=outbox)
+            arch = request.arch or protocol.DEFAULT_ARCH
+            return preview_scenario(request.path, arch, size=request.size, outbox=outbox)
 
         return preview
     from kernel_tui.engine.measure import measure_scenario
