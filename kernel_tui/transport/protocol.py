@@ -45,8 +45,6 @@ Stage = Literal["load", "inputs", "eager", "compile", "profile", "timing", "swee
 """A stage of a run, in the order a run passes them (``StageStartedMessage``): the engine announces them, the front ends
 show them."""
 STAGE_ORDER: tuple[Stage, ...] = get_args(Stage)
-STAGES: tuple[str, ...] = STAGE_ORDER
-"""The stages as text, for a front end that keeps a stage as text (``ui/run_state``)."""
 WarmupState = Literal["done", "failed"]
 WARMUP_STATES: tuple[WarmupState, ...] = get_args(WarmupState)
 Device = Literal["cpu", "cuda", "cuda-preview"]

@@ -82,9 +82,9 @@ class ScenarioRun:
     def progress(self) -> tuple[float, int]:
         """(steps done, steps in all) over the engine's stages; the sweep counts one step per size."""
         # Imported here: a run has started, so the protocol has been; the explorer's first frame needs neither.
-        from kernel_tui.transport.protocol import STAGES
+        from kernel_tui.transport.protocol import STAGE_ORDER
 
-        stages = list(STAGES) if self.sweep else [stage for stage in STAGES if stage != "sweep"]
+        stages: list[str] = [stage for stage in STAGE_ORDER if self.sweep or stage != "sweep"]
         sweep_steps = (self.sweep_total or 1) if self.sweep else 0
         total = len(stages) - (1 if self.sweep else 0) + sweep_steps
         if self.status is not RunStatus.RUNNING:
