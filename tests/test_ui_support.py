@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path, PurePath
 from typing import Any, Protocol
 
-from conftest import overdue
+from pace import overdue
 from replay import ReplayEngineLink, ReplayGate
 from textual.app import App
 from textual.geometry import Region
