@@ -7,6 +7,7 @@ in ``test_ui_support``, imported by the UI test files.
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
@@ -34,6 +35,38 @@ from kernel_tui.model.scenario_file import read_scenario  # noqa: E402
 from kernel_tui.transport.client import EngineClient  # noqa: E402
 from kernel_tui.transport.engine_died import EngineDied  # noqa: E402
 from kernel_tui.transport.protocol import Done  # noqa: E402
+
+ENGINE_FIXTURES = frozenset({"engine", "preview_engine"})
+"""Fixtures that start an engine: a test using one is in the ``engine`` tier (``make test`` only)."""
+FAST_TIER = os.environ.get("KERNEL_TUI_TEST_TIER") == "fast"
+"""Set by ``make test-fast``, which runs ``-m "not engine"``: there, starting kernel-tui's engine or CLI fails the
+test, so a test that needs one cannot hide in the fast tier unmarked."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.engine)
+
+
+class _EngineStartInFastTier(AssertionError):
+    """A test of the fast tier started an engine or the CLI: it belongs in the ``engine`` tier."""
+
+
+@pytest.fixture(autouse=True)
+def _fast_tier_starts_no_engine(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    if not FAST_TIER:
+        return
+    started = subprocess.Popen
+
+    class Guarded(started):  # type: ignore[valid-type,misc]  # subclassed to check each command first
+        def __init__(self, args: Any, *rest: Any, **options: Any) -> None:
+            words = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
+            if any("kernel_tui" in str(word) or "kernel-tui" in str(word) for word in words):
+                raise _EngineStartInFastTier(f"{request.node.nodeid} starts kernel-tui: mark it engine")
+            super().__init__(args, *rest, **options)
+
+    monkeypatch.setattr(subprocess, "Popen", Guarded)
 
 
 @pytest.fixture(autouse=True)
