@@ -26,6 +26,11 @@ def strict_loads(line: str) -> dict[str, Any]:
     return loaded
 
 
+def kernel_tui(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """``kernel-tui ARGS`` as typed, its output captured as text."""
+    return subprocess.run([sys.executable, "-m", "kernel_tui", *args], capture_output=True, text=True, timeout=timeout)
+
+
 def run_json(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 600) -> CliRun:
     """``kernel-tui run --json ARGS`` (the device, sweep and paths are the caller's ``args``)."""
     result = subprocess.run(
