@@ -124,6 +124,7 @@ def test_the_cli_exits_1_when_a_launch_count_grew_and_says_which(
     assert "add_relu_then_scale.py: " in grew[0] and "compiled launches 1 → 2" in grew[0]
 
 
+@pytest.mark.engine
 def test_the_cli_exits_0_and_prints_the_comparison_when_nothing_grew(
     variant_run: subprocess.CompletedProcess[str], tmp_path: Path
 ) -> None:

@@ -65,6 +65,7 @@ def _annotation(lines: list[str], number: int) -> str:
     return lines[at + 1]
 
 
+@pytest.mark.engine
 def test_run_by_line_puts_each_operator_on_its_line_and_the_fused_kernel_on_all_three(tmp_path: Path) -> None:
     """The issue's example: lines 6, 7, 8 are ``s = a + b``, ``r = s.relu()``, ``return r * 2``."""
     export = tmp_path / "report.md"

@@ -14,6 +14,7 @@ DATA = Path(__file__).parent / "data"
 KERNEL_FIELDS = {"name", "short_name", "calls", "time_us", "bytes_read", "bytes_written"}
 
 
+@pytest.mark.engine
 def test_json_contract_and_nothing_but_json_on_stdout() -> None:
     result = kernel_tui(
         "run", str(DATA / "add_relu.py"), str(DATA / "chatty.py"), "--device", "cpu", "--no-sweep", "--json"
@@ -64,6 +65,7 @@ def test_json_contract_and_nothing_but_json_on_stdout() -> None:
     assert "inside fn" not in printed_elsewhere
 
 
+@pytest.mark.engine
 def test_tables_by_default() -> None:
     result = kernel_tui("run", str(DATA / "add_relu.py"), "--device", "cpu", "--no-sweep")
     assert result.returncode == 0, result.stderr[-2000:]
@@ -82,6 +84,7 @@ def test_tables_by_default() -> None:
         assert text in result.stdout
 
 
+@pytest.mark.engine
 def test_exit_status_is_1_when_a_claim_fails_or_a_scenario_errors(tmp_path: Path) -> None:
     wrong = kernel_tui("run", str(DATA / "add_relu_wrong_claim.py"), "--device", "cpu", "--no-sweep", "--json")
     assert wrong.returncode == 1
@@ -126,6 +129,7 @@ def test_list_reads_titles_and_claims_without_running_anything(
     assert not marker.exists()
 
 
+@pytest.mark.engine
 def test_a_sweep_says_its_recompiles_in_the_report_not_in_torch_logs_on_stderr() -> None:
     result = kernel_tui("run", str(DATA / "add_relu.py"), "--device", "cpu", "--size", "4096", "--sizes", "1024,4096")
     assert result.returncode == 0, result.stderr[-2000:]

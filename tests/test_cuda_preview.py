@@ -127,6 +127,7 @@ def test_the_graph_break_lesson_really_divides(preview_engine: EngineClient) -> 
     assert " * " in after_cos or " / " in after_cos, "the cosine is stored without being divided"
 
 
+@pytest.mark.engine
 def test_json_has_the_usual_shape_with_device_arch_and_assumptions(tmp_path: Path) -> None:
     result = subprocess.run(
         [
@@ -238,6 +239,7 @@ def test_a_cpu_compile_after_a_preview_is_untouched() -> None:
     assert "cpp_fused_add_relu_0" in sources[0] and "triton" not in sources[0]
 
 
+@pytest.mark.engine
 async def test_the_explorer_shows_a_preview() -> None:
     """``kernel-tui --device cuda-preview``: the explorer's engine generates for the GPU; no time, no crash."""
     import time

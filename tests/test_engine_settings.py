@@ -44,6 +44,7 @@ def run_json(scenario: Path, *options: str, cache: Path) -> dict[str, Any]:
     return report
 
 
+@pytest.mark.engine
 def test_the_preview_generates_for_the_arch_the_run_asks_for(tmp_path: Path) -> None:
     scenario = tmp_path / "looks_at_its_environment.py"
     scenario.write_text(LOOKS_AT_ITS_ENVIRONMENT)
@@ -52,6 +53,7 @@ def test_the_preview_generates_for_the_arch_the_run_asks_for(tmp_path: Path) -> 
     assert "A100" in report["device_name"] and "sm_80" in report["device_name"]
 
 
+@pytest.mark.engine
 def test_remeasure_ceiling_measures_again_whatever_the_cache_holds(tmp_path: Path) -> None:
     scenario = tmp_path / "looks_at_its_environment.py"
     scenario.write_text(LOOKS_AT_ITS_ENVIRONMENT)
@@ -68,6 +70,7 @@ def test_remeasure_ceiling_measures_again_whatever_the_cache_holds(tmp_path: Pat
     assert asked["bandwidth_ceiling_gbs"] is not None and asked["bandwidth_ceiling_gbs"] < 1e6
 
 
+@pytest.mark.engine
 def test_the_explorers_link_asks_for_its_arch_in_each_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``kernel-tui --device cuda-preview --arch 80`` (the explorer, and each browser tab of ``--serve``): the
     link's engine previews sm_80 with no setting in its environment."""

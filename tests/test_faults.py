@@ -12,12 +12,15 @@ import time
 from pathlib import Path
 
 import cli_support
+import pytest
 from cli_support import CliRun
 from conftest import WriteScenario, measure, overdue, within
 from processes import processes_in_group
 
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.protocol import StageStartedMessage
+
+pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)
 
 DATA = Path(__file__).parent / "data"
 FAULTS = DATA / "faults"

@@ -149,6 +149,7 @@ CRAFTED = {
 }
 
 
+@pytest.mark.engine
 def test_crafted_files_are_listed_as_unreadable_not_a_crash(tmp_path: Path) -> None:
     for name, source in CRAFTED.items():
         (tmp_path / name).write_text(source)
@@ -177,6 +178,7 @@ UNDECODABLE = {
 callers handle (the run command's saved text once let the SyntaxError of a binary file through)."""
 
 
+@pytest.mark.engine
 def test_a_file_python_cannot_decode_is_a_load_error_in_every_command(tmp_path: Path) -> None:
     for name, data in UNDECODABLE.items():
         (tmp_path / name).write_bytes(data)
@@ -208,6 +210,7 @@ async def test_the_explorer_opens_a_folder_of_crafted_files(tmp_path: Path) -> N
         assert all(entry.read_error is not None for entry in explorer(app).catalog.entries)
 
 
+@pytest.mark.engine
 def test_claims_must_be_finite_and_the_json_is_always_strict(write_scenario: WriteScenario) -> None:
     path = write_scenario('EXPECT = {"eager": 1e400}\n' + BODY, "infinite.py")
     code, (report,), _ = run_json(str(path))
@@ -225,6 +228,7 @@ def test_strict_json_turns_what_is_not_a_number_into_null() -> None:
     assert json.dumps(strict_json({"speedup": float("inf")}), allow_nan=False) == '{"speedup": null}'
 
 
+@pytest.mark.engine
 def test_an_engine_that_died_is_still_reported_with_device_torch_and_size() -> None:
     exits = Path(__file__).parent / "data" / "faults" / "exits.py"
     code, (report,), _ = run_json(str(exits))

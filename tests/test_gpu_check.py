@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import WriteScenario
 
 from kernel_tui.commands.gpu_check import OUTPUT_FILES, Row, table
@@ -49,6 +50,7 @@ def test_the_table_is_markdown_with_a_row_per_scenario() -> None:
     assert text.splitlines()[2] == "| a.py | 5/5 | same | same: preview 2, GPU 2 | all 10 launches recorded | x \\| y |"
 
 
+@pytest.mark.engine
 def test_runs_without_textual_or_plotext(tmp_path: Path) -> None:
     """The H200 machines have torch and rich only: the check, the CLI and the engine must not need the UI."""
     (tmp_path / "site").mkdir()
@@ -87,6 +89,7 @@ def test_runs_without_textual_or_plotext(tmp_path: Path) -> None:
     assert "eager: no CUDA launch in the profile" in result.stdout
 
 
+@pytest.mark.engine
 def test_a_failed_claim_still_leaves_every_file_and_no_more(tmp_path: Path, write_scenario: WriteScenario) -> None:
     """A run on a borrowed GPU brings back what is under its output folder: a handful of files, written even when
     a claim fails (the exit status says so), never a folder of traces."""

@@ -136,6 +136,7 @@ class TestMalformedResultsAreRefusedInOneLine:
 
 
 class TestViewReadsNothingAReportNames:
+    @pytest.mark.engine
     @pytest.mark.parametrize("named", ["/dev/zero", "/dev/tty", "fifo"])
     def test_a_report_without_source_never_opens_its_scenario_path(self, named: str, tmp_path: Path) -> None:
         if named == "fifo":

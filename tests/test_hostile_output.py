@@ -15,6 +15,8 @@ from test_ui_support import ADD_RELU, REPO
 
 from kernel_tui.commands.cli import EXIT_USAGE
 
+pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)
+
 
 def write(tmp_path: Path, *objects: Any) -> Path:
     return write_lines(tmp_path / "crafted.jsonl", *objects)

@@ -6,9 +6,12 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from conftest import REPO, WriteScenario, measure
 
 from kernel_tui.transport.client import EngineClient
+
+pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)
 
 DATA = Path(__file__).parent / "data" / "isolation"
 SPOILER = DATA / "spoiler" / "spoils_everything.py"

@@ -152,6 +152,7 @@ def inputs(size, device):
 """
 
 
+@pytest.mark.engine
 @pytest.mark.slow
 def test_a_training_step_after_a_forward_scenario_in_a_folder_that_holds_torch() -> None:
     """The issue's layout: torch's files under the scenarios' folder (hard links: the same files, no copies),

@@ -191,6 +191,7 @@ def test_a_state_a_scenario_changes_is_restored_for_the_next(probe: Probe, tmp_p
     assert kernels(report) == probe.alone_kernels
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("name", sorted(FRESH_ENGINE))
 def test_a_state_that_cannot_be_restored_moves_the_next_scenario_to_a_fresh_engine(
     probe: Probe, tmp_path: Path, name: str
@@ -210,6 +211,7 @@ def _may_lower_nice() -> bool:
     return subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
 
 
+@pytest.mark.engine
 def test_a_raised_nice_value_is_lowered_again_or_the_next_scenario_runs_in_a_fresh_engine(
     probe: Probe, tmp_path: Path
 ) -> None:
@@ -226,6 +228,7 @@ def test_a_raised_nice_value_is_lowered_again_or_the_next_scenario_runs_in_a_fre
     assert kernels(report) == probe.alone_kernels
 
 
+@pytest.mark.engine
 def test_a_run_measured_with_the_thread_count_inputs_set_reports_that_count(probe: Probe, tmp_path: Path) -> None:
     default = probe.alone_kernels[0]
     chosen = 1 if default != 1 else 2

@@ -26,6 +26,8 @@ from kernel_tui.transport import proctree
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.protocol import Done
 
+pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)
+
 ADD_RELU = REPO / "tests" / "data" / "add_relu.py"
 
 

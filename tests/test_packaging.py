@@ -8,9 +8,12 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.engine
 def test_wheel_ships_the_course_and_finds_it_when_installed(tmp_path: Path) -> None:
     subprocess.run(
         [

@@ -9,7 +9,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from conftest import REPO
+
+pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)
 
 KERNEL_TUI = Path(sys.executable).parent / "kernel-tui"
 ADD_RELU = REPO / "tests" / "data" / "add_relu.py"

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)
+
 FORGER = '''\
 """Starts a daemon that writes fake results on every descriptor it has"""
 import ctypes, os, time

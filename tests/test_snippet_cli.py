@@ -11,6 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)
+
 REPO = Path(__file__).resolve().parent.parent
 SNIPPETS = REPO / "tests" / "data" / "snippets"
 

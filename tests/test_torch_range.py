@@ -54,6 +54,7 @@ def _run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("device", ["cpu", "cuda-preview"])
 def test_below_the_floor_the_run_says_once_which_torch_it_found_and_which_it_needs(tmp_path: Path, device: str) -> None:
     finished = _run(_stand_in_torch(tmp_path, "2.9.1+cu128", "12.8"), "--device", device)
@@ -66,6 +67,7 @@ def test_below_the_floor_the_run_says_once_which_torch_it_found_and_which_it_nee
     ]
 
 
+@pytest.mark.engine
 def test_the_preview_on_a_cpu_only_torch_refuses_once_for_the_whole_run(tmp_path: Path) -> None:
     finished = _run(_stand_in_torch(tmp_path, "2.13.0+cpu", None), "--device", "cuda-preview")
     assert finished.returncode == 2

@@ -17,6 +17,8 @@ from kernel_tui.ui.catalog import load_catalog
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 
+pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)
+
 TIMEOUT_S = 300.0
 
 

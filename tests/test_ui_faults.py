@@ -49,6 +49,7 @@ async def run_scenario(app: KernelTuiApp, pilot: Pilot[None], path: Path, key: s
         ("segfaults.py", "segfaults.py: engine: the engine was killed by SIGSEGV"),
     ],
 )
+@pytest.mark.engine
 async def test_engine_death_is_shown_and_the_engine_restarts_by_itself(name: str, where: str) -> None:
     fault = FAULTS / name
     app = KernelTuiApp(load_catalog([fault, HEALTHY], course=None), device="cpu")
@@ -89,6 +90,7 @@ BAD_FILES = [
 ]
 
 
+@pytest.mark.engine
 async def test_bad_files_show_file_line_and_stage_and_the_app_stays_usable(tmp_path: Path) -> None:
     paths = []
     for name, source, _ in BAD_FILES:
@@ -106,6 +108,7 @@ async def test_bad_files_show_file_line_and_stage_and_the_app_stays_usable(tmp_p
         assert healthy.status is RunStatus.DONE, healthy.error
 
 
+@pytest.mark.engine
 async def test_compile_failure_keeps_eager_and_memory_ends_the_sweep_with_a_note() -> None:
     app = KernelTuiApp(load_catalog([FAULTS / "bad_backend.py", FAULTS / "too_big.py"], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
@@ -119,6 +122,7 @@ async def test_compile_failure_keeps_eager_and_memory_ends_the_sweep_with_a_note
         assert "out of memory" in (swept.report.sweep[-1].note or "")
 
 
+@pytest.mark.engine
 async def test_what_a_scenario_prints_reaches_the_output_log_not_the_screen() -> None:
     app = KernelTuiApp(load_catalog([DATA / "chatty.py"], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:

@@ -125,6 +125,7 @@ def handshake(url: str, origin: str | None) -> int:
     return asyncio.run(attempt())
 
 
+@pytest.mark.engine
 def test_serve_answers_with_the_textual_serve_page_for_kernel_tui(tmp_path: Path) -> None:
     port = free_port()
     process = start_server(tmp_path, port)
@@ -141,6 +142,7 @@ def test_serve_answers_with_the_textual_serve_page_for_kernel_tui(tmp_path: Path
     assert f"ws://127.0.0.1:{port}/ws/{token}" in page, "its websocket on the address it listens on"
 
 
+@pytest.mark.engine
 def test_the_token_is_printed_once_and_never_in_the_access_log(tmp_path: Path) -> None:
     port = free_port()
     log = tmp_path / "served.log"
@@ -162,6 +164,7 @@ def test_the_token_is_printed_once_and_never_in_the_access_log(tmp_path: Path) -
     assert token not in logged, "printed again after the address"
 
 
+@pytest.mark.engine
 def test_serve_refuses_a_missing_token_and_a_foreign_origin(tmp_path: Path) -> None:
     port = free_port()
     process = start_server(tmp_path, port)
@@ -225,6 +228,7 @@ def test_serve_options_reach_the_server_and_never_the_served_app(monkeypatch: py
     assert len(served) == 3 and len(ran) == 1, "without --serve the app runs here and nothing listens"
 
 
+@pytest.mark.engine
 def test_the_served_command_is_the_explorer_without_serve(tmp_path: Path) -> None:
     command = shlex.split(serve.app_command([ADD_RELU], device="cpu", predict=False))
     assert command[:2] == [sys.executable, "-c"] and "'kernel_tui'" in command[2]

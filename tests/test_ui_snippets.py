@@ -366,6 +366,7 @@ def test_parse_size_reads_what_a_learner_types() -> None:
             parse_size(bad)
 
 
+@pytest.mark.engine
 @pytest.mark.slow
 async def test_the_real_engine_marks_the_line_of_a_typed_snippet() -> None:
     """No stand-in: the real engine (on CPU) runs the draft at the chosen size and names the typed line.

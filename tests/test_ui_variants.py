@@ -320,6 +320,7 @@ def test_picture_of_the_variants_table(snap_compare: SnapCompare, size: tuple[in
     assert snap_compare(still_variants_app(), terminal_size=size, run_before=after_a_run)
 
 
+@pytest.mark.engine
 @pytest.mark.slow
 def test_the_real_engine_link_sends_added_variants_with_the_run() -> None:
     """The hand-off the replay cannot check: the run request the engine gets carries the variants."""

@@ -234,6 +234,7 @@ class TestBadInput:
         assert f"{other}: line 2: not a kernel-tui report" in line
 
 
+@pytest.mark.engine
 def test_kernel_tui_view_does_not_import_torch(results: Path) -> None:
     # A fresh interpreter through the command line's own path, headless, until the first frame is painted.
     code = textwrap.dedent(

@@ -23,6 +23,7 @@ from kernel_tui.ui.widgets.run_status import RunStatusBar
 SMALL = (80, 24)
 
 
+@pytest.mark.engine
 def test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -67,6 +67,7 @@ def test_sweep_points_carry_their_bytes_for_a_bandwidth_chart(engine: EngineClie
     ]
 
 
+@pytest.mark.engine
 def test_export_writes_a_lab_report_and_trace_writes_perfetto_files(tmp_path: Path) -> None:
     report_md, traces = tmp_path / "report.md", tmp_path / "traces"
     result = subprocess.run(
