@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,21 +14,18 @@ if TYPE_CHECKING:
     from kernel_tui.transport.client import EngineClient
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))  # the tests' way of running the CLI (tests/cli_support.py)
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache" / "inductor"))
+
+import cli_support  # noqa: E402
 
 
 def run_json(*args: str) -> list[dict[str, Any]]:
     """``kernel-tui run ... --json``: one report per scenario."""
-    result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", "--json", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=REPO,
-    )
-    if result.returncode not in (0, 1):
-        raise RuntimeError(f"kernel-tui run failed ({result.returncode}): {result.stderr[-2000:]}")
-    return [json.loads(line) for line in result.stdout.splitlines()]
+    done = cli_support.run_json(*args, cwd=REPO, timeout=None)
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"kernel-tui run failed ({done.returncode}): {done.stderr[-2000:]}")
+    return done.reports
 
 
 def final_report(client: EngineClient, path: Path, **run_options: Any) -> ScenarioReport:

@@ -31,7 +31,9 @@ def kernel_tui(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[
     return subprocess.run([sys.executable, "-m", "kernel_tui", *args], capture_output=True, text=True, timeout=timeout)
 
 
-def run_json(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 600) -> CliRun:
+def run_json(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float | None = 600
+) -> CliRun:
     """``kernel-tui run --json ARGS`` (the device, sweep and paths are the caller's ``args``)."""
     result = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", "--json", *args],
