@@ -314,6 +314,7 @@ def _mode_result(
         time_us=None,
         transfers=(bytes_total / unit) if bytes_total is not None and unit else None,
         notes=(profiled.note,) if profiled.note else (),
+        call_breakdown=profiled.breakdown,
     )
     return training.with_section_totals(mode) if sectioned else mode
 
