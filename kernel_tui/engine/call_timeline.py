@@ -128,6 +128,10 @@ def _work(launches: Sequence[ev.Launch], device: str) -> dict[int, list[tuple[st
     return per_run
 
 
+def _holds_a_run(run_range: Any) -> bool:
+    return any(node.name == ev.RUN_RANGE for node in ev.subtree(run_range) if node is not run_range)
+
+
 def _iqr(values: Sequence[float]) -> float:
     if len(values) < 2:
         return 0.0
@@ -153,6 +157,9 @@ def call_breakdown(events: list[Any], launches: Sequence[ev.Launch], device: str
         return None
     by_run = _work(launches, device)
     ranges = sorted((event for event in events if id(event) in runs), key=lambda event: runs[id(event)])
+    # A step range nested in one of the same name (HTA's traces): the inner one is the call, the outer's kernels
+    # belong to the inner.
+    ranges = [run_range for run_range in ranges if not _holds_a_run(run_range)] or ranges
     measured = [_run_parts(run_range, by_run.get(runs[id(run_range)], []), device) for run_range in ranges]
     calls = [call for _, call, _ in measured]
     median_call = statistics.median(calls)
