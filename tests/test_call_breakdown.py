@@ -126,3 +126,21 @@ def test_a_real_gpus_launches_are_their_own_part() -> None:
 
 def test_intervals_merge_into_their_union() -> None:
     assert merged([(3, 5), (0, 1), (4, 6), (1, 2), (7, 7)]) == [(0, 2), (3, 6)]
+
+
+@pytest.mark.parametrize(("size", "overhead_dominates"), [(8, True), (2**22, False)])
+def test_lesson_18s_compiled_call_at_both_ends_of_its_sweep(
+    engine: EngineClient, size: int, overhead_dominates: bool
+) -> None:
+    """The tiny-tensors lesson: at 8 elements the compiled call is host overhead around a sub-microsecond
+    kernel; at 2^22 its kernel takes most of the call. The claim measure a lesson uses says the same."""
+    from kernel_tui.model.course import course_dir
+    from kernel_tui.model.expect import MEASURES
+
+    report = measure(engine, Path(course_dir()) / "18_tiny_tensors.py", size=size)
+    parts = _breakdown(report, "compiled")
+    assert parts.overhead_dominates is overhead_dominates, parts
+    assert (parts.framework_us + parts.dispatch_us > parts.kernels_us) is overhead_dominates
+    assert MEASURES["compiled_overhead_dominates"](report) == float(overhead_dominates)
+    device = [span for span in parts.timeline if span.lane == "device"]
+    assert device and all(span.name.startswith("cpp_fused_add_relu") for span in device)

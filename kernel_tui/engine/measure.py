@@ -194,6 +194,7 @@ class MeasuredStages(ScenarioStages):
         scenario, device, path, fn, args = self.scenario, self.device, self.scenario.path, self.fn, self.args
         torch._dynamo.reset()
         watch = compile_watch.CompileWatch().start()
+        skips_before = variants.cudagraph_skips()
         try:
             compiled_fn = training.compiled_fn(scenario, fn)
             started = time.perf_counter()
@@ -205,6 +206,9 @@ class MeasuredStages(ScenarioStages):
             synchronize(device)
             # Read now: the CUDA-graph twin below compiles ``fn`` once more, which the watch would count too.
             compile_facts = watch.facts()
+            graphs_note = variants.cudagraph_note(
+                scenario.info.compile_options, device, variants.cudagraph_skips() - skips_before
+            )
             outbox.progress("profile", "compiled kernels")
             twin = training.traffic_twin(scenario, fn, device, args)
             records = compiled_traffic(twin or compiled_fn, args)
@@ -212,6 +216,8 @@ class MeasuredStages(ScenarioStages):
                 records = [*cuda_graphs.graph_input_copies(args), *records]  # the copy launches first
             compiled = self._profile_compiled(lambda: compiled_fn(*args), records, "compiled")
             compiled = replace(compiled, saved_bytes=training.saved_bytes(compiled_fn, args))
+            if graphs_note is not None:
+                compiled = replace(compiled, notes=(*compiled.notes, graphs_note))
         except StageError as failure:
             report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
             return self._with_roofline(report)

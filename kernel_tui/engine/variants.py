@@ -128,7 +128,7 @@ def measure_variant(
 ) -> VariantRun:
     run = VariantRun(name, options)
     watch = compile_watch.CompileWatch().start()
-    skips_before = _cudagraph_skips()
+    skips_before = cudagraph_skips()
     try:
         eager_step = training.measured_fn(scenario)
         compiled_fn = training.compiled_fn(scenario, eager_step, options, compile_target=fresh_function)
@@ -140,7 +140,7 @@ def measure_variant(
         scenario.call(compiled_fn, args, "compile")
         synchronize(device)
         facts = watch.facts()
-        run.note = cudagraph_note(options, device, _cudagraph_skips() - skips_before)
+        run.note = cudagraph_note(options, device, cudagraph_skips() - skips_before)
         twin = training.traffic_twin(scenario, eager_step, device, args, options, compile_target=fresh_function)
         records = compiled_traffic(twin or compiled_fn, args)
         if twin is not None:
@@ -158,7 +158,7 @@ def measure_variant(
     return run
 
 
-def _cudagraph_skips() -> int:
+def cudagraph_skips() -> int:
     return int(counters["inductor"]["cudagraph_skips"])
 
 
