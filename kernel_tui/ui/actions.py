@@ -161,7 +161,7 @@ WHY_ACTIONS = (
     ),
     KeyAction(
         "chart_mode",
-        "Switch chart: runtime / bandwidth / roofline",
+        "Switch chart: runtime / bandwidth / roofline / timeline",
         "Chart: runtime, achieved bandwidth (GB/s, with the ceiling) vs size, then the roofline",
         "b",
         footer="Bandwidth",
