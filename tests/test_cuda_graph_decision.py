@@ -74,3 +74,26 @@ def test_the_skip_reason_drops_torchs_doubled_prefix_and_keeps_the_deepest_line_
         "mutated inputs (1 instances)",
         None,
     )
+
+
+def test_on_a_real_gpu_the_watch_only_reads_and_inductors_own_skip_still_counts() -> None:
+    """``stand_in=False`` (a measured GPU run): the skip Inductor logs is kept and still reaches torch's own
+    logger and counter; leaving the watch puts Inductor's functions back."""
+    from torch._dynamo.utils import counters
+    from torch._inductor import output_code
+
+    from kernel_tui.engine.cuda_graph_watch import CudaGraphWatch
+
+    originals = (output_code.cudagraph_post_compile, output_code.log_cudagraph_skip_and_bump_counter)  # type: ignore[attr-defined]
+    watch = CudaGraphWatch("/work/s.py")
+    before = counters["inductor"]["cudagraph_skips"]
+    with watch.watching(stand_in=False):
+        output_code.log_cudagraph_skip_and_bump_counter(  # type: ignore[attr-defined]
+            "skipping cudagraphs due to mutated inputs (1 instances). Found from : \n"
+            ' File "/work/s.py", line 4, in fn\n'
+        )
+    assert counters["inductor"]["cudagraph_skips"] == before + 1
+    assert [decision.text() for decision in watch.decisions] == [
+        "graph 0 skipped: mutated inputs (1 instances), line 4"
+    ]
+    assert (output_code.cudagraph_post_compile, output_code.log_cudagraph_skip_and_bump_counter) == originals  # type: ignore[attr-defined]

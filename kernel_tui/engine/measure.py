@@ -27,6 +27,7 @@ from kernel_tui.engine.bandwidth import (
     matmul_ceiling_gflops,
     with_bandwidth,
 )
+from kernel_tui.engine.cuda_graph_watch import gpu_watch, watched
 from kernel_tui.engine.device import device_name
 from kernel_tui.engine.flops import OpFlops, eager_bytes_and_flops, scenario_dtype, with_flops
 from kernel_tui.engine.generated_code import compiled_traffic
@@ -198,7 +199,8 @@ class MeasuredStages(ScenarioStages):
         try:
             compiled_fn = training.compiled_fn(scenario, fn)
             started = time.perf_counter()
-            with torch.no_grad():
+            graph_watch = gpu_watch(scenario.info.compile_options, device, str(path))
+            with torch.no_grad(), watched(graph_watch):
                 compiled_fn(*args)
             synchronize(device)
             first_call_s = time.perf_counter() - started
@@ -218,6 +220,8 @@ class MeasuredStages(ScenarioStages):
             compiled = replace(compiled, saved_bytes=training.saved_bytes(compiled_fn, args))
             if graphs_note is not None:
                 compiled = replace(compiled, notes=(*compiled.notes, graphs_note))
+            if graph_watch is not None:
+                compiled = replace(compiled, cuda_graphs=tuple(graph_watch.decisions))
         except StageError as failure:
             report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
             return self._with_roofline(report)
