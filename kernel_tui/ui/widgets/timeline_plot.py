@@ -42,7 +42,12 @@ def breakdowns(report: ScenarioReport | None) -> list[tuple[str, CallBreakdown]]
         return []
     modes = [("eager", report.eager), ("compiled", report.compiled)]
     modes += [(name, variant.measured) for name, variant in report.variants.items()]
-    return [(name, mode.call_breakdown) for name, mode in modes if mode is not None and mode.call_breakdown]
+    # A call of no length (a hand-edited file) has no axis to draw on.
+    return [
+        (name, mode.call_breakdown)
+        for name, mode in modes
+        if mode is not None and mode.call_breakdown is not None and mode.call_breakdown.call_us > 0
+    ]
 
 
 def rows(report: ScenarioReport | None) -> list[tuple[str, str, list[TimelineSpan]]]:
@@ -88,6 +93,9 @@ def draw_timeline(
     if not drawn_rows:
         return {}
     end_us = max(breakdown.call_us for _, breakdown in breakdowns(report))
+    # Sampled twice as finely as the plot's columns, which plotext sizes its own way: every column it draws
+    # then holds a sample, so a busy stretch never shows a gap that is not in the call.
+    columns *= 2
     width = end_us / columns
     drawn: dict[str, Series] = {}
     count = len(drawn_rows)
@@ -107,7 +115,7 @@ def draw_timeline(
                 y = float(count - index)
                 plt.scatter(xs, [y] * len(xs), color=HIGHLIGHT_COLOR, marker="◆")
                 drawn[HIGHLIGHT] = (xs, [y] * len(xs))
-    plt.xlabel("µs from the start of the call")
+    plt.xlabel("time from the start of the call")
     plt.xlim(0, end_us)
     plt.ylim(0.5, count + 0.5)
     ticks = [end_us * share for share in (0, 0.25, 0.5, 0.75, 1)]
