@@ -144,3 +144,16 @@ def test_lesson_18s_compiled_call_at_both_ends_of_its_sweep(
     assert MEASURES["compiled_overhead_dominates"](report) == float(overhead_dominates)
     device = [span for span in parts.timeline if span.lane == "device"]
     assert device and all(span.name.startswith("cpp_fused_add_relu") for span in device)
+
+
+def test_a_long_step_keeps_its_lanes_covered_when_its_spans_are_merged() -> None:
+    """vLLM's compiled step on a B200 launches thousands of kernels: past 200 spans a lane merges neighbours, and
+    the merged lane covers every instant the recorded one did."""
+    path = next(path for path in trace_paths() if path.name == "tracelens_b200_vllm_compiled.json.gz")
+    events = replay(path)
+    parts = call_breakdown(events, ev.cuda_launches(events), "cuda")
+    assert parts is not None and parts.timeline_dropped > 0
+    device = [(span.start_us, span.end_us) for span in parts.timeline if span.lane == "device"]
+    assert 0 < len(device) <= 200
+    covered = sum(end - start for start, end in merged(device))
+    assert covered >= parts.kernels_us

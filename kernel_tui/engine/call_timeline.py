@@ -33,7 +33,8 @@ SYNCHRONIZE = "Synchronize"
 """In the name of every runtime call that waits for the device (``cudaDeviceSynchronize``, ``cudaStreamSynchronize``,
 ``cudaEventSynchronize``, ``hipDeviceSynchronize``)."""
 MAX_SPANS_PER_LANE = 200
-"""Enough for an 80-column drawing many times over; a long step's thousands of spans would bloat every report."""
+"""Enough for an 80-column drawing many times over; a long step's thousands of spans would bloat every report
+(beyond it, neighbouring spans are merged: ``timeline_dropped`` counts the spans merged away)."""
 
 
 def is_framework(name: str) -> bool:
@@ -139,14 +140,33 @@ def _iqr(values: Sequence[float]) -> float:
     return quartiles[2] - quartiles[0]
 
 
-def _kept(spans: list[TimelineSpan]) -> tuple[list[TimelineSpan], int]:
-    """At most ``MAX_SPANS_PER_LANE`` per lane, the longest, in time order."""
+def _kept(spans: list[TimelineSpan], call_us: float) -> tuple[list[TimelineSpan], int]:
+    """At most ``MAX_SPANS_PER_LANE`` per lane, in time order. A lane with more has its neighbours merged
+    across the smallest gaps first (a gap narrower than a column of any drawing is no gap one can see), so
+    the lane covers the same time: dropping short spans instead would draw gaps that were not there."""
     kept: list[TimelineSpan] = []
-    for lane in {span.lane for span in spans}:
-        in_lane = [span for span in spans if span.lane == lane]
-        kept.extend(sorted(in_lane, key=lambda s: s.end_us - s.start_us, reverse=True)[:MAX_SPANS_PER_LANE])
+    for lane in dict.fromkeys(span.lane for span in spans):
+        in_lane = sorted((span for span in spans if span.lane == lane), key=lambda s: (s.start_us, s.end_us))
+        gap = call_us / (4 * MAX_SPANS_PER_LANE)
+        while len(in_lane) > MAX_SPANS_PER_LANE:
+            in_lane = _merged_across(in_lane, gap)
+            gap *= 2
+        kept.extend(in_lane)
     kept.sort(key=lambda span: (span.start_us, span.lane))
     return kept, len(spans) - len(kept)
+
+
+def _merged_across(spans: list[TimelineSpan], gap: float) -> list[TimelineSpan]:
+    """Neighbouring spans less than ``gap`` apart as one; it keeps the name only if they all had it."""
+    merged_spans = [spans[0]]
+    for span in spans[1:]:
+        last = merged_spans[-1]
+        if span.start_us - last.end_us < gap:
+            name = last.name if span.name == last.name else "several"
+            merged_spans[-1] = TimelineSpan(last.lane, name, last.start_us, max(last.end_us, span.end_us))
+        else:
+            merged_spans.append(span)
+    return merged_spans
 
 
 def call_breakdown(events: list[Any], launches: Sequence[ev.Launch], device: str) -> CallBreakdown | None:
@@ -164,7 +184,7 @@ def call_breakdown(events: list[Any], launches: Sequence[ev.Launch], device: str
     calls = [call for _, call, _ in measured]
     median_call = statistics.median(calls)
     _, _, spans = min(measured, key=lambda run: abs(run[1] - median_call))
-    timeline, dropped = _kept(spans)
+    timeline, dropped = _kept(spans, median_call)
     medians = {name: statistics.median(parts[name] for parts, _, _ in measured) for name in PARTS}
     spreads = {name: _iqr([parts[name] for parts, _, _ in measured]) for name in PARTS}
     return CallBreakdown(

@@ -62,7 +62,8 @@ class CallBreakdown:
     timeline: tuple[TimelineSpan, ...] = ()
     """The spans of the run whose call time is the median, clipped to the call."""
     timeline_dropped: int = 0
-    """Spans of that run left out of ``timeline`` to keep it small (the shortest ones)."""
+    """Spans of that run merged into their neighbours to keep ``timeline`` small (a lane of more than 200 spans:
+    the closest neighbours first, so the lane still covers the same time)."""
 
     def part(self, name: str) -> float | None:
         value: float | None = getattr(self, f"{name}_us")
