@@ -8,6 +8,7 @@ intervals taken in priority order: a part is the time its intervals add to the u
 
 from __future__ import annotations
 
+import functools
 import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -35,6 +36,12 @@ SYNCHRONIZE = "Synchronize"
 MAX_SPANS_PER_LANE = 200
 """Enough for an 80-column drawing many times over; a long step's thousands of spans would bloat every report
 (beyond it, neighbouring spans are merged: ``timeline_dropped`` counts the spans merged away)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _short_name(name: str) -> str:
+    """A step launches the same few kernels many times, and shortening a C++ template name is costly."""
+    return short_name(name)
 
 
 def is_framework(name: str) -> bool:
@@ -99,7 +106,7 @@ def _run_parts(
         parts["idle"] = 0.0
     origin = window[0]
     spans = [
-        *_lane("device", ((short_name(name), interval) for name, interval in work), window, origin),
+        *_lane("device", ((_short_name(name), interval) for name, interval in work), window, origin),
         *_lane("launch", ((node.name, _span(node)) for node in launches + waits), window, origin),
         *_lane("framework", ((node.name, _span(node)) for node in framework), window, origin),
         *_lane("host", ((node.name, _span(node)) for node in ev.top_level_ops(run_range)), window, origin),
