@@ -98,3 +98,23 @@ def test_a_span_shorter_than_a_column_still_marks_its_column_and_gaps_stay_empty
     spans = [TimelineSpan("device", "k", 10.0, 10.2), TimelineSpan("device", "k", 60.0, 80.0)]
     assert busy_columns(spans, 100.0, 10) == [1, 6, 7]
     assert busy_columns([], 100.0, 10) == [] and busy_columns(spans, 0.0, 10) == []
+
+
+async def test_b_held_down_and_a_resize_leave_the_timeline_drawn(timeline_app: KernelTuiApp) -> None:
+    async with timeline_app.run_test(size=(160, 48)) as pilot:
+        await show_timeline(pilot)
+        await pilot.press(*["b"] * 12)  # three times round the four modes
+        await pilot.resize_terminal(80, 24)
+        await pilot.resize_terminal(160, 48)
+        assert isinstance(pilot.app, KernelTuiApp)
+        explorer = pilot.app.get_explorer()
+        assert explorer is not None
+
+        def drawn_again() -> bool:  # a resize mounts the panes anew: ask for them again
+            charts = list(explorer.query(RuntimeChart))
+            plots = list(explorer.query(RuntimePlot))
+            return (
+                bool(charts and plots) and charts[0].mode == "timeline" and "compiled kernels" in shown_text(plots[0])
+            )
+
+        await wait_for(pilot, drawn_again, what="the timeline after the resize")
