@@ -157,3 +157,19 @@ def test_a_long_step_keeps_its_lanes_covered_when_its_spans_are_merged() -> None
     assert 0 < len(device) <= 200
     covered = sum(end - start for start, end in merged(device))
     assert covered >= parts.kernels_us
+
+
+def test_merging_closes_the_smallest_gaps_first_and_only_as_many_as_needed() -> None:
+    from kernel_tui.engine.call_timeline import _merged_to
+    from kernel_tui.model.call_breakdown import TimelineSpan
+
+    spans = [
+        TimelineSpan("device", name, start, start + 1) for name, start in (("a", 0), ("a", 1.5), ("b", 10), ("c", 11.1))
+    ]
+    assert _merged_to(spans, 4) == spans
+    assert [(s.name, s.start_us, s.end_us) for s in _merged_to(spans, 3)] == [
+        ("a", 0, 1),
+        ("a", 1.5, 2.5),
+        ("several", 10, 12.1),
+    ]
+    assert [(s.name, s.start_us, s.end_us) for s in _merged_to(spans, 2)] == [("a", 0, 2.5), ("several", 10, 12.1)]

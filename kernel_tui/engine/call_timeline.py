@@ -147,28 +147,32 @@ def _iqr(values: Sequence[float]) -> float:
     return quartiles[2] - quartiles[0]
 
 
-def _kept(spans: list[TimelineSpan], call_us: float) -> tuple[list[TimelineSpan], int]:
+def _kept(spans: list[TimelineSpan]) -> tuple[list[TimelineSpan], int]:
     """At most ``MAX_SPANS_PER_LANE`` per lane, in time order. A lane with more has its neighbours merged
-    across the smallest gaps first (a gap narrower than a column of any drawing is no gap one can see), so
-    the lane covers the same time: dropping short spans instead would draw gaps that were not there."""
+    across its smallest gaps, only as many as it takes, so the lane covers the same time: dropping short spans
+    instead drew idle gaps where thousands of short kernels ran."""
     kept: list[TimelineSpan] = []
     for lane in dict.fromkeys(span.lane for span in spans):
         in_lane = sorted((span for span in spans if span.lane == lane), key=lambda s: (s.start_us, s.end_us))
-        gap = call_us / (4 * MAX_SPANS_PER_LANE)
-        while len(in_lane) > MAX_SPANS_PER_LANE:
-            in_lane = _merged_across(in_lane, gap)
-            gap *= 2
-        kept.extend(in_lane)
+        kept.extend(_merged_to(in_lane, MAX_SPANS_PER_LANE))
     kept.sort(key=lambda span: (span.start_us, span.lane))
     return kept, len(spans) - len(kept)
 
 
-def _merged_across(spans: list[TimelineSpan], gap: float) -> list[TimelineSpan]:
-    """Neighbouring spans less than ``gap`` apart as one; it keeps the name only if they all had it."""
-    merged_spans = [spans[0]]
+def _merged_to(spans: list[TimelineSpan], most: int) -> list[TimelineSpan]:
+    """``spans`` (in start order) with the ``len(spans) - most`` smallest gaps between neighbours closed; a
+    merged span keeps its name only if all its parts had it."""
+    if len(spans) <= most:
+        return spans
+    reach = [spans[0].end_us]
     for span in spans[1:]:
-        last = merged_spans[-1]
-        if span.start_us - last.end_us < gap:
+        reach.append(max(reach[-1], span.end_us))
+    gaps = sorted(range(1, len(spans)), key=lambda index: spans[index].start_us - reach[index - 1])
+    closed = set(gaps[: len(spans) - most])
+    merged_spans = [spans[0]]
+    for index in range(1, len(spans)):
+        span, last = spans[index], merged_spans[-1]
+        if index in closed:
             name = last.name if span.name == last.name else "several"
             merged_spans[-1] = TimelineSpan(last.lane, name, last.start_us, max(last.end_us, span.end_us))
         else:
@@ -191,7 +195,7 @@ def call_breakdown(events: list[Any], launches: Sequence[ev.Launch], device: str
     calls = [call for _, call, _ in measured]
     median_call = statistics.median(calls)
     _, _, spans = min(measured, key=lambda run: abs(run[1] - median_call))
-    timeline, dropped = _kept(spans, median_call)
+    timeline, dropped = _kept(spans)
     medians = {name: statistics.median(parts[name] for parts, _, _ in measured) for name in PARTS}
     spreads = {name: _iqr([parts[name] for parts, _, _ in measured]) for name in PARTS}
     return CallBreakdown(
