@@ -17,7 +17,13 @@ OLDER_TESTS := tests/test_course.py -k "not test_kernels_a_lesson_names_run_on_c
 # include torch's version, so the two torches share it safely).
 export TORCHINDUCTOR_CACHE_DIR ?= $(CURDIR)/.cache/inductor
 
-.PHONY: run test test-older-torch lint bench clean gpu-check
+# make run-cpu: torch's CPU build instead of PyPI's default (the CUDA build on Linux, about 5.5 GB): about 200 MB,
+# everything but the CUDA preview. Its own venv, so that make run and make test keep the full torch.
+CPU_VENV := .venv-cpu
+TORCH_CPU ?= torch==2.13.0+cpu
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+
+.PHONY: run run-cpu test test-fast test-older-torch lint docs bench clean gpu-check
 
 # The app and what it needs at run time; no test tools.
 $(BIN)/kernel-tui: pyproject.toml
@@ -40,17 +46,37 @@ $(OLDER_BIN)/pytest: pyproject.toml
 run: $(BIN)/kernel-tui
 	$(BIN)/kernel-tui
 
+$(CPU_VENV)/bin/kernel-tui: pyproject.toml
+	$(PYTHON) -m venv $(CPU_VENV)
+	$(CPU_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(CPU_VENV)/bin/python -m pip install --quiet --extra-index-url $(TORCH_CPU_INDEX) '$(TORCH_CPU)'
+	$(CPU_VENV)/bin/python -m pip install --quiet -e .
+	touch $@
+
+run-cpu: $(CPU_VENV)/bin/kernel-tui
+	$(CPU_VENV)/bin/kernel-tui
+
 lint: $(BIN)/pytest
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(MAKE) --no-print-directory docs
+
+# The documentation site, warnings as errors: a broken link, a missing page or a page left out of the nav fails.
+docs: $(BIN)/pytest
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 test: lint $(OLDER_BIN)/pytest
 	# Three workers on two cores: many tests wait on engine processes (start-up, hangs, timeouts) and a third
 	# worker fills that idle time.
 	$(BIN)/pytest -q -n 3 --dist loadgroup --durations=15
 	$(MAKE) --no-print-directory test-older-torch
+
+# The tier a widget or wording change needs: no engine start, no compile (tests marked engine, or using an
+# engine fixture, are left out, and conftest fails any other that starts one).
+test-fast: $(BIN)/pytest
+	KERNEL_TUI_TEST_TIER=fast $(BIN)/pytest -q -n 2 -m "not engine" -p no:cacheprovider --durations=10
 
 test-older-torch: $(OLDER_BIN)/pytest
 	$(OLDER_BIN)/pytest -q -n 3 --dist loadgroup -p no:cacheprovider $(OLDER_TESTS)
@@ -59,7 +85,7 @@ bench: $(BIN)/kernel-tui
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) $(OLDER_VENV) .cache build *.egg-info
+	rm -rf $(VENV) $(OLDER_VENV) $(CPU_VENV) .cache build *.egg-info
 
 # On a machine with a CUDA GPU, from a checkout, with the torch already there (no venv, no network):
 # the course on the GPU against the CUDA preview, one table; OUT chooses where the table and traces go.

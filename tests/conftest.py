@@ -7,10 +7,7 @@ in ``test_ui_support``, imported by the UI test files.
 from __future__ import annotations
 
 import os
-import statistics
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,6 +26,9 @@ os.environ.setdefault("KERNEL_TUI_WARM_UP", "0")
 # small budget of its own, in test_faults.
 os.environ.setdefault("KERNEL_TUI_SWEEP_BUDGET_S", "3600")
 
+from pace import overdue as overdue  # noqa: E402  (tests import the waits from conftest too)
+from pace import within as within  # noqa: E402
+
 from kernel_tui.model.expect import NEEDS_SWEEP  # noqa: E402
 from kernel_tui.model.report import ScenarioReport  # noqa: E402
 from kernel_tui.model.scenario_file import read_scenario  # noqa: E402
@@ -36,42 +36,37 @@ from kernel_tui.transport.client import EngineClient  # noqa: E402
 from kernel_tui.transport.engine_died import EngineDied  # noqa: E402
 from kernel_tui.transport.protocol import Done  # noqa: E402
 
-QUIET_START_S = 0.04
-"""How long ``python -c "import json"`` takes on an idle machine: the unit ``pace`` measures the machine in."""
+ENGINE_FIXTURES = frozenset({"engine", "preview_engine"})
+"""Fixtures that start an engine: a test using one is in the ``engine`` tier (``make test`` only)."""
+FAST_TIER = os.environ.get("KERNEL_TUI_TEST_TIER") == "fast"
+"""Set by ``make test-fast``, which runs ``-m "not engine"``: there, starting kernel-tui's engine or CLI fails the
+test, so a test that needs one cannot hide in the fast tier unmarked."""
 
 
-_PACE: list[tuple[float, float]] = []
-"""The latest measurement of ``pace``: (when, value)."""
-PACE_FRESH_S = 30.0
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.engine)
 
 
-def pace() -> float:
-    """How many times slower than idle this machine runs right now (1 when idle, about 5 at a load of 24 on two
-    cores), from the median of three Python starts: every process a test waits for starts the same way. Measured
-    again when the last measurement is older than ``PACE_FRESH_S``."""
-    if _PACE and time.monotonic() - _PACE[-1][0] < PACE_FRESH_S:
-        return _PACE[-1][1]
-    times = []
-    for _ in range(3):
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import json"], check=True)
-        times.append(time.perf_counter() - started)
-    value = max(1.0, statistics.median(times) / QUIET_START_S)
-    _PACE.append((time.monotonic(), value))
-    return value
+class _EngineStartInFastTier(AssertionError):
+    """A test of the fast tier started an engine or the CLI: it belongs in the ``engine`` tier."""
 
 
-def within(seconds: float) -> float:
-    """A wall-clock bound that is itself the behaviour under test (cancel ends the engine within a second),
-    scaled by how busy the machine is right now: the suite tests the product, not the machine's load that day."""
-    return seconds * pace()
+@pytest.fixture(autouse=True)
+def _fast_tier_starts_no_engine(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    if not FAST_TIER:
+        return
+    started = subprocess.Popen
 
+    class Guarded(started):  # type: ignore[valid-type,misc]  # subclassed to check each command first
+        def __init__(self, args: Any, *rest: Any, **options: Any) -> None:
+            words = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
+            if any("kernel_tui" in str(word) or "kernel-tui" in str(word) for word in words):
+                raise _EngineStartInFastTier(f"{request.node.nodeid} starts kernel-tui: mark it engine")
+            super().__init__(args, *rest, **options)
 
-def overdue(started: float, seconds: float) -> bool:
-    """Whether a wait begun at ``started`` (``time.monotonic``) has run past ``seconds`` scaled by the machine's
-    pace; the pace is measured only once the plain ``seconds`` have passed, so a quick wait costs nothing."""
-    elapsed = time.monotonic() - started
-    return elapsed > seconds and elapsed > within(seconds)
+    monkeypatch.setattr(subprocess, "Popen", Guarded)
 
 
 @pytest.fixture(autouse=True)

@@ -6,13 +6,13 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import kernel_tui
 from rich.console import Console
 
 from kernel_tui.commands.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
@@ -40,10 +40,6 @@ VARIANT = DATA / "add_relu_then_scale.py"
 MiB = 2**20
 ARRAY = 4 * MiB
 """Bytes of one float32 array of add_relu's default 2**20 elements."""
-
-
-def kernel_tui(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kernel_tui", *args], capture_output=True, text=True, timeout=600)
 
 
 @pytest.fixture(scope="module")

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import kernel_tui
 
 from kernel_tui.commands.cli import main
 
 DATA = Path(__file__).parent / "data"
 KERNEL_FIELDS = {"name", "short_name", "calls", "time_us", "bytes_read", "bytes_written"}
-
-
-def kernel_tui(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kernel_tui", *args], capture_output=True, text=True, timeout=timeout)
 
 
 def test_json_contract_and_nothing_but_json_on_stdout() -> None:

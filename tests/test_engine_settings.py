@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+import cli_support
 import pytest
 from conftest import REPO
 
@@ -39,16 +38,8 @@ def run_json(scenario: Path, *options: str, cache: Path) -> dict[str, Any]:
     """``kernel-tui run SCENARIO OPTIONS --json`` in a child whose environment has no run setting of its own."""
     environment = {name: value for name, value in os.environ.items() if name not in SETTINGS_IN_THE_ENVIRONMENT}
     environment["KERNEL_TUI_CACHE_DIR"] = str(cache)
-    result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", str(scenario), *options, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=REPO,
-        env=environment,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    report: dict[str, Any] = json.loads(result.stdout.splitlines()[0])
+    code, (report,), stderr = cli_support.run_json(str(scenario), *options, env=environment, cwd=REPO)
+    assert code == 0, stderr[-3000:]
     assert report["error"] is None, report["error"]
     return report
 

@@ -10,8 +10,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
+import cli_support
+from cli_support import CliRun
 from conftest import WriteScenario, measure, overdue, within
 from processes import processes_in_group
 
@@ -22,14 +23,8 @@ DATA = Path(__file__).parent / "data"
 FAULTS = DATA / "faults"
 
 
-def run_json(*args: str) -> tuple[int, list[dict[str, Any]], str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--json", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    return result.returncode, [json.loads(line) for line in result.stdout.splitlines()], result.stderr
+def run_json(*args: str) -> CliRun:
+    return cli_support.run_json("--device", "cpu", *args)
 
 
 def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs() -> None:

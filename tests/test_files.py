@@ -8,9 +8,10 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
 
+import cli_support
 import pytest
+from cli_support import CliRun
 from conftest import WriteScenario, measure
 
 from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario, read_source
@@ -23,22 +24,8 @@ BODY = (
 FN_AND_INPUTS = "def fn(a):\n    return a\ndef inputs(size, device):\n    return (torch.ones(size),)\n"
 
 
-def strict_loads(line: str) -> dict[str, Any]:
-    def refuse(constant: str) -> None:
-        raise AssertionError(f"not strict JSON: {constant}")
-
-    loaded: dict[str, Any] = json.loads(line, parse_constant=refuse)
-    return loaded
-
-
-def run_json(*args: str) -> tuple[int, list[dict[str, Any]], str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--no-sweep", "--json", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return result.returncode, [strict_loads(line) for line in result.stdout.splitlines()], result.stderr
+def run_json(*args: str) -> CliRun:
+    return cli_support.run_json("--device", "cpu", "--no-sweep", *args, timeout=300)
 
 
 def test_a_byte_order_mark_and_a_coding_line_are_read_as_python_reads_them(

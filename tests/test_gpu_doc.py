@@ -9,12 +9,6 @@ from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
 
 
-def test_the_pages_table_is_generated_from_the_recording() -> None:
-    page = preview_table.PAGE.read_text(encoding="utf-8")
-    expected = preview_table.page_with_table(page, preview_table.read_recording())
-    assert page == expected, "docs/GPU.md is stale: run python -m kernel_tui.commands.preview_table"
-
-
 def test_the_recording_covers_every_lesson_and_none_failed() -> None:
     recorded = {Path(report.scenario).name: report for report in preview_table.read_recording()}
     assert sorted(recorded) == sorted(path.name for path in find_scenarios([course_dir()]))

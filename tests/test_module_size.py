@@ -1,5 +1,5 @@
 """Every module of the package and of the tests stays under 450 lines: a file longer than that holds more than
-one concept and is split by concept (the README's Layout table names the parts). ``tests/data`` holds data and
+one concept and is split by concept (docs/files.md names the parts). ``tests/data`` holds data and
 recorded inputs, not modules anyone reads through, and is left out."""
 
 from __future__ import annotations

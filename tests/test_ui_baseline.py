@@ -20,6 +20,7 @@ from test_ui_support import (
     explorer,
     make_app,
     make_link,
+    run_to_the_end,
     shown_text,
     still_app,
     wait_for,
@@ -48,17 +49,6 @@ def next_run_replays(link: ReplayEngineLink, recording: Recording) -> None:
     link.recordings[ADD_RELU.name] = recording
 
 
-async def run_to_the_end(pilot: Pilot[None], app: KernelTuiApp, path: Path = ADD_RELU) -> None:
-    screen = explorer(app)
-    before = screen.runs.get(path)
-    await pilot.press("r")
-    await wait_for(
-        pilot,
-        lambda: (run := screen.runs.get(path)) is not None and run is not before and not run.running,
-        what="the run to finish",
-    )
-
-
 def table(app: KernelTuiApp, mode: str) -> KernelTable:
     return explorer(app).query_one(f"#{mode}", KernelTable)
 
@@ -82,7 +72,7 @@ async def test_b_pins_and_the_next_run_shows_what_was_added_and_changed_and_b_un
     link = make_link()
     app = make_app(link)
     async with app.run_test(size=WIDE) as pilot:
-        await run_to_the_end(pilot, app)
+        await run_to_the_end(pilot)
         screen = explorer(app)
         first = screen.runs[ADD_RELU]
         assert "against the run pinned" not in summary(app)
@@ -94,7 +84,7 @@ async def test_b_pins_and_the_next_run_shows_what_was_added_and_changed_and_b_un
         assert all(not row.mark for row in table(app, "compiled").shown_rows), "the pinned run is compared with nothing"
 
         next_run_replays(link, THEN_SCALE)
-        await run_to_the_end(pilot, app)
+        await run_to_the_end(pilot)
         assert marks(app, "eager") == {
             "aten::add": (CHANGED, "-6.0 MiB"),
             "aten::relu": (CHANGED, "-4.0 MiB"),
@@ -131,10 +121,10 @@ async def test_a_kernel_the_baseline_launched_and_the_run_does_not_is_a_dimmed_r
     next_run_replays(link, THEN_SCALE)
     app = make_app(link)
     async with app.run_test(size=WIDE) as pilot:
-        await run_to_the_end(pilot, app)
+        await run_to_the_end(pilot)
         await pilot.press("B")
         next_run_replays(link, Recording.load(DATA / "ui_add_relu_messages.json"))
-        await run_to_the_end(pilot, app)
+        await run_to_the_end(pilot)
         eager = table(app, "eager")
         assert [(row.mark, row.name) for row in eager.shown_rows] == [
             ("~ ", "aten::add"),
@@ -157,9 +147,9 @@ async def test_the_same_code_again_is_no_measurable_difference() -> None:
     next_run_replays(link, THEN_SCALE)
     app = make_app(link)
     async with app.run_test(size=WIDE) as pilot:
-        await run_to_the_end(pilot, app)
+        await run_to_the_end(pilot)
         await pilot.press("B")
-        await run_to_the_end(pilot, app)
+        await run_to_the_end(pilot)
         assert {status for status, _ in marks(app, "compiled").values()} == {SAME}
         shown = summary(app)
         assert "compiled: 2 → 2 launches (same), 10.0 MiB → 10.0 MiB (same)" in shown
@@ -226,10 +216,10 @@ def test_picture_of_a_run_against_its_baseline(snap_compare: SnapCompare) -> Non
     async def run_before(pilot: Pilot[None]) -> None:
         screen = explorer(app)
         await wait_for(pilot, lambda: screen.hello is not None and bool(screen.query("RuntimePlot")))
-        await run_to_the_end(pilot, app, PICTURED[0])
+        await run_to_the_end(pilot, PICTURED[0])
         await pilot.press("B")
         next_run_replays(link, THEN_SCALE)
-        await run_to_the_end(pilot, app, PICTURED[0])
+        await run_to_the_end(pilot, PICTURED[0])
         app.clear_notifications()  # the toasts fade on a timer; the picture is of what stays
         await pilot.pause()
 
@@ -243,10 +233,10 @@ async def test_at_80_columns_added_and_removed_names_are_cut_in_the_middle_and_s
     next_run_replays(link, THEN_SCALE)
     app = make_app(link)
     async with app.run_test(size=(80, 24)) as pilot:
-        await run_to_the_end(pilot, app)
+        await run_to_the_end(pilot)
         await pilot.press("B")
         next_run_replays(link, Recording.load(DATA / "ui_add_relu_messages.json"))
-        await run_to_the_end(pilot, app)
+        await run_to_the_end(pilot)
         await pilot.press("3")
         await pilot.pause()
         compiled = table(app, "compiled")

@@ -150,11 +150,12 @@ def test_snapshot_of_the_gutter_at_80x24(snap_compare: SnapCompare) -> None:
 
 
 async def test_the_gutter_follows_the_variant_shown_in_the_compiled_table() -> None:
-    from test_ui_variants import row_names, run_to_the_end, variants_app, variants_table
+    from test_ui_support import run_to_the_end
+    from test_ui_variants import VARIANTS_FILE, row_names, variants_app, variants_table
 
     app = variants_app()
     async with app.run_test(size=LARGE) as pilot:
-        await run_to_the_end(pilot)
+        await run_to_the_end(pilot, VARIANTS_FILE)
         lesson = explorer(app).query_one("#lesson", LessonView)
         links = explorer(app).code_links
         (line,) = lesson.line_work

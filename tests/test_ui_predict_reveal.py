@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from replay import ReplayEngineLink
-from test_ui_support import ADD_RELU, explorer, finished, make_app, make_link, shown_text, wait_for
-from test_ui_why import SMALL, WIDE, run_to_the_end, table
+from test_ui_support import ADD_RELU, explorer, finished, make_app, make_link, run_to_the_end, shown_text, wait_for
+from test_ui_why import SMALL, WIDE, table
 from textual import events
 from textual.pilot import Pilot
 
@@ -153,7 +153,7 @@ class TestPredict:
             await pilot.pause()
             assert app.predictions.score == (4, 4)
             assert "score 4/4" in (explorer(app).sub_title or "")
-            await run_to_the_end(pilot, "r", lesson)
+            await run_to_the_end(pilot, lesson)
             assert not isinstance(app.screen, (PredictScreen, RevealScreen))
             assert link.runs == [(lesson, False)]
 
@@ -253,7 +253,7 @@ class TestPredict:
             assert not app.predictions.enabled
             assert "predict off" in (explorer(app).sub_title or "")
             assert WHY in explorer(app).query_one(LessonView).lesson
-            await run_to_the_end(pilot, "r", lesson)
+            await run_to_the_end(pilot, lesson)
             assert not isinstance(app.screen, (PredictScreen, RevealScreen))
             assert link.runs == [(lesson, False)]
             assert app.predictions.score == (0, 0)
@@ -264,7 +264,7 @@ class TestPredict:
     ) -> None:
         app, lesson = course_app(course, predict=False)
         async with app.run_test(size=WIDE) as pilot:
-            await run_to_the_end(pilot, "r", lesson)
+            await run_to_the_end(pilot, lesson)
             assert not isinstance(app.screen, PredictScreen)
         app = make_app()  # tests/data files given on the command line: the learner's own
         async with app.run_test(size=WIDE) as pilot:

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path, PurePath
 from typing import Any, Protocol
 
-from conftest import overdue
+from pace import overdue
 from replay import ReplayEngineLink, ReplayGate
 from textual.app import App
 from textual.geometry import Region
@@ -87,6 +87,18 @@ def finished(app: App[Any], path: Path = ADD_RELU) -> bool:
     """Whether the latest run of ``path`` has ended (however it ended)."""
     run = explorer(app).runs.get(path)
     return run is not None and not run.running
+
+
+async def run_to_the_end(pilot: Pilot[None], path: Path = ADD_RELU, *, key: str = "r") -> None:
+    """Press ``key`` (``r``: run, ``s``: run and sweep) and wait until a new run of ``path`` has ended."""
+    screen = explorer(pilot.app)
+    before = screen.runs.get(path)
+    await pilot.press(key)
+    await wait_for(
+        pilot,
+        lambda: (run := screen.runs.get(path)) is not None and run is not before and not run.running,
+        what=f"a new run of {path.name} to finish",
+    )
 
 
 async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:

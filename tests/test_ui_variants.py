@@ -21,6 +21,7 @@ from test_ui_support import (
     explorer,
     finished,
     make_app,
+    run_to_the_end,
     shown_text,
     wait_for,
 )
@@ -85,11 +86,6 @@ def notes_text(app: KernelTuiApp) -> str:
     return shown_text(explorer(app).query_one("#variant-notes"))
 
 
-async def run_to_the_end(pilot: Pilot[None], path: Path = VARIANTS_FILE) -> None:
-    await pilot.press("r")
-    await wait_for(pilot, lambda: finished(pilot.app, path), what="the run to finish")
-
-
 async def open_dialog(pilot: Pilot[None]) -> VariantsScreen:
     await pilot.press("v")
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, VariantsScreen), what="the variants dialog")
@@ -110,7 +106,7 @@ async def add_variant(pilot: Pilot[None], dialog: VariantsScreen, text: str) -> 
 async def test_the_variants_table_shows_every_variant_with_its_note(size: tuple[int, int]) -> None:
     app = variants_app()
     async with app.run_test(size=size) as pilot:
-        await run_to_the_end(pilot)
+        await run_to_the_end(pilot, VARIANTS_FILE)
         shown = explorer(app).shown_run
         assert shown is not None
         report = shown.report
@@ -149,7 +145,7 @@ async def test_a_scenario_without_variants_shows_no_variants_table() -> None:
 async def test_enter_on_a_variant_shows_its_kernels_in_the_compiled_table() -> None:
     app = variants_app()
     async with app.run_test(size=WIDE) as pilot:
-        await run_to_the_end(pilot)
+        await run_to_the_end(pilot, VARIANTS_FILE)
         shown = explorer(app).shown_run
         assert shown is not None
         report = shown.report
@@ -175,7 +171,7 @@ async def test_enter_on_a_variant_shows_its_kernels_in_the_compiled_table() -> N
 async def test_v_hides_and_shows_a_variant() -> None:
     app = variants_app()
     async with app.run_test(size=WIDE) as pilot:
-        await run_to_the_end(pilot)
+        await run_to_the_end(pilot, VARIANTS_FILE)
         dialog = await open_dialog(pilot)
         listing = dialog.query_one("#variants-list", SelectionList)
         assert [listing.get_option_at_index(i).value for i in range(listing.option_count)] == list(RECORDED)
@@ -205,7 +201,7 @@ async def test_an_added_variant_goes_with_the_next_run_of_that_scenario_only() -
     link = variants_link()
     app = variants_app(link)
     async with app.run_test(size=WIDE) as pilot:
-        await run_to_the_end(pilot)
+        await run_to_the_end(pilot, VARIANTS_FILE)
         assert link.variants == [None]
         dialog = await open_dialog(pilot)
         for flag in ("full=fullgraph:True", "fast=mode:max-autotune-no-cudagraphs"):
@@ -215,7 +211,7 @@ async def test_an_added_variant_goes_with_the_next_run_of_that_scenario_only() -
         assert dialog.query_one("#variant-input", Input).value == ""
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, VariantsScreen), what="the dialog to close")
-        await run_to_the_end(pilot)
+        await run_to_the_end(pilot, VARIANTS_FILE)
         expected = dict(
             parse_variant_flag(flag) for flag in ("full=fullgraph:True", "fast=mode:max-autotune-no-cudagraphs")
         )
@@ -240,7 +236,7 @@ async def test_a_bad_variant_entry_keeps_the_text_and_says_why() -> None:
         assert "unknown torch.compile argument 'dynamc'" in " ".join(problem.split())
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, VariantsScreen), what="the dialog to close")
-        await run_to_the_end(pilot)
+        await run_to_the_end(pilot, VARIANTS_FILE)
         assert link.variants == [None]
 
 
@@ -297,7 +293,7 @@ async def test_delete_drops_an_added_variant_but_not_the_files() -> None:
         assert [listing.get_option_at_index(i).value for i in range(listing.option_count)] == list(RECORDED)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, VariantsScreen), what="the dialog to close")
-        await run_to_the_end(pilot)
+        await run_to_the_end(pilot, VARIANTS_FILE)
         assert link.variants == [None]
         assert row_names(app) == ["eager", "compiled", *RECORDED]
 
@@ -343,7 +339,7 @@ def test_the_real_engine_link_sends_added_variants_with_the_run() -> None:
 async def test_the_variants_table_keeps_the_kernels_pane_through_a_layout_switch() -> None:
     app = variants_app()
     async with app.run_test(size=WIDE) as pilot:
-        await run_to_the_end(pilot)
+        await run_to_the_end(pilot, VARIANTS_FILE)
         variants_table(app).focus()
         await pilot.pause()
         await pilot.resize_terminal(*SMALL)

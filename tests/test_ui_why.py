@@ -11,11 +11,21 @@ from typing import Any
 
 import pytest
 from replay import ReplayEngineLink, ReplayGate
-from test_ui_support import ADD_RELU, DATA, REPO, explorer, finished, make_app, make_link, shown_text, wait_for
+from test_ui_support import (
+    ADD_RELU,
+    DATA,
+    REPO,
+    explorer,
+    finished,
+    make_app,
+    make_link,
+    run_to_the_end,
+    shown_text,
+    wait_for,
+)
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.geometry import Region
-from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
 from kernel_tui.model.kernel import Kernel
@@ -60,11 +70,6 @@ def table_text(app: KernelTuiApp, mode: str) -> str:
 def code_screen(app: KernelTuiApp) -> KernelCodeScreen:
     assert isinstance(app.screen, KernelCodeScreen), app.screen
     return app.screen
-
-
-async def run_to_the_end(pilot: Pilot[None], key: str = "r", path: Path = ADD_RELU) -> None:
-    await pilot.press(key)
-    await wait_for(pilot, lambda: finished(pilot.app, path), what="the run to finish")
 
 
 class NameLineApp(App[None]):
@@ -231,7 +236,7 @@ class TestGeneratedCode:
         link = ReplayEngineLink.from_files(DATA / "ui_matmul_bias_relu_messages.json")
         app = make_app(link, paths=(lesson,))
         async with app.run_test(size=WIDE) as pilot:
-            await run_to_the_end(pilot, "r", lesson)
+            await run_to_the_end(pilot, lesson)
             eager = table(app, "eager")
             row = next(i for i, kernel in enumerate(eager.kernels) if kernel.short_name == "aten::matmul")
             eager.focus()
@@ -294,7 +299,7 @@ class TestBandwidth:
     async def test_b_switches_the_chart_to_bandwidth_with_the_ceiling_and_back(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
-            await run_to_the_end(pilot, "s")
+            await run_to_the_end(pilot, key="s")
             chart = explorer(app).query_one(RuntimeChart)
             await wait_for(pilot, lambda: bool(chart.query("RuntimePlot")))
             plot = chart.query_one(RuntimePlot)
@@ -317,7 +322,7 @@ class TestBandwidth:
     async def test_on_a_small_terminal_b_shows_the_chart_tab(self) -> None:
         app = make_app()
         async with app.run_test(size=SMALL) as pilot:
-            await run_to_the_end(pilot, "s")
+            await run_to_the_end(pilot, key="s")
             await pilot.press("b")
             await wait_for(pilot, lambda: explorer(app).query_one("#tabs", TabbedContent).active == "tab-chart")
             assert explorer(app).query_one(RuntimeChart).mode == "bandwidth"

@@ -8,11 +8,11 @@ import io
 import itertools
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import kernel_tui
 from conftest import WriteScenario
 from rich.console import Console
 
@@ -32,25 +32,7 @@ VARIANT_FLAGS = ("dyn=dynamic:True", "ro=mode:reduce-overhead", "full=fullgraph:
 
 
 def kernel_tui_json(*args: str) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kernel_tui",
-            "run",
-            str(ADD_RELU),
-            "--device",
-            "cpu",
-            "--no-sweep",
-            "--json",
-            "--size",
-            SIZE,
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = kernel_tui("run", str(ADD_RELU), "--device", "cpu", "--no-sweep", "--json", "--size", SIZE, *args)
     assert result.stdout.strip(), result.stderr[-2000:]
     return json.loads(result.stdout), result
 

@@ -38,9 +38,14 @@ class TimelineSpan:
     """One interval of the timeline, in microseconds from the start of the call."""
 
     lane: str
+    """One of ``LANES``: ``host``, ``framework``, ``launch`` or ``device``."""
     name: str
+    """The operator, range, runtime call or kernel (a kernel by its short name; ``several`` for spans merged
+    from different names)."""
     start_us: float
+    """Microseconds from the start of the call."""
     end_us: float
+    """Microseconds from the start of the call."""
 
 
 @dataclass(frozen=True)
@@ -50,15 +55,21 @@ class CallBreakdown:
     call_us: float
     """The median profiled call, start of its run range to its end (the profiler's own cost included)."""
     call_iqr_us: float
+    """The interquartile range of the call over the profiled runs."""
     kernels_us: float
+    """Time a kernel, memcpy or memset runs (on a CPU, an operator or generated kernel does its work)."""
     launch_us: float
+    """Time the host spends in runtime launch and copy calls, no kernel running (0 on a CPU)."""
     dispatch_us: float
+    """Time in operators around their work, and in Python outside the compiled code."""
     framework_us: float
+    """Time in Dynamo's cache lookup and guards and in AOTAutograd's and Inductor's wrapper."""
     idle_us: float | None
     """None on a CPU: the host runs the kernels itself, there is no device to wait for."""
     iqr_us: dict[str, float] = field(default_factory=dict)
     """Each part's interquartile range over the runs, by part name."""
     runs: int = 0
+    """The profiled runs the medians are taken over."""
     timeline: tuple[TimelineSpan, ...] = ()
     """The spans of the run whose call time is the median, clipped to the call."""
     timeline_dropped: int = 0

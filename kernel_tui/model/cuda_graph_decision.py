@@ -20,9 +20,13 @@ class CudaGraphDecision:
     that caused it, where Inductor's stack trace names one in the scenario's file."""
 
     graph: int
+    """The compiled graph's number, in compile order."""
     captured: bool
+    """Whether Inductor puts the graph under CUDA graphs (recorded on the first GPU call, then replayed)."""
     reason: str | None = None
+    """Inductor's skip reason, one line (``cpu device (arg0_1)``, ``mutated inputs (1 instances)``)."""
     line: int | None = None
+    """The scenario's line Inductor's stack trace names for the skip."""
     partitions: int | None = None
     """Graph partitioning (torch 2.9+) captures the GPU parts of a graph and runs what cannot be captured (CPU
     operators) between them, instead of skipping the graph: how many parts are captured."""

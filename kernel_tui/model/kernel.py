@@ -19,13 +19,17 @@ class Kernel:
     """One kernel as the profiler saw it, grouped by name over the profiled runs of ``fn``."""
 
     name: str
+    """The kernel's full name, as the profiler gave it (a compiled kernel's ``graph_N_`` prefix removed)."""
     short_name: str
+    """A readable name: a template's base and functor, an operator without its namespace."""
     calls: float
     """Launches per run of ``fn`` (a float only when runs disagree)."""
     time_us: float | None
     """Time spent in this kernel per run of ``fn``, all its calls together (None in a preview)."""
     bytes_read: int | None = None
+    """Bytes it reads per launch; None when unknown."""
     bytes_written: int | None = None
+    """Bytes it writes per launch; None when unknown."""
     kind: str = "kernel"
     """``kernel``, ``memcpy``, ``memset`` (CUDA), or ``op`` (an eager CPU operator doing the work)."""
     op: str | None = None

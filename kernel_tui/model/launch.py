@@ -35,6 +35,7 @@ class KernelLaunch:
     elements: int | None = None
     """Elements of the largest array the kernel received: the work its threads share."""
     registers_per_thread: int | None = None
+    """Registers each thread uses, as the profiler reports them (a GPU only)."""
     shared_memory: int | None = None
     """Bytes of shared memory per block (static and dynamic), as the profiler reports it."""
     occupancy_pct: float | None = None

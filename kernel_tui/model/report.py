@@ -45,18 +45,26 @@ class ModeResult:
     """Eager or compiled: its kernels, their traffic and its steady-state time."""
 
     kernel_count: float
+    """Kernel launches per call of ``fn`` (a mean when the profiled calls differ)."""
     kernels: tuple[Kernel, ...]
+    """Each kernel that ran, grouped by name, in launch order."""
     bytes_total: int | None
+    """Bytes one call moves, all kernels together; None when any kernel's bytes are unknown."""
     time_us: float | None
     """Median time of one call of ``fn`` in steady state (compile excluded); on CUDA, the device's time
     of single calls after an L2 flush."""
     transfers: float | None = None
     """``bytes_total`` in array-sized transfers: bytes over the bytes of the largest input."""
     compile_s: float | None = None
+    """Compile time: the first call's time less a steady call's (compiled only)."""
     graph_breaks: int | None = None
+    """How many graph breaks dynamo took (compiled only)."""
     graph_break_reasons: tuple[str, ...] = ()
+    """Dynamo's reason for each graph break, with its line."""
     recompiles: int | None = None
+    """How many times the compiled code recompiled after its first compile."""
     recompile_reasons: tuple[str, ...] = ()
+    """The guard that failed for each recompile."""
     time_iqr_us: float | None = None
     """The interquartile range of ``time_us`` over its samples: how much the time moved while measured."""
     wall_us: float | None = None
@@ -76,8 +84,11 @@ class ModeResult:
     bound_share: float | None = None
     """The share of the classified kernel time on that side (0 to 1)."""
     forward_launches: float | None = None
+    """A training step's kernel launches in forward."""
     backward_launches: float | None = None
+    """A training step's kernel launches in backward."""
     forward_bytes: int | None = None
+    """A training step's bytes in forward (None when any forward kernel's bytes are unknown)."""
     backward_bytes: int | None = None
     """A training step's launches and bytes per section (None for a forward-only scenario, and bytes when
     any kernel of the section has unknown bytes)."""
@@ -107,12 +118,19 @@ class SweepPoint:
     """Runtime of one call at one size, eager and compiled (medians, with their spread)."""
 
     size: int
+    """Elements per input tensor at this point."""
     eager_us: float | None
+    """Median time of one eager call, in microseconds."""
     compiled_us: float | None
+    """Median time of one compiled call, in microseconds."""
     eager_iqr_us: float | None = None
+    """The interquartile range of the eager times."""
     compiled_iqr_us: float | None = None
+    """The interquartile range of the compiled times."""
     note: str | None = None
+    """Why a point has no time, or what to know about it (a recompile, the time budget)."""
     eager_bytes: int | None = None
+    """Bytes moved by one eager call at this size."""
     compiled_bytes: int | None = None
     """Bytes moved by one call at this size, counted as in the kernel tables: bandwidth is bytes over time."""
 
@@ -141,11 +159,14 @@ class ExpectCheck:
     """One claim of a lesson against what was measured."""
 
     claimed: float
+    """What the scenario claims."""
     measured: float | None
+    """What was measured; None when it could not be."""
     ok: bool | None
     """True or False when measured; None when the measurement it needs was cut short (``reason`` says why):
     such a claim neither holds nor fails."""
     reason: str | None = None
+    """Why ``ok`` is None, or what the claim measured when it is not a count."""
 
     @property
     def failed(self) -> bool:
@@ -159,8 +180,11 @@ class ScenarioError:
     stage: str
     """``load``, ``inputs``, ``eager``, ``compile``, ``sweep``, ``expect`` or ``engine``."""
     message: str
+    """What went wrong, in a line or a few."""
     line: int | None = None
+    """The line of the scenario file it points at, where known."""
     file: str | None = None
+    """The file it points at (the scenario, or a helper it imports)."""
     details: str = ""
     """The traceback or the engine's stderr tail: one key away in the app, in the JSON for scripts."""
 
@@ -238,25 +262,41 @@ class ScenarioReport:
     """Everything one run of one scenario produced; ``to_dict`` is the ``--json`` object."""
 
     scenario: str
+    """The scenario file's absolute path."""
     title: str
+    """The scenario's title: its docstring's first line, or the file's name."""
     device: str
+    """Where it was measured: ``cpu``, ``cuda`` or ``cuda-preview`` (generated for a GPU, not run)."""
     device_name: str
+    """The device's own name (the CPU model, the GPU's name, or the previewed architecture's GPU)."""
     torch_version: str
+    """The torch that measured it."""
     size: int
+    """Elements per input tensor of the measured call."""
     eager: ModeResult | None = None
+    """Eager PyTorch: its kernels, bytes and time; None when the scenario failed before eager ran."""
     compiled: ModeResult | None = None
+    """``torch.compile`` with the default options: the same, plus compile time, graph breaks and recompiles."""
     ideal_bytes: int | None = None
+    """Each input read once and each output written once: the least any implementation could move."""
     array_bytes: int | None = None
     """Bytes of the largest input: the unit of an array-sized transfer."""
     sweep: tuple[SweepPoint, ...] = ()
+    """Runtime against size, one point per size, eager and compiled; empty with ``--no-sweep``."""
     sweep_strategy: str | None = None
+    """How the compiled side was compiled across the sweep's sizes (``static``, ``dynamic``, ``mark_dynamic``)."""
     sweep_compiles: int | None = None
+    """How many graphs the compiled side compiled across the sweep."""
     sweep_wall_s: float | None = None
+    """The sweep's wall time in seconds."""
     sweep_timed_s: float | None = None
     """The sweep's wall time, and the part of it spent in the timed calls themselves."""
     expect: dict[str, ExpectCheck] = field(default_factory=dict)
+    """Each claim of the scenario (``EXPECT``) against what was measured, by claim name."""
     error: ScenarioError | None = None
+    """Why the scenario could not be (fully) measured; None when it was."""
     threads: int | None = None
+    """The CPU threads torch ran with (the engine fixes them before compiling)."""
     bandwidth_ceiling_gbs: float | None = None
     """The device's copy bandwidth (a large device-to-device copy), measured once and cached."""
     arch: int | None = None

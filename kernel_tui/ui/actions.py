@@ -162,7 +162,7 @@ WHY_ACTIONS = (
     KeyAction(
         "chart_mode",
         "Switch chart: runtime / bandwidth / roofline / timeline",
-        "Chart: runtime, achieved bandwidth (GB/s, with the ceiling) vs size, then the roofline",
+        "Chart: runtime, achieved bandwidth (GB/s, with the ceiling) vs size, the roofline, then one call's timeline",
         "b",
         footer="Bandwidth",
     ),
