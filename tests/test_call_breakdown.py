@@ -173,3 +173,17 @@ def test_merging_closes_the_smallest_gaps_first_and_only_as_many_as_needed() -> 
         ("several", 10, 12.1),
     ]
     assert [(s.name, s.start_us, s.end_us) for s in _merged_to(spans, 2)] == [("a", 0, 2.5), ("several", 10, 12.1)]
+
+
+def test_the_time_split_line_names_a_cpus_parts_and_their_shares(sin_cos_reports: dict[int, ScenarioReport]) -> None:
+    import re
+
+    from kernel_tui.text.call_split import split_lines
+
+    lines = split_lines(sin_cos_reports[8])
+    assert [line.split(" (")[0] for line in lines] == ["time split, eager", "time split, compiled"]
+    compiled = lines[1]
+    assert "timed" in compiled and "guards and wrapper" in compiled and "Python and dispatch" in compiled
+    assert "launch" not in compiled and "device idle" not in compiled  # a CPU has neither
+    shares = [int(share) for share in re.findall(r"\((\d+)%\)", compiled)]
+    assert len(shares) == 3 and abs(sum(shares) - 100) <= 2
