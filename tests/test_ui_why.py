@@ -315,7 +315,7 @@ class TestBandwidth:
             assert "b roofline" in (chart.border_subtitle or "")
             await pilot.press("n", "p")  # the mode stays as the learner left it
             assert chart.mode == "bandwidth"
-            await pilot.press("b", "b")  # through the roofline, back to runtime
+            await pilot.press("b", "b", "b")  # through the roofline and the timeline, back to runtime
             await wait_for(pilot, lambda: "ceiling" not in plot.drawn and "eager" in plot.drawn)
             assert chart.border_title == "Runtime vs size"
 
@@ -343,7 +343,7 @@ class TestKeysListed:
                 assert words in text, words
             await pilot.press("escape")
             titles = [command.title for command in app.get_system_commands(app.screen)]
-            switch = "Switch chart: runtime / bandwidth / roofline"
+            switch = "Switch chart: runtime / bandwidth / roofline / timeline"
             assert {"Generated code", switch, "Predictions on / off"} <= set(titles)
 
 

@@ -27,6 +27,7 @@ from kernel_tui.engine.bandwidth import (
     matmul_ceiling_gflops,
     with_bandwidth,
 )
+from kernel_tui.engine.cuda_graph_watch import gpu_watch, watched
 from kernel_tui.engine.device import device_name
 from kernel_tui.engine.flops import OpFlops, eager_bytes_and_flops, scenario_dtype, with_flops
 from kernel_tui.engine.generated_code import compiled_traffic
@@ -194,10 +195,12 @@ class MeasuredStages(ScenarioStages):
         scenario, device, path, fn, args = self.scenario, self.device, self.scenario.path, self.fn, self.args
         torch._dynamo.reset()
         watch = compile_watch.CompileWatch().start()
+        skips_before = variants.cudagraph_skips()
         try:
             compiled_fn = training.compiled_fn(scenario, fn)
             started = time.perf_counter()
-            with torch.no_grad():
+            graph_watch = gpu_watch(scenario.info.compile_options, device, str(path))
+            with torch.no_grad(), watched(graph_watch):
                 compiled_fn(*args)
             synchronize(device)
             first_call_s = time.perf_counter() - started
@@ -205,6 +208,9 @@ class MeasuredStages(ScenarioStages):
             synchronize(device)
             # Read now: the CUDA-graph twin below compiles ``fn`` once more, which the watch would count too.
             compile_facts = watch.facts()
+            graphs_note = variants.cudagraph_note(
+                scenario.info.compile_options, device, variants.cudagraph_skips() - skips_before
+            )
             outbox.progress("profile", "compiled kernels")
             twin = training.traffic_twin(scenario, fn, device, args)
             records = compiled_traffic(twin or compiled_fn, args)
@@ -212,6 +218,10 @@ class MeasuredStages(ScenarioStages):
                 records = [*cuda_graphs.graph_input_copies(args), *records]  # the copy launches first
             compiled = self._profile_compiled(lambda: compiled_fn(*args), records, "compiled")
             compiled = replace(compiled, saved_bytes=training.saved_bytes(compiled_fn, args))
+            if graphs_note is not None:
+                compiled = replace(compiled, notes=(*compiled.notes, graphs_note))
+            if graph_watch is not None:
+                compiled = replace(compiled, cuda_graphs=tuple(graph_watch.decisions))
         except StageError as failure:
             report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
             return self._with_roofline(report)
@@ -314,6 +324,7 @@ def _mode_result(
         time_us=None,
         transfers=(bytes_total / unit) if bytes_total is not None and unit else None,
         notes=(profiled.note,) if profiled.note else (),
+        call_breakdown=profiled.breakdown,
     )
     return training.with_section_totals(mode) if sectioned else mode
 

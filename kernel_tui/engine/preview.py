@@ -184,7 +184,9 @@ class PreviewStages(ScenarioStages):
             graph_break_reasons=code.graph_break_reasons,
             recompiles=code.recompiles,
             recompile_reasons=code.recompile_reasons,
+            cuda_graphs=code.cuda_graphs,
         )
+        notes.extend(f"CUDA graphs: {decision.text()}" for decision in code.cuda_graphs)
         measured_eager = report.eager
         assert measured_eager is not None  # measured above, before the compile that could fail
         eager_rows, compiled_rows = attribute(measured_eager.kernels, compiled.kernels)

@@ -16,6 +16,7 @@ from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
 from kernel_tui.engine import compile_watch
 from kernel_tui.engine.cuda_fakes import fake_cuda, rewrite_sdpa
+from kernel_tui.engine.cuda_graph_watch import CudaGraphWatch
 from kernel_tui.engine.fake_wrapper import make_wrapper_fake
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.preview_inputs import HostValues
@@ -24,6 +25,7 @@ from kernel_tui.transport.protocol import DEFAULT_ARCH
 
 if TYPE_CHECKING:
     from kernel_tui.engine.traffic import Traffic
+    from kernel_tui.model.cuda_graph_decision import CudaGraphDecision
 
 
 class PreviewBackend:
@@ -42,11 +44,8 @@ class PreviewBackend:
         if self.inductor.config.get("max_autotune") or self.inductor.config.get("max_autotune_gemm"):
             self.patches.update(max_autotune=False, max_autotune_gemm=False, max_autotune_pointwise=False)
             notes.append("max-autotune: a GPU benchmarks candidate kernels; the preview keeps the default choices")
-        if self.inductor.config.get("triton.cudagraphs"):
-            self.patches["triton.cudagraphs"] = False
-            notes.append(
-                "CUDA graphs (mode reduce-overhead or max-autotune): a GPU replays these launches as one graph launch"
-            )
+        self.cuda_graphs = CudaGraphWatch(None) if self.inductor.config.get("triton.cudagraphs") else None
+        """Inductor decides capture or skip while compiling; the watch keeps what it decided per graph."""
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         if any(isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs):
@@ -55,7 +54,8 @@ class PreviewBackend:
         with fake_cuda(self.arch, self.notes), self._loaded_modules():
             # The wrapper's own config and ours, merged as its config_patches= would (which torch 2.10 lacks).
             self.inductor.config.update(self.patches)
-            compiled = self.inductor(gm, example_inputs)
+            with self.cuda_graphs.watching() if self.cuda_graphs else contextlib.nullcontext():
+                compiled = self.inductor(gm, example_inputs)
 
         def run(*args: Any) -> Any:
             with fake_cuda(self.arch, []), self.fake_mode, quiet_torch_warnings():
@@ -94,6 +94,8 @@ class GeneratedCode:
     graph_break_reasons: tuple[str, ...]
     recompiles: int
     recompile_reasons: tuple[str, ...]
+    cuda_graphs: tuple[CudaGraphDecision, ...] = ()
+    """Per compiled graph, where the options ask for CUDA graphs: Inductor's capture or skip, and why."""
 
 
 def _plain_call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
@@ -120,6 +122,8 @@ def generate_for_gpu(
     notes = notes if notes is not None else []
     fake_mode = next(t.fake_mode for t in args if isinstance(t, FakeTensor))
     backend = PreviewBackend(arch, fake_mode, options, notes)
+    if backend.cuda_graphs is not None:
+        backend.cuda_graphs.scenario_path = getattr(getattr(fn, "__code__", None), "co_filename", None)
     host = HostValues()
     try:
         with _fresh_dynamo(), quiet_torch_warnings():
@@ -138,6 +142,7 @@ def generate_for_gpu(
                 tuple(watch.graph_break_reasons),
                 watch.recompiles,
                 tuple(watch.recompile_reasons),
+                tuple(backend.cuda_graphs.decisions) if backend.cuda_graphs is not None else (),
             )
     finally:
         notes.extend(host.note())

@@ -12,6 +12,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from kernel_tui.engine import events as ev
+from kernel_tui.engine.call_timeline import call_breakdown
 from kernel_tui.engine.launch_info import row_launch
 from kernel_tui.engine.op_kinds import has_cpu_kernel, moves_data
 from kernel_tui.engine.source_lines import NOT_DISPATCHED
@@ -21,6 +22,7 @@ from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.names import is_generated_kernel, short_name, without_graph_counter
 
 if TYPE_CHECKING:
+    from kernel_tui.model.call_breakdown import CallBreakdown
     from kernel_tui.model.launch import KernelLaunch
 
 PROFILED_RUNS = 5
@@ -35,6 +37,8 @@ class Profile:
     """The launches of each profiled run of ``fn``, and the run the byte counts are joined against."""
 
     per_run: list[list[ev.Launch]]
+    breakdown: CallBreakdown | None = None
+    """Where the time of the profiled calls went (``call_timeline``)."""
 
     @property
     def reference(self) -> list[ev.Launch]:
@@ -126,7 +130,7 @@ def profile_launches(
         launches = ev.cuda_launches(events)
     else:
         launches = ev.cpu_launches(events, moves_data, has_cpu_kernel)
-    return Profile(ev.launches_per_run(launches, runs))
+    return Profile(ev.launches_per_run(launches, runs), call_breakdown(events, launches, device))
 
 
 def kernel_join_key(launch: ev.Launch) -> str:

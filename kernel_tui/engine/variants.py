@@ -23,6 +23,7 @@ from torch._dynamo.utils import counters
 from kernel_tui.engine import compile_watch, cuda_graphs, training
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.bandwidth import with_bandwidth
+from kernel_tui.engine.cuda_graph_watch import gpu_watch, watched
 from kernel_tui.engine.flops import OpFlops, with_flops
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, stage_error
@@ -128,19 +129,20 @@ def measure_variant(
 ) -> VariantRun:
     run = VariantRun(name, options)
     watch = compile_watch.CompileWatch().start()
-    skips_before = _cudagraph_skips()
+    skips_before = cudagraph_skips()
     try:
         eager_step = training.measured_fn(scenario)
         compiled_fn = training.compiled_fn(scenario, eager_step, options, compile_target=fresh_function)
         started = time.perf_counter()
-        with torch.no_grad():  # a training step turns grad on itself
+        graph_watch = gpu_watch(options, device, str(scenario.path))
+        with torch.no_grad(), watched(graph_watch):  # a training step turns grad on itself
             compiled_fn(*args)
         synchronize(device)
         run.first_call_s = time.perf_counter() - started
         scenario.call(compiled_fn, args, "compile")
         synchronize(device)
         facts = watch.facts()
-        run.note = cudagraph_note(options, device, _cudagraph_skips() - skips_before)
+        run.note = cudagraph_note(options, device, cudagraph_skips() - skips_before)
         twin = training.traffic_twin(scenario, eager_step, device, args, options, compile_target=fresh_function)
         records = compiled_traffic(twin or compiled_fn, args)
         if twin is not None:
@@ -154,11 +156,13 @@ def measure_variant(
         run.error = stage_error("compile", scenario.path, exc).error
         return run
     run.measured = replace(facts.applied_to(measured), saved_bytes=measured_saved)
+    if graph_watch is not None:
+        run.measured = replace(run.measured, cuda_graphs=tuple(graph_watch.decisions))
     run.call = lambda: compiled_fn(*args)
     return run
 
 
-def _cudagraph_skips() -> int:
+def cudagraph_skips() -> int:
     return int(counters["inductor"]["cudagraph_skips"])
 
 

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.report import ExpectCheck, ScenarioReport
+from kernel_tui.model.report import ExpectCheck, ModeResult, ScenarioReport
 
 if TYPE_CHECKING:
     from kernel_tui.model.launch import KernelLaunch
@@ -42,6 +42,12 @@ def _thread_share(report: ScenarioReport) -> float | None:
     return widest.threads / report.threads
 
 
+def _overhead_dominates(mode: ModeResult | None) -> float | None:
+    """1 when the profiled call spent more time around its kernels than in them, 0 when not."""
+    parts = mode.call_breakdown if mode is not None else None
+    return None if parts is None else float(parts.overhead_dominates)
+
+
 def _grid_blocks(launch: KernelLaunch | None) -> float | None:
     return math.prod(launch.grid) if launch is not None and launch.grid is not None else None
 
@@ -68,6 +74,8 @@ MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "compiled_elements_per_thread": lambda r: getattr(_widest(r), "elements_per_thread", None),
     "compiled_fewest_threads": lambda r: min((launch.threads or 0 for launch in _launches(r)), default=None),
     "compiled_thread_share": _thread_share,
+    "eager_overhead_dominates": lambda r: _overhead_dominates(r.eager),
+    "compiled_overhead_dominates": lambda r: _overhead_dominates(r.compiled),
 }
 NEEDS_SWEEP = frozenset({"sweep_compiles"})
 """The claims that only a size sweep can check: the CLI's ``--no-sweep``, a replay without one and the CUDA

@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kernel_tui.model.call_breakdown import CallBreakdown, TimelineSpan  # noqa: F401 (the schema reads hints here)
+from kernel_tui.model.cuda_graph_decision import CudaGraphDecision
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.launch import KernelLaunch
 from kernel_tui.model.machine_load import MachineLoad, too_wide
@@ -93,6 +95,12 @@ class ModeResult:
     saved_bytes: int | None = None
     """Bytes of the distinct tensors a training step's forward keeps for backward, its inputs excluded (they
     are alive anyway): the activation memory the step holds between its two halves."""
+    call_breakdown: CallBreakdown | None = None
+    """Where the time of a profiled call went: kernels, launch, dispatch, framework and idle device time, and
+    the timeline of one call (``call_breakdown``); None in a preview, which runs nothing."""
+    cuda_graphs: tuple[CudaGraphDecision, ...] = ()
+    """Where the compile options ask for CUDA graphs: per compiled graph, whether Inductor captured it, and
+    if not its reason and the line that caused it (``cuda_graph_decision``)."""
 
     def section(self, name: str) -> tuple[Kernel, ...]:
         """The kernels of one of ``SECTIONS``, in table order."""
@@ -429,4 +437,6 @@ def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
     values["kernels"] = tuple(_kernel_from_dict(kernel) for kernel in values.get("kernels", ()))
     for name in ("graph_break_reasons", "recompile_reasons", "notes"):
         values[name] = tuple(values.get(name, ()))
+    values["call_breakdown"] = CallBreakdown.from_dict(values.get("call_breakdown"))
+    values["cuda_graphs"] = tuple(from_known_fields(CudaGraphDecision, item) for item in values.get("cuda_graphs", ()))
     return from_known_fields(ModeResult, values)

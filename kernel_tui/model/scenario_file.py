@@ -40,6 +40,8 @@ CLAIM_KEYS = (
     "compiled_elements_per_thread",
     "compiled_fewest_threads",
     "compiled_thread_share",
+    "eager_overhead_dominates",
+    "compiled_overhead_dominates",
 )
 """What a lesson may claim in ``EXPECT``: launches per run of ``fn`` for ``eager``/``compiled``, array-sized
 transfers, and the compiled side's graph breaks and recompiles. A training step (``TRAIN = True``) may also
@@ -47,7 +49,8 @@ claim the launches of its forward and backward sections, and what its forward sa
 array-sized units (``eager_saved``, ``compiled_saved``). How the compiled kernels were launched
 (``kernel_tui.model.expect.launch_measures``): the grid, warps and elements per thread of the kernel that launches the
 most threads, the fewest threads any compiled kernel launches, and on a CPU the share of PyTorch's threads the
-widest compiled kernel runs on."""
+widest compiled kernel runs on. Where a call's time went (``call_breakdown``): 1 when a profiled call spends more
+time around its kernels (dispatch, launches, guards, wrapper) than in them, else 0."""
 LINE_CLAIM_KINDS = ("eager_line", "compiled_line", "fused_lines")
 LINE_CLAIMS = re.compile(rf"^(?:{'|'.join(LINE_CLAIM_KINDS)})(?:_[1-9]\d*)+$")
 """Claims about lines of the file (``kernel_tui.text.by_line``): ``eager_line_7``, the eager launches line 7 makes per

@@ -26,6 +26,7 @@ from kernel_tui.text.baseline import (
     verdict_text,
 )
 from kernel_tui.text.by_line import annotated_lines
+from kernel_tui.text.call_split import cuda_graph_lines, split_lines
 from kernel_tui.text.formatting import (
     PREDICTED_MARK,
     VARIANT_HEADERS,
@@ -206,6 +207,7 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         else:
             parts.extend((eager, compiled))
         parts.append(Text(summary_line(report)))
+        parts.extend(Text(line) for line in (*split_lines(report), *cuda_graph_lines(report)))
         if report.variants:
             parts.append(variants_table(report))
             parts.extend(variant_lines(report))

@@ -161,8 +161,8 @@ WHY_ACTIONS = (
     ),
     KeyAction(
         "chart_mode",
-        "Switch chart: runtime / bandwidth / roofline",
-        "Chart: runtime, achieved bandwidth (GB/s, with the ceiling) vs size, then the roofline",
+        "Switch chart: runtime / bandwidth / roofline / timeline",
+        "Chart: runtime, achieved bandwidth (GB/s, with the ceiling) vs size, the roofline, then one call's timeline",
         "b",
         footer="Bandwidth",
     ),

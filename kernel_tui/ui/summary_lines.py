@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from kernel_tui.model.baseline_marks import ADDED, MARK_STYLES
+from kernel_tui.text.call_split import cuda_graph_lines, split_lines
 from kernel_tui.text.formatting import device_line, format_count, report_notes, summary_line, training_line
 from kernel_tui.text.roofline_text import roofline_summary
 
@@ -35,6 +36,7 @@ def summary_lines(shown: SummaryShown) -> list[Text]:
         lines.append(Text(placeholder, style="dim"))
     if report is not None and report.eager is not None:
         lines.append(Text(summary_line(report)))
+        lines.extend(Text(line) for line in (*split_lines(report), *cuda_graph_lines(report)))
         if report.eager.is_training:
             lines.append(Text(training_line(report)))
         if report.ceilings is not None and report.ceilings.ridge is not None:

@@ -71,6 +71,9 @@ class ChartMode:
     """The mode as the subtitle names it (``b bandwidth``: what ``b`` shows next)."""
     module: str
     """The module whose ``DRAWING`` draws it."""
+    draws_report: bool = False
+    """It draws the scenario's report (its kernels, its calls), not the sweep: a new report or another
+    highlighted kernel draws it again."""
 
     def drawing(self) -> ModeDrawing:
         drawing: ModeDrawing = importlib.import_module(self.module).DRAWING
@@ -80,7 +83,8 @@ class ChartMode:
 CHART_MODES = (
     ChartMode("time", "Runtime vs size", "runtime", "kernel_tui.ui.widgets.runtime_lines"),
     ChartMode("bandwidth", "Bandwidth vs size", "bandwidth", "kernel_tui.ui.widgets.bandwidth_plot"),
-    ChartMode("roofline", "Roofline", "roofline", "kernel_tui.ui.widgets.roofline_plot"),
+    ChartMode("roofline", "Roofline", "roofline", "kernel_tui.ui.widgets.roofline_plot", draws_report=True),
+    ChartMode("timeline", "One call's timeline", "timeline", "kernel_tui.ui.widgets.timeline_plot", draws_report=True),
 )
 """What ``b`` cycles through, in order; the first is the chart's mode when the app starts."""
 BY_NAME = {mode.name: mode for mode in CHART_MODES}
@@ -92,6 +96,7 @@ def chart_mode(name: str) -> ChartMode:
 
 
 def next_chart_mode(mode: str) -> str:
-    """The chart's mode after ``mode``: runtime, then achieved bandwidth, then the roofline, then runtime again."""
+    """The chart's mode after ``mode``: runtime, achieved bandwidth, the roofline, one call's timeline, then
+    runtime again."""
     names = [each.name for each in CHART_MODES]
     return names[(names.index(mode) + 1) % len(names)]

@@ -47,7 +47,8 @@ class RuntimeChart(Widget):
     """So Tab reaches the chart like every other pane (its border lights up)."""
 
     mode: var[str] = var(CHART_MODES[0].name, init=False)
-    """``time``, ``bandwidth`` (both against size) or ``roofline`` (the kernels against the two ceilings)."""
+    """``time``, ``bandwidth`` (both against size), ``roofline`` (the kernels against the two ceilings) or
+    ``timeline`` (one profiled call, eager above compiled)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -119,14 +120,14 @@ class RuntimeChart(Widget):
         """The scenario whose kernels the roofline places (its FLOPs, bytes, times and the ceilings)."""
         if report is not self.report:
             self.report = report
-            if self.mode == "roofline":
+            if chart_mode(self.mode).draws_report:
                 self._replot()
 
     def set_highlight(self, mode: str | None, kernel: Kernel | None) -> None:
         """Mark this kernel of this table on the roofline (None: no kernel highlighted)."""
         if (mode, kernel) != self.highlight:
             self.highlight = (mode, kernel)
-            if self.mode == "roofline":
+            if chart_mode(self.mode).draws_report:
                 self._replot()
 
     def add_point(self, point: SweepPoint) -> None:

@@ -1,0 +1,189 @@
+"""Where one call's time goes (``call_breakdown``): on the CPU through a real engine, on functions the course does
+not contain, and on recorded GPU traces, where the launch gaps are a real GPU's.
+
+The CPU claims are about shares, which hold on a busy machine too: at 8 elements a compiled call's kernel is a
+fraction of a microsecond inside tens of microseconds of guards and wrapper; at 2^22 it is milliseconds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import WriteScenario, measure
+from cuda_replay import replay, trace_paths
+
+from kernel_tui.engine import events as ev
+from kernel_tui.engine.call_timeline import call_breakdown, merged
+from kernel_tui.model.call_breakdown import CallBreakdown
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.transport.client import EngineClient
+
+SIN_COS = """
+import torch
+
+def fn(x):
+    return x.sin().cos() * 2
+
+def inputs(size, device):
+    return (torch.randn(size, device=device),)
+"""
+
+
+def _breakdown(report: ScenarioReport, mode: str) -> CallBreakdown:
+    result = report.mode(mode)
+    assert result is not None and result.call_breakdown is not None, mode
+    return result.call_breakdown
+
+
+@pytest.fixture(scope="module")
+def sin_cos_reports(engine: EngineClient, tmp_path_factory: pytest.TempPathFactory) -> dict[int, ScenarioReport]:
+    path = tmp_path_factory.mktemp("breakdown") / "sin_cos.py"
+    path.write_text(SIN_COS)
+    return {size: measure(engine, path, size=size) for size in (8, 2**22)}
+
+
+def test_a_tiny_compiled_call_is_mostly_overhead(sin_cos_reports: dict[int, ScenarioReport]) -> None:
+    tiny = _breakdown(sin_cos_reports[8], "compiled")
+    assert tiny.kernels_us > 0, "the compiled C++ kernel is in the profile"
+    assert tiny.overhead_dominates and tiny.framework_us > tiny.kernels_us
+    assert tiny.idle_us is None and tiny.launch_us == 0  # a CPU: no device to wait for, no launch calls
+    lanes = {span.lane for span in tiny.timeline}
+    assert {"framework", "device", "host"} <= lanes
+    names = [span.name for span in tiny.timeline if span.lane == "framework"]
+    assert any(name.startswith("TorchDynamo Cache Lookup") for name in names)
+
+
+def test_a_large_call_is_mostly_kernels(sin_cos_reports: dict[int, ScenarioReport]) -> None:
+    for mode in ("eager", "compiled"):
+        large = _breakdown(sin_cos_reports[2**22], mode)
+        assert not large.overhead_dominates, mode
+        assert large.kernels_us > 0.5 * large.call_us, mode
+
+
+def test_the_parts_add_up_to_the_call_within_its_spread(sin_cos_reports: dict[int, ScenarioReport]) -> None:
+    for report in sin_cos_reports.values():
+        for mode in ("eager", "compiled"):
+            parts = _breakdown(report, mode)
+            assert parts.runs >= 5
+            assert parts.adds_up, (mode, parts.parts_us, parts.call_us, parts.spread_us)
+            assert parts.kernels_us <= parts.call_us
+            assert all(0 <= span.start_us <= span.end_us <= parts.call_us * 2 for span in parts.timeline)
+
+
+def test_the_breakdown_survives_the_json_round_trip(sin_cos_reports: dict[int, ScenarioReport]) -> None:
+    from kernel_tui.model.report_schema import checked_report
+
+    report = sin_cos_reports[8]
+    again = ScenarioReport.from_dict(checked_report(report.to_dict()))
+    assert again.compiled is not None and report.compiled is not None
+    assert again.compiled.call_breakdown == report.compiled.call_breakdown
+
+
+def test_a_graph_break_shows_two_compiled_regions(engine: EngineClient, write_scenario: WriteScenario) -> None:
+    path = write_scenario(
+        "import torch\n\n"
+        "def fn(x):\n"
+        "    y = x.exp()\n"
+        "    print(end='')\n"
+        "    return y.neg()\n\n"
+        "def inputs(size, device):\n"
+        "    return (torch.randn(size, device=device),)\n",
+        "broken.py",
+    )
+    parts = _breakdown(measure(engine, path, size=8), "compiled")
+    regions = [span for span in parts.timeline if span.name.startswith("Torch-Compiled Region")]
+    assert len(regions) == 2
+    assert parts.overhead_dominates
+
+
+@pytest.mark.parametrize("path", trace_paths(), ids=lambda path: Path(path).name)
+def test_recorded_gpu_steps_split_into_kernels_launches_and_gaps(path: Path) -> None:
+    events = replay(path)
+    launches = ev.cuda_launches(events)
+    parts = call_breakdown(events, launches, "cuda")
+    assert parts is not None
+    assert parts.adds_up and parts.idle_us is not None
+    # Kernels overlap on several streams: their part is the union, never more than their sum or the call.
+    total = sum(launch.time_us for launch in launches)
+    assert 0 < parts.kernels_us <= min(total + 1e-6, parts.call_us)
+    # The device sits idle between launches on every one of these steps: the call is more than its kernels.
+    assert parts.overhead_us > 0
+    assert {"device"} <= {span.lane for span in parts.timeline}
+
+
+def test_a_real_gpus_launches_are_their_own_part() -> None:
+    """HTA's AlexNet step on an A100: thousands of cudaLaunchKernel calls, each a few microseconds of host time
+    while the device is idle between kernels."""
+    path = next(path for path in trace_paths() if path.name == "hta_alexnet_a100.json.gz")
+    events = replay(path)
+    parts = call_breakdown(events, ev.cuda_launches(events), "cuda")
+    assert parts is not None
+    assert parts.launch_us > parts.kernels_us > 0
+    launch_spans = [span for span in parts.timeline if span.lane == "launch"]
+    assert launch_spans and all(span.name.startswith("cuda") for span in launch_spans)
+
+
+def test_intervals_merge_into_their_union() -> None:
+    assert merged([(3, 5), (0, 1), (4, 6), (1, 2), (7, 7)]) == [(0, 2), (3, 6)]
+
+
+@pytest.mark.parametrize(("size", "overhead_dominates"), [(8, True), (2**22, False)])
+def test_lesson_18s_compiled_call_at_both_ends_of_its_sweep(
+    engine: EngineClient, size: int, overhead_dominates: bool
+) -> None:
+    """The tiny-tensors lesson: at 8 elements the compiled call is host overhead around a sub-microsecond
+    kernel; at 2^22 its kernel takes most of the call. The claim measure a lesson uses says the same."""
+    from kernel_tui.model.course import course_dir
+    from kernel_tui.model.expect import MEASURES
+
+    report = measure(engine, Path(course_dir()) / "18_tiny_tensors.py", size=size)
+    parts = _breakdown(report, "compiled")
+    assert parts.overhead_dominates is overhead_dominates, parts
+    assert (parts.framework_us + parts.dispatch_us > parts.kernels_us) is overhead_dominates
+    assert MEASURES["compiled_overhead_dominates"](report) == float(overhead_dominates)
+    device = [span for span in parts.timeline if span.lane == "device"]
+    assert device and all(span.name.startswith("cpp_fused_add_relu") for span in device)
+
+
+def test_a_long_step_keeps_its_lanes_covered_when_its_spans_are_merged() -> None:
+    """vLLM's compiled step on a B200 launches thousands of kernels: past 200 spans a lane merges neighbours, and
+    the merged lane covers every instant the recorded one did."""
+    path = next(path for path in trace_paths() if path.name == "tracelens_b200_vllm_compiled.json.gz")
+    events = replay(path)
+    parts = call_breakdown(events, ev.cuda_launches(events), "cuda")
+    assert parts is not None and parts.timeline_dropped > 0
+    device = [(span.start_us, span.end_us) for span in parts.timeline if span.lane == "device"]
+    assert 0 < len(device) <= 200
+    covered = sum(end - start for start, end in merged(device))
+    assert covered >= parts.kernels_us
+
+
+def test_merging_closes_the_smallest_gaps_first_and_only_as_many_as_needed() -> None:
+    from kernel_tui.engine.call_timeline import _merged_to
+    from kernel_tui.model.call_breakdown import TimelineSpan
+
+    spans = [
+        TimelineSpan("device", name, start, start + 1) for name, start in (("a", 0), ("a", 1.5), ("b", 10), ("c", 11.1))
+    ]
+    assert _merged_to(spans, 4) == spans
+    assert [(s.name, s.start_us, s.end_us) for s in _merged_to(spans, 3)] == [
+        ("a", 0, 1),
+        ("a", 1.5, 2.5),
+        ("several", 10, 12.1),
+    ]
+    assert [(s.name, s.start_us, s.end_us) for s in _merged_to(spans, 2)] == [("a", 0, 2.5), ("several", 10, 12.1)]
+
+
+def test_the_time_split_line_names_a_cpus_parts_and_their_shares(sin_cos_reports: dict[int, ScenarioReport]) -> None:
+    import re
+
+    from kernel_tui.text.call_split import split_lines
+
+    lines = split_lines(sin_cos_reports[8])
+    assert [line.split(" (")[0] for line in lines] == ["time split, eager", "time split, compiled"]
+    compiled = lines[1]
+    assert "timed" in compiled and "guards and wrapper" in compiled and "Python and dispatch" in compiled
+    assert "launch" not in compiled and "device idle" not in compiled  # a CPU has neither
+    shares = [int(share) for share in re.findall(r"\((\d+)%\)", compiled)]
+    assert len(shares) == 3 and abs(sum(shares) - 100) <= 2
