@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from kernel_tui.model.boundary import KINDS
 from kernel_tui.model.report import ExpectCheck, ScenarioReport
 
 if TYPE_CHECKING:
@@ -46,6 +47,11 @@ def _grid_blocks(launch: KernelLaunch | None) -> float | None:
     return math.prod(launch.grid) if launch is not None and launch.grid is not None else None
 
 
+def _boundaries_of(kind: str) -> Callable[[ScenarioReport], float | None]:
+    """How many of the compiled side's boundaries have a reason of ``kind``."""
+    return lambda r: float(sum(b.kind == kind for b in r.compiled.boundaries)) if r.compiled else None
+
+
 MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "eager": lambda r: r.eager.kernel_count if r.eager else None,
     "compiled": lambda r: r.compiled.kernel_count if r.compiled else None,
@@ -68,6 +74,8 @@ MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "compiled_elements_per_thread": lambda r: getattr(_widest(r), "elements_per_thread", None),
     "compiled_fewest_threads": lambda r: min((launch.threads or 0 for launch in _launches(r)), default=None),
     "compiled_thread_share": _thread_share,
+    "boundaries": lambda r: float(len(r.compiled.boundaries)) if r.compiled else None,
+    **{f"boundaries_{kind}": _boundaries_of(kind) for kind in KINDS},
 }
 NEEDS_SWEEP = frozenset({"sweep_compiles"})
 """The claims that only a size sweep can check: the CLI's ``--no-sweep``, a replay without one and the CUDA

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kernel_tui.text.boundary_text import boundaries_of, boundary_line, line_boundaries
 from kernel_tui.text.formatting import format_count, lines_text
 
 if TYPE_CHECKING:
@@ -156,6 +157,8 @@ def annotated_lines(source: str, report: ScenarioReport) -> list[str]:
         out.append(f"{number:>4} │ {source_lines[number - 1]}")
         for part in work.get(number, ()):
             out.append(f"     │     {describe(part)}")
+        for boundary in line_boundaries(boundaries_of(report.compiled), number):
+            out.append(f"     │     {boundary_line(boundary)}")
     missing = unplaced(report)
     if missing:
         out += ["", "Not on any line:"]

@@ -25,6 +25,7 @@ from kernel_tui.text.baseline import (
     unchanged_text,
     verdict_text,
 )
+from kernel_tui.text.boundary_text import boundary_lines
 from kernel_tui.text.by_line import annotated_lines
 from kernel_tui.text.formatting import (
     PREDICTED_MARK,
@@ -206,6 +207,7 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         else:
             parts.extend((eager, compiled))
         parts.append(Text(summary_line(report)))
+        parts.extend(Text(line) for line in boundary_lines(report.compiled))
         if report.variants:
             parts.append(variants_table(report))
             parts.extend(variant_lines(report))
