@@ -219,9 +219,14 @@ def reason_words(kind: str, first: NodeFacts, second: NodeFacts, buffer: str, sa
                 f"the {p} reduces {reads} elements into each of {results:,} partial results, and the {c} reduces "
                 f"those again: a reduction feeding a reduction of another size"
             )
+        each = (
+            f"all {reads} elements for its one result"
+            if results == 1
+            else f"{reads} elements for each of its {results:,} results"
+        )
         return (
-            f"the {p} reads {reads} elements for each of its {results:,} results, and the {c} runs over "
-            f"{second.elements or 0:,}: another size, and it needs the finished {p} first"
+            f"the {p} reads {each}, and the {c} runs over {second.elements or 0:,}: another size, and it needs "
+            f"the finished {p} first"
         )
     if kind == "sizes":
         sizes = f"{first.elements or 0:,} elements and the {c} over {second.elements or 0:,}"
