@@ -105,9 +105,9 @@ def compiled_boundaries(
         if crossing is not None:
             found.append(crossing)
     # Two nodes of one kernel reading the same library result are one boundary of that pair of kernels.
-    first: dict[tuple[str, str, str], Boundary] = {}
+    first: dict[tuple[str, str, str, str], Boundary] = {}
     for boundary in found:
-        first.setdefault((boundary.producer, boundary.consumer, boundary.kind), boundary)
+        first.setdefault((boundary.producer, boundary.consumer, boundary.kind, boundary.buffer), boundary)
     return tuple(first.values())
 
 

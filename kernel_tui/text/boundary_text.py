@@ -76,7 +76,10 @@ def kernel_note(kernel: Kernel, compiled: ModeResult | None, *, eager: bool = Fa
     found = kernel_boundaries(kernel, compiled, eager=eager)
     if not found:
         return ""
-    return "; ".join(f"{APART} [{boundary.kind}]: {boundary.reason}" for boundary in found)
+    # The row's line has room for one reason in full; the others are named by their kind.
+    first, others = found[0], list(dict.fromkeys(boundary.kind for boundary in found[1:]))
+    more = f" (and {', '.join(others)})" if others else ""
+    return f"{APART} [{first.kind}]{more}: {first.reason}"
 
 
 def line_boundaries(boundaries: Sequence[Boundary], line: int) -> list[Boundary]:

@@ -36,6 +36,9 @@ class LineWork:
     """The compiled kernels whose work includes this line's."""
     compiled_known: bool = True
     """False while the compiled side is not measured (or a variant shown has no numbers)."""
+    apart: tuple[str, ...] = ()
+    """The kinds of the compiled boundaries whose consumer's work is this line's (``boundary_text``): the work
+    of this line stayed apart from the kernel before it, and why."""
 
     @property
     def eager_launches(self) -> int:
@@ -63,7 +66,8 @@ def line_work(eager: ModeResult | None, compiled: ModeResult | None) -> dict[int
             )
             became = tuple(k for k in compiled_rows if k.section == section and line in k.lines)
             if mine or became:
-                work.setdefault(line, []).append(LineWork(line, section, mine, became, compiled is not None))
+                apart = tuple(dict.fromkeys(b.kind for b in line_boundaries(boundaries_of(compiled), line)))
+                work.setdefault(line, []).append(LineWork(line, section, mine, became, compiled is not None, apart))
     return work
 
 
@@ -87,9 +91,14 @@ def short_gutter_text(work: Sequence[LineWork]) -> str:
     return " · ".join(_one_section(part, short=True) for part in work)
 
 
+APART_MARK = "✂"
+"""After a gutter cell: this line's compiled work stayed apart from the kernel before it."""
+
+
 def _one_section(part: LineWork, short: bool) -> str:
     head = f"{part.section[0]} " if part.section else ""
-    return f"{head}{part.eager_launches} {ARROW} {became(part, short)}"
+    mark = f" {APART_MARK}" if part.apart and part.compiled_known else ""
+    return f"{head}{part.eager_launches} {ARROW} {became(part, short)}{mark}"
 
 
 def became(part: LineWork, short: bool) -> str:
@@ -116,7 +125,8 @@ def describe(part: LineWork) -> str:
     else:
         became = f"{VANISHED}: its work was absorbed or needed no kernel"
     section = f"{part.section}: " if part.section else ""
-    return f"{section}eager {eager} {ARROW} compiled {became}"
+    apart = f" ({APART_MARK} apart: {', '.join(part.apart)})" if part.apart and part.compiled_known else ""
+    return f"{section}eager {eager} {ARROW} compiled {became}{apart}"
 
 
 def _with_lines(kernel: Kernel, line: int) -> str:
