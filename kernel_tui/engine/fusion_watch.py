@@ -109,7 +109,12 @@ class FusionWatch:
         self._by_graph: dict[int, GraphFusion] = {}
 
     def patches(self) -> dict[str, Any]:
-        """Inductor config entries that make it report to this watch."""
+        """Inductor config entries that make it report to this watch; none on a torch without the hook (then
+        no graph is watched and no boundary found, and the compile is as it would be)."""
+        import torch._inductor.config
+
+        if not hasattr(torch._inductor.config, "_post_fusion_custom_pass"):
+            return {}
         return {"_post_fusion_custom_pass": self._after_fusion}
 
     @contextlib.contextmanager
