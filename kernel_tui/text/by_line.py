@@ -168,7 +168,8 @@ def annotated_lines(source: str, report: ScenarioReport) -> list[str]:
         for part in work.get(number, ()):
             out.append(f"     │     {describe(part)}")
         for boundary in line_boundaries(boundaries_of(report.compiled), number):
-            out.append(f"     │     {boundary_line(boundary)}")
+            if number == min(boundary.lines):  # once, under the first of its lines (the others say ✂ apart)
+                out.append(f"     │     {boundary_line(boundary)}")
     missing = unplaced(report)
     if missing:
         out += ["", "Not on any line:"]
