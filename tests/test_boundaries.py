@@ -159,3 +159,26 @@ def test_boundaries_read_under_the_tables_on_the_lines_and_on_the_rows() -> None
     assert "library" in kernel_note(division, compiled) and kernel_note(matmul, compiled) == ""
     eager_mm = next(kernel for kernel in report.eager.kernels if "mm" in kernel.name)
     assert "[library]" in kernel_note(eager_mm, compiled, eager=True)
+
+
+@pytest.mark.parametrize(
+    ("boundary", "problem"),
+    [
+        (1, "compiled.boundaries.0: is a number 1, not an object"),
+        ({"producer": "a"}, "compiled.boundaries.0.consumer: is missing"),
+        ("lines", "compiled.boundaries.0.lines.0: is text 'x', not a whole number"),
+    ],
+)
+def test_a_saved_file_with_a_broken_boundary_is_refused_in_one_line(
+    tmp_path: Path, boundary: object, problem: str
+) -> None:
+    from kernel_tui.model.results_file import ResultsFileError, read_results
+
+    data = _saved_report().to_dict()
+    first = data["compiled"]["boundaries"][0]
+    data["compiled"]["boundaries"] = [{**first, "lines": ["x"]} if boundary == "lines" else boundary]
+    saved = tmp_path / "saved.jsonl"
+    saved.write_text(json.dumps(data) + "\n")
+    with pytest.raises(ResultsFileError) as refused:
+        read_results(saved)
+    assert str(refused.value) == f"{saved}: line 1: not a kernel-tui report ({problem})"
