@@ -60,6 +60,9 @@ async def test_the_rows_and_the_lines_say_why_their_kernels_stayed_apart() -> No
     app, _ = lesson_app()
     async with app.run_test(size=WIDE) as pilot:
         await run_it(pilot)
+        compiled_table = explorer(app).query_one("#compiled", KernelTable)
+        cells = [compiled_table.get_row_at(row)[-1].plain for row in range(compiled_table.row_count)]
+        assert any(cell.endswith(f"{APART_MARK} library, reduction") for cell in cells), cells
         compiled_line = await highlight(pilot, app, "compiled", "cpp_fused")
         assert "apart [library] (and reduction): the matmul is a library call" in compiled_line
         eager_line = await highlight(pilot, app, "eager", "matmul")
