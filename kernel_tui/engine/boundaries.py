@@ -251,12 +251,21 @@ def experiment_for(kind: str, first: NodeFacts, second: NodeFacts) -> str | None
     return None
 
 
+_MOST_WORDS = 3
+"""A fused kernel's operators named in a reason: the first few, then ``…``."""
+
+
 def _ops(node: NodeFacts) -> str:
-    """The node's operators in words; a node that writes in place is named by its in-place operators alone."""
+    """The node's operators in words: a library call by what it computes (its origins may hold every operator
+    Inductor folded into its inputs), a node that writes in place by its in-place operators alone."""
+    if node.library:
+        call = node.library.split(".")[-1]
+        return _WORDS.get(call, call)
     in_place = [op for op in node.aten_ops if op.split(".")[0].endswith("_")] if node.mutated else []
     ops = in_place or [op for op in node.aten_ops if op not in ("full", "lift_fresh")]
-    words = [_WORDS.get(op.split(".")[0], op.split(".")[0]) for op in ops]
-    return " + ".join(dict.fromkeys(words)) or node.name
+    words = list(dict.fromkeys(_WORDS.get(op.split(".")[0], op.split(".")[0]) for op in ops))
+    shown = " + ".join(words[:_MOST_WORDS]) + (" + …" if len(words) > _MOST_WORDS else "")
+    return shown or node.name
 
 
 def _row(name: str, kernels: Sequence[Kernel]) -> Kernel | None:
