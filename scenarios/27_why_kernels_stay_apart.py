@@ -9,10 +9,10 @@ reasons show here.
 
 The matrix multiply goes to a library (a BLAS on CPU, cuBLAS on a GPU). Inductor cannot put its own code
 inside a library's kernel, so the ReLU cannot ride along as an epilogue: the product goes to memory and
-comes back: kind `library`.
+comes back: kind *library*.
 
 The division needs the finished sum, one number, while it runs over every element: a loop of another
-size that must wait for the first. Kind `reduction`. The ReLU and the sum do fuse.
+size that must wait for the first. Kind *reduction*. The ReLU and the sum do fuse.
 
 On CPU there are two boundaries; the sum's loop and the division's loop sit one after the other in one
 C++ kernel, and the boundary says so. On a GPU there are four: the division's kernel computes the ReLU
