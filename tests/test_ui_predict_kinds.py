@@ -170,4 +170,5 @@ def test_each_lesson_is_asked_what_it_teaches() -> None:
         "21": "training",
         "22": "training",
         "23": "training",
+        "27": "boundaries",
     }

@@ -27,6 +27,7 @@ from kernel_tui.engine.bandwidth import (
     matmul_ceiling_gflops,
     with_bandwidth,
 )
+from kernel_tui.engine.boundary_compile import with_boundaries
 from kernel_tui.engine.cuda_graph_watch import gpu_watch, watched
 from kernel_tui.engine.device import device_name
 from kernel_tui.engine.flops import OpFlops, eager_bytes_and_flops, scenario_dtype, with_flops
@@ -253,6 +254,7 @@ class MeasuredStages(ScenarioStages):
         report = _note_cache_resident(report)
         report = self._with_roofline(report)
         report = variants.finished(report, variant_runs, unattributed_eager, self.flop_ops)
+        report = with_boundaries(report, scenario, args, outbox)
         scenario.compiled_fn = compiled_fn  # the sweep continues with the same compiled function
         return report
 

@@ -27,6 +27,7 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 from kernel_tui.engine.attribution import attribute
+from kernel_tui.engine.boundaries import compiled_boundaries
 from kernel_tui.engine.cuda_fakes import SdpaAsOnGpu, device_properties
 from kernel_tui.engine.flops import bytes_and_flops, with_flops
 from kernel_tui.engine.launch_info import preview_launch_note
@@ -190,8 +191,11 @@ class PreviewStages(ScenarioStages):
         measured_eager = report.eager
         assert measured_eager is not None  # measured above, before the compile that could fail
         eager_rows, compiled_rows = attribute(measured_eager.kernels, compiled.kernels)
+        boundaries = compiled_boundaries(code.fusion, code.graph_break_reasons, compiled_rows)
         report = replace(
-            report, eager=replace(measured_eager, kernels=eager_rows), compiled=replace(compiled, kernels=compiled_rows)
+            report,
+            eager=replace(measured_eager, kernels=eager_rows),
+            compiled=replace(compiled, kernels=compiled_rows, boundaries=boundaries),
         )
         # FLOPs follow from shapes, so a preview has them; with no GPU measured there is no ridge to class them by.
         return with_flops(report, self.flop_ops, None)

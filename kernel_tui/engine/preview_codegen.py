@@ -18,6 +18,7 @@ from kernel_tui.engine import compile_watch
 from kernel_tui.engine.cuda_fakes import fake_cuda, rewrite_sdpa
 from kernel_tui.engine.cuda_graph_watch import CudaGraphWatch
 from kernel_tui.engine.fake_wrapper import make_wrapper_fake
+from kernel_tui.engine.fusion_watch import FusionWatch, GraphFusion
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.preview_inputs import HostValues
 from kernel_tui.engine.preview_support import check_preview, quiet_torch_warnings
@@ -40,7 +41,8 @@ class PreviewBackend:
         self.inductor = torch._TorchCompileInductorWrapper(
             options.get("mode"), options.get("options"), options.get("dynamic")
         )
-        self.patches: dict[str, Any] = {"force_disable_caches": True, "compile_threads": 1}
+        self.fusion = FusionWatch()
+        self.patches: dict[str, Any] = {"force_disable_caches": True, "compile_threads": 1, **self.fusion.patches()}
         if self.inductor.config.get("max_autotune") or self.inductor.config.get("max_autotune_gemm"):
             self.patches.update(max_autotune=False, max_autotune_gemm=False, max_autotune_pointwise=False)
             notes.append("max-autotune: a GPU benchmarks candidate kernels; the preview keeps the default choices")
@@ -51,7 +53,7 @@ class PreviewBackend:
         if any(isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs):
             self.notes.append("training: inputs that require grad were compiled as inference (no backward graph)")
         rewrite_sdpa(gm, self.arch, self.notes)
-        with fake_cuda(self.arch, self.notes), self._loaded_modules():
+        with fake_cuda(self.arch, self.notes), self._loaded_modules(), self.fusion.wrappers():
             # The wrapper's own config and ours, merged as its config_patches= would (which torch 2.10 lacks).
             self.inductor.config.update(self.patches)
             with self.cuda_graphs.watching() if self.cuda_graphs else contextlib.nullcontext():
@@ -96,6 +98,8 @@ class GeneratedCode:
     recompile_reasons: tuple[str, ...]
     cuda_graphs: tuple[CudaGraphDecision, ...] = ()
     """Per compiled graph, where the options ask for CUDA graphs: Inductor's capture or skip, and why."""
+    fusion: tuple[GraphFusion, ...] = ()
+    """What the scheduler decided about fusing, per graph (``fusion_watch``)."""
 
 
 def _plain_call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
@@ -143,6 +147,7 @@ def generate_for_gpu(
                 watch.recompiles,
                 tuple(watch.recompile_reasons),
                 tuple(backend.cuda_graphs.decisions) if backend.cuda_graphs is not None else (),
+                tuple(backend.fusion.graphs),
             )
     finally:
         notes.extend(host.note())

@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from kernel_tui.model.boundary import KINDS
 from kernel_tui.model.report import ExpectCheck, ModeResult, ScenarioReport
 
 if TYPE_CHECKING:
@@ -52,6 +53,11 @@ def _grid_blocks(launch: KernelLaunch | None) -> float | None:
     return math.prod(launch.grid) if launch is not None and launch.grid is not None else None
 
 
+def _boundaries_of(kind: str) -> Callable[[ScenarioReport], float | None]:
+    """How many of the compiled side's boundaries have a reason of ``kind``."""
+    return lambda r: float(sum(b.kind == kind for b in r.compiled.boundaries)) if r.compiled else None
+
+
 MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "eager": lambda r: r.eager.kernel_count if r.eager else None,
     "compiled": lambda r: r.compiled.kernel_count if r.compiled else None,
@@ -76,6 +82,8 @@ MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "compiled_thread_share": _thread_share,
     "eager_overhead_dominates": lambda r: _overhead_dominates(r.eager),
     "compiled_overhead_dominates": lambda r: _overhead_dominates(r.compiled),
+    "boundaries": lambda r: float(len(r.compiled.boundaries)) if r.compiled else None,
+    **{f"boundaries_{kind}": _boundaries_of(kind) for kind in KINDS},
 }
 NEEDS_SWEEP = frozenset({"sweep_compiles"})
 """The claims that only a size sweep can check: the CLI's ``--no-sweep``, a replay without one and the CUDA

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kernel_tui.model.boundary import Boundary
 from kernel_tui.model.call_breakdown import CallBreakdown, TimelineSpan  # noqa: F401 (the schema reads hints here)
 from kernel_tui.model.cuda_graph_decision import CudaGraphDecision
 from kernel_tui.model.kernel import Kernel
@@ -92,6 +93,9 @@ class ModeResult:
     backward_bytes: int | None = None
     """A training step's launches and bytes per section (None for a forward-only scenario, and bytes when
     any kernel of the section has unknown bytes)."""
+    boundaries: tuple[Boundary, ...] = ()
+    """Compiled: each pair of kernels that passes a buffer through memory, and why they stayed apart
+    (``engine.boundaries``); empty for eager, and for a compile that fused everything."""
     saved_bytes: int | None = None
     """Bytes of the distinct tensors a training step's forward keeps for backward, its inputs excluded (they
     are alive anyway): the activation memory the step holds between its two halves."""
@@ -435,6 +439,10 @@ def _kernel_from_dict(data: dict[str, Any]) -> Kernel:
 def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
     values = dict(data)
     values["kernels"] = tuple(_kernel_from_dict(kernel) for kernel in values.get("kernels", ()))
+    values["boundaries"] = tuple(
+        from_known_fields(Boundary, {**boundary, "lines": tuple(boundary.get("lines", ()))})
+        for boundary in values.get("boundaries", ())
+    )
     for name in ("graph_break_reasons", "recompile_reasons", "notes"):
         values[name] = tuple(values.get(name, ()))
     values["call_breakdown"] = CallBreakdown.from_dict(values.get("call_breakdown"))

@@ -15,12 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernel_tui.model.boundary import KINDS
 from kernel_tui.model.bounded_read import SCENARIO_LIMIT, read_bounded
 from kernel_tui.model.compile_variants import COMPILE_KEYS, DEFAULT_VARIANT, VariantError, check_variants
 from kernel_tui.model.safe_text import safe_line, safe_text
 from kernel_tui.model.snippet import MODULE_CONSTANTS, is_snippet
 
 DEFAULT_SIZE = 2**20
+BOUNDARY_CLAIMS = ("boundaries", *(f"boundaries_{kind}" for kind in KINDS))
+"""The compiled side's boundaries (``model.boundary``): how many pairs of kernels pass a value through memory,
+all of them and those of each kind of reason."""
 CLAIM_KEYS = (
     "eager",
     "compiled",
@@ -42,6 +46,7 @@ CLAIM_KEYS = (
     "compiled_thread_share",
     "eager_overhead_dominates",
     "compiled_overhead_dominates",
+    *BOUNDARY_CLAIMS,
 )
 """What a lesson may claim in ``EXPECT``: launches per run of ``fn`` for ``eager``/``compiled``, array-sized
 transfers, and the compiled side's graph breaks and recompiles. A training step (``TRAIN = True``) may also

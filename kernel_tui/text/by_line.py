@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kernel_tui.text.boundary_text import boundaries_of, boundary_line, line_boundaries
 from kernel_tui.text.formatting import format_count, lines_text
 
 if TYPE_CHECKING:
@@ -35,6 +36,9 @@ class LineWork:
     """The compiled kernels whose work includes this line's."""
     compiled_known: bool = True
     """False while the compiled side is not measured (or a variant shown has no numbers)."""
+    apart: tuple[str, ...] = ()
+    """The kinds of the compiled boundaries whose consumer's work is this line's (``boundary_text``): the work
+    of this line stayed apart from the kernel before it, and why."""
 
     @property
     def eager_launches(self) -> int:
@@ -62,7 +66,8 @@ def line_work(eager: ModeResult | None, compiled: ModeResult | None) -> dict[int
             )
             became = tuple(k for k in compiled_rows if k.section == section and line in k.lines)
             if mine or became:
-                work.setdefault(line, []).append(LineWork(line, section, mine, became, compiled is not None))
+                apart = tuple(dict.fromkeys(b.kind for b in line_boundaries(boundaries_of(compiled), line)))
+                work.setdefault(line, []).append(LineWork(line, section, mine, became, compiled is not None, apart))
     return work
 
 
@@ -86,9 +91,14 @@ def short_gutter_text(work: Sequence[LineWork]) -> str:
     return " · ".join(_one_section(part, short=True) for part in work)
 
 
+APART_MARK = "✂"
+"""After a gutter cell: this line's compiled work stayed apart from the kernel before it."""
+
+
 def _one_section(part: LineWork, short: bool) -> str:
     head = f"{part.section[0]} " if part.section else ""
-    return f"{head}{part.eager_launches} {ARROW} {became(part, short)}"
+    mark = f" {APART_MARK}" if part.apart and part.compiled_known else ""
+    return f"{head}{part.eager_launches} {ARROW} {became(part, short)}{mark}"
 
 
 def became(part: LineWork, short: bool) -> str:
@@ -115,7 +125,8 @@ def describe(part: LineWork) -> str:
     else:
         became = f"{VANISHED}: its work was absorbed or needed no kernel"
     section = f"{part.section}: " if part.section else ""
-    return f"{section}eager {eager} {ARROW} compiled {became}"
+    apart = f" ({APART_MARK} apart: {', '.join(part.apart)})" if part.apart and part.compiled_known else ""
+    return f"{section}eager {eager} {ARROW} compiled {became}{apart}"
 
 
 def _with_lines(kernel: Kernel, line: int) -> str:
@@ -156,6 +167,9 @@ def annotated_lines(source: str, report: ScenarioReport) -> list[str]:
         out.append(f"{number:>4} │ {source_lines[number - 1]}")
         for part in work.get(number, ()):
             out.append(f"     │     {describe(part)}")
+        for boundary in line_boundaries(boundaries_of(report.compiled), number):
+            if number == min(boundary.lines):  # once, under the first of its lines (the others say ✂ apart)
+                out.append(f"     │     {boundary_line(boundary)}")
     missing = unplaced(report)
     if missing:
         out += ["", "Not on any line:"]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from kernel_tui.model.compile_variants import describe_arguments
 from kernel_tui.model.launch import known_launches, launch_text
 from kernel_tui.model.report_keys import MODES
+from kernel_tui.text.boundary_text import boundary_lines
 from kernel_tui.text.by_line import annotated_lines
 from kernel_tui.text.call_split import cuda_graph_lines, split_lines
 from kernel_tui.text.formatting import (
@@ -120,6 +121,8 @@ def scenario_markdown(report: ScenarioReport) -> str:
         lines += [summary_line(report), ""]
         lines += [f"- {_cell(line)}" for line in (*split_lines(report), *cuda_graph_lines(report))]
         lines += [""] if split_lines(report) or cuda_graph_lines(report) else []
+        lines += [f"- {line}" for line in boundary_lines(report.compiled, inductor=True)]
+        lines += [""] if report.compiled is not None and report.compiled.boundaries else []
     for mode_name in MODES:
         lines += _kernel_table(mode_name.capitalize(), report.mode(mode_name), mode_name, report.is_preview)
     if report.source is not None and report.eager is not None:

@@ -25,6 +25,7 @@ from kernel_tui.text.baseline import (
     unchanged_text,
     verdict_text,
 )
+from kernel_tui.text.boundary_text import boundary_lines
 from kernel_tui.text.by_line import annotated_lines
 from kernel_tui.text.call_split import cuda_graph_lines, split_lines
 from kernel_tui.text.formatting import (
@@ -208,6 +209,7 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
             parts.extend((eager, compiled))
         parts.append(Text(summary_line(report)))
         parts.extend(Text(line) for line in (*split_lines(report), *cuda_graph_lines(report)))
+        parts.extend(Text(line) for line in boundary_lines(report.compiled))
         if report.variants:
             parts.append(variants_table(report))
             parts.extend(variant_lines(report))

@@ -184,6 +184,14 @@ VARIANT_ACTIONS = (
         "v",
         footer="Variants",
     ),
+    KeyAction(
+        "try_experiments",
+        "Try what would fuse them",
+        "Add the compile variants the latest run's boundaries suggest (max_autotune, fullgraph, ...) and run with "
+        "them: do the kernels that stayed apart fuse now?",
+        "x",
+        footer="Experiment",
+    ),
 )
 """The explorer's key for compile variants (``VARIANTS`` in a scenario, or added in the explorer)."""
 

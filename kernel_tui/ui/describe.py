@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from kernel_tui.text.boundary_text import boundary_line
 from kernel_tui.text.formatting import device_text
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 
@@ -157,6 +158,9 @@ def details_text(
         if compiled is not None and compiled.graph_break_reasons:
             section(f"Graph breaks ({compiled.graph_breaks})")
             text.append("\n".join(compiled.graph_break_reasons))
+        if compiled is not None and compiled.boundaries:
+            section(f"Why kernels stayed apart ({len(compiled.boundaries)})")
+            text.append("\n".join(boundary_line(boundary, inductor=True) for boundary in compiled.boundaries))
         if compiled is not None and compiled.recompile_reasons:
             section(f"Recompiles ({compiled.recompiles})")
             text.append("\n".join(compiled.recompile_reasons))

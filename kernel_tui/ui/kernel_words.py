@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kernel_tui.text.boundary_text import kernel_note
 from kernel_tui.text.formatting import LINK_LABELS, attribution_text, bandwidth_text, ceiling_share_text, format_gbs
 from kernel_tui.text.roofline_text import format_bound, format_flops, format_gflops, format_intensity
 
@@ -32,6 +33,9 @@ def kernel_story(kernel: Kernel, mode: str, compiled: ModeResult | None = None) 
     ``g`` only where ``code_kernel`` (what ``g`` shows) finds code, with ``compiled`` the run's compiled side."""
     attribution = attribution_text(kernel, mode)
     parts = [attribution] if attribution else []
+    apart = kernel_note(kernel, compiled, eager=mode == "eager")
+    if apart:
+        parts.append(f"{apart} (d: Inductor's words)")
     if kernel.gbs is not None:
         parts.append(bandwidth_text(kernel))
     if kernel.flops is not None or kernel.intensity is not None:

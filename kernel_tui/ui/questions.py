@@ -2,7 +2,8 @@
 
 A lesson is asked what it teaches: most lessons their kernels and array-sized transfers per call of ``fn``;
 a training step (21-23) each section's kernels and what forward keeps for backward; a graph break (15) how
-many breaks; a size sweep (16, 17) how many compiles it takes; tiny tensors (18) which side is faster; the
+many breaks; why kernels stayed apart (27) how many boundaries, and how many of two kinds; a size sweep (16, 17)
+how many compiles it takes; tiny tensors (18) which side is faster; the
 roofline (20) which ceiling limits each kernel. Counts are measured as the lesson's claims measure them
 (``kernel_tui.model.expect.MEASURES``); a question no claim can hold (a time, a roofline class that moves with the
 size) is measured here from the same report. Nothing here touches Textual or torch.
@@ -48,6 +49,12 @@ QUESTIONS: dict[str, dict[str, Row]] = {
         "saved arrays": SAVED,
     },
     "graph-break": {"kernels": MODES, "graph breaks": (None, "graph_breaks")},
+    "boundaries": {
+        "kernels": MODES,
+        "boundaries": (None, "boundaries"),
+        "library calls": (None, "boundaries_library"),
+        "after a reduction": (None, "boundaries_reduction"),
+    },
     "sweep": {"sweep compiles": (None, "sweep_compiles")},
     "tiny": {"kernels": MODES, "transfers": TRANSFERS, "faster side": (FASTER,)},
     "roofline": {
@@ -72,6 +79,8 @@ def lesson_kind(info: ScenarioInfo) -> str:
         return "sweep"
     if "graph_breaks" in claims:
         return "graph-break"
+    if "boundaries" in claims:
+        return "boundaries"
     return LESSON_KINDS.get(info.path.name, "forward-only")
 
 

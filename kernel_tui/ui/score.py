@@ -29,7 +29,11 @@ if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport
     from kernel_tui.ui.catalog import ScenarioEntry
 
-WHOLE = frozenset(MODES + SECTION_KERNELS + ("graph_breaks", "sweep_compiles"))
+WHOLE = frozenset(
+    MODES
+    + SECTION_KERNELS
+    + ("graph_breaks", "sweep_compiles", "boundaries", "boundaries_library", "boundaries_reduction")
+)
 """Counts, right only when exact; a choice is right when it is the measured one; the rest are fractions of an
 array, right within a slack."""
 TRANSFER_SLACK = 0.25

@@ -87,6 +87,11 @@ FIXTURES: dict[str, tuple[str, dict[str, Any]]] = {
         "../../scenarios/20_matmul_against_elementwise.py",
         {"name": "20_matmul_against_elementwise.py", "sweep": False},
     ),
+    # Lesson 27: the compiled side's boundaries (a library call, a reduction), for the row, the gutter, d and x.
+    "ui_why_apart_messages.json": (
+        "../../scenarios/27_why_kernels_stay_apart.py",
+        {"name": "27_why_kernels_stay_apart.py", "size": 4096, "sweep": False},
+    ),
 }
 """Each fixture: the scenario it records (relative to ``tests/data``) and how it is run."""
 

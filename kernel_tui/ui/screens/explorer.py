@@ -416,6 +416,11 @@ class ExplorerScreen(SnippetActions, EngineEvents):
         if (asked := self.variants.choose()) is not None:
             self.reply([asked])
 
+    def action_try_experiments(self) -> None:
+        """Add the variants the boundaries suggest (``VariantsPart.try_experiments``), and run with them."""
+        if self.variants.try_experiments(self.notify):
+            self.action_run(False)
+
     def action_toggle_predict(self) -> None:
         """Turn predict-then-reveal on or off for this session."""
         self.reply([self.why.toggle_predict()])

@@ -39,6 +39,9 @@ LABELS = {
     "eager_saved": "eager saved arrays",
     "compiled_saved": "compiled saved arrays",
     "graph_breaks": "graph breaks",
+    "boundaries": "boundaries",
+    "boundaries_library": "at a library call",
+    "boundaries_reduction": "after a reduction",
     "sweep_compiles": "compiles in the sweep",
     "faster": "faster side",
     "matmul_bound": "mm is …-bound",
@@ -52,6 +55,9 @@ PROMPTS = {
     "the inputs left out?",
     "graph-break": "Before the tables appear: per call of fn, how many kernels will run, and how many graph "
     "breaks will torch.compile make (each break ends one compiled graph and starts another)?",
+    "boundaries": "Before the tables appear: per call of fn, how many kernels will run; compiled, at how many "
+    "boundaries will one kernel write a buffer that another reads back, and how many of those are at a library "
+    "call, how many after a reduction?",
     "sweep": "Before the tables appear: the profile compiles fn once; how many more compiles will the size "
     "sweep cost? Enter runs the lesson with its sweep (as s does): the answer is graded when the sweep ends.",
     "tiny": "Before the tables appear: per call of fn, how many kernels will run, how many array-sized "
@@ -60,7 +66,11 @@ PROMPTS = {
     "transfers will they cost, and what limits each kernel: compute, memory or the overhead of a call "
     "(c, m or o)?",
 }
-COUNTED = {"graph_breaks": "graph breaks", "sweep_compiles": "compiles"}
+COUNTED = {
+    "graph_breaks": "graph breaks",
+    "sweep_compiles": "compiles",
+    **{quantity: "boundaries" for quantity in ("boundaries", "boundaries_library", "boundaries_reduction")},
+}
 """What a count box counts, where it is not kernels."""
 MAX_DIGITS = 3
 MAX_FRACTION_CHARS = 5

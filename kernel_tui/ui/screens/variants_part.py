@@ -14,6 +14,7 @@ the dialog to show (``Asked``); what the panes show of the choices is ``kernel_t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,29 @@ class VariantsPart:
         self.book.of(self.session.scenario_of(self.catalog.current.path)).kernels_of = (
             None if name == "compiled" else name
         )
+
+    def try_experiments(self, tell: Callable[[str], object]) -> bool:
+        """``x``: add the variants the latest run's boundaries suggest to the scenario on screen, for its next
+        runs, telling the learner which; whether any was added."""
+        said, added = self._experiments()
+        tell(said)
+        return added
+
+    def _experiments(self) -> tuple[str, bool]:
+        from kernel_tui.model.boundary import EXPERIMENTS
+
+        if not self.catalog:
+            return "No scenario to experiment on.", False
+        entry = self.catalog.current
+        run = self.runs.get(entry.path)
+        compiled = run.report.compiled if run is not None and run.report is not None else None
+        names = list(dict.fromkeys(b.experiment for b in (compiled.boundaries if compiled else ()) if b.experiment))
+        if not names:
+            return "No boundary of the latest run suggests an experiment (r runs it first).", False
+        choices = self.book.of(self.session.scenario_of(entry.path))
+        for name in names:
+            choices.add(name, dict(EXPERIMENTS[name]))
+        return f"Added the variant {', '.join(names)}: this run shows whether the kernels that stayed apart fuse", True
 
     def choose(self) -> Asked | None:
         """The dialog for the scenario on screen; what it hands back replaces that scenario's choices."""

@@ -18,6 +18,8 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
 from kernel_tui.model.baseline_marks import CHANGED, MARK_STYLES
+from kernel_tui.text.boundary_text import kernel_boundaries
+from kernel_tui.text.by_line import APART_MARK
 from kernel_tui.text.formatting import (
     LINK_LABELS,
     NOISY_MARK,
@@ -210,10 +212,15 @@ class KernelTable(DataTable[Text]):
             "gbs": Text.assemble(gbs, (f" {ceiling:>4}" if ceiling else ""), justify="right"),
             "share": Text(f"{(kernel.time_us or 0.0) / total_time:.0%}" if total_time > 0 else "—", justify="right"),
             "roof": Text(roofline_cell(kernel), justify="right"),
-            "link": Text(
-                "…" if self.links_pending else link_text(kernel, self.mode), overflow="ellipsis", no_wrap=True
-            ),
+            "link": Text("…" if self.links_pending else self._link(kernel), overflow="ellipsis", no_wrap=True),
         }
+
+    def _link(self, kernel: Kernel) -> str:
+        """The attribution cell; a compiled row that reads a buffer another kernel wrote ends with why they are
+        two (``✂ library``), which the line under the tables says in full."""
+        apart = kernel_boundaries(kernel, self._result) if self.mode == "compiled" else ()
+        kinds = ", ".join(dict.fromkeys(boundary.kind for boundary in apart))
+        return f"{link_text(kernel, self.mode)} {APART_MARK} {kinds}" if kinds else link_text(kernel, self.mode)
 
     def _show_subtitle(self) -> None:
         result = self._result

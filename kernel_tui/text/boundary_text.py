@@ -1,0 +1,90 @@
+"""Why two compiled kernels stayed apart, in the words each place shows it: the lines under the tables, a kernel
+row's note, a code line's note (``--by-line``, the lab report, the explorer's gutter), and Inductor's own text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from kernel_tui.model.boundary import EXPERIMENTS
+from kernel_tui.text.formatting import format_bytes
+
+if TYPE_CHECKING:
+    from kernel_tui.model.boundary import Boundary
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report import ModeResult
+
+APART = "apart"
+"""The word that starts every boundary's line: the two kernels stayed apart."""
+
+
+def boundaries_of(mode: ModeResult | None) -> tuple[Boundary, ...]:
+    return mode.boundaries if mode is not None else ()
+
+
+def pair_text(boundary: Boundary) -> str:
+    """``aten::mm → cpp_fused_relu_0 (buf0, 4.0 MiB)``; a pair of loops in one kernel says so."""
+    from kernel_tui.model.names import without_graph_counter  # its patterns compile when a boundary is shown
+
+    held = f"{boundary.buffer}, {format_bytes(boundary.buffer_bytes)}" if boundary.buffer_bytes else boundary.buffer
+    producer, consumer = without_graph_counter(boundary.producer), without_graph_counter(boundary.consumer)
+    if boundary.producer == boundary.consumer:
+        return f"inside {producer} ({held})"
+    return f"{producer} → {consumer} ({held})"
+
+
+def experiment_text(boundary: Boundary) -> str:
+    """``try the variant max_autotune (options={'max_autotune': True})``; "" where no experiment applies."""
+    if boundary.experiment is None:
+        return ""
+    arguments = EXPERIMENTS.get(boundary.experiment, {})
+    spelled = ", ".join(f"{key}={value!r}" for key, value in arguments.items())
+    return f"try the variant {boundary.experiment} ({spelled})"
+
+
+def boundary_line(boundary: Boundary, *, inductor: bool = False) -> str:
+    """One boundary in one line: the pair, its kind, the reason, the experiment; with ``inductor``, Inductor's
+    own words after it."""
+    text = f"{APART}: {pair_text(boundary)} [{boundary.kind}]: {boundary.reason}"
+    experiment = experiment_text(boundary)
+    if experiment:
+        text += f"; {experiment}"
+    if inductor:
+        text += f" (Inductor: {boundary.inductor})"
+    return text
+
+
+def boundary_lines(mode: ModeResult | None, *, inductor: bool = False) -> list[str]:
+    """The lines under the tables: every boundary of the compiled side (none for a compile that fused all)."""
+    return [boundary_line(boundary, inductor=inductor) for boundary in boundaries_of(mode)]
+
+
+def kernel_boundaries(kernel: Kernel, compiled: ModeResult | None, *, eager: bool = False) -> tuple[Boundary, ...]:
+    """The boundaries a kernel row stands at: a compiled row's as consumer (what it reads from another kernel);
+    an eager row's, those of the compiled kernels its work went to, where its work stayed in a kernel of its own
+    (its compiled kernel holds no other operator's work)."""
+    found = boundaries_of(compiled)
+    if not eager:
+        return tuple(boundary for boundary in found if boundary.consumer == kernel.name)
+    rows = {row.short_name: row for row in (compiled.kernels if compiled is not None else ())}
+    alone = {
+        rows[target].name for target in kernel.fused_into if target in rows and len(set(rows[target].aten_ops)) <= 1
+    }
+    return tuple(boundary for boundary in found if alone & {boundary.producer, boundary.consumer})
+
+
+def kernel_note(kernel: Kernel, compiled: ModeResult | None, *, eager: bool = False) -> str:
+    """A row's note: ``apart [library]: the matmul is a library call ...``; "" for a row at no boundary."""
+    found = kernel_boundaries(kernel, compiled, eager=eager)
+    if not found:
+        return ""
+    # The row's line has room for one reason in full; the others are named by their kind.
+    first, others = found[0], list(dict.fromkeys(boundary.kind for boundary in found[1:]))
+    more = f" (and {', '.join(others)})" if others else ""
+    return f"{APART} [{first.kind}]{more}: {first.reason}"
+
+
+def line_boundaries(boundaries: Sequence[Boundary], line: int) -> list[Boundary]:
+    """The boundaries whose consumer's work came from ``line``: the line whose work stayed apart."""
+    return [boundary for boundary in boundaries if line in boundary.lines]

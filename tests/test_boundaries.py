@@ -1,0 +1,184 @@
+"""Why compiled kernels stayed apart: on functions the course does not contain, every boundary the engine
+finds has a reason of the right kind, on the CPU (Inductor's C++ kernels, measured) and in the CUDA preview
+(Inductor's Triton code generation), and a fully fused function has none.
+
+The engine tests compile for real; the shared Inductor cache (``conftest``) keeps the C++ kernels warm, but the
+scheduler runs every time (``fusion_watch`` bypasses Inductor's graph cache on purpose).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import measure
+
+from kernel_tui.engine.boundaries import reason_kind, wrapper_calls
+from kernel_tui.engine.fusion_watch import NodeFacts
+from kernel_tui.model.boundary import EXPERIMENTS, KINDS, Boundary
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report_schema import checked_report
+from kernel_tui.text.boundary_text import boundary_lines, kernel_note
+from kernel_tui.text.by_line import annotated_lines
+from kernel_tui.transport.client import EngineClient
+
+DATA = Path(__file__).parent / "data" / "boundaries"
+
+# Per function, per device: the kind of each boundary in launch order, and whether the two sides of the
+# reduction and the scatter share one C++ kernel (two loops of one kernel) on the CPU.
+EXPECTED: dict[str, dict[str, list[str]]] = {
+    "matmul_then_tanh.py": {"cpu": ["library"], "cuda-preview": ["library"]},
+    "sum_then_scale.py": {"cpu": ["reduction"], "cuda-preview": ["reduction", "reduction"]},
+    "break_between_chains.py": {"cpu": ["graph_break"], "cuda-preview": ["graph_break"]},
+    "scatter_in_place.py": {"cpu": ["mutation", "mutation"], "cuda-preview": ["mutation", "mutation"]},
+    "fully_fused.py": {"cpu": [], "cuda-preview": []},
+}
+
+
+def _check(report: ScenarioReport, name: str) -> None:
+    assert report.error is None, report.error.one_line()
+    compiled = report.compiled
+    assert compiled is not None
+    kernel_names = {kernel.name for kernel in compiled.kernels}
+    assert [b.kind for b in compiled.boundaries] == EXPECTED[name][report.device], compiled.boundaries
+    for boundary in compiled.boundaries:
+        # Every boundary is between kernels the table shows, and has its reason in both voices.
+        assert {boundary.producer, boundary.consumer} <= kernel_names, (boundary, kernel_names)
+        assert boundary.kind in KINDS and boundary.reason and boundary.inductor
+        assert boundary.lines and boundary.buffer_bytes, boundary
+        assert boundary.experiment is None or boundary.experiment in EXPERIMENTS
+    if name == "matmul_then_tanh.py":
+        (library,) = compiled.boundaries
+        assert "library call" in library.reason and library.experiment == "max_autotune"
+        assert "extern" in library.inductor and library.lines == (14,)
+        assert library.buffer_bytes == 64 * 64 * 4  # the product, float32
+    if name == "break_between_chains.py":
+        (crossing,) = compiled.boundaries
+        assert "graph break at line 13" in crossing.reason and crossing.lines == (14,)
+        assert crossing.producer != crossing.consumer and crossing.experiment == "fullgraph"
+    if name == "sum_then_scale.py":
+        last = compiled.boundaries[-1]
+        assert "65,536" in last.reason and "needs the finished" in last.reason
+    if name == "scatter_in_place.py":
+        assert "in place" in compiled.boundaries[0].reason
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_cpu_boundary_has_a_reason_of_its_kind(engine: EngineClient, name: str) -> None:
+    report = measure(engine, DATA / name)
+    _check(report, name)
+    compiled = report.compiled
+    assert compiled is not None
+    one_kernel = [b for b in compiled.boundaries if b.producer == b.consumer]
+    # The C++ backend writes a reduction's loop and the loop after it into one kernel: the boundary says so.
+    assert all(b.reason.startswith("two loops of one kernel") for b in one_kernel)
+    if name in ("sum_then_scale.py", "scatter_in_place.py"):
+        assert one_kernel == list(compiled.boundaries)
+        assert "CppScheduling" in compiled.boundaries[0].inductor or "no shared data" in compiled.boundaries[0].inductor
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_preview_boundary_has_a_reason_of_its_kind(preview_engine: EngineClient, name: str) -> None:
+    report = measure(preview_engine, DATA / name)
+    _check(report, name)
+    compiled = report.compiled
+    assert compiled is not None
+    # Triton kernels hold one scheduler node each: a preview's boundaries are always between two kernels.
+    assert all(b.producer != b.consumer for b in compiled.boundaries)
+
+
+def test_the_kind_follows_what_the_nodes_are() -> None:
+    def node(**facts: object) -> NodeFacts:
+        base: dict[str, object] = dict(
+            name="op0", written=("buf0",), read=(), mutated=(), library=None, template=False, reduction=False,
+            elements=1024, reduced=None, aten_ops=("add",), device="cpu",
+        )  # fmt: skip
+        return NodeFacts(**{**base, **facts})  # type: ignore[arg-type]
+
+    pointwise = node()
+    assert reason_kind(node(library="extern_kernels.mm"), pointwise, "node1 is extern") == "library"
+    assert reason_kind(node(template=True), pointwise, "template epilogue not satisfied") == "template"
+    assert reason_kind(node(reduction=True, elements=1, reduced=1024), pointwise, "") == "reduction"
+    assert reason_kind(pointwise, node(mutated=("buf0",)), "no shared data") == "mutation"
+    assert reason_kind(pointwise, node(elements=7), "nodes numel incompatibility") == "sizes"
+    assert reason_kind(pointwise, pointwise, "exceeds max fusion") == "too_many"
+    assert reason_kind(pointwise, pointwise, "will create cycle") == "order"
+    assert reason_kind(pointwise, node(device="cuda"), "device mismatch (cpu vs cuda)") == "device"
+    assert reason_kind(pointwise, pointwise, "Fusion will increase peak memory") == "declined"
+
+
+def test_wrapper_calls_name_kernels_and_library_calls_with_their_buffers() -> None:
+    # As Inductor 2.14 writes a wrapper's call(), CPU and GPU.
+    source = """
+def call(self, args):
+        arg0_1, arg1_1 = args
+        buf0 = empty_strided_cpu((64, 64), (64, 1), torch.float32)
+        extern_kernels.mm(arg0_1, arg1_1, out=buf0)
+        buf1 = buf0; del buf0  # reuse
+        cpp_fused_relu_0(buf1)
+        triton_poi_fused_cos_2.run(buf0, buf2, 4096, stream=raw_stream0)
+        buf3 = torch.ops.aten.sort.stable(buf2, dim=0)
+        return (buf1, )
+"""
+    assert wrapper_calls(source) == [
+        ("extern_kernels.mm", frozenset({"arg0_1", "arg1_1", "buf0"})),
+        ("cpp_fused_relu_0", frozenset({"buf1"})),
+        ("triton_poi_fused_cos_2", frozenset({"buf0", "buf2"})),
+        ("torch.ops.aten.sort.stable", frozenset({"buf2", "buf3"})),
+    ]
+
+
+def _saved_report() -> ScenarioReport:
+    lines = (Path(__file__).parent / "data" / "preview" / "course_sm90.jsonl").read_text().splitlines()
+    data = next(json.loads(line) for line in lines if "27_why_kernels_stay_apart" in line)
+    return ScenarioReport.from_dict(data)
+
+
+def test_boundaries_survive_json_and_the_schema() -> None:
+    report = _saved_report()
+    assert report.compiled is not None and report.compiled.boundaries
+    assert all(isinstance(b, Boundary) and isinstance(b.lines, tuple) for b in report.compiled.boundaries)
+    data = report.to_dict()
+    checked_report(data)
+    assert ScenarioReport.from_dict(json.loads(json.dumps(data))) == report
+
+
+def test_boundaries_read_under_the_tables_on_the_lines_and_on_the_rows() -> None:
+    report = _saved_report()
+    compiled = report.compiled
+    assert compiled is not None and report.source is not None and report.eager is not None
+    under = boundary_lines(compiled)
+    assert len(under) == len(compiled.boundaries) and all(line.startswith("apart: ") for line in under)
+    assert "try the variant max_autotune" in under[0]
+    by_line = annotated_lines(report.source, report)
+    assert any("apart: " in line and "[library]" in line for line in by_line)
+    matmul = next(kernel for kernel in compiled.kernels if kernel.name == "extern_kernels.mm")
+    division = next(kernel for kernel in compiled.kernels if "div" in kernel.name)
+    assert "library" in kernel_note(division, compiled) and kernel_note(matmul, compiled) == ""
+    eager_mm = next(kernel for kernel in report.eager.kernels if "mm" in kernel.name)
+    assert "[library]" in kernel_note(eager_mm, compiled, eager=True)
+
+
+@pytest.mark.parametrize(
+    ("boundary", "problem"),
+    [
+        (1, "compiled.boundaries.0: is a number 1, not an object"),
+        ({"producer": "a"}, "compiled.boundaries.0.consumer: is missing"),
+        ("lines", "compiled.boundaries.0.lines.0: is text 'x', not a whole number"),
+    ],
+)
+def test_a_saved_file_with_a_broken_boundary_is_refused_in_one_line(
+    tmp_path: Path, boundary: object, problem: str
+) -> None:
+    from kernel_tui.model.results_file import ResultsFileError, read_results
+
+    data = _saved_report().to_dict()
+    first = data["compiled"]["boundaries"][0]
+    data["compiled"]["boundaries"] = [{**first, "lines": ["x"]} if boundary == "lines" else boundary]
+    saved = tmp_path / "saved.jsonl"
+    saved.write_text(json.dumps(data) + "\n")
+    with pytest.raises(ResultsFileError) as refused:
+        read_results(saved)
+    assert str(refused.value) == f"{saved}: line 1: not a kernel-tui report ({problem})"
