@@ -73,6 +73,9 @@ class ModeResult:
     """The side (``memory-bound`` or ``compute-bound``) that holds most of this mode's kernel time."""
     bound_share: float | None = None
     """The share of the classified kernel time on that side (0 to 1)."""
+    unclassified_share: float | None = None
+    """The share of all kernel time in kernels with no side (their FLOPs not counted): what ``bound_share``
+    leaves out (0 to 1)."""
     forward_launches: float | None = None
     backward_launches: float | None = None
     forward_bytes: int | None = None
