@@ -153,7 +153,7 @@ def test_model_and_input_spellings(tmp_path: Path) -> None:
             parse_input(bad_input)
 
 
-MODEL_FILE = '''
+MODEL_FILE = """
 import torch.nn.functional as F
 from torch import nn
 
@@ -167,7 +167,7 @@ class Block(nn.Module):
 
     def forward(self, x):
         return self.norm(x + self.fc2(F.gelu(self.fc1(x))))
-'''
+"""
 
 
 @pytest.mark.parametrize("device", ["cpu", "cuda-preview"])

@@ -111,11 +111,19 @@ def ops_from_code(code: str | None, candidates: list[str]) -> tuple[str, ...]:
     return tuple(op for op in candidates if re.search(rf"{_CODE_CALL}{re.escape(base_name(op))}\s*\(", code))
 
 
-def ops_named(kernel: Kernel, candidates: list[str]) -> tuple[str, ...]:
-    """The operators a kernel's record, name or code says it computes."""
+def library_op(kernel: Kernel) -> str | None:
+    """The operator a library call carries out (``aten::mm`` for ``extern_kernels.mm``), None for a kernel."""
+    return kernel.op or (kernel.name if kernel.kind == "op" else None)
+
+
+def ops_named(kernel: Kernel, candidates: list[str], whole: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The operators a kernel's record, name or code says it computes; a plain product (``mm``) does the
+    product of an operator that adds to it (``addmm``) unless a library call does that operator ``whole``."""
     by_work = {work_of(op): op for op in candidates}
     recorded = tuple(by_work.get(work_of(op), op) for op in kernel.aten_ops)
-    products = tuple(op for recorded_op in recorded for op in PRODUCT_OF.get(recorded_op, ()) if op in candidates)
+    products = tuple(
+        op for recorded_op in recorded for op in PRODUCT_OF.get(recorded_op, ()) if op in candidates and op not in whole
+    )
     # The full name: a short name may have cut the list of operators short.
     named = ops_from_name(kernel.name, candidates)
     computed = ops_from_code(kernel.code, candidates)
@@ -133,7 +141,8 @@ def ops_combined(kernel: Kernel, candidates: list[str]) -> tuple[str, ...]:
 def all_replaced(compiled: tuple[Kernel, ...], candidates: list[str]) -> list[tuple[str, ...]]:
     """Per compiled kernel, the eager operators it replaced: those it names, and those a library call combined
     that no kernel names."""
-    named = [ops_named(kernel, candidates) for kernel in compiled]
+    whole = frozenset(op for kernel in compiled if (op := library_op(kernel)) is not None)
+    named = [ops_named(kernel, candidates, whole) for kernel in compiled]
     claimed = {op for ops in named for op in ops}
     return [
         tuple(dict.fromkeys((*own, *(op for op in ops_combined(kernel, candidates) if op not in claimed or op in own))))

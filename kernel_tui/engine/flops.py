@@ -26,7 +26,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import flop_registry
 
-from kernel_tui.engine.attribution import COMBINED, PLACEMENT, PRODUCT_OF
+from kernel_tui.engine.attribution import COMBINED, PLACEMENT, PRODUCT_OF, library_op
 from kernel_tui.engine.cuda_graphs import FOREACH_COPY
 from kernel_tui.engine.op_kinds import moves_data, op_name
 from kernel_tui.engine.traffic import EagerTrafficMode, Traffic, tensors_in
@@ -196,14 +196,9 @@ def compiled_kernel_flops(rows: Sequence[Kernel], totals: dict[str, int | None])
     return tuple(counted)
 
 
-def _library_op(row: Kernel) -> str | None:
-    """The operator a library call carries out (``aten::mm`` for ``extern_kernels.mm``), None for a kernel."""
-    return row.op or (row.name if row.kind == "op" else None)
-
-
 def _does_product(row: Kernel, op: str) -> bool:
     """Whether ``row`` is the library call that computes ``op``'s product (``addmm``'s in an ``mm``)."""
-    library = _library_op(row)
+    library = library_op(row)
     return library is not None and (library == op or op in PRODUCT_OF.get(library, ()))
 
 
