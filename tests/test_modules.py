@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import REPO, measure
+from conftest import REPO, WriteScenario, measure
 from torch import nn
 
 from kernel_tui.engine.scenario_weights import global_names, on_device, place_weights, used_weights
@@ -184,3 +184,74 @@ def test_run_model_runs_a_class_from_a_file_with_no_fn(tmp_path: Path, device: s
     weights = _parameter_bytes(nn.Linear(64, 128), nn.Linear(128, 64), nn.LayerNorm(64))
     assert report.ideal_bytes == 2 * 4 * 32 * 64 * 4 + weights
     assert Path(report.scenario).parent == tmp_path / "cache" / "models"
+
+
+TRAIN_MLP = """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+TRAIN = True
+fc1 = nn.Linear(64, 256)
+fc2 = nn.Linear(256, 64)
+
+
+def fn(x):
+    return fc2(F.gelu(fc1(x)))
+
+
+def inputs(size, device):
+    return (torch.randn(size // 64, 64, device=device),)
+"""
+
+
+def test_a_training_step_differentiates_the_modules_parameters(
+    preview_engine: EngineClient, write_scenario: WriteScenario
+) -> None:
+    report = measure(preview_engine, write_scenario(TRAIN_MLP), size=2**14, arch=90)
+    assert report.error is None, report.error.one_line()
+    weights = _parameter_bytes(nn.Linear(64, 256), nn.Linear(256, 64))
+    x = 2**14 * 4
+    # Reads x and every weight once; writes the loss, x's gradient and every weight's gradient.
+    assert report.ideal_bytes == (x + weights) + (4 + x + weights)
+    assert report.signature.endswith(
+        "(() float32, (256, 64) float32, (64, 256) float32, (64,) float32, (256, 64) float32, (256,) float32)"
+    )
+    assert report.compiled is not None and report.compiled.saved_bytes == report.eager.saved_bytes == 2 * 256 * 256 * 4
+
+
+def test_each_step_starts_from_cleared_parameter_gradients() -> None:
+    from kernel_tui.engine.training import TrainingStep
+
+    layer = nn.Linear(4, 2)
+    step = TrainingStep(lambda x: layer(x).sum(), lambda: tuple(layer.parameters()))
+    x = torch.ones(3, 4)
+    first = [grad.clone() for grad in step(x)[1:]]
+    second = step(x)[1:]
+    assert len(second) == 2, "the weight's and the bias's gradients (x does not require grad)"
+    assert all(torch.equal(a, b) for a, b in zip(first, second, strict=True)), "not accumulated across steps"
+
+
+def test_the_explorer_takes_a_model_and_run_needs_a_path_or_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kernel_tui.commands.arguments import app_parser
+    from kernel_tui.commands.cli import main
+    from kernel_tui.commands.model_arguments import model_paths
+    from kernel_tui.model.scenario_file import read_scenario
+
+    (tmp_path / "block.py").write_text(MODEL_FILE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("KERNEL_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    parser = app_parser()
+    options = parser.parse_args(["--model", "block.py:Block", "--input", "2x8x64", "--train"])
+    [path] = model_paths(parser, options)
+    info = read_scenario(path)
+    assert info.title == "Block from block.py, called on 2x8x64 float32" and info.train
+    assert info.has_fn and info.has_inputs and info.size == 2 * 8 * 64
+    with pytest.raises(SystemExit) as usage:
+        main(["run"])
+    assert usage.value.code == 2 and "a PATH" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["run", "--input", "2x8"])
+    assert "--input and --train go with --model" in capsys.readouterr().err

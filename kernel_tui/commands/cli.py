@@ -124,9 +124,10 @@ def _main(argv: Sequence[str] | None) -> int:
             if options.variant and options.device == "cuda-preview":
                 parser.error("--variant applies to a measurement: a preview generates the compiled side's code only")
             check_outputs(parser, options)
-            if not options.paths and options.model is None:
+            model = model_paths(parser, options)
+            if not options.paths and not model:
                 parser.error("run needs a PATH (scenario files or folders) or --model FILE.py:NAME")
-            paths = (check_paths(parser, options.paths) if options.paths else []) + model_paths(parser, options)
+            paths = (check_paths(parser, options.paths) if options.paths else []) + model
             baselines = None
             if options.baseline is not None:
                 from kernel_tui.model.results_file import ResultsFileError, read_results
