@@ -214,10 +214,11 @@ def test_a_training_step_differentiates_the_modules_parameters(
     x = 2**14 * 4
     # Reads x and every weight once; writes the loss, x's gradient and every weight's gradient.
     assert report.ideal_bytes == (x + weights) + (4 + x + weights)
-    assert report.signature.endswith(
+    assert report.signature is not None and report.signature.endswith(
         "(() float32, (256, 64) float32, (64, 256) float32, (64,) float32, (256, 64) float32, (256,) float32)"
     )
-    assert report.compiled is not None and report.compiled.saved_bytes == report.eager.saved_bytes == 2 * 256 * 256 * 4
+    assert report.eager is not None and report.compiled is not None
+    assert report.compiled.saved_bytes == report.eager.saved_bytes == 2 * 256 * 256 * 4, "the weights are not saved"
 
 
 def test_each_step_starts_from_cleared_parameter_gradients() -> None:
