@@ -140,14 +140,17 @@ def ops_combined(kernel: Kernel, candidates: list[str]) -> tuple[str, ...]:
 
 def all_replaced(compiled: tuple[Kernel, ...], candidates: list[str]) -> list[tuple[str, ...]]:
     """Per compiled kernel, the eager operators it replaced: those it names, and those a library call combined
-    that no kernel names."""
+    that no kernel names. Only operators eager ran are named where there are any: a compiled ``addmm`` replaces
+    the eager ``mm`` and ``add``, and the views Inductor records moved nothing eagerly."""
     whole = frozenset(op for kernel in compiled if (op := library_op(kernel)) is not None)
     named = [ops_named(kernel, candidates, whole) for kernel in compiled]
     claimed = {op for ops in named for op in ops}
-    return [
-        tuple(dict.fromkeys((*own, *(op for op in ops_combined(kernel, candidates) if op not in claimed or op in own))))
-        for kernel, own in zip(compiled, named)
-    ]
+    replaced = []
+    for kernel, own in zip(compiled, named):
+        combined = (op for op in ops_combined(kernel, candidates) if op not in claimed or op in own)
+        ops = tuple(dict.fromkeys((*own, *combined)))
+        replaced.append(tuple(op for op in ops if op in candidates) or ops)
+    return replaced
 
 
 def attribute(eager: tuple[Kernel, ...], compiled: tuple[Kernel, ...]) -> tuple[tuple[Kernel, ...], tuple[Kernel, ...]]:
