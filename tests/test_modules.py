@@ -256,3 +256,10 @@ def test_the_explorer_takes_a_model_and_run_needs_a_path_or_one(
     with pytest.raises(SystemExit):
         main(["run", "--input", "2x8"])
     assert "--input and --train go with --model" in capsys.readouterr().err
+
+
+def test_a_weight_given_a_dtype_of_its_own_keeps_it() -> None:
+    default, chosen = nn.Linear(4, 4), nn.Linear(4, 4).to(torch.bfloat16)
+    namespace: dict[str, object] = {}
+    place_weights(used_weights(lambda: None, namespace, (default, chosen)), namespace, on_device("cpu"), torch.float16)
+    assert default.weight.dtype == torch.float16 and chosen.weight.dtype == torch.bfloat16

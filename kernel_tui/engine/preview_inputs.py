@@ -44,7 +44,7 @@ def fake_placement(fake_mode: FakeTensorMode, device: str) -> Placement:
     and no data a preview could use."""
 
     def place(tensor: torch.Tensor, dtype: torch.dtype | None) -> torch.Tensor:
-        wanted = dtype if dtype is not None and tensor.is_floating_point() else tensor.dtype
+        wanted = dtype or tensor.dtype
         mine = isinstance(tensor, FakeTensor) and tensor.fake_mode is fake_mode
         if mine and tensor.device.type == device and tensor.dtype == wanted:
             return tensor

@@ -7,7 +7,8 @@ or keep plain tensors at module level (``W = torch.randn(...)``). Which module-l
 from its code: the global names it and the module-level functions it calls refer to.
 
 Placing a weight converts it with the run's ``Placement``: on this machine's CPU or GPU, ``Tensor.to`` (device,
-and the inputs' floating-point dtype where they agree on one); in the CUDA preview, a fake CUDA tensor of the same
+and the inputs' floating-point dtype where they agree on one, for a weight still in torch's default dtype); in
+the CUDA preview, a fake CUDA tensor of the same
 shape, strides and dtype. A parameter stays a ``Parameter`` (``requires_grad`` kept) and one shared by two
 modules stays shared, so a training step differentiates it once.
 """
@@ -23,14 +24,14 @@ import torch
 from torch import nn
 
 Placement = Callable[[torch.Tensor, "torch.dtype | None"], torch.Tensor]
-"""A weight as the run needs it, given the dtype floating-point weights take (None: their own)."""
+"""A weight as the run needs it, in the dtype given (None: its own)."""
 
 
 def on_device(device: str) -> Placement:
-    """What a measurement does: the weight on ``device``, a floating one in ``dtype``."""
+    """What a measurement does: the weight on ``device``, in ``dtype`` if one is given."""
 
     def place(tensor: torch.Tensor, dtype: torch.dtype | None) -> torch.Tensor:
-        return tensor.to(device=device, dtype=dtype if dtype is not None and tensor.is_floating_point() else None)
+        return tensor.to(device=device, dtype=dtype)
 
     return place
 
@@ -110,8 +111,11 @@ def place_weights(
 
     def convert(tensor: torch.Tensor) -> torch.Tensor:
         if id(tensor) not in placed:
+            # Only a weight still in torch's default dtype follows the inputs': one the scenario gave a dtype of
+            # its own (a bfloat16 layer fed float32 that it casts) keeps it.
+            follows = dtype is not None and tensor.dtype == torch.get_default_dtype()
             with torch.no_grad():
-                new = placement(tensor, dtype)
+                new = placement(tensor, dtype if follows else None)
             if new is not tensor and isinstance(tensor, nn.Parameter):
                 new = nn.Parameter(new, requires_grad=tensor.requires_grad)
             placed[id(tensor)] = new
