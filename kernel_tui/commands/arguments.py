@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kernel_tui.commands.model_arguments import add_model_arguments
 from kernel_tui.model.safe_text import safe_line
 from kernel_tui.model.scenario_file import find_scenarios
 
@@ -108,7 +109,8 @@ def command_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command")
 
     run = commands.add_parser("run", help="measure scenarios headless and print tables or JSON")
-    run.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders of them")
+    run.add_argument("paths", nargs="*", metavar="PATH", help="scenario files or folders of them")
+    add_model_arguments(run)
     run.add_argument(
         "--device",
         default="auto",
@@ -182,6 +184,7 @@ def app_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="kernel-tui", parents=[], add_help=True)
     parser.add_argument("paths", nargs="*", metavar="PATH", help="scenario files or folders (default: the course)")
+    add_model_arguments(parser)
     parser.add_argument("--device", default=DEFAULT_DEVICE, choices=DEVICES)
     parser.add_argument("--arch", type=int, choices=ARCHES, help="with --device cuda-preview: 80, 90 or 100")
     parser.add_argument(

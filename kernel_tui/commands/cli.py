@@ -25,6 +25,7 @@ from kernel_tui.commands.arguments import (
     command_parser,
 )
 from kernel_tui.commands.cli_output import OutputFailed, silence_stdout, stdout_is_closed, writing
+from kernel_tui.commands.model_arguments import model_paths
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.safe_text import safe_line
 from kernel_tui.model.scenario_file import ScenarioFileError, find_scenarios, read_scenario, read_source
@@ -123,7 +124,10 @@ def _main(argv: Sequence[str] | None) -> int:
             if options.variant and options.device == "cuda-preview":
                 parser.error("--variant applies to a measurement: a preview generates the compiled side's code only")
             check_outputs(parser, options)
-            paths = check_paths(parser, options.paths)
+            model = model_paths(parser, options)
+            if not options.paths and not model:
+                parser.error("run needs a PATH (scenario files or folders) or --model FILE.py:NAME")
+            paths = (check_paths(parser, options.paths) if options.paths else []) + model
             baselines = None
             if options.baseline is not None:
                 from kernel_tui.model.results_file import ResultsFileError, read_results
@@ -144,7 +148,7 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = app_parser()
     options = parser.parse_args(args)
     check_arch(parser, options)
-    paths = check_paths(parser, options.paths) if options.paths else []
+    paths = (check_paths(parser, options.paths) if options.paths else []) + model_paths(parser, options)
     if options.serve:
         from kernel_tui.ui.serve import serve_app
 

@@ -31,6 +31,29 @@ COMBINED = {
     "aten::baddbmm": ("aten::bmm", "aten::add"),
     "aten::_addmm_activation": ("aten::mm", "aten::add", "aten::relu", "aten::gelu"),
 }
+# Library calls that do the product of an operator that adds to it: compiled, Inductor calls the plain product
+# (``extern_kernels.mm`` for ``nn.Linear``'s ``addmm``) and adds the bias in the kernel that follows.
+PRODUCT_OF = {
+    "aten::mm": ("aten::addmm", "aten::_addmm_activation"),
+    "aten::bmm": ("aten::baddbmm", "aten::addbmm"),
+    "aten::mv": ("aten::addmv",),
+}
+# Operators that do one job under several names: eagerly the dispatcher picks a backend's (cuDNN's batch norm,
+# softmax's safe form), while Inductor records the portable operator it decomposed.
+SAME_WORK = {
+    "cudnn_batch_norm": "batch_norm",
+    "miopen_batch_norm": "batch_norm",
+    "native_batch_norm": "batch_norm",
+    "_native_batch_norm_legit": "batch_norm",
+    "_native_batch_norm_legit_no_training": "batch_norm",
+    "_native_batch_norm_legit_functional": "batch_norm",
+    "_batch_norm_with_update": "batch_norm",
+    "_batch_norm_no_update": "batch_norm",
+    "_safe_softmax": "_softmax",
+    "cudnn_convolution": "convolution",
+    "_convolution": "convolution",
+    "mkldnn_convolution": "convolution",
+}
 # Operators that only place data: compiled, they become indexing inside the kernel that reads their result.
 PLACEMENT = frozenset(
     {
@@ -61,6 +84,12 @@ def base_name(op: str) -> str:
     return name.rstrip("_") or name
 
 
+def work_of(op: str) -> str:
+    """The job an operator does, one name for each of its spellings (``SAME_WORK``)."""
+    base = base_name(op)
+    return SAME_WORK.get(base, base)
+
+
 def ops_from_name(name: str, candidates: list[str]) -> tuple[str, ...]:
     """The candidate operators (``aten::add``) whose names appear in a fused kernel's name, in name order."""
     ops = fused_ops(name)
@@ -82,21 +111,53 @@ def ops_from_code(code: str | None, candidates: list[str]) -> tuple[str, ...]:
     return tuple(op for op in candidates if re.search(rf"{_CODE_CALL}{re.escape(base_name(op))}\s*\(", code))
 
 
-def ops_replaced(kernel: Kernel, candidates: list[str]) -> tuple[str, ...]:
-    by_base = {base_name(op): op for op in candidates}
-    recorded = tuple(by_base.get(base_name(op), op) for op in kernel.aten_ops)
-    combined = tuple(op for recorded_op in recorded for op in COMBINED.get(recorded_op, ()) if op in candidates)
+def library_op(kernel: Kernel) -> str | None:
+    """The operator a library call carries out (``aten::mm`` for ``extern_kernels.mm``), None for a kernel."""
+    return kernel.op or (kernel.name if kernel.kind == "op" else None)
+
+
+def ops_named(kernel: Kernel, candidates: list[str], whole: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The operators a kernel's record, name or code says it computes; a plain product (``mm``) does the
+    product of an operator that adds to it (``addmm``) unless a library call does that operator ``whole``."""
+    by_work = {work_of(op): op for op in candidates}
+    recorded = tuple(by_work.get(work_of(op), op) for op in kernel.aten_ops)
+    products = tuple(
+        op for recorded_op in recorded for op in PRODUCT_OF.get(recorded_op, ()) if op in candidates and op not in whole
+    )
     # The full name: a short name may have cut the list of operators short.
     named = ops_from_name(kernel.name, candidates)
     computed = ops_from_code(kernel.code, candidates)
-    return tuple(dict.fromkeys((*recorded, *combined, *named, *computed)))
+    return tuple(dict.fromkeys((*recorded, *products, *named, *computed)))
+
+
+def ops_combined(kernel: Kernel, candidates: list[str]) -> tuple[str, ...]:
+    """The operators a library call may have combined (``addmm`` is ``mm`` plus ``add``): a guess from its
+    name, which yields to a kernel that names the operator itself (a residual ``add`` that went into the next
+    layer norm's kernel, not into the ``addmm`` that ran eagerly too)."""
+    parts = (part for op in kernel.aten_ops for part in COMBINED.get(f"aten::{base_name(op)}", ()))
+    return tuple(part for part in parts if part in candidates)
+
+
+def all_replaced(compiled: tuple[Kernel, ...], candidates: list[str]) -> list[tuple[str, ...]]:
+    """Per compiled kernel, the eager operators it replaced: those it names, and those a library call combined
+    that no kernel names. Only operators eager ran are named where there are any: a compiled ``addmm`` replaces
+    the eager ``mm`` and ``add``, and the views Inductor records moved nothing eagerly."""
+    whole = frozenset(op for kernel in compiled if (op := library_op(kernel)) is not None)
+    named = [ops_named(kernel, candidates, whole) for kernel in compiled]
+    claimed = {op for ops in named for op in ops}
+    replaced = []
+    for kernel, own in zip(compiled, named):
+        combined = (op for op in ops_combined(kernel, candidates) if op not in claimed or op in own)
+        ops = tuple(dict.fromkeys((*own, *combined)))
+        replaced.append(tuple(op for op in ops if op in candidates) or ops)
+    return replaced
 
 
 def attribute(eager: tuple[Kernel, ...], compiled: tuple[Kernel, ...]) -> tuple[tuple[Kernel, ...], tuple[Kernel, ...]]:
     """Fill compiled kernels' ``aten_ops`` and ``lines``, and eager kernels' ``fused_into``."""
     compiled = tuple(_as_run_eagerly(kernel, eager) for kernel in compiled)
     candidates = list(dict.fromkeys(op for kernel in eager for op in kernel.aten_ops))
-    replaced = [ops_replaced(kernel, candidates) for kernel in compiled]
+    replaced = all_replaced(compiled, candidates)
     absorbed = []
     for kernel in eager:
         # A composite's later passes carry no dispatcher record of their own: they are its work too.

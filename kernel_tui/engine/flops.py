@@ -26,11 +26,18 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import flop_registry
 
-from kernel_tui.engine.attribution import COMBINED, PLACEMENT
+from kernel_tui.engine.attribution import COMBINED, PLACEMENT, PRODUCT_OF, library_op
 from kernel_tui.engine.cuda_graphs import FOREACH_COPY
 from kernel_tui.engine.op_kinds import moves_data, op_name
 from kernel_tui.engine.traffic import EagerTrafficMode, Traffic, tensors_in
-from kernel_tui.model.roofline import achieved_gflops, bound, dominant_bound, intensity, roof_time_us
+from kernel_tui.model.roofline import (
+    achieved_gflops,
+    bound,
+    dominant_bound,
+    intensity,
+    roof_time_us,
+    unclassified_share,
+)
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
@@ -176,6 +183,7 @@ def eager_kernel_flops(rows: Sequence[Kernel], totals: dict[str, int | None]) ->
 def compiled_kernel_flops(rows: Sequence[Kernel], totals: dict[str, int | None]) -> tuple[Kernel, ...]:
     """Each compiled row's FLOPs: those of the eager operators it replaced."""
     owners = _owners(rows)
+    products = _products(rows)
     counted = []
     for row in rows:
         if row.kind in NO_ARITHMETIC_KINDS:
@@ -183,18 +191,44 @@ def compiled_kernel_flops(rows: Sequence[Kernel], totals: dict[str, int | None])
         elif not row.aten_ops:
             flops = None
         else:
-            flops = _sum(_replaced_op_flops(op, row, totals, owners) for op in row.aten_ops)
+            flops = _sum(_replaced_op_flops(op, row, totals, owners, products) for op in row.aten_ops)
         counted.append(replace(row, flops=flops))
     return tuple(counted)
 
 
-def _replaced_op_flops(op: str, row: Kernel, totals: dict[str, int | None], owners: dict[str, int]) -> int | None:
+def _does_product(row: Kernel, op: str) -> bool:
+    """Whether ``row`` is the library call that computes ``op``'s product (``addmm``'s in an ``mm``)."""
+    library = library_op(row)
+    return library is not None and (library == op or op in PRODUCT_OF.get(library, ()))
+
+
+def _products(rows: Sequence[Kernel]) -> dict[str, int]:
+    """How many library calls compute each operator's product."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        for op in set(row.aten_ops):
+            if _does_product(row, op):
+                counts[op] = counts.get(op, 0) + 1
+    return counts
+
+
+def _replaced_op_flops(
+    op: str, row: Kernel, totals: dict[str, int | None], owners: dict[str, int], products: dict[str, int]
+) -> int | None:
     if op in totals:
-        return totals[op] if owners[op] == 1 else None
+        if owners[op] == 1:
+            return totals[op]
+        if products.get(op) == 1:
+            # nn.Linear compiled for a GPU: the library's mm does the product, whose FLOPs the formula counts; the
+            # kernels that add the bias after it do what the formula leaves out.
+            return totals[op] if _does_product(row, op) else 0
+        return None
     if op in NO_ARITHMETIC:
         return 0
     if set(COMBINED.get(op, ())) & set(row.aten_ops):
         return 0  # a library call named for the operators it combines: their FLOPs are counted as theirs
+    if any(whole in totals and whole in row.aten_ops for whole in PRODUCT_OF.get(op, ())):
+        return 0  # the product of an operator the row is credited with, whose FLOPs are counted as its
     return None
 
 
@@ -233,6 +267,7 @@ def _mode_roofline(
         gflops=achieved_gflops(flops, mode.time_us),
         bound=side[0] if side else None,
         bound_share=side[1] if side else None,
+        unclassified_share=unclassified_share((kernel.bound, kernel.time_us) for kernel in kernels),
     )
 
 

@@ -16,14 +16,15 @@ from typing import Any
 
 import torch
 
+from kernel_tui.engine.scenario_weights import Placement, on_device, place_weights, run_dtype, used_weights
 from kernel_tui.model.report import ScenarioError
 from kernel_tui.model.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario, read_source
 from kernel_tui.model.snippet import snippet_module
 
 SCENARIO_SHAPE = (
     "A scenario defines fn(*args), the code under study, and inputs(size, device), which returns the tuple of\n"
-    "tensors fn takes; a file holding only an expression such as (a + b).relu() works too.\n"
-    "See scenarios/README.md."
+    "tensors (and nn.Modules) fn takes; modules fn uses may also live at module level. A file holding only an\n"
+    "expression such as (a + b).relu() works too. See scenarios/README.md."
 )
 
 
@@ -79,8 +80,18 @@ def stage_error(stage: str, path: Path, exc: BaseException) -> StageError:
             line = named[-1]
     text = str(exc) if not isinstance(exc, SystemExit) else f"sys.exit({exc.code!r})"
     message = f"{type(exc).__name__}: {text}".strip().splitlines()[0] if text else type(exc).__name__
+    if NOT_FAKE in text:
+        message = NOT_FAKE_ADVICE
     details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     return StageError(ScenarioError(stage, message[:500], line, str(path), details))
+
+
+NOT_FAKE = "Please convert all Tensors to FakeTensors first"
+"""FakeTensorMode's words for a real tensor met in a CUDA preview, where every tensor must be a fake."""
+NOT_FAKE_ADVICE = (
+    "fn uses a real tensor the preview could not make a fake CUDA one: keep each module or tensor fn uses under a "
+    "module-level name of its own (a list or dict of modules works too), or return it from inputs()"
+)
 
 
 def _lines_named_in(text: str, path: Path) -> list[int]:
@@ -110,7 +121,15 @@ class LoadedScenario:
     def path(self) -> Path:
         return self.info.path
 
-    def make_inputs(self, size: int, device: str) -> tuple[torch.Tensor, ...]:
+    weights: tuple[torch.Tensor, ...] = ()
+    """The parameters, buffers and module-level tensors ``fn`` uses, as placed for the last inputs made."""
+
+    def make_inputs(self, size: int, device: str, placement: Placement | None = None) -> tuple[Any, ...]:
+        """``inputs(size, device)``, checked, then every weight ``fn`` uses placed by ``placement`` (moved to
+        ``device`` by default). Only after ``inputs()``: a preview's fake parameter cannot be moved by its module's
+        own ``.to()`` (torch swaps a fake parameter, and the fake mode's weak reference to it forbids the swap),
+        while a real one the scenario moved itself is left as it is."""
+        placement = placement or on_device(device)
         try:
             args = self.module.inputs(size, device)
         except USER_ERRORS as exc:  # any failure of user code is reported, not raised
@@ -122,9 +141,11 @@ class LoadedScenario:
         for position, value in enumerate(args):
             # A snippet's set-up may hand its last line a number or a module: its inputs() are ours, not the
             # learner's, and fn() takes what the set-up made.
-            if not isinstance(value, torch.Tensor) and not self.info.is_snippet:
+            if not isinstance(value, (torch.Tensor, torch.nn.Module)) and not self.info.is_snippet:
                 raise self._contract(
-                    "inputs", f"inputs() returned a {type(value).__name__} at position {position}, not a tensor", args
+                    "inputs",
+                    f"inputs() returned a {type(value).__name__} at position {position}, not a tensor or nn.Module",
+                    args,
                 )
             if isinstance(value, torch.Tensor) and value.device.type == "meta":
                 # A meta tensor has a shape and no data: fn would "run" without computing anything, and the
@@ -135,9 +156,15 @@ class LoadedScenario:
                     f"no data, so nothing would be computed; make it on the device asked for ({device!r})",
                     args,
                 )
-        if self.info.train:
-            return with_grad(tuple(args))
-        return tuple(args)
+        args = with_grad(tuple(args)) if self.info.train else tuple(args)
+        self.place(args, placement)
+        return args
+
+    def place(self, args: tuple[Any, ...], placement: Placement) -> None:
+        """Place the weights ``fn`` uses with ``args`` (``scenario_weights``), in the inputs' dtype."""
+        used = used_weights(self.module.fn, self.module.__dict__, args)
+        place_weights(used, self.module.__dict__, placement, run_dtype(args))
+        self.weights = used.tensors(self.module.__dict__)
 
     def call(self, fn: Any, args: tuple[Any, ...], stage: str) -> Any:
         try:

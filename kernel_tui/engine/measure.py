@@ -157,7 +157,7 @@ class MeasuredStages(ScenarioStages):
         self.unit = array_bytes(args)
         report = replace(
             report,
-            ideal_bytes=ideal_bytes(args, output),
+            ideal_bytes=ideal_bytes((*args, *scenario.weights), output),
             array_bytes=self.unit,
             signature=call_signature(fn, args, output),
         )

@@ -140,7 +140,7 @@ class PreviewStages(ScenarioStages):
         with self.fake_mode, host, SdpaAsOnGpu(self.arch, notes), bytes_and_flops(device_ops) as counting:
             output = scenario.call(fn, args, "eager")
         notes.extend(host.note())
-        if not device_ops.launches and not any_on_device(args):
+        if not device_ops.launches and not any_on_device((*args, *scenario.weights)):
             # Nothing fn did reached the device: a preview would report "eager 0", and a GPU run would find no
             # kernel either. The fix is in inputs(), which ignored the device it was given.
             raise scenario._contract(
@@ -153,7 +153,7 @@ class PreviewStages(ScenarioStages):
         return replace(
             report,
             eager=launch_mode(launch_rows(device_ops.launches), self.unit),
-            ideal_bytes=ideal_bytes(args, output),
+            ideal_bytes=ideal_bytes((*args, *scenario.weights), output),
             array_bytes=self.unit,
             signature=call_signature(fn, args, output),
         )

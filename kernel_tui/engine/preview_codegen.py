@@ -50,7 +50,11 @@ class PreviewBackend:
         """Inductor decides capture or skip while compiling; the watch keeps what it decided per graph."""
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
-        if any(isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs):
+        # A module's parameters require grad in a forward-only call too: they ask for no training step.
+        if any(
+            isinstance(x, torch.Tensor) and x.requires_grad and not isinstance(x, torch.nn.Parameter)
+            for x in example_inputs
+        ):
             self.notes.append("training: inputs that require grad were compiled as inference (no backward graph)")
         rewrite_sdpa(gm, self.arch, self.notes)
         with fake_cuda(self.arch, self.notes), self._loaded_modules(), self.fusion.wrappers():

@@ -4,7 +4,7 @@ tensor, which has no value without a device (a stand-in answers, and the report 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
@@ -12,22 +12,48 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from kernel_tui.engine.loader import LoadedScenario, StageError
 
+if TYPE_CHECKING:
+    from kernel_tui.engine.scenario_weights import Placement
 
-def fake_inputs(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode) -> tuple[torch.Tensor, ...]:
+
+def fake_inputs(
+    scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode, device: str = "cuda"
+) -> tuple[torch.Tensor, ...]:
     """``inputs(size, "cuda")`` on fake tensors; if the scenario's code cannot run on them, its CPU inputs
-    become fake CUDA tensors of the same shapes, strides and dtypes."""
+    become fake tensors on ``device`` of the same shapes, strides and dtypes. The weights ``fn`` uses (its
+    modules' parameters and buffers, module-level tensors) become fake ``device`` tensors alike."""
+    placement = fake_placement(fake_mode, device)
     try:
         with fake_mode:
-            return scenario.make_inputs(size, "cuda")
+            return scenario.make_inputs(size, "cuda", placement)
     except StageError:
-        real = scenario.make_inputs(size, "cpu")
+        real = scenario.make_inputs(size, "cpu", placement)
     with fake_mode:
-        return tuple(
-            torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="cuda").requires_grad_(t.requires_grad)
+        args = tuple(
+            torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device=device).requires_grad_(t.requires_grad)
             if isinstance(t, torch.Tensor)
-            else t  # a snippet's set-up may pass a number along
+            else t  # a snippet's set-up may pass a number along, a scenario a module
             for t in real
         )
+    scenario.place(args, placement)
+    return args
+
+
+def fake_placement(fake_mode: FakeTensorMode, device: str) -> Placement:
+    """A weight as a fake ``device`` tensor of ``fake_mode``: a real one has a shape, strides and a dtype to copy,
+    and no data a preview could use."""
+
+    def place(tensor: torch.Tensor, dtype: torch.dtype | None) -> torch.Tensor:
+        wanted = dtype or tensor.dtype
+        mine = isinstance(tensor, FakeTensor) and tensor.fake_mode is fake_mode
+        if mine and tensor.device.type == device and tensor.dtype == wanted:
+            return tensor
+        with fake_mode:
+            if mine:
+                return tensor.to(device=device, dtype=wanted)
+            return torch.empty_strided(tensor.shape, tensor.stride(), dtype=wanted, device=device)
+
+    return place
 
 
 def any_on_device(args: tuple[Any, ...]) -> bool:

@@ -65,7 +65,7 @@ class TrainingPreviewStages(ScenarioStages):
 
     def eager(self, report: ScenarioReport) -> ScenarioReport:
         scenario, args = self.scenario, self.args
-        step = training.TrainingStep(training.forward_and_loss(scenario))
+        step = training.TrainingStep(training.forward_and_loss(scenario), lambda: scenario.weights)
         host = HostValues()
         device_ops = DeviceOps(str(scenario.path), device="cpu")
         with self.fake_mode, host:
@@ -79,7 +79,7 @@ class TrainingPreviewStages(ScenarioStages):
         return replace(
             report,
             eager=eager,
-            ideal_bytes=ideal_bytes(args, output),
+            ideal_bytes=ideal_bytes((*args, *scenario.weights), output),
             array_bytes=self.unit,
             signature=call_signature(scenario.module.fn, args, output),
         )
@@ -96,10 +96,11 @@ class TrainingPreviewStages(ScenarioStages):
 
 
 def _fake_inputs_on_cpu(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode) -> tuple[Any, ...]:
+    on_gpu = fake_inputs(scenario, size, fake_mode, device="cpu")  # the weights placed on the CPU already
     with fake_mode:
         return tuple(
             torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="cpu") if isinstance(t, torch.Tensor) else t
-            for t in fake_inputs(scenario, size, fake_mode)
+            for t in on_gpu
         )
 
 
@@ -156,11 +157,11 @@ def _compiled_step(
             dynamic=options.get("dynamic"),
             fullgraph=bool(options.get("fullgraph", False)),
         )
-        step = training.TrainingStep(forward)
+        step = training.TrainingStep(forward, lambda: scenario.weights)
         with fake_mode:
             scenario.call(step, args, "compile")  # both graphs made (AOTAutograd makes backward's on first use)
             facts = watch.facts()
-            scenario.call(lambda *args: _backward_counted(forward, args, outside), args, "compile")
+            scenario.call(lambda *args: _backward_counted(step, args, outside), args, "compile")
             saved = training.saved_bytes(step, args)
     finally:
         torch._dynamo.reset()
@@ -183,15 +184,14 @@ def _compiled_step(
     return facts.applied_to(replace(mode, saved_bytes=saved))
 
 
-def _backward_counted(forward: Callable[..., torch.Tensor], args: tuple[Any, ...], outside: DeviceOps) -> torch.Tensor:
+def _backward_counted(step: training.TrainingStep, args: tuple[Any, ...], outside: DeviceOps) -> torch.Tensor:
     """A step whose backward runs under ``outside``: what the autograd engine does besides the compiled backward
     graph (a gradient copied for a second input) is counted. Forward is not: a dispatch mode active around a
     compiled call makes Dynamo compile it again; work between graphs of a broken forward is left uncounted."""
-    for arg in args:
-        if isinstance(arg, torch.Tensor) and arg.requires_grad:
-            arg.grad = None
+    for leaf in step.leaves(args):
+        leaf.grad = None
     with torch.enable_grad():
-        loss = forward(*args)
+        loss = step.forward_and_loss(*args)
     seed = torch.ones_like(loss)
     with outside:
         torch.autograd.backward(loss, seed)

@@ -192,7 +192,8 @@ def eager_traffic(fn: Any, args: tuple[Any, ...], source_file: str | None = None
 
 
 def ideal_bytes(args: tuple[Any, ...], output: Any) -> int:
-    """Each input read once and each output written once: what a perfect single kernel would move."""
+    """Each input read once and each output written once: what a perfect single kernel would move. A model's
+    parameters and buffers are among its inputs (``LoadedScenario.weights``): every layer must read them."""
     return unique_bytes(tensors_in(args)) + unique_bytes(tensors_in(output))
 
 

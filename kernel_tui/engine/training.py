@@ -55,15 +55,24 @@ class TrainingStep:
 
     Returns the loss and the gradients, so the step's result (and its ideal bytes) includes what backward
     writes. Each step starts by dropping the previous step's gradients, so every step allocates and writes
-    them alike instead of accumulating into them."""
+    them alike instead of accumulating into them. ``weights`` gives the parameters ``fn`` uses besides its
+    arguments (``LoadedScenario.weights``): a model's step differentiates them too."""
 
-    def __init__(self, forward_and_loss: Callable[..., torch.Tensor]) -> None:
+    def __init__(
+        self, forward_and_loss: Callable[..., torch.Tensor], weights: Callable[[], Sequence[torch.Tensor]] = tuple
+    ) -> None:
         self.forward_and_loss = forward_and_loss
+        self.weights = weights
         self.__wrapped__ = forward_and_loss  # inspect.signature reads fn's parameters through it
         self._seed: torch.Tensor | None = None
 
+    def leaves(self, args: tuple[Any, ...]) -> list[torch.Tensor]:
+        """What backward fills a ``.grad`` of: the arguments and the weights that require grad, each once."""
+        tensors = [arg for arg in args if isinstance(arg, torch.Tensor)] + list(self.weights())
+        return list({id(t): t for t in tensors if t.requires_grad}.values())
+
     def __call__(self, *args: Any) -> tuple[torch.Tensor, ...]:
-        leaves = [arg for arg in args if isinstance(arg, torch.Tensor) and arg.requires_grad]
+        leaves = self.leaves(args)
         for leaf in leaves:
             leaf.grad = None
         with torch.enable_grad():
@@ -101,7 +110,7 @@ def measured_fn(scenario: LoadedScenario) -> Callable[..., Any]:
     """What is measured eagerly: ``fn``, or the training step around it."""
     if not scenario.info.train:
         return cast("Callable[..., Any]", scenario.module.fn)  # the loader refuses a module whose fn is not callable
-    return TrainingStep(forward_and_loss(scenario))
+    return TrainingStep(forward_and_loss(scenario), lambda: scenario.weights)
 
 
 def compiled_fn(
@@ -116,7 +125,7 @@ def compiled_fn(
     options = scenario.info.compile_options if options is None else options
     if not isinstance(eager, TrainingStep):
         return torch.compile(compile_target(eager), **options)
-    return TrainingStep(torch.compile(compile_target(eager.forward_and_loss), **options))
+    return TrainingStep(torch.compile(compile_target(eager.forward_and_loss), **options), eager.weights)
 
 
 def traffic_twin(
@@ -172,11 +181,12 @@ def with_section_totals(mode: ModeResult) -> ModeResult:
 
 
 def saved_bytes(step: Callable[..., Any], args: tuple[Any, ...]) -> int | None:
-    """Bytes of the distinct storages forward saves for backward, the inputs' own excluded; None for a
-    forward-only ``fn``. Runs one step (untimed, unprofiled)."""
+    """Bytes of the distinct storages forward saves for backward, the inputs' and weights' own excluded; None
+    for a forward-only ``fn``. Runs one step (untimed, unprofiled)."""
     if not isinstance(step, TrainingStep):
         return None
-    inputs = {_storage_key(arg) for arg in args if isinstance(arg, torch.Tensor)}
+    tensors = [arg for arg in args if isinstance(arg, torch.Tensor)] + list(step.weights())
+    inputs = {_storage_key(tensor) for tensor in tensors}
     saved: dict[Any, int] = {}
 
     def pack(tensor: torch.Tensor) -> torch.Tensor:

@@ -84,6 +84,9 @@ class ModeResult:
     """The side (``memory-bound`` or ``compute-bound``) that holds most of this mode's kernel time."""
     bound_share: float | None = None
     """The share of the classified kernel time on that side (0 to 1)."""
+    unclassified_share: float | None = None
+    """The share of all kernel time in kernels with no side (their FLOPs not counted): what ``bound_share``
+    leaves out (0 to 1)."""
     forward_launches: float | None = None
     """A training step's kernel launches in forward."""
     backward_launches: float | None = None
@@ -282,7 +285,8 @@ class ScenarioReport:
     compiled: ModeResult | None = None
     """``torch.compile`` with the default options: the same, plus compile time, graph breaks and recompiles."""
     ideal_bytes: int | None = None
-    """Each input read once and each output written once: the least any implementation could move."""
+    """Each input read once and each output written once, the parameters and buffers ``fn`` uses among the inputs:
+    the least any implementation could move."""
     array_bytes: int | None = None
     """Bytes of the largest input: the unit of an array-sized transfer."""
     sweep: tuple[SweepPoint, ...] = ()

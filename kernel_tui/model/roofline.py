@@ -84,3 +84,13 @@ def dominant_bound(rows: Iterable[tuple[str | None, float | None]]) -> tuple[str
         return None
     side = max(time_by_side, key=lambda name: time_by_side[name])
     return side, time_by_side[side] / total
+
+
+def unclassified_share(rows: Iterable[tuple[str | None, float | None]]) -> float | None:
+    """From (bound, time) per kernel: the share of the kernel time in kernels with no class; None without
+    times (a preview)."""
+    timed = [(side, time_us) for side, time_us in rows if time_us]
+    total = sum(time_us for _, time_us in timed if time_us is not None)
+    if total <= 0:
+        return None
+    return sum(time_us for side, time_us in timed if side is None and time_us is not None) / total

@@ -72,7 +72,14 @@ def mode_bound_text(mode: ModeResult | None) -> str:
     """``compute-bound (69% of kernel time)``, or what is known without a class."""
     if mode is None or mode.bound is None:
         return "unknown"
-    share = f" ({mode.bound_share:.0%} of kernel time)" if mode.bound_share is not None else ""
+    unclassified = mode.unclassified_share or 0.0
+    if mode.bound_share is None:
+        share = ""
+    elif unclassified < 0.005:
+        share = f" ({mode.bound_share:.0%} of kernel time)"
+    else:
+        # A kernel with uncounted FLOPs has no side: the share is of the rest, and says how much that leaves out.
+        share = f" ({mode.bound_share:.0%} of the classified kernel time; {unclassified:.0%} unclassified)"
     return f"{mode.bound}{share}"
 
 

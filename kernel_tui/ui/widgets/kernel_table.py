@@ -240,6 +240,8 @@ class KernelTable(DataTable[Text]):
             subtitle += f" · times {NOISY_MARK}"  # kernel times above the call's: read them as shares
         if result.kernels and result.bound is not None and result.bound_share is not None:
             subtitle += f" · {result.bound} {result.bound_share:.0%}"  # the side holding most kernel time
+            if (result.unclassified_share or 0.0) >= 0.005:
+                subtitle += f" of classified, {result.unclassified_share:.0%} unclassified"
         if self.rows_left_out:
             subtitle += f" · first {SHOWN_ROWS:,} rows shown, {self.rows_left_out:,} more in the JSON"
         if self.predicted is not None:
