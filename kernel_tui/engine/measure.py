@@ -15,7 +15,7 @@ from typing import Any
 import torch
 import torch._dynamo
 
-from kernel_tui.engine import compile_watch, cuda_graphs, sweep, training, variants
+from kernel_tui.engine import compile_watch, cuda_graphs, memory_report, sweep, training, variants
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.bandwidth import (
@@ -171,6 +171,7 @@ class MeasuredStages(ScenarioStages):
                 sectioned=scenario.info.train,
             )
             eager = replace(eager, saved_bytes=training.saved_bytes(fn, args))
+            eager = memory_report.eager_memory(eager, fn, args, device, self.unit)
         except USER_ERRORS as exc:
             raise stage_error("eager", path, exc) from exc
         ceiling = report.bandwidth_ceiling_gbs
@@ -212,6 +213,7 @@ class MeasuredStages(ScenarioStages):
                 records = [*cuda_graphs.graph_input_copies(args), *records]  # the copy launches first
             compiled = self._profile_compiled(lambda: compiled_fn(*args), records, "compiled")
             compiled = replace(compiled, saved_bytes=training.saved_bytes(compiled_fn, args))
+            compiled = memory_report.compiled_memory(compiled, compiled_fn, args, device, self.unit)
         except StageError as failure:
             report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
             return self._with_roofline(report)

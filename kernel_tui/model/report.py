@@ -82,6 +82,24 @@ class ModeResult:
     saved_bytes: int | None = None
     """Bytes of the distinct tensors a training step's forward keeps for backward, its inputs excluded (they
     are alive anyway): the activation memory the step holds between its two halves."""
+    peak_bytes: int | None = None
+    """The most memory one steady call held at once above what was allocated before it (its output included):
+    the allocator's count on a CPU or GPU, Inductor's buffer plan or the live storages of fake tensors in a
+    preview (an estimate, ``peak_source`` says which)."""
+    peak_arrays: float | None = None
+    """``peak_bytes`` in array-sized units (bytes of the largest input)."""
+    peak_source: str | None = None
+    forward_peak_bytes: int | None = None
+    backward_peak_bytes: int | None = None
+    """A training step's peak per section, both counted from the step's start (backward's includes what forward
+    kept for it)."""
+    buffers_allocated: int | None = None
+    """Buffers the call allocated: eager, one per operator result; compiled, the ``empty_strided`` lines of
+    Inductor's wrappers."""
+    buffers_reused: int | None = None
+    buffers_freed_early: int | None = None
+    """Compiled: buffers Inductor handed to a later result instead of allocating (``# reuse``), and freed before
+    the call returned (``del bufN``), as its wrappers say."""
 
     def section(self, name: str) -> tuple[Kernel, ...]:
         """The kernels of one of ``SECTIONS``, in table order."""
@@ -292,6 +310,15 @@ class ScenarioReport:
         if self.ideal_bytes is None or not self.array_bytes:
             return None
         return self.ideal_bytes / self.array_bytes
+
+    def peak_arrays(self, mode: str, section: str | None = None) -> float | None:
+        """``mode``'s peak memory (or a training step's ``section``'s) in array-sized units."""
+        result = self.mode(mode)
+        if result is None or not self.array_bytes:
+            return None
+        peak = {None: result.peak_bytes, "forward": result.forward_peak_bytes, "backward": result.backward_peak_bytes}
+        found = peak[section]
+        return found / self.array_bytes if found is not None else None
 
     def saved_transfers(self, mode: str) -> float | None:
         """What ``mode``'s forward saves for backward, in array-sized units."""

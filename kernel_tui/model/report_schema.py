@@ -37,6 +37,13 @@ NOT_NEGATIVE = frozenset(
         "saved_bytes",
         "forward_bytes",
         "backward_bytes",
+        "peak_bytes",
+        "peak_arrays",
+        "forward_peak_bytes",
+        "backward_peak_bytes",
+        "buffers_allocated",
+        "buffers_reused",
+        "buffers_freed_early",
         "threads",
         "sweep_compiles",
     )
