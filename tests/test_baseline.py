@@ -140,7 +140,7 @@ def test_the_cli_exits_0_and_prints_the_comparison_when_nothing_grew(
     assert out.index("launches 2 → 1") < out.index("Against the baseline: add_relu_then_scale.py in")
     assert "compiled: 2 → 1 launches (-1), 20.0 MiB → 12.0 MiB (-8.0 MiB)" in out
     assert "-  cpp_fused_mul_0" in out and "-  aten::mul" in out
-    assert "no launch count or byte total grew" in out
+    assert "no launch count, byte total or peak memory grew" in out
     assert "grew against" not in result.stderr
 
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +40,31 @@ def with_plan(mode: ModeResult, plan: BufferPlan | None) -> ModeResult:
     return replace(
         mode, buffers_allocated=plan.allocated, buffers_reused=plan.reused, buffers_freed_early=plan.freed_early
     )
+
+
+def planned(mode: ModeResult, sources: Sequence[str], unit: int) -> ModeResult:
+    """A preview's compiled side: its buffer plan, and the peak that plan implies where every size is known."""
+    plan = combined_plan(sources)
+    mode = with_plan(mode, plan)
+    if plan is None or plan.peak_bytes is None:
+        return mode
+    return with_peak(mode, Peak(plan.peak_bytes, PLAN_SOURCE), unit)
+
+
+def planned_step(
+    mode: ModeResult, forward: Sequence[str], backward: Sequence[str], saved: int | None, unit: int
+) -> ModeResult:
+    """A previewed training step: forward's plan, then backward's on top of what forward kept for it (its
+    inputs, allocated before its call)."""
+    mode = with_plan(mode, combined_plan([*forward, *backward]))
+    forward_plan, backward_plan = combined_plan(forward), combined_plan(backward)
+    if forward_plan is None or backward_plan is None or saved is None:
+        return mode
+    if forward_plan.peak_bytes is None or backward_plan.peak_bytes is None:
+        return mode
+    backward_peak = saved + backward_plan.peak_bytes
+    peak = max(forward_plan.peak_bytes, backward_peak)
+    return with_peak(mode, Peak(peak, PLAN_SOURCE, forward_plan.peak_bytes, backward_peak), unit)
 
 
 def eager_memory(mode: ModeResult, fn: Callable[..., Any], args: tuple[Any, ...], device: str, unit: int) -> ModeResult:

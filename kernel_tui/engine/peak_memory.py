@@ -137,11 +137,17 @@ class LiveStorages(TorchDispatchMode):
         self.held = 0
         self.peak = 0
         self.allocations = 0
+        self.forward_peak: int | None = None
+        """The peak before the first operator that an autograd node ran: a training step's forward's."""
+        self.backward_peak = 0
+        """The peak from then on."""
         self._known: dict[int, weakref.ref[torch.UntypedStorage]] = {}
 
     def __torch_dispatch__(
         self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
+        if self.forward_peak is None and torch._C._current_autograd_node() is not None:
+            self.forward_peak, self.backward_peak = self.peak, self.held
         out = func(*args, **(kwargs or {}))
         inputs = {id(t.untyped_storage()) for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)}
         for tensor in tree_leaves(out):
@@ -159,6 +165,7 @@ class LiveStorages(TorchDispatchMode):
         self.held += size
         self.allocations += 1
         self.peak = max(self.peak, self.held)
+        self.backward_peak = max(self.backward_peak, self.held)
         weakref.finalize(storage, self._freed, size)
 
     def _freed(self, size: int) -> None:
@@ -170,4 +177,7 @@ def tracked_peak(call: Callable[[], Any], source: str) -> Peak:
     with LiveStorages() as live:
         result = call()
     del result
-    return Peak(live.peak, source, allocations=live.allocations)
+    forward = live.forward_peak
+    if forward is None:
+        return Peak(live.peak, source, allocations=live.allocations)
+    return Peak(live.peak, source, forward, live.backward_peak, live.allocations)

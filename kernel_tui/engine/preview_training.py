@@ -23,9 +23,10 @@ import torch
 import torch._dynamo
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from kernel_tui.engine import compile_watch, training
+from kernel_tui.engine import compile_watch, memory_report, training
 from kernel_tui.engine.flops import bytes_and_flops, with_flops
 from kernel_tui.engine.loader import LoadedScenario, StageError, stage_error, with_grad
+from kernel_tui.engine.peak_memory import tracked_peak
 from kernel_tui.engine.pipeline import ScenarioStages
 from kernel_tui.engine.preview_codegen import generate_for_gpu
 from kernel_tui.engine.preview_inputs import HostValues, fake_inputs
@@ -73,9 +74,11 @@ class TrainingPreviewStages(ScenarioStages):
             with bytes_and_flops(device_ops) as counting:
                 output = scenario.call(step, args, "eager")
             eager_saved = training.saved_bytes(step, args)
+            peak = tracked_peak(lambda: scenario.call(step, args, "eager"), memory_report.LIVE_SOURCE)
         self.notes.extend(host.note())
         self.flop_ops = counting.ops
         eager = replace(_sectioned(device_ops.launches, device_ops.sections, self.unit), saved_bytes=eager_saved)
+        eager = replace(memory_report.with_peak(eager, peak, self.unit), buffers_allocated=peak.allocations)
         return replace(
             report,
             eager=eager,
@@ -166,6 +169,7 @@ def _compiled_step(
         torch._dynamo.reset()
     launches: list[Traffic] = []
     sections: list[str] = []
+    sources: dict[str, list[str]] = {section: [] for section in SECTIONS}
     for section, gm, example_inputs in graphs.captured:
         with fake_mode:
             on_gpu = tuple(
@@ -176,10 +180,13 @@ def _compiled_step(
             )
         code = generate_for_gpu(_on_cuda(gm), on_gpu, arch, options=options, notes=notes)
         launches += code.records
+        sources[section] += code.sources
         sections += [section] * len(code.records)
     launches += outside.launches
     sections += outside.sections
-    mode = _sectioned(launches, sections, unit)
+    mode = memory_report.planned_step(
+        _sectioned(launches, sections, unit), sources["forward"], sources["backward"], saved, unit
+    )
     return facts.applied_to(replace(mode, saved_bytes=saved))
 
 

@@ -21,6 +21,7 @@ from kernel_tui.text.formatting import (
     variant_rows,
 )
 from kernel_tui.text.kernel_columns import MARKDOWN_COLUMNS, TableOf
+from kernel_tui.text.memory_text import memory_line
 from kernel_tui.text.roofline_text import (
     ceilings_line,
     roofline_cells,
@@ -117,6 +118,9 @@ def scenario_markdown(report: ScenarioReport) -> str:
         lines += [f"Copy bandwidth of this device (the ceiling): {format_gbs(report.bandwidth_ceiling_gbs)} GB/s.", ""]
     if report.eager is not None:
         lines += [summary_line(report), ""]
+        memory = memory_line(report)
+        if memory is not None:
+            lines += [memory, ""]
     for mode_name in MODES:
         lines += _kernel_table(mode_name.capitalize(), report.mode(mode_name), mode_name, report.is_preview)
     if report.source is not None and report.eager is not None:

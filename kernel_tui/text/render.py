@@ -41,6 +41,7 @@ from kernel_tui.text.formatting import (
     variant_rows,
 )
 from kernel_tui.text.kernel_columns import CALLS, TERMINAL_COLUMNS, TableOf
+from kernel_tui.text.memory_text import memory_line
 from kernel_tui.text.roofline_text import (
     ROOFLINE_HEADERS,
     ceilings_line,
@@ -211,6 +212,9 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
             parts.extend(variant_lines(report))
         if report.eager.is_training:
             parts.append(Text(training_line(report)))
+        memory = memory_line(report)
+        if memory is not None:
+            parts.append(Text(memory))
         launches = launch_table(report)
         if launches is not None:
             parts.append(launches)
