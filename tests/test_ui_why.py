@@ -310,7 +310,7 @@ class TestBandwidth:
             assert "b roofline" in (chart.border_subtitle or "")
             await pilot.press("n", "p")  # the mode stays as the learner left it
             assert chart.mode == "bandwidth"
-            await pilot.press("b", "b")  # through the roofline, back to runtime
+            await pilot.press("b", "b", "b")  # through the roofline and peak memory, back to runtime
             await wait_for(pilot, lambda: "ceiling" not in plot.drawn and "eager" in plot.drawn)
             assert chart.border_title == "Runtime vs size"
 

@@ -125,6 +125,9 @@ class SweepPoint:
     eager_bytes: int | None = None
     compiled_bytes: int | None = None
     """Bytes moved by one call at this size, counted as in the kernel tables: bandwidth is bytes over time."""
+    eager_peak_bytes: int | None = None
+    compiled_peak_bytes: int | None = None
+    """The peak memory of one call at this size above what was allocated before it (``ModeResult.peak_bytes``)."""
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,8 @@ NOT_NEGATIVE = frozenset(
         "forward_bytes",
         "backward_bytes",
         "peak_bytes",
+        "eager_peak_bytes",
+        "compiled_peak_bytes",
         "peak_arrays",
         "forward_peak_bytes",
         "backward_peak_bytes",

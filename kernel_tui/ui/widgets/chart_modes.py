@@ -81,6 +81,7 @@ CHART_MODES = (
     ChartMode("time", "Runtime vs size", "runtime", "kernel_tui.ui.widgets.runtime_lines"),
     ChartMode("bandwidth", "Bandwidth vs size", "bandwidth", "kernel_tui.ui.widgets.bandwidth_plot"),
     ChartMode("roofline", "Roofline", "roofline", "kernel_tui.ui.widgets.roofline_plot"),
+    ChartMode("memory", "Peak memory vs size", "memory", "kernel_tui.ui.widgets.memory_plot"),
 )
 """What ``b`` cycles through, in order; the first is the chart's mode when the app starts."""
 BY_NAME = {mode.name: mode for mode in CHART_MODES}
@@ -92,6 +93,6 @@ def chart_mode(name: str) -> ChartMode:
 
 
 def next_chart_mode(mode: str) -> str:
-    """The chart's mode after ``mode``: runtime, then achieved bandwidth, then the roofline, then runtime again."""
+    """The chart's mode after ``mode``: runtime, achieved bandwidth, the roofline, peak memory, runtime again."""
     names = [each.name for each in CHART_MODES]
     return names[(names.index(mode) + 1) % len(names)]
