@@ -242,6 +242,7 @@ class MeasuredStages(ScenarioStages):
             eager=replace(timed_eager, kernels=with_bandwidth(eager_rows, ceiling)),
             compiled=replace(compiled, kernels=with_bandwidth(compiled_rows, ceiling)),
         )
+        report = memory_report.with_recomputed(report)
         report = _note_cache_resident(report)
         report = self._with_roofline(report)
         report = variants.finished(report, variant_runs, unattributed_eager, self.flop_ops)

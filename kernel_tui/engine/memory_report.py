@@ -15,9 +15,10 @@ from kernel_tui.engine.buffer_plan import BufferPlan, combined_plan
 from kernel_tui.engine.generated_code import wrapper_modules
 from kernel_tui.engine.peak_memory import Peak, measured_peak, tracked_peak
 from kernel_tui.model.names import is_wrapper_kernel
+from kernel_tui.model.recompute import recomputed_ops
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ModeResult
+    from kernel_tui.model.report import ModeResult, ScenarioReport
 
 PLAN_SOURCE = "Inductor's buffer plan (an estimate)"
 LIVE_SOURCE = "operator results alive at once (an estimate)"
@@ -67,6 +68,14 @@ def planned_step(
     return with_peak(mode, Peak(peak, PLAN_SOURCE, forward_plan.peak_bytes, backward_peak), unit)
 
 
+def with_recomputed(report: ScenarioReport) -> ScenarioReport:
+    """A training step's compiled side with the forward operators its backward recomputes."""
+    eager, compiled = report.eager, report.compiled
+    if eager is None or compiled is None or not compiled.is_training:
+        return report
+    return replace(report, compiled=replace(compiled, recomputed=recomputed_ops(eager, compiled)))
+
+
 def eager_memory(mode: ModeResult, fn: Callable[..., Any], args: tuple[Any, ...], device: str, unit: int) -> ModeResult:
     """Eager's measured peak, and how many results its operators allocated."""
     measured = with_peak(mode, measured_peak(lambda: fn(*args), device), unit)
@@ -87,8 +96,10 @@ def called_wrapper_sources(compiled_fn: Callable[..., Any], args: tuple[Any, ...
     """The source of each Inductor wrapper whose kernels one call of ``compiled_fn`` launched, in the order it
     first launched one: Inductor's module list also holds every wrapper compiled before in this process."""
     called: list[Any] = []
-    with _noting_calls(called), torch.no_grad():
-        compiled_fn(*args)
+    with torch.no_grad():
+        compiled_fn(*args)  # compiles first if it must (a new grad mode is a new graph): patched below
+        with _noting_calls(called):
+            compiled_fn(*args)
     return [Path(module.__file__).read_text(encoding="utf-8") for module in called]
 
 

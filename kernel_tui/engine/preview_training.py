@@ -95,7 +95,8 @@ class TrainingPreviewStages(ScenarioStages):
         except Exception as exc:  # noqa: BLE001 - a failure to generate is this scenario's compile error
             error = stage_error("compile", self.scenario.path, exc).error
             return with_flops(replace(report, error=error), self.flop_ops, None)
-        return with_flops(replace(report, compiled=compiled), self.flop_ops, None)
+        report = memory_report.with_recomputed(replace(report, compiled=compiled))
+        return with_flops(report, self.flop_ops, None)
 
 
 def _fake_inputs_on_cpu(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode) -> tuple[Any, ...]:

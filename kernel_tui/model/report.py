@@ -96,6 +96,9 @@ class ModeResult:
     buffers_allocated: int | None = None
     """Buffers the call allocated: eager, one per operator result; compiled, the ``empty_strided`` lines of
     Inductor's wrappers."""
+    recomputed: tuple[str, ...] = ()
+    """Compiled, a training step: the forward operators its backward runs again instead of keeping their results
+    (``recompute.recomputed_ops``): the partitioner's trade of memory for recomputation."""
     buffers_reused: int | None = None
     buffers_freed_early: int | None = None
     """Compiled: buffers Inductor handed to a later result instead of allocating (``# reuse``), and freed before
@@ -417,6 +420,6 @@ def _kernel_from_dict(data: dict[str, Any]) -> Kernel:
 def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
     values = dict(data)
     values["kernels"] = tuple(_kernel_from_dict(kernel) for kernel in values.get("kernels", ()))
-    for name in ("graph_break_reasons", "recompile_reasons", "notes"):
+    for name in ("graph_break_reasons", "recompile_reasons", "notes", "recomputed"):
         values[name] = tuple(values.get(name, ()))
     return from_known_fields(ModeResult, values)

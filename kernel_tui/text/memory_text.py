@@ -32,6 +32,9 @@ def memory_line(report: ScenarioReport) -> str | None:
     compiled, eager = report.compiled, report.eager
     if compiled is not None and compiled.buffers_allocated is not None:
         parts.append(_plan_text(compiled, eager))
+    if compiled is not None and compiled.recomputed:
+        ops = ", ".join(op.removeprefix("aten::") for op in compiled.recomputed)
+        parts.append(f"compiled backward recomputes {ops} instead of keeping the result for it")
     higher = _higher_compiled(eager, compiled)
     if higher:
         parts.append(higher)
