@@ -96,7 +96,7 @@ def profiled_timeline(call: Callable[[], Any], device: str) -> MemoryTimeline:
     wanted = "CUDA" if device == "cuda" else "CPU"
     allocations: list[tuple[int, int]] = []
     backward_range = None
-    for event in prof.profiler.kineto_results.events():  # type: ignore[union-attr]
+    for event in prof.profiler.kineto_results.events():
         name = event.name()
         if name == MEMORY_EVENT and str(event.device_type()).endswith(wanted):
             allocations.append((event.start_ns(), event.nbytes()))
