@@ -256,3 +256,24 @@ def _assert_same_peaks(cpu: ScenarioReport, preview: ScenarioReport) -> None:
         assert estimated == pytest.approx(measured, abs=TOL), f"{mode}: preview {estimated}, CPU {measured}"
     preview_compiled = preview.compiled
     assert preview_compiled is not None and "estimate" in (preview_compiled.peak_source or "")
+
+
+def test_the_chart_draws_the_peaks_against_size_and_says_why_when_it_cannot() -> None:
+    import plotext
+
+    from kernel_tui.model.report import SweepPoint
+    from kernel_tui.ui.widgets.chart_modes import ChartData, chart_mode
+
+    memory = chart_mode("memory").drawing()
+    points = [SweepPoint(2**n, 1.0, 1.0, eager_peak_bytes=5 * 4 * 2**n, compiled_peak_bytes=4 * 2**n) for n in (12, 10)]
+    data = ChartData(points, "", None, None, (None, None))
+    assert [label for label, _, _ in memory.legend(data)] == ["eager", "compiled"]
+    plotext.clear_figure()
+    drawn = memory.draw(plotext, data, plain=True, size=(80, 20))
+    assert drawn == {"eager": ([1024, 4096], [20480, 81920]), "compiled": ([1024, 4096], [4096, 16384])}
+    in_place = ChartData(
+        [SweepPoint(1024, 1.0, 1.0, eager_peak_bytes=0, compiled_peak_bytes=0)], "", None, None, (None, None)
+    )
+    plotext.clear_figure()
+    assert memory.draw(plotext, in_place, plain=True, size=(80, 20)) == {}
+    assert memory.legend(in_place) == []

@@ -47,7 +47,12 @@ class MemoryDrawing:
             return RUNTIME.draw(plt, data, plain=plain, size=size)
         series = memory_series(data.points)
         if not series:
-            plt.title("No peaks for these sweep points: peak memory needs a sweep from this version (s).")
+            measured = any(point.eager_peak_bytes is not None for point in data.points)
+            plt.title(
+                "No memory allocated at any size: fn returns a view or works in place."
+                if measured
+                else "No peaks for these sweep points: peak memory needs a sweep from this version (s)."
+            )
             plt.xticks([], [])
             plt.yticks([], [])
             return {}
