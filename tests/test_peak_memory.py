@@ -27,6 +27,7 @@ from kernel_tui.model.course import course_dir
 from kernel_tui.model.expect import TOLERANCE
 from kernel_tui.model.report import ModeResult, ScenarioReport
 from kernel_tui.text.baseline import compare
+from kernel_tui.text.markdown_report import scenario_markdown
 from kernel_tui.text.memory_text import memory_line
 from kernel_tui.transport.client import EngineClient
 
@@ -209,6 +210,7 @@ def test_the_summary_names_both_peaks_and_the_plan() -> None:
     assert compare(report, grown).growth() == ["compiled peak memory 256.0 KiB → 1.5 MiB"]
     assert compare(grown, report).growth() == []
     assert ScenarioReport.from_dict(report.to_dict()) == report
+    assert line in scenario_markdown(report).splitlines(), "the lab report carries the memory line"
 
 
 POINTWISE_LESSONS = ["01_one_add.py", "02_add_relu.py", "03_elementwise_chain.py", "29_memory_at_the_peak.py"]
