@@ -213,7 +213,15 @@ def test_the_summary_names_both_peaks_and_the_plan() -> None:
     assert line in scenario_markdown(report).splitlines(), "the lab report carries the memory line"
 
 
-POINTWISE_LESSONS = ["01_one_add.py", "02_add_relu.py", "03_elementwise_chain.py", "29_memory_at_the_peak.py"]
+POINTWISE_LESSONS = [
+    "01_one_add.py",
+    "02_add_relu.py",
+    "03_elementwise_chain.py",
+    "06_broadcasting.py",
+    "07_in_place.py",
+    "08_dtype_casts.py",
+    "29_memory_at_the_peak.py",
+]
 
 
 @pytest.mark.parametrize("name", POINTWISE_LESSONS)
