@@ -22,6 +22,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from kernel_tui.engine.buffer_plan import combined_plan, wrapper_plan
 from kernel_tui.engine.memory_report import called_wrapper_sources
 from kernel_tui.engine.peak_memory import measured_peak, running_peak, tracked_peak
+from kernel_tui.engine.recompute import partitioned_recompute
 from kernel_tui.engine.training import TrainingStep, default_loss
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.expect import TOLERANCE
@@ -156,6 +157,25 @@ def test_each_section_of_a_training_step_has_a_peak() -> None:
     assert arrays(compiled_forward) < TOL
 
 
+def test_the_partitioner_says_what_it_recomputes_and_what_it_does_not() -> None:
+    def tanh_step(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return default_loss((a * b).tanh())
+
+    def layer_norm_step(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+        return default_loss(torch.nn.functional.layer_norm(x, (x.shape[-1],), weight, bias))
+
+    pair = (torch.randn(SIZE, requires_grad=True), torch.randn(SIZE, requires_grad=True))
+    assert partitioned_recompute(tanh_step, pair) == ("aten::mul", "aten::tanh")
+    rows = (torch.randn(64, 1024, requires_grad=True), torch.randn(1024, requires_grad=True), torch.randn(1024))
+    # Layer norm saves each row's mean and spread: its backward's arithmetic is its own, nothing recomputed.
+    assert partitioned_recompute(layer_norm_step, rows) == ()
+
+    def data_dependent(x: torch.Tensor) -> torch.Tensor:
+        return default_loss(x[x > 0])
+
+    assert partitioned_recompute(data_dependent, (torch.randn(SIZE, requires_grad=True),)) == ()
+
+
 TANH_STEP = '''"""A product through tanh, trained"""
 import torch
 
@@ -177,11 +197,11 @@ def test_a_step_names_what_its_compiled_backward_recomputes(
 ) -> None:
     report = measure(engine, write_scenario(TANH_STEP))
     assert report.error is None and report.eager is not None and report.compiled is not None
-    assert report.compiled.recomputed == ("aten::tanh",)
+    assert report.compiled.recomputed == ("aten::mul", "aten::tanh"), "the product and its tanh, from the inputs"
     assert report.compiled.saved_bytes == 0 and report.saved_transfers("eager") == pytest.approx(1, abs=TOL)
     for mode in ("eager", "compiled"):
         assert report.peak_arrays(mode, "forward") is not None and report.peak_arrays(mode, "backward") is not None
-    assert "compiled backward recomputes tanh instead of keeping the result for it" in (memory_line(report) or "")
+    assert "compiled backward recomputes mul, tanh instead of keeping the results" in (memory_line(report) or "")
 
 
 def test_the_summary_names_both_peaks_and_the_plan() -> None:

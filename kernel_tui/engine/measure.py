@@ -34,6 +34,7 @@ from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, lo
 from kernel_tui.engine.outbox import RunOutbox
 from kernel_tui.engine.pipeline import ScenarioStages, run_stages
 from kernel_tui.engine.profiling import NoDeviceActivity, join_compiled, join_eager, kernel_rows, profile_launches
+from kernel_tui.engine.recompute import partitioned_recompute
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.timing import Timing, compare_many, compare_many_wall, synchronize, time_call, wall_time_call
 from kernel_tui.engine.traffic import Traffic, array_bytes, ideal_bytes
@@ -214,6 +215,8 @@ class MeasuredStages(ScenarioStages):
             compiled = self._profile_compiled(lambda: compiled_fn(*args), records, "compiled")
             compiled = replace(compiled, saved_bytes=training.saved_bytes(compiled_fn, args))
             compiled = memory_report.compiled_memory(compiled, compiled_fn, args, device, self.unit)
+            if isinstance(fn, training.TrainingStep):
+                compiled = replace(compiled, recomputed=partitioned_recompute(fn.forward_and_loss, args))
         except StageError as failure:
             report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
             return self._with_roofline(report)
@@ -242,7 +245,6 @@ class MeasuredStages(ScenarioStages):
             eager=replace(timed_eager, kernels=with_bandwidth(eager_rows, ceiling)),
             compiled=replace(compiled, kernels=with_bandwidth(compiled_rows, ceiling)),
         )
-        report = memory_report.with_recomputed(report)
         report = _note_cache_resident(report)
         report = self._with_roofline(report)
         report = variants.finished(report, variant_runs, unattributed_eager, self.flop_ops)

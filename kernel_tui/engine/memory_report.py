@@ -15,10 +15,9 @@ from kernel_tui.engine.buffer_plan import BufferPlan, combined_plan
 from kernel_tui.engine.generated_code import wrapper_modules
 from kernel_tui.engine.peak_memory import Peak, measured_peak, tracked_peak
 from kernel_tui.model.names import is_wrapper_kernel
-from kernel_tui.model.recompute import recomputed_ops
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ModeResult, ScenarioReport
+    from kernel_tui.model.report import ModeResult
 
 PLAN_SOURCE = "Inductor's buffer plan (an estimate)"
 LIVE_SOURCE = "operator results alive at once (an estimate)"
@@ -66,14 +65,6 @@ def planned_step(
     backward_peak = saved + backward_plan.peak_bytes
     peak = max(forward_plan.peak_bytes, backward_peak)
     return with_peak(mode, Peak(peak, PLAN_SOURCE, forward_plan.peak_bytes, backward_peak), unit)
-
-
-def with_recomputed(report: ScenarioReport) -> ScenarioReport:
-    """A training step's compiled side with the forward operators its backward recomputes."""
-    eager, compiled = report.eager, report.compiled
-    if eager is None or compiled is None or not compiled.is_training:
-        return report
-    return replace(report, compiled=replace(compiled, recomputed=recomputed_ops(eager, compiled)))
 
 
 def eager_memory(mode: ModeResult, fn: Callable[..., Any], args: tuple[Any, ...], device: str, unit: int) -> ModeResult:

@@ -31,6 +31,7 @@ from kernel_tui.engine.pipeline import ScenarioStages
 from kernel_tui.engine.preview_codegen import generate_for_gpu
 from kernel_tui.engine.preview_inputs import HostValues, fake_inputs
 from kernel_tui.engine.preview_launches import DeviceOps, launch_mode, launch_rows
+from kernel_tui.engine.recompute import recomputed_in
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import Traffic, array_bytes, ideal_bytes
 from kernel_tui.model.report_keys import SECTIONS
@@ -95,8 +96,7 @@ class TrainingPreviewStages(ScenarioStages):
         except Exception as exc:  # noqa: BLE001 - a failure to generate is this scenario's compile error
             error = stage_error("compile", self.scenario.path, exc).error
             return with_flops(replace(report, error=error), self.flop_ops, None)
-        report = memory_report.with_recomputed(replace(report, compiled=compiled))
-        return with_flops(report, self.flop_ops, None)
+        return with_flops(replace(report, compiled=compiled), self.flop_ops, None)
 
 
 def _fake_inputs_on_cpu(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode) -> tuple[Any, ...]:
@@ -185,10 +185,11 @@ def _compiled_step(
         sections += [section] * len(code.records)
     launches += outside.launches
     sections += outside.sections
+    recomputed = tuple(op for section, gm, _ in graphs.captured if section == "backward" for op in recomputed_in(gm))
     mode = memory_report.planned_step(
         _sectioned(launches, sections, unit), sources["forward"], sources["backward"], saved, unit
     )
-    return facts.applied_to(replace(mode, saved_bytes=saved))
+    return facts.applied_to(replace(mode, saved_bytes=saved, recomputed=tuple(dict.fromkeys(recomputed))))
 
 
 def _backward_counted(forward: Callable[..., torch.Tensor], args: tuple[Any, ...], outside: DeviceOps) -> torch.Tensor:

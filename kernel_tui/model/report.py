@@ -98,7 +98,7 @@ class ModeResult:
     Inductor's wrappers."""
     recomputed: tuple[str, ...] = ()
     """Compiled, a training step: the forward operators its backward runs again instead of keeping their results
-    (``recompute.recomputed_ops``): the partitioner's trade of memory for recomputation."""
+    (read from AOTAutograd's partitioner, ``engine/recompute``): its trade of memory for recomputation."""
     buffers_reused: int | None = None
     buffers_freed_early: int | None = None
     """Compiled: buffers Inductor handed to a later result instead of allocating (``# reuse``), and freed before

@@ -34,7 +34,7 @@ def memory_line(report: ScenarioReport) -> str | None:
         parts.append(_plan_text(compiled, eager))
     if compiled is not None and compiled.recomputed:
         ops = ", ".join(op.removeprefix("aten::") for op in compiled.recomputed)
-        parts.append(f"compiled backward recomputes {ops} instead of keeping the result for it")
+        parts.append(f"compiled backward recomputes {ops} instead of keeping the results")
     higher = _higher_compiled(eager, compiled)
     if higher:
         parts.append(higher)
