@@ -125,6 +125,21 @@ def test_the_plan_follows_reuse_and_early_frees_of_a_live_compile() -> None:
     assert plan.peak_bytes == 2 * 256 * 256 * 4 == measured_peak(lambda: function(*args), "cpu").bytes
 
 
+def test_across_a_graph_break_the_plan_holds_what_the_first_graph_returned(x: torch.Tensor) -> None:
+    def broken(x: torch.Tensor) -> torch.Tensor:
+        y = (x * 2).sin()
+        torch._dynamo.graph_break()
+        return (y + 1).cos()
+
+    function = torch.compile(broken)
+    sources = called_wrapper_sources(function, (x,))
+    assert len(sources) == 2, "one wrapper per graph"
+    plan = combined_plan(sources)
+    measured = measured_peak(lambda: function(x), "cpu").bytes
+    assert plan is not None and plan.peak_bytes == measured
+    assert arrays(measured) == pytest.approx(2, abs=TOL), "y stays alive while the second graph writes the result"
+
+
 def test_a_symbolic_shape_or_an_unplanned_buffer_leaves_the_peak_unknown() -> None:
     call = "def call(self, args):\n"
     symbolic = call + "    buf0 = empty_strided_cpu((s0, ), (1, ), torch.float32)\n    return (buf0, )\n"
@@ -240,6 +255,7 @@ POINTWISE_LESSONS = [
     "06_broadcasting.py",
     "07_in_place.py",
     "08_dtype_casts.py",
+    "15_graph_break.py",
     "29_memory_at_the_peak.py",
 ]
 

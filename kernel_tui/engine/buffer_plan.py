@@ -39,6 +39,8 @@ class BufferPlan:
     freed_early: int
     peak_bytes: int | None
     """The most bytes the plan holds at once; None when a buffer's size is unknown (symbolic or unplanned)."""
+    returned_bytes: int = 0
+    """The bytes of the buffers ``call()`` returns: what the next graph of a broken ``fn`` runs beside."""
 
 
 def _storage_bytes(shape_text: str, stride_text: str, dtype: str) -> int | None:
@@ -84,8 +86,11 @@ def wrapper_plan(source: str) -> BufferPlan:
         storage_of[buffer] = storage
         names_of[storage] = names_of.get(storage, 0) + 1
 
+    returns = ""
     for line in call_body(source):
-        if match := ALLOCATION.match(line):
+        if RETURN.match(line):
+            returns = line
+        elif match := ALLOCATION.match(line):
             size = _storage_bytes(match.group(2), match.group(3), match.group(4))
             storage = len(size_of)
             size_of[storage] = size
@@ -114,19 +119,30 @@ def wrapper_plan(source: str) -> BufferPlan:
             if names_of[storage] == 0:
                 freed_early += 1
                 held -= size_of[storage] or 0
-    return BufferPlan(allocated, reused, freed_early, peak if known else None)
+    returned = {storage_of.get(buffer, -1) for buffer in re.findall(r"\b(buf\w+)\b", returns)}
+    returned_bytes = sum(size_of.get(storage) or 0 for storage in returned)
+    return BufferPlan(allocated, reused, freed_early, peak if known else None, returned_bytes)
 
 
 def combined_plan(sources: Iterable[str]) -> BufferPlan | None:
-    """The plans of several wrappers that run one after another: counts added, and the highest peak (each graph's
-    outputs are the next one's inputs, already counted as its outputs). None without a wrapper."""
+    """The plans of several wrappers that run one after another (the graphs of a broken ``fn``): counts added;
+    the peak, the highest of each graph's own on top of what the graphs before it returned (kept, at most, while
+    it runs). None without a wrapper."""
     plans = [wrapper_plan(source) for source in sources]
     if not plans:
         return None
-    peaks = [plan.peak_bytes for plan in plans]
+    peak: int | None = 0
+    held_before = 0
+    for plan in plans:
+        if plan.peak_bytes is None or peak is None:
+            peak = None
+        else:
+            peak = max(peak, held_before + plan.peak_bytes)
+        held_before += plan.returned_bytes
     return BufferPlan(
         sum(plan.allocated for plan in plans),
         sum(plan.reused for plan in plans),
         sum(plan.freed_early for plan in plans),
-        None if any(peak is None for peak in peaks) else max(peak or 0 for peak in peaks),
+        peak,
+        plans[-1].returned_bytes,
     )
