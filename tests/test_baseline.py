@@ -18,8 +18,9 @@ from rich.console import Console
 from kernel_tui.commands.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
 from kernel_tui.model.kernel import Kernel
+from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.model.names import short_name
-from kernel_tui.model.report import ModeResult, ScenarioReport
+from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.results_file import read_results
 from kernel_tui.text.baseline import (
     NO_MEASURABLE_DIFFERENCE,
@@ -137,7 +138,7 @@ def test_the_cli_exits_0_and_prints_the_comparison_when_nothing_grew(
     assert out.index("launches 2 → 1") < out.index("Against the baseline: add_relu_then_scale.py in")
     assert "compiled: 2 → 1 launches (-1), 20.0 MiB → 12.0 MiB (-8.0 MiB)" in out
     assert "-  cpp_fused_mul_0" in out and "-  aten::mul" in out
-    assert "no launch count or byte total grew" in out
+    assert "no launch count, byte total or peak memory grew" in out
     assert "grew against" not in result.stderr
 
 

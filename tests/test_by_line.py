@@ -15,7 +15,8 @@ from conftest import WriteScenario, measure
 from kernel_tui.engine.source_lines import DEFAULT_LOSS
 from kernel_tui.model.expect import line_measure
 from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.report import ModeResult, ScenarioReport
+from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario
 from kernel_tui.text.by_line import annotated_lines, gutter_text, line_work
 from kernel_tui.transport.client import EngineClient

@@ -28,7 +28,7 @@ POINTS = [message for message in RECORDING.messages if hasattr(message, "point")
 
 def test_b_cycles_through_every_registered_mode_and_back() -> None:
     names = [mode.name for mode in CHART_MODES]
-    assert names == ["time", "bandwidth", "roofline", "timeline"]
+    assert names == ["time", "bandwidth", "roofline", "memory", "timeline"]
     seen, mode = [], names[0]
     for _ in names:
         seen.append(mode)
@@ -42,7 +42,7 @@ def test_each_mode_says_what_it_draws_from_the_data_alone() -> None:
     assert points, "the recording has a sweep"
     empty = ChartData((), "s runs the sweep", None, None, (None, None))
     swept = ChartData(points, "", 10.0, None, (None, None))
-    time, bandwidth, roofline, timeline = (mode.drawing() for mode in CHART_MODES)
+    time, bandwidth, roofline, memory, timeline = (mode.drawing() for mode in CHART_MODES)
     assert not time.drawn(empty) and time.hint(empty) == "s runs the sweep" and time.drawn(swept)
     assert [label for label, _, _ in time.legend(swept)] == ["eager", "compiled"]
     assert [label for label, _, _ in bandwidth.legend(swept)] == ["eager", "compiled", "ceiling"]
@@ -50,6 +50,7 @@ def test_each_mode_says_what_it_draws_from_the_data_alone() -> None:
     assert time.key(swept) == time.key(replace_ceiling(swept, 20.0)), "runtime does not draw the ceiling"
     assert not roofline.drawn(swept) and roofline.hint(swept).startswith("r measures the kernels")
     assert not timeline.drawn(swept) and timeline.hint(swept).startswith("r measures the call")
+    assert memory.drawn(swept) and memory.legend(swept) == [], "a recording from before peaks has none to draw"
 
 
 def replace_ceiling(data: ChartData, ceiling: float) -> ChartData:
@@ -82,5 +83,5 @@ def test_a_new_mode_is_one_module_and_one_registry_line(monkeypatch: pytest.Monk
     modes = (*CHART_MODES, ChartMode("flat", "Flat", "flat", "flat_mode"))
     monkeypatch.setattr(chart_modes, "CHART_MODES", modes)
     monkeypatch.setattr(chart_modes, "BY_NAME", {mode.name: mode for mode in modes})
-    assert next_chart_mode("timeline") == "flat" and next_chart_mode("flat") == "time"
+    assert next_chart_mode(CHART_MODES[-1].name) == "flat" and next_chart_mode("flat") == "time"
     assert chart_mode("flat").drawing().hint(ChartData((), "", None, None, (None, None))) == "nothing flat yet"

@@ -11,7 +11,8 @@ import pytest
 
 from kernel_tui.model.expect import NEEDS_SWEEP, check_claims
 from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.report import ExpectCheck, ModeResult, ScenarioError, ScenarioReport, gbs
+from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report import ExpectCheck, ScenarioError, ScenarioReport, gbs
 from kernel_tui.model.report_keys import MODES
 from kernel_tui.text.formatting import (
     attribution_text,

@@ -21,7 +21,8 @@ from kernel_tui.engine.flops import (
     with_roofline_fields,
 )
 from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.report import Ceilings, ModeResult, ScenarioReport
+from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report import Ceilings, ScenarioReport
 from kernel_tui.model.roofline import (
     COMPUTE_BOUND,
     MEMORY_BOUND,

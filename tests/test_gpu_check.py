@@ -16,7 +16,8 @@ from conftest import WriteScenario
 from kernel_tui.commands.gpu_check import OUTPUT_FILES, Row, table
 from kernel_tui.commands.gpu_findings import audit_trace, compare_kernels, compiled_cell, eager_cell
 from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.report import ModeResult, ScenarioError, ScenarioReport
+from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report import ScenarioError, ScenarioReport
 
 REPO = Path(__file__).resolve().parent.parent
 WARM = ("--inductor-cache", os.environ["TORCHINDUCTOR_CACHE_DIR"]) if os.environ.get("TORCHINDUCTOR_CACHE_DIR") else ()

@@ -24,7 +24,8 @@ from kernel_tui.engine.profiling import kernel_rows
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.launch import WARP_SIZE, KernelLaunch, launch_cells, launch_text
-from kernel_tui.model.report import ModeResult, ScenarioReport
+from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report import ScenarioReport
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.protocol import Done, decode, encode
 

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.report import ExpectCheck, ModeResult, ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report import ExpectCheck, ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.transport import protocol
 from kernel_tui.transport.protocol import (
     PROTOCOL_VERSION,

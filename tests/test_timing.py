@@ -11,7 +11,8 @@ from kernel_tui.engine import timing
 from kernel_tui.engine.measure import _with_time
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.machine_load import LoadSampler, MachineLoad
-from kernel_tui.model.report import ModeResult, ScenarioReport
+from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report import ScenarioReport
 from kernel_tui.text.formatting import format_ratio, report_notes, speedup_text, variant_rows
 
 

@@ -22,7 +22,8 @@ from kernel_tui.engine import events as ev
 from kernel_tui.engine.loader import with_grad
 from kernel_tui.engine.training import TrainingStep, default_loss, saved_bytes, section_of
 from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.report import ModeResult, ScenarioReport
+from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.scenario_file import ScenarioFileError, parse_scenario
 from kernel_tui.text.render import scenario_view
 from kernel_tui.transport.client import EngineClient

@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 
 from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
 from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.report import ModeResult
+from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.text.by_line import LineWork, line_work
 from kernel_tui.text.line_changes import aligned_lines, line_changes
 from kernel_tui.transport.protocol import Done

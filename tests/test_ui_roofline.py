@@ -197,7 +197,7 @@ async def test_the_legend_is_a_line_of_its_own_over_no_line_of_the_plot(
         legend = shown_text(chart.query_one("#chart-legend"))
         assert "copy GB/s" in legend and "matmul peak" in legend and "eager" in legend and "compiled" in legend
         assert "eager" not in shown_text(plot) and "copy GB/s" not in shown_text(plot), "no legend inside the plot"
-        await pilot.press("b", "b")  # through the timeline, back to the runtime lines
+        await pilot.press("b", "b", "b")  # through peak memory and the timeline, back to the runtime lines
         await wait_for(pilot, lambda: MEMORY_ROOF not in plot.drawn and "eager" in plot.drawn)
         await pilot.pause()
         assert shown_text(chart.query_one("#chart-legend")).split() == ["━", "eager", "━", "compiled"]

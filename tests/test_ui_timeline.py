@@ -48,7 +48,7 @@ async def show_timeline(pilot: Pilot[None]) -> tuple[RuntimeChart, RuntimePlot]:
     explorer = pilot.app.get_explorer()
     assert explorer is not None
     await wait_for(pilot, lambda: explorer.runs.get(ADD_RELU) is not None and not explorer.runs[ADD_RELU].running)
-    await pilot.press("b", "b", "b")
+    await pilot.press("b", "b", "b", "b")  # runtime → bandwidth → roofline → memory → timeline
     chart = explorer.query_one(RuntimeChart)
     await wait_for(pilot, lambda: bool(chart.query("RuntimePlot")))
     plot = chart.query_one("RuntimePlot", RuntimePlot)
@@ -103,7 +103,7 @@ def test_a_span_shorter_than_a_column_still_marks_its_column_and_gaps_stay_empty
 async def test_b_held_down_and_a_resize_leave_the_timeline_drawn(timeline_app: KernelTuiApp) -> None:
     async with timeline_app.run_test(size=(160, 48)) as pilot:
         await show_timeline(pilot)
-        await pilot.press(*["b"] * 12)  # three times round the four modes
+        await pilot.press(*["b"] * 15)  # three times round the five modes
         await pilot.resize_terminal(80, 24)
         await pilot.resize_terminal(160, 48)
         assert isinstance(pilot.app, KernelTuiApp)

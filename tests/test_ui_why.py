@@ -29,7 +29,8 @@ from textual.geometry import Region
 from textual.widgets import TabbedContent
 
 from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.report import ModeResult, SweepPoint
+from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report import SweepPoint
 from kernel_tui.text.formatting import attribution_text, lines_text, link_text
 from kernel_tui.transport.protocol import Partial
 from kernel_tui.ui.app import KernelTuiApp
@@ -315,7 +316,7 @@ class TestBandwidth:
             assert "b roofline" in (chart.border_subtitle or "")
             await pilot.press("n", "p")  # the mode stays as the learner left it
             assert chart.mode == "bandwidth"
-            await pilot.press("b", "b", "b")  # through the roofline and the timeline, back to runtime
+            await pilot.press("b", "b", "b", "b")  # through the roofline, peak memory and the timeline, back to runtime
             await wait_for(pilot, lambda: "ceiling" not in plot.drawn and "eager" in plot.drawn)
             assert chart.border_title == "Runtime vs size"
 
@@ -343,7 +344,7 @@ class TestKeysListed:
                 assert words in text, words
             await pilot.press("escape")
             titles = [command.title for command in app.get_system_commands(app.screen)]
-            switch = "Switch chart: runtime / bandwidth / roofline / timeline"
+            switch = "Switch chart: runtime / bandwidth / roofline / memory / timeline"
             assert {"Generated code", switch, "Predictions on / off"} <= set(titles)
 
 

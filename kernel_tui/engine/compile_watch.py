@@ -16,7 +16,7 @@ import torch._logging
 from torch._dynamo.utils import counters
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ModeResult
+    from kernel_tui.model.mode_result import ModeResult
 
 _LOG_NAMES = ("__recompiles", "__graph_breaks")
 

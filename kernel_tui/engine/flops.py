@@ -41,7 +41,8 @@ from kernel_tui.model.roofline import (
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import Ceilings, ModeResult, ScenarioReport
+    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report import Ceilings, ScenarioReport
 
 NO_ARITHMETIC = PLACEMENT | {
     "aten::fill_",

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 import torch._dynamo
 
-from kernel_tui.engine import compile_watch, cuda_graphs, sweep, training, variants
+from kernel_tui.engine import compile_watch, cuda_graphs, memory_report, sweep, training, variants
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.bandwidth import (
@@ -36,12 +36,14 @@ from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, lo
 from kernel_tui.engine.outbox import RunOutbox
 from kernel_tui.engine.pipeline import ScenarioStages, run_stages
 from kernel_tui.engine.profiling import NoDeviceActivity, join_compiled, join_eager, kernel_rows, profile_launches
+from kernel_tui.engine.recompute import partitioned_recompute
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.timing import Timing, compare_many, compare_many_wall, synchronize, time_call, wall_time_call
 from kernel_tui.engine.traffic import Traffic, array_bytes, ideal_bytes
 from kernel_tui.model.expect import check_claims
 from kernel_tui.model.machine_load import LoadSampler
-from kernel_tui.model.report import Ceilings, ModeResult, ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report import Ceilings, ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.model.report_keys import MODES
 from kernel_tui.model.report_skeleton import report_skeleton
 from kernel_tui.text.formatting import format_time_us
@@ -173,6 +175,7 @@ class MeasuredStages(ScenarioStages):
                 sectioned=scenario.info.train,
             )
             eager = replace(eager, saved_bytes=training.saved_bytes(fn, args))
+            eager = memory_report.eager_memory(eager, fn, args, device, self.unit)
         except USER_ERRORS as exc:
             raise stage_error("eager", path, exc) from exc
         ceiling = report.bandwidth_ceiling_gbs
@@ -223,6 +226,9 @@ class MeasuredStages(ScenarioStages):
                 compiled = replace(compiled, notes=(*compiled.notes, graphs_note))
             if graph_watch is not None:
                 compiled = replace(compiled, cuda_graphs=tuple(graph_watch.decisions))
+            compiled = memory_report.compiled_memory(compiled, compiled_fn, args, device, self.unit)
+            if isinstance(fn, training.TrainingStep):
+                compiled = replace(compiled, recomputed=partitioned_recompute(fn.forward_and_loss, args))
         except StageError as failure:
             report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
             return self._with_roofline(report)

@@ -26,6 +26,7 @@ from pathlib import Path
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
+from kernel_tui.engine import memory_report
 from kernel_tui.engine.attribution import attribute
 from kernel_tui.engine.boundaries import compiled_boundaries
 from kernel_tui.engine.cuda_fakes import SdpaAsOnGpu, device_properties
@@ -33,6 +34,7 @@ from kernel_tui.engine.flops import bytes_and_flops, with_flops
 from kernel_tui.engine.launch_info import preview_launch_note
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
 from kernel_tui.engine.outbox import RunOutbox
+from kernel_tui.engine.peak_memory import tracked_peak
 from kernel_tui.engine.pipeline import ScenarioStages, run_stages
 from kernel_tui.engine.preview_codegen import generate_for_gpu
 from kernel_tui.engine.preview_inputs import HostValues, any_on_device, fake_inputs
@@ -150,9 +152,13 @@ class PreviewStages(ScenarioStages):
                 args,
             )
         self.flop_ops = counting.ops
+        eager = launch_mode(launch_rows(device_ops.launches), self.unit)
+        with self.fake_mode, HostValues(), SdpaAsOnGpu(self.arch, []):
+            peak = tracked_peak(lambda: scenario.call(fn, args, "eager"), memory_report.LIVE_SOURCE)
+        eager = replace(memory_report.with_peak(eager, peak, self.unit), buffers_allocated=peak.allocations)
         return replace(
             report,
-            eager=launch_mode(launch_rows(device_ops.launches), self.unit),
+            eager=eager,
             ideal_bytes=ideal_bytes((*args, *scenario.weights), output),
             array_bytes=self.unit,
             signature=call_signature(fn, args, output),
@@ -188,6 +194,7 @@ class PreviewStages(ScenarioStages):
             cuda_graphs=code.cuda_graphs,
         )
         notes.extend(f"CUDA graphs: {decision.text()}" for decision in code.cuda_graphs)
+        compiled = memory_report.planned(compiled, code.sources, self.unit)
         measured_eager = report.eager
         assert measured_eager is not None  # measured above, before the compile that could fail
         eager_rows, compiled_rows = attribute(measured_eager.kernels, compiled.kernels)

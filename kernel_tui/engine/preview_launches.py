@@ -23,8 +23,8 @@ from kernel_tui.engine.traffic import (
 )
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.launch import KernelLaunch
+from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.model.names import short_name
-from kernel_tui.model.report import ModeResult
 
 
 class DeviceOps(EagerTrafficMode):

@@ -23,13 +23,15 @@ import torch
 import torch._dynamo
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from kernel_tui.engine import compile_watch, training
+from kernel_tui.engine import compile_watch, memory_report, training
 from kernel_tui.engine.flops import bytes_and_flops, with_flops
 from kernel_tui.engine.loader import LoadedScenario, StageError, stage_error, with_grad
+from kernel_tui.engine.peak_memory import tracked_peak
 from kernel_tui.engine.pipeline import ScenarioStages
 from kernel_tui.engine.preview_codegen import generate_for_gpu
 from kernel_tui.engine.preview_inputs import HostValues, fake_inputs
 from kernel_tui.engine.preview_launches import DeviceOps, launch_mode, launch_rows
+from kernel_tui.engine.recompute import recomputed_in
 from kernel_tui.engine.signature import call_signature
 from kernel_tui.engine.traffic import Traffic, array_bytes, ideal_bytes
 from kernel_tui.model.report_keys import SECTIONS
@@ -37,7 +39,8 @@ from kernel_tui.model.report_keys import SECTIONS
 if TYPE_CHECKING:
     from kernel_tui.engine.outbox import RunOutbox
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ModeResult, ScenarioReport
+    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report import ScenarioReport
 
 TRACED_ON_CPU = (
     "training: the step was traced on the CPU (the autograd engine needs a CUDA context) and its forward and "
@@ -73,9 +76,11 @@ class TrainingPreviewStages(ScenarioStages):
             with bytes_and_flops(device_ops) as counting:
                 output = scenario.call(step, args, "eager")
             eager_saved = training.saved_bytes(step, args)
+            peak = tracked_peak(lambda: scenario.call(step, args, "eager"), memory_report.LIVE_SOURCE)
         self.notes.extend(host.note())
         self.flop_ops = counting.ops
         eager = replace(_sectioned(device_ops.launches, device_ops.sections, self.unit), saved_bytes=eager_saved)
+        eager = replace(memory_report.with_peak(eager, peak, self.unit), buffers_allocated=peak.allocations)
         return replace(
             report,
             eager=eager,
@@ -167,6 +172,7 @@ def _compiled_step(
         torch._dynamo.reset()
     launches: list[Traffic] = []
     sections: list[str] = []
+    sources: dict[str, list[str]] = {section: [] for section in SECTIONS}
     for section, gm, example_inputs in graphs.captured:
         with fake_mode:
             on_gpu = tuple(
@@ -177,11 +183,15 @@ def _compiled_step(
             )
         code = generate_for_gpu(_on_cuda(gm), on_gpu, arch, options=options, notes=notes)
         launches += code.records
+        sources[section] += code.sources
         sections += [section] * len(code.records)
     launches += outside.launches
     sections += outside.sections
-    mode = _sectioned(launches, sections, unit)
-    return facts.applied_to(replace(mode, saved_bytes=saved))
+    recomputed = tuple(op for section, gm, _ in graphs.captured if section == "backward" for op in recomputed_in(gm))
+    mode = memory_report.planned_step(
+        _sectioned(launches, sections, unit), sources["forward"], sources["backward"], saved, unit
+    )
+    return facts.applied_to(replace(mode, saved_bytes=saved, recomputed=tuple(dict.fromkeys(recomputed))))
 
 
 def _backward_counted(step: training.TrainingStep, args: tuple[Any, ...], outside: DeviceOps) -> torch.Tensor:

@@ -20,6 +20,7 @@ import torch
 from kernel_tui.engine import training
 from kernel_tui.engine.device import free_memory_bytes
 from kernel_tui.engine.generated_code import compiled_traffic
+from kernel_tui.engine.peak_memory import measured_peak
 from kernel_tui.engine.timing import Comparison, compare_calls, compare_wall, synchronize
 from kernel_tui.engine.traffic import eager_traffic
 from kernel_tui.model.report import ScenarioReport, SweepPoint
@@ -107,6 +108,8 @@ def run_sweep(scenario: LoadedScenario, device: str, plan: SweepPlan, on_point: 
             eager, compiled = comparison.first, comparison.second
             eager_bytes = sum(op.bytes_total for op in eager_traffic(fn, args))
             compiled_bytes = sum(kernel.bytes_total for kernel in compiled_traffic(compiled_fn, args))
+            eager_peak = measured_peak(partial(fn, *args), device).bytes
+            compiled_peak = measured_peak(partial(compiled_fn, *args), device).bytes
         except Exception as exc:  # only memory exhaustion ends a sweep quietly
             cause = exc.__cause__ or exc
             if not is_out_of_memory(cause):
@@ -131,6 +134,8 @@ def run_sweep(scenario: LoadedScenario, device: str, plan: SweepPlan, on_point: 
                 note,
                 eager_bytes=eager_bytes,
                 compiled_bytes=compiled_bytes or None,
+                eager_peak_bytes=eager_peak,
+                compiled_peak_bytes=compiled_peak,
             )
         )
         del args

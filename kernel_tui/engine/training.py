@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from kernel_tui.engine.loader import LoadedScenario
     from kernel_tui.engine.traffic import Traffic
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ModeResult
+    from kernel_tui.model.mode_result import ModeResult
 
 NO_GRADIENT = (
     "TRAIN = True, but the loss depends on no floating-point input of fn, so backward has nothing to compute: "

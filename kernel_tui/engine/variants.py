@@ -30,7 +30,8 @@ from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, st
 from kernel_tui.engine.timing import synchronize
 from kernel_tui.engine.traffic import Traffic
 from kernel_tui.model.compile_variants import DEFAULT_VARIANT, VariantError, check_compile_arguments, check_variant_name
-from kernel_tui.model.report import ModeResult, ScenarioError, ScenarioReport, VariantResult
+from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report import ScenarioError, ScenarioReport, VariantResult
 
 if TYPE_CHECKING:
     from kernel_tui.engine.outbox import RunOutbox

@@ -7,10 +7,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kernel_tui.model.boundary import KINDS
-from kernel_tui.model.report import ExpectCheck, ModeResult, ScenarioReport
+from kernel_tui.model.report import ExpectCheck, ScenarioReport
 
 if TYPE_CHECKING:
     from kernel_tui.model.launch import KernelLaunch
+    from kernel_tui.model.mode_result import ModeResult
 
 # How close a measured value must be: launches per run are exact; transfers are ratios of byte counts.
 TOLERANCE = {
@@ -20,6 +21,13 @@ TOLERANCE = {
     "eager_saved": 0.05,
     "compiled_saved": 0.05,
     "compiled_elements_per_thread": 0.05,
+    # Peaks in arrays: the allocator also holds a call's few-byte scalars (a Python number made a tensor).
+    "eager_peak": 0.05,
+    "compiled_peak": 0.05,
+    "eager_forward_peak": 0.05,
+    "eager_backward_peak": 0.05,
+    "compiled_forward_peak": 0.05,
+    "compiled_backward_peak": 0.05,
 }
 
 
@@ -72,6 +80,12 @@ MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "compiled_backward": lambda r: r.compiled.backward_launches if r.compiled else None,
     "eager_saved": lambda r: r.saved_transfers("eager"),
     "compiled_saved": lambda r: r.saved_transfers("compiled"),
+    "eager_peak": lambda r: r.peak_arrays("eager"),
+    "compiled_peak": lambda r: r.peak_arrays("compiled"),
+    "eager_forward_peak": lambda r: r.peak_arrays("eager", "forward"),
+    "eager_backward_peak": lambda r: r.peak_arrays("eager", "backward"),
+    "compiled_forward_peak": lambda r: r.peak_arrays("compiled", "forward"),
+    "compiled_backward_peak": lambda r: r.peak_arrays("compiled", "backward"),
     # How the compiled kernels were launched (``kernel_tui.model.launch``): a GPU's grid, warps and elements per
     # thread of the kernel launching the most threads; the fewest threads any compiled kernel launches; on a
     # CPU, the most threads a compiled kernel runs on over the threads PyTorch runs with.

@@ -16,7 +16,8 @@ from kernel_tui.model.cuda_graph_decision import CudaGraphDecision
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.launch import KernelLaunch
 from kernel_tui.model.machine_load import MachineLoad, too_wide
-from kernel_tui.model.report_keys import MODES, SECTIONS
+from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report_keys import MODES
 from kernel_tui.model.roofline import ridge_point
 
 if TYPE_CHECKING:
@@ -42,85 +43,6 @@ def gbs(bytes_moved: int | None, time_us: float | None) -> float | None:
 
 
 @dataclass(frozen=True)
-class ModeResult:
-    """Eager or compiled: its kernels, their traffic and its steady-state time."""
-
-    kernel_count: float
-    """Kernel launches per call of ``fn`` (a mean when the profiled calls differ)."""
-    kernels: tuple[Kernel, ...]
-    """Each kernel that ran, grouped by name, in launch order."""
-    bytes_total: int | None
-    """Bytes one call moves, all kernels together; None when any kernel's bytes are unknown."""
-    time_us: float | None
-    """Median time of one call of ``fn`` in steady state (compile excluded); on CUDA, the device's time
-    of single calls after an L2 flush."""
-    transfers: float | None = None
-    """``bytes_total`` in array-sized transfers: bytes over the bytes of the largest input."""
-    compile_s: float | None = None
-    """Compile time: the first call's time less a steady call's (compiled only)."""
-    graph_breaks: int | None = None
-    """How many graph breaks dynamo took (compiled only)."""
-    graph_break_reasons: tuple[str, ...] = ()
-    """Dynamo's reason for each graph break, with its line."""
-    recompiles: int | None = None
-    """How many times the compiled code recompiled after its first compile."""
-    recompile_reasons: tuple[str, ...] = ()
-    """The guard that failed for each recompile."""
-    time_iqr_us: float | None = None
-    """The interquartile range of ``time_us`` over its samples: how much the time moved while measured."""
-    wall_us: float | None = None
-    """Median time per call of back-to-back calls, the host's overhead (Python, dispatch, launches)
-    included; on CPU the same measurement as ``time_us``."""
-    notes: tuple[str, ...] = ()
-    """What to know before trusting this mode's numbers: profiled runs that launched different kernels
-    (records lost by the profiler), kernel times that add up to more than the call (a busy machine)."""
-    flops: int | None = None
-    """Arithmetic operations of one call, all kernels together; None when any kernel's are not counted."""
-    intensity: float | None = None
-    """``flops`` over ``bytes_total``."""
-    gflops: float | None = None
-    """``flops`` over ``time_us``, in GFLOP/s."""
-    bound: str | None = None
-    """The side (``memory-bound`` or ``compute-bound``) that holds most of this mode's kernel time."""
-    bound_share: float | None = None
-    """The share of the classified kernel time on that side (0 to 1)."""
-    unclassified_share: float | None = None
-    """The share of all kernel time in kernels with no side (their FLOPs not counted): what ``bound_share``
-    leaves out (0 to 1)."""
-    forward_launches: float | None = None
-    """A training step's kernel launches in forward."""
-    backward_launches: float | None = None
-    """A training step's kernel launches in backward."""
-    forward_bytes: int | None = None
-    """A training step's bytes in forward (None when any forward kernel's bytes are unknown)."""
-    backward_bytes: int | None = None
-    """A training step's launches and bytes per section (None for a forward-only scenario, and bytes when
-    any kernel of the section has unknown bytes)."""
-    boundaries: tuple[Boundary, ...] = ()
-    """Compiled: each pair of kernels that passes a buffer through memory, and why they stayed apart
-    (``engine.boundaries``); empty for eager, and for a compile that fused everything."""
-    saved_bytes: int | None = None
-    """Bytes of the distinct tensors a training step's forward keeps for backward, its inputs excluded (they
-    are alive anyway): the activation memory the step holds between its two halves."""
-    call_breakdown: CallBreakdown | None = None
-    """Where the time of a profiled call went: kernels, launch, dispatch, framework and idle device time, and
-    the timeline of one call (``call_breakdown``); None in a preview, which runs nothing."""
-    cuda_graphs: tuple[CudaGraphDecision, ...] = ()
-    """Where the compile options ask for CUDA graphs: per compiled graph, whether Inductor captured it, and
-    if not its reason and the line that caused it (``cuda_graph_decision``)."""
-
-    def section(self, name: str) -> tuple[Kernel, ...]:
-        """The kernels of one of ``SECTIONS``, in table order."""
-        if name not in SECTIONS:
-            raise ValueError(f"no section {name!r}: the sections are {', '.join(SECTIONS)}")
-        return tuple(kernel for kernel in self.kernels if kernel.section == name)
-
-    @property
-    def is_training(self) -> bool:
-        return any(kernel.section is not None for kernel in self.kernels) or self.saved_bytes is not None
-
-
-@dataclass(frozen=True)
 class SweepPoint:
     """Runtime of one call at one size, eager and compiled (medians, with their spread)."""
 
@@ -140,6 +62,10 @@ class SweepPoint:
     """Bytes moved by one eager call at this size."""
     compiled_bytes: int | None = None
     """Bytes moved by one call at this size, counted as in the kernel tables: bandwidth is bytes over time."""
+    eager_peak_bytes: int | None = None
+    """Eager's peak memory of one call at this size (``ModeResult.peak_bytes``)."""
+    compiled_peak_bytes: int | None = None
+    """The peak memory of one call at this size above what was allocated before it (``ModeResult.peak_bytes``)."""
 
 
 @dataclass(frozen=True)
@@ -349,6 +275,15 @@ class ScenarioReport:
             return None
         return self.ideal_bytes / self.array_bytes
 
+    def peak_arrays(self, mode: str, section: str | None = None) -> float | None:
+        """``mode``'s peak memory (or a training step's ``section``'s) in array-sized units."""
+        result = self.mode(mode)
+        if result is None or not self.array_bytes:
+            return None
+        peak = {None: result.peak_bytes, "forward": result.forward_peak_bytes, "backward": result.backward_peak_bytes}
+        found = peak[section]
+        return found / self.array_bytes if found is not None else None
+
     def saved_transfers(self, mode: str) -> float | None:
         """What ``mode``'s forward saves for backward, in array-sized units."""
         result = self.mode(mode)
@@ -447,7 +382,7 @@ def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
         from_known_fields(Boundary, {**boundary, "lines": tuple(boundary.get("lines", ()))})
         for boundary in values.get("boundaries", ())
     )
-    for name in ("graph_break_reasons", "recompile_reasons", "notes"):
+    for name in ("graph_break_reasons", "recompile_reasons", "notes", "recomputed"):
         values[name] = tuple(values.get(name, ()))
     values["call_breakdown"] = CallBreakdown.from_dict(values.get("call_breakdown"))
     values["cuda_graphs"] = tuple(from_known_fields(CudaGraphDecision, item) for item in values.get("cuda_graphs", ()))

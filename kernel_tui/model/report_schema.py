@@ -37,6 +37,15 @@ NOT_NEGATIVE = frozenset(
         "saved_bytes",
         "forward_bytes",
         "backward_bytes",
+        "peak_bytes",
+        "eager_peak_bytes",
+        "compiled_peak_bytes",
+        "peak_arrays",
+        "forward_peak_bytes",
+        "backward_peak_bytes",
+        "buffers_allocated",
+        "buffers_reused",
+        "buffers_freed_early",
         "threads",
         "sweep_compiles",
     )
@@ -85,7 +94,7 @@ def _dataclass_fields(cls: type, data: Any, where: str, finite: bool) -> dict[st
 @functools.cache
 def _schema(cls: type) -> dict[str, tuple[Any, bool]]:
     """Each field's type and whether it must be present, from the dataclass itself."""
-    from kernel_tui.model import report
+    from kernel_tui.model import mode_result, report
 
     hints = typing.get_type_hints(cls, vars(report))
     schema: dict[str, tuple[Any, bool]] = {}
@@ -95,7 +104,7 @@ def _schema(cls: type) -> dict[str, tuple[Any, bool]]:
     if cls is report.VariantResult:
         # On the wire a variant is the fields of ``compiled`` (null where not measured) beside its own.
         del schema["measured"]
-        schema.update({name: (hint | None, False) for name, (hint, _) in _schema(report.ModeResult).items()})
+        schema.update({name: (hint | None, False) for name, (hint, _) in _schema(mode_result.ModeResult).items()})
     return schema
 
 

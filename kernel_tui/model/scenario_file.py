@@ -39,6 +39,12 @@ CLAIM_KEYS = (
     "compiled_backward",
     "eager_saved",
     "compiled_saved",
+    "eager_peak",
+    "compiled_peak",
+    "eager_forward_peak",
+    "eager_backward_peak",
+    "compiled_forward_peak",
+    "compiled_backward_peak",
     "compiled_grid",
     "compiled_warps",
     "compiled_elements_per_thread",
@@ -51,11 +57,13 @@ CLAIM_KEYS = (
 """What a lesson may claim in ``EXPECT``: launches per run of ``fn`` for ``eager``/``compiled``, array-sized
 transfers, and the compiled side's graph breaks and recompiles. A training step (``TRAIN = True``) may also
 claim the launches of its forward and backward sections, and what its forward saves for backward in
-array-sized units (``eager_saved``, ``compiled_saved``). How the compiled kernels were launched
-(``kernel_tui.model.expect.launch_measures``): the grid, warps and elements per thread of the kernel that launches the
-most threads, the fewest threads any compiled kernel launches, and on a CPU the share of PyTorch's threads the
-widest compiled kernel runs on. Where a call's time went (``call_breakdown``): 1 when a profiled call spends more
-time around its kernels (dispatch, launches, guards, wrapper) than in them, else 0."""
+array-sized units (``eager_saved``, ``compiled_saved``). The peak memory of one call above its inputs, in
+array-sized units (``eager_peak``, ``compiled_peak``; per section, ``eager_forward_peak``...). How the compiled
+kernels were launched (``kernel_tui.model.expect.launch_measures``): the grid, warps and elements per thread of
+the kernel that launches the most threads, the fewest threads any compiled kernel launches, and on a CPU the
+share of PyTorch's threads the widest compiled kernel runs on. Where a call's time went (``call_breakdown``): 1
+when a profiled call spends more time around its kernels (dispatch, launches, guards, wrapper) than in them,
+else 0."""
 LINE_CLAIM_KINDS = ("eager_line", "compiled_line", "fused_lines")
 LINE_CLAIMS = re.compile(rf"^(?:{'|'.join(LINE_CLAIM_KINDS)})(?:_[1-9]\d*)+$")
 """Claims about lines of the file (``kernel_tui.text.by_line``): ``eager_line_7``, the eager launches line 7 makes per

@@ -1,10 +1,10 @@
 """A run against its pinned baseline: per mode, which kernels were added, removed or changed, and how the
-launches, bytes and time moved.
+launches, bytes, peak memory and time moved.
 
 No torch and no Textual: ``kernel-tui run --baseline`` and the explorer's ``B`` both call ``compare`` on two
 ``ScenarioReport`` objects and show the rows it returns. Times are noisy, so a time difference counts only
 where the two measurements' spreads do not overlap; launches and bytes are exact, and ``BaselineComparison.grew`` (a
-launch count or a byte total went up in any mode) is what ``kernel-tui run --baseline`` exits 1 on.
+launch count, a byte total or a peak went up in any mode) is what ``kernel-tui run --baseline`` exits 1 on.
 """
 
 from __future__ import annotations
@@ -21,11 +21,14 @@ from kernel_tui.text.formatting import format_bytes, format_count, format_ratio,
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ModeResult, ScenarioReport
+    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report import ScenarioReport
 
 NO_MEASURABLE_DIFFERENCE = "no measurable difference"
 _COUNT_TOLERANCE = 1e-9
 """Launch counts are floats only when runs disagreed; a rounding error is no growth."""
+PEAK_TOLERANCE = 0.01
+"""A peak that grew by less is no growth: the allocator also counts a call's few-byte scalars."""
 
 
 # -- matching kernels ---------------------------------------------------------------------------------------
@@ -144,6 +147,14 @@ class ModeComparison:
     new_bytes: int | None
     time: TimeChange
     kernels: tuple[KernelChange, ...]
+    old_peak_bytes: int | None = None
+    new_peak_bytes: int | None = None
+    """The mode's peak memory in each run; None in results saved before peaks were measured."""
+
+    @property
+    def peak_grew(self) -> bool:
+        old, new = self.old_peak_bytes, self.new_peak_bytes
+        return old is not None and new is not None and new > old * (1 + PEAK_TOLERANCE)
 
     @property
     def launches_delta(self) -> float:
@@ -198,6 +209,9 @@ class BaselineComparison:
                 )
             if mode.bytes_grew:
                 grown.append(f"{mode.mode} bytes {format_bytes(mode.old_bytes)} → {format_bytes(mode.new_bytes)}")
+            if mode.peak_grew:
+                peaks = f"{format_bytes(mode.old_peak_bytes)} → {format_bytes(mode.new_peak_bytes)}"
+                grown.append(f"{mode.mode} peak memory {peaks}")
         return grown
 
     def mode(self, name: str) -> ModeComparison | None:
@@ -212,6 +226,8 @@ class BaselineComparison:
         for mode, mode_data in zip(self.modes, data["modes"]):
             mode_data["launches_delta"] = mode.launches_delta
             mode_data["bytes_delta"] = mode.bytes_delta
+            old_peak, new_peak = mode.old_peak_bytes, mode.new_peak_bytes
+            mode_data["peak_delta"] = new_peak - old_peak if old_peak is not None and new_peak is not None else None
             _add_time_verdict(mode.time, mode_data["time"])
             for kernel, kernel_data in zip(mode.kernels, mode_data["kernels"]):
                 kernel_data["calls_delta"] = kernel.calls_delta
@@ -260,6 +276,8 @@ def compare_modes(name: str, old: ModeResult, new: ModeResult) -> ModeComparison
         new_bytes=new.bytes_total,
         time=time,
         kernels=tuple(rows),
+        old_peak_bytes=old.peak_bytes,
+        new_peak_bytes=new.peak_bytes,
     )
 
 
@@ -415,4 +433,4 @@ def run_differences(comparison: BaselineComparison) -> list[str]:
 def verdict_text(comparison: BaselineComparison) -> str:
     """``grew: compiled launches 1 → 2, compiled bytes 12.0 MiB → 20.0 MiB``, or that nothing grew."""
     growth = comparison.growth()
-    return "grew: " + ", ".join(growth) if growth else "no launch count or byte total grew"
+    return "grew: " + ", ".join(growth) if growth else "no launch count, byte total or peak memory grew"

@@ -13,7 +13,7 @@ from kernel_tui.text.formatting import format_bytes
 if TYPE_CHECKING:
     from kernel_tui.model.boundary import Boundary
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ModeResult
+    from kernel_tui.model.mode_result import ModeResult
 
 APART = "apart"
 """The word that starts every boundary's line: the two kernels stayed apart."""

@@ -17,7 +17,8 @@ from kernel_tui.text.formatting import format_count, lines_text
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ModeResult, ScenarioReport
+    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report import ScenarioReport
 
 ARROW = "⇒"
 VANISHED = "no compiled kernel"

@@ -10,7 +10,8 @@ from kernel_tui.text.formatting import format_time_us
 
 if TYPE_CHECKING:
     from kernel_tui.model.call_breakdown import CallBreakdown
-    from kernel_tui.model.report import ModeResult, ScenarioReport
+    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report import ScenarioReport
 
 
 def _share(part_us: float, total_us: float) -> str:

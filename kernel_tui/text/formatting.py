@@ -12,7 +12,8 @@ from kernel_tui.model.report_keys import MODES, SECTIONS
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ExpectCheck, ModeResult, ScenarioReport, SweepPoint
+    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report import ExpectCheck, ScenarioReport, SweepPoint
 
 PREVIEW = "preview"
 """Said where a time would be in a CUDA preview's report: it generates code and runs nothing."""

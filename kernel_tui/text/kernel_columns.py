@@ -24,7 +24,7 @@ from kernel_tui.text.formatting import (
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ModeResult
+    from kernel_tui.model.mode_result import ModeResult
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from kernel_tui.text.by_line import became, describe, gutter_text, line_work, sh
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ModeResult
+    from kernel_tui.model.mode_result import ModeResult
     from kernel_tui.text.by_line import LineWork
 
 LineMap = dict[int, int]

@@ -23,6 +23,7 @@ from kernel_tui.text.formatting import (
     variant_rows,
 )
 from kernel_tui.text.kernel_columns import MARKDOWN_COLUMNS, TableOf
+from kernel_tui.text.memory_text import memory_line
 from kernel_tui.text.roofline_text import (
     ceilings_line,
     roofline_cells,
@@ -30,7 +31,8 @@ from kernel_tui.text.roofline_text import (
 )
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ModeResult, ScenarioReport
+    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report import ScenarioReport
 
 
 def _cell(text: str) -> str:
@@ -123,6 +125,9 @@ def scenario_markdown(report: ScenarioReport) -> str:
         lines += [""] if split_lines(report) or cuda_graph_lines(report) else []
         lines += [f"- {line}" for line in boundary_lines(report.compiled, inductor=True)]
         lines += [""] if report.compiled is not None and report.compiled.boundaries else []
+        memory = memory_line(report)
+        if memory is not None:
+            lines += [memory, ""]
     for mode_name in MODES:
         lines += _kernel_table(mode_name.capitalize(), report.mode(mode_name), mode_name, report.is_preview)
     if report.source is not None and report.eager is not None:

@@ -43,6 +43,7 @@ from kernel_tui.text.formatting import (
     variant_rows,
 )
 from kernel_tui.text.kernel_columns import CALLS, TERMINAL_COLUMNS, TableOf
+from kernel_tui.text.memory_text import memory_line
 from kernel_tui.text.roofline_text import (
     ROOFLINE_HEADERS,
     ceilings_line,
@@ -51,7 +52,8 @@ from kernel_tui.text.roofline_text import (
 )
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ModeResult, ScenarioReport
+    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report import ScenarioReport
 
 
 def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> Table:
@@ -215,6 +217,9 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
             parts.extend(variant_lines(report))
         if report.eager.is_training:
             parts.append(Text(training_line(report)))
+        memory = memory_line(report)
+        if memory is not None:
+            parts.append(Text(memory))
         launches = launch_table(report)
         if launches is not None:
             parts.append(launches)

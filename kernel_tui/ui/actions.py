@@ -161,8 +161,8 @@ WHY_ACTIONS = (
     ),
     KeyAction(
         "chart_mode",
-        "Switch chart: runtime / bandwidth / roofline / timeline",
-        "Chart: runtime, achieved bandwidth (GB/s, with the ceiling) vs size, the roofline, then one call's timeline",
+        "Switch chart: runtime / bandwidth / roofline / memory / timeline",
+        "Chart, in turn: runtime, achieved bandwidth (GB/s, with the ceiling), the roofline, peak memory, a timeline",
         "b",
         footer="Bandwidth",
     ),

@@ -17,7 +17,7 @@ from kernel_tui.model.report_keys import SECTIONS
 from kernel_tui.text.baseline import KernelChange, calls_text, kernel_bytes_text
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ModeResult
+    from kernel_tui.model.mode_result import ModeResult
     from kernel_tui.ui.pinned_baselines import ModeBaseline
 
 SECTION_INDENT = "  "

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from rich.console import JustifyMethod
 
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ModeResult
+    from kernel_tui.model.mode_result import ModeResult
 
 
 def bandwidth_cell(kernel: Kernel) -> tuple[str, str]:

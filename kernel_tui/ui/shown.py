@@ -24,7 +24,8 @@ from kernel_tui.ui import describe
 from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ModeResult, ScenarioError, ScenarioReport, SweepPoint
+    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
     from kernel_tui.text.baseline import BaselineComparison
     from kernel_tui.transport.protocol import Hello
     from kernel_tui.ui.catalog import Catalog, ScenarioEntry

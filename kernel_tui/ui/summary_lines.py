@@ -15,6 +15,7 @@ from rich.text import Text
 from kernel_tui.model.baseline_marks import ADDED, MARK_STYLES
 from kernel_tui.text.call_split import cuda_graph_lines, split_lines
 from kernel_tui.text.formatting import device_line, format_count, report_notes, summary_line, training_line
+from kernel_tui.text.memory_text import memory_line
 from kernel_tui.text.roofline_text import roofline_summary
 
 if TYPE_CHECKING:
@@ -39,6 +40,9 @@ def summary_lines(shown: SummaryShown) -> list[Text]:
         lines.extend(Text(line) for line in (*split_lines(report), *cuda_graph_lines(report)))
         if report.eager.is_training:
             lines.append(Text(training_line(report)))
+        memory = memory_line(report)
+        if memory is not None:
+            lines.append(Text(memory))
         if report.ceilings is not None and report.ceilings.ridge is not None:
             # Without a ridge the line would say only "?" FLOPs: which side dominates is its point.
             lines.append(Text(roofline_summary(report)))

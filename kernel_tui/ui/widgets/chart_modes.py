@@ -84,6 +84,7 @@ CHART_MODES = (
     ChartMode("time", "Runtime vs size", "runtime", "kernel_tui.ui.widgets.runtime_lines"),
     ChartMode("bandwidth", "Bandwidth vs size", "bandwidth", "kernel_tui.ui.widgets.bandwidth_plot"),
     ChartMode("roofline", "Roofline", "roofline", "kernel_tui.ui.widgets.roofline_plot", draws_report=True),
+    ChartMode("memory", "Peak memory vs size", "memory", "kernel_tui.ui.widgets.memory_plot"),
     ChartMode("timeline", "One call's timeline", "timeline", "kernel_tui.ui.widgets.timeline_plot", draws_report=True),
 )
 """What ``b`` cycles through, in order; the first is the chart's mode when the app starts."""
@@ -96,7 +97,7 @@ def chart_mode(name: str) -> ChartMode:
 
 
 def next_chart_mode(mode: str) -> str:
-    """The chart's mode after ``mode``: runtime, achieved bandwidth, the roofline, one call's timeline, then
-    runtime again."""
+    """The chart's mode after ``mode``: runtime, achieved bandwidth, the roofline, peak memory, one call's
+    timeline, then runtime again."""
     names = [each.name for each in CHART_MODES]
     return names[(names.index(mode) + 1) % len(names)]

@@ -16,7 +16,7 @@ from kernel_tui.ui.kernel_words import kernel_story
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ModeResult
+    from kernel_tui.model.mode_result import ModeResult
 
 
 class KernelNameLine(Static):

@@ -39,7 +39,7 @@ LINE_MARK = "bold reverse"
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ModeResult
+    from kernel_tui.model.mode_result import ModeResult
     from kernel_tui.ui.kernel_rows import KernelRow
     from kernel_tui.ui.pinned_baselines import ModeBaseline
     from kernel_tui.ui.shown import TableShown

@@ -1,4 +1,4 @@
-"""The roofline: what the chart draws in its third mode (key ``b``: runtime, bandwidth, roofline).
+"""The roofline: what the chart draws in its third mode (key ``b``: runtime, bandwidth, roofline, memory, timeline).
 
 Log-log, arithmetic intensity (FLOPs per byte) across, achieved GFLOP/s up, each kernel of the scenario's
 tables as a labelled point, eager and compiled apart. The device's two measured ceilings make the roof: the copy

@@ -1,4 +1,5 @@
-"""One call's timeline: what the chart draws in its fourth mode (key ``b``: runtime, bandwidth, roofline, timeline).
+"""One call's timeline: what the chart draws in its fifth mode (key ``b``: runtime, bandwidth, roofline, memory,
+timeline).
 
 Eager, compiled and each variant one above the other on one time axis (µs from the start of the call), each
 as its lanes (``call_breakdown.LANES``): operators and Python, Dynamo's guards and the compiled wrapper, the
