@@ -30,6 +30,7 @@ BENCHMARKS = [
     "preview",
     "train_step",
     "line_cost",
+    "process_isolation",
 ]
 
 
