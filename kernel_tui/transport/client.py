@@ -99,6 +99,10 @@ class EngineClient:
         self.device = device
         self._stderr_sink = stderr_sink
         self._command = command or engine_command(device) + (["--warm-up"] if warm_up else [])
+        # A spare is started ahead of its run, time enough to pay the first compile too (Inductor's imports and
+        # probes, in every fresh engine); KERNEL_TUI_WARM_UP=0 turns it off as it does the explorer's.
+        spares_warm_up = os.environ.get("KERNEL_TUI_WARM_UP", "1") != "0"
+        self._spare_command = command or engine_command(device) + (["--warm-up"] if spares_warm_up else [])
         self._arch = arch
         self.warmup_result: Warmup | None = None
         """The engine's ``warmup`` message once its warm-up compile has ended (done or failed)."""
@@ -230,7 +234,7 @@ class EngineClient:
                 EngineClient(
                     self.device,
                     stderr_sink=self._stderr_sink,
-                    command=self._command,
+                    command=self._spare_command,
                     env=self._env,
                     arch=self._arch,
                     fresh_per_run=False,
