@@ -31,6 +31,7 @@ BENCHMARKS = [
     "train_step",
     "line_cost",
     "call_breakdown_cost",
+    "process_isolation",
 ]
 
 

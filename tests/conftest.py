@@ -87,7 +87,7 @@ def from_the_repository(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="session")
 def engine() -> Iterator[EngineClient]:
     """A CPU engine shared by the tests that measure real scenarios."""
-    with EngineClient("cpu") as client:
+    with EngineClient("cpu", fresh_per_run=False) as client:
         yield client
 
 
@@ -95,7 +95,7 @@ def engine() -> Iterator[EngineClient]:
 def preview_engine() -> Iterator[EngineClient]:
     """A CUDA-preview engine (Inductor's CUDA code generation, on no GPU) shared by the tests that preview:
     each start imports Triton and fakes a device, which costs seconds."""
-    client = EngineClient("cuda-preview", arch=90)
+    client = EngineClient("cuda-preview", arch=90, fresh_per_run=False)
     try:
         client.start()
     except EngineDied as death:

@@ -23,7 +23,7 @@ ADD_RELU_LESSON = REPO / "scenarios" / "02_add_relu.py"
 def test_a_scenario_that_changes_the_engine_changes_nothing_for_the_next(tmp_path: Path) -> None:
     observed = tmp_path / "observed.jsonl"
     env = {**os.environ, "KERNEL_TUI_PROBE_OUT": str(observed)}
-    with EngineClient("cpu", env=env) as client:
+    with EngineClient("cpu", env=env, fresh_per_run=False) as client:
         hello = client.start()
         before = measure(client, PROBE)
         spoiled = measure(client, SPOILER)
@@ -53,7 +53,7 @@ def test_what_cannot_be_restored_moves_the_next_scenario_to_a_fresh_engine(write
         "def inputs(size, device):\n    return (torch.ones(size),)\n",
         name="leaves_a_thread.py",
     )
-    with EngineClient("cpu") as client:
+    with EngineClient("cpu", fresh_per_run=False) as client:
         first_pid = client.start().pid
         left = measure(client, leaves_a_thread)
         assert left.error is None

@@ -172,7 +172,7 @@ def test_a_training_step_after_a_forward_scenario_in_a_folder_that_holds_torch()
         training = project / "training.py"
         training.write_text(TRAINING_STEP_READING_MODULE_NAMES)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(site), os.environ.get("PYTHONPATH"))))}
-        with EngineClient("cpu", env=env) as client:
+        with EngineClient("cpu", env=env, fresh_per_run=False) as client:
             first_pid = client.start().pid
             reports = [measure(client, path) for path in (forward, training, forward, training)]
             assert client.hello is not None and client.hello.pid == first_pid, "restored, not restarted"

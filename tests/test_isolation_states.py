@@ -164,7 +164,7 @@ def probe(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Probe]:
     healthy.parent.mkdir()
     healthy.write_text(HEALTHY, encoding="utf-8")
     observed = folder / "observed.jsonl"
-    with EngineClient("cpu", env={**os.environ, "KERNEL_TUI_PROBE_OUT": str(observed)}) as client:
+    with EngineClient("cpu", fresh_per_run=False, env={**os.environ, "KERNEL_TUI_PROBE_OUT": str(observed)}) as client:
         client.start()
         found = Probe(client, healthy, observed, {}, ())
         alone, found.alone_state = found.run()

@@ -232,7 +232,7 @@ def run_command(
                 # every file alike, so said once, before any is measured.
                 print(f"kernel-tui run: {death.refusal}", file=sys.stderr)
                 return EXIT_USAGE
-        for path in paths:
+        for number, path in enumerate(paths, 1):
             # Read before the run, so the saved text is the one the engine runs a moment later.
             source = saved_source(path) if options.json or options.by_line or options.export else None
 
@@ -253,6 +253,7 @@ def run_command(
                     variants=dict(options.variant) or None,
                     arch=options.arch,
                     remeasure_ceiling=options.remeasure_ceiling,
+                    then_another=number < len(paths),  # each in a fresh engine: the next one's starts meanwhile
                 ):
                     heard.take(message)
                 report = heard.report

@@ -121,10 +121,9 @@ def measure_scenario(
 
 
 def _trace_path(trace_dir: str | None, path: Path, mode: str) -> str | None:
-    if trace_dir is None:
-        return None
-    Path(trace_dir).mkdir(parents=True, exist_ok=True)
-    return str(Path(trace_dir) / f"{path.stem}.{mode}.json")
+    from kernel_tui.engine.trace_names import trace_path
+
+    return trace_path(trace_dir, path, mode)
 
 
 class MeasuredStages(ScenarioStages):

@@ -144,7 +144,12 @@ def _value(hint: Any, value: Any, where: str, finite: bool) -> Any:
     if hint is Any:
         return _free_form(value, where, 0)
     if dataclasses.is_dataclass(hint):
-        return _dataclass_fields(typing.cast(type, hint), value, where, finite)
+        fields = _dataclass_fields(typing.cast(type, hint), value, where, finite)
+        if getattr(hint, "__name__", None) == "KernelLaunch":
+            from kernel_tui.model.launch_check import check_launch
+
+            check_launch(fields, where)  # measured data: consistent, not only well typed
+        return fields
     if origin is tuple:
         if not isinstance(value, (list, tuple)):  # a tuple: a message decoded in-process, never through JSON
             raise SchemaError(where, f"is {_shown(value)}, not a list")

@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport
 
 ARROW = "⇒"
+NAMED_PER_LINE = 12
+"""Kernels named per side in a line's words; the rest are counted."""
+MANY_LINES = 16
+"""A kernel on more lines than this is described by the lines it is on, not by each line's others."""
+SOURCE_LINE_SHOWN = 240
+"""Characters of a source line printed beside its work; the rest is cut, and the cut said."""
 VANISHED = "no compiled kernel"
 """What a line's eager work became when no compiled kernel carries its line: a view, a copy fused away."""
 
@@ -52,20 +58,29 @@ class LineWork:
 
 
 def line_work(eager: ModeResult | None, compiled: ModeResult | None) -> dict[int, list[LineWork]]:
-    """Per line, its work per section (forward first), for the eager rows and the compiled ones."""
+    """Per line, its work per section (forward first), for the eager rows and the compiled ones.
+
+    One pass over each row's lines: linear in the rows' lines together (a crafted report of 600 kernels each on
+    600 lines took minutes when each line scanned every row)."""
     eager_rows = eager.kernels if eager is not None else ()
     compiled_rows = compiled.kernels if compiled is not None else ()
-    lines = sorted({line for kernel in (*eager_rows, *compiled_rows) for line in kernel.lines})
     sections = list(dict.fromkeys(kernel.section for kernel in (*eager_rows, *compiled_rows)))
+    eager_on: dict[tuple[int, str | None], list[tuple[Kernel, int]]] = {}
+    compiled_on: dict[tuple[int, str | None], list[Kernel]] = {}
+    for kernel in eager_rows:
+        counted = dict(kernel.line_calls)
+        for line in dict.fromkeys(kernel.lines):
+            calls = counted[line] if line in counted else round(kernel.calls)  # as ``Kernel.calls_from_line``
+            eager_on.setdefault((line, kernel.section), []).append((kernel, calls))
+    for kernel in compiled_rows:
+        for line in dict.fromkeys(kernel.lines):
+            compiled_on.setdefault((line, kernel.section), []).append(kernel)
+    lines = sorted({line for line, _ in (*eager_on, *compiled_on)})
     work: dict[int, list[LineWork]] = {}
     for line in lines:
         for section in sections:
-            mine = tuple(
-                (kernel, kernel.calls_from_line(line))
-                for kernel in eager_rows
-                if kernel.section == section and line in kernel.lines
-            )
-            became = tuple(k for k in compiled_rows if k.section == section and line in k.lines)
+            mine = tuple(eager_on.get((line, section), ()))
+            became = tuple(compiled_on.get((line, section), ()))
             if mine or became:
                 apart = tuple(dict.fromkeys(b.kind for b in line_boundaries(boundaries_of(compiled), line)))
                 work.setdefault(line, []).append(LineWork(line, section, mine, became, compiled is not None, apart))
@@ -117,12 +132,16 @@ def _became(compiled: Sequence[Kernel], short: bool) -> str:
 
 
 def describe(part: LineWork) -> str:
-    """One line's work in words: ``eager aten::add ×1 ⇒ compiled cpp_fused_add_relu_0 (L6-8)``."""
-    eager = ", ".join(f"{kernel.short_name} ×{format_count(calls)}" for kernel, calls in part.eager) or "nothing"
+    """One line's work in words: ``eager aten::add ×1 ⇒ compiled cpp_fused_add_relu_0 (L6-8)``; past
+    ``NAMED_PER_LINE`` kernels a side is counted, not named, so that a line's words stay bounded."""
+    eager = _named([f"{kernel.short_name} ×{format_count(calls)}" for kernel, calls in part.eager[:NAMED_PER_LINE]])
+    eager = _and_more(eager or "nothing", len(part.eager))
     if not part.compiled_known:
         became = "not measured"
     elif part.compiled:
-        became = ", ".join(_with_lines(kernel, part.line) for kernel in part.compiled)
+        became = _and_more(
+            _named([_with_lines(k, part.line) for k in part.compiled[:NAMED_PER_LINE]]), len(part.compiled)
+        )
     else:
         became = f"{VANISHED}: its work was absorbed or needed no kernel"
     section = f"{part.section}: " if part.section else ""
@@ -130,7 +149,18 @@ def describe(part: LineWork) -> str:
     return f"{section}eager {eager} {ARROW} compiled {became}{apart}"
 
 
+def _named(names: list[str]) -> str:
+    return ", ".join(names)
+
+
+def _and_more(named: str, count: int) -> str:
+    return f"{named} and {count - NAMED_PER_LINE} more" if count > NAMED_PER_LINE else named
+
+
 def _with_lines(kernel: Kernel, line: int) -> str:
+    if len(kernel.lines) > MANY_LINES:
+        # Bounded: a kernel on every one of 600 lines named the other 599 on each of them.
+        return f"{kernel.short_name} (on {len(kernel.lines)} lines)"
     others = [other for other in kernel.lines if other != line]
     return f"{kernel.short_name} (with {lines_text(others)})" if others else kernel.short_name
 
@@ -165,7 +195,7 @@ def annotated_lines(source: str, report: ScenarioReport) -> list[str]:
     work = line_work(report.eager, report.compiled)
     out = []
     for number in shown_range(source_lines, work):
-        out.append(f"{number:>4} │ {source_lines[number - 1]}")
+        out.append(f"{number:>4} │ {cut_line(source_lines[number - 1])}")
         for part in work.get(number, ()):
             out.append(f"     │     {describe(part)}")
         for boundary in line_boundaries(boundaries_of(report.compiled), number):
@@ -176,3 +206,11 @@ def annotated_lines(source: str, report: ScenarioReport) -> list[str]:
         out += ["", "Not on any line:"]
         out += [f"  {label} {kernel.short_name}: {kernel.unplaced or 'no line recorded'}" for label, kernel in missing]
     return out
+
+
+def cut_line(text: str, limit: int = SOURCE_LINE_SHOWN) -> str:
+    """``text`` as printed beside its work: a line longer than ``limit`` characters is cut, and says so (a
+    3 MB line printed whole was 18,750 terminal rows)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… (line cut: {len(text) - limit:,} more characters)"

@@ -34,7 +34,7 @@ from kernel_tui.transport.protocol import (
 )
 
 if TYPE_CHECKING:
-    pass
+    from kernel_tui.transport.spare_engine import SpareEngine
 
 STDERR_TAIL_LINES = 40
 # Kineto prints these on every profile whatever its log level; they are torch's noise, not the scenario's.
@@ -85,15 +85,24 @@ class EngineClient:
         env: dict[str, str] | None = None,
         arch: Arch | None = None,
         warm_up: bool = False,
+        fresh_per_run: bool = True,
     ) -> None:
         """``arch``: the GPU architecture a ``cuda-preview`` engine generates code for, in every run request that
         names none (default sm_90).
 
         ``warm_up``: the engine compiles a tiny function right after its hello, while nobody waits for it
-        (the explorer: the learner reads the lesson); ``warmup_result`` says when it has ended."""
+        (the explorer: the learner reads the lesson); ``warmup_result`` says when it has ended.
+
+        ``fresh_per_run``: each run in an engine no earlier run has touched (``spare_engine``): the engine ends
+        after its run, and the next run takes a spare started when this one was sent. False: one engine runs
+        one scenario after another, restoring its state between them (``engine.isolation``)."""
         self.device = device
         self._stderr_sink = stderr_sink
         self._command = command or engine_command(device) + (["--warm-up"] if warm_up else [])
+        # A spare is started ahead of its run, time enough to pay the first compile too (Inductor's imports and
+        # probes, in every fresh engine); KERNEL_TUI_WARM_UP=0 turns it off as it does the explorer's.
+        spares_warm_up = os.environ.get("KERNEL_TUI_WARM_UP", "1") != "0"
+        self._spare_command = command or engine_command(device) + (["--warm-up"] if spares_warm_up else [])
         self._arch = arch
         self.warmup_result: Warmup | None = None
         """The engine's ``warmup`` message once its warm-up compile has ended (done or failed)."""
@@ -104,6 +113,10 @@ class EngineClient:
         self._next_run_id = 0
         self._strangers: set[int] = set()
         self.hello: Hello | None = None
+        self.fresh_per_run = fresh_per_run
+        self._spare: SpareEngine | None = None
+        self._adopter: EngineClient | None = None
+        """The client that took this one's engine as its spare: the warm-up's end is news to it."""
 
     # -- lifecycle -----------------------------------------------------------------------------------
 
@@ -119,7 +132,9 @@ class EngineClient:
         already; if there was none yet, this sees them here, so no engine is left waited on for its hello."""
         if self.running and self.hello is not None:
             return self.hello
-        self.close()
+        if (adopted := self._take_spare(abandoned)) is not None:
+            return adopted
+        self._end_engine()
         if abandoned is not None and abandoned():
             raise EngineDied(None, "", STOPPED_WHILE_STARTING)
         self._messages = queue.Queue()
@@ -159,20 +174,20 @@ class EngineClient:
         threading.Thread(target=self._read_stderr, args=(err_read, process), daemon=True).start()
         # Read after the process is set: a close that read it unset was asked for before this check.
         if abandoned is not None and abandoned():
-            self.close()
+            self._end_engine()
             raise EngineDied(None, self.stderr_tail(), STOPPED_WHILE_STARTING)
         deadline = time.monotonic() + timeout
         while True:
             try:
                 hello = self._next_message(max(0.0, deadline - time.monotonic()))
             except NoMessageInTime:
-                self.close()
+                self._end_engine()
                 raise EngineDied(None, self.stderr_tail(), f"the engine did not start within {timeout:g} s") from None
             # A stray line is in the stderr tail, and the hello may follow it; another version's never will.
             if not isinstance(hello, ProtocolError) or isinstance(hello, protocol.VersionMismatch):
                 break
         if not isinstance(hello, Hello):
-            self.close()
+            self._end_engine()
             raise EngineDied(None, self.stderr_tail(), f"the engine spoke another protocol: {hello}"[:300])
         self.hello = hello
         return hello
@@ -187,7 +202,46 @@ class EngineClient:
 
     def close(self) -> None:
         """End the engine and everything it started (compile workers, a scenario's own processes), in a
-        bounded time whatever holds its pipes."""
+        bounded time whatever holds its pipes; and the spare, if one was started."""
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.drop()
+        self._end_engine()
+
+    def _take_spare(self, abandoned: Callable[[], bool] | None) -> Hello | None:
+        """The spare's engine as this client's, once it has said hello; None where there is no spare or it
+        could not start (the caller starts one the usual way, and hears why if that fails too)."""
+        spare, self._spare = self._spare, None
+        if spare is None:
+            return None
+        if not spare.ready(abandoned):
+            spare.drop()
+            return None
+        self._end_engine()
+        engine = spare.client
+        # Its reader threads hold these very queue and deque objects: taken over as they are.
+        self._process, engine._process = engine._process, None
+        self._messages, self._stderr_tail, self._strangers = engine._messages, engine._stderr_tail, engine._strangers
+        self.hello, self.warmup_result = engine.hello, engine.warmup_result
+        engine._adopter = self
+        return self.hello
+
+    def _start_spare(self) -> None:
+        if self._spare is None:
+            from kernel_tui.transport.spare_engine import SpareEngine
+
+            self._spare = SpareEngine(
+                EngineClient(
+                    self.device,
+                    stderr_sink=self._stderr_sink,
+                    command=self._spare_command,
+                    env=self._env,
+                    arch=self._arch,
+                    fresh_per_run=False,
+                )
+            )
+
+    def _end_engine(self) -> None:
         process, self._process = self._process, None
         self.hello = None
         if process is None:
@@ -214,7 +268,7 @@ class EngineClient:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self.close()
+        self._end_engine()
 
     def stderr_tail(self) -> str:
         return "".join(self._stderr_tail)
@@ -234,12 +288,16 @@ class EngineClient:
         arch: Arch | None = None,
         remeasure_ceiling: bool = False,
         run_id: int | None = None,
+        then_another: bool = True,
     ) -> Iterator[RunMessage]:
         """Yield the engine's messages for one scenario, ending with its ``Done``; ``arch`` and
         ``remeasure_ceiling`` are the run's settings (``RunRequest``).
 
         ``run_id``: the number the caller gave the run (the app's ``RunLifecycle``), sent with the request so
         that the run has one number from the key press to the engine's replies; None: numbered here.
+
+        ``then_another``: whether another run may follow (with ``fresh_per_run``, a spare is started for it
+        now); False for the last of a known list.
 
         Raises EngineDied if the engine ends or overruns ``timeout``; the engine is then closed, and
         the next ``run`` starts a fresh one.
@@ -265,6 +323,8 @@ class EngineClient:
             self._process.stdin.flush()
         except OSError:
             pass  # a dead engine is reported by the read below, with its exit code
+        if self.fresh_per_run and then_another:
+            self._start_spare()
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -272,7 +332,7 @@ class EngineClient:
                 message = self._next_message(remaining)
             except NoMessageInTime:
                 tail = self.stderr_tail()
-                self.close()
+                self._end_engine()
                 raise EngineDied(None, tail, f"no result within {timeout:g} s: the engine was stopped") from None
             if not isinstance(message, RunMessage) or message.run_id != run_id:
                 continue  # a bad line is in the stderr tail already; a stale run's message is no news
@@ -282,10 +342,10 @@ class EngineClient:
                 return
 
     def _run_ended(self, done: Done) -> bool:
-        if done.restart:
-            # The scenario changed what the engine cannot restore; the engine ends by itself, and the next
-            # run must not be sent to it.
-            self.close()
+        if done.restart or self.fresh_per_run:
+            # The scenario ran code in this engine: the next run must not be sent to it (with ``restart``,
+            # the scenario changed what the engine cannot restore, and it ends by itself).
+            self._end_engine()
         return True
 
     def _next_message(self, timeout: float | None) -> EngineMessage | ProtocolError:
@@ -309,7 +369,7 @@ class EngineClient:
             # The stderr reader may still be draining the last lines of a dying engine.
             time.sleep(0.05)
             tail = self.stderr_tail()
-            self.close()
+            self._end_engine()
             raise EngineDied(code, tail)
         return message
 
@@ -345,7 +405,7 @@ class EngineClient:
     ) -> None:
         def warmup_ended(message: Warmup) -> None:
             # Not part of any run: kept here for whoever asks, whether a run is being read or not.
-            self.warmup_result = message
+            (self._adopter or self).warmup_result = message
 
         def on_line(line: str) -> None:
             if not line.strip():

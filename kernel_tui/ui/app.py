@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
     from kernel_tui.ui.catalog import ScenarioEntry
+    from kernel_tui.ui.crash_file import CrashSaved
 
 
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -60,6 +61,10 @@ class KernelTuiApp(App[None]):
         self._exit_after_first_frame = exit_after_first_frame
         self.predictions = PredictionBook(enabled=predict)
         """The course's predict-then-reveal answers and score (``--no-predict``: off at start)."""
+        self.crash_to_file = not self.is_headless
+        """Whether an unexpected exception saves the session and ends the app with one line (``_handle_exception``)."""
+        self.crash_saved: CrashSaved | None = None
+        """Where the last such exception's results and traceback were written."""
 
     def notify(
         self,
@@ -73,6 +78,21 @@ class KernelTuiApp(App[None]):
         """A toast, never read as markup whatever the caller asked: its text names scenarios, kernels and errors
         that strangers wrote (a ``[/]`` in a title once crashed the app, a ``[link=…]`` was followed)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An exception nothing in the app expected: Textual ends the app on it (the pane whose handler raised has
+        stopped reading its messages). The session's results are saved first and the terminal gets one line
+        naming where (``crash_file``), not Textual's traceback; under Pilot (headless) tests see the exception."""
+        if self.is_headless and not self.crash_to_file:
+            super()._handle_exception(error)
+            return
+        from kernel_tui.ui.crash_file import save_crash
+
+        explorer = self.get_explorer()
+        reports = explorer.session_reports() if explorer is not None else []
+        saved = save_crash(error, reports)
+        self.crash_saved = saved
+        self.exit(return_code=1, message=saved.one_line(error))
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()

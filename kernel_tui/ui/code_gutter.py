@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kernel_tui.model.baseline_marks import MARK_STYLES, SAME
-from kernel_tui.text.by_line import gutter_text, short_gutter_text
+from kernel_tui.text.by_line import SOURCE_LINE_SHOWN, gutter_text, short_gutter_text
 
 if TYPE_CHECKING:
     from kernel_tui.text.by_line import LineWork
@@ -51,9 +51,24 @@ def fitted(texts: tuple[str, str], width: int) -> str:
     return short if len(short) <= width else short[: max(width - 1, 0)] + "…"
 
 
+_texts_of: list[tuple[dict[int, list[LineWork]], dict[int, LineChange], dict[int, tuple[str, str]]]] = []
+"""The last work and changes drawn, with each line's texts: a cursor move draws the same ones again."""
+
+
+def all_cell_texts(work: dict[int, list[LineWork]], changes: dict[int, LineChange]) -> dict[int, tuple[str, str]]:
+    """Each line's ``cell_texts``, worked out once per ``work`` and ``changes`` (``CodeLinks`` hands on the same
+    ones while the run shown is the same)."""
+    for known_work, known_changes, texts in _texts_of:
+        if known_work is work and (known_changes is changes or not (known_changes or changes)):
+            return texts
+    texts = {line: cell_texts(work.get(line, []), changes.get(line)) for line in {*work, *changes}}
+    _texts_of[:] = [(work, changes, texts)]
+    return texts
+
+
 def gutter_width(work: dict[int, list[LineWork]], pane_width: int, changes: dict[int, LineChange] | None = None) -> int:
     """Wide enough for the longest full text, within the pane's share; 0 when no line launched anything."""
-    texts = [cell_texts(work.get(line, []), (changes or {}).get(line)) for line in {*work, *(changes or {})}]
+    texts = list(all_cell_texts(work, changes or {}).values())
     if not texts:
         return 0
     share = max(pane_width // MAX_SHARE, MIN_WIDTH)
@@ -64,10 +79,13 @@ def gutter_width(work: dict[int, list[LineWork]], pane_width: int, changes: dict
     return min(max(len(short) for _, short in texts), share)
 
 
-def gutter_cell(parts: list[LineWork], width: int, change: LineChange | None = None) -> Text:
+def gutter_cell(
+    parts: list[LineWork], width: int, change: LineChange | None = None, texts: tuple[str, str] | None = None
+) -> Text:
     vanished = bool(parts) and all(part.vanished for part in parts)
     style = VANISHED_STYLE if vanished else GUTTER_STYLE
-    text = Text(fitted(cell_texts(parts, change), width), style=style, no_wrap=True, overflow="ellipsis")
+    texts = texts if texts is not None else cell_texts(parts, change)
+    text = Text(fitted(texts, width), style=style, no_wrap=True, overflow="ellipsis")
     if change is not None and change.status != SAME:
         text.stylize(MARK_STYLES[change.status], 0, 1)
     return text
@@ -88,7 +106,9 @@ def code_with_gutter(
 
     changes = changes or {}
     width = gutter_width(work, pane_width, changes)
-    last = max(piece.first_line + len(piece.code.splitlines()) - 1 for piece in pieces)
+    texts = all_cell_texts(work, changes)
+    line_counts = [len(piece.code.splitlines()) for piece in pieces]
+    last = max(piece.first_line + count - 1 for piece, count in zip(pieces, line_counts, strict=True))
     grid = Table.grid(padding=(0, 1))
     grid.add_column(width=width, no_wrap=True)
     grid.add_column(width=len(str(last)) + 1, no_wrap=True, justify="right")
@@ -96,12 +116,13 @@ def code_with_gutter(
     for index, piece in enumerate(pieces):
         if index:
             grid.add_row("", "", "")
-        syntax = Syntax(piece.code, "python", theme="ansi_dark", background_color="default")
-        code_lines = syntax.highlight(piece.code).split("\n", allow_blank=True)
+        shown_code = cut_long_lines(piece.code)
+        syntax = Syntax(shown_code, "python", theme="ansi_dark", background_color="default")
+        code_lines = syntax.highlight(shown_code).split("\n", allow_blank=True)
         for number, code in enumerate(code_lines, start=piece.first_line):
-            if number >= piece.first_line + len(piece.code.splitlines()):
+            if number >= piece.first_line + line_counts[index]:
                 break  # highlight() ends the code with a newline: no line of the file
-            cell = gutter_cell(work.get(number, []), width, changes.get(number))
+            cell = gutter_cell(work.get(number, []), width, changes.get(number), texts.get(number))
             if number == cursor:
                 cell.stylize(CURSOR_STYLE)
                 mark = Text(f"{CURSOR_MARK}{number}", style=CURSOR_STYLE)
@@ -110,3 +131,16 @@ def code_with_gutter(
                 mark = Text(f"{'❱' if linked_here else ' '}{number}", style=LINKED_STYLE if linked_here else "dim")
             grid.add_row(cell, mark, code)
     return grid
+
+
+def cut_long_lines(code: str) -> str:
+    """``code`` with each line longer than ``SOURCE_LINE_SHOWN`` characters cut, the cut said in a comment: a
+    3 MB line was highlighted and wrapped whole on every cursor move."""
+    if all(len(line) <= SOURCE_LINE_SHOWN for line in code.split("\n")):
+        return code
+    return "\n".join(
+        line
+        if len(line) <= SOURCE_LINE_SHOWN
+        else f"{line[:SOURCE_LINE_SHOWN]}  # … line cut: {len(line) - SOURCE_LINE_SHOWN:,} more characters"
+        for line in code.split("\n")
+    )

@@ -48,6 +48,8 @@ class CodeLinks:
         """The editor's cursor line while it holds the scenario shown, else the lesson's line cursor."""
         self.speaking = False
         """The line under the tables tells of ``code_line`` (until a table's cursor moves)."""
+        self._worked_from: tuple[object, object, object] | None = None
+        """The report, compiled side and baseline ``work`` and ``changes`` were worked out from."""
 
     def show(
         self,
@@ -63,14 +65,19 @@ class CodeLinks:
         eager, compiled = (report.eager, report.compiled) if report is not None else (None, None)
         if report is not None and (table := find("#compiled", KernelTable)) is not None:
             compiled = table.result
-        self.work = line_work(eager, compiled) if report is not None else {}
-        self.changes = {}
-        # As the compiled table does: a variant shown is compared with nothing (the baseline ran the default).
-        if baseline is not None and report is not None and compiled is report.compiled:
-            from kernel_tui.text.line_changes import aligned_lines, line_changes
+        # Worked out once per run shown (a report, a variant, a baseline), not on every cursor move: the same
+        # dictionaries are handed on, and the panes see at once that nothing of them changed.
+        inputs = (report, compiled, baseline)
+        if self._worked_from is None or any(a is not b for a, b in zip(inputs, self._worked_from, strict=True)):
+            self._worked_from = inputs
+            self.work = line_work(eager, compiled) if report is not None else {}
+            self.changes = {}
+            # As the compiled table does: a variant shown is compared with nothing (the baseline ran the default).
+            if baseline is not None and report is not None and compiled is report.compiled:
+                from kernel_tui.text.line_changes import aligned_lines, line_changes
 
-            mapping = aligned_lines(baseline.source, report.source)
-            self.changes = line_changes(baseline.eager, baseline.compiled, self.work, mapping)
+                mapping = aligned_lines(baseline.source, report.source)
+                self.changes = line_changes(baseline.eager, baseline.compiled, self.work, mapping)
         self.linked = frozenset(kernel.lines) if kernel is not None else frozenset()
         lesson = find("#lesson", LessonView)
         if lesson is not None:

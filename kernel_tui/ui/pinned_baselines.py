@@ -66,6 +66,10 @@ class PinnedBaselines:
         self._pins[scenario] = Pin(run.run_id, run.report)
         return True
 
+    def reports(self) -> list[ScenarioReport]:
+        """Every pinned run's report."""
+        return [pin.report for pin in self._pins.values()]
+
     def is_pinned(self, run: ScenarioRun | None) -> bool:
         if run is None:
             return False

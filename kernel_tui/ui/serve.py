@@ -8,14 +8,19 @@ code on this machine. Two locks, on every address it listens on (127.0.0.1 by de
 - a secret token, printed at start in the address to open (as Jupyter does): the page and the websocket
   are refused without it;
 - the websocket handshake's ``Origin`` must be the page's own: a page on any other site the user visits
-  cannot open it, even if it guessed the token.
+  cannot open it, even if it guessed the token;
+- every request's ``Host`` must name this server (an IP address, ``localhost``, the address it listens on or this
+  machine's name, and its port): a DNS-rebinding page, whose Host and Origin agree with each other on the
+  attacker's name, is refused before either is compared.
 
 Nothing listens unless ``--serve`` is given.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hmac
+import ipaddress
 import logging
 import secrets
 import shlex
@@ -94,6 +99,22 @@ def origin_is_own(origin: str | None, scheme: str, host: str | None) -> bool:
     return origin.rstrip("/").lower() == f"{scheme}://{host}".lower()
 
 
+def host_is_own(host_header: str | None, listening_on: str, port: int) -> bool:
+    """The request names this server: an IP address (a DNS-rebinding page cannot make its own name one) or a
+    name this machine answers to, with the port it listens on."""
+    if not host_header:
+        return False
+    name, _, given_port = host_header.strip().rpartition(":")
+    if not name or given_port != str(port) or name.endswith("]") is not name.startswith("["):
+        return False
+    name = name.strip("[]").lower().rstrip(".")
+    with contextlib.suppress(ValueError):
+        ipaddress.ip_address(name)
+        return True
+    own = {"localhost", listening_on.lower(), socket.gethostname().lower(), socket.getfqdn().lower()}
+    return name in own - {""}
+
+
 def token_matches(given: str | None, token: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), token.encode())
 
@@ -124,6 +145,7 @@ def guarded_server(command: str, *, host: str, port: int, token: str) -> Any:
     from textual_serve.server import Server, to_int
 
     refused = "kernel-tui: open the address that kernel-tui --serve printed, token included.\n"
+    wrong_host = "kernel-tui: this server answers to its own address only (the Host named another).\n"
 
     class GuardedServer(Server):
         def initialize_logging(self) -> None:
@@ -152,6 +174,8 @@ def guarded_server(command: str, *, host: str, port: int, token: str) -> Any:
             print("Press Ctrl+C to stop.", flush=True)
 
         async def handle_index(self, request: web.Request) -> web.StreamResponse:
+            if not host_is_own(request.headers.get("Host"), host, port):
+                raise web.HTTPForbidden(text=wrong_host)
             if not token_matches(request.query.get("token"), token):
                 raise web.HTTPForbidden(text=refused)
             # Addresses as the browser asked for the page, so that the websocket's Origin is its own.
@@ -169,6 +193,8 @@ def guarded_server(command: str, *, host: str, port: int, token: str) -> Any:
             return response
 
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+            if not host_is_own(request.headers.get("Host"), host, port):
+                raise web.HTTPForbidden(text=wrong_host)
             if not token_matches(request.match_info.get("token"), token):
                 raise web.HTTPForbidden(text=refused)
             if not origin_is_own(request.headers.get("Origin"), request.scheme, request.host):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.events import DescendantFocus, Resize
+from textual.events import DescendantFocus
 from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
@@ -43,16 +43,13 @@ from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.screens.asked import Asked, Reply
 from kernel_tui.ui.screens.explorer_engine import EngineEvents
 from kernel_tui.ui.screens.explorer_layout import (
-    SCREEN_CHROME_ROWS,
-    SIDE_BY_SIDE_TABLES_MIN_WIDTH,
-    TOP_MIN_HEIGHT,
     compose_explorer,
     find,
     fits_wide,
     focus_pane,
-    focused_pane,
 )
 from kernel_tui.ui.screens.explorer_panes import OF_THE_RUN, show_panes
+from kernel_tui.ui.screens.layout_switch import LayoutSwitch
 from kernel_tui.ui.screens.snippet_actions import SnippetActions
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.screens.variants_part import VariantsPart
@@ -66,6 +63,7 @@ from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
 if TYPE_CHECKING:
+    from kernel_tui.model.report import ScenarioReport
     from kernel_tui.ui.engine_link import EngineLink
     from kernel_tui.ui.score import PredictionBook
     from kernel_tui.ui.session_effects import Effects
@@ -74,7 +72,7 @@ if TYPE_CHECKING:
 W = TypeVar("W", bound=Widget)
 
 
-class ExplorerScreen(SnippetActions, EngineEvents):
+class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
     """The one main screen of the app."""
 
     AUTO_FOCUS = "#scenarios"
@@ -122,6 +120,7 @@ class ExplorerScreen(SnippetActions, EngineEvents):
         """What the chart draws: a mode of ``chart_modes.CHART_MODES``; kept across scenarios and layouts."""
         self._run_size: int | None = None
         self.wide = fits_wide(self.app.size)
+        """The layout the widgets on screen are composed in (side by side, or tabs)."""
         self._name_mode = "eager"
         """Which table's highlighted kernel the full-name line shows: the one last focused."""
         self._status_for_editor = False
@@ -130,9 +129,10 @@ class ExplorerScreen(SnippetActions, EngineEvents):
     # -- layout ------------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        self.set_class(self.wide, "-wide")
-        self.set_class(not self.wide, "-narrow")
-        yield from compose_explorer(self.wide)
+        wide = self.composing_wide
+        self.set_class(wide, "-wide")
+        self.set_class(not wide, "-narrow")
+        yield from compose_explorer(wide)
 
     def on_mount(self) -> None:
         self._fit_tables()
@@ -145,27 +145,6 @@ class ExplorerScreen(SnippetActions, EngineEvents):
     def on_unmount(self) -> None:
         # Quitting: the draft is written, and drafts that hold nothing unsaved go. (The widgets are going.)
         self.snippets.close()
-
-    async def on_resize(self, event: Resize) -> None:
-        wide = fits_wide(self.app.size)
-        if wide == self.wide:
-            self._fit_tables()
-            return
-        focused = focused_pane(self)
-        self.wide = wide
-        await self.recompose()
-        self._fit_tables()
-        self.refresh_shown()
-        self._show_panes(None)
-        self.action_pane(focused)
-
-    def _fit_tables(self) -> None:
-        if self.wide:
-            stacked = self.app.size.width < SIDE_BY_SIDE_TABLES_MIN_WIDTH
-            self.query_one("#tables").set_class(stacked, "-stacked")
-            # What the lesson and the chart leave: past it the results scroll rather than run off the screen.
-            room = self.app.size.height - SCREEN_CHROME_ROWS - TOP_MIN_HEIGHT
-            self.query_one("#results").styles.max_height = max(room, 6)
 
     def on_deferred_mounted(self, message: Deferred.Mounted) -> None:
         self._show_panes(None)
@@ -212,6 +191,10 @@ class ExplorerScreen(SnippetActions, EngineEvents):
             self.clock(),
         )
 
+    def session_reports(self) -> list[ScenarioReport]:
+        """Every report this session holds: each scenario's latest finished run and every pinned baseline."""
+        return [*(run.report for run in self.runs.values() if run.report is not None), *self.baselines.reports()]
+
     def saved_origin(self) -> str | None:
         """Where the saved numbers on screen were measured; None: they are measured here."""
         return None
@@ -225,8 +208,8 @@ class ExplorerScreen(SnippetActions, EngineEvents):
 
     def _show_panes(self, old: Shown | None) -> None:
         """Hand each pane its slice of ``shown`` where it changed since ``old`` (None: hand every one)."""
-        if self.shown is None:
-            return
+        if self.shown is None or self.switching:
+            return  # mid-switch the panes are half-built: the switch hands every one its slice when it ends
         self.sub_title = self.shown.sub_title
         self.set_class(self.shown.editing, "-editing")
         if show_panes(self, self.shown, old) & OF_THE_RUN:
@@ -348,6 +331,8 @@ class ExplorerScreen(SnippetActions, EngineEvents):
 
     def action_pane(self, pane: str) -> None:
         """Show a pane (a tab when the terminal is small) and focus it."""
+        if self.keep_pane_for_after_switch(pane):
+            return  # shown once the new layout's widgets are all there
         if not self.wide:
             self.query_one(TabbedContent).active = f"tab-{pane}"
         self.call_after_refresh(focus_pane, self, pane, tabs=not self.wide)
@@ -367,7 +352,15 @@ class ExplorerScreen(SnippetActions, EngineEvents):
         messages = self.link.run(entry.path, sweep=sweep, size=self.run_size, variants=variants)
         self._run_engine(run.run_id, entry.path, messages)
         self.refresh_shown()
-        if not self.wide and self.query_one(TabbedContent).active in ("tab-scenarios", "tab-lesson"):
+        if (
+            not self.wide
+            and not self.switching
+            and self.query_one(TabbedContent).active
+            in (
+                "tab-scenarios",
+                "tab-lesson",
+            )
+        ):
             self.action_pane("kernels")
 
     def action_pin_baseline(self) -> None:

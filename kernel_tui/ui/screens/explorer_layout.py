@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Header, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
 from kernel_tui.ui.widgets.deferred import Deferred
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
@@ -26,6 +26,7 @@ from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.steady_footer import SteadyFooter
+from kernel_tui.ui.widgets.steady_header import SteadyHeader
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 from kernel_tui.ui.widgets.variants_table import VariantsPane, VariantsTable
 
@@ -55,7 +56,7 @@ def fits_wide(size: tuple[int, int]) -> bool:
 
 def compose_explorer(wide: bool) -> ComposeResult:
     """Every widget of the explorer, in the layout for a large (``wide``) or a small terminal."""
-    yield Header()
+    yield SteadyHeader()
     if wide:
         with Horizontal(id="main"):
             yield ScenarioList(id="scenarios")
@@ -105,16 +106,20 @@ stage and sweep point, and each query walked the whole screen (about 1 ms)."""
 
 
 def find(screen: Screen[Any], selector: str, expect: type[W]) -> W | None:
-    """The widget, or None while its pane has not been mounted yet (see ``Deferred``)."""
+    """The widget, or None while its pane has not been mounted yet (see ``Deferred``) or is being replaced
+    (a layout switch): a widget attached but not mounted has not composed its own children yet, and asking
+    it to show something queried children that were not there (``NoMatches`` on ``#status-text``)."""
     known = _found.setdefault(screen, {})
     widget = known.get(selector)
     # A widget removed since (the layout changed, and the screen was composed again) is looked up anew.
     if widget is not None and widget.is_attached and widget.screen is screen and isinstance(widget, expect):
-        return widget
+        return widget if widget.is_mounted else None
     found = screen.query(selector)
     if not found:
         return None
     widget = found.first(expect)
+    if not widget.is_mounted:
+        return None
     if selector.startswith("#") and selector[1:].replace("-", "").replace("_", "").isalnum():
         known[selector] = widget
     return widget

@@ -122,7 +122,10 @@ class LessonView(VerticalScroll):
         """The latest run's work per line, in the code's gutter (against the baseline's, with ``changes``), and
         the lines of the highlighted kernel."""
         changes = changes or {}
-        if (work, linked, changes) == (self.line_work, self.linked_lines, self.line_changes):
+        # The same work is handed on while the run shown is the same (``CodeLinks``): compared by identity, since
+        # comparing two equal tables of a crafted report kernel by kernel cost more than drawing them.
+        same_changes = changes is self.line_changes or not (changes or self.line_changes)
+        if work is self.line_work and same_changes and linked == self.linked_lines:
             return
         self.line_work, self.linked_lines, self.line_changes = work, linked, changes
         self._show_source()

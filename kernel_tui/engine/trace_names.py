@@ -1,0 +1,59 @@
+"""Names of the Chrome traces ``--trace DIR`` writes, unique per scenario path: ``NAME.eager.json`` for the first
+scenario named NAME.py written there, ``NAME-1a2b3c4d.eager.json`` for another file of the same name (two
+``dup.py`` in different folders wrote the same trace files, each over the other's).
+
+Which scenario owns which name is kept in the folder itself (``.kernel-tui-traces.json``): each scenario runs in
+an engine of its own, and a later ``kernel-tui run`` into the same folder keeps to the same names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from pathlib import Path
+
+INDEX = ".kernel-tui-traces.json"
+"""Name → the absolute path of the scenario whose traces carry it."""
+
+
+def trace_path(trace_dir: str | None, scenario: Path, mode: str) -> str | None:
+    """Where ``scenario``'s ``mode`` trace goes in ``trace_dir`` (None: no traces asked for)."""
+    if trace_dir is None:
+        return None
+    folder = Path(trace_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder / f"{trace_name(folder, scenario)}.{mode}.json")
+
+
+def trace_name(folder: Path, scenario: Path) -> str:
+    owner = str(scenario.resolve())
+    index = _read_index(folder / INDEX)
+    for name, path in index.items():
+        if path == owner:
+            return name
+    name = scenario.stem
+    # A trace of that name already there and owned by no one we know of (written before the index) is kept too.
+    if name in index or any(folder.glob(f"{_glob_escaped(name)}.*.json")):
+        name = f"{scenario.stem}-{hashlib.sha256(owner.encode()).hexdigest()[:8]}"
+    index[name] = owner
+    partial = folder / f"{INDEX}.{os.getpid()}.partial"
+    with contextlib.suppress(OSError):
+        partial.write_text(json.dumps(index, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(partial, folder / INDEX)
+    return name
+
+
+def _read_index(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(name): path for name, path in data.items() if isinstance(path, str)}
+
+
+def _glob_escaped(name: str) -> str:
+    return "".join(f"[{char}]" if char in "*?[]" else char for char in name)

@@ -1,0 +1,93 @@
+"""The explorer's switch between its two layouts (``explorer_layout``) when the terminal is resized, as one step.
+
+Recomposing replaces every widget, and keys, ticks and engine messages keep arriving meanwhile: a pane being
+replaced is attached before its own children are composed, and a tab bar before its tabs. So while the switch
+runs, a key asking for a pane is kept for after it, and the panes are handed their slices only once it has
+ended (``find`` skips a widget not mounted yet). A resize that comes during the switch is read when it ends, so
+the layout always follows the last size.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.events import Resize
+from textual.screen import Screen
+
+from kernel_tui.ui.screens.explorer_layout import (
+    SCREEN_CHROME_ROWS,
+    SIDE_BY_SIDE_TABLES_MIN_WIDTH,
+    TOP_MIN_HEIGHT,
+    fits_wide,
+    focused_pane,
+)
+
+if TYPE_CHECKING:
+    from kernel_tui.ui.shown import Shown
+
+
+class LayoutSwitch(Screen[None]):
+    """The resize half of ``ExplorerScreen``."""
+
+    wide: bool
+    """The layout the widgets on screen are composed in: side by side (True) or tabs."""
+    _switching_to: bool | None = None
+    """While the screen is recomposed for the other layout: that layout."""
+    _pane_after_switch: str | None = None
+    """The pane to show once the switch ends: the one focused before it, or one a key asked for during it."""
+
+    def refresh_shown(self) -> None:
+        raise NotImplementedError  # the explorer's
+
+    def _show_panes(self, old: Shown | None) -> None:
+        raise NotImplementedError  # the explorer's
+
+    def action_pane(self, pane: str) -> None:
+        raise NotImplementedError  # the explorer's
+
+    @property
+    def switching(self) -> bool:
+        """Whether the widgets are being replaced for the other layout now."""
+        return self._switching_to is not None
+
+    @property
+    def composing_wide(self) -> bool:
+        """The layout ``compose`` builds: the one being switched to, else the one on screen."""
+        return self.wide if self._switching_to is None else self._switching_to
+
+    def keep_pane_for_after_switch(self, pane: str) -> bool:
+        """During a switch, remember ``pane`` to show when it ends (True); False when no switch is under way."""
+        if self._switching_to is None:
+            return False
+        self._pane_after_switch = pane
+        return True
+
+    async def on_resize(self, event: Resize) -> None:
+        if self._switching_to is not None:
+            return  # the switch under way reads the size again when it ends
+        await self._switch_layout()
+
+    async def _switch_layout(self) -> None:
+        while self.is_attached and (wide := fits_wide(self.app.size)) != self.wide:
+            self._pane_after_switch = self._pane_after_switch or focused_pane(self)
+            self._switching_to = wide
+            try:
+                await self.recompose()
+            finally:
+                self._switching_to = None
+            self.wide = wide
+        self._fit_tables()
+        if (pane := self._pane_after_switch) is not None:
+            self._pane_after_switch = None
+            self.refresh_shown()
+            self._show_panes(None)
+            self.action_pane(pane)
+
+    def _fit_tables(self) -> None:
+        if not self.wide or self._switching_to is not None:
+            return
+        stacked = self.app.size.width < SIDE_BY_SIDE_TABLES_MIN_WIDTH
+        self.query_one("#tables").set_class(stacked, "-stacked")
+        # What the lesson and the chart leave: past it the results scroll rather than run off the screen.
+        room = self.app.size.height - SCREEN_CHROME_ROWS - TOP_MIN_HEIGHT
+        self.query_one("#results").styles.max_height = max(room, 6)

@@ -1,0 +1,101 @@
+"""The explorer under a careless user: the terminal resized between 80x24 and 120x36 with keys pressed while the
+layout switches (tabs ↔ side by side), during runs, sweeps, the editor and a dialog, 50 times; nothing crashes and
+every pane shows the session's results afterwards."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from replay import ReplayGate
+from test_ui_support import ADD_RELU, explorer, finished, make_app, make_link, wait_for
+from textual.events import Resize
+from textual.geometry import Size
+from textual.pilot import Pilot
+from textual.widgets import TabbedContent
+
+from kernel_tui.transport.protocol import Partial
+from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.widgets.kernel_table import KernelTable
+
+SMALL = (80, 24)
+LARGE = (120, 36)
+KEYS_DURING_SWITCH: Sequence[Sequence[str]] = (("4",), ("4", "b"), ("3", "down", "down"), ("2",), ("1",))
+"""The keys of the reported crashes (4, 4 b, 3 Down Down), and each other pane's (the editor's: below)."""
+ROUNDS = 50
+
+
+async def resize_without_waiting(pilot: Pilot[None], size: tuple[int, int]) -> None:
+    """A resize as the terminal sends it: the keys that follow arrive while the screen is being recomposed
+    (``Pilot.resize_terminal`` waits for the screen to settle first, which no user does)."""
+    app = pilot.app
+    app._driver._size = Size(*size)  # type: ignore[union-attr]  # the headless driver's size, as Pilot sets it
+    app.post_message(Resize(Size(*size), Size(*size)))
+
+
+async def storm(pilot: Pilot[None], rounds: int = ROUNDS, extra: Sequence[str] = ()) -> None:
+    for round_number in range(rounds):
+        await resize_without_waiting(pilot, SMALL if round_number % 2 == 0 else LARGE)
+        await pilot.press(*KEYS_DURING_SWITCH[round_number % len(KEYS_DURING_SWITCH)], *extra)
+
+
+def layout_settled(app: KernelTuiApp, size: tuple[int, int]) -> bool:
+    screen = explorer(app)
+    return screen.wide == (size == LARGE) and bool(screen.query(TabbedContent)) == (size == SMALL)
+
+
+def eager_names(app: KernelTuiApp) -> list[str]:
+    return [kernel.short_name for kernel in explorer(app).query_one("#eager", KernelTable).kernels]
+
+
+class TestResizeStorm:
+    @pytest.mark.parametrize("sweep", [False, True], ids=["run", "sweep"])
+    async def test_resizes_and_keys_during_a_run_never_crash_and_keep_the_results(self, sweep: bool) -> None:
+        gate = ReplayGate()
+        app = make_app(make_link(gate=gate))
+        async with app.run_test(size=LARGE) as pilot:
+            await pilot.press("s" if sweep else "r")
+            gate.release_until(kind=Partial)
+            await storm(pilot)
+            gate.release_all()
+            await wait_for(pilot, lambda: finished(app), what="the run to finish")
+            await storm(pilot, rounds=10)
+            await resize_without_waiting(pilot, SMALL)
+            await wait_for(pilot, lambda: layout_settled(app, SMALL), what="the small layout")
+            run = explorer(app).runs.get(ADD_RELU)
+            assert run is not None and run.report is not None, "the run's results are kept"
+            await pilot.press("1", "home", "enter", "3")
+            await wait_for(pilot, lambda: eager_names(app) == ["aten::add", "aten::relu"], what="the kept results")
+        assert app.return_code in (None, 0)
+
+    async def test_resizes_while_idle_during_the_warm_up(self) -> None:
+        app = make_app()
+        async with app.run_test(size=LARGE) as pilot:
+            await storm(pilot)
+            await resize_without_waiting(pilot, LARGE)
+            await wait_for(pilot, lambda: layout_settled(app, LARGE), what="the large layout")
+        assert app.return_code in (None, 0)
+
+    async def test_resizes_with_a_dialog_open(self) -> None:
+        app = make_app()
+        async with app.run_test(size=LARGE) as pilot:
+            await pilot.press("r")
+            await wait_for(pilot, lambda: finished(app), what="the run to finish")
+            await pilot.press("question_mark")
+            await storm(pilot, rounds=20, extra=("escape", "question_mark"))
+            await pilot.press("escape", "escape")
+            await resize_without_waiting(pilot, SMALL)
+            await wait_for(pilot, lambda: layout_settled(app, SMALL), what="the small layout")
+        assert app.return_code in (None, 0)
+
+    async def test_resizes_and_keys_in_the_editor(self) -> None:
+        app = make_app()
+        async with app.run_test(size=LARGE) as pilot:
+            await pilot.press("r")
+            await wait_for(pilot, lambda: finished(app), what="the run to finish")
+            for round_number in range(ROUNDS):
+                await resize_without_waiting(pilot, SMALL if round_number % 2 == 0 else LARGE)
+                await pilot.press("5", "x", "escape", "3", "down")
+            await resize_without_waiting(pilot, SMALL)
+            await wait_for(pilot, lambda: layout_settled(app, SMALL), what="the small layout")
+        assert app.return_code in (None, 0)

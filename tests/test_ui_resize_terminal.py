@@ -1,0 +1,89 @@
+"""The explorer in a real terminal (a pty), resized between 80x24 and 120x36 with keys typed while the layout
+switches, during the engine's start and warm-up and during a run: it stays up, and quits cleanly after."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from conftest import REPO
+
+from kernel_tui.transport import proctree
+
+ADD_RELU = REPO / "tests" / "data" / "add_relu.py"
+SIZES = ((24, 80), (36, 120))
+KEYS = (b"4", b"4b", b"3\x1b[B\x1b[B", b"2", b"1")
+"""The keys of the reported crashes (4, 4 b, 3 Down Down) and the other panes', as the terminal sends them."""
+ROUNDS = 50
+
+
+@pytest.fixture
+def terminal() -> Iterator[tuple[int, int, bytearray]]:
+    controller, terminal = pty.openpty()
+    written = bytearray()
+
+    def read_terminal() -> None:
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            written.extend(chunk)
+
+    threading.Thread(target=read_terminal, daemon=True).start()
+    try:
+        yield controller, terminal, written
+    finally:
+        os.close(terminal)
+        os.close(controller)
+
+
+def resize(terminal: int, app: subprocess.Popen[bytes], rows: int, columns: int) -> None:
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    app.send_signal(signal.SIGWINCH)  # the app has a session of its own: the pty does not signal it
+
+
+def test_resizes_and_keys_in_a_real_terminal_never_crash(terminal: tuple[int, int, bytearray]) -> None:
+    controller, tty, written = terminal
+    fcntl.ioctl(tty, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+    app = subprocess.Popen(
+        [sys.executable, "-m", "kernel_tui", "--device", "cpu", "--no-predict", str(ADD_RELU)],
+        stdin=tty,
+        stdout=tty,
+        stderr=tty,
+        env={**os.environ, "TERM": "xterm-256color"},
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while b"kernel-tui" not in written and time.monotonic() < deadline and app.poll() is None:
+            time.sleep(0.05)
+        os.write(controller, b"r")  # a run, for the storm to meet its messages
+        for round_number in range(ROUNDS):
+            resize(tty, app, *SIZES[round_number % 2])
+            os.write(controller, KEYS[round_number % len(KEYS)])
+            time.sleep(0.15)
+            assert app.poll() is None, f"the app ended in round {round_number}: {bytes(written[-3000:])!r}"
+        resize(tty, app, *SIZES[0])
+        time.sleep(1.0)
+        assert app.poll() is None
+        os.write(controller, b"\x11")  # ctrl+q
+        assert app.wait(30) == 0
+        time.sleep(0.2)
+        assert b"Traceback" not in written and b"NoMatches" not in written
+    finally:
+        if app.poll() is None:
+            proctree.end_tree(app.pid)
+            app.wait(5)
