@@ -137,8 +137,9 @@ def test_a_killed_front_end_takes_its_busy_engine_along(tmp_path: Path) -> None:
 
 
 def test_an_engine_outlives_the_thread_that_started_it() -> None:
-    """Linux sends the parent-death signal when the starting *thread* ends: that must not end the engine."""
-    client = EngineClient("cpu")
+    """Linux sends the parent-death signal when the starting *thread* ends: that must not end the engine. One
+    engine serves the run here (``fresh_per_run=False``), so the run shows the engine is the one that thread started."""
+    client = EngineClient("cpu", fresh_per_run=False)
     try:
         starter = threading.Thread(target=client.start)
         starter.start()

@@ -91,12 +91,12 @@ async def test_b_reaches_the_roofline_with_both_ceilings_and_the_kernels(
         assert eager_y[0] == pytest.approx(ELEMENTS / 1755.908 / 1e3)
         assert plot.drawn["compiled"][0] == pytest.approx([2 * ELEMENTS / 12582912])
         assert chart.border_subtitle is not None
-        assert "ridge 4.00 FLOP/B" in chart.border_subtitle and "b timeline" in chart.border_subtitle
+        assert "ridge 4.00 FLOP/B" in chart.border_subtitle and "b memory" in chart.border_subtitle
         text = shown_text(plot)
         assert "ridge 4.00" in text and "cpp…d_relu_0" in text
         assert "aten::relu" in text or size == (80, 24), "at 80x24 eager's two points sit too close to name"
         assert "copy GB/s" in shown_text(chart.query_one("#chart-legend"))
-        await pilot.press("b", "b")  # through the timeline, back to runtime
+        await pilot.press("b", "b", "b")  # through peak memory and the timeline, back to runtime
         await wait_for(pilot, lambda: MEMORY_ROOF not in plot.drawn and "eager" in plot.drawn)
         assert chart.mode == "time"
 
