@@ -291,7 +291,9 @@ def kernel_rows(
         name, kind, _ = key
         rows.append(
             Kernel(
-                name=name,
+                # The profiler's graph counter is process-wide, not part of the kernel: a name reads the same in
+                # the tables, the line under them, the JSON and ``g``, and on a CPU as on a GPU.
+                name=without_graph_counter(name),
                 short_name=short_name(name),
                 calls=_per_run(calls[key], runs),
                 time_us=statistics.median(time_us[key]),
