@@ -37,36 +37,58 @@ from kernel_tui.transport.engine_died import EngineDied  # noqa: E402
 from kernel_tui.transport.protocol import Done  # noqa: E402
 
 ENGINE_FIXTURES = frozenset({"engine", "preview_engine"})
-"""Fixtures that start an engine: a test using one is in the ``engine`` tier (``make test`` only)."""
+"""Fixtures that start an engine: a test using one is in the ``engine`` tier (``make test`` only), as is one marked
+``engine`` for starting kernel-tui or compiling in the test process itself."""
+MODULE_ENGINE_FIXTURES = frozenset(
+    {
+        ("test_baseline", "original_run"),
+        ("test_variants", "plain"),
+        ("test_variants", "with_variants"),
+        ("test_view", "results"),
+        ("test_isolation_states", "probe"),
+        ("test_peak_memory", "compiled"),
+    }
+)
+"""A test module's own fixtures that run kernel-tui (or compile in the test process), shared by its tests."""
 FAST_TIER = os.environ.get("KERNEL_TUI_TEST_TIER") == "fast"
-"""Set by ``make test-fast``, which runs ``-m "not engine"``: there, starting kernel-tui's engine or CLI fails the
-test, so a test that needs one cannot hide in the fast tier unmarked."""
+"""Set by ``make test-fast``, which runs ``-m "not engine"``: there, starting kernel-tui's engine or CLI fails, so a
+test (or a fixture it uses, of any scope) that needs one cannot hide in the fast tier unmarked."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        uses = set(getattr(item, "fixturenames", ()))  # every fixture the test needs, however indirectly
+        module = item.module.__name__ if isinstance(item, pytest.Function) else ""
+        if ENGINE_FIXTURES & uses or any((module, name) in MODULE_ENGINE_FIXTURES for name in uses):
             item.add_marker(pytest.mark.engine)
 
 
 class _EngineStartInFastTier(AssertionError):
-    """A test of the fast tier started an engine or the CLI: it belongs in the ``engine`` tier."""
+    """A test of the fast tier, or a fixture it uses, started kernel-tui: it belongs in the ``engine`` tier."""
 
 
-@pytest.fixture(autouse=True)
-def _fast_tier_starts_no_engine(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
-    if not FAST_TIER:
-        return
+def _guard_against_kernel_tui() -> None:
+    """For the whole fast-tier session (a module-scoped fixture starts before any per-test fixture could look)."""
     started = subprocess.Popen
 
     class Guarded(started):  # type: ignore[valid-type,misc]  # subclassed to check each command first
         def __init__(self, args: Any, *rest: Any, **options: Any) -> None:
             words = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
-            if any("kernel_tui" in str(word) or "kernel-tui" in str(word) for word in words):
-                raise _EngineStartInFastTier(f"{request.node.nodeid} starts kernel-tui: mark it engine")
+            if any(_starts_kernel_tui(str(word)) for word in words):
+                raise _EngineStartInFastTier(f"kernel-tui started in the fast tier ({words[:4]}): mark the test engine")
             super().__init__(args, *rest, **options)
 
-    monkeypatch.setattr(subprocess, "Popen", Guarded)
+    subprocess.Popen = Guarded  # type: ignore[misc]
+
+
+def _starts_kernel_tui(word: str) -> bool:
+    """The engine's boot, the CLI (``-m kernel_tui``, the console script) and the app: not a bare import check."""
+    return word in ("kernel_tui", "kernel-tui") or word.endswith("/kernel-tui") or "kernel_tui.engine" in word
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if FAST_TIER:
+        _guard_against_kernel_tui()
 
 
 @pytest.fixture(autouse=True)

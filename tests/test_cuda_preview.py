@@ -215,6 +215,7 @@ def test_refuses_where_a_patch_would_miss_its_target_or_on_a_cpu_only_build(monk
         preview_support.check_preview()
 
 
+@pytest.mark.engine  # compiles in the test process
 def test_a_cpu_compile_after_a_preview_is_untouched() -> None:
     import torch
     from torch._inductor.utils import run_and_get_code

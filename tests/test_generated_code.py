@@ -104,6 +104,7 @@ def test_a_template_kernels_named_inputs_are_read(tmp_path: Path) -> None:
     assert records[0].aten_ops == ("aten::mm",)
 
 
+@pytest.mark.engine  # compiles in the test process
 def test_a_torch_ops_fallback_in_a_real_cpu_wrapper_has_bytes() -> None:
     """Inductor writes ``torch.ops.aten.sort.stable(buf0, ...)`` for a sort: one library launch, with bytes."""
     import torch

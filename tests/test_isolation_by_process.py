@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import REPO
 
 from kernel_tui.transport.protocol import Done
@@ -64,6 +65,7 @@ def measured(report: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@pytest.mark.engine
 def test_after_each_hostile_scenario_a_healthy_one_measures_what_it_measures_alone() -> None:
     with ThreadPoolExecutor(2) as pool:
         alone = {path: pool.submit(run_json, path) for path in (ADD_RELU, LINEAR_RELU)}
@@ -77,6 +79,7 @@ def test_after_each_hostile_scenario_a_healthy_one_measures_what_it_measures_alo
     assert together[6]["error"]["stage"] == "inputs"
 
 
+@pytest.mark.engine
 def test_through_the_explorers_link_a_forged_encoder_reaches_no_later_report() -> None:
     link = client_engine_link("cpu")
     reports = []

@@ -170,6 +170,7 @@ class Block(nn.Module):
 """
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("device", ["cpu", "cuda-preview"])
 def test_run_model_runs_a_class_from_a_file_with_no_fn(tmp_path: Path, device: str) -> None:
     (tmp_path / "block.py").write_text(MODEL_FILE)

@@ -112,6 +112,7 @@ def test_inductors_plan_agrees_with_the_allocator_on_the_cpu(
     assert (plan.allocated, plan.reused, plan.freed_early) == (1, 0, 0)
 
 
+@pytest.mark.engine  # compiles in the test process
 def test_the_plan_follows_reuse_and_early_frees_of_a_live_compile() -> None:
     def matmuls(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
         return torch.mm(torch.mm(a, b).relu(), c).sigmoid()
@@ -126,6 +127,7 @@ def test_the_plan_follows_reuse_and_early_frees_of_a_live_compile() -> None:
     assert plan.peak_bytes == 2 * 256 * 256 * 4 == measured_peak(lambda: function(*args), "cpu").bytes
 
 
+@pytest.mark.engine  # compiles in the test process
 def test_across_a_graph_break_the_plan_holds_what_the_first_graph_returned(x: torch.Tensor) -> None:
     def broken(x: torch.Tensor) -> torch.Tensor:
         y = (x * 2).sin()
@@ -153,6 +155,7 @@ def test_a_symbolic_shape_or_an_unplanned_buffer_leaves_the_peak_unknown() -> No
     assert running_peak([-100]) == 0, "never negative"
 
 
+@pytest.mark.engine  # compiles in the test process
 def test_each_section_of_a_training_step_has_a_peak() -> None:
     def forward(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         return default_loss((a * b).tanh())

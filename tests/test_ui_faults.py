@@ -133,6 +133,7 @@ async def test_what_a_scenario_prints_reaches_the_output_log_not_the_screen() ->
         assert "inside fn {not json" in app.link.log_path.read_text(), "and to a log file the user can open"
 
 
+@pytest.mark.engine
 async def test_opening_a_folder_executes_nothing_nothing_listens_and_quit_leaves_nothing_running(
     tmp_path: Path,
 ) -> None:

@@ -55,6 +55,7 @@ def resize(terminal: int, app: subprocess.Popen[bytes], rows: int, columns: int)
     app.send_signal(signal.SIGWINCH)  # the app has a session of its own: the pty does not signal it
 
 
+@pytest.mark.engine
 def test_resizes_and_keys_in_a_real_terminal_never_crash(terminal: tuple[int, int, bytearray]) -> None:
     controller, tty, written = terminal
     fcntl.ioctl(tty, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))

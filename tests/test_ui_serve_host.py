@@ -7,6 +7,7 @@ import asyncio
 import socket
 from pathlib import Path
 
+import pytest
 from test_ui_serve import START_TIMEOUT_S, fetch_when_up, free_port, printed_address, start_server, status_of, stop
 
 from kernel_tui.ui.serve import host_is_own
@@ -41,6 +42,7 @@ def test_host_is_own_takes_addresses_and_this_machines_names_on_its_port() -> No
     assert not host_is_own("[::1:8000", "::1", 8000)
 
 
+@pytest.mark.engine
 def test_serve_refuses_a_rebound_name_with_the_token(tmp_path: Path) -> None:
     port = free_port()
     process = start_server(tmp_path, port)
