@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from kernel_tui.engine.generated_code import kernel_definition, kernel_params, loads_pointer, original_aten
 
 if TYPE_CHECKING:
