@@ -342,6 +342,9 @@ def test_snapshot_of_the_gutter_against_a_baseline_with_the_line_cursor_at_80x24
         lesson = explorer(pilot.app).query_one("#lesson", LessonView)
         await wait_for(pilot, lambda: lesson.cursor_line == 8, what="the cursor on line 8")
         pilot.app.clear_notifications()  # B's "Pinned as the baseline" toast would cover the code
-        await pilot.pause()
+        # Key 2 focuses the lesson a refresh or two later; on a busy machine the picture was taken before that
+        # focus showed (a fresh clone's suite), so the picture waits for the lesson to be focused.
+        await wait_for(pilot, lambda: pilot.app.focused is lesson, what="the lesson focused")
+        await pilot.pause(0.2)
 
     assert snap_compare(which_line_app(), terminal_size=SMALL, run_before=run_before)
