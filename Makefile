@@ -73,10 +73,10 @@ test: lint $(OLDER_BIN)/pytest
 	$(BIN)/pytest -q -n 3 --dist loadgroup --durations=15
 	$(MAKE) --no-print-directory test-older-torch
 
-# The tier a widget or wording change needs: no engine start, no compile (tests marked engine, or using an
-# engine fixture, are left out, and conftest fails any other that starts one).
+# The tier a widget or wording change needs: no engine start, no compile, no long soak (tests marked engine, or
+# using an engine fixture, and those marked long are left out; conftest fails any other that starts an engine).
 test-fast: $(BIN)/pytest
-	KERNEL_TUI_TEST_TIER=fast $(BIN)/pytest -q -n 2 -m "not engine" -p no:cacheprovider --durations=10
+	KERNEL_TUI_TEST_TIER=fast $(BIN)/pytest -q -n 2 -m "not engine and not long" -p no:cacheprovider --durations=10
 
 test-older-torch: $(OLDER_BIN)/pytest
 	$(OLDER_BIN)/pytest -q -n 3 --dist loadgroup -p no:cacheprovider $(OLDER_TESTS)

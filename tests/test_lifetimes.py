@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import pty
 import signal
 import struct
 import subprocess
@@ -21,6 +20,7 @@ from typing import Any
 import pytest
 from conftest import REPO, measure, overdue, within
 from processes import is_running
+from terminal_support import open_terminal
 
 from kernel_tui.transport import proctree
 from kernel_tui.transport.client import EngineClient
@@ -232,22 +232,8 @@ def test_ctrl_c_delivered_to_a_reader_thread_still_ends_run(tmp_path: Path) -> N
 def test_a_signal_to_the_app_quits_it_as_ctrl_q_does(sig: signal.Signals) -> None:
     """The explorer on a terminal: a signal gives the terminal back (leaves the alternate screen) and ends the
     engine, as quitting does, instead of killing the app mid-frame with the terminal still in its hands."""
-    controller, terminal = pty.openpty()
+    controller, terminal, written = open_terminal()
     fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    written = bytearray()
-
-    def read_terminal() -> None:
-        while True:
-            try:
-                chunk = os.read(controller, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            written.extend(chunk)
-
-    reader = threading.Thread(target=read_terminal, daemon=True)
-    reader.start()
     app = subprocess.Popen(
         [sys.executable, "-m", "kernel_tui", "--device", "cpu", str(ADD_RELU)],
         stdin=terminal,

@@ -48,6 +48,7 @@ def eager_names(app: KernelTuiApp) -> list[str]:
     return [kernel.short_name for kernel in explorer(app).query_one("#eager", KernelTable).kernels]
 
 
+@pytest.mark.long  # 50 rounds each: minutes of CPU together, so make test runs them and make test-fast does not
 class TestResizeStorm:
     @pytest.mark.parametrize("sweep", [False, True], ids=["run", "sweep"])
     async def test_resizes_and_keys_during_a_run_never_crash_and_keep_the_results(self, sweep: bool) -> None:

@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import fcntl
 import os
-import pty
 import signal
 import struct
 import subprocess
 import sys
 import termios
-import threading
 import time
 from collections.abc import Iterator
 
 import pytest
 from conftest import REPO
+from terminal_support import open_terminal
 
 from kernel_tui.transport import proctree
 
@@ -29,20 +28,7 @@ ROUNDS = 50
 
 @pytest.fixture
 def terminal() -> Iterator[tuple[int, int, bytearray]]:
-    controller, terminal = pty.openpty()
-    written = bytearray()
-
-    def read_terminal() -> None:
-        while True:
-            try:
-                chunk = os.read(controller, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            written.extend(chunk)
-
-    threading.Thread(target=read_terminal, daemon=True).start()
+    controller, terminal, written = open_terminal()
     try:
         yield controller, terminal, written
     finally:
