@@ -47,6 +47,7 @@ MODULE_ENGINE_FIXTURES = frozenset(
         ("test_view", "results"),
         ("test_isolation_states", "probe"),
         ("test_peak_memory", "compiled"),
+        ("test_course", "cuda_engine"),
     }
 )
 """A test module's own fixtures that run kernel-tui (or compile in the test process), shared by its tests."""
