@@ -284,3 +284,17 @@ async def test_a_cpu_guess_at_lesson_25_meets_a_preview_run_and_the_preview_is_a
         counts = shown_text(reveal.query_one("#reveal-counts"))
         assert "blocks" in counts and "warps a block" in counts and "1024" in counts.replace(",", "")
         assert "cuda-preview sm_90" in (reveal.query_one("#reveal-body").border_title or "")
+
+
+def test_a_damaged_score_file_keeps_what_it_can_read(tmp_path: Path) -> None:
+    """A hand edit: an answer that is not a dict, an infinite or NaN guess, a word past the last, a key no kind
+    knows. Each bad answer is left out, the rest is read, and nothing raises."""
+    path = tmp_path / "predictions.json"
+    bad_cpu = {"predicted": {"eager": 1e400}, "measured": {}}
+    bad_preview = {"predicted": {"faster": 7}, "measured": {}}
+    kept = {"predicted": {"eager_transfers": 2.5, "nope": 1}, "measured": {"eager_transfers": "NaN"}}
+    lessons = {"a.py": {"cpu": bad_cpu, "cuda": "x", "cuda-preview": bad_preview}, "b.py": [1], "c.py": kept}
+    path.write_text(json.dumps({"version": 3, "lessons": lessons}))
+    book = PredictionBook(path)
+    assert list(book.answers) == [("c.py", "cpu")]
+    assert book.answers["c.py", "cpu"].predicted == {"eager_transfers": 2.5} and book.score == (0, 0)

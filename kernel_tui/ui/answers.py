@@ -10,6 +10,7 @@ names one, else as the CPU's, where those answers were made. Nothing here touche
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,13 +98,15 @@ def _answer_from(value: Any) -> Answer | None:
             if kind is None or guess is None:
                 continue
             whole = isinstance(kind.entry, Count | Choice)
+            if not math.isfinite(float(guess)):
+                return None
             predicted[key] = int(guess) if whole else float(guess)
             if isinstance(kind.entry, Choice) and not 0 <= predicted[key] < len(kind.entry.words):
                 return None
             if isinstance(kind.entry, Amount | Count) and predicted[key] < 0:
                 return None
             found = value["measured"].get(key)
-            measured[key] = None if found is None else float(found)
+            measured[key] = None if found is None or not math.isfinite(float(found)) else float(found)
     except (AttributeError, KeyError, TypeError, ValueError, OverflowError):
         return None
     return Answer(predicted, measured) if predicted else None

@@ -100,6 +100,8 @@ class ClaimKind:
     needs_sweep: bool = False
     """Only a size sweep measures it: asked before a run with the sweep, graded when the sweep ends."""
     measure: Callable[[str, ScenarioReport], float | None] = _claim
+    names_lines: bool = False
+    """Its keys name lines of the file (``eager_line_40``): the dialog quotes them."""
     unit: Callable[[str], str] | None = None
     """What an empty box says it wants (``blocks``); None: what its entry counts, ``arrays``, or its words."""
 
@@ -291,6 +293,7 @@ CLAIM_KINDS: tuple[ClaimKind, ...] = (
         row=lambda key: f"line {_numbers(key)[0]}",
         label=_line_label,
         entry=Count("launches"),
+        names_lines=True,
     ),
     ClaimKind(
         "fused lines",
@@ -300,6 +303,7 @@ CLAIM_KINDS: tuple[ClaimKind, ...] = (
         label=lambda key: "kernels with lines " + ", ".join(_numbers(key)),
         entry=Count("kernels"),
         column=_compiled,
+        names_lines=True,
     ),
     ClaimKind(
         "launch shape",

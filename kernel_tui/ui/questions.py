@@ -64,6 +64,8 @@ class LessonQuestions:
     questions: tuple[Question, ...]
     device: str
     """The device the answers are for (``cpu``, ``cuda``, ``cuda-preview``)."""
+    lines: tuple[tuple[int, str], ...] = ()
+    """The source of each line a question names (the code pane is behind the dialog)."""
 
     @property
     def in_order(self) -> tuple[Question, ...]:
@@ -88,7 +90,10 @@ class LessonQuestions:
     @property
     def prompt(self) -> str:
         sentences = dict.fromkeys(question.kind.question for question in self.questions)
-        return f"Before the tables appear, on {self.device}: " + " ".join(sentences)
+        prompt = f"Before the tables appear, on {self.device}: " + " ".join(sentences)
+        if self.lines:
+            prompt += "".join(f"\n  {number} │ {text}" for number, text in self.lines)
+        return prompt
 
     @property
     def needs_sweep(self) -> bool:
@@ -105,7 +110,23 @@ def lesson_questions(info: ScenarioInfo, device: str) -> LessonQuestions:
     keys = [*info.claims_for(device), *UNCLAIMED.get(info.path.name, ())]
     questions = [Question(key, kind) for key in keys if (kind := kind_of(key)) is not None and device in kind.devices]
     questions.sort(key=lambda question: (CLAIM_KINDS.index(question.kind), *_numbers(question.key)))
-    return LessonQuestions(tuple(questions), device)
+    named = sorted({number for question in questions if question.kind.names_lines for number in _numbers(question.key)})
+    return LessonQuestions(tuple(questions), device, _source_lines(info, named))
+
+
+def _source_lines(info: ScenarioInfo, numbers: list[int]) -> tuple[tuple[int, str], ...]:
+    """Lines ``numbers`` of the lesson's file, stripped (none if it cannot be read again: a question still
+    names its line)."""
+    if not numbers:
+        return ()
+    from kernel_tui.model.safe_text import safe_line
+    from kernel_tui.model.scenario_file import ScenarioFileError, read_source
+
+    try:
+        source = read_source(info.path).splitlines()
+    except ScenarioFileError:
+        return ()
+    return tuple((number, safe_line(source[number - 1].strip())) for number in numbers if number <= len(source))
 
 
 def _numbers(key: str) -> tuple[int, ...]:

@@ -162,6 +162,11 @@ class PredictionBook:
         per_arch = self.questions(entry).per_arch
         self.pending[lesson_key(entry)] = Guess(dict(guess), self.device, self.arch, per_arch)
 
+    def guess_device(self, entry: ScenarioEntry) -> str:
+        """The kind of device the guess waiting for ``entry`` was made for (none waiting: this device's)."""
+        guess = self.pending.get(lesson_key(entry))
+        return guess.device_kind() if guess is not None else self.device_kind(entry)
+
     def off_device(self, entry: ScenarioEntry, report: ScenarioReport | None) -> str | None:
         """If the guess waiting for ``entry`` was asked for another kind of device than ``report``'s: forget it
         (it is never graded against this run), take the report's device, and say so; else None."""

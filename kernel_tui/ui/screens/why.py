@@ -64,7 +64,7 @@ class WhyPart:
         entry = self.catalog.find(run.path)
         if entry is None:
             return []
-        device = self.predictions.device_kind(entry)
+        device = self.predictions.guess_device(entry)
         off_device = self.predictions.off_device(entry, run.report)
         if off_device is not None:
             return [Notice(off_device, severity="warning")]
