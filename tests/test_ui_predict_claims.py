@@ -9,6 +9,7 @@ graded against a run on the kind of device it was made for.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -23,9 +24,10 @@ from kernel_tui.transport.protocol import Done, Hello
 from kernel_tui.ui.answers import device_kind
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import ScenarioEntry, load_catalog
-from kernel_tui.ui.claim_kinds import CLAIM_KINDS, Amount, Choice, kind_of
+from kernel_tui.ui.claim_kinds import CLAIM_KINDS, Amount, Choice, ClaimKind, kind_of
 from kernel_tui.ui.questions import UNCLAIMED
 from kernel_tui.ui.score import PredictionBook
+from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
 
 COURSE = REPO / "scenarios"
@@ -90,6 +92,10 @@ async def open_dialog(pilot: Pilot[None], app: KernelTuiApp) -> PredictScreen:
     return dialog
 
 
+def is_current(screen: ExplorerScreen, lesson: Path) -> bool:
+    return screen.catalog.current.path == lesson
+
+
 def title(dialog: PredictScreen) -> str:
     return str(dialog.query_one("#predict-body").border_title or "")
 
@@ -102,31 +108,37 @@ def typed(key: str, value: float) -> str:
 
 
 @pytest.mark.parametrize("device", ["cpu", "cuda-preview"])
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda path: path.name[:2])
 async def test_every_lessons_dialog_asks_its_own_claims(
-    lesson: Path, device: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    device: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Lesson after lesson (``n``), at 80x24: ``r`` opens a dialog that asks exactly what the lesson claims on this
+    device, each box on screen and each claim's sentence in the question; ``esc`` goes back without a run."""
     monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
     if device == "cpu":
-        link = ReplayEngineLink({lesson.name: Recording(cpu_hello(), lesson.name, ())})
+        recordings = {lesson.name: Recording(cpu_hello(), lesson.name, ()) for lesson in LESSONS}
     else:
-        link = ReplayEngineLink({lesson.name: preview_recording(preview_reports()[lesson.name])})
-    app = make_app(link, paths=(lesson,), course=COURSE)
-    expected = asked_on(lesson, device)
+        recordings = {name: preview_recording(report) for name, report in preview_reports().items()}
+    link = ReplayEngineLink(recordings)
+    app = make_app(link, paths=tuple(LESSONS), course=COURSE)
     async with app.run_test(size=(80, 24)) as pilot:
-        if not expected:
-            await wait_for(pilot, lambda: explorer(app).hello is not None, what="the engine's hello")
-            assert not app.predictions.wants_prediction(entry_of(lesson)), "nothing to ask: the lesson runs at once"
-            return
-        dialog = await open_dialog(pilot, app)
-        assert sorted(dialog.quantities) == sorted(expected)
-        question = shown_text(dialog.query_one("#predict-question")).replace("\n", " ")
-        for key in expected:
-            kind = kind_of(key)
-            assert kind is not None and kind.question.split(":")[0][:30] in question, (key, question)
-            box = dialog.box(key)
-            assert box.region.height and dialog.region.contains_region(box.region), f"{key} off screen at 80x24"
-        assert device in title(dialog), "the dialog names its device"
+        screen = explorer(app)
+        for lesson in LESSONS:
+            await wait_for(pilot, functools.partial(is_current, screen, lesson), what=f"{lesson.name} in the list")
+            expected = asked_on(lesson, device)
+            assert expected, f"{lesson.name} claims nothing on {device}"
+            dialog = await open_dialog(pilot, app)
+            assert sorted(dialog.quantities) == sorted(expected), lesson.name
+            question = shown_text(dialog.query_one("#predict-question")).replace("\n", " ")
+            for key in expected:
+                kind = kind_of(key)
+                assert kind is not None and kind.question.split(":")[0][:30] in question, (key, question)
+                box = dialog.box(key)
+                assert box.region.height and dialog.region.contains_region(box.region), f"{key} off screen at 80x24"
+            assert device in title(dialog), "the dialog names its device"
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is screen, what="the explorer again")
+            await pilot.press("n")
+        assert link.runs == [], "esc runs nothing"
 
 
 def test_no_claim_the_course_may_make_goes_unasked() -> None:
@@ -298,3 +310,49 @@ def test_a_damaged_score_file_keeps_what_it_can_read(tmp_path: Path) -> None:
     book = PredictionBook(path)
     assert list(book.answers) == [("c.py", "cpu")]
     assert book.answers["c.py", "cpu"].predicted == {"eager_transfers": 2.5} and book.score == (0, 0)
+
+
+def _fewer_compiled(_key: str, report: ScenarioReport) -> float | None:
+    if report.eager is None or report.compiled is None:
+        return None
+    return 0.0 if report.compiled.kernel_count < report.eager.kernel_count else 1.0
+
+
+async def test_a_new_claim_kind_needs_no_new_dialog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One more entry in ``CLAIM_KINDS`` and a lesson that asks it: the same dialog gives it a box of its kind (a
+    word here), and the same reveal grades it against the recorded report."""
+    from kernel_tui.ui import claim_kinds, questions
+
+    fewer = ClaimKind(
+        "fewer kernels",
+        r"fewer_compiled",
+        "Will torch.compile run fewer kernels than eager?",
+        row=lambda _key: "fewer compiled",
+        label=lambda _key: "compiled runs fewer",
+        entry=Choice(("yes", "no")),
+        column=lambda _key: None,
+        measure=_fewer_compiled,
+    )
+    monkeypatch.setattr(claim_kinds, "CLAIM_KINDS", (*claim_kinds.CLAIM_KINDS, fewer))
+    monkeypatch.setattr(questions, "CLAIM_KINDS", claim_kinds.CLAIM_KINDS)
+    lesson = COURSE / "24_which_line.py"
+    monkeypatch.setitem(questions.UNCLAIMED, lesson.name, ("fewer_compiled",))
+    monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
+    link = ReplayEngineLink.from_files(DATA / CPU_RECORDINGS[lesson.name])
+    app = make_app(link, paths=(lesson,), course=COURSE)
+    claims = entry_of(lesson).claims_for("cpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_dialog(pilot, app)
+        assert dialog.quantities[-1] == "fewer_compiled" and "fewer kernels than eager" in shown_text(
+            dialog.query_one("#predict-question")
+        ).replace("\n", " ")
+        assert dialog.box("fewer_compiled").placeholder == "yes or no"
+        for key in dialog.quantities:
+            await pilot.press(*(typed(key, claims[key]) if key in claims else "y"), "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
+        reveal = app.screen
+        assert isinstance(reveal, RevealScreen)
+        assert reveal.answer.measured["fewer_compiled"] == 0 and reveal.answer.right("fewer_compiled")
+        assert reveal.answer.points == len(dialog.quantities), "every claim of lesson 24, each line's too, right"
+        counts = shown_text(reveal.query_one("#reveal-counts"))
+        assert "compiled runs fewer" in counts and "eager launches of line 40" in counts
