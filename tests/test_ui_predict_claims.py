@@ -356,3 +356,11 @@ async def test_a_new_claim_kind_needs_no_new_dialog(tmp_path: Path, monkeypatch:
         assert reveal.answer.points == len(dialog.quantities), "every claim of lesson 24, each line's too, right"
         counts = shown_text(reveal.query_one("#reveal-counts"))
         assert "compiled runs fewer" in counts and "eager launches of line 40" in counts
+
+
+def test_a_preview_asks_the_claims_a_gpu_makes() -> None:
+    """A CUDA preview generates a GPU's code: its lesson claims (and questions) are the ``cuda`` ones, which the
+    engine checks it against; before, the explorer read a preview's claims as the shared ones alone."""
+    for lesson in LESSONS:
+        info = read_scenario(lesson)
+        assert info.claims_for("cuda-preview") == info.claims_for("cuda"), lesson.name

@@ -27,6 +27,7 @@ from kernel_tui.ui.questions import LessonQuestions, lesson_questions
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.scenario_file import ScenarioInfo
     from kernel_tui.ui.catalog import ScenarioEntry
 
 FILE_NAME = "predictions.json"
@@ -95,6 +96,7 @@ class PredictionBook:
         """Guesses made for runs whose counts are not in yet, by lesson."""
         self.save_error: str | None = None
         """Why the latest answer could not be written (the score then lasts this session only)."""
+        self._asked: dict[tuple[Path, str], tuple[ScenarioInfo, LessonQuestions]] = {}
 
     def use_device(self, device: str, arch: int | None = None) -> None:
         """The device runs are measured on from now on (the engine's hello, a saved report): lessons are asked
@@ -113,7 +115,12 @@ class PredictionBook:
         """What the dialog asks for ``entry`` on this device: its lesson's claims there."""
         if entry.info is None:
             return LessonQuestions((), self.device)
-        return lesson_questions(entry.info, self.device)
+        # Asked on every refresh of the panes (keys held down): worked out once per read of the lesson and device.
+        cached = self._asked.get((entry.path, self.device))
+        if cached is None or cached[0] is not entry.info:
+            cached = entry.info, lesson_questions(entry.info, self.device)
+            self._asked[entry.path, self.device] = cached
+        return cached[1]
 
     def device_kind(self, entry: ScenarioEntry) -> str:
         """The kind of device an answer for ``entry`` made now is for."""
