@@ -60,7 +60,7 @@ def lesson_key(entry: ScenarioEntry) -> str:
 
 
 @dataclass(frozen=True)
-class Guess:
+class WaitingGuess:
     """A guess waiting for the run it was made before, and the device it was asked for."""
 
     values: dict[str, float]
@@ -92,7 +92,7 @@ class PredictionBook:
         self.use_device(device, arch)
         self.answers: dict[AnswerKey, Answer] = self._load()
         """Every answer so far, by lesson and kind of device."""
-        self.pending: dict[str, Guess] = {}
+        self.pending: dict[str, WaitingGuess] = {}
         """Guesses made for runs whose counts are not in yet, by lesson."""
         self.save_error: str | None = None
         """Why the latest answer could not be written (the score then lasts this session only)."""
@@ -167,7 +167,7 @@ class PredictionBook:
     def predict(self, entry: ScenarioEntry, guess: dict[str, float]) -> None:
         """The learner's guess for the run about to start on this device, keyed by claim."""
         per_arch = self.questions(entry).per_arch
-        self.pending[lesson_key(entry)] = Guess(dict(guess), self.device, self.arch, per_arch)
+        self.pending[lesson_key(entry)] = WaitingGuess(dict(guess), self.device, self.arch, per_arch)
 
     def guess_device(self, entry: ScenarioEntry) -> str:
         """The kind of device the guess waiting for ``entry`` was made for (none waiting: this device's)."""
