@@ -51,6 +51,7 @@ class KernelTuiApp(App[None]):
         clock: Callable[[], float] = time.monotonic,
         exit_after_first_frame: bool = False,
         predict: bool = True,
+        arch: int | None = None,
     ) -> None:
         super().__init__()
         self.entries = entries
@@ -59,7 +60,7 @@ class KernelTuiApp(App[None]):
         self.clock = clock
         """Where elapsed times come from; tests freeze it so screenshots do not change."""
         self._exit_after_first_frame = exit_after_first_frame
-        self.predictions = PredictionBook(enabled=predict)
+        self.predictions = PredictionBook(enabled=predict, device=device, arch=arch)
         """The course's predict-then-reveal answers and score (``--no-predict``: off at start)."""
         self.crash_to_file = not self.is_headless
         """Whether an unexpected exception saves the session and ends the app with one line (``_handle_exception``)."""

@@ -50,7 +50,8 @@ class SavedResultsApp(KernelTuiApp):
     SCREEN = SavedResultsScreen
 
     def __init__(self, entries: list[ScenarioEntry], link: SavedResultsLink, **options: Any) -> None:
-        super().__init__(entries, device=link.first_report.device, link_factory=lambda _device: link, **options)
+        first = link.first_report
+        super().__init__(entries, device=first.device, arch=first.arch, link_factory=lambda _device: link, **options)
 
 
 def build_view_app(saved: Sequence[SavedReport], **options: Any) -> SavedResultsApp:

@@ -127,6 +127,8 @@ class EngineEvents(Screen[None]):
     def on_engine_started(self, message: EngineStarted) -> None:
         warmup_since = self.clock() if message.hello.warmup is not None else None
         self.engine = EngineState(message.hello, None, warmup_since)
+        book = self.why.predictions
+        book.use_device(message.hello.device, book.arch)  # lessons ask this device's claims
         self.refresh_shown()
 
     def on_engine_start_failed(self, message: EngineStartFailed) -> None:
