@@ -8,11 +8,13 @@ views on real preview and CPU runs.
 from __future__ import annotations
 
 import io
+import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from rich.console import Console
+from textual.widgets import Static
 
 from kernel_tui.commands.arguments import command_parser
 from kernel_tui.commands.view_text import EXIT_USAGE, print_device_columns
@@ -133,8 +135,6 @@ def test_the_machine_identity_survives_a_results_file(tmp_path: Path) -> None:
         report("H100", []), machine=identity, ceilings=Ceilings(3000.0, None, measured_at="2026-12-01T15:40:00Z")
     )
     path = tmp_path / "results.jsonl"
-    import json
-
     path.write_text(json.dumps(saved_form(saved)) + "\n")
     (read,) = read_results(path)
     assert read.machine == identity
@@ -187,3 +187,29 @@ def test_the_same_work_split_otherwise_between_kernels_is_marked() -> None:
     )
     (row,) = compare_devices([cpu, gpu]).modes[1].rows
     assert row.changes == ("split add+mm | relu / add+relu | mm",)
+
+
+async def test_m_in_view_shows_the_scenarios_reports_side_by_side(tmp_path: Path) -> None:
+    """Two machines' results of one scenario: the explorer shows the later, ``m`` both, as columns."""
+    from test_ui_support import shown_text, wait_for
+
+    from kernel_tui.ui.screens.device_columns import DeviceColumnsScreen
+    from kernel_tui.ui.view_app import build_view_app
+    from kernel_tui.ui.view_link import saved_reports
+
+    work = [kernel("triton_poi_fused_add_0", ("aten::add",), (5,))]
+    files = []
+    for name, arch in (("A100", 80), ("B200", 100)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(json.dumps(saved_form(report(name, work, arch=arch))) + "\n")
+        files.append(path)
+    app = build_view_app([entry for path in files for entry in saved_reports(read_results(path), path)])
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("m")
+        await wait_for(pilot, lambda: isinstance(app.screen, DeviceColumnsScreen), what="the device columns")
+        shown = shown_text(app.screen.query_one(Static))
+        assert "  A  cuda · A100 · torch 2.14.1" in shown
+        assert "  B  cuda · B200 · torch 2.14.1" in shown
+        assert "triton_poi_fused_add_0 ×1" in shown
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, DeviceColumnsScreen), what="the dialog to close")
