@@ -213,3 +213,11 @@ async def test_m_in_view_shows_the_scenarios_reports_side_by_side(tmp_path: Path
         assert "triton_poi_fused_add_0 ×1" in shown
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, DeviceColumnsScreen), what="the dialog to close")
+
+
+def test_a_name_from_a_strangers_file_is_shown_as_written_never_as_markup() -> None:
+    hostile = report("[bold]H100[/bold]", [kernel("[red]triton_poi_fused_add_0[/red]", ("aten::add",), (5,))])
+    shown = io.StringIO()
+    Console(file=shown, width=200, markup=True).print(device_columns_view(compare_devices([hostile])))
+    assert "[red]triton_poi_fused_add_0[/red] ×1" in shown.getvalue()
+    assert "[bold]H100[/bold]" in shown.getvalue()

@@ -88,13 +88,14 @@ def mode_table(comparison: DeviceComparison, mode: ModeColumns) -> Table:
     for index, _ in enumerate(comparison.reports):
         table.add_column(column_letter(index), overflow="fold", ratio=3)
     table.add_column(CHANGED_MARK, overflow="fold", ratio=2)
+    # Every cell is Text, never a str: a str would be read as markup, and a kernel's name comes from a stranger's file.
     for row in mode.rows:
         table.add_row(
-            safe_line(work_text(row.work)),
-            *(cell_text(cell) for cell in row.cells),
+            Text(safe_line(work_text(row.work))),
+            *(Text(cell_text(cell)) for cell in row.cells),
             Text("; ".join(row.changes), style="bold yellow"),
         )
-    table.add_row(Text("all kernels", style="bold"), *(totals_text(cell) for cell in mode.totals), "")
+    table.add_row(Text("all kernels", style="bold"), *(Text(totals_text(cell)) for cell in mode.totals), Text(""))
     return table
 
 
