@@ -32,7 +32,7 @@ def machine_differences(first: MachineIdentity | None, second: MachineIdentity |
     left, right = first or MachineIdentity(), second or MachineIdentity()
     words = {"triton_version": "Triton", "cuda_version": "CUDA", "driver_version": "driver"}
     return [
-        f"{word} {getattr(left, name) or '?'} against {getattr(right, name) or '?'}"
+        f"{word} {getattr(left, name) or 'none'} against {getattr(right, name) or 'none'}"
         for name, word in words.items()
         if getattr(left, name) != getattr(right, name)
     ]

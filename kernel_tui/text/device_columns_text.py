@@ -60,7 +60,7 @@ def cell_text(cell: Cell | None) -> str:
     lines = [f"{safe_line(kernel.short_name)} ×{format_count(kernel.calls)}" for kernel in cell.kernels]
     figures = [format_bytes(cell.bytes_moved), format_time_us(cell.time_us)]
     if cell.ceiling_pct is not None:
-        figures.append(f"{cell.ceiling_pct:.0f}% of ceiling")
+        figures.append(_share(cell.ceiling_pct))
     lines.append(" · ".join(figures))
     return "\n".join(lines)
 
@@ -73,8 +73,13 @@ def totals_text(cell: Cell | None) -> str:
         f"{format_bytes(cell.bytes_moved)} · {format_time_us(cell.time_us)}",
     ]
     if cell.ceiling_pct is not None:
-        figures.append(f"{cell.ceiling_pct:.0f}% of ceiling")
+        figures.append(_share(cell.ceiling_pct))
     return "\n".join(figures)
+
+
+def _share(pct: float) -> str:
+    """``62% of ceiling``; ``<1% of ceiling`` rather than a ``0%`` that reads as nothing moved."""
+    return f"{pct:.0f}% of ceiling" if pct >= 1 else "<1% of ceiling"
 
 
 def _counted(count: float, noun: str) -> str:
