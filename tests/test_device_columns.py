@@ -221,3 +221,12 @@ def test_a_name_from_a_strangers_file_is_shown_as_written_never_as_markup() -> N
     Console(file=shown, width=200, markup=True).print(device_columns_view(compare_devices([hostile])))
     assert "[red]triton_poi_fused_add_0[/red] ×1" in shown.getvalue()
     assert "[bold]H100[/bold]" in shown.getvalue()
+
+
+def test_a_kernel_without_lines_aligns_with_the_same_operators_on_their_lines() -> None:
+    """A report saved before kernels carried lines still lines up with a newer one."""
+    old = report("A100", [kernel("triton_poi_fused_add_relu_0", ("aten::add", "aten::relu"), ())])
+    new = report("A100", [kernel("triton_poi_fused_add_relu_0", ("aten::add", "aten::relu"), (28,))], torch="2.15.0")
+    (row,) = compare_devices([old, new]).modes[1].rows
+    assert all(cell is not None and len(cell.kernels) == 1 for cell in row.cells)
+    assert work_text(row.work).startswith("add, relu")

@@ -162,11 +162,22 @@ def _replaced(kernel: Kernel) -> set[Work]:
 def _mode_columns(mode: str, reports: Sequence[ScenarioReport]) -> ModeColumns:
     results = [report.mode(mode) for report in reports]
     kernels = [result.kernels if result is not None else () for result in results]
-    groups = _groups([_replaced(kernel) for column in kernels for kernel in column])
+    every = [kernel for column in kernels for kernel in column]
+    placed: dict[tuple[str | None, str], set[Work]] = {}
+    for work in (work for kernel in every for work in _replaced(kernel) if work[2] is not None):
+        placed.setdefault(work[:2], set()).add(work)
+
+    def stands_for(kernel: Kernel) -> set[Work]:
+        """A kernel with no line (a report saved before lines were, a kernel no line could be read for) stands
+        for its operators on whatever lines other columns place them."""
+        found = _replaced(kernel)
+        return found.union(*(placed.get(work[:2], set()) for work in found if work[2] is None))
+
+    groups = _groups([stands_for(kernel) for kernel in every])
     rows = []
     for group in groups:
         cells = tuple(
-            _cell(report, [kernel for kernel in column if _replaced(kernel) & group.members])
+            _cell(report, [kernel for kernel in column if stands_for(kernel) & group.members])
             if result is not None
             else None
             for report, result, column in zip(reports, results, kernels)
