@@ -230,3 +230,14 @@ def test_a_kernel_without_lines_aligns_with_the_same_operators_on_their_lines() 
     (row,) = compare_devices([old, new]).modes[1].rows
     assert all(cell is not None and len(cell.kernels) == 1 for cell in row.cells)
     assert work_text(row.work).startswith("add, relu")
+
+
+def test_a_baseline_of_several_architectures_compares_each_with_its_own() -> None:
+    """``run --arch 90 --baseline`` against a file of the preview's three architectures: one against one."""
+    from kernel_tui.text.baseline import baseline_of
+
+    work = [kernel("triton_poi_fused_add_0", ("aten::add",), (5,))]
+    saved = [replace(report(f"sm_{arch}", work, arch=arch), device="cuda-preview") for arch in (80, 90, 100)]
+    for arch, old in zip((80, 90, 100), saved):
+        new = replace(report(f"sm_{arch}", work, arch=arch), device="cuda-preview")
+        assert baseline_of(new, saved, alone=True) is old

@@ -36,6 +36,7 @@ class DeviceColumnsScreen(Dialog[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="device-columns-body", classes="dialog-body") as body:
             count = len(self._reports)
-            body.border_title = Content(f"{count} saved report{'s' if count != 1 else ''} side by side")
+            title = f"{count} saved reports side by side" if count > 1 else "1 saved report: no other machine's"
+            body.border_title = Content(title)
             body.border_subtitle = "esc closes"
             yield Static(device_columns_view(compare_devices(self._reports)))
