@@ -110,3 +110,23 @@ def test_view_of_a_cpu_run_and_a_preview_shows_both_columns_per_lesson(runs: Run
         [kernel.name for kernel in cpu[0].compiled.kernels],  # type: ignore[union-attr]
         ["triton_poi_fused_add_relu_0"],
     ]
+
+
+def test_an_architecture_that_picks_another_config_is_marked(tmp_path: Path) -> None:
+    """Lesson 9's sum of squares splits its reduction: Inductor sizes the first kernel's blocks by the GPU, so an
+    A100 and a B200 launch it with other configs, and the row says which."""
+    lesson = REPO / "scenarios" / "09_sum_of_squares.py"
+    ran = kernel_tui("run", "--json", "--device", "cuda-preview", "--arch", "80,100", str(lesson))
+    assert ran.returncode == 0, ran.stderr
+    (tmp_path / "two.jsonl").write_text(ran.stdout)
+    a100, b200 = read_results(tmp_path / "two.jsonl")
+    (row,) = compare_devices([a100, b200]).modes[MODES.index("compiled")].rows
+    configs = {
+        report.arch: next(k.launch for k in report.compiled.kernels if k.name.startswith("triton_red"))  # type: ignore[union-attr]
+        for report in (a100, b200)
+    }
+    assert configs[80] != configs[100]
+    (change,) = row.changes
+    assert change.startswith("config triton_red_fused_mul_sum: ")
+    shown = kernel_tui("view", "--text", str(tmp_path / "two.jsonl"))
+    assert "1 row where the columns chose differently" in shown.stdout

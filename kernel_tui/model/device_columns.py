@@ -117,11 +117,6 @@ def compare_devices(reports: Sequence[ScenarioReport]) -> DeviceComparison:
     return DeviceComparison(tuple(reports), modes, tuple(_notes(reports)))
 
 
-def column_label(report: ScenarioReport) -> str:
-    """``NVIDIA A100-SXM4-80GB (sm_80) · torch 2.14.1``: the column's device, as short as tells it apart."""
-    return f"{report.device_name} · torch {report.torch_version}"
-
-
 def column_letter(index: int) -> str:
     """``A`` … ``Z``, then ``AA``, ``AB``: a column's name in the table's header and its notes."""
     letters = ""
@@ -243,10 +238,20 @@ def _changes(cells: Sequence[Cell | None], reports: Sequence[ScenarioReport]) ->
     splits = [_split(cell) for _, cell in present]
     if len(set(counts)) == 1 and len(set(splits)) > 1:
         changes.append("split " + " / ".join(splits))
-    configs = [_configs(cell) for _, cell in present]
-    comparable = [config for config in configs if config is not None]
-    if len(set(kinds)) == 1 and len(comparable) > 1 and len(set(comparable)) > 1:
-        changes.append("another config")
+    if len(set(kinds)) == 1:
+        changes += _config_changes([_configs(cell) for _, cell in present])
+    return changes
+
+
+def _config_changes(configs: Sequence[dict[str, str]]) -> list[str]:
+    """``triton_red_fused_mul_sum: R0_BLOCK 2048, XBLOCK 1 · 16 warps / R0_BLOCK 1024, XBLOCK 1 · 8 warps``: each
+    kernel that more than one column launched, where their Triton configs differ."""
+    names = dict.fromkeys(name for config in configs for name in config)
+    changes = []
+    for name in names:
+        launched = [config[name] for config in configs if name in config]
+        if len(launched) > 1 and len(set(launched)) > 1:
+            changes.append(f"config {name}: {' / '.join(launched)}")
     return changes
 
 
@@ -257,16 +262,16 @@ def _split(cell: Cell) -> str:
     return " | ".join(sorted(parts)) or "none"
 
 
-def _configs(cell: Cell) -> tuple[tuple[str, str], ...] | None:
-    """The Triton configs a cell's kernels launched with, by kernel identity; None where none is known."""
-    found = []
+def _configs(cell: Cell) -> dict[str, str]:
+    """The Triton configs a cell's kernels launched with, by kernel identity (Inductor's number ignored)."""
+    found = {}
     for kernel in cell.kernels:
         launch = kernel.launch
         if launch is None or (launch.config is None and launch.warps is None):
             continue
         config = ", ".join(f"{key} {value}" for key, value in sorted((launch.config or {}).items()))
-        found.append((kernel_identity(kernel.name), f"{config} · {launch.warps} warps"))
-    return tuple(sorted(found)) or None
+        found[kernel_identity(kernel.name)] = f"{config} · {launch.warps} warps" if config else f"{launch.warps} warps"
+    return found
 
 
 def _notes(reports: Sequence[ScenarioReport]) -> list[str]:

@@ -117,7 +117,11 @@ def device_columns_view(comparison: DeviceComparison) -> RenderableType:
         if any(cell is not None for cell in mode.totals):
             parts.append(mode_table(comparison, mode))
     if len(comparison.reports) > 1:
-        verdict = f"{changed} rows where the columns chose differently ({CHANGED_MARK})" if changed else "same choices"
+        verdict = (
+            f"{_counted(changed, 'row')} where the columns chose differently ({CHANGED_MARK})"
+            if changed
+            else "same choices"
+        )
         parts.append(Text(verdict, style="yellow" if changed else "green"))
     parts.extend(Text(f"note: {note}", style="yellow") for note in comparison.notes)
     parts.append(Text(""))
