@@ -193,7 +193,7 @@ def test_the_same_work_split_otherwise_between_kernels_is_marked() -> None:
 
 async def test_m_in_view_shows_the_scenarios_reports_side_by_side(tmp_path: Path) -> None:
     """Two machines' results of one scenario: the explorer shows the later, ``m`` both, as columns."""
-    from test_ui_support import shown_text, wait_for
+    from test_ui_support import shown_text, status, wait_for
 
     from kernel_tui.ui.screens.device_columns import DeviceColumnsScreen
     from kernel_tui.ui.view_app import build_view_app
@@ -207,6 +207,7 @@ async def test_m_in_view_shows_the_scenarios_reports_side_by_side(tmp_path: Path
         files.append(path)
     app = build_view_app([entry for path in files for entry in saved_reports(read_results(path), path)])
     async with app.run_test(size=(160, 48)) as pilot:
+        assert "2 machines saved: m lays them side by side" in status(app)
         await pilot.press("m")
         await wait_for(pilot, lambda: isinstance(app.screen, DeviceColumnsScreen), what="the device columns")
         shown = shown_text(app.screen.query_one(Static))

@@ -33,7 +33,11 @@ class SavedResultsScreen(ExplorerScreen):
 
     def saved_origin(self) -> str | None:
         saved = self.saved.saved_for(self.entry.path) if self.catalog else None
-        return saved.origin() if saved is not None else None
+        if saved is None:
+            return None
+        # Said where the learner looks: otherwise the other machines' reports are one unguessed key away.
+        others = len(self.saved.columns_for(self.entry.path))
+        return saved.origin() + (f" · {others} machines saved: m lays them side by side" if others > 1 else "")
 
     def action_device_columns(self) -> None:
         """This scenario's reports from every machine saved, side by side."""
