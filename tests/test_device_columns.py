@@ -207,7 +207,7 @@ async def test_m_in_view_shows_the_scenarios_reports_side_by_side(tmp_path: Path
         files.append(path)
     app = build_view_app([entry for path in files for entry in saved_reports(read_results(path), path)])
     async with app.run_test(size=(160, 48)) as pilot:
-        assert "2 machines saved: m lays them side by side" in status(app)
+        assert "m: 2 machines side by side" in status(app)
         await pilot.press("m")
         await wait_for(pilot, lambda: isinstance(app.screen, DeviceColumnsScreen), what="the device columns")
         shown = shown_text(app.screen.query_one(Static))

@@ -35,9 +35,10 @@ class SavedResultsScreen(ExplorerScreen):
         saved = self.saved.saved_for(self.entry.path) if self.catalog else None
         if saved is None:
             return None
-        # Said where the learner looks: otherwise the other machines' reports are one unguessed key away.
+        # Said first, where the learner looks and before a narrow terminal cuts the line: otherwise the other
+        # machines' reports are one unguessed key away.
         others = len(self.saved.columns_for(self.entry.path))
-        return saved.origin() + (f" · {others} machines saved: m lays them side by side" if others > 1 else "")
+        return (f"m: {others} machines side by side · " if others > 1 else "") + saved.origin()
 
     def action_device_columns(self) -> None:
         """This scenario's reports from every machine saved, side by side."""
