@@ -244,3 +244,21 @@ def test_a_baseline_of_several_architectures_compares_each_with_its_own() -> Non
     for arch, old in zip((80, 90, 100), saved):
         new = replace(report(f"sm_{arch}", work, arch=arch), device="cuda-preview")
         assert baseline_of(new, saved, alone=True) is old
+
+
+def test_view_text_prints_the_columns_and_exits_1_when_a_report_holds_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kernel_tui.commands.cli import main
+    from kernel_tui.model.report import ScenarioError
+
+    work = [kernel("triton_poi_fused_add_0", ("aten::add",), (5,))]
+    good, other = report("A100", work, arch=80), report("B200", work, arch=100)
+    (tmp_path / "good.jsonl").write_text("".join(json.dumps(saved_form(r)) + "\n" for r in (good, other)))
+    assert main(["view", "--text", str(tmp_path / "good.jsonl")]) == 0
+    printed = capsys.readouterr().out
+    assert "  A  cuda · A100 · torch 2.14.1" in printed and "  B  cuda · B200 · torch 2.14.1" in printed
+    failed = replace(other, error=ScenarioError("compile", "out of registers", 9, other.scenario))
+    (tmp_path / "failed.jsonl").write_text(json.dumps(saved_form(failed)) + "\n")
+    assert main(["view", "--text", str(tmp_path / "good.jsonl"), str(tmp_path / "failed.jsonl")]) == 1
+    assert "14_matmul.py:9: compile: out of registers" in capsys.readouterr().out
