@@ -151,7 +151,8 @@ class KernelTuiApp(App[None]):
 
         if isinstance(self.screen, HelpScreen):
             return
-        tables = ExplorerScreen.ACTIONS if self.get_explorer() is not None else ()
+        explorer = self.get_explorer()
+        tables = explorer.ACTIONS if explorer is not None else ()
         self.push_screen(HelpScreen(keyed(*tables, APP_ACTIONS)))
 
     def get_explorer(self) -> ExplorerScreen | None:
@@ -163,7 +164,7 @@ class KernelTuiApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         explorer = self.get_explorer()
         if explorer is not None:
-            for command in offered(*ExplorerScreen.ACTIONS):
+            for command in offered(*explorer.ACTIONS):
                 yield SystemCommand(
                     command.title, command.help, lambda action=command.action: self.run_action(action, explorer)
                 )
