@@ -16,7 +16,7 @@ from rich.text import Text
 
 from kernel_tui.model.baseline_marks import MARK_STYLES
 from kernel_tui.text.by_line import describe, line_work
-from kernel_tui.ui.code_gutter import cell_texts, fitted, gutter_cell
+from kernel_tui.ui.code_gutter import cell_texts, fitted
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
@@ -30,9 +30,6 @@ if TYPE_CHECKING:
 
 W = TypeVar("W")
 Find = Callable[[str, type[W]], W | None]
-
-EDITOR_NOTE_WIDTH = 24
-"""The most an editor line's note takes at its right end: the code keeps the rest."""
 
 
 class CodeLinks:
@@ -84,17 +81,16 @@ class CodeLinks:
             lesson.show_work(self.work, self.linked, self.changes)
         text_area = _text_area(find)
         if text_area is not None:
-            notes = {line: self.editor_note(line) for line in {*self.work, *self.changes}}
-            text_area.show_lines(notes if editing else {}, self.linked if editing else frozenset())
+            if editing:
+                text_area.show_lines(self.work, self.changes, self.linked)
+            else:
+                text_area.show_lines({}, {}, frozenset())
         lesson_line = lesson.cursor_line if lesson is not None else None
         if not editing and self.code_line != lesson_line:
             # Out of the editor (or on another scenario): the lesson's cursor line is the one the tables mark.
             self.code_line, self.speaking = lesson_line, False
         for table in _tables(find):
             table.mark_line(self.code_line)
-
-    def editor_note(self, line: int) -> Text:
-        return gutter_cell(self.work.get(line, []), EDITOR_NOTE_WIDTH, self.changes.get(line))
 
     def lesson_line_moved(self, find: Find[Any], step: int) -> Text | None:
         """``j``/``k``: the lesson's line cursor to the next (1) or previous (-1) line with work, and the line
