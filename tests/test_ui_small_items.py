@@ -1,0 +1,80 @@
+"""Issue 36's small items on the learner's screen, each where its cause was: Textual's own toasts said in plain
+words, ``view`` naming no engine, the lesson pane showing the helpers the gutter cites."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from snippet_support import notifications
+from test_ui_support import explorer, make_app, shown_text, wait_for
+
+from kernel_tui.model.results_file import read_results
+from kernel_tui.ui.catalog import load_catalog
+from kernel_tui.ui.describe import SAVED_ENGINE_LINE
+from kernel_tui.ui.source import scenario_source
+from kernel_tui.ui.view_app import build_view_app
+from kernel_tui.ui.view_link import saved_reports
+from kernel_tui.ui.widgets.lesson_view import LessonView
+
+GELU_LINEAR = Path("tests/data/gelu_linear.py")
+"""``fn`` calls the helper ``project`` (lines 7-8), whose Linear the gutter cites from line 13 (``with L8``)."""
+SAVED = Path("tests/data/gelu_linear_report.json")
+"""``kernel-tui run --json`` of ``gelu_linear.py`` on CPU."""
+
+pytestmark = pytest.mark.usefixtures("from_the_repository")
+
+
+async def test_ctrl_c_says_which_key_quits_in_plain_words() -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: explorer(app).hello is not None)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert "Press q to quit the app" in notifications(app), notifications(app)
+
+
+async def test_a_saved_screenshot_is_said_in_plain_words(tmp_path: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: explorer(app).hello is not None)
+        app.deliver_screenshot(path=str(tmp_path))
+        await wait_for(pilot, lambda: any("screenshot" in said for said in notifications(app)), what="the toast")
+        (said,) = [said for said in notifications(app) if "screenshot" in said]
+        assert "[" not in said and str(tmp_path) in said, said
+
+
+def saved_results(tmp_path: Path) -> Path:
+    results = tmp_path / "results.jsonl"
+    results.write_text(json.dumps(json.loads(SAVED.read_text())) + "\n")
+    return results
+
+
+async def test_view_names_no_engine_since_none_runs(tmp_path: Path) -> None:
+    results = saved_results(tmp_path)
+    app = build_view_app(saved_reports(read_results(results), results), clock=lambda: 1000.0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        summary = explorer(app).query_one("#summary")
+        for _ in range(3):  # the first frame, and after the saved link's hello has come
+            said = shown_text(summary)
+            assert "engine ready" not in said and "starting" not in said, said
+            await pilot.pause(0.1)
+        await wait_for(pilot, lambda: SAVED_ENGINE_LINE in shown_text(summary), what="the engine line")
+
+
+def test_the_lesson_code_shows_the_helpers_fn_calls() -> None:
+    pieces = scenario_source(GELU_LINEAR.read_text())
+    assert [(piece.name, piece.first_line) for piece in pieces] == [("project", 7), ("fn", 11), ("inputs", 16)]
+
+
+async def test_the_lesson_pane_shows_the_helper_line_the_gutter_cites(tmp_path: Path) -> None:
+    (entry,) = load_catalog([GELU_LINEAR], None)
+    app = make_app(paths=(GELU_LINEAR,))
+    async with app.run_test(size=(120, 36)) as pilot:
+        lesson = explorer(app).query_one("#lesson", LessonView)
+        await wait_for(pilot, lambda: bool(lesson.query("#lesson-text")), what="the Markdown")
+        lesson.show(entry)
+        await pilot.pause()
+        code = shown_text(lesson.query_one("#lesson-source"))
+        assert "8     return F.linear(x, w)" in code, code
