@@ -1,5 +1,5 @@
 """Issue 36's small items on the learner's screen, each where its cause was: Textual's own toasts said in plain
-words, ``view`` naming no engine, the lesson pane showing the helpers the gutter cites."""
+words, ``view`` naming no engine, the lesson pane showing the helpers the gutter cites, Esc out of the editor."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 from snippet_support import notifications
+from test_ui_code_links import which_line_app
 from test_ui_support import explorer, make_app, shown_text, wait_for
+from textual.widgets import TabbedContent, Tabs
 
 from kernel_tui.model.results_file import read_results
 from kernel_tui.ui.catalog import load_catalog
@@ -17,6 +19,7 @@ from kernel_tui.ui.source import scenario_source
 from kernel_tui.ui.view_app import build_view_app
 from kernel_tui.ui.view_link import saved_reports
 from kernel_tui.ui.widgets.lesson_view import LessonView
+from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 
 GELU_LINEAR = Path("tests/data/gelu_linear.py")
 """``fn`` calls the helper ``project`` (lines 7-8), whose Linear the gutter cites from line 13 (``with L8``)."""
@@ -78,3 +81,24 @@ async def test_the_lesson_pane_shows_the_helper_line_the_gutter_cites(tmp_path: 
         await pilot.pause()
         code = shown_text(lesson.query_one("#lesson-source"))
         assert "8     return F.linear(x, w)" in code, code
+
+
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=["120x36", "80x24"])
+async def test_esc_leaves_the_editor_for_the_scenario_list_or_the_tab_bar_never_the_chart(
+    size: tuple[int, int],
+) -> None:
+    app = which_line_app()
+    async with app.run_test(size=size) as pilot:
+        screen = explorer(app)
+        await wait_for(pilot, lambda: screen.hello is not None)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "snippet-text", what="the editor")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.focused is not None and app.focused.id != "snippet-text", what="Esc")
+        await pilot.pause()
+        if screen.wide:
+            assert app.focused is screen.query_one("#scenarios"), app.focused
+            assert screen.query_one(SnippetEditor).display, "the editor still shown"
+        else:
+            assert isinstance(app.focused, Tabs), app.focused
+            assert screen.query_one(TabbedContent).active == "tab-editor"

@@ -73,7 +73,15 @@ class SnippetTextArea(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         """Enter keeps the line's indent, one level more after a ``:`` (``def f(x):``), as code editors do:
-        without it every line of a helper's body had to be indented by hand."""
+        without it every line of a helper's body had to be indented by hand. Esc leaves the editor
+        (``leave_editor``)."""
+        if event.key == "escape" and not self.read_only:
+            # Textual's code editor moves the focus to the next widget, which on a large terminal is the chart
+            # beside it: the screen decides where leaving the editor lands.
+            event.stop()
+            event.prevent_default()
+            await self.run_action("screen.leave_editor")
+            return
         if event.key != "enter" or self.read_only:
             await super()._on_key(event)
             return
