@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from snippet_support import notifications
+from snippet_support import SMALL, answer_prompt, new_snippet, notifications, open_document, run_done, snippet_link
+from snippet_support import quick_timers as quick_timers  # autouse: faster autosave
 from test_ui_code_links import which_line_app
 from test_ui_support import explorer, make_app, shown_text, wait_for
 from textual.widgets import TabbedContent, Tabs
@@ -15,7 +16,7 @@ from textual.widgets import TabbedContent, Tabs
 from kernel_tui.model.results_file import read_results
 from kernel_tui.ui.catalog import load_catalog
 from kernel_tui.ui.describe import SAVED_ENGINE_LINE
-from kernel_tui.ui.source import scenario_source
+from kernel_tui.ui.source import SNIPPET_PIECE, scenario_source
 from kernel_tui.ui.view_app import build_view_app
 from kernel_tui.ui.view_link import saved_reports
 from kernel_tui.ui.widgets.lesson_view import LessonView
@@ -102,3 +103,29 @@ async def test_esc_leaves_the_editor_for_the_scenario_list_or_the_tab_bar_never_
         else:
             assert isinstance(app.focused, Tabs), app.focused
             assert screen.query_one(TabbedContent).active == "tab-editor"
+
+
+def test_a_bare_snippets_code_is_its_set_up_and_measured_line() -> None:
+    text = '"""doc"""\nimport torch\n\nw = torch.ones(3)\n(a + w).relu()\n'
+    assert [(piece.name, piece.first_line, piece.code) for piece in scenario_source(text)] == [
+        (SNIPPET_PIECE, 4, "w = torch.ones(3)\n(a + w).relu()")
+    ]
+
+
+async def test_a_saved_bare_snippets_lesson_shows_its_code_under_the_path_it_was_saved_to(tmp_path: Path) -> None:
+    saved = tmp_path / "mine.py"
+    app = make_app(snippet_link())
+    async with app.run_test(size=SMALL) as pilot:
+        await new_snippet(pilot, "(x * 2).exp()\n")
+        await pilot.press("ctrl+s")
+        await answer_prompt(pilot, str(saved))
+        await wait_for(pilot, lambda: saved.exists(), what="the save")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: run_done(app), what="the run")
+        await pilot.press("escape", "2")
+        lesson = explorer(app).query_one("#lesson", LessonView)
+        await wait_for(pilot, lambda: lesson.size.height > 0, what="the lesson tab")
+        await pilot.pause()
+        code = shown_text(lesson.query_one("#lesson-source"))
+        assert "(x * 2).exp()" in code and "no fn" not in code, code
+        assert str(saved) in lesson.lesson and open_document(app).path.name not in lesson.lesson, lesson.lesson

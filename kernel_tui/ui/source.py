@@ -9,7 +9,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from kernel_tui.model.snippet import code_statements, is_snippet
+
 SHOWN_FUNCTIONS = ("fn", "inputs")
+SNIPPET_PIECE = "snippet"
+"""The name of a bare snippet's one piece: its code, set-up and measured line."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,8 @@ def scenario_source(source: str) -> list[SourcePiece]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # a crafted file must not crash the view
         return []
     lines = source.splitlines()
+    if is_snippet(tree):
+        return [snippet_piece(tree, lines)]
     defined = {
         node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     }
@@ -38,6 +44,15 @@ def scenario_source(source: str) -> list[SourcePiece]:
     helpers = _called(defined, "fn") if "fn" in shown else set()
     helpers_in_order = sorted(helpers, key=lambda name: defined[name].lineno)
     return [_piece(defined[name], lines) for name in (*helpers_in_order, *shown)]
+
+
+def snippet_piece(tree: ast.Module, lines: list[str]) -> SourcePiece:
+    """A bare-expression snippet has no ``fn``: its code is its set-up and the line measured (``model.snippet``),
+    from the first to the last, on the lines the learner typed them."""
+    code = code_statements(tree)
+    start = min(node.lineno for node in code)
+    end = max(node.end_lineno or node.lineno for node in code)
+    return SourcePiece(SNIPPET_PIECE, start, "\n".join(lines[start - 1 : end]))
 
 
 def _called(defined: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef], start: str) -> set[str]:
