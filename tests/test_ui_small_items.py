@@ -7,12 +7,22 @@ import json
 from pathlib import Path
 
 import pytest
-from snippet_support import SMALL, answer_prompt, new_snippet, notifications, open_document, run_done, snippet_link
+from snippet_support import (
+    SMALL,
+    TYPO,
+    answer_prompt,
+    new_snippet,
+    notifications,
+    open_document,
+    run_done,
+    snippet_link,
+)
 from snippet_support import quick_timers as quick_timers  # autouse: faster autosave
 from test_ui_code_links import which_line_app
 from test_ui_support import explorer, make_app, shown_text, wait_for
 from textual.widgets import TabbedContent, Tabs
 
+from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.results_file import read_results
 from kernel_tui.ui.catalog import load_catalog
 from kernel_tui.ui.describe import SAVED_ENGINE_LINE
@@ -129,3 +139,41 @@ async def test_a_saved_bare_snippets_lesson_shows_its_code_under_the_path_it_was
         code = shown_text(lesson.query_one("#lesson-source"))
         assert "(x * 2).exp()" in code and "no fn" not in code, code
         assert str(saved) in lesson.lesson and open_document(app).path.name not in lesson.lesson, lesson.lesson
+
+
+async def test_a_failed_snippet_run_says_its_lines_were_not_measured_and_nothing_of_the_load() -> None:
+    app = make_app(snippet_link(plays="snippets/ui_snippet_typo.py"))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await new_snippet(pilot, "t = x * 2\n\nt + q")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: run_done(app), what="the failed run")
+        await pilot.pause()
+        said = shown_text(explorer(app).query_one("#kernel-name"))
+        assert "launches nothing" not in said and "line 3: not measured, the run failed" in said, said
+
+
+def test_a_run_that_measured_nothing_says_nothing_of_the_machines_load() -> None:
+    from dataclasses import replace
+
+    from replay import Recording
+
+    from kernel_tui.model.machine_load import MachineLoad
+    from kernel_tui.text.formatting import report_notes
+    from kernel_tui.transport.protocol import Done
+    from kernel_tui.ui.shown import SummaryShown
+    from kernel_tui.ui.summary_lines import RETRY_KEYS, summary_lines
+
+    (done,) = [m for m in Recording.load(TYPO).messages if isinstance(m, Done)]
+    busy = MachineLoad(load_avg=18.0, cores=2)
+    assert busy.busy
+    failed = replace(done.report, machine_load=busy)
+    assert failed.eager is None and failed.error is not None
+    assert not any("busy" in note for note in report_notes(failed))
+    shown = SummaryShown(failed, {}, failed.error, "", None, False, "")
+    assert RETRY_KEYS not in [line.plain for line in summary_lines(shown)]
+    measured = replace(load_busy_report(), machine_load=busy)
+    assert any("busy" in note for note in report_notes(measured)), "a measured run still says it"
+
+
+def load_busy_report() -> ScenarioReport:
+    return ScenarioReport.from_dict(json.loads(SAVED.read_text()))

@@ -46,6 +46,8 @@ class CodeLinks:
         self.speaking = False
         """The line under the tables tells of ``code_line`` (until a table's cursor moves)."""
         self._worked_from: tuple[object, object, object] | None = None
+        self.unmeasured: str | None = "not run yet"
+        """Why no line has work to tell of (no run yet, a run that failed before measuring); None once measured."""
         """The report, compiled side and baseline ``work`` and ``changes`` were worked out from."""
 
     def show(
@@ -60,6 +62,7 @@ class CodeLinks:
         compiled side is what the compiled table shows (the selected variant's kernels, once one is chosen).
         ``baseline``: the pinned run the finished ``report`` is compared with, if any."""
         eager, compiled = (report.eager, report.compiled) if report is not None else (None, None)
+        self.unmeasured = unmeasured(report)
         if report is not None and (table := find("#compiled", KernelTable)) is not None:
             compiled = table.result
         # Worked out once per run shown (a report, a variant, a baseline), not on every cursor move: the same
@@ -128,6 +131,8 @@ class CodeLinks:
         change = self.changes.get(line)
         against = change.story() if change is not None else ""
         if not parts and not against:
+            if self.unmeasured is not None:  # "launches nothing" would be a measurement no run made
+                return Text(f"line {line}: {self.unmeasured}", style="dim")
             return Text(f"line {line} launches nothing", style="dim")
         text = Text(f"line {line} › ", style="bold")
         text.append(" · ".join(describe(part) for part in parts) or "launches nothing now")
@@ -141,6 +146,15 @@ class CodeLinks:
         """The gutter's text for ``line``, its mark against the baseline first when one is pinned (tests read
         this)."""
         return fitted(cell_texts(self.work.get(line, []), self.changes.get(line)), width)
+
+
+def unmeasured(report: ScenarioReport | None) -> str | None:
+    """Why the code's lines have no work to show: None where a run measured them."""
+    if report is None:
+        return "not run yet"
+    if report.eager is None:
+        return "not measured, the run failed" if report.error is not None else "not measured yet"
+    return None
 
 
 def _tables(find: Find[Any]) -> list[KernelTable]:
