@@ -57,6 +57,7 @@ class SnippetTextArea(TextArea):
     """Per line, its work against the pinned baseline's; empty without one."""
     linked_lines: frozenset[int] = frozenset()
     """Lines the highlighted kernel row came from: marked ``❱`` in the gutter's mark column."""
+    _notes_width_of: tuple[dict[int, list[LineWork]], dict[int, LineChange], int, int] | None = None
 
     def on_mount(self) -> None:
         if self.error_line is not None:
@@ -129,7 +130,12 @@ class SnippetTextArea(TextArea):
         no notes or no line numbers."""
         if not self.show_line_numbers or not (self.line_work or self.line_changes):
             return 0
-        return gutter_width(self.line_work, self.size.width, self.line_changes)
+        # Asked for on every row drawn and every cursor move: worked out once per work shown and width.
+        work, changes, width = self.line_work, self.line_changes, self.size.width
+        known = self._notes_width_of
+        if known is None or known[0] is not work or known[1] is not changes or known[2] != width:
+            known = self._notes_width_of = (work, changes, width, gutter_width(work, width, changes))
+        return known[3]
 
     @property
     def gutter_width(self) -> int:
