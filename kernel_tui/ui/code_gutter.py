@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 MAX_SHARE = 3
 """The gutter takes at most a third of the pane: the code keeps the rest."""
 MIN_WIDTH = 16
-"""Room for ``1 ⇒ library call``."""
+"""Room for ``1 ⇒ library call``, in a pane whose rows cannot grow (the editor)."""
+WRAPPED_MIN_WIDTH = 11
+"""Room for ``2 ⇒ 1 fused`` in the lesson's code, whose cells wrap: a wider column squeezed the code there."""
 GUTTER_STYLE = "cyan"
 LINKED_STYLE = "bold magenta"
 """The number of a line the highlighted kernel row came from."""
@@ -67,12 +69,18 @@ def all_cell_texts(work: dict[int, list[LineWork]], changes: dict[int, LineChang
     return texts
 
 
-def gutter_width(work: dict[int, list[LineWork]], pane_width: int, changes: dict[int, LineChange] | None = None) -> int:
-    """Wide enough for the longest full text, within the pane's share; 0 when no line launched anything."""
+def gutter_width(
+    work: dict[int, list[LineWork]],
+    pane_width: int,
+    changes: dict[int, LineChange] | None = None,
+    minimum: int = MIN_WIDTH,
+) -> int:
+    """Wide enough for the longest full text, within the pane's share (``minimum`` at least); 0 when no line
+    launched anything."""
     texts = list(all_cell_texts(work, changes or {}).values())
     if not texts:
         return 0
-    share = max(pane_width // MAX_SHARE, MIN_WIDTH)
+    share = max(pane_width // MAX_SHARE, minimum)
     full = max(len(full) for full, _ in texts)
     if full <= share:
         return full
@@ -117,7 +125,7 @@ def code_with_gutter(
     from rich.syntax import Syntax
 
     changes = changes or {}
-    width = gutter_width(work, pane_width, changes)
+    width = gutter_width(work, pane_width, changes, WRAPPED_MIN_WIDTH)
     texts = all_cell_texts(work, changes)
     line_counts = [len(piece.code.splitlines()) for piece in pieces]
     last = max(piece.first_line + count - 1 for piece, count in zip(pieces, line_counts, strict=True))
