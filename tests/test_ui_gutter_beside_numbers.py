@@ -221,3 +221,31 @@ async def test_the_lesson_gutter_says_kernel_and_library_call_where_nothing_fuse
         # Named where the name fits the column (the library call aten::mm), counted where it does not.
         assert "1 ⇒ 1 kernel" in code and "1 ⇒ aten::mm" in code, code
         assert " fused" not in code, code
+
+
+async def test_a_course_copy_keeps_fn_in_view_through_a_layout_change() -> None:
+    """The editor is built again when the layout changes (120x36 to 80x24): it scrolled only far enough to show
+    the cursor on ``def fn`` at its bottom row, the body below the fold."""
+    from test_ui_support import make_app
+
+    lesson = COURSE / "26_an_mlp_block.py"
+    app = make_app(paths=(lesson,), course=COURSE)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = explorer(app)
+        await wait_for(pilot, lambda: screen.hello is not None)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "snippet-text", what="the editor")
+        await pilot.press("escape")
+        await pilot.resize_terminal(80, 24)
+        await wait_for(pilot, lambda: not screen.wide, what="the small layout")
+        await pilot.press("5")
+        await wait_for(pilot, lambda: bool(screen.query("#snippet-text")), what="the editor again")
+        text_area = screen.query_one("#snippet-text", SnippetTextArea)
+        await wait_for(pilot, lambda: text_area.scrollable_content_region.height > 0, what="its size")
+        await pilot.pause(0.2)
+        fn_first = opening_cursor(lesson.read_text())[0] + 1
+        fn_last = max(crafted_work(lesson))
+        top, rows = text_area.scroll_offset.y, text_area.scrollable_content_region.height
+        assert top < fn_first and fn_last <= top + rows, (
+            f"fn (lines {fn_first}-{fn_last}) in rows {top + 1}-{top + rows}"
+        )

@@ -57,6 +57,8 @@ class SnippetTextArea(TextArea):
     """Per line, its work against the pinned baseline's; empty without one."""
     linked_lines: frozenset[int] = frozenset()
     """Lines the highlighted kernel row came from: marked ``❱`` in the gutter's mark column."""
+    _open_top: int | None = None
+    """The row to bring to the top once the text area has its size (``open_at``)."""
     _notes_width_of: tuple[dict[int, list[LineWork]], dict[int, LineChange], int, int] | None = None
 
     def on_mount(self) -> None:
@@ -69,8 +71,20 @@ class SnippetTextArea(TextArea):
         """Put the cursor at ``cursor`` with its line at the top of the view: a course copy opened on ``def fn``
         shows ``fn`` whole, not the file's docstring with ``fn`` below the fold."""
         self.move_cursor(cursor)
-        # After the refresh: a text just loaded has no virtual size yet, and the scroll would be clamped to 0.
-        self.call_after_refresh(self.scroll_to, y=cursor[0], animate=False)
+        self._open_top = cursor[0]
+        self.call_after_refresh(self._scroll_to_open_top)
+
+    def on_resize(self) -> None:
+        if self._open_top is not None:
+            self.call_after_refresh(self._scroll_to_open_top)
+
+    def _scroll_to_open_top(self) -> None:
+        """The opening scroll, once the text area has its size: before that (a text area mounted by a layout
+        change) the scroll is clamped to 0, and the cursor then only scrolled into view at the bottom."""
+        if self._open_top is None or not self.scrollable_content_region.height:
+            return
+        self.scroll_to(y=self._open_top, animate=False, immediate=True)
+        self._open_top = None
 
     async def _on_key(self, event: events.Key) -> None:
         """Enter keeps the line's indent, one level more after a ``:`` (``def f(x):``), as code editors do:
