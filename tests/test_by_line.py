@@ -18,7 +18,7 @@ from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario
-from kernel_tui.text.by_line import annotated_lines, gutter_text, line_work
+from kernel_tui.text.by_line import annotated_lines, gutter_text, line_work, short_gutter_text
 from kernel_tui.transport.client import EngineClient
 
 DATA = Path(__file__).parent / "data"
@@ -40,13 +40,43 @@ def test_a_row_on_two_lines_counts_on_each_only_the_launches_from_it() -> None:
 
 def test_the_gutter_names_the_kernel_where_it_fits_and_counts_where_it_does_not() -> None:
     eager = mode(row("aten::add", (6,)), row("aten::relu", (6,)), row("aten::mul", (9,)))
-    compiled = mode(row("cpp_fused_add_relu_0", (6, 7)))
+    compiled = mode(row("cpp_fused_add_relu_0", (6, 7), aten_ops=("aten::add", "aten::relu")))
     work = line_work(eager, compiled)
     assert gutter_text(work[6], 30) == "2 ⇒ cpp_fused_add_relu_0"
     assert gutter_text(work[6], 12) == "2 ⇒ 1 fused"
     assert gutter_text(work[9], 30) == "1 ⇒ 0", "line 9's work vanished compiled"
     assert work[9][0].vanished and not work[6][0].vanished
     assert gutter_text(work.get(8, []), 30) == "", "a quiet line is blank"
+
+
+def test_the_gutter_says_fused_only_where_several_operators_became_one_kernel() -> None:
+    """One GELU in one kernel fused nothing, though the kernel is on two lines (a helper's and its caller's); a
+    Linear stays a library call; three operators in one kernel are fused."""
+    eager = mode(
+        row("aten::gelu", (12, 19)),
+        row("aten::linear", (13, 8)),
+        row("aten::add", (14,)),
+        row("aten::relu", (14,)),
+        row("aten::mul", (14,)),
+    )
+    compiled = mode(
+        row("cpp_fused_gelu_0", (12, 19), aten_ops=("aten::gelu",)),
+        row("aten::addmm", (13, 8), aten_ops=("aten::addmm", "aten::t")),
+        row("cpp_fused_add_mul_relu_1", (14,), aten_ops=("aten::add", "aten::relu", "aten::mul")),
+    )
+    work = line_work(eager, compiled)
+    assert [short_gutter_text(work[line]) for line in (12, 13, 14)] == [
+        "1 ⇒ 1 kernel",
+        "1 ⇒ library call",
+        "3 ⇒ 1 fused",
+    ]
+    both = line_work(
+        mode(row("aten::addmm", (6,)), row("aten::relu", (6,))),
+        mode(
+            row("aten::addmm", (6,), aten_ops=("aten::addmm",)), row("cpp_fused_relu_0", (6,), aten_ops=("aten::relu",))
+        ),
+    )
+    assert short_gutter_text(both[6]) == "2 ⇒ 1 kernel + library call"
 
 
 def test_a_training_steps_sections_each_have_their_part() -> None:
@@ -129,3 +159,17 @@ def test_claims_about_lines_are_read_and_measured(write_scenario: WriteScenario)
     measured = {key: line_measure(key)(report) for key in claims}
     assert measured == {"eager_line_6": 2, "compiled_line_7": 1, "fused_lines_6_7": 0}
     assert line_measure("fused_lines_6_8")(report) == 1
+
+
+def test_on_a_real_report_a_gelu_is_one_kernel_and_a_linear_in_a_helper_a_library_call() -> None:
+    """``gelu_linear.py`` measured on CPU (``kernel-tui run --json``): the Linear's ``aten::mm`` is on the helper's
+    line and its caller's, which the old rule took for a fusion."""
+    import json
+
+    from kernel_tui.model.report import ScenarioReport
+
+    report = ScenarioReport.from_dict(json.loads((DATA / "gelu_linear_report.json").read_text()))
+    work = line_work(report.eager, report.compiled)
+    assert short_gutter_text(work[12]) == "1 ⇒ 1 kernel", "y = F.gelu(x)"
+    assert short_gutter_text(work[13]) == "1 ⇒ library call", "return project(y, w)"
+    assert all("fused" not in short_gutter_text(parts) for parts in work.values())

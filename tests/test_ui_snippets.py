@@ -158,7 +158,7 @@ class TestErrors:
             assert text_area(app).text == typed
             assert text_area(app).error_line == 3
             assert text_area(app).cursor_location == (2, 0)
-            assert "▶3 t + q" in shown_text(text_area(app)), "the line is marked in the gutter"
+            assert "▶3  t + q" in shown_text(text_area(app)), "the line is marked in the gutter, beside its number"
             assert "✗ ^t details · line 3: eager: NameError: name 'q'" in note(app)
             assert ":3: eager: NameError" in status(app)
             # The app goes on: editing clears the mark, the note stays until the next run.

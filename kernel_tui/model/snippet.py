@@ -36,7 +36,7 @@ def free_tensor_names(tree: ast.Module) -> list[str]:
     """The single-letter names the snippet reads before (or without) assigning them, in order of first use."""
     assigned: set[str] = set()
     free: list[str] = []
-    for node in _code_statements(tree):
+    for node in code_statements(tree):
         own = _parameters(node)  # a helper's ``def f(x)`` reads its own x, not a free tensor
         for name in _loads_in_order(node):
             if name in TENSOR_NAMES and name not in assigned and name not in free and name not in own:
@@ -58,7 +58,7 @@ def _parameters(node: ast.stmt) -> set[str]:
 
 def measured_lines(tree: ast.Module) -> tuple[int, int, bool]:
     """The first and last line of the measured expression, and whether set-up lines run before it."""
-    body = _code_statements(tree)
+    body = code_statements(tree)
     last = body[-1]
     return last.lineno, last.end_lineno or last.lineno, len(body) > 1
 
@@ -66,7 +66,7 @@ def measured_lines(tree: ast.Module) -> tuple[int, int, bool]:
 def measured_arguments(tree: ast.Module) -> list[str]:
     """``fn``'s arguments: the names the last line reads that the set-up defines (assigns, or ``def``s and
     ``class``es: a helper ``f`` the last line calls) or that are free tensors."""
-    body = _code_statements(tree)
+    body = code_statements(tree)
     setup, last = body[:-1], body[-1]
     known = set(free_tensor_names(tree)) | {name for statement in setup for name in _defined(statement)}
     return list(dict.fromkeys(name for name in _loads_in_order(last) if name in known))
@@ -150,7 +150,8 @@ def _is_constant(node: ast.stmt) -> bool:
     )
 
 
-def _code_statements(tree: ast.Module) -> list[ast.stmt]:
+def code_statements(tree: ast.Module) -> list[ast.stmt]:
+    """The snippet's code: its statements but the docstring, the imports and the scenario constants."""
     return [
         node
         for node in tree.body

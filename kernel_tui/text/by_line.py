@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kernel_tui.text.boundary_text import boundaries_of, boundary_line, line_boundaries
-from kernel_tui.text.formatting import format_count, lines_text
+from kernel_tui.text.formatting import format_count, generated, lines_text
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
@@ -100,10 +100,10 @@ def gutter_text(work: Sequence[LineWork], width: int) -> str:
 
 
 def short_gutter_text(work: Sequence[LineWork]) -> str:
-    """A line's work counted, never named: ``2 ⇒ 1 fused``; a training step's two sections as ``f 1 ⇒ 1 · b 1 ⇒ 2``,
-    short enough for a third of an 80-column pane."""
+    """A line's work counted, never named: ``3 ⇒ 1 fused``, ``1 ⇒ 1 kernel``, ``1 ⇒ library call``; a training
+    step's two sections as ``f 1 ⇒ 1 · b 1 ⇒ 2``, short enough for a third of an 80-column pane."""
     if len(work) > 1:
-        return " · ".join(_one_section(part, short=True).replace(" fused", "") for part in work)
+        return " · ".join(_one_section(part, short=True, counted=True) for part in work)
     return " · ".join(_one_section(part, short=True) for part in work)
 
 
@@ -111,10 +111,11 @@ APART_MARK = "✂"
 """After a gutter cell: this line's compiled work stayed apart from the kernel before it."""
 
 
-def _one_section(part: LineWork, short: bool) -> str:
+def _one_section(part: LineWork, short: bool, counted: bool = False) -> str:
     head = f"{part.section[0]} " if part.section else ""
     mark = f" {APART_MARK}" if part.apart and part.compiled_known else ""
-    return f"{head}{part.eager_launches} {ARROW} {became(part, short)}{mark}"
+    what = str(len(part.compiled)) if counted and part.compiled_known else became(part, short)
+    return f"{head}{part.eager_launches} {ARROW} {what}{mark}"
 
 
 def became(part: LineWork, short: bool) -> str:
@@ -125,10 +126,27 @@ def became(part: LineWork, short: bool) -> str:
 def _became(compiled: Sequence[Kernel], short: bool) -> str:
     if not compiled:
         return "0"
-    if short or len(compiled) > 1:
-        fused = sum(1 for kernel in compiled if len(kernel.lines) > 1 or len(kernel.aten_ops) > 1)
-        return f"{len(compiled)} fused" if fused == len(compiled) else str(len(compiled))
-    return compiled[0].short_name
+    if not short and len(compiled) == 1:
+        return compiled[0].short_name
+    return " + ".join(_counted(compiled))
+
+
+def _counted(compiled: Sequence[Kernel]) -> list[str]:
+    """The compiled kernels in words: ``1 fused`` only for a kernel that does several operators' work, since one
+    operator in one kernel fused nothing (a kernel's ``lines`` also hold a helper's caller, so they do not tell);
+    a library call (``aten::addmm``) is said as one, since no other work can join it."""
+    library = sum(1 for kernel in compiled if not generated(kernel.name))
+    ours = [kernel for kernel in compiled if generated(kernel.name)]
+    fused = sum(1 for kernel in ours if len(kernel.aten_ops) > 1)
+    words = []
+    if fused:
+        words.append(f"{fused} fused")
+    if len(ours) > fused:
+        alone = len(ours) - fused
+        words.append(f"{alone} kernel{'s' if alone > 1 else ''}")
+    if library:
+        words.append("library call" if library == 1 else f"{library} library calls")
+    return words
 
 
 def describe(part: LineWork) -> str:

@@ -12,6 +12,7 @@ from kernel_tui.model.report_keys import MODES, SECTIONS
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.machine_load import MachineLoad
     from kernel_tui.model.mode_result import ModeResult
     from kernel_tui.model.report import ExpectCheck, ScenarioReport, SweepPoint
 
@@ -314,9 +315,17 @@ def report_notes(report: ScenarioReport) -> list[str]:
         notes.append(f"{len(noisy)} of {len(report.sweep)} sweep points had noisy timing: is the machine busy?")
     if ended := sweep_end(report):
         notes.append(ended)
-    if report.machine_load is not None and report.machine_load.busy:
-        notes.append(report.machine_load.sentence())
+    if (load := busy_while_measuring(report)) is not None:
+        notes.append(load.sentence())
     return notes
+
+
+def busy_while_measuring(report: ScenarioReport) -> MachineLoad | None:
+    """The machine's load where it was busy while something was measured; None otherwise, and for a run that
+    failed before measuring anything: it has no numbers the load could have moved."""
+    load = report.machine_load
+    measured = any(report.mode(name) is not None for name in MODES) or bool(report.sweep)
+    return load if measured and load is not None and load.busy else None
 
 
 def sweep_end_short(points: Sequence[SweepPoint]) -> str | None:

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from textual import events, on
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
@@ -79,6 +80,24 @@ class KernelTuiApp(App[None]):
         """A toast, never read as markup whatever the caller asked: its text names scenarios, kernels and errors
         that strangers wrote (a ``[/]`` in a title once crashed the app, a ``[link=…]`` was followed)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    # Textual's own toasts are written in markup (``Press [b]q[/b] to quit``), which ``notify`` above shows as
+    # typed: each is said again here in plain words.
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C does not quit: say which key does."""
+        for active in self.active_bindings.values():
+            if active.binding.action in ("quit", "app.quit"):
+                key = self.get_key_display(active.binding)
+                self.notify(f"Press {key} to quit the app", title="Do you want to quit?")
+                return
+
+    @on(events.DeliveryComplete)
+    def _say_screenshot_saved(self, event: events.DeliveryComplete) -> None:
+        if event.name == "screenshot":
+            event.prevent_default()  # Textual's handler would say it in markup
+            where = f" to {event.path}" if event.path is not None else ""
+            self.notify(f"Saved screenshot{where}", title="Screenshot")
 
     def _handle_exception(self, error: Exception) -> None:
         """An exception nothing in the app expected: Textual ends the app on it (the pane whose handler raised has

@@ -38,6 +38,8 @@ class ScenarioEntry:
     """The file's text as a saved report carried it: shown in place of the file, which may not be here."""
     saved: bool = False
     """From a saved report (``kernel-tui view``): its text is ``source`` or nothing, never the file it names."""
+    saved_to: Path | None = None
+    """A draft's: the file it is saved to, which the learner knows it by (``path`` is the draft's own file)."""
 
     @property
     def title(self) -> str:
@@ -55,12 +57,13 @@ class ScenarioEntry:
         return read_source(self.path)
 
     def display_path(self) -> str:
-        """The path as the learner would type it: relative to the current folder when it is inside it."""
-        resolved = self.path.resolve()
+        """The path as the learner would type it, relative to the current folder when it is inside it: where a
+        draft is saved, else the file's own."""
+        path = self.saved_to or self.path
         try:
-            return safe_line(str(resolved.relative_to(Path.cwd())))
+            return safe_line(str(path.resolve().relative_to(Path.cwd())))
         except ValueError:
-            return safe_line(os.fspath(self.path))
+            return safe_line(os.fspath(path))
 
 
 def _inside(path: Path, resolved_folder: Path | None) -> bool:

@@ -1,6 +1,7 @@
 """The code pane's gutter: each line of ``fn`` with its eager launches and what they became compiled.
 
-``2 ⇒ cpp_fused_add_relu_0`` where the pane has room, ``2 ⇒ 1 fused`` where it has not; a training step's
+``2 ⇒ cpp_fused_add_relu_0`` where the pane has room, counted where it has not (``3 ⇒ 1 fused``, ``1 ⇒ 1 kernel``,
+``1 ⇒ library call``: ``kernel_tui.text.by_line``); a training step's
 sections as ``f …`` and ``b …``; a line that launches nothing stays blank. Lines linked to the highlighted kernel
 row are marked ``❱`` beside their number (Rich's highlighted lines), the lesson's cursor line ``▶``. With a baseline
 pinned (``B``), each cell starts with its line's mark against it (``kernel_tui.text.line_changes``). Pure Rich: the
@@ -25,8 +26,10 @@ if TYPE_CHECKING:
 
 MAX_SHARE = 3
 """The gutter takes at most a third of the pane: the code keeps the rest."""
-MIN_WIDTH = 11
-"""Room for ``2 ⇒ 1 fused``."""
+MIN_WIDTH = 16
+"""Room for ``1 ⇒ library call``, in a pane whose rows cannot grow (the editor)."""
+WRAPPED_MIN_WIDTH = 11
+"""Room for ``2 ⇒ 1 fused`` in the lesson's code, whose cells wrap: a wider column squeezed the code there."""
 GUTTER_STYLE = "cyan"
 LINKED_STYLE = "bold magenta"
 """The number of a line the highlighted kernel row came from."""
@@ -66,12 +69,18 @@ def all_cell_texts(work: dict[int, list[LineWork]], changes: dict[int, LineChang
     return texts
 
 
-def gutter_width(work: dict[int, list[LineWork]], pane_width: int, changes: dict[int, LineChange] | None = None) -> int:
-    """Wide enough for the longest full text, within the pane's share; 0 when no line launched anything."""
+def gutter_width(
+    work: dict[int, list[LineWork]],
+    pane_width: int,
+    changes: dict[int, LineChange] | None = None,
+    minimum: int = MIN_WIDTH,
+) -> int:
+    """Wide enough for the longest full text, within the pane's share (``minimum`` at least); 0 when no line
+    launched anything."""
     texts = list(all_cell_texts(work, changes or {}).values())
     if not texts:
         return 0
-    share = max(pane_width // MAX_SHARE, MIN_WIDTH)
+    share = max(pane_width // MAX_SHARE, minimum)
     full = max(len(full) for full, _ in texts)
     if full <= share:
         return full
@@ -80,12 +89,22 @@ def gutter_width(work: dict[int, list[LineWork]], pane_width: int, changes: dict
 
 
 def gutter_cell(
-    parts: list[LineWork], width: int, change: LineChange | None = None, texts: tuple[str, str] | None = None
+    parts: list[LineWork],
+    width: int,
+    change: LineChange | None = None,
+    texts: tuple[str, str] | None = None,
+    *,
+    wrap: bool = False,
 ) -> Text:
+    """A line's cell, fitted to ``width``; with ``wrap`` (a pane whose rows can grow), a short text too long for it
+    wraps onto more rows rather than being cut."""
     vanished = bool(parts) and all(part.vanished for part in parts)
     style = VANISHED_STYLE if vanished else GUTTER_STYLE
     texts = texts if texts is not None else cell_texts(parts, change)
-    text = Text(fitted(texts, width), style=style, no_wrap=True, overflow="ellipsis")
+    if wrap and len(texts[0]) > width:
+        text = Text(texts[1], style=style, overflow="fold")
+    else:
+        text = Text(fitted(texts, width), style=style, no_wrap=True, overflow="ellipsis")
     if change is not None and change.status != SAME:
         text.stylize(MARK_STYLES[change.status], 0, 1)
     return text
@@ -100,17 +119,18 @@ def code_with_gutter(
     cursor: int | None = None,
 ) -> RenderableType:
     """The pieces of code, highlighted, each line with its gutter cell on the left and its number (``❱`` for the
-    ``linked`` lines, ``▶`` and reversed for the ``cursor`` line); a long line wraps within its own row, beside its
-    own cell. With ``changes`` (a baseline is pinned), each cell starts with the line's mark against it."""
+    ``linked`` lines, ``▶`` and reversed for the ``cursor`` line); a long line, and a cell too long for its column,
+    wrap within their own row. With ``changes`` (a baseline is pinned), each cell starts with the line's mark
+    against it."""
     from rich.syntax import Syntax
 
     changes = changes or {}
-    width = gutter_width(work, pane_width, changes)
+    width = gutter_width(work, pane_width, changes, WRAPPED_MIN_WIDTH)
     texts = all_cell_texts(work, changes)
     line_counts = [len(piece.code.splitlines()) for piece in pieces]
     last = max(piece.first_line + count - 1 for piece, count in zip(pieces, line_counts, strict=True))
     grid = Table.grid(padding=(0, 1))
-    grid.add_column(width=width, no_wrap=True)
+    grid.add_column(width=width)
     grid.add_column(width=len(str(last)) + 1, no_wrap=True, justify="right")
     grid.add_column(ratio=1)
     for index, piece in enumerate(pieces):
@@ -122,7 +142,7 @@ def code_with_gutter(
         for number, code in enumerate(code_lines, start=piece.first_line):
             if number >= piece.first_line + line_counts[index]:
                 break  # highlight() ends the code with a newline: no line of the file
-            cell = gutter_cell(work.get(number, []), width, changes.get(number), texts.get(number))
+            cell = gutter_cell(work.get(number, []), width, changes.get(number), texts.get(number), wrap=True)
             if number == cursor:
                 cell.stylize(CURSOR_STYLE)
                 mark = Text(f"{CURSOR_MARK}{number}", style=CURSOR_STYLE)

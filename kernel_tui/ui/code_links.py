@@ -16,7 +16,7 @@ from rich.text import Text
 
 from kernel_tui.model.baseline_marks import MARK_STYLES
 from kernel_tui.text.by_line import describe, line_work
-from kernel_tui.ui.code_gutter import cell_texts, fitted, gutter_cell
+from kernel_tui.ui.code_gutter import cell_texts, fitted
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
@@ -30,9 +30,6 @@ if TYPE_CHECKING:
 
 W = TypeVar("W")
 Find = Callable[[str, type[W]], W | None]
-
-EDITOR_NOTE_WIDTH = 24
-"""The most an editor line's note takes at its right end: the code keeps the rest."""
 
 
 class CodeLinks:
@@ -49,6 +46,8 @@ class CodeLinks:
         self.speaking = False
         """The line under the tables tells of ``code_line`` (until a table's cursor moves)."""
         self._worked_from: tuple[object, object, object] | None = None
+        self.unmeasured: str | None = "not run yet"
+        """Why no line has work to tell of (no run yet, a run that failed before measuring); None once measured."""
         """The report, compiled side and baseline ``work`` and ``changes`` were worked out from."""
 
     def show(
@@ -63,6 +62,7 @@ class CodeLinks:
         compiled side is what the compiled table shows (the selected variant's kernels, once one is chosen).
         ``baseline``: the pinned run the finished ``report`` is compared with, if any."""
         eager, compiled = (report.eager, report.compiled) if report is not None else (None, None)
+        self.unmeasured = unmeasured(report)
         if report is not None and (table := find("#compiled", KernelTable)) is not None:
             compiled = table.result
         # Worked out once per run shown (a report, a variant, a baseline), not on every cursor move: the same
@@ -84,17 +84,16 @@ class CodeLinks:
             lesson.show_work(self.work, self.linked, self.changes)
         text_area = _text_area(find)
         if text_area is not None:
-            notes = {line: self.editor_note(line) for line in {*self.work, *self.changes}}
-            text_area.show_lines(notes if editing else {}, self.linked if editing else frozenset())
+            if editing:
+                text_area.show_lines(self.work, self.changes, self.linked)
+            else:
+                text_area.show_lines({}, {}, frozenset())
         lesson_line = lesson.cursor_line if lesson is not None else None
         if not editing and self.code_line != lesson_line:
             # Out of the editor (or on another scenario): the lesson's cursor line is the one the tables mark.
             self.code_line, self.speaking = lesson_line, False
         for table in _tables(find):
             table.mark_line(self.code_line)
-
-    def editor_note(self, line: int) -> Text:
-        return gutter_cell(self.work.get(line, []), EDITOR_NOTE_WIDTH, self.changes.get(line))
 
     def lesson_line_moved(self, find: Find[Any], step: int) -> Text | None:
         """``j``/``k``: the lesson's line cursor to the next (1) or previous (-1) line with work, and the line
@@ -132,6 +131,8 @@ class CodeLinks:
         change = self.changes.get(line)
         against = change.story() if change is not None else ""
         if not parts and not against:
+            if self.unmeasured is not None:  # "launches nothing" would be a measurement no run made
+                return Text(f"line {line}: {self.unmeasured}", style="dim")
             return Text(f"line {line} launches nothing", style="dim")
         text = Text(f"line {line} › ", style="bold")
         text.append(" · ".join(describe(part) for part in parts) or "launches nothing now")
@@ -145,6 +146,15 @@ class CodeLinks:
         """The gutter's text for ``line``, its mark against the baseline first when one is pinned (tests read
         this)."""
         return fitted(cell_texts(self.work.get(line, []), self.changes.get(line)), width)
+
+
+def unmeasured(report: ScenarioReport | None) -> str | None:
+    """Why the code's lines have no work to show: None where a run measured them."""
+    if report is None:
+        return "not run yet"
+    if report.eager is None:
+        return "not measured, the run failed" if report.error is not None else "not measured yet"
+    return None
 
 
 def _tables(find: Find[Any]) -> list[KernelTable]:

@@ -20,8 +20,14 @@ if TYPE_CHECKING:
     from kernel_tui.transport.protocol import Hello
 
 
-def engine_line(hello: Hello | None, failed: ScenarioError | None) -> str:
-    """Which engine the numbers will come from, before any run reports it."""
+SAVED_ENGINE_LINE = "no engine: saved results, nothing is measured here"
+"""``kernel-tui view``'s engine line: its link answers as an engine would, but none starts."""
+
+
+def engine_line(hello: Hello | None, failed: ScenarioError | None, *, measures: bool = True) -> str:
+    """Which engine the numbers will come from, before any run reports it; none where nothing ``measures``."""
+    if not measures:
+        return SAVED_ENGINE_LINE
     if failed is not None:
         return f"engine: could not start ({failed.message})"
     if hello is None:

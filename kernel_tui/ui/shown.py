@@ -220,7 +220,7 @@ def shown(
             placeholder(run, measures=view.measures),
             comparison,
             baselines.is_pinned(run),
-            describe.engine_line(engine.hello, engine.error),
+            describe.engine_line(engine.hello, engine.error, measures=view.measures),
         ),
         chart=ChartShown(
             view.chart_mode,

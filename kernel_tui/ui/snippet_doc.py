@@ -82,8 +82,8 @@ class SnippetDocument:
         try:
             info = parse_scenario(self.text, self.path)
         except ScenarioFileError as error:
-            return ScenarioEntry(self.path, None, True, error)
-        return ScenarioEntry(self.path, replace(info, title=DRAFT_MARK + info.title), True)
+            return ScenarioEntry(self.path, None, True, error, saved_to=self.origin)
+        return ScenarioEntry(self.path, replace(info, title=DRAFT_MARK + info.title), True, saved_to=self.origin)
 
     def describe(self) -> str:
         """Where the text will go: the file it edits, or the fact that it is not saved anywhere yet."""

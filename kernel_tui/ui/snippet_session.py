@@ -174,7 +174,7 @@ class SnippetSession:
             return
         created = self._create_draft(text, origin=origin, based_on=based_on)
         if created is not None:
-            self._open_document(SnippetDocument.opened(created, text))
+            self._open_document(SnippetDocument.opened(created, text), cursor=opening_cursor(text))
 
     def reopen(self, draft: Draft) -> None:
         text = read_text(draft.path)
@@ -403,3 +403,12 @@ def _same_file(path: Path, other: Path) -> bool:
         return path.resolve() == other.resolve()
     except OSError:
         return False
+
+
+def opening_cursor(text: str) -> tuple[int, int]:
+    """Where a file opens in the editor: on ``def fn`` (a course scenario starts with its lesson's docstring),
+    else at the top."""
+    from kernel_tui.ui.source import scenario_source
+
+    pieces = [piece for piece in scenario_source(text) if piece.name == "fn"]
+    return (pieces[0].first_line - 1, 0) if pieces else (0, 0)

@@ -1,4 +1,5 @@
-"""The code a lesson is about: ``fn`` and ``inputs`` cut out of a scenario file with ``ast``, never run.
+"""The code a lesson is about: ``fn``, the helpers it calls, and ``inputs``, cut out of a scenario file with
+``ast``, never run.
 
 Each piece keeps its line numbers, so an error that names a line can be found in the source pane.
 """
@@ -8,12 +9,17 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from kernel_tui.model.snippet import code_statements, is_snippet
+
 SHOWN_FUNCTIONS = ("fn", "inputs")
+SNIPPET_PIECE = "snippet"
+"""The name of a bare snippet's one piece: its code, set-up and measured line."""
 
 
 @dataclass(frozen=True)
 class SourcePiece:
-    """A top-level function of the scenario, with the line it starts on (decorators included)."""
+    """A top-level function (or a class ``fn`` uses) of the scenario, with the line it starts on (decorators
+    included)."""
 
     name: str
     first_line: int
@@ -21,16 +27,48 @@ class SourcePiece:
 
 
 def scenario_source(source: str) -> list[SourcePiece]:
-    """``fn`` then ``inputs`` as written in ``source``; a file that does not parse gives no pieces."""
+    """The helpers ``fn`` calls (in the file's order), then ``fn`` and ``inputs`` as written in ``source``; a file
+    that does not parse gives no pieces. The helpers are shown because the gutter cites their lines: a kernel
+    launched in ``project`` is on its line and on the line of ``fn`` that called it (``with L8``)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # a crafted file must not crash the view
         return []
     lines = source.splitlines()
-    found = {}
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in SHOWN_FUNCTIONS:
-            first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
-            last = node.end_lineno or node.lineno
-            found[node.name] = SourcePiece(node.name, first, "\n".join(lines[first - 1 : last]))
-    return [found[name] for name in SHOWN_FUNCTIONS if name in found]
+    if is_snippet(tree):
+        return [snippet_piece(tree, lines)]
+    defined = {
+        node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+    shown = [name for name in SHOWN_FUNCTIONS if isinstance(defined.get(name), (ast.FunctionDef, ast.AsyncFunctionDef))]
+    helpers = _called(defined, "fn") if "fn" in shown else set()
+    helpers_in_order = sorted(helpers, key=lambda name: defined[name].lineno)
+    return [_piece(defined[name], lines) for name in (*helpers_in_order, *shown)]
+
+
+def snippet_piece(tree: ast.Module, lines: list[str]) -> SourcePiece:
+    """A bare-expression snippet has no ``fn``: its code is its set-up and the line measured (``model.snippet``),
+    from the first to the last, on the lines the learner typed them."""
+    code = code_statements(tree)
+    start = min(node.lineno for node in code)
+    end = max(node.end_lineno or node.lineno for node in code)
+    return SourcePiece(SNIPPET_PIECE, start, "\n".join(lines[start - 1 : end]))
+
+
+def _called(defined: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef], start: str) -> set[str]:
+    """The top-level functions and classes of the file that ``start`` uses, and those they use in turn."""
+    found: set[str] = set()
+    waiting = [start]
+    while waiting:
+        for node in ast.walk(defined[waiting.pop()]):
+            if isinstance(node, ast.Name) and node.id in defined and node.id not in found:
+                if node.id not in SHOWN_FUNCTIONS:
+                    found.add(node.id)
+                    waiting.append(node.id)
+    return found
+
+
+def _piece(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str]) -> SourcePiece:
+    first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+    last = node.end_lineno or node.lineno
+    return SourcePiece(node.name, first, "\n".join(lines[first - 1 : last]))

@@ -14,7 +14,14 @@ from rich.text import Text
 
 from kernel_tui.model.baseline_marks import ADDED, MARK_STYLES
 from kernel_tui.text.call_split import cuda_graph_lines, split_lines
-from kernel_tui.text.formatting import device_line, format_count, report_notes, summary_line, training_line
+from kernel_tui.text.formatting import (
+    busy_while_measuring,
+    device_line,
+    format_count,
+    report_notes,
+    summary_line,
+    training_line,
+)
 from kernel_tui.text.memory_text import memory_line
 from kernel_tui.text.roofline_text import roofline_summary
 
@@ -61,7 +68,7 @@ def summary_lines(shown: SummaryShown) -> list[Text]:
         lines.append(Text.assemble(("EXPECT ", "bold"), (f"{declared} (not checked yet)", "dim")))
     for note in report_notes(report) if report is not None else ():
         lines.append(Text(f"⚠ {note}", style="yellow"))
-    if report is not None and report.machine_load is not None and report.machine_load.busy:
+    if report is not None and busy_while_measuring(report) is not None:
         lines.append(Text(RETRY_KEYS, style="bold yellow"))
     if report is not None and report.sweep_strategy:
         lines.append(Text(f"sweep: {report.sweep_strategy}", style="dim"))

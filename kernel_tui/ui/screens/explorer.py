@@ -212,7 +212,9 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         if self.shown is None or self.switching:
             return  # mid-switch the panes are half-built: the switch hands every one its slice when it ends
         self.sub_title = self.shown.sub_title
-        self.set_class(self.shown.editing, "-editing")
+        if self.has_class("-editing") != self.shown.editing:
+            self.set_class(self.shown.editing, "-editing")
+            self._fit_tables()  # the editor takes more of the rows than the lesson
         if show_panes(self, self.shown, old) & OF_THE_RUN:
             self._show_kernel_name()
             self.refresh_bindings()

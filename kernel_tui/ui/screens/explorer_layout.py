@@ -34,6 +34,9 @@ WIDE_MIN_SIZE = (120, 32)
 """From this many columns and rows the panes sit side by side; below it they become tabs."""
 TOP_MIN_HEIGHT = 12
 """Rows the lesson and the chart keep on a large terminal (``#top``); the results below get the rest."""
+EDITING_TOP_SHARE = 0.6
+"""While the editor holds the scenario shown on a large terminal, the share of the rows it and the chart keep:
+at 120x36 that is 19 rows, room for a course scenario's ``fn`` and ``inputs`` whole (12 was 8 rows of text)."""
 SCREEN_CHROME_ROWS = 3
 """The header, the status line and the footer."""
 SIDE_BY_SIDE_TABLES_MIN_WIDTH = 176

@@ -15,6 +15,7 @@ from textual.events import Resize
 from textual.screen import Screen
 
 from kernel_tui.ui.screens.explorer_layout import (
+    EDITING_TOP_SHARE,
     SCREEN_CHROME_ROWS,
     SIDE_BY_SIDE_TABLES_MIN_WIDTH,
     TOP_MIN_HEIGHT,
@@ -89,5 +90,7 @@ class LayoutSwitch(Screen[None]):
         stacked = self.app.size.width < SIDE_BY_SIDE_TABLES_MIN_WIDTH
         self.query_one("#tables").set_class(stacked, "-stacked")
         # What the lesson and the chart leave: past it the results scroll rather than run off the screen.
-        room = self.app.size.height - SCREEN_CHROME_ROWS - TOP_MIN_HEIGHT
+        rows = self.app.size.height - SCREEN_CHROME_ROWS
+        top = max(TOP_MIN_HEIGHT, int(rows * EDITING_TOP_SHARE)) if self.has_class("-editing") else TOP_MIN_HEIGHT
+        room = rows - top
         self.query_one("#results").styles.max_height = max(room, 6)

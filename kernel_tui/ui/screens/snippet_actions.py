@@ -28,6 +28,17 @@ class SnippetActions(Screen[None]):
     """The editor's half of ``ExplorerScreen``."""
 
     snippets: SnippetWorkbench
+    wide: bool
+
+    def action_leave_editor(self) -> None:
+        """Esc in the editor: out of the text to where the explorer's keys work, the editor still in view: on a
+        large terminal the scenario list, on a small one the tab bar, the editor's tab still shown."""
+        from textual.widgets import Tabs
+
+        landing = self.query("#scenarios" if self.wide else Tabs)
+        if landing:
+            landing.first().focus()
+
     code_links: CodeLinks
     app_title: str
     _run_size: int | None = None

@@ -103,7 +103,7 @@ class SnippetEditor(Vertical):
         elif text_area.text != text:
             text_area.display = True
             text_area.load_text(text)
-            text_area.move_cursor(cursor)
+            text_area.open_at(cursor)
         text_area.display = True
         self.border_title = Content(title)
         self.border_subtitle = Content(subtitle)
