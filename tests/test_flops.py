@@ -167,6 +167,7 @@ def test_the_json_carries_flops_intensity_and_ceilings_and_unknown_is_null() -> 
         "matmul_gflops": 40.0,
         "dtype": "float32",
         "conditions": None,
+        "measured_at": None,
         "ridge": 4.0,
     }
     mm, sort = data["eager"]["kernels"]
