@@ -345,11 +345,13 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         entry = self.entry
         if self.runs.active is not None:
             self._cancel_active()
-        run = self.runs.start(entry.path, sweep=sweep, now=self.clock())
-        run.output_from = self.link.output_mark()
-        # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run.
+        output_from = self.link.output_mark()
+        # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run; the link
+        # numbers it, and the run's record starts with that number.
         variants = self.variants.request(entry.path)
         messages = self.link.run(entry.path, sweep=sweep, size=self.run_size, variants=variants)
+        run = self.runs.start(messages.run.run_id, entry.path, sweep=sweep, now=self.clock())
+        run.output_from = output_from
         self._run_engine(run.run_id, entry.path, messages)
         self.refresh_shown()
         if (

@@ -1,10 +1,11 @@
 """The explorer's side of the engine: start it, stream a run through a thread worker, take in what it says.
 
-The worker (``kernel_tui.ui.engine_worker``) posts typed messages back (``kernel_tui.ui.messages``); a message
-of a run that was cancelled or replaced is dropped (``RunBook.live``). Each message changes the screen's plain
-state (the run it is about, the engine's hello) and then the explorer shows that state again, once
-(``ExplorerScreen.refresh_shown``). The worker's module and the messages are imported with the first run,
-after the first frame.
+The worker (``kernel_tui.ui.engine_worker``) posts the protocol's messages back as they are, each in the one
+envelope ``EngineSaid`` (``kernel_tui.ui.messages``); a message of a run that was cancelled or replaced is
+dropped (``RunBook.live``), and a live run's are folded into its record (``transport.run_record.fold``).
+Each message changes the screen's plain state (the run it is about, the engine's hello) and then the
+explorer shows that state again, once (``ExplorerScreen.refresh_shown``). The worker's module and the
+messages are imported with the first run, after the first frame.
 """
 
 from __future__ import annotations
@@ -24,15 +25,7 @@ if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioError
     from kernel_tui.transport.protocol import Hello, RunMessage
     from kernel_tui.ui.engine_link import EngineLink
-    from kernel_tui.ui.messages import (
-        EngineStarted,
-        EngineStartFailed,
-        ReportUpdated,
-        RunFailed,
-        RunFinished,
-        StageStarted,
-        SweepPointMeasured,
-    )
+    from kernel_tui.ui.messages import EngineSaid, RunEnded
     from kernel_tui.ui.run_state import RunBook, ScenarioRun
     from kernel_tui.ui.screens.asked import Reply
     from kernel_tui.ui.screens.snippets import SnippetWorkbench
@@ -124,49 +117,40 @@ class EngineEvents(Screen[None]):
         if self.link.warmup_result() is not None:
             self.engine = replace(self.engine, warmup_since=None)
 
-    def on_engine_started(self, message: EngineStarted) -> None:
-        warmup_since = self.clock() if message.hello.warmup is not None else None
-        self.engine = EngineState(message.hello, None, warmup_since)
-        self.refresh_shown()
+    def on_engine_said(self, said: EngineSaid) -> None:
+        """The one door for what the engine side says: the protocol's message as it came, or the link's."""
+        from kernel_tui.transport.protocol import Done, Hello, Partial
+        from kernel_tui.ui.messages import RunEnded, StartFailed
 
-    def on_engine_start_failed(self, message: EngineStartFailed) -> None:
-        self.engine_error = message.error
-
-    def on_stage_started(self, message: StageStarted) -> None:
-        if (run := self.runs.live(message.run_id)) is not None:
-            run.stage_started(message.stage, message.detail, message.total)
+        news = said.news
+        if isinstance(news, Hello):
+            warmup_since = self.clock() if news.warmup is not None else None
+            self.engine = EngineState(news, None, warmup_since)
             self.refresh_shown()
-
-    def on_report_updated(self, message: ReportUpdated) -> None:
-        if (run := self.runs.live(message.run_id)) is not None:
-            run.report = message.report
+        elif isinstance(news, StartFailed):
+            self.engine_error = news.error
+        elif isinstance(news, RunEnded):
+            self._run_ended(news)
+        elif (run := self.runs.live(news.run_id)) is not None:
+            # The run's own messages are folded into its record, the CLI's way (``transport.run_record``).
+            run.take(news, self.clock())
+            if isinstance(news, Done):
+                run.output_to = self.link.output_mark()
+                self.runs.ended(run)
             self.refresh_shown()
-            self.reply(self.why.reveal_if_measured(run))
+            if isinstance(news, Done):
+                self.snippets.run_ended(run)
+            if isinstance(news, (Partial, Done)):
+                self.reply(self.why.reveal_if_measured(run))
 
-    def on_sweep_point_measured(self, message: SweepPointMeasured) -> None:
-        if (run := self.runs.live(message.run_id)) is not None:
-            run.point_measured(message.point)
-            self.refresh_shown()
-
-    def on_run_finished(self, message: RunFinished) -> None:
-        run = self.runs.live(message.run_id)
+    def _run_ended(self, ended: RunEnded) -> None:
+        run = self.runs.live(ended.run_id)
         if run is None:
             return
-        run.finished(message.report, self.clock())
+        run.ended_without_report(ended.error, self.clock(), cancelled=ended.cancelled)
         run.output_to = self.link.output_mark()
         self.runs.ended(run)
-        self.refresh_shown()
-        self.snippets.run_ended(run)
-        self.reply(self.why.reveal_if_measured(run))
-
-    def on_run_failed(self, message: RunFailed) -> None:
-        run = self.runs.live(message.run_id)
-        if run is None:
-            return
-        run.failed(message.error, self.clock(), cancelled=message.cancelled)
-        run.output_to = self.link.output_mark()
-        self.runs.ended(run)
-        if message.error.stage == "engine":
+        if ended.error.stage == "engine":
             # The engine is gone (crash, hang, cancel): start the next one now, while the learner reads
             # what happened, so the next run does not wait for torch to import.
             self.hello = None
@@ -180,10 +164,10 @@ class EngineEvents(Screen[None]):
         if event.state is not WorkerState.ERROR or worker.group not in ("engine", "engine-start"):
             return
         from kernel_tui.ui.engine_worker import worker_failure
-        from kernel_tui.ui.messages import EngineStartFailed, RunFailed
+        from kernel_tui.ui.messages import EngineSaid, RunEnded, StartFailed
 
         failure = worker_failure(worker)
         if worker.group == "engine-start":
-            self.on_engine_start_failed(EngineStartFailed(failure))
-        elif self.runs.active is not None:
-            self.on_run_failed(RunFailed(self.runs.active.run_id, self.runs.active.path, failure))
+            self.on_engine_said(EngineSaid(StartFailed(failure)))
+        elif (active := self.runs.active) is not None:
+            self.on_engine_said(EngineSaid(RunEnded(active.run_id, failure), active.path))
