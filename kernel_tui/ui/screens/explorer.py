@@ -152,10 +152,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
     def _find(self, selector: str, expect: type[W]) -> W | None:
         return find(self, selector, expect)
 
-    def _kernel_tables(self) -> list[KernelTable]:
-        # Looked up through ``find``'s cache: this runs on every report and every cursor move in a table.
-        return [table for mode in ("#eager", "#compiled") if (table := self._find(mode, KernelTable))]
-
     # -- showing -----------------------------------------------------------------------------------
 
     @property
@@ -222,11 +218,15 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         line = self._find("#kernel-name", KernelNameLine)
         if table is None or line is None:
             return
-        kernel = table.highlighted_kernel()
-        any_kernels = any(t.kernels for t in self._kernel_tables())
+        kernel, shown = table.highlighted_kernel(), self.shown
+        if shown is None:
+            return
+        # What the tables hold is read from ``shown``, never back from the tables.
+        any_kernels = any(side.result is not None and side.result.kernels for side in (shown.eager, shown.compiled))
         run, document = self.shown_run, self.session.document
         editing = document is not None and self.catalog.current_path == document.path
-        self.code_links.show(self._find, run.report if run else None, kernel, editing, self.baselines.compared(run))
+        report = run.report if run else None
+        self.code_links.show(self._find, report, shown.compiled.result, kernel, editing, self.baselines.compared(run))
         if (story := self.code_links.story()) is not None:
             line.say(story)  # the editor's cursor line, until a table's cursor moves
         else:
