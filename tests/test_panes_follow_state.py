@@ -1,6 +1,8 @@
 """The panes follow the explorer's state: after each kind of event, every pane on screen holds its slice of
-``Shown``, and ``Shown`` is what ``shown()`` derives from the state then; and no pane is handed content outside
-the one binding (``explorer_panes.show_panes``), by an AST scan of ``kernel_tui/ui``.
+``Shown``, and ``Shown`` is what ``shown()`` derives from the state then, with no handler refreshing anything
+by hand; and, by an AST scan of ``kernel_tui/ui``, nothing derives ``Shown`` or hands the panes their slices
+outside the one funnel and binding, and no pane is handed content outside the binding but for the paths
+listed as still going around it.
 """
 
 from __future__ import annotations
@@ -25,10 +27,10 @@ WIDE = (200, 50)
 def derived_now(screen: ExplorerScreen) -> Shown:
     """``Shown`` derived afresh from the screen's state, without touching the one the panes hold."""
     held = screen.shown
-    screen.refresh_shown()
+    screen.derive_shown()
     derived = screen.shown
     assert derived is not None
-    assert held == derived, "the panes' Shown is behind the state"
+    assert held == derived, "the funnel left the panes' Shown behind the state"
     return derived
 
 
@@ -96,8 +98,19 @@ PANE_SETTERS = frozenset({"show", "say", "set_highlight", "show_work", "show_lin
 """The methods that hand a pane what to show."""
 BINDING = UI / "screens" / "explorer_panes.py"
 """The one place panes are handed their slices of ``Shown``."""
-DERIVING = {"refresh_shown"}
-"""The one method that derives ``Shown`` (``compute_shown``) and sets it, which the binding then follows."""
+HAND_REFRESHES = frozenset({"derive_shown", "refresh_shown", "show_panes", "_show_panes", "on_idle"})
+"""Every way to derive ``Shown`` or hand the panes their slices by hand."""
+FUNNEL = {
+    ("app.py", "on_idle"): {"on_idle"},
+    ("screens/explorer.py", "on_idle"): {"derive_shown"},
+    ("screens/explorer.py", "on_mount"): {"derive_shown"},
+    ("screens/explorer.py", "watch_shown"): {"_show_panes"},
+    ("screens/explorer.py", "on_deferred_mounted"): {"_show_panes"},
+    ("screens/explorer.py", "_show_panes"): {"show_panes"},
+    ("screens/layout_switch.py", "_switch_layout"): {"_show_panes"},
+}
+"""The funnel (the explorer's ``on_idle``, after every burst of events in its queue or the app's, and the first
+frame) and the binding (``watch_shown``, and a pane mounted late or anew hands every pane its slice again)."""
 STILL_AROUND = {
     ("screens/explorer.py", "_show_kernel_name"): {"say", "show", "set_highlight"},
     ("screens/snippet_actions.py", "on_text_area_selection_changed"): {"say"},
@@ -140,22 +153,21 @@ def test_no_pane_is_handed_content_outside_the_binding() -> None:
     assert around == STILL_AROUND
 
 
-def test_shown_is_derived_in_one_place_and_the_panes_are_handed_it_in_one() -> None:
+def test_no_handler_refreshes_the_panes_outside_the_funnel() -> None:
+    calls: dict[tuple[str, str], set[str]] = {}
     derives: list[str] = []
-    binds: list[str] = []
     for path in sorted(UI.rglob("*.py")):
         for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            names = {
-                node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
-                for node in ast.walk(function)
-                if isinstance(node, ast.Call)
-            }
-            where = f"{path.relative_to(UI).as_posix()}:{function.name}"
-            if "compute_shown" in names:
-                derives.append(where)
-            if "show_panes" in names:
-                binds.append(where)
-    assert derives == [f"screens/explorer.py:{name}" for name in sorted(DERIVING)]
-    assert binds == ["screens/explorer.py:_show_panes"], "only the watcher of ``shown`` hands panes their slices"
+            where = (path.relative_to(UI).as_posix(), function.name)
+            for node in ast.walk(function):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+                if name in HAND_REFRESHES:
+                    calls.setdefault(where, set()).add(name)
+                if name == "compute_shown":
+                    derives.append(":".join(where))
+    assert calls == FUNNEL
+    assert derives == ["screens/explorer.py:derive_shown"], "Shown is derived in one place"

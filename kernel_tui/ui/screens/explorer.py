@@ -5,8 +5,9 @@ listed, which one is shown), the ``RunBook`` (each scenario's latest run, the on
 the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor), the ``WhyPart`` (code, predictions), the
 ``VariantsPart`` (which compile variants are shown and added) and the ``PinnedBaselines`` (each scenario's
 run pinned with B). What the panes show is one value, ``shown``, computed from that state by one pure
-function (``kernel_tui.ui.shown``) after each change of it (``refresh_shown``); its watcher hands each pane
-the slice of it that changed. Runs go through the engine link it is given (``explorer_engine``).
+function (``kernel_tui.ui.shown``) in one funnel, after every burst of events (``on_idle``); its watcher hands
+each pane the slice of it that changed, and no handler refreshes a pane by hand. Runs go through the engine
+link it is given (``explorer_engine``).
 
 Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
 (80x24). Switching recomposes the screen, and every pane is handed its slice again. On a small terminal the
@@ -105,8 +106,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         """Where elapsed times come from; tests freeze it so screenshots do not change."""
         self.app_title = app_title
         self.catalog = Catalog(entries)
-        self._move_pending = False
-        """A move through the list waits to be shown (``action_move``)."""
         self.runs = RunBook()
         self.predictions = predictions
         self.session = SnippetSession(self.catalog)
@@ -136,7 +135,7 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
 
     def on_mount(self) -> None:
         self._fit_tables()
-        self.refresh_shown()
+        self.derive_shown()  # the first frame shows the state as it starts
         self.set_interval(1.0, self._tick)
         # After the first frame: starting a process (which then imports torch) must not delay the paint.
         self.call_after_refresh(self._start_engine)
@@ -167,8 +166,20 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         """Which scenario the list was last told is on screen."""
         return self.shown.scenarios.index if self.shown is not None else 0
 
-    def refresh_shown(self) -> None:
-        """Compute what the panes show from the state now; the watcher shows what changed."""
+    def on_idle(self) -> None:
+        """The one funnel: whatever event changed the state (an engine message, a key's action, a widget's
+        message, a timer, a dialog's answer), ``Shown`` is derived from it here, once its burst of messages has
+        been handled, and the panes follow their slices (``watch_shown``); nothing refreshes a pane by hand.
+        Actions run in the app's queue, whose idle calls this too (``KernelTuiApp.on_idle``)."""
+        if keys_waiting(self.app):
+            # A key held on a busy machine: the next key would throw this frame away; shown after the keys.
+            self.set_timer(KEY_WAIT_S, self.on_idle)
+            return
+        self.derive_shown()
+
+    def derive_shown(self) -> None:
+        """Compute what the panes show from the state now; the watcher shows what changed. Called by the
+        funnel (``on_idle``) and once on mount."""
         if not self.catalog:
             return
         self.warming_ended()
@@ -194,10 +205,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
     def saved_origin(self) -> str | None:
         """Where the saved numbers on screen were measured; None: they are measured here."""
         return None
-
-    def show_scenario(self) -> None:
-        """Show the scenario the catalog has on screen (after a move through the list)."""
-        self.refresh_shown()
 
     def watch_shown(self, old: Shown | None, new: Shown | None) -> None:
         self._show_panes(old)
@@ -236,25 +243,16 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
             chart.set_highlight(table.mode if kernel else None, kernel)  # the roofline marks it
 
     def reply(self, replies: list[Reply]) -> None:
-        """Show what a part handed back (notices, a dialog), then the state it changed."""
+        """Show what a part handed back (notices, a dialog); the funnel shows the state it changed."""
         for each in replies:
             if isinstance(each, Asked):
-                self.push_dialog(each.dialog, self._then_show(each.answered))
+                self.push_dialog(each.dialog, each.answered)
             else:
                 self.notify(each.message, severity=each.severity, timeout=each.timeout)
-        self.refresh_shown()
-
-    def _then_show(self, answered: Callable[[Any], None] | None) -> Callable[[Any], None]:
-        def then(result: Any) -> None:
-            if answered is not None:
-                answered(result)
-            self.refresh_shown()
-
-        return then
 
     def _tick(self) -> None:
-        if self.runs.active is not None or self.engine.warmup_since is not None:
-            self.refresh_shown()
+        """Time passing is an event too: a run's elapsed seconds and the first compile's progress are shown by
+        the funnel after it."""
 
     # -- events from widgets -----------------------------------------------------------------------
 
@@ -265,8 +263,7 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         # screen back to an older scenario (``n`` held: the header on one lesson, the text cycling through others).
         if event.option_index == self.index or event.option_index != event.option_list.highlighted:
             return
-        if self.catalog.select(event.option_index):
-            self.show_scenario()
+        self.catalog.select(event.option_index)
 
     @on(OptionList.OptionSelected, "#scenarios")
     def _scenario_selected(self, event: OptionList.OptionSelected) -> None:
@@ -276,7 +273,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
     def _variant_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
             self.variants.show_kernels_of(event.row_key.value)
-            self.refresh_shown()
 
     @on(DataTable.RowHighlighted)
     def _kernel_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -289,8 +285,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         if isinstance(event.widget, KernelTable):
             self._name_mode = event.widget.mode
             self._show_kernel_name()
-        if (event.widget.id == "snippet-text") != self._status_for_editor:
-            self.refresh_shown()  # the status line's key hints change: letters are typed in the editor
 
     # -- actions -----------------------------------------------------------------------------------
 
@@ -314,20 +308,9 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         """Show the next (1) or previous (-1) scenario."""
         if not self.catalog:
             return
-        if self.catalog.select(self.catalog.index + step) and not self._move_pending:
-            # Shown after the keys already queued: a held key moves through the list at once and shows
-            # only the scenario it stops on, not every one it passed.
-            self._move_pending = True
-            self.call_later(self._show_moved)
-
-    def _show_moved(self) -> None:
-        if keys_waiting(self.app):
-            # More keys are queued (a held key on a busy machine): showing this scenario would cost a full
-            # repaint that the next key throws away; shown after them instead.
-            self.set_timer(KEY_WAIT_S, self._show_moved)
-            return
-        self._move_pending = False
-        self.show_scenario()
+        # Shown by the funnel after the keys already queued: a held key moves through the list at once and
+        # shows only the scenario it stops on, not every one it passed.
+        self.catalog.select(self.catalog.index + step)
 
     def action_pane(self, pane: str) -> None:
         """Show a pane (a tab when the terminal is small) and focus it."""
@@ -353,7 +336,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         run = self.runs.start(messages.run.run_id, entry.path, sweep=sweep, now=self.clock())
         run.output_from = output_from
         self._run_engine(run.run_id, entry.path, messages)
-        self.refresh_shown()
         if (
             not self.wide
             and not self.switching
@@ -375,7 +357,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
             self.notify(f"Pinned as the baseline of {title}: later runs show what changed (B again unpins)")
         else:
             self.notify(f"Unpinned the baseline of {title}")
-        self.refresh_shown()
 
     def action_details(self) -> None:
         """The details behind the one-liners, for the scenario on screen."""
@@ -402,7 +383,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
     def action_chart_mode(self) -> None:
         """Switch the chart to its next mode (``chart_modes``), and show it."""
         self.chart_mode = next_chart_mode(self.chart_mode)
-        self.refresh_shown()
         if not self.wide:
             self.action_pane("chart")
 
@@ -426,7 +406,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         self.app.push_screen(dialog, answered)
 
     def show_editor_pane(self) -> None:
-        self.refresh_shown()
         self.action_pane("editor")
 
     def run_scenario(self, sweep: bool) -> None:
@@ -435,7 +414,5 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
     def session_changed(self, effects: Effects) -> None:
         for path in effects.dropped:
             self.runs.forget(path)
-        if effects.shown:
-            self.refresh_shown()
         for notice in effects.notices:
             self.notify(notice.message, severity=notice.severity, timeout=notice.timeout)

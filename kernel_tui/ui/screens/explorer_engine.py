@@ -4,7 +4,7 @@ The worker (``kernel_tui.ui.engine_worker``) posts the protocol's messages back 
 envelope ``EngineSaid`` (``kernel_tui.ui.messages``); a message of a run that was cancelled or replaced is
 dropped (``RunBook.live``), and a live run's are folded into its record (``transport.run_record.fold``).
 Each message changes the screen's plain state (the run it is about, the engine's hello) and then the
-explorer shows that state again, once (``ExplorerScreen.refresh_shown``). The worker's module and the
+explorer's funnel shows that state again, once (``ExplorerScreen.on_idle``). The worker's module and the
 messages are imported with the first run, after the first frame.
 """
 
@@ -43,9 +43,6 @@ class EngineEvents(Screen[None]):
     engine: EngineState
     """The engine's hello, why it could not start, and when its first compile began."""
 
-    def refresh_shown(self) -> None:
-        raise NotImplementedError  # the explorer's
-
     def reply(self, replies: list[Reply]) -> None:
         raise NotImplementedError  # the explorer's
 
@@ -58,7 +55,6 @@ class EngineEvents(Screen[None]):
     @hello.setter
     def hello(self, hello: Hello | None) -> None:
         self.engine = replace(self.engine, hello=hello)
-        self.refresh_shown()
 
     @property
     def engine_error(self) -> ScenarioError | None:
@@ -68,7 +64,6 @@ class EngineEvents(Screen[None]):
     @engine_error.setter
     def engine_error(self, error: ScenarioError | None) -> None:
         self.engine = replace(self.engine, error=error)
-        self.refresh_shown()
 
     def _start_engine(self) -> None:
         from kernel_tui.ui.engine_worker import start_engine
@@ -126,7 +121,6 @@ class EngineEvents(Screen[None]):
         if isinstance(news, Hello):
             warmup_since = self.clock() if news.warmup is not None else None
             self.engine = EngineState(news, None, warmup_since)
-            self.refresh_shown()
         elif isinstance(news, StartFailed):
             self.engine_error = news.error
         elif isinstance(news, RunEnded):
@@ -137,8 +131,6 @@ class EngineEvents(Screen[None]):
             if isinstance(news, Done):
                 run.output_to = self.link.output_mark()
                 self.runs.ended(run)
-            self.refresh_shown()
-            if isinstance(news, Done):
                 self.snippets.run_ended(run)
             if isinstance(news, (Partial, Done)):
                 self.reply(self.why.reveal_if_measured(run))
@@ -155,7 +147,6 @@ class EngineEvents(Screen[None]):
             # what happened, so the next run does not wait for torch to import.
             self.hello = None
             self._start_engine()
-        self.refresh_shown()
         self.snippets.run_ended(run)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

@@ -36,9 +36,6 @@ class LayoutSwitch(Screen[None]):
     _pane_after_switch: str | None = None
     """The pane to show once the switch ends: the one focused before it, or one a key asked for during it."""
 
-    def refresh_shown(self) -> None:
-        raise NotImplementedError  # the explorer's
-
     def _show_panes(self, old: Shown | None) -> None:
         raise NotImplementedError  # the explorer's
 
@@ -79,7 +76,6 @@ class LayoutSwitch(Screen[None]):
         self._fit_tables()
         if (pane := self._pane_after_switch) is not None:
             self._pane_after_switch = None
-            self.refresh_shown()
             self._show_panes(None)
             self.action_pane(pane)
 
