@@ -87,7 +87,7 @@ class TestErrors:
         link = make_link(start_error=EngineDied(1, "ModuleNotFoundError: No module named 'torch'\n"))
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
-            await wait_for(pilot, lambda: explorer(app).engine_error is not None)
+            await wait_for(pilot, lambda: explorer(app).engine.error is not None)
             assert "engine: the engine exited with code 1" in status(app)
             await pilot.press("d")
             assert isinstance(app.screen, DetailsScreen)

@@ -42,7 +42,7 @@ from kernel_tui.ui.key_queue import KEY_WAIT_S, keys_waiting
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.screens.asked import Asked, Reply
-from kernel_tui.ui.screens.explorer_engine import EngineEvents
+from kernel_tui.ui.screens.explorer_engine import EngineSide
 from kernel_tui.ui.screens.explorer_layout import (
     compose_explorer,
     find,
@@ -64,8 +64,12 @@ from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.transport.protocol import Hello
     from kernel_tui.ui.engine_link import EngineLink
+    from kernel_tui.ui.messages import EngineSaid
     from kernel_tui.ui.score import PredictionBook
     from kernel_tui.ui.session_effects import Effects
     from kernel_tui.ui.widgets.deferred import Deferred
@@ -73,7 +77,7 @@ if TYPE_CHECKING:
 W = TypeVar("W", bound=Widget)
 
 
-class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
+class ExplorerScreen(LayoutSwitch, SnippetActions):
     """The one main screen of the app."""
 
     AUTO_FOCUS = "#scenarios"
@@ -114,7 +118,8 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         self.baselines = PinnedBaselines(self.session.scenario_of)
         self.variants = VariantsPart(self.catalog, self.runs, self.session)
         self.code_links = CodeLinks()
-        self.engine = EngineState()
+        self.engine_side = EngineSide(self, link, clock, self.runs, (self.snippets, self.why), self.reply)
+        """The engine's part: its workers, what they say, and the engine's state."""
         self.chart_mode = CHART_MODES[0].name
         """What the chart draws: a mode of ``chart_modes.CHART_MODES``; kept across scenarios and layouts."""
         self._run_size: int | None = None
@@ -182,21 +187,13 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         funnel (``on_idle``) and once on mount."""
         if not self.catalog:
             return
-        self.warming_ended()
+        self.engine_side.warming_ended()
         self._status_for_editor = getattr(self.focused, "id", None) == "snippet-text"  # letters are typed there
         document = self.session.document
         editing = document.path if document is not None else None
         view = ViewState(self.chart_mode, self.MEASURES, self._status_for_editor, editing, self.saved_origin())
-        self.shown = compute_shown(
-            self.catalog,
-            self.runs,
-            self.baselines,
-            self.variants.book,
-            self.predictions,
-            self.engine,
-            view,
-            self.clock(),
-        )
+        state = (self.catalog, self.runs, self.baselines, self.variants.book, self.predictions, self.engine)
+        self.shown = compute_shown(*state, view, self.clock())
 
     def session_reports(self) -> list[ScenarioReport]:
         """Every report this session holds: each scenario's latest finished run and every pinned baseline."""
@@ -288,6 +285,30 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
 
     # -- actions -----------------------------------------------------------------------------------
 
+    # -- the engine's part (``EngineSide``), held, not inherited ----------------------------------------------
+
+    @property
+    def engine(self) -> EngineState:
+        return self.engine_side.state
+
+    @property
+    def hello(self) -> Hello | None:
+        """The engine's hello once it started; None while it (re)starts."""
+        return self.engine.hello
+
+    def _start_engine(self) -> None:
+        self.engine_side.start()
+
+    def on_engine_said(self, said: EngineSaid) -> None:
+        self.engine_side.take(said)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.engine_side.worker_changed(event)
+
+    def action_cancel(self) -> None:
+        """Stop the engine; the app stays usable and the next run starts a fresh engine."""
+        self.engine_side.cancel()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if (enabled := self.snippets.enabled(action)) is not None:
             return enabled
@@ -300,7 +321,7 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         if action == "details":
             run = self.shown_run
             return (run is not None and (run.report is not None or run.error is not None)) or (
-                self.engine_error is not None
+                self.engine.error is not None
             )
         return super().check_action(action, parameters)
 
@@ -327,7 +348,7 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
             return
         entry = self.entry
         if self.runs.active is not None:
-            self._cancel_active()
+            self.engine_side.cancel_active()
         output_from = self.link.output_mark()
         # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run; the link
         # numbers it, and the run's record starts with that number.
@@ -335,7 +356,7 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         messages = self.link.run(entry.path, sweep=sweep, size=self.run_size, variants=variants)
         run = self.runs.start(messages.run.run_id, entry.path, sweep=sweep, now=self.clock())
         run.output_from = output_from
-        self._run_engine(run.run_id, entry.path, messages)
+        self.engine_side.stream(run.run_id, entry.path, messages)
         if (
             not self.wide
             and not self.switching
@@ -366,7 +387,7 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         body = describe.details_text(
             run,
             output=self.link.output() if run is None else self.link.output(run.output_from, run.output_to),
-            engine_error=self.engine_error,
+            engine_error=self.engine.error,
             log_path=self.link.log_path,
         )
         self.app.push_screen(DetailsScreen(f"Details: {self.entry.title}", body))
