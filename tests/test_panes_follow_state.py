@@ -107,10 +107,11 @@ FUNNEL = {
     ("screens/explorer.py", "watch_shown"): {"_show_panes"},
     ("screens/explorer.py", "on_deferred_mounted"): {"_show_panes"},
     ("screens/explorer.py", "_show_panes"): {"show_panes"},
-    ("screens/layout_switch.py", "_switch_layout"): {"_show_panes"},
+    ("screens/explorer.py", "__init__"): {"_show_panes"},
 }
 """The funnel (the explorer's ``on_idle``, after every burst of events in its queue or the app's, and the first
-frame) and the binding (``watch_shown``, and a pane mounted late or anew hands every pane its slice again)."""
+frame) and the binding (``watch_shown``, and a pane mounted late, or every pane anew after a layout switch, which
+the screen hands the ``LayoutSwitch`` it holds, is handed its slice again)."""
 STILL_AROUND = {
     ("screens/explorer.py", "_show_kernel_name"): {"say", "show", "set_highlight"},
     ("screens/snippet_actions.py", "on_text_area_selection_changed"): {"say"},

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.events import DescendantFocus
+from textual.events import DescendantFocus, Resize
 from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
@@ -77,7 +77,7 @@ if TYPE_CHECKING:
 W = TypeVar("W", bound=Widget)
 
 
-class ExplorerScreen(LayoutSwitch, SnippetActions):
+class ExplorerScreen(SnippetActions):
     """The one main screen of the app."""
 
     AUTO_FOCUS = "#scenarios"
@@ -123,8 +123,10 @@ class ExplorerScreen(LayoutSwitch, SnippetActions):
         self.chart_mode = CHART_MODES[0].name
         """What the chart draws: a mode of ``chart_modes.CHART_MODES``; kept across scenarios and layouts."""
         self._run_size: int | None = None
-        self.wide = fits_wide(self.app.size)
-        """The layout the widgets on screen are composed in (side by side, or tabs)."""
+        self.layout_switch = LayoutSwitch(
+            self, fits_wide(self.app.size), show_every_pane=lambda: self._show_panes(None), show_pane=self.action_pane
+        )
+        """The layout the widgets on screen are composed in (side by side, or tabs), and the switch between them."""
         self._name_mode = "eager"
         """Which table's highlighted kernel the full-name line shows: the one last focused."""
         self._status_for_editor = False
@@ -133,13 +135,13 @@ class ExplorerScreen(LayoutSwitch, SnippetActions):
     # -- layout ------------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        wide = self.composing_wide
+        wide = self.layout_switch.composing_wide
         self.set_class(wide, "-wide")
         self.set_class(not wide, "-narrow")
         yield from compose_explorer(wide)
 
     def on_mount(self) -> None:
-        self._fit_tables()
+        self.layout_switch.fit_tables()
         self.derive_shown()  # the first frame shows the state as it starts
         self.set_interval(1.0, self._tick)
         # After the first frame: starting a process (which then imports torch) must not delay the paint.
@@ -157,6 +159,13 @@ class ExplorerScreen(LayoutSwitch, SnippetActions):
         return find(self, selector, expect)
 
     # -- showing -----------------------------------------------------------------------------------
+
+    @property
+    def wide(self) -> bool:
+        return self.layout_switch.wide
+
+    async def on_resize(self, event: Resize) -> None:
+        await self.layout_switch.resized()
 
     @property
     def entry(self) -> ScenarioEntry:
@@ -208,7 +217,7 @@ class ExplorerScreen(LayoutSwitch, SnippetActions):
 
     def _show_panes(self, old: Shown | None) -> None:
         """Hand each pane its slice of ``shown`` where it changed since ``old`` (None: hand every one)."""
-        if self.shown is None or self.switching:
+        if self.shown is None or self.layout_switch.switching:
             return  # mid-switch the panes are half-built: the switch hands every one its slice when it ends
         self.sub_title = self.shown.sub_title
         self.set_class(self.shown.editing, "-editing")
@@ -335,7 +344,7 @@ class ExplorerScreen(LayoutSwitch, SnippetActions):
 
     def action_pane(self, pane: str) -> None:
         """Show a pane (a tab when the terminal is small) and focus it."""
-        if self.keep_pane_for_after_switch(pane):
+        if self.layout_switch.keep_pane_for_after_switch(pane):
             return  # shown once the new layout's widgets are all there
         if not self.wide:
             self.query_one(TabbedContent).active = f"tab-{pane}"
@@ -357,15 +366,8 @@ class ExplorerScreen(LayoutSwitch, SnippetActions):
         run = self.runs.start(messages.run.run_id, entry.path, sweep=sweep, now=self.clock())
         run.output_from = output_from
         self.engine_side.stream(run.run_id, entry.path, messages)
-        if (
-            not self.wide
-            and not self.switching
-            and self.query_one(TabbedContent).active
-            in (
-                "tab-scenarios",
-                "tab-lesson",
-            )
-        ):
+        tabs = not self.wide and not self.layout_switch.switching
+        if tabs and self.query_one(TabbedContent).active in ("tab-scenarios", "tab-lesson"):
             self.action_pane("kernels")
 
     def action_pin_baseline(self) -> None:
