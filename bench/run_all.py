@@ -32,6 +32,7 @@ BENCHMARKS = [
     "line_cost",
     "call_breakdown_cost",
     "process_isolation",
+    "engine_start",
 ]
 
 

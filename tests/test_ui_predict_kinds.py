@@ -1,7 +1,8 @@
 """Every lesson's prediction asks what the lesson teaches, graded against what the lesson's claims measure.
 
 Lesson 15 teaches the graph break, 16 and 17 the compiles a size sweep costs, 18 which side is faster on
-tiny arrays, 20 which ceiling limits each kernel: each was asked kernels and transfers per call instead.
+tiny arrays, 20 which ceiling limits each kernel: each was asked kernels and transfers per call alone, before
+the dialog asked each lesson's own claims (``tests/test_ui_predict_claims.py`` opens every lesson's).
 Each test answers the dialog on a recording of the real lesson (``tests/data/record_messages.py``)."""
 
 from __future__ import annotations
@@ -55,13 +56,22 @@ async def test_lesson_15_asks_how_many_graph_breaks(tmp_path: Path, monkeypatch:
     app, _ = lesson_app("15_graph_break.py", "ui_graph_break_messages.json")
     async with app.run_test(size=(80, 24)) as pilot:
         dialog = await open_dialog(pilot, app)
-        assert dialog.quantities == ("eager", "compiled", "graph_breaks")
-        assert "graph breaks" in question(dialog) and "transfers" not in question(dialog)
-        reveal = await answer(pilot, app, "5", "3", "0")
-        assert reveal.answer.measured == {"eager": 5, "compiled": 3, "graph_breaks": 1}
-        assert [reveal.answer.right(q) for q in reveal.answer.scored] == [True, True, False]
+        assert dialog.quantities == (
+            "eager",
+            "compiled",
+            "eager_transfers",
+            "compiled_transfers",
+            "ideal_transfers",
+            "graph_breaks",
+        )
+        assert "graph breaks" in question(dialog)
+        reveal = await answer(pilot, app, "5", "3", "7", "4", "2", "0")
+        measured = reveal.answer.measured
+        assert (measured["eager"], measured["compiled"], measured["graph_breaks"]) == (5, 3, 1)
+        assert reveal.answer.right("eager") and reveal.answer.right("compiled")
+        assert not reveal.answer.right("graph_breaks")
         counts = shown_text(reveal.query_one("#reveal-counts"))
-        assert "graph breaks" in counts and "transfers" not in counts
+        assert "graph breaks" in counts
         assert "graph break" in reveal.why, "the explanation is revealed with the answer"
 
 
@@ -74,13 +84,13 @@ async def test_lesson_16_asks_the_sweeps_compiles_and_runs_the_sweep_to_grade_th
     app, link = lesson_app(lesson.name, "ui_static_shapes_messages.json")
     async with app.run_test(size=(80, 24)) as pilot:
         dialog = await open_dialog(pilot, app, "r")
-        assert dialog.quantities == ("sweep_compiles",)
+        assert dialog.quantities == ("eager", "compiled", "compiled_transfers", "sweep_compiles")
         assert "sweep" in question(dialog) and "as s does" in question(dialog)
-        reveal = await answer(pilot, app, "5")
+        reveal = await answer(pilot, app, "2", "1", "3", "5")
         assert link.runs == [(lesson, True)], "r on a sweep question runs the sweep"
         run = explorer(app).runs.get(lesson)
         assert run is not None and not run.running, "graded once the sweep has ended"
-        assert reveal.answer.measured == {"sweep_compiles": 5}
+        assert reveal.answer.measured["sweep_compiles"] == 5
         assert reveal.answer.right("sweep_compiles")
         assert "compiles in the sweep" in shown_text(reveal.query_one("#reveal-counts"))
 
@@ -110,9 +120,16 @@ async def test_lesson_18_asks_which_side_is_faster_on_tiny_arrays(
     app, _ = lesson_app("18_tiny_tensors.py", "ui_tiny_tensors_messages.json")
     async with app.run_test(size=(80, 24)) as pilot:
         dialog = await open_dialog(pilot, app)
-        assert dialog.quantities == ("eager", "compiled", "eager_transfers", "compiled_transfers", "faster")
+        assert dialog.quantities == (
+            "eager",
+            "compiled",
+            "eager_transfers",
+            "compiled_transfers",
+            "ideal_transfers",
+            "faster",
+        )
         assert "faster" in question(dialog)
-        await pilot.press(*"2", "enter", *"1", "enter", *"5", "enter", *"3", "enter", *"x", "enter")
+        await pilot.press(*"2", "enter", *"1", "enter", *"5", "enter", *"3", "enter", *"3", "enter", *"x", "enter")
         assert app.screen is dialog and dialog.focused is dialog.box("faster"), "x names neither side"
         await pilot.press("backspace")
         reveal = await answer(pilot, app, "compiled")
@@ -130,7 +147,7 @@ async def test_lesson_20_asks_which_ceiling_limits_each_kernel(tmp_path: Path, m
         dialog = await open_dialog(pilot, app)
         assert dialog.quantities[-2:] == ("matmul_bound", "elementwise_bound")
         assert "compute, memory or the overhead" in question(dialog)
-        reveal = await answer(pilot, app, "2", "2", "5", "5", "m", "m")
+        reveal = await answer(pilot, app, "2", "2", "5", "5", "3", "m", "m")
         assert reveal.answer.measured["matmul_bound"] == 0 and reveal.answer.measured["elementwise_bound"] == 1
         assert not reveal.answer.right("matmul_bound") and reveal.answer.right("elementwise_bound")
         counts = shown_text(reveal.query_one("#reveal-counts"))
@@ -149,26 +166,3 @@ def test_an_old_answer_of_kernels_and_transfers_still_loads(tmp_path: Path) -> N
         '"compiled": 1, "faster": 0}, "measured": {"eager": 2, "compiled": 1, "faster": 0}}}}'
     )
     assert PredictionBook(path).score == (5, 5)
-
-
-def test_each_lesson_is_asked_what_it_teaches() -> None:
-    """The kind of question each lesson of the course gets, read from its claims (and name, for 18 and 20)."""
-    from kernel_tui.ui.catalog import load_catalog
-    from kernel_tui.ui.questions import lesson_kind
-
-    kinds = {
-        entry.path.name[:2]: lesson_kind(entry.info)
-        for entry in load_catalog(sorted(COURSE.glob("[0-9]*.py")), COURSE)
-        if entry.info
-    }
-    assert {number: kind for number, kind in kinds.items() if kind != "forward-only"} == {
-        "15": "graph-break",
-        "16": "sweep",
-        "17": "sweep",
-        "18": "tiny",
-        "20": "roofline",
-        "21": "training",
-        "22": "training",
-        "23": "training",
-        "27": "boundaries",
-    }

@@ -16,8 +16,9 @@ from textual.pilot import Pilot
 
 from kernel_tui.commands import cli
 from kernel_tui.ui import launch
+from kernel_tui.ui.answers import Answer
 from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.score import HIDDEN_EXPLANATION, Answer, PredictionBook, split_lesson
+from kernel_tui.ui.score import HIDDEN_EXPLANATION, PredictionBook, split_lesson
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
 from kernel_tui.ui.widgets.lesson_view import LessonView
@@ -33,7 +34,7 @@ Predict: how many kernels eager, how many compiled?
 """
 import torch
 
-EXPECT = {{"eager": 2, "compiled": 1}}
+EXPECT = {{"eager": 2, "compiled": 1, "eager_transfers": 5, "compiled_transfers": 3}}
 
 
 def fn(a, b):
@@ -133,7 +134,8 @@ class TestPredict:
             assert "score 2/4" in (explorer(app).sub_title or "")
             assert WHY in view.lesson and "Add a third op" in view.lesson, "the explanation is back"
         saved = json.loads((state / "predictions.json").read_text())
-        assert saved["lessons"]["ui_add_relu.py"]["predicted"] == {
+        assert saved["version"] == 3, "answers are kept by device since version 3"
+        assert saved["lessons"]["ui_add_relu.py"]["cpu"]["predicted"] == {
             "eager": 2,
             "compiled": 2,
             "eager_transfers": 5,

@@ -38,6 +38,20 @@ def sizes_arg(text: str) -> list[int]:
     return sizes
 
 
+def arches_arg(text: str) -> list[int]:
+    """``80,90,100``: the preview's architectures, each once, in the order given."""
+    from argparse import ArgumentTypeError
+
+    try:
+        arches = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError as error:
+        raise ArgumentTypeError(f"--arch takes {', '.join(map(str, ARCHES))} separated by commas: {text!r}") from error
+    unknown = [arch for arch in arches if arch not in ARCHES]
+    if not arches or unknown:
+        raise ArgumentTypeError(f"--arch takes {', '.join(map(str, ARCHES))} (not {text!r})")
+    return list(dict.fromkeys(arches))
+
+
 def variant_arg(text: str) -> tuple[str, dict[str, Any]]:
     from argparse import ArgumentTypeError
 
@@ -119,9 +133,10 @@ def command_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--arch",
-        type=int,
-        choices=ARCHES,
-        help="with --device cuda-preview: the GPU architecture, 80 (A100), 90 (H100/H200, the default) or 100 (B200)",
+        type=arches_arg,
+        metavar="80|90|100[,...]",
+        help="with --device cuda-preview: the GPU architecture, 80 (A100), 90 (H100/H200, the default) or 100 "
+        "(B200); several separated by commas give one report per architecture (kernel-tui view shows them as columns)",
     )
     run.add_argument("--size", type=positive_int_arg, help="elements for the kernel tables (default: SIZE)")
     run.add_argument("--sizes", type=sizes_arg, help="sweep sizes, e.g. 1024,65536,1048576 (default: SIZES)")
@@ -168,6 +183,12 @@ def command_parser() -> argparse.ArgumentParser:
         help="open saved kernel-tui run --json results in the explorer, without torch and without running anything",
     )
     view.add_argument("files", nargs="+", metavar="FILE.jsonl", help="results written by kernel-tui run --json")
+    view.add_argument(
+        "--text",
+        action="store_true",
+        help="print each scenario's reports side by side, one column per device, torch release or architecture, "
+        "instead of opening the explorer",
+    )
     view.add_argument(
         "--no-predict",
         action="store_true",

@@ -226,11 +226,15 @@ def run_command(
                 # every file alike, so said once, before any is measured.
                 print(f"kernel-tui run: {death.refusal}", file=sys.stderr)
                 return EXIT_USAGE
-        for number, path in enumerate(paths, 1):
+        # Each architecture of a preview is a report of its own, one after the other for each file.
+        runs = [(path, arch) for path in paths for arch in (options.arch or [None])]
+        for number, (path, arch) in enumerate(runs, 1):
             # Read before the run, so the saved text is the one the engine runs a moment later.
             source = saved_source(path) if options.json or options.by_line or options.export else None
 
-            def show_progress(message: StageStartedMessage, name: str = safe_line(path.name)) -> None:
+            shown_as = safe_line(path.name if arch is None else f"{path.name} sm_{arch}")
+
+            def show_progress(message: StageStartedMessage, name: str = shown_as) -> None:
                 if not options.json and status.is_terminal:
                     status.print(f"{name}: {message.stage} {message.detail}", style="dim")
 
@@ -245,9 +249,9 @@ def run_command(
                     timeout=options.timeout,
                     trace_dir=options.trace,
                     variants=dict(options.variant) or None,
-                    arch=options.arch,
+                    arch=arch,
                     remeasure_ceiling=options.remeasure_ceiling,
-                    then_another=number < len(paths),  # each in a fresh engine: the next one's starts meanwhile
+                    then_another=number < len(runs),  # each in a fresh engine: the next one's starts meanwhile
                     run_id=record.run_id,
                 ):
                     if isinstance(message, StageStartedMessage):
@@ -257,6 +261,7 @@ def run_command(
                 report = record.report
             except EngineDied as death:
                 report = died_report(record, death.error(path), engine_facts(hello, options.device), size=options.size)
+                report = replace(report, arch=arch if arch is not None else report.arch)
             # The engine's copy is the text it ran, even if the file changed since it was read here; the copy
             # read here stands in where the engine died before it could send one.
             report = replace(report, source=report.source if report.source is not None else source)
@@ -264,7 +269,7 @@ def run_command(
             # A variant that could not be measured was asked for by name: a script must hear of it.
             if not report.ok or any(variant.error is not None for variant in report.variants.values()):
                 exit_code = EXIT_FAILED
-            comparison = baseline_comparison(report, baselines, alone=len(paths) == 1)
+            comparison = baseline_comparison(report, baselines, alone=len(runs) == 1)
             if comparison is not None and comparison.grew:
                 grown.append(f"{safe_line(path.name)}: {', '.join(comparison.growth())}")
             if options.json:
@@ -304,7 +309,12 @@ def saved_source(path: Path) -> str | None:
 
 
 def view_command(options: argparse.Namespace) -> int:
-    """The explorer on saved results; a file that is not one is a usage error naming the file and line."""
+    """The explorer on saved results (``--text``: their device columns printed); a file that is not one is a usage
+    error naming the file and line."""
+    if options.text:
+        from kernel_tui.commands.view_text import print_device_columns
+
+        return print_device_columns(options.files, _stdout_console())
     with _collector_off_until_first_frame():
         from kernel_tui.model.results_file import ResultsFileError, read_results
         from kernel_tui.ui.view_link import saved_reports

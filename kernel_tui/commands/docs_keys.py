@@ -10,6 +10,7 @@ from textual.binding import Binding, BindingType
 
 from kernel_tui.ui import actions
 from kernel_tui.ui.screens.details import DetailsScreen
+from kernel_tui.ui.screens.device_columns import DeviceColumnsScreen
 from kernel_tui.ui.screens.help import NAVIGATION_KEYS, HelpScreen, key_label
 from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
 from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
@@ -27,6 +28,7 @@ ACTION_TABLES: Sequence[tuple[str, Iterable[KeyAction]]] = (
     ("Why these kernels", actions.WHY_ACTIONS),
     ("Compile variants", actions.VARIANT_ACTIONS),
     ("Your own code", actions.SNIPPET_ACTIONS),
+    ("Saved results (kernel-tui view)", actions.VIEW_ACTIONS),
     ("Quitting", actions.QUIT_ACTIONS),
 )
 """Where each table's keys work, in the order a newcomer meets them."""
@@ -36,6 +38,7 @@ BOUND_ELSEWHERE: Sequence[tuple[str, Sequence[BindingType]]] = (
     ("Predict dialog", PredictScreen.BINDINGS),
     ("Reveal dialog", RevealScreen.BINDINGS),
     ("Details dialog", DetailsScreen.BINDINGS),
+    ("Device columns dialog", DeviceColumnsScreen.BINDINGS),
     ("Generated code dialog", KernelCodeScreen.BINDINGS),
     ("Compile variants dialog", VariantsScreen.BINDINGS),
     ("Unsaved drafts dialog", RestoreDraftsScreen.BINDINGS),

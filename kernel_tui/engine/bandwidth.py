@@ -213,6 +213,14 @@ def ceiling_conditions(device: str, device_name: str) -> str | None:
     return text
 
 
+def ceiling_measured_at(device: str, device_name: str) -> str | None:
+    """When the cached copy ceiling was measured, ISO 8601 in UTC; None when nothing usable is cached."""
+    usable = _usable_entry(_read_cache().get(_key(device, device_name)), "gbs")
+    if not usable:
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(usable["measured_at"]))
+
+
 def _write_cache(cached: dict[str, Any]) -> None:
     try:
         path = cache_file()

@@ -51,7 +51,10 @@ def parent_is_gone() -> bool:
 
 
 def hold() -> None:
-    """Start the watches; called first thing in the engine, before torch is imported."""
+    """Start the watches; called first thing in the engine, before torch is imported (or, in an engine
+    forked from the fork server, with torch imported: its parent is the server, which ends with the front end)."""
+    global _parent
+    _parent = os.getppid()
     expected = os.environ.get(PARENT_ENV, "")
     if expected.isdigit() and int(expected) != _parent:
         end_everything("the front end was gone before the engine started")

@@ -22,6 +22,7 @@ from kernel_tui.engine.bandwidth import (
     IMPLAUSIBLE,
     ceiling_conditions,
     ceiling_gbs,
+    ceiling_measured_at,
     checked_ceiling,
     checked_matmul_ceiling,
     matmul_ceiling_gflops,
@@ -33,6 +34,7 @@ from kernel_tui.engine.device import device_name
 from kernel_tui.engine.flops import OpFlops, eager_bytes_and_flops, scenario_dtype, with_flops
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, load_scenario, stage_error
+from kernel_tui.engine.machine_identity import machine_identity
 from kernel_tui.engine.outbox import RunOutbox
 from kernel_tui.engine.pipeline import ScenarioStages, run_stages
 from kernel_tui.engine.profiling import NoDeviceActivity, join_compiled, join_eager, kernel_rows, profile_launches
@@ -73,9 +75,10 @@ class Measurement:
 
     def start(self, path: Path, size: int | None) -> ScenarioReport:
         threads = torch.get_num_threads()
-        return report_skeleton(
+        report = report_skeleton(
             path, self.device, device_name(self.device), torch.__version__, size=size, threads=threads
         )
+        return replace(report, machine=machine_identity(self.device))
 
     def load(self, path: Path) -> LoadedScenario:
         scenario = load_scenario(path)
@@ -276,6 +279,7 @@ def _with_roofline(
         matmul_gflops,
         str(dtype).removeprefix("torch."),
         ceiling_conditions(report.device, report.device_name),
+        ceiling_measured_at(report.device, report.device_name),
     )
     counted = with_flops(report, flop_ops, ceilings)
     modes = [mode for mode in (counted.eager, counted.compiled) if mode is not None]

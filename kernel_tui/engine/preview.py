@@ -33,6 +33,7 @@ from kernel_tui.engine.cuda_fakes import SdpaAsOnGpu, device_properties
 from kernel_tui.engine.flops import bytes_and_flops, with_flops
 from kernel_tui.engine.launch_info import preview_launch_note
 from kernel_tui.engine.loader import LoadedScenario, StageError, load_scenario, stage_error
+from kernel_tui.engine.machine_identity import machine_identity
 from kernel_tui.engine.outbox import RunOutbox
 from kernel_tui.engine.peak_memory import tracked_peak
 from kernel_tui.engine.pipeline import ScenarioStages, run_stages
@@ -85,7 +86,7 @@ class Preview:
         self.notes: list[str] = []
 
     def start(self, path: Path, size: int | None) -> ScenarioReport:
-        return report_skeleton(
+        report = report_skeleton(
             path,
             PREVIEW_DEVICE,
             device_label(self.arch),
@@ -94,6 +95,7 @@ class Preview:
             arch=self.arch,
             assumptions=STANDING_ASSUMPTIONS,
         )
+        return replace(report, machine=machine_identity(PREVIEW_DEVICE, self.arch))
 
     def load(self, path: Path) -> LoadedScenario:
         return load_scenario(path)

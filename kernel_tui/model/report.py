@@ -15,6 +15,7 @@ from kernel_tui.model.call_breakdown import CallBreakdown, TimelineSpan  # noqa:
 from kernel_tui.model.cuda_graph_decision import CudaGraphDecision
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.launch import KernelLaunch
+from kernel_tui.model.machine import MachineIdentity
 from kernel_tui.model.machine_load import MachineLoad, too_wide
 from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.model.report_keys import MODES
@@ -80,6 +81,9 @@ class Ceilings:
     """The matmul's dtype: the scenario's (its largest floating-point input)."""
     conditions: str | None = None
     """When and under what load the copy ceiling was measured (``bandwidth.ceiling_conditions``)."""
+    measured_at: str | None = None
+    """When the copy ceiling was measured, ISO 8601 in UTC (``2026-12-01T15:40:00Z``): a ceiling measured on a
+    quieter day, or before a driver update, is not the one the kernels ran against."""
 
     @property
     def ridge(self) -> float | None:
@@ -258,6 +262,9 @@ class ScenarioReport:
     with the report (``kernel-tui run --json``): ``kernel-tui view`` reads the lesson, the claims and ``fn``
     from it on a machine without the file. None for a file that did not load, and in results saved before
     it existed."""
+    machine: MachineIdentity | None = None
+    """What else identifies the machine: architecture, Triton, CUDA and driver versions, host; None in results
+    saved before it existed."""
 
     def mode(self, name: str) -> ModeResult | None:
         """The result of one of ``MODES``."""
@@ -344,6 +351,8 @@ class ScenarioReport:
             values["ceilings"] = from_known_fields(Ceilings, values["ceilings"])
         if values.get("speedup_range") is not None:
             values["speedup_range"] = tuple(values["speedup_range"])
+        if values.get("machine") is not None:
+            values["machine"] = from_known_fields(MachineIdentity, values["machine"])
         if values.get("machine_load") is not None:
             values["machine_load"] = from_known_fields(MachineLoad, values["machine_load"])
         values["variants"] = {

@@ -70,6 +70,8 @@ LINE_CLAIMS = re.compile(rf"^(?:{'|'.join(LINE_CLAIM_KINDS)})(?:_[1-9]\d*)+$")
 run; ``compiled_line_7``, the compiled launches whose work includes line 7's; ``fused_lines_6_7_8``, the compiled
 launches that carry all of lines 6, 7 and 8."""
 DEVICE_KEYS = ("cpu", "cuda")
+CLAIMS_OF_DEVICE = {"cuda-preview": "cuda"}
+"""A device whose claims are another's: a CUDA preview generates the code a GPU would run."""
 
 
 class ScenarioFileError(ValueError):
@@ -107,7 +109,7 @@ class ScenarioInfo:
     def claims_for(self, device: str) -> dict[str, float]:
         """The claims that apply on ``device``: per-device entries override the shared ones."""
         claims = {key: value for key, value in self.expect.items() if key not in DEVICE_KEYS}
-        claims.update(self.expect.get(device, {}))
+        claims.update(self.expect.get(CLAIMS_OF_DEVICE.get(device, device), {}))
         return claims
 
     def claims_text(self) -> str:

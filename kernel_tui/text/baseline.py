@@ -314,7 +314,10 @@ def _kernel_change(old: Kernel | None, new: Kernel | None, mode_time: TimeChange
 def baseline_of(report: ScenarioReport, baselines: Sequence[ScenarioReport], alone: bool) -> ScenarioReport | None:
     """The baseline of ``report``: the latest one of the same file, else the only one of the same file name
     (the baseline was written in another checkout), else, when ``alone`` (one scenario runs now and the
-    baseline holds one report), that report: a variant in a file of its own is compared with the original."""
+    baseline holds one report), that report: a variant in a file of its own is compared with the original. Where
+    the baseline holds the device and architecture of ``report`` (a preview of several), only those count."""
+    target = (report.device, report.arch)
+    baselines = [old for old in baselines if (old.device, old.arch) == target] or list(baselines)
     same_path = [old for old in baselines if old.scenario == report.scenario]
     if same_path:
         return same_path[-1]

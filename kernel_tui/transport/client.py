@@ -1,4 +1,4 @@
-"""The front end's side of the engine: start it as a fresh interpreter, send runs, read messages back.
+"""The front end's side of the engine: start it as a fresh process, send runs, read messages back.
 
 The engine is a child process in its own process group (Inductor starts compile workers), so that
 cancel and quit can end all of it at once. Its stderr, where whatever a scenario prints ends up, is
@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui.transport import engine_channel, proctree, protocol
+from kernel_tui.transport import engine_channel, forked_engines, proctree, protocol
 from kernel_tui.transport.engine_died import EngineDied, NoMessageInTime
 from kernel_tui.transport.line_reader import LONG_LINE_KEPT, read_lines
 from kernel_tui.transport.protocol import (
@@ -107,7 +107,7 @@ class EngineClient:
         self.warmup_result: Warmup | None = None
         """The engine's ``warmup`` message once its warm-up compile has ended (done or failed)."""
         self._env = env
-        self._process: subprocess.Popen[str] | None = None
+        self._process: forked_engines.EngineProcess | None = None
         self._messages: queue.Queue[Received] = queue.Queue()
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._next_run_id = 0
@@ -148,16 +148,17 @@ class EngineClient:
         out_read, out_write, credited = engine_channel.open_channel()
         err_read, err_write = os.pipe()
         try:
-            self._process = subprocess.Popen(
+            self._process = forked_engines.start(
                 self._command,
-                stdin=subprocess.PIPE,
-                stdout=out_write,
-                stderr=err_write,
-                text=True,
-                bufsize=1,
-                start_new_session=True,
-                env=env,
+                (python_command("kernel_tui.engine"), python_command("kernel_tui.engine.fork_server")),
+                env,
+                (out_write, err_write),
+                abandoned,
             )
+        except forked_engines.StartAbandoned:
+            for fd in (out_read, err_read):
+                os.close(fd)
+            raise EngineDied(None, "", STOPPED_WHILE_STARTING) from None
         except OSError:
             for fd in (out_read, err_read):
                 os.close(fd)
@@ -403,7 +404,7 @@ class EngineClient:
     def _read_protocol(
         self,
         fd: int,
-        process: subprocess.Popen[str],
+        process: forked_engines.EngineProcess,
         messages: queue.Queue[Received],
         receive: Callable[[], bytes | None],
     ) -> None:
@@ -437,7 +438,7 @@ class EngineClient:
         read_lines(fd, process, on_line, receive=receive)
         messages.put(None)
 
-    def _read_stderr(self, fd: int, process: subprocess.Popen[str]) -> None:
+    def _read_stderr(self, fd: int, process: forked_engines.EngineProcess) -> None:
         def on_line(line: str) -> None:
             self._stderr_tail.append(line)
             if self._stderr_sink is not None and not PROFILER_CHATTER.match(line):

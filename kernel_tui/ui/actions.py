@@ -45,6 +45,10 @@ class KeyAction:
         )
 
 
+ActionTables = tuple[tuple[KeyAction, ...], ...]
+"""The action tables a screen answers to (``ExplorerScreen.ACTIONS``; the view's adds its own)."""
+
+
 def bindings(*tables: Iterable[KeyAction]) -> list[BindingType]:
     """The ``BINDINGS`` of a screen that answers to the actions of ``tables``."""
     return [action.binding() for table in tables for action in table if action.key is not None]
@@ -200,3 +204,15 @@ QUIT_ACTIONS = (KeyAction("app.quit", "Quit", "Quit (ends the engine too)", "q",
 
 APP_ACTIONS = (KeyAction("help", "Help", "List every key", "question_mark,f1", key_display="?", show=True),)
 """The app's own keys, on every screen."""
+
+VIEW_ACTIONS = (
+    KeyAction(
+        "device_columns",
+        "Device columns",
+        "Saved results: this scenario's reports from every device, torch release and architecture side by side",
+        "m",
+        footer="Machines",
+        show=True,
+    ),
+)
+"""Only in ``kernel-tui view``, where reports of one scenario from several machines can be open at once."""

@@ -51,6 +51,7 @@ class KernelTuiApp(App[None]):
         clock: Callable[[], float] = time.monotonic,
         exit_after_first_frame: bool = False,
         predict: bool = True,
+        arch: int | None = None,
     ) -> None:
         super().__init__()
         self.entries = entries
@@ -59,7 +60,7 @@ class KernelTuiApp(App[None]):
         self.clock = clock
         """Where elapsed times come from; tests freeze it so screenshots do not change."""
         self._exit_after_first_frame = exit_after_first_frame
-        self.predictions = PredictionBook(enabled=predict)
+        self.predictions = PredictionBook(enabled=predict, device=device, arch=arch)
         """The course's predict-then-reveal answers and score (``--no-predict``: off at start)."""
         self.crash_to_file = not self.is_headless
         """Whether an unexpected exception saves the session and ends the app with one line (``_handle_exception``)."""
@@ -156,7 +157,8 @@ class KernelTuiApp(App[None]):
 
         if isinstance(self.screen, HelpScreen):
             return
-        tables = ExplorerScreen.ACTIONS if self.get_explorer() is not None else ()
+        explorer = self.get_explorer()
+        tables = explorer.ACTIONS if explorer is not None else ()
         self.push_screen(HelpScreen(keyed(*tables, APP_ACTIONS)))
 
     def get_explorer(self) -> ExplorerScreen | None:
@@ -168,7 +170,7 @@ class KernelTuiApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         explorer = self.get_explorer()
         if explorer is not None:
-            for command in offered(*ExplorerScreen.ACTIONS):
+            for command in offered(*explorer.ACTIONS):
                 yield SystemCommand(
                     command.title, command.help, lambda action=command.action: self.run_action(action, explorer)
                 )

@@ -35,6 +35,7 @@ def build_app(
     link_factory: EngineLinkFactory = client_engine_link,
     exit_after_first_frame: bool = False,
     predict: bool = True,
+    arch: int | None = None,
 ) -> KernelTuiApp:
     """The app for these scenario files (none: the built-in course); tests pass a fake ``link_factory``."""
     course = course_dir()
@@ -46,6 +47,7 @@ def build_app(
         link_factory=link_factory,
         exit_after_first_frame=exit_after_first_frame,
         predict=predict,
+        arch=arch,
     )
 
 
@@ -61,6 +63,7 @@ def run_app(paths: list[Path], device: str = "auto", predict: bool = True, arch:
         link_factory=functools.partial(client_engine_link, arch=arch),
         exit_after_first_frame=exit_after_first_frame_asked(),
         predict=predict,
+        arch=arch,
     )
     if not app.entries:
         print("kernel-tui: no scenarios found in the course folder", course_dir())

@@ -1,146 +1,134 @@
-"""What each kind of course lesson asks before its first run, and how each answer is measured.
+"""What a course lesson asks before its first run on a device: its own claims, each asked as its kind says.
 
-A lesson is asked what it teaches: most lessons their kernels and array-sized transfers per call of ``fn``;
-a training step (21-23) each section's kernels and what forward keeps for backward; a graph break (15) how
-many breaks; why kernels stayed apart (27) how many boundaries, and how many of two kinds; a size sweep (16, 17)
-how many compiles it takes; tiny tensors (18) which side is faster; the
-roofline (20) which ceiling limits each kernel. Counts are measured as the lesson's claims measure them
-(``kernel_tui.model.expect.MEASURES``); a question no claim can hold (a time, a roofline class that moves with the
-size) is measured here from the same report. Nothing here touches Textual or torch.
+A lesson is asked what it claims on the device it runs on (``ScenarioInfo.claims_for``): kernels and
+transfers per call of ``fn``, each line's launches (24), a launch's blocks and warps on a GPU (25), the
+boundaries between kernels (27), the part of a call that is overhead (28), the memory at the peak (29)...
+``kernel_tui.ui.claim_kinds`` says how each kind is asked and graded; a kind no report of this device can
+measure (a grid on the CPU, a time in a CUDA preview) is left out. Two lessons also ask what no claim can hold,
+since it moves with the machine: which side is faster on tiny arrays (18), which ceiling limits each kernel
+(20). Nothing here touches Textual or torch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.report_keys import MODES
+from kernel_tui.ui.claim_kinds import CLAIM_KINDS, ClaimKind, Entry, kind_of
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport
     from kernel_tui.model.scenario_file import ScenarioInfo
 
-Row = tuple[str | None, ...]
-"""One row of boxes: an eager and a compiled quantity (None where that side has nothing to ask, as eager has
-no graph breaks), or a single choice that spans both columns."""
-
-TRANSFERS = ("eager_transfers", "compiled_transfers")
-SECTION_KERNELS = ("eager_forward", "compiled_forward", "eager_backward", "compiled_backward")
-SAVED = ("eager_saved", "compiled_saved")
-FASTER = "faster"
-MATMUL_BOUND = "matmul_bound"
-ELEMENTWISE_BOUND = "elementwise_bound"
-BOUNDS = ("compute", "memory", "overhead")
-CHOICES: dict[str, tuple[str, ...]] = {
-    FASTER: MODES,
-    MATMUL_BOUND: BOUNDS,
-    ELEMENTWISE_BOUND: BOUNDS,
+UNCLAIMED = {
+    "18_tiny_tensors.py": ("faster",),
+    "20_matmul_against_elementwise.py": ("matmul_bound", "elementwise_bound"),
 }
-"""The questions answered by a word rather than a number, and their words (a unique first letter or more is
-enough); an answer is kept as the index of its word."""
-SWEPT = frozenset({"sweep_compiles"})
-"""Measured by the size sweep alone: asked before a run with the sweep, graded once the sweep has ended."""
-
-QUESTIONS: dict[str, dict[str, Row]] = {
-    "forward-only": {"kernels": MODES, "transfers": TRANSFERS},
-    "training": {
-        "forward kernels": ("eager_forward", "compiled_forward"),
-        "backward kernels": ("eager_backward", "compiled_backward"),
-        "saved arrays": SAVED,
-    },
-    "graph-break": {"kernels": MODES, "graph breaks": (None, "graph_breaks")},
-    "boundaries": {
-        "kernels": MODES,
-        "boundaries": (None, "boundaries"),
-        "library calls": (None, "boundaries_library"),
-        "after a reduction": (None, "boundaries_reduction"),
-    },
-    "sweep": {"sweep compiles": (None, "sweep_compiles")},
-    "tiny": {"kernels": MODES, "transfers": TRANSFERS, "faster side": (FASTER,)},
-    "roofline": {
-        "kernels": MODES,
-        "transfers": TRANSFERS,
-        "mm kernel": (MATMUL_BOUND,),
-        "tanh kernel": (ELEMENTWISE_BOUND,),
-    },
-}
-"""Each kind of lesson's rows of questions, by the row's label."""
-LESSON_KINDS = {"18_tiny_tensors.py": "tiny", "20_matmul_against_elementwise.py": "roofline"}
-"""The lessons whose question no claim names (a time, a roofline class), by file name."""
+"""The questions a lesson asks that no claim can hold (a time, a roofline class that moves with the size), by
+its file name: asked and graded as their kinds say, like any claim."""
 
 
-def lesson_kind(info: ScenarioInfo) -> str:
-    """Which of ``QUESTIONS`` a lesson asks: by what it claims (a claim names what the lesson teaches), else
-    by its file name."""
-    claims = set(info.expect) | {key for value in info.expect.values() if isinstance(value, dict) for key in value}
-    if info.train:
-        return "training"
-    if "sweep_compiles" in claims:
-        return "sweep"
-    if "graph_breaks" in claims:
-        return "graph-break"
-    if "boundaries" in claims:
-        return "boundaries"
-    return LESSON_KINDS.get(info.path.name, "forward-only")
+@dataclass(frozen=True)
+class Question:
+    """One box of the dialog: a claim's key and the kind that asks and grades it."""
+
+    key: str
+    kind: ClaimKind
+
+    @property
+    def row(self) -> str:
+        return self.kind.row(self.key)
+
+    @property
+    def column(self) -> str | None:
+        return self.kind.column(self.key)
+
+    @property
+    def label(self) -> str:
+        return self.kind.label(self.key)
+
+    @property
+    def entry(self) -> Entry:
+        return self.kind.entry
 
 
-def asked(rows: dict[str, Row]) -> tuple[str, ...]:
-    """The quantities of these rows, in the order the dialog visits their boxes."""
-    return tuple(quantity for row in rows.values() for quantity in row if quantity is not None)
+Row = tuple[Question | None, ...]
+"""One row of boxes: an eager and a compiled question (None where that side has nothing to ask), or a single
+question across both columns."""
 
 
-def _faster(report: ScenarioReport) -> float | None:
-    """The side whose call took less time, by the wall time of back-to-back calls (the fixed cost per call
-    included, which is what lesson 18 is about; on CPU the same as the kernel time)."""
-    times = [
-        mode.wall_us if mode.wall_us is not None else mode.time_us
-        for mode in (report.eager, report.compiled)
-        if mode is not None
-    ]
-    if len(times) != 2 or None in times:
-        return None
-    eager_us, compiled_us = times
-    assert eager_us is not None and compiled_us is not None
-    return float(compiled_us < eager_us)
+@dataclass(frozen=True)
+class LessonQuestions:
+    """What one lesson asks on one device, in the order the dialog visits the boxes."""
+
+    questions: tuple[Question, ...]
+    device: str
+    """The device the answers are for (``cpu``, ``cuda``, ``cuda-preview``)."""
+    lines: tuple[tuple[int, str], ...] = ()
+    """The source of each line a question names (the code pane is behind the dialog)."""
+
+    @property
+    def in_order(self) -> tuple[Question, ...]:
+        """The questions in the order Enter and Tab visit their boxes: along a row, then down."""
+        return tuple(question for row in self.rows.values() for question in row if question is not None)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(question.key for question in self.in_order)
+
+    @property
+    def rows(self) -> dict[str, Row]:
+        """The questions by row label: a row of two columns, or of one question that spans them."""
+        rows: dict[str, dict[str | None, Question]] = {}
+        for question in self.questions:
+            rows.setdefault(question.row, {})[question.column] = question
+        return {
+            label: (by_column[None],) if None in by_column else (by_column.get("eager"), by_column.get("compiled"))
+            for label, by_column in rows.items()
+        }
+
+    @property
+    def prompt(self) -> str:
+        sentences = dict.fromkeys(question.kind.question for question in self.questions)
+        prompt = f"Before the tables appear, on {self.device}: " + " ".join(sentences)
+        if self.lines:
+            prompt += "".join(f"\n  {number} │ {text}" for number, text in self.lines)
+        return prompt
+
+    @property
+    def needs_sweep(self) -> bool:
+        return any(question.kind.needs_sweep for question in self.questions)
+
+    @property
+    def per_arch(self) -> bool:
+        return any(question.kind.per_arch for question in self.questions)
 
 
-def _bound_of(pick: Callable[[list[tuple[int, str]]], tuple[int, str]]) -> Callable[[ScenarioReport], float | None]:
-    """The roofline class of one eager kernel, chosen by its arithmetic among those the engine classed."""
-
-    def measure(report: ScenarioReport) -> float | None:
-        kernels = report.eager.kernels if report.eager is not None else ()
-        classed = [(kernel.flops, kernel.bound) for kernel in kernels if kernel.flops and kernel.bound]
-        if not classed:
-            return None
-        _, bound = pick(classed)
-        word = bound.split("-")[0]
-        return float(BOUNDS.index(word)) if word in BOUNDS else None
-
-    return measure
+def lesson_questions(info: ScenarioInfo, device: str) -> LessonQuestions:
+    """The questions ``info``'s lesson asks on ``device``: its claims there, then what no claim holds; each
+    question whose kind that device can measure, grouped by kind in ``CLAIM_KINDS``'s order."""
+    keys = [*info.claims_for(device), *UNCLAIMED.get(info.path.name, ())]
+    questions = [Question(key, kind) for key in keys if (kind := kind_of(key)) is not None and device in kind.devices]
+    questions.sort(key=lambda question: (CLAIM_KINDS.index(question.kind), *_numbers(question.key)))
+    named = sorted({number for question in questions if question.kind.names_lines for number in _numbers(question.key)})
+    return LessonQuestions(tuple(questions), device, _source_lines(info, named))
 
 
-MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
-    FASTER: _faster,
-    MATMUL_BOUND: _bound_of(max),  # the matmul does by far the most arithmetic
-    ELEMENTWISE_BOUND: _bound_of(min),  # the tanh the least
-}
-"""The measures of the questions no claim names."""
+def _source_lines(info: ScenarioInfo, numbers: list[int]) -> tuple[tuple[int, str], ...]:
+    """Lines ``numbers`` of the lesson's file, stripped (none if it cannot be read again: a question still
+    names its line)."""
+    if not numbers:
+        return ()
+    from kernel_tui.model.safe_text import safe_line
+    from kernel_tui.model.scenario_file import ScenarioFileError, read_source
+
+    try:
+        source = read_source(info.path).splitlines()
+    except ScenarioFileError:
+        return ()
+    return tuple((number, safe_line(source[number - 1].strip())) for number in numbers if number <= len(source))
 
 
-def measure(quantity: str, report: ScenarioReport) -> float | None:
-    """What ``report`` measured for ``quantity``: as its claim measures it, or as ``MEASURES`` does here."""
-    if quantity in MEASURES:
-        return MEASURES[quantity](report)
-    from kernel_tui.model.expect import MEASURES as CLAIM_MEASURES
-    from kernel_tui.model.expect import sweep_cut_short
-
-    if quantity in SWEPT and sweep_cut_short(report) is not None:
-        return None  # a sweep cut short compiled for only some of its sizes
-    return CLAIM_MEASURES[quantity](report)
-
-
-def choice_index(quantity: str, text: str) -> int | None:
-    """The word a box's text names (a unique beginning of one of its words), as its index; None if none."""
-    text = text.strip().lower()
-    matches = [index for index, word in enumerate(CHOICES[quantity]) if text and word.startswith(text)]
-    return matches[0] if len(matches) == 1 else None
+def _numbers(key: str) -> tuple[int, ...]:
+    """A key's line numbers, so that line 9 is asked before line 10 (none: the claim's own order holds)."""
+    return tuple(int(number) for number in re.findall(r"\d+", key))

@@ -1,52 +1,36 @@
-"""Predict, then reveal: the learner's guesses at each course lesson's kernel counts, and the score.
+"""Predict, then reveal: the learner's guesses at each course lesson's claims, device by device, and the score.
 
-Before a course lesson runs for the first time the learner answers what the lesson teaches
-(``kernel_tui.ui.questions``: most lessons, how many kernels eager PyTorch and ``torch.compile`` will run per
-call of ``fn`` and how many array-sized transfers each side will cost; others each section's kernels, the
-graph breaks, the sweep's compiles, the faster side or each kernel's roofline class); once the engine has
+Before a course lesson runs for the first time on a kind of device the learner answers what the lesson claims
+there (``kernel_tui.ui.questions``: its kernels and transfers, each line's launches, a GPU launch's blocks and
+warps, the boundaries between kernels, the memory at the peak...); once a run of that kind of device has
 measured them, the guess is revealed beside the measurement with the lesson's explanation (its text from
-``**Why.**`` on), and counted.
+``**Why.**`` on), and counted. A guess is never graded against a run on another kind of device: the lesson is
+asked again for that one (``kernel_tui.ui.answers.device_kind``).
 
-Answered lessons are kept in ``predictions.json`` in kernel-tui's state folder (``KERNEL_TUI_STATE_DIR``,
-see ``kernel_tui.ui.drafts.state_dir``), so the score carries across sessions. A lesson is known by its
-file name (``02_add_relu.py``), which stays the same from one install of the course to the next.
-Nothing here touches Textual.
+Answers are kept in ``predictions.json`` in kernel-tui's state folder (``KERNEL_TUI_STATE_DIR``, see
+``kernel_tui.ui.drafts.state_dir``), by lesson and kind of device, so the score carries across sessions. A
+lesson is known by its file name (``02_add_relu.py``), which stays the same from one install of the course to
+the next. Nothing here touches Textual.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from kernel_tui.model.report_keys import MODES
+from kernel_tui.ui.answers import Answer, AnswerKey, answers_text, device_kind, read_answers
+from kernel_tui.ui.claim_kinds import kind_of, measure
 from kernel_tui.ui.drafts import state_dir, write_text_atomic
-from kernel_tui.ui.questions import CHOICES, QUESTIONS, SAVED, SECTION_KERNELS, SWEPT, Row, asked, lesson_kind, measure
+from kernel_tui.ui.questions import LessonQuestions, lesson_questions
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.scenario_file import ScenarioInfo
     from kernel_tui.ui.catalog import ScenarioEntry
 
-WHOLE = frozenset(
-    MODES
-    + SECTION_KERNELS
-    + ("graph_breaks", "sweep_compiles", "boundaries", "boundaries_library", "boundaries_reduction")
-)
-"""Counts, right only when exact; a choice is right when it is the measured one; the rest are fractions of an
-array, right within a slack."""
-TRANSFER_SLACK = 0.25
-"""A transfer guess is right within a quarter of a transfer (or 5 %, the claims' tolerance, if larger): a
-broadcast bias adds 0.001, layer norm's small outputs a little more, and nobody is asked for decimals."""
-SAVED_SLACK = 0.1
-"""A saved-arrays guess is right within a tenth of an array (or 5 %): close enough for layer norm's two
-numbers per row to count as 0, tight enough that 0 is not right for lesson 21's quarter-array mask."""
-ALL_QUANTITIES = tuple(dict.fromkeys(q for rows in QUESTIONS.values() for q in asked(rows)))
-"""Every quantity any lesson asks, in the dialogs' order."""
-_ASKED = {kind: asked(rows) for kind, rows in QUESTIONS.items()}
 FILE_NAME = "predictions.json"
-VERSION = 2
 HIDDEN_EXPLANATION = (
     "*The explanation is held back until you have predicted: r asks for your guess, runs the lesson, then "
     "reveals it. (t turns predicting off.)*"
@@ -76,47 +60,50 @@ def lesson_key(entry: ScenarioEntry) -> str:
 
 
 @dataclass(frozen=True)
-class Answer:
-    """One lesson's prediction and, once revealed, what was measured.
+class WaitingGuess:
+    """A guess waiting for the run it was made before, and the device it was asked for."""
 
-    Kernel counts are always there; transfers only in answers given since the dialog asked for them (an
-    older answer, or a measurement without bytes, scores its kernel counts alone).
-    """
+    values: dict[str, float]
+    """The learner's answers by claim key."""
+    device: str
+    arch: int | None
+    per_arch: bool
+    """Whether its questions change with a CUDA preview's architecture (``answers.device_kind``)."""
 
-    predicted: dict[str, float]
-    measured: dict[str, float | None]
-
-    @property
-    def scored(self) -> tuple[str, ...]:
-        """The quantities both guessed and measured, in the dialog's order."""
-        return tuple(q for q in ALL_QUANTITIES if q in self.predicted and self.measured.get(q) is not None)
-
-    def right(self, quantity: str) -> bool:
-        measured = self.measured.get(quantity)
-        if quantity not in self.predicted or measured is None:
-            return False
-        if quantity in WHOLE or quantity in CHOICES:
-            return round(measured) == self.predicted[quantity]
-        slack = SAVED_SLACK if quantity in SAVED else TRANSFER_SLACK
-        return abs(measured - self.predicted[quantity]) <= max(slack, 0.05 * measured)
-
-    @property
-    def points(self) -> int:
-        return sum(self.right(quantity) for quantity in self.scored)
+    def device_kind(self, device: str | None = None, arch: int | None = None) -> str:
+        """The kind of device it was asked for; with ``device``, the kind a run on that device is, as it counts
+        for this guess."""
+        if device is None:
+            device, arch = self.device, self.arch
+        return device_kind(device, arch, per_arch=self.per_arch)
 
 
 class PredictionBook:
-    """Which course lessons wait for a prediction, the guesses of runs under way, and the answers so far."""
+    """Which course lessons wait for a prediction on this device, the guesses of runs under way, the answers."""
 
-    def __init__(self, path: Path | None = None, *, enabled: bool = True) -> None:
+    def __init__(
+        self, path: Path | None = None, *, enabled: bool = True, device: str = "cpu", arch: int | None = None
+    ) -> None:
         self.path = path if path is not None else state_dir() / FILE_NAME
         self.enabled = enabled
         """Off (``--no-predict`` or the toggle key): runs start at once and lessons show their explanation."""
-        self.answers: dict[str, Answer] = self._load()
-        self.pending: dict[str, dict[str, float]] = {}
+        self.device = "cpu"
+        self.arch: int | None = None
+        self.use_device(device, arch)
+        self.answers: dict[AnswerKey, Answer] = self._load()
+        """Every answer so far, by lesson and kind of device."""
+        self.pending: dict[str, WaitingGuess] = {}
         """Guesses made for runs whose counts are not in yet, by lesson."""
         self.save_error: str | None = None
         """Why the latest answer could not be written (the score then lasts this session only)."""
+        self._asked: dict[tuple[Path, str], tuple[ScenarioInfo, LessonQuestions]] = {}
+
+    def use_device(self, device: str, arch: int | None = None) -> None:
+        """The device runs are measured on from now on (the engine's hello, a saved report): lessons are asked
+        its claims, and a lesson answered on another kind of device is asked again. ``auto`` is the CPU until
+        the engine says otherwise."""
+        self.device = device if device != "auto" else "cpu"
+        self.arch = arch
 
     # -- what to ask, what to hide ----------------------------------------------------------------
 
@@ -124,30 +111,53 @@ class PredictionBook:
         """A readable lesson of the built-in course (the learner's own files are never quizzed)."""
         return not entry.user_file and entry.info is not None and entry.read_error is None
 
-    def kind(self, entry: ScenarioEntry) -> str:
-        """Which of ``QUESTIONS`` the dialog asks for ``entry``: what its lesson teaches."""
-        return lesson_kind(entry.info) if entry.info is not None else "forward-only"
+    def questions(self, entry: ScenarioEntry) -> LessonQuestions:
+        """What the dialog asks for ``entry`` on this device: its lesson's claims there."""
+        if entry.info is None:
+            return LessonQuestions((), self.device)
+        # Asked on every refresh of the panes (keys held down): worked out once per read of the lesson and device.
+        cached = self._asked.get((entry.path, self.device))
+        if cached is None or cached[0] is not entry.info:
+            cached = entry.info, lesson_questions(entry.info, self.device)
+            self._asked[entry.path, self.device] = cached
+        return cached[1]
 
-    def questions(self, entry: ScenarioEntry) -> dict[str, Row]:
-        return QUESTIONS[self.kind(entry)]
+    def device_kind(self, entry: ScenarioEntry) -> str:
+        """The kind of device an answer for ``entry`` made now is for."""
+        return device_kind(self.device, self.arch, per_arch=self.questions(entry).per_arch)
+
+    def _key(self, entry: ScenarioEntry) -> AnswerKey:
+        return lesson_key(entry), self.device_kind(entry)
 
     def needs_sweep(self, entry: ScenarioEntry) -> bool:
         """The questions for ``entry`` are answered by the size sweep (lessons 16 and 17): run it with one."""
-        return any(quantity in SWEPT for quantity in asked(self.questions(entry)))
+        return self.questions(entry).needs_sweep
 
     def wants_prediction(self, entry: ScenarioEntry) -> bool:
-        """Ask before running: on, a course lesson, neither answered nor already guessed for a run."""
-        key = lesson_key(entry)
-        return self.enabled and self.applies_to(entry) and key not in self.answers and key not in self.pending
+        """Ask before running: on, a course lesson with something to ask on this device, neither answered for
+        this kind of device nor already guessed for a run."""
+        return (
+            self.enabled
+            and self.applies_to(entry)
+            and bool(self.questions(entry).questions)
+            and self._key(entry) not in self.answers
+            and lesson_key(entry) not in self.pending
+        )
 
     def hides_explanation(self, entry: ScenarioEntry) -> bool:
-        """The lesson's explanation would give the answer away: hide it until the guess is revealed."""
-        return self.enabled and self.applies_to(entry) and lesson_key(entry) not in self.answers
+        """The lesson's explanation would give the answer away: hide it until the guess for this kind of device
+        is revealed."""
+        return (
+            self.enabled
+            and self.applies_to(entry)
+            and bool(self.questions(entry).questions)
+            and self._key(entry) not in self.answers
+        )
 
     def guessed(self, entry: ScenarioEntry, mode: str) -> int | None:
-        """The count the learner predicted for ``mode``, once it has been revealed (for the tables); None for
-        a training lesson, whose guesses are per section (the reveal shows them beside each section's)."""
-        answer = self.answers.get(lesson_key(entry))
+        """The kernel count the learner predicted for ``mode`` on this kind of device, once it has been revealed
+        (for the tables); None where the lesson asked no such count."""
+        answer = self.answers.get(self._key(entry))
         if answer is None or not self.applies_to(entry) or mode not in answer.predicted:
             return None
         return round(answer.predicted[mode])
@@ -155,31 +165,49 @@ class PredictionBook:
     # -- guessing and revealing ---------------------------------------------------------------------
 
     def predict(self, entry: ScenarioEntry, guess: dict[str, float]) -> None:
-        """The learner's guess for the run about to start, keyed as ``questions(entry)`` names them."""
-        self.pending[lesson_key(entry)] = dict(guess)
+        """The learner's guess for the run about to start on this device, keyed by claim."""
+        per_arch = self.questions(entry).per_arch
+        self.pending[lesson_key(entry)] = WaitingGuess(dict(guess), self.device, self.arch, per_arch)
+
+    def guess_device(self, entry: ScenarioEntry) -> str:
+        """The kind of device the guess waiting for ``entry`` was made for (none waiting: this device's)."""
+        guess = self.pending.get(lesson_key(entry))
+        return guess.device_kind() if guess is not None else self.device_kind(entry)
+
+    def off_device(self, entry: ScenarioEntry, report: ScenarioReport | None) -> str | None:
+        """If the guess waiting for ``entry`` was asked for another kind of device than ``report``'s: forget it
+        (it is never graded against this run), take the report's device, and say so; else None."""
+        guess = self.pending.get(lesson_key(entry))
+        if guess is None or report is None:
+            return None
+        asked, ran = guess.device_kind(), guess.device_kind(report.device, report.arch)
+        if asked == ran:
+            return None
+        del self.pending[lesson_key(entry)]
+        self.use_device(report.device, report.arch)
+        return f"Your guess was for {asked} and this run is on {ran}: it is not graded. r asks again, for {ran}."
 
     def reveal(self, entry: ScenarioEntry, report: ScenarioReport | None, *, finished: bool = True) -> Answer | None:
-        """If a guess waits for this lesson and the report has both counts (and, for a question the sweep
-        answers, the run has ``finished``): score it, save it, return it."""
+        """If a guess waits for this lesson, the report is of its kind of device and has both sides (and, for a
+        question the sweep answers, the run has ``finished``): score it, save it, return it."""
         key = lesson_key(entry)
-        if key not in self.pending or report is None or report.eager is None or report.compiled is None:
+        guess = self.pending.get(key)
+        if guess is None or report is None or report.eager is None or report.compiled is None:
+            return None
+        if self.off_device(entry, report) is not None:
             return None
         if self.waits_for_sweep(entry) and (not finished or not report.sweep):
             return None  # the sweep's compiles are counted when a run with the sweep ends
-        guess = self.pending.pop(key)
-        measured: dict[str, float | None] = {quantity: measure(quantity, report) for quantity in guess}
-        for mode in MODES:
-            # No kernels move no bytes, whether or not the report says 0 (a views-only function).
-            if f"{mode}_transfers" in measured and measure(mode, report) == 0:
-                measured[f"{mode}_transfers"] = 0.0
-        answer = Answer(guess, measured)
-        self.answers[key] = answer
+        del self.pending[key]
+        answer = Answer(guess.values, {claim: measure(claim, report) for claim in guess.values})
+        self.answers[key, guess.device_kind()] = answer
         self._save()
         return answer
 
     def waits_for_sweep(self, entry: ScenarioEntry) -> bool:
         """A guess for ``entry`` waits for the size sweep to count what it asked."""
-        return any(quantity in SWEPT for quantity in self.pending.get(lesson_key(entry), ()))
+        guess = self.pending.get(lesson_key(entry))
+        return guess is not None and any(getattr(kind_of(key), "needs_sweep", False) for key in guess.values)
 
     def forget(self, entry: ScenarioEntry) -> None:
         """Ask again next time (the run the guess was for did not measure both counts)."""
@@ -189,10 +217,17 @@ class PredictionBook:
 
     @property
     def score(self) -> tuple[int, int]:
-        """(predictions right, predictions scored) over every answered lesson: kernels and transfers, each
-        side (an answer from before transfers were asked counts its two kernel counts)."""
+        """(predictions right, predictions scored) over every answer on every kind of device."""
         answers = self.answers.values()
         return sum(answer.points for answer in answers), sum(len(answer.scored) for answer in answers)
+
+    def score_by_device(self) -> dict[str, tuple[int, int]]:
+        """(right, scored) for each kind of device answered on."""
+        scores: dict[str, tuple[int, int]] = {}
+        for (_, device), answer in self.answers.items():
+            right, asked = scores.get(device, (0, 0))
+            scores[device] = right + answer.points, asked + len(answer.scored)
+        return scores
 
     def score_text(self) -> str:
         """For the header (short, it goes before the title): ``score 5/6``, ``predict on``, ``predict off``."""
@@ -201,48 +236,28 @@ class PredictionBook:
         right, asked = self.score
         return f"score {right}/{asked}" if asked else "predict on"
 
+    def score_line(self) -> str:
+        """The reveal's last line: the score across the course, by device where there are several."""
+        right, asked = self.score
+        line = f"Score across the course: {right} of {asked} predictions right"
+        by_device = self.score_by_device()
+        if len(by_device) > 1:
+            line += " (" + " · ".join(f"{device} {r}/{a}" for device, (r, a) in by_device.items()) + ")"
+        return line + "."
+
     # -- the file -----------------------------------------------------------------------------------
 
-    def _load(self) -> dict[str, Answer]:
+    def _load(self) -> dict[AnswerKey, Answer]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            return read_answers(self.path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
             return {}
-        answers = {}
-        lessons = data.get("lessons", {}) if isinstance(data, dict) else {}
-        for key, value in lessons.items() if isinstance(lessons, dict) else ():
-            answer = _answer_from(value)
-            if answer is not None:
-                answers[key] = answer
-        return answers
 
     def _save(self) -> None:
-        lessons = {key: {"predicted": a.predicted, "measured": a.measured} for key, a in self.answers.items()}
         try:
-            write_text_atomic(self.path, json.dumps({"version": VERSION, "lessons": lessons}, indent=1) + "\n")
+            write_text_atomic(self.path, answers_text(self.answers))
         except OSError as error:
             # A read-only home must not stop the course: the explorer says so, the score lasts this session.
             self.save_error = f"could not save the score to {self.path}: {error.strerror or error}"
         else:
             self.save_error = None
-
-
-def _answer_from(value: Any) -> Answer | None:
-    """An answer read back from the file; None for anything malformed (a hand edit, an older format)."""
-    try:
-        predicted: dict[str, float] = {}
-        measured: dict[str, float | None] = {}
-        for key in ALL_QUANTITIES:  # transfers are absent in answers from before the dialog asked for them
-            if value["predicted"].get(key) is None:
-                continue
-            whole = key in WHOLE or key in CHOICES
-            predicted[key] = int(value["predicted"][key]) if whole else float(value["predicted"][key])
-            found = value["measured"].get(key)
-            measured[key] = None if found is None else float(found)
-    except (AttributeError, KeyError, TypeError, ValueError):
-        return None
-    # Every kernel count of one kind of question, or the answer is damaged (a hand edit, another format).
-    complete = any(
-        all(q in predicted for q in quantities if q in WHOLE or q in CHOICES) for quantities in _ASKED.values()
-    )
-    return Answer(predicted, measured) if complete else None

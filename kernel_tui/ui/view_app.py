@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from kernel_tui.model.course import course_dir
+from kernel_tui.ui.actions import VIEW_ACTIONS, bindings
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.catalog import ScenarioEntry, load_saved_catalog
 from kernel_tui.ui.launch import exit_after_first_frame_asked
@@ -23,6 +24,8 @@ class SavedResultsScreen(ExplorerScreen):
     """The explorer screen, saying that its numbers are saved ones and refusing to run anything new."""
 
     MEASURES = False
+    ACTIONS = (*ExplorerScreen.ACTIONS, VIEW_ACTIONS)
+    BINDINGS = bindings(*ACTIONS)
 
     @property
     def saved(self) -> SavedResultsLink:
@@ -30,7 +33,22 @@ class SavedResultsScreen(ExplorerScreen):
 
     def saved_origin(self) -> str | None:
         saved = self.saved.saved_for(self.entry.path) if self.catalog else None
-        return saved.origin() if saved is not None else None
+        if saved is None:
+            return None
+        # Said first, where the learner looks and before a narrow terminal cuts the line: otherwise the other
+        # machines' reports are one unguessed key away.
+        others = len(self.saved.columns_for(self.entry.path))
+        return (f"m: {others} machines side by side · " if others > 1 else "") + saved.origin()
+
+    def action_device_columns(self) -> None:
+        """This scenario's reports from every machine saved, side by side."""
+        from kernel_tui.ui.screens.device_columns import DeviceColumnsScreen  # a dialog loads when it first opens
+
+        reports = self.saved.columns_for(self.entry.path) if self.catalog else ()
+        if not reports:
+            self.notify("no saved report of this scenario to compare", severity="warning")
+            return
+        self.app.push_screen(DeviceColumnsScreen(reports))
 
     def _refuse(self) -> None:
         """View mode: nothing new runs here (a snippet, an edit or copy, a file opened, a draft restored)."""
@@ -50,7 +68,8 @@ class SavedResultsApp(KernelTuiApp):
     SCREEN = SavedResultsScreen
 
     def __init__(self, entries: list[ScenarioEntry], link: SavedResultsLink, **options: Any) -> None:
-        super().__init__(entries, device=link.first_report.device, link_factory=lambda _device: link, **options)
+        first = link.first_report
+        super().__init__(entries, device=first.device, arch=first.arch, link_factory=lambda _device: link, **options)
 
 
 def build_view_app(saved: Sequence[SavedReport], **options: Any) -> SavedResultsApp:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernel_tui.model.device_columns import by_scenario, scenario_key
 from kernel_tui.text.formatting import device_text
 
 if TYPE_CHECKING:
@@ -63,6 +64,9 @@ class SavedResultsLink:
             raise ValueError("saved results need at least one report")
         # A scenario saved twice (two results files) shows the later one, as the catalog lists it once.
         self.saved = {entry.path: entry for entry in saved}
+        self.columns = {scenario_key(columns[0]): columns for columns in by_scenario(e.report for e in saved)}
+        """Every saved report of each scenario (by file name), one per device, torch and architecture: the device
+        columns (``m``)."""
         self.log_path: Path | None = None  # no engine runs: nothing is logged
         self.runs: list[Path] = []
         """Each run asked for: what a test asserts about."""
@@ -72,6 +76,10 @@ class SavedResultsLink:
 
     def saved_for(self, path: Path) -> SavedReport | None:
         return self.saved.get(path)
+
+    def columns_for(self, path: Path) -> tuple[ScenarioReport, ...]:
+        """The reports of ``path``'s scenario from every machine saved, in the order the files were given."""
+        return self.columns.get(path.name, ())
 
     # The protocol's messages are built only once the explorer asks, after its first frame: not imported before.
     @property

@@ -34,12 +34,12 @@ def _rounded(value):
 def record(client: EngineClient, scenario: str, out: str, name: str | None = None, **options) -> None:
     """``name``: the file name a replay answers to, when the scenario lives outside ``tests/data``."""
     messages = []
+    hello = client.start()  # taken before the run: the client ends its engine, and forgets the hello, after it
     try:
         messages.extend(client.run(str((HERE / scenario).resolve()), timeout=900, **options))
     except EngineDied as death:
         print(f"{scenario}: {death.describe()}", file=sys.stderr)
-    assert client.hello is not None
-    fixture = _rounded(Recording(client.hello, name or scenario, tuple(messages)).to_json_object())
+    fixture = _rounded(Recording(hello, name or scenario, tuple(messages)).to_json_object())
     (HERE / out).write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n")
     print(f"{out}: {len(messages)} messages")
 
@@ -91,6 +91,24 @@ FIXTURES: dict[str, tuple[str, dict[str, Any]]] = {
     "ui_why_apart_messages.json": (
         "../../scenarios/27_why_kernels_stay_apart.py",
         {"name": "27_why_kernels_stay_apart.py", "size": 4096, "sweep": False},
+    ),
+    # Lessons whose claims the prediction asks on the CPU: each line's launches (24), the share of PyTorch's threads
+    # the widest kernel runs on (25, at its own size), what takes most of a call (28), the memory at the peak (29).
+    "ui_course_24_messages.json": (
+        "../../scenarios/24_which_line.py",
+        {"name": "24_which_line.py", "size": 4096, "sweep": False},
+    ),
+    "ui_course_25_messages.json": (
+        "../../scenarios/25_threads_and_warps.py",
+        {"name": "25_threads_and_warps.py", "sweep": False},
+    ),
+    "ui_course_28_messages.json": (
+        "../../scenarios/28_where_the_time_goes.py",
+        {"name": "28_where_the_time_goes.py", "sweep": False},
+    ),
+    "ui_course_29_messages.json": (
+        "../../scenarios/29_memory_at_the_peak.py",
+        {"name": "29_memory_at_the_peak.py", "size": 4096, "sweep": False},
     ),
 }
 """Each fixture: the scenario it records (relative to ``tests/data``) and how it is run."""

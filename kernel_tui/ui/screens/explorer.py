@@ -34,6 +34,7 @@ from kernel_tui.ui.actions import (
     SNIPPET_ACTIONS,
     VARIANT_ACTIONS,
     WHY_ACTIONS,
+    ActionTables,
     bindings,
 )
 from kernel_tui.ui.catalog import Catalog, ScenarioEntry
@@ -88,7 +89,7 @@ class ExplorerScreen(SnippetActions):
     # ``:focus`` style changes need it (restyling them repaints them): a Tab press cost a full frame.
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
-    ACTIONS = (EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, VARIANT_ACTIONS, QUIT_ACTIONS)
+    ACTIONS: ActionTables = (EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, VARIANT_ACTIONS, QUIT_ACTIONS)
     """The action tables this screen answers to: its keys, and what help and the palette list for it."""
     BINDINGS = bindings(*ACTIONS)
 

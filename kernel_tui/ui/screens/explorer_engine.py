@@ -115,6 +115,8 @@ class EngineSide:
         if isinstance(news, Hello):
             warmup_since = self.clock() if news.warmup is not None else None
             self.state = EngineState(news, None, warmup_since)
+            book = self.why.predictions
+            book.use_device(news.device, book.arch)  # lessons ask this device's claims
         elif isinstance(news, StartFailed):
             self.state = replace(self.state, error=news.error)
         elif isinstance(news, RunEnded):

@@ -1,15 +1,16 @@
 """Predict, then reveal: the two dialogs around a course lesson's first run.
 
-``PredictScreen`` asks, before the tables appear, the rows of questions the lesson teaches
-(``kernel_tui.ui.questions``: per call, kernels and array-sized transfers, eager and compiled; a training
-step, each section's kernels and the arrays forward keeps for backward; graph breaks, the sweep's compiles,
-the faster side, each kernel's roofline class); it returns the answers by quantity, a word as its index (or
-None: back to the explorer, nothing run). ``RevealScreen`` shows the guess beside what was measured, the
-lesson's explanation and the score. The explorer decides when each one appears
-(``kernel_tui.ui.score.PredictionBook``).
+``PredictScreen`` asks, before the tables appear, the lesson's own claims on this device
+(``kernel_tui.ui.questions``), one box each as its claim kind says (``kernel_tui.ui.claim_kinds``: a count, an
+amount of arrays, or a word), in rows of an eager and a compiled column; it returns the answers by claim, a
+word as its index (or None: back to the explorer, nothing run). ``RevealScreen`` shows the guess beside what
+was measured on the device it was for, the lesson's explanation and the score. The explorer decides when each
+one appears (``kernel_tui.ui.score.PredictionBook``).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
@@ -22,60 +23,17 @@ from textual.widgets import Input, Label, Static
 
 from kernel_tui.model.report_keys import MODES
 from kernel_tui.text.formatting import format_count
-from kernel_tui.ui.questions import CHOICES, QUESTIONS, asked, choice_index
-from kernel_tui.ui.score import ALL_QUANTITIES, WHOLE, Answer
+from kernel_tui.ui.claim_kinds import Amount, Choice, choice_index, kind_of
 from kernel_tui.ui.screens.dialog import Dialog
 
+if TYPE_CHECKING:
+    from kernel_tui.ui.answers import Answer
+    from kernel_tui.ui.questions import LessonQuestions, Question
+
 COLUMNS = {"eager": "eager PyTorch", "compiled": "torch.compile"}
-LABELS = {
-    "eager": "eager kernels",
-    "compiled": "compiled kernels",
-    "eager_transfers": "eager transfers",
-    "compiled_transfers": "compiled transfers",
-    "eager_forward": "eager forward kernels",
-    "compiled_forward": "compiled forward kernels",
-    "eager_backward": "eager backward kernels",
-    "compiled_backward": "compiled backward kernels",
-    "eager_saved": "eager saved arrays",
-    "compiled_saved": "compiled saved arrays",
-    "graph_breaks": "graph breaks",
-    "boundaries": "boundaries",
-    "boundaries_library": "at a library call",
-    "boundaries_reduction": "after a reduction",
-    "sweep_compiles": "compiles in the sweep",
-    "faster": "faster side",
-    "matmul_bound": "mm is …-bound",
-    "elementwise_bound": "tanh is …-bound",
-}
-PROMPTS = {
-    "forward-only": "Before the tables appear: per call of fn, how many kernels will run, and how many "
-    "array-sized transfers (one full array read or written) will they cost?",
-    "training": "Before the tables appear: how many kernels will each section of the training step run, and "
-    "how many arrays (each the size of the largest input; fractions welcome) will forward keep for backward, "
-    "the inputs left out?",
-    "graph-break": "Before the tables appear: per call of fn, how many kernels will run, and how many graph "
-    "breaks will torch.compile make (each break ends one compiled graph and starts another)?",
-    "boundaries": "Before the tables appear: per call of fn, how many kernels will run; compiled, at how many "
-    "boundaries will one kernel write a buffer that another reads back, and how many of those are at a library "
-    "call, how many after a reduction?",
-    "sweep": "Before the tables appear: the profile compiles fn once; how many more compiles will the size "
-    "sweep cost? Enter runs the lesson with its sweep (as s does): the answer is graded when the sweep ends.",
-    "tiny": "Before the tables appear: per call of fn, how many kernels will run, how many array-sized "
-    "transfers will they cost, and which side will be faster at this size (eager or compiled: e or c)?",
-    "roofline": "Before the tables appear: per call of fn, how many kernels will run, how many array-sized "
-    "transfers will they cost, and what limits each kernel: compute, memory or the overhead of a call "
-    "(c, m or o)?",
-}
-COUNTED = {
-    "graph_breaks": "graph breaks",
-    "sweep_compiles": "compiles",
-    **{quantity: "boundaries" for quantity in ("boundaries", "boundaries_library", "boundaries_reduction")},
-}
-"""What a count box counts, where it is not kernels."""
-MAX_DIGITS = 3
 MAX_FRACTION_CHARS = 5
 Guess = dict[str, float]
-"""The learner's numbers by quantity (``eager``, ``compiled_saved``...), in the dialog's order."""
+"""The learner's numbers by claim key (``eager``, ``eager_line_40``...), in the dialog's order."""
 
 
 class CountInput(Input):
@@ -114,33 +72,36 @@ class PredictScreen(Dialog[Guess | None]):
 
     BINDINGS = [Binding("escape", "back", "Back"), Binding("enter", "submit", "Run", show=False)]
 
-    def __init__(self, title: str, kind: str = "forward-only") -> None:
+    def __init__(self, title: str, questions: LessonQuestions, device: str | None = None) -> None:
         super().__init__()
         self._title = title
-        self.kind = kind
-        self.rows = QUESTIONS[kind]
-        """Each row's label and its eager and compiled quantity (or one choice across both); Enter and Tab go
-        along a row, then down."""
-        self.quantities = asked(self.rows)
+        self.device = device or questions.device
+        """The kind of device the answers are for (``cuda-preview sm_90`` where the questions need the arch)."""
+        self.questions = questions
+        """The lesson's claims on this device, each asked as its kind says."""
+        self.rows = questions.rows
+        """Each row's label and its eager and compiled question (or one across both); Enter and Tab go along a
+        row, then down."""
+        self.quantities = questions.keys
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="predict-body", classes="dialog-body") as body:
-            body.border_title = Content(f"Predict: {self._title}")
+            body.border_title = Content(f"Predict: {self._title} · {self.device}")
             body.border_subtitle = "enter runs · esc goes back"
             body.can_focus = False
-            yield Static(Text(PROMPTS[self.kind]), id="predict-question")
+            yield Static(Text(self.questions.prompt), id="predict-question")
             with Horizontal(classes="predict-row predict-head"):
                 yield Label("", classes="predict-label")
                 for mode in MODES:
                     yield Label(COLUMNS[mode], classes="predict-column")
-            for row, quantities in self.rows.items():
+            for row, questions in self.rows.items():
                 with Horizontal(classes="predict-row"):
                     yield Label(row, classes="predict-label")
-                    for quantity in quantities:
-                        if quantity is None:
+                    for question in questions:
+                        if question is None:
                             yield Label("", classes="predict-column")  # nothing to ask of this side
                         else:
-                            yield _box(quantity, row)
+                            yield _box(question, spans=len(questions) == 1)
             yield Static(
                 Text("t on the explorer turns predicting off (--no-predict at start).", style="dim"), id="predict-note"
             )
@@ -160,22 +121,24 @@ class PredictScreen(Dialog[Guess | None]):
             self.set_focus(empty[0])
             return
         guess: Guess = {}
-        for quantity, box in zip(self.quantities, boxes, strict=True):
-            if quantity in CHOICES:
-                choice = choice_index(quantity, box.value)
+        for question, box in zip(self.questions.in_order, boxes, strict=True):
+            entry = question.entry
+            if isinstance(entry, Choice):
+                choice = choice_index(entry.words, box.value)
                 if choice is None:
                     self.set_focus(box)
-                    self.notify(f"Type {_or(CHOICES[quantity])} (its first letter is enough).", severity="warning")
+                    self.notify(f"Type {_or(entry.words)} (its first letter is enough).", severity="warning")
                     return
-                guess[quantity] = choice
+                guess[question.key] = choice
                 continue
-            value = _number(box.value, whole=quantity in WHOLE)
+            whole = not isinstance(entry, Amount)
+            value = _number(box.value, whole=whole)
             if value is None:
                 self.set_focus(box)
-                what = COUNTED.get(quantity, "kernels" if quantity in WHOLE else "arrays (2, 1.5 or 0.25)")
+                what = "arrays (2, 1.5 or 0.25)" if isinstance(entry, Amount) else entry.counted
                 self.notify(f"Type a number of {what}, 0 or more, in each box.", severity="warning")
                 return
-            guess[quantity] = int(value) if quantity in WHOLE else value
+            guess[question.key] = int(value) if whole else value
         self.dismiss(guess)
 
     def action_submit(self) -> None:
@@ -187,26 +150,37 @@ class PredictScreen(Dialog[Guess | None]):
         self.dismiss(None)
 
 
-def _box(quantity: str, row: str) -> CountInput:
-    """The box for one quantity: a whole count, a number of arrays, or a word (a wide box)."""
-    if quantity in CHOICES:
+def _box(question: Question, *, spans: bool) -> CountInput:
+    """The box for one claim: a whole count, a number of arrays, or a word (a wide box)."""
+    entry = question.entry
+    if isinstance(entry, Choice):
         box = CountInput(
-            placeholder=_or(CHOICES[quantity]),
+            placeholder=question.kind.placeholder(question.key),
             restrict=r"[A-Za-z]*",
-            max_length=max(len(word) for word in CHOICES[quantity]),
-            id=f"predict-{quantity}",
-            classes="predict-choice",
+            max_length=max(len(word) for word in entry.words),
+            id=f"predict-{question.key}",
+            classes="predict-choice" if spans else "",
+            compact=True,
+        )
+    elif isinstance(entry, Amount):
+        box = CountInput(
+            placeholder=question.kind.placeholder(question.key),
+            type="number",
+            restrict=r"[0-9]*\.?[0-9]*",
+            max_length=MAX_FRACTION_CHARS,
+            id=f"predict-{question.key}",
+            compact=True,
         )
     else:
-        whole = quantity in WHOLE
         box = CountInput(
-            placeholder=row.split()[-1],
-            type="integer" if whole else "number",
-            restrict=r"[0-9]*" if whole else r"[0-9]*\.?[0-9]*",
-            max_length=MAX_DIGITS if whole else MAX_FRACTION_CHARS,
-            id=f"predict-{quantity}",
+            placeholder=question.kind.placeholder(question.key),
+            type="integer",
+            restrict=r"[0-9]*",
+            max_length=entry.digits,
+            id=f"predict-{question.key}",
+            compact=True,
         )
-    box.tooltip = LABELS[quantity]
+    box.tooltip = question.label
     return box
 
 
@@ -230,9 +204,11 @@ class RevealScreen(Dialog[None]):
 
     BINDINGS = [Binding("escape,enter,q", "dismiss", "Close")]
 
-    def __init__(self, title: str, answer: Answer, why: str, score: str) -> None:
+    def __init__(self, title: str, answer: Answer, why: str, score: str, device: str = "cpu") -> None:
         super().__init__()
         self._title = title
+        self.device = device
+        """The kind of device the answer was for, and was graded on."""
         self.answer = answer
         self.why = why
         """The lesson's explanation (Markdown), shown under the counts (tests read this)."""
@@ -242,7 +218,7 @@ class RevealScreen(Dialog[None]):
         from textual.widgets import Markdown
 
         with VerticalScroll(id="reveal-body", classes="dialog-body") as body:
-            body.border_title = Content(f"Reveal: {self._title}")
+            body.border_title = Content(f"Reveal: {self._title} · {self.device}")
             body.border_subtitle = "esc closes"
             yield Static(self._counts(), id="reveal-counts")
             if self.why:
@@ -256,9 +232,7 @@ class RevealScreen(Dialog[None]):
         table.add_column(justify="right")
         table.add_column()
         table.add_row(Text(""), Text("you said", style="dim"), Text("measured", style="dim"), Text(""))
-        for quantity in ALL_QUANTITIES:
-            if quantity not in self.answer.predicted:
-                continue  # an answer from before the dialog asked for transfers
+        for quantity in self.answer.predicted:
             measured = self.answer.measured.get(quantity)
             if measured is None:
                 verdict = Text("not measured", style="dim")
@@ -267,7 +241,7 @@ class RevealScreen(Dialog[None]):
             else:
                 verdict = Text("✗ not this time", style="bold red")
             table.add_row(
-                Text(LABELS[quantity], style="bold"),
+                Text(_label(quantity), style="bold"),
                 Text(_measured_text(quantity, self.answer.predicted[quantity])),
                 Text(_measured_text(quantity, measured)),
                 verdict,
@@ -278,11 +252,18 @@ class RevealScreen(Dialog[None]):
         self.query_one("#reveal-body").focus()
 
 
-def _measured_text(quantity: str, value: float | None) -> str:
-    """Kernel counts as counted; a choice as its word; arrays to two decimals at most (``2.001`` is ``2``,
-    ``0.25`` stays)."""
-    if value is not None and quantity in CHOICES:
-        return CHOICES[quantity][round(value)]
-    if value is None or quantity in WHOLE:
+def _label(key: str) -> str:
+    kind = kind_of(key)
+    return kind.label(key) if kind is not None else key
+
+
+def _measured_text(key: str, value: float | None) -> str:
+    """Counts as counted; a choice as its word; arrays to two decimals at most (``2.001`` is ``2``, ``0.25``
+    stays)."""
+    kind = kind_of(key)
+    entry = kind.entry if kind is not None else None
+    if value is not None and isinstance(entry, Choice):
+        return entry.words[round(value)] if 0 <= round(value) < len(entry.words) else format_count(value)
+    if value is None or not isinstance(entry, Amount):
         return format_count(value)
     return f"{round(value, 2):g}"

@@ -56,13 +56,18 @@ class WhyPart:
             self.predictions.predict(entry, guess)
             run(sweep or self.predictions.needs_sweep(entry))
 
-        return Asked(PredictScreen(entry.title, self.predictions.kind(entry)), predicted)
+        book = self.predictions
+        return Asked(PredictScreen(entry.title, book.questions(entry), book.device_kind(entry)), predicted)
 
     def reveal_if_measured(self, run: ScenarioRun) -> list[Reply]:
         """Once a run with a guess waiting has both counts: score it, and reveal it with the explanation."""
         entry = self.catalog.find(run.path)
         if entry is None:
             return []
+        device = self.predictions.guess_device(entry)
+        off_device = self.predictions.off_device(entry, run.report)
+        if off_device is not None:
+            return [Notice(off_device, severity="warning")]
         answer = self.predictions.reveal(entry, run.report, finished=not run.running)
         if answer is None:
             if not run.running and not run.sweep and self.predictions.waits_for_sweep(entry):
@@ -75,9 +80,7 @@ class WhyPart:
 
         lesson = entry.info.lesson if entry.info is not None else ""
         _, why, _ = split_lesson(lesson)
-        right, asked = self.predictions.score
-        score = f"Score across the course: {right} of {asked} predictions right."
-        replies.append(Asked(RevealScreen(entry.title, answer, why, score)))
+        replies.append(Asked(RevealScreen(entry.title, answer, why, self.predictions.score_line(), device)))
         return replies
 
     def show_code(self, highlighted: Kernel | None, mode: str) -> Reply:

@@ -1,0 +1,84 @@
+"""Engine starts forked from the fork server (torch imported once) against exec'd ones, in one run: the CPU
+time each costs the machine, and the time from asking to the engine's hello.
+
+Every run takes a fresh engine (issue 32), so a session of N runs pays N starts; on a shared two-core box their
+CPU is what the other users and the run itself lose. The forked side's CPU includes the server's own start
+(its one import of torch), shared by its N engines. Exec'd first, then forked, one engine at a time.
+
+    .venv/bin/python bench/engine_start.py [--starts N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import time
+from typing import Any
+
+import common  # noqa: F401  # the shared Inductor cache, as the other benchmarks use
+
+from kernel_tui.transport import forked_engines
+from kernel_tui.transport.client import EngineClient
+
+STARTS = 6
+TARGET_RATIO = 0.6
+"""Forked engines cost well under what exec'd ones do: torch's import is most of a start."""
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def starts(count: int, forked: bool) -> tuple[float, list[float]]:
+    """CPU seconds of ``count`` engine starts (each ended before the next), and each one's time to hello."""
+    os.environ["KERNEL_TUI_FORK_SERVER"] = "1" if forked else "0"
+    before, hellos = _children_cpu(), []
+    for _ in range(count):
+        with EngineClient("cpu", fresh_per_run=False) as client:
+            asked = time.perf_counter()
+            client.start()
+            hellos.append(time.perf_counter() - asked)
+    forked_engines._close_servers()  # reaped, so that its CPU and its engines' count
+    return _children_cpu() - before, hellos
+
+
+def rows(count: int = STARTS) -> list[dict[str, Any]]:
+    execd_cpu, execd_hellos = starts(count, forked=False)
+    forked_cpu, forked_hellos = starts(count, forked=True)
+    cpu_ratio = forked_cpu / execd_cpu
+    hello_ratio = statistics.median(forked_hellos) / statistics.median(execd_hellos)
+    return [
+        {
+            "name": f"CPU of {count} engine starts: forked (server included) against exec'd",
+            "value": f"{forked_cpu:.1f} s against {execd_cpu:.1f} s",
+            "ratio": cpu_ratio,
+            "target": f"ratio ≤ {TARGET_RATIO}",
+            "met": cpu_ratio <= TARGET_RATIO,
+            "cause": "each exec'd engine imports torch, dynamo and Inductor again",
+        },
+        {
+            "name": "median time to an engine's hello: forked against exec'd",
+            "value": f"{statistics.median(forked_hellos):.2f} s against {statistics.median(execd_hellos):.2f} s "
+            "(the first forked start waits for the server's import)",
+            "ratio": hello_ratio,
+            "target": f"ratio ≤ {TARGET_RATIO}",
+            "met": hello_ratio <= TARGET_RATIO,
+            "cause": "a fork is milliseconds; the hello then waits for the engine's own start-up only",
+        },
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--starts", type=int, default=STARTS)
+    options = parser.parse_args()
+    for row in rows(options.starts):
+        print(f"{row['name']}: {row['value']}; ratio {row['ratio']:.2f} ({'met' if row['met'] else 'missed'})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,302 @@
+"""Engines forked from a fork server that has torch imported (``engine.fork_server``), where that gives the
+same engine an exec would: each start then costs a fork, not torch's imports again.
+
+An engine is forked only when its command is the engine's own boot and the environment variables that torch
+and Python read at import (``IMPORT_ENV_PREFIXES``) are those the server imported under; otherwise, or when
+the server cannot start or refuses, the caller execs it as before (``launch`` returns None).
+KERNEL_TUI_FORK_SERVER=0 turns forking off.
+
+A forked engine is not this process's child: its fork server reaps it and reports its exit status, which
+``ForkedEngine`` hands on through the part of ``subprocess.Popen`` the client uses.
+"""
+
+from __future__ import annotations
+
+import atexit
+import io
+import json
+import os
+import queue
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import IO, Any
+
+IMPORT_ENV_PREFIXES = (
+    "TORCH",
+    "PYTORCH",
+    "TRITON",
+    "CUDA",
+    "NVIDIA",
+    "HIP",
+    "ROCM",
+    "OMP_",
+    "GOMP",
+    "KMP_",
+    "MKL",
+    "OPENBLAS",
+    "LD_",
+    "PYTHON",
+    "KINETO",
+)
+"""Variables read while torch is imported, or by Python at start: an engine under other values is exec'd."""
+START_TIMEOUT_S = 180.0
+REPLY_TIMEOUT_S = 30.0
+READY_POLL_S = 0.1
+CLOSE_WAIT_S = 1.0
+MAX_SERVERS = 2
+"""Fork servers kept at once (each holds torch imported): a third environment replaces the oldest."""
+
+
+def import_environment(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((key, value) for key, value in env.items() if key.startswith(IMPORT_ENV_PREFIXES)))
+
+
+class ForkedEngine:
+    """The part of ``subprocess.Popen`` the engine client uses, for an engine a fork server started."""
+
+    def __init__(self, pid: int, stdin: IO[str], server: ForkServer) -> None:
+        self.pid = pid
+        self.stdin: IO[str] | None = stdin
+        self.returncode: int | None = None
+        self._ended = threading.Event()
+        self._server = server
+
+    def _exited(self, code: int) -> None:
+        self.returncode = code
+        self._ended.set()
+
+    def poll(self) -> int | None:
+        if self.returncode is None and not self._server.alive and not _exists(self.pid):
+            self._exited(-9)  # its server died first: the exit status died with it
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if not self._ended.wait(timeout if self._server.alive else min(timeout or 0.1, 0.1)):
+            if self.poll() is None:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
+        assert self.returncode is not None
+        return self.returncode
+
+
+def _exists(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+EngineProcess = subprocess.Popen[str] | ForkedEngine
+
+
+class StartAbandoned(OSError):
+    """Whoever wanted the engine stopped wanting it while its fork server was still importing torch."""
+
+
+class ForkServer:
+    """One fork server process and the control socket to it; ``fork`` starts an engine once it is ``ready``."""
+
+    def __init__(self, boot: list[str], env: dict[str, str]) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._control = ours
+        try:
+            self._process = subprocess.Popen(
+                [*boot, str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                env=env,
+            )
+        finally:
+            theirs.close()
+        self.started_at = time.monotonic()
+        self._replies: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._engines: dict[int, ForkedEngine] = {}
+        self._early_exits: dict[int, int] = {}
+        self._lock = threading.Lock()
+        self._request_lock = threading.Lock()
+        self._ready = threading.Event()
+        self.alive = True
+        threading.Thread(target=self._read, name="kernel-tui fork server", daemon=True).start()
+
+    def wait_ready(self, abandoned: Callable[[], bool] | None) -> bool:
+        """Whether the server has imported torch and takes requests; raises StartAbandoned if ``abandoned()``
+        says so meanwhile. False if it ended or overran START_TIMEOUT_S (then it is closed)."""
+        while not self._ready.wait(READY_POLL_S):
+            if not self.alive:
+                return False
+            if abandoned is not None and abandoned():
+                raise StartAbandoned("the engine was stopped while its fork server started")
+            if time.monotonic() - self.started_at > START_TIMEOUT_S:
+                self.close()
+                return False
+        return self.alive
+
+    def _reply(self, timeout: float) -> dict[str, Any]:
+        try:
+            return self._replies.get(timeout=timeout)
+        except queue.Empty:
+            return {}
+
+    def _read(self) -> None:
+        try:
+            while data := self._control.recv(65536):
+                message = json.loads(data)
+                if "exit" in message:
+                    with self._lock:
+                        engine = self._engines.pop(message["exit"], None)
+                        if engine is None:
+                            self._early_exits[message["exit"]] = message["code"]
+                    if engine is not None:
+                        engine._exited(message["code"])
+                elif "ready" in message:
+                    self._ready.set()
+                else:
+                    self._replies.put(message)
+        except (OSError, ValueError):
+            pass
+        self.alive = False
+        self._replies.put({})
+
+    def fork(self, argv: list[str], env: dict[str, str], stdout: int, stderr: int) -> ForkedEngine | None:
+        """An engine running ``argv`` under ``env`` in this process's folder, writing on ``stdout`` and
+        ``stderr``, its stdin a new pipe; None if the server refused or is gone."""
+        if not self.alive:
+            return None
+        stdin_read, stdin_write = os.pipe()
+        request = json.dumps({"argv": argv, "env": env, "cwd": os.getcwd()}).encode()
+        try:
+            with self._request_lock:
+                socket.send_fds(self._control, [request], [stdin_read, stdout, stderr])
+                reply = self._reply(REPLY_TIMEOUT_S)
+        except OSError:
+            reply = {}
+        finally:
+            os.close(stdin_read)
+        if "forked" not in reply:
+            os.close(stdin_write)
+            return None
+        pid = int(reply["forked"])
+        engine = ForkedEngine(pid, io.TextIOWrapper(io.FileIO(stdin_write, "w"), line_buffering=True), self)
+        with self._lock:
+            code = self._early_exits.pop(pid, None)
+            if code is None:
+                self._engines[pid] = engine
+        if code is not None:
+            engine._exited(code)
+        return engine
+
+    def retire(self) -> None:
+        """Take no more requests and end once the engines forked so far have: they are in use."""
+        try:
+            self._control.send(json.dumps({"retire": True}).encode())
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.alive = False
+        try:
+            # A close alone would wait for the reader thread's recv to return: the server would not see the end.
+            self._control.shutdown(socket.SHUT_RDWR)
+            self._control.close()
+        except OSError:
+            pass
+        try:
+            self._process.wait(timeout=CLOSE_WAIT_S)
+        except subprocess.TimeoutExpired:
+            self._process.kill()  # still importing torch: nothing of value is lost
+            self._process.wait()
+
+
+_servers: OrderedDict[tuple[tuple[str, str], ...], ForkServer] = OrderedDict()
+_servers_lock = threading.Lock()
+_closed = threading.Event()
+_refused: set[tuple[tuple[str, str], ...]] = set()
+"""Environments whose fork server did not start: their engines are exec'd, without trying again each time."""
+
+
+def start(
+    command: list[str],
+    boots: tuple[list[str], list[str]],
+    env: dict[str, str],
+    outputs: tuple[int, int],
+    abandoned: Callable[[], bool] | None = None,
+) -> EngineProcess:
+    """The engine ``command`` starts, writing on ``outputs`` (stdout, stderr): forked where ``launch`` can,
+    else exec'd in a session of its own. ``boots``: the engine's and the fork server's boot commands."""
+    forked = launch(command, *boots, env, *outputs, abandoned)
+    if forked is not None:
+        return forked
+    return subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=outputs[0],
+        stderr=outputs[1],
+        text=True,
+        bufsize=1,
+        start_new_session=True,
+        env=env,
+    )
+
+
+def launch(
+    command: list[str],
+    engine_boot: list[str],
+    server_boot: list[str],
+    env: dict[str, str],
+    stdout: int,
+    stderr: int,
+    abandoned: Callable[[], bool] | None = None,
+) -> ForkedEngine | None:
+    """``command`` forked from a fork server if it is ``engine_boot`` plus arguments; None: exec it yourself.
+    Raises StartAbandoned if ``abandoned()`` says so while the server starts."""
+    if os.environ.get("KERNEL_TUI_FORK_SERVER", "1") == "0" or not sys.platform.startswith("linux"):
+        return None
+    if command[: len(engine_boot)] != engine_boot or not hasattr(socket, "send_fds"):
+        return None
+    server = _server_for(server_boot, env)
+    if server is None:
+        return None
+    if not server.wait_ready(abandoned):
+        if _closed.is_set():
+            raise StartAbandoned("the front end is ending")
+        with _servers_lock:
+            _refused.add(import_environment(env))
+        return None
+    return server.fork(["kernel_tui.engine", *command[len(engine_boot) :]], env, stdout, stderr)
+
+
+def _server_for(boot: list[str], env: dict[str, str]) -> ForkServer | None:
+    """The server for ``env``'s import environment, started (not waited for) if there is none."""
+    key = import_environment(env)
+    with _servers_lock:
+        if key in _refused:
+            return None
+        server = _servers.get(key)
+        if server is not None and server.alive:
+            _servers.move_to_end(key)
+            return server
+        try:
+            server = ForkServer(boot, env)
+        except OSError:
+            _refused.add(key)
+            return None
+        _servers[key] = server
+        while len(_servers) > MAX_SERVERS:
+            _servers.popitem(last=False)[1].retire()
+        return server
+
+
+@atexit.register
+def _close_servers() -> None:
+    _closed.set()
+    with _servers_lock:
+        while _servers:
+            _servers.popitem()[1].close()

@@ -1,0 +1,124 @@
+"""Engines forked from the fork server (torch imported once) behave as exec'd ones: same environment,
+folder, exit status and results; and an environment torch would import differently gets an exec'd engine."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO, WriteScenario, measure
+
+from kernel_tui.transport import forked_engines
+from kernel_tui.transport.client import EngineClient
+from kernel_tui.transport.engine_died import EngineDied
+
+pytestmark = pytest.mark.engine
+
+ADD_RELU = REPO / "tests" / "data" / "add_relu.py"
+PROBE = """
+import os, sys
+import torch
+
+print("probe env", os.environ.get("KERNEL_TUI_PROBE"), "cwd", os.getcwd(), "parent", os.getppid(), file=sys.stderr)
+
+
+def fn(a):
+    return a + 1
+
+
+def inputs(size, device):
+    return (torch.ones(size, device=device),)
+"""
+
+
+def test_import_environment_is_what_torch_and_python_read_at_import() -> None:
+    env = {
+        "TORCHINDUCTOR_CACHE_DIR": "/c",
+        "OMP_NUM_THREADS": "1",
+        "HOME": "/h",
+        "KERNEL_TUI_X": "1",
+        "PYTHONPATH": "p",
+    }
+    assert forked_engines.import_environment(env) == (
+        ("OMP_NUM_THREADS", "1"),
+        ("PYTHONPATH", "p"),
+        ("TORCHINDUCTOR_CACHE_DIR", "/c"),
+    )
+
+
+def test_a_forked_engine_measures_what_an_execd_one_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    with EngineClient("cpu", fresh_per_run=True) as forked:
+        forked.start()
+        assert isinstance(forked._process, forked_engines.ForkedEngine)
+        from_fork = measure(forked, ADD_RELU)
+    monkeypatch.setenv("KERNEL_TUI_FORK_SERVER", "0")
+    with EngineClient("cpu", fresh_per_run=True) as execd:
+        execd.start()
+        assert not isinstance(execd._process, forked_engines.ForkedEngine)
+        from_exec = measure(execd, ADD_RELU)
+    assert from_fork.error is None and from_exec.error is None
+    assert from_fork.eager and from_exec.eager and from_fork.compiled and from_exec.compiled
+    assert [k.name for k in from_fork.eager.kernels] == [k.name for k in from_exec.eager.kernels]
+    assert [k.name for k in from_fork.compiled.kernels] == [k.name for k in from_exec.compiled.kernels]
+
+
+def test_the_engine_gets_the_clients_environment_and_folder_each_time(
+    write_scenario: WriteScenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_scenario(PROBE, "probe.py")
+    said: list[str] = []
+    with EngineClient("cpu", fresh_per_run=True, stderr_sink=said.append) as client:
+        for value in ("first", "second"):
+            folder = tmp_path / value
+            folder.mkdir()
+            monkeypatch.chdir(folder)
+            monkeypatch.setenv("KERNEL_TUI_PROBE", value)
+            client.start()
+            assert isinstance(client._process, forked_engines.ForkedEngine)
+            measure(client, path)
+            probes = [line for line in said if line.startswith("probe env")]
+            assert probes and probes[-1].split()[2:5] == [value, "cwd", str(folder)], probes
+            client.close()
+
+
+def test_a_killed_forked_engine_reports_its_signal(write_scenario: WriteScenario) -> None:
+    path = write_scenario(
+        "import os, signal, torch\n"
+        "def fn(a):\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "def inputs(size, device):\n    return (torch.ones(size),)\n"
+    )
+    with EngineClient("cpu", fresh_per_run=False) as client:
+        client.start()
+        assert isinstance(client._process, forked_engines.ForkedEngine)
+        with pytest.raises(EngineDied) as died:
+            measure(client, path)
+    assert died.value.returncode == -signal.SIGKILL
+
+
+def test_another_import_environment_gets_an_execd_engine_or_its_own_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    with EngineClient("cpu") as client:
+        client.start()
+        first = client._process
+        assert isinstance(first, forked_engines.ForkedEngine)
+        first_server = first._server
+    monkeypatch.setenv("TORCH_SHOW_CPP_STACKTRACES", "1")
+    with EngineClient("cpu") as client:
+        client.start()
+        second = client._process
+        assert isinstance(second, forked_engines.ForkedEngine)
+        assert second._server is not first_server, "torch would have been imported under another environment"
+        assert "TORCH_SHOW_CPP_STACKTRACES" in Path(f"/proc/{second.pid}/environ").read_bytes().decode(errors="replace")
+
+
+def test_a_stopped_start_while_the_server_imports_torch_ends_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TORCH_FORK_SERVER_TEST_ONLY", str(time.monotonic()))  # a server of its own, still starting
+    started = time.monotonic()
+    client = EngineClient("cpu")
+    with pytest.raises(EngineDied, match="stopped while it started"):
+        client.start(abandoned=lambda: time.monotonic() - started > 0.5)
+    assert time.monotonic() - started < 5, "the start waited for torch's imports in the server"
+    client.close()
+    assert os.environ["TORCH_FORK_SERVER_TEST_ONLY"]
