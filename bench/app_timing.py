@@ -7,7 +7,7 @@ is started again, so every press lands in one), send Tab to the app's driver (as
 would wait for the app to go idle, which it never is while points stream) and time each press from the
 moment it is sent to the first frame painted after the focus moved. Baseline: the same
 presses with nothing running. Target: 95th percentile under 100 ms.
-Scale: from the final report reaching the screen (the ``RunFinished`` handler) to the first frame painted
+Scale: from the final report reaching the screen (the explorer's handler of ``Done``) to the first frame painted
 with the tables filled, for the transformer scenario (350 eager launches): target under 250 ms. Since the
 tables already hold the partial reports' rows by then, the same is timed from the eager partial report (the
 handler that first fills a 350-row table). Beside them, from pressing ``r`` to the filled tables, against
@@ -148,7 +148,7 @@ class RenderTimes:
     press_to_tables: float
     """From pressing ``r``."""
     finished_to_tables: float
-    """From the ``RunFinished`` handler's start (the final report reaches the screen)."""
+    """From the start of the handler of ``Done`` (the final report reaches the screen)."""
     first_report_to_tables: float
     """From the start of the handler of the first report (a partial one: the eager side)."""
     rows: int
@@ -160,6 +160,7 @@ async def _render_time(recording: Path, scenario: Path) -> RenderTimes:
 
     from kernel_tui.ui.app import KernelTuiApp
     from kernel_tui.ui.catalog import load_catalog
+    from kernel_tui.ui.messages import EngineSaid
     from kernel_tui.ui.screens.explorer import ExplorerScreen
     from kernel_tui.ui.widgets.kernel_table import KernelTable
 
@@ -169,11 +170,12 @@ async def _render_time(recording: Path, scenario: Path) -> RenderTimes:
     handled: list[tuple[str, float, float]] = []
     filled_frames: list[float] = []
 
-    def timed(handler: Callable[..., None]) -> Callable[..., None]:
-        def run(screen: ExplorerScreen, message: object) -> None:
+    def timed(handler: Callable[[ExplorerScreen, EngineSaid], None]) -> Callable[[ExplorerScreen, EngineSaid], None]:
+        def run(screen: ExplorerScreen, said: EngineSaid) -> None:
             started = time.perf_counter()
-            handler(screen, message)
-            handled.append((handler.__name__, started, time.perf_counter()))
+            handler(screen, said)
+            # Named by the protocol message the envelope carries: ``Partial`` or ``Done``.
+            handled.append((type(said.news).__name__, started, time.perf_counter()))
 
         return run
 
@@ -186,10 +188,9 @@ async def _render_time(recording: Path, scenario: Path) -> RenderTimes:
             table.row_count == len(table.kernels) and not table._require_update_dimensions for table in tables
         )
 
-    originals = ExplorerScreen.on_report_updated, ExplorerScreen.on_run_finished
-    # Textual finds handlers on the class, so the timing wraps them there, for this app's life only.
-    ExplorerScreen.on_report_updated = timed(originals[0])  # type: ignore[method-assign]
-    ExplorerScreen.on_run_finished = timed(originals[1])  # type: ignore[method-assign]
+    original = ExplorerScreen.on_engine_said
+    # Textual finds handlers on the class, so the timing wraps it there, for this app's life only.
+    ExplorerScreen.on_engine_said = timed(original)  # type: ignore[method-assign,assignment]
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             await pilot.pause(0.5)
@@ -209,7 +210,7 @@ async def _render_time(recording: Path, scenario: Path) -> RenderTimes:
             await wait_for(pilot, lambda: explorer.runs.active is None and table.row_count > 0, 60, "tables")
             await pilot.pause(0.2)
     finally:
-        ExplorerScreen.on_report_updated, ExplorerScreen.on_run_finished = originals  # type: ignore[method-assign]
+        ExplorerScreen.on_engine_said = original  # type: ignore[method-assign]
 
     def to_tables(name: str) -> float:
         began, returned = next((began, returned) for handler, began, returned in handled if handler == name)
@@ -217,8 +218,8 @@ async def _render_time(recording: Path, scenario: Path) -> RenderTimes:
 
     return RenderTimes(
         press_to_tables=next(frame for frame in filled_frames if frame > started) - started,
-        finished_to_tables=to_tables("on_run_finished"),
-        first_report_to_tables=to_tables("on_report_updated"),
+        finished_to_tables=to_tables("Done"),
+        first_report_to_tables=to_tables("Partial"),
         rows=table.row_count,
     )
 

@@ -196,7 +196,9 @@ class ReplayEngineLink:
             recording = self.recordings.get(path.name)
             if recording is None:
                 raise EngineDied(1, "", f"no recording for {path.name}")
-            for message in _replayed(recording, path, sweep):
+            for replayed in _replayed(recording, path, sweep):
+                # The engine answers with the number the link gave the run, as the real one does.
+                message = replace(replayed, run_id=run.run_id)
                 self._wait_for_turn(run, message)
                 reported = isinstance(message, Done)
                 yield message

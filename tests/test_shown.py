@@ -1,11 +1,14 @@
 """What the explorer shows, without an app: ``shown()`` over the screen's plain state, pane by pane.
 
-The runs are driven by the typed messages of a real recording (``tests/data``), as the explorer's handlers
-drive them; the assertions are on each pane's slice of ``Shown`` and, for the summary, on its lines.
+The runs are driven by the protocol messages of a real recording (``tests/data``), folded into each run's
+record as the explorer's handler folds them; the assertions are on each pane's slice of ``Shown`` and, for
+the summary, on its lines.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -13,9 +16,8 @@ from replay import Recording
 from test_ui_support import ADD_RELU, BROKEN, DATA, RECORDINGS
 
 from kernel_tui.model.report import ScenarioError, VariantResult
-from kernel_tui.transport.protocol import Partial
+from kernel_tui.transport.protocol import Done, Partial, StageStartedMessage, SweepPointMessage
 from kernel_tui.ui.catalog import Catalog, load_catalog
-from kernel_tui.ui.messages import ReportUpdated, RunFailed, RunFinished, StageStarted, SweepPointMeasured, from_engine
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.score import PredictionBook
@@ -38,6 +40,8 @@ class State:
     predictions: PredictionBook = field(default_factory=lambda: PredictionBook(enabled=False))
     engine: EngineState = field(default_factory=lambda: EngineState(hello=RECORDING.hello))
     view: ViewState = field(default_factory=ViewState)
+    run_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    """The engine link's numbers for the runs."""
 
     def shown(self, now: float = NOW) -> Shown:
         return shown(
@@ -46,19 +50,12 @@ class State:
 
     def run(self, path: Path = ADD_RELU, *, sweep: bool = True, until: type | None = None) -> ScenarioRun:
         """Start a run of ``path`` at NOW and take in the recording's messages (up to the first ``until``)."""
-        run = self.runs.start(path, sweep=sweep, now=NOW)
+        run = self.runs.start(next(self.run_ids), path, sweep=sweep, now=NOW)
         for message in RECORDING.messages:
-            typed = from_engine(run.run_id, path, message)
-            if until is not None and isinstance(typed, until):
+            if until is not None and isinstance(message, until):
                 return run
-            if isinstance(typed, StageStarted):
-                run.stage_started(typed.stage, typed.detail, typed.total)
-            elif isinstance(typed, ReportUpdated):
-                run.report = typed.report
-            elif isinstance(typed, SweepPointMeasured):
-                run.point_measured(typed.point)
-            elif isinstance(typed, RunFinished):
-                run.finished(typed.report, NOW + 5)
+            run.take(replace(message, run_id=run.run_id), NOW + 5)
+            if isinstance(message, Done):
                 self.runs.ended(run)
         return run
 
@@ -99,14 +96,14 @@ def test_before_the_engine_starts_and_when_it_cannot() -> None:
 
 def test_while_compiling_the_eager_side_is_in_and_the_compiled_side_waits() -> None:
     now = state()
-    run = now.run(until=SweepPointMeasured)
+    run = now.run(until=SweepPointMessage)
     assert run.report is not None and run.report.compiled is not None, "both partial reports are in"
     now.runs.active = run
     # Back to the moment the first partial report (eager only) arrived.
-    first = next(from_engine(run.run_id, ADD_RELU, m) for m in RECORDING.messages if isinstance(m, Partial))
-    assert isinstance(first, ReportUpdated) and first.report.compiled is None
-    run.report = first.report
-    run.stage_started("compile", "")
+    first = next(m for m in RECORDING.messages if isinstance(m, Partial))
+    assert first.report.compiled is None
+    run.record = replace(run.record, report=first.report)
+    run.take(StageStartedMessage(run.run_id, "compile", ""), NOW)
     value = now.shown(now=NOW + 3)
     assert value.eager.result is not None
     assert [kernel.name for kernel in value.eager.result.kernels] == ["aten::add", "aten::relu"]
@@ -119,7 +116,7 @@ def test_while_compiling_the_eager_side_is_in_and_the_compiled_side_waits() -> N
 
 def test_a_sweep_streams_its_points_into_the_chart() -> None:
     now = state()
-    run = now.run(until=RunFinished)
+    run = now.run(until=Done)
     now.runs.active = run
     value = now.shown()
     assert len(value.chart.points) == 6 and value.chart.points == tuple(run.points)
@@ -152,16 +149,15 @@ def test_the_shapes_line_names_the_report_s_signature() -> None:
     now = state()
     run = now.run()
     assert run.report is not None
-    run.report = replace(run.report, signature="f32[1024], f32[1024]")
+    run.record = replace(run.record, report=replace(run.report, signature="f32[1024], f32[1024]"))
     assert now.shown().signature == "shapes: f32[1024], f32[1024]"
 
 
 def test_a_failed_run_says_why_in_the_summary_and_the_status_line() -> None:
     now = state()
-    run = now.runs.start(BROKEN, sweep=False, now=NOW)
+    run = now.runs.start(1, BROKEN, sweep=False, now=NOW)
     error = ScenarioError("eager", "name 'oops' is not defined", file=str(BROKEN), line=9)
-    message = RunFailed(run.run_id, BROKEN, error)
-    run.failed(message.error, NOW + 1)
+    run.ended_without_report(error, NOW + 1)
     now.runs.ended(run)
     now.catalog.select(1)
     value = now.shown()
@@ -173,8 +169,8 @@ def test_a_failed_run_says_why_in_the_summary_and_the_status_line() -> None:
 
 def test_a_run_in_the_background_is_named_on_the_status_line() -> None:
     now = state()
-    run = now.runs.start(ADD_RELU, sweep=False, now=NOW)
-    run.stage_started("eager", "")
+    run = now.runs.start(1, ADD_RELU, sweep=False, now=NOW)
+    run.take(StageStartedMessage(run.run_id, "eager", ""), NOW)
     now.catalog.select(1)
     value = now.shown(now=NOW + 2)
     assert value.status.text.plain.startswith("● running Add, then ReLU: eager · 2 s")
@@ -201,7 +197,8 @@ def test_a_chosen_variant_puts_its_kernels_in_the_compiled_table() -> None:
     run = now.run()
     assert run.report is not None and not run.report.variants, "the recording has no variants"
     name, variant = "max-autotune", run.report.compiled
-    run.report = replace(run.report, variants={name: VariantResult({"mode": name}, measured=variant)})
+    variants = {name: VariantResult({"mode": name}, measured=variant)}
+    run.record = replace(run.record, report=replace(run.report, variants=variants))
     now.variants.of(ADD_RELU).kernels_of = name
     value = now.shown()
     assert value.compiled.title == "Compiled · max-autotune" and value.compiled.result is variant
@@ -239,8 +236,8 @@ def test_the_view_state_reaches_the_chart_the_status_and_the_editing_class() -> 
 
 def test_an_unchanged_state_shows_an_equal_value_and_a_tick_changes_only_the_status() -> None:
     now = state()
-    run = now.runs.start(ADD_RELU, sweep=False, now=NOW)
-    run.stage_started("eager", "")
+    run = now.runs.start(1, ADD_RELU, sweep=False, now=NOW)
+    run.take(StageStartedMessage(run.run_id, "eager", ""), NOW)
     first, second, later = now.shown(), now.shown(), now.shown(now=NOW + 1)
     assert first == second
     assert replace(later, status=first.status) == first and later.status != first.status

@@ -4,6 +4,7 @@ test_ui_errors.py)."""
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -382,7 +383,7 @@ class TestLayout:
                 assert "size 4,096" in shown_text(screen.query_one(HeaderTitle))
             # The new panes stay bound: what changes after the switch reaches them too.
             await pilot.press("b", "p")
-            screen.engine_error = ScenarioError(stage="engine", message="no torch")
+            screen.engine_side.state = replace(screen.engine, error=ScenarioError(stage="engine", message="no torch"))
             await pilot.pause()
             assert (screen.query_one(ScenarioList).highlighted, screen.catalog.index) == (0, 0)
             assert screen.query_one(RuntimeChart).border_title == "Roofline"

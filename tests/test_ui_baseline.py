@@ -30,6 +30,7 @@ from textual.pilot import Pilot
 from kernel_tui.model.baseline_marks import ADDED, CHANGED, SAME
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.transport.protocol import Done
+from kernel_tui.transport.run_record import RunRecord
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.drafts import Draft, scenario_of
 from kernel_tui.ui.kernel_rows import kernel_rows
@@ -183,7 +184,7 @@ def test_a_drafts_runs_count_as_its_scenarios(tmp_path: Path) -> None:
     comparison = baselines.comparison(edited)
     assert comparison is not None and comparison.grew, "the draft's run is compared with the lesson's pin"
     assert baselines.comparison(finished_run(3, tmp_path / "other.py", final_report(THEN_SCALE))) is None
-    running = ScenarioRun(4, draft_path, sweep=False, started_at=0.0, report=final_report(THEN_SCALE))
+    running = ScenarioRun(RunRecord(4, draft_path, sweep=False, report=final_report(THEN_SCALE)), started_at=0.0)
     assert baselines.comparison(running) is None, "a run still going has no compiled side to compare yet"
     assert not baselines.toggle(pinned), "B on the pinned run unpins it"
     assert baselines.comparison(edited) is None
@@ -194,8 +195,8 @@ def final_report(recording: Recording) -> ScenarioReport:
 
 
 def finished_run(run_id: int, path: Path, report: ScenarioReport) -> ScenarioRun:
-    run = ScenarioRun(run_id, path, sweep=False, started_at=0.0)
-    run.finished(report, now=1.0)
+    run = ScenarioRun(RunRecord(run_id, path, sweep=False), started_at=0.0)
+    run.take(Done(run_id, report), now=1.0)
     return run
 
 

@@ -3,7 +3,7 @@ worker fails: one line naming file, line and stage, the details one key away, th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 
 from test_ui_support import ADD_RELU, BROKEN, explorer, finished, make_app, make_link, shown_text, status, wait_for
@@ -11,6 +11,7 @@ from test_ui_support import ADD_RELU, BROKEN, explorer, finished, make_app, make
 from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.transport.protocol import RunMessage, StageStartedMessage
 from kernel_tui.ui.engine_link import CompileVariants
+from kernel_tui.ui.run_lifecycle import RunMessages
 from kernel_tui.ui.run_state import RunStatus
 from kernel_tui.ui.screens.details import DetailsScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
@@ -61,14 +62,16 @@ class TestErrors:
 
         def broken_run(
             path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
-        ) -> Iterator[RunMessage]:
-            def messages() -> Iterator[RunMessage]:
-                yield StageStartedMessage(1, "load", "")
+        ) -> RunMessages:
+            run = link.lifecycle.ask(Path(path))  # numbered by the link, as every run is
+
+            def messages() -> Generator[RunMessage, None, None]:
+                yield StageStartedMessage(run.run_id, "load", "")
                 raise ValueError("a bug, not an engine death")
 
-            return messages()
+            return RunMessages(run, messages())
 
-        link.run = broken_run  # type: ignore[method-assign, assignment]  # a bug, as a worker's might be
+        link.run = broken_run  # type: ignore[method-assign]  # a bug, as a worker's might be
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
@@ -84,7 +87,7 @@ class TestErrors:
         link = make_link(start_error=EngineDied(1, "ModuleNotFoundError: No module named 'torch'\n"))
         app = make_app(link)
         async with app.run_test(size=WIDE) as pilot:
-            await wait_for(pilot, lambda: explorer(app).engine_error is not None)
+            await wait_for(pilot, lambda: explorer(app).engine.error is not None)
             assert "engine: the engine exited with code 1" in status(app)
             await pilot.press("d")
             assert isinstance(app.screen, DetailsScreen)

@@ -36,7 +36,7 @@ async def run_scenario(app: KernelTuiApp, pilot: Pilot[None], path: Path, key: s
     explorer = app.get_explorer()
     assert explorer is not None
     explorer.catalog.select(explorer.catalog.paths().index(path))
-    explorer.refresh_shown()
+    explorer.derive_shown()
     await pilot.press(key)
     await settle(pilot, lambda: path in explorer.runs and not explorer.runs[path].running, path.name)
     return explorer.runs[path]

@@ -8,11 +8,13 @@ import pytest
 from replay import Recording, _replayed
 from test_ui_support import ADD_RELU, DATA, RECORDINGS
 
-from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.model.report import ScenarioError, SweepPoint
 from kernel_tui.transport import protocol
+from kernel_tui.transport.protocol import StageStartedMessage, SweepPointMessage
+from kernel_tui.transport.run_record import RunRecord
 from kernel_tui.ui import describe
 from kernel_tui.ui.catalog import Catalog, ScenarioEntry, load_catalog
-from kernel_tui.ui.messages import ReportUpdated, RunFinished, StageStarted, SweepPointMeasured, from_engine
+from kernel_tui.ui.messages import EngineSaid, RunEnded
 from kernel_tui.ui.run_state import RunBook, RunStatus, ScenarioRun
 from kernel_tui.ui.source import scenario_source
 from kernel_tui.ui.widgets.runtime_lines import _thin, time_ticks
@@ -51,28 +53,28 @@ class TestCatalog:
 
 class TestRunState:
     def test_progress_goes_through_the_stages_then_one_step_per_sweep_size(self) -> None:
-        run = ScenarioRun(1, Path("x.py"), sweep=True, started_at=0.0)
+        run = ScenarioRun(RunRecord(1, Path("x.py"), sweep=True), started_at=0.0)
         assert run.progress() == (0.0, 7)
-        run.stage_started("compile", "")
+        run.take(StageStartedMessage(1, "compile", ""), 0.0)
         assert run.progress() == (3.0, 7)
-        run.stage_started("timing", "")
+        run.take(StageStartedMessage(1, "timing", ""), 0.0)
         assert run.progress() == (5.0, 7)
-        run.stage_started("sweep", "4 sizes", total=4)
+        run.take(StageStartedMessage(1, "sweep", "4 sizes", total=4), 0.0)
         assert run.sweep_total == 4
         assert run.progress() == (6.0, 10)
-        run.point_measured(SweepPoint(1024, 1.0, 2.0))
+        run.take(SweepPointMessage(1, SweepPoint(1024, 1.0, 2.0)), 0.0)
         assert run.progress() == (7.0, 10)
 
     def test_without_sweep_there_is_no_sweep_step(self) -> None:
-        run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=0.0)
-        run.stage_started("profile", "")
+        run = ScenarioRun(RunRecord(1, Path("x.py"), sweep=False), started_at=0.0)
+        run.take(StageStartedMessage(1, "profile", ""), 0.0)
         assert run.progress() == (4.0, 6)
-        run.stage_started("timing", "")
+        run.take(StageStartedMessage(1, "timing", ""), 0.0)
         assert run.progress() == (5.0, 6)
 
     def test_cancel_is_not_an_error(self) -> None:
-        run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=0.0)
-        run.failed(ScenarioError("engine", "killed"), 2.0, cancelled=True)
+        run = ScenarioRun(RunRecord(1, Path("x.py"), sweep=False), started_at=0.0)
+        run.ended_without_report(ScenarioError("engine", "killed"), 2.0, cancelled=True)
         assert run.status is RunStatus.CANCELLED and run.error is None and run.elapsed(99.0) == 2.0
 
 
@@ -82,14 +84,15 @@ class TestWording:
         assert error.short_line() == "broken_fn.py:9: eager: TypeError: bad"
 
     def test_status_of_a_running_run_says_stage_time_and_how_to_cancel(self) -> None:
-        run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=10.0)
-        run.stage_started("compile", "torch.compile, first call")
+        run = ScenarioRun(RunRecord(1, Path("x.py"), sweep=False), started_at=10.0)
+        run.take(StageStartedMessage(1, "compile", "torch.compile, first call"), 0.0)
         text = describe.status_text(run, now=22.4).plain
         assert text == "● compile · torch.compile, first call · 12 s · esc cancels"
 
     def test_details_include_traceback_graph_breaks_and_output(self) -> None:
-        run = ScenarioRun(1, Path("x.py"), sweep=False, started_at=0.0)
-        run.error = ScenarioError("eager", "TypeError: bad", 9, "x.py", "Traceback ...\nTypeError: bad")
+        run = ScenarioRun(RunRecord(1, Path("x.py"), sweep=False), started_at=0.0)
+        error = ScenarioError("eager", "TypeError: bad", 9, "x.py", "Traceback ...\nTypeError: bad")
+        run.ended_without_report(error, 1.0)
         text = describe.details_text(run, output="hello from the scenario\n").plain
         assert "x.py:9: eager: TypeError: bad" in text
         assert "Traceback ..." in text
@@ -114,21 +117,19 @@ class TestChartTicks:
 class TestMessages:
     """Every message of a real recording becomes a typed message; the replay drops the sweep on request."""
 
-    def test_a_real_recording_translates_to_typed_messages(self) -> None:
+    def test_the_envelope_carries_each_protocol_message_as_it_is(self) -> None:
         recording = Recording.load(RECORDINGS[0])
-        typed = [from_engine(1, ADD_RELU, message) for message in recording.messages]
-        kinds = [type(message) for message in typed]
-        assert kinds.count(ReportUpdated) == 2
-        assert kinds.count(SweepPointMeasured) == 6
-        assert kinds[-1] is RunFinished
-        assert isinstance(typed[-1], RunFinished)
-        assert isinstance(typed[-1].report, ScenarioReport)
-        stage = typed[0]
-        assert isinstance(stage, StageStarted)
-        assert stage.can_replace(StageStarted(1, ADD_RELU, "inputs", ""))
-        assert not stage.can_replace(StageStarted(2, ADD_RELU, "inputs", ""))
-        point = next(m for m in typed if isinstance(m, SweepPointMeasured))
+        said = [EngineSaid(message, ADD_RELU) for message in recording.messages]
+        assert [each.news for each in said] == list(recording.messages), "no twin: the protocol's own message"
+        stage = said[0]
+        assert isinstance(stage.news, protocol.StageStartedMessage)
+        run_id = stage.news.run_id
+        assert stage.can_replace(EngineSaid(protocol.StageStartedMessage(run_id, "inputs", ""), ADD_RELU))
+        assert not stage.can_replace(EngineSaid(protocol.StageStartedMessage(run_id + 1, "inputs", ""), ADD_RELU))
+        point = next(each for each in said if isinstance(each.news, protocol.SweepPointMessage))
         assert not point.can_replace(point), "sweep points are never replaced"
+        ended = EngineSaid(RunEnded(run_id, ScenarioError("engine", "killed")), ADD_RELU)
+        assert not stage.can_replace(ended) and not ended.can_replace(stage)
 
     @pytest.mark.parametrize("sweep", [True, False])
     def test_replay_without_sweep_leaves_out_the_sweep(self, sweep: bool, tmp_path: Path) -> None:
@@ -164,10 +165,10 @@ class TestCatalogState:
 
     def test_run_book_listens_to_the_active_run_only(self) -> None:
         book = RunBook()
-        first = book.start(ADD_RELU, sweep=False, now=0.0)
+        first = book.start(1, ADD_RELU, sweep=False, now=0.0)
         assert book.live(first.run_id) is first
         assert book.cancel(1.0) is first and first.status is RunStatus.CANCELLED and book.active is None
-        second = book.start(ADD_RELU, sweep=True, now=2.0)
+        second = book.start(2, ADD_RELU, sweep=True, now=2.0)
         assert book.live(first.run_id) is None, "a cancelled run's messages are dropped"
         assert book[ADD_RELU] is second and second.run_id != first.run_id and len(book) == 1
         book.ended(second)

@@ -45,7 +45,7 @@ def settle(
         assert isinstance(app, KernelTuiApp)
         explorer = app.get_explorer()
         assert explorer is not None
-        await wait_for(pilot, lambda: explorer.hello is not None or explorer.engine_error is not None)
+        await wait_for(pilot, lambda: explorer.hello is not None or explorer.engine.error is not None)
         await wait_for(pilot, lambda: fully_mounted(explorer), what="the panes mounted after the first frame")
         await pilot.press(*keys)
         if done is not None:

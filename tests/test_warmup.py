@@ -109,14 +109,14 @@ async def test_the_explorer_shows_the_first_compile_with_its_progress_until_it_e
 
         await wait_for(pilot, lambda: "first compile of the session: about 20 s" in status(), what="the warm-up")
         now[0] += 5
-        explorer(app).refresh_shown()
+        explorer(app).derive_shown()
         await pilot.pause()
         assert "5 s so far" in status()
         progress = bar.query_one("#status-progress", ProgressBar)
         assert progress.total is not None
         assert progress.display and 0 < progress.progress < progress.total
         link.result = Warmup(state="done", seconds=6.0)
-        explorer(app).refresh_shown()
+        explorer(app).derive_shown()
         await pilot.pause()
         assert "first compile" not in status() and not progress.display
         await pilot.press("r")

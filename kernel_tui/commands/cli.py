@@ -12,7 +12,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,20 +36,12 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
+    from kernel_tui.model.report import ScenarioReport
 
     # The explorer starts through this module: what only ``run`` needs (the protocol and the report
     # dataclasses, about 12 ms) is imported where it is used, not before the explorer's first frame.
     from kernel_tui.text.baseline import BaselineComparison
-    from kernel_tui.transport.protocol import (
-        Arch,
-        Done,
-        Hello,
-        Partial,
-        RunMessage,
-        StageStartedMessage,
-        SweepPointMessage,
-    )
+    from kernel_tui.transport.protocol import Arch, Hello
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 PIPED_WIDTH = 120
@@ -209,6 +201,8 @@ def run_command(
     from kernel_tui.text.render import baseline_view, by_line_view, scenario_view
     from kernel_tui.transport.client import EngineClient
     from kernel_tui.transport.engine_died import EngineDied, is_refusal
+    from kernel_tui.transport.protocol import StageStartedMessage
+    from kernel_tui.transport.run_record import RunRecord, died_report, engine_facts, fold
 
     console = _stdout_console()
     status = Console(stderr=True, markup=False, highlight=False)
@@ -244,7 +238,7 @@ def run_command(
                 if not options.json and status.is_terminal:
                     status.print(f"{name}: {message.stage} {message.detail}", style="dim")
 
-            heard = HeardSoFar(show_progress)
+            record = RunRecord(client.next_run_id(), path, sweep=not options.no_sweep)
             try:
                 hello = client.start()
                 for message in client.run(
@@ -258,13 +252,16 @@ def run_command(
                     arch=arch,
                     remeasure_ceiling=options.remeasure_ceiling,
                     then_another=number < len(runs),  # each in a fresh engine: the next one's starts meanwhile
+                    run_id=record.run_id,
                 ):
-                    heard.take(message)
-                report = heard.report
+                    if isinstance(message, StageStartedMessage):
+                        show_progress(message)
+                    record = fold(record, message)
+                assert record.done and record.report is not None, "the client's runs end with Done"
+                report = record.report
             except EngineDied as death:
-                report = died_report(path, death.error(path), heard.partial, heard.points, hello, options)
+                report = died_report(record, death.error(path), engine_facts(hello, options.device), size=options.size)
                 report = replace(report, arch=arch if arch is not None else report.arch)
-            assert report is not None
             # The engine's copy is the text it ran, even if the file changed since it was read here; the copy
             # read here stands in where the engine died before it could send one.
             report = replace(report, source=report.source if report.source is not None else source)
@@ -355,64 +352,6 @@ def strict_json(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [strict_json(item) for item in value]
     return value
-
-
-class HeardSoFar:
-    """What the engine said about one scenario so far: what a report is made of if the engine dies."""
-
-    def __init__(self, on_progress: Callable[[StageStartedMessage], object]) -> None:
-        self._on_progress = on_progress
-        self.partial: ScenarioReport | None = None
-        self.points: list[SweepPoint] = []
-        self.report: ScenarioReport | None = None
-
-    def take(self, message: RunMessage) -> None:
-        from kernel_tui.transport import protocol
-
-        protocol.dispatch(
-            message,
-            stage_started=self._on_progress,
-            partial=self._partial,
-            sweep_point=self._sweep_point,
-            done=self._done,
-        )
-
-    def _partial(self, message: Partial) -> None:
-        self.partial = message.report
-
-    def _sweep_point(self, message: SweepPointMessage) -> None:
-        self.points.append(message.point)
-
-    def _done(self, message: Done) -> None:
-        self.report = message.report
-
-
-def died_report(
-    path: Path,
-    error: ScenarioError,
-    partial: ScenarioReport | None,
-    points: list[SweepPoint],
-    hello: Hello | None,
-    options: argparse.Namespace,
-) -> ScenarioReport:
-    """The report of a scenario whose engine died or overran: everything measured before that (the last
-    partial report and the sweep points streamed since), with the claims checked against it."""
-    from kernel_tui.model.engine_death import EngineFacts, died_report
-
-    engine = (
-        EngineFacts(hello.device, hello.device_name, hello.torch_version, hello.threads)
-        if hello
-        else EngineFacts(options.device)
-    )
-    return died_report(
-        error,
-        str(path.resolve()),
-        engine,
-        measured=partial,
-        points=points,
-        size=options.size,
-        swept=not options.no_sweep,
-    )
 
 
 def list_command(paths: list[Path]) -> int:

@@ -276,6 +276,11 @@ class EngineClient:
 
     # -- runs --------------------------------------------------------------------------------------
 
+    def next_run_id(self) -> int:
+        """A number for the next run, this link's own: ``run_record.RunRecord`` starts with it."""
+        self._next_run_id += 1
+        return self._next_run_id
+
     def run(
         self,
         path: str,
@@ -306,8 +311,7 @@ class EngineClient:
         self.start()
         assert self._process is not None and self._process.stdin is not None
         if run_id is None:
-            self._next_run_id += 1
-            run_id = self._next_run_id
+            run_id = self.next_run_id()
         request = RunRequest(
             run_id,
             os.path.abspath(path),

@@ -156,6 +156,12 @@ class KernelTuiApp(App[None]):
         for sig in QUIT_SIGNALS:
             loop.remove_signal_handler(sig)
 
+    def on_idle(self) -> None:
+        # A key's action runs in the app's queue, not the screen's: the explorer's funnel runs after it here.
+        explorer = self.get_explorer()
+        if explorer is not None and explorer.is_mounted:
+            explorer.on_idle()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "help" and getattr(self.focused, "id", None) == "snippet-text":
             return False  # "?" is typed in the editor: its own F1 binding is the one the footer shows

@@ -23,6 +23,7 @@ from kernel_tui.ui.widgets.lesson_view import LessonView
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.mode_result import ModeResult
     from kernel_tui.model.report import ScenarioReport
     from kernel_tui.text.by_line import LineWork
     from kernel_tui.text.line_changes import LineChange
@@ -46,25 +47,26 @@ class CodeLinks:
         self.speaking = False
         """The line under the tables tells of ``code_line`` (until a table's cursor moves)."""
         self._worked_from: tuple[object, object, object] | None = None
+        """The report, compiled side and baseline ``work`` and ``changes`` were worked out from."""
         self.unmeasured: str | None = "not run yet"
         """Why no line has work to tell of (no run yet, a run that failed before measuring); None once measured."""
-        """The report, compiled side and baseline ``work`` and ``changes`` were worked out from."""
 
     def show(
         self,
         find: Find[Any],
         report: ScenarioReport | None,
+        compiled: ModeResult | None,
         kernel: Kernel | None,
         editing: bool,
         baseline: ScenarioReport | None = None,
     ) -> None:
-        """After every report and cursor move in a table: the gutter, and the highlighted kernel's lines. The
-        compiled side is what the compiled table shows (the selected variant's kernels, once one is chosen).
-        ``baseline``: the pinned run the finished ``report`` is compared with, if any."""
-        eager, compiled = (report.eager, report.compiled) if report is not None else (None, None)
+        """After every report and cursor move in a table: the gutter, and the highlighted kernel's lines.
+        ``compiled`` is the compiled side ``Shown`` gives the compiled table (the selected variant's kernels,
+        once one is chosen), never read back from the table. ``baseline``: the pinned run the finished
+        ``report`` is compared with, if any."""
+        eager = report.eager if report is not None else None
+        compiled = compiled if report is not None else None
         self.unmeasured = unmeasured(report)
-        if report is not None and (table := find("#compiled", KernelTable)) is not None:
-            compiled = table.result
         # Worked out once per run shown (a report, a variant, a baseline), not on every cursor move: the same
         # dictionaries are handed on, and the panes see at once that nothing of them changed.
         inputs = (report, compiled, baseline)

@@ -1,8 +1,8 @@
 """What the explorer's engine threads do: start the engine, and stream one run's messages, typed.
 
-Each runs in a Textual thread worker, never on the UI's thread, and reports only by posting messages
-(``kernel_tui.ui.messages``) to the screen that started it; that screen's ``RunBook`` decides which of them
-still matter.
+Each runs in a Textual thread worker, never on the UI's thread, and reports only by posting the protocol's
+messages as they are, each in one envelope (``kernel_tui.ui.messages.EngineSaid``), to the screen that
+started it; that screen's ``RunBook`` decides which of them still matter.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
 from kernel_tui.model.engine_death import engine_error
-from kernel_tui.ui.messages import EngineStarted, EngineStartFailed, RunFailed, RunFinished, from_engine
+from kernel_tui.ui.messages import EngineSaid, RunEnded, StartFailed
 from kernel_tui.ui.run_lifecycle import RunMessages
 
 if TYPE_CHECKING:
@@ -36,15 +36,16 @@ def start_engine(link: EngineLink, post: Post) -> None:
     try:
         hello = link.start()
     except EngineDied as death:
-        post(EngineStartFailed(death.error()))
+        post(EngineSaid(StartFailed(death.error())))
     else:
-        post(EngineStarted(hello))
+        post(EngineSaid(hello))
 
 
 def stream_run(run_id: int, path: Path, messages: Iterator[RunMessage], post: Post) -> None:
-    """Post one run's messages (``EngineLink.run``'s ``RunMessages``), typed, until its report (or the
-    engine's death, or a cancel)."""
+    """Post one run's messages (``EngineLink.run``'s ``RunMessages``) until its report (or the engine's
+    death, or a cancel)."""
     from kernel_tui.transport.engine_died import EngineDied
+    from kernel_tui.transport.protocol import Done
 
     worker = get_current_worker()
     run = messages.run if isinstance(messages, RunMessages) else None
@@ -57,14 +58,12 @@ def stream_run(run_id: int, path: Path, messages: Iterator[RunMessage], post: Po
         for message in messages:
             if cancelled():
                 return
-            typed = from_engine(run_id, path, message)
-            if typed is not None:
-                post(typed)
-            if isinstance(typed, RunFinished):
+            post(EngineSaid(message, path))
+            if isinstance(message, Done):
                 return
-        post(RunFailed(run_id, path, engine_error(NO_REPORT, file=path)))
+        post(EngineSaid(RunEnded(run_id, engine_error(NO_REPORT, file=path)), path))
     except EngineDied as death:
-        post(RunFailed(run_id, path, death.error(path), cancelled=cancelled()))
+        post(EngineSaid(RunEnded(run_id, death.error(path), cancelled=cancelled()), path))
     finally:
         if isinstance(messages, RunMessages):
             messages.close()

@@ -1,21 +1,24 @@
 """What the explorer knows about one scenario's latest run: where it got to, and what it measured so far.
 
-``RunBook`` holds one ``ScenarioRun`` per scenario run so far, which one the engine is working on, and the
-run ids that tell a live run's messages from those of a run that was cancelled or replaced. The explorer
-updates it from the worker's messages; the widgets are then told what to show from it. Nothing here
+``RunBook`` holds one ``ScenarioRun`` per scenario run so far and which one the engine is working on; the
+run's id is the engine link's, and only the active run's messages are folded into its record
+(``transport.run_record``), so those of a run that was cancelled or replaced are dropped. Nothing here
 touches Textual.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    # The record's module imports the protocol: loaded with the first run, after the explorer's first frame.
     from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
+    from kernel_tui.transport.protocol import RunMessage
+    from kernel_tui.transport.run_record import RunRecord
 
 
 class RunStatus(Enum):
@@ -29,21 +32,11 @@ class RunStatus(Enum):
 
 @dataclass
 class ScenarioRun:
-    """One run of one scenario, as the messages so far describe it."""
+    """One run of one scenario: its ``RunRecord`` (what the engine's messages said, folded by the one
+    ``run_record.fold``) and what only the app keeps of it (when it started and ended, its output's marks)."""
 
-    run_id: int
-    path: Path
-    sweep: bool
+    record: RunRecord
     started_at: float
-    status: RunStatus = RunStatus.RUNNING
-    stage: str = ""
-    detail: str = ""
-    report: ScenarioReport | None = None
-    points: list[SweepPoint] = field(default_factory=list)
-    sweep_total: int | None = None
-    """How many sizes the sweep measures, once the engine said so."""
-    error: ScenarioError | None = None
-    """A scenario error from the final report, or why the engine ended (crash, timeout)."""
     finished_at: float | None = None
     output_from: int = 0
     output_to: int | None = None
@@ -51,30 +44,71 @@ class ScenarioRun:
     show what this run printed, not warnings a run of another lesson left before it."""
 
     @property
+    def run_id(self) -> int:
+        return self.record.run_id
+
+    @property
+    def path(self) -> Path:
+        return self.record.path
+
+    @property
+    def sweep(self) -> bool:
+        return self.record.sweep
+
+    @property
+    def stage(self) -> str:
+        return self.record.stage
+
+    @property
+    def detail(self) -> str:
+        return self.record.detail
+
+    @property
+    def sweep_total(self) -> int | None:
+        return self.record.sweep_total
+
+    @property
+    def report(self) -> ScenarioReport | None:
+        return self.record.report
+
+    @property
+    def points(self) -> tuple[SweepPoint, ...]:
+        return self.record.points
+
+    @property
+    def error(self) -> ScenarioError | None:
+        """A scenario error from the final report, or why the engine ended (crash, timeout)."""
+        return self.record.error
+
+    @property
+    def status(self) -> RunStatus:
+        if not self.record.ended:
+            return RunStatus.RUNNING
+        if self.record.cancelled:
+            return RunStatus.CANCELLED
+        return RunStatus.FAILED if self.record.error is not None else RunStatus.DONE
+
+    @property
     def running(self) -> bool:
         return self.status is RunStatus.RUNNING
 
-    def stage_started(self, stage: str, detail: str, total: int | None = None) -> None:
-        """``total``: the steps the stage takes, as the engine's progress message says (the sweep's sizes)."""
-        self.stage, self.detail = stage, detail
-        if stage == "sweep":
-            self.sweep_total = total
+    def take(self, message: RunMessage, now: float) -> None:
+        """Fold one of the engine's messages into the record; the run's end is timed ``now``."""
+        from kernel_tui.transport.run_record import fold
 
-    def point_measured(self, point: SweepPoint) -> None:
-        self.points.append(point)
+        self.record = fold(self.record, message)
+        self._timed(now)
 
-    def finished(self, report: ScenarioReport, now: float) -> None:
-        self.report = report
-        if report.sweep:
-            self.points = list(report.sweep)
-        self.error = report.error
-        self.status = RunStatus.DONE if report.error is None else RunStatus.FAILED
-        self.finished_at = now
+    def ended_without_report(self, error: ScenarioError, now: float, *, cancelled: bool = False) -> None:
+        """The engine died, overran or was cancelled before the final report."""
+        from kernel_tui.transport.run_record import ended_without_report
 
-    def failed(self, error: ScenarioError, now: float, *, cancelled: bool = False) -> None:
-        self.error = None if cancelled else error
-        self.status = RunStatus.CANCELLED if cancelled else RunStatus.FAILED
-        self.finished_at = now
+        self.record = ended_without_report(self.record, error, cancelled=cancelled)
+        self._timed(now)
+
+    def _timed(self, now: float) -> None:
+        if self.record.ended and self.finished_at is None:
+            self.finished_at = now
 
     def elapsed(self, now: float) -> float:
         return (self.finished_at if self.finished_at is not None else now) - self.started_at
@@ -102,7 +136,6 @@ class RunBook(Mapping[Path, ScenarioRun]):
         self.runs: dict[Path, ScenarioRun] = {}
         self.active: ScenarioRun | None = None
         """The run the engine is working on; its messages are the only ones listened to."""
-        self._last_id = 0
 
     def __getitem__(self, path: Path) -> ScenarioRun:
         return self.runs[path]
@@ -113,11 +146,13 @@ class RunBook(Mapping[Path, ScenarioRun]):
     def __len__(self) -> int:
         return len(self.runs)
 
-    def start(self, path: Path, *, sweep: bool, now: float) -> ScenarioRun:
-        """A new run of ``path``, now the active one (a run still active must be cancelled first)."""
+    def start(self, run_id: int, path: Path, *, sweep: bool, now: float) -> ScenarioRun:
+        """A new run of ``path``, numbered ``run_id`` by the engine link, now the active one (a run still
+        active must be cancelled first)."""
+        from kernel_tui.transport.run_record import RunRecord
+
         assert self.active is None, "cancel the active run before starting another"
-        self._last_id += 1
-        run = ScenarioRun(self._last_id, path, sweep, started_at=now)
+        run = ScenarioRun(RunRecord(run_id, path, sweep), started_at=now)
         self.runs[path] = run
         self.active = run
         return run
@@ -134,7 +169,7 @@ class RunBook(Mapping[Path, ScenarioRun]):
 
         cancelled = self.active
         if cancelled is not None:
-            cancelled.failed(engine_error(CANCELLED_REASON), now, cancelled=True)
+            cancelled.ended_without_report(engine_error(CANCELLED_REASON), now, cancelled=True)
             self.active = None
         return cancelled
 

@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from kernel_tui.ui.run_lifecycle import EngineRun, RunLifecycle, RunMessages
 
 VIEW_MODE_REFUSAL = "view mode: nothing runs here (run kernel-tui run … on the machine with the GPU)"
-SAVED_RUN_ID = 0
-"""The run id the saved messages carry; the explorer numbers its runs itself and ignores it."""
 
 
 @dataclass(frozen=True)
@@ -132,9 +130,10 @@ class SavedResultsLink:
             if saved is None or asks_more:
                 raise EngineDied(None, "", VIEW_MODE_REFUSAL)
             for point in saved.report.sweep:
-                yield SweepPointMessage(SAVED_RUN_ID, point)
+                yield SweepPointMessage(run.run_id, point)
             reported = True
-            yield Done(SAVED_RUN_ID, saved.report)
+            # Numbered as the link numbered the run: its record takes in only its own messages.
+            yield Done(run.run_id, saved.report)
         finally:
             lifecycle.ended(run, report=reported)
 

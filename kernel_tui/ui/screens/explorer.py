@@ -5,8 +5,9 @@ listed, which one is shown), the ``RunBook`` (each scenario's latest run, the on
 the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor), the ``WhyPart`` (code, predictions), the
 ``VariantsPart`` (which compile variants are shown and added) and the ``PinnedBaselines`` (each scenario's
 run pinned with B). What the panes show is one value, ``shown``, computed from that state by one pure
-function (``kernel_tui.ui.shown``) after each change of it (``refresh_shown``); its watcher hands each pane
-the slice of it that changed. Runs go through the engine link it is given (``explorer_engine``).
+function (``kernel_tui.ui.shown``) in one funnel, after every burst of events (``on_idle``); its watcher hands
+each pane the slice of it that changed, and no handler refreshes a pane by hand. Runs go through the engine
+link it is given (``explorer_engine``).
 
 Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
 (80x24). Switching recomposes the screen, and every pane is handed its slice again. On a small terminal the
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.events import DescendantFocus
+from textual.events import DescendantFocus, Resize
 from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
@@ -42,7 +43,7 @@ from kernel_tui.ui.key_queue import KEY_WAIT_S, keys_waiting
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.screens.asked import Asked, Reply
-from kernel_tui.ui.screens.explorer_engine import EngineEvents
+from kernel_tui.ui.screens.explorer_engine import EngineSide
 from kernel_tui.ui.screens.explorer_layout import (
     compose_explorer,
     find,
@@ -64,8 +65,12 @@ from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.transport.protocol import Hello
     from kernel_tui.ui.engine_link import EngineLink
+    from kernel_tui.ui.messages import EngineSaid
     from kernel_tui.ui.score import PredictionBook
     from kernel_tui.ui.session_effects import Effects
     from kernel_tui.ui.widgets.deferred import Deferred
@@ -73,7 +78,7 @@ if TYPE_CHECKING:
 W = TypeVar("W", bound=Widget)
 
 
-class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
+class ExplorerScreen(SnippetActions):
     """The one main screen of the app."""
 
     AUTO_FOCUS = "#scenarios"
@@ -106,8 +111,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         """Where elapsed times come from; tests freeze it so screenshots do not change."""
         self.app_title = app_title
         self.catalog = Catalog(entries)
-        self._move_pending = False
-        """A move through the list waits to be shown (``action_move``)."""
         self.runs = RunBook()
         self.predictions = predictions
         self.session = SnippetSession(self.catalog)
@@ -116,12 +119,15 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         self.baselines = PinnedBaselines(self.session.scenario_of)
         self.variants = VariantsPart(self.catalog, self.runs, self.session)
         self.code_links = CodeLinks()
-        self.engine = EngineState()
+        self.engine_side = EngineSide(self, link, clock, self.runs, (self.snippets, self.why), self.reply)
+        """The engine's part: its workers, what they say, and the engine's state."""
         self.chart_mode = CHART_MODES[0].name
         """What the chart draws: a mode of ``chart_modes.CHART_MODES``; kept across scenarios and layouts."""
         self._run_size: int | None = None
-        self.wide = fits_wide(self.app.size)
-        """The layout the widgets on screen are composed in (side by side, or tabs)."""
+        self.layout_switch = LayoutSwitch(
+            self, fits_wide(self.app.size), show_every_pane=lambda: self._show_panes(None), show_pane=self.action_pane
+        )
+        """The layout the widgets on screen are composed in (side by side, or tabs), and the switch between them."""
         self._name_mode = "eager"
         """Which table's highlighted kernel the full-name line shows: the one last focused."""
         self._status_for_editor = False
@@ -130,14 +136,14 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
     # -- layout ------------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        wide = self.composing_wide
+        wide = self.layout_switch.composing_wide
         self.set_class(wide, "-wide")
         self.set_class(not wide, "-narrow")
         yield from compose_explorer(wide)
 
     def on_mount(self) -> None:
-        self._fit_tables()
-        self.refresh_shown()
+        self.layout_switch.fit_tables()
+        self.derive_shown()  # the first frame shows the state as it starts
         self.set_interval(1.0, self._tick)
         # After the first frame: starting a process (which then imports torch) must not delay the paint.
         self.call_after_refresh(self._start_engine)
@@ -153,11 +159,14 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
     def _find(self, selector: str, expect: type[W]) -> W | None:
         return find(self, selector, expect)
 
-    def _kernel_tables(self) -> list[KernelTable]:
-        # Looked up through ``find``'s cache: this runs on every report and every cursor move in a table.
-        return [table for mode in ("#eager", "#compiled") if (table := self._find(mode, KernelTable))]
-
     # -- showing -----------------------------------------------------------------------------------
+
+    @property
+    def wide(self) -> bool:
+        return self.layout_switch.wide
+
+    async def on_resize(self, event: Resize) -> None:
+        await self.layout_switch.resized()
 
     @property
     def entry(self) -> ScenarioEntry:
@@ -172,25 +181,29 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         """Which scenario the list was last told is on screen."""
         return self.shown.scenarios.index if self.shown is not None else 0
 
-    def refresh_shown(self) -> None:
-        """Compute what the panes show from the state now; the watcher shows what changed."""
+    def on_idle(self) -> None:
+        """The one funnel: whatever event changed the state (an engine message, a key's action, a widget's
+        message, a timer, a dialog's answer), ``Shown`` is derived from it here, once its burst of messages has
+        been handled, and the panes follow their slices (``watch_shown``); nothing refreshes a pane by hand.
+        Actions run in the app's queue, whose idle calls this too (``KernelTuiApp.on_idle``)."""
+        if keys_waiting(self.app):
+            # A key held on a busy machine: the next key would throw this frame away; shown after the keys.
+            self.set_timer(KEY_WAIT_S, self.on_idle)
+            return
+        self.derive_shown()
+
+    def derive_shown(self) -> None:
+        """Compute what the panes show from the state now; the watcher shows what changed. Called by the
+        funnel (``on_idle``) and once on mount."""
         if not self.catalog:
             return
-        self.warming_ended()
+        self.engine_side.warming_ended()
         self._status_for_editor = getattr(self.focused, "id", None) == "snippet-text"  # letters are typed there
         document = self.session.document
         editing = document.path if document is not None else None
         view = ViewState(self.chart_mode, self.MEASURES, self._status_for_editor, editing, self.saved_origin())
-        self.shown = compute_shown(
-            self.catalog,
-            self.runs,
-            self.baselines,
-            self.variants.book,
-            self.predictions,
-            self.engine,
-            view,
-            self.clock(),
-        )
+        state = (self.catalog, self.runs, self.baselines, self.variants.book, self.predictions, self.engine)
+        self.shown = compute_shown(*state, view, self.clock())
 
     def session_reports(self) -> list[ScenarioReport]:
         """Every report this session holds: each scenario's latest finished run and every pinned baseline."""
@@ -200,21 +213,17 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         """Where the saved numbers on screen were measured; None: they are measured here."""
         return None
 
-    def show_scenario(self) -> None:
-        """Show the scenario the catalog has on screen (after a move through the list)."""
-        self.refresh_shown()
-
     def watch_shown(self, old: Shown | None, new: Shown | None) -> None:
         self._show_panes(old)
 
     def _show_panes(self, old: Shown | None) -> None:
         """Hand each pane its slice of ``shown`` where it changed since ``old`` (None: hand every one)."""
-        if self.shown is None or self.switching:
+        if self.shown is None or self.layout_switch.switching:
             return  # mid-switch the panes are half-built: the switch hands every one its slice when it ends
         self.sub_title = self.shown.sub_title
         if self.has_class("-editing") != self.shown.editing:
             self.set_class(self.shown.editing, "-editing")
-            self._fit_tables()  # the editor takes more of the rows than the lesson
+            self.layout_switch.fit_tables()  # the editor takes more of the rows than the lesson
         if show_panes(self, self.shown, old) & OF_THE_RUN:
             self._show_kernel_name()
             self.refresh_bindings()
@@ -225,11 +234,15 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         line = self._find("#kernel-name", KernelNameLine)
         if table is None or line is None:
             return
-        kernel = table.highlighted_kernel()
-        any_kernels = any(t.kernels for t in self._kernel_tables())
+        kernel, shown = table.highlighted_kernel(), self.shown
+        if shown is None:
+            return
+        # What the tables hold is read from ``shown``, never back from the tables.
+        any_kernels = any(side.result is not None and side.result.kernels for side in (shown.eager, shown.compiled))
         run, document = self.shown_run, self.session.document
         editing = document is not None and self.catalog.current_path == document.path
-        self.code_links.show(self._find, run.report if run else None, kernel, editing, self.baselines.compared(run))
+        report = run.report if run else None
+        self.code_links.show(self._find, report, shown.compiled.result, kernel, editing, self.baselines.compared(run))
         if (story := self.code_links.story()) is not None:
             line.say(story)  # the editor's cursor line, until a table's cursor moves
         else:
@@ -239,25 +252,16 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
             chart.set_highlight(table.mode if kernel else None, kernel)  # the roofline marks it
 
     def reply(self, replies: list[Reply]) -> None:
-        """Show what a part handed back (notices, a dialog), then the state it changed."""
+        """Show what a part handed back (notices, a dialog); the funnel shows the state it changed."""
         for each in replies:
             if isinstance(each, Asked):
-                self.push_dialog(each.dialog, self._then_show(each.answered))
+                self.push_dialog(each.dialog, each.answered)
             else:
                 self.notify(each.message, severity=each.severity, timeout=each.timeout)
-        self.refresh_shown()
-
-    def _then_show(self, answered: Callable[[Any], None] | None) -> Callable[[Any], None]:
-        def then(result: Any) -> None:
-            if answered is not None:
-                answered(result)
-            self.refresh_shown()
-
-        return then
 
     def _tick(self) -> None:
-        if self.runs.active is not None or self.engine.warmup_since is not None:
-            self.refresh_shown()
+        """Time passing is an event too: a run's elapsed seconds and the first compile's progress are shown by
+        the funnel after it."""
 
     # -- events from widgets -----------------------------------------------------------------------
 
@@ -268,8 +272,7 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         # screen back to an older scenario (``n`` held: the header on one lesson, the text cycling through others).
         if event.option_index == self.index or event.option_index != event.option_list.highlighted:
             return
-        if self.catalog.select(event.option_index):
-            self.show_scenario()
+        self.catalog.select(event.option_index)
 
     @on(OptionList.OptionSelected, "#scenarios")
     def _scenario_selected(self, event: OptionList.OptionSelected) -> None:
@@ -279,7 +282,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
     def _variant_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
             self.variants.show_kernels_of(event.row_key.value)
-            self.refresh_shown()
 
     @on(DataTable.RowHighlighted)
     def _kernel_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -292,10 +294,32 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         if isinstance(event.widget, KernelTable):
             self._name_mode = event.widget.mode
             self._show_kernel_name()
-        if (event.widget.id == "snippet-text") != self._status_for_editor:
-            self.refresh_shown()  # the status line's key hints change: letters are typed in the editor
 
     # -- actions -----------------------------------------------------------------------------------
+
+    # -- the engine's part (``EngineSide``), held, not inherited ----------------------------------------------
+
+    @property
+    def engine(self) -> EngineState:
+        return self.engine_side.state
+
+    @property
+    def hello(self) -> Hello | None:
+        """The engine's hello once it started; None while it (re)starts."""
+        return self.engine.hello
+
+    def _start_engine(self) -> None:
+        self.engine_side.start()
+
+    def on_engine_said(self, said: EngineSaid) -> None:
+        self.engine_side.take(said)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.engine_side.worker_changed(event)
+
+    def action_cancel(self) -> None:
+        """Stop the engine; the app stays usable and the next run starts a fresh engine."""
+        self.engine_side.cancel()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if (enabled := self.snippets.enabled(action)) is not None:
@@ -309,7 +333,7 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         if action == "details":
             run = self.shown_run
             return (run is not None and (run.report is not None or run.error is not None)) or (
-                self.engine_error is not None
+                self.engine.error is not None
             )
         return super().check_action(action, parameters)
 
@@ -317,24 +341,13 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         """Show the next (1) or previous (-1) scenario."""
         if not self.catalog:
             return
-        if self.catalog.select(self.catalog.index + step) and not self._move_pending:
-            # Shown after the keys already queued: a held key moves through the list at once and shows
-            # only the scenario it stops on, not every one it passed.
-            self._move_pending = True
-            self.call_later(self._show_moved)
-
-    def _show_moved(self) -> None:
-        if keys_waiting(self.app):
-            # More keys are queued (a held key on a busy machine): showing this scenario would cost a full
-            # repaint that the next key throws away; shown after them instead.
-            self.set_timer(KEY_WAIT_S, self._show_moved)
-            return
-        self._move_pending = False
-        self.show_scenario()
+        # Shown by the funnel after the keys already queued: a held key moves through the list at once and
+        # shows only the scenario it stops on, not every one it passed.
+        self.catalog.select(self.catalog.index + step)
 
     def action_pane(self, pane: str) -> None:
         """Show a pane (a tab when the terminal is small) and focus it."""
-        if self.keep_pane_for_after_switch(pane):
+        if self.layout_switch.keep_pane_for_after_switch(pane):
             return  # shown once the new layout's widgets are all there
         if not self.wide:
             self.query_one(TabbedContent).active = f"tab-{pane}"
@@ -347,23 +360,17 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
             return
         entry = self.entry
         if self.runs.active is not None:
-            self._cancel_active()
-        run = self.runs.start(entry.path, sweep=sweep, now=self.clock())
-        run.output_from = self.link.output_mark()
-        # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run.
+            self.engine_side.cancel_active()
+        output_from = self.link.output_mark()
+        # Asked for here, on the UI thread, so that an Esc pressed at once cancels this very run; the link
+        # numbers it, and the run's record starts with that number.
         variants = self.variants.request(entry.path)
         messages = self.link.run(entry.path, sweep=sweep, size=self.run_size, variants=variants)
-        self._run_engine(run.run_id, entry.path, messages)
-        self.refresh_shown()
-        if (
-            not self.wide
-            and not self.switching
-            and self.query_one(TabbedContent).active
-            in (
-                "tab-scenarios",
-                "tab-lesson",
-            )
-        ):
+        run = self.runs.start(messages.run.run_id, entry.path, sweep=sweep, now=self.clock())
+        run.output_from = output_from
+        self.engine_side.stream(run.run_id, entry.path, messages)
+        tabs = not self.wide and not self.layout_switch.switching
+        if tabs and self.query_one(TabbedContent).active in ("tab-scenarios", "tab-lesson"):
             self.action_pane("kernels")
 
     def action_pin_baseline(self) -> None:
@@ -376,7 +383,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
             self.notify(f"Pinned as the baseline of {title}: later runs show what changed (B again unpins)")
         else:
             self.notify(f"Unpinned the baseline of {title}")
-        self.refresh_shown()
 
     def action_details(self) -> None:
         """The details behind the one-liners, for the scenario on screen."""
@@ -386,7 +392,7 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         body = describe.details_text(
             run,
             output=self.link.output() if run is None else self.link.output(run.output_from, run.output_to),
-            engine_error=self.engine_error,
+            engine_error=self.engine.error,
             log_path=self.link.log_path,
         )
         self.app.push_screen(DetailsScreen(f"Details: {self.entry.title}", body))
@@ -403,7 +409,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
     def action_chart_mode(self) -> None:
         """Switch the chart to its next mode (``chart_modes``), and show it."""
         self.chart_mode = next_chart_mode(self.chart_mode)
-        self.refresh_shown()
         if not self.wide:
             self.action_pane("chart")
 
@@ -427,7 +432,6 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
         self.app.push_screen(dialog, answered)
 
     def show_editor_pane(self) -> None:
-        self.refresh_shown()
         self.action_pane("editor")
 
     def run_scenario(self, sweep: bool) -> None:
@@ -436,7 +440,5 @@ class ExplorerScreen(LayoutSwitch, SnippetActions, EngineEvents):
     def session_changed(self, effects: Effects) -> None:
         for path in effects.dropped:
             self.runs.forget(path)
-        if effects.shown:
-            self.refresh_shown()
         for notice in effects.notices:
             self.notify(notice.message, severity=notice.severity, timeout=notice.timeout)

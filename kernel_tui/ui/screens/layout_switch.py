@@ -4,15 +4,13 @@ Recomposing replaces every widget, and keys, ticks and engine messages keep arri
 replaced is attached before its own children are composed, and a tab bar before its tabs. So while the switch
 runs, a key asking for a pane is kept for after it, and the panes are handed their slices only once it has
 ended (``find`` skips a widget not mounted yet). A resize that comes during the switch is read when it ends, so
-the layout always follows the last size.
+the layout always follows the last size. ``LayoutSwitch`` is a part the explorer holds, not a half of it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from textual.events import Resize
-from textual.screen import Screen
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from kernel_tui.ui.screens.explorer_layout import (
     EDITING_TOP_SHARE,
@@ -24,27 +22,25 @@ from kernel_tui.ui.screens.explorer_layout import (
 )
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.shown import Shown
+    from textual.screen import Screen
 
 
-class LayoutSwitch(Screen[None]):
-    """The resize half of ``ExplorerScreen``."""
+class LayoutSwitch:
+    """Which layout the explorer's widgets are in, and the switch to the other one."""
 
-    wide: bool
-    """The layout the widgets on screen are composed in: side by side (True) or tabs."""
-    _switching_to: bool | None = None
-    """While the screen is recomposed for the other layout: that layout."""
-    _pane_after_switch: str | None = None
-    """The pane to show once the switch ends: the one focused before it, or one a key asked for during it."""
-
-    def refresh_shown(self) -> None:
-        raise NotImplementedError  # the explorer's
-
-    def _show_panes(self, old: Shown | None) -> None:
-        raise NotImplementedError  # the explorer's
-
-    def action_pane(self, pane: str) -> None:
-        raise NotImplementedError  # the explorer's
+    def __init__(
+        self, screen: Screen[Any], wide: bool, *, show_every_pane: Callable[[], None], show_pane: Callable[[str], None]
+    ) -> None:
+        self._screen = screen
+        self._show_every_pane = show_every_pane
+        """Hands every pane its slice of ``Shown`` again, once the widgets are new."""
+        self._show_pane = show_pane
+        self.wide = wide
+        """The layout the widgets on screen are composed in: side by side (True) or tabs."""
+        self._switching_to: bool | None = None
+        """While the screen is recomposed for the other layout: that layout."""
+        self._pane_after_switch: str | None = None
+        """The pane to show once the switch ends: the one focused before it, or one a key asked for during it."""
 
     @property
     def switching(self) -> bool:
@@ -63,34 +59,32 @@ class LayoutSwitch(Screen[None]):
         self._pane_after_switch = pane
         return True
 
-    async def on_resize(self, event: Resize) -> None:
+    async def resized(self) -> None:
         if self._switching_to is not None:
             return  # the switch under way reads the size again when it ends
-        await self._switch_layout()
-
-    async def _switch_layout(self) -> None:
-        while self.is_attached and (wide := fits_wide(self.app.size)) != self.wide:
-            self._pane_after_switch = self._pane_after_switch or focused_pane(self)
+        screen = self._screen
+        while screen.is_attached and (wide := fits_wide(screen.app.size)) != self.wide:
+            self._pane_after_switch = self._pane_after_switch or focused_pane(screen)
             self._switching_to = wide
             try:
-                await self.recompose()
+                await screen.recompose()
             finally:
                 self._switching_to = None
             self.wide = wide
-        self._fit_tables()
+        self.fit_tables()
         if (pane := self._pane_after_switch) is not None:
             self._pane_after_switch = None
-            self.refresh_shown()
-            self._show_panes(None)
-            self.action_pane(pane)
+            self._show_every_pane()
+            self._show_pane(pane)
 
-    def _fit_tables(self) -> None:
+    def fit_tables(self) -> None:
         if not self.wide or self._switching_to is not None:
             return
-        stacked = self.app.size.width < SIDE_BY_SIDE_TABLES_MIN_WIDTH
-        self.query_one("#tables").set_class(stacked, "-stacked")
+        size = self._screen.app.size
+        stacked = size.width < SIDE_BY_SIDE_TABLES_MIN_WIDTH
+        self._screen.query_one("#tables").set_class(stacked, "-stacked")
         # What the lesson and the chart leave: past it the results scroll rather than run off the screen.
-        rows = self.app.size.height - SCREEN_CHROME_ROWS
-        top = max(TOP_MIN_HEIGHT, int(rows * EDITING_TOP_SHARE)) if self.has_class("-editing") else TOP_MIN_HEIGHT
-        room = rows - top
-        self.query_one("#results").styles.max_height = max(room, 6)
+        rows = size.height - SCREEN_CHROME_ROWS
+        editing = self._screen.has_class("-editing")
+        top = max(TOP_MIN_HEIGHT, int(rows * EDITING_TOP_SHARE)) if editing else TOP_MIN_HEIGHT
+        self._screen.query_one("#results").styles.max_height = max(rows - top, 6)

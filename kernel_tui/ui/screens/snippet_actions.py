@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from textual.widgets import TextArea
 
     from kernel_tui.ui.code_links import CodeLinks
+    from kernel_tui.ui.screens.layout_switch import LayoutSwitch
     from kernel_tui.ui.screens.snippets import SnippetWorkbench
 
 W = TypeVar("W", bound=Widget)
@@ -28,14 +29,14 @@ class SnippetActions(Screen[None]):
     """The editor's half of ``ExplorerScreen``."""
 
     snippets: SnippetWorkbench
-    wide: bool
+    layout_switch: LayoutSwitch
 
     def action_leave_editor(self) -> None:
         """Esc in the editor: out of the text to where the explorer's keys work, the editor still in view: on a
         large terminal the scenario list, on a small one the tab bar, the editor's tab still shown."""
         from textual.widgets import Tabs
 
-        landing = self.query("#scenarios" if self.wide else Tabs)
+        landing = self.query("#scenarios" if self.layout_switch.wide else Tabs)
         if landing:
             landing.first().focus()
 

@@ -1,0 +1,112 @@
+"""One run as its protocol messages describe it: ``fold`` takes in one message, for the app and the CLI alike.
+
+The engine link numbers each run when it is asked for (the app's ``RunLifecycle``, the CLI's
+``EngineClient``); the record starts with that number and ``fold`` takes in only the messages that carry it,
+so a message of a run that was cancelled or replaced changes nothing. What the app shows of a run
+(``ui.run_state.ScenarioRun``), what ``kernel-tui run`` prints, and the report of a run whose engine died
+(``died_report``) are all read from this one record. Nothing here touches Textual or torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kernel_tui.model.engine_death import EngineFacts
+from kernel_tui.model.engine_death import died_report as death_report
+from kernel_tui.transport import protocol
+
+if TYPE_CHECKING:
+    from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """What the messages of one run said so far."""
+
+    run_id: int
+    """The number the engine link gave the run; only messages carrying it are taken in."""
+    path: Path
+    sweep: bool
+    """Whether the run was asked to sweep sizes (its progress counts one step per size)."""
+    stage: str = ""
+    """The stage the engine said it began last ('' before the first)."""
+    detail: str = ""
+    sweep_total: int | None = None
+    """How many sizes the sweep measures, once the engine said so."""
+    report: ScenarioReport | None = None
+    """The latest report: a partial one while the run goes on, the final one once ``done``."""
+    points: tuple[SweepPoint, ...] = ()
+    """The sweep's points as they arrived (the final report's own once it came)."""
+    done: bool = False
+    """The final report arrived."""
+    error: ScenarioError | None = None
+    """Why the run failed: the final report's scenario error, or why the engine ended it."""
+    cancelled: bool = False
+    """Ended by a cancel: not an error, and no report."""
+
+    @property
+    def ended(self) -> bool:
+        return self.done or self.cancelled or self.error is not None
+
+
+def fold(record: RunRecord, message: protocol.RunMessage) -> RunRecord:
+    """``record`` with ``message`` taken in; unchanged for a message of another run or one after the run ended."""
+    if message.run_id != record.run_id or record.ended:
+        return record
+    return (
+        protocol.dispatch(
+            message,
+            stage_started=lambda started: replace(
+                record,
+                stage=started.stage,
+                detail=started.detail,
+                sweep_total=started.total if started.stage == "sweep" else record.sweep_total,
+            ),
+            partial=lambda partial: replace(record, report=partial.report),
+            sweep_point=lambda measured: replace(record, points=(*record.points, measured.point)),
+            done=lambda done: replace(
+                record,
+                report=done.report,
+                points=done.report.sweep if done.report.sweep else record.points,
+                done=True,
+                error=done.report.error,
+            ),
+        )
+        or record
+    )
+
+
+def ended_without_report(record: RunRecord, error: ScenarioError, *, cancelled: bool = False) -> RunRecord:
+    """``record`` after its run ended with no final report: the engine died, overran, or was cancelled."""
+    if record.ended:
+        return record
+    return replace(record, error=None if cancelled else error, cancelled=cancelled)
+
+
+def died_report(
+    record: RunRecord,
+    error: ScenarioError,
+    engine: EngineFacts,
+    *,
+    size: int | None,
+) -> ScenarioReport:
+    """The report of a run whose engine died: everything the record holds (the last partial report and the
+    sweep points streamed since), with the scenario's claims checked against it."""
+    return death_report(
+        error,
+        str(record.path.resolve()),
+        engine,
+        measured=record.report,
+        points=record.points,
+        size=size,
+        swept=record.sweep,
+    )
+
+
+def engine_facts(hello: protocol.Hello | None, device: str) -> EngineFacts:
+    """What is known of an engine from its hello (None: it never said hello, so only the device asked for)."""
+    if hello is None:
+        return EngineFacts(device)
+    return EngineFacts(hello.device, hello.device_name, hello.torch_version, hello.threads)
