@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from kernel_tui.model.safe_text import safe_text
 from kernel_tui.model.snippet import code_statements, is_snippet
 
 SHOWN_FUNCTIONS = ("fn", "inputs")
@@ -52,7 +53,7 @@ def snippet_piece(tree: ast.Module, lines: list[str]) -> SourcePiece:
     code = code_statements(tree)
     start = min(node.lineno for node in code)
     end = max(node.end_lineno or node.lineno for node in code)
-    return SourcePiece(SNIPPET_PIECE, start, "\n".join(lines[start - 1 : end]))
+    return SourcePiece(SNIPPET_PIECE, start, _shown_lines(lines, start, end))
 
 
 def _called(defined: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef], start: str) -> set[str]:
@@ -71,4 +72,9 @@ def _called(defined: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.Clas
 def _piece(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str]) -> SourcePiece:
     first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
     last = node.end_lineno or node.lineno
-    return SourcePiece(node.name, first, "\n".join(lines[first - 1 : last]))
+    return SourcePiece(node.name, first, _shown_lines(lines, first, last))
+
+
+def _shown_lines(lines: list[str], first: int, last: int) -> str:
+    """Lines ``first`` to ``last`` as the terminal may show them: a string literal's escape bytes made visible."""
+    return "\n".join(safe_text(line) for line in lines[first - 1 : last])
