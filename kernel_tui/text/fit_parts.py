@@ -6,6 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+SUBTITLE_MARGIN = 6
+"""Cells of a panel's bottom border a subtitle cannot have: ``╰─ `` before it and `` ─╯`` after it (Textual cuts
+a longer one with ``…``)."""
+
 
 @dataclass(frozen=True)
 class Part:

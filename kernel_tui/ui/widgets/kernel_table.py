@@ -20,7 +20,7 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
 from kernel_tui.model.baseline_marks import CHANGED, MARK_STYLES
-from kernel_tui.text.fit_parts import Part, fit_parts
+from kernel_tui.text.fit_parts import SUBTITLE_MARGIN, Part, fit_parts
 from kernel_tui.text.formatting import (
     NOISY_MARK,
     cut_middle,
@@ -46,8 +46,6 @@ if TYPE_CHECKING:
 SHOWN_ROWS = 1_000
 """Rows a table fills: a real scenario has tens of kernels, a crafted results file may hold 20,000, whose rows took
 the view's main loop minutes (ctrl+q, and the quit on a closed terminal, waited for them)."""
-SUBTITLE_MARGIN = 4
-"""Cells of the bottom border the subtitle cannot have: the corners and a space either side."""
 MIN_CUT_NAME = 8
 """A name cut shorter than this says too little: the change note (also under the tables) gives way first."""
 
@@ -239,8 +237,7 @@ class KernelTable(DataTable[Text]):
         if self.predicted is not None:
             right = round(result.kernel_count) == self.predicted
             parts.append(Part(f"you said {self.predicted} {'✓' if right else '✗'}"))
-        # The border's corners and the spaces either side of the subtitle take four cells.
-        self.border_subtitle = Content(fit_parts(parts, self.size.width - SUBTITLE_MARGIN))
+        self.border_subtitle = Content(fit_parts(parts, self.outer_size.width - SUBTITLE_MARGIN))
 
     def highlighted_kernel(self) -> Kernel | None:
         """The kernel under the cursor, if any (a heading or a removed kernel is none of this run's)."""

@@ -26,6 +26,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from kernel_tui.text.fit_parts import SUBTITLE_MARGIN, Part, fit_parts
 from kernel_tui.ui.widgets.chart_modes import CHART_MODES, ChartData, LegendEntry, chart_mode, next_chart_mode
 
 if TYPE_CHECKING:
@@ -170,7 +171,11 @@ class RuntimeChart(Widget):
             legend.update(_legend(drawing.legend(data), self.app.console, room))
         self.border_title = Content(mode.title)
         following = f"b {chart_mode(next_chart_mode(mode.name)).word}"
-        self.border_subtitle = Content(" · ".join([*drawing.subtitle(data), following]) if drawn else "")
+        # Where the width runs short, the key to the next mode goes first (the footer's ? lists it), then the
+        # drawing's parts from the last: what the chart says matters more than how to leave it.
+        parts = [Part(text, index + 1) for index, text in enumerate(drawing.subtitle(data))]
+        parts.append(Part(following, len(parts) + 1))
+        self.border_subtitle = Content(fit_parts(parts, self.outer_size.width - SUBTITLE_MARGIN) if drawn else "")
         # Queried by name: RuntimePlot (and plotext) are imported only once the chart is first drawn.
         for plot in cast("list[RuntimePlot]", list(self.query("RuntimePlot"))):
             plot.points, plot.hint = self.points, self.hint
