@@ -124,3 +124,13 @@ def test_names_come_before_every_figure_column() -> None:
         shown = [key for key in dropped if key in plan.keys]
         assert shown == dropped[len(dropped) - len(shown) :], (room, plan.keys)
         assert sum(plan.widths[key] + 2 for key in plan.keys) == room, "the table fills its width"
+
+
+def test_a_crafted_name_does_not_push_every_figure_out() -> None:
+    """A results file may hold a 5,000-character name: past ``MAX_NAME_WIDTH`` it is cut, and the launch count,
+    time and bytes keep their columns."""
+    columns = kernel_columns.EXPLORER_COLUMNS
+    eager = kernel_columns.TableOf("eager", None)
+    plan = kernel_columns.fit_columns(columns, 120, 2, {"kernel": 5_000, "link": 20}, eager)
+    assert plan.keys[:4] == ("kernel", "calls", "time", "bytes")
+    assert kernel_columns.MAX_NAME_WIDTH <= plan.name_width < 120

@@ -168,6 +168,10 @@ EXPLORER_COLUMNS = (NAME, CALLS, TIME, BYTES, GBS, SHARE, ROOF, LINK)
 
 MIN_TEXT_WIDTH = 12
 """A text column (the attribution) narrower than this says too little: it goes instead."""
+MAX_NAME_WIDTH = 64
+"""The most a name claims before the figure columns: no course kernel comes near it (the longest, indented in
+a training step's section, is 42), but a crafted results file's 5,000-character name pushed every figure
+out; past this a name is cut in the middle (and the name line under the tables has it whole)."""
 MAX_TEXT_TARGET = 40
 """Past this a long attribution is cut rather than keeping a figure column out: the course's longest kernel
 name (``triton_poi_fused_expand_scalar_tensor…_0``, Inductor's own cut included) fits whole."""
@@ -199,11 +203,11 @@ def fit_columns(
 
     ``wants`` gives each text column's longest text (the name's, the attribution's), and where it has one a
     figure column's (a figure column without one takes its ``width``, so that it lines up run after run). The
-    name gets what it wants, up to the whole room; then the other columns join by ``priority`` while they fit;
-    the first that does not fit ends the list, so that the columns shown at any width are the most important
-    ones. A text column joins whole (up to ``MAX_TEXT_TARGET``) or, where that does not fit, cut to
-    ``MIN_TEXT_WIDTH`` and last. What is left goes to the text columns up to what they want, and any rest to the
-    last column shown, so that the table fills its width."""
+    name gets what it wants, up to the whole room (and ``MAX_NAME_WIDTH``); then the other columns join by
+    ``priority`` while they fit; the first that does not fit ends the list, so that the columns shown at any
+    width are the most important ones. A text column joins whole (up to ``MAX_TEXT_TARGET``) or, where that
+    does not fit, cut to ``MIN_TEXT_WIDTH`` and last. What is left goes to the text columns up to what they
+    want, and any rest to the last column shown, so that the table fills its width."""
     available = [column for column in columns if table is None or column.shown_for(table)]
 
     def least(column: KernelColumn) -> int:
@@ -212,7 +216,7 @@ def fit_columns(
         header = len(column.header(table)) if table is not None else 0
         return max(wants.get(column.key, 0), header)
 
-    widths = {NAME.key: max(1, min(least(NAME), room - spacing))}
+    widths = {NAME.key: max(1, min(least(NAME), MAX_NAME_WIDTH, room - spacing))}
     used = widths[NAME.key] + spacing
     joining = sorted((column for column in available if column is not NAME), key=lambda column: column.priority)
     for column in joining:
