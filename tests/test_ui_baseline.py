@@ -227,9 +227,10 @@ def test_picture_of_a_run_against_its_baseline(snap_compare: SnapCompare) -> Non
     assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
 
 
-async def test_at_80_columns_added_and_removed_names_are_cut_in_the_middle_and_stay_apart() -> None:
-    """At 80 columns ``+ cpp_fused…`` and ``- cpp_fused…`` read the same: the end of a kernel's name is
-    what tells it from another, so a name too long for its column loses its middle."""
+async def test_added_and_removed_names_are_whole_at_80_columns_and_cut_in_the_middle_narrower() -> None:
+    """At 80 columns every name is whole, its change note too: the name column gets its width before any figure
+    column. Narrower, ``+ cpp_fused…`` and ``- cpp_fused…`` would read the same: the end of a kernel's name
+    is what tells it from another, so a name too long for its column loses its middle."""
     link = make_link()
     next_run_replays(link, THEN_SCALE)
     app = make_app(link)
@@ -241,6 +242,10 @@ async def test_at_80_columns_added_and_removed_names_are_cut_in_the_middle_and_s
         await pilot.press("3")
         await pilot.pause()
         compiled = table(app, "compiled")
+        cells = [compiled.get_row_at(row)[0].plain for row in range(compiled.row_count)]
+        assert cells == [row.label for row in compiled.shown_rows], "whole at 80 columns"
+        await pilot.resize_terminal(34, 24)
+        await pilot.pause()
         assert compiled.plan is not None
         width = compiled.plan.name_width
         cells = [compiled.get_row_at(row)[0].plain for row in range(compiled.row_count)]

@@ -145,7 +145,9 @@ def test_the_roof_bends_at_the_ridge() -> None:
 
 
 async def test_each_row_says_which_side_of_the_ridge_it_sits(roofline_app: KernelTuiApp) -> None:
-    async with roofline_app.run_test(size=(200, 50)) as pilot:
+    # Wide enough for the roofline column beside whole names and attributions: at 200 columns the two tables
+    # side by side have 84 cells each, and the roofline column gives way to the whole attribution.
+    async with roofline_app.run_test(size=(240, 50)) as pilot:
         await show_roofline(pilot)
         assert isinstance(pilot.app, KernelTuiApp)
         explorer = pilot.app.get_explorer()
@@ -162,14 +164,21 @@ async def test_each_row_says_which_side_of_the_ridge_it_sits(roofline_app: Kerne
 
 
 def test_the_roofline_column_goes_right_after_the_share_column() -> None:
-    from kernel_tui.ui.kernel_words import plan_columns
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.text.kernel_columns import EXPLORER_COLUMNS, TableOf, fit_columns
 
-    wide = plan_columns(150, 1, 20, 20, roofline=True)
-    assert wide.keys[-2:] == ("roof", "link") and "share" in wide.keys
-    narrower = plan_columns(100, 1, 20, 20, roofline=True)
-    assert "share" not in narrower.keys
-    assert plan_columns(70, 1, 20, 20, roofline=True).keys == plan_columns(70, 1, 20, 20).keys
-    assert "roof" not in plan_columns(150, 1, 20, 20).keys  # no FLOPs counted: no column
+    counted = Kernel("aten::add", "aten::add", 1, 1.0, flops=ELEMENTS)
+    with_flops = TableOf("eager", ModeResult(1, (counted,), None, None))
+    without = TableOf("eager", ModeResult(1, (Kernel("aten::add", "aten::add", 1, 1.0),), None, None))
+
+    def keys(room: int, table: TableOf) -> tuple[str, ...]:
+        return fit_columns(EXPLORER_COLUMNS, room, 2, {"kernel": 20, "link": 20}, table).keys
+
+    assert keys(150, with_flops)[-2:] == ("roof", "link") and "share" in keys(150, with_flops)
+    assert "share" not in keys(100, with_flops) and "roof" in keys(100, with_flops)
+    assert keys(70, with_flops) == keys(70, without)
+    assert "roof" not in keys(150, without)  # no FLOPs counted: no column
 
 
 def test_labels_a_row_apart_are_not_drawn_over_each_other_and_the_highlighted_kernel_names_its_point() -> None:

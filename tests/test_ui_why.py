@@ -32,9 +32,10 @@ from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.model.report import SweepPoint
 from kernel_tui.text.formatting import attribution_text, lines_text, link_text
+from kernel_tui.text.kernel_columns import EXPLORER_COLUMNS, TableOf, fit_columns
 from kernel_tui.transport.protocol import Partial
 from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.kernel_words import code_kernel, code_language, kernel_story, no_code_reason, plan_columns
+from kernel_tui.ui.kernel_words import code_kernel, code_language, kernel_story, no_code_reason
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.help import HelpScreen
 from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
@@ -157,16 +158,24 @@ class TestAttribution:
                 assert name in text or name in "".join(rows), text
             assert "62% of the copy ceiling" in text
 
-    def test_narrow_tables_drop_share_then_bandwidth_then_attribution(self) -> None:
-        def keys(room: int) -> tuple[str, ...]:
-            return plan_columns(room, 1, name_want=20, link_want=20).keys
+    def test_narrow_tables_keep_the_name_whole_and_drop_share_then_bandwidth_then_attribution(self) -> None:
+        """Names first: the name keeps its 20 cells at every width here; the figure columns go by priority."""
+        eager = TableOf("eager", None)  # no FLOPs counted: no roofline column
 
-        assert keys(200) == ("kernel", "calls", "time", "bytes", "gbs", "share", "link")
-        assert keys(77) == ("kernel", "calls", "time", "bytes", "gbs", "link")
-        assert keys(60) == ("kernel", "calls", "time", "bytes", "link")
-        assert keys(45) == ("kernel", "calls", "time", "bytes")
-        plan = plan_columns(77, 1, name_want=10, link_want=20)
-        assert plan.link_width >= 20, "the attribution gets its whole text before the name grows"
+        def fitted(room: int, name: int = 20) -> tuple[tuple[str, ...], int]:
+            plan = fit_columns(EXPLORER_COLUMNS, room, 2, {"kernel": name, "link": 20}, eager)
+            return plan.keys, plan.name_width
+
+        assert fitted(200) == (("kernel", "calls", "time", "bytes", "gbs", "share", "link"), 20)
+        assert fitted(85) == (("kernel", "calls", "time", "bytes", "gbs", "link"), 20)
+        assert fitted(84) == (("kernel", "calls", "time", "bytes", "link"), 20)
+        assert fitted(65) == (("kernel", "calls", "time", "bytes", "link"), 20), "the attribution cut, and last"
+        assert fitted(64) == (("kernel", "calls", "time", "bytes"), 20)
+        assert fitted(50) == (("kernel", "calls", "time"), 20)
+        assert fitted(60, name=40) == (("kernel", "calls", "time"), 40), "the name is whole before any figure"
+        assert fitted(30, name=40) == (("kernel",), 28), "a name wider than the table takes all of it, cut"
+        plan = fit_columns(EXPLORER_COLUMNS, 90, 2, {"kernel": 10, "link": 20}, eager)
+        assert plan.widths["link"] >= 20, "the attribution gets its whole text from what the name leaves"
 
     def test_link_texts(self) -> None:
         eager = Kernel("aten::add", "aten::add", 1, 1.0, fused_into=("cpp_fused_add_relu_0",))
@@ -377,7 +386,8 @@ def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00() -> None:
     values, labels = figure.yticks_args
     assert min(values) < 0.005 and "0.00" not in labels, labels
     assert [format_gbs(value) for value in (0.002, 0.00031, 7.171)] == ["0.002", "0.0003", "7.17"]
-    from kernel_tui.ui.kernel_words import bandwidth_cell
+    from kernel_tui.text.kernel_columns import GBS
 
     slow = Kernel("aten::item", "aten::item", 1, 11.9, bytes_read=4, gbs=0.00034, ceiling_pct=0.0)
-    assert bandwidth_cell(slow) == ("<0.01", "0%"), "short enough for the column beside its share"
+    assert GBS.cell(slow, TableOf("eager", None)) == "<0.01   0%", "short enough for the column beside its share"
+    assert GBS.width is not None and len(GBS.cell(slow, TableOf("eager", None))) <= GBS.width

@@ -22,7 +22,7 @@ from kernel_tui.text.formatting import (
     summary_line,
     variant_rows,
 )
-from kernel_tui.text.kernel_columns import MARKDOWN_COLUMNS, TableOf
+from kernel_tui.text.kernel_columns import MARKDOWN_COLUMNS, NAME, TableOf
 from kernel_tui.text.memory_text import memory_line
 from kernel_tui.text.roofline_text import (
     ceilings_line,
@@ -47,12 +47,16 @@ def _kernel_table(title: str, mode: ModeResult | None, mode_name: str, preview: 
         return lines + ["No kernels.", ""]
     of = TableOf(mode_name, mode, preview)
     lines += [
-        "| kernel | " + " | ".join(column.header(of) for column in MARKDOWN_COLUMNS) + " |",
-        "| --- | " + " | ".join("---:" if column.numeric else "---" for column in MARKDOWN_COLUMNS) + " |",
+        "| " + " | ".join(column.header(of) for column in MARKDOWN_COLUMNS) + " |",
+        "| " + " | ".join("---:" if column.numeric else "---" for column in MARKDOWN_COLUMNS) + " |",
     ]
     for kernel in mode.kernels:
-        cells = " | ".join(_cell(column.cell(kernel, of)) for column in MARKDOWN_COLUMNS)
-        lines.append(f"| `{_cell(kernel.short_name)}` | {cells} |")
+        cells = (_cell(column.cell(kernel, of)) for column in MARKDOWN_COLUMNS)
+        lines.append(
+            "| "
+            + " | ".join(f"`{cell}`" if column is NAME else cell for column, cell in zip(MARKDOWN_COLUMNS, cells))
+            + " |"
+        )
     return lines + [""]
 
 

@@ -42,7 +42,7 @@ from kernel_tui.text.formatting import (
     training_line,
     variant_rows,
 )
-from kernel_tui.text.kernel_columns import CALLS, TERMINAL_COLUMNS, TableOf
+from kernel_tui.text.kernel_columns import CALLS, NAME, TERMINAL_COLUMNS, ColumnPlan, TableOf, fit_columns
 from kernel_tui.text.memory_text import memory_line
 from kernel_tui.text.roofline_text import (
     ROOFLINE_HEADERS,
@@ -56,35 +56,70 @@ if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport
 
 
-def kernel_table(title: str, mode: ModeResult | None, preview: bool = False) -> Table:
+RULED = 3
+"""Cells a column of a Rich table takes besides its text: its padding either side and its rule."""
+
+
+def kernel_table(title: str, mode: ModeResult | None, preview: bool = False, width: int | None = None) -> Table:
+    """One mode's kernels; within ``width`` cells, names first: the figure columns that do not fit beside the
+    longest name are left out by their priority (``kernel_columns.fit_columns``)."""
     table = Table(title=title, title_justify="left", expand=True, pad_edge=False)
-    table.add_column("kernel", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
     of = TableOf(title.lower(), mode, preview, marks=True)
-    for column in TERMINAL_COLUMNS:
-        table.add_column(column.header(of), justify="right" if column.numeric else "left")
-    blank = [""] * len(TERMINAL_COLUMNS)
-    if mode is None:
-        table.add_row("not measured", *blank)
-        return table
-    if not mode.kernels:
-        table.add_row(Text("no kernels", style="dim"), *_calls_only("0"))
-    groups = [(section, mode.section(section)) for section in SECTIONS] if mode.is_training else [(None, mode.kernels)]
-    for section, kernels in groups:
-        if section is not None:
-            table.add_row(Text(section, style="bold"), *_calls_only(format_count(sum(k.calls for k in kernels))))
-        for kernel, name in zip(kernels, nested_names(kernels)):
-            table.add_row(
-                name if section is None else f"  {name}", *(column.cell(kernel, of) for column in TERMINAL_COLUMNS)
-            )
-    if any(kernel.predicted for kernel in mode.kernels):
+    rows = _rows(mode, of)
+    plan = _plan(of, rows, width)
+    table.add_column(NAME.header(of), overflow="ellipsis", no_wrap=True, ratio=3, min_width=plan.name_width)
+    figures = [column for column in plan.columns if column is not NAME]
+    for column in figures:
+        table.add_column(column.header(of), justify=column.justify, no_wrap=True)
+    for name, cells in rows:
+        table.add_row(name, *(cells.get(column.key, "") for column in figures))
+    if mode is not None and any(kernel.predicted for kernel in mode.kernels):
         table.caption = f"{PREDICTED_MARK} predicted from ATen's CUDA source"
         table.caption_justify = "left"
     return table
 
 
-def _calls_only(calls: str) -> list[str]:
-    """A row with only a count of launches (a section's, or none), under the calls column."""
-    return [calls if column is CALLS else "" for column in TERMINAL_COLUMNS]
+def _rows(mode: ModeResult | None, of: TableOf) -> list[tuple[Text | str, dict[str, str]]]:
+    """Each row's name and its cells by column key: a kernel's, a section heading's, or a word for none."""
+    if mode is None:
+        return [("not measured", {})]
+    rows: list[tuple[Text | str, dict[str, str]]] = []
+    if not mode.kernels:
+        rows.append((Text("no kernels", style="dim"), {CALLS.key: "0"}))
+    groups = [(section, mode.section(section)) for section in SECTIONS] if mode.is_training else [(None, mode.kernels)]
+    for section, kernels in groups:
+        if section is not None:
+            rows.append((Text(section, style="bold"), {CALLS.key: format_count(sum(k.calls for k in kernels))}))
+        for kernel, name in zip(kernels, nested_names(kernels)):
+            cells = {column.key: column.cell(kernel, of) for column in TERMINAL_COLUMNS if column is not NAME}
+            rows.append((name if section is None else f"  {name}", cells))
+    return rows
+
+
+def _plan(of: TableOf, rows: list[tuple[Text | str, dict[str, str]]], width: int | None) -> ColumnPlan:
+    """The columns that fit ``width`` (None: all of them), each as wide as its header and its cells."""
+    wants = {column.key: len(column.header(of)) for column in TERMINAL_COLUMNS}
+    for name, cells in rows:
+        wants[NAME.key] = max(wants[NAME.key], len(name))
+        for key, cell in cells.items():
+            wants[key] = max(wants[key], len(cell))
+    # A column takes its padding either side and its rule: three cells, less the table's two edges' padding
+    # (``pad_edge=False``) and one rule fewer than columns, plus the two edges' rules.
+    room = width + 1 if width is not None else sum(wants.values()) + RULED * len(wants)
+    return fit_columns(TERMINAL_COLUMNS, room, RULED, wants, of)
+
+
+def tables_fit_beside(report: ScenarioReport, width: int) -> bool:
+    """Whether the eager and the compiled table, side by side in ``width`` cells, each show every name whole and
+    every column: else one goes above the other."""
+    half = (width - 2) // 2  # the grid pads each table one cell on its inner side
+    for title, mode in (("Eager", report.eager), ("Compiled", report.compiled)):
+        of = TableOf(title.lower(), mode, report.is_preview, marks=True)
+        rows = _rows(mode, of)
+        plan = _plan(of, rows, half)
+        if plan.left_out or any(len(name) > plan.name_width for name, _ in rows):
+            return False
+    return True
 
 
 def launch_table(report: ScenarioReport) -> Table | None:
@@ -199,9 +234,11 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
     if report.signature:
         parts.append(Text(f"shapes: {report.signature}"))
     if report.eager is not None:
-        eager = kernel_table("Eager", report.eager, report.is_preview)
-        compiled = kernel_table("Compiled", report.compiled, report.is_preview)
-        if width >= SIDE_BY_SIDE_WIDTH:
+        beside = width >= SIDE_BY_SIDE_WIDTH and tables_fit_beside(report, width)
+        table_width = (width - 2) // 2 if beside else width
+        eager = kernel_table("Eager", report.eager, report.is_preview, table_width)
+        compiled = kernel_table("Compiled", report.compiled, report.is_preview, table_width)
+        if beside:
             sides = Table.grid(expand=True, padding=(0, 1))
             sides.add_column(ratio=1)
             sides.add_column(ratio=1)

@@ -3,9 +3,11 @@ mode's time, and attribution (eager: the compiled kernel that absorbed it; compi
 A training step's kernels stand under a heading per section, and against a pinned baseline each row has its
 mark (``kernel_tui.ui.kernel_rows``), the baseline's removed kernels dimmed among them.
 
-Which columns show depends on the table's width (``kernel_tui.ui.kernel_words.plan_columns``): on a narrow
-table the share, then the bandwidth, then the attribution give way; the full-name line under the tables
-always says all of it for the highlighted kernel.
+The columns and their cells come from the one registry (``kernel_tui.text.kernel_columns``), fitted to the
+table's width names first: the name column gets the width its longest name needs, then the figure columns
+join by priority while they fit; the full-name line under the tables always says all of it for the
+highlighted kernel. The subtitle fits its width the same way: its least important parts go first, never the
+learner's ``you said N ✓``.
 """
 
 from __future__ import annotations
@@ -18,21 +20,17 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
 from kernel_tui.model.baseline_marks import CHANGED, MARK_STYLES
-from kernel_tui.text.boundary_text import kernel_boundaries
-from kernel_tui.text.by_line import APART_MARK
+from kernel_tui.text.fit_parts import SUBTITLE_MARGIN, Part, fit_parts
 from kernel_tui.text.formatting import (
-    LINK_LABELS,
     NOISY_MARK,
-    PREDICTED_MARK,
     cut_middle,
     format_bytes,
     format_count,
     format_time_us,
     format_transfers,
-    link_text,
     noisy_times,
 )
-from kernel_tui.ui.kernel_words import LINK, NAME, ColumnPlan, bandwidth_cell, plan_columns, roofline_cell
+from kernel_tui.text.kernel_columns import EXPLORER_COLUMNS, LINK, NAME, ColumnPlan, TableOf, fit_columns
 
 LINE_MARK = "bold reverse"
 """A row whose work came from the code line under the cursor."""
@@ -83,21 +81,23 @@ class KernelTable(DataTable[Text]):
 
     def on_resize(self) -> None:
         self._fit_columns()
+        self._show_subtitle()
 
     def _fit_columns(self) -> None:
-        # Numbers get fixed widths so the columns line up from one run to the next; the name and the
-        # attribution share what is left. A change of which columns fit rebuilds the table.
+        # Figures get fixed widths so the columns line up from one run to the next; the name gets what its
+        # longest name needs first. A change of which columns fit rebuilds the table.
         room = self.scrollable_content_region.width - 1
-        name_want = max((len(row.label) for row in self.shown_rows), default=0)
-        link_want = max((len(link_text(kernel, self.mode)) for kernel in self.kernels), default=0)
-        # The roofline column only where the engine counted FLOPs (an older recording has none to show).
-        roofline = any(kernel.flops is not None for kernel in self.kernels)
-        plan = plan_columns(room, self.cell_padding, name_want, link_want, roofline)
+        table = self._table_of()
+        wants = {
+            NAME.key: max((len(row.label) for row in self.shown_rows), default=0),
+            LINK.key: max((len(LINK.cell(kernel, table)) for kernel in self.kernels), default=0),
+        }
+        plan = fit_columns(EXPLORER_COLUMNS, room, 2 * self.cell_padding, wants, table)
         if self.plan is not None and plan.keys == self.plan.keys:
             names_cut_anew = plan.name_width != self.plan.name_width
             self.plan = plan
-            self._set_width("kernel", plan.name_width)
-            self._set_width("link", plan.link_width)
+            for column in plan.columns:
+                self._set_width(column.key, plan.widths[column.key])
             if names_cut_anew:
                 self._redraw_rows()
             return
@@ -105,12 +105,18 @@ class KernelTable(DataTable[Text]):
         cursor = self.cursor_row
         self.clear(columns=True)
         for column in plan.columns:
-            label = LINK_LABELS.get(self.mode, "") if column is LINK else column.label
-            width = plan.name_width if column is NAME else plan.link_width if column is LINK else column.width
-            self.add_column(Text(label, justify=column.justify), key=column.key, width=width)
+            header = Text(column.header(table), justify=column.justify)
+            self.add_column(header, key=column.key, width=plan.widths[column.key])
         self._add_rows()
         if self.shown_rows:
             self.move_cursor(row=min(max(cursor, 0), len(self.shown_rows) - 1), animate=False)
+
+    def _table_of(self) -> TableOf:
+        """What this table's cells depend on besides each kernel."""
+        result = self._result
+        # A CUDA preview has no times (None): it generates code and runs nothing.
+        preview = result is not None and bool(result.kernels) and all(k.time_us is None for k in result.kernels)
+        return TableOf(self.mode, result, preview, marks=True, noise_in_header=False, links_pending=self.links_pending)
 
     def _set_width(self, key: str, width: int) -> None:
         column = self.columns.get(ColumnKey(key))
@@ -175,6 +181,8 @@ class KernelTable(DataTable[Text]):
         """Say "…" rather than "—" in the attribution column until the other side is measured."""
         if pending != self.links_pending:
             self.links_pending = pending
+            if self.plan is not None:
+                self._fit_columns()  # the attributions' width, now that they are known
             self._redraw_rows()
 
     def _redraw_rows(self) -> None:
@@ -188,72 +196,65 @@ class KernelTable(DataTable[Text]):
         if self.plan is None:
             return
         keys = self.plan.keys
-        # A CUDA preview has no times (None): it generates code and runs nothing.
-        total_time = sum(kernel.time_us or 0.0 for kernel in self.kernels)
+        table = self._table_of()
         for index, row in enumerate(self.shown_rows):
             if row.kernel is not None:
-                cells = self._kernel_cells(row, row.kernel, total_time)
+                cells = self._kernel_cells(row, row.kernel, table)
             elif row.heading is not None:
                 cells = _heading_cells(row)
             else:
                 cells = _removed_cells(row, self.plan.name_width)
             self.add_row(*(cells.get(key, Text("")) for key in keys), key=str(index))
 
-    def _kernel_cells(self, row: KernelRow, kernel: Kernel, total_time: float) -> dict[str, Text]:
-        gbs, ceiling = bandwidth_cell(kernel)
-        name = _name_cell(row, self.plan.name_width if self.plan is not None else None)
+    def _kernel_cells(self, row: KernelRow, kernel: Kernel, table: TableOf) -> dict[str, Text]:
+        assert self.plan is not None
+        cells = {
+            column.key: Text(column.cell(kernel, table), justify=column.justify, overflow="ellipsis", no_wrap=True)
+            for column in self.plan.columns
+            if column is not NAME
+        }
+        name = _name_cell(row, self.plan.name_width)
         if self.marked_line is not None and self.marked_line in kernel.lines:
             name.stylize(LINE_MARK)
-        return {
-            "kernel": name,
-            "calls": Text(format_count(kernel.calls) + (PREDICTED_MARK if kernel.predicted else ""), justify="right"),
-            "time": Text(format_time_us(kernel.time_us, preview=kernel.time_us is None), justify="right"),
-            "bytes": Text(format_bytes(kernel.bytes_total), justify="right"),
-            "gbs": Text.assemble(gbs, (f" {ceiling:>4}" if ceiling else ""), justify="right"),
-            "share": Text(f"{(kernel.time_us or 0.0) / total_time:.0%}" if total_time > 0 else "—", justify="right"),
-            "roof": Text(roofline_cell(kernel), justify="right"),
-            "link": Text("…" if self.links_pending else self._link(kernel), overflow="ellipsis", no_wrap=True),
-        }
-
-    def _link(self, kernel: Kernel) -> str:
-        """The attribution cell; a compiled row that reads a buffer another kernel wrote ends with why they are
-        two (``✂ library``), which the line under the tables says in full."""
-        apart = kernel_boundaries(kernel, self._result) if self.mode == "compiled" else ()
-        kinds = ", ".join(dict.fromkeys(boundary.kind for boundary in apart))
-        return f"{link_text(kernel, self.mode)} {APART_MARK} {kinds}" if kinds else link_text(kernel, self.mode)
+        cells[NAME.key] = name
+        return cells
 
     def _show_subtitle(self) -> None:
         result = self._result
         if result is None:
             self.border_subtitle = Content(self._waiting)
             return
-        if not result.kernels:
-            subtitle = "no kernels"
-        else:
-            launches = "launch" if result.kernel_count == 1 else "launches"
-            subtitle = (
-                f"{format_count(result.kernel_count)} {launches} · {format_bytes(result.bytes_total)} "
-                f"({format_transfers(result.transfers)}) · "
-                f"{format_time_us(result.time_us, preview=all(k.time_us is None for k in result.kernels))}/call"
-            )
+        parts = [Part("no kernels")] if not result.kernels else _totals(result)
         if noisy_times(result):
-            subtitle += f" · times {NOISY_MARK}"  # kernel times above the call's: read them as shares
+            parts.append(Part(f"times {NOISY_MARK}", 4))  # kernel times above the call's: read them as shares
         if result.kernels and result.bound is not None and result.bound_share is not None:
-            subtitle += f" · {result.bound} {result.bound_share:.0%}"  # the side holding most kernel time
-            if (result.unclassified_share or 0.0) >= 0.005:
-                subtitle += f" of classified, {result.unclassified_share:.0%} unclassified"
+            bound = f"{result.bound} {result.bound_share:.0%}"  # the side holding most kernel time
+            unclassified = result.unclassified_share or 0.0
+            said = f"{bound} of classified, {unclassified:.0%} unclassified" if unclassified >= 0.005 else bound
+            parts.append(Part(said, 5, short=bound))
         if self.rows_left_out:
-            subtitle += f" · first {SHOWN_ROWS:,} rows shown, {self.rows_left_out:,} more in the JSON"
+            parts.append(Part(f"first {SHOWN_ROWS:,} rows shown, {self.rows_left_out:,} more in the JSON", 1))
         if self.predicted is not None:
             right = round(result.kernel_count) == self.predicted
-            subtitle += f" · you said {self.predicted} {'✓' if right else '✗'}"
-        self.border_subtitle = Content(subtitle)
+            parts.append(Part(f"you said {self.predicted} {'✓' if right else '✗'}"))
+        self.border_subtitle = Content(fit_parts(parts, self.outer_size.width - SUBTITLE_MARGIN))
 
     def highlighted_kernel(self) -> Kernel | None:
         """The kernel under the cursor, if any (a heading or a removed kernel is none of this run's)."""
         if not 0 <= self.cursor_row < len(self.shown_rows):
             return None
         return self.shown_rows[self.cursor_row].kernel
+
+
+def _totals(result: ModeResult) -> list[Part]:
+    """Launches, bytes and time per call: the launches stay, the time goes before the bytes."""
+    launches = "launch" if result.kernel_count == 1 else "launches"
+    preview = all(kernel.time_us is None for kernel in result.kernels)
+    return [
+        Part(f"{format_count(result.kernel_count)} {launches}"),
+        Part(f"{format_bytes(result.bytes_total)} ({format_transfers(result.transfers)})", 2),
+        Part(f"{format_time_us(result.time_us, preview=preview)}/call", 3),
+    ]
 
 
 def _name_cell(row: KernelRow, width: int | None = None) -> Text:

@@ -151,9 +151,10 @@ def highlight_legend(report: ScenarioReport | None, highlight: tuple[str | None,
 
 
 def _legend(marked: RooflinePoint) -> str:
-    """The highlighted kernel's legend entry, with its table: an eager and a compiled kernel often share a
-    spot (``aten::matmul`` and ``aten::mm``)."""
-    return f"▶ {marked.mode} {point_label(marked)}"
+    """The highlighted kernel's legend entry, with its table (an eager and a compiled kernel often share a
+    spot, ``aten::matmul`` and ``aten::mm``) and its name whole: the legend has the room a label beside its
+    point has not, and gives its other entries up first (``runtime_chart._legend``)."""
+    return f"▶ {marked.mode} {marked.name}"
 
 
 def draw_roofline(

@@ -26,9 +26,12 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from kernel_tui.text.fit_parts import SUBTITLE_MARGIN, Part, fit_parts
 from kernel_tui.ui.widgets.chart_modes import CHART_MODES, ChartData, LegendEntry, chart_mode, next_chart_mode
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from kernel_tui.model.kernel import Kernel
     from kernel_tui.model.report import ScenarioReport, SweepPoint
     from kernel_tui.ui.shown import ChartShown
@@ -76,6 +79,9 @@ class RuntimeChart(Widget):
     def on_mount(self) -> None:
         self._replot()
         self.call_after_refresh(self._mount_plot)
+
+    def on_resize(self) -> None:
+        self._replot()  # the legend gives up entries, or takes them back, to fit its new width
 
     async def _mount_plot(self) -> None:
         if not self.is_attached:  # the app quit (or the layout changed) before the first frame was out
@@ -161,10 +167,15 @@ class RuntimeChart(Widget):
         legend = self.query_one("#chart-legend", Static)
         legend.display = drawn
         if drawn:
-            legend.update(_legend(drawing.legend(data)))
+            room = legend.content_size.width or max(1, self.content_size.width)
+            legend.update(_legend(drawing.legend(data), self.app.console, room))
         self.border_title = Content(mode.title)
         following = f"b {chart_mode(next_chart_mode(mode.name)).word}"
-        self.border_subtitle = Content(" · ".join([*drawing.subtitle(data), following]) if drawn else "")
+        # Where the width runs short, the key to the next mode goes first (the footer's ? lists it), then the
+        # drawing's parts from the last: what the chart says matters more than how to leave it.
+        parts = [Part(text, index + 1) for index, text in enumerate(drawing.subtitle(data))]
+        parts.append(Part(following, len(parts) + 1))
+        self.border_subtitle = Content(fit_parts(parts, self.outer_size.width - SUBTITLE_MARGIN) if drawn else "")
         # Queried by name: RuntimePlot (and plotext) are imported only once the chart is first drawn.
         for plot in cast("list[RuntimePlot]", list(self.query("RuntimePlot"))):
             plot.points, plot.hint = self.points, self.hint
@@ -174,9 +185,23 @@ class RuntimeChart(Widget):
             plot.refresh()
 
 
-def _legend(entries: list[LegendEntry]) -> Text:
+LEGEND_LINES = 2
+"""The legend's lines at most (``max-height`` of ``#chart-legend`` in ``app.tcss``)."""
+
+
+def _legend(entries: list[LegendEntry], console: Console, width: int) -> Text:
     """What each line and mark is, on a line of its own above the plot: plotext's legend sat inside the
-    plot, over the lines of a 120x36 chart."""
+    plot, over the lines of a 120x36 chart. Where they do not all fit in ``LEGEND_LINES`` of ``width``, the
+    first give way: the last is the most particular (the roofline's highlighted kernel, its name whole)."""
+    shown = list(entries)
+    text = _legend_text(shown)
+    while len(shown) > 1 and len(text.wrap(console, width)) > LEGEND_LINES:
+        shown.pop(0)
+        text = _legend_text(shown)
+    return text
+
+
+def _legend_text(entries: list[LegendEntry]) -> Text:
     text = Text()
     for index, (label, color, mark) in enumerate(entries):
         if index:
