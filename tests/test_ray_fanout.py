@@ -3,9 +3,13 @@ what can go wrong before anything is sent (no Ray, no cluster, options that cann
 
 from __future__ import annotations
 
+import http.server
 import logging
+import os
 import socket
+import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +17,7 @@ from typing import Any
 
 import pytest
 from cli_support import run_json
-from conftest import lesson_report
+from conftest import measure
 
 from kernel_tui.commands.arguments import command_parser
 from kernel_tui.commands.cli import EXIT_USAGE, main
@@ -59,6 +63,25 @@ def test_an_address_where_nothing_listens_is_one_line_at_once(capsys: pytest.Cap
         f"kernel-tui run: --ray {address}: cannot connect to a Ray cluster: "
         f"nothing answers at {address} (Connection refused)"
     )
+
+
+@pytest.mark.engine  # it runs the command line, as typed
+def test_an_address_that_answers_in_another_protocol_is_one_line_in_bounded_time() -> None:
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler) as web:
+        threading.Thread(target=web.serve_forever, daemon=True).start()
+        address = f"127.0.0.1:{web.server_address[1]}"
+        started = time.monotonic()
+        result = subprocess.run(
+            [sys.executable, "-m", "kernel_tui", "run", "--ray", address, "--json", str(FIRST)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "KERNEL_TUI_RAY_CONNECT_S": "5"},
+            timeout=120,
+        )
+        web.shutdown()
+    assert time.monotonic() - started < 60
+    assert (result.returncode, result.stdout) == (EXIT_USAGE, "")
+    assert result.stderr == f"kernel-tui run: --ray {address}: no Ray cluster answered within 5 s\n"
 
 
 @pytest.mark.parametrize(
@@ -206,7 +229,7 @@ def test_the_course_fanned_out_over_ray_counts_what_a_local_run_counts(
     by_lesson = {Path(report["scenario"]).name: report for report in fanned.reports}
     assert len(fanned.reports) == len(COURSE) and sorted(by_lesson) == [path.name for path in COURSE]
     for path in COURSE:
-        local, remote = lesson_report(engine, path), by_lesson[path.name]
+        local, remote = measure(engine, path), by_lesson[path.name]
         assert remote["scenario"] == str(path.resolve())
         # What the worker's engine measured, not what was asked for.
         assert (remote["device"], remote["device_name"]) == (local.device, local.device_name)

@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,10 @@ if TYPE_CHECKING:
 
 ANY_GPU, NO_GPU = "any", "none"
 CONNECT_TIMEOUT_S = 5.0
+CONNECT_DEADLINE_S = 60.0
+"""How long Ray's client is given to join the cluster at an address (KERNEL_TUI_RAY_CONNECT_S overrides it): Ray
+itself gives up on a silent address after about 20 s, but waits far longer on one that answers in another
+protocol."""
 """How long the cluster's address is given to accept a connection before it is said to answer nothing."""
 CLUSTER_DEFAULT = ""
 """``--ray`` with no address: Ray's own choice (``RAY_ADDRESS``, the cluster last started here, else a new one)."""
@@ -85,7 +90,8 @@ def fan_out(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int
             absent = missing_accelerator(resources, accelerator)
             if absent:
                 print(f"kernel-tui run: {absent}; the tasks wait until one joins (Ctrl-C stops)", file=sys.stderr)
-            return _send_and_show(ray, options, paths, accelerator)
+            with _signals_end_the_run():  # again: ray.init put its own SIGTERM handler in place of ours
+                return _send_and_show(ray, options, paths, accelerator)
         finally:
             ray.shutdown()
 
@@ -100,13 +106,38 @@ def connect(ray: ModuleType, address: str | None) -> str | None:
     silent = nothing_answers(address) if address else None
     if silent is not None:
         return f"{named}: cannot connect to a Ray cluster: {silent}"
-    with _stderr_kept_aside():
+    outcome: list[BaseException | None] = []
+
+    def init() -> None:
         try:
             ray.init(address=address, logging_level=logging.WARNING)
-        except (ConnectionError, RuntimeError, ValueError, TimeoutError) as error:
-            reason = safe_line(str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__)
-            return f"{named}: cannot connect to a Ray cluster: {reason}"
-    return None
+        except BaseException as error:  # noqa: BLE001  (handed to the main thread, which says it in one line)
+            outcome.append(error)
+        else:
+            outcome.append(None)
+
+    deadline = float(os.environ.get("KERNEL_TUI_RAY_CONNECT_S", CONNECT_DEADLINE_S))
+    with _stderr_kept_aside() as saved_stderr:
+        if address is None:
+            init()  # Ray starts a cluster here, or joins the one it finds: steps that Ray bounds itself
+        else:
+            # An address that accepts connections but is no Ray cluster (a web server, a stale tunnel) keeps Ray's
+            # client waiting for minutes, deaf to Ctrl-C: it waits in a thread, and this one waits for it a while.
+            waiter = threading.Thread(target=init, name="ray-connect", daemon=True)
+            waiter.start()
+            waiter.join(deadline)
+        if not outcome:
+            # The waiting thread cannot be stopped and would print Ray's retries, and Ray's exit handlers would wait
+            # on it: the run ends here, its one line written past the scratch file.
+            os.write(saved_stderr, f"kernel-tui run: {named}: no Ray cluster answered within {deadline:g} s\n".encode())
+            os._exit(EXIT_USAGE)
+    failure = outcome[0]
+    if failure is None:
+        return None
+    if isinstance(failure, (ConnectionError, RuntimeError, ValueError, TimeoutError)):
+        reason = safe_line(str(failure).strip().splitlines()[0] if str(failure).strip() else type(failure).__name__)
+        return f"{named}: cannot connect to a Ray cluster: {reason}"
+    raise failure
 
 
 def nothing_answers(address: str) -> str | None:
@@ -128,14 +159,15 @@ def nothing_answers(address: str) -> str | None:
 
 
 @contextlib.contextmanager
-def _stderr_kept_aside() -> Iterator[None]:
-    """File descriptor 2 pointed at a scratch file for the duration (Ray's C++ logging writes to it directly)."""
+def _stderr_kept_aside() -> Iterator[int]:
+    """File descriptor 2 pointed at a scratch file for the duration (Ray's C++ logging writes to it directly); the
+    real stderr's descriptor meanwhile is what it yields."""
     sys.stderr.flush()
     saved = os.dup(2)
     with tempfile.TemporaryFile() as aside:
         os.dup2(aside.fileno(), 2)
         try:
-            yield
+            yield saved
         finally:
             sys.stderr.flush()
             os.dup2(saved, 2)
