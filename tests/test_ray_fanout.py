@@ -21,7 +21,13 @@ from conftest import measure
 
 from kernel_tui.commands.arguments import command_parser
 from kernel_tui.commands.cli import EXIT_USAGE, main
-from kernel_tui.commands.ray_fanout import missing_accelerator, ray_accelerator_type, task_options, worker_arguments
+from kernel_tui.commands.ray_fanout import (
+    default_accelerator,
+    missing_accelerator,
+    ray_accelerator_type,
+    task_options,
+    worker_arguments,
+)
 from kernel_tui.commands.ray_worker import ScenarioJob, _as_submitted, _scenario_here, measure_on_worker
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
@@ -111,6 +117,15 @@ def test_accelerator_types_are_rays_names() -> None:
     assert task_options("none") == {"num_cpus": 1, "num_gpus": 0}
     assert task_options("any") == {"num_gpus": 1}
     assert task_options("A100") == {"num_gpus": 1, "accelerator_type": "A100"}
+
+
+def test_without_accelerator_a_task_asks_for_a_gpu_where_the_run_would_use_one() -> None:
+    gpus, cpus = {"CPU": 16.0, "GPU": 2.0}, {"CPU": 16.0}
+    assert default_accelerator("auto", gpus) == "any"
+    assert default_accelerator("auto", cpus) == "none"
+    assert default_accelerator("cuda", cpus) == "any"  # asked for: the warning says the cluster has none
+    assert default_accelerator("cpu", gpus) == "none"
+    assert default_accelerator("cuda-preview", gpus) == "none"
 
 
 def test_a_type_the_cluster_lacks_is_named_with_those_it_has() -> None:

@@ -195,8 +195,8 @@ def add_fan_out_arguments(run: argparse.ArgumentParser) -> None:
         "--accelerator",
         metavar="TYPE",
         help="with --ray: one GPU of this type per task, as Ray names it (A100, H100, L4, or ray.util.accelerators' "
-        "NVIDIA_A100...), 'any' GPU, or 'none' for a CPU task (default: none with --device cpu or cuda-preview, "
-        "else any)",
+        "NVIDIA_A100...), 'any' GPU, or 'none' for a CPU task (default: any with --device cuda, none with cpu or "
+        "cuda-preview, and with auto any where the cluster has a GPU)",
     )
 
 

@@ -69,7 +69,6 @@ def fan_out(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int
     if not options.paths:
         parser.error("run --ray needs a PATH (scenario files or folders)")
     paths = check_paths(parser, options.paths)
-    accelerator = options.accelerator or (NO_GPU if options.device in ("cpu", "cuda-preview") else ANY_GPU)
     try:
         import ray
     except ImportError:
@@ -84,9 +83,9 @@ def fan_out(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int
             print(f"kernel-tui run: {failure}", file=sys.stderr)
             return EXIT_USAGE
         try:
-            accelerator = ray_accelerator_type(accelerator)
             # Ray leaves cluster_resources unannotated; it returns resource names and amounts.
             resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+            accelerator = ray_accelerator_type(options.accelerator or default_accelerator(options.device, resources))
             absent = missing_accelerator(resources, accelerator)
             if absent:
                 print(f"kernel-tui run: {absent}; the tasks wait until one joins (Ctrl-C stops)", file=sys.stderr)
@@ -189,6 +188,14 @@ def ray_accelerator_type(name: str) -> str:
         if name.upper() == constant or name.upper() == value.upper():
             return value
     return name
+
+
+def default_accelerator(device: str, resources: dict[str, float]) -> str:
+    """What a task asks for without ``--accelerator``: a GPU for ``--device cuda``, none for ``cpu`` and the
+    preview, and for ``auto`` what a local run's ``auto`` picks: a GPU where the cluster has one."""
+    if device == "cuda" or (device == "auto" and resources.get("GPU", 0) >= 1):
+        return ANY_GPU
+    return NO_GPU
 
 
 def task_options(accelerator: str) -> dict[str, Any]:
