@@ -249,3 +249,52 @@ def test_the_course_fanned_out_over_ray_counts_what_a_local_run_counts(
         # What the worker's engine measured, not what was asked for.
         assert (remote["device"], remote["device_name"]) == (local.device, local.device_name)
         assert _counts(remote) == _counts(local.to_dict()), path.name
+
+
+SLOW_SCENARIO = """\"\"\"Waits in its inputs, so that it is surely running when the run is stopped\"\"\"
+
+import os
+import time
+from pathlib import Path
+
+import torch
+
+
+def fn(a):
+    return a + 1
+
+
+def inputs(size, device):
+    Path({marker!r}).write_text(str(os.getpid()))
+    time.sleep(300)
+    return (torch.ones(size, device=device),)
+"""
+
+
+@pytest.mark.engine
+def test_sigterm_while_a_task_runs_ends_the_run_and_the_task_in_one_line(local_cluster: str, tmp_path: Path) -> None:
+    marker = tmp_path / "engine-pid"
+    scenario = tmp_path / "slow.py"
+    scenario.write_text(SLOW_SCENARIO.format(marker=str(marker)))
+    run = subprocess.Popen(
+        [sys.executable, "-m", "kernel_tui", "run", "--ray", local_cluster, "--device", "cpu", "--json", str(scenario)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 300
+    while not marker.exists() and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert marker.exists(), run.communicate(timeout=60)
+    run.terminate()
+    stdout, stderr = run.communicate(timeout=60)
+    assert (run.returncode, stdout, stderr) == (128 + 15, "", "kernel-tui: stopped by SIGTERM\n")
+    engine_pid = int(marker.read_text())
+    ends = time.monotonic() + 60  # the cancelled task ends its run, and the run its engine
+    while time.monotonic() < ends:
+        try:
+            os.kill(engine_pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.5)
+    pytest.fail(f"the engine {engine_pid} of the stopped run is still running")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -22,6 +23,7 @@ from kernel_tui.commands.cli import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
+    Stopped,
     _signals_end_the_run,
     _stdout_console,
     saved_source,
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 
 ANY_GPU, NO_GPU = "any", "none"
 CONNECT_TIMEOUT_S = 5.0
+WAIT_SLICE_S = 0.2
+"""How long one wait for a report lasts: a signal noted meanwhile ends the run within this."""
 CONNECT_DEADLINE_S = 60.0
 """How long Ray's client is given to join the cluster at an address (KERNEL_TUI_RAY_CONNECT_S overrides it): Ray
 itself gives up on a silent address after about 20 s, but waits far longer on one that answers in another
@@ -89,8 +93,7 @@ def fan_out(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int
             absent = missing_accelerator(resources, accelerator)
             if absent:
                 print(f"kernel-tui run: {absent}; the tasks wait until one joins (Ctrl-C stops)", file=sys.stderr)
-            with _signals_end_the_run():  # again: ray.init put its own SIGTERM handler in place of ours
-                return _send_and_show(ray, options, paths, accelerator)
+            return _send_and_show(ray, options, paths, accelerator)
         finally:
             ray.shutdown()
 
@@ -155,6 +158,26 @@ def nothing_answers(address: str) -> str | None:
             return None
     except OSError as error:
         return f"nothing answers at {safe_line(address)} ({error.strerror or type(error).__name__})"
+
+
+@contextlib.contextmanager
+def _signals_noted() -> Iterator[list[int]]:
+    """Ctrl-C, SIGTERM and SIGHUP noted, not raised, while the reports are awaited: raised inside Ray's wait, an
+    exception comes out of it as a SystemError and a traceback. The loop raises them itself between waits."""
+    noted: list[int] = []
+
+    def note(signum: int, frame: object) -> None:
+        noted.append(signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield noted
+        return
+    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield noted
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @contextlib.contextmanager
@@ -253,25 +276,30 @@ def _send_and_show(ray: ModuleType, options: argparse.Namespace, paths: list[Pat
     exit_code = EXIT_OK
     reports: dict[Path, ScenarioReport] = {}
     try:
-        while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            for ref in ready:
-                path = pending.pop(ref)
-                name = safe_line(path.name)
-                try:
-                    result: WorkerResult = ray.get(ref)
-                except ray.exceptions.RayError as error:
-                    print(f"kernel-tui run: {name}: the Ray task failed: {_first_line(error)}", file=sys.stderr)
-                    exit_code = EXIT_FAILED
-                    continue
-                sys.stderr.write(result.stderr_tail)
-                report = _shown(result, name, options, console)
-                if report is None or result.returncode != EXIT_OK:
-                    exit_code = EXIT_FAILED
-                if report is not None:
-                    reports[path] = report
-                    if status.is_terminal and not options.json:
-                        status.print(f"{name}: measured on {safe_line(result.node)}: {report.device_name}", style="dim")
+        with _signals_noted() as noted:
+            while pending:
+                ready, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_SLICE_S)
+                if noted:
+                    raise KeyboardInterrupt if noted[0] == signal.SIGINT else Stopped(noted[0])
+                for ref in ready:
+                    path = pending.pop(ref)
+                    name = safe_line(path.name)
+                    try:
+                        result: WorkerResult = ray.get(ref)
+                    except ray.exceptions.RayError as error:
+                        print(f"kernel-tui run: {name}: the Ray task failed: {_first_line(error)}", file=sys.stderr)
+                        exit_code = EXIT_FAILED
+                        continue
+                    sys.stderr.write(result.stderr_tail)
+                    report = _shown(result, name, options, console)
+                    if report is None or result.returncode != EXIT_OK:
+                        exit_code = EXIT_FAILED
+                    if report is not None:
+                        reports[path] = report
+                        if status.is_terminal and not options.json:
+                            status.print(
+                                f"{name}: measured on {safe_line(result.node)}: {report.device_name}", style="dim"
+                            )
     finally:
         for ref in pending:
             with contextlib.suppress(Exception):  # a task that ended meanwhile cannot be cancelled: nothing to do
