@@ -177,6 +177,7 @@ def command_parser() -> argparse.ArgumentParser:
         help="compare each scenario with its report in OLD (written by --json): kernels added, removed "
         "or changed, launches, bytes, time; exit 1 when a launch count or byte total grew",
     )
+    add_fan_out_arguments(run)
 
     view = commands.add_parser(
         "view",
@@ -198,6 +199,26 @@ def command_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list scenarios (title, path, claims) without running them")
     listing.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the course)")
     return parser
+
+
+def add_fan_out_arguments(run: argparse.ArgumentParser) -> None:
+    """``--ray`` and ``--accelerator``: the scenarios sent to a Ray cluster (``commands/ray_fanout.py``)."""
+    run.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="run each scenario as a task on a Ray cluster (needs kernel-tui[ray]): at ADDRESS (host:port, "
+        "ray://host:10001), or without one where Ray looks (RAY_ADDRESS, the cluster started here, else a new one); "
+        "reports come back in the order the tasks finish",
+    )
+    run.add_argument(
+        "--accelerator",
+        metavar="TYPE",
+        help="with --ray: one GPU of this type per task, as Ray names it (A100, H100, L4, or ray.util.accelerators' "
+        "NVIDIA_A100...), 'any' GPU, or 'none' for a CPU task (default: any with --device cuda, none with cpu or "
+        "cuda-preview, and with auto any where the cluster has a GPU)",
+    )
 
 
 def app_parser() -> argparse.ArgumentParser:

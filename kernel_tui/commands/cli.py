@@ -116,6 +116,10 @@ def _main(argv: Sequence[str] | None) -> int:
             if options.variant and options.device == "cuda-preview":
                 parser.error("--variant applies to a measurement: a preview generates the compiled side's code only")
             check_outputs(parser, options)
+            if options.ray is not None or options.accelerator is not None:
+                from kernel_tui.commands.ray_fanout import fan_out
+
+                return fan_out(parser, options)
             model = model_paths(parser, options)
             if not options.paths and not model:
                 parser.error("run needs a PATH (scenario files or folders) or --model FILE.py:NAME")

@@ -1,0 +1,300 @@
+"""``kernel-tui run --ray``: the course fanned out over a real local Ray cluster counts what a local run counts, and
+what can go wrong before anything is sent (no Ray, no cluster, options that cannot travel) is said in one line."""
+
+from __future__ import annotations
+
+import http.server
+import logging
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run_json
+from conftest import measure
+
+from kernel_tui.commands.arguments import command_parser
+from kernel_tui.commands.cli import EXIT_USAGE, main
+from kernel_tui.commands.ray_fanout import (
+    default_accelerator,
+    missing_accelerator,
+    ray_accelerator_type,
+    task_options,
+    worker_arguments,
+)
+from kernel_tui.commands.ray_worker import ScenarioJob, _as_submitted, _scenario_here, measure_on_worker
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.scenario_file import find_scenarios
+from kernel_tui.transport.client import EngineClient
+
+COURSE = find_scenarios([course_dir()])
+FIRST = COURSE[0]
+
+
+def _closed_port() -> int:
+    """A port nothing listens on: one the kernel just handed out and that was closed again."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+# -- before anything is sent ---------------------------------------------------------------------
+
+
+def test_without_ray_installed_run_says_how_to_get_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError, as where it is missing
+    assert main(["run", "--ray", "127.0.0.1:6379", str(FIRST)]) == EXIT_USAGE
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "pip install 'kernel-tui[ray]'" in error
+
+
+def test_an_address_where_nothing_listens_is_one_line_at_once(capsys: pytest.CaptureFixture[str]) -> None:
+    address = f"127.0.0.1:{_closed_port()}"
+    started = time.monotonic()
+    assert main(["run", "--ray", address, "--json", str(FIRST)]) == EXIT_USAGE
+    # Ray's client would retry such an address for minutes; the check before it answers in seconds.
+    assert time.monotonic() - started < 60
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip() == (
+        f"kernel-tui run: --ray {address}: cannot connect to a Ray cluster: "
+        f"nothing answers at {address} (Connection refused)"
+    )
+
+
+@pytest.mark.engine  # it runs the command line, as typed
+def test_an_address_that_answers_in_another_protocol_is_one_line_in_bounded_time() -> None:
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler) as web:
+        threading.Thread(target=web.serve_forever, daemon=True).start()
+        address = f"127.0.0.1:{web.server_address[1]}"
+        started = time.monotonic()
+        result = subprocess.run(
+            [sys.executable, "-m", "kernel_tui", "run", "--ray", address, "--json", str(FIRST)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "KERNEL_TUI_RAY_CONNECT_S": "5"},
+            timeout=120,
+        )
+        web.shutdown()
+    assert time.monotonic() - started < 60
+    assert (result.returncode, result.stdout) == (EXIT_USAGE, "")
+    assert result.stderr == f"kernel-tui run: --ray {address}: no Ray cluster answered within 5 s\n"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--accelerator", "A100"], "--accelerator goes with --ray"),
+        (["--ray", "127.0.0.1:1", "--trace", "traces"], "--trace does not go with --ray"),
+        (["--ray", "127.0.0.1:1", "--model", "m.py:M", "--input", "8"], "--model does not go with --ray"),
+    ],
+)
+def test_options_a_fan_out_cannot_honour_are_usage_errors(
+    arguments: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["run", *arguments, str(FIRST)])
+    assert exited.value.code == EXIT_USAGE
+    assert said in capsys.readouterr().err
+
+
+def test_accelerator_types_are_rays_names() -> None:
+    assert ray_accelerator_type("A100") == "A100"
+    assert ray_accelerator_type("a100") == "A100"
+    assert ray_accelerator_type("NVIDIA_H100") == "H100"  # the constant's name in ray.util.accelerators
+    assert ray_accelerator_type("NVIDIA_TESLA_A10G") == "A10G"
+    assert ray_accelerator_type("H200") == "H200"  # no constant yet: Ray names it after the device
+    assert ray_accelerator_type("None") == "none"
+    assert task_options("none") == {"num_cpus": 1, "num_gpus": 0}
+    assert task_options("any") == {"num_gpus": 1}
+    assert task_options("A100") == {"num_gpus": 1, "accelerator_type": "A100"}
+
+
+def test_without_accelerator_a_task_asks_for_a_gpu_where_the_run_would_use_one() -> None:
+    gpus, cpus = {"CPU": 16.0, "GPU": 2.0}, {"CPU": 16.0}
+    assert default_accelerator("auto", gpus) == "any"
+    assert default_accelerator("auto", cpus) == "none"
+    assert default_accelerator("cuda", cpus) == "any"  # asked for: the warning says the cluster has none
+    assert default_accelerator("cpu", gpus) == "none"
+    assert default_accelerator("cuda-preview", gpus) == "none"
+
+
+def test_a_type_the_cluster_lacks_is_named_with_those_it_has() -> None:
+    two_types = {"CPU": 64.0, "GPU": 8.0, "accelerator_type:H100": 1.0, "accelerator_type:L4": 1.0}
+    assert missing_accelerator(two_types, "H100") is None
+    assert missing_accelerator(two_types, "any") is None
+    assert missing_accelerator(two_types, "A100") == (
+        "no node of the Ray cluster has accelerator type A100 now (it has: H100, L4)"
+    )
+    assert missing_accelerator({"CPU": 2.0}, "any") == (
+        "the Ray cluster has no GPU now (--accelerator none measures on its CPUs)"
+    )
+    assert missing_accelerator({"CPU": 2.0}, "none") is None
+
+
+def test_each_worker_gets_the_options_that_shape_the_measurement() -> None:
+    parser = command_parser()
+    typed = [
+        "run",
+        "--device",
+        "cuda-preview",
+        "--arch",
+        "80",
+        "--size",
+        "4096",
+        "--sizes",
+        "1024,65536",
+        "--no-sweep",
+        "--timeout",
+        "30.5",
+        "--variant",
+        "dyn=dynamic:True",
+        "--variant",
+        "fast=mode:max-autotune-no-cudagraphs",
+        "--variant",
+        'tuned=options:{"max_autotune": True, "epilogue_fusion": False},fullgraph:True',
+        "--remeasure-ceiling",
+        "lesson.py",
+    ]
+    options = parser.parse_args(typed)
+    on_worker = parser.parse_args(["run", *worker_arguments(options), "lesson.py"])
+    for option in ("device", "arch", "size", "sizes", "no_sweep", "timeout", "variant", "remeasure_ceiling"):
+        assert getattr(on_worker, option) == getattr(options, option), option
+
+
+def test_a_worker_that_sees_another_text_measures_a_copy_named_as_sent(tmp_path: Path) -> None:
+    shared = tmp_path / "shared" / "04_lesson.py"
+    shared.parent.mkdir()
+    shared.write_text("A = 1\n")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    assert _scenario_here(ScenarioJob(str(shared), "A = 1\n", ()), scratch) == shared
+    assert _scenario_here(ScenarioJob(str(shared), None, ()), scratch) == shared
+    copy = _scenario_here(ScenarioJob(str(shared), "A = 2\n", ()), scratch)
+    assert copy == scratch / "04_lesson.py" and copy.read_text() == "A = 2\n"
+    line = f'{{"scenario": "{copy}", "error": {{"file": "{copy}", "line": 3}}, "title": "x"}}'
+    assert _as_submitted(line, str(copy), str(shared)) == (
+        f'{{"scenario": "{shared}", "error": {{"file": "{shared}", "line": 3}}, "title": "x"}}'
+    )
+    assert _as_submitted(line, str(shared), str(shared)) == line
+
+
+# -- on a real engine and a real cluster ---------------------------------------------------------
+
+
+@pytest.mark.engine
+def test_a_worker_without_the_file_measures_the_text_it_was_sent() -> None:
+    elsewhere = "/nowhere/kernel-tui-submitter/" + FIRST.name
+    job = ScenarioJob(elsewhere, FIRST.read_text(encoding="utf-8"), ("--device", "cpu", "--no-sweep"))
+    result = measure_on_worker(job)
+    assert result.returncode == 0, result.stderr_tail
+    (line,) = result.lines
+    assert f'"scenario": "{elsewhere}"' in line
+    assert result.node == socket.gethostname()
+
+
+@pytest.fixture
+def local_cluster() -> Iterator[str]:
+    """A Ray cluster of this machine alone, two CPU workers; its address, as a user would pass it to ``--ray``."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
+    try:
+        yield str(ray.get_runtime_context().gcs_address)
+    finally:
+        ray.shutdown()
+
+
+def _counts(report: dict[str, Any]) -> tuple[int, int, int, int]:
+    """Kernels and launches, eager and compiled, of a report's JSON."""
+    eager, compiled = report["eager"], report["compiled"]
+    return (
+        eager["kernel_count"],
+        sum(kernel["calls"] for kernel in eager["kernels"]),
+        compiled["kernel_count"],
+        sum(kernel["calls"] for kernel in compiled["kernels"]),
+    )
+
+
+@pytest.mark.engine
+def test_the_course_fanned_out_over_ray_counts_what_a_local_run_counts(
+    local_cluster: str, engine: EngineClient
+) -> None:
+    fanned = run_json(
+        "--ray",
+        local_cluster,
+        "--accelerator",
+        "none",
+        "--device",
+        "cpu",
+        "--no-sweep",
+        str(course_dir()),
+        timeout=3600,
+    )
+    assert fanned.returncode == 0, fanned.stderr[-3000:]
+    by_lesson = {Path(report["scenario"]).name: report for report in fanned.reports}
+    assert len(fanned.reports) == len(COURSE) and sorted(by_lesson) == [path.name for path in COURSE]
+    for path in COURSE:
+        local, remote = measure(engine, path), by_lesson[path.name]
+        assert remote["scenario"] == str(path.resolve())
+        # What the worker's engine measured, not what was asked for.
+        assert (remote["device"], remote["device_name"]) == (local.device, local.device_name)
+        assert _counts(remote) == _counts(local.to_dict()), path.name
+
+
+SLOW_SCENARIO = """\"\"\"Waits in its inputs, so that it is surely running when the run is stopped\"\"\"
+
+import os
+import time
+from pathlib import Path
+
+import torch
+
+
+def fn(a):
+    return a + 1
+
+
+def inputs(size, device):
+    Path({marker!r}).write_text(str(os.getpid()))
+    time.sleep(300)
+    return (torch.ones(size, device=device),)
+"""
+
+
+@pytest.mark.engine
+def test_sigterm_while_a_task_runs_ends_the_run_and_the_task_in_one_line(local_cluster: str, tmp_path: Path) -> None:
+    marker = tmp_path / "engine-pid"
+    scenario = tmp_path / "slow.py"
+    scenario.write_text(SLOW_SCENARIO.format(marker=str(marker)))
+    run = subprocess.Popen(
+        [sys.executable, "-m", "kernel_tui", "run", "--ray", local_cluster, "--device", "cpu", "--json", str(scenario)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 300
+    while not marker.exists() and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert marker.exists(), run.communicate(timeout=60)
+    run.terminate()
+    stdout, stderr = run.communicate(timeout=60)
+    assert (run.returncode, stdout, stderr) == (128 + 15, "", "kernel-tui: stopped by SIGTERM\n")
+    engine_pid = int(marker.read_text())
+    ends = time.monotonic() + 60  # the cancelled task ends its run, and the run its engine
+    while time.monotonic() < ends:
+        try:
+            os.kill(engine_pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.5)
+    pytest.fail(f"the engine {engine_pid} of the stopped run is still running")
