@@ -246,7 +246,7 @@ def worker_arguments(options: argparse.Namespace) -> tuple[str, ...]:
     """The ``kernel-tui run`` options each worker's run gets: those that shape the measurement."""
     arguments = ["--device", options.device, "--timeout", repr(options.timeout)]
     if options.arch is not None:
-        arguments += ["--arch", str(options.arch)]
+        arguments += ["--arch", ",".join(str(arch) for arch in options.arch)]
     if options.size is not None:
         arguments += ["--size", str(options.size)]
     if options.sizes is not None:

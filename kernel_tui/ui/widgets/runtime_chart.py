@@ -173,7 +173,9 @@ class RuntimeChart(Widget):
         following = f"b {chart_mode(next_chart_mode(mode.name)).word}"
         # Where the width runs short, the key to the next mode goes first (the footer's ? lists it), then the
         # drawing's parts from the last: what the chart says matters more than how to leave it.
-        parts = [Part(text, index + 1) for index, text in enumerate(drawing.subtitle(data))]
+        # The first part is never left out (its end is cut where even it alone is too wide): a chart whose
+        # subtitle vanished would not say why its sweep ended.
+        parts = [Part(text, index) for index, text in enumerate(drawing.subtitle(data))]
         parts.append(Part(following, len(parts) + 1))
         self.border_subtitle = Content(fit_parts(parts, self.outer_size.width - SUBTITLE_MARGIN) if drawn else "")
         # Queried by name: RuntimePlot (and plotext) are imported only once the chart is first drawn.
