@@ -137,8 +137,13 @@ def test_lesson_18s_compiled_call_at_both_ends_of_its_sweep(
     from kernel_tui.model.course import course_dir
     from kernel_tui.model.expect import MEASURES
 
-    report = measure(engine, Path(course_dir()) / "18_tiny_tensors.py", size=size)
-    parts = _breakdown(report, "compiled")
+    # The call is timed: on a busy two-core box one measurement can read 12 ms ± 17 ms for a 1.3 ms kernel. As a
+    # learner would, measure again while the spread is wider than the call (at most three times).
+    for _ in range(3):
+        report = measure(engine, Path(course_dir()) / "18_tiny_tensors.py", size=size)
+        parts = _breakdown(report, "compiled")
+        if parts.call_iqr_us < parts.call_us:
+            break
     assert parts.overhead_dominates is overhead_dominates, parts
     assert (parts.framework_us + parts.dispatch_us > parts.kernels_us) is overhead_dominates
     assert MEASURES["compiled_overhead_dominates"](report) == float(overhead_dominates)
