@@ -19,15 +19,16 @@ from __future__ import annotations
 import argparse
 import fcntl
 import os
-import pty
 import statistics
 import struct
 import subprocess
 import sys
 import termios
-import threading
 import time
 from collections.abc import Sequence
+
+import common  # noqa: F401  # puts tests/ on the import path: the pty reader the tests use
+from terminal_support import open_terminal
 
 TARGET_S = 1.0
 TARGET_RATIO = 1.5
@@ -57,36 +58,25 @@ def time_on_a_terminal(
 ) -> tuple[float, float]:
     """Run ``command`` on a fresh pseudo-terminal of ``size``: seconds until ``marker`` reaches the
     terminal (the first frame), and until the command exits."""
-    controller, terminal = pty.openpty()
-    columns, rows = size
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     painted: list[float] = []
 
-    def read_terminal() -> None:
-        # Reading also keeps the app from blocking on a full terminal buffer.
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(controller, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            if not painted:
-                seen += chunk
-                if marker in seen:
-                    painted.append(time.perf_counter())
+    def paint_clock(written: bytearray) -> None:
+        if not painted and marker in written:
+            painted.append(time.perf_counter())
 
-    reader = threading.Thread(target=read_terminal, daemon=True)
     started = time.perf_counter()
-    reader.start()
+    controller, terminal, _ = open_terminal(paint_clock)
+    columns, rows = size
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     process = subprocess.Popen(
         command, stdin=terminal, stdout=terminal, stderr=terminal, env=env, start_new_session=True
     )
     code = process.wait(timeout=60)
     exited = time.perf_counter()
     os.close(terminal)
-    reader.join(timeout=5)
+    drained = time.monotonic() + 5  # the reader may still be on its way through the last frames
+    while not painted and time.monotonic() < drained:
+        time.sleep(0.01)
     os.close(controller)
     if code != 0:
         raise SystemExit(f"{' '.join(command[:3])} exited with {code}")

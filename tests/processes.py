@@ -4,18 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kernel_tui.transport.proctree import is_running, stat_fields
 
-def _stat_fields(pid: int) -> list[str] | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-
-
-def is_running(pid: int) -> bool:
-    """Alive and not a zombie waiting for a parent that was killed with it."""
-    fields = _stat_fields(pid)
-    return fields is not None and fields[0] != "Z"
+__all__ = ["is_running"]
 
 
 def processes_in_group(pgid: int) -> list[int]:
@@ -23,7 +14,7 @@ def processes_in_group(pgid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
-            fields = _stat_fields(int(entry.name))
+            fields = stat_fields(int(entry.name))
             if fields is not None and fields[0] != "Z" and int(fields[2]) == pgid:
                 found.append(int(entry.name))
     return found

@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 import pty
 import threading
+from collections.abc import Callable
 
 
-def open_terminal() -> tuple[int, int, bytearray]:
+def open_terminal(on_read: Callable[[bytearray], None] | None = None) -> tuple[int, int, bytearray]:
     """A new pty (the controller's end, the terminal's end) and the bytes the app writes to it, read as they come
-    until the controller is closed."""
+    until the controller is closed; ``on_read`` sees those bytes after each read (a benchmark's first-frame clock)."""
     controller, terminal = pty.openpty()
     written = bytearray()
 
@@ -23,6 +24,8 @@ def open_terminal() -> tuple[int, int, bytearray]:
             if not chunk:
                 return
             written.extend(chunk)
+            if on_read is not None:
+                on_read(written)
 
     threading.Thread(target=read_terminal, daemon=True).start()
     return controller, terminal, written

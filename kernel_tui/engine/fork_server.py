@@ -29,7 +29,6 @@ PRELOADED = ("torch", "torch._dynamo", "torch._inductor.config", "torch.profiler
 """What every engine imports before its first run; nothing that reads a device or starts a thread."""
 POLL_S = 0.25
 MAX_REQUEST = 1 << 20
-PARENT_ENV = "KERNEL_TUI_PARENT_PID"
 
 
 def main() -> None:
@@ -118,7 +117,7 @@ def _fork_engine(request: dict[str, Any], fds: list[int], control: socket.socket
         os.chdir(cwd)
         os.environ.clear()
         os.environ.update(env)
-        os.environ[PARENT_ENV] = str(os.getppid())
+        os.environ[proctree.PARENT_ENV] = str(os.getppid())
         signal.signal(signal.SIGINT, signal.default_int_handler)
         sys.argv = argv
         from kernel_tui.engine.__main__ import main as engine_main

@@ -26,7 +26,6 @@ from typing import IO
 
 from kernel_tui.transport import proctree
 
-PARENT_ENV = "KERNEL_TUI_PARENT_PID"
 POLL_S = 0.25
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -55,7 +54,7 @@ def hold() -> None:
     forked from the fork server, with torch imported: its parent is the server, which ends with the front end)."""
     global _parent
     _parent = os.getppid()
-    expected = os.environ.get(PARENT_ENV, "")
+    expected = os.environ.get(proctree.PARENT_ENV, "")
     if expected.isdigit() and int(expected) != _parent:
         end_everything("the front end was gone before the engine started")
     signal.signal(signal.SIGHUP, on_hangup)

@@ -142,7 +142,7 @@ class EngineClient:
         self.warmup_result = None
         env = dict(os.environ if self._env is None else self._env)
         env.setdefault("PYTHONUNBUFFERED", "1")
-        env["KERNEL_TUI_PARENT_PID"] = str(os.getpid())
+        env[proctree.PARENT_ENV] = str(os.getpid())
         # The readers own the read ends of the pipes and close them when they are done; Popen's file
         # objects would block a close on a reader stuck in read() while a stranger holds the write end.
         out_read, out_write, credited = engine_channel.open_channel()

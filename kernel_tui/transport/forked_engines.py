@@ -26,6 +26,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import IO, Any
 
+from kernel_tui.transport import proctree
+
 IMPORT_ENV_PREFIXES = (
     "TORCH",
     "PYTORCH",
@@ -71,7 +73,7 @@ class ForkedEngine:
         self._ended.set()
 
     def poll(self) -> int | None:
-        if self.returncode is None and not self._server.alive and not _exists(self.pid):
+        if self.returncode is None and not self._server.alive and not proctree.is_running(self.pid):
             self._exited(-9)  # its server died first: the exit status died with it
         return self.returncode
 
@@ -81,14 +83,6 @@ class ForkedEngine:
                 raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
         assert self.returncode is not None
         return self.returncode
-
-
-def _exists(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 EngineProcess = subprocess.Popen[str] | ForkedEngine

@@ -12,6 +12,23 @@ import signal
 from pathlib import Path
 
 PROC = Path("/proc")
+PARENT_ENV = "KERNEL_TUI_PARENT_PID"
+"""The front end's process id, in the environment of the engine it starts (or of the fork server that forks it):
+the engine's lifeline ends it once its parent is another."""
+
+
+def stat_fields(pid: int) -> list[str] | None:
+    """``/proc/PID/stat`` after the command's name (state first, then the parent's id); None if it is gone."""
+    try:
+        return (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def is_running(pid: int) -> bool:
+    """Alive and not a zombie waiting for its parent to reap it."""
+    fields = stat_fields(pid)
+    return fields is not None and fields[0] != "Z"
 
 
 def _parents() -> dict[int, int]:
@@ -21,13 +38,7 @@ def _parents() -> dict[int, int]:
     except OSError:
         return found
     for entry in entries:
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields[0] != "Z":
+        if entry.name.isdigit() and (fields := stat_fields(int(entry.name))) is not None and fields[0] != "Z":
             found[int(entry.name)] = int(fields[1])
     return found
 
