@@ -81,18 +81,19 @@ def test_the_claims_are_checked_against_what_was_measured_only_when_asked() -> N
 
 
 def test_the_engine_s_own_failures_become_reports_through_the_same_function() -> None:
-    """The engine's server: a bug is the run's engine error with its traceback; an exit mid-run keeps the partial."""
+    """The engine's server: a bug is the run's engine error with its traceback; an exit mid-run keeps what its
+    outbox's record holds (the partial report and the sweep's points since), as a front end's dead-engine report."""
     from kernel_tui.engine.outbox import RunOutbox
     from kernel_tui.engine.server import _run
-    from kernel_tui.transport.protocol import RunRequest, StageStartedMessage
+    from kernel_tui.transport.protocol import RunRequest, StageStartedMessage, SweepPointMessage
 
     sent: list[object] = []
-    request = RunRequest(7, str(ADD_RELU))
+    request = RunRequest(7, str(ADD_RELU), sweep=False)
 
     def engine_bug(request: RunRequest, outbox: RunOutbox) -> ScenarioReport:
         raise ValueError("a bug in the engine")
 
-    report = _run(request, "cpu", RunOutbox(7, sent.append), engine_bug)
+    report = _run(request, "cpu", RunOutbox.for_request(request, sent.append), engine_bug)
     assert report.error is not None and (report.error.stage, report.error.message) == (
         "engine",
         "ValueError: a bug in the engine",
@@ -101,17 +102,24 @@ def test_the_engine_s_own_failures_become_reports_through_the_same_function() ->
     assert (report.title, report.size, report.device) == ("Add, then ReLU", 1 << 20, "cpu")
     assert report.device_name and report.torch_version and report.threads
 
-    partial = recorded_partials()[0]
-    outbox = RunOutbox(7, sent.append)
+    partial = recorded_partials()[-1]
+    assert partial.compiled is not None and partial.sweep == ()
+    point = SweepPoint(1024, 3.0, 2.0)
+    sweeping = RunRequest(8, str(ADD_RELU), sweep=True)
+    outbox = RunOutbox.for_request(sweeping, sent.append)
 
-    def exits_in_the_compile(request: RunRequest, outbox: RunOutbox) -> ScenarioReport:
-        outbox.send(Partial(7, partial))
-        outbox.send(StageStartedMessage(7, "profile", ""))
+    def exits_in_the_sweep(request: RunRequest, outbox: RunOutbox) -> ScenarioReport:
+        outbox.send(Partial, partial)
+        outbox.send(StageStartedMessage, "profile", "")
+        outbox.send(SweepPointMessage, point)
         raise SystemExit(3)
 
-    report = _run(request, "cpu", outbox, exits_in_the_compile)
+    report = _run(sweeping, "cpu", outbox, exits_in_the_sweep)
     assert report.error is not None and (report.error.stage, report.error.message) == (
         "compile",
         "SystemExit: sys.exit(3)",
     )
     assert report.eager == partial.eager and report.scenario == partial.scenario, "what was measured is kept"
+    assert report.sweep == (point,), "the point streamed after the partial report is kept too"
+    assert report.expect["compiled"].ok is True, "the claims are checked against it, as a front end's report does"
+    assert [getattr(message, "run_id", None) for message in sent[-3:]] == [8, 8, 8], "numbered by the outbox"

@@ -15,6 +15,7 @@ import torch
 
 from kernel_tui.engine.boundaries import compiled_boundaries
 from kernel_tui.engine.fusion_watch import FusionWatch, GraphFusion
+from kernel_tui.transport.protocol import StageStartedMessage
 
 if TYPE_CHECKING:
     from kernel_tui.engine.loader import LoadedScenario
@@ -53,7 +54,7 @@ def with_boundaries(
         return report
     if scenario.info.compile_options.get("backend", "inductor") != "inductor":
         return report
-    outbox.progress("profile", "why kernels stayed apart")
+    outbox.send(StageStartedMessage, "profile", "why kernels stayed apart")
     try:
         graphs = watched_compile(scenario, args)
     except Exception as error:  # noqa: BLE001 - the measured report stands without its reasons

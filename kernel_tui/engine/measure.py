@@ -49,6 +49,7 @@ from kernel_tui.model.report import Ceilings, ScenarioError, ScenarioReport, Swe
 from kernel_tui.model.report_keys import MODES
 from kernel_tui.model.report_skeleton import report_skeleton
 from kernel_tui.text.formatting import format_time_us
+from kernel_tui.transport.protocol import StageStartedMessage, SweepPointMessage
 
 
 class Measurement:
@@ -217,7 +218,7 @@ class MeasuredStages(ScenarioStages):
             graphs_note = variants.cudagraph_note(
                 scenario.info.compile_options, device, variants.cudagraph_skips() - skips_before
             )
-            outbox.progress("profile", "compiled kernels")
+            outbox.send(StageStartedMessage, "profile", "compiled kernels")
             twin = training.traffic_twin(scenario, fn, device, args)
             records = compiled_traffic(twin or compiled_fn, args)
             if twin is not None:
@@ -241,7 +242,7 @@ class MeasuredStages(ScenarioStages):
         report = replace(report, variants={run.name: run.untimed() for run in variant_runs})
         variant_calls = {run.name: run.call for run in variant_runs if run.call is not None}
         timed = f"eager, compiled and {len(variant_calls)} variants" if variant_calls else "eager and compiled"
-        outbox.progress("timing", f"{timed}, interleaved")
+        outbox.send(StageStartedMessage, "timing", f"{timed}, interleaved")
         report = _timed(
             replace(report, compiled=compiled), lambda: fn(*args), lambda: compiled_fn(*args), variant_calls
         )
@@ -405,14 +406,14 @@ def _sweep(
     scenario: LoadedScenario, report: ScenarioReport, sizes: list[int] | None, outbox: RunOutbox
 ) -> ScenarioReport:
     plan = sweep.plan_sizes(scenario, report, sizes)
-    outbox.progress("sweep", f"{len(plan.sizes)} sizes", total=len(plan.sizes))
+    outbox.send(StageStartedMessage, "sweep", f"{len(plan.sizes)} sizes", total=len(plan.sizes))
     compile_watch.raise_recompile_limit(len(plan.sizes) + 8)
     watch = compile_watch.CompileWatch().start()
     points: list[SweepPoint] = []
 
     def on_point(point: SweepPoint) -> None:
         points.append(point)
-        outbox.sweep_point(point)
+        outbox.send(SweepPointMessage, point)
 
     error: ScenarioError | None = None
     started, timed_s = time.perf_counter(), None

@@ -1,45 +1,47 @@
-"""One run's messages on their way out, as the protocol's own dataclasses, and the last stage and partial report
-sent: what a run that ends abruptly is reported with (``server``)."""
+"""One run's messages on their way out, any of the protocol's run messages through one ``send``, folded into the
+run's record as they go: what a run that ends abruptly is reported with (``server``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Concatenate, ParamSpec
 
-from kernel_tui.transport.protocol import Partial, RunMessage, Stage, StageStartedMessage, SweepPointMessage
+from kernel_tui.transport.run_record import RunRecord, fold
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport, SweepPoint
+    from kernel_tui.transport.protocol import RunMessage, RunRequest
+
+Arguments = ParamSpec("Arguments")
 
 
 class RunOutbox:
-    """What the stages of a run report through: each method sends one typed message of this run."""
+    """What the stages of a run report through: ``send(kind, ...)`` makes and sends one message of this run."""
 
-    def __init__(self, run_id: int, send: Callable[[RunMessage], None]) -> None:
-        self.run_id = run_id
+    def __init__(self, record: RunRecord, send: Callable[[RunMessage], None]) -> None:
+        self.record = record
+        """The run as its messages sent so far tell it, folded by the front ends' own ``run_record.fold``: a
+        run that ends abruptly is reported from it, as a front end reports an engine that died."""
         self._send = send
-        self.stage: Stage = "load"
-        self.last_partial: ScenarioReport | None = None
+
+    @classmethod
+    def for_request(cls, request: RunRequest, send: Callable[[RunMessage], None]) -> RunOutbox:
+        return cls(RunRecord(request.run_id, Path(request.path), request.sweep), send)
 
     @classmethod
     def nowhere(cls) -> RunOutbox:
         """Where nobody listens for progress (tests, benches)."""
-        return cls(0, lambda message: None)
+        return cls(RunRecord(0, Path(), sweep=False), lambda message: None)
 
-    def progress(self, stage: Stage, detail: str, total: int | None = None) -> None:
-        """A stage begins; ``total``: how many steps it takes when it has several (the sweep's sizes)."""
-        self.send(StageStartedMessage(self.run_id, stage, detail, total))
-
-    def partial(self, report: ScenarioReport) -> None:
-        """What is known so far, sent while the run goes on."""
-        self.send(Partial(self.run_id, report))
-
-    def sweep_point(self, point: SweepPoint) -> None:
-        self.send(SweepPointMessage(self.run_id, point))
-
-    def send(self, message: RunMessage) -> None:
-        if isinstance(message, StageStartedMessage):
-            self.stage = message.stage
-        elif isinstance(message, Partial):
-            self.last_partial = message.report
+    def send(
+        self,
+        kind: Callable[Concatenate[int, Arguments], RunMessage],
+        /,
+        *args: Arguments.args,
+        **kwargs: Arguments.kwargs,
+    ) -> None:
+        """Send ``kind(run_id, *args, **kwargs)``: any run message, numbered as this run, so that no stage can
+        send one under another run's number, and a message added to the protocol needs nothing here."""
+        message = kind(self.record.run_id, *args, **kwargs)
+        self.record = fold(self.record, message)
         self._send(message)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from kernel_tui.engine.loader import LoadedScenario, StageError
 from kernel_tui.model.report_skeleton import read_info
+from kernel_tui.transport.protocol import Partial, StageStartedMessage
 
 if TYPE_CHECKING:
     from kernel_tui.engine.outbox import RunOutbox
@@ -80,20 +81,20 @@ def run_stages(path: Path, device: DeviceRun, outbox: RunOutbox, *, size: int | 
     report = device.start(path, size)
     info = None
     try:
-        outbox.progress("load", str(path))
+        outbox.send(StageStartedMessage, "load", str(path))
         scenario = device.load(path)
         info = scenario.info
         report = replace(report, title=info.title, size=size or info.size, source=scenario.source)
         stages, report = device.stages(scenario, report)
-        outbox.progress("inputs", stages.details["inputs"])
+        outbox.send(StageStartedMessage, "inputs", stages.details["inputs"])
         stages.inputs()
-        outbox.progress("eager", stages.details["eager"])
+        outbox.send(StageStartedMessage, "eager", stages.details["eager"])
         report = stages.eager(report)
-        outbox.partial(report)
-        outbox.progress("compile", stages.details["compile"])
+        outbox.send(Partial, report)
+        outbox.send(StageStartedMessage, "compile", stages.details["compile"])
         report = stages.compile(report, outbox)
         if report.error is None and stages.partial_after_compile:
-            outbox.partial(report)
+            outbox.send(Partial, report)
         if sweep and report.compiled is not None:
             report = stages.sweep(report, outbox)
     except StageError as failure:

@@ -14,7 +14,7 @@ from typing import IO, NoReturn
 from kernel_tui.engine.outbox import RunOutbox
 from kernel_tui.model.report import ScenarioError, ScenarioReport
 from kernel_tui.transport import protocol
-from kernel_tui.transport.protocol import Done, Hello, RunRequest
+from kernel_tui.transport.protocol import Done, Hello, RunRequest, StageStartedMessage
 
 
 def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> None:
@@ -91,10 +91,14 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
             break
         if not isinstance(request, RunRequest):
             continue
-        outbox = RunOutbox(request.run_id, send)
+        outbox = RunOutbox.for_request(request, send)
         with lifeline.busy():
             if warm_up is not None and warm_up.running:
-                outbox.progress("load", f"first compile of the session: about {warm_up.remaining_s():.0f} s more")
+                outbox.send(
+                    StageStartedMessage,
+                    "load",
+                    f"first compile of the session: about {warm_up.remaining_s():.0f} s more",
+                )
                 warm_up.wait()
             report = _run(request, device, outbox, run_request)
             # Restored before the report is sent, so that what could not be restored is in it.
@@ -102,7 +106,7 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
             compile_watch.install()
         if notes:
             report = _with_isolation_notes(report, notes)
-        outbox.send(Done(request.run_id, report, restart=bool(notes)))
+        outbox.send(Done, report, restart=bool(notes))
         if notes:
             # Something the scenario changed cannot be undone here: a fresh engine runs the next one.
             lifeline.end_everything()
@@ -155,11 +159,11 @@ def _run(request: RunRequest, device: str, outbox: RunOutbox, run_request: RunRe
     except (SystemExit, KeyboardInterrupt) as exc:
         # The scenario's fn ended a call with sys.exit() or KeyboardInterrupt where no stage catches it
         # (a later profiled or timed call): that run's error, at its stage and line, not the engine's end.
-        return _abrupt_end(request.path, device, outbox, exc)
+        return _abrupt_end(request, device, outbox, exc)
     except Exception:  # noqa: BLE001 - a bug in the engine must reach the user as that run's error
         details = traceback.format_exc()
         print(details, file=sys.stderr)
-        return _engine_failure(request.path, device, _internal_error(request.path, details))
+        return _engine_failure(request, device, outbox, _internal_error(request.path, details))
 
 
 def _with_isolation_notes(report: ScenarioReport, notes: list[str]) -> ScenarioReport:
@@ -167,27 +171,28 @@ def _with_isolation_notes(report: ScenarioReport, notes: list[str]) -> ScenarioR
     return replace(report, notes=(*report.notes, f"the next scenario runs in a fresh engine: {text}"))
 
 
-def _abrupt_end(path: str, device: str, outbox: RunOutbox, exc: BaseException) -> ScenarioReport:
+def _abrupt_end(request: RunRequest, device: str, outbox: RunOutbox, exc: BaseException) -> ScenarioReport:
     from pathlib import Path
 
     from kernel_tui.engine.loader import stage_error
 
-    stage = {"profile": "compile"}.get(outbox.stage, outbox.stage)
-    error = stage_error(stage, Path(path), exc).error
-    return _engine_failure(path, device, error, measured=outbox.last_partial)  # what was measured before it, kept
+    stage = outbox.record.stage or "load"
+    error = stage_error({"profile": "compile"}.get(stage, stage), Path(request.path), exc).error
+    return _engine_failure(request, device, outbox, error)
 
 
-def _engine_failure(
-    path: str, device: str, error: ScenarioError, measured: ScenarioReport | None = None
-) -> ScenarioReport:
-    """A report for a run the engine could not finish: it still names the device, torch and the size."""
+def _engine_failure(request: RunRequest, device: str, outbox: RunOutbox, error: ScenarioError) -> ScenarioReport:
+    """A report for a run the engine could not finish, made from the run's record as a front end makes one for an
+    engine that died (``run_record.died_report``): what was measured before it (the last partial report, the
+    sweep's points since), else the device, torch and the size; the scenario's claims checked against it."""
     import torch
 
     from kernel_tui.engine.device import device_name
-    from kernel_tui.model.engine_death import EngineFacts, died_report
+    from kernel_tui.model.engine_death import EngineFacts
+    from kernel_tui.transport.run_record import died_report
 
     engine = EngineFacts(device, device_name(device), torch.__version__, torch.get_num_threads())
-    return died_report(error, path, engine, measured=measured)
+    return died_report(outbox.record, error, engine, size=request.size)
 
 
 def _internal_error(path: str, details: str) -> ScenarioError:

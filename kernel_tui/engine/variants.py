@@ -32,6 +32,7 @@ from kernel_tui.engine.traffic import Traffic
 from kernel_tui.model.compile_variants import DEFAULT_VARIANT, VariantError, check_compile_arguments, check_variant_name
 from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.model.report import ScenarioError, ScenarioReport, VariantResult
+from kernel_tui.transport.protocol import StageStartedMessage
 
 if TYPE_CHECKING:
     from kernel_tui.engine.outbox import RunOutbox
@@ -120,7 +121,7 @@ def measure_variants(
     error to itself."""
     runs = []
     for name, options in scenario.info.variants.items():
-        outbox.progress("compile", f"variant {name}: torch.compile, first call")
+        outbox.send(StageStartedMessage, "compile", f"variant {name}: torch.compile, first call")
         runs.append(measure_variant(name, options, scenario, args, device, profile))
     return runs
 

@@ -425,15 +425,12 @@ class EngineClient:
             if isinstance(message, protocol.Request):
                 messages.put(ProtocolError(f"the engine sent a request: {message}"))
                 return
-            protocol.dispatch(
-                message,
-                warmup=warmup_ended,
-                hello=messages.put,
-                stage_started=messages.put,
-                partial=messages.put,
-                sweep_point=messages.put,
-                done=messages.put,
-            )
+            # Every other message is passed on as it is: one the reader has no name for yet still reaches its
+            # run (a handler per type here dropped any message added to the protocol after it).
+            if isinstance(message, Warmup):
+                warmup_ended(message)
+            else:
+                messages.put(message)
 
         read_lines(fd, process, on_line, receive=receive)
         messages.put(None)

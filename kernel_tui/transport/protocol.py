@@ -389,7 +389,8 @@ def dispatch(
     run: Callable[[RunRequest], Result] | None = None,
     quit: Callable[[Quit], Result] | None = None,  # named after the message, like the others
 ) -> Result | None:
-    """Call the handler for ``message``'s type and return what it returns; None for a type left unhandled."""
+    """Call the handler for ``message``'s type and return what it returns; None for a type left unhandled, or
+    declared (``WIRE_TYPES``) with no handler here yet."""
     match message:
         case Hello():
             return hello(message) if hello else None
@@ -407,4 +408,6 @@ def dispatch(
             return run(message) if run else None
         case Quit():
             return quit(message) if quit else None
+    if type(message) in WIRE_TYPES:
+        return None  # a message declared with no handler here: whoever reads it by its type (``RunRecord``)
     raise TypeError(f"not a protocol message: {message!r}")

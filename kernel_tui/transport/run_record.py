@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from kernel_tui.model.engine_death import EngineFacts
 from kernel_tui.model.engine_death import died_report as death_report
@@ -19,6 +19,9 @@ from kernel_tui.transport import protocol
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
+
+Said = TypeVar("Said")
+"""A kind of message, read from ``said`` by its type."""
 
 
 @dataclass(frozen=True)
@@ -45,37 +48,47 @@ class RunRecord:
     """Why the run failed: the final report's scenario error, or why the engine ended it."""
     cancelled: bool = False
     """Ended by a cancel: not an error, and no report."""
+    said: tuple[protocol.RunMessage, ...] = ()
+    """Every message of the run that has no fold of its own above, in the order it came (``latest``,
+    ``every``): a message added to the protocol is kept, and read by its type, with no change here."""
 
     @property
     def ended(self) -> bool:
         return self.done or self.cancelled or self.error is not None
+
+    def latest(self, kind: type[Said]) -> Said | None:
+        """The last message of type ``kind`` the run sent (one with no fold of its own), None before any."""
+        return next((message for message in reversed(self.said) if isinstance(message, kind)), None)
+
+    def every(self, kind: type[Said]) -> tuple[Said, ...]:
+        """Every message of type ``kind`` the run sent (one with no fold of its own), in order."""
+        return tuple(message for message in self.said if isinstance(message, kind))
 
 
 def fold(record: RunRecord, message: protocol.RunMessage) -> RunRecord:
     """``record`` with ``message`` taken in; unchanged for a message of another run or one after the run ended."""
     if message.run_id != record.run_id or record.ended:
         return record
-    return (
-        protocol.dispatch(
-            message,
-            stage_started=lambda started: replace(
-                record,
-                stage=started.stage,
-                detail=started.detail,
-                sweep_total=started.total if started.stage == "sweep" else record.sweep_total,
-            ),
-            partial=lambda partial: replace(record, report=partial.report),
-            sweep_point=lambda measured: replace(record, points=(*record.points, measured.point)),
-            done=lambda done: replace(
-                record,
-                report=done.report,
-                points=done.report.sweep if done.report.sweep else record.points,
-                done=True,
-                error=done.report.error,
-            ),
-        )
-        or record
+    # The folds that aggregate; any other message is kept as it came, in ``said``.
+    folded = protocol.dispatch(
+        message,
+        stage_started=lambda started: replace(
+            record,
+            stage=started.stage,
+            detail=started.detail,
+            sweep_total=started.total if started.stage == "sweep" else record.sweep_total,
+        ),
+        partial=lambda partial: replace(record, report=partial.report),
+        sweep_point=lambda measured: replace(record, points=(*record.points, measured.point)),
+        done=lambda done: replace(
+            record,
+            report=done.report,
+            points=done.report.sweep if done.report.sweep else record.points,
+            done=True,
+            error=done.report.error,
+        ),
     )
+    return folded if folded is not None else replace(record, said=(*record.said, message))
 
 
 def ended_without_report(record: RunRecord, error: ScenarioError, *, cancelled: bool = False) -> RunRecord:
