@@ -100,7 +100,9 @@ async def _press_latencies(app: KernelTuiApp, presses: int, keep_sweeping: bool 
         if keep_sweeping and explorer.runs.active is None:
             # Called rather than pressed: Tab may have focused a pane where ``s`` would be typed.
             explorer.action_run(True)
-            await _until(lambda: explorer.runs.active is not None and explorer.runs.active.points, "a sweep point")
+            await _until(
+                lambda: explorer.runs.active is not None and explorer.runs.active.record.points, "a sweep point"
+            )
         sent = time.perf_counter()
         # Straight to the driver, as a terminal's key arrives: ``pilot.press`` would also wait for the app to
         # go idle, so that every press would wait for the sweep to end.

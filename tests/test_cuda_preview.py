@@ -263,7 +263,7 @@ async def test_the_explorer_shows_a_preview() -> None:
             await pilot.pause(0.2)
         await pilot.pause()
         run = explorer.runs[ADD_RELU]
-        assert run.status is RunStatus.DONE, run.error
+        assert run.status is RunStatus.DONE, run.record.error
         compiled = explorer.query_one("#compiled", KernelTable)
         assert [kernel.name for kernel in compiled.kernels] == ["triton_poi_fused_add_relu_0"]
         # Each run has an engine of its own: a run asked for before the first engine was ready leaves the

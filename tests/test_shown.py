@@ -54,7 +54,7 @@ class State:
         for message in RECORDING.messages:
             if until is not None and isinstance(message, until):
                 return run
-            run.take(replace(message, run_id=run.run_id), NOW + 5)
+            run.take(replace(message, run_id=run.record.run_id), NOW + 5)
             if isinstance(message, Done):
                 self.runs.ended(run)
         return run
@@ -97,13 +97,13 @@ def test_before_the_engine_starts_and_when_it_cannot() -> None:
 def test_while_compiling_the_eager_side_is_in_and_the_compiled_side_waits() -> None:
     now = state()
     run = now.run(until=SweepPointMessage)
-    assert run.report is not None and run.report.compiled is not None, "both partial reports are in"
+    assert run.record.report is not None and run.record.report.compiled is not None, "both partial reports are in"
     now.runs.active = run
     # Back to the moment the first partial report (eager only) arrived.
     first = next(m for m in RECORDING.messages if isinstance(m, Partial))
     assert first.report.compiled is None
     run.record = replace(run.record, report=first.report)
-    run.take(StageStartedMessage(run.run_id, "compile", ""), NOW)
+    run.take(StageStartedMessage(run.record.run_id, "compile", ""), NOW)
     value = now.shown(now=NOW + 3)
     assert value.eager.result is not None
     assert [kernel.name for kernel in value.eager.result.kernels] == ["aten::add", "aten::relu"]
@@ -119,7 +119,7 @@ def test_a_sweep_streams_its_points_into_the_chart() -> None:
     run = now.run(until=Done)
     now.runs.active = run
     value = now.shown()
-    assert len(value.chart.points) == 6 and value.chart.points == tuple(run.points)
+    assert len(value.chart.points) == 6 and value.chart.points == tuple(run.record.points)
     assert value.chart.hint.startswith("The sweep starts once the kernel tables are in")
     assert value.status.progress is not None
 
@@ -138,7 +138,7 @@ def test_a_finished_run_fills_the_tables_summary_chart_and_mark() -> None:
     assert any(line.startswith("EXPECT ") and "✓" in line for line in lines(value))
     assert value.chart.report is not None
     assert (
-        value.chart.report is now.runs[ADD_RELU].report
+        value.chart.report is now.runs[ADD_RELU].record.report
         and value.chart.ceiling_gbs == value.chart.report.bandwidth_ceiling_gbs
     )
     assert len(value.chart.points) == 6 and value.chart.hint.startswith("Not swept yet")
@@ -148,8 +148,8 @@ def test_a_finished_run_fills_the_tables_summary_chart_and_mark() -> None:
 def test_the_shapes_line_names_the_report_s_signature() -> None:
     now = state()
     run = now.run()
-    assert run.report is not None
-    run.record = replace(run.record, report=replace(run.report, signature="f32[1024], f32[1024]"))
+    assert run.record.report is not None
+    run.record = replace(run.record, report=replace(run.record.report, signature="f32[1024], f32[1024]"))
     assert now.shown().signature == "shapes: f32[1024], f32[1024]"
 
 
@@ -170,7 +170,7 @@ def test_a_failed_run_says_why_in_the_summary_and_the_status_line() -> None:
 def test_a_run_in_the_background_is_named_on_the_status_line() -> None:
     now = state()
     run = now.runs.start(1, ADD_RELU, sweep=False, now=NOW)
-    run.take(StageStartedMessage(run.run_id, "eager", ""), NOW)
+    run.take(StageStartedMessage(run.record.run_id, "eager", ""), NOW)
     now.catalog.select(1)
     value = now.shown(now=NOW + 2)
     assert value.status.text.plain.startswith("● running Add, then ReLU: eager · 2 s")
@@ -195,10 +195,10 @@ def test_a_pinned_baseline_marks_the_next_run() -> None:
 def test_a_chosen_variant_puts_its_kernels_in_the_compiled_table() -> None:
     now = state()
     run = now.run()
-    assert run.report is not None and not run.report.variants, "the recording has no variants"
-    name, variant = "max-autotune", run.report.compiled
+    assert run.record.report is not None and not run.record.report.variants, "the recording has no variants"
+    name, variant = "max-autotune", run.record.report.compiled
     variants = {name: VariantResult({"mode": name}, measured=variant)}
-    run.record = replace(run.record, report=replace(run.report, variants=variants))
+    run.record = replace(run.record, report=replace(run.record.report, variants=variants))
     now.variants.of(ADD_RELU).kernels_of = name
     value = now.shown()
     assert value.compiled.title == "Compiled · max-autotune" and value.compiled.result is variant
@@ -217,7 +217,7 @@ def test_predictions_hide_the_explanation_then_show_the_guess_beside_the_count(t
     assert "·" in before.sub_title and before.sub_title.endswith("Add, then ReLU")
     now.predictions.predict(entry, {"eager": 2, "compiled": 3})
     run = now.run()
-    assert now.predictions.reveal(entry, run.report) is not None
+    assert now.predictions.reveal(entry, run.record.report) is not None
     value = now.shown()
     assert not value.lesson.hide_explanation and dict(value.summary.claims)
     assert (value.eager.predicted, value.compiled.predicted) == (2, 3)
@@ -237,7 +237,7 @@ def test_the_view_state_reaches_the_chart_the_status_and_the_editing_class() -> 
 def test_an_unchanged_state_shows_an_equal_value_and_a_tick_changes_only_the_status() -> None:
     now = state()
     run = now.runs.start(1, ADD_RELU, sweep=False, now=NOW)
-    run.take(StageStartedMessage(run.run_id, "eager", ""), NOW)
+    run.take(StageStartedMessage(run.record.run_id, "eager", ""), NOW)
     first, second, later = now.shown(), now.shown(), now.shown(now=NOW + 1)
     assert first == second
     assert replace(later, status=first.status) == first and later.status != first.status

@@ -187,7 +187,7 @@ class TestSweep:
             await pilot.press("s")
             chart = explorer(app).query_one(RuntimeChart)
             gate.release_until(stage="sweep")
-            await wait_for(pilot, lambda: explorer(app).runs[ADD_RELU].stage == "sweep")
+            await wait_for(pilot, lambda: explorer(app).runs[ADD_RELU].record.stage == "sweep")
             assert chart.points == []
 
             def points_shown(count: int) -> bool:
@@ -271,7 +271,7 @@ class TestCancel:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.press("r")
             gate.release_until(stage="eager")
-            await wait_for(pilot, lambda: explorer(app).runs[ADD_RELU].stage == "eager")
+            await wait_for(pilot, lambda: explorer(app).runs[ADD_RELU].record.stage == "eager")
             await pilot.press("n", "r")
             assert explorer(app).runs[ADD_RELU].status is RunStatus.CANCELLED
             gate.release_all()

@@ -32,7 +32,7 @@ async def test_an_unexpected_exception_saves_the_session_and_ends_in_one_line(
         await wait_for(pilot, lambda: finished(app), what="the run to finish")
         screen = explorer(app)
         run = screen.runs.get(next(iter(screen.runs)))
-        assert run is not None and run.report is not None
+        assert run is not None and run.record.report is not None
         await pilot.press("B")  # pinned: the baseline is the same report, saved once
         # The key's action, as the key runs it; the app ends while the press would still wait for a frame.
         app.call_later(app.run_action, "details", screen)
@@ -46,8 +46,8 @@ async def test_an_unexpected_exception_saves_the_session_and_ends_in_one_line(
     state = Path(os.environ["KERNEL_TUI_STATE_DIR"])
     assert saved.results.parent == state
     reports = read_results(saved.results)
-    assert [report.scenario for report in reports] == [run.report.scenario]
-    measured, kept = run.report.compiled, reports[0].compiled
+    assert [report.scenario for report in reports] == [run.record.report.scenario]
+    measured, kept = run.record.report.compiled, reports[0].compiled
     assert measured is not None and kept is not None and kept.kernel_count == measured.kernel_count
     assert "Surprise: a bug in a pane" in saved.traceback.read_text()
     line = saved.one_line(Surprise("a bug in a pane\nwith a second line"))

@@ -35,7 +35,7 @@ async def test_run_add_relu_on_the_real_engine_fills_the_kernel_tables() -> None
             await pilot.pause(0.2)
         await pilot.pause()
         run = explorer.runs[ADD_RELU]
-        assert run.status is RunStatus.DONE, run.error
+        assert run.status is RunStatus.DONE, run.record.error
         eager = explorer.query_one("#eager", KernelTable)
         compiled = explorer.query_one("#compiled", KernelTable)
         assert eager.row_count == 2
@@ -43,4 +43,4 @@ async def test_run_add_relu_on_the_real_engine_fills_the_kernel_tables() -> None
         assert "fused" in compiled.kernels[0].short_name
         assert explorer.hello is not None and explorer.hello.device == "cpu"
         assert "✓ done" in shown_text(explorer.query_one("#status-text"))
-        assert run.report is not None and all(check.ok for check in run.report.expect.values())
+        assert run.record.report is not None and all(check.ok for check in run.record.report.expect.values())

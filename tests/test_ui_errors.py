@@ -77,7 +77,7 @@ class TestErrors:
             await pilot.press("r")
             await wait_for(pilot, lambda: finished(app))
             assert "the app failed talking to the engine" in status(app)
-            error = explorer(app).runs[ADD_RELU].error
+            error = explorer(app).runs[ADD_RELU].record.error
             assert error is not None
             assert "ValueError: a bug" in error.details
             await pilot.press("r")  # and the app is still usable

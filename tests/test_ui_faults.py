@@ -67,7 +67,7 @@ async def test_engine_death_is_shown_and_the_engine_restarts_by_itself(name: str
         await settle(pilot, lambda: explorer.hello is not None, "the engine's restart")
         assert explorer.hello.pid != first_pid
         healthy = await run_scenario(app, pilot, HEALTHY)
-        assert healthy.status is RunStatus.DONE, healthy.error
+        assert healthy.status is RunStatus.DONE, healthy.record.error
 
 
 TORCH_INPUTS = "import torch\ndef inputs(size, device):\n    return (torch.ones(4),)\n"
@@ -102,10 +102,10 @@ async def test_bad_files_show_file_line_and_stage_and_the_app_stays_usable(tmp_p
             run = await run_scenario(app, pilot, path)
             assert run.status is RunStatus.FAILED
             assert shown in status(app)
-            assert run.error is not None
-            assert run.error.details, "the details one key away"
+            assert run.record.error is not None
+            assert run.record.error.details, "the details one key away"
         healthy = await run_scenario(app, pilot, HEALTHY)
-        assert healthy.status is RunStatus.DONE, healthy.error
+        assert healthy.status is RunStatus.DONE, healthy.record.error
 
 
 @pytest.mark.engine
@@ -113,13 +113,13 @@ async def test_compile_failure_keeps_eager_and_memory_ends_the_sweep_with_a_note
     app = KernelTuiApp(load_catalog([FAULTS / "bad_backend.py", FAULTS / "too_big.py"], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         failed = await run_scenario(app, pilot, FAULTS / "bad_backend.py")
-        assert failed.report is not None and failed.report.eager is not None
-        assert failed.report.eager.kernel_count == 1 and failed.report.compiled is None
+        assert failed.record.report is not None and failed.record.report.eager is not None
+        assert failed.record.report.eager.kernel_count == 1 and failed.record.report.compiled is None
         assert "bad_backend.py: compile: InvalidBackend" in status(app)
         swept = await run_scenario(app, pilot, FAULTS / "too_big.py", key="s")
-        assert swept.status is RunStatus.DONE, swept.error
-        assert swept.report is not None
-        assert "out of memory" in (swept.report.sweep[-1].note or "")
+        assert swept.status is RunStatus.DONE, swept.record.error
+        assert swept.record.report is not None
+        assert "out of memory" in (swept.record.report.sweep[-1].note or "")
 
 
 @pytest.mark.engine
@@ -127,7 +127,7 @@ async def test_what_a_scenario_prints_reaches_the_output_log_not_the_screen() ->
     app = KernelTuiApp(load_catalog([DATA / "chatty.py"], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:
         run = await run_scenario(app, pilot, DATA / "chatty.py")
-        assert run.status is RunStatus.DONE, run.error
+        assert run.status is RunStatus.DONE, run.record.error
         assert "inside fn {not json" in app.link.output()
         assert isinstance(app.link, ClientEngineLink) and app.link.log_path is not None
         assert "inside fn {not json" in app.link.log_path.read_text(), "and to a log file the user can open"

@@ -60,7 +60,7 @@ class TestRunState:
         run.take(StageStartedMessage(1, "timing", ""), 0.0)
         assert run.progress() == (5.0, 7)
         run.take(StageStartedMessage(1, "sweep", "4 sizes", total=4), 0.0)
-        assert run.sweep_total == 4
+        assert run.record.sweep_total == 4
         assert run.progress() == (6.0, 10)
         run.take(SweepPointMessage(1, SweepPoint(1024, 1.0, 2.0)), 0.0)
         assert run.progress() == (7.0, 10)
@@ -75,7 +75,7 @@ class TestRunState:
     def test_cancel_is_not_an_error(self) -> None:
         run = ScenarioRun(RunRecord(1, Path("x.py"), sweep=False), started_at=0.0)
         run.ended_without_report(ScenarioError("engine", "killed"), 2.0, cancelled=True)
-        assert run.status is RunStatus.CANCELLED and run.error is None and run.elapsed(99.0) == 2.0
+        assert run.status is RunStatus.CANCELLED and run.record.error is None and run.elapsed(99.0) == 2.0
 
 
 class TestWording:
@@ -166,11 +166,11 @@ class TestCatalogState:
     def test_run_book_listens_to_the_active_run_only(self) -> None:
         book = RunBook()
         first = book.start(1, ADD_RELU, sweep=False, now=0.0)
-        assert book.live(first.run_id) is first
+        assert book.live(first.record.run_id) is first
         assert book.cancel(1.0) is first and first.status is RunStatus.CANCELLED and book.active is None
         second = book.start(2, ADD_RELU, sweep=True, now=2.0)
-        assert book.live(first.run_id) is None, "a cancelled run's messages are dropped"
-        assert book[ADD_RELU] is second and second.run_id != first.run_id and len(book) == 1
+        assert book.live(first.record.run_id) is None, "a cancelled run's messages are dropped"
+        assert book[ADD_RELU] is second and second.record.run_id != first.record.run_id and len(book) == 1
         book.ended(second)
         assert book.active is None and book.mark(ADD_RELU, lambda report: False) == "running"
         assert book.mark(Path("never-run.py"), lambda report: False) is None

@@ -64,7 +64,7 @@ class TestResizeStorm:
             await resize_without_waiting(pilot, SMALL)
             await wait_for(pilot, lambda: layout_settled(app, SMALL), what="the small layout")
             run = explorer(app).runs.get(ADD_RELU)
-            assert run is not None and run.report is not None, "the run's results are kept"
+            assert run is not None and run.record.report is not None, "the run's results are kept"
             await pilot.press("1", "home", "enter", "3")
             await wait_for(pilot, lambda: eager_names(app) == ["aten::add", "aten::relu"], what="the kept results")
         assert app.return_code in (None, 0)

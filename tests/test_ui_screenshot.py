@@ -51,7 +51,7 @@ async def test_screenshot_of_the_explorer_after_a_sweep(tmp_path: Path) -> None:
         await pilot.press(*["n"] * paths.index(lesson), "s")
         for _ in range(6):
             gate.release_until(kind=SweepPointMessage)
-        await wait_for(pilot, lambda: len(explorer.runs[lesson].points) == 6)
+        await wait_for(pilot, lambda: len(explorer.runs[lesson].record.points) == 6)
         now[0] += RUN_SECONDS  # a believable "done in" for the picture
         gate.release_until(kind=Done)
         await wait_for(pilot, lambda: not explorer.runs[lesson].running)

@@ -51,7 +51,9 @@ def settle(
         if done is not None:
             await wait_for(pilot, lambda: finished(app, done))
         if stage is not None:
-            await wait_for(pilot, lambda: explorer.runs.active is not None and explorer.runs.active.stage == stage)
+            await wait_for(
+                pilot, lambda: explorer.runs.active is not None and explorer.runs.active.record.stage == stage
+            )
         if then:
             await pilot.press(then)
         if shows:

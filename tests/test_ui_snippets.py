@@ -379,9 +379,9 @@ async def test_the_real_engine_marks_the_line_of_a_typed_snippet() -> None:
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: run_done(app), timeout=300, what="the real engine's report")
         run = explorer(app).runs[open_document(app).path]
-        assert run.status is RunStatus.FAILED and run.error is not None, run
-        assert (run.error.stage, run.error.line) == ("eager", 3), run.error
-        assert run.report is not None and run.report.size == 4096
+        assert run.status is RunStatus.FAILED and run.record.error is not None, run
+        assert (run.record.error.stage, run.record.error.line) == ("eager", 3), run.record.error
+        assert run.record.report is not None and run.record.report.size == 4096
         assert text_area(app).text == "t = x * 2\n\nt + q"
         assert text_area(app).error_line == 3
 

@@ -74,7 +74,7 @@ async def test_the_summary_gives_each_sections_launches_and_bytes_and_the_saved_
     app = training_app()
     async with app.run_test(size=WIDE) as pilot:
         await run_lesson(pilot, app)
-        report = explorer(app).runs[LESSON].report
+        report = explorer(app).runs[LESSON].record.report
         assert report is not None
         shown = shown_text(explorer(app).query_one(SummaryStrip)).replace("\n ", " ")
         assert training_line(report) in shown.replace("\n", "")

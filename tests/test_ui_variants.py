@@ -109,7 +109,7 @@ async def test_the_variants_table_shows_every_variant_with_its_note(size: tuple[
         await run_to_the_end(pilot, VARIANTS_FILE)
         shown = explorer(app).shown_run
         assert shown is not None
-        report = shown.report
+        report = shown.record.report
         assert pane(app).display and pane(app).has_class("-shown")
         assert row_names(app) == ["eager", "compiled", *RECORDED]
         assert report is not None
@@ -148,7 +148,7 @@ async def test_enter_on_a_variant_shows_its_kernels_in_the_compiled_table() -> N
         await run_to_the_end(pilot, VARIANTS_FILE)
         shown = explorer(app).shown_run
         assert shown is not None
-        report = shown.report
+        report = shown.record.report
         compiled = explorer(app).query_one("#compiled", KernelTable)
         assert report is not None
         assert report.compiled is not None

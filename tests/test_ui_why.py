@@ -220,7 +220,7 @@ class TestGeneratedCode:
             table(app, "compiled").focus()
             await pilot.press("g")
             await wait_for(pilot, lambda: isinstance(app.screen, KernelCodeScreen))
-            report = explorer(app).runs[ADD_RELU].report
+            report = explorer(app).runs[ADD_RELU].record.report
             assert report is not None and report.compiled is not None
             (kernel,) = report.compiled.kernels
             code = code_screen(app)

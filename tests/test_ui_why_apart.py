@@ -50,9 +50,9 @@ async def highlight(pilot: Pilot[None], app: KernelTuiApp, mode: str, part: str)
     await pilot.pause()
     kernel = table.highlighted_kernel()
     run = explorer(app).runs.get(LESSON)
-    assert kernel is not None and run is not None and run.report is not None
+    assert kernel is not None and run is not None and run.record.report is not None
     assert kernel.name in shown_text(explorer(app).query_one(KernelNameLine))
-    return " · ".join(kernel_story(kernel, mode, run.report.compiled))
+    return " · ".join(kernel_story(kernel, mode, run.record.report.compiled))
 
 
 async def test_the_rows_and_the_lines_say_why_their_kernels_stayed_apart() -> None:

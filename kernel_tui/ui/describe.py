@@ -78,7 +78,7 @@ def status_text(
     if background is not None:
         title, other = background
         text.append("● ", style="bold cyan")
-        text.append(f"running {title}: {other.stage or 'starting'} · {other.elapsed(now):.0f} s · esc cancels")
+        text.append(f"running {title}: {other.record.stage or 'starting'} · {other.elapsed(now):.0f} s · esc cancels")
         return text
     if run is None:
         if engine_error is not None:
@@ -94,23 +94,23 @@ def status_text(
         return text
     if run.status is RunStatus.RUNNING:
         text.append("● ", style="bold cyan")
-        text.append(run.stage or "starting", style="bold")
-        if run.detail:
-            text.append(f" · {run.detail}")
+        text.append(run.record.stage or "starting", style="bold")
+        if run.record.detail:
+            text.append(f" · {run.record.detail}")
         text.append(f" · {run.elapsed(now):.0f} s · esc cancels", style="dim")
     elif run.status is RunStatus.CANCELLED:
         text.append(f"○ cancelled: the engine was stopped · {run_key} runs it again", style="dim")
-    elif run.error is not None:
-        text.append(f"✗ {run.error.short_line()}", style="bold red")
+    elif run.record.error is not None:
+        text.append(f"✗ {run.record.error.short_line()}", style="bold red")
         text.append(f" · {details} details", style="dim")
     else:
-        failed = failed_claims(run.report)
+        failed = failed_claims(run.record.report)
         if failed:
             text.append(failed_claims_text(failed), style="bold red")
         else:
             text.append("✓ done", style="green")
         text.append(f" in {run.elapsed(now):.1f} s", style="dim")
-        if not run.sweep and not editing:
+        if not run.record.sweep and not editing:
             text.append(" · s adds the size sweep", style="dim")
         text.append(f" · {details} details", style="dim")
     return text
@@ -121,7 +121,7 @@ def saved_status_text(origin: str, run: ScenarioRun | None) -> Text:
     text = Text()
     text.append("◆ ", style="bold cyan")
     text.append(origin, style="bold")
-    failed = failed_claims(run.report if run is not None else None)
+    failed = failed_claims(run.record.report if run is not None else None)
     if failed:
         text.append(f" · {failed_claims_text(failed)}", style="bold red")
     if run is None:
@@ -148,14 +148,14 @@ def details_text(
         text.append(title, style="bold underline")
         text.append("\n")
 
-    error = run.error if run is not None else engine_error
+    error = run.record.error if run is not None else engine_error
     if error is not None:
         section("Error")
         text.append(error.short_line(), style="bold red")
         if error.details.strip():
             text.append("\n\n")
             text.append(error.details.rstrip())
-    report = run.report if run is not None else None
+    report = run.record.report if run is not None else None
     if report is not None and report.notes:
         section("Notes")
         text.append("\n".join(report.notes))

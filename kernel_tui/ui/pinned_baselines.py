@@ -49,21 +49,21 @@ class PinnedBaselines:
     @staticmethod
     def can_pin(run: ScenarioRun | None) -> bool:
         """Only a finished run with numbers can be a baseline: a partial report would compare as grown."""
-        if run is None or run.status is not RunStatus.DONE or run.report is None:
+        if run is None or run.status is not RunStatus.DONE or run.record.report is None:
             return False
-        return run.report.eager is not None
+        return run.record.report.eager is not None
 
     def toggle(self, run: ScenarioRun) -> bool:
         """Pin ``run`` as its scenario's baseline, replacing any earlier pin; if it is the pinned run, unpin.
         True when it is pinned afterwards."""
         if not self.can_pin(run):
             raise ValueError("only a finished run with kernels can be pinned")
-        assert run.report is not None
-        scenario = self.scenario_of(run.path)
+        assert run.record.report is not None
+        scenario = self.scenario_of(run.record.path)
         if self.is_pinned(run):
             del self._pins[scenario]
             return False
-        self._pins[scenario] = Pin(run.run_id, run.report)
+        self._pins[scenario] = Pin(run.record.run_id, run.record.report)
         return True
 
     def reports(self) -> list[ScenarioReport]:
@@ -73,14 +73,14 @@ class PinnedBaselines:
     def is_pinned(self, run: ScenarioRun | None) -> bool:
         if run is None:
             return False
-        pin = self._pins.get(self.scenario_of(run.path))
-        return pin is not None and pin.run_id == run.run_id
+        pin = self._pins.get(self.scenario_of(run.record.path))
+        return pin is not None and pin.run_id == run.record.run_id
 
     def pinned_report(self, run: ScenarioRun | None) -> ScenarioReport | None:
         """The baseline ``run`` is compared with, if its scenario has one (and ``run`` is not that very run)."""
         if run is None or self.is_pinned(run):
             return None
-        pin = self._pins.get(self.scenario_of(run.path))
+        pin = self._pins.get(self.scenario_of(run.record.path))
         return pin.report if pin is not None else None
 
     def compared(self, run: ScenarioRun | None) -> ScenarioReport | None:
@@ -93,14 +93,14 @@ class PinnedBaselines:
         pinned = self.compared(run)
         if pinned is None:
             return None
-        assert run is not None and run.report is not None
-        if self._last is not None and self._last[0] is pinned and self._last[1] is run.report:
+        assert run is not None and run.record.report is not None
+        if self._last is not None and self._last[0] is pinned and self._last[1] is run.record.report:
             return self._last[2]
         # Imported with the first comparison: the baseline module is not needed before a run has finished.
         from kernel_tui.text.baseline import compare
 
-        comparison = compare(pinned, run.report)
-        self._last = (pinned, run.report, comparison)
+        comparison = compare(pinned, run.record.report)
+        self._last = (pinned, run.record.report, comparison)
         return comparison
 
     def mode_baseline(

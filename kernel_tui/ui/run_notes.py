@@ -14,7 +14,7 @@ def waiting_notes(run: ScenarioRun | None) -> tuple[str, str]:
         return "not run yet", "not run yet"
     if run.status is not RunStatus.RUNNING:
         return "not measured", "not measured"
-    if run.stage in ("", "load", "inputs", "eager"):
+    if run.record.stage in ("", "load", "inputs", "eager"):
         return "measuring…", "waiting for eager"
     return "", "compiling…"
 
@@ -38,7 +38,7 @@ def chart_hint(run: ScenarioRun | None, *, measures: bool = True) -> str:
         if run is None:
             return "r shows the saved results, and their size sweep if they have one."
         return "These saved results have no size sweep ('kernel-tui run' without --no-sweep saves one)."
-    if run is not None and run.sweep and run.running:
+    if run is not None and run.record.sweep and run.running:
         return "The sweep starts once the kernel tables are in; its points appear here as they are measured."
     return (
         "Not swept yet. s runs the scenario with the size sweep: the time of one call, eager and "

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     # The record's module imports the protocol: loaded with the first run, after the explorer's first frame.
-    from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
+    from kernel_tui.model.report import ScenarioError, ScenarioReport
     from kernel_tui.transport.protocol import RunMessage
     from kernel_tui.transport.run_record import RunRecord
 
@@ -42,43 +42,6 @@ class ScenarioRun:
     output_to: int | None = None
     """The engine output's marks (``EngineLink.output_mark``) when the run started and ended: its details
     show what this run printed, not warnings a run of another lesson left before it."""
-
-    @property
-    def run_id(self) -> int:
-        return self.record.run_id
-
-    @property
-    def path(self) -> Path:
-        return self.record.path
-
-    @property
-    def sweep(self) -> bool:
-        return self.record.sweep
-
-    @property
-    def stage(self) -> str:
-        return self.record.stage
-
-    @property
-    def detail(self) -> str:
-        return self.record.detail
-
-    @property
-    def sweep_total(self) -> int | None:
-        return self.record.sweep_total
-
-    @property
-    def report(self) -> ScenarioReport | None:
-        return self.record.report
-
-    @property
-    def points(self) -> tuple[SweepPoint, ...]:
-        return self.record.points
-
-    @property
-    def error(self) -> ScenarioError | None:
-        """A scenario error from the final report, or why the engine ended (crash, timeout)."""
-        return self.record.error
 
     @property
     def status(self) -> RunStatus:
@@ -118,14 +81,15 @@ class ScenarioRun:
         # Imported here: a run has started, so the protocol has been; the explorer's first frame needs neither.
         from kernel_tui.transport.protocol import STAGE_ORDER
 
-        stages: list[str] = [stage for stage in STAGE_ORDER if self.sweep or stage != "sweep"]
-        sweep_steps = (self.sweep_total or 1) if self.sweep else 0
-        total = len(stages) - (1 if self.sweep else 0) + sweep_steps
+        record = self.record
+        stages: list[str] = [stage for stage in STAGE_ORDER if record.sweep or stage != "sweep"]
+        sweep_steps = (record.sweep_total or 1) if record.sweep else 0
+        total = len(stages) - (1 if record.sweep else 0) + sweep_steps
         if self.status is not RunStatus.RUNNING:
             return float(total), total
-        if self.stage == "sweep":
-            return float(len(stages) - 1 + min(len(self.points), sweep_steps)), total
-        done = stages.index(self.stage) if self.stage in stages else 0
+        if record.stage == "sweep":
+            return float(len(stages) - 1 + min(len(record.points), sweep_steps)), total
+        done = stages.index(record.stage) if record.stage in stages else 0
         return float(done), total
 
 
@@ -159,7 +123,7 @@ class RunBook(Mapping[Path, ScenarioRun]):
 
     def live(self, run_id: int) -> ScenarioRun | None:
         """The active run if a message with ``run_id`` is about it; None: the message is stale, drop it."""
-        return self.active if self.active is not None and self.active.run_id == run_id else None
+        return self.active if self.active is not None and self.active.record.run_id == run_id else None
 
     def cancel(self, now: float) -> ScenarioRun | None:
         """Mark the active run cancelled and let go of it; returns it (None if nothing was running)."""
@@ -187,5 +151,5 @@ class RunBook(Mapping[Path, ScenarioRun]):
         if run is None:
             return None
         if run.status is RunStatus.DONE:
-            return "claims" if failed_claims(run.report) else "done"
+            return "claims" if failed_claims(run.record.report) else "done"
         return str(run.status.value)

@@ -169,7 +169,7 @@ def shown(
     """What every pane of the explorer shows for this state (``catalog`` must not be empty)."""
     entry = catalog.current
     run = runs.get(entry.path)
-    report = run.report if run is not None else None
+    report = run.record.report if run is not None else None
     eager_wait, compiled_wait = waiting_notes(run)
     comparison = baselines.comparison(run)
     hide = predictions.hides_explanation(entry)
@@ -216,7 +216,7 @@ def shown(
         summary=SummaryShown(
             report,
             {} if hide else entry.claims_for(device),  # no spoilers
-            run.error if run is not None else None,
+            run.record.error if run is not None else None,
             placeholder(run, measures=view.measures),
             comparison,
             baselines.is_pinned(run),
@@ -224,7 +224,7 @@ def shown(
         ),
         chart=ChartShown(
             view.chart_mode,
-            tuple(run.points) if run is not None else (),
+            tuple(run.record.points) if run is not None else (),
             chart_hint(run, measures=view.measures),
             report.bandwidth_ceiling_gbs if report is not None else None,
             report,
@@ -246,13 +246,13 @@ def _sub_title(catalog: Catalog, predictions: PredictionBook) -> str:
 def _status(
     catalog: Catalog, runs: RunBook, run: ScenarioRun | None, engine: EngineState, view: ViewState, now: float
 ) -> StatusShown:
-    if view.saved_origin is not None and not (run is not None and (run.running or run.error is not None)):
+    if view.saved_origin is not None and not (run is not None and (run.running or run.record.error is not None)):
         # A refused run says why, as any failed run does.
         return StatusShown(describe.saved_status_text(view.saved_origin, run), None)
     active = runs.active
     background = None
-    if active is not None and active.path != catalog.current.path:
-        background = (catalog.title_of(active.path), active)
+    if active is not None and active.record.path != catalog.current.path:
+        background = (catalog.title_of(active.record.path), active)
     # The progress bar follows the engine's run, whichever scenario is on screen.
     warming = engine.warming(now)
     progress = active.progress() if active is not None else None

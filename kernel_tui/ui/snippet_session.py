@@ -243,9 +243,9 @@ class SnippetSession:
     def run_ended(self, run: ScenarioRun) -> bool:
         """A run ended; True when it ran the editor's document (whose error, if any, it now carries)."""
         document = self.document
-        if document is None or run.path != document.path or run.status is RunStatus.RUNNING:
+        if document is None or run.record.path != document.path or run.status is RunStatus.RUNNING:
             return False
-        document.error = run.error if run.status is RunStatus.FAILED else None
+        document.error = run.record.error if run.status is RunStatus.FAILED else None
         return True
 
     def write_draft(self, *, show: bool = True) -> None:

@@ -207,7 +207,10 @@ class ExplorerScreen(SnippetActions):
 
     def session_reports(self) -> list[ScenarioReport]:
         """Every report this session holds: each scenario's latest finished run and every pinned baseline."""
-        return [*(run.report for run in self.runs.values() if run.report is not None), *self.baselines.reports()]
+        return [
+            *(run.record.report for run in self.runs.values() if run.record.report is not None),
+            *self.baselines.reports(),
+        ]
 
     def saved_origin(self) -> str | None:
         """Where the saved numbers on screen were measured; None: they are measured here."""
@@ -241,12 +244,12 @@ class ExplorerScreen(SnippetActions):
         any_kernels = any(side.result is not None and side.result.kernels for side in (shown.eager, shown.compiled))
         run, document = self.shown_run, self.session.document
         editing = document is not None and self.catalog.current_path == document.path
-        report = run.report if run else None
+        report = run.record.report if run else None
         self.code_links.show(self._find, report, shown.compiled.result, kernel, editing, self.baselines.compared(run))
         if (story := self.code_links.story()) is not None:
             line.say(story)  # the editor's cursor line, until a table's cursor moves
         else:
-            compiled = run.report.compiled if run is not None and run.report is not None else None
+            compiled = run.record.report.compiled if run is not None and run.record.report is not None else None
             line.show(table.mode if kernel else None, kernel, hint=any_kernels, compiled=compiled)
         if chart := self._find("#chart", RuntimeChart):
             chart.set_highlight(table.mode if kernel else None, kernel)  # the roofline marks it
@@ -332,7 +335,7 @@ class ExplorerScreen(SnippetActions):
             return self.baselines.can_pin(self.shown_run)
         if action == "details":
             run = self.shown_run
-            return (run is not None and (run.report is not None or run.error is not None)) or (
+            return (run is not None and (run.record.report is not None or run.record.error is not None)) or (
                 self.engine.error is not None
             )
         return super().check_action(action, parameters)
@@ -368,7 +371,7 @@ class ExplorerScreen(SnippetActions):
         messages = self.link.run(entry.path, sweep=sweep, size=self.run_size, variants=variants)
         run = self.runs.start(messages.run.run_id, entry.path, sweep=sweep, now=self.clock())
         run.output_from = output_from
-        self.engine_side.stream(run.run_id, entry.path, messages)
+        self.engine_side.stream(run.record.run_id, entry.path, messages)
         tabs = not self.wide and not self.layout_switch.switching
         if tabs and self.query_one(TabbedContent).active in ("tab-scenarios", "tab-lesson"):
             self.action_pane("kernels")
@@ -378,7 +381,7 @@ class ExplorerScreen(SnippetActions):
         run = self.shown_run
         if run is None or not self.baselines.can_pin(run):
             return
-        title = self.catalog.title_of(self.baselines.scenario_of(run.path))
+        title = self.catalog.title_of(self.baselines.scenario_of(run.record.path))
         if self.baselines.toggle(run):
             self.notify(f"Pinned as the baseline of {title}: later runs show what changed (B again unpins)")
         else:

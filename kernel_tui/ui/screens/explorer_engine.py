@@ -157,4 +157,4 @@ class EngineSide:
         if worker.group == "engine-start":
             self.take(EngineSaid(StartFailed(failure)))
         elif (active := self.runs.active) is not None:
-            self.take(EngineSaid(RunEnded(active.run_id, failure), active.path))
+            self.take(EngineSaid(RunEnded(active.record.run_id, failure), active.record.path))

@@ -362,7 +362,7 @@ class SnippetWorkbench:
         if run is None or not run.running:
             return None
         elapsed = run.elapsed(self.clock())
-        stage = f" ({run.stage})" if run.stage else ""
+        stage = f" ({run.record.stage})" if run.record.stage else ""
         # Esc in the editor first leaves it: the second one reaches the explorer, which stops the engine.
         if elapsed < self.STILL_RUNNING_S:
             return Text(f"● running…{stage} · esc twice stops it", style="cyan")

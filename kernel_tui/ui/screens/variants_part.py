@@ -62,7 +62,7 @@ class VariantsPart:
             return "No scenario to experiment on.", False
         entry = self.catalog.current
         run = self.runs.get(entry.path)
-        compiled = run.report.compiled if run is not None and run.report is not None else None
+        compiled = run.record.report.compiled if run is not None and run.record.report is not None else None
         names = list(dict.fromkeys(b.experiment for b in (compiled.boundaries if compiled else ()) if b.experiment))
         if not names:
             return "No boundary of the latest run suggests an experiment (r runs it first).", False
@@ -86,5 +86,5 @@ class VariantsPart:
             if result is not None:
                 self.book.replace(scenario, result)
 
-        report = run.report if run is not None else None
+        report = run.record.report if run is not None else None
         return Asked(VariantsScreen(entry.title, self.book.of(scenario), file_variants, report), chosen)

@@ -61,16 +61,16 @@ class WhyPart:
 
     def reveal_if_measured(self, run: ScenarioRun) -> list[Reply]:
         """Once a run with a guess waiting has both counts: score it, and reveal it with the explanation."""
-        entry = self.catalog.find(run.path)
+        entry = self.catalog.find(run.record.path)
         if entry is None:
             return []
         device = self.predictions.guess_device(entry)
-        off_device = self.predictions.off_device(entry, run.report)
+        off_device = self.predictions.off_device(entry, run.record.report)
         if off_device is not None:
             return [Notice(off_device, severity="warning")]
-        answer = self.predictions.reveal(entry, run.report, finished=not run.running)
+        answer = self.predictions.reveal(entry, run.record.report, finished=not run.running)
         if answer is None:
-            if not run.running and not run.sweep and self.predictions.waits_for_sweep(entry):
+            if not run.running and not run.record.sweep and self.predictions.waits_for_sweep(entry):
                 return [Notice("Your guess at the sweep's compiles is graded by a run with the sweep: press s.")]
             return []
         replies: list[Reply] = []
@@ -86,7 +86,7 @@ class WhyPart:
     def show_code(self, highlighted: Kernel | None, mode: str) -> Reply:
         """The generated source of the highlighted compiled kernel, or of the one an eager kernel became."""
         run = self.runs.get(self.catalog.current.path) if self.catalog else None
-        report = run.report if run is not None else None
+        report = run.record.report if run is not None else None
         highlighted = highlighted if report is not None else None
         kernel = code_kernel(highlighted, mode, report.compiled) if report is not None else None
         if kernel is None:
