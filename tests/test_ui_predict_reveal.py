@@ -13,10 +13,11 @@ from test_ui_support import ADD_RELU, explorer, finished, make_app, make_link, r
 from test_ui_why import SMALL, WIDE, table
 from textual import events
 from textual.pilot import Pilot
+from textual.widgets._header import HeaderTitle
 
 from kernel_tui.commands import cli
 from kernel_tui.ui import launch
-from kernel_tui.ui.answers import Answer
+from kernel_tui.ui.answers import Answer, answers_text
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, PredictionBook, split_lesson
 from kernel_tui.ui.screens.explorer import ExplorerScreen
@@ -131,7 +132,7 @@ class TestPredict:
             assert link.runs == [(lesson, False)]
             assert (table(app, "eager").border_subtitle or "").endswith("you said 2 ✓")
             assert (table(app, "compiled").border_subtitle or "").endswith("you said 2 ✗")
-            assert "score 2/4" in (explorer(app).sub_title or "")
+            assert "score cpu 2/4 · " in (explorer(app).sub_title or "")
             assert WHY in view.lesson and "Add a third op" in view.lesson, "the explanation is back"
         saved = json.loads((state / "predictions.json").read_text())
         assert saved["version"] == 3, "answers are kept by device since version 3"
@@ -154,7 +155,7 @@ class TestPredict:
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
             assert app.predictions.score == (4, 4)
-            assert "score 4/4" in (explorer(app).sub_title or "")
+            assert "score cpu 4/4 · " in (explorer(app).sub_title or "")
             await run_to_the_end(pilot, lesson)
             assert not isinstance(app.screen, (PredictScreen, RevealScreen))
             assert link.runs == [(lesson, False)]
@@ -246,6 +247,19 @@ class TestPredict:
             await pilot.press("r")
             await predict(pilot, "3", "")
             assert isinstance(app.screen, PredictScreen), "both counts are needed"
+
+    async def test_the_header_scores_each_kind_of_device_apart_at_80_columns(self, course: Path, state: Path) -> None:
+        state.mkdir(parents=True, exist_ok=True)
+        right, half = (
+            Answer({"eager": 2, "compiled": 1}, {"eager": 2, "compiled": 1}),
+            Answer({"eager": 2}, {"eager": 3}),
+        )
+        answers = {("01_other.py", "cpu"): right, ("01_other.py", "cuda"): half, ("02_more.py", "cuda"): right}
+        (state / "predictions.json").write_text(answers_text(answers))
+        app, _ = course_app(course)
+        async with app.run_test(size=SMALL) as pilot:
+            await pilot.pause()
+            assert "1/1 · score cpu 2/2 · cuda 2/3 · Add, then ReLU" in shown_text(app.screen.query_one(HeaderTitle))
 
     async def test_t_switches_predicting_off(self, course: Path, state: Path) -> None:
         link = make_link()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernel_tui.model.safe_text import safe_line
 from kernel_tui.ui.answers import Answer, AnswerKey, answers_text, device_kind, read_answers
 from kernel_tui.ui.claim_kinds import kind_of, measure
 from kernel_tui.ui.drafts import state_dir, write_text_atomic
@@ -222,19 +223,23 @@ class PredictionBook:
         return sum(answer.points for answer in answers), sum(len(answer.scored) for answer in answers)
 
     def score_by_device(self) -> dict[str, tuple[int, int]]:
-        """(right, scored) for each kind of device answered on."""
+        """(right, scored) for each kind of device answered on: the CPU, CUDA, then the previews by architecture."""
         scores: dict[str, tuple[int, int]] = {}
         for (_, device), answer in self.answers.items():
             right, asked = scores.get(device, (0, 0))
             scores[device] = right + answer.points, asked + len(answer.scored)
-        return scores
+        return {device: scores[device] for device in sorted(scores, key=_kind_order)}
 
     def score_text(self) -> str:
-        """For the header (short, it goes before the title): ``score 5/6``, ``predict on``, ``predict off``."""
+        """For the header (short, it goes before the title): the score on each kind of device that has one,
+        ``score cpu 5/7 · cuda 2/3``; ``predict on`` before any, ``predict off``. A guess is never graded
+        against another kind of device, so neither is the sum of both a score of anything."""
         if not self.enabled:
             return "predict off"
-        right, asked = self.score
-        return f"score {right}/{asked}" if asked else "predict on"
+        scored = [
+            f"{kind_label(kind)} {right}/{asked}" for kind, (right, asked) in self.score_by_device().items() if asked
+        ]
+        return f"score {' · '.join(scored)}" if scored else "predict on"
 
     def score_line(self) -> str:
         """The reveal's last line: the score across the course, by device where there are several."""
@@ -261,3 +266,23 @@ class PredictionBook:
             self.save_error = f"could not save the score to {self.path}: {error.strerror or error}"
         else:
             self.save_error = None
+
+
+_KIND_ORDER = ("cpu", "cuda", "cuda-preview")
+
+
+def kind_label(kind: str) -> str:
+    """A kind of device as the header names it: ``cpu``, ``cuda``, ``preview`` (the CUDA preview's answers that
+    hold for every architecture), ``sm_90`` (a preview's for one: only a preview is kept by architecture). Short,
+    so that three kinds fit whole in an 80-column header."""
+    device, _, arch = kind.partition(" ")
+    if device == "cuda-preview":
+        return safe_line(arch) or "preview"
+    return safe_line(kind)  # a hand-edited file's own kind, shown as text
+
+
+def _kind_order(kind: str) -> tuple[int, int, str]:
+    device, _, arch = kind.partition(" ")
+    rank = _KIND_ORDER.index(device) if device in _KIND_ORDER else len(_KIND_ORDER)
+    number = arch.removeprefix("sm_")
+    return rank, int(number) if number.isdigit() else 0, kind
