@@ -7,7 +7,9 @@ in ``test_ui_support``, imported by the UI test files.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,7 +34,8 @@ from pace import within as within  # noqa: E402
 from kernel_tui.model.expect import NEEDS_SWEEP  # noqa: E402
 from kernel_tui.model.report import ScenarioReport  # noqa: E402
 from kernel_tui.model.scenario_file import read_scenario  # noqa: E402
-from kernel_tui.transport.client import EngineClient  # noqa: E402
+from kernel_tui.transport import forked_engines  # noqa: E402
+from kernel_tui.transport.client import EngineClient, python_command  # noqa: E402
 from kernel_tui.transport.engine_died import EngineDied  # noqa: E402
 from kernel_tui.transport.protocol import Done  # noqa: E402
 
@@ -56,12 +59,30 @@ FAST_TIER = os.environ.get("KERNEL_TUI_TEST_TIER") == "fast"
 test (or a fixture it uses, of any scope) that needs one cannot hide in the fast tier unmarked."""
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups it hands out whole
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         uses = set(getattr(item, "fixturenames", ()))  # every fixture the test needs, however indirectly
         module = item.module.__name__ if isinstance(item, pytest.Function) else ""
         if ENGINE_FIXTURES & uses or any((module, name) in MODULE_ENGINE_FIXTURES for name in uses):
             item.add_marker(pytest.mark.engine)
+        if module and _uses_a_module_fixture_of_its_own(item) and item.get_closest_marker("xdist_group") is None:
+            # Under ``--dist loadgroup`` a module-scoped fixture runs once in every worker that gets one of the
+            # module's tests: three workers measured the device columns' five CLI runs three times over.
+            item.add_marker(pytest.mark.xdist_group(module))
+
+
+def _uses_a_module_fixture_of_its_own(item: pytest.Item) -> bool:
+    """Whether ``item`` needs a module-scoped fixture defined in its own module (those of ``conftest`` are
+    per-session or cheap)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(
+        definition.scope == "module" and definition.baseid == item.nodeid.split("::")[0]
+        for definitions in info.name2fixturedefs.values()
+        for definition in definitions
+    )
 
 
 class _EngineStartInFastTier(AssertionError):
@@ -90,6 +111,34 @@ def _starts_kernel_tui(word: str) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     if FAST_TIER:
         _guard_against_kernel_tui()
+    elif hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        _share_a_fork_server(config)
+
+
+def _share_a_fork_server(config: pytest.Config) -> None:
+    """One fork server for this test process and every ``kernel-tui`` it starts (``SHARED_ENV``): each CLI run
+    would otherwise import torch again in a fork server of its own, about three CPU-seconds, for a hundred-odd
+    runs. A run under another import environment (a test that sets one) still starts its own, and the tests of
+    process lifetimes run as a user's would (``own_fork_servers``)."""
+    folder = tempfile.mkdtemp(prefix="kernel-tui-tests-")  # short: a socket's path is at most 107 bytes
+    path = os.path.join(folder, "fork-server")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}  # as the client sets it for every engine
+    server = forked_engines.serve_shared(path, python_command("kernel_tui.engine.fork_server"), env)
+    os.environ[forked_engines.SHARED_ENV] = path
+
+    def stop() -> None:
+        os.environ.pop(forked_engines.SHARED_ENV, None)
+        server.terminate()
+        server.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+    config.add_cleanup(stop)
+
+
+@pytest.fixture
+def own_fork_servers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ``kernel-tui`` the test starts forks its engines from a fork server of its own, as a user's does."""
+    monkeypatch.delenv(forked_engines.SHARED_ENV, raising=False)
 
 
 @pytest.fixture(autouse=True)

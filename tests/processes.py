@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
+
+from pace import overdue
 
 from kernel_tui.transport.proctree import is_running, stat_fields
 
 __all__ = ["is_running"]
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float, step: float = 0.05) -> bool:
+    """Whether ``predicate()`` came true within ``timeout`` seconds, scaled by how busy the machine is."""
+    started = time.monotonic()
+    while not overdue(started, timeout):
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
 
 
 def processes_in_group(pgid: int) -> list[int]:

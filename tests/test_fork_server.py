@@ -1,21 +1,30 @@
 """Engines forked from the fork server (torch imported once) behave as exec'd ones: same environment,
-folder, exit status and results; and an environment torch would import differently gets an exec'd engine."""
+folder, exit status and results; and an environment torch would import differently gets an exec'd engine.
+A server that many front ends share forks for those of its own environment only, and each front end's engines
+end with it."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_support import run_json
 from conftest import REPO, WriteScenario, measure
+from processes import is_running, wait_for
 
 from kernel_tui.transport import forked_engines
-from kernel_tui.transport.client import EngineClient
+from kernel_tui.transport.client import EngineClient, python_command
 from kernel_tui.transport.engine_died import EngineDied
 
-pytestmark = pytest.mark.engine
+# The private servers a user's front end starts; the shared one (``serve_shared``) has tests of its own below.
+pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("own_fork_servers")]
 
 ADD_RELU = REPO / "tests" / "data" / "add_relu.py"
 PROBE = """
@@ -122,3 +131,87 @@ def test_a_stopped_start_while_the_server_imports_torch_ends_at_once(monkeypatch
     assert time.monotonic() - started < 5, "the start waited for torch's imports in the server"
     client.close()
     assert os.environ["TORCH_FORK_SERVER_TEST_ONLY"]
+
+
+BUSY = """
+import os, time, torch
+from pathlib import Path
+
+
+def fn(a):
+    return a + 1
+
+
+def inputs(size, device):
+    Path({pid_file!r}).write_text(f"{{os.getpid()}} {{os.getppid()}}")
+    time.sleep(300)
+    return (torch.ones(size),)
+"""
+
+
+@pytest.fixture
+def shared_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[subprocess.Popen[bytes]]:
+    """A fork server listening on a socket of its own, named to every ``kernel-tui`` this test starts."""
+    folder = tempfile.mkdtemp(prefix="kernel-tui-shared-")
+    path = os.path.join(folder, "server")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    server = forked_engines.serve_shared(path, python_command("kernel_tui.engine.fork_server"), env)
+    monkeypatch.setenv(forked_engines.SHARED_ENV, path)
+    try:
+        yield server
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _parent_of_probe(stderr: str) -> int:
+    (line,) = [line for line in stderr.splitlines() if line.startswith("probe env")]
+    return int(line.split()[-1])
+
+
+def test_front_ends_of_its_environment_fork_from_the_shared_server(
+    shared_server: subprocess.Popen[bytes], write_scenario: WriteScenario
+) -> None:
+    probe = write_scenario(PROBE, "probe.py")
+    runs = [run_json("--device", "cpu", "--no-sweep", str(probe)) for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert run.reports[0]["compiled"]["kernel_count"] == 1
+        assert _parent_of_probe(run.stderr) == shared_server.pid
+    assert shared_server.poll() is None, "the server serves the next front end"
+
+
+def test_another_environment_or_no_server_there_starts_a_server_of_its_own(
+    shared_server: subprocess.Popen[bytes], write_scenario: WriteScenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probe = write_scenario(PROBE, "probe.py")
+    other = run_json("--device", "cpu", "--no-sweep", str(probe), env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert other.returncode == 0, other.stderr[-2000:]
+    assert _parent_of_probe(other.stderr) != shared_server.pid, "torch there was imported under other threads"
+    monkeypatch.setenv(forked_engines.SHARED_ENV, os.path.join(tempfile.gettempdir(), "kernel-tui-no-such-server"))
+    gone = run_json("--device", "cpu", "--no-sweep", str(probe))
+    assert gone.returncode == 0, gone.stderr[-2000:]
+    assert _parent_of_probe(gone.stderr) != shared_server.pid
+
+
+def test_a_killed_front_end_takes_its_engine_from_the_shared_server_along(
+    shared_server: subprocess.Popen[bytes], tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "engine.pid"
+    busy = tmp_path / "busy.py"
+    busy.write_text(BUSY.format(pid_file=str(pid_file)))
+    front_end = subprocess.Popen(
+        python_command("kernel_tui", "run", "--device", "cpu", "--no-sweep", str(busy)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert wait_for(lambda: pid_file.exists() and len(pid_file.read_text().split()) == 2, 180), "never busy"
+        engine, parent = map(int, pid_file.read_text().split())
+        assert parent == shared_server.pid
+    finally:
+        front_end.kill()
+        front_end.wait(10)
+    assert wait_for(lambda: not is_running(engine), 3), "the engine outlived its front end"
+    assert shared_server.poll() is None, "the server outlives one front end"

@@ -13,20 +13,20 @@ import termios
 import textwrap
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, measure, overdue, within
-from processes import is_running
+from conftest import REPO, measure, within
+from processes import is_running, wait_for
 from terminal_support import open_terminal
 
 from kernel_tui.transport import proctree
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.protocol import Done
 
-pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)
+pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("own_fork_servers")]  # lifetimes as a user's run has them
 
 ADD_RELU = REPO / "tests" / "data" / "add_relu.py"
 
@@ -51,16 +51,6 @@ def busy_scenario(folder: Path, pids: Path) -> Path:
     """)
     )
     return path
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float, step: float = 0.05) -> bool:
-    """Whether ``predicate()`` came true within ``timeout`` seconds, scaled by how busy the machine is."""
-    started = time.monotonic()
-    while not overdue(started, timeout):
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
 
 
 STARTED: list[subprocess.Popen[Any]] = []

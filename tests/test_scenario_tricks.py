@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)
+pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("own_fork_servers")]  # lifetimes as a user's run has them
 
 FORGER = '''\
 """Starts a daemon that writes fake results on every descriptor it has"""

@@ -10,6 +10,10 @@ app runs gives the next engine the new code), and CUDA is never initialised here
 unusable). The front end (``transport.forked_engines``) sends a request (the engine's argv, environment and
 folder, with its three standard descriptors attached) and hears back the child's pid, then its exit status.
 This process ends when the front end does, and ends its engines' trees on the way out.
+
+Started with ``--listen PATH`` it serves every front end that connects to that socket (``KERNEL_TUI_FORK_SERVER_AT``:
+the test suite's CLI runs share their worker's), each client's engines ending with its connection; it still
+ends with the process that started it.
 """
 
 from __future__ import annotations
@@ -32,7 +36,16 @@ MAX_REQUEST = 1 << 20
 
 
 def main() -> None:
-    control = socket.socket(fileno=int(sys.argv[1]))
+    ready = _ready()  # the environment as given, before this process's own prelude below adds to it
+    listener: socket.socket | None = None
+    if sys.argv[1] == "--listen":
+        # Bound before torch is imported: a client that finds the path connects at once and waits for "ready".
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        listener.bind(sys.argv[2])
+        listener.listen()
+        clients = []
+    else:
+        clients = [_Client(socket.socket(fileno=int(sys.argv[1])))]
     # The engine's own prelude, so that torch is imported here as it would be there (engine.__main__).
     os.environ.setdefault("KINETO_LOG_LEVEL", "5")
     import logging
@@ -46,59 +59,126 @@ def main() -> None:
 
     for name in PRELOADED:
         importlib.import_module(name)
-    _send(control, {"ready": os.getpid()})
-    serve(control)
+    for client in clients:
+        _send(client.control, ready)
+    serve(clients, listener, ready)
     # Nothing here needs finalising, and tearing torch's modules down takes seconds the front end waits on.
     os._exit(0)
 
 
-def serve(control: socket.socket) -> None:
+class _Client:
+    """One front end's connection: the engines forked for it, and whether it takes no more (retired)."""
+
+    def __init__(self, control: socket.socket) -> None:
+        self.control = control
+        self.engines: set[int] = set()
+        self.retired = False
+
+    @property
+    def done(self) -> bool:
+        return self.retired and not self.engines
+
+
+def _ready() -> dict[str, Any]:
+    """What a client checks before it forks here: the interpreter, the checkout and the import environment
+    that every engine forked here inherits (``transport.forked_engines.server_identity``)."""
+    import kernel_tui
+
+    return {
+        "ready": os.getpid(),
+        "executable": sys.executable,
+        "package": os.path.dirname(os.path.dirname(os.path.abspath(kernel_tui.__file__))),
+        "environment": sorted(_import_environment()),
+    }
+
+
+def _import_environment() -> list[tuple[str, str]]:
+    from kernel_tui.transport.forked_engines import import_environment
+
+    return list(import_environment(dict(os.environ)))
+
+
+def serve(clients: list[_Client], listener: socket.socket | None, ready: dict[str, Any]) -> None:
+    """Fork engines on request until the front end that started this process ends. Without a listener the
+    one client is that front end, and this ends with its connection (or, retired, after its engines); with
+    one (``--listen``, a server that many front ends share) each client's engines end with its connection."""
     front_end = os.getppid()
-    engines: set[int] = set()
-    retired = False
     try:
-        while os.getppid() == front_end and not (retired and not engines):
-            readable, _, _ = select.select([control], [], [], POLL_S)
-            _report_exits(control, engines)
-            if not readable:
-                continue
-            data, fds, _flags, _address = socket.recv_fds(control, MAX_REQUEST, 3)
-            if not data:
-                break
-            request = json.loads(data)
-            if request.get("retire"):
-                retired = True  # replaced by another server: its engines run on, and it ends after them
-                continue
-            try:
-                pid = _fork_engine(request, fds, control)
-            except Exception as exc:  # noqa: BLE001 - a refused request: the front end starts that engine itself
-                _send(control, {"failed": f"{type(exc).__name__}: {exc}"})
-            else:
-                engines.add(pid)
-                _send(control, {"forked": pid})
-            finally:
-                for fd in fds:
-                    os.close(fd)
+        while os.getppid() == front_end and (listener is not None or clients):
+            sockets = [client.control for client in clients] + ([listener] if listener is not None else [])
+            readable, _, _ = select.select(sockets, [], [], POLL_S)
+            _report_exits(clients)
+            for waiting in readable:
+                if waiting is listener:
+                    try:
+                        accepted = _Client(listener.accept()[0])
+                    except OSError:
+                        continue
+                    clients.append(accepted)
+                    _send(accepted.control, ready)
+                    continue
+                client = next(client for client in clients if client.control is waiting)
+                if not _take_request(client, sockets):
+                    clients.remove(client)
+                    _end(client)
+            for client in [client for client in clients if client.done]:
+                clients.remove(client)
+                client.control.close()
     except OSError:
         pass
     finally:
-        for pid in engines:
-            proctree.end_tree(pid)
+        for client in clients:
+            _end(client)
 
 
-def _report_exits(control: socket.socket, engines: set[int]) -> None:
-    while engines:
+def _take_request(client: _Client, sockets: list[socket.socket]) -> bool:
+    """Handle one request of ``client``; False once its front end has gone. ``sockets``: every socket of this
+    server, which the engine must not hold (a front end would wait on a listener nobody accepts on)."""
+    try:
+        data, fds, _flags, _address = socket.recv_fds(client.control, MAX_REQUEST, 3)
+    except OSError:
+        return False
+    if not data:
+        return False
+    try:
+        request = json.loads(data)
+        if request.get("retire"):
+            client.retired = True  # replaced by another server: its engines run on, and it ends after them
+            return True
+        try:
+            pid = _fork_engine(request, fds, sockets)
+        except Exception as exc:  # noqa: BLE001 - a refused request: the front end starts that engine itself
+            _send(client.control, {"failed": f"{type(exc).__name__}: {exc}"})
+        else:
+            client.engines.add(pid)
+            _send(client.control, {"forked": pid})
+    finally:
+        for fd in fds:
+            os.close(fd)
+    return True
+
+
+def _end(client: _Client) -> None:
+    for pid in client.engines:
+        proctree.end_tree(pid)
+    client.control.close()
+
+
+def _report_exits(clients: list[_Client]) -> None:
+    while any(client.engines for client in clients):
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
-        engines.discard(pid)
-        _send(control, {"exit": pid, "code": os.waitstatus_to_exitcode(status)})
+        for client in clients:
+            if pid in client.engines:
+                client.engines.discard(pid)
+                _send(client.control, {"exit": pid, "code": os.waitstatus_to_exitcode(status)})
 
 
-def _fork_engine(request: dict[str, Any], fds: list[int], control: socket.socket) -> int:
+def _fork_engine(request: dict[str, Any], fds: list[int], sockets: list[socket.socket]) -> int:
     argv, env, cwd = list(request["argv"]), dict(request["env"]), str(request["cwd"])
     if len(fds) != 3:
         raise ValueError(f"{len(fds)} descriptors, not stdin, stdout and stderr")
@@ -108,7 +188,8 @@ def _fork_engine(request: dict[str, Any], fds: list[int], control: socket.socket
     code = 1
     try:
         os.setsid()  # a process group of its own, as start_new_session gives an exec'd engine
-        control.close()
+        for each in sockets:
+            each.close()
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         for fd in fds:
@@ -138,7 +219,10 @@ def _fork_engine(request: dict[str, Any], fds: list[int], control: socket.socket
 
 
 def _send(control: socket.socket, message: dict[str, Any]) -> None:
-    control.send(json.dumps(message).encode())
+    try:
+        control.send(json.dumps(message).encode())
+    except OSError:
+        pass  # that front end has gone: its connection reads as ended next, and its engines end then
 
 
 if __name__ == "__main__":

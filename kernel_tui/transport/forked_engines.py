@@ -4,7 +4,9 @@ same engine an exec would: each start then costs a fork, not torch's imports aga
 An engine is forked only when its command is the engine's own boot and the environment variables that torch
 and Python read at import (``IMPORT_ENV_PREFIXES``) are those the server imported under; otherwise, or when
 the server cannot start or refuses, the caller execs it as before (``launch`` returns None).
-KERNEL_TUI_FORK_SERVER=0 turns forking off.
+KERNEL_TUI_FORK_SERVER=0 turns forking off. KERNEL_TUI_FORK_SERVER_AT=PATH names a server that many front
+ends share (``serve_shared``): a front end forks there when the server's interpreter, checkout and import
+environment are its own, and starts its own server otherwise.
 
 A forked engine is not this process's child: its fork server reaps it and reports its exit status, which
 ``ForkedEngine`` hands on through the part of ``subprocess.Popen`` the client uses.
@@ -58,6 +60,21 @@ def import_environment(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((key, value) for key, value in env.items() if key.startswith(IMPORT_ENV_PREFIXES)))
 
 
+SHARED_ENV = "KERNEL_TUI_FORK_SERVER_AT"
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def server_identity(env: dict[str, str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    """What an engine forked from a server inherits: its interpreter, the kernel-tui checkout it imports, and
+    the environment torch was imported under. A front end forks only from a server whose identity is its own."""
+    return sys.executable, PACKAGE_ROOT, import_environment(env)
+
+
+def _identity_of(ready: dict[str, Any]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    environment = tuple((str(key), str(value)) for key, value in ready.get("environment", ()))
+    return str(ready.get("executable")), str(ready.get("package")), environment
+
+
 class ForkedEngine:
     """The part of ``subprocess.Popen`` the engine client uses, for an engine a fork server started."""
 
@@ -95,21 +112,14 @@ class StartAbandoned(OSError):
 class ForkServer:
     """One fork server process and the control socket to it; ``fork`` starts an engine once it is ``ready``."""
 
-    def __init__(self, boot: list[str], env: dict[str, str]) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self._control = ours
-        try:
-            self._process = subprocess.Popen(
-                [*boot, str(theirs.fileno())],
-                pass_fds=(theirs.fileno(),),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-                env=env,
-            )
-        finally:
-            theirs.close()
+    def __init__(self, control: socket.socket, process: subprocess.Popen[bytes] | None, identity: Any) -> None:
+        self._control = control
+        self._process = process
+        """None for a shared server: another process started it and ends it."""
+        self._identity = identity
+        """What the server must say it is in its ready message (``server_identity``); None: any."""
+        self.mismatched = False
+        """The server said it is another interpreter, checkout or import environment: fork nothing there."""
         self.started_at = time.monotonic()
         self._replies: queue.Queue[dict[str, Any]] = queue.Queue()
         self._engines: dict[int, ForkedEngine] = {}
@@ -119,6 +129,38 @@ class ForkServer:
         self._ready = threading.Event()
         self.alive = True
         threading.Thread(target=self._read, name="kernel-tui fork server", daemon=True).start()
+
+    @classmethod
+    def spawn(cls, boot: list[str], env: dict[str, str]) -> ForkServer:
+        """A server of this front end's own, which ends when this process does."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            process = subprocess.Popen(
+                [*boot, str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                env=env,
+            )
+        except OSError:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        return cls(ours, process, None)
+
+    @classmethod
+    def attach(cls, path: str, env: dict[str, str]) -> ForkServer:
+        """The shared server listening at ``path``; raises OSError if nothing listens there."""
+        control = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            control.connect(path)
+        except OSError:
+            control.close()
+            raise
+        return cls(control, None, server_identity(env))
 
     def wait_ready(self, abandoned: Callable[[], bool] | None) -> bool:
         """Whether the server has imported torch and takes requests; raises StartAbandoned if ``abandoned()``
@@ -151,6 +193,9 @@ class ForkServer:
                     if engine is not None:
                         engine._exited(message["code"])
                 elif "ready" in message:
+                    if self._identity is not None and _identity_of(message) != self._identity:
+                        self.mismatched = True
+                        break
                     self._ready.set()
                 else:
                     self._replies.put(message)
@@ -202,6 +247,8 @@ class ForkServer:
             self._control.close()
         except OSError:
             pass
+        if self._process is None:
+            return
         try:
             self._process.wait(timeout=CLOSE_WAIT_S)
         except subprocess.TimeoutExpired:
@@ -214,6 +261,20 @@ _servers_lock = threading.Lock()
 _closed = threading.Event()
 _refused: set[tuple[tuple[str, str], ...]] = set()
 """Environments whose fork server did not start: their engines are exec'd, without trying again each time."""
+_refused_shared: set[tuple[tuple[str, str], ...]] = set()
+"""Environments the shared server (``SHARED_ENV``) cannot serve: their front end starts a server of its own."""
+
+
+def serve_shared(path: str, server_boot: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """Start a fork server listening at ``path`` for every front end whose environment names it
+    (``SHARED_ENV``); it ends when the calling process does, or when it is terminated."""
+    return subprocess.Popen(
+        [*server_boot, "--listen", path],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
 
 
 def start(
@@ -262,7 +323,14 @@ def launch(
         if _closed.is_set():
             raise StartAbandoned("the front end is ending")
         with _servers_lock:
-            _refused.add(import_environment(env))
+            if server.mismatched:
+                _refused_shared.add(import_environment(env))  # another checkout's or torch's: start our own
+                _servers.pop(import_environment(env), None)
+            else:
+                _refused.add(import_environment(env))
+        if server.mismatched:
+            server.close()
+            return launch(command, engine_boot, server_boot, env, stdout, stderr, abandoned)
         return None
     return server.fork(["kernel_tui.engine", *command[len(engine_boot) :]], env, stdout, stderr)
 
@@ -277,11 +345,19 @@ def _server_for(boot: list[str], env: dict[str, str]) -> ForkServer | None:
         if server is not None and server.alive:
             _servers.move_to_end(key)
             return server
-        try:
-            server = ForkServer(boot, env)
-        except OSError:
-            _refused.add(key)
-            return None
+        shared = env.get(SHARED_ENV)
+        server = None
+        if shared and key not in _refused_shared:
+            try:
+                server = ForkServer.attach(shared, env)
+            except OSError:
+                _refused_shared.add(key)  # gone, or never started: this front end starts its own
+        if server is None:
+            try:
+                server = ForkServer.spawn(boot, env)
+            except OSError:
+                _refused.add(key)
+                return None
         _servers[key] = server
         while len(_servers) > MAX_SERVERS:
             _servers.popitem(last=False)[1].retire()
