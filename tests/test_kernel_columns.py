@@ -14,11 +14,13 @@ from rich.console import Console
 from test_ui_support import explorer, finished, wait_for
 
 from kernel_tui.model.kernel import nested_names
+from kernel_tui.model.launch import known_launches
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.results_file import read_results
 from kernel_tui.text import kernel_columns, markdown_report, render
 from kernel_tui.text.formatting import format_count
 from kernel_tui.text.kernel_columns import KernelColumn
+from kernel_tui.text.names_beside_figures import columns_kept
 from kernel_tui.ui.view_app import build_view_app
 from kernel_tui.ui.view_link import saved_reports
 from kernel_tui.ui.widgets import kernel_table
@@ -134,3 +136,36 @@ def test_a_crafted_name_does_not_push_every_figure_out() -> None:
     plan = kernel_columns.fit_columns(columns, 120, 2, {"kernel": 5_000, "link": 20}, eager)
     assert plan.keys[:4] == ("kernel", "calls", "time", "bytes")
     assert kernel_columns.MAX_NAME_WIDTH <= plan.name_width < 120
+
+
+@pytest.mark.parametrize("width", [80, 120])
+@pytest.mark.parametrize("recorded", [PREVIEW, DATA / "course_cpu.jsonl"], ids=["sm90", "cpu"])
+def test_the_launches_and_roofline_tables_keep_every_course_name_whole(recorded: Path, width: int) -> None:
+    """The two tables built from fixed headers follow the registry's rule too: at 80 columns a figure column
+    goes before a name is cut (lesson 25's two compiled kernels read ``triton_poi_fused_a…`` twice before)."""
+    left_out = 0
+    for report in read_results(recorded):
+        launched = [f"  {kernel.short_name}" for _, kernel, _ in known_launches(report)]
+        roofline = [name for mode in (report.eager, report.compiled) if mode for name in nested_names(mode.kernels)]
+        tables = [(render.roofline_table(report, width), roofline, render.ROOFLINE_HEADERS, 2)]
+        if (launches := render.launch_table(report, width)) is not None:
+            tables.append((launches, launched, render.LAUNCH_HEADERS, 1))
+        for table, names, figures, not_figures in tables:
+            console = Console(width=width, record=True, file=open("/dev/null", "w"), markup=False, highlight=False)
+            console.print(table)
+            text = console.export_text()
+            assert max(map(len, text.splitlines())) <= width
+            for name in names:
+                assert f"│{name} " in text or f"│ {name} " in text, (report.scenario, width, table.title, name)
+            left_out += len(figures) - (len(table.columns) - not_figures)
+    assert (left_out > 0) is (width == 80), "at 120 columns every figure fits beside the names"
+
+
+def test_a_figure_goes_only_when_the_names_need_its_room() -> None:
+    others = {"mode": 8, "FLOPs": 6, "FLOP/B": 6, "GB/s": 7, "GFLOP/s": 7, "bound": 7}
+    order = render.ROOFLINE_LEFT_OUT_FIRST
+    full = 22 + sum(others.values()) + 3 * 7 - 1
+    assert columns_kept(22, others, order, full) == tuple(others)
+    assert columns_kept(22, others, order, full - 1) == ("mode", "FLOPs", "FLOP/B", "GB/s", "bound")
+    assert columns_kept(22, others, order, None) == tuple(others)
+    assert columns_kept(200, others, order, 40) == ("mode", "FLOP/B", "bound"), "what is not listed always stays"

@@ -44,6 +44,7 @@ from kernel_tui.text.formatting import (
 )
 from kernel_tui.text.kernel_columns import CALLS, NAME, TERMINAL_COLUMNS, ColumnPlan, TableOf, fit_columns
 from kernel_tui.text.memory_text import memory_line
+from kernel_tui.text.names_beside_figures import RULED, columns_kept
 from kernel_tui.text.roofline_text import (
     ROOFLINE_HEADERS,
     ceilings_line,
@@ -54,10 +55,6 @@ from kernel_tui.text.roofline_text import (
 if TYPE_CHECKING:
     from kernel_tui.model.mode_result import ModeResult
     from kernel_tui.model.report import ScenarioReport
-
-
-RULED = 3
-"""Cells a column of a Rich table takes besides its text: its padding either side and its rule."""
 
 
 def kernel_table(title: str, mode: ModeResult | None, preview: bool = False, width: int | None = None) -> Table:
@@ -122,36 +119,59 @@ def tables_fit_beside(report: ScenarioReport, width: int) -> bool:
     return True
 
 
-def launch_table(report: ScenarioReport) -> Table | None:
+LAUNCH_LEFT_OUT_FIRST = ("threads", "block", "per thread")
+"""What a narrow launches table leaves out before it cuts a name: the threads are grid × block, and the block
+and elements per thread follow from the grid for a known size."""
+ROOFLINE_LEFT_OUT_FIRST = ("GFLOP/s", "GB/s", "FLOPs")
+"""What a narrow roofline table leaves out before it cuts a name: the rates first (a kernel's time says as much),
+then the FLOPs, keeping the intensity and the side of the ridge it puts the kernel on."""
+
+
+def launch_table(report: ScenarioReport, width: int | None = None) -> Table | None:
     """How each kernel was launched, where that is known: grid × block and warps on a GPU (or in the preview),
-    the OpenMP threads on a CPU, and the elements each thread handles; None when no kernel's launch is known."""
+    the OpenMP threads on a CPU, and the elements each thread handles; None when no kernel's launch is known.
+    Within ``width`` cells the names stay whole and figures go first (``LAUNCH_LEFT_OUT_FIRST``)."""
     rows = known_launches(report)
     if not rows:
         return None
+    names = [f"  {kernel.short_name}" for _, kernel, _ in rows]
+    cells = [dict(zip(LAUNCH_HEADERS, launch_cells(launch))) for _, _, launch in rows]
+    widest = {header: max([len(header), *(len(row[header]) for row in cells)]) for header in LAUNCH_HEADERS}
+    kept = columns_kept(max([len("kernel"), *map(len, names)]), widest, LAUNCH_LEFT_OUT_FIRST, width)
     table = Table(title="Launches", title_justify="left", expand=True, pad_edge=False)
     table.add_column("kernel", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
-    for column in LAUNCH_HEADERS:
+    for column in kept:
         table.add_column(column, justify="right", no_wrap=True)
     shown_mode = None
-    for mode, kernel, launch in rows:
+    for (mode, _, _), name, row in zip(rows, names, cells):
         if mode != shown_mode:  # a heading row per mode leaves the names the width a column would take
-            table.add_row(Text(mode, style="bold"), *[""] * len(LAUNCH_HEADERS))
+            table.add_row(Text(mode, style="bold"), *[""] * len(kept))
             shown_mode = mode
-        table.add_row(f"  {kernel.short_name}", *launch_cells(launch))
+        table.add_row(name, *(row[column] for column in kept))
     return table
 
 
-def roofline_table(report: ScenarioReport) -> Table:
-    """Per kernel of both modes: FLOPs, intensity, achieved GB/s and GFLOP/s, and the side of the ridge."""
+def roofline_table(report: ScenarioReport, width: int | None = None) -> Table:
+    """Per kernel of both modes: FLOPs, intensity, achieved GB/s and GFLOP/s, and the side of the ridge. Within
+    ``width`` cells the names stay whole and figures go first (``ROOFLINE_LEFT_OUT_FIRST``)."""
+    rows = [
+        (label, name, dict(zip(ROOFLINE_HEADERS, roofline_cells(report, kernel))))
+        for label in MODES
+        if (mode := report.mode(label)) is not None
+        for kernel, name in zip(mode.kernels, nested_names(mode.kernels))
+    ]
+    widest = {"mode": max([len("mode"), *(len(label) for label, _, _ in rows)])}
+    widest |= {header: max([len(header), *(len(cells[header]) for _, _, cells in rows)]) for header in ROOFLINE_HEADERS}
+    name_width = max([len("kernel"), *(len(name) for _, name, _ in rows)])
+    kept = columns_kept(name_width, widest, ROOFLINE_LEFT_OUT_FIRST, width)
     table = Table(title="compute or memory (roofline)", title_justify="left", expand=True, pad_edge=False)
     table.add_column("mode")
     table.add_column("kernel", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
-    for column in ROOFLINE_HEADERS:
+    figures = [column for column in kept if column != "mode"]
+    for column in figures:
         table.add_column(column, justify="left" if column == "bound" else "right")
-    for label in MODES:
-        mode = report.mode(label)
-        for kernel, name in zip(mode.kernels, nested_names(mode.kernels)) if mode is not None else ():
-            table.add_row(label, name, *roofline_cells(report, kernel))
+    for label, name, cells in rows:
+        table.add_row(label, name, *(cells[column] for column in figures))
     return table
 
 
@@ -257,10 +277,10 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         memory = memory_line(report)
         if memory is not None:
             parts.append(Text(memory))
-        launches = launch_table(report)
+        launches = launch_table(report, width)
         if launches is not None:
             parts.append(launches)
-        parts.append(roofline_table(report))
+        parts.append(roofline_table(report, width))
         parts.append(Text(roofline_summary(report)))
         if not report.is_preview:
             parts.append(Text(ceilings_line(report.ceilings), style="dim"))
