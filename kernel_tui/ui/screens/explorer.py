@@ -27,6 +27,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, OptionList, TabbedContent
 
+from kernel_tui.model.scenario_file import ScenarioFileError
 from kernel_tui.ui import describe
 from kernel_tui.ui.actions import (
     EXPLORER_ACTIONS,
@@ -38,7 +39,7 @@ from kernel_tui.ui.actions import (
     bindings,
 )
 from kernel_tui.ui.catalog import Catalog, ScenarioEntry
-from kernel_tui.ui.code_links import CodeLinks
+from kernel_tui.ui.cursors import Cursors, next_code_line, table_rows
 from kernel_tui.ui.key_queue import KEY_WAIT_S, keys_waiting
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
@@ -56,19 +57,19 @@ from kernel_tui.ui.screens.snippet_actions import SnippetActions
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.screens.variants_part import VariantsPart
 from kernel_tui.ui.screens.why import WhyPart
-from kernel_tui.ui.shown import EngineState, Shown, ViewState
+from kernel_tui.ui.shown import EngineState, NameShown, Shown, ViewState
 from kernel_tui.ui.shown import shown as compute_shown
 from kernel_tui.ui.snippet_session import SnippetSession
+from kernel_tui.ui.source import scenario_source, shown_line_numbers
 from kernel_tui.ui.widgets.chart_modes import CHART_MODES, next_chart_mode
-from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
 if TYPE_CHECKING:
     from textual.worker import Worker
 
     from kernel_tui.model.report import ScenarioReport
     from kernel_tui.transport.protocol import Hello
+    from kernel_tui.ui.code_links import CodeLinks
     from kernel_tui.ui.engine_link import EngineLink
     from kernel_tui.ui.messages import EngineSaid
     from kernel_tui.ui.score import PredictionBook
@@ -118,7 +119,6 @@ class ExplorerScreen(SnippetActions):
         self.why = WhyPart(self.catalog, self.runs, predictions)
         self.baselines = PinnedBaselines(self.session.scenario_of)
         self.variants = VariantsPart(self.catalog, self.runs, self.session)
-        self.code_links = CodeLinks()
         self.engine_side = EngineSide(self, link, clock, self.runs, (self.snippets, self.why), self.reply)
         """The engine's part: its workers, what they say, and the engine's state."""
         self.chart_mode = CHART_MODES[0].name
@@ -128,8 +128,8 @@ class ExplorerScreen(SnippetActions):
             self, fits_wide(self.app.size), show_every_pane=lambda: self._show_panes(None), show_pane=self.action_pane
         )
         """The layout the widgets on screen are composed in (side by side, or tabs), and the switch between them."""
-        self._name_mode = "eager"
-        """Which table's highlighted kernel the full-name line shows: the one last focused."""
+        self.cursors = Cursors()
+        """Where the tables' and the code's cursors are, copied from the events that move them."""
         self._status_for_editor = False
         """Whether the status line names the editor's keys (ctrl+r, ctrl+t, F1): the editor has the focus."""
 
@@ -203,7 +203,7 @@ class ExplorerScreen(SnippetActions):
         editing = document.path if document is not None else None
         view = ViewState(self.chart_mode, self.MEASURES, self._status_for_editor, editing, self.saved_origin())
         state = (self.catalog, self.runs, self.baselines, self.variants.book, self.predictions, self.engine)
-        self.shown = compute_shown(*state, view, self.clock())
+        self.shown = compute_shown(*state, view, self.clock(), self.cursors)
 
     def session_reports(self) -> list[ScenarioReport]:
         """Every report this session holds: each scenario's latest finished run and every pinned baseline."""
@@ -225,31 +225,17 @@ class ExplorerScreen(SnippetActions):
             self.set_class(self.shown.editing, "-editing")
             self.layout_switch.fit_tables()  # the editor takes more of the rows than the lesson
         if show_panes(self, self.shown, old) & OF_THE_RUN:
-            self._show_kernel_name()
             self.refresh_bindings()
 
-    def _show_kernel_name(self) -> None:
-        """The line under the tables, the code's links and the roofline's mark follow the table's cursor."""
-        table = self._find(f"#{self._name_mode}", KernelTable)
-        line = self._find("#kernel-name", KernelNameLine)
-        if table is None or line is None:
-            return
-        kernel, shown = table.highlighted_kernel(), self.shown
-        if shown is None:
-            return
-        # What the tables hold is read from ``shown``, never back from the tables.
-        any_kernels = any(side.result is not None and side.result.kernels for side in (shown.eager, shown.compiled))
-        run, document = self.shown_run, self.session.document
-        editing = document is not None and self.catalog.current_path == document.path
-        report = run.report if run else None
-        self.code_links.show(self._find, report, shown.compiled.result, kernel, editing, self.baselines.compared(run))
-        if (story := self.code_links.story()) is not None:
-            line.say(story)  # the editor's cursor line, until a table's cursor moves
-        else:
-            compiled = run.report.compiled if run is not None and run.report is not None else None
-            line.show(table.mode if kernel else None, kernel, hint=any_kernels, compiled=compiled)
-        if chart := self._find("#chart", RuntimeChart):
-            chart.set_highlight(table.mode if kernel else None, kernel)  # the roofline marks it
+    @property
+    def code_links(self) -> CodeLinks | None:
+        """The code's links as the panes show them (tests read this)."""
+        return self.shown.code if self.shown is not None else None
+
+    @property
+    def name_shown(self) -> NameShown | None:
+        """The kernel under the followed table's cursor, as the line under the tables names it."""
+        return self.shown.name if self.shown is not None else None
 
     def reply(self, replies: list[Reply]) -> None:
         """Show what a part handed back (notices, a dialog); the funnel shows the state it changed."""
@@ -285,15 +271,17 @@ class ExplorerScreen(SnippetActions):
 
     @on(DataTable.RowHighlighted)
     def _kernel_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if isinstance(event.data_table, KernelTable) and event.data_table.has_focus:
-            self._name_mode = event.data_table.mode
-            self.code_links.speaking = False
-        self._show_kernel_name()
+        table = event.data_table
+        if not isinstance(table, KernelTable) or self.shown is None:
+            return
+        # The row is the event's; the rows it indexes are those the table was handed last, the slice of ``shown``.
+        side = self.shown.compiled if table.mode == "compiled" else self.shown.eager
+        rows = table_rows(side.result, side.baseline)
+        self.cursors = self.cursors.row_highlighted(table.mode, event.cursor_row, rows, focused=table.has_focus)
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
         if isinstance(event.widget, KernelTable):
-            self._name_mode = event.widget.mode
-            self._show_kernel_name()
+            self.cursors = self.cursors.table_focused(event.widget.mode)
 
     # -- actions -----------------------------------------------------------------------------------
 
@@ -399,12 +387,20 @@ class ExplorerScreen(SnippetActions):
 
     def action_code_line(self, step: int) -> None:
         """Move the lesson's line cursor to the next (1) or previous (-1) line that launched work."""
-        self.code_links.lesson_line_moved(self._find, step)
+        if (shown := self.shown) is None:
+            return
+        entry, code = self.entry, shown.code
+        try:
+            walkable = shown_line_numbers(scenario_source(entry.read_source()))
+        except ScenarioFileError:
+            walkable = frozenset()
+        line = next_code_line({*code.work, *code.changes} & walkable, code.lesson_cursor, step)
+        self.cursors = self.cursors.lesson_line_moved(entry.path, line)
 
     def action_code(self) -> None:
         """The generated source of the highlighted compiled kernel, or of the one an eager kernel became."""
-        table = self._find(f"#{self._name_mode}", KernelTable)
-        self.reply([self.why.show_code(table.highlighted_kernel() if table is not None else None, self._name_mode)])
+        name = self.name_shown
+        self.reply([self.why.show_code(name.kernel if name is not None else None, self.cursors.followed)])
 
     def action_chart_mode(self) -> None:
         """Switch the chart to its next mode (``chart_modes``), and show it."""

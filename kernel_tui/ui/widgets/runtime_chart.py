@@ -102,6 +102,7 @@ class RuntimeChart(Widget):
             self.set_points(shown.points, shown.hint)
         self.set_ceiling(shown.ceiling_gbs)
         self.set_roofline(shown.report)
+        self.set_highlight(*shown.highlight)
 
     def set_points(self, points: Sequence[SweepPoint], hint: str = "") -> None:
         """Show these points (a new scenario, or a finished sweep)."""
