@@ -126,7 +126,7 @@ async def test_every_pane_holds_its_slice_after_each_kind_of_event() -> None:
         await wait_for(pilot, lambda: bool(screen.query("#snippet-text")), what="the editor")
         text_area = screen.query_one("#snippet-text", TextArea)
         text_area.move_cursor((2, 0))
-        await wait_for(pilot, lambda: screen.cursors.editor_line == 3, what="the editor's line in the state")
+        await wait_for(pilot, lambda: screen.state.cursors.editor_line == 3, what="the editor's line in the state")
         await settled(pilot)
         edited = derived_now(screen)
         assert edited.editing and edited.code.in_editor and edited.code.marked_line == 3

@@ -19,6 +19,7 @@ from kernel_tui.model.report import ScenarioError, VariantResult
 from kernel_tui.transport.protocol import Done, Partial, StageStartedMessage, SweepPointMessage
 from kernel_tui.ui.catalog import Catalog, load_catalog
 from kernel_tui.ui.cursors import NO_CURSORS, Cursors
+from kernel_tui.ui.explorer_state import ExplorerState
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.score import PredictionBook
@@ -46,8 +47,8 @@ class State:
     """The engine link's numbers for the runs."""
 
     def shown(self, now: float = NOW) -> Shown:
-        parts = (self.catalog, self.runs, self.baselines, self.variants, self.predictions, self.engine, self.view)
-        return shown(*parts, now, self.cursors)
+        books = (self.catalog, self.runs, self.baselines, self.variants, self.predictions)
+        return shown(ExplorerState(*books, self.engine, self.view, self.cursors), now)
 
     def run(self, path: Path = ADD_RELU, *, sweep: bool = True, until: type | None = None) -> ScenarioRun:
         """Start a run of ``path`` at NOW and take in the recording's messages (up to the first ``until``)."""

@@ -1,4 +1,4 @@
-"""What the explorer shows, as one value: ``shown(...)`` turns the screen's plain state into ``Shown``.
+"""What the explorer shows, as one value: ``shown(state, now)`` turns the screen's ``ExplorerState`` into ``Shown``.
 
 Each pane gets its own frozen slice (``ScenariosShown``, ``TableShown``, ``SummaryShown``, ...), holding what
 it displays and nothing more. The explorer computes ``Shown`` once per change of its state, holds it as one
@@ -22,7 +22,7 @@ from rich.text import Text
 
 from kernel_tui.ui import describe
 from kernel_tui.ui.code_links import CodeLinks, code_links
-from kernel_tui.ui.cursors import NO_CURSORS, Cursors, table_rows, under_cursor
+from kernel_tui.ui.cursors import table_rows, under_cursor
 from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
 
 if TYPE_CHECKING:
@@ -32,10 +32,10 @@ if TYPE_CHECKING:
     from kernel_tui.text.baseline import BaselineComparison
     from kernel_tui.transport.protocol import Hello
     from kernel_tui.ui.catalog import Catalog, ScenarioEntry
-    from kernel_tui.ui.pinned_baselines import ModeBaseline, PinnedBaselines
+    from kernel_tui.ui.explorer_state import ExplorerState
+    from kernel_tui.ui.pinned_baselines import ModeBaseline
     from kernel_tui.ui.run_state import RunBook, ScenarioRun
     from kernel_tui.ui.score import PredictionBook
-    from kernel_tui.ui.variant_choices import VariantBook
 
 COMPILED_TITLE = "Compiled"
 
@@ -177,18 +177,10 @@ class Shown:
     code: CodeLinks
 
 
-def shown(
-    catalog: Catalog,
-    runs: RunBook,
-    baselines: PinnedBaselines,
-    variants: VariantBook,
-    predictions: PredictionBook,
-    engine: EngineState,
-    view: ViewState,
-    now: float,
-    cursors: Cursors = NO_CURSORS,
-) -> Shown:
-    """What every pane of the explorer shows for this state (``catalog`` must not be empty)."""
+def shown(state: ExplorerState, now: float) -> Shown:
+    """What every pane of the explorer shows for this state (its catalog must not be empty)."""
+    catalog, runs, baselines, predictions = state.catalog, state.runs, state.baselines, state.predictions
+    variants, engine, view, cursors = state.variants, state.engine, state.view, state.cursors
     entry = catalog.current
     run = runs.get(entry.path)
     report = run.report if run is not None else None

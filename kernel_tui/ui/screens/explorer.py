@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.events import DescendantFocus, Resize
+from textual.events import DescendantBlur, DescendantFocus, Resize
 from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
@@ -39,7 +39,8 @@ from kernel_tui.ui.actions import (
     bindings,
 )
 from kernel_tui.ui.catalog import Catalog, ScenarioEntry
-from kernel_tui.ui.cursors import Cursors, next_code_line, table_rows
+from kernel_tui.ui.cursors import next_code_line, table_rows
+from kernel_tui.ui.explorer_state import ExplorerState
 from kernel_tui.ui.key_queue import KEY_WAIT_S, keys_waiting
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
@@ -57,11 +58,10 @@ from kernel_tui.ui.screens.snippet_actions import SnippetActions
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.screens.variants_part import VariantsPart
 from kernel_tui.ui.screens.why import WhyPart
-from kernel_tui.ui.shown import EngineState, NameShown, Shown, ViewState
+from kernel_tui.ui.shown import NameShown, Shown, ViewState
 from kernel_tui.ui.shown import shown as compute_shown
 from kernel_tui.ui.snippet_session import SnippetSession
 from kernel_tui.ui.source import scenario_source, shown_line_numbers
-from kernel_tui.ui.widgets.chart_modes import CHART_MODES, next_chart_mode
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from kernel_tui.ui.messages import EngineSaid
     from kernel_tui.ui.score import PredictionBook
     from kernel_tui.ui.session_effects import Effects
+    from kernel_tui.ui.shown import EngineState
     from kernel_tui.ui.widgets.deferred import Deferred
 
 W = TypeVar("W", bound=Widget)
@@ -119,19 +120,16 @@ class ExplorerScreen(SnippetActions):
         self.why = WhyPart(self.catalog, self.runs, predictions)
         self.baselines = PinnedBaselines(self.session.scenario_of)
         self.variants = VariantsPart(self.catalog, self.runs, self.session)
+        books = (self.catalog, self.runs, self.baselines, self.variants.book, predictions)
+        self.state = ExplorerState(*books, view=ViewState(measures=self.MEASURES))
+        """What every pane derives from (``explorer_state``): changed by its transitions, shown by the funnel."""
         self.engine_side = EngineSide(self, link, clock, self.runs, (self.snippets, self.why), self.reply)
         """The engine's part: its workers, what they say, and the engine's state."""
-        self.chart_mode = CHART_MODES[0].name
-        """What the chart draws: a mode of ``chart_modes.CHART_MODES``; kept across scenarios and layouts."""
         self._run_size: int | None = None
         self.layout_switch = LayoutSwitch(
             self, fits_wide(self.app.size), show_every_pane=lambda: self._show_panes(None), show_pane=self.action_pane
         )
         """The layout the widgets on screen are composed in (side by side, or tabs), and the switch between them."""
-        self.cursors = Cursors()
-        """Where the tables' and the code's cursors are, copied from the events that move them."""
-        self._status_for_editor = False
-        """Whether the status line names the editor's keys (ctrl+r, ctrl+t, F1): the editor has the focus."""
 
     # -- layout ------------------------------------------------------------------------------------
 
@@ -198,12 +196,9 @@ class ExplorerScreen(SnippetActions):
         if not self.catalog:
             return
         self.engine_side.warming_ended()
-        self._status_for_editor = getattr(self.focused, "id", None) == "snippet-text"  # letters are typed there
-        document = self.session.document
-        editing = document.path if document is not None else None
-        view = ViewState(self.chart_mode, self.MEASURES, self._status_for_editor, editing, self.saved_origin())
-        state = (self.catalog, self.runs, self.baselines, self.variants.book, self.predictions, self.engine)
-        self.shown = compute_shown(*state, view, self.clock(), self.cursors)
+        # Where saved numbers were measured is the saved results' link's to say, per scenario (``kernel-tui view``).
+        self.state = self.state.saved_origin_known(self.saved_origin())
+        self.shown = compute_shown(self.state, self.clock())
 
     def session_reports(self) -> list[ScenarioReport]:
         """Every report this session holds: each scenario's latest finished run and every pinned baseline."""
@@ -258,7 +253,7 @@ class ExplorerScreen(SnippetActions):
         # screen back to an older scenario (``n`` held: the header on one lesson, the text cycling through others).
         if event.option_index == self.index or event.option_index != event.option_list.highlighted:
             return
-        self.catalog.select(event.option_index)
+        self.state = self.state.select_scenario(event.option_index)
 
     @on(OptionList.OptionSelected, "#scenarios")
     def _scenario_selected(self, event: OptionList.OptionSelected) -> None:
@@ -277,11 +272,16 @@ class ExplorerScreen(SnippetActions):
         # The row is the event's; the rows it indexes are those the table was handed last, the slice of ``shown``.
         side = self.shown.compiled if table.mode == "compiled" else self.shown.eager
         rows = table_rows(side.result, side.baseline)
-        self.cursors = self.cursors.row_highlighted(table.mode, event.cursor_row, rows, focused=table.has_focus)
+        self.state = self.state.row_highlighted(table.mode, event.cursor_row, rows, focused=table.has_focus)
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
+        self.state = self.state.editor_focused(event.widget.id == "snippet-text")  # letters are typed there
         if isinstance(event.widget, KernelTable):
-            self.cursors = self.cursors.table_focused(event.widget.mode)
+            self.state = self.state.table_focused(event.widget.mode)
+
+    def on_descendant_blur(self, event: DescendantBlur) -> None:
+        if event.widget.id == "snippet-text":
+            self.state = self.state.editor_focused(False)
 
     # -- actions -----------------------------------------------------------------------------------
 
@@ -289,7 +289,7 @@ class ExplorerScreen(SnippetActions):
 
     @property
     def engine(self) -> EngineState:
-        return self.engine_side.state
+        return self.state.engine
 
     @property
     def hello(self) -> Hello | None:
@@ -331,7 +331,7 @@ class ExplorerScreen(SnippetActions):
             return
         # Shown by the funnel after the keys already queued: a held key moves through the list at once and
         # shows only the scenario it stops on, not every one it passed.
-        self.catalog.select(self.catalog.index + step)
+        self.state = self.state.select_scenario(self.catalog.index + step)
 
     def action_pane(self, pane: str) -> None:
         """Show a pane (a tab when the terminal is small) and focus it."""
@@ -395,16 +395,16 @@ class ExplorerScreen(SnippetActions):
         except ScenarioFileError:
             walkable = frozenset()
         line = next_code_line({*code.work, *code.changes} & walkable, code.lesson_cursor, step)
-        self.cursors = self.cursors.lesson_line_moved(entry.path, line)
+        self.state = self.state.lesson_line_moved(entry.path, line)
 
     def action_code(self) -> None:
         """The generated source of the highlighted compiled kernel, or of the one an eager kernel became."""
         name = self.name_shown
-        self.reply([self.why.show_code(name.kernel if name is not None else None, self.cursors.followed)])
+        self.reply([self.why.show_code(name.kernel if name is not None else None, self.state.cursors.followed)])
 
     def action_chart_mode(self) -> None:
         """Switch the chart to its next mode (``chart_modes``), and show it."""
-        self.chart_mode = next_chart_mode(self.chart_mode)
+        self.state = self.state.next_chart_mode()
         if not self.wide:
             self.action_pane("chart")
 
@@ -434,6 +434,8 @@ class ExplorerScreen(SnippetActions):
         self.action_run(sweep)
 
     def session_changed(self, effects: Effects) -> None:
+        document = self.session.document
+        self.state = self.state.editor_opened(document.path if document is not None else None)
         for path in effects.dropped:
             self.runs.forget(path)
         for notice in effects.notices:

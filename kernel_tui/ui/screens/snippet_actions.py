@@ -17,7 +17,7 @@ from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 if TYPE_CHECKING:
     from textual.widgets import TextArea
 
-    from kernel_tui.ui.cursors import Cursors
+    from kernel_tui.ui.explorer_state import ExplorerState
     from kernel_tui.ui.screens.layout_switch import LayoutSwitch
     from kernel_tui.ui.screens.snippets import SnippetWorkbench
     from kernel_tui.ui.shown import Shown
@@ -40,7 +40,7 @@ class SnippetActions(Screen[None]):
         if landing:
             landing.first().focus()
 
-    cursors: Cursors
+    state: ExplorerState
     app_title: str
     _run_size: int | None = None
 
@@ -118,7 +118,7 @@ class SnippetActions(Screen[None]):
     def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
         # By the handler's name: TextArea is imported with the first snippet, not on the first frame.
         if event.text_area.id == "snippet-text":
-            self.cursors = self.cursors.editor_line_moved(event.selection.end[0] + 1)
+            self.state = self.state.editor_line_moved(event.selection.end[0] + 1)
 
     def on_snippet_editor_entered(self, message: SnippetEditor.Entered) -> None:
         self.snippets.entered()
