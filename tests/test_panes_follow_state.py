@@ -19,6 +19,7 @@ from kernel_tui.ui.shown import Shown
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 
@@ -41,7 +42,8 @@ def assert_panes_hold(screen: ExplorerScreen, value: Shown) -> None:
     assert eager.result is value.eager.result and compiled.result is value.compiled.result
     assert str(compiled.border_title) == value.compiled.title
     chart = screen.query_one("#chart", RuntimeChart)
-    assert chart.mode == value.chart.mode and tuple(chart.points) == value.chart.points
+    assert chart.mode == value.chart.mode and chart.shown == value.chart
+    assert all(plot.shown is chart.shown for plot in chart.query(RuntimePlot)), "the plot holds the chart's slice"
     assert screen.query_one("#summary", SummaryStrip).summary == value.summary
     assert screen.query_one("#scenarios", ScenarioList).current == value.scenarios.index
     assert shown_text(screen.query_one("#status-text")) == value.status.text.plain
@@ -77,6 +79,7 @@ async def test_every_pane_holds_its_slice_after_each_kind_of_event() -> None:
         await settled(pilot)
         ran = derived_now(screen)
         assert ran.eager.result is not None and len(ran.chart.points) == 6
+        assert ran.chart.points is screen.runs[ADD_RELU].points, "the points are the run record's, not a copy"
         assert_panes_hold(screen, ran)
 
         await pilot.press("b")  # a key: the chart's next mode

@@ -246,7 +246,7 @@ def shown(state: ExplorerState, now: float) -> Shown:
         ),
         chart=ChartShown(
             view.chart_mode,
-            tuple(run.points) if run is not None else (),
+            run.points if run is not None else (),  # the run record's own tuple, not a copy
             chart_hint(run, measures=view.measures),
             report.bandwidth_ceiling_gbs if report is not None else None,
             report,
