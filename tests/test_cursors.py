@@ -86,6 +86,14 @@ def test_the_lesson_line_cursor_marks_its_line_and_tells_of_it_until_a_table_mov
     assert other.code.lesson_cursor is None and other.code.marked_line is None, "another scenario, no cursor"
 
 
+def test_a_line_of_code_nothing_measured_says_why_rather_than_leaving_it_to_no_kernel() -> None:
+    now = state()
+    now.view = replace(now.view, editing=ADD_RELU)
+    now.cursors = NO_CURSORS.editor_line_moved(3)
+    said = now.shown().name.story
+    assert said is not None and said.plain == "line 3: not run yet"
+
+
 def test_the_editors_line_counts_only_while_it_holds_the_scenario_shown() -> None:
     now = state()
     now.run()

@@ -112,8 +112,9 @@ def code_links(
         return links
     if line is None:
         return _with_story(links, NOTHING_TO_WALK)
-    # A quiet line (or one a new run's partial report has not reached yet) leaves it to the highlighted kernel.
-    return _with_story(links, links.line_story(line)) if links.has_story(line) else links
+    # A quiet line of a measured run (or one a new run's partial report has not reached yet) leaves it to the
+    # highlighted kernel; where nothing was measured, the line says why.
+    return _with_story(links, links.line_story(line)) if links.has_story(line) or links.unmeasured else links
 
 
 def _with_story(links: CodeLinks, story: Text) -> CodeLinks:

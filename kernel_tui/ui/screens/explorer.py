@@ -4,9 +4,11 @@ This screen composes its parts, each the one owner of its state: the ``Catalog``
 listed, which one is shown), the ``RunBook`` (each scenario's latest run, the one the engine works on),
 the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor), the ``WhyPart`` (code, predictions), the
 ``VariantsPart`` (which compile variants are shown and added) and the ``PinnedBaselines`` (each scenario's
-run pinned with B). What the panes show is one value, ``shown``, computed from that state by one pure
-function (``kernel_tui.ui.shown``) in one funnel, after every burst of events (``on_idle``); its watcher hands
-each pane the slice of it that changed, and no handler refreshes a pane by hand. Runs go through the engine
+run pinned with B). What the panes derive from is one value, ``state`` (``ExplorerState``: those books, the
+engine's state, the view's choices and the cursors), which the handlers change through its transitions; what
+the panes show is one value, ``shown``, computed from it by one pure function (``kernel_tui.ui.shown``) in one
+funnel, after every burst of events (``on_idle``); its watcher hands each pane the slice of it that changed, and
+no handler refreshes a pane by hand. Runs go through the engine
 link it is given (``explorer_engine``).
 
 Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
