@@ -14,13 +14,14 @@ from rich.console import Console
 from test_ui_support import explorer, finished, wait_for
 
 from kernel_tui.model.kernel import nested_names
-from kernel_tui.model.launch import known_launches
+from kernel_tui.model.launch import LAUNCH_HEADERS, known_launches
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.results_file import read_results
 from kernel_tui.text import kernel_columns, markdown_report, render
 from kernel_tui.text.formatting import format_count
 from kernel_tui.text.kernel_columns import KernelColumn
 from kernel_tui.text.names_beside_figures import columns_kept
+from kernel_tui.text.roofline_text import ROOFLINE_HEADERS
 from kernel_tui.ui.view_app import build_view_app
 from kernel_tui.ui.view_link import saved_reports
 from kernel_tui.ui.widgets import kernel_table
@@ -147,9 +148,9 @@ def test_the_launches_and_roofline_tables_keep_every_course_name_whole(recorded:
     for report in read_results(recorded):
         launched = [f"  {kernel.short_name}" for _, kernel, _ in known_launches(report)]
         roofline = [name for mode in (report.eager, report.compiled) if mode for name in nested_names(mode.kernels)]
-        tables = [(render.roofline_table(report, width), roofline, render.ROOFLINE_HEADERS, 2)]
+        tables = [(render.roofline_table(report, width), roofline, ROOFLINE_HEADERS, 2)]
         if (launches := render.launch_table(report, width)) is not None:
-            tables.append((launches, launched, render.LAUNCH_HEADERS, 1))
+            tables.append((launches, launched, LAUNCH_HEADERS, 1))
         for table, names, figures, not_figures in tables:
             console = Console(width=width, record=True, file=open("/dev/null", "w"), markup=False, highlight=False)
             console.print(table)

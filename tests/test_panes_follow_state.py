@@ -1,8 +1,8 @@
 """The panes follow the explorer's state: after each kind of event, every pane on screen holds its slice of
 ``Shown``, and ``Shown`` is what ``shown()`` derives from the state then, with no handler refreshing anything
-by hand; and, by an AST scan of ``kernel_tui/ui``, nothing derives ``Shown`` or hands the panes their slices
-outside the one funnel and binding, and no pane is handed content outside the binding but for the paths
-listed as still going around it.
+by hand (a cursor's move in a table or in the editor included: the cursors are state too); and, by an AST scan
+of ``kernel_tui/ui``, nothing derives ``Shown`` or hands the panes their slices outside the one funnel and
+binding, and no pane is handed content outside the binding.
 """
 
 from __future__ import annotations
@@ -12,11 +12,14 @@ from pathlib import Path
 
 from test_ui_support import ADD_RELU, BROKEN, REPO, explorer, make_app, run_to_the_end, shown_text, wait_for
 from textual.pilot import Pilot
+from textual.widgets import TextArea
 
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.shown import Shown
 from kernel_tui.ui.widgets.kernel_table import KernelTable
+from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 
@@ -39,11 +42,22 @@ def assert_panes_hold(screen: ExplorerScreen, value: Shown) -> None:
     assert eager.result is value.eager.result and compiled.result is value.compiled.result
     assert str(compiled.border_title) == value.compiled.title
     chart = screen.query_one("#chart", RuntimeChart)
-    assert chart.mode == value.chart.mode and tuple(chart.points) == value.chart.points
+    assert chart.mode == value.chart.mode and chart.shown == value.chart
+    assert all(plot.shown is chart.shown for plot in chart.query(RuntimePlot)), "the plot holds the chart's slice"
     assert screen.query_one("#summary", SummaryStrip).summary == value.summary
     assert screen.query_one("#scenarios", ScenarioList).current == value.scenarios.index
     assert shown_text(screen.query_one("#status-text")) == value.status.text.plain
     assert screen.sub_title == value.sub_title
+    assert chart.highlight == value.chart.highlight
+    lesson = screen.query_one("#lesson", LessonView)
+    assert (lesson.line_work, lesson.linked_lines) == (value.code.work, value.code.linked)
+    assert lesson.cursor_line == value.code.lesson_cursor
+    assert eager.marked_line == value.code.marked_line == compiled.marked_line
+    said = shown_text(screen.query_one("#kernel-name")).strip()
+    if value.name.story is not None:
+        assert said == value.name.story.plain
+    elif value.name.kernel is not None:
+        assert said.startswith(f"{value.name.mode} › {value.name.kernel.name}"), said
 
 
 async def settled(pilot: Pilot[None]) -> None:
@@ -65,6 +79,7 @@ async def test_every_pane_holds_its_slice_after_each_kind_of_event() -> None:
         await settled(pilot)
         ran = derived_now(screen)
         assert ran.eager.result is not None and len(ran.chart.points) == 6
+        assert ran.chart.points is screen.runs[ADD_RELU].record.points, "the points are the run record's, not a copy"
         assert_panes_hold(screen, ran)
 
         await pilot.press("b")  # a key: the chart's next mode
@@ -93,6 +108,33 @@ async def test_every_pane_holds_its_slice_after_each_kind_of_event() -> None:
         assert back.eager.result is ran.eager.result
         assert_panes_hold(screen, back)
 
+        eager = screen.query_one("#eager", KernelTable)
+        eager.focus()
+        await pilot.press("down")  # a cursor's move in a table: the name line, the code's links, the chart's mark
+        await settled(pilot)
+        highlighted = derived_now(screen)
+        assert highlighted.name.kernel is not None and highlighted.name.kernel == eager.kernels[1]
+        assert highlighted.chart.highlight == ("eager", eager.kernels[1])
+        assert highlighted.code.linked == frozenset(eager.kernels[1].lines) != frozenset()
+        assert_panes_hold(screen, highlighted)
+
+        await pilot.press("j")  # the lesson's line cursor: its line marked in both tables, told under them
+        await settled(pilot)
+        walked = derived_now(screen)
+        assert walked.code.lesson_cursor is not None and walked.code.marked_line == walked.code.lesson_cursor
+        assert walked.name.story is not None and walked.name.story.plain.startswith(f"line {walked.code.marked_line}")
+        assert_panes_hold(screen, walked)
+
+        await pilot.press("e")  # the editor, on a copy of the scenario: its cursor's line is state too
+        await wait_for(pilot, lambda: bool(screen.query("#snippet-text")), what="the editor")
+        text_area = screen.query_one("#snippet-text", TextArea)
+        text_area.move_cursor((2, 0))
+        await wait_for(pilot, lambda: screen.state.cursors.editor_line == 3, what="the editor's line in the state")
+        await settled(pilot)
+        edited = derived_now(screen)
+        assert edited.editing and edited.code.in_editor and edited.code.marked_line == 3
+        assert_panes_hold(screen, edited)
+
 
 PANE_SETTERS = frozenset({"show", "say", "set_highlight", "show_work", "show_lines", "mark_line"})
 """The methods that hand a pane what to show."""
@@ -108,20 +150,11 @@ FUNNEL = {
     ("screens/explorer.py", "on_deferred_mounted"): {"_show_panes"},
     ("screens/explorer.py", "_show_panes"): {"show_panes"},
     ("screens/explorer.py", "__init__"): {"_show_panes"},
+    ("screens/snippet_actions.py", "on_snippet_editor_ready"): {"_show_panes"},
 }
 """The funnel (the explorer's ``on_idle``, after every burst of events in its queue or the app's, and the first
 frame) and the binding (``watch_shown``, and a pane mounted late, or every pane anew after a layout switch, which
-the screen hands the ``LayoutSwitch`` it holds, is handed its slice again)."""
-STILL_AROUND = {
-    ("screens/explorer.py", "_show_kernel_name"): {"say", "show", "set_highlight"},
-    ("screens/snippet_actions.py", "on_text_area_selection_changed"): {"say"},
-    ("code_links.py", "show"): {"show_work", "show_lines", "mark_line"},
-    ("code_links.py", "lesson_line_moved"): {"say"},
-    ("code_links.py", "code_line_moved"): {"mark_line"},
-}
-"""The cursor's line layer, the editor's line marks and the chart's highlight: the paths that still go around
-``Shown`` (issue 36). Listed exactly, so a new path fails the scan, and so does one of these once it is gone
-(take it off the list then)."""
+the screen hands the ``LayoutSwitch`` it holds, and the editor once it mounted, is handed its slice again)."""
 
 
 def _calls_by_function(path: Path) -> dict[str, set[str]]:
@@ -151,7 +184,19 @@ def test_no_pane_is_handed_content_outside_the_binding() -> None:
     for path in _modules():
         for function, setters in _calls_by_function(path).items():
             around[(path.relative_to(UI).as_posix(), function)] = setters
-    assert around == STILL_AROUND
+    assert around == {}, "a pane handed content outside the binding (explorer_panes.show_panes)"
+
+
+def test_the_scan_finds_a_pane_handed_content_around_the_binding(tmp_path: Path) -> None:
+    """The scan above would catch the paths it once listed as still going around ``Shown``."""
+    module = tmp_path / "around.py"
+    module.write_text(
+        "def _kernel_highlighted(self, event):\n"
+        "    self.query_one('#kernel-name').say(event.text)\n"
+        "    table.mark_line(7)\n"
+        "    self.show(1)\n"
+    )
+    assert _calls_by_function(module) == {"_kernel_highlighted": {"say", "mark_line"}}
 
 
 def test_no_handler_refreshes_the_panes_outside_the_funnel() -> None:

@@ -18,6 +18,8 @@ from test_ui_support import ADD_RELU, BROKEN, DATA, RECORDINGS
 from kernel_tui.model.report import ScenarioError, VariantResult
 from kernel_tui.transport.protocol import Done, Partial, StageStartedMessage, SweepPointMessage
 from kernel_tui.ui.catalog import Catalog, load_catalog
+from kernel_tui.ui.cursors import NO_CURSORS, Cursors
+from kernel_tui.ui.explorer_state import ExplorerState
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.score import PredictionBook
@@ -40,13 +42,13 @@ class State:
     predictions: PredictionBook = field(default_factory=lambda: PredictionBook(enabled=False))
     engine: EngineState = field(default_factory=lambda: EngineState(hello=RECORDING.hello))
     view: ViewState = field(default_factory=ViewState)
+    cursors: Cursors = NO_CURSORS
     run_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     """The engine link's numbers for the runs."""
 
     def shown(self, now: float = NOW) -> Shown:
-        return shown(
-            self.catalog, self.runs, self.baselines, self.variants, self.predictions, self.engine, self.view, now
-        )
+        books = (self.catalog, self.runs, self.baselines, self.variants, self.predictions)
+        return shown(ExplorerState(*books, self.engine, self.view, self.cursors), now)
 
     def run(self, path: Path = ADD_RELU, *, sweep: bool = True, until: type | None = None) -> ScenarioRun:
         """Start a run of ``path`` at NOW and take in the recording's messages (up to the first ``until``)."""

@@ -38,6 +38,7 @@ from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.run_status import RunStatusBar
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 
@@ -132,7 +133,7 @@ class TestRun:
             assert "cpu (AMD EPYC, 2 threads)" in summary
             assert "✓ done" in status(app)
             assert "✓" in str(explorer(app).query_one(ScenarioList).get_option_at_index(0).prompt)
-            assert explorer(app).query_one(RuntimeChart).points == [], "r runs without the sweep"
+            assert explorer(app).query_one(RuntimeChart).points == (), "r runs without the sweep"
 
     async def test_the_full_name_of_the_highlighted_kernel_is_shown(self) -> None:
         app = make_app()
@@ -188,10 +189,13 @@ class TestSweep:
             chart = explorer(app).query_one(RuntimeChart)
             gate.release_until(stage="sweep")
             await wait_for(pilot, lambda: explorer(app).runs[ADD_RELU].record.stage == "sweep")
-            assert chart.points == []
+            assert not chart.points
 
             def points_shown(count: int) -> bool:
-                return len(chart.points) == count
+                # Held by the chart and drawn by its plot (at most every STREAMED_REPLOT_INTERVAL_S).
+                plots = chart.query(RuntimePlot)
+                drawn = len(plots.first().drawn.get("eager", ([], []))[0]) if plots else 0
+                return len(chart.points) == count == drawn
 
             for count in range(1, 7):
                 gate.release_until(kind=SweepPointMessage)
@@ -223,7 +227,7 @@ class TestSweep:
             await pilot.press("s")
             await wait_for(pilot, lambda: finished(app))
             await pilot.press("n")
-            assert explorer(app).query_one(RuntimeChart).points == []
+            assert explorer(app).query_one(RuntimeChart).points == ()
             assert table_names(app, "eager") == []
             await pilot.press("p")
             assert len(explorer(app).query_one(RuntimeChart).points) == 6

@@ -127,9 +127,8 @@ async def test_the_editors_cursor_line_marks_its_kernels_in_both_tables() -> Non
 
 
 def test_a_line_whose_work_vanished_compiled_says_so() -> None:
-    links = CodeLinks()
     view = Kernel("aten::clone", "aten::clone", 1, 1.0, lines=(9,))
-    links.work = {9: [LineWork(9, None, ((view, 1),), ())]}
+    links = CodeLinks(work={9: [LineWork(9, None, ((view, 1),), ())]}, unmeasured=None)
     story = links.line_story(9).plain
     assert "eager aten::clone ×1 ⇒ compiled no compiled kernel" in story and "vanished" in story
     assert links.gutter(9, 20) == "1 ⇒ 0"
@@ -157,19 +156,24 @@ async def test_the_gutter_follows_the_variant_shown_in_the_compiled_table() -> N
     async with app.run_test(size=LARGE) as pilot:
         await run_to_the_end(pilot, VARIANTS_FILE)
         lesson = explorer(app).query_one("#lesson", LessonView)
-        links = explorer(app).code_links
         (line,) = lesson.line_work
-        assert links.gutter(line, 11) == "2 ⇒ 1 fused"
+
+        def gutter(width: int) -> str:
+            links = explorer(app).code_links
+            assert links is not None
+            return links.gutter(line, width)
+
+        assert gutter(11) == "2 ⇒ 1 fused"
         table = variants_table(app)
         table.focus()
         table.move_cursor(row=row_names(app).index("no-compiler"))
         await pilot.press("enter")
         # That variant has no numbers: what the line became is not known, and the gutter does not guess.
-        await wait_for(pilot, lambda: links.gutter(line, 11) == "2 ⇒ ?", what="the unmeasured variant's gutter")
+        await wait_for(pilot, lambda: gutter(11) == "2 ⇒ ?", what="the unmeasured variant's gutter")
         assert not lesson.line_work[line][0].vanished
         table.move_cursor(row=row_names(app).index("dynamic"))
         await pilot.press("enter")
-        await wait_for(pilot, lambda: links.gutter(line, 40) == "2 ⇒ cpp_fused_add_relu_0", what="dynamic's kernel")
+        await wait_for(pilot, lambda: gutter(40) == "2 ⇒ cpp_fused_add_relu_0", what="dynamic's kernel")
 
 
 # -- the lesson's line cursor (j/k) ------------------------------------------------------------------------
@@ -276,6 +280,7 @@ async def test_with_a_baseline_pinned_the_gutter_marks_each_line_whose_kernels_c
         assert "~ 1 ⇒ 1 kernel (was" in code_row(lesson, "return r * 2")
         assert "~ 1 ⇒ 1 fused" in code_row(lesson, "r = s.relu()")
         assert "⇒" not in code_row(lesson, "def fn(a, b):")
+        assert screen.code_links is not None
         assert screen.code_links.gutter(8, 60) == "~ 1 ⇒ cpp_fused_mul_0 (was cpp_fused_add_mul_relu_0)"
         await pilot.press("j", "j", "j", "3")
         await pilot.pause()

@@ -68,6 +68,7 @@ async def test_the_rows_and_the_lines_say_why_their_kernels_stayed_apart() -> No
         eager_line = await highlight(pilot, app, "eager", "matmul")
         assert "apart [library]" in eager_line, "the eager matmul's work stayed in a kernel of its own"
         links = explorer(app).code_links
+        assert links is not None
         assert APART_MARK in links.gutter(DIVISION_LINE, 60)
         assert "apart: library, reduction" in links.line_story(DIVISION_LINE).plain
 

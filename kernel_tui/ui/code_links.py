@@ -1,25 +1,24 @@
-"""Two-way links between the code and the kernel tables, for the explorer.
+"""Two-way links between the code and the kernel tables, as the explorer's ``code`` slice of ``Shown``.
 
 Every run fills the code's gutter (the lesson pane's code, and the snippet editor while it holds the scenario
 shown) with each line's work, and with a baseline pinned (``B``) what changed against it; the cursor on a kernel
 row marks the lines that row came from, in both; the cursor on a line of the editor, or the lesson's line cursor
 (``j``/``k``), marks that line's kernels in both tables and says under them what the line launched and what it
-became, or that its work vanished compiled, and what it was in the baseline.
+became, or that its work vanished compiled, and what it was in the baseline. ``code_links`` derives it all from
+the run, the kernel under the followed table's cursor and the ``Cursors``; nothing here touches Textual.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from kernel_tui.model.baseline_marks import MARK_STYLES
 from kernel_tui.text.by_line import describe, line_work
 from kernel_tui.ui.code_gutter import cell_texts, fitted
-from kernel_tui.ui.widgets.kernel_name import KernelNameLine
-from kernel_tui.ui.widgets.kernel_table import KernelTable
-from kernel_tui.ui.widgets.lesson_view import LessonView
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
@@ -27,103 +26,34 @@ if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport
     from kernel_tui.text.by_line import LineWork
     from kernel_tui.text.line_changes import LineChange
-    from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
+    from kernel_tui.ui.cursors import Cursors
 
-W = TypeVar("W")
-Find = Callable[[str, type[W]], W | None]
+NOTHING_TO_WALK = Text("No line of this code has launched a kernel yet: r runs it", style="dim")
+"""What ``j``/``k`` say where no line of the code has work to walk to."""
 
 
+@dataclass(frozen=True)
 class CodeLinks:
     """What the code shows of the latest run, and which lines and rows are linked now."""
 
-    def __init__(self) -> None:
-        self.work: dict[int, list[LineWork]] = {}
-        self.changes: dict[int, LineChange] = {}
-        """Per line, its work against the pinned baseline's; empty without a baseline."""
-        self.linked: frozenset[int] = frozenset()
-        """The highlighted kernel row's lines."""
-        self.code_line: int | None = None
-        """The editor's cursor line while it holds the scenario shown, else the lesson's line cursor."""
-        self.speaking = False
-        """The line under the tables tells of ``code_line`` (until a table's cursor moves)."""
-        self._worked_from: tuple[object, object, object] | None = None
-        """The report, compiled side and baseline ``work`` and ``changes`` were worked out from."""
-        self.unmeasured: str | None = "not run yet"
-        """Why no line has work to tell of (no run yet, a run that failed before measuring); None once measured."""
-
-    def show(
-        self,
-        find: Find[Any],
-        report: ScenarioReport | None,
-        compiled: ModeResult | None,
-        kernel: Kernel | None,
-        editing: bool,
-        baseline: ScenarioReport | None = None,
-    ) -> None:
-        """After every report and cursor move in a table: the gutter, and the highlighted kernel's lines.
-        ``compiled`` is the compiled side ``Shown`` gives the compiled table (the selected variant's kernels,
-        once one is chosen), never read back from the table. ``baseline``: the pinned run the finished
-        ``report`` is compared with, if any."""
-        eager = report.eager if report is not None else None
-        compiled = compiled if report is not None else None
-        self.unmeasured = unmeasured(report)
-        # Worked out once per run shown (a report, a variant, a baseline), not on every cursor move: the same
-        # dictionaries are handed on, and the panes see at once that nothing of them changed.
-        inputs = (report, compiled, baseline)
-        if self._worked_from is None or any(a is not b for a, b in zip(inputs, self._worked_from, strict=True)):
-            self._worked_from = inputs
-            self.work = line_work(eager, compiled) if report is not None else {}
-            self.changes = {}
-            # As the compiled table does: a variant shown is compared with nothing (the baseline ran the default).
-            if baseline is not None and report is not None and compiled is report.compiled:
-                from kernel_tui.text.line_changes import aligned_lines, line_changes
-
-                mapping = aligned_lines(baseline.source, report.source)
-                self.changes = line_changes(baseline.eager, baseline.compiled, self.work, mapping)
-        self.linked = frozenset(kernel.lines) if kernel is not None else frozenset()
-        lesson = find("#lesson", LessonView)
-        if lesson is not None:
-            lesson.show_work(self.work, self.linked, self.changes)
-        text_area = _text_area(find)
-        if text_area is not None:
-            if editing:
-                text_area.show_lines(self.work, self.changes, self.linked)
-            else:
-                text_area.show_lines({}, {}, frozenset())
-        lesson_line = lesson.cursor_line if lesson is not None else None
-        if not editing and self.code_line != lesson_line:
-            # Out of the editor (or on another scenario): the lesson's cursor line is the one the tables mark.
-            self.code_line, self.speaking = lesson_line, False
-        for table in _tables(find):
-            table.mark_line(self.code_line)
-
-    def lesson_line_moved(self, find: Find[Any], step: int) -> Text | None:
-        """``j``/``k``: the lesson's line cursor to the next (1) or previous (-1) line with work, and the line
-        under the tables says what it launched (returned too)."""
-        lesson, said_on = find("#lesson", LessonView), find("#kernel-name", KernelNameLine)
-        if lesson is None or said_on is None:
-            return None
-        line = lesson.move_cursor_line(step)
-        if line is None:
-            said = Text("No line of this code has launched a kernel yet: r runs it", style="dim")
-        else:
-            said = self.code_line_moved(find, line)
-        said_on.say(said)
-        return said
-
-    def code_line_moved(self, find: Find[Any], line: int) -> Text:
-        """The editor's cursor is on ``line`` (1-based): mark its kernels; what to say about it."""
-        # A quiet line leaves the line under the tables to the highlighted kernel.
-        self.code_line, self.speaking = line, self.has_story(line)
-        for table in _tables(find):
-            table.mark_line(line)
-        return self.line_story(line)
-
-    def story(self) -> Text | None:
-        """What the line under the tables says of the editor's cursor line, while it tells of it."""
-        # A new run's partial report may not have reached the line yet: the highlighted kernel speaks meanwhile.
-        line = self.code_line
-        return self.line_story(line) if self.speaking and line is not None and self.has_story(line) else None
+    work: dict[int, list[LineWork]] = field(default_factory=dict)
+    """Per line, the run's work (``kernel_tui.text.by_line``): the code's gutter."""
+    changes: dict[int, LineChange] = field(default_factory=dict)
+    """Per line, its work against the pinned baseline's; empty without a baseline."""
+    unmeasured: str | None = "not run yet"
+    """Why no line has work to tell of (no run yet, a run that failed before measuring); None once measured."""
+    linked: frozenset[int] = frozenset()
+    """The lines of the kernel under the followed table's cursor."""
+    lesson_cursor: int | None = None
+    """The lesson's line cursor (``j``/``k``) on this scenario's code."""
+    in_editor: bool = False
+    """The editor holds the scenario shown: its gutter shows the work too."""
+    marked_line: int | None = None
+    """The code cursor's line, whose kernels both tables mark: the editor's while it holds the scenario shown
+    and moved last, else the lesson's."""
+    story: Text | None = None
+    """What the line under the tables says of the code cursor's line, until a table's cursor moves; None: the
+    kernel under the cursor speaks."""
 
     def has_story(self, line: int) -> bool:
         return line in self.work or line in self.changes
@@ -150,6 +80,73 @@ class CodeLinks:
         return fitted(cell_texts(self.work.get(line, []), self.changes.get(line)), width)
 
 
+def code_links(
+    report: ScenarioReport | None,
+    compiled: ModeResult | None,
+    baseline: ScenarioReport | None,
+    kernel: Kernel | None,
+    cursors: Cursors,
+    path: Path,
+    *,
+    editing: bool,
+) -> CodeLinks:
+    """The links for the run on screen of the scenario at ``path``. ``compiled`` is the compiled side the
+    compiled table shows (the selected variant's kernels, once one is chosen); ``baseline``: the pinned run the
+    finished ``report`` is compared with, if any; ``kernel``: the one under the followed table's cursor;
+    ``editing``: the editor holds this scenario."""
+    work, changes = _worked_out(report, compiled if report is not None else None, baseline)
+    lesson = cursors.lesson_line_on(path)
+    on_editor = editing and cursors.code_cursor == "editor" and cursors.editor_line is not None
+    line = cursors.editor_line if on_editor else (lesson.line if lesson is not None else None)
+    links = CodeLinks(
+        work,
+        changes,
+        unmeasured(report),
+        frozenset(kernel.lines) if kernel is not None else frozenset(),
+        lesson.line if lesson is not None else None,
+        editing,
+        line,
+    )
+    telling = cursors.telling and (on_editor or (cursors.code_cursor == "lesson" and lesson is not None))
+    if not telling:
+        return links
+    if line is None:
+        return _with_story(links, NOTHING_TO_WALK)
+    # A quiet line of a measured run (or one a new run's partial report has not reached yet) leaves it to the
+    # highlighted kernel; where nothing was measured, the line says why.
+    return _with_story(links, links.line_story(line)) if links.has_story(line) or links.unmeasured else links
+
+
+def _with_story(links: CodeLinks, story: Text) -> CodeLinks:
+    return replace(links, story=story)
+
+
+_last_worked: list[tuple[tuple[object, ...], tuple[dict[int, list[LineWork]], dict[int, LineChange]]]] = []
+"""The latest run's work, by the identity of what it was worked out from (see ``_worked_out``)."""
+
+
+def _worked_out(
+    report: ScenarioReport | None, compiled: ModeResult | None, baseline: ScenarioReport | None
+) -> tuple[dict[int, list[LineWork]], dict[int, LineChange]]:
+    """Each line's work and its change against ``baseline``: worked out once per run shown (a report, a variant,
+    a baseline), not on every derivation of ``Shown``; the same dictionaries are handed on, so the panes see
+    by identity that nothing of them changed."""
+    inputs = (report, compiled, baseline)
+    for seen, worked in _last_worked:
+        if all(a is b for a, b in zip(inputs, seen, strict=True)):
+            return worked
+    work = line_work(report.eager, compiled) if report is not None else {}
+    changes: dict[int, LineChange] = {}
+    # As the compiled table does: a variant shown is compared with nothing (the baseline ran the default).
+    if baseline is not None and report is not None and compiled is report.compiled:
+        from kernel_tui.text.line_changes import aligned_lines, line_changes
+
+        mapping = aligned_lines(baseline.source, report.source)
+        changes = line_changes(baseline.eager, baseline.compiled, work, mapping)
+    _last_worked[:] = [(inputs, (work, changes))]
+    return work, changes
+
+
 def unmeasured(report: ScenarioReport | None) -> str | None:
     """Why the code's lines have no work to show: None where a run measured them."""
     if report is None:
@@ -157,18 +154,3 @@ def unmeasured(report: ScenarioReport | None) -> str | None:
     if report.eager is None:
         return "not measured, the run failed" if report.error is not None else "not measured yet"
     return None
-
-
-def _tables(find: Find[Any]) -> list[KernelTable]:
-    return [table for mode in ("#eager", "#compiled") if (table := find(mode, KernelTable))]
-
-
-def _text_area(find: Find[Any]) -> SnippetTextArea | None:
-    from textual.widget import Widget
-
-    found = find("#snippet-text", Widget)
-    if found is None or not hasattr(found, "show_lines"):
-        return None
-    # Looked up as a plain Widget so that the editor's module loads only once a snippet opens (the explorer's
-    # first frame does without it); the check above is what stands for the class.
-    return cast("SnippetTextArea", found)

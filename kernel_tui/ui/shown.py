@@ -1,4 +1,4 @@
-"""What the explorer shows, as one value: ``shown(...)`` turns the screen's plain state into ``Shown``.
+"""What the explorer shows, as one value: ``shown(state, now)`` turns the screen's ``ExplorerState`` into ``Shown``.
 
 Each pane gets its own frozen slice (``ScenariosShown``, ``TableShown``, ``SummaryShown``, ...), holding what
 it displays and nothing more. The explorer computes ``Shown`` once per change of its state, holds it as one
@@ -6,9 +6,9 @@ reactive, and its watcher hands each pane the slice that changed (``ExplorerScre
 fills a widget itself. Nothing here touches Textual, so every pane's content is tested without an app
 (``tests/test_shown.py``).
 
-What is not here is what follows a widget's own state rather than the screen's: the line naming the kernel
-under a table's cursor (and the chart's mark of it), and the code pane's links to that kernel
-(``code_links``); the cursor is the table's.
+The cursors are state too (``Cursors``): each table keeps its own cursor, and the explorer copies its moves
+from the table's events; from them come the line under the tables (``NameShown``), the code's links to the
+kernel under the cursor and the code cursor's line (``code_links``), and the chart's mark of that kernel.
 """
 
 from __future__ import annotations
@@ -21,18 +21,21 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from kernel_tui.ui import describe
+from kernel_tui.ui.code_links import CodeLinks, code_links
+from kernel_tui.ui.cursors import table_rows, under_cursor
 from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
 
 if TYPE_CHECKING:
+    from kernel_tui.model.kernel import Kernel
     from kernel_tui.model.mode_result import ModeResult
     from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
     from kernel_tui.text.baseline import BaselineComparison
     from kernel_tui.transport.protocol import Hello
     from kernel_tui.ui.catalog import Catalog, ScenarioEntry
-    from kernel_tui.ui.pinned_baselines import ModeBaseline, PinnedBaselines
+    from kernel_tui.ui.explorer_state import ExplorerState
+    from kernel_tui.ui.pinned_baselines import ModeBaseline
     from kernel_tui.ui.run_state import RunBook, ScenarioRun
     from kernel_tui.ui.score import PredictionBook
-    from kernel_tui.ui.variant_choices import VariantBook
 
 COMPILED_TITLE = "Compiled"
 
@@ -129,6 +132,22 @@ class ChartShown:
     ceiling_gbs: float | None
     report: ScenarioReport | None
     """The scenario whose kernels the roofline places."""
+    highlight: tuple[str | None, Kernel | None] = (None, None)
+    """The table (``eager`` or ``compiled``) and kernel under its cursor, marked on the roofline and timeline."""
+
+
+@dataclass(frozen=True)
+class NameShown:
+    """The line under the tables: the full name and story of the kernel under the followed table's cursor, or
+    what the code cursor's line launched (``story``)."""
+
+    mode: str | None
+    kernel: Kernel | None
+    hint: bool
+    """Without a kernel, say how to get one's name (there are kernels to highlight)."""
+    compiled: ModeResult | None
+    """The run's compiled side, where ``g`` finds the code an eager kernel became."""
+    story: Text | None
 
 
 @dataclass(frozen=True)
@@ -154,19 +173,14 @@ class Shown:
     summary: SummaryShown
     chart: ChartShown
     status: StatusShown
+    name: NameShown
+    code: CodeLinks
 
 
-def shown(
-    catalog: Catalog,
-    runs: RunBook,
-    baselines: PinnedBaselines,
-    variants: VariantBook,
-    predictions: PredictionBook,
-    engine: EngineState,
-    view: ViewState,
-    now: float,
-) -> Shown:
-    """What every pane of the explorer shows for this state (``catalog`` must not be empty)."""
+def shown(state: ExplorerState, now: float) -> Shown:
+    """What every pane of the explorer shows for this state (its catalog must not be empty)."""
+    catalog, runs, baselines, predictions = state.catalog, state.runs, state.baselines, state.predictions
+    variants, engine, view, cursors = state.variants, state.engine, state.view, state.cursors
     entry = catalog.current
     run = runs.get(entry.path)
     report = run.record.report if run is not None else None
@@ -186,9 +200,31 @@ def shown(
         compiled_wait = "no numbers: see the variants table" if variant.measured is None else compiled_wait
     device = engine.hello.device if engine.hello else "cpu"
     signature = report.signature if report is not None else None
+    eager = TableShown(
+        report.eager if report else None,
+        eager_wait,
+        baselines.mode_baseline(run, "eager", comparison),
+        predictions.guessed(entry, "eager"),
+        links_pending,
+        "Eager",
+    )
+    compiled_table = TableShown(
+        compiled,
+        compiled_wait,
+        compiled_baseline,
+        predictions.guessed(entry, "compiled"),
+        False,
+        COMPILED_TITLE if kernels_of is None else f"{COMPILED_TITLE} · {kernels_of}",
+    )
+    followed = compiled_table if cursors.followed == "compiled" else eager
+    kernel = under_cursor(cursors.table(cursors.followed), table_rows(followed.result, followed.baseline))
+    editing = view.editing is not None and view.editing == entry.path
+    code = code_links(report, compiled, baselines.compared(run), kernel, cursors, entry.path, editing=editing)
+    mode = cursors.followed if kernel is not None else None
+    any_kernels = any(side.result is not None and side.result.kernels for side in (eager, compiled_table))
     return Shown(
         sub_title=_sub_title(catalog, predictions),
-        editing=view.editing is not None and view.editing == entry.path,
+        editing=editing,
         scenarios=ScenariosShown(
             tuple(catalog.entries),
             tuple(runs.mark(each.path, describe.failed_claims) for each in catalog.entries),
@@ -196,22 +232,8 @@ def shown(
         ),
         lesson=LessonShown(entry, hide),
         signature=f"shapes: {signature}" if signature else "",
-        eager=TableShown(
-            report.eager if report else None,
-            eager_wait,
-            baselines.mode_baseline(run, "eager", comparison),
-            predictions.guessed(entry, "eager"),
-            links_pending,
-            "Eager",
-        ),
-        compiled=TableShown(
-            compiled,
-            compiled_wait,
-            compiled_baseline,
-            predictions.guessed(entry, "compiled"),
-            False,
-            COMPILED_TITLE if kernels_of is None else f"{COMPILED_TITLE} · {kernels_of}",
-        ),
+        eager=eager,
+        compiled=compiled_table,
         variants=VariantsShown(report, frozenset(choices.hidden), kernels_of),
         summary=SummaryShown(
             report,
@@ -224,12 +246,15 @@ def shown(
         ),
         chart=ChartShown(
             view.chart_mode,
-            tuple(run.record.points) if run is not None else (),
+            run.record.points if run is not None else (),  # the run record's own tuple, not a copy
             chart_hint(run, measures=view.measures),
             report.bandwidth_ceiling_gbs if report is not None else None,
             report,
+            (mode, kernel),
         ),
         status=_status(catalog, runs, run, engine, view, now),
+        name=NameShown(mode, kernel, any_kernels, report.compiled if report else None, code.story),
+        code=code,
     )
 
 

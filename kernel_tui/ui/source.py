@@ -78,3 +78,10 @@ def _piece(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: l
 def _shown_lines(lines: list[str], first: int, last: int) -> str:
     """Lines ``first`` to ``last`` as the terminal may show them: a string literal's escape bytes made visible."""
     return "\n".join(safe_text(line) for line in lines[first - 1 : last])
+
+
+def shown_line_numbers(pieces: list[SourcePiece]) -> frozenset[int]:
+    """The file's line numbers the pieces show (what the lesson's line cursor can stand on)."""
+    return frozenset(
+        line for piece in pieces for line in range(piece.first_line, piece.first_line + len(piece.code.splitlines()))
+    )

@@ -4,9 +4,11 @@ This screen composes its parts, each the one owner of its state: the ``Catalog``
 listed, which one is shown), the ``RunBook`` (each scenario's latest run, the one the engine works on),
 the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor), the ``WhyPart`` (code, predictions), the
 ``VariantsPart`` (which compile variants are shown and added) and the ``PinnedBaselines`` (each scenario's
-run pinned with B). What the panes show is one value, ``shown``, computed from that state by one pure
-function (``kernel_tui.ui.shown``) in one funnel, after every burst of events (``on_idle``); its watcher hands
-each pane the slice of it that changed, and no handler refreshes a pane by hand. Runs go through the engine
+run pinned with B). What the panes derive from is one value, ``state`` (``ExplorerState``: those books, the
+engine's state, the view's choices and the cursors), which the handlers change through its transitions; what
+the panes show is one value, ``shown``, computed from it by one pure function (``kernel_tui.ui.shown``) in one
+funnel, after every burst of events (``on_idle``); its watcher hands each pane the slice of it that changed, and
+no handler refreshes a pane by hand. Runs go through the engine
 link it is given (``explorer_engine``).
 
 Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
@@ -21,12 +23,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.events import DescendantFocus, Resize
+from textual.events import DescendantBlur, DescendantFocus, Resize
 from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, OptionList, TabbedContent
 
+from kernel_tui.model.scenario_file import ScenarioFileError
 from kernel_tui.ui import describe
 from kernel_tui.ui.actions import (
     EXPLORER_ACTIONS,
@@ -38,7 +41,8 @@ from kernel_tui.ui.actions import (
     bindings,
 )
 from kernel_tui.ui.catalog import Catalog, ScenarioEntry
-from kernel_tui.ui.code_links import CodeLinks
+from kernel_tui.ui.cursors import next_code_line, table_rows
+from kernel_tui.ui.explorer_state import ExplorerState
 from kernel_tui.ui.key_queue import KEY_WAIT_S, keys_waiting
 from kernel_tui.ui.pinned_baselines import PinnedBaselines
 from kernel_tui.ui.run_state import RunBook, ScenarioRun
@@ -56,23 +60,23 @@ from kernel_tui.ui.screens.snippet_actions import SnippetActions
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.screens.variants_part import VariantsPart
 from kernel_tui.ui.screens.why import WhyPart
-from kernel_tui.ui.shown import EngineState, Shown, ViewState
+from kernel_tui.ui.shown import NameShown, Shown, ViewState
 from kernel_tui.ui.shown import shown as compute_shown
 from kernel_tui.ui.snippet_session import SnippetSession
-from kernel_tui.ui.widgets.chart_modes import CHART_MODES, next_chart_mode
-from kernel_tui.ui.widgets.kernel_name import KernelNameLine
+from kernel_tui.ui.source import scenario_source, shown_line_numbers
 from kernel_tui.ui.widgets.kernel_table import KernelTable
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
 if TYPE_CHECKING:
     from textual.worker import Worker
 
     from kernel_tui.model.report import ScenarioReport
     from kernel_tui.transport.protocol import Hello
+    from kernel_tui.ui.code_links import CodeLinks
     from kernel_tui.ui.engine_link import EngineLink
     from kernel_tui.ui.messages import EngineSaid
     from kernel_tui.ui.score import PredictionBook
     from kernel_tui.ui.session_effects import Effects
+    from kernel_tui.ui.shown import EngineState
     from kernel_tui.ui.widgets.deferred import Deferred
 
 W = TypeVar("W", bound=Widget)
@@ -118,20 +122,16 @@ class ExplorerScreen(SnippetActions):
         self.why = WhyPart(self.catalog, self.runs, predictions)
         self.baselines = PinnedBaselines(self.session.scenario_of)
         self.variants = VariantsPart(self.catalog, self.runs, self.session)
-        self.code_links = CodeLinks()
+        books = (self.catalog, self.runs, self.baselines, self.variants.book, predictions)
+        self.state = ExplorerState(*books, view=ViewState(measures=self.MEASURES))
+        """What every pane derives from (``explorer_state``): changed by its transitions, shown by the funnel."""
         self.engine_side = EngineSide(self, link, clock, self.runs, (self.snippets, self.why), self.reply)
         """The engine's part: its workers, what they say, and the engine's state."""
-        self.chart_mode = CHART_MODES[0].name
-        """What the chart draws: a mode of ``chart_modes.CHART_MODES``; kept across scenarios and layouts."""
         self._run_size: int | None = None
         self.layout_switch = LayoutSwitch(
             self, fits_wide(self.app.size), show_every_pane=lambda: self._show_panes(None), show_pane=self.action_pane
         )
         """The layout the widgets on screen are composed in (side by side, or tabs), and the switch between them."""
-        self._name_mode = "eager"
-        """Which table's highlighted kernel the full-name line shows: the one last focused."""
-        self._status_for_editor = False
-        """Whether the status line names the editor's keys (ctrl+r, ctrl+t, F1): the editor has the focus."""
 
     # -- layout ------------------------------------------------------------------------------------
 
@@ -198,12 +198,9 @@ class ExplorerScreen(SnippetActions):
         if not self.catalog:
             return
         self.engine_side.warming_ended()
-        self._status_for_editor = getattr(self.focused, "id", None) == "snippet-text"  # letters are typed there
-        document = self.session.document
-        editing = document.path if document is not None else None
-        view = ViewState(self.chart_mode, self.MEASURES, self._status_for_editor, editing, self.saved_origin())
-        state = (self.catalog, self.runs, self.baselines, self.variants.book, self.predictions, self.engine)
-        self.shown = compute_shown(*state, view, self.clock())
+        # Where saved numbers were measured is the saved results' link's to say, per scenario (``kernel-tui view``).
+        self.state = self.state.saved_origin_known(self.saved_origin())
+        self.shown = compute_shown(self.state, self.clock())
 
     def session_reports(self) -> list[ScenarioReport]:
         """Every report this session holds: each scenario's latest finished run and every pinned baseline."""
@@ -228,31 +225,17 @@ class ExplorerScreen(SnippetActions):
             self.set_class(self.shown.editing, "-editing")
             self.layout_switch.fit_tables()  # the editor takes more of the rows than the lesson
         if show_panes(self, self.shown, old) & OF_THE_RUN:
-            self._show_kernel_name()
             self.refresh_bindings()
 
-    def _show_kernel_name(self) -> None:
-        """The line under the tables, the code's links and the roofline's mark follow the table's cursor."""
-        table = self._find(f"#{self._name_mode}", KernelTable)
-        line = self._find("#kernel-name", KernelNameLine)
-        if table is None or line is None:
-            return
-        kernel, shown = table.highlighted_kernel(), self.shown
-        if shown is None:
-            return
-        # What the tables hold is read from ``shown``, never back from the tables.
-        any_kernels = any(side.result is not None and side.result.kernels for side in (shown.eager, shown.compiled))
-        run, document = self.shown_run, self.session.document
-        editing = document is not None and self.catalog.current_path == document.path
-        report = run.record.report if run else None
-        self.code_links.show(self._find, report, shown.compiled.result, kernel, editing, self.baselines.compared(run))
-        if (story := self.code_links.story()) is not None:
-            line.say(story)  # the editor's cursor line, until a table's cursor moves
-        else:
-            compiled = run.record.report.compiled if run is not None and run.record.report is not None else None
-            line.show(table.mode if kernel else None, kernel, hint=any_kernels, compiled=compiled)
-        if chart := self._find("#chart", RuntimeChart):
-            chart.set_highlight(table.mode if kernel else None, kernel)  # the roofline marks it
+    @property
+    def code_links(self) -> CodeLinks | None:
+        """The code's links as the panes show them (tests read this)."""
+        return self.shown.code if self.shown is not None else None
+
+    @property
+    def name_shown(self) -> NameShown | None:
+        """The kernel under the followed table's cursor, as the line under the tables names it."""
+        return self.shown.name if self.shown is not None else None
 
     def reply(self, replies: list[Reply]) -> None:
         """Show what a part handed back (notices, a dialog); the funnel shows the state it changed."""
@@ -275,7 +258,7 @@ class ExplorerScreen(SnippetActions):
         # screen back to an older scenario (``n`` held: the header on one lesson, the text cycling through others).
         if event.option_index == self.index or event.option_index != event.option_list.highlighted:
             return
-        self.catalog.select(event.option_index)
+        self.state = self.state.select_scenario(event.option_index)
 
     @on(OptionList.OptionSelected, "#scenarios")
     def _scenario_selected(self, event: OptionList.OptionSelected) -> None:
@@ -288,15 +271,22 @@ class ExplorerScreen(SnippetActions):
 
     @on(DataTable.RowHighlighted)
     def _kernel_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if isinstance(event.data_table, KernelTable) and event.data_table.has_focus:
-            self._name_mode = event.data_table.mode
-            self.code_links.speaking = False
-        self._show_kernel_name()
+        table = event.data_table
+        if not isinstance(table, KernelTable) or self.shown is None:
+            return
+        # The row is the event's; the rows it indexes are those the table was handed last, the slice of ``shown``.
+        side = self.shown.compiled if table.mode == "compiled" else self.shown.eager
+        rows = table_rows(side.result, side.baseline)
+        self.state = self.state.row_highlighted(table.mode, event.cursor_row, rows, focused=table.has_focus)
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
+        self.state = self.state.editor_focused(event.widget.id == "snippet-text")  # letters are typed there
         if isinstance(event.widget, KernelTable):
-            self._name_mode = event.widget.mode
-            self._show_kernel_name()
+            self.state = self.state.table_focused(event.widget.mode)
+
+    def on_descendant_blur(self, event: DescendantBlur) -> None:
+        if event.widget.id == "snippet-text":
+            self.state = self.state.editor_focused(False)
 
     # -- actions -----------------------------------------------------------------------------------
 
@@ -304,7 +294,7 @@ class ExplorerScreen(SnippetActions):
 
     @property
     def engine(self) -> EngineState:
-        return self.engine_side.state
+        return self.state.engine
 
     @property
     def hello(self) -> Hello | None:
@@ -346,7 +336,7 @@ class ExplorerScreen(SnippetActions):
             return
         # Shown by the funnel after the keys already queued: a held key moves through the list at once and
         # shows only the scenario it stops on, not every one it passed.
-        self.catalog.select(self.catalog.index + step)
+        self.state = self.state.select_scenario(self.catalog.index + step)
 
     def action_pane(self, pane: str) -> None:
         """Show a pane (a tab when the terminal is small) and focus it."""
@@ -402,16 +392,24 @@ class ExplorerScreen(SnippetActions):
 
     def action_code_line(self, step: int) -> None:
         """Move the lesson's line cursor to the next (1) or previous (-1) line that launched work."""
-        self.code_links.lesson_line_moved(self._find, step)
+        if (shown := self.shown) is None:
+            return
+        entry, code = self.entry, shown.code
+        try:
+            walkable = shown_line_numbers(scenario_source(entry.read_source()))
+        except ScenarioFileError:
+            walkable = frozenset()
+        line = next_code_line({*code.work, *code.changes} & walkable, code.lesson_cursor, step)
+        self.state = self.state.lesson_line_moved(entry.path, line)
 
     def action_code(self) -> None:
         """The generated source of the highlighted compiled kernel, or of the one an eager kernel became."""
-        table = self._find(f"#{self._name_mode}", KernelTable)
-        self.reply([self.why.show_code(table.highlighted_kernel() if table is not None else None, self._name_mode)])
+        name = self.name_shown
+        self.reply([self.why.show_code(name.kernel if name is not None else None, self.state.cursors.followed)])
 
     def action_chart_mode(self) -> None:
         """Switch the chart to its next mode (``chart_modes``), and show it."""
-        self.chart_mode = next_chart_mode(self.chart_mode)
+        self.state = self.state.next_chart_mode()
         if not self.wide:
             self.action_pane("chart")
 
@@ -441,6 +439,8 @@ class ExplorerScreen(SnippetActions):
         self.action_run(sweep)
 
     def session_changed(self, effects: Effects) -> None:
+        document = self.session.document
+        self.state = self.state.editor_opened(document.path if document is not None else None)
         for path in effects.dropped:
             self.runs.forget(path)
         for notice in effects.notices:

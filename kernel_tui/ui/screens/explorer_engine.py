@@ -4,7 +4,8 @@
 posts (``EngineSaid``, ``kernel_tui.ui.messages``: the protocol's message as it is, or the link's word where the
 engine said nothing) and the keys that stop a run. A message of a run that was cancelled or replaced is dropped
 (``RunBook.live``), and a live run's are folded into its record (``transport.run_record.fold``). What it
-changes is plain state (the run, the engine's ``EngineState``); the explorer's funnel shows it afterwards
+changes is plain state (the run, and the engine's ``EngineState`` in the explorer's ``ExplorerState``, through
+its ``engine_changed``); the explorer's funnel shows it afterwards
 (``ExplorerScreen.on_idle``). The worker's module and the protocol are imported with the first run, after the
 first frame.
 """
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual.worker import Worker, WorkerState
 
@@ -26,11 +27,18 @@ if TYPE_CHECKING:
 
     from kernel_tui.transport.protocol import RunMessage
     from kernel_tui.ui.engine_link import EngineLink
+    from kernel_tui.ui.explorer_state import ExplorerState
     from kernel_tui.ui.messages import EngineSaid, RunEnded
     from kernel_tui.ui.run_state import RunBook, ScenarioRun
     from kernel_tui.ui.screens.asked import Reply
     from kernel_tui.ui.screens.snippets import SnippetWorkbench
     from kernel_tui.ui.screens.why import WhyPart
+
+
+class HoldsState(Protocol):
+    """The screen whose ``ExplorerState`` holds the engine's state."""
+
+    state: ExplorerState
 
 
 class EngineSide:
@@ -53,8 +61,16 @@ class EngineSide:
         self.snippets, self.why = parts
         self.reply = reply
         """Shows what the prediction part hands back when a run measured its guess."""
-        self.state = EngineState()
-        """The engine's hello, why it could not start, and when its first compile began."""
+        self._holder = cast("HoldsState", screen)
+
+    @property
+    def state(self) -> EngineState:
+        """The engine's hello, why it could not start, and when its first compile began: the explorer's state's."""
+        return self._holder.state.engine
+
+    @state.setter
+    def state(self, engine: EngineState) -> None:
+        self._holder.state = self._holder.state.engine_changed(engine)
 
     def start(self) -> None:
         """Start an engine in a worker, while the learner reads."""

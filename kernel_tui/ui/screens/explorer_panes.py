@@ -1,19 +1,23 @@
 """Handing the explorer's panes their slices of ``Shown``: each pane is given its own when it changed.
 
 The one place a pane is told what to show (``show_panes``): the explorer calls it from its ``shown`` watcher
-with the value before, and with None (every slice) after a layout switch or when a deferred tab mounts. A
-pane not mounted yet (``Deferred``) is skipped; it gets its slice when it is.
+with the value before, and with None (every slice) after a layout switch or when a deferred tab or the editor
+mounts. A pane not mounted yet (``Deferred``, the editor) is skipped; it gets its slice when it is. The code's
+links go to three panes: the lesson's code and the editor (the gutter, the linked lines, the lesson's line
+cursor) and both tables (the code cursor's line, whose rows they mark), after the tables' own slices.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.content import Content
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from kernel_tui.ui.screens.explorer_layout import find
+from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.run_status import RunStatusBar
@@ -23,13 +27,16 @@ from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 from kernel_tui.ui.widgets.variants_table import VariantsPane
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.shown import Shown
+    from kernel_tui.ui.code_links import CodeLinks
+    from kernel_tui.ui.shown import NameShown, Shown
+    from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
-PANE_SLICES = ("scenarios", "lesson", "signature", "eager", "variants", "compiled", "summary", "chart")
-"""The slices of ``Shown`` handed to a pane, besides the status line's, in the order the panes are shown."""
-OF_THE_RUN = frozenset(PANE_SLICES) - {"chart"}
-"""Slices whose change can change the kernel under a table's cursor or which keys apply: a sweep point (the
-chart) or a tick (the status line) changes neither, and they come many times a second."""
+PANE_SLICES = ("scenarios", "lesson", "signature", "eager", "variants", "compiled", "summary", "chart", "code", "name")
+"""The slices of ``Shown`` handed to panes, besides the status line's, in the order they are handed: the code's
+links after the tables, whose rows they mark."""
+OF_THE_RUN = frozenset(PANE_SLICES) - {"chart", "code", "name"}
+"""Slices whose change can change which keys apply: a sweep point (the chart), a cursor's move (the code's links,
+the line under the tables) or a tick (the status line) changes none, and they come many times a second."""
 
 
 def show_panes(screen: Screen[Any], new: Shown, old: Shown | None) -> set[str]:
@@ -53,6 +60,39 @@ def show_panes(screen: Screen[Any], new: Shown, old: Shown | None) -> set[str]:
         summary.show(new.summary)
     if "chart" in changed and (chart := find(screen, "#chart", RuntimeChart)):
         chart.show(new.chart)
+    if "code" in changed:
+        _show_code_links(screen, new.code)
+    if "name" in changed and (name := find(screen, "#kernel-name", KernelNameLine)):
+        _show_name(name, new.name)
     if (old is None or old.status != new.status) and (status := find(screen, "#status", RunStatusBar)):
         status.show(new.status)
     return changed
+
+
+def _show_code_links(screen: Screen[Any], links: CodeLinks) -> None:
+    if lesson := find(screen, "#lesson", LessonView):
+        lesson.show_work(links.work, links.linked, links.changes, cursor=links.lesson_cursor)
+    if text_area := _text_area(screen):
+        if links.in_editor:
+            text_area.show_lines(links.work, links.changes, links.linked)
+        else:
+            text_area.show_lines({}, {}, frozenset())
+    for mode in ("#eager", "#compiled"):
+        if table := find(screen, mode, KernelTable):
+            table.mark_line(links.marked_line)
+
+
+def _show_name(line: KernelNameLine, name: NameShown) -> None:
+    if name.story is not None:
+        line.say(name.story)
+    else:
+        line.show(name.mode, name.kernel, hint=name.hint, compiled=name.compiled)
+
+
+def _text_area(screen: Screen[Any]) -> SnippetTextArea | None:
+    found = find(screen, "#snippet-text", Widget)
+    if found is None or not hasattr(found, "show_lines"):
+        return None
+    # Looked up as a plain Widget so that the editor's module loads only once a snippet opens (the explorer's
+    # first frame does without it); the check above is what stands for the class.
+    return cast("SnippetTextArea", found)

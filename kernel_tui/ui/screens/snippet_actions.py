@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, TypeVar
 from textual.screen import Screen
 from textual.widget import Widget
 
-from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 
 if TYPE_CHECKING:
     from textual.widgets import TextArea
 
-    from kernel_tui.ui.code_links import CodeLinks
+    from kernel_tui.ui.explorer_state import ExplorerState
     from kernel_tui.ui.screens.layout_switch import LayoutSwitch
     from kernel_tui.ui.screens.snippets import SnippetWorkbench
+    from kernel_tui.ui.shown import Shown
 
 W = TypeVar("W", bound=Widget)
 
@@ -40,11 +40,14 @@ class SnippetActions(Screen[None]):
         if landing:
             landing.first().focus()
 
-    code_links: CodeLinks
+    state: ExplorerState
     app_title: str
     _run_size: int | None = None
 
     def _find(self, selector: str, expect: type[W]) -> W | None:
+        raise NotImplementedError  # the explorer's
+
+    def _show_panes(self, old: Shown | None) -> None:
         raise NotImplementedError  # the explorer's
 
     def editor_pane(self) -> SnippetEditor | None:
@@ -107,14 +110,15 @@ class SnippetActions(Screen[None]):
 
     def on_snippet_editor_ready(self, message: SnippetEditor.Ready) -> None:
         self.snippets.fill_editor()
+        self._show_panes(None)  # mounted late, like a deferred tab: the gutter's notes and marks are its slice
 
     def on_snippet_editor_edited(self, message: SnippetEditor.Edited) -> None:
         self.snippets.edited(message.text, message.cursor)
 
     def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
         # By the handler's name: TextArea is imported with the first snippet, not on the first frame.
-        if event.text_area.id == "snippet-text" and (line := self._find("#kernel-name", KernelNameLine)):
-            line.say(self.code_links.code_line_moved(self._find, event.selection.end[0] + 1))
+        if event.text_area.id == "snippet-text":
+            self.state = self.state.editor_line_moved(event.selection.end[0] + 1)
 
     def on_snippet_editor_entered(self, message: SnippetEditor.Entered) -> None:
         self.snippets.entered()

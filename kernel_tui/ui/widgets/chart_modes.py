@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
     from kernel_tui.model.report import ScenarioReport, SweepPoint
+    from kernel_tui.ui.shown import ChartShown
 
 Series = tuple[list[float], list[float]]
 """One line or set of points drawn: its xs and its ys."""
@@ -27,7 +28,7 @@ LegendEntry = tuple[str, tuple[int, int, int], str]
 
 @dataclass(frozen=True)
 class ChartData:
-    """What the chart holds, for the mode shown to draw from."""
+    """What a mode draws from: the chart's ``ChartShown`` less its mode (``chart_data``), made for each drawing."""
 
     points: Sequence[SweepPoint]
     """The sweep's points, in the order they arrived."""
@@ -39,6 +40,11 @@ class ChartData:
     """The scenario on screen, whose kernels a mode may place."""
     highlight: tuple[str | None, Kernel | None]
     """The table (``eager`` or ``compiled``) and kernel under its cursor."""
+
+
+def chart_data(shown: ChartShown) -> ChartData:
+    """What the mode shown draws from, out of the chart's one slice: the same points, report and highlight."""
+    return ChartData(shown.points, shown.hint, shown.ceiling_gbs, shown.report, shown.highlight)
 
 
 class ModeDrawing(Protocol):

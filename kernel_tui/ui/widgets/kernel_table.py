@@ -188,9 +188,12 @@ class KernelTable(DataTable[Text]):
     def _redraw_rows(self) -> None:
         if self.plan is not None and self.shown_rows:
             cursor = self.cursor_row
-            self.clear()
-            self._add_rows()
-            self.move_cursor(row=min(max(cursor, 0), len(self.shown_rows) - 1), animate=False)
+            # The same rows drawn anew (a code line marked, the attributions known): the cursor stays where it
+            # was, and the explorer, which follows the cursor's moves, must not read the redraw as the learner's.
+            with self.prevent(DataTable.RowHighlighted):
+                self.clear()
+                self._add_rows()
+                self.move_cursor(row=min(max(cursor, 0), len(self.shown_rows) - 1), animate=False)
 
     def _add_rows(self) -> None:
         if self.plan is None:

@@ -48,8 +48,7 @@ class LessonView(VerticalScroll):
         self.line_changes: dict[int, LineChange] = {}
         """Per line, its work against the pinned baseline's (``kernel_tui.text.line_changes``); empty without one."""
         self.cursor_line: int | None = None
-        """The code's line cursor (``j``/``k``): the tables mark its kernels. None until moved, and on another
-        scenario."""
+        """The code's line cursor (``j``/``k``) as the explorer hands it: the tables mark its kernels."""
         self._drawn_code: RenderableType | None = None
         """The code as last drawn with its gutter: where the cursor's row is found."""
 
@@ -81,8 +80,6 @@ class LessonView(VerticalScroll):
         prediction is revealed (``kernel_tui.ui.score``).
         """
         self.border_title = Content(f"Lesson: {entry.title}")
-        if self._entry is None or entry.path != self._entry.path:
-            self.cursor_line = None
         self._entry = entry
         self.lesson = lesson_markdown(entry, hide_explanation=hide_explanation)
         markdown = self.query("#lesson-text")
@@ -117,49 +114,27 @@ class LessonView(VerticalScroll):
             self._markdown_busy = False
 
     def show_work(
-        self, work: dict[int, list[LineWork]], linked: frozenset[int], changes: dict[int, LineChange] | None = None
+        self,
+        work: dict[int, list[LineWork]],
+        linked: frozenset[int],
+        changes: dict[int, LineChange] | None = None,
+        *,
+        cursor: int | None = None,
     ) -> None:
-        """The latest run's work per line, in the code's gutter (against the baseline's, with ``changes``), and
-        the lines of the highlighted kernel."""
+        """The latest run's work per line, in the code's gutter (against the baseline's, with ``changes``), the
+        lines of the highlighted kernel, and the line cursor (``j``/``k``, the explorer's ``Cursors``), brought
+        into view when it moves."""
         changes = changes or {}
-        # The same work is handed on while the run shown is the same (``CodeLinks``): compared by identity, since
+        # The same work is handed on while the run shown is the same (``code_links``): compared by identity, since
         # comparing two equal tables of a crafted report kernel by kernel cost more than drawing them.
         same_changes = changes is self.line_changes or not (changes or self.line_changes)
-        if work is self.line_work and same_changes and linked == self.linked_lines:
+        moved = cursor != self.cursor_line
+        if work is self.line_work and same_changes and linked == self.linked_lines and not moved:
             return
-        self.line_work, self.linked_lines, self.line_changes = work, linked, changes
+        self.line_work, self.linked_lines, self.line_changes, self.cursor_line = work, linked, changes, cursor
         self._show_source()
-
-    def move_cursor_line(self, step: int) -> int | None:
-        """Move the line cursor to the next (1) or previous (-1) line of the code shown that has work now or had
-        some in the baseline, round at the ends; None (and no cursor) when no such line is shown."""
-        shown = self._shown_lines()
-        lines = sorted(line for line in {*self.line_work, *self.line_changes} if line in shown)
-        if not lines:
-            self.cursor_line = None
-        elif self.cursor_line is None:
-            self.cursor_line = lines[0] if step > 0 else lines[-1]
-        else:
-            ahead = [line for line in lines if (line - self.cursor_line) * step > 0]
-            if ahead:
-                self.cursor_line = ahead[0] if step > 0 else ahead[-1]
-            else:  # past the last line: round to the first (and before the first, to the last)
-                self.cursor_line = lines[0] if step > 0 else lines[-1]
-        self._show_source()
-        if self.cursor_line is not None:
+        if moved and cursor is not None:
             self.call_after_refresh(self._scroll_to_cursor)
-        return self.cursor_line
-
-    def _shown_lines(self) -> frozenset[int]:
-        try:
-            pieces = scenario_source(self._entry.read_source()) if self._entry is not None else []
-        except ScenarioFileError:
-            return frozenset()
-        return frozenset(
-            line
-            for piece in pieces
-            for line in range(piece.first_line, piece.first_line + len(piece.code.splitlines()))
-        )
 
     def _scroll_to_cursor(self) -> None:
         """Bring the cursor's row into view: its row found in the code as drawn, where long lines have wrapped."""

@@ -1,4 +1,4 @@
-"""Runtime against size: the chart pane, which holds the sweep points and shows them as they arrive.
+"""Runtime against size: the chart pane, which shows the sweep points as they arrive.
 
 The plot itself (``runtime_plot``: plotext, about 0.08 s of imports) is mounted just after the first
 frame, so the app paints at once. Until there are points, the pane says how to get some instead of
@@ -6,14 +6,18 @@ drawing empty axes.
 
 Key ``b`` cycles it through runtime and achieved bandwidth against size (the device's copy bandwidth drawn as
 the ceiling) and the roofline of the scenario's kernels (``mode``); the explorer owns which mode is shown and
-hands it, with the points, the ceiling and the report the roofline places, as its ``ChartShown``; it sets the
-kernel highlighted in the tables as their cursor moves.
+hands it, with the points, the ceiling, the report the roofline places and the kernel under the tables' cursor,
+as its ``ChartShown``.
+
+The chart keeps no data of its own: it holds the one ``ChartShown`` it was handed last (``shown``), and its plot
+holds that same value. The sweep's points in it are the run record's own tuple (``transport.run_record``), which
+``Shown`` hands on without copying: one sequence of points from the engine's message to the drawing.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
 from rich.color import Color
@@ -21,22 +25,23 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.content import Content
-from textual.reactive import var
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
 from kernel_tui.text.fit_parts import SUBTITLE_MARGIN, Part, fit_parts
-from kernel_tui.ui.widgets.chart_modes import CHART_MODES, ChartData, LegendEntry, chart_mode, next_chart_mode
+from kernel_tui.ui.shown import ChartShown
+from kernel_tui.ui.widgets.chart_modes import CHART_MODES, LegendEntry, chart_data, chart_mode, next_chart_mode
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ScenarioReport, SweepPoint
-    from kernel_tui.ui.shown import ChartShown
+    from kernel_tui.model.report import SweepPoint
     from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 
+NOTHING_SHOWN = ChartShown(CHART_MODES[0].name, (), "", None, None)
+"""The chart before the explorer hands it its first slice."""
 STREAMED_REPLOT_INTERVAL_S = 0.25
 """While points stream in, the plot is drawn again at most this often: building it costs about 30 ms, and a
 key that lands behind a build waits for it (at 0.1 s, the p95 of a key press during a fast stream was about
@@ -49,28 +54,38 @@ class RuntimeChart(Widget):
     can_focus = True
     """So Tab reaches the chart like every other pane (its border lights up)."""
 
-    mode: var[str] = var(CHART_MODES[0].name, init=False)
-    """``time``, ``bandwidth`` (both against size), ``roofline`` (the kernels against the two ceilings) or
-    ``timeline`` (one profiled call, eager above compiled)."""
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = Content(CHART_MODES[0].title)
-        self.points: list[SweepPoint] = []
-        """The points shown, in the order they arrived (tests read this)."""
-        self.hint = ""
+        self.shown = NOTHING_SHOWN
+        """What the chart shows: the explorer's slice, as it was handed (see the module docstring)."""
         self._hint_shown = ""
         """What the hint line shows now: updating it only when that changes spares a layout pass per point."""
-        self.ceiling_gbs: float | None = None
-        """The device's copy bandwidth, drawn as a line in bandwidth mode."""
-        self.report: ScenarioReport | None = None
-        """The measured scenario whose kernels the roofline places."""
-        self.highlight: tuple[str | None, Kernel | None] = (None, None)
-        """The table (``eager`` or ``compiled``) and kernel under the cursor, marked on the roofline."""
         self._streamed_replot_at = 0.0
-        """When ``add_point`` last drew the plot (``time.monotonic``)."""
+        """When the plot was last drawn (``time.monotonic``): points streaming in are drawn at most so often."""
         self._streamed_replot: Timer | None = None
         """The drawing of points that came too soon after the last one, while it is pending."""
+
+    @property
+    def mode(self) -> str:
+        """``time``, ``bandwidth`` (both against size), ``roofline`` (the kernels against the two ceilings),
+        ``memory`` or ``timeline`` (one profiled call, eager above compiled)."""
+        return self.shown.mode
+
+    @property
+    def points(self) -> tuple[SweepPoint, ...]:
+        """The points shown, in the order they arrived (tests read this)."""
+        return self.shown.points
+
+    @property
+    def hint(self) -> str:
+        """What the chart says while it has nothing to draw (tests read this)."""
+        return self.shown.hint
+
+    @property
+    def highlight(self) -> tuple[str | None, Kernel | None]:
+        """The table (``eager`` or ``compiled``) and kernel under its cursor, marked on the roofline."""
+        return self.shown.highlight
 
     def compose(self) -> ComposeResult:
         yield Static(id="chart-legend")
@@ -88,74 +103,44 @@ class RuntimeChart(Widget):
             return
         from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 
-        await self.mount(RuntimePlot(self.points, self.hint))
+        await self.mount(RuntimePlot(self.shown))
         self._replot()
 
     def show(self, shown: ChartShown) -> None:
-        """Draw what the explorer hands the chart: its mode, the sweep's points, the ceiling and the report."""
-        self.mode = shown.mode
-        known = len(self.points)
-        if shown.hint == self.hint and len(shown.points) > known and shown.points[:known] == tuple(self.points):
-            for point in shown.points[known:]:
-                self.add_point(point)  # a sweep streaming in: drawn at most every so often
-        elif shown.hint != self.hint or shown.points != tuple(self.points):
-            self.set_points(shown.points, shown.hint)
-        self.set_ceiling(shown.ceiling_gbs)
-        self.set_roofline(shown.report)
-
-    def set_points(self, points: Sequence[SweepPoint], hint: str = "") -> None:
-        """Show these points (a new scenario, or a finished sweep)."""
-        self.points = list(points)
-        self.hint = hint
-        self._replot()
-
-    def watch_mode(self) -> None:
-        # A binding may set the mode before the chart has composed its hint; mounting draws it then.
-        if self.is_mounted:
+        """Draw what the explorer hands the chart: its mode, the sweep's points, the ceiling, the report and the
+        highlighted kernel. Only what the mode shown draws is drawn again (a ceiling in runtime mode is not), and
+        points streaming in are drawn at most every so often."""
+        old, self.shown = self.shown, shown
+        for plot in self._plots():
+            plot.shown = shown  # the one value, whether or not it is drawn again now
+        drawing = chart_mode(shown.mode).drawing()
+        same_mode = old.mode == shown.mode and old.hint == shown.hint
+        if same_mode and drawing.key(chart_data(old)) == drawing.key(chart_data(shown)):
+            return  # nothing this mode draws changed: the new value is held, for the next mode to draw
+        known = len(old.points)
+        streaming = len(shown.points) > known and shown.points[:known] == old.points
+        if same_mode and streaming and replace(old, points=shown.points) == shown:
+            self._replot_soon()
+        else:
             self._replot()
 
-    # Each of these is drawn in one mode only: another mode draws it when the chart switches to it (``watch_mode``).
-    def set_ceiling(self, ceiling_gbs: float | None) -> None:
-        """The device's copy bandwidth, drawn as the ceiling in bandwidth mode."""
-        if ceiling_gbs != self.ceiling_gbs:
-            self.ceiling_gbs = ceiling_gbs
-            if self.mode == "bandwidth":
-                self._replot()
-
-    def set_roofline(self, report: ScenarioReport | None) -> None:
-        """The scenario whose kernels the roofline places (its FLOPs, bytes, times and the ceilings)."""
-        if report is not self.report:
-            self.report = report
-            if chart_mode(self.mode).draws_report:
-                self._replot()
-
-    def set_highlight(self, mode: str | None, kernel: Kernel | None) -> None:
-        """Mark this kernel of this table on the roofline (None: no kernel highlighted)."""
-        if (mode, kernel) != self.highlight:
-            self.highlight = (mode, kernel)
-            if chart_mode(self.mode).draws_report:
-                self._replot()
-
-    def add_point(self, point: SweepPoint) -> None:
-        """Add one point as the sweep measures it."""
-        self.points.append(point)
+    def _replot_soon(self) -> None:
+        """Draw the points that came since the last drawing now, or once ``STREAMED_REPLOT_INTERVAL_S`` has
+        passed since it."""
         if self._streamed_replot is not None:
-            return  # the pending drawing shows this point too
+            return  # the pending drawing shows these points too
         wait = self._streamed_replot_at + STREAMED_REPLOT_INTERVAL_S - time.monotonic()
         if wait > 0:
             self._streamed_replot = self.set_timer(wait, self._replot)
         else:
             self._replot()
 
-    def _data(self) -> ChartData:
-        return ChartData(self.points, self.hint, self.ceiling_gbs, self.report, self.highlight)
-
     def _replot(self) -> None:
         if self._streamed_replot is not None:
             self._streamed_replot.stop()
             self._streamed_replot = None
         self._streamed_replot_at = time.monotonic()
-        mode, data = chart_mode(self.mode), self._data()
+        mode, data = chart_mode(self.mode), chart_data(self.shown)
         drawing = mode.drawing()
         drawn = drawing.drawn(data)
         hint_text = drawing.hint(data)
@@ -178,13 +163,14 @@ class RuntimeChart(Widget):
         parts = [Part(text, index) for index, text in enumerate(drawing.subtitle(data))]
         parts.append(Part(following, len(parts) + 1))
         self.border_subtitle = Content(fit_parts(parts, self.outer_size.width - SUBTITLE_MARGIN) if drawn else "")
-        # Queried by name: RuntimePlot (and plotext) are imported only once the chart is first drawn.
-        for plot in cast("list[RuntimePlot]", list(self.query("RuntimePlot"))):
-            plot.points, plot.hint = self.points, self.hint
-            plot.mode, plot.ceiling_gbs = self.mode, self.ceiling_gbs
-            plot.report, plot.highlight = self.report, self.highlight
+        for plot in self._plots():
+            plot.shown = self.shown
             plot.display = drawn
             plot.refresh()
+
+    def _plots(self) -> list[RuntimePlot]:
+        # Queried by name: RuntimePlot (and plotext) are imported only once the chart is first drawn.
+        return cast("list[RuntimePlot]", list(self.query("RuntimePlot")))
 
 
 LEGEND_LINES = 2

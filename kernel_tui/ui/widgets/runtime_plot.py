@@ -8,38 +8,30 @@ figure sidesteps that, and costs little at a handful of points.
 
 What it draws is the mode's (``mode``, key ``b``): runtime against size (``runtime_lines``), achieved
 bandwidth (``bandwidth_plot``) or the roofline of the scenario's kernels (``roofline_plot``), each found
-through ``chart_modes``; ``drawn`` keeps the lines of the latest draw by label, for tests.
+through ``chart_modes``; ``drawn`` keeps the lines of the latest draw by label, for tests. It draws from the
+chart's own ``ChartShown`` (the same value, handed on by ``RuntimeChart``), and keeps no data of its own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
-from kernel_tui.ui.widgets.chart_modes import ChartData, Series, chart_mode
+from kernel_tui.ui.widgets.chart_modes import Series, chart_data, chart_mode
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ScenarioReport, SweepPoint
+    from kernel_tui.ui.shown import ChartShown
 
 
 class RuntimePlot(PlotextPlot):
     """Median time of one call against the number of elements; the chart around it sets the data."""
 
-    def __init__(self, points: Sequence[SweepPoint] = (), hint: str = "") -> None:
+    def __init__(self, shown: ChartShown) -> None:
         super().__init__()
-        self.points: Sequence[SweepPoint] = points
-        self.hint = hint
-        self.mode = "time"
-        """``time`` (runtime against size) or ``bandwidth`` (achieved GB/s against size, with the ceiling)."""
-        self.ceiling_gbs: float | None = None
-        self.report: ScenarioReport | None = None
-        """The scenario whose kernels the roofline places (``roofline`` mode)."""
-        self.highlight: tuple[str | None, Kernel | None] = (None, None)
-        """The table and kernel under the cursor, marked on the roofline."""
+        self.shown = shown
+        """The chart's slice, as the chart last handed it on."""
         self.drawn: dict[str, Series] = {}
         """The lines of the latest draw, by label (``eager``, ``compiled``, ``ceiling``)."""
         self._rendered: RenderResult | None = None
@@ -49,18 +41,20 @@ class RuntimePlot(PlotextPlot):
         # PlotextPlot.render sizes, themes and builds the figure; it has to be freshly drawn each time it
         # is built. Focus moves and other repaints that change nothing the figure shows reuse the last one:
         # building it costs tens of milliseconds, and keys must answer faster than that.
-        key = (self.mode, self._drawn_from(), self.hint, tuple(self.size), self.app.no_color, self.app.theme)
+        key = (self.mode, self._drawn_from(), self.shown.hint, tuple(self.size), self.app.no_color, self.app.theme)
         if key != self._rendered_key or self._rendered is None:
             self.replot()
             self._rendered, self._rendered_key = super().render(), key
         return self._rendered
 
-    def _data(self) -> ChartData:
-        return ChartData(self.points, self.hint, self.ceiling_gbs, self.report, self.highlight)
+    @property
+    def mode(self) -> str:
+        """The chart's mode: what this plot draws (``chart_modes``)."""
+        return self.shown.mode
 
     def _drawn_from(self) -> tuple[Any, ...]:
         """What the current mode draws: a new report or highlight changes nothing on the runtime plot."""
-        return chart_mode(self.mode).drawing().key(self._data())
+        return chart_mode(self.mode).drawing().key(chart_data(self.shown))
 
     def replot(self) -> None:
         """Draw the figure for the mode shown: the one place the chart is drawn (see the module docstring)."""
@@ -68,4 +62,5 @@ class RuntimePlot(PlotextPlot):
         plt.clear_figure()
         plt.xlabel("elements")
         size = (self.size.width, self.size.height)
-        self.drawn = chart_mode(self.mode).drawing().draw(plt, self._data(), plain=self.app.no_color, size=size)
+        data = chart_data(self.shown)
+        self.drawn = chart_mode(self.mode).drawing().draw(plt, data, plain=self.app.no_color, size=size)
