@@ -167,3 +167,28 @@ def test_the_ceiling_says_when_and_under_what_load_it_was_measured(measured: lis
     assert " UTC at load " in conditions and " cores" in conditions
     line = ceilings_line(Ceilings(5.0, 100.0, "float32", conditions))
     assert line.endswith(f"ridge 20.0 FLOP/B ({conditions})")
+
+
+def test_a_rate_already_measured_against_sets_off_nothing_in_the_next_engines_for_an_hour(
+    measured: list[float], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A kernel on data in the CPU's cache beats a copy of main memory by far, every run: once the ceiling was
+    # measured again for that rate, the next engines (each with nothing remembered) take the cached figure.
+    ceiling = bandwidth.ceiling_gbs("cpu", "EPYC")
+    in_cache = Kernel("aten::add", "aten::add", 1, 10.0, bytes_read=400_000, bytes_written=200_000)  # 60 GB/s
+    assert bandwidth.checked_ceiling("cpu", "EPYC", ceiling, (in_cache,)) == 20.0 and len(measured) == 2
+    for _ in range(3):
+        monkeypatch.setattr(bandwidth, "_BEATEN", set())  # a new engine
+        assert bandwidth.checked_ceiling("cpu", "EPYC", 20.0, (in_cache,)) == 20.0
+    assert len(measured) == 2
+    faster = Kernel("aten::add", "aten::add", 1, 5.0, bytes_read=400_000, bytes_written=200_000)  # 120 GB/s
+    monkeypatch.setattr(bandwidth, "_BEATEN", set())
+    assert bandwidth.checked_ceiling("cpu", "EPYC", 20.0, (faster,)) == 20.0 and len(measured) == 3  # 12 < 20
+    cache = tmp_path / "bandwidth.json"
+    entries = json.loads(cache.read_text())
+    (key,) = entries
+    assert entries[key]["checked_gbs"] == pytest.approx(120.0) and entries[key]["gbs"] == 20.0
+    entries[key]["checked_at"] = time.time() - bandwidth.RECHECK_HOLD_S - 1
+    cache.write_text(json.dumps(entries))
+    monkeypatch.setattr(bandwidth, "_BEATEN", set())
+    assert bandwidth.checked_ceiling("cpu", "EPYC", 20.0, (in_cache,)) == 30.0 and len(measured) == 4  # an hour on
