@@ -90,6 +90,10 @@ def _starts_kernel_tui(word: str) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     if FAST_TIER:
         _guard_against_kernel_tui()
+    if prefix := os.environ.get("KERNEL_TUI_TEST_CPU"):
+        from cpu_cost import CpuCost  # only when asked: ranks the tests by CPU (docs/testing.md)
+
+        config.pluginmanager.register(CpuCost(prefix), "cpu_cost")
 
 
 @pytest.fixture(autouse=True)
