@@ -33,6 +33,8 @@ class CpuCost:
     """Measures each test's whole protocol (set-up, call, tear-down) and writes the rows when the session ends."""
 
     def __init__(self, prefix: str) -> None:
+        if not Path(prefix).parent.is_dir():
+            raise pytest.UsageError(f"KERNEL_TUI_TEST_CPU={prefix}: no folder {Path(prefix).parent} to write to")
         self.prefix = prefix
         self.rows: list[tuple[float, float, str]] = []
 
@@ -54,9 +56,12 @@ def read_rows(prefix: str) -> list[tuple[float, float, str]]:
     """Every worker's rows for ``prefix``."""
     rows = []
     for path in sorted(Path(prefix).parent.glob(f"{Path(prefix).name}.*.tsv")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            cpu, wall, test = line.split("\t", 2)
-            rows.append((float(cpu), float(wall), test))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            try:
+                cpu, wall, test = line.split("\t", 2)
+                rows.append((float(cpu), float(wall), test))
+            except ValueError:
+                raise ValueError(f"{path}:{number}: not CPU, wall and a test id, tab-separated") from None
     return rows
 
 
@@ -77,4 +82,7 @@ def ranking(rows: list[tuple[float, float, str]], top: int = 30) -> str:
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: python tests/cpu_cost.py PREFIX  (as given in KERNEL_TUI_TEST_CPU)")
-    print(ranking(read_rows(sys.argv[1])))
+    try:
+        print(ranking(read_rows(sys.argv[1])))
+    except ValueError as error:
+        sys.exit(f"cpu_cost: {error}")

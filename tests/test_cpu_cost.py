@@ -38,3 +38,11 @@ def test_a_session_writes_one_row_a_test_and_its_own_total(
     (measured, session) = read_rows(str(tmp_path / "run"))
     assert measured[2] == request.node.nodeid and 0 < measured[0] <= cpu_seconds() - before
     assert session[2] == SESSION and session[0] >= measured[0]
+
+
+def test_a_prefix_in_no_folder_or_a_damaged_row_is_named_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(pytest.UsageError, match="no folder .*/missing to write to"):
+        CpuCost(str(tmp_path / "missing" / "cost"))
+    (tmp_path / "cost.gw0.tsv").write_text("0.5\t1.0\ta.py::t\nnot a row\n")
+    with pytest.raises(ValueError, match=r"cost.gw0.tsv:2: not CPU, wall and a test id"):
+        read_rows(str(tmp_path / "cost"))
