@@ -113,6 +113,10 @@ def pytest_configure(config: pytest.Config) -> None:
         _guard_against_kernel_tui()
     elif hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
         _share_a_fork_server(config)
+    if prefix := os.environ.get("KERNEL_TUI_TEST_CPU"):
+        from cpu_cost import CpuCost  # only when asked: ranks the tests by CPU (docs/testing.md)
+
+        config.pluginmanager.register(CpuCost(prefix), "cpu_cost")
 
 
 def _share_a_fork_server(config: pytest.Config) -> None:

@@ -1,0 +1,88 @@
+"""Per-test CPU cost, on request: what each test's process spent, with the children it reaped, to rank by.
+
+On a shared machine a test's wall time says as much about the neighbours as about the test, so the fast tier
+is ranked by CPU (``docs/testing.md``). ``KERNEL_TUI_TEST_CPU=PREFIX`` makes ``conftest`` register
+``CpuCost``; each xdist worker writes ``PREFIX.<worker>.tsv`` (CPU seconds, wall seconds, test id) at the end of
+its session, and ``python tests/cpu_cost.py PREFIX`` ranks what the workers wrote.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Generator
+from pathlib import Path
+
+import pytest
+
+SESSION = "(whole session)"
+"""The row each worker adds for its own process over the session: imports and collection included."""
+
+
+def cpu_seconds() -> float:
+    """User and system time of this process and of the children it has reaped."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+class CpuCost:
+    """Measures each test's whole protocol (set-up, call, tear-down) and writes the rows when the session ends."""
+
+    def __init__(self, prefix: str) -> None:
+        if not Path(prefix).parent.is_dir():
+            raise pytest.UsageError(f"KERNEL_TUI_TEST_CPU={prefix}: no folder {Path(prefix).parent} to write to")
+        self.prefix = prefix
+        self.rows: list[tuple[float, float, str]] = []
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None]:
+        cpu, wall = cpu_seconds(), time.monotonic()
+        yield
+        self.rows.append((cpu_seconds() - cpu, time.monotonic() - wall, item.nodeid))
+
+    def pytest_sessionfinish(self) -> None:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        rows = [*self.rows, (own.ru_utime + own.ru_stime, 0.0, SESSION)]
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        lines = (f"{cpu:.3f}\t{wall:.3f}\t{test}\n" for cpu, wall, test in rows)
+        Path(f"{self.prefix}.{worker}.tsv").write_text("".join(lines), encoding="utf-8")
+
+
+def read_rows(prefix: str) -> list[tuple[float, float, str]]:
+    """Every worker's rows for ``prefix``."""
+    rows = []
+    for path in sorted(Path(prefix).parent.glob(f"{Path(prefix).name}.*.tsv")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            try:
+                cpu, wall, test = line.split("\t", 2)
+                rows.append((float(cpu), float(wall), test))
+            except ValueError:
+                raise ValueError(f"{path}:{number}: not CPU, wall and a test id, tab-separated") from None
+    return rows
+
+
+def ranking(rows: list[tuple[float, float, str]], top: int = 30) -> str:
+    """The costliest tests and files by CPU, and the totals."""
+    tests = sorted((row for row in rows if row[2] != SESSION), reverse=True)
+    by_file: dict[str, float] = defaultdict(float)
+    for cpu, _, test in tests:
+        by_file[test.split("::")[0]] += cpu
+    sessions = sum(cpu for cpu, _, test in rows if test == SESSION)
+    lines = [f"{len(tests)} tests, {sum(row[0] for row in tests):.1f} CPU-s in tests, {sessions:.1f} in workers"]
+    lines += ["", "CPU-s   wall-s  test"] + [f"{cpu:6.2f}  {wall:6.2f}  {test}" for cpu, wall, test in tests[:top]]
+    costliest = sorted(by_file.items(), key=lambda item: -item[1])[:top]
+    lines += ["", "CPU-s   file"] + [f"{cpu:6.2f}  {name}" for name, cpu in costliest]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python tests/cpu_cost.py PREFIX  (as given in KERNEL_TUI_TEST_CPU)")
+    try:
+        print(ranking(read_rows(sys.argv[1])))
+    except ValueError as error:
+        sys.exit(f"cpu_cost: {error}")

@@ -1,0 +1,48 @@
+"""The per-test CPU ranking (``tests/cpu_cost.py``) reads every worker's rows and ranks tests and files by CPU."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cpu_cost import SESSION, CpuCost, cpu_seconds, ranking, read_rows
+
+
+def test_each_workers_rows_are_read_and_ranked_by_cpu_not_wall(tmp_path: Path) -> None:
+    prefix = str(tmp_path / "cost")
+    (tmp_path / "cost.gw0.tsv").write_text(f"0.500\t9.000\ta.py::slow_wall\n2.000\t3.000\tb.py::t\n4.0\t0\t{SESSION}\n")
+    (tmp_path / "cost.gw1.tsv").write_text(f"1.500\t2.000\tb.py::u\n3.0\t0\t{SESSION}\n")
+    (tmp_path / "other.gw0.tsv").write_text("99.0\t0\tc.py::not_this_run\n")
+    rows = read_rows(prefix)
+    assert len(rows) == 5
+    text = ranking(rows).splitlines()
+    assert text[0] == "3 tests, 4.0 CPU-s in tests, 7.0 in workers"
+    tests = text[text.index("CPU-s   wall-s  test") + 1 :][:3]
+    assert [line.split()[-1] for line in tests] == ["b.py::t", "b.py::u", "a.py::slow_wall"]
+    files = text[text.index("CPU-s   file") + 1 :]
+    assert [line.split() for line in files] == [["3.50", "b.py"], ["0.50", "a.py"]]
+
+
+def test_a_session_writes_one_row_a_test_and_its_own_total(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw7")
+    cost = CpuCost(str(tmp_path / "run"))
+    before = cpu_seconds()
+    protocol = cost.pytest_runtest_protocol(request.node)
+    next(protocol)
+    sum(range(2_000_000))  # some CPU for the row to show
+    with pytest.raises(StopIteration):
+        next(protocol)
+    cost.pytest_sessionfinish()
+    (measured, session) = read_rows(str(tmp_path / "run"))
+    assert measured[2] == request.node.nodeid and 0 < measured[0] <= cpu_seconds() - before
+    assert session[2] == SESSION and session[0] >= measured[0]
+
+
+def test_a_prefix_in_no_folder_or_a_damaged_row_is_named_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(pytest.UsageError, match="no folder .*/missing to write to"):
+        CpuCost(str(tmp_path / "missing" / "cost"))
+    (tmp_path / "cost.gw0.tsv").write_text("0.5\t1.0\ta.py::t\nnot a row\n")
+    with pytest.raises(ValueError, match=r"cost.gw0.tsv:2: not CPU, wall and a test id"):
+        read_rows(str(tmp_path / "cost"))
