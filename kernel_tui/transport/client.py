@@ -55,6 +55,7 @@ runpy.run_module({module!r}, run_name="__main__", alter_sys=True)
 """
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLOSE_WAIT_S = 5.0
+STDERR_DRAIN_S = 1.0  # how long a dead engine's report waits for its last stderr if a stranger holds the pipe
 STOPPED_WHILE_STARTING = "the engine was stopped while it started"
 SIGNAL_SLICE_S = 0.2
 """How long the main thread waits for a message at a time, so that it sees a signal within this."""
@@ -110,6 +111,7 @@ class EngineClient:
         self._process: forked_engines.EngineProcess | None = None
         self._messages: queue.Queue[Received] = queue.Queue()
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._stderr_reader: threading.Thread | None = None
         self._next_run_id = 0
         self._strangers: set[int] = set()
         self.hello: Hello | None = None
@@ -172,7 +174,8 @@ class EngineClient:
         threading.Thread(
             target=self._read_protocol, args=(out_read, process, self._messages, receive), daemon=True
         ).start()
-        threading.Thread(target=self._read_stderr, args=(err_read, process), daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, args=(err_read, process), daemon=True)
+        self._stderr_reader.start()
         # Read after the process is set: a close that read it unset was asked for before this check.
         if abandoned is not None and abandoned():
             self._end_engine()
@@ -223,6 +226,7 @@ class EngineClient:
         # Its reader threads hold these very queue and deque objects: taken over as they are.
         self._process, engine._process = engine._process, None
         self._messages, self._stderr_tail, self._strangers = engine._messages, engine._stderr_tail, engine._strangers
+        self._stderr_reader = engine._stderr_reader
         self.hello, self.warmup_result = engine.hello, engine.warmup_result
         engine._adopter = self
         return self.hello
@@ -371,8 +375,9 @@ class EngineClient:
                     code = process.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     code = None
-            # The stderr reader may still be draining the last lines of a dying engine.
-            time.sleep(0.05)
+            # Its last lines may still be on their way (a fixed pause lost them on a busy machine).
+            if self._stderr_reader is not None:
+                self._stderr_reader.join(STDERR_DRAIN_S)
             tail = self.stderr_tail()
             self._end_engine()
             raise EngineDied(code, tail)
