@@ -6,10 +6,9 @@ in ``test_ui_support``, imported by the UI test files.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
@@ -30,12 +29,13 @@ os.environ.setdefault("KERNEL_TUI_SWEEP_BUDGET_S", "3600")
 
 from pace import overdue as overdue  # noqa: E402  (tests import the waits from conftest too)
 from pace import within as within  # noqa: E402
+from processes import listening_fork_server  # noqa: E402
 
 from kernel_tui.model.expect import NEEDS_SWEEP  # noqa: E402
 from kernel_tui.model.report import ScenarioReport  # noqa: E402
 from kernel_tui.model.scenario_file import read_scenario  # noqa: E402
 from kernel_tui.transport import forked_engines  # noqa: E402
-from kernel_tui.transport.client import EngineClient, python_command  # noqa: E402
+from kernel_tui.transport.client import EngineClient  # noqa: E402
 from kernel_tui.transport.engine_died import EngineDied  # noqa: E402
 from kernel_tui.transport.protocol import Done  # noqa: E402
 
@@ -124,19 +124,11 @@ def _share_a_fork_server(config: pytest.Config) -> None:
     would otherwise import torch again in a fork server of its own, about three CPU-seconds, for a hundred-odd
     runs. A run under another import environment (a test that sets one) still starts its own, and the tests of
     process lifetimes run as a user's would (``own_fork_servers``)."""
-    folder = tempfile.mkdtemp(prefix="kernel-tui-tests-")  # short: a socket's path is at most 107 bytes
-    path = os.path.join(folder, "fork-server")
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}  # as the client sets it for every engine
-    server = forked_engines.serve_shared(path, python_command("kernel_tui.engine.fork_server"), env)
+    shared = contextlib.ExitStack()
+    _, path = shared.enter_context(listening_fork_server())
     os.environ[forked_engines.SHARED_ENV] = path
-
-    def stop() -> None:
-        os.environ.pop(forked_engines.SHARED_ENV, None)
-        server.terminate()
-        server.wait()
-        shutil.rmtree(folder, ignore_errors=True)
-
-    config.add_cleanup(stop)
+    shared.callback(os.environ.pop, forked_engines.SHARED_ENV, None)
+    config.add_cleanup(shared.close)
 
 
 @pytest.fixture

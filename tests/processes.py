@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pace import overdue
 
+from kernel_tui.transport import forked_engines
+from kernel_tui.transport.client import python_command
 from kernel_tui.transport.proctree import is_running, stat_fields
 
 __all__ = ["is_running"]
@@ -52,3 +59,19 @@ def listening_sockets(pid: int) -> list[str]:
             if fields[9] in inodes and listening:
                 found.append(f"{table} {fields[1]}")
     return found
+
+
+@contextmanager
+def listening_fork_server() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """A fork server listening on a socket of its own (``forked_engines.serve_shared``), and the socket's path,
+    for the environment of this process as the client gives it to every engine; ended and removed on exit."""
+    folder = tempfile.mkdtemp(prefix="kernel-tui-tests-")  # short: a socket's path is at most 107 bytes
+    path = os.path.join(folder, "fork-server")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}  # as the client sets it for every engine
+    server = forked_engines.serve_shared(path, python_command("kernel_tui.engine.fork_server"), env)
+    try:
+        yield server, path
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(folder, ignore_errors=True)

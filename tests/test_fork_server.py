@@ -6,7 +6,6 @@ end with it."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -17,7 +16,7 @@ from pathlib import Path
 import pytest
 from cli_support import run_json
 from conftest import REPO, WriteScenario, measure
-from processes import is_running, wait_for
+from processes import is_running, listening_fork_server, wait_for
 
 from kernel_tui.transport import forked_engines
 from kernel_tui.transport.client import EngineClient, python_command
@@ -152,17 +151,9 @@ def inputs(size, device):
 @pytest.fixture
 def shared_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[subprocess.Popen[bytes]]:
     """A fork server listening on a socket of its own, named to every ``kernel-tui`` this test starts."""
-    folder = tempfile.mkdtemp(prefix="kernel-tui-shared-")
-    path = os.path.join(folder, "server")
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    server = forked_engines.serve_shared(path, python_command("kernel_tui.engine.fork_server"), env)
-    monkeypatch.setenv(forked_engines.SHARED_ENV, path)
-    try:
+    with listening_fork_server() as (server, path):
+        monkeypatch.setenv(forked_engines.SHARED_ENV, path)
         yield server
-    finally:
-        server.terminate()
-        server.wait()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _parent_of_probe(stderr: str) -> int:

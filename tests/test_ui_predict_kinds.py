@@ -20,6 +20,8 @@ from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
 
 COURSE = REPO / "scenarios"
+COUNTS_AND_TRANSFERS = ("eager", "compiled", "eager_transfers", "compiled_transfers", "ideal_transfers")
+"""What every lesson of the first part asks, before the question its own lesson adds."""
 
 
 def lesson_app(lesson: str, recording: str) -> tuple[KernelTuiApp, ReplayEngineLink]:
@@ -56,14 +58,7 @@ async def test_lesson_15_asks_how_many_graph_breaks(tmp_path: Path, monkeypatch:
     app, _ = lesson_app("15_graph_break.py", "ui_graph_break_messages.json")
     async with app.run_test(size=(80, 24)) as pilot:
         dialog = await open_dialog(pilot, app)
-        assert dialog.quantities == (
-            "eager",
-            "compiled",
-            "eager_transfers",
-            "compiled_transfers",
-            "ideal_transfers",
-            "graph_breaks",
-        )
+        assert dialog.quantities == (*COUNTS_AND_TRANSFERS, "graph_breaks")
         assert "graph breaks" in question(dialog)
         reveal = await answer(pilot, app, "5", "3", "7", "4", "2", "0")
         measured = reveal.answer.measured
@@ -120,14 +115,7 @@ async def test_lesson_18_asks_which_side_is_faster_on_tiny_arrays(
     app, _ = lesson_app("18_tiny_tensors.py", "ui_tiny_tensors_messages.json")
     async with app.run_test(size=(80, 24)) as pilot:
         dialog = await open_dialog(pilot, app)
-        assert dialog.quantities == (
-            "eager",
-            "compiled",
-            "eager_transfers",
-            "compiled_transfers",
-            "ideal_transfers",
-            "faster",
-        )
+        assert dialog.quantities == (*COUNTS_AND_TRANSFERS, "faster")
         assert "faster" in question(dialog)
         await pilot.press(*"2", "enter", *"1", "enter", *"5", "enter", *"3", "enter", *"3", "enter", *"x", "enter")
         assert app.screen is dialog and dialog.focused is dialog.box("faster"), "x names neither side"

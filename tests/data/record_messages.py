@@ -44,6 +44,11 @@ def record(client: EngineClient, scenario: str, out: str, name: str | None = Non
     print(f"{out}: {len(messages)} messages")
 
 
+def lesson(name: str, **options: Any) -> tuple[str, dict[str, Any]]:
+    """A course lesson's fixture: its file, run under its own name."""
+    return f"../../scenarios/{name}", {"name": name, **options}
+
+
 FIXTURES: dict[str, tuple[str, dict[str, Any]]] = {
     "ui_add_relu_messages.json": ("ui_add_relu.py", {"sizes": SWEEP_SIZES, "sweep": True}),
     "ui_broken_fn_messages.json": ("ui_broken_fn.py", {"sweep": False}),
@@ -60,56 +65,23 @@ FIXTURES: dict[str, tuple[str, dict[str, Any]]] = {
     # large, so that against a pinned baseline one kernel is added and the others changed.
     "ui_add_relu_then_scale_messages.json": ("add_relu_then_scale.py", {"size": 2**19, "sweep": False}),
     # A training step (lesson 21), small enough to record in seconds.
-    "ui_train_add_relu_messages.json": (
-        "../../scenarios/21_add_relu_backwards.py",
-        {"name": "21_add_relu_backwards.py", "size": 4096, "sweep": False},
-    ),
+    "ui_train_add_relu_messages.json": lesson("21_add_relu_backwards.py", size=4096, sweep=False),
     # Lesson 14: an eager matmul whose work went to a library call (aten::addmm), which has no code for g.
-    "ui_matmul_bias_relu_messages.json": (
-        "../../scenarios/14_matmul_bias_relu.py",
-        {"name": "14_matmul_bias_relu.py", "sweep": False},
-    ),
+    "ui_matmul_bias_relu_messages.json": lesson("14_matmul_bias_relu.py", sweep=False),
     # Lessons whose prediction asks what they teach besides kernel counts: graph breaks (15), the sweep's
     # compiles (16, swept), which side is faster at size 8 (18), which kernel is compute- or memory-bound (20).
-    "ui_graph_break_messages.json": (
-        "../../scenarios/15_graph_break.py",
-        {"name": "15_graph_break.py", "size": 4096, "sweep": False},
-    ),
-    "ui_static_shapes_messages.json": (
-        "../../scenarios/16_static_shapes.py",
-        {"name": "16_static_shapes.py", "sweep": True},
-    ),
-    "ui_tiny_tensors_messages.json": (
-        "../../scenarios/18_tiny_tensors.py",
-        {"name": "18_tiny_tensors.py", "sweep": False},
-    ),
-    "ui_matmul_tanh_messages.json": (
-        "../../scenarios/20_matmul_against_elementwise.py",
-        {"name": "20_matmul_against_elementwise.py", "sweep": False},
-    ),
+    "ui_graph_break_messages.json": lesson("15_graph_break.py", size=4096, sweep=False),
+    "ui_static_shapes_messages.json": lesson("16_static_shapes.py", sweep=True),
+    "ui_tiny_tensors_messages.json": lesson("18_tiny_tensors.py", sweep=False),
+    "ui_matmul_tanh_messages.json": lesson("20_matmul_against_elementwise.py", sweep=False),
     # Lesson 27: the compiled side's boundaries (a library call, a reduction), for the row, the gutter, d and x.
-    "ui_why_apart_messages.json": (
-        "../../scenarios/27_why_kernels_stay_apart.py",
-        {"name": "27_why_kernels_stay_apart.py", "size": 4096, "sweep": False},
-    ),
+    "ui_why_apart_messages.json": lesson("27_why_kernels_stay_apart.py", size=4096, sweep=False),
     # Lessons whose claims the prediction asks on the CPU: each line's launches (24), the share of PyTorch's threads
     # the widest kernel runs on (25, at its own size), what takes most of a call (28), the memory at the peak (29).
-    "ui_course_24_messages.json": (
-        "../../scenarios/24_which_line.py",
-        {"name": "24_which_line.py", "size": 4096, "sweep": False},
-    ),
-    "ui_course_25_messages.json": (
-        "../../scenarios/25_threads_and_warps.py",
-        {"name": "25_threads_and_warps.py", "sweep": False},
-    ),
-    "ui_course_28_messages.json": (
-        "../../scenarios/28_where_the_time_goes.py",
-        {"name": "28_where_the_time_goes.py", "sweep": False},
-    ),
-    "ui_course_29_messages.json": (
-        "../../scenarios/29_memory_at_the_peak.py",
-        {"name": "29_memory_at_the_peak.py", "size": 4096, "sweep": False},
-    ),
+    "ui_course_24_messages.json": lesson("24_which_line.py", size=4096, sweep=False),
+    "ui_course_25_messages.json": lesson("25_threads_and_warps.py", sweep=False),
+    "ui_course_28_messages.json": lesson("28_where_the_time_goes.py", sweep=False),
+    "ui_course_29_messages.json": lesson("29_memory_at_the_peak.py", size=4096, sweep=False),
 }
 """Each fixture: the scenario it records (relative to ``tests/data``) and how it is run."""
 
