@@ -11,14 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernel_tui.commands.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE  # cli imports this module only when it runs
 from kernel_tui.commands.cli_output import writing
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from kernel_tui.model.report import ScenarioReport
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def print_device_columns(files: Sequence[str], console: Console) -> int:

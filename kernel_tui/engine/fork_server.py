@@ -80,22 +80,12 @@ class _Client:
 
 
 def _ready() -> dict[str, Any]:
-    """What a client checks before it forks here: the interpreter, the checkout and the import environment
-    that every engine forked here inherits (``transport.forked_engines.server_identity``)."""
-    import kernel_tui
+    """What a client checks before it forks here (``transport.forked_engines.server_identity``): the interpreter,
+    the checkout and the import environment that every engine forked here inherits."""
+    from kernel_tui.transport.forked_engines import server_identity
 
-    return {
-        "ready": os.getpid(),
-        "executable": sys.executable,
-        "package": os.path.dirname(os.path.dirname(os.path.abspath(kernel_tui.__file__))),
-        "environment": sorted(_import_environment()),
-    }
-
-
-def _import_environment() -> list[tuple[str, str]]:
-    from kernel_tui.transport.forked_engines import import_environment
-
-    return list(import_environment(dict(os.environ)))
+    executable, package, environment = server_identity(dict(os.environ))
+    return {"ready": os.getpid(), "executable": executable, "package": package, "environment": environment}
 
 
 def serve(clients: list[_Client], listener: socket.socket | None, ready: dict[str, Any]) -> None:

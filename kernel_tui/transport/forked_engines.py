@@ -61,12 +61,13 @@ def import_environment(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
 
 
 SHARED_ENV = "KERNEL_TUI_FORK_SERVER_AT"
-PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def server_identity(env: dict[str, str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
     """What an engine forked from a server inherits: its interpreter, the kernel-tui checkout it imports, and
     the environment torch was imported under. A front end forks only from a server whose identity is its own."""
+    from kernel_tui.transport.client import PACKAGE_ROOT  # the root every engine's boot puts on its path
+
     return sys.executable, PACKAGE_ROOT, import_environment(env)
 
 

@@ -11,6 +11,7 @@ graded, after the explorer's first frame.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -365,6 +366,7 @@ CLAIM_KINDS: tuple[ClaimKind, ...] = (
 """Every kind of claim, in the order the dialog asks them."""
 
 
+@functools.cache  # asked for every answer on every frame's score; the kinds are constant
 def kind_of(key: str) -> ClaimKind | None:
     """The kind a claim's key belongs to; None for a key no kind asks."""
     return next((kind for kind in CLAIM_KINDS if kind.matches(key)), None)
