@@ -4,6 +4,7 @@ what can go wrong before anything is sent (no Ray, no cluster, options that cann
 from __future__ import annotations
 
 import http.server
+import json
 import logging
 import os
 import socket
@@ -316,3 +317,23 @@ def test_sigterm_while_a_task_runs_ends_the_run_and_the_task_in_one_line(local_c
             return
         time.sleep(0.5)
     pytest.fail(f"the engine {engine_pid} of the stopped run is still running")
+
+
+def test_a_worker_line_of_a_newer_format_or_none_is_one_line_and_no_report(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from kernel_tui.commands.ray_fanout import _report, _shown
+    from kernel_tui.commands.ray_worker import WorkerResult
+    from kernel_tui.model.results_file import RESULTS_FORMAT
+
+    newer = json.dumps({"format_version": RESULTS_FORMAT + 1, "scenario": "x.py"})
+    assert _report(newer, "x.py") is None
+    assert _report("NaN", "x.py") is None, "strict JSON, as a results file is read"
+    refused = capsys.readouterr().err.splitlines()
+    assert len(refused) == 2 and all(
+        line.startswith("kernel-tui run: x.py: the worker sent back no") for line in refused
+    )
+    assert "newer" in refused[0] or str(RESULTS_FORMAT + 1) in refused[0], refused[0]
+    assert _shown(WorkerResult(1, (), "", "node-1"), "x.py", command_parser().parse_args(["run", "x.py"]), None) is None
+    said = capsys.readouterr().err.strip()
+    assert said == "kernel-tui run: x.py: the run on node-1 printed no report (exit 1)", said

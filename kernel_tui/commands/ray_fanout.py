@@ -40,13 +40,13 @@ if TYPE_CHECKING:
 
 ANY_GPU, NO_GPU = "any", "none"
 CONNECT_TIMEOUT_S = 5.0
+"""How long the cluster's address is given to accept a connection before it is said to answer nothing."""
 WAIT_SLICE_S = 0.2
 """How long one wait for a report lasts: a signal noted meanwhile ends the run within this."""
 CONNECT_DEADLINE_S = 60.0
 """How long Ray's client is given to join the cluster at an address (KERNEL_TUI_RAY_CONNECT_S overrides it): Ray
 itself gives up on a silent address after about 20 s, but waits far longer on one that answers in another
 protocol."""
-"""How long the cluster's address is given to accept a connection before it is said to answer nothing."""
 CLUSTER_DEFAULT = ""
 """``--ray`` with no address: Ray's own choice (``RAY_ADDRESS``, the cluster last started here, else a new one)."""
 NOT_WITH_RAY = {
@@ -137,8 +137,7 @@ def connect(ray: ModuleType, address: str | None) -> str | None:
     if failure is None:
         return None
     if isinstance(failure, (ConnectionError, RuntimeError, ValueError, TimeoutError)):
-        reason = safe_line(str(failure).strip().splitlines()[0] if str(failure).strip() else type(failure).__name__)
-        return f"{named}: cannot connect to a Ray cluster: {reason}"
+        return f"{named}: cannot connect to a Ray cluster: {_first_line(failure)}"
     raise failure
 
 
@@ -318,7 +317,8 @@ def _shown(result: WorkerResult, name: str, options: argparse.Namespace, console
     from kernel_tui.text.render import by_line_view, scenario_view
 
     if not result.lines:
-        why = _first_line(result.stderr_tail.strip().splitlines()[-1] if result.stderr_tail.strip() else "")
+        tail = result.stderr_tail.strip()
+        why = _first_line(tail.splitlines()[-1]) if tail else ""
         print(
             f"kernel-tui run: {name}: the run on {safe_line(result.node)} printed no report "
             f"(exit {result.returncode}){': ' + why if why else ''}",
@@ -343,18 +343,14 @@ def _shown(result: WorkerResult, name: str, options: argparse.Namespace, console
 
 
 def _report(line: str, name: str) -> ScenarioReport | None:
-    """A worker's line as a report; None, said in one line, when it is not one (another kernel-tui's output)."""
-    import json
-
-    from kernel_tui.model.report import ScenarioReport
-    from kernel_tui.model.report_schema import checked_report
+    """A worker's line as a report, read as ``kernel-tui view`` reads a results file's (a newer kernel-tui's format
+    is refused); None, said in one line, when it is not one."""
+    from kernel_tui.model.results_file import ResultsFileError, report_from_line
 
     try:
-        return ScenarioReport.from_dict(checked_report(json.loads(line)))
-    except (TypeError, ValueError, KeyError, AttributeError) as error:
-        print(
-            f"kernel-tui run: {name}: the worker sent back no kernel-tui report: {_first_line(error)}", file=sys.stderr
-        )
+        return report_from_line(f"{name}: the worker sent back no kernel-tui report", line)
+    except ResultsFileError as error:
+        print(f"kernel-tui run: {_first_line(error)}", file=sys.stderr)
         return None
 
 

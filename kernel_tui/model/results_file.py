@@ -88,7 +88,22 @@ def _json_line(path: Path, number: int, line: str) -> Any:
 
 
 def _report(path: Path, number: int | None, data: Any) -> ScenarioReport:
-    where = f"{shown(path)}: line {number}" if number is not None else shown(path)
+    return _report_at(f"{shown(path)}: line {number}" if number is not None else shown(path), data)
+
+
+def report_from_line(where: str, line: str) -> ScenarioReport:
+    """One line of ``kernel-tui run --json`` as a report, read as a results file's line is (its format checked,
+    strict JSON); raises ResultsFileError naming ``where`` when it is not one."""
+    try:
+        data = _json(line)
+    except RecursionError as error:
+        raise ResultsFileError(f"{where}: nested too deeply to be a report") from error
+    except ValueError as error:
+        raise ResultsFileError(f"{where}: not JSON ({_reason(error)})") from error
+    return _report_at(where, data)
+
+
+def _report_at(where: str, data: Any) -> ScenarioReport:
     if not isinstance(data, dict):
         raise ResultsFileError(f"{where}: not a kernel-tui report (expected a JSON object)")
     _check_format(where, data.get(FORMAT_FIELD, UNVERSIONED))
