@@ -23,10 +23,41 @@ SESSION = "(whole session)"
 
 
 def cpu_seconds() -> float:
-    """User and system time of this process and of the children it has reaped."""
+    """User and system time of this process, of the children it has reaped and of its live descendants (with
+    what they reaped): a test's engines are forked by the worker's fork server and the session's engine lives on,
+    so their CPU would otherwise show only when the session ends, against no test."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + live_descendants_cpu(os.getpid())
+
+
+def live_descendants_cpu(root: int) -> float:
+    """CPU seconds of every live process below ``root`` and of the children each has reaped, from ``/proc``: a
+    process counts here while it lives and in its parent's reaped time after, never in both."""
+    parents: dict[int, int] = {}
+    spent: dict[int, float] = {}
+    ticks = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # gone since the listing
+            continue
+        # After the command's closing parenthesis: state, ppid, ... utime (14th field), stime, cutime, cstime.
+        fields = text[text.rindex(")") + 2 :].split()
+        pid = int(stat.parent.name)
+        parents[pid] = int(fields[1])
+        spent[pid] = sum(int(value) for value in fields[11:15]) / ticks
+    below = {root}
+    total = 0.0
+    grew = True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in below and pid not in below:
+                below.add(pid)
+                total += spent[pid]
+                grew = True
+    return total
 
 
 class CpuCost:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
-from cpu_cost import SESSION, CpuCost, cpu_seconds, ranking, read_rows
+from cpu_cost import SESSION, CpuCost, cpu_seconds, live_descendants_cpu, ranking, read_rows
 
 
 def test_each_workers_rows_are_read_and_ranked_by_cpu_not_wall(tmp_path: Path) -> None:
@@ -46,3 +49,38 @@ def test_a_prefix_in_no_folder_or_a_damaged_row_is_named_in_one_line(tmp_path: P
     (tmp_path / "cost.gw0.tsv").write_text("0.5\t1.0\ta.py::t\nnot a row\n")
     with pytest.raises(ValueError, match=r"cost.gw0.tsv:2: not CPU, wall and a test id"):
         read_rows(str(tmp_path / "cost"))
+
+
+def test_a_live_grandchild_counts_while_it_runs_and_once_after_it_is_reaped() -> None:
+    """An engine forked by the worker's fork server is a grandchild the worker never reaps: its CPU counts while
+    it lives (read from ``/proc``), and after its parent reaps it, in that parent's reaped time, not twice.
+    Measured below a process of the test's own (``holder``): the worker's fork server spends CPU of its own."""
+    spin = "import time\nend = time.process_time() + 0.5\nwhile time.process_time() < end: pass\ntime.sleep(60)"
+    reaper = (
+        "import subprocess, sys\n"
+        f"child = subprocess.Popen([sys.executable, '-c', {spin!r}])\n"
+        "sys.stdin.readline(); child.kill(); child.wait(); print('reaped', flush=True); sys.stdin.readline()"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import subprocess, sys; subprocess.run([sys.executable, '-c', {reaper!r}])"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdin is not None and holder.stdout is not None
+    try:
+        started = time.monotonic()
+        alive = 0.0
+        while time.monotonic() - started < 60:  # the spin, with the interpreter's start, then it sleeps
+            time.sleep(0.5)
+            if (now := live_descendants_cpu(holder.pid)) == alive and alive >= 0.5:
+                break
+            alive = now
+        assert alive >= 0.5, "the grandchild's spin counts while it runs"
+        holder.stdin.write("kill\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline() == "reaped\n"
+        assert live_descendants_cpu(holder.pid) == pytest.approx(alive, abs=0.05), "in the reaper's time, once"
+    finally:
+        holder.stdin.close()  # the reaper reads the end of its input, ends its child and itself, then the holder
+        holder.wait(timeout=60)
