@@ -26,7 +26,7 @@ from test_ui_support import (
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.geometry import Region
-from textual.widgets import TabbedContent
+from textual.widgets import TabbedContent, TabPane
 
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.mode_result import ModeResult
@@ -336,6 +336,24 @@ class TestBandwidth:
             await pilot.press("b")
             await wait_for(pilot, lambda: explorer(app).query_one("#tabs", TabbedContent).active == "tab-chart")
             assert explorer(app).query_one(RuntimeChart).mode == "bandwidth"
+
+    async def test_b_just_after_a_focus_in_the_kernels_tab_keeps_the_chart_tab(self) -> None:
+        """A focus in the kernels tab reaches the tabs through three queued messages (``Focus``,
+        ``DescendantFocus``, ``TabPane.Focused``); ``b`` landing before the last showed the chart, then the kernels
+        again (one run in six of the test above). Here the last message comes after ``b``, as it did then."""
+        app = make_app()
+        async with app.run_test(size=SMALL) as pilot:
+            await run_to_the_end(pilot)
+            screen = explorer(app)
+            tabs = screen.query_one("#tabs", TabbedContent)
+            assert tabs.active == "tab-kernels" and isinstance(app.focused, KernelTable)
+            kernels = screen.query_one("#tab-kernels", TabPane)
+            await pilot.press("b")
+            kernels.post_message(TabPane.Focused(kernels))  # the kernel table's, still queued when b landed
+            for _ in range(10):
+                await pilot.pause(0.02)
+                assert tabs.active == "tab-chart", "the stale focus showed the kernels again"
+            await wait_for(pilot, lambda: app.focused is screen.query_one(RuntimeChart), what="the chart's focus")
 
     def test_bandwidth_is_bytes_over_time_per_sweep_point(self) -> None:
         points = [SweepPoint(2048, 2.0, 4.0, eager_bytes=8000, compiled_bytes=4000), SweepPoint(1024, 1.0, None)]

@@ -53,6 +53,7 @@ from kernel_tui.ui.screens.explorer_layout import (
     find,
     fits_wide,
     focus_pane,
+    show_tab,
 )
 from kernel_tui.ui.screens.explorer_panes import OF_THE_RUN, show_panes
 from kernel_tui.ui.screens.layout_switch import LayoutSwitch
@@ -343,7 +344,7 @@ class ExplorerScreen(SnippetActions):
         if self.layout_switch.keep_pane_for_after_switch(pane):
             return  # shown once the new layout's widgets are all there
         if not self.wide:
-            self.query_one(TabbedContent).active = f"tab-{pane}"
+            show_tab(self, pane)
         self.call_after_refresh(focus_pane, self, pane, tabs=not self.wide)
 
     def action_run(self, sweep: bool) -> None:

@@ -21,6 +21,7 @@ from kernel_tui.ui.widgets.deferred import Deferred
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
+from kernel_tui.ui.widgets.pane_tabs import PaneTabs
 from kernel_tui.ui.widgets.run_status import RunStatusBar
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
@@ -79,7 +80,7 @@ def compose_explorer(wide: bool) -> ComposeResult:
                     yield KernelNameLine(id="kernel-name")
                     yield SummaryStrip(id="summary")
     else:
-        with TabbedContent(id="tabs", initial="tab-scenarios"):
+        with PaneTabs(id="tabs", initial="tab-scenarios"):
             with TabPane("1 Scenarios", id="tab-scenarios"):
                 yield ScenarioList(id="scenarios")
             with TabPane("2 Lesson", id="tab-lesson"):
@@ -141,22 +142,44 @@ def focused_pane(screen: Screen[Any]) -> str:
 
 
 def focus_pane(screen: Screen[object], pane: str, *, tabs: bool, tries: int = 10) -> None:
-    """Focus ``pane``'s widget once it can take focus; with ``tabs``, keep it through the tab switch."""
+    """Focus ``pane``'s widget once it can take focus; with ``tabs``, keep it through the tab switch. A pane asked
+    for since (``b`` right after ``s``: the chart after the kernels) wins: this one then gives up."""
+    if tabs and not _tab_shown(screen, pane):
+        return
     widget = find(screen, PANES[pane], Widget)
     if widget is not None and widget.focusable:
         widget.focus()
         if tabs:
-            screen.call_after_refresh(_keep_focus, screen, widget, 3)
+            screen.call_after_refresh(_keep_focus, screen, pane, widget, 3)
     elif tries:
         # The tab switch shows the pane (or a deferred pane mounts) a refresh or two later; until then its
         # widget cannot take focus.
         screen.call_after_refresh(focus_pane, screen, pane, tabs=tabs, tries=tries - 1)
 
 
-def _keep_focus(screen: Screen[object], widget: Widget, checks: int) -> None:
+def show_tab(screen: Screen[Any], pane: str) -> None:
+    """Show ``pane``'s tab (the small layout). The focus leaves with the tab it was in: held there, the tab left
+    would be shown again by that pane's focus message still queued (``PaneTabs``) before the new pane's widget
+    can take the focus (``focus_pane``, a refresh or two later)."""
+    tabs = screen.query_one(TabbedContent)
+    tabs.active = f"tab-{pane}"
+    if screen.focused is not None and tabs.active_pane not in screen.focused.ancestors:
+        screen.set_focus(None)
+
+
+def _tab_shown(screen: Screen[object], pane: str) -> bool:
+    """Whether ``pane``'s tab is the one shown (True where there are no tabs)."""
+    tabs = screen.query(TabbedContent)
+    return not tabs or tabs.first().active == f"tab-{pane}"
+
+
+def _keep_focus(screen: Screen[object], pane: str, widget: Widget, checks: int) -> None:
     # A tab switch can deliver a late Hide to the newly focused pane (Textual then moves focus to the tab
-    # bar): take it back for the next few refreshes, before a learner could have moved it.
+    # bar): take it back for the next few refreshes, before a learner could have moved it. Focusing a widget
+    # shows its tab, so once another tab is shown, taking the focus back would undo that tab's key.
+    if not _tab_shown(screen, pane):
+        return
     if screen.focused is not widget and isinstance(screen.focused, Tabs) and widget.focusable:
         widget.focus()
     if checks > 1:
-        screen.call_after_refresh(_keep_focus, screen, widget, checks - 1)
+        screen.call_after_refresh(_keep_focus, screen, pane, widget, checks - 1)
