@@ -358,6 +358,22 @@ class TestLayout:
             await wait_for(pilot, lambda: bool(explorer(app).query(TabbedContent)))
             assert table_names(app, "compiled") == ["cpp_fused_add_relu_0"]
 
+    async def test_a_layout_switch_while_no_widget_has_the_focus_comes_back_to_the_tab_shown(self) -> None:
+        """A tab's key takes the focus from the pane it leaves before its own pane's widget can take it: a resize
+        in that moment came back to the scenario list, not to the tab the learner had just asked for."""
+        app = make_app()
+        async with app.run_test(size=SMALL) as pilot:
+            screen = explorer(app)
+            await pilot.press("4")
+            tabs = screen.query_one(TabbedContent)
+            assert tabs.active == "tab-chart"
+            screen.set_focus(None)  # as between the tab's key and its pane's widget taking the focus
+            await pilot.resize_terminal(*WIDE)
+            await wait_for(pilot, lambda: not screen.query(TabbedContent), what="the wide layout")
+            await pilot.resize_terminal(*SMALL)
+            await wait_for(pilot, lambda: bool(screen.query(TabbedContent)), what="the tabs again")
+            await wait_for(pilot, lambda: screen.query_one(TabbedContent).active == "tab-chart", what="the chart tab")
+
     async def test_resizing_keeps_the_screen_values_bound_to_the_new_panes(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:

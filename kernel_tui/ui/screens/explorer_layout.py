@@ -130,10 +130,13 @@ def find(screen: Screen[Any], selector: str, expect: type[W]) -> W | None:
 
 
 def focused_pane(screen: Screen[Any]) -> str:
-    """The pane that holds the focus (the scenario list when none does)."""
+    """The pane that holds the focus; when none does, the tab shown (a tab's key takes the focus from the pane
+    it leaves before its own pane's widget can take it), else the scenario list."""
     focused = screen.focused
     if focused is None:
-        return "scenarios"
+        tabs = screen.query(TabbedContent)
+        pane = tabs.first().active.removeprefix("tab-") if tabs else ""
+        return pane if pane in PANES else "scenarios"
     for pane, selector in PANES.items():
         widget = find(screen, selector, Widget)
         if widget is not None and (focused is widget or widget in focused.ancestors):
