@@ -281,7 +281,8 @@ class TestHostileTextInTheView:
             await wait_for(pilot, lambda: isinstance(app.screen, DetailsScreen), what="the details")
             assert not any(byte in screen_text(app) for byte in CONTROL_BYTES)
             await pilot.press("escape", "v")
-            await pilot.pause()
+            # The dialog's table fills in after it mounts: read it once it is there, not a frame's time after v.
+            await wait_for(pilot, lambda: "v a␛]52;c;cHduZWQ=␇b" in screen_text(app), what="the variants dialog")
             shown = screen_text(app)
             assert "v a␛]52;c;cHduZWQ=␇b" in shown and "[link=https://evil.example]x[/link]" in shown
             await pilot.press("escape", "4", "2", "B")
