@@ -45,20 +45,43 @@ def forge():
 # across the call: CDLL would release it, and a fork that lands while another engine thread holds it leaves the
 # child waiting forever for a GIL whose holder it does not have (the scenario then hangs in waitpid).
 fork = {fork}
-child = fork()
-if child == 0:
-    os.setsid()
-    if fork() == 0:
-        with open(PID_FILE, "w") as out:
-            out.write(str(os.getpid()))
-        # Forges until it is ended: a daemon that stopped by itself before the scenario's measurement ended
-        # (a cold compile on a busy machine takes minutes) would leave nothing for the engine to find.
-        for _ in range(9000):
-            forge()
-            time.sleep(0.1)
+
+
+def start_daemon():
+    child = fork()
+    if child == 0:
+        os.setsid()
+        if fork() == 0:
+            with open(PID_FILE, "w") as out:
+                out.write(str(os.getpid()))
+            # Forges until it is ended: a daemon that stopped by itself before the scenario's measurement ended
+            # (a cold compile on a busy machine takes minutes) would leave nothing for the engine to find.
+            for _ in range(9000):
+                forge()
+                time.sleep(0.1)
+            os._exit(0)
         os._exit(0)
-    os._exit(0)
-os.waitpid(child, 0)
+    return child
+
+
+# A raw fork's child can still hang on a lock another engine thread held at the fork (one run in many: the
+# scenario then waited forever and the run ended at its timeout): give each try 20 s, then end it and fork again.
+for attempt in range(5):
+    child = start_daemon()
+    deadline = time.monotonic() + 20
+    reaped = False
+    while time.monotonic() < deadline and not (reaped and os.path.exists(PID_FILE)):
+        reaped = reaped or os.waitpid(child, os.WNOHANG)[0] != 0
+        time.sleep(0.05)
+    if reaped and os.path.exists(PID_FILE):
+        break
+    for end in (lambda: os.killpg(child, 9), lambda: os.kill(child, 9)):
+        try:
+            end()
+        except OSError:
+            pass
+    if not reaped:
+        os.waitpid(child, 0)
 time.sleep(1.0)  # the daemon forges while this scenario still runs
 
 
