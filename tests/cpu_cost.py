@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from kernel_tui.transport.proctree import descendants, stat_fields
+
 SESSION = "(whole session)"
 """The row each worker adds for its own process over the session: imports and collection included."""
 
@@ -32,32 +34,15 @@ def cpu_seconds() -> float:
 
 
 def live_descendants_cpu(root: int) -> float:
-    """CPU seconds of every live process below ``root`` and of the children each has reaped, from ``/proc``: a
-    process counts here while it lives and in its parent's reaped time after, never in both."""
-    parents: dict[int, int] = {}
-    spent: dict[int, float] = {}
+    """CPU seconds of every live process below ``root`` and of the children each has reaped: a process counts
+    here while it lives and in its parent's reaped time after, never in both."""
     ticks = os.sysconf("SC_CLK_TCK")
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:  # gone since the listing
-            continue
-        # After the command's closing parenthesis: state, ppid, ... utime (14th field), stime, cutime, cstime.
-        fields = text[text.rindex(")") + 2 :].split()
-        pid = int(stat.parent.name)
-        parents[pid] = int(fields[1])
-        spent[pid] = sum(int(value) for value in fields[11:15]) / ticks
-    below = {root}
-    total = 0.0
-    grew = True
-    while grew:
-        grew = False
-        for pid, parent in parents.items():
-            if parent in below and pid not in below:
-                below.add(pid)
-                total += spent[pid]
-                grew = True
-    return total
+    total = 0
+    for pid in descendants(root):
+        fields = stat_fields(pid)  # after the state: utime, stime, cutime, cstime are the 12th to the 15th
+        if fields is not None:
+            total += sum(int(value) for value in fields[11:15])
+    return total / ticks
 
 
 class CpuCost:
