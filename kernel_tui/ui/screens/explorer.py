@@ -27,7 +27,7 @@ from textual.events import DescendantBlur, DescendantFocus, Resize
 from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, OptionList, TabbedContent
+from textual.widgets import DataTable, OptionList
 
 from kernel_tui.model.scenario_file import ScenarioFileError
 from kernel_tui.ui import describe
@@ -54,6 +54,7 @@ from kernel_tui.ui.screens.explorer_layout import (
     fits_wide,
     focus_pane,
     show_tab,
+    shown_tab,
 )
 from kernel_tui.ui.screens.explorer_panes import OF_THE_RUN, show_panes
 from kernel_tui.ui.screens.layout_switch import LayoutSwitch
@@ -364,7 +365,7 @@ class ExplorerScreen(SnippetActions):
         run.output_from = output_from
         self.engine_side.stream(run.record.run_id, entry.path, messages)
         tabs = not self.wide and not self.layout_switch.switching
-        if tabs and self.query_one(TabbedContent).active in ("tab-scenarios", "tab-lesson"):
+        if tabs and shown_tab(self) in ("scenarios", "lesson"):
             self.action_pane("kernels")
 
     def action_pin_baseline(self) -> None:

@@ -134,9 +134,7 @@ def focused_pane(screen: Screen[Any]) -> str:
     it leaves before its own pane's widget can take it), else the scenario list."""
     focused = screen.focused
     if focused is None:
-        tabs = screen.query(TabbedContent)
-        pane = tabs.first().active.removeprefix("tab-") if tabs else ""
-        return pane if pane in PANES else "scenarios"
+        return shown_tab(screen) or "scenarios"
     for pane, selector in PANES.items():
         widget = find(screen, selector, Widget)
         if widget is not None and (focused is widget or widget in focused.ancestors):
@@ -144,7 +142,7 @@ def focused_pane(screen: Screen[Any]) -> str:
     return "kernels" if isinstance(focused, (KernelTable, VariantsTable)) else "scenarios"
 
 
-def focus_pane(screen: Screen[object], pane: str, *, tabs: bool, tries: int = 10) -> None:
+def focus_pane(screen: Screen[Any], pane: str, *, tabs: bool, tries: int = 10) -> None:
     """Focus ``pane``'s widget once it can take focus; with ``tabs``, keep it through the tab switch. A pane asked
     for since (``b`` right after ``s``: the chart after the kernels) wins: this one then gives up."""
     if tabs and not _tab_shown(screen, pane):
@@ -170,13 +168,19 @@ def show_tab(screen: Screen[Any], pane: str) -> None:
         screen.set_focus(None)
 
 
-def _tab_shown(screen: Screen[object], pane: str) -> bool:
-    """Whether ``pane``'s tab is the one shown (True where there are no tabs)."""
+def shown_tab(screen: Screen[Any]) -> str | None:
+    """The pane whose tab is shown (the small layout); None where there are no tabs, or none is shown."""
     tabs = screen.query(TabbedContent)
-    return not tabs or tabs.first().active == f"tab-{pane}"
+    pane = tabs.first().active.removeprefix("tab-") if tabs else ""
+    return pane if pane in PANES else None
 
 
-def _keep_focus(screen: Screen[object], pane: str, widget: Widget, checks: int) -> None:
+def _tab_shown(screen: Screen[Any], pane: str) -> bool:
+    """Whether ``pane``'s tab is the one shown (True where there are no tabs)."""
+    return not screen.query(TabbedContent) or shown_tab(screen) == pane
+
+
+def _keep_focus(screen: Screen[Any], pane: str, widget: Widget, checks: int) -> None:
     # A tab switch can deliver a late Hide to the newly focused pane (Textual then moves focus to the tab
     # bar): take it back for the next few refreshes, before a learner could have moved it. Focusing a widget
     # shows its tab, so once another tab is shown, taking the focus back would undo that tab's key.
