@@ -28,6 +28,7 @@ PID_FILE = {pid_file!r}
 # Imported before forking: a raw fork's child cannot take an import lock another thread held.
 from kernel_tui.transport.protocol import Done, encode
 from kernel_tui.model.report import ScenarioReport
+from kernel_tui.transport.proctree import end_tree
 
 
 def forge():
@@ -75,11 +76,7 @@ for attempt in range(5):
         time.sleep(0.05)
     if reaped and os.path.exists(PID_FILE):
         break
-    for end in (lambda: os.killpg(child, 9), lambda: os.kill(child, 9)):
-        try:
-            end()
-        except OSError:
-            pass
+    end_tree(child)
     if not reaped:
         os.waitpid(child, 0)
 time.sleep(1.0)  # the daemon forges while this scenario still runs
