@@ -13,7 +13,11 @@ that source (torch 2.11-2.14), marked as such on the row (``Kernel.predicted``) 
   scan kernel);
 - ``sort`` and ``topk``: several kernels (cub radix sort passes, index fills, copies) whose number depends on
   the size; the row keeps one launch and says it is a lower bound;
-- ``.item()`` copies into a pinned host buffer: ``Memcpy DtoH (Device -> Pinned)``.
+- ``.item()`` copies into a pinned host buffer: ``Memcpy DtoH (Device -> Pinned)``;
+- PyTorch's fast path for an eval-mode transformer layer (``_transformer_encoder_layer_fwd``,
+  ``_native_multi_head_attention``): one operator whose CUDA code launches its projections, attention, norms and
+  feed-forward as kernels of their own; Inductor leaves it as it is, so it is one row on both sides, and the row
+  keeps one launch and says it is a lower bound.
 """
 
 from __future__ import annotations
@@ -40,12 +44,17 @@ FULL_REDUCTIONS = frozenset(
 LOGSUMEXP_PASSES = ("amax", "abs", "eq", "masked_fill_", "sub", "exp_", "sum", "log_", "add_")
 SCANS = frozenset({"aten::cumsum", "aten::cumprod"})
 SORTS = frozenset({"aten::sort", "aten::topk", "aten::argsort", "aten::msort"})
+FUSED_LAYERS = frozenset({"aten::_transformer_encoder_layer_fwd", "aten::_native_multi_head_attention"})
 MEMSET_NAME = "Memset (Device)"
 
 REDUCE_BASIS = "memset + reduce: ATen's Reduce.cuh clears its semaphores before a split reduction (prediction)"
 LOGSUMEXP_BASIS = "9 kernels: ATen's logsumexp (ReduceOps.cpp) runs nine operators (prediction)"
 SCAN_BASIS = "2 kernels: cub's DeviceScan, an init kernel and the scan (prediction)"
 SORT_BASIS = "at least 1: a GPU sort runs several cub passes, their number depends on the size (lower bound)"
+FUSED_LAYER_BASIS = (
+    "at least 1: PyTorch's fast path runs the layer as one operator, which on a GPU launches its projections, "
+    "attention, norms and feed-forward as kernels of their own (lower bound)"
+)
 PINNED_BASIS = ".item() copies into a pinned host buffer (ATen's _local_scalar_dense_cuda)"
 
 
@@ -68,9 +77,19 @@ def cuda_launches(
     if name in SCANS and source.numel() > 1 and max(source.shape, default=1) == source.numel():
         init = Traffic(name, 0, 0, launch.aten_ops, launch.lines, call="DeviceScanInitKernel", kind="kernel")
         return [replace(init, basis=SCAN_BASIS), replace(launch, basis=SCAN_BASIS)]
-    if name in SORTS:
-        return [replace(launch, basis=SORT_BASIS)]
+    if (basis := named_basis(name)) is not None:
+        return [replace(launch, basis=basis)]
     return [launch]
+
+
+def named_basis(name: str) -> str | None:
+    """Why one row of operator ``name`` is a lower bound, whatever its arguments (a sort, a fused layer); the
+    compiled side's rows ask it too, for an operator Inductor leaves as it is."""
+    if name in SORTS:
+        return SORT_BASIS
+    if name in FUSED_LAYERS:
+        return FUSED_LAYER_BASIS
+    return None
 
 
 def _splits(source: torch.Tensor, out: Any) -> bool:

@@ -96,7 +96,7 @@ def launch_rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
                 line_calls=line_calls_of(group),
                 code=next((launch.code for launch in group if launch.code), None),
                 launch=preview_launch(group[0], kind),
-                predicted=next((launch.basis for launch in group if launch.basis), None),
+                predicted=next((launch.basis for launch in group if launch.basis), None) or aten_cuda.named_basis(name),
             )
         )
     return tuple(rows)
