@@ -44,6 +44,24 @@ def test_add_relu_is_two_kernels_eager_and_one_fused_kernel_compiled(engine: Eng
     assert all(check.ok for check in report.expect.values()) and len(report.expect) == 5
 
 
+def test_a_scenario_that_turns_off_what_the_engine_sees_kernels_with_is_measured_with_it_on_and_told(
+    engine: EngineClient, write_scenario: WriteScenario
+) -> None:
+    """Inductor's C++ kernels are invisible to the profiler without ``enable_kernel_profile``: a scenario that
+    turned it off (and lowered dynamo's recompile limit, which the engine's own compiles of ``fn`` count against)
+    was measured as 0 compiled kernels, with no error and no note."""
+    path = write_scenario(
+        "import torch\nimport torch._dynamo\nimport torch._inductor.config\n\n"
+        "torch._inductor.config.cpp.enable_kernel_profile = False\ntorch._dynamo.config.recompile_limit = 1\n\n\n"
+        "def fn(a, b):\n    return (a + b).relu()\n\n\n"
+        "def inputs(size, device):\n    return torch.randn(size, device=device), torch.randn(size, device=device)\n"
+    )
+    report = measure(engine, path)
+    assert report.error is None
+    assert report.compiled is not None and [k.short_name for k in report.compiled.kernels] == ["cpp_fused_add_relu_0"]
+    assert any("enable_kernel_profile off" in note for note in report.notes), report.notes
+
+
 def test_a_views_only_function_has_no_eager_kernel(engine: EngineClient) -> None:
     report = measure(engine, DATA / "views_only.py")
     assert report.error is None

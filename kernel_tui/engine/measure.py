@@ -30,7 +30,7 @@ from kernel_tui.engine.bandwidth import (
 )
 from kernel_tui.engine.boundary_compile import with_boundaries
 from kernel_tui.engine.cuda_graph_watch import gpu_watch, watched
-from kernel_tui.engine.device import device_name
+from kernel_tui.engine.device import device_name, measurable_again
 from kernel_tui.engine.flops import OpFlops, eager_bytes_and_flops, scenario_dtype, with_flops
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, load_scenario, stage_error
@@ -200,6 +200,7 @@ class MeasuredStages(ScenarioStages):
 
     def compile(self, report: ScenarioReport, outbox: RunOutbox) -> ScenarioReport:
         scenario, device, path, fn, args = self.scenario, self.device, self.scenario.path, self.fn, self.args
+        report = replace(report, notes=(*report.notes, *measurable_again()))  # the scenario ran its code by now
         torch._dynamo.reset()
         watch = compile_watch.CompileWatch().start()
         skips_before = variants.cudagraph_skips()
