@@ -86,9 +86,13 @@ def test_tables_by_default() -> None:
 
 @pytest.mark.engine
 def test_exit_status_is_1_when_a_claim_fails_or_a_scenario_errors(tmp_path: Path) -> None:
-    wrong = kernel_tui("run", str(DATA / "add_relu_wrong_claim.py"), "--device", "cpu", "--no-sweep", "--json")
+    # Untimed (--no-time), as a CI check of counts would run: the claims are checked all the same.
+    wrong = kernel_tui("run", str(DATA / "add_relu_wrong_claim.py"), "--device", "cpu", "--no-time", "--json")
     assert wrong.returncode == 1
-    assert json.loads(wrong.stdout)["expect"]["compiled"]["ok"] is False
+    untimed = json.loads(wrong.stdout)
+    assert untimed["expect"]["compiled"]["ok"] is False and untimed["expect"]["eager"]["ok"] is True
+    assert untimed["compiled"]["time_us"] is None and untimed["speedup"] is None and untimed["sweep"] == []
+    assert untimed["compiled"]["kernels"][0]["time_us"] > 0 and any("--no-time" in n for n in untimed["notes"])
     broken = tmp_path / "broken.py"
     broken.write_text("def fn(:\n")
     failed = kernel_tui("run", str(broken), "--device", "cpu", "--json")
@@ -102,6 +106,7 @@ def test_exit_status_is_2_for_usage_errors(capsys: pytest.CaptureFixture[str]) -
         ["run", "no/such/file.py"],
         ["run", str(DATA / "add_relu.py"), "--sizes", "x"],
         ["run", str(DATA / "add_relu.py"), "--device", "tpu"],
+        ["run", str(DATA / "add_relu.py"), "--no-time", "--sizes", "1024,4096"],
     ):
         code: int | str | None
         try:
@@ -109,6 +114,7 @@ def test_exit_status_is_2_for_usage_errors(capsys: pytest.CaptureFixture[str]) -
         except SystemExit as exit_:
             code = exit_.code
         assert code == 2, args
+    assert "--sizes are the sweep's sizes, and --no-time runs no sweep" in capsys.readouterr().err
 
 
 def test_list_reads_titles_and_claims_without_running_anything(

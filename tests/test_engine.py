@@ -7,15 +7,16 @@ from pathlib import Path
 import pytest
 from conftest import WriteScenario, measure
 
+from kernel_tui.engine.timed_report import UNTIMED
 from kernel_tui.transport.client import EngineClient
-from kernel_tui.transport.protocol import Done, SweepPointMessage
+from kernel_tui.transport.protocol import Done, StageStartedMessage, SweepPointMessage
 
 DATA = Path(__file__).parent / "data"
 MiB = 2**20
 
 
 def test_add_relu_is_two_kernels_eager_and_one_fused_kernel_compiled(engine: EngineClient) -> None:
-    report = measure(engine, DATA / "add_relu.py")
+    report = measure(engine, DATA / "add_relu.py", timed=True)
     assert report.error is None
     assert report.device == "cpu" and report.torch_version and report.device_name
     assert report.size == 2**20
@@ -41,6 +42,28 @@ def test_add_relu_is_two_kernels_eager_and_one_fused_kernel_compiled(engine: Eng
     assert report.speedup_range is not None
     low, high = report.speedup_range
     assert 0 < low <= high and eager.time_iqr_us is not None and compiled.time_iqr_us is not None
+    assert all(check.ok for check in report.expect.values()) and len(report.expect) == 5
+
+
+def test_an_untimed_run_counts_what_a_timed_one_does_and_says_it_timed_nothing(engine: EngineClient) -> None:
+    """``--no-time``: the same kernels, bytes and claims, the profiler's kernel times, no time per call, speedup
+    or timing stage, and a note saying so."""
+    stages = []
+    report = None
+    for message in engine.run(str(DATA / "add_relu.py"), sweep=True, timed=False, timeout=600):
+        if isinstance(message, StageStartedMessage):
+            stages.append(message.stage)
+        elif isinstance(message, Done):
+            report = message.report
+    assert report is not None and report.error is None
+    assert "timing" not in stages and "sweep" not in stages and "compile" in stages
+    eager, compiled = report.eager, report.compiled
+    assert eager is not None and compiled is not None
+    assert [k.short_name for k in compiled.kernels] == ["cpp_fused_add_relu_0"] and eager.kernel_count == 2
+    assert eager.time_us is compiled.time_us is report.speedup_range is report.speedup_median is None
+    assert all(k.time_us is not None and k.time_us > 0 for k in (*eager.kernels, *compiled.kernels))
+    assert compiled.compile_s is not None and compiled.compile_s > 0
+    assert report.sweep == () and UNTIMED in report.notes
     assert all(check.ok for check in report.expect.values()) and len(report.expect) == 5
 
 

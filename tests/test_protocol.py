@@ -80,7 +80,7 @@ EVERY_MESSAGE: list[protocol.Message] = [
     Done(run_id=2, report=FAILED_REPORT, restart=True),
     RunRequest(run_id=3, path="/s/add_relu.py"),
     RunRequest(run_id=4, path="/s/add_relu.py", size=4096, sizes=(1024, 4096), sweep=False, trace_dir="/tmp/t"),
-    RunRequest(run_id=5, path="/s/add_relu.py", arch=80, remeasure_ceiling=True),
+    RunRequest(run_id=5, path="/s/add_relu.py", arch=80, remeasure_ceiling=True, timed=False),
     Quit(),
 ]
 
@@ -177,6 +177,7 @@ def test_a_message_of_another_protocol_version_is_refused(message: protocol.Mess
         (EVERY_MESSAGE[12], "arch", "80"),
         (EVERY_MESSAGE[12], "arch", 80.0),
         (EVERY_MESSAGE[12], "remeasure_ceiling", 1),
+        (EVERY_MESSAGE[12], "timed", "no"),
     ],
 )
 def test_a_field_of_the_wrong_type_is_refused(message: protocol.Message, field: str, value: object) -> None:
@@ -209,11 +210,12 @@ def test_an_optional_field_may_be_left_out() -> None:
 
 
 def test_a_run_request_without_the_settings_reads_with_the_defaults() -> None:
-    """As a front end that predates them writes it: the engine's own arch, the cached ceilings."""
-    data = wire(RunRequest(3, "/s/add_relu.py"))
-    del data["arch"], data["remeasure_ceiling"]
+    """As a front end that predates them writes it: the engine's own arch, the cached ceilings, timed."""
+    data = wire(RunRequest(3, "/s/add_relu.py", timed=False))
+    del data["arch"], data["remeasure_ceiling"], data["timed"]
     request = protocol.decode(json.dumps(data))
-    assert isinstance(request, RunRequest) and (request.arch, request.remeasure_ceiling) == (None, False)
+    assert isinstance(request, RunRequest)
+    assert (request.arch, request.remeasure_ceiling, request.timed) == (None, False, True)
 
 
 def test_dispatch_calls_the_handler_of_the_message_type_only() -> None:

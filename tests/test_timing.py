@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from kernel_tui.engine import timing
-from kernel_tui.engine.measure import _with_time
+from kernel_tui.engine.timed_report import with_time
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.machine_load import LoadSampler, MachineLoad
 from kernel_tui.model.mode_result import ModeResult
@@ -51,10 +51,10 @@ def test_a_spread_that_holds_one_is_no_measurable_difference() -> None:
 def test_kernel_times_above_the_call_are_marked_noisy() -> None:
     kernels = (Kernel("aten::add", "aten::add", 1, 11_840.0),)
     mode = ModeResult(1, kernels, 0, None)
-    timed = _with_time(mode, timing.Timing(792.8, 40.0, 20, 0.1), timing.Timing(792.8, 40.0, 20, 0.1))
+    timed = with_time(mode, timing.Timing(792.8, 40.0, 20, 0.1), timing.Timing(792.8, 40.0, 20, 0.1))
     assert timed.time_us == 792.8 and timed.time_iqr_us == 40.0
     assert len(timed.notes) == 1 and timed.notes[0].startswith("noisy: the profiled kernel times add up to 11.84 ms")
-    calm = _with_time(replace_kernels(mode, 500.0), timing.Timing(792.8, 40.0, 20, 0.1), timing.Timing(1, 0, 1, 0))
+    calm = with_time(replace_kernels(mode, 500.0), timing.Timing(792.8, 40.0, 20, 0.1), timing.Timing(1, 0, 1, 0))
     assert calm.notes == ()
 
 
@@ -68,9 +68,9 @@ def test_kernel_times_above_the_call_are_marked_even_when_the_spread_exceeds_the
     # Under load (issue 24): a 39.39 ms kernel inside a 6.53 ms call whose spread was wider than the call.
     mode = replace_kernels(ModeResult(1, (), 0, None), 39_390.0)
     loaded = timing.Timing(6_530.0, 40_000.0, 20, 0.1)
-    assert len(_with_time(mode, loaded, loaded).notes) == 1
+    assert len(with_time(mode, loaded, loaded).notes) == 1
     just_above = timing.Timing(38_000.0, 100.0, 20, 0.1)
-    assert _with_time(mode, just_above, just_above).notes[0].startswith("noisy:")
+    assert with_time(mode, just_above, just_above).notes[0].startswith("noisy:")
 
 
 def test_the_speedup_comes_from_the_same_rounds_as_its_range_so_it_lies_inside() -> None:
@@ -89,13 +89,13 @@ def test_the_speedup_comes_from_the_same_rounds_as_its_range_so_it_lies_inside()
 
 
 def test_the_timing_gives_the_report_its_speedup_from_the_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kernel_tui.engine import measure
+    from kernel_tui.engine import timed_report
 
     eager, compiled = [8.0, 8.0, 2.0, 8.0, 8.0, 2.0, 1.0, 8.0], [2.0, 1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 2.0]
     skewed = timing._comparisons([eager, compiled], [1, 1])
-    monkeypatch.setattr(measure, "compare_many", lambda calls, device: skewed)
+    monkeypatch.setattr(timed_report, "compare_many", lambda calls, device: skewed)
     report = report_with(1.0, 1.0, (1.0, 1.0))
-    timed = measure._timed(report, lambda: None, lambda: None)
+    timed = timed_report.timed_report(report, lambda: None, lambda: None)
     assert timed.speedup_range is not None and timed.speedup is not None
     low, high = timed.speedup_range
     assert timed.speedup_median == skewed.against(1).ratio and low <= timed.speedup <= high
@@ -123,9 +123,9 @@ def test_the_times_of_a_mode_whose_kernels_exceed_the_call_are_marked_in_the_tab
     from kernel_tui.text.render import kernel_table
 
     mode = replace_kernels(ModeResult(1, (), 0, None), 39_390.0)
-    noisy = _with_time(mode, timing.Timing(6_530.0, 40_000.0, 20, 0.1), timing.Timing(6_530.0, 40_000.0, 20, 0.1))
+    noisy = with_time(mode, timing.Timing(6_530.0, 40_000.0, 20, 0.1), timing.Timing(6_530.0, 40_000.0, 20, 0.1))
     assert [column.header for column in kernel_table("eager", noisy).columns][2] == "time ⚠ noisy"
-    calm = _with_time(mode, timing.Timing(50_000.0, 10.0, 20, 0.1), timing.Timing(50_000.0, 10.0, 20, 0.1))
+    calm = with_time(mode, timing.Timing(50_000.0, 10.0, 20, 0.1), timing.Timing(50_000.0, 10.0, 20, 0.1))
     assert [column.header for column in kernel_table("eager", calm).columns][2] == "time"
 
 

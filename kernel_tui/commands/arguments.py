@@ -142,6 +142,12 @@ def command_parser() -> argparse.ArgumentParser:
     run.add_argument("--sizes", type=sizes_arg, help="sweep sizes, e.g. 1024,65536,1048576 (default: SIZES)")
     run.add_argument("--no-sweep", action="store_true", help="skip the runtime-against-size sweep")
     run.add_argument(
+        "--no-time",
+        action="store_true",
+        help="count, do not time: kernels, launches, bytes, memory and claims, with no timing rounds, speedup or "
+        "sweep (a second or more sooner per scenario; for checks in CI, where times on a shared runner are noise)",
+    )
+    run.add_argument(
         "--variant",
         type=variant_arg,
         action="append",
@@ -252,6 +258,11 @@ def app_parser() -> argparse.ArgumentParser:
 def check_arch(parser: argparse.ArgumentParser, options: argparse.Namespace) -> None:
     if options.arch is not None and options.device != "cuda-preview":
         parser.error("--arch applies to --device cuda-preview only")
+
+
+def check_timing(parser: argparse.ArgumentParser, options: argparse.Namespace) -> None:
+    if options.no_time and options.sizes is not None:
+        parser.error("--sizes are the sweep's sizes, and --no-time runs no sweep")
 
 
 def check_paths(parser: argparse.ArgumentParser, paths: Sequence[str]) -> list[Path]:

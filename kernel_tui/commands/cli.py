@@ -22,6 +22,7 @@ from kernel_tui.commands.arguments import (
     check_arch,
     check_outputs,
     check_paths,
+    check_timing,
     command_parser,
 )
 from kernel_tui.commands.cli_output import OutputFailed, silence_stdout, stdout_is_closed, writing
@@ -113,6 +114,7 @@ def _main(argv: Sequence[str] | None) -> int:
         options = parser.parse_args(args)
         if options.command == "run":
             check_arch(parser, options)
+            check_timing(parser, options)
             if options.variant and options.device == "cuda-preview":
                 parser.error("--variant applies to a measurement: a preview generates the compiled side's code only")
             check_outputs(parser, options)
@@ -242,19 +244,21 @@ def run_command(
                 if not options.json and status.is_terminal:
                     status.print(f"{name}: {message.stage} {message.detail}", style="dim")
 
-            record = RunRecord(client.next_run_id(), path, sweep=not options.no_sweep)
+            swept = not (options.no_sweep or options.no_time)
+            record = RunRecord(client.next_run_id(), path, sweep=swept)
             try:
                 hello = client.start()
                 for message in client.run(
                     str(path),
                     size=options.size,
                     sizes=options.sizes,
-                    sweep=not options.no_sweep,
+                    sweep=swept,
                     timeout=options.timeout,
                     trace_dir=options.trace,
                     variants=dict(options.variant) or None,
                     arch=arch,
                     remeasure_ceiling=options.remeasure_ceiling,
+                    timed=not options.no_time,
                     then_another=number < len(runs),  # each in a fresh engine: the next one's starts meanwhile
                     run_id=record.run_id,
                 ):

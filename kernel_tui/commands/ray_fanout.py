@@ -252,6 +252,8 @@ def worker_arguments(options: argparse.Namespace) -> tuple[str, ...]:
         arguments += ["--sizes", ",".join(str(size) for size in options.sizes)]
     if options.no_sweep:
         arguments.append("--no-sweep")
+    if options.no_time:
+        arguments.append("--no-time")
     if options.remeasure_ceiling:
         arguments.append("--remeasure-ceiling")
     for name, compile_arguments in options.variant:

@@ -40,7 +40,8 @@ from kernel_tui.engine.pipeline import ScenarioStages, run_stages
 from kernel_tui.engine.profiling import NoDeviceActivity, join_compiled, join_eager, kernel_rows, profile_launches
 from kernel_tui.engine.recompute import partitioned_recompute
 from kernel_tui.engine.signature import call_signature
-from kernel_tui.engine.timing import Timing, compare_many, compare_many_wall, synchronize, time_call, wall_time_call
+from kernel_tui.engine.timed_report import UNTIMED, timed_report
+from kernel_tui.engine.timing import synchronize
 from kernel_tui.engine.traffic import Traffic, array_bytes, ideal_bytes
 from kernel_tui.model.expect import check_claims
 from kernel_tui.model.machine_load import LoadSampler
@@ -48,7 +49,6 @@ from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.model.report import Ceilings, ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.model.report_keys import MODES
 from kernel_tui.model.report_skeleton import report_skeleton
-from kernel_tui.text.formatting import format_time_us
 from kernel_tui.transport.protocol import StageStartedMessage, SweepPointMessage
 
 
@@ -64,10 +64,12 @@ class Measurement:
         trace_dir: str | None = None,
         variants_requested: dict[str, dict[str, Any]] | None = None,
         remeasure_ceiling: bool = False,
+        timed: bool = True,
     ) -> None:
         self.device = self.claims_device = device
         self.sizes = sizes
         self.swept = swept
+        self.timed = timed
         self.trace_dir = trace_dir
         self.variants_requested = variants_requested
         self.remeasure_ceiling = remeasure_ceiling
@@ -108,11 +110,15 @@ def measure_scenario(
     outbox: RunOutbox | None = None,
     variants_requested: dict[str, dict[str, Any]] | None = None,
     remeasure_ceiling: bool = False,
+    timed: bool = True,
 ) -> ScenarioReport:
     """Everything ``kernel-tui run`` reports for one scenario file; with ``trace_dir``, the eager and
     compiled profiles are also written there as Chrome traces. ``variants_requested`` adds or overrides
     compile variants (``--variant``) over the file's ``VARIANTS``; ``remeasure_ceiling``: the device's
-    ceilings are measured again, once per engine, whatever the cache holds."""
+    ceilings are measured again, once per engine, whatever the cache holds. ``timed`` False (``--no-time``):
+    no timing rounds and no sweep, which is timing too; the kernels, bytes, memory and the profiler's own
+    kernel times are measured as ever."""
+    run_sweep = run_sweep and timed
     measurement = Measurement(
         device,
         sizes=sizes,
@@ -120,6 +126,7 @@ def measure_scenario(
         trace_dir=trace_dir,
         variants_requested=variants_requested,
         remeasure_ceiling=remeasure_ceiling,
+        timed=timed,
     )
     return run_stages(Path(path), measurement, outbox or RunOutbox.nowhere(), size=size, sweep=run_sweep)
 
@@ -141,6 +148,7 @@ class MeasuredStages(ScenarioStages):
         self.trace_dir = measurement.trace_dir
         self.sizes = measurement.sizes
         self.remeasure_ceiling = measurement.remeasure_ceiling
+        self.timed = measurement.timed
         self.size = size
         self.details = {
             "inputs": f"size {size:,}",
@@ -234,24 +242,25 @@ class MeasuredStages(ScenarioStages):
             if isinstance(fn, training.TrainingStep):
                 compiled = replace(compiled, recomputed=partitioned_recompute(fn.forward_and_loss, args))
         except StageError as failure:
-            report = _timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args), None)
+            report = self._timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args))
             return self._with_roofline(report)
         except USER_ERRORS as exc:  # sys.exit() in fn on a compiled call too: eager results stay
-            report = _timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args), None)
+            report = self._timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args))
             return self._with_roofline(report)
         variant_runs = variants.measure_variants(scenario, args, device, self._profile_compiled, outbox)
         report = replace(report, variants={run.name: run.untimed() for run in variant_runs})
         variant_calls = {run.name: run.call for run in variant_runs if run.call is not None}
-        timed = f"eager, compiled and {len(variant_calls)} variants" if variant_calls else "eager and compiled"
-        outbox.send(StageStartedMessage, "timing", f"{timed}, interleaved")
-        report = _timed(
+        if self.timed:
+            timed = f"eager, compiled and {len(variant_calls)} variants" if variant_calls else "eager and compiled"
+            outbox.send(StageStartedMessage, "timing", f"{timed}, interleaved")
+        report = self._timed(
             replace(report, compiled=compiled), lambda: fn(*args), lambda: compiled_fn(*args), variant_calls
         )
         timed_compiled, timed_eager = report.compiled, report.eager
-        assert timed_compiled is not None and timed_compiled.time_us is not None and timed_eager is not None
-        compiled = compile_facts.applied_to(
-            replace(timed_compiled, compile_s=max(first_call_s - timed_compiled.time_us / 1e6, 0.0))
-        )
+        assert timed_compiled is not None and timed_eager is not None
+        # The first call's time less a steady call's is the compile; untimed, the one call stays in it.
+        steady_s = (timed_compiled.time_us or 0.0) / 1e6
+        compiled = compile_facts.applied_to(replace(timed_compiled, compile_s=max(first_call_s - steady_s, 0.0)))
         unattributed_eager = timed_eager.kernels
         eager_rows, compiled_rows = attribute(timed_eager.kernels, compiled.kernels)
         ceiling = checked_ceiling(device, report.device_name, report.bandwidth_ceiling_gbs, eager_rows + compiled_rows)
@@ -270,6 +279,17 @@ class MeasuredStages(ScenarioStages):
 
     def sweep(self, report: ScenarioReport, outbox: RunOutbox) -> ScenarioReport:
         return _sweep(self.scenario, report, self.sizes, outbox)
+
+    def _timed(
+        self,
+        report: ScenarioReport,
+        eager_call: Callable[[], Any],
+        compiled_call: Callable[[], Any] | None = None,
+        variant_calls: dict[str, Callable[[], Any]] | None = None,
+    ) -> ScenarioReport:
+        if self.timed:
+            return timed_report(report, eager_call, compiled_call, variant_calls)
+        return replace(report, threads=torch.get_num_threads(), notes=(*report.notes, UNTIMED))
 
 
 def _with_roofline(
@@ -340,67 +360,6 @@ def _mode_result(
         call_breakdown=profiled.breakdown,
     )
     return training.with_section_totals(mode) if sectioned else mode
-
-
-def _timed(
-    report: ScenarioReport,
-    eager_call: Callable[[], Any],
-    compiled_call: Callable[[], Any] | None,
-    variant_calls: dict[str, Callable[[], Any]] | None = None,
-) -> ScenarioReport:
-    """Time per call of each mode, eager, compiled and each measured variant (``variant_calls`` by name)
-    interleaved in one measurement so that every speedup and its spread come from the same rounds; on CUDA
-    also the wall time of back-to-back calls."""
-    device = report.device
-    # What the timers run with (timing reads it too): a scenario may have set it in inputs() or fn.
-    report = replace(report, threads=torch.get_num_threads())
-    if report.eager is None:
-        return report
-    if compiled_call is None or report.compiled is None:
-        timing = time_call(eager_call, device)
-        wall = wall_time_call(eager_call, device) if device == "cuda" else timing
-        return replace(report, eager=_with_time(report.eager, timing, wall))
-    names = list(variant_calls or {})
-    calls = [eager_call, compiled_call, *(variant_calls or {}).values()]
-    comparisons = compare_many(calls, device)
-    walls = compare_many_wall(calls, device) if device == "cuda" else comparisons
-    timed_variants = dict(report.variants)
-    for side, name in enumerate(names, start=2):
-        variant = timed_variants[name]
-        assert variant.measured is not None
-        timed_variants[name] = replace(
-            variant,
-            measured=_with_time(variant.measured, comparisons.timings[side], walls.timings[side]),
-            speedup_range=comparisons.against(side).ratio_range,
-            speedup_median=comparisons.against(side).ratio,
-        )
-    return replace(
-        report,
-        eager=_with_time(report.eager, comparisons.timings[0], walls.timings[0]),
-        compiled=_with_time(report.compiled, comparisons.timings[1], walls.timings[1]),
-        speedup_range=comparisons.against(1).ratio_range,
-        speedup_median=comparisons.against(1).ratio,
-        variants=timed_variants,
-    )
-
-
-def _with_time(mode: ModeResult, timing: Timing, wall: Timing) -> ModeResult:
-    notes = mode.notes
-    profiled_us = sum(kernel.time_us or 0.0 for kernel in mode.kernels)
-    # Kernels run inside the call, so their sum above the call's time is a contradiction, whatever the spread:
-    # under load the spread can exceed the time itself, and a bound of time + spread would then never fire.
-    if profiled_us > timing.median_us:
-        notes = (*notes, kernel_time_note(profiled_us, timing))
-    return replace(mode, time_us=timing.median_us, time_iqr_us=timing.iqr_us, wall_us=wall.median_us, notes=notes)
-
-
-def kernel_time_note(profiled_us: float, timing: Timing) -> str:
-    return (
-        f"noisy: the profiled kernel times add up to {format_time_us(profiled_us)}, more than the "
-        f"{format_time_us(timing.median_us)} (± {format_time_us(timing.iqr_us / 2)}) a call takes when timed; "
-        "profiling adds its own cost and the machine may have been busier then: read the kernel times as shares "
-        "of the call"
-    )
 
 
 def _sweep(

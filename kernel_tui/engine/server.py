@@ -148,6 +148,7 @@ def request_runner(device: str) -> RunRequestOn:
             outbox=outbox,
             variants_requested=request.variants,
             remeasure_ceiling=request.remeasure_ceiling,
+            timed=request.timed,
         )
 
     return measure

@@ -1,5 +1,5 @@
 """Compile variants measured beside ``compiled``: each compiled fresh, profiled as ``compiled`` is, and timed in
-the same interleaved rounds as eager and compiled (``measure._timed``).
+the same interleaved rounds as eager and compiled (``timed_report``).
 
 Dynamo keeps its compiled entries on ``fn``'s code object and shares them between every ``torch.compile``
 of it: a second wrapper whose backend compares equal (``fullgraph=True``) silently reuses the first one's

@@ -27,7 +27,7 @@ class ModeResult:
     """Bytes one call moves, all kernels together; None when any kernel's bytes are unknown."""
     time_us: float | None
     """Median time of one call of ``fn`` in steady state (compile excluded); on CUDA, the device's time
-    of single calls after an L2 flush."""
+    of single calls after an L2 flush. None in a preview and in a run with ``--no-time``."""
     transfers: float | None = None
     """``bytes_total`` in array-sized transfers: bytes over the bytes of the largest input."""
     compile_s: float | None = None

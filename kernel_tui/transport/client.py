@@ -297,20 +297,19 @@ class EngineClient:
         variants: dict[str, dict[str, Any]] | None = None,
         arch: Arch | None = None,
         remeasure_ceiling: bool = False,
+        timed: bool = True,
         run_id: int | None = None,
         then_another: bool = True,
     ) -> Iterator[RunMessage]:
-        """Yield the engine's messages for one scenario, ending with its ``Done``; ``arch`` and
-        ``remeasure_ceiling`` are the run's settings (``RunRequest``).
+        """Yield the engine's messages for one scenario, ending with its ``Done``; ``arch``,
+        ``remeasure_ceiling`` and ``timed`` are the run's settings (``RunRequest``).
 
-        ``run_id``: the number the caller gave the run (the app's ``RunLifecycle``), sent with the request so
-        that the run has one number from the key press to the engine's replies; None: numbered here.
+        ``run_id``: the caller's number for the run (the app's ``RunLifecycle``), sent so that one number follows
+        it from the key press to the engine's replies; None: numbered here.
 
-        ``then_another``: whether another run may follow (with ``fresh_per_run``, a spare is started for it
-        now); False for the last of a known list.
+        ``then_another``: whether a run may follow (``fresh_per_run`` starts its spare now); False for the last.
 
-        Raises EngineDied if the engine ends or overruns ``timeout``; the engine is then closed, and
-        the next ``run`` starts a fresh one.
+        Raises EngineDied if the engine ends or overruns ``timeout``; it is closed, and the next ``run`` starts anew.
         """
         self.start()
         assert self._process is not None and self._process.stdin is not None
@@ -326,6 +325,7 @@ class EngineClient:
             variants=variants or None,
             arch=arch if arch is not None else self._arch,
             remeasure_ceiling=remeasure_ceiling,
+            timed=timed,
         )
         try:
             self._process.stdin.write(protocol.encode(request))

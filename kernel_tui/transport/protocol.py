@@ -20,7 +20,7 @@ Engine -> front end:
 Front end -> engine:
     RunRequest  measure one scenario; ``variants``: {NAME: {torch.compile arguments}}, added to or
                 overriding the file's VARIANTS (``--variant``); the run's settings travel here too (the
-                preview's ``arch``, ``remeasure_ceiling``), never in the engine's environment, which a
+                preview's ``arch``, ``remeasure_ceiling``, ``timed``), never in the engine's environment, which a
                 transport over ssh would not carry
     Quit        end
 """
@@ -38,7 +38,7 @@ from kernel_tui.model.report_schema import checked, checked_report
 from kernel_tui.model.safe_text import safe_text
 
 PROTOCOL_VERSION = 2
-"""Fields added to a message with a default (RunRequest's ``arch`` and ``remeasure_ceiling``) keep the version:
+"""Fields added to a message with a default (RunRequest's ``arch``, ``remeasure_ceiling``, ``timed``) keep the version:
 a line without them reads with the default, which is what a front end that predates them meant."""
 
 Stage = Literal["load", "inputs", "eager", "compile", "profile", "timing", "sweep"]
@@ -149,6 +149,8 @@ class RunRequest:
     remeasure_ceiling: bool = False
     """Measure the device's ceilings again before using them, whatever the cache holds (``--remeasure-ceiling``);
     once per engine."""
+    timed: bool = True
+    """Time eager against compiled (and the size sweep); False (``--no-time``): kernels, bytes and memory only."""
 
 
 @dataclass(frozen=True)
@@ -353,6 +355,7 @@ def _read_run_request(wire: _Fields) -> RunRequest:
         variants=_variants(wire.optional_mapping("variants")),
         arch=wire.optional_choice("arch", ARCHES),
         remeasure_ceiling=wire.optional_flag("remeasure_ceiling") or False,
+        timed=wire.optional_flag("timed") is not False,
     )
 
 
