@@ -58,15 +58,15 @@ def test_remeasure_ceiling_measures_again_whatever_the_cache_holds(tmp_path: Pat
     scenario = tmp_path / "looks_at_its_environment.py"
     scenario.write_text(LOOKS_AT_ITS_ENVIRONMENT)
     cache = tmp_path / "cache"
-    run_json(scenario, "--device", "cpu", "--no-sweep", cache=cache)  # measures the ceilings and caches them
+    run_json(scenario, "--device", "cpu", "--no-time", cache=cache)  # measures the ceilings and caches them
     # A fresh figure far above any CPU's: kept without the flag (no kernel comes near it), replaced with it.
     entries = json.loads((cache / "bandwidth.json").read_text())
     for entry in entries.values():
         if "gbs" in entry:
             entry["gbs"] = 1e6
     (cache / "bandwidth.json").write_text(json.dumps(entries))
-    assert run_json(scenario, "--device", "cpu", "--no-sweep", cache=cache)["bandwidth_ceiling_gbs"] == 1e6
-    asked = run_json(scenario, "--device", "cpu", "--no-sweep", "--remeasure-ceiling", cache=cache)
+    assert run_json(scenario, "--device", "cpu", "--no-time", cache=cache)["bandwidth_ceiling_gbs"] == 1e6
+    asked = run_json(scenario, "--device", "cpu", "--no-time", "--remeasure-ceiling", cache=cache)
     assert asked["bandwidth_ceiling_gbs"] is not None and asked["bandwidth_ceiling_gbs"] < 1e6
 
 

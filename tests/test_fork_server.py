@@ -165,7 +165,7 @@ def test_front_ends_of_its_environment_fork_from_the_shared_server(
     shared_server: subprocess.Popen[bytes], write_scenario: WriteScenario
 ) -> None:
     probe = write_scenario(PROBE, "probe.py")
-    runs = [run_json("--device", "cpu", "--no-sweep", str(probe)) for _ in range(2)]
+    runs = [run_json("--device", "cpu", "--no-time", str(probe)) for _ in range(2)]
     for run in runs:
         assert run.returncode == 0, run.stderr[-2000:]
         assert run.reports[0]["compiled"]["kernel_count"] == 1
@@ -177,11 +177,11 @@ def test_another_environment_or_no_server_there_starts_a_server_of_its_own(
     shared_server: subprocess.Popen[bytes], write_scenario: WriteScenario, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     probe = write_scenario(PROBE, "probe.py")
-    other = run_json("--device", "cpu", "--no-sweep", str(probe), env={**os.environ, "OMP_NUM_THREADS": "1"})
+    other = run_json("--device", "cpu", "--no-time", str(probe), env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert other.returncode == 0, other.stderr[-2000:]
     assert _parent_of_probe(other.stderr) != shared_server.pid, "torch there was imported under other threads"
     monkeypatch.setenv(forked_engines.SHARED_ENV, os.path.join(tempfile.gettempdir(), "kernel-tui-no-such-server"))
-    gone = run_json("--device", "cpu", "--no-sweep", str(probe))
+    gone = run_json("--device", "cpu", "--no-time", str(probe))
     assert gone.returncode == 0, gone.stderr[-2000:]
     assert _parent_of_probe(gone.stderr) != shared_server.pid
 

@@ -32,7 +32,7 @@ class TestOutputThatFails:
             "kernel_tui",
             "run",
             str(ADD_RELU),
-            "--no-sweep",
+            "--no-time",
             "--size",
             "4096",
         ]

@@ -10,6 +10,7 @@ import pytest
 from conftest import REPO, WriteScenario, measure
 
 from kernel_tui.engine.device import KERNEL_PROFILE_OFF
+from kernel_tui.engine.timed_report import UNTIMED
 from kernel_tui.transport.client import EngineClient
 
 pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)
@@ -32,8 +33,8 @@ def test_a_scenario_that_changes_the_engine_changes_nothing_for_the_next(tmp_pat
         lesson = measure(client, GRAPH_BREAK_LESSON)
         add_relu = measure(client, ADD_RELU_LESSON)
         assert client.hello is not None and client.hello.pid == hello.pid, "restored, not restarted"
-    # Its one note is the engine turning the kernel profile it turned off back on for its own compile.
-    assert spoiled.error is None and spoiled.notes == (KERNEL_PROFILE_OFF,), "everything it changed can be put back"
+    # Its notes: the engine turned the kernel profile it turned off back on for its own compile; untimed.
+    assert spoiled.error is None and spoiled.notes == (KERNEL_PROFILE_OFF, UNTIMED), "all it changed is put back"
     assert before.error is None and after.error is None
     first, second = (json.loads(line) for line in observed.read_text().splitlines())
     assert first["helper"] == second["helper"] == "probe"
@@ -59,7 +60,8 @@ def test_what_cannot_be_restored_moves_the_next_scenario_to_a_fresh_engine(write
         first_pid = client.start().pid
         left = measure(client, leaves_a_thread)
         assert left.error is None
-        assert len(left.notes) == 1 and "fresh engine" in left.notes[0] and "left-behind" in left.notes[0]
+        assert left.notes[0] == UNTIMED and len(left.notes) == 2
+        assert "fresh engine" in left.notes[1] and "left-behind" in left.notes[1]
         after = measure(client, ADD_RELU_LESSON)
         assert client.hello is not None
         assert client.hello.pid != first_pid

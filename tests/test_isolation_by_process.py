@@ -37,7 +37,7 @@ EACH_THEN_HEALTHY = (
 
 def run_json(*paths: Path) -> list[dict[str, Any]]:
     result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--no-sweep", "--json", *map(str, paths)],
+        [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--no-time", "--json", *map(str, paths)],
         capture_output=True,
         text=True,
         timeout=1800,

@@ -175,7 +175,7 @@ class Block(nn.Module):
 def test_run_model_runs_a_class_from_a_file_with_no_fn(tmp_path: Path, device: str) -> None:
     (tmp_path / "block.py").write_text(MODEL_FILE)
     command = [sys.executable, "-m", "kernel_tui", "run", "--model", "block.py:Block(64, hidden=128)"]
-    command += ["--input", "4x32x64", "--device", device, "--no-sweep", "--json"]
+    command += ["--input", "4x32x64", "--device", device, "--no-time", "--json"]
     env = {**os.environ, "KERNEL_TUI_CACHE_DIR": str(tmp_path / "cache")}
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=900, env=env, check=False)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -45,7 +45,7 @@ def test_modules_in_the_current_folder_or_a_scenarios_folder_do_not_shadow_the_s
             "run",
             "--device",
             "cpu",
-            "--no-sweep",
+            "--no-time",
             "--json",
             str(ADD_RELU),
             str(lessons / "uses_neighbours.py"),

@@ -165,11 +165,12 @@ def test_each_worker_gets_the_options_that_shape_the_measurement() -> None:
         "--variant",
         'tuned=options:{"max_autotune": True, "epilogue_fusion": False},fullgraph:True',
         "--remeasure-ceiling",
+        "--no-time",
         "lesson.py",
     ]
     options = parser.parse_args(typed)
     on_worker = parser.parse_args(["run", *worker_arguments(options), "lesson.py"])
-    for option in ("device", "arch", "size", "sizes", "no_sweep", "timeout", "variant", "remeasure_ceiling"):
+    for option in ("device", "arch", "size", "sizes", "no_sweep", "no_time", "timeout", "variant", "remeasure_ceiling"):
         assert getattr(on_worker, option) == getattr(options, option), option
 
 
@@ -249,7 +250,7 @@ def test_the_course_fanned_out_over_ray_counts_what_a_local_run_counts(
         "none",
         "--device",
         "cpu",
-        "--no-sweep",
+        "--no-time",  # counts and claims only: no lesson claims a time
         str(course_dir()),
         timeout=3600,
     )

@@ -130,7 +130,7 @@ def test_a_double_forked_daemon_can_neither_forge_results_nor_outlive_the_run(tm
             str(forger),
             str(healthy),
             "--json",
-            "--no-sweep",
+            "--no-time",
             "--timeout",
             "300",
         ],
@@ -174,7 +174,7 @@ def test_a_file_edited_during_its_run_is_quoted_as_the_text_that_ran(tmp_path: P
     scenario = tmp_path / "edited.py"
     scenario.write_text(REWRITES_ITSELF, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", str(scenario), "--json", "--no-sweep"],
+        [sys.executable, "-m", "kernel_tui", "run", str(scenario), "--json", "--no-time"],
         capture_output=True,
         text=True,
         timeout=600,

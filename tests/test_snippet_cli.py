@@ -35,7 +35,7 @@ def test_run_measures_bare_expressions_and_reports_their_errors_on_the_typed_lin
             "--device",
             "cpu",
             "--json",
-            "--no-sweep",
+            "--no-time",
             "--size",
             "4096",
         ],
@@ -68,7 +68,7 @@ def test_the_table_header_says_the_shapes_in_and_out(tmp_path: Path) -> None:
     # count makes obvious.
     dot = tmp_path / "dot.py"
     dot.write_text("(a + b).relu()\nx @ y\n")
-    command = [sys.executable, "-m", "kernel_tui", "run", str(dot), "--device", "cpu", "--no-sweep", "--size", "4096"]
+    command = [sys.executable, "-m", "kernel_tui", "run", str(dot), "--device", "cpu", "--no-time", "--size", "4096"]
     result = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=600, cwd=REPO)
     assert result.returncode == 0, result.stderr[-2000:]
     report = json.loads(result.stdout)
