@@ -37,7 +37,7 @@ def chart_hint(run: ScenarioRun | None, *, measures: bool = True) -> str:
     if not measures:
         if run is None:
             return "r shows the saved results, and their size sweep if they have one."
-        return "These saved results have no size sweep ('kernel-tui run' without --no-sweep saves one)."
+        return "These saved results have no size sweep ('kernel-tui run' saves one without --no-sweep or --no-time)."
     if run is not None and run.record.sweep and run.running:
         return "The sweep starts once the kernel tables are in; its points appear here as they are measured."
     return (
