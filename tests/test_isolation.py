@@ -33,8 +33,10 @@ def test_a_scenario_that_changes_the_engine_changes_nothing_for_the_next(tmp_pat
         lesson = measure(client, GRAPH_BREAK_LESSON)
         add_relu = measure(client, ADD_RELU_LESSON)
         assert client.hello is not None and client.hello.pid == hello.pid, "restored, not restarted"
-    # Its notes: the engine turned the kernel profile it turned off back on for its own compile; untimed.
-    assert spoiled.error is None and spoiled.notes == (KERNEL_PROFILE_OFF, UNTIMED), "all it changed is put back"
+    # Its notes: the engine turned the kernel profile it turned off back on for its own compile; untimed. A
+    # kernel whose data sat in cache (a copy-ceiling remark) is the machine's doing, not the scenario's state.
+    state_notes = tuple(note for note in spoiled.notes if "copy ceiling" not in note)
+    assert spoiled.error is None and state_notes == (KERNEL_PROFILE_OFF, UNTIMED), "all it changed is put back"
     assert before.error is None and after.error is None
     first, second = (json.loads(line) for line in observed.read_text().splitlines())
     assert first["helper"] == second["helper"] == "probe"
@@ -60,8 +62,9 @@ def test_what_cannot_be_restored_moves_the_next_scenario_to_a_fresh_engine(write
         first_pid = client.start().pid
         left = measure(client, leaves_a_thread)
         assert left.error is None
-        assert left.notes[0] == UNTIMED and len(left.notes) == 2
-        assert "fresh engine" in left.notes[1] and "left-behind" in left.notes[1]
+        told = [note for note in left.notes if "copy ceiling" not in note]
+        assert told[0] == UNTIMED and len(told) == 2
+        assert "fresh engine" in told[1] and "left-behind" in told[1]
         after = measure(client, ADD_RELU_LESSON)
         assert client.hello is not None
         assert client.hello.pid != first_pid
