@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from conftest import WriteScenario, measure
 
+from kernel_tui.engine.device import DYNAMO_DISABLED, DYNAMO_DISABLED_BY_ENVIRONMENT, KERNEL_PROFILE_OFF
 from kernel_tui.engine.timed_report import UNTIMED
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.protocol import Done, StageStartedMessage, SweepPointMessage
@@ -73,17 +75,29 @@ def test_a_scenario_that_turns_off_what_the_engine_sees_kernels_with_is_measured
 ) -> None:
     """Inductor's C++ kernels are invisible to the profiler without ``enable_kernel_profile``: a scenario that
     turned it off (and lowered dynamo's recompile limit, which the engine's own compiles of ``fn`` count against)
-    was measured as 0 compiled kernels, with no error and no note."""
+    was measured as 0 compiled kernels, with no error and no note; one that disabled dynamo, as eager's two."""
     path = write_scenario(
         "import torch\nimport torch._dynamo\nimport torch._inductor.config\n\n"
-        "torch._inductor.config.cpp.enable_kernel_profile = False\ntorch._dynamo.config.recompile_limit = 1\n\n\n"
+        "torch._inductor.config.cpp.enable_kernel_profile = False\ntorch._dynamo.config.recompile_limit = 1\n"
+        "torch._dynamo.config.disable = True\n\n\n"
         "def fn(a, b):\n    return (a + b).relu()\n\n\n"
         "def inputs(size, device):\n    return torch.randn(size, device=device), torch.randn(size, device=device)\n"
     )
     report = measure(engine, path)
     assert report.error is None
     assert report.compiled is not None and [k.short_name for k in report.compiled.kernels] == ["cpp_fused_add_relu_0"]
-    assert any("enable_kernel_profile off" in note for note in report.notes), report.notes
+    assert KERNEL_PROFILE_OFF in report.notes and DYNAMO_DISABLED in report.notes, report.notes
+
+
+def test_torch_compile_turned_off_by_the_environment_is_measured_on_and_told() -> None:
+    """``TORCH_COMPILE_DISABLE=1`` sets dynamo's config at import and ``TORCHDYNAMO_DISABLE=1`` is read at each
+    ``torch.compile``: a user with either in their shell saw eager's kernels in the compiled column, no note."""
+    env = {**os.environ, "TORCH_COMPILE_DISABLE": "1", "TORCHDYNAMO_DISABLE": "1"}
+    with EngineClient("cpu", env=env) as client:
+        report = measure(client, DATA / "add_relu.py")
+    assert report.error is None and report.compiled is not None
+    assert [k.short_name for k in report.compiled.kernels] == ["cpp_fused_add_relu_0"]
+    assert DYNAMO_DISABLED in report.notes and DYNAMO_DISABLED_BY_ENVIRONMENT in report.notes, report.notes
 
 
 def test_a_views_only_function_has_no_eager_kernel(engine: EngineClient) -> None:

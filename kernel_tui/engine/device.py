@@ -67,12 +67,36 @@ KERNEL_PROFILE_OFF = (
     "the scenario turned torch._inductor.config.cpp.enable_kernel_profile off: without it the profiler sees no "
     "compiled C++ kernel, so the compiled side was measured with it on"
 )
+DYNAMO_DISABLED = (
+    "torch.compile was turned off (torch._dynamo.config.disable, by the scenario or TORCH_COMPILE_DISABLE=1): it "
+    "would have run fn eagerly, so the compiled side was measured with it on"
+)
+DYNAMO_DISABLED_BY_ENVIRONMENT = (
+    "TORCHDYNAMO_DISABLE=1 was in the environment: torch.compile would have run fn eagerly, so the compiled side "
+    "was measured without it"
+)
 
 
 def measurable_again() -> list[str]:
-    """Turn back on what the engine needs to see compiled kernels, where the scenario's own code turned it off;
-    a note for each. Compiled C++ kernels are invisible to the profiler without ``enable_kernel_profile``; it is
-    part of the compile cache key, so it stays on for profiled and timed runs alike."""
+    """Turn back on what the engine needs to compile and see compiled kernels, where the scenario's code (or the
+    environment) turned it off; a note for each. Without either, the compiled column silently repeats eager's
+    kernels or shows none, with no error."""
+    import torch._dynamo.config as dynamo_config
+
+    notes = kernel_profile_on()
+    if dynamo_config.disable:
+        dynamo_config.disable = False
+        notes.append(DYNAMO_DISABLED)
+    # torch.compile reads this one from the environment each time it is called, not from its config.
+    if os.environ.get("TORCHDYNAMO_DISABLE") == "1":
+        del os.environ["TORCHDYNAMO_DISABLE"]
+        notes.append(DYNAMO_DISABLED_BY_ENVIRONMENT)
+    return notes
+
+
+def kernel_profile_on() -> list[str]:
+    """Compiled C++ kernels are invisible to the profiler without ``enable_kernel_profile``; it is part of the
+    compile cache key, so it stays on for profiled and timed runs alike. A note when it was off."""
     import torch._inductor.config as inductor_config
 
     if inductor_config.cpp.enable_kernel_profile:
@@ -88,7 +112,8 @@ def configure_torch(device: str) -> None:
     # A CUDA build of torch on a machine without CUDA warns on every C++ compile; it is not the user's news.
     logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
 
-    measurable_again()
+    # Off by default, so no note; a dynamo disabled by the environment is left for each run to tell.
+    kernel_profile_on()
     # Scenarios are inference; one grad mode everywhere also keeps dynamo's guards from recompiling
     # between the profiled, timed and swept calls.
     torch.set_grad_enabled(False)
