@@ -89,6 +89,7 @@ def test_a_scenario_that_turns_off_what_the_engine_sees_kernels_with_is_measured
     assert KERNEL_PROFILE_OFF in report.notes and DYNAMO_DISABLED in report.notes, report.notes
 
 
+@pytest.mark.engine  # an engine of its own, for an environment of its own
 def test_torch_compile_turned_off_by_the_environment_is_measured_on_and_told() -> None:
     """``TORCH_COMPILE_DISABLE=1`` sets dynamo's config at import and ``TORCHDYNAMO_DISABLE=1`` is read at each
     ``torch.compile``: a user with either in their shell saw eager's kernels in the compiled column, no note."""

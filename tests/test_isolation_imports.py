@@ -34,12 +34,17 @@ LAZY_TORCH_MODULES = (
 
 
 @pytest.fixture
-def forget_new_modules() -> Iterator[None]:
-    """What a test imports from its own folders is gone after it, whatever the restore under test did."""
+def forget_new_modules(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """What a test imports from its own folders is gone after it, whatever the restore under test did. What it
+    imported from installed packages stays: torch imports sympy's modules lazily, and forgetting one made the next
+    import load a second copy whose classes the first copy's objects are not instances of (Inductor's codegen then
+    failed to import in this worker: "Can only compare inequalities with Expr")."""
     before = set(sys.modules)
     yield
+    own = str(tmp_path_factory.getbasetemp())
     for name in set(sys.modules) - before:
-        if not name.startswith("torch."):
+        file = getattr(sys.modules[name], "__file__", None) or ""
+        if file.startswith(own) or name.startswith("kernel_tui_scenario_"):
             del sys.modules[name]
 
 
