@@ -40,7 +40,7 @@ from kernel_tui.engine.pipeline import ScenarioStages, run_stages
 from kernel_tui.engine.profiling import NoDeviceActivity, join_compiled, join_eager, kernel_rows, profile_launches
 from kernel_tui.engine.recompute import partitioned_recompute
 from kernel_tui.engine.signature import call_signature
-from kernel_tui.engine.timed_report import UNTIMED, timed_report
+from kernel_tui.engine.timed_report import timed_report
 from kernel_tui.engine.timing import synchronize
 from kernel_tui.engine.traffic import Traffic, array_bytes, ideal_bytes
 from kernel_tui.model.expect import check_claims
@@ -242,10 +242,12 @@ class MeasuredStages(ScenarioStages):
             if isinstance(fn, training.TrainingStep):
                 compiled = replace(compiled, recomputed=partitioned_recompute(fn.forward_and_loss, args))
         except StageError as failure:
-            report = self._timed(replace(report, error=replace(failure.error, stage="compile")), lambda: fn(*args))
+            report = replace(report, error=replace(failure.error, stage="compile"))
+            report = timed_report(report, lambda: fn(*args), None, timed=self.timed)
             return self._with_roofline(report)
         except USER_ERRORS as exc:  # sys.exit() in fn on a compiled call too: eager results stay
-            report = self._timed(replace(report, error=stage_error("compile", path, exc).error), lambda: fn(*args))
+            report = replace(report, error=stage_error("compile", path, exc).error)
+            report = timed_report(report, lambda: fn(*args), None, timed=self.timed)
             return self._with_roofline(report)
         variant_runs = variants.measure_variants(scenario, args, device, self._profile_compiled, outbox)
         report = replace(report, variants={run.name: run.untimed() for run in variant_runs})
@@ -253,8 +255,12 @@ class MeasuredStages(ScenarioStages):
         if self.timed:
             timed = f"eager, compiled and {len(variant_calls)} variants" if variant_calls else "eager and compiled"
             outbox.send(StageStartedMessage, "timing", f"{timed}, interleaved")
-        report = self._timed(
-            replace(report, compiled=compiled), lambda: fn(*args), lambda: compiled_fn(*args), variant_calls
+        report = timed_report(
+            replace(report, compiled=compiled),
+            lambda: fn(*args),
+            lambda: compiled_fn(*args),
+            variant_calls,
+            timed=self.timed,
         )
         timed_compiled, timed_eager = report.compiled, report.eager
         assert timed_compiled is not None and timed_eager is not None
@@ -279,17 +285,6 @@ class MeasuredStages(ScenarioStages):
 
     def sweep(self, report: ScenarioReport, outbox: RunOutbox) -> ScenarioReport:
         return _sweep(self.scenario, report, self.sizes, outbox)
-
-    def _timed(
-        self,
-        report: ScenarioReport,
-        eager_call: Callable[[], Any],
-        compiled_call: Callable[[], Any] | None = None,
-        variant_calls: dict[str, Callable[[], Any]] | None = None,
-    ) -> ScenarioReport:
-        if self.timed:
-            return timed_report(report, eager_call, compiled_call, variant_calls)
-        return replace(report, threads=torch.get_num_threads(), notes=(*report.notes, UNTIMED))
 
 
 def _with_roofline(
@@ -335,7 +330,7 @@ def _mode_result(
     trace_path: str | None = None,
     sectioned: bool = False,
 ) -> ModeResult:
-    """Kernels and bytes of one mode; its time comes from ``_timed``, where both modes are timed together."""
+    """Kernels and bytes of one mode; its time comes from ``timed_report``, where both modes are timed together."""
     profiled = profile_launches(call, device, trace_path=trace_path)
     if device == "cuda" and traffic and not any(profiled.per_run):
         # Work was dispatched, yet no run recorded a launch: the profiler lost the GPU's records.

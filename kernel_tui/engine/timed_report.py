@@ -28,13 +28,17 @@ def timed_report(
     eager_call: Callable[[], Any],
     compiled_call: Callable[[], Any] | None,
     variant_calls: dict[str, Callable[[], Any]] | None = None,
+    *,
+    timed: bool = True,
 ) -> ScenarioReport:
     """Time per call of each mode, eager, compiled and each measured variant (``variant_calls`` by name)
     interleaved in one measurement so that every speedup and its spread come from the same rounds; on CUDA
-    also the wall time of back-to-back calls."""
+    also the wall time of back-to-back calls. ``timed`` False (``--no-time``): no time, the note saying so."""
     device = report.device
     # What the timers run with (timing reads it too): a scenario may have set it in inputs() or fn.
     report = replace(report, threads=torch.get_num_threads())
+    if not timed:
+        return replace(report, notes=(*report.notes, UNTIMED))
     if report.eager is None:
         return report
     if compiled_call is None or report.compiled is None:
