@@ -2,8 +2,10 @@
 
 On a shared machine a test's wall time says as much about the neighbours as about the test, so the fast tier
 is ranked by CPU (``docs/testing.md``). ``KERNEL_TUI_TEST_CPU=PREFIX`` makes ``conftest`` register
-``CpuCost``; each xdist worker writes ``PREFIX.<worker>.tsv`` (CPU seconds, wall seconds, test id) at the end of
-its session, and ``python tests/cpu_cost.py PREFIX`` ranks what the workers wrote.
+``CpuCost``; each xdist worker writes ``PREFIX.torch-<version>.<worker>.tsv`` (CPU seconds, wall seconds, test
+id) at the end of its session, and ``python tests/cpu_cost.py PREFIX`` ranks what the workers wrote, one ranking
+per torch: ``make test`` runs two sessions under one prefix (torch 2.14.1, then 2.13.0), and the second used to
+overwrite the first's rows.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Generator
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -65,13 +68,27 @@ class CpuCost:
         rows = [*self.rows, (own.ru_utime + own.ru_stime, 0.0, SESSION)]
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
         lines = (f"{cpu:.3f}\t{wall:.3f}\t{test}\n" for cpu, wall, test in rows)
-        Path(f"{self.prefix}.{worker}.tsv").write_text("".join(lines), encoding="utf-8")
+        Path(f"{self.prefix}.{session_torch()}.{worker}.tsv").write_text("".join(lines), encoding="utf-8")
 
 
-def read_rows(prefix: str) -> list[tuple[float, float, str]]:
-    """Every worker's rows for ``prefix``."""
+def session_torch() -> str:
+    """The torch this session's engines run, read from its metadata (importing torch would cost seconds)."""
+    try:
+        return f"torch-{metadata.version('torch')}"
+    except metadata.PackageNotFoundError:
+        return "no-torch"
+
+
+def torches(prefix: str) -> list[str]:
+    """The torches whose sessions wrote rows under ``prefix``, in the order of their names."""
+    names = Path(prefix).parent.glob(f"{Path(prefix).name}.torch-*.tsv")
+    return sorted({path.name.removeprefix(f"{Path(prefix).name}.").rsplit(".", 2)[0] for path in names})
+
+
+def read_rows(prefix: str, torch: str = "torch-*") -> list[tuple[float, float, str]]:
+    """Every worker's rows for ``prefix``, of the sessions on ``torch`` (one of ``torches``)."""
     rows = []
-    for path in sorted(Path(prefix).parent.glob(f"{Path(prefix).name}.*.tsv")):
+    for path in sorted(Path(prefix).parent.glob(f"{Path(prefix).name}.{torch}.*.tsv")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             try:
                 cpu, wall, test = line.split("\t", 2)
@@ -99,6 +116,9 @@ if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: python tests/cpu_cost.py PREFIX  (as given in KERNEL_TUI_TEST_CPU)")
     try:
-        print(ranking(read_rows(sys.argv[1])))
+        found = torches(sys.argv[1])
+        if not found:
+            sys.exit(f"cpu_cost: no rows under {sys.argv[1]} (KERNEL_TUI_TEST_CPU={sys.argv[1]} writes them)")
+        print("\n\n".join(f"{torch}\n\n{ranking(read_rows(sys.argv[1], torch))}" for torch in found))
     except ValueError as error:
         sys.exit(f"cpu_cost: {error}")

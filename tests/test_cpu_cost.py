@@ -8,15 +8,17 @@ import time
 from pathlib import Path
 
 import pytest
-from cpu_cost import SESSION, CpuCost, cpu_seconds, live_descendants_cpu, ranking, read_rows
+from cpu_cost import SESSION, CpuCost, cpu_seconds, live_descendants_cpu, ranking, read_rows, session_torch, torches
 
 
 def test_each_workers_rows_are_read_and_ranked_by_cpu_not_wall(tmp_path: Path) -> None:
     prefix = str(tmp_path / "cost")
-    (tmp_path / "cost.gw0.tsv").write_text(f"0.500\t9.000\ta.py::slow_wall\n2.000\t3.000\tb.py::t\n4.0\t0\t{SESSION}\n")
-    (tmp_path / "cost.gw1.tsv").write_text(f"1.500\t2.000\tb.py::u\n3.0\t0\t{SESSION}\n")
-    (tmp_path / "other.gw0.tsv").write_text("99.0\t0\tc.py::not_this_run\n")
-    rows = read_rows(prefix)
+    (tmp_path / "cost.torch-2.14.1.gw0.tsv").write_text(
+        f"0.500\t9.000\ta.py::slow_wall\n2.000\t3.000\tb.py::t\n4.0\t0\t{SESSION}\n"
+    )
+    (tmp_path / "cost.torch-2.14.1.gw1.tsv").write_text(f"1.500\t2.000\tb.py::u\n3.0\t0\t{SESSION}\n")
+    (tmp_path / "other.torch-2.14.1.gw0.tsv").write_text("99.0\t0\tc.py::not_this_run\n")
+    rows = read_rows(prefix, "torch-2.14.1")
     assert len(rows) == 5
     text = ranking(rows).splitlines()
     assert text[0] == "3 tests, 4.0 CPU-s in tests, 7.0 in workers"
@@ -24,6 +26,16 @@ def test_each_workers_rows_are_read_and_ranked_by_cpu_not_wall(tmp_path: Path) -
     assert [line.split()[-1] for line in tests] == ["b.py::t", "b.py::u", "a.py::slow_wall"]
     files = text[text.index("CPU-s   file") + 1 :]
     assert [line.split() for line in files] == [["3.50", "b.py"], ["0.50", "a.py"]]
+
+
+def test_sessions_on_two_torches_under_one_prefix_keep_their_own_rows(tmp_path: Path) -> None:
+    """``make test`` runs the suite on torch 2.14.1, then the lessons on 2.13.0, both under one prefix."""
+    prefix = str(tmp_path / "cost")
+    (tmp_path / "cost.torch-2.14.1.gw0.tsv").write_text("2.0\t3.0\ta.py::t\n")
+    (tmp_path / "cost.torch-2.13.0+cpu.gw0.tsv").write_text("5.0\t6.0\ta.py::t\n")
+    assert torches(prefix) == ["torch-2.13.0+cpu", "torch-2.14.1"]
+    assert read_rows(prefix, "torch-2.13.0+cpu") == [(5.0, 6.0, "a.py::t")]
+    assert read_rows(prefix, "torch-2.14.1") == [(2.0, 3.0, "a.py::t")]
 
 
 def test_a_session_writes_one_row_a_test_and_its_own_total(
@@ -38,6 +50,7 @@ def test_a_session_writes_one_row_a_test_and_its_own_total(
     with pytest.raises(StopIteration):
         next(protocol)
     cost.pytest_sessionfinish()
+    assert torches(str(tmp_path / "run")) == [session_torch()]
     (measured, session) = read_rows(str(tmp_path / "run"))
     assert measured[2] == request.node.nodeid and 0 < measured[0] <= cpu_seconds() - before
     assert session[2] == SESSION and session[0] >= measured[0]
@@ -46,8 +59,8 @@ def test_a_session_writes_one_row_a_test_and_its_own_total(
 def test_a_prefix_in_no_folder_or_a_damaged_row_is_named_in_one_line(tmp_path: Path) -> None:
     with pytest.raises(pytest.UsageError, match="no folder .*/missing to write to"):
         CpuCost(str(tmp_path / "missing" / "cost"))
-    (tmp_path / "cost.gw0.tsv").write_text("0.5\t1.0\ta.py::t\nnot a row\n")
-    with pytest.raises(ValueError, match=r"cost.gw0.tsv:2: not CPU, wall and a test id"):
+    (tmp_path / "cost.torch-2.14.1.gw0.tsv").write_text("0.5\t1.0\ta.py::t\nnot a row\n")
+    with pytest.raises(ValueError, match=r"cost.torch-2.14.1.gw0.tsv:2: not CPU, wall and a test id"):
         read_rows(str(tmp_path / "cost"))
 
 
