@@ -67,18 +67,11 @@ lint: $(BIN)/pytest
 docs: $(BIN)/pytest
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-# Lint and the lessons on the older torch run beside the suite, not before and after it: the suite keeps 1.5 of
-# the two cores busy (its tests wait on engines), and the half left idle for its whole length is more than lint
-# and the older lessons need (docs/testing.md). Their output comes as one block each when they end; the
-# suite's streams. Both must pass.
-test: $(BIN)/pytest
+test: lint $(OLDER_BIN)/pytest
 	# Three workers on two cores: many tests wait on engine processes (start-up, hangs, timeouts) and a third
 	# worker fills that idle time.
-	$(MAKE) --no-print-directory -j2 --output-sync=target lint test-older-torch & beside=$$!; \
-	$(BIN)/pytest -q -n 3 --dist loadgroup --durations=15; suite=$$?; \
-	wait $$beside; beside=$$?; \
-	if [ $$beside -ne 0 ]; then echo "make test: lint or the lessons on torch $(OLDER_TORCH) failed (above)"; fi; \
-	[ $$suite -eq 0 ] && [ $$beside -eq 0 ]
+	$(BIN)/pytest -q -n 3 --dist loadgroup --durations=15
+	$(MAKE) --no-print-directory test-older-torch
 
 # The tier a widget or wording change needs: no engine start, no compile, no long soak (tests marked engine, or
 # using an engine fixture, and those marked long are left out; conftest fails any other that starts an engine).
