@@ -2,8 +2,10 @@
 
 The measured compile may come from Inductor's cache, which skips the scheduler and so every reason; this compile
 bypasses that cache (``fusion_watch``) and runs after everything is timed, so neither the compile time nor the
-timings see it. Its generated C++ kernels still come from their own cache. Dynamo keeps it beside the measured
-compile (a backend of its own is a cache entry of its own), so the sweep goes on with the measured function.
+timings see it. Its generated C++ kernels still come from their own cache, and what the scheduler decided is kept
+(``boundary_cache``): a graph watched before is traced by Dynamo and run as it is, not compiled again. Dynamo
+keeps this compile beside the measured one (a backend of its own is a cache entry of its own), so the sweep goes
+on with the measured function.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from kernel_tui.engine import boundary_cache
 from kernel_tui.engine.boundaries import compiled_boundaries
 from kernel_tui.engine.fusion_watch import FusionWatch, GraphFusion
 from kernel_tui.transport.protocol import StageStartedMessage
@@ -31,8 +34,17 @@ def watched_compile(scenario: LoadedScenario, args: tuple[Any, ...]) -> list[Gra
     inductor.config.update(watch.patches())
 
     def backend(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+        key = boundary_cache.graph_key(gm, example_inputs, options)
+        seen = boundary_cache.kept(key) if key else None
+        if seen is not None:
+            watch.graphs.extend(seen)
+            return gm.forward
+        before = len(watch.graphs)
         with watch.wrappers():
-            return inductor(gm, example_inputs)
+            compiled = inductor(gm, example_inputs)
+        if key:
+            boundary_cache.keep(key, watch.graphs[before:])
+        return compiled
 
     compiled_fn = torch.compile(
         scenario.module.fn,
