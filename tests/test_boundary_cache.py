@@ -3,6 +3,7 @@ could change what the scheduler decides or where its work was written is a graph
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -108,15 +109,11 @@ def test_an_option_with_no_stable_text_makes_no_key() -> None:
 
 
 KEY_IN_ANOTHER_PROCESS = """
-import sys, torch
+import sys
 from pathlib import Path
-from kernel_tui.engine import boundary_cache
 from kernel_tui.engine.loader import load_scenario
-scenario = load_scenario(Path(sys.argv[1]))
-def backend(gm, example_inputs):
-    print(boundary_cache.graph_key(gm, example_inputs, {}))
-    return gm.forward
-scenario.call(torch.compile(scenario.module.fn, backend=backend), scenario.make_inputs(int(sys.argv[2]), "cpu"), "x")
+from test_boundary_cache import _keys
+print(*_keys(load_scenario(Path(sys.argv[1])), int(sys.argv[2])))
 """
 
 
@@ -125,6 +122,7 @@ def test_another_process_makes_the_same_key() -> None:
     another one kept."""
     other = subprocess.run(
         [sys.executable, "-c", KEY_IN_ANOTHER_PROCESS, str(SUM_THEN_SCALE), str(SIZE)],
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},  # the same folder: see boundary_cache
         capture_output=True,
         text=True,
         timeout=300,

@@ -10,16 +10,17 @@ node's value and the line that wrote it), the inputs' shapes, strides and dtypes
 Inductor's and AOTAutograd's configs, torch's version, the CPU's vector ISA and thread count, and the watch's
 own code. A watch is kept under a digest of those, in Inductor's cache folder (clearing that cache clears these
 too). Where one of them has no text that is the same in every process (an object printed with its address), no
-key is made: the graph is compiled and watched as before, and nothing is kept.
+key is made: the graph is compiled and watched as before, and nothing is kept. Inductor's config holds a path
+made from the working folder (``xpu.cutlass_dir``), so an engine started in another folder compiles once more.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import pickle
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,7 @@ def graph_key(gm: torch.fx.GraphModule, example_inputs: list[Any], compile_optio
     """The digest of everything the watch of this graph's compile depends on; None where that cannot be told."""
     try:
         parts = [
-            Path(fusion_watch.__file__).read_text(encoding="utf-8"),
+            _watch_code(),
             torch.__version__,
             torch._inductor.config.get_hash().hex(),
             torch._functorch.config.get_hash().hex(),
@@ -62,6 +63,12 @@ def graph_key(gm: torch.fx.GraphModule, example_inputs: list[Any], compile_optio
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
+@functools.cache
+def _watch_code() -> str:
+    """The watch's own source: what it records changes with it. Read once per engine, not per graph."""
+    return Path(fusion_watch.__file__).read_text(encoding="utf-8")
+
+
 def _node(node: torch.fx.Node) -> str:
     # The target is in gm.code by name; its repr can carry an address.
     return f"{node.op} {node.name} {_describe(node.meta.get('val'))} {node.meta.get('stack_trace')}"
@@ -75,9 +82,9 @@ def _describe(value: Any) -> str:
         return "(" + ", ".join(map(_describe, value)) + ")"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{_describe(name)}: {_describe(item)}" for name, item in sorted(value.items())) + "}"
-    if value is None or isinstance(value, (bool, int, float, str, torch.SymInt, torch.SymFloat, torch.SymBool)):
-        return repr(value) if not isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)) else str(value)
-    if isinstance(value, (torch.dtype, torch.device)):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool, torch.dtype, torch.device)):
         return str(value)
     raise _Unstable(type(value).__name__)
 
@@ -98,16 +105,14 @@ def keep(key: str, graphs: list[GraphFusion]) -> None:
     if not graphs or not all(graph.nodes for graph in graphs):
         return
     try:
-        target = folder()
+        data = pickle.dumps(graphs)
+    except Exception:  # noqa: BLE001 - a fact that does not pickle is compiled next time, nothing more
+        return
+    target = folder()
+    partial = target / f"{key}.{os.getpid()}.partial"
+    # Written whole, then renamed: engines on other workers may read the same key at the same moment. An
+    # unwritable or full cache costs a compile next time, nothing more.
+    with contextlib.suppress(OSError):
         target.mkdir(parents=True, exist_ok=True)
-        # Written whole, then renamed: engines on other workers may read the same key at the same moment.
-        handle, temporary = tempfile.mkstemp(dir=target, suffix=".partial")
-    except OSError:
-        return  # an unwritable cache costs a compile next time, nothing more
-    try:
-        with os.fdopen(handle, "wb") as out:
-            pickle.dump(graphs, out)
-        os.replace(temporary, target / f"{key}.pickle")
-    except Exception:  # noqa: BLE001 - a full disk or an unpicklable fact leaves nothing behind
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        partial.write_bytes(data)
+        os.replace(partial, target / f"{key}.pickle")
