@@ -78,7 +78,9 @@ class LayoutSwitch:
             self._show_pane(pane)
 
     def fit_tables(self) -> None:
-        if not self.wide or self._switching_to is not None:
+        # The layout on screen is the one compose last built (its class), which a resize handler's ``wide`` can
+        # trail: a held key and a resize together once left ``wide`` True over the tabs, and #tables was not there.
+        if not self._screen.has_class("-wide") or self._switching_to is not None:
             return
         size = self._screen.app.size
         stacked = size.width < SIDE_BY_SIDE_TABLES_MIN_WIDTH

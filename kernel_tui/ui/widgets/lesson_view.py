@@ -168,7 +168,9 @@ class LessonView(VerticalScroll):
             )
         else:
             shown = source_renderable(self._entry, highlight=self._rich)
-        self.query_one("#lesson-source", Static).update(shown)
+        source = next(self.query("#lesson-source").results(Static), None)
+        if source is not None:  # None: a layout switch removed this view's children while it waited to mount
+            source.update(shown)
 
 
 def lesson_markdown(entry: ScenarioEntry, *, hide_explanation: bool = False) -> str:

@@ -144,7 +144,9 @@ class RuntimeChart(Widget):
         drawing = mode.drawing()
         drawn = drawing.drawn(data)
         hint_text = drawing.hint(data)
-        hint = self.query_one("#chart-hint", Static)
+        hint = next(self.query("#chart-hint").results(Static), None)
+        if hint is None:
+            return  # a layout switch removed this chart's children while it waited to draw: its successor draws
         if hint_text != self._hint_shown:
             hint.update(Content(hint_text))
             self._hint_shown = hint_text
