@@ -30,6 +30,7 @@ BENCHMARKS = [
     "preview",
     "train_step",
     "line_cost",
+    "ceiling_cost",
     "call_breakdown_cost",
     "process_isolation",
     "engine_start",
