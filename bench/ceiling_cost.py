@@ -1,6 +1,8 @@
-"""The compute ceiling's cost on CPU: one ``measure_matmul_gflops`` against what its design allows, which is
-at most ``MAX_ROUNDS`` rounds of ``ROUND_BUDGET_S`` each, a round running past its budget by up to a few calls
-(``blocked_autorange`` sizes a block, then finishes the one it is in), and the two calls before the first round.
+"""The compute ceiling's cost on CPU: one measurement against the time its rounds allow.
+
+What they allow: at most ``MAX_ROUNDS`` rounds of ``ROUND_BUDGET_S`` each, a round running past its budget by up
+to a few calls (``blocked_autorange`` sizes a block, then finishes the one it is in), and two calls before the
+first round.
 
 One matmul call of the same size is timed in the same process, alternated with the measurements, so a busy
 moment slows both sides of the ratio. A first measurement of the ceiling happens once per machine and thread
