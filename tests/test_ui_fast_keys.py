@@ -116,3 +116,23 @@ async def test_n_held_down_keeps_up_and_each_move_lands_where_the_keys_say() -> 
         assert shown[: turn + 1] == sorted(shown[: turn + 1]) and shown[turn:] == sorted(shown[turn:], reverse=True)
         assert len(shown) <= len(keys)
         assert lesson.border_title == f"Lesson: {screen.catalog.current.title}"
+
+
+async def test_a_lesson_update_in_flight_when_a_layout_switch_removes_the_text_ends_quietly() -> None:
+    """A held ``n`` queues the next lesson behind the update in flight; a layout switch removes the lesson
+    pane's children before the pane itself. The update's next round found no ``#lesson-text`` and the app
+    ended with ``WorkerFailed`` (the tmux storm of 3 December); now the pane that replaces it shows the lesson."""
+    app = make_app(paths=COURSE, course=course_dir())
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = explorer(app)
+        lesson = screen.query_one("#lesson", LessonView)
+        await wait_for(pilot, lambda: bool(lesson.query("#lesson-text")), what="the Markdown")
+        await settle(pilot, lesson)
+        lesson.show(screen.catalog.entries[1])
+        lesson.show(screen.catalog.entries[2])  # kept for when the update in flight ends
+        assert lesson._markdown_busy
+        await lesson.query_one("#lesson-text", Markdown).remove()
+        await wait_for(pilot, lambda: not lesson._markdown_busy, what="the update to end")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: screen.catalog.index == 1, what="the next lesson")
+    assert app.return_code in (0, None)

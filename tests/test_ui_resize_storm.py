@@ -9,11 +9,13 @@ from collections.abc import Sequence
 import pytest
 from replay import ReplayGate
 from test_ui_support import ADD_RELU, explorer, finished, make_app, make_link, wait_for
-from textual.events import Resize
+from textual.events import Key, Resize
 from textual.geometry import Size
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
+from kernel_tui.model.course import course_dir
+from kernel_tui.model.scenario_file import find_scenarios
 from kernel_tui.transport.protocol import Partial
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.widgets.kernel_table import KernelTable
@@ -31,6 +33,14 @@ async def resize_without_waiting(pilot: Pilot[None], size: tuple[int, int]) -> N
     app = pilot.app
     app._driver._size = Size(*size)  # type: ignore[union-attr]  # the headless driver's size, as Pilot sets it
     app.post_message(Resize(Size(*size), Size(*size)))
+
+
+async def keys_without_waiting(pilot: Pilot[None], keys: Sequence[str]) -> None:
+    """Keys as a terminal delivers a held key to a busy app: none waits for the one before to be shown."""
+    driver = pilot.app._driver
+    assert driver is not None
+    for key in keys:
+        driver.send_message(Key(key, key))
 
 
 async def storm(pilot: Pilot[None], rounds: int = ROUNDS, extra: Sequence[str] = ()) -> None:
@@ -99,4 +109,26 @@ class TestResizeStorm:
                 await pilot.press("5", "x", "escape", "3", "down")
             await resize_without_waiting(pilot, SMALL)
             await wait_for(pilot, lambda: layout_settled(app, SMALL), what="the small layout")
+        assert app.return_code in (None, 0)
+
+    async def test_resizes_while_lessons_change_under_a_held_key(self) -> None:
+        """``n`` and ``p`` held through resizes: each lesson's text is being replaced (a worker of the lesson
+        pane) while a switch removes that pane's children, and a chart redraws on a timer (the tmux storm of
+        3 December: ``NoMatches`` on ``#lesson-text``, then on ``#tables``)."""
+        course = tuple(find_scenarios([course_dir()]))
+        app = make_app(paths=course, course=course_dir())
+        sizes = ((60, 15), (200, 50), (40, 10), (130, 40))
+        presses = (("n",) * 30, ("p",) * 10, ("escape",), ("n", "n", "n", "escape"))
+        index = 0
+        async with app.run_test(size=LARGE) as pilot:
+            for round_number in range(ROUNDS // 2):
+                for size, keys in zip(sizes, presses, strict=True):
+                    await resize_without_waiting(pilot, size)
+                    await keys_without_waiting(pilot, keys)
+                    await pilot.pause(0.01 * (round_number % 3))
+                    for key in keys:
+                        index = max(0, min(len(course) - 1, index + {"n": 1, "p": -1}.get(key, 0)))
+            await resize_without_waiting(pilot, SMALL)
+            await wait_for(pilot, lambda: layout_settled(app, SMALL), what="the small layout")
+            await wait_for(pilot, lambda: explorer(app).catalog.index == index, what="the lesson the keys end on")
         assert app.return_code in (None, 0)

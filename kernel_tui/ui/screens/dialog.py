@@ -11,10 +11,12 @@ from typing import TypeVar
 
 from textual.screen import ModalScreen
 
+from kernel_tui.ui.screens.latest_size import LatestSizeOnly
+
 ResultType = TypeVar("ResultType")
 
 
-class Dialog(ModalScreen[ResultType]):
+class Dialog(LatestSizeOnly, ModalScreen[ResultType]):
     """A modal dialog with kernel-tui's look."""
 
     DEFAULT_CSS = """

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 from textual.screen import Screen
 from textual.widget import Widget
 
+from kernel_tui.ui.screens.latest_size import LatestSizeOnly
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 W = TypeVar("W", bound=Widget)
 
 
-class SnippetActions(Screen[None]):
+class SnippetActions(LatestSizeOnly, Screen[None]):
     """The editor's half of ``ExplorerScreen``."""
 
     snippets: SnippetWorkbench

@@ -89,9 +89,10 @@ class LessonView(VerticalScroll):
                 self._markdown_busy = True
                 self._show_latest_lesson()
             # else: the update in flight shows the latest lesson when it ends.
-        else:
-            self.query_one("#lesson-plain", Static).update(Text(self.lesson))
+        elif (plain := next(self.query("#lesson-plain").results(Static), None)) is not None:
+            plain.update(Text(self.lesson))
             self.scroll_home(animate=False)
+        # else: a layout switch is removing this view's children; the view that replaces it shows the lesson.
 
     @work(group="lesson-text")
     async def _show_latest_lesson(self) -> None:
@@ -105,8 +106,11 @@ class LessonView(VerticalScroll):
 
         try:
             while self.is_attached:
+                markdown = next(self.query("#lesson-text").results(Markdown), None)
+                if markdown is None:
+                    return  # a layout switch removed this view's children: the view that replaces it shows the lesson
                 wanted = self.lesson
-                await self.query_one("#lesson-text", Markdown).update(wanted)
+                await markdown.update(wanted)
                 if wanted == self.lesson:
                     self.scroll_home(animate=False)  # back to the top once the new lesson is in
                     return
@@ -140,9 +144,9 @@ class LessonView(VerticalScroll):
         """Bring the cursor's row into view: its row found in the code as drawn, where long lines have wrapped."""
         from kernel_tui.ui.code_gutter import CURSOR_MARK
 
-        source = self.query_one("#lesson-source", Static)
-        width = source.content_region.width
-        if not width or self._drawn_code is None:
+        source = next(self.query("#lesson-source").results(Static), None)
+        width = source.content_region.width if source is not None else 0
+        if source is None or not width or self._drawn_code is None:
             return
         console = self.app.console
         rows = console.render_lines(self._drawn_code, console.options.update_width(width), pad=False)

@@ -145,13 +145,13 @@ class RuntimeChart(Widget):
         drawn = drawing.drawn(data)
         hint_text = drawing.hint(data)
         hint = next(self.query("#chart-hint").results(Static), None)
-        if hint is None:
+        legend = next(self.query("#chart-legend").results(Static), None)
+        if hint is None or legend is None:
             return  # a layout switch removed this chart's children while it waited to draw: its successor draws
         if hint_text != self._hint_shown:
             hint.update(Content(hint_text))
             self._hint_shown = hint_text
         hint.display = not drawn
-        legend = self.query_one("#chart-legend", Static)
         legend.display = drawn
         if drawn:
             room = legend.content_size.width or max(1, self.content_size.width)
