@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import measure
 
-from kernel_tui.engine.boundaries import reason_kind, wrapper_calls
-from kernel_tui.engine.fusion_watch import NodeFacts
+from kernel_tui.engine.boundaries import node_kernels, reason_kind, wrapper_calls
+from kernel_tui.engine.fusion_watch import GraphFusion, NodeFacts
 from kernel_tui.model.boundary import EXPERIMENTS, KINDS, Boundary
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.report_schema import checked_report
@@ -128,6 +128,68 @@ def call(self, args):
         ("triton_poi_fused_cos_2", frozenset({"buf0", "buf2"})),
         ("torch.ops.aten.sort.stable", frozenset({"buf2", "buf3"})),
     ]
+
+
+def _node(name: str, written: str, library: str | None = None) -> NodeFacts:
+    return NodeFacts(
+        name=name, written=(written,), read=(), mutated=(), library=library, template=False, reduction=False,
+        elements=1024, reduced=None, aten_ops=(), device="cpu",
+    )  # fmt: skip
+
+
+ENCODER = "torch.ops.aten._transformer_encoder_layer_fwd.default"
+ENCODER_AND_CONV_NODES = [
+    _node("op0", "buf0", ENCODER),
+    _node("op1", "buf1"),
+    _node("op2", "buf2"),
+    _node("op3", "buf3", "extern_kernels.convolution"),
+    _node("op4", "buf4"),
+]
+"""An encoder layer in eval mode (one library call) beside a conv block, as Inductor 2.14 schedules them."""
+
+
+@pytest.mark.parametrize(
+    ("calls", "expected"),
+    [
+        (
+            # C++: one kernel holds the two weight copies' loops; the encoder, node 0, is called last.
+            """        cpp_fused_convolution_0(arg15_1, arg13_1, buf1, buf2)
+        buf3 = extern_kernels.convolution(buf1, buf2, stride=(1, 1))
+        cpp_fused__native_batch_norm_legit_no_training_relu_1(buf4, buf3, arg16_1)
+        buf0 = torch.ops.aten._transformer_encoder_layer_fwd.default(arg0_1, arg1_1)""",
+            [
+                ENCODER,
+                "cpp_fused_convolution_0",
+                "cpp_fused_convolution_0",
+                "extern_kernels.convolution",
+                "cpp_fused__native_batch_norm_legit_no_training_relu_1",
+            ],
+        ),
+        (
+            # Triton: nodes 1 and 2 are kernels 1 and 0.
+            """        triton_poi_fused_convolution_0.run(arg13_1, buf2, 864, stream=stream0)
+        triton_poi_fused_convolution_1.run(arg15_1, buf1, 6144, stream=stream0)
+        buf3 = extern_kernels.convolution(buf1, buf2, stride=(1, 1))
+        triton_poi_fused_relu_2.run(buf4, buf3, arg16_1, 16384, stream=stream0)
+        buf0 = torch.ops.aten._transformer_encoder_layer_fwd.default(arg0_1, arg1_1)""",
+            [
+                ENCODER,
+                "triton_poi_fused_convolution_1",
+                "triton_poi_fused_convolution_0",
+                "extern_kernels.convolution",
+                "triton_poi_fused_relu_2",
+            ],
+        ),
+    ],
+    ids=["cpu", "triton"],
+)
+def test_each_node_is_the_call_that_writes_its_buffer_whatever_order_the_wrapper_calls_them_in(
+    calls: str, expected: list[str]
+) -> None:
+    # The encoder's node came first and its call last: every node after it was placed nowhere, and the conv
+    # block's three boundaries were not shown (3 December).
+    graph = GraphFusion(nodes=ENCODER_AND_CONV_NODES, wrapper=f"def call(self, args):\n{calls}\n")
+    assert node_kernels(graph) == expected
 
 
 def _saved_report() -> ScenarioReport:

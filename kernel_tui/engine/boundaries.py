@@ -69,15 +69,20 @@ def _as_aten(callee: str) -> str:
 
 
 def node_kernels(graph: GraphFusion) -> list[str | None]:
-    """The kernel each of the graph's scheduler nodes became, in order. A C++ kernel may hold the loops of the
-    nodes before it (its call is handed the node's buffer too); otherwise the node's call is a later one that is
-    handed a buffer the node writes, or one it mutates (the wrapper names a mutated buffer by its old name)."""
+    """The kernel each of the graph's scheduler nodes became, in order.
+
+    A node's kernel is the first call handed a buffer it writes: a buffer is written before it is read, and a C++
+    kernel that holds the loops of several nodes is handed each of their buffers. That does not rest on the
+    wrapper calling the nodes in their order, which it does not always do (it called a library call whose result
+    nothing else reads last; two independent kernels the other way round). A node whose buffers no call is handed
+    (a mutation, which the wrapper names by the mutated buffer's old name, or a buffer local to a C++ kernel) is
+    the next call handed one it mutates, else the call before's."""
     calls = wrapper_calls(graph.wrapper)
     kernels: list[str | None] = []
     start = -1
     for node in graph.nodes:
         written, mine = set(node.written), set(node.written) | set(node.mutated)
-        found = start if 0 <= start < len(calls) and calls[start][1] & written else None
+        found = next((index for index, (_, buffers) in enumerate(calls) if buffers & written), None)
         if found is None:
             found = next((index for index in range(start + 1, len(calls)) if calls[index][1] & mine), None)
         if found is None and 0 <= start < len(calls) and calls[start][1] & mine:
