@@ -9,12 +9,13 @@ scheduler runs every time (``fusion_watch`` bypasses Inductor's graph cache on p
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import measure
 
-from kernel_tui.engine.boundaries import node_kernels, reason_kind, wrapper_calls
+from kernel_tui.engine.boundaries import node_kernels, reason_kind, reason_words, wrapper_calls
 from kernel_tui.engine.fusion_watch import GraphFusion, NodeFacts
 from kernel_tui.model.boundary import EXPERIMENTS, KINDS, Boundary
 from kernel_tui.model.report import ScenarioReport
@@ -190,6 +191,19 @@ def test_each_node_is_the_call_that_writes_its_buffer_whatever_order_the_wrapper
     # block's three boundaries were not shown (3 December).
     graph = GraphFusion(nodes=ENCODER_AND_CONV_NODES, wrapper=f"def call(self, args):\n{calls}\n")
     assert node_kernels(graph) == expected
+
+
+def test_a_library_boundary_names_whose_code_the_call_runs() -> None:
+    copy = _node("op1", "buf1")
+
+    def words(library: str, device: str) -> str:
+        call = replace(_node("op3", "buf3", library), device=device)
+        return reason_words("library", replace(copy, device=device), call, "buf1", "")
+
+    assert "(cuDNN)" in words("extern_kernels.convolution", "cuda")
+    assert "(oneDNN)" in words("extern_kernels.convolution", "cpu")
+    assert "(cuBLAS)" in words("extern_kernels.addmm", "cuda")
+    assert "(an ATen operator's own kernel)" in words(ENCODER, "cuda")
 
 
 def _saved_report() -> ScenarioReport:

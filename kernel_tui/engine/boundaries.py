@@ -201,7 +201,7 @@ def reason_words(kind: str, first: NodeFacts, second: NodeFacts, buffer: str, sa
     """The reason in the learner's words."""
     p, c = _ops(first), _ops(second)
     if kind == "library":
-        library = "cuBLAS" if first.device == "cuda" or second.device == "cuda" else "mkldnn / a BLAS"
+        library = _library_name(first.library or second.library or "", "cuda" in (first.device, second.device))
         if first.library:
             return f"the {p} is a library call ({library}): it cannot take the {c} as an epilogue"
         return f"the {c} is a library call ({library}): it cannot take the {p} in front of it"
@@ -243,6 +243,17 @@ def reason_words(kind: str, first: NodeFacts, second: NodeFacts, buffer: str, sa
     if kind == "device":
         return f"the {p} and the {c} run on different devices"
     return f"Inductor's scheduler did not fuse the {p} and the {c}: {said.split(': ', 1)[-1]}"
+
+
+def _library_name(call: str, cuda: bool) -> str:
+    """Whose code a library call runs: a matmul is cuBLAS's or a BLAS's, a convolution cuDNN's or oneDNN's, and
+    anything else an ATen operator's own kernel."""
+    operator = _as_aten(call).removeprefix("aten::")
+    if operator in _MATMULS:
+        return "cuBLAS" if cuda else "mkldnn / a BLAS"
+    if operator.startswith("convolution"):
+        return "cuDNN" if cuda else "oneDNN"
+    return "an ATen operator's own kernel"
 
 
 def experiment_for(kind: str, first: NodeFacts, second: NodeFacts) -> str | None:
