@@ -7,9 +7,7 @@ the app's engine link, clock and prediction book. Tests build this same app with
 
 from __future__ import annotations
 
-import asyncio
 import gc
-import signal
 import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -20,6 +18,7 @@ from textual.screen import Screen
 
 from kernel_tui.ui.actions import APP_ACTIONS, bindings, keyed, offered
 from kernel_tui.ui.engine_link import EngineLink, EngineLinkFactory, client_engine_link
+from kernel_tui.ui.quit_signals import QuitSignals
 from kernel_tui.ui.score import PredictionBook
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 
@@ -29,9 +28,6 @@ if TYPE_CHECKING:
 
     from kernel_tui.ui.catalog import ScenarioEntry
     from kernel_tui.ui.crash_file import CrashSaved
-
-
-QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class KernelTuiApp(App[None]):
@@ -67,6 +63,7 @@ class KernelTuiApp(App[None]):
         """Whether an unexpected exception saves the session and ends the app with one line (``_handle_exception``)."""
         self.crash_saved: CrashSaved | None = None
         """Where the last such exception's results and traceback were written."""
+        self._quit_signals: QuitSignals | None = None
 
     def notify(
         self,
@@ -130,18 +127,13 @@ class KernelTuiApp(App[None]):
         )
 
     def on_load(self) -> None:
-        # SIGTERM and SIGHUP (``kill``, a closed terminal, a killed tmux session) quit as ctrl+q does: the
-        # terminal is given back, the draft written and the engine ended. Python's default for them ended the
-        # process mid-frame, leaving the terminal in the app's alternate screen with mouse reporting on.
-        loop = asyncio.get_running_loop()
-        for sig in QUIT_SIGNALS:
-            try:
-                loop.add_signal_handler(sig, self._stopped_by, sig)
-            except (ValueError, RuntimeError):  # not the main thread: whoever runs us there owns the signals
-                return
+        # SIGTERM and SIGHUP quit as ctrl+q does, and end the process in seconds if that quit cannot finish.
+        self._quit_signals = QuitSignals(self._stopped_by, lambda: self._driver)
+        if not self._quit_signals.install():
+            self._quit_signals = None
 
-    def _stopped_by(self, sig: signal.Signals) -> None:
-        self.exit(return_code=128 + sig, message=f"kernel-tui: stopped by {sig.name}")
+    def _stopped_by(self, code: int, why: str) -> None:
+        self.exit(return_code=code, message=why)
 
     def on_ready(self) -> None:
         # Sent once the first frame is on the terminal: the startup bench ends here.
@@ -152,9 +144,8 @@ class KernelTuiApp(App[None]):
     def on_unmount(self) -> None:
         # The engine and its compile workers must not outlive the app (nor keep a worker thread blocked).
         self.link.close()
-        loop = asyncio.get_running_loop()
-        for sig in QUIT_SIGNALS:
-            loop.remove_signal_handler(sig)
+        if self._quit_signals is not None:
+            self._quit_signals.restore()
 
     def on_idle(self) -> None:
         # A key's action runs in the app's queue, not the screen's: the explorer's funnel runs after it here.
