@@ -21,6 +21,7 @@ from textual.widgets import Static
 from kernel_tui.model.scenario_file import ScenarioFileError
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, split_lesson
 from kernel_tui.ui.source import scenario_source
+from kernel_tui.ui.widgets.still_there import still_there
 
 if TYPE_CHECKING:
     from kernel_tui.text.by_line import LineWork
@@ -89,7 +90,7 @@ class LessonView(VerticalScroll):
                 self._markdown_busy = True
                 self._show_latest_lesson()
             # else: the update in flight shows the latest lesson when it ends.
-        elif (plain := next(self.query("#lesson-plain").results(Static), None)) is not None:
+        elif (plain := still_there(self, "#lesson-plain", Static)) is not None:
             plain.update(Text(self.lesson))
             self.scroll_home(animate=False)
         # else: a layout switch is removing this view's children; the view that replaces it shows the lesson.
@@ -106,7 +107,7 @@ class LessonView(VerticalScroll):
 
         try:
             while self.is_attached:
-                markdown = next(self.query("#lesson-text").results(Markdown), None)
+                markdown = still_there(self, "#lesson-text", Markdown)
                 if markdown is None:
                     return  # a layout switch removed this view's children: the view that replaces it shows the lesson
                 wanted = self.lesson
@@ -144,7 +145,7 @@ class LessonView(VerticalScroll):
         """Bring the cursor's row into view: its row found in the code as drawn, where long lines have wrapped."""
         from kernel_tui.ui.code_gutter import CURSOR_MARK
 
-        source = next(self.query("#lesson-source").results(Static), None)
+        source = still_there(self, "#lesson-source", Static)
         width = source.content_region.width if source is not None else 0
         if source is None or not width or self._drawn_code is None:
             return
@@ -172,7 +173,7 @@ class LessonView(VerticalScroll):
             )
         else:
             shown = source_renderable(self._entry, highlight=self._rich)
-        source = next(self.query("#lesson-source").results(Static), None)
+        source = still_there(self, "#lesson-source", Static)
         if source is not None:  # None: a layout switch removed this view's children while it waited to mount
             source.update(shown)
 

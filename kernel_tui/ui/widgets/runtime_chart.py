@@ -32,6 +32,7 @@ from textual.widgets import Static
 from kernel_tui.text.fit_parts import SUBTITLE_MARGIN, Part, fit_parts
 from kernel_tui.ui.shown import ChartShown
 from kernel_tui.ui.widgets.chart_modes import CHART_MODES, LegendEntry, chart_data, chart_mode, next_chart_mode
+from kernel_tui.ui.widgets.still_there import still_there
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -144,8 +145,8 @@ class RuntimeChart(Widget):
         drawing = mode.drawing()
         drawn = drawing.drawn(data)
         hint_text = drawing.hint(data)
-        hint = next(self.query("#chart-hint").results(Static), None)
-        legend = next(self.query("#chart-legend").results(Static), None)
+        hint = still_there(self, "#chart-hint", Static)
+        legend = still_there(self, "#chart-legend", Static)
         if hint is None or legend is None:
             return  # a layout switch removed this chart's children while it waited to draw: its successor draws
         if hint_text != self._hint_shown:
