@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
@@ -106,6 +107,29 @@ def _guard_against_kernel_tui() -> None:
 def _starts_kernel_tui(word: str) -> bool:
     """The engine's boot, the CLI (``-m kernel_tui``, the console script) and the app: not a bare import check."""
     return word in ("kernel_tui", "kernel-tui") or word.endswith("/kernel-tui") or "kernel_tui.engine" in word
+
+
+def _compiles_so_far() -> int:
+    """Graphs compiled in this process (Dynamo's count of frames it compiled, AOTAutograd's of graphs), 0 where
+    torch's compiler was never imported."""
+    utils = sys.modules.get("torch._dynamo.utils")
+    if utils is None:
+        return 0
+    counters = utils.counters
+    return int(counters["frames"]["total"] + counters["aot_autograd"]["total"])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """In the fast tier, a test that compiles in its own process (a preview's code generation, ``torch.compile``)
+    fails, as one that starts the engine does: both are the engine tier's seconds."""
+    if not FAST_TIER:
+        return (yield)
+    before = _compiles_so_far()
+    result = yield
+    if _compiles_so_far() > before:
+        raise _EngineStartInFastTier(f"{item.nodeid} compiled in the fast tier: mark the test engine")
+    return result
 
 
 def pytest_configure(config: pytest.Config) -> None:

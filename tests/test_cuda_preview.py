@@ -276,6 +276,7 @@ async def test_the_explorer_shows_a_preview() -> None:
         assert "preview" in cells, cells
 
 
+@pytest.mark.engine  # Inductor's code generation, in this process
 def test_what_a_gpu_would_measure_is_an_assumption() -> None:
     """SDPA's backend, pad_mm's benchmark and training graphs: decided without a GPU, and said so."""
     import torch

@@ -137,6 +137,7 @@ def _fake_cuda(*shapes: int) -> tuple[torch.Tensor, ...]:
         return tuple(torch.randn(shape, device="cuda") for shape in shapes)
 
 
+@pytest.mark.engine  # Inductor's code generation, in this process
 def test_a_device_copy_in_a_real_gpu_wrapper_has_bytes() -> None:
     """``(x * 2).cpu()`` compiled for a GPU: a Triton kernel, then ``buf1.copy_(buf0, False)`` in the wrapper,
     a device-to-host copy that reads the array on the GPU and writes it on the host."""
@@ -150,6 +151,7 @@ def test_a_device_copy_in_a_real_gpu_wrapper_has_bytes() -> None:
     ]
 
 
+@pytest.mark.engine  # Inductor's code generation, in this process
 def test_original_aten_past_a_long_graph_fragment_comment() -> None:
     """A long chain fused into one Triton kernel gets a comment far longer than 4,000 characters."""
     from kernel_tui.engine.preview_codegen import generate_for_gpu

@@ -99,6 +99,7 @@ def test_models_measure_on_the_cpu(engine: EngineClient, path: Path) -> None:
     _check_model(measure(engine, path, size=SIZE), path)
 
 
+@pytest.mark.engine  # Inductor's code generation, in this process
 @pytest.mark.parametrize("path", [MLP, CONV], ids=["mlp", "conv"])
 def test_the_previews_triton_kernels_are_those_its_cuda_wrapper_launches(path: Path) -> None:
     from torch._subclasses.fake_tensor import FakeTensorMode
