@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import os
 import pickle
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ import torch
 
 from kernel_tui.engine import fusion_watch
 from kernel_tui.engine.fusion_watch import GraphFusion
+from kernel_tui.model.atomic_write import write_atomic
 
 FOLDER = "kernel-tui-boundaries"
 
@@ -108,11 +108,7 @@ def keep(key: str, graphs: list[GraphFusion]) -> None:
         data = pickle.dumps(graphs)
     except Exception:  # noqa: BLE001 - a fact that does not pickle is compiled next time, nothing more
         return
-    target = folder()
-    partial = target / f"{key}.{os.getpid()}.partial"
-    # Written whole, then renamed: engines on other workers may read the same key at the same moment. An
-    # unwritable or full cache costs a compile next time, nothing more.
+    # Engines on other workers may read the same key at the same moment. An unwritable or full cache costs a
+    # compile next time, nothing more.
     with contextlib.suppress(OSError):
-        target.mkdir(parents=True, exist_ok=True)
-        partial.write_bytes(data)
-        os.replace(partial, target / f"{key}.pickle")
+        write_atomic(folder() / f"{key}.pickle", data)

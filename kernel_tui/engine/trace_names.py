@@ -11,8 +11,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 from pathlib import Path
+
+from kernel_tui.model.atomic_write import write_atomic
 
 INDEX = ".kernel-tui-traces.json"
 """Name → the absolute path of the scenario whose traces carry it."""
@@ -38,10 +39,8 @@ def trace_name(folder: Path, scenario: Path) -> str:
     if name in index or any(folder.glob(f"{_glob_escaped(name)}.*.json")):
         name = f"{scenario.stem}-{hashlib.sha256(owner.encode()).hexdigest()[:8]}"
     index[name] = owner
-    partial = folder / f"{INDEX}.{os.getpid()}.partial"
     with contextlib.suppress(OSError):
-        partial.write_text(json.dumps(index, indent=1, sort_keys=True), encoding="utf-8")
-        os.replace(partial, folder / INDEX)
+        write_atomic(folder / INDEX, json.dumps(index, indent=1, sort_keys=True))
     return name
 
 

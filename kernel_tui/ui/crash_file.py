@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernel_tui.model.atomic_write import write_atomic
 from kernel_tui.model.results_file import saved_form
-from kernel_tui.ui.drafts import shown_path, state_dir, write_text_atomic
+from kernel_tui.ui.drafts import shown_path, state_dir
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -70,7 +71,7 @@ def save_crash(
 def _written(path: Path, text: str) -> Path | None:
     """``path`` once ``text`` is in it; None where it could not be written (an unwritable state folder)."""
     try:
-        write_text_atomic(path, text)
+        write_atomic(path, text)
     except OSError:
         return None
     return path

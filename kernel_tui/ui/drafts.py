@@ -22,6 +22,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from kernel_tui.model.atomic_write import write_atomic
+
 SNIPPETS_DIR_ENV = "KERNEL_TUI_SNIPPETS_DIR"
 STATE_DIR_ENV = "KERNEL_TUI_STATE_DIR"
 
@@ -71,14 +73,6 @@ def read_text(path: Path | None) -> str | None:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` so that a crash leaves either the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
 
 
 @dataclass(frozen=True)
@@ -137,7 +131,7 @@ class DraftStore:
         return draft
 
     def write(self, draft: Draft, text: str) -> None:
-        write_text_atomic(draft.path, text)
+        write_atomic(draft.path, text)
 
     def set_origin(self, draft: Draft, origin: Path) -> Draft:
         """The draft now edits ``origin`` (it was just saved there)."""
@@ -203,7 +197,7 @@ class DraftStore:
             "based_on": str(draft.based_on) if draft.based_on else None,
             "pid": draft.pid,
         }
-        write_text_atomic(draft.meta_path, json.dumps(meta, indent=1) + "\n")
+        write_atomic(draft.meta_path, json.dumps(meta, indent=1) + "\n")
 
 
 def _absolute(path: Path | None) -> Path | None:

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernel_tui.model.atomic_write import write_atomic
 from kernel_tui.model.safe_text import safe_line
 from kernel_tui.ui.answers import Answer, AnswerKey, answers_text, device_kind, read_answers
 from kernel_tui.ui.claim_kinds import kind_of, measure
-from kernel_tui.ui.drafts import state_dir, write_text_atomic
+from kernel_tui.ui.drafts import state_dir
 from kernel_tui.ui.questions import LessonQuestions, lesson_questions
 
 if TYPE_CHECKING:
@@ -260,7 +261,7 @@ class PredictionBook:
 
     def _save(self) -> None:
         try:
-            write_text_atomic(self.path, answers_text(self.answers))
+            write_atomic(self.path, answers_text(self.answers))
         except OSError as error:
             # A read-only home must not stop the course: the explorer says so, the score lasts this session.
             self.save_error = f"could not save the score to {self.path}: {error.strerror or error}"

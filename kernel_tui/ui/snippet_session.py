@@ -13,6 +13,7 @@ import ast
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernel_tui.model.atomic_write import write_atomic
 from kernel_tui.model.scenario_file import constant_value
 from kernel_tui.ui.drafts import (
     TEMPLATE,
@@ -22,7 +23,6 @@ from kernel_tui.ui.drafts import (
     scenario_of,
     shown_path,
     snippets_dir,
-    write_text_atomic,
 )
 from kernel_tui.ui.run_state import RunStatus, ScenarioRun
 from kernel_tui.ui.session_effects import DraftChoice, Effects, Notice, RestoreDecision, Severity, Shown
@@ -277,7 +277,7 @@ class SnippetSession:
         if document is None:
             return
         try:
-            write_text_atomic(path, document.text)
+            write_atomic(path, document.text)
         except OSError as error:
             self._tell(f"Could not save {shown_path(path)}: {error}", "error")
             return
