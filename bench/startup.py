@@ -17,18 +17,14 @@ the ratio is the median of the rounds' ratios (``paired_ratio``).
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
 import statistics
-import struct
-import subprocess
 import sys
-import termios
 import time
 from collections.abc import Sequence
 
 import common  # noqa: F401  # puts tests/ on the import path: the pty reader the tests use
-from terminal_support import open_terminal
+from terminal_support import open_terminal, start_in_terminal
 
 TARGET_S = 1.0
 TARGET_RATIO = 1.5
@@ -66,11 +62,7 @@ def time_on_a_terminal(
 
     started = time.perf_counter()
     controller, terminal, _ = open_terminal(paint_clock)
-    columns, rows = size
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-    process = subprocess.Popen(
-        command, stdin=terminal, stdout=terminal, stderr=terminal, env=env, start_new_session=True
-    )
+    process = start_in_terminal(command, terminal, size, env)
     code = process.wait(timeout=60)
     exited = time.perf_counter()
     os.close(terminal)

@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
+import struct
+import subprocess
+import termios
 import threading
 from collections.abc import Callable
 
@@ -29,3 +33,24 @@ def open_terminal(on_read: Callable[[bytearray], None] | None = None) -> tuple[i
 
     threading.Thread(target=read_terminal, daemon=True).start()
     return controller, terminal, written
+
+
+def set_terminal_size(terminal: int, columns: int, rows: int) -> None:
+    """The size the app reads from its terminal (a resize, once it is sent SIGWINCH)."""
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+
+
+def start_in_terminal(
+    command: list[str], terminal: int, size: tuple[int, int], env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """``command`` on ``terminal`` at ``size`` (columns, rows), as a user starts it: the terminal on its standard
+    streams, an xterm's TERM, and a session of its own (so a signal to the test's group does not reach it)."""
+    set_terminal_size(terminal, *size)
+    return subprocess.Popen(
+        command,
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        env=env if env is not None else {**os.environ, "TERM": "xterm-256color"},
+        start_new_session=True,
+    )

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from hostile_results import template, write_lines
+from terminal_support import set_terminal_size
 from test_ui_support import ADD_RELU, REPO
 
 from kernel_tui.commands.cli import EXIT_USAGE
@@ -79,7 +80,6 @@ def test_closing_the_terminal_while_a_big_table_paints_ends_the_view(tmp_path: P
     import fcntl
     import pty
     import select
-    import struct
     import termios
     import time
 
@@ -90,7 +90,7 @@ def test_closing_the_terminal_while_a_big_table_paints_ends_the_view(tmp_path: P
     ]
     path = write(tmp_path, report)
     master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 48, 160, 0, 0))
+    set_terminal_size(slave, 160, 48)
 
     def own_terminal() -> None:
         os.setsid()

@@ -3,13 +3,10 @@ too, and no process a scenario leaves behind can keep the front end waiting."""
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
-import struct
 import subprocess
 import sys
-import termios
 import textwrap
 import threading
 import time
@@ -20,7 +17,7 @@ from typing import Any
 import pytest
 from conftest import REPO, measure, within
 from processes import is_running, wait_for
-from terminal_support import open_terminal
+from terminal_support import open_terminal, start_in_terminal
 
 from kernel_tui.transport import proctree
 from kernel_tui.transport.client import EngineClient
@@ -223,15 +220,7 @@ def test_a_signal_to_the_app_quits_it_as_ctrl_q_does(sig: signal.Signals) -> Non
     """The explorer on a terminal: a signal gives the terminal back (leaves the alternate screen) and ends the
     engine, as quitting does, instead of killing the app mid-frame with the terminal still in its hands."""
     controller, terminal, written = open_terminal()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    app = subprocess.Popen(
-        [sys.executable, "-m", "kernel_tui", "--device", "cpu", str(ADD_RELU)],
-        stdin=terminal,
-        stdout=terminal,
-        stderr=terminal,
-        env={**os.environ, "TERM": "xterm-256color"},
-        start_new_session=True,
-    )
+    app = start_in_terminal([sys.executable, "-m", "kernel_tui", "--device", "cpu", str(ADD_RELU)], terminal, (80, 24))
     STARTED.append(app)
     try:
         assert wait_for(lambda: bool(proctree.descendants(app.pid)) or app.poll() is not None, 120), "no engine"

@@ -16,6 +16,7 @@ from textual.widgets import Markdown
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
 from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.widgets.lesson_view import LessonView, lesson_markdown
 
 COURSE = tuple(find_scenarios([course_dir()]))
@@ -34,6 +35,14 @@ def dom_size(app: KernelTuiApp) -> int:
     return sum(1 for _ in app.screen.walk_children(with_self=True))
 
 
+async def lesson_in_markdown(pilot: Pilot[None]) -> tuple[ExplorerScreen, LessonView]:
+    """The explorer and its lesson pane, once the pane shows its lesson as Markdown (after the first frame)."""
+    screen = explorer(pilot.app)
+    lesson = screen.query_one("#lesson", LessonView)
+    await wait_for(pilot, lambda: bool(lesson.query("#lesson-text")), what="the Markdown")
+    return screen, lesson
+
+
 async def settle(pilot: Pilot[None], lesson: LessonView) -> None:
     await wait_for(pilot, lambda: not lesson._markdown_busy, what="the lesson's update")
     await pilot.pause(0.2)
@@ -44,9 +53,7 @@ async def test_forty_fast_presses_of_n_end_on_the_right_lesson_with_its_text_alo
 ) -> None:
     app = make_app(paths=COURSE, course=course_dir())
     async with app.run_test(size=(120, 36)) as pilot:
-        screen = explorer(app)
-        lesson = screen.query_one("#lesson", LessonView)
-        await wait_for(pilot, lambda: bool(lesson.query("#lesson-text")), what="the Markdown")
+        screen, lesson = await lesson_in_markdown(pilot)
         await settle(pilot, lesson)
         blocks_at_start = len(lesson.query_one(Markdown).children)
         nodes_at_start = dom_size(app)
@@ -90,9 +97,7 @@ async def test_n_held_down_keeps_up_and_each_move_lands_where_the_keys_say() -> 
     next key must not pull the screen back (it did: the header on lesson 8, the text on 5, 6, 7, 9)."""
     app = make_app(paths=COURSE, course=course_dir())
     async with app.run_test(size=(120, 36)) as pilot:
-        screen = explorer(app)
-        lesson = screen.query_one("#lesson", LessonView)
-        await wait_for(pilot, lambda: bool(lesson.query("#lesson-text")), what="the Markdown")
+        screen, lesson = await lesson_in_markdown(pilot)
         shown: list[int] = []
         start, derive = screen.index, screen.derive_shown
 
@@ -124,9 +129,7 @@ async def test_a_lesson_update_in_flight_when_a_layout_switch_removes_the_text_e
     ended with ``WorkerFailed`` (the tmux storm of 3 December); now the pane that replaces it shows the lesson."""
     app = make_app(paths=COURSE, course=course_dir())
     async with app.run_test(size=(120, 36)) as pilot:
-        screen = explorer(app)
-        lesson = screen.query_one("#lesson", LessonView)
-        await wait_for(pilot, lambda: bool(lesson.query("#lesson-text")), what="the Markdown")
+        screen, lesson = await lesson_in_markdown(pilot)
         await settle(pilot, lesson)
         lesson.show(screen.catalog.entries[1])
         lesson.show(screen.catalog.entries[2])  # kept for when the update in flight ends

@@ -8,11 +8,8 @@ for ever drew at 90 % CPU, deaf to SIGHUP and SIGTERM, until a SIGKILL (the caus
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
-import struct
-import subprocess
 import sys
 import termios
 import textwrap
@@ -22,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, within
 from processes import wait_for
-from terminal_support import open_terminal
+from terminal_support import open_terminal, start_in_terminal
 
 DEADLINE_S = 1.0
 APP = textwrap.dedent(
@@ -56,16 +53,8 @@ def test_sigterm_ends_the_app_within_the_deadline_whatever_holds_it(how: str, tm
     script = tmp_path / "app.py"
     script.write_text(APP.format(tests=str(REPO / "tests"), deadline=DEADLINE_S, how=how))
     controller, terminal, written = open_terminal()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
     modes_before = termios.tcgetattr(terminal)
-    app = subprocess.Popen(
-        [sys.executable, str(script)],
-        stdin=terminal,
-        stdout=terminal,
-        stderr=terminal,
-        env={**os.environ, "TERM": "xterm-256color"},
-        start_new_session=True,
-    )
+    app = start_in_terminal([sys.executable, str(script)], terminal, (120, 36))
     try:
         assert wait_for(lambda: b"kernel-tui" in written or app.poll() is not None, within(60)), "no first frame"
         assert app.poll() is None, bytes(written[-2000:])

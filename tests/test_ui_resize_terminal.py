@@ -3,19 +3,16 @@ switches, during the engine's start and warm-up and during a run: it stays up, a
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
-import struct
 import subprocess
 import sys
-import termios
 import time
 from collections.abc import Iterator
 
 import pytest
 from conftest import REPO
-from terminal_support import open_terminal
+from terminal_support import open_terminal, set_terminal_size, start_in_terminal
 
 from kernel_tui.transport import proctree
 
@@ -37,22 +34,15 @@ def terminal() -> Iterator[tuple[int, int, bytearray]]:
 
 
 def resize(terminal: int, app: subprocess.Popen[bytes], rows: int, columns: int) -> None:
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    set_terminal_size(terminal, columns, rows)
     app.send_signal(signal.SIGWINCH)  # the app has a session of its own: the pty does not signal it
 
 
 @pytest.mark.engine
 def test_resizes_and_keys_in_a_real_terminal_never_crash(terminal: tuple[int, int, bytearray]) -> None:
     controller, tty, written = terminal
-    fcntl.ioctl(tty, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
-    app = subprocess.Popen(
-        [sys.executable, "-m", "kernel_tui", "--device", "cpu", "--no-predict", str(ADD_RELU)],
-        stdin=tty,
-        stdout=tty,
-        stderr=tty,
-        env={**os.environ, "TERM": "xterm-256color"},
-        start_new_session=True,
-    )
+    command = [sys.executable, "-m", "kernel_tui", "--device", "cpu", "--no-predict", str(ADD_RELU)]
+    app = start_in_terminal(command, tty, (120, 36))
     try:
         deadline = time.monotonic() + 60
         while b"kernel-tui" not in written and time.monotonic() < deadline and app.poll() is None:

@@ -3,8 +3,9 @@ once per run shown, linear in the rows' lines, and a cursor move in a table is a
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -29,22 +30,28 @@ def crafted(kernels: int, lines: int) -> ScenarioReport:
     return ScenarioReport.from_dict(every_kernel_on_every_line(kernels, lines))
 
 
-def lines_executed(work: Callable[[], object]) -> int:
-    """How many lines of Python ``work`` runs, in every function it calls: a count of the work done that, unlike
-    a time, does not change with how busy the machine is (a timed ratio failed a fresh clone's suite)."""
-    count = 0
+@contextlib.contextmanager
+def lines_run() -> Iterator[list[int]]:
+    """How many lines of Python run inside the block, in every function it calls (``[count]``, read after it): a
+    count of the work done that, unlike a time, does not change with how busy the machine is (a timed ratio
+    failed a fresh clone's suite). A coroutine awaited inside counts too: the app's handlers run in this thread."""
+    count = [0]
 
     def tracer(frame: FrameType, event: str, arg: Any) -> TraceFunction:
-        nonlocal count
-        count += event == "line"
+        count[0] += event == "line"
         return tracer
 
     sys.settrace(tracer)
     try:
-        work()
+        yield count
     finally:
         sys.settrace(None)
-    return count
+
+
+def lines_executed(work: Callable[[], object]) -> int:
+    with lines_run() as count:
+        work()
+    return count[0]
 
 
 def test_the_per_line_table_grows_linearly_in_the_rows_lines() -> None:
@@ -85,26 +92,11 @@ async def _lines_run_per_cursor_move(folder: Path, kernels: int, lines: int) -> 
         await pilot.pause()
         counts = []
         for key in ("down", "down", "down", "up", "down"):
-            counts.append(await lines_executed_async(pilot.press(key)))
+            with lines_run() as count:
+                await pilot.press(key)
+            counts.append(count[0])
         assert table.cursor_row == 3
     return counts
-
-
-async def lines_executed_async(work: Awaitable[object]) -> int:
-    """``lines_executed`` for a coroutine: the app's handlers and the frame it paints run in this thread."""
-    count = 0
-
-    def tracer(frame: FrameType, event: str, arg: Any) -> TraceFunction:
-        nonlocal count
-        count += event == "line"
-        return tracer
-
-    sys.settrace(tracer)
-    try:
-        await work
-    finally:
-        sys.settrace(None)
-    return count
 
 
 async def test_a_cursor_move_does_as_much_work_on_600_kernels_on_600_lines_as_on_60(tmp_path: Path) -> None:
