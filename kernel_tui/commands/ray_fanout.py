@@ -112,7 +112,9 @@ def connect(ray: ModuleType, address: str | None) -> str | None:
 
     def init() -> None:
         try:
-            ray.init(address=address, logging_level=logging.WARNING)
+            # Each task hands back its own stderr's tail, printed under its scenario's name. Ray's forwarding would
+            # print it a second time, and the cluster's own complaints (a raylet's disk warning) among the reports.
+            ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
         except BaseException as error:  # noqa: BLE001  (handed to the main thread, which says it in one line)
             outcome.append(error)
         else:
