@@ -131,5 +131,6 @@ class TestResizeStorm:
                         index = max(0, min(len(course) - 1, index + {"n": 1, "p": -1}.get(key, 0)))
             await resize_without_waiting(pilot, SMALL)
             await wait_for(pilot, lambda: layout_settled(app, SMALL), what="the small layout")
-            await wait_for(pilot, lambda: explorer(app).catalog.index == index, what="the lesson the keys end on")
+            catalog = explorer(app).catalog
+            await wait_for(pilot, lambda: catalog.index == index, what=f"lesson {index}, where the keys end")
         assert app.return_code in (None, 0)

@@ -11,12 +11,13 @@ from typing import TypeVar
 
 from textual.screen import ModalScreen
 
+from kernel_tui.ui.screens.focus_staying import FocusOnStayingWidgets
 from kernel_tui.ui.screens.latest_size import LatestSizeOnly
 
 ResultType = TypeVar("ResultType")
 
 
-class Dialog(LatestSizeOnly, ModalScreen[ResultType]):
+class Dialog(LatestSizeOnly, FocusOnStayingWidgets, ModalScreen[ResultType]):
     """A modal dialog with kernel-tui's look."""
 
     DEFAULT_CSS = """

@@ -9,6 +9,7 @@ the layout always follows the last size. ``LayoutSwitch`` is a part the explorer
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,10 @@ from kernel_tui.ui.screens.explorer_layout import (
 
 if TYPE_CHECKING:
     from textual.screen import Screen
+
+KEYS_UNDER_WAY_S = 2.0
+"""How long a switch waits for the keys under way to arrive: past it, a widget stuck in a handler of its own loses
+them rather than holding up the layout."""
 
 
 class LayoutSwitch:
@@ -67,6 +72,7 @@ class LayoutSwitch:
             self._pane_after_switch = self._pane_after_switch or focused_pane(screen)
             self._switching_to = wide
             try:
+                await deliver_keys_under_way(screen)
                 await screen.recompose()
             finally:
                 self._switching_to = None
@@ -90,3 +96,28 @@ class LayoutSwitch:
         editing = self._screen.has_class("-editing")
         top = max(TOP_MIN_HEIGHT, int(rows * EDITING_TOP_SHARE)) if editing else TOP_MIN_HEIGHT
         self._screen.query_one("#results").styles.max_height = max(rows - top, 6)
+
+
+async def deliver_keys_under_way(screen: Screen[Any]) -> None:
+    """Let the keys the app has already handed the focused widget reach the screen's bindings before the switch
+    removes that widget.
+
+    The app forwards a key to the focused widget's queue, and from there it climbs the widget's ancestors; a
+    widget removed first drops what waits in its queue, and one whose parent is going drops what it would pass
+    up (``n`` held through a resize lost moves: the list ended a few lessons short). The focus moves to the
+    screen, which outlives the switch, so later keys go there, and each ancestor's queue is emptied in turn.
+    """
+    focused = screen.focused
+    if focused is None:
+        return
+    screen.set_focus(None)
+    for node in (focused, *focused.ancestors):
+        if node is screen:
+            return
+        emptied = asyncio.Event()
+        # Behind the keys in this widget's queue, and behind whatever the widget below has passed up to it.
+        if node.call_later(emptied.set):
+            try:
+                await asyncio.wait_for(emptied.wait(), KEYS_UNDER_WAY_S)
+            except TimeoutError:
+                return

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 from textual.screen import Screen
 from textual.widget import Widget
 
+from kernel_tui.ui.screens.focus_staying import FocusOnStayingWidgets
 from kernel_tui.ui.screens.latest_size import LatestSizeOnly
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 W = TypeVar("W", bound=Widget)
 
 
-class SnippetActions(LatestSizeOnly, Screen[None]):
+class SnippetActions(LatestSizeOnly, FocusOnStayingWidgets, Screen[None]):
     """The editor's half of ``ExplorerScreen``."""
 
     snippets: SnippetWorkbench
