@@ -171,8 +171,11 @@ class TestViewReadsNothingAReportNames:
 
 
 class TestNotAFile:
-    @pytest.mark.parametrize("command", ["list", "run", "view"])
-    @pytest.mark.parametrize("target", ["/dev/zero", "fifo", "folder"])
+    @pytest.mark.parametrize(
+        ("command", "target"),
+        [(command, target) for command in ("list", "run", "view") for target in ("/dev/zero", "fifo")]
+        + [("view", "folder")],  # list and run take folders
+    )
     def test_refused_at_once_in_one_line(
         self, command: str, target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
@@ -180,8 +183,6 @@ class TestNotAFile:
             target = str(tmp_path / "fifo.py")
             os.mkfifo(target)
         elif target == "folder":
-            if command != "view":
-                pytest.skip("list and run take folders")
             target = str(tmp_path)
         arguments = [command, target] if command != "run" else ["run", "--json", "--timeout", "5", target]
         code: int | str | None
@@ -193,6 +194,24 @@ class TestNotAFile:
         err = capsys.readouterr().err
         assert "Traceback" not in err and target in err
         assert "not a file or a folder" in err or "not a regular file" in err
+
+    @pytest.mark.parametrize("command", ["list", "run"])
+    def test_a_folder_with_no_scenario_beside_a_file_is_refused_by_name(
+        self, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """A folder named like a scenario (``dir.py``), next to a real one: the run reported on the one file and
+        said nothing of the folder."""
+        folder = tmp_path / "dir.py"
+        folder.mkdir()
+        arguments = [command, str(ADD_RELU), str(folder)]
+        if command == "run":
+            arguments[1:1] = ["--json", "--timeout", "5"]
+        with pytest.raises(SystemExit) as usage_error:
+            main(arguments)
+        assert usage_error.value.code == EXIT_USAGE
+        err = capsys.readouterr().err
+        assert err.splitlines()[-1] == f"kernel-tui: error: no scenario files in {folder}"
+        assert str(ADD_RELU) not in err
 
     def test_a_huge_scenario_is_refused_not_read_whole(self, tmp_path: Path) -> None:
         huge = tmp_path / "huge.py"

@@ -274,7 +274,9 @@ def check_paths(parser: argparse.ArgumentParser, paths: Sequence[str]) -> list[P
         kind = Path(path).stat().st_mode
         if not stat.S_ISDIR(kind) and not stat.S_ISREG(kind):
             parser.error(f"not a file or a folder: {safe_line(path)} (a device, a FIFO or a socket)")
-    found = find_scenarios(list(paths))
-    if not found:
-        parser.error(f"no scenario files in {', '.join(paths)}")
-    return found
+    # Each folder named on its own: one with no scenario in it beside another that has some was passed over in
+    # silence, and the run reported on the others as if it were all.
+    empty = [path for path in paths if Path(path).is_dir() and not find_scenarios([path])]
+    if empty:
+        parser.error(f"no scenario files in {safe_line(', '.join(empty))}")
+    return find_scenarios(list(paths))
