@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 from conftest import WriteScenario, measure
 
-from kernel_tui.engine.device import DYNAMO_DISABLED, DYNAMO_DISABLED_BY_ENVIRONMENT, KERNEL_PROFILE_OFF
+from kernel_tui.engine.device import (
+    DYNAMO_DISABLED,
+    DYNAMO_DISABLED_BY_ENVIRONMENT,
+    KERNEL_PROFILE_OFF,
+    RECOMPILE_LIMIT_LOWERED,
+)
 from kernel_tui.engine.timed_report import UNTIMED
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.protocol import Done, StageStartedMessage, SweepPointMessage
@@ -87,6 +92,27 @@ def test_a_scenario_that_turns_off_what_the_engine_sees_kernels_with_is_measured
     assert report.error is None
     assert report.compiled is not None and [k.short_name for k in report.compiled.kernels] == ["cpp_fused_add_relu_0"]
     assert KERNEL_PROFILE_OFF in report.notes and DYNAMO_DISABLED in report.notes, report.notes
+    assert RECOMPILE_LIMIT_LOWERED in report.notes, report.notes
+
+
+def test_a_scenario_that_lowers_the_recompile_limit_is_swept_compiled_and_told(
+    engine: EngineClient, write_scenario: WriteScenario
+) -> None:
+    """``recompile_limit = 1`` in a scenario: the engine's second compile of ``fn`` hit it, dynamo left ``fn``
+    eager for good, and the sweep's compiled line was eager's at every size but the profiled one, reported as 0
+    graphs compiled and 0 recompiles (and torch's warning printed raw under ``kernel-tui run``)."""
+    path = write_scenario(
+        "import torch\nimport torch._dynamo\n\ntorch._dynamo.config.recompile_limit = 1\n\n\n"
+        "def fn(a, b):\n    return (a + b).relu()\n\n\n"
+        "def inputs(size, device):\n    return torch.randn(size, device=device), torch.randn(size, device=device)\n"
+    )
+    (done,) = [
+        m for m in engine.run(str(path), size=4096, sizes=[1024, 4096, 16384], timeout=600) if isinstance(m, Done)
+    ]
+    report = done.report
+    assert report.error is None and [p.size for p in report.sweep] == [1024, 4096, 16384]
+    assert report.sweep_compiles is not None and report.sweep_compiles >= 1, report.sweep_strategy
+    assert RECOMPILE_LIMIT_LOWERED in report.notes, report.notes
 
 
 @pytest.mark.engine  # an engine of its own, for an environment of its own

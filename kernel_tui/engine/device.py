@@ -76,6 +76,14 @@ DYNAMO_DISABLED_BY_ENVIRONMENT = (
     "was measured without it"
 )
 
+DYNAMO_RECOMPILE_LIMIT = 8
+"""Dynamo's own default recompile limit (``recompile_limit``, ``cache_size_limit`` before torch 2.6)."""
+RECOMPILE_LIMIT_LOWERED = (
+    "the scenario lowered dynamo's recompile limit below its default of 8: the engine compiles fn more than once "
+    "(to read why kernels stayed apart, for each variant, for the sweep's sizes), and past the limit dynamo runs fn "
+    "eagerly for good, so the compiled side was measured with the default"
+)
+
 
 def measurable_again() -> list[str]:
     """Turn back on what the engine needs to compile and see compiled kernels, where the scenario's code (or the
@@ -87,6 +95,15 @@ def measurable_again() -> list[str]:
     if dynamo_config.disable:
         dynamo_config.disable = False
         notes.append(DYNAMO_DISABLED)
+    # Hit once, the limit leaves fn's code eager for the rest of the run, raising it afterwards or not: the sweep's
+    # compiled line was eager's at every size but the profiled one, and said 0 recompiles.
+    lowered = False
+    for name in ("recompile_limit", "cache_size_limit"):
+        if getattr(dynamo_config, name, DYNAMO_RECOMPILE_LIMIT) < DYNAMO_RECOMPILE_LIMIT:
+            setattr(dynamo_config, name, DYNAMO_RECOMPILE_LIMIT)
+            lowered = True
+    if lowered:
+        notes.append(RECOMPILE_LIMIT_LOWERED)
     # torch.compile reads this one from the environment each time it is called, not from its config.
     if os.environ.get("TORCHDYNAMO_DISABLE") == "1":
         del os.environ["TORCHDYNAMO_DISABLE"]
