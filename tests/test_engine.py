@@ -102,7 +102,8 @@ def test_a_scenario_that_lowers_the_recompile_limit_is_swept_compiled_and_told(
     eager for good, and the sweep's compiled line was eager's at every size but the profiled one, reported as 0
     graphs compiled and 0 recompiles (and torch's warning printed raw under ``kernel-tui run``)."""
     path = write_scenario(
-        "import torch\nimport torch._dynamo\n\ntorch._dynamo.config.recompile_limit = 1\n\n\n"
+        "import torch\nimport torch._dynamo\n\ntorch._dynamo.config.recompile_limit = 1\n"
+        "torch._dynamo.config.accumulated_recompile_limit = 1\n\n\n"
         "def fn(a, b):\n    return (a + b).relu()\n\n\n"
         "def inputs(size, device):\n    return torch.randn(size, device=device), torch.randn(size, device=device)\n"
     )

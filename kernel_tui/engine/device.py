@@ -76,10 +76,15 @@ DYNAMO_DISABLED_BY_ENVIRONMENT = (
     "was measured without it"
 )
 
-DYNAMO_RECOMPILE_LIMIT = 8
-"""Dynamo's own default recompile limit (``recompile_limit``, ``cache_size_limit`` before torch 2.6)."""
+DYNAMO_RECOMPILE_LIMITS = {
+    "recompile_limit": 8,
+    "cache_size_limit": 8,
+    "accumulated_recompile_limit": 256,
+    "accumulated_cache_size_limit": 256,
+}
+"""Dynamo's own defaults: per code object and over all (``cache_size_limit`` is the name before torch 2.6)."""
 RECOMPILE_LIMIT_LOWERED = (
-    "the scenario lowered dynamo's recompile limit below its default of 8: the engine compiles fn more than once "
+    "the scenario lowered dynamo's recompile limit below its default: the engine compiles fn more than once "
     "(to read why kernels stayed apart, for each variant, for the sweep's sizes), and past the limit dynamo runs fn "
     "eagerly for good, so the compiled side was measured with the default"
 )
@@ -98,9 +103,9 @@ def measurable_again() -> list[str]:
     # Hit once, the limit leaves fn's code eager for the rest of the run, raising it afterwards or not: the sweep's
     # compiled line was eager's at every size but the profiled one, and said 0 recompiles.
     lowered = False
-    for name in ("recompile_limit", "cache_size_limit"):
-        if getattr(dynamo_config, name, DYNAMO_RECOMPILE_LIMIT) < DYNAMO_RECOMPILE_LIMIT:
-            setattr(dynamo_config, name, DYNAMO_RECOMPILE_LIMIT)
+    for name, default in DYNAMO_RECOMPILE_LIMITS.items():
+        if getattr(dynamo_config, name, default) < default:
+            setattr(dynamo_config, name, default)
             lowered = True
     if lowered:
         notes.append(RECOMPILE_LIMIT_LOWERED)
