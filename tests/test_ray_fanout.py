@@ -221,7 +221,9 @@ def cluster_logs() -> Path:
     """The log folder of the cluster ``local_cluster`` started, whose files Ray's log monitor follows."""
     import ray
 
-    return Path(ray._private.worker.global_worker.node.get_logs_dir_path())
+    node = ray._private.worker.global_worker.node
+    assert node is not None, "local_cluster has started no cluster"
+    return Path(node.get_logs_dir_path())
 
 
 def _counts(report: dict[str, Any]) -> tuple[int, int, int, int]:
