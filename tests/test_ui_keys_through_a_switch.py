@@ -1,6 +1,7 @@
-"""Keys pressed as a resize switches the explorer's layout all arrive: none is lost with the widgets the switch
-replaces, and none is sent afterwards to a widget that has gone (CI of 3 December: ``n`` and ``p`` held through
-resizes ended a few lessons short, and the ``p`` pressed next did nothing)."""
+"""Keys pressed as a resize switches the explorer's layout all arrive where they were typed: none is lost with the
+widgets the switch replaces, none goes to the screen's bindings meanwhile, and none is sent afterwards to a
+widget that has gone (CI of 3 December: ``n`` and ``p`` held through resizes ended a few lessons short, and the
+``p`` pressed next did nothing; letters typed in the editor during a resize were lost, and its ``r`` ran)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import time
 from collections.abc import Callable
 
 from conftest import overdue
+from snippet_support import new_snippet, snippet_link, text_area
+from snippet_support import quick_timers as quick_timers  # autouse: faster autosave
 from test_ui_resize_storm import LARGE, SMALL, keys_without_waiting, layout_settled, resize_without_waiting
 from test_ui_support import explorer, make_app, wait_for
 from textual.pilot import Pilot
@@ -17,6 +20,7 @@ from textual.widgets import Button
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
 from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 
 COURSE = tuple(find_scenarios([course_dir()]))
@@ -97,3 +101,19 @@ async def test_a_focus_asked_for_as_its_widget_is_being_removed_leaves_the_keys_
         assert screen.focused is not leaving
         await pilot.press("n", "n")
         await wait_for(pilot, lambda: screen.catalog.index == start + 2, what=f"lesson {start + 2}")
+
+
+async def test_letters_typed_in_the_editor_during_a_switch_land_in_the_editor() -> None:
+    """Mid-switch nothing holds the focus: ``x`` was lost, ``n`` moved the list and ``r`` ran the snippet."""
+    app = make_app(snippet_link())
+    async with app.run_test(size=LARGE) as pilot:
+        await new_snippet(pilot, "(a - b)")
+        screen = explorer(app)
+        start = screen.catalog.index
+        await resize_without_waiting(pilot, SMALL)
+        await while_held(lambda: screen.layout_switch.switching, "the switch to begin")
+        await keys_without_waiting(pilot, ("x", "n", "r"))
+        await wait_for(pilot, lambda: layout_settled(app, SMALL), what="the small layout")
+        await wait_for(pilot, lambda: text_area(app).text == "(a - b)xnr", what="the letters in the editor")
+        assert screen.catalog.index == start and isinstance(app.screen, ExplorerScreen)
+        assert screen.runs.active is None

@@ -147,6 +147,20 @@ class KernelTuiApp(App[None]):
         if self._quit_signals is not None:
             self._quit_signals.restore()
 
+    async def on_event(self, event: events.Event) -> None:
+        # Checked before Textual hands a key to the focused widget, which a layout switch is replacing; the keys
+        # bound with priority (ctrl+q) still act at once.
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and isinstance(screen := self.screen, ExplorerScreen)
+            and screen.layout_switch.keeping_keys
+        ):
+            if not await self._check_bindings(event.key, priority=True):
+                screen.layout_switch.keep_key(event)
+            return
+        await super().on_event(event)
+
     def on_idle(self) -> None:
         # A key's action runs in the app's queue, not the screen's: the explorer's funnel runs after it here.
         explorer = self.get_explorer()

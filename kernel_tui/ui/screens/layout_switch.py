@@ -1,10 +1,12 @@
 """The explorer's switch between its two layouts (``explorer_layout``) when the terminal is resized, as one step.
 
 Recomposing replaces every widget, and keys, ticks and engine messages keep arriving meanwhile: a pane being
-replaced is attached before its own children are composed, and a tab bar before its tabs. So while the switch
-runs, a key asking for a pane is kept for after it, and the panes are handed their slices only once it has
-ended (``find`` skips a widget not mounted yet). A resize that comes during the switch is read when it ends, so
-the layout always follows the last size. ``LayoutSwitch`` is a part the explorer holds, not a half of it.
+replaced is attached before its own children are composed, and a tab bar before its tabs. So the keys already
+on their way reach the screen before the switch begins, the keys pressed while it runs are kept and pressed
+again once the new pane has the focus (a pane asked for otherwise, from the palette, is shown then too), and the
+panes are handed their slices only once it has ended (``find`` skips a widget not mounted yet). A resize that
+comes during the switch is read when it ends, so the layout always follows the last size. ``LayoutSwitch`` is a
+part the explorer holds, not a half of it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from textual import events
 
 from kernel_tui.ui.screens.explorer_layout import (
     EDITING_TOP_SHARE,
@@ -46,6 +50,8 @@ class LayoutSwitch:
         """While the screen is recomposed for the other layout: that layout."""
         self._pane_after_switch: str | None = None
         """The pane to show once the switch ends: the one focused before it, or one a key asked for during it."""
+        self._kept_keys: list[events.Key] = []
+        """Keys pressed while the switch runs, in order, for the pane focused once it ends."""
 
     @property
     def switching(self) -> bool:
@@ -63,6 +69,31 @@ class LayoutSwitch:
             return False
         self._pane_after_switch = pane
         return True
+
+    def keep_key(self, key: events.Key) -> None:
+        """Keep ``key``, pressed during the switch, for the widget focused when it ends (the app asks, ``switching``).
+
+        Mid-switch nothing holds the focus (the focused widget is being replaced), so a key went to the screen's
+        bindings: letters typed in the editor were lost, and its ``r`` and ``n`` ran a scenario or moved the list.
+        """
+        self._kept_keys.append(key)
+
+    @property
+    def keeping_keys(self) -> bool:
+        """Whether a key pressed now is kept (``keep_key``): during a switch, and after it until the keys kept
+        are pressed again, so that none overtakes them."""
+        return self._switching_to is not None or bool(self._kept_keys)
+
+    def _press_kept_keys(self, tries: int = 10) -> None:
+        # After the pane's focus, which ``show_pane`` asks for a frame or more later (a tab shown first).
+        if self._switching_to is not None:
+            return  # another switch: its end presses them
+        if self._screen.focused is None and tries > 0:
+            self._screen.call_after_refresh(self._press_kept_keys, tries - 1)
+            return
+        kept, self._kept_keys = self._kept_keys, []
+        for key in kept:
+            self._screen.app.post_message(events.Key(key.key, key.character))
 
     async def resized(self) -> None:
         if self._switching_to is not None:
@@ -82,6 +113,8 @@ class LayoutSwitch:
             self._pane_after_switch = None
             self._show_every_pane()
             self._show_pane(pane)
+        if self._kept_keys:
+            self._screen.call_after_refresh(self._press_kept_keys)
 
     def fit_tables(self) -> None:
         # The layout on screen is the one compose last built (its class), which a resize handler's ``wide`` can
@@ -104,13 +137,12 @@ async def deliver_keys_under_way(screen: Screen[Any]) -> None:
 
     The app forwards a key to the focused widget's queue, and from there it climbs the widget's ancestors; a
     widget removed first drops what waits in its queue, and one whose parent is going drops what it would pass
-    up (``n`` held through a resize lost moves: the list ended a few lessons short). The focus moves to the
-    screen, which outlives the switch, so later keys go there, and each ancestor's queue is emptied in turn.
+    up (``n`` held through a resize lost moves: the list ended a few lessons short). Each ancestor's queue is
+    emptied in turn; keys pressed from now on are kept by the app until the switch ends (``keep_key``).
     """
     focused = screen.focused
     if focused is None:
         return
-    screen.set_focus(None)
     for node in (focused, *focused.ancestors):
         if node is screen:
             return
