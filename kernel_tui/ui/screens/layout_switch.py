@@ -52,6 +52,8 @@ class LayoutSwitch:
         """The pane to show once the switch ends: the one focused before it, or one a key asked for during it."""
         self._kept_keys: list[events.Key] = []
         """Keys pressed while the switch runs, in order, for the pane focused once it ends."""
+        self._refocusing: str | None = None
+        """After a switch, until its pane has the focus back: that pane."""
 
     @property
     def switching(self) -> bool:
@@ -71,29 +73,42 @@ class LayoutSwitch:
         return True
 
     def keep_key(self, key: events.Key) -> None:
-        """Keep ``key``, pressed during the switch, for the widget focused when it ends (the app asks, ``switching``).
+        """Keep ``key`` for the widget the switch focuses when it ends (the app asks, ``keeping_keys``).
 
-        Mid-switch nothing holds the focus (the focused widget is being replaced), so a key went to the screen's
-        bindings: letters typed in the editor were lost, and its ``r`` and ``n`` ran a scenario or moved the list.
+        Mid-switch, and until the new pane has the focus, nothing holds it (the focused widget was replaced), so
+        a key went to the screen's bindings: letters typed in the editor were lost, and its ``r`` and ``n`` ran a
+        scenario or moved the list.
         """
         self._kept_keys.append(key)
 
     @property
     def keeping_keys(self) -> bool:
-        """Whether a key pressed now is kept (``keep_key``): during a switch, and after it until the keys kept
-        are pressed again, so that none overtakes them."""
-        return self._switching_to is not None or bool(self._kept_keys)
+        """Whether a key pressed now is kept (``keep_key``): during a switch, and after it until the pane it
+        restores has the focus and the keys kept are pressed again, so that none overtakes them."""
+        return self._switching_to is not None or self._refocusing is not None
 
-    def _press_kept_keys(self, tries: int = 10) -> None:
-        # After the pane's focus, which ``show_pane`` asks for a frame or more later (a tab shown first).
-        if self._switching_to is not None:
+    def _press_kept_keys(self, pane: str, tries: int = 20) -> None:
+        # After the pane's focus, which ``show_pane`` asks for a frame or more later (a tab shown first); until
+        # then the focus is nowhere, or on a widget Textual chose when it removed the focused one.
+        if self._switching_to is not None or self._refocusing != pane:
             return  # another switch: its end presses them
-        if self._screen.focused is None and tries > 0:
-            self._screen.call_after_refresh(self._press_kept_keys, tries - 1)
+        focused = self._screen.focused
+        if (focused is None or focused_pane(self._screen) != pane) and tries > 0:
+            self._screen.call_after_refresh(self._press_kept_keys, pane, tries - 1)
             return
+        # From the app's queue, as the app hands a key on (``App.on_event``): keys pressed until then are kept too,
+        # behind these. A key made here would name the screen as its sender, and stop there on its way up to the
+        # app's check of the bindings.
+        self._screen.app.call_later(self._hand_on_kept_keys)
+
+    def _hand_on_kept_keys(self) -> None:
+        if self._switching_to is not None:
+            return  # another switch: its end hands them on
+        self._refocusing = None
         kept, self._kept_keys = self._kept_keys, []
+        app = self._screen.app
         for key in kept:
-            self._screen.app.post_message(events.Key(key.key, key.character))
+            (app.focused or app.screen)._forward_event(events.Key(key.key, key.character))
 
     async def resized(self) -> None:
         if self._switching_to is not None:
@@ -113,8 +128,8 @@ class LayoutSwitch:
             self._pane_after_switch = None
             self._show_every_pane()
             self._show_pane(pane)
-        if self._kept_keys:
-            self._screen.call_after_refresh(self._press_kept_keys)
+            self._refocusing = pane
+            self._screen.call_after_refresh(self._press_kept_keys, pane)
 
     def fit_tables(self) -> None:
         # The layout on screen is the one compose last built (its class), which a resize handler's ``wide`` can
