@@ -276,7 +276,7 @@ def check_paths(parser: argparse.ArgumentParser, paths: Sequence[str]) -> list[P
             parser.error(f"not a file or a folder: {safe_line(path)} (a device, a FIFO or a socket)")
     # Each folder named on its own: one with no scenario in it beside another that has some was passed over in
     # silence, and the run reported on the others as if it were all.
-    empty = [path for path in paths if Path(path).is_dir() and not find_scenarios([path])]
-    if empty:
+    found = [(path, find_scenarios([path])) for path in paths]
+    if empty := [path for path, scenarios in found if not scenarios]:
         parser.error(f"no scenario files in {safe_line(', '.join(empty))}")
-    return find_scenarios(list(paths))
+    return [scenario for _, scenarios in found for scenario in scenarios]

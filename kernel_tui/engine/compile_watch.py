@@ -137,9 +137,26 @@ def _not_ours(record: logging.LogRecord) -> bool:
     return not record.name.endswith(_LOG_NAMES)
 
 
+DYNAMO_RECOMPILE_LIMITS = {
+    "recompile_limit": 8,
+    "cache_size_limit": 8,
+    "accumulated_recompile_limit": 256,
+    "accumulated_cache_size_limit": 256,
+}
+"""Dynamo's own defaults: per code object and over all (``cache_size_limit`` is the name before torch 2.6)."""
+
+
 def raise_recompile_limit(at_least: int) -> None:
     """Dynamo silently runs eagerly past its recompile limit (8); a sweep must never fall back unseen."""
+    raise_recompile_limits(dict.fromkeys(DYNAMO_RECOMPILE_LIMITS, at_least))
+
+
+def raise_recompile_limits(floors: dict[str, int]) -> bool:
+    """Raise each of dynamo's limits named in ``floors`` to at least its floor; whether any was lower."""
     config = torch._dynamo.config
-    for name in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit", "accumulated_cache_size_limit"):
-        if hasattr(config, name) and getattr(config, name) < at_least:
-            setattr(config, name, at_least)
+    raised = False
+    for name, floor in floors.items():
+        if hasattr(config, name) and getattr(config, name) < floor:
+            setattr(config, name, floor)
+            raised = True
+    return raised

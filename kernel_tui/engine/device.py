@@ -76,13 +76,6 @@ DYNAMO_DISABLED_BY_ENVIRONMENT = (
     "was measured without it"
 )
 
-DYNAMO_RECOMPILE_LIMITS = {
-    "recompile_limit": 8,
-    "cache_size_limit": 8,
-    "accumulated_recompile_limit": 256,
-    "accumulated_cache_size_limit": 256,
-}
-"""Dynamo's own defaults: per code object and over all (``cache_size_limit`` is the name before torch 2.6)."""
 RECOMPILE_LIMIT_LOWERED = (
     "the scenario lowered dynamo's recompile limit below its default: the engine compiles fn more than once "
     "(to read why kernels stayed apart, for each variant, for the sweep's sizes), and past the limit dynamo runs fn "
@@ -102,12 +95,9 @@ def measurable_again() -> list[str]:
         notes.append(DYNAMO_DISABLED)
     # Hit once, the limit leaves fn's code eager for the rest of the run, raising it afterwards or not: the sweep's
     # compiled line was eager's at every size but the profiled one, and said 0 recompiles.
-    lowered = False
-    for name, default in DYNAMO_RECOMPILE_LIMITS.items():
-        if getattr(dynamo_config, name, default) < default:
-            setattr(dynamo_config, name, default)
-            lowered = True
-    if lowered:
+    from kernel_tui.engine.compile_watch import DYNAMO_RECOMPILE_LIMITS, raise_recompile_limits
+
+    if raise_recompile_limits(DYNAMO_RECOMPILE_LIMITS):
         notes.append(RECOMPILE_LIMIT_LOWERED)
     # torch.compile reads this one from the environment each time it is called, not from its config.
     if os.environ.get("TORCHDYNAMO_DISABLE") == "1":
