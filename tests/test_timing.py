@@ -73,6 +73,13 @@ def test_kernel_times_above_the_call_are_marked_even_when_the_spread_exceeds_the
     assert with_time(mode, just_above, just_above).notes[0].startswith("noisy:")
 
 
+def test_kernel_times_above_the_call_by_less_than_is_shown_are_no_contradiction() -> None:
+    # A busy box, lesson 02: "add up to 15.57 ms, more than the 15.57 ms a call takes".
+    mode = replace_kernels(ModeResult(1, (), 0, None), 15_571.0)
+    same_when_shown = timing.Timing(15_568.0, 1_975.0, 20, 0.1)
+    assert with_time(mode, same_when_shown, same_when_shown).notes == ()
+
+
 def test_the_speedup_comes_from_the_same_rounds_as_its_range_so_it_lies_inside() -> None:
     # Each side's median alone can give a ratio outside the rounds' range when the slow moments hit the two
     # sides in different rounds (issue 24: lesson 17's 2.83 outside [0.382, 2.79]).

@@ -74,7 +74,8 @@ def with_time(mode: ModeResult, timing: Timing, wall: Timing) -> ModeResult:
     profiled_us = sum(kernel.time_us or 0.0 for kernel in mode.kernels)
     # Kernels run inside the call, so their sum above the call's time is a contradiction, whatever the spread:
     # under load the spread can exceed the time itself, and a bound of time + spread would then never fire.
-    if profiled_us > timing.median_us:
+    # Read as shown: a sum a hair above the call prints as the same figure, "15.57 ms, more than the 15.57 ms".
+    if profiled_us > timing.median_us and format_time_us(profiled_us) != format_time_us(timing.median_us):
         notes = (*notes, kernel_time_note(profiled_us, timing))
     return replace(mode, time_us=timing.median_us, time_iqr_us=timing.iqr_us, wall_us=wall.median_us, notes=notes)
 
