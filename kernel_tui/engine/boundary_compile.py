@@ -2,7 +2,8 @@
 
 The measured compile may come from Inductor's cache, which skips the scheduler and so every reason; this compile
 bypasses that cache (``fusion_watch``) and runs after everything is timed, so neither the compile time nor the
-timings see it. Its generated C++ kernels still come from their own cache, and what the scheduler decided is kept
+timings see it. Its generated C++ kernels still come from their own cache (its graphs are numbered as the
+measured compile's were: ``compile_watch.count_graphs_from_zero``), and what the scheduler decided is kept
 (``boundary_cache``): a graph watched before is traced by Dynamo and run as it is, not compiled again. Dynamo
 keeps this compile beside the measured one (a backend of its own is a cache entry of its own), so the sweep goes
 on with the measured function.
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from kernel_tui.engine import boundary_cache
+from kernel_tui.engine import boundary_cache, compile_watch
 from kernel_tui.engine.boundaries import compiled_boundaries
 from kernel_tui.engine.fusion_watch import FusionWatch, GraphFusion
 from kernel_tui.transport.protocol import StageStartedMessage
@@ -46,6 +47,7 @@ def watched_compile(scenario: LoadedScenario, args: tuple[Any, ...]) -> list[Gra
             boundary_cache.keep(key, watch.graphs[before:])
         return compiled
 
+    compile_watch.count_graphs_from_zero()  # the measured compile's numbers: its C++ kernels, not new ones
     compiled_fn = torch.compile(
         scenario.module.fn,
         backend=backend,

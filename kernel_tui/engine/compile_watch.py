@@ -6,6 +6,7 @@ what they say while a watch is open. Graph counts come from dynamo's long-lived 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 from dataclasses import dataclass, field, replace
@@ -160,3 +161,19 @@ def raise_recompile_limits(floors: dict[str, int]) -> bool:
             setattr(config, name, floor)
             raised = True
     return raised
+
+
+def count_graphs_from_zero() -> None:
+    """Number the graphs of the compile about to start from zero, as a fresh process would.
+
+    On the CPU, Inductor names each C++ kernel for the profiler after a process-wide count of graphs
+    (``graph_3_cpp_fused_add_0``), and the name is in the kernel's source, so in the key of its compiled-code
+    cache: the same graph compiled at another count runs g++ again, seconds a kernel. The watched compile (why
+    kernels stayed apart) came after the measured one and so compiled every kernel a second time, as did an
+    engine that had compiled anything before (the explorer's warm-up, the scenarios before it). Counted from zero
+    at each compile of a scenario, the same graph is the same source. Inductor uses the count for nothing else
+    on the CPU, and kernel-tui reads kernel names without it (``model.names``)."""
+    from torch._inductor import compile_fx  # Inductor itself: what torch.compile imports at the first compile
+
+    if hasattr(compile_fx, "_graph_counter"):  # every torch kernel-tui supports; a later one may move it
+        compile_fx._graph_counter = itertools.count(0)

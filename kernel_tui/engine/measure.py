@@ -210,6 +210,7 @@ class MeasuredStages(ScenarioStages):
         scenario, device, path, fn, args = self.scenario, self.device, self.scenario.path, self.fn, self.args
         report = replace(report, notes=(*report.notes, *measurable_again()))  # the scenario ran its code by now
         torch._dynamo.reset()
+        compile_watch.count_graphs_from_zero()
         watch = compile_watch.CompileWatch().start()
         skips_before = variants.cudagraph_skips()
         try:

@@ -130,6 +130,7 @@ def measure_variant(
     name: str, options: dict[str, Any], scenario: LoadedScenario, args: tuple[Any, ...], device: str, profile: Profile
 ) -> VariantRun:
     run = VariantRun(name, options)
+    compile_watch.count_graphs_from_zero()
     watch = compile_watch.CompileWatch().start()
     skips_before = cudagraph_skips()
     try:
