@@ -5,9 +5,11 @@ end with it."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -55,6 +57,43 @@ def test_import_environment_is_what_torch_and_python_read_at_import() -> None:
         ("PYTHONPATH", "p"),
         ("TORCHINDUCTOR_CACHE_DIR", "/c"),
     )
+
+
+PRELUDE_PROBE = """
+import json, os, sys, threading
+import torch
+
+asked = []
+for owner, name in ((torch._C, "_cuda_getDeviceCount"), (torch.cuda, "is_available"), (torch.cuda, "device_count"),
+                    (torch.cuda, "_lazy_init"), (torch.cuda, "init")):
+    real = getattr(owner, name, None)  # a CPU build has no _cuda_getDeviceCount
+    if real is not None:
+        setattr(owner, name, lambda *a, _real=real, _name=name, **k: (asked.append(_name), _real(*a, **k))[1])
+tasks_before = len(os.listdir("/proc/self/task"))
+from kernel_tui.engine import fork_server
+fork_server.prelude()
+print(json.dumps({
+    "asked": asked,
+    "cuda_initialized": torch.cuda.is_initialized(),
+    "threads": threading.active_count(),
+    "tasks_added": len(os.listdir("/proc/self/task")) - tasks_before,
+    "missing": [name for name in fork_server.PRELOADED if name not in sys.modules],
+}))
+"""
+
+
+def test_the_prelude_every_engine_inherits_asks_no_device_and_starts_no_thread() -> None:
+    """A forked CUDA context is unusable and a forked thread is gone: what the server does before it forks (torch,
+    Inductor, the hashes of the installed sources) may neither ask CUDA anything nor start a thread."""
+    ran = subprocess.run(
+        [sys.executable, "-c", PRELUDE_PROBE], cwd=REPO, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    facts = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert facts["missing"] == []
+    assert facts["asked"] == [], "the prelude asked CUDA about the device"
+    assert facts["cuda_initialized"] is False
+    assert facts["threads"] == 1 and facts["tasks_added"] == 0, facts
 
 
 def test_a_forked_engine_measures_what_an_execd_one_does(monkeypatch: pytest.MonkeyPatch) -> None:

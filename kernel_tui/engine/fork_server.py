@@ -18,6 +18,7 @@ ends with the process that started it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -29,8 +30,10 @@ from typing import Any
 
 from kernel_tui.transport import proctree
 
-PRELOADED = ("torch", "torch._dynamo", "torch._inductor.config", "torch.profiler")
-"""What every engine imports before its first run; nothing that reads a device or starts a thread."""
+PRELOADED = ("torch", "torch._dynamo", "torch._inductor.config", "torch.profiler", "torch._inductor.compile_fx")
+"""What every engine imports before its first run; nothing that reads a device or starts a thread
+(``tests/test_fork_server.py`` checks both). The last is Inductor itself, which ``torch.compile`` imports at an
+engine's first compile: about two CPU-seconds each engine paid again."""
 POLL_S = 0.25
 MAX_REQUEST = 1 << 20
 
@@ -46,7 +49,17 @@ def main() -> None:
         clients = []
     else:
         clients = [_Client(socket.socket(fileno=int(sys.argv[1])))]
-    # The engine's own prelude, so that torch is imported here as it would be there (engine.__main__).
+    prelude()
+    for client in clients:
+        _send(client.control, ready)
+    serve(clients, listener, ready)
+    # Nothing here needs finalising, and tearing torch's modules down takes seconds the front end waits on.
+    os._exit(0)
+
+
+def prelude() -> None:
+    """What every engine forked here starts with: torch imported as the engine imports it (``engine.__main__``),
+    Inductor too, and the hashes its cache keys need."""
     os.environ.setdefault("KINETO_LOG_LEVEL", "5")
     import logging
     import warnings
@@ -59,11 +72,18 @@ def main() -> None:
 
     for name in PRELOADED:
         importlib.import_module(name)
-    for client in clients:
-        _send(client.control, ready)
-    serve(clients, listener, ready)
-    # Nothing here needs finalising, and tearing torch's modules down takes seconds the front end waits on.
-    os._exit(0)
+    _hash_installed_sources()
+
+
+def _hash_installed_sources() -> None:
+    """Inductor's cache keys hash torch's and Triton's installed files, once per process and then kept: about a
+    CPU-second with Triton, which every engine paid at its first compile. Hashed here, every engine inherits
+    them. Both are private to Inductor; a torch without one only leaves its engines to hash it themselves."""
+    from torch._inductor import codecache
+
+    for key in ("torch_key", "triton_key"):
+        with contextlib.suppress(Exception):
+            getattr(codecache, key)()
 
 
 class _Client:
