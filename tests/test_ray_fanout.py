@@ -178,12 +178,19 @@ def test_a_worker_that_sees_another_text_measures_a_copy_named_as_sent(tmp_path:
     shared = tmp_path / "shared" / "04_lesson.py"
     shared.parent.mkdir()
     shared.write_text("A = 1\n")
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
+    made: list[Path] = []
+
+    def scratch() -> Path:
+        made.append(tmp_path / f"scratch{len(made)}")
+        made[-1].mkdir()
+        return made[-1]
+
     assert _scenario_here(ScenarioJob(str(shared), "A = 1\n", ()), scratch) == shared
     assert _scenario_here(ScenarioJob(str(shared), None, ()), scratch) == shared
+    assert made == [], "a folder made for a file the node can read (a killed worker would leave it behind)"
     copy = _scenario_here(ScenarioJob(str(shared), "A = 2\n", ()), scratch)
-    assert copy == scratch / "04_lesson.py" and copy.read_text() == "A = 2\n"
+    assert made == [tmp_path / "scratch0"]
+    assert copy == made[0] / "04_lesson.py" and copy.read_text() == "A = 2\n"
     line = f'{{"scenario": "{copy}", "error": {{"file": "{copy}", "line": 3}}, "title": "x"}}'
     assert _as_submitted(line, str(copy), str(shared)) == (
         f'{{"scenario": "{shared}", "error": {{"file": "{shared}", "line": 3}}, "title": "x"}}'

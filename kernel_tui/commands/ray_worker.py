@@ -9,9 +9,11 @@ its own engine, on the worker as at home.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,8 +53,12 @@ def measure_on_worker(job: ScenarioJob) -> WorkerResult:
     """Run ``kernel-tui run --json`` on this node for ``job``'s scenario (the body of each Ray task)."""
     from kernel_tui.transport.client import python_command
 
-    with tempfile.TemporaryDirectory(prefix="kernel-tui-ray-") as scratch:
-        target = _scenario_here(job, Path(scratch))
+    with contextlib.ExitStack() as cleanup:
+
+        def scratch() -> Path:
+            return Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="kernel-tui-ray-")))
+
+        target = _scenario_here(job, scratch)
         process = subprocess.Popen(
             python_command("kernel_tui", "run", "--json", *job.run_arguments, str(target)),
             stdin=subprocess.DEVNULL,
@@ -75,8 +81,10 @@ def measure_on_worker(job: ScenarioJob) -> WorkerResult:
     return WorkerResult(process.returncode, lines, stderr[-STDERR_KEPT:], socket.gethostname())
 
 
-def _scenario_here(job: ScenarioJob, scratch: Path) -> Path:
-    """The file this node measures: the submitter's own where it sees the same text there, else a copy."""
+def _scenario_here(job: ScenarioJob, scratch: Callable[[], Path]) -> Path:
+    """The file this node measures: the submitter's own where it sees the same text there, else a copy in a
+    folder ``scratch`` makes. Made only for a copy: a worker that Ray kills outright (a cancelled run, a cluster
+    shut down) leaves its folder behind, and on a shared filesystem none is needed."""
     original = Path(job.path)
     if job.source is None:
         return original
@@ -85,7 +93,7 @@ def _scenario_here(job: ScenarioJob, scratch: Path) -> Path:
             return original
     except (OSError, UnicodeDecodeError):
         pass
-    copy = scratch / original.name
+    copy = scratch() / original.name
     copy.write_text(job.source, encoding="utf-8")
     return copy
 
