@@ -1,7 +1,7 @@
 """Warm the compiler while the learner reads: the first ``torch.compile`` of a session pays once for
 Inductor's imports (done already in an engine forked from the fork server), its C++ toolchain and ISA probes
-and, with a cold cache, much more (80 s of an 87 s first lesson on a busy machine). A tiny function compiled in a background thread right after ``hello``
-pays it before the first run is asked for.
+and, with a cold cache, much more (80 s of an 87 s first lesson on a busy machine). A tiny function
+compiled in a background thread right after ``hello`` pays it before the first run is asked for.
 
 A run does not overlap the warm-up: on 2 cores a compile beside the eager measurement would slow it and
 skew its times, and the run's own compile would wait for Dynamo's compile lock anyway. So a run that
