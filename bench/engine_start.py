@@ -17,6 +17,7 @@ import os
 import resource
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 import common  # the shared Inductor cache, as the other benchmarks use
@@ -27,11 +28,9 @@ from kernel_tui.transport.client import EngineClient
 STARTS = 6
 SCENARIO = common.REPO / "scenarios" / "02_add_relu.py"
 TARGET_RATIO = 0.6
-"""Forked engines cost well under what exec'd ones do: torch's import is most of a start."""
-RUNS_TARGET_RATIO = 0.6
-"""Small runs in forked engines cost well under runs in exec'd ones, though each half of them here pays a server
-start of its own (torch, Inductor and the hashes: about as much as an exec'd run); most of a small run's CPU
-was imports."""
+"""Forked engines cost well under what exec'd ones do: torch's import is most of a start, and imports were most
+of a small run's CPU (here each half of the runs pays a server start of its own: torch, Inductor and the hashes,
+about as much as an exec'd run)."""
 
 
 def _children_cpu() -> float:
@@ -39,28 +38,33 @@ def _children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def starts(count: int, forked: bool) -> tuple[float, list[float]]:
-    """CPU seconds of ``count`` engine starts (each ended before the next), and each one's time to hello."""
-    os.environ["KERNEL_TUI_FORK_SERVER"] = "1" if forked else "0"
-    before, hellos = _children_cpu(), []
-    for _ in range(count):
-        with EngineClient("cpu", fresh_per_run=False) as client:
-            asked = time.perf_counter()
-            client.start()
-            hellos.append(time.perf_counter() - asked)
-    forked_engines._close_servers()  # reaped, so that its CPU and its engines' count
-    return _children_cpu() - before, hellos
-
-
-def runs(count: int, forked: bool) -> float:
-    """CPU seconds of ``count`` untimed runs of ``SCENARIO``, each in an engine of its own, started and ended."""
+def engines_cpu(count: int, forked: bool, use: Callable[[EngineClient], object]) -> float:
+    """CPU seconds of ``count`` engines, each made, used and ended before the next, forked or exec'd; the forked
+    side's server is started here and closed (reaped) at the end, so that its CPU and its engines' count."""
     os.environ["KERNEL_TUI_FORK_SERVER"] = "1" if forked else "0"
     before = _children_cpu()
     for _ in range(count):
         with EngineClient("cpu", fresh_per_run=False) as client:
-            common.final_report(client, SCENARIO, timed=False, sweep=False)
+            use(client)
     forked_engines._close_servers()
     return _children_cpu() - before
+
+
+def starts(count: int, forked: bool) -> tuple[float, list[float]]:
+    """CPU seconds of ``count`` engine starts, and each one's time to hello."""
+    hellos: list[float] = []
+
+    def start(client: EngineClient) -> None:
+        asked = time.perf_counter()
+        client.start()
+        hellos.append(time.perf_counter() - asked)
+
+    return engines_cpu(count, forked, start), hellos
+
+
+def runs(count: int, forked: bool) -> float:
+    """CPU seconds of ``count`` untimed runs of ``SCENARIO``, each in an engine of its own."""
+    return engines_cpu(count, forked, lambda client: common.final_report(client, SCENARIO, timed=False, sweep=False))
 
 
 def rows(count: int = STARTS) -> list[dict[str, Any]]:
@@ -96,8 +100,8 @@ def rows(count: int = STARTS) -> list[dict[str, Any]]:
             "name": f"CPU of {count} runs of add+relu, an engine each: forked (server included) against exec'd",
             "value": f"{forked_runs_cpu:.1f} s against {execd_runs_cpu:.1f} s",
             "ratio": runs_ratio,
-            "target": f"ratio ≤ {RUNS_TARGET_RATIO}",
-            "met": runs_ratio <= RUNS_TARGET_RATIO,
+            "target": f"ratio ≤ {TARGET_RATIO}",
+            "met": runs_ratio <= TARGET_RATIO,
             "cause": "an engine's first compile imports Inductor and hashes torch's and Triton's sources, "
             "which forked engines inherit from the server",
         },
