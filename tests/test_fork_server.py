@@ -77,7 +77,7 @@ print(json.dumps({
     "cuda_initialized": torch.cuda.is_initialized(),
     "threads": threading.active_count(),
     "tasks_added": len(os.listdir("/proc/self/task")) - tasks_before,
-    "missing": [name for name in fork_server.PRELOADED if name not in sys.modules],
+    "missing": [name for name in (*fork_server.PRELOADED, fork_server.INDUCTOR) if name not in sys.modules],
 }))
 """
 
@@ -94,6 +94,20 @@ def test_the_prelude_every_engine_inherits_asks_no_device_and_starts_no_thread()
     assert facts["asked"] == [], "the prelude asked CUDA about the device"
     assert facts["cuda_initialized"] is False
     assert facts["threads"] == 1 and facts["tasks_added"] == 0, facts
+
+
+def test_a_server_whose_inductor_cannot_be_imported_forks_engines_that_measure_eager() -> None:
+    """Inductor is imported before the fork if it can be; where it cannot (here blocked from the import system,
+    as a Triton that does not match torch would), the server still serves, and the run keeps eager's kernels
+    with the compile stage's error, as an exec'd engine's would."""
+    blocked = "import sys; sys.modules['torch._inductor.compile_fx'] = None\n"
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "sitecustomize.py").write_text(blocked)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [folder, os.environ.get("PYTHONPATH")]))}
+        ran = run_json("--no-sweep", "--no-time", "--device", "cpu", str(ADD_RELU), env=env)
+    (report,) = ran.reports
+    assert report["eager"]["kernel_count"] == 2, ran.stderr
+    assert report["error"]["stage"] == "compile", report["error"]
 
 
 def test_a_forked_engine_measures_what_an_execd_one_does(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -173,7 +174,7 @@ def count_graphs_from_zero() -> None:
     engine that had compiled anything before (the explorer's warm-up, the scenarios before it). Counted from zero
     at each compile of a scenario, the same graph is the same source. Inductor uses the count for nothing else
     on the CPU, and kernel-tui reads kernel names without it (``model.names``)."""
-    from torch._inductor import compile_fx  # Inductor itself: what torch.compile imports at the first compile
-
-    if hasattr(compile_fx, "_graph_counter"):  # every torch kernel-tui supports; a later one may move it
-        compile_fx._graph_counter = itertools.count(0)
+    # Not imported yet, it counts from zero when it is; one that cannot be imported fails in the compile stage.
+    compile_fx = sys.modules.get("torch._inductor.compile_fx")
+    if compile_fx is not None and hasattr(compile_fx, "_graph_counter"):  # a later torch may move it
+        setattr(compile_fx, "_graph_counter", itertools.count(0))  # noqa: B010 - a module typed only as ModuleType

@@ -30,10 +30,13 @@ from typing import Any
 
 from kernel_tui.transport import proctree
 
-PRELOADED = ("torch", "torch._dynamo", "torch._inductor.config", "torch.profiler", "torch._inductor.compile_fx")
+PRELOADED = ("torch", "torch._dynamo", "torch._inductor.config", "torch.profiler")
 """What every engine imports before its first run; nothing that reads a device or starts a thread
-(``tests/test_fork_server.py`` checks both). The last is Inductor itself, which ``torch.compile`` imports at an
-engine's first compile: about two CPU-seconds each engine paid again."""
+(``tests/test_fork_server.py`` checks both, for ``INDUCTOR`` too)."""
+INDUCTOR = "torch._inductor.compile_fx"
+"""Inductor itself, which ``torch.compile`` imports at an engine's first compile: about two CPU-seconds each
+engine paid again. Imported here if it can be: one that cannot (a Triton that does not match this torch) must
+fail in an engine's compile stage, eager measured, as it would without this server, not end the server."""
 POLL_S = 0.25
 MAX_REQUEST = 1 << 20
 
@@ -72,7 +75,9 @@ def prelude() -> None:
 
     for name in PRELOADED:
         importlib.import_module(name)
-    _hash_installed_sources()
+    with contextlib.suppress(Exception):
+        importlib.import_module(INDUCTOR)
+        _hash_installed_sources()
 
 
 def _hash_installed_sources() -> None:
