@@ -12,6 +12,7 @@ from kernel_tui.engine.device import (
     DYNAMO_DISABLED,
     DYNAMO_DISABLED_BY_ENVIRONMENT,
     KERNEL_PROFILE_OFF,
+    KERNEL_PROFILE_OFF_IN_FN,
     RECOMPILE_LIMIT_LOWERED,
 )
 from kernel_tui.engine.timed_report import UNTIMED
@@ -93,6 +94,23 @@ def test_a_scenario_that_turns_off_what_the_engine_sees_kernels_with_is_measured
     assert report.compiled is not None and [k.short_name for k in report.compiled.kernels] == ["cpp_fused_add_relu_0"]
     assert KERNEL_PROFILE_OFF in report.notes and DYNAMO_DISABLED in report.notes, report.notes
     assert RECOMPILE_LIMIT_LOWERED in report.notes, report.notes
+
+
+def test_a_fn_that_turns_the_kernel_profile_off_as_it_runs_is_told_not_shown_as_no_kernels(
+    engine: EngineClient, write_scenario: WriteScenario
+) -> None:
+    """Put back before the compile, the switch can be turned off again by ``fn``'s own call, before the graph after
+    it is compiled: the compiled side then has no kernel the profiler sees, which a note must say, rather than the
+    note that it was measured with the switch on standing alone."""
+    path = write_scenario(
+        "import torch\nimport torch._inductor.config as inductor_config\n\n\n"
+        "def fn(a):\n    inductor_config.cpp.enable_kernel_profile = False\n    return a.sin().cos()\n\n\n"
+        "def inputs(size, device):\n    return (torch.randn(size, device=device),)\n"
+    )
+    report = measure(engine, path)
+    assert report.error is None and report.compiled is not None
+    assert report.compiled.kernel_count == 0
+    assert KERNEL_PROFILE_OFF_IN_FN in report.compiled.notes, report.compiled.notes
 
 
 def test_a_scenario_that_lowers_the_recompile_limit_is_swept_compiled_and_told(

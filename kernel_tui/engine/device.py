@@ -67,6 +67,10 @@ KERNEL_PROFILE_OFF = (
     "the scenario turned torch._inductor.config.cpp.enable_kernel_profile off: without it the profiler sees no "
     "compiled C++ kernel, so the compiled side was measured with it on"
 )
+KERNEL_PROFILE_OFF_IN_FN = (
+    "fn turns torch._inductor.config.cpp.enable_kernel_profile off as it runs, before its kernels are compiled: "
+    "the profiler sees none of its compiled C++ kernels, so the compiled side shows none"
+)
 DYNAMO_DISABLED = (
     "torch.compile was turned off (torch._dynamo.config.disable, by the scenario or TORCH_COMPILE_DISABLE=1): it "
     "would have run fn eagerly, so the compiled side was measured with it on"

@@ -30,7 +30,7 @@ from kernel_tui.engine.bandwidth import (
 )
 from kernel_tui.engine.boundary_compile import with_boundaries
 from kernel_tui.engine.cuda_graph_watch import gpu_watch, watched
-from kernel_tui.engine.device import device_name, measurable_again
+from kernel_tui.engine.device import KERNEL_PROFILE_OFF_IN_FN, device_name, kernel_profile_on, measurable_again
 from kernel_tui.engine.flops import OpFlops, eager_bytes_and_flops, scenario_dtype, with_flops
 from kernel_tui.engine.generated_code import compiled_traffic
 from kernel_tui.engine.loader import USER_ERRORS, LoadedScenario, StageError, load_scenario, stage_error
@@ -223,6 +223,8 @@ class MeasuredStages(ScenarioStages):
             first_call_s = time.perf_counter() - started
             scenario.call(compiled_fn, args, "compile")
             synchronize(device)
+            # Put back before the compile, the switch can be turned off by fn's own call, past the engine's reach.
+            profile_off_in_fn = device == "cpu" and bool(kernel_profile_on())
             # Read now: the CUDA-graph twin below compiles ``fn`` once more, which the watch would count too.
             compile_facts = watch.facts()
             graphs_note = variants.cudagraph_note(
@@ -237,6 +239,8 @@ class MeasuredStages(ScenarioStages):
             compiled = replace(compiled, saved_bytes=training.saved_bytes(compiled_fn, args))
             if graphs_note is not None:
                 compiled = replace(compiled, notes=(*compiled.notes, graphs_note))
+            if profile_off_in_fn:
+                compiled = replace(compiled, notes=(*compiled.notes, KERNEL_PROFILE_OFF_IN_FN))
             if graph_watch is not None:
                 compiled = replace(compiled, cuda_graphs=tuple(graph_watch.decisions))
             compiled = memory_report.compiled_memory(compiled, compiled_fn, args, device, self.unit)
