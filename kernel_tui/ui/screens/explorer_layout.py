@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static, TabbedContent, TabPane, Tabs
+from textual.widgets import TabbedContent, TabPane, Tabs
 
 from kernel_tui.ui.widgets.deferred import Deferred
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
@@ -28,6 +28,7 @@ from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.steady_footer import SteadyFooter
 from kernel_tui.ui.widgets.steady_header import SteadyHeader
+from kernel_tui.ui.widgets.steady_static import SteadyStatic
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 from kernel_tui.ui.widgets.variants_table import VariantsPane, VariantsTable
 
@@ -72,7 +73,7 @@ def compose_explorer(wide: bool) -> ComposeResult:
                 # Scrolls when the tables and the summary outgrow the room the lesson leaves them (a
                 # training step's two sections at 120x36 pushed the summary off the screen).
                 with VerticalScroll(id="results"):
-                    yield Static(id="signature")
+                    yield SteadyStatic(id="signature")
                     with Horizontal(id="tables"):
                         yield KernelTable("eager", "Eager", id="eager")
                         yield KernelTable("compiled", "Compiled", id="compiled")
@@ -87,7 +88,7 @@ def compose_explorer(wide: bool) -> ComposeResult:
                 yield Deferred(LessonView(id="lesson"))
             with TabPane("3 Kernels", id="tab-kernels"):
                 with Deferred(VerticalScroll(id="kernels")):
-                    yield Static(id="signature")
+                    yield SteadyStatic(id="signature")
                     yield KernelTable("eager", "Eager", id="eager")
                     yield KernelTable("compiled", "Compiled", id="compiled")
                     yield VariantsPane(id="variants")

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
 
 from kernel_tui.ui.screens.explorer_layout import find
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
@@ -23,6 +22,7 @@ from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.run_status import RunStatusBar
 from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
+from kernel_tui.ui.widgets.steady_static import SteadyStatic
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 from kernel_tui.ui.widgets.variants_table import VariantsPane
 
@@ -47,8 +47,8 @@ def show_panes(screen: Screen[Any], new: Shown, old: Shown | None) -> set[str]:
         scenarios.show(new.scenarios)
     if "lesson" in changed and (lesson := find(screen, "#lesson", LessonView)):
         lesson.show(new.lesson.entry, hide_explanation=new.lesson.hide_explanation)
-    if "signature" in changed and (signature := find(screen, "#signature", Static)):
-        signature.update(Content(new.signature))
+    if "signature" in changed and (signature := find(screen, "#signature", SteadyStatic)):
+        signature.show_content(Content(new.signature))
         signature.display = bool(new.signature)
     if "eager" in changed and (eager := find(screen, "#eager", KernelTable)):
         eager.show(new.eager)

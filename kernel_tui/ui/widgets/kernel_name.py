@@ -9,33 +9,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.widgets import Static
 
 from kernel_tui.model.launch import launch_text
 from kernel_tui.ui.kernel_words import kernel_story
+from kernel_tui.ui.widgets.steady_static import SteadyStatic
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
     from kernel_tui.model.mode_result import ModeResult
 
 
-class KernelNameLine(Static):
-    """One line (wrapping when long) under the kernel tables."""
-
-    _shown: tuple[object, ...] | None = None
-    """What it shows now: the explorer shows the line again on every refill and cursor move, and an update
-    that changes nothing would still cost a layout pass of the whole screen."""
-
-    def _show(self, text: Text | str) -> None:
-        # ``Text ==`` compares the characters and spans only, not the style of the whole.
-        look = (text.plain, str(text.style), tuple(text.spans)) if isinstance(text, Text) else (text,)
-        if look != self._shown:
-            self._shown = look
-            self.update(text)
+class KernelNameLine(SteadyStatic):
+    """One line (wrapping when long) under the kernel tables, shown again on every refill and cursor move."""
 
     def say(self, text: Text) -> None:
         """Something else about the kernels: what a line of the code launched (``code_links``)."""
-        self._show(text)
+        self.show_content(text)
 
     def show(
         self, mode: str | None, kernel: Kernel | None, *, hint: bool = True, compiled: ModeResult | None = None
@@ -43,7 +32,7 @@ class KernelNameLine(Static):
         """The kernel's full name; without one, a hint (when there are kernels to highlight) or nothing.
         ``compiled``: the run's compiled side, where ``g`` finds the code an eager kernel became."""
         if kernel is None or mode is None:
-            self._show(Text("highlight a kernel to see its full name", style="dim") if hint else "")
+            self.show_content(Text("highlight a kernel to see its full name", style="dim") if hint else "")
             return
         text = Text()
         text.append(f"{mode} › ", style="bold")
@@ -62,4 +51,4 @@ class KernelNameLine(Static):
             text.append("\nlaunch ", style="bold")
             known = kernel.launch is not None and kernel.launch.is_known
             text.append(launch, style="" if known else "dim")
-        self._show(text)
+        self.show_content(text)

@@ -21,6 +21,7 @@ from textual.widgets import Static
 from kernel_tui.model.scenario_file import ScenarioFileError
 from kernel_tui.ui.score import HIDDEN_EXPLANATION, split_lesson
 from kernel_tui.ui.source import scenario_source
+from kernel_tui.ui.widgets.steady_static import SteadyStatic
 from kernel_tui.ui.widgets.still_there import still_there
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ class LessonView(VerticalScroll):
         """The code as last drawn with its gutter: where the cursor's row is found."""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="lesson-plain")
+        yield SteadyStatic(id="lesson-plain")
         yield Static(id="lesson-source")
 
     def on_mount(self) -> None:
@@ -90,8 +91,8 @@ class LessonView(VerticalScroll):
                 self._markdown_busy = True
                 self._show_latest_lesson()
             # else: the update in flight shows the latest lesson when it ends.
-        elif (plain := still_there(self, "#lesson-plain", Static)) is not None:
-            plain.update(Text(self.lesson))
+        elif (plain := still_there(self, "#lesson-plain", SteadyStatic)) is not None:
+            plain.show_content(Text(self.lesson))
             self.scroll_home(animate=False)
         # else: a layout switch is removing this view's children; the view that replaces it shows the lesson.
 

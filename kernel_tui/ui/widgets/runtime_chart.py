@@ -27,11 +27,11 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Static
 
 from kernel_tui.text.fit_parts import SUBTITLE_MARGIN, Part, fit_parts
 from kernel_tui.ui.shown import ChartShown
 from kernel_tui.ui.widgets.chart_modes import CHART_MODES, LegendEntry, chart_data, chart_mode, next_chart_mode
+from kernel_tui.ui.widgets.steady_static import SteadyStatic
 from kernel_tui.ui.widgets.still_there import still_there
 
 if TYPE_CHECKING:
@@ -60,8 +60,6 @@ class RuntimeChart(Widget):
         self.border_title = Content(CHART_MODES[0].title)
         self.shown = NOTHING_SHOWN
         """What the chart shows: the explorer's slice, as it was handed (see the module docstring)."""
-        self._hint_shown = ""
-        """What the hint line shows now: updating it only when that changes spares a layout pass per point."""
         self._streamed_replot_at = 0.0
         """When the plot was last drawn (``time.monotonic``): points streaming in are drawn at most so often."""
         self._streamed_replot: Timer | None = None
@@ -89,8 +87,8 @@ class RuntimeChart(Widget):
         return self.shown.highlight
 
     def compose(self) -> ComposeResult:
-        yield Static(id="chart-legend")
-        yield Static(id="chart-hint")
+        yield SteadyStatic(id="chart-legend")
+        yield SteadyStatic(id="chart-hint")
 
     def on_mount(self) -> None:
         self._replot()
@@ -145,18 +143,16 @@ class RuntimeChart(Widget):
         drawing = mode.drawing()
         drawn = drawing.drawn(data)
         hint_text = drawing.hint(data)
-        hint = still_there(self, "#chart-hint", Static)
-        legend = still_there(self, "#chart-legend", Static)
+        hint = still_there(self, "#chart-hint", SteadyStatic)
+        legend = still_there(self, "#chart-legend", SteadyStatic)
         if hint is None or legend is None:
             return  # a layout switch removed this chart's children while it waited to draw: its successor draws
-        if hint_text != self._hint_shown:
-            hint.update(Content(hint_text))
-            self._hint_shown = hint_text
+        hint.show_content(Content(hint_text))
         hint.display = not drawn
         legend.display = drawn
         if drawn:
             room = legend.content_size.width or max(1, self.content_size.width)
-            legend.update(_legend(drawing.legend(data), self.app.console, room))
+            legend.show_content(_legend(drawing.legend(data), self.app.console, room))
         self.border_title = Content(mode.title)
         following = f"b {chart_mode(next_chart_mode(mode.name)).word}"
         # Where the width runs short, the key to the next mode goes first (the footer's ? lists it), then the

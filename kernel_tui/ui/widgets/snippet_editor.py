@@ -21,6 +21,8 @@ from textual.events import DescendantBlur, DescendantFocus
 from textual.message import Message
 from textual.widgets import Static
 
+from kernel_tui.ui.widgets.steady_static import SteadyStatic
+
 if TYPE_CHECKING:
     from textual.widgets import TextArea
 
@@ -78,7 +80,7 @@ class SnippetEditor(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(EMPTY_TEXT), id="editor-empty")
-        yield Static(id="editor-note")
+        yield SteadyStatic(id="editor-note")
 
     def on_mount(self) -> None:
         self.post_message(self.Ready())
@@ -123,7 +125,7 @@ class SnippetEditor(Vertical):
         """The line under the text: the latest run's error, or where the text is saved."""
         note.no_wrap = True
         note.overflow = "ellipsis"
-        self.query_one("#editor-note", Static).update(note)
+        self.query_one("#editor-note", SteadyStatic).show_content(note)
 
     def set_titles(self, title: str, subtitle: str) -> None:
         self.border_title = Content(title)

@@ -10,20 +10,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.console import Group
-from textual.widgets import Static
 
 from kernel_tui.ui.summary_lines import summary_lines
+from kernel_tui.ui.widgets.steady_static import SteadyStatic
 
 if TYPE_CHECKING:
     from kernel_tui.ui.shown import SummaryShown
 
 
-class SummaryStrip(Static):
-    """Summary line, claims (EXPECT ✓/✗), the sweep's strategy and the device the numbers came from."""
+class SummaryStrip(SteadyStatic):
+    """Summary line, claims (EXPECT ✓/✗), the sweep's strategy and the device the numbers came from; shown again
+    at every stage of a run."""
 
-    _shown: list[tuple[object, ...]] | None = None
-    """The lines shown now: the explorer shows the strip again at every stage of a run, and an update that
-    changes nothing would still cost a layout pass of the whole screen."""
     summary: SummaryShown | None = None
     """What the strip was last handed."""
 
@@ -35,9 +33,4 @@ class SummaryStrip(Static):
     def show(self, summary: SummaryShown) -> None:
         """Show a report (partial or final), or, before any run, the claims the lesson makes."""
         self.summary = summary
-        lines = summary_lines(summary)
-        # ``Text ==`` compares the characters and spans only, not the style of the whole line.
-        look: list[tuple[object, ...]] = [(line.plain, str(line.style), tuple(line.spans)) for line in lines]
-        if look != self._shown:
-            self._shown = look
-            self.update(Group(*lines))
+        self.show_content(Group(*summary_lines(summary)))

@@ -15,9 +15,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
 
 from kernel_tui.text.formatting import VARIANT_HEADERS, variant_rows
+from kernel_tui.ui.widgets.steady_static import SteadyStatic
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport, VariantResult
@@ -158,7 +159,7 @@ class VariantsPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield VariantsTable(id="variants-table")
-        yield Static(id="variant-notes")
+        yield SteadyStatic(id="variant-notes")
 
     def show(self, shown: VariantsShown) -> None:
         """The report's variants but the hidden ones; nothing at all for a report without variants."""
@@ -175,6 +176,6 @@ class VariantsPane(Vertical):
         hint = "enter: its kernels · v: choose"
         table.border_subtitle = Content(f"{count} hidden · {hint}" if count else hint)
         notes = variant_notes(report, names)
-        notes_line = self.query_one("#variant-notes", Static)
-        notes_line.update(Text("\n").join(notes))
+        notes_line = self.query_one("#variant-notes", SteadyStatic)
+        notes_line.show_content(Text("\n").join(notes))
         notes_line.display = bool(notes)
