@@ -18,7 +18,7 @@ from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.widget import Widget
 
-from kernel_tui.ui.widgets.steady_static import SteadyStatic, look_of
+from kernel_tui.ui.widgets.steady_static import SteadyContent, SteadyStatic, look_of
 
 
 class OneLine(App[None]):
@@ -46,7 +46,7 @@ async def test_the_same_content_again_asks_for_no_layout(layouts_asked: collecti
     async with app.run_test() as pilot:
         line = app.query_one("#line", SteadyStatic)
         layouts_asked["counting"] = 1
-        shows = [
+        shows: list[SteadyContent] = [
             Text("x = 1", style="bold"),
             Text("x = 1", style="bold"),  # the same again: a new object, the same look
             Text("x = 1", style="red"),  # the same characters in another style: shown
