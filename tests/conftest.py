@@ -71,6 +71,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             # Under ``--dist loadgroup`` a module-scoped fixture runs once in every worker that gets one of the
             # module's tests: three workers measured the device columns' five CLI runs three times over.
             item.add_marker(pytest.mark.xdist_group(module))
+    # The soaks first: xdist hands tests out in this order, and the ten ``long`` ones (half a minute to a minute and
+    # a half each) came last in the files' order, so the run ended with one or two workers on them and a core idle.
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
 def _uses_a_module_fixture_of_its_own(item: pytest.Item) -> bool:
