@@ -62,6 +62,10 @@ async def test_the_same_content_again_asks_for_no_layout(layouts_asked: collecti
         await pilot.pause()
         assert layouts_asked["line"] == 5
         assert str(line.render()) == "plain"
+        line.update("shown some other way")
+        line.show_content("plain")  # the look it had before: drawn again all the same
+        await pilot.pause()
+        assert str(line.render()) == "plain"
 
 
 def test_a_look_tells_apart_what_equality_does_not() -> None:

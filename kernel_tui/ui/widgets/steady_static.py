@@ -13,6 +13,7 @@ from collections.abc import Hashable
 from rich.console import Group
 from rich.text import Text
 from textual.content import Content
+from textual.visual import VisualType
 from textual.widgets import Static
 
 SteadyContent = Text | Content | str | Group
@@ -43,5 +44,10 @@ class SteadyStatic(Static):
     def show_content(self, content: SteadyContent) -> None:
         look = look_of(content)
         if look != self._look:
+            super().update(content)
             self._look = look
-            self.update(content)
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        # Shown some other way: the next ``show_content`` draws whatever it is handed, even the look it had.
+        self._look = None
+        super().update(content, layout=layout)
