@@ -7,7 +7,9 @@ fraction of a microsecond inside tens of microseconds of guards and wrapper; at 
 
 from __future__ import annotations
 
+from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import WriteScenario, measure
@@ -16,6 +18,9 @@ from cuda_replay import replay, trace_paths
 from kernel_tui.engine import events as ev
 from kernel_tui.engine.call_timeline import call_breakdown, merged
 from kernel_tui.model.call_breakdown import CallBreakdown
+from kernel_tui.model.expect import check_claims
+from kernel_tui.model.machine_load import RETRY_HINT
+from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.transport.client import EngineClient
 
@@ -48,6 +53,8 @@ def test_a_tiny_compiled_call_is_mostly_overhead(sin_cos_reports: dict[int, Scen
     tiny = _breakdown(sin_cos_reports[8], "compiled")
     assert tiny.kernels_us > 0, "the compiled C++ kernel is in the profile"
     assert tiny.overhead_dominates and tiny.framework_us > tiny.kernels_us
+    # Tens of microseconds around a sub-microsecond kernel: no run of a busy machine says otherwise.
+    assert tiny.overhead_settled and tiny.kernels_share_range is not None and tiny.kernels_share_range[1] < 0.5
     assert tiny.idle_us is None and tiny.launch_us == 0  # a CPU: no device to wait for, no launch calls
     lanes = {span.lane for span in tiny.timeline}
     assert {"framework", "device", "host"} <= lanes
@@ -55,11 +62,23 @@ def test_a_tiny_compiled_call_is_mostly_overhead(sin_cos_reports: dict[int, Scen
     assert any(name.startswith("TorchDynamo Cache Lookup") for name in names)
 
 
+def _verdict_holds_or_is_withheld(report: ScenarioReport, mode: str, overhead_dominates: bool) -> None:
+    """What the product says of a call is never wrong: a verdict the runs agree on, or none. On a busy two-core box
+    a run's kernels can take anywhere from a third to two thirds of a 2^22 call; the claim then reads "not
+    measured" with why, neither held nor failed."""
+    parts = _breakdown(report, mode)
+    key = f"{mode}_overhead_dominates"
+    check = check_claims({key: float(overhead_dominates)}, report, swept=False)[key]
+    if parts.overhead_settled:
+        assert parts.overhead_dominates is overhead_dominates, (mode, parts.kernels_share_range)
+        assert check.ok is True, check
+    else:
+        assert check.ok is None and check.reason is not None and check.reason.startswith("too noisy to tell"), check
+
+
 def test_a_large_call_is_mostly_kernels(sin_cos_reports: dict[int, ScenarioReport]) -> None:
     for mode in ("eager", "compiled"):
-        large = _breakdown(sin_cos_reports[2**22], mode)
-        assert not large.overhead_dominates, mode
-        assert large.kernels_us > 0.5 * large.call_us, mode
+        _verdict_holds_or_is_withheld(sin_cos_reports[2**22], mode, overhead_dominates=False)
 
 
 def test_the_parts_add_up_to_the_call_within_its_spread(sin_cos_reports: dict[int, ScenarioReport]) -> None:
@@ -125,6 +144,43 @@ def test_a_real_gpus_launches_are_their_own_part() -> None:
     assert launch_spans and all(span.name.startswith("cuda") for span in launch_spans)
 
 
+def _parts(call_us: float, kernels_us: float, **fields: Any) -> CallBreakdown:
+    return CallBreakdown(call_us, 0.0, kernels_us, 0.0, call_us - kernels_us, 0.0, None, runs=8, **fields)
+
+
+def _report(parts: CallBreakdown) -> ScenarioReport:
+    compiled = ModeResult(1, (), None, None, call_breakdown=parts)
+    return ScenarioReport("/course/add.py", "Add", "cpu", "EPYC", "2.14.1", 1024, compiled=compiled)
+
+
+@pytest.mark.parametrize(
+    ("shares", "settled", "dominates"),
+    [((0.01, 0.02), True, True), ((0.6, 0.9), True, False), ((0.5, 0.7), True, False), ((0.36, 0.66), False, False)],
+)
+def test_the_verdict_is_read_run_by_run(shares: tuple[float, float], settled: bool, dominates: bool) -> None:
+    """The busy box's case: the medians of different runs say overhead (a 5.7 ms kernel, an 11.6 ms call), the
+    runs themselves say kernels or cannot agree."""
+    parts = _parts(11_600.0, 5_700.0, kernels_share=sum(shares) / 2, kernels_share_range=shares)
+    assert (parts.overhead_settled, parts.overhead_dominates) == (settled, dominates)
+    key = "compiled_overhead_dominates"
+    check = check_claims({key: 0.0}, _report(parts), swept=False)[key]
+    if settled:
+        assert check.ok is (not dominates) and check.reason is None
+    else:
+        assert check.ok is None and check.measured == 0.0
+        assert check.reason == "too noisy to tell: kernels took 36% to 66% of the profiled calls; " + RETRY_HINT
+
+
+def test_a_report_without_shares_weighs_the_medians_against_their_spread() -> None:
+    """A report saved before the shares were measured: the medians decide when their gap beats the spreads."""
+    assert _parts(40.0, 0.1).overhead_settled and _parts(40.0, 0.1).overhead_dominates
+    close = replace(_parts(11_600.0, 5_700.0), call_iqr_us=6_100.0)
+    assert close.overhead_dominates and not close.overhead_settled
+    assert close.unsettled_reason() == "too noisy to tell: overhead and kernels are closer than the call's spread"
+    again = CallBreakdown.from_dict(asdict(_parts(10.0, 6.0, kernels_share=0.6, kernels_share_range=(0.5, 0.7))))
+    assert again is not None and again.kernels_share_range == (0.5, 0.7)
+
+
 def test_intervals_merge_into_their_union() -> None:
     assert merged([(3, 5), (0, 1), (4, 6), (1, 2), (7, 7)]) == [(0, 2), (3, 6)]
 
@@ -138,16 +194,17 @@ def test_lesson_18s_compiled_call_at_both_ends_of_its_sweep(
     from kernel_tui.model.course import course_dir
     from kernel_tui.model.expect import MEASURES
 
-    # The call is timed: on a busy two-core box one measurement can read 12 ms ± 17 ms for a 1.3 ms kernel. As a
-    # learner would, measure again while the spread is wider than the call (at most three times).
+    # On a busy two-core box one measurement's runs can disagree (a 5.7 ms kernel in an 11.6 ms ± 6.1 ms call). As
+    # a learner would, measure again while they do (at most three times).
     for _ in range(3):
         report = measure(engine, Path(course_dir()) / "18_tiny_tensors.py", size=size)
         parts = _breakdown(report, "compiled")
-        if parts.call_iqr_us < parts.call_us:
+        if parts.overhead_settled:
             break
-    assert parts.overhead_dominates is overhead_dominates, parts
-    assert (parts.framework_us + parts.dispatch_us > parts.kernels_us) is overhead_dominates
-    assert MEASURES["compiled_overhead_dominates"](report) == float(overhead_dominates)
+    _verdict_holds_or_is_withheld(report, "compiled", overhead_dominates)
+    if overhead_dominates:  # sub-microsecond kernels: settled on any machine
+        assert parts.overhead_settled and parts.framework_us + parts.dispatch_us > parts.kernels_us, parts
+    assert MEASURES["compiled_overhead_dominates"](report) == float(parts.overhead_dominates)
     device = [span for span in parts.timeline if span.lane == "device"]
     assert device and all(span.name.startswith("cpp_fused_add_relu") for span in device)
 

@@ -15,7 +15,7 @@ from replay import Recording, ReplayEngineLink
 from test_ui_support import DATA, REPO, explorer, make_app, shown_text, wait_for
 from textual.pilot import Pilot
 
-from kernel_tui.transport.protocol import Done
+from kernel_tui.transport.protocol import Done, Partial
 from kernel_tui.ui.app import KernelTuiApp
 from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
 
@@ -126,6 +126,31 @@ async def test_lesson_18_asks_which_side_is_faster_on_tiny_arrays(
         assert not reveal.answer.right("faster") and reveal.answer.right("eager")
         counts = shown_text(reveal.query_one("#reveal-counts"))
         assert "faster side" in counts and "compiled" in counts and "eager" in counts
+
+
+async def test_a_faster_side_the_rounds_disagree_on_is_not_graded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a busy box a quarter of the timed rounds can have eager ahead and a quarter compiled: the reveal says so
+    and grades neither answer, where the medians alone would have made one of them wrong by chance."""
+    monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
+    recording = Recording.load(DATA / "ui_tiny_tensors_messages.json")
+    noisy = tuple(
+        replace(message, report=replace(message.report, speedup_range=(0.83, 1.27)))
+        if isinstance(message, (Partial, Done))
+        else message
+        for message in recording.messages
+    )
+    link = ReplayEngineLink({recording.scenario: replace(recording, messages=noisy)})
+    app = make_app(link, paths=(COURSE / "18_tiny_tensors.py",), course=COURSE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_dialog(pilot, app)
+        reveal = await answer(pilot, app, "2", "1", "5", "3", "3", "eager")
+        assert reveal.answer.measured["faster"] is None and "faster" not in reveal.answer.scored
+        assert reveal.answer.measured["eager"] == 2 and reveal.answer.right("eager"), "the counts are graded"
+        counts = shown_text(reveal.query_one("#reveal-counts"))
+        assert "too noisy to tell: compiled ran at 0.83× to 1.27× eager's speed" in " ".join(counts.split())
+        assert "not this time" not in counts and reveal.query_one("#reveal-counts").region.width <= 80
 
 
 async def test_lesson_20_asks_which_ceiling_limits_each_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

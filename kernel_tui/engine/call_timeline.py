@@ -140,11 +140,16 @@ def _holds_a_run(run_range: Any) -> bool:
     return any(node.name == ev.RUN_RANGE for node in ev.subtree(run_range) if node is not run_range)
 
 
-def _iqr(values: Sequence[float]) -> float:
+def _quartiles(values: Sequence[float]) -> tuple[float, float]:
     if len(values) < 2:
-        return 0.0
+        return (values[0], values[0]) if values else (0.0, 0.0)
     quartiles = statistics.quantiles(values, n=4, method="inclusive")
-    return quartiles[2] - quartiles[0]
+    return (quartiles[0], quartiles[2])
+
+
+def _iqr(values: Sequence[float]) -> float:
+    low, high = _quartiles(values)
+    return high - low
 
 
 def _kept(spans: list[TimelineSpan]) -> tuple[list[TimelineSpan], int]:
@@ -198,6 +203,7 @@ def call_breakdown(events: list[Any], launches: Sequence[ev.Launch], device: str
     timeline, dropped = _kept(spans)
     medians = {name: statistics.median(parts[name] for parts, _, _ in measured) for name in PARTS}
     spreads = {name: _iqr([parts[name] for parts, _, _ in measured]) for name in PARTS}
+    shares = [parts["kernels"] / call if call > 0 else 0.0 for parts, call, _ in measured]
     return CallBreakdown(
         call_us=median_call,
         call_iqr_us=_iqr(calls),
@@ -210,4 +216,6 @@ def call_breakdown(events: list[Any], launches: Sequence[ev.Launch], device: str
         runs=len(measured),
         timeline=tuple(timeline),
         timeline_dropped=dropped,
+        kernels_share=statistics.median(shares),
+        kernels_share_range=_quartiles(shares),
     )

@@ -62,8 +62,8 @@ array-sized units (``eager_peak``, ``compiled_peak``; per section, ``eager_forwa
 kernels were launched (``kernel_tui.model.expect.launch_measures``): the grid, warps and elements per thread of
 the kernel that launches the most threads, the fewest threads any compiled kernel launches, and on a CPU the
 share of PyTorch's threads the widest compiled kernel runs on. Where a call's time went (``call_breakdown``): 1
-when a profiled call spends more time around its kernels (dispatch, launches, guards, wrapper) than in them,
-else 0."""
+when most profiled calls spend more time around their kernels (dispatch, launches, guards, wrapper) than in
+them, else 0; when a quarter of the runs says each, the claim is too noisy to tell and neither holds nor fails."""
 LINE_CLAIM_KINDS = ("eager_line", "compiled_line", "fused_lines")
 LINE_CLAIMS = re.compile(rf"^(?:{'|'.join(LINE_CLAIM_KINDS)})(?:_[1-9]\d*)+$")
 """Claims about lines of the file (``kernel_tui.text.by_line``): ``eager_line_7``, the eager launches line 7 makes per

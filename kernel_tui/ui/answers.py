@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kernel_tui.ui.claim_kinds import Amount, Choice, Count, kind_of
@@ -41,6 +41,8 @@ class Answer:
     predicted: dict[str, float]
     """The guesses by claim key, in the order the dialog asked them."""
     measured: dict[str, float | None]
+    unsettled: dict[str, str] = field(default_factory=dict)
+    """Why a claim measured None could not be graded (``too noisy to tell: ...``), for the reveal; not saved."""
 
     @property
     def scored(self) -> tuple[str, ...]:

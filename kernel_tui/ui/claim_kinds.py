@@ -65,6 +65,10 @@ def _claim(key: str, report: ScenarioReport) -> float | None:
     return (MEASURES.get(key) or line_measure(key))(report)
 
 
+def _settled(_key: str, _report: ScenarioReport) -> str | None:
+    return None
+
+
 def _side(key: str) -> str | None:
     """The column of a key named after a side (``eager_saved``); None: one box across both columns."""
     side = key.split("_", 1)[0]
@@ -101,6 +105,8 @@ class ClaimKind:
     needs_sweep: bool = False
     """Only a size sweep measures it: asked before a run with the sweep, graded when the sweep ends."""
     measure: Callable[[str, ScenarioReport], float | None] = _claim
+    unsettled: Callable[[str, ScenarioReport], str | None] = _settled
+    """Why a timed report cannot grade a key (its runs disagree on a busy machine); None when it can."""
     names_lines: bool = False
     """Its keys name lines of the file (``eager_line_40``): the dialog quotes them."""
     unit: Callable[[str], str] | None = None
@@ -155,6 +161,23 @@ def _faster(_key: str, report: ScenarioReport) -> float | None:
     if times[0] is None or times[1] is None:
         return None
     return float(times[1] < times[0])
+
+
+def _rounds_disagree_on_faster(_key: str, report: ScenarioReport) -> str | None:
+    """Why the timed rounds cannot tell the faster side: a quarter or more of them had each side ahead. Off a GPU
+    the wall times are the interleaved rounds the speedup comes from; a GPU's walls are timed apart from them,
+    their medians decide."""
+    spread = report.speedup_range if report.device != "cuda" else None
+    if spread is None or not spread[0] <= 1 <= spread[1]:
+        return None
+    low, high = spread
+    return f"too noisy to tell: compiled ran at {low:.2f}× to {high:.2f}× eager's speed over the timed rounds"
+
+
+def _runs_disagree_on_overhead(key: str, report: ScenarioReport) -> str | None:
+    from kernel_tui.model.expect import UNSETTLED
+
+    return UNSETTLED[key](report)
 
 
 def _bound(key: str, report: ScenarioReport) -> float | None:
@@ -339,6 +362,7 @@ CLAIM_KINDS: tuple[ClaimKind, ...] = (
         label=lambda key: "most of an eager call" if key.startswith("eager") else "most of a compiled call",
         entry=Choice(("kernels", "overhead")),
         devices=TIMED,
+        unsettled=_runs_disagree_on_overhead,
     ),
     ClaimKind(
         "faster side",
@@ -350,6 +374,7 @@ CLAIM_KINDS: tuple[ClaimKind, ...] = (
         column=_spanning,
         devices=TIMED,
         measure=_faster,
+        unsettled=_rounds_disagree_on_faster,
     ),
     ClaimKind(
         "roofline class",
@@ -373,9 +398,18 @@ def kind_of(key: str) -> ClaimKind | None:
 
 
 def measure(key: str, report: ScenarioReport) -> float | None:
-    """What ``report`` measured for ``key``, as its kind measures it; None for a key no kind knows."""
+    """What ``report`` measured for ``key``, as its kind measures it; None for a key no kind knows, or one the
+    report's runs disagree on (``unsettled``): a verdict of the noise would grade the learner on a coin toss."""
     kind = kind_of(key)
-    return kind.measure(key, report) if kind is not None else None
+    if kind is None or kind.unsettled(key, report) is not None:
+        return None
+    return kind.measure(key, report)
+
+
+def unsettled(key: str, report: ScenarioReport) -> str | None:
+    """Why ``report`` cannot grade ``key``, in words; None when it can (or no kind knows the key)."""
+    kind = kind_of(key)
+    return kind.unsettled(key, report) if kind is not None else None
 
 
 def choice_index(words: tuple[str, ...], text: str) -> int | None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from kernel_tui.model.atomic_write import write_atomic
 from kernel_tui.model.safe_text import safe_line
 from kernel_tui.ui.answers import Answer, AnswerKey, answers_text, device_kind, read_answers
-from kernel_tui.ui.claim_kinds import kind_of, measure
+from kernel_tui.ui.claim_kinds import kind_of, measure, unsettled
 from kernel_tui.ui.drafts import state_dir
 from kernel_tui.ui.questions import LessonQuestions, lesson_questions
 
@@ -201,7 +201,12 @@ class PredictionBook:
         if self.waits_for_sweep(entry) and (not finished or not report.sweep):
             return None  # the sweep's compiles are counted when a run with the sweep ends
         del self.pending[key]
-        answer = Answer(guess.values, {claim: measure(claim, report) for claim in guess.values})
+        reasons = {claim: unsettled(claim, report) for claim in guess.values}
+        answer = Answer(
+            guess.values,
+            {claim: measure(claim, report) for claim in guess.values},
+            {claim: reason for claim, reason in reasons.items() if reason is not None},
+        )
         self.answers[key, guess.device_kind()] = answer
         self._save()
         return answer

@@ -235,7 +235,7 @@ class RevealScreen(Dialog[None]):
         for quantity in self.answer.predicted:
             measured = self.answer.measured.get(quantity)
             if measured is None:
-                verdict = Text("not measured", style="dim")
+                verdict = Text(self.answer.unsettled.get(quantity, "not measured"), style="dim")
             elif self.answer.right(quantity):
                 verdict = Text("✓ right", style="green")
             else:
