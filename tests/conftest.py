@@ -71,8 +71,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             # Under ``--dist loadgroup`` a module-scoped fixture runs once in every worker that gets one of the
             # module's tests: three workers measured the device columns' five CLI runs three times over.
             item.add_marker(pytest.mark.xdist_group(module))
-    # The soaks first: xdist hands tests out in this order, and the ten ``long`` ones (half a minute to a minute and
-    # a half each) came last in the files' order, so the run ended with one or two workers on them and a core idle.
+    # The soaks and sweeps first: xdist hands tests out in this order, and the ``long`` ones (ten seconds to a minute
+    # and a half each) came last in the files' order, so the run ended with one or two workers on them and a core
+    # idle.
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
@@ -108,7 +109,10 @@ def _guard_against_kernel_tui() -> None:
 
 
 def _starts_kernel_tui(word: str) -> bool:
-    """The engine's boot, the CLI (``-m kernel_tui``, the console script) and the app: not a bare import check."""
+    """The engine's boot, the CLI (``-m kernel_tui``, the console script) and the app: not a bare import check. A
+    Python script counts by what it imports: a test booted the engine through a file of its own."""
+    if word.endswith(".py") and Path(word).is_file():
+        word = Path(word).read_text(encoding="utf-8", errors="replace")
     return word in ("kernel_tui", "kernel-tui") or word.endswith("/kernel-tui") or "kernel_tui.engine" in word
 
 

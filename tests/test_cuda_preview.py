@@ -301,6 +301,7 @@ def test_what_a_gpu_would_measure_is_an_assumption() -> None:
     assert any(note.startswith("training: ") for note in notes), notes
 
 
+@pytest.mark.engine  # boots the engine through a file of its own
 def test_an_engine_that_refuses_says_why(tmp_path: Path) -> None:
     """What the CLI and the explorer report when the preview refuses this torch: the engine's own reason."""
     boot = tmp_path / "boot.py"
