@@ -13,6 +13,10 @@ OLDER_BIN := $(OLDER_VENV)/bin
 # The second measurement of each lesson (the kernels it names) and the tests whose logic no torch changes run on
 # the pinned torch only, to keep the suite within ten minutes on two cores (docs/TORCH_VERSIONS.md).
 OLDER_TESTS := tests/test_course.py -k "not test_kernels_a_lesson_names_run_on_cpu"
+# Python keeps its bytecode, whatever the machine sets (PYTHONDONTWRITEBYTECODE=1 here): without it every test
+# worker, and every CLI and engine process the suite starts, compiled kernel_tui again and pytest rewrote every test
+# module again (a worker's collection took 7.9 CPU-s, 4.7 with the cache; docs/testing.md).
+unexport PYTHONDONTWRITEBYTECODE
 # One Inductor cache for the test suite and the benchmarks, so each graph compiles once per checkout (its keys
 # include torch's version, so the two torches share it safely).
 export TORCHINDUCTOR_CACHE_DIR ?= $(CURDIR)/.cache/inductor

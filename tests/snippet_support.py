@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from replay import ReplayEngineLink
 from test_ui_support import DATA, RECORDINGS, explorer, shown_text, wait_for
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -74,13 +75,23 @@ async def type_text(pilot: Pilot[None], text: str) -> None:
     await pilot.press(*("enter" if char == "\n" else char for char in text))
 
 
+async def paste_text(pilot: Pilot[None], text: str) -> None:
+    """Paste ``text`` as a terminal's bracketed paste delivers it: one event, through the app to the focused widget.
+    Tests about typing itself (indents, drafts, keys in flight) type key by key; the rest paste, as most code
+    reaches an editor, at a key's CPU (Textual lays the whole screen out again as a line grows) once."""
+    if text:
+        pilot.app.post_message(events.Paste(text))
+    await pilot.pause()
+
+
 async def replace_text(pilot: Pilot[None], text: str) -> None:
-    """Select everything in the editor (f7) and type ``text`` over it, key by key."""
+    """Select everything in the editor (f7) and paste ``text`` over it."""
     await pilot.press("f7", "delete")
-    await type_text(pilot, text)
+    await paste_text(pilot, text)
 
 
 async def new_snippet(pilot: Pilot[None], text: str) -> None:
+    """A new snippet (ctrl+n) holding ``text`` alone, pasted over the template."""
     await pilot.press("ctrl+n")
     await wait_for(pilot, lambda: isinstance(pilot.app.focused, SnippetTextArea), what="the editor focused")
     await replace_text(pilot, text)

@@ -373,6 +373,7 @@ class TestAHundredCraftedFiles:
                 compare(report, report)
         assert read >= 5, "the files with hostile text, and those whose value fits its field, are shown"
 
+    @pytest.mark.long  # an app per readable file: the fast tier opens the hostile texts in the view's screens
     async def test_the_view_opens_every_one_it_reads_and_r_g_d_work(self, crafted: list[Path]) -> None:
         for path in crafted:
             try:

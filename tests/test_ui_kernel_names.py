@@ -141,6 +141,7 @@ async def test_at_80x24_the_name_line_shows_the_highlighted_kernels_full_name_on
                 assert on_screen(pilot, line), f"the name line is off the screen at {row.kernel.name}"
 
 
+@pytest.mark.long  # sixty widths, a column at a time
 @pytest.mark.parametrize("size", SIZES.values(), ids=SIZES.keys())
 async def test_the_subtitle_leaves_out_the_bound_before_what_the_learner_said(
     size: tuple[int, int], tmp_path: Path

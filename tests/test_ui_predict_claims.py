@@ -107,6 +107,7 @@ def typed(key: str, value: float) -> str:
     return kind.entry.words[round(value)] if isinstance(kind.entry, Choice) else f"{value:g}"
 
 
+@pytest.mark.long  # every lesson in turn: the fast tier opens single lessons' dialogs (test_ui_predict_kinds, _reveal)
 @pytest.mark.parametrize("device", ["cpu", "cuda-preview"])
 async def test_every_lessons_dialog_asks_its_own_claims(
     device: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -92,7 +92,8 @@ class TestEditor:
     async def test_enter_keeps_the_indent_and_indents_after_a_colon(self) -> None:
         app = make_app(snippet_link())
         async with app.run_test(size=WIDE) as pilot:
-            await new_snippet(pilot, "def f(t):\nu = t * 2\nreturn u.relu()\n")
+            await new_snippet(pilot, "")
+            await type_text(pilot, "def f(t):\nu = t * 2\nreturn u.relu()\n")
             assert text_area(app).text == "def f(t):\n    u = t * 2\n    return u.relu()\n    "
             await pilot.press("backspace", "backspace", "backspace", "backspace")
             await type_text(pilot, "f(x)")

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+import pytest
 from crafted_line_report import every_kernel_on_every_line, write_crafted
 from test_ui_support import explorer, finished, wait_for
 
@@ -99,6 +100,7 @@ async def _lines_run_per_cursor_move(folder: Path, kernels: int, lines: int) -> 
     return counts
 
 
+@pytest.mark.long  # a view of 600 kernels on 600 lines, traced line by line
 async def test_a_cursor_move_does_as_much_work_on_600_kernels_on_600_lines_as_on_60(tmp_path: Path) -> None:
     """A cursor move repaints what is on screen and works nothing out again: the per-line tables are made once
     per run shown. Counted in lines of Python run, which a busy machine does not change (a timed bound of one
