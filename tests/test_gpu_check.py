@@ -170,3 +170,23 @@ def test_the_device_records_of_real_traces_are_audited_against_their_launch_call
         )
     )
     assert dropped.lost == 3
+
+
+def test_a_checkout_on_pythonpath_finds_the_course() -> None:
+    """The first GPU run: ``make gpu-check`` runs from a checkout that is installed nowhere, and found no course
+    (``kernel_tui.scenarios`` exists only once installed). ``-S``: no site-packages, so no editable install."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    found = subprocess.run(
+        [sys.executable, "-S", "-c", "from kernel_tui.model.course import course_dir; print(course_dir())"],
+        cwd="/",
+        env={"PYTHONPATH": str(repo)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.strip() == str(repo / "scenarios")

@@ -193,6 +193,15 @@ def _report_exits(clients: list[_Client]) -> None:
                 _send(client.control, {"exit": pid, "code": os.waitstatus_to_exitcode(status)})
 
 
+def _cuda_unusable_in_this_fork() -> bool:
+    """Whether torch marks this forked child as unable to use CUDA ("Cannot re-initialize CUDA in forked
+    subprocess"): the server touched the CUDA driver before it forked. The first run on a GPU (an H200, torch
+    2.11) had every engine fail so, though the server had not initialized CUDA (``torch.cuda.is_initialized()``
+    was False after each of its imports): the child cannot be told apart before it forks, only after."""
+    torch = sys.modules.get("torch")
+    return torch is not None and bool(torch.cuda._is_in_bad_fork())
+
+
 def _fork_engine(request: dict[str, Any], fds: list[int], sockets: list[socket.socket]) -> int:
     argv, env, cwd = list(request["argv"]), dict(request["env"]), str(request["cwd"])
     if len(fds) != 3:
@@ -216,6 +225,12 @@ def _fork_engine(request: dict[str, Any], fds: list[int], sockets: list[socket.s
         os.environ[proctree.PARENT_ENV] = str(os.getppid())
         signal.signal(signal.SIGINT, signal.default_int_handler)
         sys.argv = argv
+        if _cuda_unusable_in_this_fork():
+            # Become the engine an exec would have started: the same pid and descriptors, a fresh torch.
+            from kernel_tui.transport.client import python_command
+
+            command = python_command("kernel_tui.engine", *argv[1:])
+            os.execve(command[0], command, dict(os.environ))
         from kernel_tui.engine.__main__ import main as engine_main
 
         engine_main()

@@ -1,4 +1,5 @@
-"""Where the built-in course lives: ``scenarios/`` in a checkout, ``kernel_tui/scenarios`` once installed."""
+"""Where the built-in course lives: ``kernel_tui/scenarios`` once installed (an editable install maps it onto the
+checkout's ``scenarios/``), ``scenarios/`` in a checkout that is only on ``PYTHONPATH``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,11 @@ def course_dir() -> Path:
     The package's spec names the folder without importing the package or ``importlib.resources`` (with
     ``zipfile`` and ``tempfile`` behind it): the explorer reads this before its first frame."""
     spec = find_spec("kernel_tui.scenarios")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("the built-in course is not installed", name="kernel_tui.scenarios")
-    return Path(next(iter(spec.submodule_search_locations)))
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    # A checkout on PYTHONPATH, installed nowhere (make gpu-check on a GPU machine): the package maps
+    # kernel_tui.scenarios onto scenarios/ only when installed, so the first GPU run found no course.
+    checkout = Path(__file__).resolve().parents[2] / "scenarios"
+    if checkout.is_dir():
+        return checkout
+    raise ModuleNotFoundError("the built-in course is not installed", name="kernel_tui.scenarios")
