@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -175,11 +176,7 @@ def test_the_device_records_of_real_traces_are_audited_against_their_launch_call
 def test_a_checkout_on_pythonpath_finds_the_course() -> None:
     """The first GPU run: ``make gpu-check`` runs from a checkout that is installed nowhere, and found no course
     (``kernel_tui.scenarios`` exists only once installed). ``-S``: no site-packages, so no editable install."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    repo = Path(__file__).resolve().parent.parent
+    repo = REPO
     found = subprocess.run(
         [sys.executable, "-S", "-c", "from kernel_tui.model.course import course_dir; print(course_dir())"],
         cwd="/",
@@ -190,3 +187,16 @@ def test_a_checkout_on_pythonpath_finds_the_course() -> None:
     )
     assert found.returncode == 0, found.stderr
     assert found.stdout.strip() == str(repo / "scenarios")
+
+
+def test_a_preview_this_torch_refuses_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The H200's torch 2.11 made no live preview and the table said only "no preview on this torch": the engine's
+    refusal is what the check reports, and the recording is compared against instead."""
+    from kernel_tui.commands import gpu_check
+
+    refused = ScenarioReport("/course/02_add_relu.py", "Add", "cuda-preview", "", "2.11.0", 1024)
+    why = "the engine exited with code 3: --device cuda-preview cannot fake a GPU on this torch"
+    refused = replace(refused, error=ScenarioError("engine", why))
+    line = json.dumps(refused.to_dict())
+    monkeypatch.setattr(gpu_check, "run_command", lambda *_args: [sys.executable, "-c", f"print({line!r})"])
+    assert gpu_check.live_preview([Path("02_add_relu.py")], 90, 60.0) == ({}, why)

@@ -136,15 +136,20 @@ def run_course(
     return reports
 
 
-def live_preview(scenarios: list[Path], arch: int, budget_s: float) -> dict[str, ScenarioReport]:
-    """The preview made now, on this torch; empty where this torch cannot preview or the budget ran out."""
+def live_preview(scenarios: list[Path], arch: int, budget_s: float) -> tuple[dict[str, ScenarioReport], str | None]:
+    """The preview made now, on this torch; empty where this torch cannot preview or the budget ran out, with
+    why (the first H200 run, on torch 2.11, said only "no preview on this torch")."""
     command = run_command(scenarios, "cuda-preview", "--arch", str(arch))
     try:
         live = subprocess.run(command, capture_output=True, text=True, timeout=max(budget_s, 1.0), check=False)
     except subprocess.TimeoutExpired:
-        return {}
+        return {}, f"the live preview ran past the {PREVIEW_BUDGET_S:.0f} s left for it"
     reports = read_reports(live.stdout.splitlines())
-    return {name: r for name, r in reports.items() if r.error is None or r.error.stage != "engine"}
+    refusals = [r.error.message for r in reports.values() if r.error is not None and r.error.stage == "engine"]
+    kept = {name: r for name, r in reports.items() if r.error is None or r.error.stage != "engine"}
+    if kept:
+        return kept, None
+    return kept, refusals[0] if refusals else (live.stderr.strip().splitlines() or ["it printed nothing"])[-1]
 
 
 def recorded_preview() -> dict[str, ScenarioReport]:
@@ -227,15 +232,25 @@ def main(argv: list[str] | None = None) -> int:
         env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache}
         real: dict[str, ScenarioReport] = {}
         live: dict[str, ScenarioReport] = {}
+        preview_refused: str | None = None
         course_s = 0.0
         try:
             real = run_course(scenarios, options.device, traces, started + BUDGET_S - PREVIEW_BUDGET_S, env)
             course_s = time.monotonic() - started
-            live = live_preview(scenarios, options.arch, started + BUDGET_S - time.monotonic())
+            live, preview_refused = live_preview(scenarios, options.arch, started + BUDGET_S - time.monotonic())
         finally:
             # Written whatever happened above (a failed claim, an interrupted engine): the run's evidence.
             course_s = course_s or time.monotonic() - started
-            ok = _write(out, scenarios, real, live, traces, options.arch, course_s, cold=not options.inductor_cache)
+            ok = _write(
+                out,
+                scenarios,
+                (real, live),
+                traces,
+                options.arch,
+                course_s,
+                cold=not options.inductor_cache,
+                preview_refused=preview_refused,
+            )
     print(f"gpu-check: {time.monotonic() - started:.0f} s; {', '.join(OUTPUT_FILES)} in {out}", file=sys.stderr)
     return 0 if ok else 1
 
@@ -243,21 +258,25 @@ def main(argv: list[str] | None = None) -> int:
 def _write(
     out: Path,
     scenarios: list[Path],
-    real: dict[str, ScenarioReport],
-    live: dict[str, ScenarioReport],
+    measured: tuple[dict[str, ScenarioReport], dict[str, ScenarioReport]],
     traces: Path,
     arch: int,
     course_s: float,
     *,
     cold: bool,
+    preview_refused: str | None = None,
 ) -> bool:
-    """Every output file, whatever happened before; True when every scenario ran and its claims held."""
+    """Every output file, whatever happened before; True when every scenario ran and its claims held.
+    ``measured``: the GPU's reports and the live preview's."""
+    real, live = measured
     recorded = recorded_preview()
     rows, details = findings(scenarios, real, live, recorded, traces)
     first = next(iter(real.values()), None)
     device = device_text(first.device, first.device_name, first.threads, first.torch_version) if first else ""
     source = "live, this torch" if live else f"recorded ({RECORDED_PREVIEW.name})"
     header = f"device: {device} · preview: {source}, sm_{arch}" if first else "no scenario was measured"
+    if first and not live and preview_refused:
+        header += f"\nno live preview on this torch: {preview_refused}"
     fits = course_s <= BUDGET_S and len(real) == len(scenarios)
     timing = (
         f"course: {len(real)}/{len(scenarios)} scenarios measured in {course_s:.0f} s "
@@ -272,6 +291,7 @@ def _write(
         "torch": first.torch_version if first else None,
         "arch": arch,
         "preview": source,
+        "preview_refused": None if live else preview_refused,
         "course_s": round(course_s, 1),
         "budget_s": BUDGET_S,
         "cold_inductor_cache": cold,
