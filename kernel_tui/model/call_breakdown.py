@@ -140,7 +140,6 @@ class CallBreakdown:
         values["timeline"] = tuple(TimelineSpan(**span) for span in values.get("timeline", ()))
         values["iqr_us"] = dict(values.get("iqr_us") or {})
         if values.get("kernels_share_range") is not None:
-            low, high = values["kernels_share_range"]
-            values["kernels_share_range"] = (low, high)
+            values["kernels_share_range"] = tuple(values["kernels_share_range"])  # a JSON list
         names = set(cls.__dataclass_fields__)
         return cls(**{key: value for key, value in values.items() if key in names})
