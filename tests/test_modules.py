@@ -9,6 +9,7 @@ every parameter and buffer once. The preview's Triton kernels are those its own 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -96,7 +97,22 @@ def test_models_preview_for_every_architecture(preview_engine: EngineClient, pat
 
 @pytest.mark.parametrize("path", [MLP, ENCODER, CONV], ids=["mlp", "encoder", "conv"])
 def test_models_measure_on_the_cpu(engine: EngineClient, path: Path) -> None:
-    _check_model(measure(engine, path, size=SIZE), path)
+    report = measure(engine, path, size=SIZE)
+    _check_model(report, path)
+    assert report.eager is not None
+    assert report.eager.bytes_total == _dispatched_bytes(path), "each byte the dispatcher saw is on some row"
+
+
+def _dispatched_bytes(path: Path) -> int:
+    """What the model's eager operators move as a dispatch mode counts them, run here in the test's process."""
+    from kernel_tui.engine.flops import eager_bytes_and_flops
+
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    traffic, _ = eager_bytes_and_flops(module.fn, module.inputs(SIZE, "cpu"))
+    return sum(record.bytes_total for record in traffic)
 
 
 @pytest.mark.engine  # Inductor's code generation, in this process

@@ -69,6 +69,8 @@ class Launch:
     """What the profiler recorded a memcpy or memset moving; eager operators' bytes come from dispatch."""
     nested: bool = False
     """A pass inside a composite operator (``aten::amax`` in ``aten::logsumexp``): ``op`` names the composite."""
+    pass_event: Any = None
+    """A nested pass's own operator event, inside ``op_event``: its subtree joins it to its own bytes."""
     shape: KernelLaunch | None = None
     """A GPU kernel's grid, block, registers and occupancy, from its Kineto metadata (``launch_info``)."""
 
@@ -139,7 +141,10 @@ def subtree(event: Any) -> Iterable[Any]:
 
 
 def cpu_launches(
-    events: list[Any], moves_data: Callable[[str], bool], own_kernel: Callable[[str], bool] | None = None
+    events: list[Any],
+    moves_data: Callable[[str], bool],
+    own_kernel: Callable[[str], bool] | None = None,
+    composition: Callable[[str], bool] | None = None,
 ) -> list[Launch]:
     """CPU: a kernel is a top-level operator whose subtree moves data (views and allocations move none).
 
@@ -147,37 +152,52 @@ def cpu_launches(
     kernels as the data-moving passes it runs: ``aten::logsumexp`` runs amax, abs, eq, masked_fill, sub,
     exp, sum, log and add, each a pass over memory (and a launch each on a GPU). An operator with a kernel
     of its own is one, whatever helpers it calls (``sum`` fills its output first), and so is one that
-    delegates to a single data-moving operator (``relu`` to ``clamp_min``)."""
+    delegates to a single data-moving operator (``relu`` to ``clamp_min``). With ``composition`` (is this
+    operator only a composition of others), one that calls no data-moving operator launched nothing."""
     runs = number_runs(events)
     launches = []
     run_ranges = sorted((e for e in events if id(e) in runs), key=lambda e: runs[id(e)])
     for run_range in run_ranges:
         run = runs[id(run_range)]
         for op in top_level_ops(run_range):
-            if not _moves(op, moves_data):
+            if not _moves(op, moves_data, composition):
                 continue
             kind = "kernel" if is_generated_kernel(op.name) else "op"
-            parts = [op] if own_kernel is None else _passes(op, moves_data, own_kernel)
+            parts = [op] if own_kernel is None else _passes(op, moves_data, own_kernel, composition)
             if parts == [op]:
                 launches.append(Launch(op.name, kind, duration_us(op), run, op.name, op))
                 continue
             for part in parts:
-                launches.append(Launch(part.name, "op", duration_us(part), run, op.name, op, nested=True))
+                launches.append(
+                    Launch(part.name, "op", duration_us(part), run, op.name, op, nested=True, pass_event=part)
+                )
     return launches
 
 
-def _moves(event: Any, moves_data: Callable[[str], bool]) -> bool:
-    return any(moves_data(node.name) for node in subtree(event) if is_operator_name(node.name))
+def _moves(event: Any, moves_data: Callable[[str], bool], composition: Callable[[str], bool] | None = None) -> bool:
+    """Whether some operator in the event's subtree moved data. With ``composition``, an operator that is only
+    a composition of others does its work through them: ``dropout`` in eval mode calls none, and returns its
+    input."""
+    return any(
+        moves_data(node.name) and not (composition is not None and composition(node.name))
+        for node in subtree(event)
+        if is_operator_name(node.name)
+    )
 
 
-def _passes(event: Any, moves_data: Callable[[str], bool], own_kernel: Callable[[str], bool]) -> list[Any]:
+def _passes(
+    event: Any,
+    moves_data: Callable[[str], bool],
+    own_kernel: Callable[[str], bool],
+    composition: Callable[[str], bool] | None = None,
+) -> list[Any]:
     """The operators under ``event`` that each make a pass over memory: ``[event]`` when it is one."""
     if is_generated_kernel(event.name) or own_kernel(event.name):
         return [event]
     parts = []
     for child in top_level_ops(event):
-        if _moves(child, moves_data):
-            parts.extend(_passes(child, moves_data, own_kernel))
+        if _moves(child, moves_data, composition):
+            parts.extend(_passes(child, moves_data, own_kernel, composition))
     return parts if len(parts) > 1 else [event]
 
 

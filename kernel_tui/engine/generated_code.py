@@ -18,15 +18,24 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from kernel_tui.engine.launch_info import TritonLaunchPlan
-from kernel_tui.engine.op_kinds import moves_data, op_name
-from kernel_tui.engine.traffic import Traffic, host_transfer, largest_elements, op_tensors, tensors_in, unique_bytes
+from kernel_tui.engine.op_kinds import FUSED_LAYERS, moves_data, op_name
+from kernel_tui.engine.traffic import (
+    EagerTrafficMode,
+    Traffic,
+    host_transfer,
+    largest_elements,
+    op_tensors,
+    tensors_in,
+    unique_bytes,
+)
 from kernel_tui.model.names import is_wrapper_kernel
 
 POINTER_PARAM = re.compile(r"^(in_out_ptr|in_ptr|out_ptr)\d+$")
@@ -132,6 +141,17 @@ class _Recorder:
         finally:
             self.depth -= 1
 
+    def fused_layer(self, call: str, run: Callable[[], Any]) -> tuple[Any, bool]:
+        """Run a fused layer Inductor left as it is, recording each pass inside it as eager counts them: its
+        output, and False when it could not be seen into (the preview's fakes) and is the caller's to record."""
+        passes = EagerTrafficMode()
+        with self.inside(), passes:
+            out = run()
+        if len(passes.ops) <= 1:
+            return out, False
+        self.records.extend(replace(record, call=call, lines=()) for record in passes.ops)
+        return out, True
+
 
 class _RecordingKernel:
     """Stands in for a generated kernel: records the tensors by parameter role, then calls through."""
@@ -201,12 +221,17 @@ class _RecordingLibrary:
         return _RecordingLibrary(getattr(self._target, item), self._recorder, self._path + (item,))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        with self._recorder.inside():
-            result = self._target(*args, **kwargs)
+        op = f"aten::{self._path[1] if len(self._path) > 1 else '?'}"
+        if op in FUSED_LAYERS:
+            result, recorded = self._recorder.fused_layer(".".join(self._path), lambda: self._target(*args, **kwargs))
+            if recorded:
+                return result
+        else:
+            with self._recorder.inside():
+                result = self._target(*args, **kwargs)
         out = kwargs.get("out")
         written = tensors_in(out) if out is not None else tensors_in(result)
         inputs = tensors_in(args) + tensors_in({k: v for k, v in kwargs.items() if k != "out"})
-        op = f"aten::{self._path[1] if len(self._path) > 1 else '?'}"
         self._recorder.records.append(
             Traffic(
                 op,
@@ -239,8 +264,13 @@ class _WrapperOps(TorchDispatchMode):
         self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
         kwargs = kwargs or {}
-        out = func(*args, **kwargs)
         name = op_name(func)
+        if self._recorder.depth == 0 and name in FUSED_LAYERS:
+            out, recorded = self._recorder.fused_layer(name.replace("::", "."), lambda: func(*args, **kwargs))
+            if recorded:
+                return out
+        else:
+            out = func(*args, **kwargs)
         # prim:: operators ask about metadata (a fake tensor's device): no memory is touched.
         if self._recorder.depth == 0 and func.namespace != "prim" and moves_data(name):
             read, written = op_tensors(name, func._schema, args, kwargs, out)

@@ -7,11 +7,53 @@ view ops are recognised without a list; the few exceptions are named in ``events
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import torch
 
 from kernel_tui.engine.events import ALLOCATION_OPS
 from kernel_tui.model.names import is_generated_kernel
+
+if TYPE_CHECKING:
+    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report import ScenarioReport
+
+FUSED_LAYERS = frozenset({"aten::_transformer_encoder_layer_fwd", "aten::_native_multi_head_attention"})
+"""PyTorch's fast path for an eval-mode transformer layer under no_grad: one operator to the dispatcher and to
+Inductor (which leaves it as it is), whose CPU and CUDA code calls ATen operators for its projections,
+attention, norms and feed-forward, each a pass over memory of its own (and a launch each on a GPU)."""
+
+FAST_PATH = "PyTorch's fast path for an eval-mode transformer or attention layer under no_grad"
+FAST_PATH_KEPT = (
+    "{layers} ran compiled too: {fast_path}, one operator to Inductor, which leaves it as it is, so compiled runs "
+    "the same passes as eager; torch.backends.mha.set_fastpath_enabled(False) before the call gives Inductor "
+    "its operators to fuse"
+)
+FAST_PATH_EAGER_ONLY = (
+    "{layers} ran eagerly only: {fast_path}, its passes nested under it; compiled, Dynamo traced the layer's own "
+    "operators instead, which Inductor could fuse"
+)
+
+
+def fast_path_note(report: ScenarioReport) -> ScenarioReport:
+    """The report with a note naming the fused layers it ran, if any: why compiled did no better there, or why
+    the two sides' rows differ."""
+    eager, compiled = (_fused_layers(mode) for mode in (report.eager, report.compiled))
+    notes = []
+    if compiled:
+        notes.append(FAST_PATH_KEPT.format(layers=" and ".join(compiled), fast_path=FAST_PATH))
+    if only_eager := [layer for layer in eager if layer not in compiled]:
+        notes.append(FAST_PATH_EAGER_ONLY.format(layers=" and ".join(only_eager), fast_path=FAST_PATH))
+    if not notes:
+        return report
+    return replace(report, notes=tuple(dict.fromkeys((*report.notes, *notes))))
+
+
+def _fused_layers(mode: ModeResult | None) -> list[str]:
+    kernels = () if mode is None else mode.kernels
+    names = (name for kernel in kernels for name in (kernel.name, kernel.op, *kernel.aten_ops))
+    return sorted({name for name in names if name in FUSED_LAYERS})
 
 
 @functools.cache
@@ -58,7 +100,10 @@ def _is_inplace_view(schema: torch._C.FunctionSchema) -> bool:
 @functools.lru_cache(maxsize=4096)
 def has_cpu_kernel(name: str) -> bool:
     """Whether some overload of the operator has a CPU kernel of its own: then it is one pass over memory,
-    whatever helpers it calls; without one (``aten::logsumexp``) it is the operators it runs."""
+    whatever helpers it calls; without one (``aten::logsumexp``) it is the operators it runs, and so is a fused
+    layer, whose kernel does no work of its own but call them."""
+    if name in FUSED_LAYERS:
+        return False
     try:
         schemas = torch._C._jit_get_schemas_for_operator(name)
     except RuntimeError:
@@ -71,3 +116,23 @@ def has_cpu_kernel(name: str) -> bool:
         except RuntimeError:
             continue  # a TorchScript-only overload (aten::sum.int): not a dispatcher operator
     return False
+
+
+@functools.lru_cache(maxsize=4096)
+def is_composition(name: str) -> bool:
+    """Whether every overload of the operator is only a composition of other operators (``dropout``, ``linear``:
+    ``CompositeImplicitAutograd``, no kernel of its own anywhere): its work is theirs, and with none it did none."""
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator(name)
+    except RuntimeError:
+        return False
+    found = False
+    for schema in schemas:
+        full = f"{name}.{schema.overload_name}" if schema.overload_name else name
+        try:
+            if not torch._C._dispatch_has_kernel_for_dispatch_key(full, "CompositeImplicitAutograd"):
+                return False
+        except RuntimeError:
+            continue  # a TorchScript-only overload: not a dispatcher operator
+        found = True
+    return found

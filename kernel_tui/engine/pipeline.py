@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from kernel_tui.engine.loader import LoadedScenario, StageError
+from kernel_tui.engine.op_kinds import fast_path_note
 from kernel_tui.model.report_skeleton import read_info
 from kernel_tui.transport.protocol import Partial, StageStartedMessage
 
@@ -102,4 +103,4 @@ def run_stages(path: Path, device: DeviceRun, outbox: RunOutbox, *, size: int | 
     # Only a file that failed to load is read again for its claims.
     described = info if info is not None else read_info(path)
     claims = described.claims_for(device.claims_device) if described is not None else {}
-    return device.finish(report, claims)
+    return device.finish(fast_path_note(report), claims)

@@ -12,9 +12,10 @@ import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from kernel_tui.engine import events as ev
+from kernel_tui.engine.attribution import base_name
 from kernel_tui.engine.call_timeline import call_breakdown
 from kernel_tui.engine.launch_info import row_launch
-from kernel_tui.engine.op_kinds import has_cpu_kernel, moves_data
+from kernel_tui.engine.op_kinds import FUSED_LAYERS, has_cpu_kernel, is_composition, moves_data
 from kernel_tui.engine.source_lines import NOT_DISPATCHED
 from kernel_tui.engine.timing import l2_flush, synchronize
 from kernel_tui.engine.traffic import Traffic
@@ -129,7 +130,7 @@ def profile_launches(
             )
         launches = ev.cuda_launches(events)
     else:
-        launches = ev.cpu_launches(events, moves_data, has_cpu_kernel)
+        launches = ev.cpu_launches(events, moves_data, has_cpu_kernel, is_composition)
     return Profile(ev.launches_per_run(launches, runs), call_breakdown(events, launches, device))
 
 
@@ -152,11 +153,15 @@ def join_compiled(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> 
     position = 0
     for launch in launches:
         key = kernel_join_key(launch)
+        # A pass of a fused layer takes the record of an operator it ran (its layer_norm ran native_layer_norm).
+        names = {n.name for n in ev.subtree(launch.pass_event)} if launch.pass_event is not None else {key}
         match = None
         for index in range(position, len(traffic)):
-            if traffic[index].name == key:
+            if traffic[index].name in names:
                 match, position = traffic[index], index + 1
                 break
+        if match is None and key in FUSED_LAYERS:
+            match, position = _whole_layer(traffic, position, key)
         if match is None and launch.kind == "kernel" and not _is_library_op(key) and not is_generated_kernel(key):
             for index in range(position, len(traffic)):
                 if _is_library_op(traffic[index].name):
@@ -164,6 +169,26 @@ def join_compiled(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> 
                     break
         joined.append(match)
     return joined
+
+
+def _whole_layer(traffic: Sequence[Traffic], position: int, layer: str) -> tuple[Traffic | None, int]:
+    """A fused layer's passes as one record, for a launch the profiler names only by the layer (a GPU's)."""
+    call = f"aten.{layer.removeprefix('aten::')}"
+    end = position
+    while end < len(traffic) and (traffic[end].call or "").startswith(call):
+        end += 1
+    passes = traffic[position:end]
+    if not passes:
+        return None, position
+    whole = Traffic(
+        layer,
+        sum(record.bytes_read for record in passes),
+        sum(record.bytes_written for record in passes),
+        tuple(dict.fromkeys(op for record in passes for op in record.aten_ops)),
+        call=passes[0].call,
+        elements=max((record.elements or 0 for record in passes), default=0) or None,
+    )
+    return whole, end
 
 
 def _is_library_op(name: str) -> bool:
@@ -174,27 +199,36 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
     """Give each dispatched operator's bytes to the top-level op whose subtree ran it, in order.
 
     A composite op (``softmax``) arrives at the dispatcher as what it decomposes into (``_softmax``),
-    which the profiler shows inside the top-level op's subtree. One the dispatcher sees whole
-    (``logsumexp``) but that runs several passes (nested launches) gives its bytes to its first pass.
+    which the profiler shows inside the top-level op's subtree. A composite that runs several passes
+    (nested launches) gives each pass the bytes of the operators below it (a fused layer's ``mm``, ``bmm``,
+    ``_softmax``); one the dispatcher saw whole gives them all to its first pass.
     """
     ops: list[Any] = []
+    works_below: list[set[str]] = []
     for launch in launches:
-        if launch.op_event is not None and (not ops or ops[-1] is not launch.op_event):
-            ops.append(launch.op_event)
-    names_below = [{node.name for node in ev.subtree(op)} for op in ops]
+        event = _joined_event(launch)
+        if event is not None and (not ops or ops[-1] is not event):
+            ops.append(event)
+            # By the work, not the spelling: under a dispatch mode ATen's composites take their out-of-place
+            # branch (linear adds its bias with ``add``, where the profiled run, with no mode, ran ``add_``).
+            works = {base_name(node.name) for node in ev.subtree(event)}
+            if event is not launch.op_event and _first_pass(launch, ops):
+                works.add(base_name(launch.op_event.name))  # the composite, as the dispatcher saw it whole
+            works_below.append(works)
     per_op: dict[int, list[Traffic]] = {}
     position = 0
     for record in traffic:
         for index in range(position, len(ops)):
-            if record.name in names_below[index]:
+            if base_name(record.name) in works_below[index]:
                 per_op.setdefault(id(ops[index]), []).append(record)
                 position = index
                 break
     main = _main_launches(launches)
     joined: list[Traffic | None] = []
     for launch in launches:
-        records = per_op.get(id(launch.op_event)) if launch.op_event is not None else None
-        if records and main.get(id(launch.op_event)) is launch:
+        event = _joined_event(launch)
+        records = per_op.get(id(event)) if event is not None else None
+        if records and main.get(id(event)) is launch:
             joined.append(
                 Traffic(
                     launch.op or launch.name,
@@ -221,16 +255,27 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
     return joined
 
 
+def _first_pass(launch: ev.Launch, ops: list[Any]) -> bool:
+    """Whether the nested pass just added to ``ops`` is its composite's first."""
+    return len(ops) < 2 or not any(node is ops[-2] for node in ev.subtree(launch.op_event))
+
+
+def _joined_event(launch: ev.Launch) -> Any:
+    """The operator event whose bytes a launch takes: a nested pass's own, else its top-level operator's."""
+    return launch.pass_event if launch.pass_event is not None else launch.op_event
+
+
 def _main_launches(launches: Sequence[ev.Launch]) -> dict[int, ev.Launch]:
     """Per operator, the launch that does its work: its first kernel, not the memset that clears a
     semaphore or a workspace before it; an operator that only copies or fills keeps its first launch."""
     main: dict[int, ev.Launch] = {}
     for launch in launches:
-        if launch.op_event is None:
+        event = _joined_event(launch)
+        if event is None:
             continue
-        current = main.get(id(launch.op_event))
+        current = main.get(id(event))
         if current is None or (current.kind != "kernel" and launch.kind == "kernel"):
-            main[id(launch.op_event)] = launch
+            main[id(event)] = launch
     return main
 
 

@@ -11,6 +11,7 @@ storage and offset.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -20,7 +21,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
-from kernel_tui.engine.op_kinds import moves_data, op_name
+from kernel_tui.engine.op_kinds import FUSED_LAYERS, moves_data, op_name
 from kernel_tui.engine.source_lines import LineFinder
 
 if TYPE_CHECKING:
@@ -120,8 +121,11 @@ class EagerTrafficMode(TorchDispatchMode):
         self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
         kwargs = kwargs or {}
-        out = func(*args, **kwargs)
         name = op_name(func)
+        if (inside := self._inside(func, name, args)) is not None:
+            with self:
+                return inside(*args, **kwargs)
+        out = func(*args, **kwargs)
         if moves_data(name):
             read, written = op_tensors(name, func._schema, args, kwargs, out)
             lines, unplaced = self.source_lines(read)
@@ -131,10 +135,37 @@ class EagerTrafficMode(TorchDispatchMode):
             )
         return out
 
+    @staticmethod
+    def _inside(func: Any, name: str, args: tuple[Any, ...]) -> Any:
+        """How to run an operator so that this mode sees the operators inside it, or None to see it whole.
+
+        A fused layer's C++ kernel calls ATen operators through the dispatcher, each a pass of its own: run on
+        real tensors below this mode, with the mode still on, its projections, attention and norms are recorded
+        one by one. Called from C++, an operator that is only a composition of others (``contiguous``) reaches
+        the mode whole, as it never does from Python; its composition runs instead."""
+        if name in FUSED_LAYERS:
+            backend = _backend_keys(args)
+            return None if backend is None else functools.partial(func.redispatch, backend)
+        if torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), "CompositeImplicitAutograd"):
+            return func.decompose
+        return None
+
     def source_lines(self, read: list[torch.Tensor]) -> tuple[tuple[int, ...], str | None]:
         """The lines of the scenario that ran the operator being dispatched (which reads ``read``); if none,
         why."""
         return self._lines.lines(read, _key)
+
+
+_BACKENDS = {"cpu": torch._C.DispatchKey.CPU, "cuda": torch._C.DispatchKey.CUDA}
+
+
+def _backend_keys(args: tuple[Any, ...]) -> torch._C.DispatchKeySet | None:
+    """The device kernel's key for real tensors; None for a tensor subclass (the preview's fakes run no kernel)."""
+    tensors = [leaf for leaf in tree_leaves(args) if isinstance(leaf, torch.Tensor)]
+    if not tensors or any(torch._C._dispatch_keys(t).has(torch._C.DispatchKey.Python) for t in tensors):
+        return None
+    key = _BACKENDS.get(tensors[0].device.type)
+    return None if key is None else torch._C.DispatchKeySet(key)
 
 
 OVERWRITES = frozenset({"aten::copy_", "aten::fill_", "aten::zero_"})

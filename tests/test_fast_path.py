@@ -1,0 +1,127 @@
+"""PyTorch's fast path for an eval-mode transformer or attention layer: one operator that runs many passes.
+
+Under no_grad, an eval-mode ``TransformerEncoderLayer`` runs as ``aten::_transformer_encoder_layer_fwd`` and an
+eval-mode ``MultiheadAttention`` as ``aten::_native_multi_head_attention``. Their C++ calls ATen operators for the
+projections, attention, norms and feed-forward, each a pass over memory (a launch each on a GPU). Counted as one
+kernel, the layer said "1 → 1" and moved only its input and output. The preview's side: ``test_preview_fast_path``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from conftest import REPO, WriteScenario, measure
+from torch.profiler import profile
+
+from kernel_tui.model.report import ScenarioReport
+from kernel_tui.transport.client import EngineClient
+
+ENCODER = REPO / "tests" / "data" / "modules" / "encoder_eval.py"
+LAYER = "aten::_transformer_encoder_layer_fwd"
+ATTENTION = "aten::_native_multi_head_attention"
+SIZE = 2**16
+BATCH, TOKENS, WIDTH = SIZE // (64 * 64), 64, 64
+
+
+def _measured(report: ScenarioReport) -> ScenarioReport:
+    assert report.error is None, f"{report.error.one_line()}\n{report.error.details}"
+    assert report.eager is not None and report.compiled is not None
+    return report
+
+
+def _without_fast_path(write_scenario: WriteScenario) -> Path:
+    source = ENCODER.read_text().replace(
+        "layer = nn.", "torch.backends.mha.set_fastpath_enabled(False)\nlayer = nn.", 1
+    )
+    return write_scenario(source, "encoder_without_fast_path.py")
+
+
+def test_an_eval_mode_encoder_layer_is_its_passes_on_both_sides(engine: EngineClient) -> None:
+    report = _measured(measure(engine, ENCODER, size=SIZE))
+    assert report.eager is not None and report.compiled is not None
+    for mode in (report.eager, report.compiled):
+        assert {kernel.op for kernel in mode.kernels} == {LAYER}, "every pass is nested under the layer"
+        assert mode.kernel_count >= 10, [kernel.name for kernel in mode.kernels]
+        assert all(kernel.bytes_total for kernel in mode.kernels), "each pass has the bytes it moved"
+    assert report.compiled.kernel_count == report.eager.kernel_count, "Inductor leaves the layer as it is"
+    assert report.compiled.bytes_total == report.eager.bytes_total
+    mm = next(kernel for kernel in report.eager.kernels if kernel.name == "aten::mm")
+    # The input projection: x (B·T × W) by the packed q, k, v weight (W × 3W), all float32.
+    assert mm.bytes_total == 4 * (BATCH * TOKENS * WIDTH + WIDTH * 3 * WIDTH + BATCH * TOKENS * 3 * WIDTH)
+    ideal = report.ideal_bytes or 0
+    assert report.eager.bytes_total and report.eager.bytes_total > 10 * ideal, "not only its input and output"
+    (note,) = [note for note in report.notes if LAYER in note]
+    assert "ran compiled too" in note and "set_fastpath_enabled(False)" in note
+
+
+def test_the_fast_path_switched_off_gives_inductor_the_layer(
+    engine: EngineClient, write_scenario: WriteScenario
+) -> None:
+    """What the note advises works: the same layer without its fast path fuses, compiled."""
+    report = _measured(measure(engine, _without_fast_path(write_scenario), size=SIZE))
+    assert report.eager is not None and report.compiled is not None
+    names = {name for mode in (report.eager, report.compiled) for k in mode.kernels for name in (k.name, k.op)}
+    assert LAYER not in names and ATTENTION not in names
+    assert report.compiled.kernel_count < report.eager.kernel_count
+    assert not [note for note in report.notes if "fast path" in note]
+
+
+def test_every_byte_the_dispatcher_saw_reaches_a_row(engine: EngineClient, write_scenario: WriteScenario) -> None:
+    """Under a dispatch mode, ``linear`` adds its bias with ``add``; profiled, with no mode, it runs ``add_``. Joined by
+    name, that record went to the next ``add`` of the file, and every record after it was lost: this layer's eager
+    side showed 5.3 MiB of its 11.2."""
+    from kernel_tui.engine.flops import eager_bytes_and_flops
+
+    report = _measured(measure(engine, _without_fast_path(write_scenario), size=SIZE))
+    assert report.eager is not None
+    layer = torch.nn.TransformerEncoderLayer(WIDTH, 4, dim_feedforward=128, batch_first=True).eval()
+    previous = torch.backends.mha.get_fastpath_enabled()
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        traffic, _ = eager_bytes_and_flops(layer, (torch.randn(BATCH, TOKENS, WIDTH),))
+    finally:
+        torch.backends.mha.set_fastpath_enabled(previous)
+    assert any(record.name == "aten::add" for record in traffic), "the bias's add, as a dispatch mode sees it"
+    assert report.eager.bytes_total == sum(record.bytes_total for record in traffic)
+
+
+def test_dropout_in_eval_mode_launches_nothing_on_the_cpu(engine: EngineClient, write_scenario: WriteScenario) -> None:
+    """``dropout`` with ``training=False`` returns its input; the profiler still records the operator."""
+    source = (
+        "import torch\nimport torch.nn.functional as F\n\n\ndef fn(x):\n"
+        "    return F.dropout(x, 0.5, training=False) + 1\n\n\n"
+        "def inputs(size, device):\n    return (torch.randn(size, device=device),)\n"
+    )
+    x = torch.randn(1024)
+    with profile() as profiled:
+        torch.nn.functional.dropout(x, 0.5, training=False)
+    assert "aten::dropout" in {event.name for event in profiled.events()}
+    report = _measured(measure(engine, write_scenario(source, "eval_dropout.py"), size=1024))
+    assert report.eager is not None
+    assert [kernel.name for kernel in report.eager.kernels] == ["aten::add"]
+
+
+def test_on_a_gpu_the_layers_first_kernel_takes_all_its_passes_bytes() -> None:
+    """A GPU's profiler names each of the layer's kernels by the layer alone (the operator that launched it): the
+    first takes the passes' records together, as its eager side does, and the kernel after the layer its own."""
+    from kernel_tui.engine.events import Launch
+    from kernel_tui.engine.profiling import join_compiled
+    from kernel_tui.engine.traffic import Traffic
+
+    call = "aten._transformer_encoder_layer_fwd.default"
+    traffic = [
+        Traffic("aten::mm", 100, 300, ("aten::mm",), call=call),
+        Traffic("aten::bmm", 200, 400, ("aten::bmm",), call=call),
+        Traffic("triton_poi_fused_add_0", 50, 25, ("aten::add",)),
+    ]
+    launches = [
+        Launch("sm90_xmma_gemm", "kernel", 1.0, 0, LAYER),
+        Launch("softmax_warp_forward", "kernel", 1.0, 0, LAYER),
+        Launch("triton_poi_fused_add_0", "kernel", 1.0, 0, "triton_poi_fused_add_0"),
+    ]
+    whole, rest, after = join_compiled(launches, traffic)
+    assert whole is not None and (whole.name, whole.bytes_read, whole.bytes_written) == (LAYER, 300, 700)
+    assert whole.aten_ops == ("aten::mm", "aten::bmm")
+    assert rest is None
+    assert after is traffic[2]
