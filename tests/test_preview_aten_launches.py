@@ -126,22 +126,3 @@ def test_a_sort_says_its_count_is_a_lower_bound(preview_engine: EngineClient, wr
     assert report.eager is not None
     sort = next(kernel for kernel in report.eager.kernels if kernel.name == "aten::sort")
     assert sort.predicted and "lower bound" in sort.predicted
-
-
-def test_an_eval_mode_encoder_layer_on_the_fast_path_says_its_one_row_is_a_lower_bound(
-    preview_engine: EngineClient, write_scenario: WriteScenario
-) -> None:
-    """Under no_grad an eval-mode encoder layer runs as one operator, which Inductor leaves as it is: one row on
-    the compiled side that a GPU runs as many kernels. (The preview's eager side runs the layer's operators one by
-    one: the fast path declines the fake tensors it is traced on.)"""
-    report = preview(
-        preview_engine,
-        write_scenario,
-        "encoder",
-        "def fn(layer, x):\n    with torch.no_grad():\n        return layer(x)\n",
-        "(torch.nn.TransformerEncoderLayer(64, 4, 128, batch_first=True).to(device).eval(), "
-        "torch.randn(2, 16, 64, device=device))",
-    )
-    assert report.compiled is not None
-    (fused,) = [kernel for kernel in report.compiled.kernels if kernel.name == "aten::_transformer_encoder_layer_fwd"]
-    assert fused.predicted and "lower bound" in fused.predicted

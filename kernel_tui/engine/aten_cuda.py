@@ -28,7 +28,9 @@ from typing import Any
 import torch
 
 from kernel_tui.engine.generated_code import PINNED_DTOH
+from kernel_tui.engine.op_kinds import FUSED_LAYERS
 from kernel_tui.engine.traffic import Traffic
+from kernel_tui.model.kernel import LOWER_BOUND
 
 GLOBAL_REDUCE_MIN = 1 << 19
 """From this many float32 elements a full reduction splits across blocks (``Reduce.cuh``, the audit's finding)."""
@@ -44,16 +46,15 @@ FULL_REDUCTIONS = frozenset(
 LOGSUMEXP_PASSES = ("amax", "abs", "eq", "masked_fill_", "sub", "exp_", "sum", "log_", "add_")
 SCANS = frozenset({"aten::cumsum", "aten::cumprod"})
 SORTS = frozenset({"aten::sort", "aten::topk", "aten::argsort", "aten::msort"})
-FUSED_LAYERS = frozenset({"aten::_transformer_encoder_layer_fwd", "aten::_native_multi_head_attention"})
 MEMSET_NAME = "Memset (Device)"
 
 REDUCE_BASIS = "memset + reduce: ATen's Reduce.cuh clears its semaphores before a split reduction (prediction)"
 LOGSUMEXP_BASIS = "9 kernels: ATen's logsumexp (ReduceOps.cpp) runs nine operators (prediction)"
 SCAN_BASIS = "2 kernels: cub's DeviceScan, an init kernel and the scan (prediction)"
-SORT_BASIS = "at least 1: a GPU sort runs several cub passes, their number depends on the size (lower bound)"
+SORT_BASIS = f"at least 1: a GPU sort runs several cub passes, their number depends on the size {LOWER_BOUND}"
 FUSED_LAYER_BASIS = (
     "at least 1: PyTorch's fast path runs the layer as one operator, which on a GPU launches its projections, "
-    "attention, norms and feed-forward as kernels of their own (lower bound)"
+    f"attention, norms and feed-forward as kernels of their own {LOWER_BOUND}"
 )
 PINNED_BASIS = ".item() copies into a pinned host buffer (ATen's _local_scalar_dense_cuda)"
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import types
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, cast
 from unittest import mock
 
@@ -401,12 +401,32 @@ def rewrite_sdpa(gm: torch.fx.GraphModule, arch: int, assumptions: list[str]) ->
 
 class SdpaAsOnGpu(torch.overrides.TorchFunctionMode):
     """Eager, the same choice as ``rewrite_sdpa``: the fused attention a GPU would run, not the math fallback
-    the dispatcher picks on fake tensors."""
+    the dispatcher picks on fake tensors.
+
+    A module's fast path (an eval-mode ``TransformerEncoderLayer`` or ``MultiheadAttention``) declines when
+    ``torch.overrides.has_torch_function`` says yes, as it does for any mode like this one: while it is on,
+    that question is answered as a GPU run, which has no such mode, would answer it."""
 
     def __init__(self, arch: int, assumptions: list[str]) -> None:
         super().__init__()
         self.arch = arch
         self.assumptions = assumptions
+        self._has_torch_function = torch.overrides.has_torch_function
+
+    def __enter__(self) -> SdpaAsOnGpu:
+        torch.overrides.has_torch_function = self._as_without_this_mode
+        return cast("SdpaAsOnGpu", super().__enter__())  # type: ignore[no-untyped-call]  # torch leaves it unannotated
+
+    def __exit__(self, *exc: object) -> None:
+        super().__exit__(*exc)  # type: ignore[no-untyped-call]  # torch leaves it unannotated
+        torch.overrides.has_torch_function = self._has_torch_function
+
+    def _as_without_this_mode(self, args: Iterable[Any]) -> bool:
+        current = torch.overrides._get_current_function_mode()  # type: ignore[no-untyped-call]  # unannotated
+        if current is not self:
+            return bool(self._has_torch_function(args))
+        with torch.overrides._pop_mode_temporarily():
+            return bool(self._has_torch_function(args))
 
     def __torch_function__(
         self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None

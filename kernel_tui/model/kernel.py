@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from kernel_tui.model.launch import KernelLaunch
 
+LOWER_BOUND = "(lower bound)"
+"""How a preview's prediction (``Kernel.predicted``) ends when its one launch is the least a GPU makes."""
+
 
 @dataclass(frozen=True)
 class Kernel:
@@ -68,6 +71,11 @@ class Kernel:
     predicted: str | None = None
     """A preview's eager row whose launch count is a prediction from ATen's CUDA source, not the rule of one
     launch per operator: which source (``engine.aten_cuda``); None for every measured row."""
+
+    @property
+    def count_is_lower_bound(self) -> bool:
+        """A prediction that keeps one launch for work a GPU runs as several it cannot count."""
+        return self.predicted is not None and self.predicted.endswith(LOWER_BOUND)
 
     @property
     def bytes_total(self) -> int | None:

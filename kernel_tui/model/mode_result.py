@@ -115,5 +115,11 @@ class ModeResult:
         return tuple(kernel for kernel in self.kernels if kernel.section == name)
 
     @property
+    def count_is_lower_bound(self) -> bool:
+        """Whether ``kernel_count`` is the least a GPU would launch: a preview's row it cannot count (a sort, a
+        fused layer) keeps one launch."""
+        return any(kernel.count_is_lower_bound for kernel in self.kernels)
+
+    @property
     def is_training(self) -> bool:
         return any(kernel.section is not None for kernel in self.kernels) or self.saved_bytes is not None

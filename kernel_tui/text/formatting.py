@@ -247,15 +247,20 @@ def claim_line(key: str, check: ExpectCheck) -> str:
     return f"{mark} {key}: claimed {format_count(check.claimed)}, measured {format_count(measured)}"
 
 
+def launch_count(mode: ModeResult) -> str:
+    """``13``, or ``≥1`` where a preview kept one launch for work it cannot count."""
+    return ("≥" if mode.count_is_lower_bound else "") + format_count(mode.kernel_count)
+
+
 def summary_line(report: ScenarioReport) -> str:
     """One line: launches, bytes and transfers eager -> compiled against the ideal, compile time, speedup."""
     eager, compiled = report.eager, report.compiled
     parts = []
     if eager is not None:
-        launches = format_count(eager.kernel_count)
+        launches = launch_count(eager)
         traffic = f"{format_bytes(eager.bytes_total)} ({format_transfers(eager.transfers)})"
         if compiled is not None:
-            launches += f" → {format_count(compiled.kernel_count)}"
+            launches += f" → {launch_count(compiled)}"
             traffic += f" → {format_bytes(compiled.bytes_total)} ({format_transfers(compiled.transfers)})"
         parts.append(f"launches {launches}")
         parts.append(

@@ -28,6 +28,7 @@ from kernel_tui.text.formatting import (
     format_count,
     format_time_us,
     format_transfers,
+    launch_count,
     noisy_times,
 )
 from kernel_tui.text.kernel_columns import EXPLORER_COLUMNS, LINK, NAME, ColumnPlan, TableOf, fit_columns
@@ -254,7 +255,7 @@ def _totals(result: ModeResult) -> list[Part]:
     launches = "launch" if result.kernel_count == 1 else "launches"
     preview = all(kernel.time_us is None for kernel in result.kernels)
     return [
-        Part(f"{format_count(result.kernel_count)} {launches}"),
+        Part(f"{launch_count(result)} {launches}"),
         Part(f"{format_bytes(result.bytes_total)} ({format_transfers(result.transfers)})", 2),
         Part(f"{format_time_us(result.time_us, preview=preview)}/call", 3),
     ]
