@@ -70,6 +70,9 @@ def moves_data(name: str) -> bool:
         return True
     if name in ALLOCATION_OPS or name.startswith("aten::empty"):
         return False
+    if name.startswith("aten::unsafe_"):
+        # unsafe_split is split with its outputs' aliasing left out of the schema: the same views.
+        return moves_data(name.replace("unsafe_", "", 1))
     try:
         schemas = torch._C._jit_get_schemas_for_operator(name)
     except RuntimeError:

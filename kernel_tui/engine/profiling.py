@@ -153,11 +153,14 @@ def join_compiled(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> 
     position = 0
     for launch in launches:
         key = kernel_join_key(launch)
-        # A pass of a fused layer takes the record of an operator it ran (its layer_norm ran native_layer_norm).
+        # A pass of a fused layer takes the record of an operator it ran (its layer_norm ran native_layer_norm);
+        # an operator, one of its work (eager code between graphs: linear's add, profiled as add_).
         names = {n.name for n in ev.subtree(launch.pass_event)} if launch.pass_event is not None else {key}
+        works = {base_name(name) for name in names if _is_library_op(name)}
         match = None
         for index in range(position, len(traffic)):
-            if traffic[index].name in names:
+            name = traffic[index].name
+            if name in names or (_is_library_op(name) and base_name(name) in works):
                 match, position = traffic[index], index + 1
                 break
         if match is None and key in FUSED_LAYERS:
