@@ -84,15 +84,38 @@ def _graph_break_total() -> int:
     return int(sum(counters["graph_break"].values()))
 
 
+SUMMARY_CHARS = 400
+"""A reason's summary at most: where, what and Dynamo's first hint fit; its developer context does not."""
+
+
 def _summarise(message: str) -> str:
+    """``file.py:13: Failed to trace builtin operator: Dynamo does not know how to trace builtin operator `print` …
+    Hint: …``: where, what Dynamo met, why it cannot trace it and its first hint. Since torch 2.7 the reason line
+    is a header (``… attempting to trace CALL: a function call, e.g. f(x, y):``) over the cause's own lines."""
     lines = [line.strip() for line in message.splitlines() if line.strip()]
     where = next((line for line in lines if " at " in line and ("user code" in line or "function" in line)), "")
-    why = next(
-        (line for line in lines if line.startswith(("Explanation:", "- ", "Graph Break Reason:"))),
-        lines[1] if len(lines) > 1 else (lines[0] if lines else ""),
-    )
-    text = f"{where.split(' at ', 1)[-1]}: {why}" if where else why
-    return text[:300]
+    at = next((i for i, line in enumerate(lines) if line.startswith("Graph Break Reason:")), None)
+    reason = lines[at].removeprefix("Graph Break Reason:").strip() if at is not None else ""
+    fell_back = "falling back to eager" in reason
+    if reason.endswith(":") and at is not None and at + 1 < len(lines):
+        reason = lines[at + 1]
+    explanation = _labelled(lines, "Explanation:")
+    hint = _labelled(lines, "Hint:")
+    if not reason:
+        reason = next((line for line in lines if line.startswith("- ")), "") or explanation
+        reason = reason or (lines[1] if len(lines) > 1 else (lines[0] if lines else ""))
+    parts = [reason.rstrip(":")]
+    if explanation and explanation not in reason:
+        parts.append(explanation)
+    text = ": ".join(parts) + (f" Hint: {hint}" if hint else "")
+    if fell_back:
+        text = f"the whole function ran eagerly: {text}"
+    text = f"{where.split(' at ', 1)[-1]}: {text}" if where else text
+    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
+
+
+def _labelled(lines: list[str], label: str) -> str:
+    return next((line.removeprefix(label).strip() for line in lines if line.startswith(label)), "")
 
 
 class _Handler(logging.Handler):
