@@ -37,6 +37,8 @@ _WORDS = {
     "index_put_": "indexed assignment",
     "index_put": "indexed assignment",
     "amax": "max",
+    "_transformer_encoder_layer_fwd": "encoder layer (PyTorch's fast path)",
+    "_native_multi_head_attention": "attention (PyTorch's fast path)",
 }
 
 
@@ -125,9 +127,9 @@ def _boundary(graph: GraphFusion, pair: PairFacts, producer: str, consumer: str,
     )
     kind = reason_kind(first, second, said)
     words = reason_words(kind, first, second, pair.buffer, said)
-    if producer == consumer:
+    if producer == consumer and is_wrapper_kernel(producer):
         # The C++ backend writes the loops of consecutive nodes into one kernel; the value still passes through
-        # memory from one loop to the next.
+        # memory from one loop to the next. (Two calls of one library operator are two calls.)
         words = f"two loops of one kernel: {words}"
     return Boundary(
         producer=_row_name(producer, kernels),
@@ -275,7 +277,7 @@ def _ops(node: NodeFacts) -> str:
     """The node's operators in words: a library call by what it computes (its origins may hold every operator
     Inductor folded into its inputs), a node that writes in place by its in-place operators alone."""
     if node.library:
-        call = node.library.split(".")[-1]
+        call = _as_aten(node.library).removeprefix("aten::")  # torch.ops.aten.X.default: X, not its overload
         return _WORDS.get(call, call)
     in_place = [op for op in node.aten_ops if op.split(".")[0].endswith("_")] if node.mutated else []
     ops = in_place or [op for op in node.aten_ops if op not in ("full", "lift_fresh")]
@@ -285,14 +287,23 @@ def _ops(node: NodeFacts) -> str:
 
 
 def _row(name: str, kernels: Sequence[Kernel]) -> Kernel | None:
-    """The kernel table's row of a wrapper's kernel (the profiler may prefix a graph counter)."""
-    names = {name, _as_aten(name)} if "." in name else {name}
-    return next((k for k in kernels if names & {without_graph_counter(k.name), k.short_name, k.name}), None)
+    """The kernel table's row of a wrapper's kernel (the profiler may prefix a graph counter), or of a library
+    operator whose passes are rows nested under it (a fused layer on the CPU): its first pass."""
+    names = _spellings(name)
+    return next((k for k in kernels if names & {without_graph_counter(k.name), k.short_name, k.name}), None) or next(
+        (k for k in kernels if k.op in names), None
+    )
 
 
 def _row_name(name: str, kernels: Sequence[Kernel]) -> str:
     row = _row(name, kernels)
-    return row.name if row is not None else name
+    if row is None:
+        return name
+    return row.op if row.op in _spellings(name) and row.name not in _spellings(name) else row.name
+
+
+def _spellings(name: str) -> set[str]:
+    return {name, _as_aten(name)} if "." in name else {name}
 
 
 def _lines(name: str, kernels: Sequence[Kernel], node: NodeFacts) -> tuple[int, ...]:

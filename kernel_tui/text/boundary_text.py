@@ -25,11 +25,11 @@ def boundaries_of(mode: ModeResult | None) -> tuple[Boundary, ...]:
 
 def pair_text(boundary: Boundary) -> str:
     """``aten::mm → cpp_fused_relu_0 (buf0, 4.0 MiB)``; a pair of loops in one kernel says so."""
-    from kernel_tui.model.names import without_graph_counter  # its patterns compile when a boundary is shown
+    from kernel_tui.model.names import is_generated_kernel, without_graph_counter  # patterns compile when shown
 
     held = f"{boundary.buffer}, {format_bytes(boundary.buffer_bytes)}" if boundary.buffer_bytes else boundary.buffer
     producer, consumer = without_graph_counter(boundary.producer), without_graph_counter(boundary.consumer)
-    if boundary.producer == boundary.consumer:
+    if boundary.producer == boundary.consumer and is_generated_kernel(producer):
         return f"inside {producer} ({held})"
     return f"{producer} → {consumer} ({held})"
 
