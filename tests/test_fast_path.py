@@ -46,9 +46,11 @@ def test_an_eval_mode_encoder_layer_is_its_passes_on_both_sides(engine: EngineCl
         assert all(kernel.bytes_total for kernel in mode.kernels), "each pass has the bytes it moved"
     assert report.compiled.kernel_count == report.eager.kernel_count, "Inductor leaves the layer as it is"
     assert report.compiled.bytes_total == report.eager.bytes_total
-    mm = next(kernel for kernel in report.eager.kernels if kernel.name == "aten::mm")
-    # The input projection: x (B·T × W) by the packed q, k, v weight (W × 3W), all float32.
-    assert mm.bytes_total == 4 * (BATCH * TOKENS * WIDTH + WIDTH * 3 * WIDTH + BATCH * TOKENS * 3 * WIDTH)
+    for mode in (report.eager, report.compiled):
+        mm = next(kernel for kernel in mode.kernels if kernel.name == "aten::mm")
+        # The input projection: x (B·T × W) by the packed q, k, v weight (W × 3W), all float32.
+        assert mm.bytes_total == 4 * (BATCH * TOKENS * WIDTH + WIDTH * 3 * WIDTH + BATCH * TOKENS * 3 * WIDTH)
+        assert mm.flops == 2 * BATCH * TOKENS * WIDTH * 3 * WIDTH, "its own product, not the layer's other matmuls"
     ideal = report.ideal_bytes or 0
     assert report.eager.bytes_total and report.eager.bytes_total > 10 * ideal, "not only its input and output"
     (note,) = [note for note in report.notes if LAYER in note]

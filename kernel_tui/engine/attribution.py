@@ -143,11 +143,13 @@ def all_replaced(compiled: tuple[Kernel, ...], candidates: list[str]) -> list[tu
     that no kernel names. Only operators eager ran are named where there are any: a compiled ``addmm`` replaces
     the eager ``mm`` and ``add``, and the views Inductor records moved nothing eagerly."""
     whole = frozenset(op for kernel in compiled if (op := library_op(kernel)) is not None)
-    named = [ops_named(kernel, candidates, whole) for kernel in compiled]
+    # A pass of a library operator Inductor left whole (a fused layer's mm) is that eager operator, and no other.
+    named = [kernel.aten_ops if kernel.composite else ops_named(kernel, candidates, whole) for kernel in compiled]
     claimed = {op for ops in named for op in ops}
     replaced = []
     for kernel, own in zip(compiled, named):
-        combined = (op for op in ops_combined(kernel, candidates) if op not in claimed or op in own)
+        guessed = () if kernel.composite else ops_combined(kernel, candidates)
+        combined = (op for op in guessed if op not in claimed or op in own)
         ops = tuple(dict.fromkeys((*own, *combined)))
         replaced.append(tuple(op for op in ops if op in candidates) or ops)
     return replaced

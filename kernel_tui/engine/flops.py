@@ -29,7 +29,7 @@ from torch.utils.flop_counter import flop_registry
 from kernel_tui.engine.attribution import COMBINED, PLACEMENT, PRODUCT_OF, library_op
 from kernel_tui.engine.cuda_graphs import FOREACH_COPY
 from kernel_tui.engine.op_kinds import moves_data, op_name
-from kernel_tui.engine.traffic import EagerTrafficMode, Traffic, tensors_in
+from kernel_tui.engine.traffic import EagerTrafficMode, Traffic, seen_inside, tensors_in
 from kernel_tui.model.roofline import (
     achieved_gflops,
     bound,
@@ -105,8 +105,11 @@ class FlopCountingMode(TorchDispatchMode):
         self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
         kwargs = kwargs or {}
-        out = func(*args, **kwargs)
         name = op_name(func)
+        if (inside := seen_inside(func, name, args)) is not None:  # a fused layer: the FLOPs of its passes
+            with self:
+                return inside(*args, **kwargs)
+        out = func(*args, **kwargs)
         if func.namespace != "prim" and moves_data(name):
             self.ops.append(OpFlops(name, op_flops(name, func, args, kwargs, out)))
         return out
@@ -191,6 +194,9 @@ def compiled_kernel_flops(rows: Sequence[Kernel], totals: dict[str, int | None])
             flops: int | None = 0
         elif not row.aten_ops:
             flops = None
+        elif row.composite is not None:
+            # A pass of a library operator Inductor left whole (a fused layer): an eager operator, as eager counts.
+            flops = _sum(totals.get(op) if owners[op] == 1 else None for op in row.aten_ops)
         else:
             flops = _sum(_replaced_op_flops(op, row, totals, owners, products) for op in row.aten_ops)
         counted.append(replace(row, flops=flops))

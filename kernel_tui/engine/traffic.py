@@ -122,7 +122,7 @@ class EagerTrafficMode(TorchDispatchMode):
     ) -> Any:
         kwargs = kwargs or {}
         name = op_name(func)
-        if (inside := self._inside(func, name, args)) is not None:
+        if (inside := seen_inside(func, name, args)) is not None:
             with self:
                 return inside(*args, **kwargs)
         out = func(*args, **kwargs)
@@ -135,35 +135,43 @@ class EagerTrafficMode(TorchDispatchMode):
             )
         return out
 
-    @staticmethod
-    def _inside(func: Any, name: str, args: tuple[Any, ...]) -> Any:
-        """How to run an operator so that this mode sees the operators inside it, or None to see it whole.
-
-        A fused layer's C++ kernel calls ATen operators through the dispatcher, each a pass of its own: run on
-        real tensors below this mode, with the mode still on, its projections, attention and norms are recorded
-        one by one. Called from C++, an operator that is only a composition of others (``contiguous``) reaches
-        the mode whole, as it never does from Python; its composition runs instead."""
-        if name in FUSED_LAYERS:
-            backend = _backend_keys(args)
-            return None if backend is None else functools.partial(func.redispatch, backend)
-        if torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), "CompositeImplicitAutograd"):
-            return func.decompose
-        return None
-
     def source_lines(self, read: list[torch.Tensor]) -> tuple[tuple[int, ...], str | None]:
         """The lines of the scenario that ran the operator being dispatched (which reads ``read``); if none,
         why."""
         return self._lines.lines(read, _key)
 
 
+def seen_inside(func: Any, name: str, args: tuple[Any, ...]) -> Any:
+    """How a dispatch mode runs an operator to see the operators inside it, or None to see it whole.
+
+    A fused layer's C++ kernel calls ATen operators through the dispatcher, each a pass of its own: run on real
+    tensors below the mode, with the mode still on, its projections, attention and norms reach the mode one by
+    one. Called from C++, an operator that is only a composition of others (``contiguous``) reaches the mode
+    whole, as it never does from Python; its composition runs instead. The caller runs what this returns with
+    its mode pushed again."""
+    if name in FUSED_LAYERS:
+        backend = _backend_keys(args)
+        return None if backend is None else functools.partial(func.redispatch, backend)
+    return func.decompose if _only_composition(func.name()) else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _only_composition(overload: str) -> bool:
+    """Whether an operator overload (``aten::contiguous``) has only its composition of others to run."""
+    try:
+        return bool(torch._C._dispatch_has_kernel_for_dispatch_key(overload, "CompositeImplicitAutograd"))
+    except RuntimeError:  # prim::device and other operators the dispatcher does not hold
+        return False
+
+
 _BACKENDS = {"cpu": torch._C.DispatchKey.CPU, "cuda": torch._C.DispatchKey.CUDA}
 
 
 def _backend_keys(args: tuple[Any, ...]) -> torch._C.DispatchKeySet | None:
-    """The device kernel's key for real tensors; None for a tensor subclass (the preview's fakes run no kernel)."""
+    """The device kernel's key for real dense tensors; None for a subclass (the preview's fakes run no kernel)."""
     tensors = [leaf for leaf in tree_leaves(args) if isinstance(leaf, torch.Tensor)]
-    if not tensors or any(torch._C._dispatch_keys(t).has(torch._C.DispatchKey.Python) for t in tensors):
-        return None
+    if not tensors or any(t.is_nested or torch._C._dispatch_keys(t).has(torch._C.DispatchKey.Python) for t in tensors):
+        return None  # a nested tensor's kernel is another one
     key = _BACKENDS.get(tensors[0].device.type)
     return None if key is None else torch._C.DispatchKeySet(key)
 

@@ -73,6 +73,12 @@ class Kernel:
     launch per operator: which source (``engine.aten_cuda``); None for every measured row."""
 
     @property
+    def composite(self) -> str | None:
+        """The operator this row is one pass of (``aten::logsumexp`` for its ``aten::amax``, a fused layer for its
+        ``aten::mm``), which the row's name is nested under; None for a row that is its own work."""
+        return self.op if self.kind == "op" and self.op and self.op != self.name else None
+
+    @property
     def count_is_lower_bound(self) -> bool:
         """A prediction that keeps one launch for work a GPU runs as several it cannot count."""
         return self.predicted is not None and self.predicted.endswith(LOWER_BOUND)
@@ -98,19 +104,15 @@ def nested_names(kernels: Sequence[Kernel]) -> list[str]:
     heads the first of them: ``aten::logsumexp ┬ amax``, then ``├ abs`` … ``└ add_``."""
     shown = []
     for index, kernel in enumerate(kernels):
-        parent = _composite(kernel)
+        parent = kernel.composite
         if parent is None:
             shown.append(kernel.short_name)
             continue
         own = kernel.short_name.split("::", 1)[-1]
-        previous = _composite(kernels[index - 1]) if index > 0 else None
-        following = _composite(kernels[index + 1]) if index + 1 < len(kernels) else None
+        previous = kernels[index - 1].composite if index > 0 else None
+        following = kernels[index + 1].composite if index + 1 < len(kernels) else None
         if previous != parent:
             shown.append(f"{parent} ┬ {own}")
         else:
             shown.append(f"  {'├' if following == parent else '└'} {own}")
     return shown
-
-
-def _composite(kernel: Kernel) -> str | None:
-    return kernel.op if kernel.kind == "op" and kernel.op and kernel.op != kernel.name else None
