@@ -8,8 +8,7 @@ kernel, the layer said "1 → 1" and moved only its input and output. The previe
 
 from __future__ import annotations
 
-from pathlib import Path
-
+import pytest
 import torch
 from conftest import REPO, WriteScenario, measure
 from torch.profiler import profile
@@ -30,11 +29,14 @@ def _measured(report: ScenarioReport) -> ScenarioReport:
     return report
 
 
-def _without_fast_path(write_scenario: WriteScenario) -> Path:
-    source = ENCODER.read_text().replace(
-        "layer = nn.", "torch.backends.mha.set_fastpath_enabled(False)\nlayer = nn.", 1
+@pytest.fixture(scope="module")
+def without_fast_path(engine: EngineClient, tmp_path_factory: pytest.TempPathFactory) -> ScenarioReport:
+    """The same layer with its fast path switched off before it is built, measured once for the tests that read it."""
+    path = tmp_path_factory.mktemp("fast_path") / "encoder_without_fast_path.py"
+    path.write_text(
+        ENCODER.read_text().replace("layer = nn.", "torch.backends.mha.set_fastpath_enabled(False)\nlayer = nn.", 1)
     )
-    return write_scenario(source, "encoder_without_fast_path.py")
+    return _measured(measure(engine, path, size=SIZE))
 
 
 def test_an_eval_mode_encoder_layer_is_its_passes_on_both_sides(engine: EngineClient) -> None:
@@ -57,11 +59,9 @@ def test_an_eval_mode_encoder_layer_is_its_passes_on_both_sides(engine: EngineCl
     assert "ran compiled too" in note and "set_fastpath_enabled(False)" in note
 
 
-def test_the_fast_path_switched_off_gives_inductor_the_layer(
-    engine: EngineClient, write_scenario: WriteScenario
-) -> None:
+def test_the_fast_path_switched_off_gives_inductor_the_layer(without_fast_path: ScenarioReport) -> None:
     """What the note advises works: the same layer without its fast path fuses, compiled."""
-    report = _measured(measure(engine, _without_fast_path(write_scenario), size=SIZE))
+    report = without_fast_path
     assert report.eager is not None and report.compiled is not None
     names = {name for mode in (report.eager, report.compiled) for k in mode.kernels for name in (k.name, k.op)}
     assert LAYER not in names and ATTENTION not in names
@@ -69,13 +69,13 @@ def test_the_fast_path_switched_off_gives_inductor_the_layer(
     assert not [note for note in report.notes if "fast path" in note]
 
 
-def test_every_byte_the_dispatcher_saw_reaches_a_row(engine: EngineClient, write_scenario: WriteScenario) -> None:
+def test_every_byte_the_dispatcher_saw_reaches_a_row(without_fast_path: ScenarioReport) -> None:
     """Under a dispatch mode, ``linear`` adds its bias with ``add``; profiled, with no mode, it runs ``add_``. Joined by
     name, that record went to the next ``add`` of the file, and every record after it was lost: this layer's eager
     side showed 5.3 MiB of its 11.2."""
     from kernel_tui.engine.flops import eager_bytes_and_flops
 
-    report = _measured(measure(engine, _without_fast_path(write_scenario), size=SIZE))
+    report = without_fast_path
     assert report.eager is not None
     layer = torch.nn.TransformerEncoderLayer(WIDTH, 4, dim_feedforward=128, batch_first=True).eval()
     previous = torch.backends.mha.get_fastpath_enabled()
