@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kernel_tui.model.expect import NEEDS_SWEEP, check_claims
-from kernel_tui.model.kernel import Kernel
+from kernel_tui.model.kernel import LOWER_BOUND, Kernel
 from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.model.report import ExpectCheck, ScenarioError, ScenarioReport, gbs
 from kernel_tui.model.report_keys import MODES
@@ -21,6 +21,7 @@ from kernel_tui.text.formatting import (
     device_line,
     device_text,
     format_transfers,
+    summary_line,
 )
 
 
@@ -104,6 +105,19 @@ def test_a_sweep_claim_the_budget_cut_short_reads_not_measured_and_fails_nothing
     assert (data["ok"], data["reason"]) == (None, ended)
     whole = report(sweep=(SweepPoint(1024, 5.0, 4.0),), sweep_compiles=4)
     assert check_claims({"sweep_compiles": 5}, whole, swept=True)["sweep_compiles"].ok is False
+
+
+def test_a_launch_count_a_preview_knows_only_from_below_neither_holds_nor_fails_as_many_or_more() -> None:
+    fused = Kernel(
+        "aten::_transformer_encoder_layer_fwd", "encoder", 1, None, kind="op", predicted=f"at least 1 {LOWER_BOUND}"
+    )
+    counted = report(eager=ModeResult(1, (fused,), 1024, None), compiled=ModeResult(3, (kernel(),), 1024, None))
+    checks = check_claims({"eager": 1, "compiled": 3}, counted, swept=False)
+    assert checks["eager"].ok is None and "at least 1 launch, one row" in (checks["eager"].reason or "")
+    assert checks["compiled"].ok is True, "a count with no lower-bound row is a count"
+    assert check_claims({"eager": 13}, counted, swept=False)["eager"].ok is None
+    assert check_claims({"eager": 0}, counted, swept=False)["eager"].ok is False, "fewer than the least fails"
+    assert summary_line(counted).startswith("launches ≥1 → 3 ·")
 
 
 def test_every_claim_a_lesson_may_make_has_a_measure_and_nothing_else_does() -> None:
