@@ -51,3 +51,26 @@ def test_unsafe_chunk_is_the_views_chunk_makes() -> None:
     assert not moves_data("aten::unsafe_chunk")
     assert not moves_data("aten::unsafe_split")
     assert moves_data("aten::add")
+
+
+def test_a_training_steps_sections_keep_every_byte(engine: EngineClient, write_scenario: WriteScenario) -> None:
+    """SDPA with dropout runs its math on the CPU, forward and backward. Its ``_safe_softmax``, which the dispatcher
+    sees whole, is a composite inside ``scaled_dot_product_attention``: its record went to no pass, and its later
+    passes, with no bytes of their own, made the forward's bytes unknown. In backward, the ``copy_`` that
+    AccumulateGrad runs went to the ``mul`` before it, whose profiled subtree holds a ``copy_`` of its own that no
+    dispatch mode records: the backward's bytes were unknown too ("bytes — → 1.9 MiB")."""
+    source = (
+        "import torch\nimport torch.nn.functional as F\n\nTRAIN = True\n\n\n"
+        "def fn(q, k, v):\n    return F.scaled_dot_product_attention(q, k, v, dropout_p=0.1)\n\n\n"
+        "def inputs(size, device):\n    shape = (size // (4 * 32 * 16), 4, 32, 16)\n"
+        "    return tuple(torch.randn(shape, device=device) for _ in range(3))\n"
+    )
+    report = _measured(measure(engine, write_scenario(source, "attention_step.py"), size=2**14))
+    assert report.eager is not None
+    forward, backward = report.eager.section("forward"), report.eager.section("backward")
+    softmax = [k for k in forward if k.name == "aten::softmax"]
+    assert softmax and all(k.bytes_total for k in softmax), "the _safe_softmax record is on its first pass"
+    copies = [k for k in backward if k.name == "aten::copy_"]
+    assert copies and all(k.bytes_total for k in copies), "AccumulateGrad's copy keeps its record"
+    assert report.eager.forward_bytes is not None and report.eager.backward_bytes is not None
+    assert report.eager.forward_bytes + report.eager.backward_bytes == report.eager.bytes_total

@@ -139,3 +139,24 @@ def is_composition(name: str) -> bool:
             continue  # a TorchScript-only overload: not a dispatcher operator
         found = True
     return found
+
+
+@functools.lru_cache(maxsize=4096)
+def seen_through(name: str) -> bool:
+    """Whether a dispatch mode sees the operators this one runs rather than the operator itself: the dispatcher
+    decomposes it before the mode (an overload that is ``CompositeImplicitAutograd``, as ``linear``'s is), or
+    the engine's modes look inside it (a fused layer)."""
+    if name in FUSED_LAYERS:
+        return True
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator(name)
+    except RuntimeError:
+        return False
+    for schema in schemas:
+        full = f"{name}.{schema.overload_name}" if schema.overload_name else name
+        try:
+            if torch._C._dispatch_has_kernel_for_dispatch_key(full, "CompositeImplicitAutograd"):
+                return True
+        except RuntimeError:
+            continue  # a TorchScript-only overload: not a dispatcher operator
+    return False

@@ -15,7 +15,7 @@ from kernel_tui.engine import events as ev
 from kernel_tui.engine.attribution import base_name
 from kernel_tui.engine.call_timeline import call_breakdown
 from kernel_tui.engine.launch_info import row_launch
-from kernel_tui.engine.op_kinds import FUSED_LAYERS, has_cpu_kernel, is_composition, moves_data
+from kernel_tui.engine.op_kinds import FUSED_LAYERS, has_cpu_kernel, is_composition, moves_data, seen_through
 from kernel_tui.engine.source_lines import NOT_DISPATCHED
 from kernel_tui.engine.timing import l2_flush, synchronize
 from kernel_tui.engine.traffic import Traffic
@@ -212,11 +212,9 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
         event = _joined_event(launch)
         if event is not None and (not ops or ops[-1] is not event):
             ops.append(event)
-            # By the work, not the spelling: under a dispatch mode ATen's composites take their out-of-place
-            # branch (linear adds its bias with ``add``, where the profiled run, with no mode, ran ``add_``).
-            works = {base_name(node.name) for node in ev.subtree(event)}
-            if event is not launch.op_event and _first_pass(launch, ops):
-                works.add(base_name(launch.op_event.name))  # the composite, as the dispatcher saw it whole
+            works = _seen_by_dispatch(event)
+            if event is not launch.op_event:
+                works |= _composites_first_pass_of(launch, ops[-2] if len(ops) > 1 else None)
             works_below.append(works)
     per_op: dict[int, list[Traffic]] = {}
     position = 0
@@ -258,9 +256,35 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
     return joined
 
 
-def _first_pass(launch: ev.Launch, ops: list[Any]) -> bool:
-    """Whether the nested pass just added to ``ops`` is its composite's first."""
-    return len(ops) < 2 or not any(node is ops[-2] for node in ev.subtree(launch.op_event))
+def _seen_by_dispatch(event: Any) -> set[str]:
+    """The works a dispatch mode records for an operator event: its own, and where the dispatcher decomposes it
+    before the mode (``linear``) or the mode looks inside it (a fused layer), those of the operators it runs. An
+    operator the mode sees whole records its own name only, whatever the profiler shows below it: the
+    ``copy_`` under a ``mul`` is not the ``copy_`` AccumulateGrad runs next.
+
+    By the work, not the spelling: under a dispatch mode ATen's composites take their out-of-place branch
+    (linear adds its bias with ``add``, where the profiled run, with no mode, ran ``add_``)."""
+    works = {base_name(event.name)}
+    if seen_through(event.name):
+        for child in ev.top_level_ops(event):
+            works |= _seen_by_dispatch(child)
+    return works
+
+
+def _composites_first_pass_of(launch: ev.Launch, previous: Any) -> set[str]:
+    """The composites above a nested pass (up to its top-level operator) whose first pass it is: the dispatcher
+    may have seen any of them whole (``scaled_dot_product_attention``'s ``_safe_softmax``, ``logsumexp``), and
+    its record then goes to that first pass."""
+    works: set[str] = set()
+    node = launch.pass_event.cpu_parent
+    while node is not None:
+        if previous is not None and any(below is previous for below in ev.subtree(node)):
+            break  # an earlier pass is below it, and below every composite above it too
+        works.add(base_name(node.name))
+        if node is launch.op_event:
+            break
+        node = node.cpu_parent
+    return works
 
 
 def _joined_event(launch: ev.Launch) -> Any:

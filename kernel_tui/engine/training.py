@@ -170,11 +170,12 @@ def sectioned_rows(profiled: Profile, joined: Sequence[Traffic | None]) -> list[
 
 
 def with_section_totals(mode: ModeResult) -> ModeResult:
-    """Launches and bytes per section, from the rows."""
+    """Launches and bytes per section, from the rows. A composite's later pass with no bytes of its own does not
+    make the total unknown: the dispatcher saw the composite whole, and its bytes are on its first pass."""
     totals: dict[str, Any] = {}
     for section in SECTIONS:
         kernels = mode.section(section)
-        known = [kernel.bytes_total for kernel in kernels]
+        known = [kernel.bytes_total for kernel in kernels if kernel.composite is None or kernel.bytes_total is not None]
         totals[f"{section}_launches"] = sum(kernel.calls for kernel in kernels)
         totals[f"{section}_bytes"] = None if None in known else sum(b for b in known if b is not None)
     return replace(mode, **totals)
