@@ -107,38 +107,16 @@ def has_cpu_kernel(name: str) -> bool:
     layer, whose kernel does no work of its own but call them."""
     if name in FUSED_LAYERS:
         return False
-    try:
-        schemas = torch._C._jit_get_schemas_for_operator(name)
-    except RuntimeError:
-        return True
-    for schema in schemas:
-        full = f"{name}.{schema.overload_name}" if schema.overload_name else name
-        try:
-            if torch._C._dispatch_has_kernel_for_dispatch_key(full, "CPU"):
-                return True
-        except RuntimeError:
-            continue  # a TorchScript-only overload (aten::sum.int): not a dispatcher operator
-    return False
+    kernels = _overload_kernels(name, "CPU")
+    return kernels is None or any(kernels)
 
 
 @functools.lru_cache(maxsize=4096)
 def is_composition(name: str) -> bool:
-    """Whether every overload of the operator is only a composition of other operators (``dropout``, ``linear``:
+    """Whether every overload of the operator is only a composition of other operators (``dropout``:
     ``CompositeImplicitAutograd``, no kernel of its own anywhere): its work is theirs, and with none it did none."""
-    try:
-        schemas = torch._C._jit_get_schemas_for_operator(name)
-    except RuntimeError:
-        return False
-    found = False
-    for schema in schemas:
-        full = f"{name}.{schema.overload_name}" if schema.overload_name else name
-        try:
-            if not torch._C._dispatch_has_kernel_for_dispatch_key(full, "CompositeImplicitAutograd"):
-                return False
-        except RuntimeError:
-            continue  # a TorchScript-only overload: not a dispatcher operator
-        found = True
-    return found
+    kernels = _overload_kernels(name, "CompositeImplicitAutograd") or []
+    return bool(kernels) and all(kernels)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -146,17 +124,21 @@ def seen_through(name: str) -> bool:
     """Whether a dispatch mode sees the operators this one runs rather than the operator itself: the dispatcher
     decomposes it before the mode (an overload that is ``CompositeImplicitAutograd``, as ``linear``'s is), or
     the engine's modes look inside it (a fused layer)."""
-    if name in FUSED_LAYERS:
-        return True
+    return name in FUSED_LAYERS or any(_overload_kernels(name, "CompositeImplicitAutograd") or ())
+
+
+def _overload_kernels(name: str, key: str) -> list[bool] | None:
+    """Per dispatcher overload of the operator, whether it has a kernel for dispatch key ``key``; None for a name
+    the JIT does not know."""
     try:
         schemas = torch._C._jit_get_schemas_for_operator(name)
     except RuntimeError:
-        return False
+        return None
+    kernels = []
     for schema in schemas:
         full = f"{name}.{schema.overload_name}" if schema.overload_name else name
         try:
-            if torch._C._dispatch_has_kernel_for_dispatch_key(full, "CompositeImplicitAutograd"):
-                return True
+            kernels.append(bool(torch._C._dispatch_has_kernel_for_dispatch_key(full, key)))
         except RuntimeError:
-            continue  # a TorchScript-only overload: not a dispatcher operator
-    return False
+            continue  # a TorchScript-only overload (aten::sum.int): not a dispatcher operator
+    return kernels
