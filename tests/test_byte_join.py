@@ -74,3 +74,20 @@ def test_a_training_steps_sections_keep_every_byte(engine: EngineClient, write_s
     assert copies and all(k.bytes_total for k in copies), "AccumulateGrad's copy keeps its record"
     assert report.eager.forward_bytes is not None and report.eager.backward_bytes is not None
     assert report.eager.forward_bytes + report.eager.backward_bytes == report.eager.bytes_total
+
+
+def test_an_operator_with_a_kernel_of_its_own_runs_it_though_it_has_a_composition_too(
+    engine: EngineClient, write_scenario: WriteScenario
+) -> None:
+    """``silu_backward`` has a CPU kernel and a ``CompositeImplicitAutograd`` one: the mode must run the kernel, not
+    decompose it into sigmoid, mul and add (its row read "—" and its bytes went to the next ``mul``)."""
+    source = (
+        "import torch\n\nTRAIN = True\n\n\ndef fn(a, b):\n    return torch.nn.functional.silu(a) * b\n\n\n"
+        "def inputs(size, device):\n    return torch.randn(size, device=device), torch.randn(size, device=device)\n"
+    )
+    report = _measured(measure(engine, write_scenario(source, "silu_step.py"), size=2**16))
+    assert report.eager is not None
+    (silu,) = [k for k in report.eager.section("backward") if k.name == "aten::silu_backward"]
+    assert silu.bytes_total == 3 * 2**16 * 4, "reads the gradient and the input, writes the input's gradient"
+    assert report.eager.forward_bytes is not None and report.eager.backward_bytes is not None
+    assert report.eager.forward_bytes + report.eager.backward_bytes == report.eager.bytes_total

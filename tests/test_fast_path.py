@@ -106,24 +106,44 @@ def test_dropout_in_eval_mode_launches_nothing_on_the_cpu(engine: EngineClient, 
 
 def test_on_a_gpu_the_layers_first_kernel_takes_all_its_passes_bytes() -> None:
     """A GPU's profiler names each of the layer's kernels by the layer alone (the operator that launched it): the
-    first takes the passes' records together, as its eager side does, and the kernel after the layer its own."""
+    first takes the passes' records of its own call together, as its eager side does; the next call of the layer
+    (an ``nn.TransformerEncoder``'s second layer) keeps its own, and the kernel after the layers its own."""
     from kernel_tui.engine.events import Launch
     from kernel_tui.engine.profiling import join_compiled
     from kernel_tui.engine.traffic import Traffic
 
     call = "aten._transformer_encoder_layer_fwd.default"
-    traffic = [
-        Traffic("aten::mm", 100, 300, ("aten::mm",), call=call),
-        Traffic("aten::bmm", 200, 400, ("aten::bmm",), call=call),
-        Traffic("triton_poi_fused_add_0", 50, 25, ("aten::add",)),
-    ]
+
+    def layer(number: int) -> list[Traffic]:
+        return [
+            Traffic("aten::mm", 100, 300, ("aten::mm",), call=call, layer_call=number),
+            Traffic("aten::bmm", 200, 400, ("aten::bmm",), call=call, layer_call=number),
+        ]
+
+    traffic = [*layer(1), *layer(2), Traffic("triton_poi_fused_add_0", 50, 25, ("aten::add",))]
+    calls = [object(), object()]  # each call's operator event, which launched its kernels
     launches = [
-        Launch("sm90_xmma_gemm", "kernel", 1.0, 0, LAYER),
-        Launch("softmax_warp_forward", "kernel", 1.0, 0, LAYER),
+        *(Launch(name, "kernel", 1.0, 0, LAYER, event) for event in calls for name in ("sm90_gemm", "softmax_warp")),
         Launch("triton_poi_fused_add_0", "kernel", 1.0, 0, "triton_poi_fused_add_0"),
     ]
-    whole, rest, after = join_compiled(launches, traffic)
-    assert whole is not None and (whole.name, whole.bytes_read, whole.bytes_written) == (LAYER, 300, 700)
-    assert whole.aten_ops == ("aten::mm", "aten::bmm")
-    assert rest is None
-    assert after is traffic[2]
+    first, rest, second, rest_of_second, after = join_compiled(launches, traffic)
+    for whole in (first, second):
+        assert whole is not None and (whole.name, whole.bytes_read, whole.bytes_written) == (LAYER, 300, 700)
+        assert whole.aten_ops == ("aten::mm", "aten::bmm")
+    assert rest is None and rest_of_second is None
+    assert after is traffic[-1]
+
+
+def test_the_note_says_nothing_of_a_compiled_side_that_did_not_run() -> None:
+    from dataclasses import replace
+
+    from kernel_tui.engine.op_kinds import fast_path_note
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.mode_result import ModeResult
+
+    attention = Kernel("aten::mm", "mm", 1, 1.0, kind="op", op=ATTENTION)
+    eager_only = ScenarioReport("a.py", "A", "cpu", "x", "2.14.1", 1, eager=ModeResult(1, (attention,), 1, None))
+    assert fast_path_note(eager_only).notes == ()
+    compiled = ModeResult(1, (Kernel("cpp_fused_0", "cpp_fused_0", 1, 1.0),), 1, None)
+    (note,) = fast_path_note(replace(eager_only, compiled=compiled)).notes
+    assert note.startswith(f"{ATTENTION} ran eagerly only")

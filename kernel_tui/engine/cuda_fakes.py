@@ -411,22 +411,30 @@ class SdpaAsOnGpu(torch.overrides.TorchFunctionMode):
         super().__init__()
         self.arch = arch
         self.assumptions = assumptions
-        self._has_torch_function = torch.overrides.has_torch_function
+        self._replaced: list[Any] = []  # torch.overrides.has_torch_function as it was at each entry
 
     def __enter__(self) -> SdpaAsOnGpu:
+        self._replaced.append(torch.overrides.has_torch_function)
         torch.overrides.has_torch_function = self._as_without_this_mode
-        return cast("SdpaAsOnGpu", super().__enter__())  # type: ignore[no-untyped-call]  # torch leaves it unannotated
+        try:
+            return cast("SdpaAsOnGpu", super().__enter__())  # type: ignore[no-untyped-call]  # torch: unannotated
+        except BaseException:
+            torch.overrides.has_torch_function = self._replaced.pop()
+            raise
 
     def __exit__(self, *exc: object) -> None:
-        super().__exit__(*exc)  # type: ignore[no-untyped-call]  # torch leaves it unannotated
-        torch.overrides.has_torch_function = self._has_torch_function
+        try:
+            super().__exit__(*exc)  # type: ignore[no-untyped-call]  # torch leaves it unannotated
+        finally:
+            torch.overrides.has_torch_function = self._replaced.pop()
 
     def _as_without_this_mode(self, args: Iterable[Any]) -> bool:
         current = torch.overrides._get_current_function_mode()  # type: ignore[no-untyped-call]  # unannotated
+        original = self._replaced[0]
         if current is not self:
-            return bool(self._has_torch_function(args))
+            return bool(original(args))
         with torch.overrides._pop_mode_temporarily():
-            return bool(self._has_torch_function(args))
+            return bool(original(args))
 
     def __torch_function__(
         self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None

@@ -132,6 +132,7 @@ class _Recorder:
     def __init__(self, records: list[Traffic]) -> None:
         self.records = records
         self.depth = 0
+        self.layer_calls = 0
 
     @contextlib.contextmanager
     def inside(self) -> Iterator[None]:
@@ -149,7 +150,8 @@ class _Recorder:
             out = run()
         if len(passes.ops) <= 1:
             return out, False
-        self.records.extend(replace(record, call=call, lines=()) for record in passes.ops)
+        self.layer_calls += 1
+        self.records.extend(replace(record, call=call, lines=(), layer_call=self.layer_calls) for record in passes.ops)
         return out, True
 
 

@@ -7,6 +7,7 @@ view ops are recognised without a list; the few exceptions are named in ``events
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,7 @@ def fast_path_note(report: ScenarioReport) -> ScenarioReport:
     notes = []
     if compiled:
         notes.append(FAST_PATH_KEPT.format(layers=" and ".join(compiled), fast_path=FAST_PATH))
-    if only_eager := [layer for layer in eager if layer not in compiled]:
+    if report.compiled is not None and (only_eager := [layer for layer in eager if layer not in compiled]):
         notes.append(FAST_PATH_EAGER_ONLY.format(layers=" and ".join(only_eager), fast_path=FAST_PATH))
     if not notes:
         return report
@@ -107,38 +108,57 @@ def has_cpu_kernel(name: str) -> bool:
     layer, whose kernel does no work of its own but call them."""
     if name in FUSED_LAYERS:
         return False
-    kernels = _overload_kernels(name, "CPU")
+    kernels = _per_overload(name, lambda overload: _has_kernel(overload, "CPU"))
     return kernels is None or any(kernels)
 
 
 @functools.lru_cache(maxsize=4096)
 def is_composition(name: str) -> bool:
-    """Whether every overload of the operator is only a composition of other operators (``dropout``:
-    ``CompositeImplicitAutograd``, no kernel of its own anywhere): its work is theirs, and with none it did none."""
-    kernels = _overload_kernels(name, "CompositeImplicitAutograd") or []
-    return bool(kernels) and all(kernels)
+    """Whether every overload of the operator is only a composition of other operators (``dropout``): its work
+    is theirs, and with none it did none."""
+    compositions = _per_overload(name, only_composition) or []
+    return bool(compositions) and all(compositions)
 
 
 @functools.lru_cache(maxsize=4096)
 def seen_through(name: str) -> bool:
     """Whether a dispatch mode sees the operators this one runs rather than the operator itself: the dispatcher
-    decomposes it before the mode (an overload that is ``CompositeImplicitAutograd``, as ``linear``'s is), or
-    the engine's modes look inside it (a fused layer)."""
-    return name in FUSED_LAYERS or any(_overload_kernels(name, "CompositeImplicitAutograd") or ())
+    decomposes it before the mode (an overload that is only a composition, as ``linear``'s is), or the engine's
+    modes look inside it (a fused layer)."""
+    return name in FUSED_LAYERS or any(_per_overload(name, only_composition) or ())
 
 
-def _overload_kernels(name: str, key: str) -> list[bool] | None:
-    """Per dispatcher overload of the operator, whether it has a kernel for dispatch key ``key``; None for a name
-    the JIT does not know."""
+_OWN_KERNELS = ("CPU", "CUDA", "CompositeExplicitAutograd")
+"""Where an operator's kernel of its own is registered: for a CPU or a GPU, or for every device."""
+
+
+@functools.lru_cache(maxsize=8192)
+def only_composition(overload: str) -> bool | None:
+    """Whether one dispatcher overload (``aten::linear``, ``aten::add.Tensor``) runs only its composition of
+    others: a ``CompositeImplicitAutograd`` kernel and no kernel of its own (``silu_backward`` has both, and runs
+    its own); None for one the dispatcher does not hold (``prim::device``)."""
+    composition = _has_kernel(overload, "CompositeImplicitAutograd")
+    if not composition:
+        return composition
+    return not any(_has_kernel(overload, key) for key in _OWN_KERNELS)
+
+
+def _has_kernel(overload: str, key: str) -> bool | None:
+    try:
+        return bool(torch._C._dispatch_has_kernel_for_dispatch_key(overload, key))
+    except RuntimeError:  # a TorchScript-only overload (aten::sum.int) or no dispatcher operator at all
+        return None
+
+
+def _per_overload(name: str, answer: Callable[[str], bool | None]) -> list[bool] | None:
+    """``answer`` for each dispatcher overload of the operator; None for a name the JIT does not know."""
     try:
         schemas = torch._C._jit_get_schemas_for_operator(name)
     except RuntimeError:
         return None
-    kernels = []
+    answers = []
     for schema in schemas:
-        full = f"{name}.{schema.overload_name}" if schema.overload_name else name
-        try:
-            kernels.append(bool(torch._C._dispatch_has_kernel_for_dispatch_key(full, key)))
-        except RuntimeError:
-            continue  # a TorchScript-only overload (aten::sum.int): not a dispatcher operator
-    return kernels
+        result = answer(f"{name}.{schema.overload_name}" if schema.overload_name else name)
+        if result is not None:
+            answers.append(result)
+    return answers

@@ -151,6 +151,7 @@ def join_compiled(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> 
     the next library call's record in order."""
     joined: list[Traffic | None] = []
     position = 0
+    took: set[int] = set()
     for launch in launches:
         key = kernel_join_key(launch)
         # A pass of a fused layer takes the record of an operator it ran (its layer_norm ran native_layer_norm);
@@ -163,8 +164,11 @@ def join_compiled(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> 
             if name in names or (_is_library_op(name) and base_name(name) in works):
                 match, position = traffic[index], index + 1
                 break
-        if match is None and key in FUSED_LAYERS:
+        if match is None and key in FUSED_LAYERS and launch.pass_event is None and id(launch.op_event) not in took:
+            # The call's first kernel takes its passes; its other kernels, launched by the same call, none.
             match, position = _whole_layer(traffic, position, key)
+            if launch.op_event is not None:
+                took.add(id(launch.op_event))
         if match is None and launch.kind == "kernel" and not _is_library_op(key) and not is_generated_kernel(key):
             for index in range(position, len(traffic)):
                 if _is_library_op(traffic[index].name):
@@ -175,10 +179,14 @@ def join_compiled(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> 
 
 
 def _whole_layer(traffic: Sequence[Traffic], position: int, layer: str) -> tuple[Traffic | None, int]:
-    """A fused layer's passes as one record, for a launch the profiler names only by the layer (a GPU's)."""
+    """A fused layer's passes as one record, for a launch the profiler names only by the layer (a GPU's): those
+    of the layer's next call, which ends where the next call of it begins."""
     call = f"aten.{layer.removeprefix('aten::')}"
+    first = traffic[position] if position < len(traffic) else None
+    if first is None or first.layer_call is None or not (first.call or "").startswith(call):
+        return None, position
     end = position
-    while end < len(traffic) and (traffic[end].call or "").startswith(call):
+    while end < len(traffic) and traffic[end].layer_call == first.layer_call:
         end += 1
     passes = traffic[position:end]
     if not passes:
@@ -275,11 +283,14 @@ def _composites_first_pass_of(launch: ev.Launch, previous: Any) -> set[str]:
     """The composites above a nested pass (up to its top-level operator) whose first pass it is: the dispatcher
     may have seen any of them whole (``scaled_dot_product_attention``'s ``_safe_softmax``, ``logsumexp``), and
     its record then goes to that first pass."""
+    above_previous = set()
+    node = getattr(previous, "cpu_parent", None)
+    while node is not None:
+        above_previous.add(id(node))
+        node = node.cpu_parent
     works: set[str] = set()
     node = launch.pass_event.cpu_parent
-    while node is not None:
-        if previous is not None and any(below is previous for below in ev.subtree(node)):
-            break  # an earlier pass is below it, and below every composite above it too
+    while node is not None and id(node) not in above_previous:  # an earlier pass is below it, and above it
         works.add(base_name(node.name))
         if node is launch.op_event:
             break

@@ -21,7 +21,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
-from kernel_tui.engine.op_kinds import FUSED_LAYERS, moves_data, op_name
+from kernel_tui.engine.op_kinds import FUSED_LAYERS, moves_data, only_composition, op_name
 from kernel_tui.engine.source_lines import LineFinder
 
 if TYPE_CHECKING:
@@ -95,6 +95,8 @@ class Traffic:
     basis: str | None = None
     """A preview's launch whose count follows ATen's CUDA source rather than one launch per operator: which
     source, and that it is a prediction (``aten_cuda``)."""
+    layer_call: int | None = None
+    """Compiled: which call of a fused layer, counted from 1 in the call of ``fn``, this record is a pass of."""
 
     @property
     def bytes_total(self) -> int:
@@ -152,16 +154,13 @@ def seen_inside(func: Any, name: str, args: tuple[Any, ...]) -> Any:
     if name in FUSED_LAYERS:
         backend = _backend_keys(args)
         return None if backend is None else functools.partial(func.redispatch, backend)
-    return func.decompose if _only_composition(func.name()) else None
+    if only_composition(func.name()) and not any(t.is_nested for t in _tensors(args)):
+        return func.decompose
+    return None
 
 
-@functools.lru_cache(maxsize=4096)
-def _only_composition(overload: str) -> bool:
-    """Whether an operator overload (``aten::contiguous``) has only its composition of others to run."""
-    try:
-        return bool(torch._C._dispatch_has_kernel_for_dispatch_key(overload, "CompositeImplicitAutograd"))
-    except RuntimeError:  # prim::device and other operators the dispatcher does not hold
-        return False
+def _tensors(args: tuple[Any, ...]) -> list[torch.Tensor]:
+    return [leaf for leaf in tree_leaves(args) if isinstance(leaf, torch.Tensor)]
 
 
 _BACKENDS = {"cpu": torch._C.DispatchKey.CPU, "cuda": torch._C.DispatchKey.CUDA}
@@ -169,7 +168,7 @@ _BACKENDS = {"cpu": torch._C.DispatchKey.CPU, "cuda": torch._C.DispatchKey.CUDA}
 
 def _backend_keys(args: tuple[Any, ...]) -> torch._C.DispatchKeySet | None:
     """The device kernel's key for real dense tensors; None for a subclass (the preview's fakes run no kernel)."""
-    tensors = [leaf for leaf in tree_leaves(args) if isinstance(leaf, torch.Tensor)]
+    tensors = _tensors(args)
     if not tensors or any(t.is_nested or torch._C._dispatch_keys(t).has(torch._C.DispatchKey.Python) for t in tensors):
         return None  # a nested tensor's kernel is another one
     key = _BACKENDS.get(tensors[0].device.type)

@@ -26,6 +26,7 @@ from torch.profiler import record_function
 
 from kernel_tui.engine import cuda_graphs
 from kernel_tui.engine import events as ev
+from kernel_tui.engine.op_kinds import FUSED_LAYERS
 from kernel_tui.engine.profiling import Profile, kernel_rows
 from kernel_tui.model.report_keys import SECTIONS
 
@@ -175,10 +176,16 @@ def with_section_totals(mode: ModeResult) -> ModeResult:
     totals: dict[str, Any] = {}
     for section in SECTIONS:
         kernels = mode.section(section)
-        known = [kernel.bytes_total for kernel in kernels if kernel.composite is None or kernel.bytes_total is not None]
+        known = [kernel.bytes_total for kernel in kernels if not _on_its_first_pass(kernel)]
         totals[f"{section}_launches"] = sum(kernel.calls for kernel in kernels)
         totals[f"{section}_bytes"] = None if None in known else sum(b for b in known if b is not None)
     return replace(mode, **totals)
+
+
+def _on_its_first_pass(kernel: Kernel) -> bool:
+    """A later pass of a composite the dispatcher saw whole, with no bytes of its own: they are on the first
+    pass. (A fused layer's passes each have a record: one without bytes is unknown.)"""
+    return kernel.bytes_total is None and kernel.composite is not None and kernel.composite not in FUSED_LAYERS
 
 
 def saved_bytes(step: Callable[..., Any], args: tuple[Any, ...]) -> int | None:
