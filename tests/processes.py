@@ -70,6 +70,13 @@ def listening_fork_server() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}  # as the client sets it for every engine
     server = forked_engines.serve_shared(path, python_command("kernel_tui.engine.fork_server"), env)
     try:
+        # Listening once its socket is bound (before it imports torch): a front end started sooner finds no server
+        # at the path and starts one of its own, as it should (a fresh clone's run met that, 4 December).
+        started = time.monotonic()
+        while not os.path.exists(path):
+            assert server.poll() is None, f"the shared fork server ended with {server.returncode} before listening"
+            assert not overdue(started, 30), "the shared fork server did not bind its socket within 30 s"
+            time.sleep(0.02)
         yield server, path
     finally:
         server.terminate()
