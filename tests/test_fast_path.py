@@ -137,7 +137,7 @@ def test_on_a_gpu_the_layers_first_kernel_takes_all_its_passes_bytes() -> None:
 def test_the_note_says_nothing_of_a_compiled_side_that_did_not_run() -> None:
     from dataclasses import replace
 
-    from kernel_tui.engine.op_kinds import fast_path_note
+    from kernel_tui.engine.fast_path_note import fast_path_note
     from kernel_tui.model.kernel import Kernel
     from kernel_tui.model.mode_result import ModeResult
 

@@ -17,8 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from kernel_tui.engine.fast_path_note import fast_path_note
 from kernel_tui.engine.loader import LoadedScenario, StageError
-from kernel_tui.engine.op_kinds import fast_path_note
 from kernel_tui.model.report_skeleton import read_info
 from kernel_tui.transport.protocol import Partial, StageStartedMessage
 

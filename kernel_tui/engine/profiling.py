@@ -188,9 +188,7 @@ def _whole_layer(traffic: Sequence[Traffic], position: int, layer: str) -> tuple
     end = position
     while end < len(traffic) and traffic[end].layer_call == first.layer_call:
         end += 1
-    passes = traffic[position:end]
-    if not passes:
-        return None, position
+    passes = traffic[position:end]  # ``first`` at least
     whole = Traffic(
         layer,
         sum(record.bytes_read for record in passes),

@@ -154,13 +154,9 @@ def seen_inside(func: Any, name: str, args: tuple[Any, ...]) -> Any:
     if name in FUSED_LAYERS:
         backend = _backend_keys(args)
         return None if backend is None else functools.partial(func.redispatch, backend)
-    if only_composition(func.name()) and not any(t.is_nested for t in _tensors(args)):
+    if only_composition(func.name()) and not any(t.is_nested for t in tensors_in(args)):
         return func.decompose
     return None
-
-
-def _tensors(args: tuple[Any, ...]) -> list[torch.Tensor]:
-    return [leaf for leaf in tree_leaves(args) if isinstance(leaf, torch.Tensor)]
 
 
 _BACKENDS = {"cpu": torch._C.DispatchKey.CPU, "cuda": torch._C.DispatchKey.CUDA}
@@ -168,7 +164,7 @@ _BACKENDS = {"cpu": torch._C.DispatchKey.CPU, "cuda": torch._C.DispatchKey.CUDA}
 
 def _backend_keys(args: tuple[Any, ...]) -> torch._C.DispatchKeySet | None:
     """The device kernel's key for real dense tensors; None for a subclass (the preview's fakes run no kernel)."""
-    tensors = _tensors(args)
+    tensors = tensors_in(args)
     if not tensors or any(t.is_nested or torch._C._dispatch_keys(t).has(torch._C.DispatchKey.Python) for t in tensors):
         return None  # a nested tensor's kernel is another one
     key = _BACKENDS.get(tensors[0].device.type)
