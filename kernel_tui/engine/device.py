@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import torch
@@ -61,6 +62,27 @@ def free_memory_bytes(device: str) -> int:
     except OSError:
         pass
     return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES"))
+
+
+CPU_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
+_SIZE_UNITS = {"K": 2**10, "M": 2**20, "G": 2**30}
+
+
+def last_level_cache_bytes(device: str) -> int | None:
+    """The largest cache between the device's cores and its memory (a GPU's L2, a CPU's L3 as the kernel reports
+    it), or None where it cannot be read: data that fits can move faster than a copy from memory."""
+    if device == "cuda":
+        return int(torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size) or None
+    sizes = []
+    for level in CPU_CACHES.glob("index*"):
+        try:
+            text = (level / "size").read_text(encoding="utf-8").strip()
+        except OSError:
+            continue
+        number, unit = (text[:-1], text[-1]) if text[-1:] in _SIZE_UNITS else (text, "")
+        if number.isdigit():
+            sizes.append(int(number) * _SIZE_UNITS.get(unit, 1))
+    return max(sizes, default=None) or None
 
 
 KERNEL_PROFILE_OFF = (
