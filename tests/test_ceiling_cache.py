@@ -4,6 +4,7 @@ set it, and it says when and under what load it was measured."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -237,3 +238,38 @@ def test_the_cpu_cache_size_is_read_from_sysfs(
     (tmp_path / "index9").mkdir()  # a level with no size file is skipped
     monkeypatch.setattr(device, "CPU_CACHES", tmp_path)
     assert device.last_level_cache_bytes("cpu") == expected
+
+
+def test_engines_that_start_together_measure_the_ceiling_once_and_share_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Three engines find nothing cached at the same moment: one measures, the others wait and read its figure
+    # (each measuring beside the others would see a share of the device's rate, and cost three times over).
+    import multiprocessing
+
+    monkeypatch.setenv("KERNEL_TUI_CACHE_DIR", str(tmp_path))
+    log = tmp_path / "measured"
+
+    def slow_measure(device: str) -> float:
+        with log.open("a") as handle:
+            handle.write(f"{os.getpid()}\n")
+        time.sleep(0.5)
+        return 25.0
+
+    monkeypatch.setattr(bandwidth, "measure_ceiling_gbs", slow_measure)
+    context = multiprocessing.get_context("fork")
+    start = context.Barrier(3)
+    results = context.Queue()
+
+    def engine() -> None:
+        start.wait()
+        results.put(bandwidth.ceiling_gbs("cpu", "EPYC"))
+
+    engines = [context.Process(target=engine) for _ in range(3)]
+    for process in engines:
+        process.start()
+    figures = [results.get(timeout=60) for _ in engines]
+    for process in engines:
+        process.join(timeout=60)
+    assert figures == [25.0, 25.0, 25.0]
+    assert len(log.read_text().splitlines()) == 1

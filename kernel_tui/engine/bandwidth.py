@@ -14,6 +14,7 @@ under what load it was measured, shown beside it (``ceiling_conditions``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -27,6 +28,8 @@ import torch
 
 from kernel_tui.engine.device import free_memory_bytes, last_level_cache_bytes
 from kernel_tui.engine.timing import time_call
+from kernel_tui.model.atomic_write import write_atomic
+from kernel_tui.model.file_lock import held_alone
 from kernel_tui.model.report import gbs
 
 if TYPE_CHECKING:
@@ -49,6 +52,18 @@ _BEATEN: set[str] = set()
 def cache_file() -> Path:
     root = os.environ.get("KERNEL_TUI_CACHE_DIR") or Path.home() / ".cache" / "kernel-tui"
     return Path(root) / "bandwidth.json"
+
+
+MEASURING_WAIT_S = 30.0
+"""How long an engine waits for another's measurement of a ceiling (about two seconds) before measuring its own."""
+
+
+def _measuring_alone() -> contextlib.AbstractContextManager[bool]:
+    """One engine on this machine measures or re-reads a ceiling at a time, and the others then read its figure.
+    Engines started together (a folder fanned out, a test suite's workers, two terminals) each found nothing cached
+    and measured at once, their copies sharing the memory and the cores: three test workers measured the copy three
+    times over, each at a share of the device's rate."""
+    return held_alone(cache_file().with_name("bandwidth.lock"), MEASURING_WAIT_S)
 
 
 MIN_COPY_BYTES = 16 * 2**20
@@ -143,12 +158,13 @@ def checked_matmul_ceiling(
     if not ceiling or not fastest_gflops or fastest_gflops <= IMPLAUSIBLE * ceiling:
         return ceiling
     key = _matmul_key(device, device_name, dtype)
-    remeasured = measure_matmul_gflops(device, dtype)
-    if remeasured is None or remeasured <= ceiling:
-        return ceiling
-    cached = _read_cache()
-    cached[key] = _entry("gflops", remeasured, "matmul")
-    _write_cache(cached)
+    with _measuring_alone():
+        remeasured = measure_matmul_gflops(device, dtype)
+        if remeasured is None or remeasured <= ceiling:
+            return ceiling
+        cached = _read_cache()
+        cached[key] = _entry("gflops", remeasured, "matmul")
+        _write_cache(cached)
     return remeasured
 
 
@@ -157,6 +173,11 @@ def _matmul_key(device: str, device_name: str, dtype: torch.dtype) -> str:
 
 
 def _cached_ceiling(key: str, field: str, measure: Callable[[], float | None], remeasure: bool) -> float | None:
+    with _measuring_alone():
+        return _cached_or_measured(key, field, measure, remeasure)
+
+
+def _cached_or_measured(key: str, field: str, measure: Callable[[], float | None], remeasure: bool) -> float | None:
     cached = _read_cache()
     entry = _usable_entry(cached.get(key), field)
     fresh = bool(entry) and time.time() - entry["measured_at"] < MAX_AGE_S
@@ -227,9 +248,7 @@ def ceiling_measured_at(device: str, device_name: str) -> str | None:
 
 def _write_cache(cached: dict[str, Any]) -> None:
     try:
-        path = cache_file()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(cached, indent=2))
+        write_atomic(cache_file(), json.dumps(cached, indent=2))  # read unlocked by the ceilings line
     except OSError:
         pass  # an unwritable cache costs a re-measure next time, nothing more
 
@@ -251,9 +270,15 @@ def checked_ceiling(device: str, device_name: str, ceiling: float | None, kernel
         return ceiling
     fits = last_level_cache_bytes(device) or MIN_COPY_BYTES
     from_memory = any((kernel.bytes_total or 0) > fits for kernel in beating)
-    if not from_memory and _checked_within_hold(key):
-        return ceiling
-    _BEATEN.add(key)
+    with _measuring_alone():
+        if not from_memory and _checked_within_hold(key):
+            return ceiling
+        _BEATEN.add(key)
+        return _measured_again(key, device, ceiling)
+
+
+def _measured_again(key: str, device: str, ceiling: float) -> float:
+    """The copy ceiling measured now, kept if higher, and when it was checked."""
     remeasured = measure_ceiling_gbs(device)
     cached = _read_cache()
     higher = remeasured is not None and remeasured > ceiling
@@ -262,7 +287,7 @@ def checked_ceiling(device: str, device_name: str, ceiling: float | None, kernel
         entry["checked_at"] = time.time()
         cached[key] = entry
         _write_cache(cached)
-    return remeasured if higher else ceiling
+    return remeasured if higher and remeasured is not None else ceiling
 
 
 def _checked_within_hold(key: str) -> bool:
