@@ -3,10 +3,11 @@ set it, and it says when and under what load it was measured."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -273,3 +274,35 @@ def test_engines_that_start_together_measure_the_ceiling_once_and_share_it(
         process.join(timeout=60)
     assert figures == [25.0, 25.0, 25.0]
     assert len(log.read_text().splitlines()) == 1
+
+
+def test_a_lock_held_past_the_wait_costs_an_engine_one_wait_not_one_per_ceiling(
+    matmul_measured: list[tuple[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A run stopped with ctrl+z while it measured keeps the lock: the next run's engine waited for it at each
+    # ceiling, 97 s for three. It now waits once, then measures its own.
+    import torch
+
+    from kernel_tui.model import file_lock
+
+    monkeypatch.setattr(bandwidth, "MEASURING_WAIT_S", 0.3)
+    monkeypatch.setattr(bandwidth, "_GAVE_UP_WAITING", set())
+    waits: list[tuple[float, bool]] = []
+
+    @contextlib.contextmanager
+    def spied(path: Path, wait_s: float) -> Iterator[bool]:
+        with file_lock.held_alone(path, wait_s) as held:
+            waits.append((wait_s, held))
+            yield held
+
+    monkeypatch.setattr(bandwidth, "held_alone", spied)
+    in_cache = Kernel("aten::add", "aten::add", 1, 10.0, bytes_read=400_000, bytes_written=200_000)  # 60 GB/s
+    with file_lock.held_alone(tmp_path / "bandwidth.lock", wait_s=0.0) as stopped_run_holds_it:
+        assert stopped_run_holds_it
+        assert bandwidth.ceiling_gbs("cpu", "EPYC") == 5.0
+        assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 100.0
+        assert bandwidth.checked_ceiling("cpu", "EPYC", 5.0, (in_cache,)) == 20.0
+    assert waits == [(0.3, False), (0.0, False), (0.0, False)]
+    monkeypatch.setattr(bandwidth, "_GAVE_UP_WAITING", set())  # the next engine, the lock free again
+    assert bandwidth.ceiling_gbs("cpu", "EPYC", remeasure=True) == 12.0
+    assert waits[-1] == (0.3, True)

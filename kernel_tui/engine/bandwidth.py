@@ -19,7 +19,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,16 +54,24 @@ def cache_file() -> Path:
     return Path(root) / "bandwidth.json"
 
 
-MEASURING_WAIT_S = 30.0
-"""How long an engine waits for another's measurement of a ceiling (about two seconds) before measuring its own."""
+MEASURING_WAIT_S = 20.0
+"""How long an engine waits for another's measurement of a ceiling (about two seconds, up to eight on a busy
+machine) before measuring its own; an engine that waited this long once waits no more (``_measuring_alone``)."""
+_GAVE_UP_WAITING: set[str] = set()
 
 
-def _measuring_alone() -> contextlib.AbstractContextManager[bool]:
+@contextlib.contextmanager
+def _measuring_alone() -> Iterator[bool]:
     """One engine on this machine measures or re-reads a ceiling at a time, and the others then read its figure.
     Engines started together (a folder fanned out, a test suite's workers, two terminals) each found nothing cached
     and measured at once, their copies sharing the memory and the cores: three test workers measured the copy three
-    times over, each at a share of the device's rate."""
-    return held_alone(cache_file().with_name("bandwidth.lock"), MEASURING_WAIT_S)
+    times over, each at a share of the device's rate. A holder that keeps the lock past the wait (a run stopped with
+    ctrl+z mid-measurement) costs an engine one wait, not one for each ceiling: a run waited 97 s for three."""
+    wait_s = 0.0 if _GAVE_UP_WAITING else MEASURING_WAIT_S
+    with held_alone(cache_file().with_name("bandwidth.lock"), wait_s) as held:
+        if not held:
+            _GAVE_UP_WAITING.add("lock")
+        yield held
 
 
 MIN_COPY_BYTES = 16 * 2**20
