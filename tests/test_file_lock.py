@@ -27,12 +27,14 @@ def test_a_holder_that_is_killed_lets_the_lock_go(tmp_path: Path) -> None:
     lock = tmp_path / "b.lock"
     read_end, write_end = os.pipe()
     child = os.fork()
-    if child == 0:  # the holder: takes the lock, says so, and waits to be killed
-        os.close(read_end)
-        with held_alone(lock, wait_s=1.0) as held:
-            os.write(write_end, b"1" if held else b"0")
-            time.sleep(60)
-        os._exit(0)
+    if child == 0:  # the holder: takes the lock, says so, and waits to be killed; never back into pytest
+        try:
+            os.close(read_end)
+            with held_alone(lock, wait_s=1.0) as held:
+                os.write(write_end, b"1" if held else b"0")
+                time.sleep(60)
+        finally:
+            os._exit(0)
     os.close(write_end)
     try:
         assert os.read(read_end, 1) == b"1"

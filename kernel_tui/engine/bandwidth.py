@@ -41,9 +41,9 @@ IMPLAUSIBLE = 1.5
 """A kernel this many times faster than the copy ceiling had its data in cache, which the report says
 (``measure._note_cache_resident``); a product this much faster than the matmul ceiling has it measured again."""
 RECHECK_HOLD_S = 3600.0
-"""How long after the ceiling was measured again for a kernel whose data sits in cache another such kernel sets off
-no new measurement (``checked_ceiling``): an hour, so that a ceiling measured again in a busy moment is measured
-once more within the hour by a quiet run."""
+"""How long after the ceiling was measured (or measured again for a kernel) a kernel whose data sits in cache sets
+off no new measurement (``checked_ceiling``): an hour, so that a ceiling measured in a busy moment is measured once
+more after the hour by a quiet run."""
 _REMEASURED: set[str] = set()
 _BEATEN: set[str] = set()
 """Ceilings measured again in this engine because a kernel beat them (by a little: once per engine)."""
@@ -57,7 +57,8 @@ def cache_file() -> Path:
 MEASURING_WAIT_S = 20.0
 """How long an engine waits for another's measurement of a ceiling (about two seconds, up to eight on a busy
 machine) before measuring its own; an engine that waited this long once waits no more (``_measuring_alone``)."""
-_GAVE_UP_WAITING: set[str] = set()
+_GAVE_UP_WAITING: set[Path] = set()
+"""The lock files this engine waited for in vain."""
 
 
 @contextlib.contextmanager
@@ -67,10 +68,10 @@ def _measuring_alone() -> Iterator[bool]:
     and measured at once, their copies sharing the memory and the cores: three test workers measured the copy three
     times over, each at a share of the device's rate. A holder that keeps the lock past the wait (a run stopped with
     ctrl+z mid-measurement) costs an engine one wait, not one for each ceiling: a run waited 97 s for three."""
-    wait_s = 0.0 if _GAVE_UP_WAITING else MEASURING_WAIT_S
-    with held_alone(cache_file().with_name("bandwidth.lock"), wait_s) as held:
+    lock = cache_file().with_name("bandwidth.lock")
+    with held_alone(lock, 0.0 if lock in _GAVE_UP_WAITING else MEASURING_WAIT_S) as held:
         if not held:
-            _GAVE_UP_WAITING.add("lock")
+            _GAVE_UP_WAITING.add(lock)
         yield held
 
 
@@ -167,6 +168,9 @@ def checked_matmul_ceiling(
         return ceiling
     key = _matmul_key(device, device_name, dtype)
     with _measuring_alone():
+        cached_figure = _fresh_figure(key, "gflops")
+        if cached_figure is not None and cached_figure > ceiling:  # measured again by another engine meanwhile
+            return cached_figure
         remeasured = measure_matmul_gflops(device, dtype)
         if remeasured is None or remeasured <= ceiling:
             return ceiling
@@ -181,26 +185,32 @@ def _matmul_key(device: str, device_name: str, dtype: torch.dtype) -> str:
 
 
 def _cached_ceiling(key: str, field: str, measure: Callable[[], float | None], remeasure: bool) -> float | None:
-    with _measuring_alone():
-        return _cached_or_measured(key, field, measure, remeasure)
-
-
-def _cached_or_measured(key: str, field: str, measure: Callable[[], float | None], remeasure: bool) -> float | None:
-    cached = _read_cache()
-    entry = _usable_entry(cached.get(key), field)
-    fresh = bool(entry) and time.time() - entry["measured_at"] < MAX_AGE_S
     # Asked for, it is measured once per engine, not before every scenario of the run.
     asked = remeasure and key not in _REMEASURED
-    if fresh and not asked and float(entry.get(field, 0)) > 0:
-        return float(entry[field])
+    # The cache is written whole, so a fresh figure is read unlocked: another engine's measurement, or a run stopped
+    # while it held the lock, delays only an engine that has to measure.
+    figure = None if asked else _fresh_figure(key, field)
+    if figure is not None:
+        return figure
+    with _measuring_alone():
+        figure = None if asked else _fresh_figure(key, field)  # another engine may have measured it meanwhile
+        return figure if figure is not None else _measured(key, field, measure, asked)
+
+
+def _fresh_figure(key: str, field: str) -> float | None:
+    """The cached figure if it is usable and younger than ``MAX_AGE_S``."""
+    entry = _usable_entry(_read_cache().get(key), field)
+    return entry[field] if entry and time.time() - entry["measured_at"] < MAX_AGE_S else None
+
+
+def _measured(key: str, field: str, measure: Callable[[], float | None], asked: bool) -> float | None:
+    """Measured now (nothing fresh was cached, or the user asked) and cached."""
     value = measure()
     if value is None:
         return None
     if asked:
         _REMEASURED.add(key)
-    previous = float(entry.get(field, 0))
-    if not asked and fresh:
-        value = max(value, previous)  # only a busier machine makes the measurement slower
+    cached = _read_cache()
     cached[key] = _entry(field, value, "copy" if field == "gbs" else "matmul")
     _write_cache(cached)
     return value
@@ -278,33 +288,37 @@ def checked_ceiling(device: str, device_name: str, ceiling: float | None, kernel
         return ceiling
     fits = last_level_cache_bytes(device) or MIN_COPY_BYTES
     from_memory = any((kernel.bytes_total or 0) > fits for kernel in beating)
+    if not from_memory and _checked_within_hold(key):
+        return max(ceiling, _fresh_figure(key, "gbs") or 0.0)
     with _measuring_alone():
-        if not from_memory and _checked_within_hold(key):
-            return ceiling
+        if not from_memory and _checked_within_hold(key):  # another engine measured it while this one waited
+            return max(ceiling, _fresh_figure(key, "gbs") or 0.0)
         _BEATEN.add(key)
         return _measured_again(key, device, ceiling)
 
 
 def _measured_again(key: str, device: str, ceiling: float) -> float:
-    """The copy ceiling measured now, kept if higher, and when it was checked."""
+    """The copy ceiling measured now, the highest of it, the run's and the cache's kept, and when it was checked."""
     remeasured = measure_ceiling_gbs(device)
     cached = _read_cache()
-    higher = remeasured is not None and remeasured > ceiling
+    best = max(ceiling, _fresh_figure(key, "gbs") or 0.0)
+    higher = remeasured is not None and remeasured > best
     entry = _entry("gbs", remeasured, "copy") if higher and remeasured is not None else cached.get(key)
     if isinstance(entry, dict):
         entry["checked_at"] = time.time()
         cached[key] = entry
         _write_cache(cached)
-    return remeasured if higher and remeasured is not None else ceiling
+    return remeasured if higher and remeasured is not None else best
 
 
 def _checked_within_hold(key: str) -> bool:
-    """Whether the cached ceiling was measured again for a kernel within ``RECHECK_HOLD_S``."""
+    """Whether the cached ceiling was measured, or measured again for a kernel, within ``RECHECK_HOLD_S``."""
     entry = _read_cache().get(key)
-    when = entry.get("checked_at") if isinstance(entry, dict) else None
-    if not isinstance(when, (int, float)) or isinstance(when, bool) or not math.isfinite(when):
+    if not isinstance(entry, dict):
         return False
-    return time.time() - float(when) <= RECHECK_HOLD_S
+    times = [entry.get("checked_at"), entry.get("measured_at")]
+    finite = [float(t) for t in times if isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t)]
+    return bool(finite) and time.time() - max(finite) <= RECHECK_HOLD_S
 
 
 def _key(device: str, device_name: str) -> str:

@@ -69,8 +69,8 @@ _SIZE_UNITS = {"K": 2**10, "M": 2**20, "G": 2**30}
 
 
 def last_level_cache_bytes(device: str) -> int | None:
-    """The largest cache between the device's cores and its memory (a GPU's L2, a CPU's L3 as the kernel reports
-    it), or None where it cannot be read: data that fits can move faster than a copy from memory."""
+    """The largest cache between the device's cores and its memory (a GPU's L2 as torch reports it, a CPU's L3 as
+    Linux does), or None where Linux says nothing: data that fits can move faster than a copy from memory."""
     if device == "cuda":
         return int(torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size) or None
     sizes = []
@@ -80,7 +80,7 @@ def last_level_cache_bytes(device: str) -> int | None:
         except OSError:
             continue
         number, unit = (text[:-1], text[-1]) if text[-1:] in _SIZE_UNITS else (text, "")
-        if number.isdigit():
+        if number.isdecimal():
             sizes.append(int(number) * _SIZE_UNITS.get(unit, 1))
     return max(sizes, default=None) or None
 

@@ -35,10 +35,12 @@ def held_alone(path: Path, wait_s: float) -> Iterator[bool]:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 held = True
-            except OSError:
+            except BlockingIOError:  # another holder
                 if time.monotonic() >= deadline:
                     break
                 time.sleep(POLL_S)
+            except OSError:  # no locks on this file system (some NFS and FUSE mounts): waiting would not help
+                break
         try:
             yield held
         finally:
