@@ -317,3 +317,18 @@ def test_a_lock_held_past_the_wait_costs_an_engine_one_wait_and_a_fresh_figure_n
     monkeypatch.setattr(bandwidth, "_GAVE_UP_WAITING", set())  # the next engine, the lock free again
     assert bandwidth.ceiling_gbs("cpu", "EPYC", remeasure=True) == 12.0
     assert waits[-1] == (0.3, True)
+
+
+@pytest.mark.parametrize(("properties", "expected"), [({"L2_cache_size": 50 * 2**20}, 50 * 2**20), ({}, None)])
+def test_a_gpus_cache_size_is_its_l2_as_torch_reports_it(
+    monkeypatch: pytest.MonkeyPatch, properties: dict[str, int], expected: int | None
+) -> None:
+    import types
+
+    import torch
+
+    from kernel_tui.engine import device
+
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: types.SimpleNamespace(**properties))
+    assert device.last_level_cache_bytes("cuda") == expected

@@ -72,7 +72,8 @@ def last_level_cache_bytes(device: str) -> int | None:
     """The largest cache between the device's cores and its memory (a GPU's L2 as torch reports it, a CPU's L3 as
     Linux does), or None where Linux says nothing: data that fits can move faster than a copy from memory."""
     if device == "cuda":
-        return int(torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size) or None
+        properties = torch.cuda.get_device_properties(torch.cuda.current_device())
+        return int(getattr(properties, "L2_cache_size", 0)) or None  # a build without it (ROCm) says nothing
     sizes = []
     for level in CPU_CACHES.glob("index*"):
         try:
