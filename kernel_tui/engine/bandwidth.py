@@ -167,17 +167,21 @@ def checked_matmul_ceiling(
     if not ceiling or not fastest_gflops or fastest_gflops <= IMPLAUSIBLE * ceiling:
         return ceiling
     key = _matmul_key(device, device_name, dtype)
-    with _measuring_alone():
-        cached_figure = _fresh_figure(key, "gflops")
-        if cached_figure is not None and cached_figure > ceiling:  # measured again by another engine meanwhile
-            return cached_figure
+
+    def raised_by_another_engine() -> float | None:
+        figure = _fresh_figure(key, "gflops")
+        return figure if figure is not None and figure > ceiling else None
+
+    def measured_again() -> float:
         remeasured = measure_matmul_gflops(device, dtype)
         if remeasured is None or remeasured <= ceiling:
             return ceiling
         cached = _read_cache()
         cached[key] = _entry("gflops", remeasured, "matmul")
         _write_cache(cached)
-    return remeasured
+        return remeasured
+
+    return _unless_settled(raised_by_another_engine, measured_again)
 
 
 def _matmul_key(device: str, device_name: str, dtype: torch.dtype) -> str:
@@ -187,19 +191,27 @@ def _matmul_key(device: str, device_name: str, dtype: torch.dtype) -> str:
 def _cached_ceiling(key: str, field: str, measure: Callable[[], float | None], remeasure: bool) -> float | None:
     # Asked for, it is measured once per engine, not before every scenario of the run.
     asked = remeasure and key not in _REMEASURED
-    # The cache is written whole, so a fresh figure is read unlocked: another engine's measurement, or a run stopped
-    # while it held the lock, delays only an engine that has to measure.
-    figure = None if asked else _fresh_figure(key, field)
+    return _unless_settled(
+        lambda: None if asked else _fresh_figure(key, field), lambda: _measured(key, field, measure, asked)
+    )
+
+
+def _unless_settled(settled: Callable[[], float | None], measure: Callable[[], float | None]) -> float | None:
+    """What ``settled`` finds (a figure, else None), read first without the lock and then under it, as another
+    engine may have measured while this one waited; else ``measure``, under the lock. The cache is written whole,
+    so the unlocked read is safe, and another engine's measurement, or a run stopped while it held the lock, delays
+    only an engine that has to measure."""
+    figure = settled()
     if figure is not None:
         return figure
     with _measuring_alone():
-        figure = None if asked else _fresh_figure(key, field)  # another engine may have measured it meanwhile
-        return figure if figure is not None else _measured(key, field, measure, asked)
+        figure = settled()
+        return figure if figure is not None else measure()
 
 
-def _fresh_figure(key: str, field: str) -> float | None:
-    """The cached figure if it is usable and younger than ``MAX_AGE_S``."""
-    entry = _usable_entry(_read_cache().get(key), field)
+def _fresh_figure(key: str, field: str, cached: dict[str, Any] | None = None) -> float | None:
+    """The figure in the cache (read now unless given) if it is usable and younger than ``MAX_AGE_S``."""
+    entry = _usable_entry((_read_cache() if cached is None else cached).get(key), field)
     return entry[field] if entry and time.time() - entry["measured_at"] < MAX_AGE_S else None
 
 
@@ -223,7 +235,7 @@ def _usable_entry(found: object, field: str) -> dict[str, float]:
     if not isinstance(found, dict):
         return {}
     values = (found.get(field), found.get("measured_at"))
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0 for v in values):
+    if not all((number := _finite(value)) is not None and number > 0 for value in values):
         return {}
     return {field: float(found[field]), "measured_at": float(found["measured_at"])}
 
@@ -288,20 +300,24 @@ def checked_ceiling(device: str, device_name: str, ceiling: float | None, kernel
         return ceiling
     fits = last_level_cache_bytes(device) or MIN_COPY_BYTES
     from_memory = any((kernel.bytes_total or 0) > fits for kernel in beating)
-    if not from_memory and _checked_within_hold(key):
+
+    def held() -> float | None:
+        if from_memory or not _checked_within_hold(key):
+            return None
         return max(ceiling, _fresh_figure(key, "gbs") or 0.0)
-    with _measuring_alone():
-        if not from_memory and _checked_within_hold(key):  # another engine measured it while this one waited
-            return max(ceiling, _fresh_figure(key, "gbs") or 0.0)
+
+    def measured_again() -> float:
         _BEATEN.add(key)
         return _measured_again(key, device, ceiling)
+
+    return _unless_settled(held, measured_again)
 
 
 def _measured_again(key: str, device: str, ceiling: float) -> float:
     """The copy ceiling measured now, the highest of it, the run's and the cache's kept, and when it was checked."""
     remeasured = measure_ceiling_gbs(device)
     cached = _read_cache()
-    best = max(ceiling, _fresh_figure(key, "gbs") or 0.0)
+    best = max(ceiling, _fresh_figure(key, "gbs", cached) or 0.0)
     higher = remeasured is not None and remeasured > best
     entry = _entry("gbs", remeasured, "copy") if higher and remeasured is not None else cached.get(key)
     if isinstance(entry, dict):
@@ -316,9 +332,15 @@ def _checked_within_hold(key: str) -> bool:
     entry = _read_cache().get(key)
     if not isinstance(entry, dict):
         return False
-    times = [entry.get("checked_at"), entry.get("measured_at")]
-    finite = [float(t) for t in times if isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t)]
+    finite = [t for t in (_finite(entry.get("checked_at")), _finite(entry.get("measured_at"))) if t is not None]
     return bool(finite) and time.time() - max(finite) <= RECHECK_HOLD_S
+
+
+def _finite(value: object) -> float | None:
+    """A number read from the cache file, if it is one (a bool is not) and finite."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
 
 
 def _key(device: str, device_name: str) -> str:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from kernel_tui.model.boundary import KINDS
 from kernel_tui.model.machine_load import RETRY_HINT
 from kernel_tui.model.report import ExpectCheck, ScenarioReport
+from kernel_tui.model.report_keys import MODES
 
 if TYPE_CHECKING:
     from kernel_tui.model.launch import KernelLaunch
@@ -112,12 +113,10 @@ UNSETTLED: dict[str, Callable[[ScenarioReport], str | None]] = {
 }
 """Why a timed claim's runs disagree, by claim (None when they agree): such a claim reads "not measured" with the
 reason, neither held nor failed, as the verdict of a busy machine's noise would be a guess."""
-AT_LEAST: dict[str, Callable[[ScenarioReport], bool]] = {
-    "eager": lambda r: r.eager is not None and r.eager.count_is_lower_bound,
-    "compiled": lambda r: r.compiled is not None and r.compiled.count_is_lower_bound,
-}
-"""Per launch-count claim, whether the measure is only the least a GPU launches (a preview's sort or fused layer,
-one row it cannot count): a claim of as many or more is not known to hold or fail, one of fewer fails."""
+AT_LEAST = frozenset(MODES)
+"""The launch-count claims, one per mode (``eager``, ``compiled``), whose measure may be only the least a GPU
+launches (a preview's sort or fused layer, one row it cannot count): a claim of as many or more is not known to
+hold or fail, one of fewer fails."""
 NEEDS_SWEEP = frozenset({"sweep_compiles"})
 """The claims that only a size sweep can check: the CLI's ``--no-sweep``, a replay without one and the CUDA
 preview all leave them unchecked."""
@@ -153,7 +152,8 @@ def check_claims(claims: dict[str, float], report: ScenarioReport, *, swept: boo
         if key in NEEDS_SWEEP and cut_short is not None:
             checks[key] = ExpectCheck(claimed=claimed, measured=measured, ok=None, reason=cut_short)
             continue
-        if key in AT_LEAST and AT_LEAST[key](report) and measured is not None and claimed >= measured:
+        lower_bound = key in AT_LEAST and (mode := report.mode(key)) is not None and mode.count_is_lower_bound
+        if lower_bound and measured is not None and claimed >= measured:
             launches = "launch" if measured == 1 else "launches"
             reason = f"the preview counts at least {measured:g} {launches}, one row for passes it cannot count"
             checks[key] = ExpectCheck(claimed=claimed, measured=measured, ok=None, reason=reason)
