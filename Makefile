@@ -20,6 +20,9 @@ unexport PYTHONDONTWRITEBYTECODE
 # One Inductor cache for the test suite and the benchmarks, so each graph compiles once per checkout (its keys
 # include torch's version, so the two torches share it safely).
 export TORCHINDUCTOR_CACHE_DIR ?= $(CURDIR)/.cache/inductor
+# What make test runs beside its suite: nice 19 gives it about 1.5 % of a core the suite wants, and the rest of an
+# idle one.
+BESIDE := nice -n 19
 
 # make run-cpu: torch's CPU build instead of PyPI's default (the CUDA build on Linux, about 5.5 GB): about 200 MB,
 # everything but the CUDA preview. Its own venv, so that make run and make test keep the full torch.
@@ -27,7 +30,8 @@ CPU_VENV := .venv-cpu
 TORCH_CPU ?= torch==2.13.0+cpu
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: run run-cpu test test-fast test-older-torch lint docs bench clean gpu-check
+.PHONY: run run-cpu test test-suite test-older-torch-beside lint-beside test-fast test-older-torch lint docs bench clean \
+	gpu-check
 
 # The app and what it needs at run time; no test tools.
 $(BIN)/kernel-tui: pyproject.toml
@@ -72,13 +76,23 @@ docs: $(BIN)/pytest
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 test:
-	# The two venvs, then the lint and what is left of the older venv, side by side: pip installs on one core and
-	# mypy checks on one, so on two cores each pair shares the machine rather than one waiting for the other.
-	$(MAKE) --no-print-directory -j2 --output-sync=target lint $(OLDER_BIN)/pytest
+	# Three lines at once: the suite on the pinned torch, the lessons on the older torch, and the lint. The two
+	# beside the suite run at the lowest priority: the older lessons start when their venv is ready and take the
+	# core that pip's install of the CUDA torch leaves idle, the lint takes the time the suite's workers wait on
+	# engines; neither takes CPU the suite would use (docs/testing.md).
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-suite test-older-torch-beside lint-beside
+
+test-suite: $(BIN)/pytest
 	# Three workers on two cores: many tests wait on engine processes (start-up, hangs, timeouts) and a third
 	# worker fills that idle time.
 	$(BIN)/pytest -q -n 3 --dist loadgroup --durations=15
-	$(MAKE) --no-print-directory test-older-torch
+
+# The venv first at full priority, then the tests at the lowest.
+test-older-torch-beside: $(OLDER_BIN)/pytest
+	$(BESIDE) $(MAKE) --no-print-directory test-older-torch
+
+lint-beside: $(BIN)/pytest
+	$(BESIDE) $(MAKE) --no-print-directory lint
 
 # The tier a widget or wording change needs: no engine start, no compile, no long soak (tests marked engine, or
 # using an engine fixture, and those marked long are left out; conftest fails any other that starts an engine).
