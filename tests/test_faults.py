@@ -40,6 +40,7 @@ def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs() 
         str(FAULTS / "hangs.py"),
         str(FAULTS / "healthy_eager_backend.py"),
         "--no-sweep",
+        "--no-time",  # the faults end the engine before any timing; the healthy one's times are read nowhere
         "--timeout",
         str(timeout),
     )
@@ -128,6 +129,7 @@ def test_bytes_that_are_not_utf8_on_stderr_spoil_nothing_after_them() -> None:
         str(FAULTS / "floods_stderr.py"),
         str(DATA / "views_only.py"),
         "--no-sweep",
+        "--no-time",  # the bytes are written as the files load, before anything is timed
         "--timeout",
         "60",
     )
