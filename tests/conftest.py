@@ -27,6 +27,12 @@ os.environ.setdefault("KERNEL_TUI_WARM_UP", "0")
 # that need every size measured would then depend on the machine's load. The budget itself is tested, with a
 # small budget of its own, in test_faults.
 os.environ.setdefault("KERNEL_TUI_SWEEP_BUDGET_S", "3600")
+# Three workers' engines, each with as many OpenMP threads as cores, share two cores: a thread at a barrier spun
+# for its partner, which was waiting for a core the spinner held. Passive threads sleep at once. The engine-heavy
+# tests used 40 CPU-s instead of 68 and 25 s instead of 38 (docs/testing.md); the suite reads counts, bytes and
+# claims, never a time against a threshold, so what each test proves is the same. Set before torch is imported here
+# or in any fork server, as libgomp reads it when it loads. A user's own runs keep their OpenMP settings.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from pace import overdue as overdue  # noqa: E402  (tests import the waits from conftest too)
 from pace import within as within  # noqa: E402
