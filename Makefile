@@ -83,9 +83,10 @@ test:
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-suite test-older-torch-beside lint-beside
 
 test-suite: $(BIN)/pytest
-	# Three workers on two cores: many tests wait on engine processes (start-up, hangs, timeouts) and a third
-	# worker fills that idle time.
-	$(BIN)/pytest -q -n 3 --dist loadgroup --durations=15
+	# Four workers on two cores: many tests wait on engine processes (start-up, hangs, timeouts) and the workers
+	# beyond two fill that idle time. Before the suite's OpenMP threads waited passively (tests/conftest.py), the
+	# idle time was filled by threads spinning, and a fourth worker gained nothing (docs/testing.md).
+	$(BIN)/pytest -q -n 4 --dist loadgroup --durations=15
 
 # The venv first at full priority, then the tests at the lowest.
 test-older-torch-beside: $(OLDER_BIN)/pytest
