@@ -4,8 +4,8 @@ On a shared machine a test's wall time says as much about the neighbours as abou
 is ranked by CPU (``docs/testing.md``). ``KERNEL_TUI_TEST_CPU=PREFIX`` makes ``conftest`` register
 ``CpuCost``; each xdist worker writes ``PREFIX.torch-<version>.<worker>.tsv`` (CPU seconds, wall seconds, test
 id) at the end of its session, and ``python tests/cpu_cost.py PREFIX`` ranks what the workers wrote, one ranking
-per torch: ``make test`` runs two sessions under one prefix (torch 2.14.1, then 2.13.0), and the second used to
-overwrite the first's rows.
+per torch: ``make test`` runs two sessions under one prefix (torch 2.14.1 and 2.13.0, side by side), and the
+second used to overwrite the first's rows.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ def test_each_workers_rows_are_read_and_ranked_by_cpu_not_wall(tmp_path: Path) -
 
 
 def test_sessions_on_two_torches_under_one_prefix_keep_their_own_rows(tmp_path: Path) -> None:
-    """``make test`` runs the suite on torch 2.14.1, then the lessons on 2.13.0, both under one prefix."""
+    """``make test`` runs the suite on torch 2.14.1 and the lessons on 2.13.0, both under one prefix."""
     prefix = str(tmp_path / "cost")
     (tmp_path / "cost.torch-2.14.1.gw0.tsv").write_text("2.0\t3.0\ta.py::t\n")
     (tmp_path / "cost.torch-2.13.0+cpu.gw0.tsv").write_text("5.0\t6.0\ta.py::t\n")
