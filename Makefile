@@ -86,7 +86,7 @@ test-suite: $(BIN)/pytest
 	# Four workers on two cores: many tests wait on engine processes (start-up, hangs, timeouts) and the workers
 	# beyond two fill that idle time. Before the suite's OpenMP threads waited passively (tests/conftest.py), the
 	# idle time was filled by threads spinning, and a fourth worker gained nothing (docs/testing.md).
-	$(BIN)/pytest -q -n 5 --dist loadgroup --durations=15
+	$(BIN)/pytest -q -n 4 --dist loadgroup --durations=15
 
 # The venv first at full priority, then the tests at the lowest.
 test-older-torch-beside: $(OLDER_BIN)/pytest
