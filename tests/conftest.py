@@ -77,10 +77,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             # Under ``--dist loadgroup`` a module-scoped fixture runs once in every worker that gets one of the
             # module's tests: three workers measured the device columns' five CLI runs three times over.
             item.add_marker(pytest.mark.xdist_group(module))
-    # The soaks and sweeps first: xdist hands tests out in this order, and the ``long`` ones (ten seconds to a minute
-    # and a half each) came last in the files' order, so the run ended with one or two workers on them and a core
-    # idle.
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+    # The soaks and sweeps first, then the tests that start engines, then the rest: xdist hands tests out in this
+    # order, and the ``long`` ones (ten seconds to a minute and a half each) came last in the files' order, so the run
+    # ended with one or two workers on them and a core idle. The same held, by less, for an engine test or a module's
+    # group of them late in the files: the four workers ended up to 48 s apart. The fast tier's tests, a second or
+    # less each, fill the end.
+    items.sort(key=lambda item: (item.get_closest_marker("long") is None, item.get_closest_marker("engine") is None))
 
 
 def _uses_a_module_fixture_of_its_own(item: pytest.Item) -> bool:
