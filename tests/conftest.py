@@ -80,7 +80,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # The soaks and sweeps first, then the tests that start engines, then the rest: xdist hands tests out in this
     # order, and the ``long`` ones (ten seconds to a minute and a half each) came last in the files' order, so the run
     # ended with one or two workers on them and a core idle. The same held, by less, for an engine test or a module's
-    # group of them late in the files: the four workers ended up to 48 s apart. The fast tier's tests, a second or
+    # group of them late in the files: the four workers ended up to 11 s apart. The fast tier's tests, a second or
     # less each, fill the end.
     items.sort(key=lambda item: (item.get_closest_marker("long") is None, item.get_closest_marker("engine") is None))
 
