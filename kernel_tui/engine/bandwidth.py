@@ -302,9 +302,12 @@ def checked_ceiling(device: str, device_name: str, ceiling: float | None, kernel
     from_memory = any((kernel.bytes_total or 0) > fits for kernel in beating)
 
     def held() -> float | None:
-        if from_memory or not _checked_within_hold(key):
+        if from_memory:
             return None
-        return max(ceiling, _fresh_figure(key, "gbs") or 0.0)
+        cached = _read_cache()
+        if not _checked_within_hold(cached.get(key)):
+            return None
+        return max(ceiling, _fresh_figure(key, "gbs", cached) or 0.0)
 
     def measured_again() -> float:
         _BEATEN.add(key)
@@ -327,9 +330,8 @@ def _measured_again(key: str, device: str, ceiling: float) -> float:
     return remeasured if higher and remeasured is not None else best
 
 
-def _checked_within_hold(key: str) -> bool:
-    """Whether the cached ceiling was measured, or measured again for a kernel, within ``RECHECK_HOLD_S``."""
-    entry = _read_cache().get(key)
+def _checked_within_hold(entry: object) -> bool:
+    """Whether a cached ceiling was measured, or measured again for a kernel, within ``RECHECK_HOLD_S``."""
     if not isinstance(entry, dict):
         return False
     finite = [t for t in (_finite(entry.get("checked_at")), _finite(entry.get("measured_at"))) if t is not None]
