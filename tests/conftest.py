@@ -163,20 +163,25 @@ def pytest_collection_finish() -> None:
     only what the tests made; rarer, it finds more of it dead. The fast tier used 128 to 137 CPU-s instead of 168
     to 175, and each worker's peak memory stayed within 30 MB of what it was (docs/testing.md). Nothing a test
     checks runs in this process's collector: the engines' own are the product's, and are left as a user's."""
-    gc.collect()
-    gc.freeze()
+    _freeze_what_lives()
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, FULL_COLLECTION_AFTER)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish() -> None:
-    """Once the tests have ended, collect until nothing more is found (two passes, as a rule) and freeze what lives.
+    """Once the tests have ended, what lives is frozen again, after the collections that find what has died.
 
     pytest then collects five times over, to report an exception raised where no test could see it (a ``__del__``):
     each pass walked a worker's whole heap (700,000 objects and more by the end), 4 to 6 s per worker, and the run
     waited for the last worker to exit. Whatever these passes find dead is reported as it was; pytest's own find
     only what has died since."""
+    _freeze_what_lives()
+
+
+def _freeze_what_lives() -> None:
+    """Collect until a pass finds nothing dead (at most pytest's five passes; two, as a rule), then freeze what
+    lives, so that later collections leave it out."""
     for _ in range(5):
         if not gc.collect():
             break
