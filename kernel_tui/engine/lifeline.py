@@ -20,7 +20,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO
 
@@ -134,13 +134,16 @@ def busy() -> Iterator[None]:
         _busy.clear()
 
 
-def request_lines(stream: IO[str]) -> Iterator[str]:
-    """The request stream's lines, read by a thread so that its end is noticed during a run too."""
+def request_lines(stream: IO[str], on_arrival: Callable[[str], None] | None = None) -> Iterator[str]:
+    """The request stream's lines, read by a thread started now, so that its end is noticed during a run (or
+    the warm-up) too, and ``on_arrival`` hears of each line as it comes, before the main thread takes it."""
     lines: queue.Queue[str | None] = queue.Queue()
 
     def read() -> None:
         try:
             for line in stream:
+                if on_arrival is not None:
+                    on_arrival(line)
                 lines.put(line)
         except (OSError, ValueError):
             pass
@@ -149,5 +152,4 @@ def request_lines(stream: IO[str]) -> Iterator[str]:
             end_everything("the front end closed the request stream during a run")
 
     threading.Thread(target=read, name="kernel-tui-requests", daemon=True).start()
-    while (line := lines.get()) is not None:
-        yield line
+    return iter(lines.get, None)

@@ -9,12 +9,15 @@ import threading
 import traceback
 from collections.abc import Callable
 from dataclasses import replace
-from typing import IO, NoReturn
+from typing import IO, TYPE_CHECKING, NoReturn
 
 from kernel_tui.engine.outbox import RunOutbox
 from kernel_tui.model.report import ScenarioError, ScenarioReport
 from kernel_tui.transport import protocol
 from kernel_tui.transport.protocol import Done, Hello, RunRequest, StageStartedMessage
+
+if TYPE_CHECKING:
+    from kernel_tui.engine.warmup import WarmUp
 
 
 def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> None:
@@ -27,7 +30,8 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
     sending = threading.Lock()
 
     def send(message: protocol.EngineMessage) -> None:
-        # The warm-up thread reports on the same stream: one whole line at a time.
+        # The request reader's thread tells a run that it waits for the warm-up on the same stream: one whole
+        # line at a time.
         with sending:
             out.write(protocol.encode(message))
             out.flush()
@@ -67,6 +71,13 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
         from kernel_tui.engine.warmup import WarmUp
 
         warm_up = WarmUp(device, send)
+
+    def arrived(line: str) -> None:
+        # On the reader's thread: a run asked for during the warm-up hears at once why it waits.
+        if warm_up is not None and warm_up.running:
+            _tell_it_waits(line, warm_up, send)
+
+    lines = lifeline.request_lines(sys.stdin if requests is None else requests, on_arrival=arrived)
     send(
         Hello(
             pid=os.getpid(),
@@ -78,8 +89,10 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
         )
     )
     if warm_up is not None:
-        warm_up.start()
-    for line in lifeline.request_lines(sys.stdin if requests is None else requests):
+        # Busy: a front end that closes the request stream meanwhile ends the engine, as during a run.
+        with lifeline.busy():
+            warm_up.run()
+    for line in lines:
         if not line.strip():
             continue
         try:
@@ -93,13 +106,6 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
             continue
         outbox = RunOutbox.for_request(request, send)
         with lifeline.busy():
-            if warm_up is not None and warm_up.running:
-                outbox.send(
-                    StageStartedMessage,
-                    "load",
-                    f"first compile of the session: about {warm_up.remaining_s():.0f} s more",
-                )
-                warm_up.wait()
             report = _run(request, device, outbox, run_request)
             # Restored before the report is sent, so that what could not be restored is in it.
             notes = clean_state.restore((os.path.dirname(request.path),))
@@ -110,6 +116,17 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
         if notes:
             # Something the scenario changed cannot be undone here: a fresh engine runs the next one.
             lifeline.end_everything()
+
+
+def _tell_it_waits(line: str, warm_up: WarmUp, send: Callable[[protocol.EngineMessage], None]) -> None:
+    try:
+        request = protocol.decode(line)
+    except protocol.ProtocolError:
+        return  # the main thread says so when it takes the line
+    if isinstance(request, RunRequest):
+        RunOutbox.for_request(request, send).send(
+            StageStartedMessage, "load", f"first compile of the session: about {warm_up.remaining_s():.0f} s more"
+        )
 
 
 def _refuse(reason: str) -> NoReturn:

@@ -1,12 +1,16 @@
 """Warm the compiler while the learner reads: the first ``torch.compile`` of a session pays once for
 Inductor's imports (done already in an engine forked from the fork server), its C++ toolchain and ISA probes
 and, with a cold cache, much more (80 s of an 87 s first lesson on a busy machine). A tiny function
-compiled in a background thread right after ``hello`` pays it before the first run is asked for.
+compiled right after ``hello`` pays it before the first run is asked for.
 
-A run does not overlap the warm-up: on 2 cores a compile beside the eager measurement would slow it and
-skew its times, and the run's own compile would wait for Dynamo's compile lock anyway. So a run that
-arrives early waits for the warm-up (``wait``), which costs it at most the tiny function's own kernel:
-the rest it would have paid itself.
+It compiles in the engine's main thread, where every scenario's own compiles run, never in a thread of its
+own: Dynamo and Inductor are not thread-safe, and on torch 2.11's CUDA builds a compile in a thread that then
+ends leaves a dangling CUDA device guard that the main thread's next compile calls through (SIGSEGV; fixed
+upstream in pytorch#178950; ``tests/test_warmup.py`` runs it on that torch). The request reader keeps reading
+meanwhile, so a run asked for during the warm-up is told at once why it waits, and runs when it ends: on 2 cores
+a compile beside the eager measurement would slow it and skew its times, and the run's own compile would wait
+for Dynamo's compile lock anyway. Waiting costs the run at most the tiny function's own kernel: the rest it
+would have paid itself.
 """
 
 from __future__ import annotations
@@ -81,45 +85,41 @@ def _compile_tiny(device: str) -> None:
 
 
 class WarmUp:
-    """One background compile, started once; ``wait`` blocks until it has ended."""
+    """One compile of a tiny function, run once by the engine's main thread (``run``) before it serves a request."""
 
     def __init__(self, device: str, report: Callable[[Warmup], None]) -> None:
         self.device = device
         self.cold = inductor_cache_is_cold()
         self.estimate_s = estimate_s(self.cold)
         self._report = report
-        self._thread = threading.Thread(target=self._run, name="kernel-tui-warmup", daemon=True)
-        self.started_at: float | None = None
+        self._started_at: float | None = None
+        self._ended = threading.Event()
         self.seconds: float | None = None
 
     def plan(self) -> WarmupPlan:
         """What the hello says of it."""
         return WarmupPlan(cold=self.cold, estimate_s=round(self.estimate_s, 1))
 
-    def start(self) -> None:
-        self.started_at = time.monotonic()
-        self._thread.start()
-
     @property
     def running(self) -> bool:
-        return self._thread.is_alive()
+        """Whether it has started and not ended: read by the request reader's thread."""
+        return self._started_at is not None and not self._ended.is_set()
 
     def remaining_s(self) -> float:
-        elapsed = time.monotonic() - (self.started_at or time.monotonic())
+        elapsed = time.monotonic() - (self._started_at or time.monotonic())
         return max(1.0, self.estimate_s - elapsed)
 
-    def wait(self) -> None:
-        if self.started_at is not None:
-            self._thread.join()
-
-    def _run(self) -> None:
-        started = time.monotonic()
+    def run(self) -> None:
+        """Compile the tiny function here, in the caller's thread, and report how it went."""
+        self._started_at = started = time.monotonic()
         try:
             _compile_tiny(self.device)
         except Exception as error:  # noqa: BLE001 - a failed warm-up only means the first run pays itself
             self.seconds = time.monotonic() - started
+            self._ended.set()
             self._report(Warmup("failed", round(self.seconds, 2), message=repr(error)[:300]))
             return
         self.seconds = time.monotonic() - started
+        self._ended.set()
         _remember(self.cold, self.seconds)
         self._report(Warmup("done", round(self.seconds, 2), cold=self.cold))
