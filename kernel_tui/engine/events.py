@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kernel_tui.engine.launch_info import metadata_launch
+from kernel_tui.model.library_call import is_library_op
 from kernel_tui.model.names import is_generated_kernel
 
 if TYPE_CHECKING:
@@ -73,6 +74,9 @@ class Launch:
     """A nested pass's own operator event, inside ``op_event``: its subtree joins it to its own bytes."""
     shape: KernelLaunch | None = None
     """A GPU kernel's grid, block, registers and occupancy, from its Kineto metadata (``launch_info``)."""
+    call_event: Any = None
+    """On a GPU, the library operator (``aten::mm``) this launch ran inside, outermost first
+    (``library_call_of``): its launches are one call, however many kernels the library chose."""
 
 
 def device_kind(event: Any) -> str:
@@ -263,6 +267,19 @@ def launching_top_op(cpu_event: Any) -> Any:
     return cpu_event
 
 
+def library_call_of(cpu_event: Any) -> Any:
+    """The outermost library operator (``library_call.LIBRARY_OPS``) between the innermost op active at a launch
+    and its run: the call the launch belongs to (an ``addmm`` that copies its bias first is still one call), or
+    None for a launch that no library operator made."""
+    call = None
+    node = cpu_event
+    while node is not None and node.name != RUN_RANGE:
+        if "::" in node.name and is_library_op(node.name):
+            call = node
+        node = node.cpu_parent
+    return call
+
+
 RUNTIME_CALL = re.compile(r"^(cuda|cu|hip)[A-Z]\w*$")
 
 
@@ -306,7 +323,18 @@ def cuda_launches(events: list[Any]) -> list[Launch]:
         op, op_event = (None, None) if top.name == RUN_RANGE else (top.name, top)
         # top is the run range for a kernel launched straight from Python (a hand-written Triton kernel): no operator
         launches.append(
-            Launch(event.name, kind, duration_us(event), run, op, op_event, start, bytes_in(metadata), shape=shape)
+            Launch(
+                event.name,
+                kind,
+                duration_us(event),
+                run,
+                op,
+                op_event,
+                start,
+                bytes_in(metadata),
+                shape=shape,
+                call_event=library_call_of(launcher),
+            )
         )
     launches.sort(key=lambda launch: (launch.run, launch.start_us))
     return launches

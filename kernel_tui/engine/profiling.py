@@ -15,6 +15,7 @@ from kernel_tui.engine import events as ev
 from kernel_tui.engine.attribution import base_name
 from kernel_tui.engine.call_timeline import call_breakdown
 from kernel_tui.engine.launch_info import row_launch
+from kernel_tui.engine.library_calls import CallKernels, RowKey, per_run_count, row_keys
 from kernel_tui.engine.op_kinds import FUSED_LAYERS, has_cpu_kernel, is_composition, moves_data, seen_through
 from kernel_tui.engine.source_lines import NOT_DISPATCHED
 from kernel_tui.engine.timing import l2_flush, synchronize
@@ -319,15 +320,6 @@ def _unique(items: Iterable[Any]) -> tuple[Any, ...]:
     return tuple(dict.fromkeys(items))
 
 
-RowKey = tuple[str, str, str | None]
-
-
-def _row_key(launch: ev.Launch) -> RowKey:
-    """A row per name and kind; a composite's pass has rows of its own, apart from the same operator
-    called at the top level (a ``sum`` inside ``logsumexp`` is not the ``sum`` on the next line)."""
-    return (launch.name, launch.kind, launch.op if launch.nested else None)
-
-
 def kernel_rows(
     per_run: list[list[ev.Launch]], traffic: list[Traffic | None], reference: list[ev.Launch] | None = None
 ) -> list[Kernel]:
@@ -335,20 +327,30 @@ def kernel_rows(
 
     A row's time is the median over the runs of its time in one run: a shared machine's hiccup in one
     run does not move it. ``traffic`` lines up with ``reference`` (default: the first run's launches):
-    bytes are per run too.
+    bytes are per run too. A library call (``Launch.call_event``) counts once in its row's calls, whatever
+    number of kernels the library ran for it; those kernels are listed in the row (``library_kernels``).
     """
     runs = max(len(per_run), 1)
     order: list[RowKey] = []
     calls: dict[RowKey, int] = {}
     time_us: dict[RowKey, list[float]] = {}
     ops: dict[RowKey, str | None] = {}
+    library: dict[RowKey, str] = {}
+    inside: dict[RowKey, CallKernels] = {}
     for run, launches in enumerate(per_run):
-        for launch in launches:
-            key = _row_key(launch)
+        counted: set[int] = set()
+        for launch, key in zip(launches, row_keys(launches)):
             if key not in calls:
                 order.append(key)
                 calls[key], time_us[key], ops[key] = 0, [0.0] * runs, launch.op
-            calls[key] += 1
+            if launch.call_event is None:
+                calls[key] += 1
+            else:
+                if id(launch.call_event) not in counted:
+                    counted.add(id(launch.call_event))
+                    calls[key] += 1
+                library.setdefault(key, launch.call_event.name)
+                inside.setdefault(key, CallKernels(runs)).add(launch, run)
             time_us[key][run] += launch.time_us
     read: dict[RowKey, int | None] = {}
     written: dict[RowKey, int | None] = {}
@@ -356,10 +358,11 @@ def kernel_rows(
     if reference is None:
         reference = per_run[0] if per_run else []
     shapes: dict[RowKey, KernelLaunch | None] = {}
-    for launch in reference:
-        shapes.setdefault(_row_key(launch), launch.shape)
-    for launch, record in zip(reference, traffic):
-        key = _row_key(launch)
+    reference_keys = row_keys(reference)
+    for launch, key in zip(reference, reference_keys):
+        if key[0] == launch.name:
+            shapes.setdefault(key, launch.shape)
+    for key, record in zip(reference_keys, traffic):
         if record is None:
             read.setdefault(key, None)
             written.setdefault(key, None)
@@ -369,14 +372,14 @@ def kernel_rows(
         joined.setdefault(key, []).append(record)
     rows = []
     for key in order:
-        name, kind, _ = key
+        name, kind, _, _ = key
         rows.append(
             Kernel(
                 # The profiler's graph counter is process-wide, not part of the kernel: a name reads the same in
                 # the tables, the line under them, the JSON and ``g``, and on a CPU as on a GPU.
                 name=without_graph_counter(name),
                 short_name=short_name(name),
-                calls=_per_run(calls[key], runs),
+                calls=per_run_count(calls[key], runs),
                 time_us=statistics.median(time_us[key]),
                 bytes_read=read.get(key),
                 bytes_written=written.get(key),
@@ -392,6 +395,8 @@ def kernel_rows(
                     next((r.code for r in joined.get(key, ()) if r.code), None),
                     next((r.elements for r in joined.get(key, ()) if r.elements), None),
                 ),
+                library=library.get(key),
+                library_kernels=inside[key].kernels(calls[key]) if key in inside else (),
             )
         )
     return rows
@@ -411,8 +416,3 @@ def _unplaced(records: Sequence[Traffic]) -> str | None:
     if any(record.lines for record in records):
         return None
     return next((record.unplaced for record in records if record.unplaced), None if records else NOT_DISPATCHED)
-
-
-def _per_run(count: int, runs: int) -> float:
-    value = count / runs
-    return int(value) if value == int(value) else round(value, 3)

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kernel_tui.model.library_call import LibraryKernel, call_words, kernels_per_call, operator_of, short_words
+
 if TYPE_CHECKING:
     from kernel_tui.model.launch import KernelLaunch
 
@@ -26,7 +28,8 @@ class Kernel:
     short_name: str
     """A readable name: a template's base and functor, an operator without its namespace."""
     calls: float
-    """Launches per run of ``fn`` (a float only when runs disagree)."""
+    """Launches per run of ``fn`` (a float only when runs disagree); a library call's row (``library``) counts
+    its calls, however many kernels the library ran for each (``launches`` counts those)."""
     time_us: float | None
     """Time spent in this kernel per run of ``fn``, all its calls together (None in a preview)."""
     bytes_read: int | None = None
@@ -71,6 +74,22 @@ class Kernel:
     predicted: str | None = None
     """A preview's eager row whose launch count is a prediction from ATen's CUDA source, not the rule of one
     launch per operator: which source (``engine.aten_cuda``); None for every measured row."""
+    library: str | None = None
+    """A library call's operator (``aten::mm``, a cuBLAS product): the row is one call per ``calls``, each run
+    by the library as ``library_kernels``; None for a kernel PyTorch or Inductor launched itself, and on a CPU."""
+    library_kernels: tuple[LibraryKernel, ...] = ()
+    """On a GPU, the kernels the library ran inside one call, in launch order (``…execute_kernel…`` over four
+    slices of K, then ``…execute_split_k_kernel…``): information, not a claim; empty where none were measured."""
+
+    @property
+    def launches(self) -> float:
+        """Kernel launches per run of ``fn``: ``calls``, times the kernels each library call ran."""
+        return self.calls * kernels_per_call(self.library_kernels) if self.library else self.calls
+
+    @property
+    def split_words(self) -> str | None:
+        """``cuBLAS ran this product as 2 kernels: split-K`` for a library call of several kernels, else None."""
+        return call_words(self.library, self.library_kernels) if self.library else None
 
     @property
     def composite(self) -> str | None:
@@ -101,9 +120,14 @@ class Kernel:
 def nested_names(kernels: Sequence[Kernel]) -> list[str]:
     """The name each table row shows: a composite operator's passes (an eager ``op`` row that names
     another operator, e.g. ``aten::amax`` in ``aten::logsumexp``) nested under the composite's name, which
-    heads the first of them: ``aten::logsumexp ┬ amax``, then ``├ abs`` … ``└ add_``."""
+    heads the first of them: ``aten::logsumexp ┬ amax``, then ``├ abs`` … ``└ add_``. A library call the library
+    ran as several kernels is named by its operator and its kernels' count: ``mm: cuBLAS, 2 kernels, split-K``."""
     shown = []
     for index, kernel in enumerate(kernels):
+        if kernel.library and kernel.split_words:
+            # One call the library ran as several kernels: named by its operator, its kernels listed below it.
+            shown.append(f"{operator_of(kernel.library)}: {short_words(kernel.library, kernel.library_kernels)}")
+            continue
         parent = kernel.composite
         if parent is None:
             shown.append(kernel.short_name)

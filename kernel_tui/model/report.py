@@ -15,6 +15,7 @@ from kernel_tui.model.call_breakdown import CallBreakdown, TimelineSpan  # noqa:
 from kernel_tui.model.cuda_graph_decision import CudaGraphDecision
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.launch import KernelLaunch
+from kernel_tui.model.library_call import LibraryKernel
 from kernel_tui.model.machine import MachineIdentity
 from kernel_tui.model.machine_load import MachineLoad, too_wide
 from kernel_tui.model.mode_result import ModeResult
@@ -372,6 +373,8 @@ def _mode_dict(mode: ModeResult) -> dict[str, Any]:
     data = asdict(mode)
     for kernel, row in zip(mode.kernels, data["kernels"]):
         row["launch"] = kernel.launch.to_dict() if kernel.launch is not None else None
+        for inside, part in zip(kernel.library_kernels, row["library_kernels"]):
+            part["launch"] = inside.launch.to_dict() if inside.launch is not None else None
     return data
 
 
@@ -381,6 +384,10 @@ def _kernel_from_dict(data: dict[str, Any]) -> Kernel:
     for name in ("aten_ops", "lines", "fused_into"):
         values[name] = tuple(values.get(name, ()))
     values["line_calls"] = tuple((int(line), int(calls)) for line, calls in values.get("line_calls", ()))
+    values["library_kernels"] = tuple(
+        from_known_fields(LibraryKernel, {**part, "launch": KernelLaunch.from_dict(part.get("launch"))})
+        for part in values.get("library_kernels", ())
+    )
     return from_known_fields(Kernel, values)
 
 
