@@ -5,6 +5,9 @@ anything else runs (torch's imports, scenario code, C extensions that write to f
 private descriptors: fd 1 is pointed at stderr, so nothing a scenario prints can reach the protocol, and
 fd 0 at /dev/null, so nothing a scenario reads (or closes) is a request.
 
+A crash (a segfault in a scenario's C code, in torch or in a compile) leaves every thread's frames on stderr,
+where the front end reads them: see ``crash_stacks``.
+
 The engine must not outlive the front end that started it, however that front end ends (SIGKILL, a
 closed terminal, a killed tmux session): see ``lifeline``.
 """
@@ -25,6 +28,11 @@ def forget_the_current_folder() -> None:
 
 
 def main() -> None:
+    from kernel_tui.engine import crash_stacks
+
+    # Before anything can crash (torch's imports, a scenario's C code): every crash leaves its frames on stderr.
+    crash_stacks.enable()
+    crash_stacks.after_torch_loads()
     forget_the_current_folder()
     protocol_fd = os.dup(1)
     requests_fd = os.dup(0)

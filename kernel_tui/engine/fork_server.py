@@ -42,6 +42,11 @@ MAX_REQUEST = 1 << 20
 
 
 def main() -> None:
+    from kernel_tui.engine import crash_stacks
+
+    # A crash here (in torch's imports) leaves its frames on the front end's stderr, as an engine's does; each
+    # engine forked here inherits both handlers and points faulthandler at its own stderr.
+    crash_stacks.enable()
     ready = _ready()  # the environment as given, before this process's own prelude below adds to it
     listener: socket.socket | None = None
     if sys.argv[1] == "--listen":
@@ -53,6 +58,7 @@ def main() -> None:
     else:
         clients = [_Client(socket.socket(fileno=int(sys.argv[1])))]
     prelude()
+    crash_stacks.with_torch()
     for client in clients:
         _send(client.control, ready)
     serve(clients, listener, ready)
