@@ -246,6 +246,8 @@ def run_command(
 
             swept = not (options.no_sweep or options.no_time)
             record = RunRecord(client.next_run_id(), path, sweep=swept)
+            crash = ""
+            """How the engine crashed, where it did: the error's details, printed after its table."""
             try:
                 hello = client.start()
                 for message in client.run(
@@ -268,7 +270,9 @@ def run_command(
                 assert record.done and record.report is not None, "the client's runs end with Done"
                 report = record.report
             except EngineDied as death:
-                report = died_report(record, death.error(path), engine_facts(hello, options.device), size=options.size)
+                error = death.error(path, record)
+                crash = error.details if death.crash() is not None else ""
+                report = died_report(record, error, engine_facts(hello, options.device), size=options.size)
                 report = replace(report, arch=arch if arch is not None else report.arch)
             # The engine's copy is the text it ran, even if the file changed since it was read here; the copy
             # read here stands in where the engine died before it could send one.
@@ -295,6 +299,10 @@ def run_command(
                     if baselines is not None:
                         console.print(baseline_view(comparison, report.scenario, options.baseline))
                     console.file.flush()
+                if crash:
+                    # The frames that say where, after the engine's own words (on stderr as they came); --json
+                    # carries them in the error's details.
+                    status.print(f"{shown_as}: how the engine crashed\n{crash}")
     if grown:
         # One line a CI log shows, on stderr so that --json output stays JSON.
         print(f"kernel-tui run: grew against {options.baseline}: {'; '.join(grown)}", file=sys.stderr)

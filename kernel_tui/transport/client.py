@@ -7,7 +7,6 @@ read by a thread that forwards it to a sink and keeps the tail for when the engi
 
 from __future__ import annotations
 
-import collections
 import os
 import queue
 import re
@@ -32,11 +31,11 @@ from kernel_tui.transport.protocol import (
     RunRequest,
     Warmup,
 )
+from kernel_tui.transport.stderr_kept import DYING_S, StderrKept
 
 if TYPE_CHECKING:
     from kernel_tui.transport.spare_engine import SpareEngine
 
-STDERR_TAIL_LINES = 40
 # Kineto prints these on every profile whatever its log level; they are torch's noise, not the scenario's.
 PROFILER_CHATTER = re.compile(r"^(USDT|STAGE):\d{4}-\d\d-\d\d ")
 
@@ -110,7 +109,7 @@ class EngineClient:
         self._env = env
         self._process: forked_engines.EngineProcess | None = None
         self._messages: queue.Queue[Received] = queue.Queue()
-        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._stderr_tail = StderrKept()
         self._stderr_reader: threading.Thread | None = None
         self._next_run_id = 0
         self._strangers: set[int] = set()
@@ -276,7 +275,7 @@ class EngineClient:
         self._end_engine()
 
     def stderr_tail(self) -> str:
-        return "".join(self._stderr_tail)
+        return self._stderr_tail.tail()
 
     # -- runs --------------------------------------------------------------------------------------
 
@@ -378,9 +377,9 @@ class EngineClient:
             # Its last lines may still be on their way (a fixed pause lost them on a busy machine).
             if self._stderr_reader is not None:
                 self._stderr_reader.join(STDERR_DRAIN_S)
-            tail = self.stderr_tail()
+            death = EngineDied.of(code, self._stderr_tail, self.hello, self.warmup_result)
             self._end_engine()
-            raise EngineDied(code, tail)
+            raise death
         return message
 
     def _wait_for_message(self, timeout: float | None) -> Received:
@@ -442,7 +441,8 @@ class EngineClient:
 
     def _read_stderr(self, fd: int, process: forked_engines.EngineProcess) -> None:
         def on_line(line: str) -> None:
-            self._stderr_tail.append(line)
+            if self._stderr_tail.append(line):
+                proctree.end_tree_later(process.pid, DYING_S, still_running=lambda: process.poll() is None)
             if self._stderr_sink is not None and not PROFILER_CHATTER.match(line):
                 self._stderr_sink(line)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 PROC = Path("/proc")
@@ -96,3 +98,15 @@ def end_tree(pid: int) -> None:
             os.kill(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+
+def end_tree_later(pid: int, seconds: float, *, still_running: Callable[[], bool]) -> None:
+    """``end_tree(pid)`` ``seconds`` from now if ``still_running()`` then (asked then, on a timer thread)."""
+
+    def end() -> None:
+        if still_running():
+            end_tree(pid)
+
+    timer = threading.Timer(seconds, end)
+    timer.daemon = True
+    timer.start()

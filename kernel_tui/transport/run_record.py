@@ -98,6 +98,20 @@ def ended_without_report(record: RunRecord, error: ScenarioError, *, cancelled: 
     return replace(record, error=None if cancelled else error, cancelled=cancelled)
 
 
+CRASH_STAGES = {"eager": "eager profile", "profile": "compiled profile"}
+"""A stage the engine announced, as a crash report names it, where the two differ: ``eager`` runs and profiles
+``fn`` eagerly, and ``profile`` follows a compile."""
+
+
+def crash_stage(record: RunRecord) -> str:
+    """The stage the run was in, for the report of an engine that died in it ('' before its first): the last the
+    engine announced, a sweep as its point being measured (the points that arrived, plus one)."""
+    if record.stage == "sweep":
+        total = f" of {record.sweep_total}" if record.sweep_total else ""
+        return f"sweep point {len(record.points) + 1}{total}"
+    return CRASH_STAGES.get(record.stage, record.stage)
+
+
 def died_report(
     record: RunRecord,
     error: ScenarioError,

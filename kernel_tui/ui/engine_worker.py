@@ -46,8 +46,11 @@ def stream_run(run_id: int, path: Path, messages: Iterator[RunMessage], post: Po
     death, or a cancel)."""
     from kernel_tui.transport.engine_died import EngineDied
     from kernel_tui.transport.protocol import Done
+    from kernel_tui.transport.run_record import RunRecord, fold
 
     worker = get_current_worker()
+    # The run as far as it went, here too: an engine that dies is reported with the stage it was in.
+    record = RunRecord(run_id, path, sweep=False)
     run = messages.run if isinstance(messages, RunMessages) else None
 
     def cancelled() -> bool:
@@ -59,11 +62,12 @@ def stream_run(run_id: int, path: Path, messages: Iterator[RunMessage], post: Po
             if cancelled():
                 return
             post(EngineSaid(message, path))
+            record = fold(record, message)
             if isinstance(message, Done):
                 return
         post(EngineSaid(RunEnded(run_id, engine_error(NO_REPORT, file=path)), path))
     except EngineDied as death:
-        post(EngineSaid(RunEnded(run_id, death.error(path), cancelled=cancelled()), path))
+        post(EngineSaid(RunEnded(run_id, death.error(path, record), cancelled=cancelled()), path))
     finally:
         if isinstance(messages, RunMessages):
             messages.close()
