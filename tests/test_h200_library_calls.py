@@ -97,14 +97,20 @@ def with_recorded_traffic(rows: list[Kernel], mode: ModeResult, lines: dict[int,
 
 def replayed_report(lesson: str, traces: Path, legacy: bool, monkeypatch: pytest.MonkeyPatch) -> ScenarioReport:
     report = recorded(lesson)
+    eager, compiled = (
+        replayed_mode(report, lesson, name, traces, legacy, monkeypatch) for name in ("eager", "compiled")
+    )
+    return replace(report, eager=eager, compiled=compiled)
+
+
+def replayed_mode(
+    report: ScenarioReport, lesson: str, name: str, traces: Path, legacy: bool, monkeypatch: pytest.MonkeyPatch
+) -> ModeResult:
+    mode = report.mode(name)
+    assert mode is not None, f"{lesson}: no {name} result on the H200"
     lines = line_map(report, course_dir() / f"{lesson}.py")
-    modes = {}
-    for name in ("eager", "compiled"):
-        mode = report.mode(name)
-        assert mode is not None, f"{lesson}: no {name} result on the H200"
-        rows = with_recorded_traffic(replayed_rows(traces / f"{lesson}.{name}.json", legacy, monkeypatch), mode, lines)
-        modes[name] = replace(mode, kernels=tuple(rows), kernel_count=sum(row.calls for row in rows))
-    return replace(report, **modes)
+    rows = with_recorded_traffic(replayed_rows(traces / f"{lesson}.{name}.json", legacy, monkeypatch), mode, lines)
+    return replace(mode, kernels=tuple(rows), kernel_count=sum(row.calls for row in rows))
 
 
 def test_the_recording_holds_the_split_the_lessons_once_failed() -> None:
