@@ -8,19 +8,26 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import replace
+import textwrap
+import time
 from pathlib import Path
 
 import pytest
 from conftest import WriteScenario
 
-from kernel_tui.commands.gpu_check import OUTPUT_FILES, Row, table
+from kernel_tui.commands import gpu_check
+from kernel_tui.commands.gpu_bandwidth import bandwidth_cell, largest_from_memory
+from kernel_tui.commands.gpu_check import OUTPUT, Row, table
+from kernel_tui.commands.gpu_course import measure_course
 from kernel_tui.commands.gpu_findings import audit_trace, compare_kernels, compiled_cell, eager_cell
+from kernel_tui.commands.gpu_logs import LessonLogs
+from kernel_tui.commands.gpu_preview import LivePreview, live_preview
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.model.report import ScenarioError, ScenarioReport
 
 REPO = Path(__file__).resolve().parent.parent
+H200 = REPO / "tests" / "data" / "gpu_check"
 WARM = ("--inductor-cache", os.environ["TORCHINDUCTOR_CACHE_DIR"]) if os.environ.get("TORCHINDUCTOR_CACHE_DIR") else ()
 """The suite's own Inductor cache where it has one: a cold compile here costs minutes, and no claim is on time."""
 BLOCK_UI_LIBRARIES = """
@@ -79,8 +86,11 @@ def test_runs_without_textual_or_plotext(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "| add_relu.py | 5/5 |" in result.stdout
-    assert sorted(path.name for path in out.iterdir()) == sorted(OUTPUT_FILES)
+    assert sorted(path.name for path in out.iterdir()) == sorted(OUTPUT)
     assert (out / "traces.tar.gz").stat().st_size > 0
+    log = (out / "stderr" / "add_relu.log").read_text()
+    assert "=== the GPU's engine (--device cpu, cold)" in log and "# ended: measured" in log
+    assert "=== the live preview's engine" in log and "previewed live" in result.stdout
     summary = json.loads((out / "gpu-check.json").read_text())
     assert summary["scenarios"]["add_relu.py"]["measured"]
     assert summary["cold_inductor_cache"] is not bool(WARM)
@@ -114,8 +124,9 @@ def test_a_failed_claim_still_leaves_every_file_and_no_more(tmp_path: Path, writ
     assert result.returncode == 1, result.stderr[-3000:]
     assert "failed: compiled" in result.stdout
     files = sorted(path.name for path in out.iterdir())
-    assert files == sorted(OUTPUT_FILES) and len(files) <= 8
+    assert files == sorted(OUTPUT) and len(files) <= 8
     assert all((out / name).stat().st_size > 0 for name in files)
+    assert [path.name for path in (out / "stderr").iterdir()] == ["wrong_claim.log"]
 
 
 def test_version_drift_is_told_from_a_preview_error() -> None:
@@ -129,6 +140,8 @@ def test_version_drift_is_told_from_a_preview_error() -> None:
     )
     cell = compiled_cell(real, failed, recorded)
     assert cell.startswith("preview error on this torch: boom; against the recording") and "different" in cell
+    missing = compiled_cell(real, None, recorded, "the live preview's 120 s ran out after 3 of 29 lessons")
+    assert missing.startswith("no live preview: the live preview's 120 s ran out after 3 of 29 lessons; against")
 
 
 def test_the_eager_cell_names_what_the_gpu_ran() -> None:
@@ -189,14 +202,209 @@ def test_a_checkout_on_pythonpath_finds_the_course() -> None:
     assert found.stdout.strip() == str(repo / "scenarios")
 
 
-def test_a_preview_this_torch_refuses_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The H200's torch 2.11 made no live preview and the table said only "no preview on this torch": the engine's
-    refusal is what the check reports, and the recording is compared against instead."""
-    from kernel_tui.commands import gpu_check
+FAKE_ENGINE = """
+import json, os, signal, sys, time
+from kernel_tui.transport import protocol
+from kernel_tui.model.report import ScenarioReport
+plan = json.loads(sys.argv[1])
+def send(message):
+    sys.stdout.write(protocol.encode(message))
+    sys.stdout.flush()
+print(f"engine {os.getpid()} starting", file=sys.stderr, flush=True)
+if plan.get("refuse"):
+    print("kernel-tui engine: " + plan["refuse"], file=sys.stderr, flush=True)
+    sys.exit(3)
+send(protocol.Hello(pid=os.getpid(), device="cpu", device_name="stand-in", torch_version="2.11.0", threads=1))
+for line in sys.stdin:
+    request = protocol.decode(line)
+    name = os.path.basename(request.path)
+    what = plan.get(name, "ok")
+    print(f"engine {os.getpid()} runs {name}", file=sys.stderr, flush=True)
+    if what == "crash":
+        print("Fatal Python error: Segmentation fault", file=sys.stderr)
+        print(f'  File "{request.path}", line 9 in fn', file=sys.stderr, flush=True)
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if what == "hang":
+        time.sleep(600)
+    report = ScenarioReport(request.path, "t", "cpu", f"pid {os.getpid()}", "2.11.0", 1)
+    send(protocol.Done(request.run_id, report))
+"""
+"""A stand-in engine: says hello (or refuses, as a torch that cannot preview does), then per request does what
+its plan says for that file name: ``ok`` (a report naming its pid), ``crash`` (a fatal-error line, then SIGSEGV)
+or ``hang``. Every line it writes on stderr names its pid."""
 
-    refused = ScenarioReport("/course/02_add_relu.py", "Add", "cuda-preview", "", "2.11.0", 1024)
-    why = "the engine exited with code 3: --device cuda-preview cannot fake a GPU on this torch"
-    refused = replace(refused, error=ScenarioError("engine", why))
-    line = json.dumps(refused.to_dict())
-    monkeypatch.setattr(gpu_check, "run_command", lambda *_args: [sys.executable, "-c", f"print({line!r})"])
-    assert gpu_check.live_preview([Path("02_add_relu.py")], 90, 60.0) == ({}, why)
+
+def fake_engine(tmp_path: Path, **plan: str) -> list[str]:
+    script = tmp_path / "fake_engine.py"
+    script.write_text(FAKE_ENGINE)
+    return [sys.executable, str(script), json.dumps(plan)]
+
+
+def lessons(tmp_path: Path, count: int) -> list[Path]:
+    """``count`` lesson files (the add-and-ReLU scenario under other names): a dead engine's report reads its file."""
+    source = (REPO / "tests" / "data" / "add_relu.py").read_text()
+    paths = [tmp_path / f"{number:02d}_lesson.py" for number in range(1, count + 1)]
+    for path in paths:
+        path.write_text(source)
+    return paths
+
+
+def engine_pids(log: str) -> set[str]:
+    return set(re.findall(r"^engine (\d+) ", log, flags=re.MULTILINE))
+
+
+def test_each_lessons_engine_writes_its_whole_stderr_to_that_lessons_log(tmp_path: Path) -> None:
+    """The H200 lost two engines to SIGSEGV and kept nothing they said. Each lesson's engine (the next one started,
+    as the CLI's spare is, while the lesson before runs) writes to its own lesson's log, from its first line on;
+    the crash's lines are in the crashed lesson's log only, with how the engine ended."""
+    paths = lessons(tmp_path, 3)
+    logs = LessonLogs(tmp_path / "out" / "stderr")
+    command = fake_engine(tmp_path, **{"02_lesson.py": "crash"})
+    measured = list(measure_course(paths, "cpu", tmp_path, time.monotonic() + 120, dict(os.environ), logs, command))
+    assert [path.name for path, _ in measured] == ["01_lesson.py", "02_lesson.py", "03_lesson.py"]
+    reports = {path.name: report for path, report in measured}
+    assert reports["01_lesson.py"].error is None and reports["03_lesson.py"].error is None
+    crashed = reports["02_lesson.py"].error
+    assert crashed is not None and "SIGSEGV" in crashed.message
+    texts = {path.name: logs.path(path).read_text() for path in paths}
+    for name, text in texts.items():
+        (pid,) = engine_pids(text)  # one engine per lesson, and every line of it here, its start-up's included
+        assert f"# engine pid {pid}: stand-in" in text and f"engine {pid} starting" in text
+        assert f"engine {pid} runs {name}" in text
+    assert "Fatal Python error: Segmentation fault" in texts["02_lesson.py"]
+    assert "# ended: the engine was killed by SIGSEGV" in texts["02_lesson.py"]
+    assert all("Fatal Python error" not in texts[name] for name in ("01_lesson.py", "03_lesson.py"))
+    assert "# ended: measured" in texts["03_lesson.py"]
+    assert len({pid for text in texts.values() for pid in engine_pids(text)}) == 3
+
+
+def test_the_course_stops_at_its_deadline_and_says_which_lessons_did_not_run(tmp_path: Path) -> None:
+    paths = lessons(tmp_path, 3)
+    logs = LessonLogs(tmp_path / "stderr")
+    command = fake_engine(tmp_path, **{"02_lesson.py": "hang"})
+    measured = dict(measure_course(paths, "cpu", tmp_path, time.monotonic() + 8, dict(os.environ), logs, command))
+    assert [path.name for path in measured] == ["01_lesson.py", "02_lesson.py"]
+    stopped = measured[paths[1]].error
+    assert stopped is not None and "no result within" in stopped.message
+    assert "not run: the course's time budget was spent" in logs.path(paths[2]).read_text()
+
+
+def test_the_live_preview_runs_the_whole_course_in_one_engine(tmp_path: Path) -> None:
+    """29 fresh engines, each importing torch, ran out of the 124 s the H200's check left the preview: one engine
+    previews every lesson, and each lesson's log gets that engine's lines for it."""
+    paths = lessons(tmp_path, 4)
+    logs = LessonLogs(tmp_path / "stderr")
+    live = live_preview(paths, 90, dict(os.environ), logs, command=fake_engine(tmp_path))
+    assert sorted(live.reports) == [path.name for path in paths] and not live.missing
+    assert len({report.device_name for report in live.reports.values()}) == 1
+    assert live.torch_version == "2.11.0"
+    assert live.summary(len(paths)).startswith("4/4 lessons previewed live on torch 2.11.0 in ")
+    texts = [logs.path(path).read_text() for path in paths]
+    assert sum(text.count("started: torch 2.11.0") for text in texts) == 1
+    assert all(f"runs {path.name}" in text for path, text in zip(paths, texts))
+
+
+def test_a_preview_engine_that_dies_on_a_lesson_is_named_there_and_the_next_lesson_starts_anew(tmp_path: Path) -> None:
+    paths = lessons(tmp_path, 3)
+    logs = LessonLogs(tmp_path / "stderr")
+    live = live_preview(paths, 90, dict(os.environ), logs, command=fake_engine(tmp_path, **{"02_lesson.py": "crash"}))
+    assert live.missing == {"02_lesson.py": "the preview engine died on this lesson: the engine was killed by SIGSEGV"}
+    assert live.reports["01_lesson.py"].device_name != live.reports["03_lesson.py"].device_name
+    assert "Fatal Python error" in logs.path(paths[1]).read_text()
+
+
+def test_a_torch_that_cannot_preview_says_so_in_every_row(tmp_path: Path) -> None:
+    """The H200's table said only "no preview on this torch": now each row says what the engine said."""
+    paths = lessons(tmp_path, 2)
+    logs = LessonLogs(tmp_path / "stderr")
+    why = "--device cuda-preview cannot fake a GPU on this torch"
+    live = live_preview(paths, 90, dict(os.environ), logs, command=fake_engine(tmp_path, refuse=why))
+    assert not live.reports
+    assert live.missing == {path.name: f"this torch cannot preview: {why}" for path in paths}
+    real = report("triton_poi_fused_add_relu_0")
+    cell = compiled_cell(real, None, real, live.why_not("01_lesson.py"))
+    assert cell.startswith(f"no live preview: this torch cannot preview: {why}; against the recording")
+    header = gpu_check.preview_line(live, len(paths), 90)
+    assert header.endswith(f"no live preview on this torch: this torch cannot preview: {why}")
+
+
+def test_a_preview_out_of_time_says_on_which_lesson_and_after_how_many(tmp_path: Path) -> None:
+    paths = lessons(tmp_path, 3)
+    logs = LessonLogs(tmp_path / "stderr")
+    command = fake_engine(tmp_path, **{"02_lesson.py": "hang"})
+    live = live_preview(paths, 90, dict(os.environ), logs, budget_s=6, command=command)
+    assert list(live.reports) == ["01_lesson.py"]
+    assert live.missing == {
+        "02_lesson.py": "the live preview's 6 s ran out on this lesson",
+        "03_lesson.py": "the live preview's 6 s ran out after 2 of 3 lessons",
+    }
+
+
+def h200_reports() -> dict[str, ScenarioReport]:
+    return gpu_check.read_reports((H200 / "h200_torch211_course.jsonl").read_text().splitlines())
+
+
+def test_the_bandwidth_line_takes_a_kernel_that_read_from_memory() -> None:
+    """On the H200 the line took the largest elementwise kernel wherever it ran; later kernels of a chain read
+    what the kernel before wrote, from L2 (lesson 03's ``abs`` and ``neg``: 102.6 % of the copy ceiling). Only a
+    run's first launch, after the engine's L2 flush, counts."""
+    reports = h200_reports()
+    chain = reports["03_elementwise_chain.py"]
+    assert chain.eager is not None
+    assert max(kernel.ceiling_pct or 0 for kernel in chain.eager.kernels) > 100  # the trap is in the recording
+    assert bandwidth_cell(chain) == (
+        "vectorized_elementwise_kernel<mul> (eager): 2300 GB/s, 54% of the copy ceiling (4258 GB/s)"
+    )
+    chosen = {name: largest_from_memory(report) for name, report in reports.items()}
+    shares = {name[:2]: found.kernel.ceiling_pct or 0 for name, found in chosen.items() if found is not None}
+    assert " ".join(shares) == "01 02 03 05 06 07 08 09 12 15 16 18 19 21 22 24 25 28 29"
+    assert max(shares.values()) < 95  # the highest, 08's fp16 cast (2 bytes an element read): 89.6 %
+    # First in its run, but after the reduction that read x into L2: no kernel of 10 qualifies, nor of 14 (a gemm).
+    assert chosen["10_after_a_reduction.py"] is None and chosen["14_matmul_bias_relu.py"] is None
+    assert bandwidth_cell(reports["10_after_a_reduction.py"]) == (
+        "— (first launches: eager memset; compiled triton_red_fused_mean_0)"
+    )
+    found = chosen["29_memory_at_the_peak.py"]
+    assert found is not None and found.mode == "eager" and found.kernel.short_name.endswith("<sin>")
+
+
+def test_a_first_kernel_launched_twice_per_run_is_not_taken() -> None:
+    """A row's time is all its launches': the second launch of lesson 24's ``add`` reads what the first left in L2."""
+    twice = Kernel("vectorized_elementwise_kernel<add>", "add", 2, 10.0, 4096, 2048, gbs=600.0, ceiling_pct=14.0)
+    once = Kernel("triton_poi_fused_add_0", "triton_poi_fused_add_0", 1, 5.0, 2048, 1024, gbs=600.0, ceiling_pct=14.0)
+    eager = ModeResult(2, (twice,), 6144, 10.0)
+    compiled = ModeResult(1, (once,), 3072, 5.0)
+    both = ScenarioReport("/x/24.py", "t", "cuda", "H200", "2.11", 1024, eager=eager, compiled=compiled)
+    found = largest_from_memory(both)
+    assert found is not None and (found.mode, found.kernel) == ("compiled", once)
+
+
+def test_the_table_of_the_recorded_h200_run_points_at_the_crashed_lessons_log(tmp_path: Path) -> None:
+    """A lesson that lost its engine names the log that holds what the engine said; a lesson with no live preview
+    says why in its own row."""
+    reports = h200_reports()
+    paths = [Path(name) for name in sorted(reports)]
+    logs = LessonLogs(tmp_path / "stderr")
+    logs.note(Path("03_elementwise_chain.py"), "ended: the engine was killed by SIGSEGV")
+    live = LivePreview(missing={path.name: "the live preview's 120 s ran out after 0 of 29 lessons" for path in paths})
+    rows, details = gpu_check.findings(paths, reports, live, gpu_check.recorded_preview(), tmp_path, logs)
+    crashed = next(row for row in rows if row.scenario == "03_elementwise_chain.py")
+    assert crashed.claims.endswith("(its engines' stderr: stderr/03_elementwise_chain.log)")
+    assert details["03_elementwise_chain.py"]["stderr_log"] == "stderr/03_elementwise_chain.log"
+    assert details["01_one_add.py"]["stderr_log"] is None
+    assert all("no live preview: the live preview's 120 s ran out" in row.kernels for row in rows if row.kernels != "—")
+
+
+def test_the_checks_modules_import_neither_textual_nor_torch() -> None:
+    """The GPU machines have torch and rich only: the check's own process loads no UI library, and leaves torch to
+    its engines."""
+    code = BLOCK_UI_LIBRARIES + textwrap.dedent(
+        """
+        import kernel_tui.commands.gpu_check
+        loaded = sorted({name.split(".")[0] for name in sys.modules} & {"textual", "plotext", "torch", "triton"})
+        print(loaded)
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

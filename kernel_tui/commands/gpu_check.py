@@ -2,52 +2,82 @@
 
 Run on a machine with a CUDA GPU, from a checkout (no install, no ``make`` and no Textual needed: the GPU
 machines this project borrows have torch and rich only, and no network). One run settles what a machine
-without a GPU can only predict, and leaves a handful of files, written whether or not the claims held:
+without a GPU can only predict, and leaves a handful of files, written whether or not the claims held, and
+whatever stopped the check (an engine's crash, an overrun, SIGTERM):
 
 - ``gpu-check.md``: per scenario, the claims that held, the compiled kernels against a preview made on the same
-  torch at run time (version drift from the recorded preview reported apart), the eager launches against the
-  preview's (memsets, cuBLAS splits, cub passes named), whether the profiler delivered a device record for
-  every launch, and the largest elementwise kernel's bandwidth against the measured copy ceiling; then the
-  course's time, compiled from an empty Inductor cache, against its budget;
+  torch at run time (version drift from the recorded preview reported apart; where there is no live preview,
+  why), the eager launches against the preview's (memsets, cuBLAS splits, cub passes named), whether the
+  profiler delivered a device record for every launch, and the largest elementwise kernel that read from memory
+  against the measured copy ceiling (``gpu_bandwidth``); then the course's time, compiled from an empty Inductor
+  cache, against its budget;
 - ``gpu-check.json``: the same findings, machine-readable; ``course.jsonl``: the GPU's reports (``kernel-tui
-  view`` opens them); ``traces.tar.gz``: the engine's profiler traces, for the replay tests.
+  view`` opens them); ``traces.tar.gz``: the engine's profiler traces, for the replay tests;
+- ``stderr/LESSON.log``: the whole stderr of every engine that worked on the lesson (``gpu_logs``).
 
-This process never imports torch; the engine child does.
+The course is measured first, each lesson in an engine of its own as ``kernel-tui run`` measures it
+(``gpu_course``), within ``BUDGET_S``; then the live preview, in one warm engine on a budget of its own
+(``gpu_preview``). This process never imports torch; the engine child does.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
-import subprocess
+import signal
 import sys
 import tarfile
 import tempfile
-import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from kernel_tui.commands.cli import strict_json
+from kernel_tui.commands.gpu_bandwidth import bandwidth_cell, bandwidth_details
+from kernel_tui.commands.gpu_course import measure_course
 from kernel_tui.commands.gpu_findings import audit_trace, compiled_cell, eager_cell
+from kernel_tui.commands.gpu_logs import FOLDER as LOGS
+from kernel_tui.commands.gpu_logs import LessonLogs
+from kernel_tui.commands.gpu_preview import LivePreview, live_preview
 from kernel_tui.commands.preview_table import RECORDING
 from kernel_tui.model.course import course_dir
-from kernel_tui.model.names import is_elementwise
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.report_keys import MODES
-from kernel_tui.text.formatting import bandwidth_text, device_text
-
-if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
+from kernel_tui.model.results_file import saved_form
+from kernel_tui.text.formatting import device_text
 
 RECORDED_PREVIEW = RECORDING
 BUDGET_S = 270.0
-"""The course, compiled cold, must be measured within this: what does not fit is listed as not run."""
-PREVIEW_BUDGET_S = 60.0
-"""Kept for the live preview (about 0.2 s a scenario in a warm engine); the recording stands in if it runs out."""
+"""The course, compiled cold, must be measured within this: what does not fit is listed as not run. The live
+preview runs after it, on a budget of its own (``gpu_preview.BUDGET_S``)."""
 OUTPUT_FILES = ("gpu-check.md", "gpu-check.json", "course.jsonl", "traces.tar.gz")
+OUTPUT = (*OUTPUT_FILES, LOGS)
+"""Everything the check leaves in its output folder: the files, and the folder of each lesson's engine logs."""
+
+
+class Stopped(Exception):
+    """SIGTERM or SIGHUP reached the check (a ``timeout`` on the GPU machine): the files are written on the way out."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_stop_the_check() -> Iterator[None]:
+    def stop(signum: int, frame: object) -> None:
+        raise Stopped(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @dataclass(frozen=True)
@@ -60,29 +90,13 @@ class Row:
     cupti: str = "—"
 
 
-def largest_elementwise(report: ScenarioReport) -> Kernel | None:
-    rows = [
-        kernel
-        for mode in map(report.mode, MODES)
-        if mode is not None
-        for kernel in mode.kernels
-        if is_elementwise(kernel.name) and kernel.bytes_total
-    ]
-    return max(rows, key=lambda kernel: kernel.bytes_total or 0, default=None)
-
-
-def bandwidth_cell(report: ScenarioReport) -> str:
-    kernel = largest_elementwise(report)
-    if kernel is None or kernel.gbs is None:
-        return "—"
-    return f"{kernel.short_name}: {bandwidth_text(kernel, report.bandwidth_ceiling_gbs)}"
-
-
-def claims_cell(report: ScenarioReport) -> str:
+def claims_cell(report: ScenarioReport, log: str | None = None) -> str:
+    """Claims held of claims made; for a lesson that failed, the error's first line and where its engine's
+    stderr is kept (``log``)."""
     if report.error is not None:
         # A table row holds one line: the message's first, the file by name.
-        error = report.error
-        return f"error: {error.short_line()}"
+        where = f" (its engines' stderr: {log})" if log else ""
+        return f"error: {report.error.short_line()}{where}"
     held = sum(check.ok is True for check in report.expect.values())
     failed = [key for key, check in report.expect.items() if check.failed]
     return f"{held}/{len(report.expect)}" + (f", failed: {', '.join(failed)}" if failed else "")
@@ -91,7 +105,7 @@ def claims_cell(report: ScenarioReport) -> str:
 def table(rows: Iterable[Row]) -> str:
     lines = [
         "| scenario | claims held | compiled kernels: preview vs GPU | eager launches: preview vs GPU "
-        "| device records | largest elementwise kernel |",
+        "| device records | largest elementwise kernel reading memory |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows:
@@ -108,48 +122,6 @@ def read_reports(lines: Iterable[str]) -> dict[str, ScenarioReport]:
             report = ScenarioReport.from_dict(json.loads(line))
             reports[Path(report.scenario).name] = report
     return reports
-
-
-def run_command(scenarios: list[Path], device: str, *options: str) -> list[str]:
-    """``kernel-tui run SCENARIO... --device DEVICE --json OPTIONS``, in this interpreter."""
-    return [sys.executable, "-m", "kernel_tui", "run", *map(str, scenarios), "--device", device, "--json", *options]
-
-
-def run_course(
-    scenarios: list[Path], device: str, trace_dir: Path, deadline: float, env: dict[str, str] | None = None
-) -> dict[str, ScenarioReport]:
-    """``kernel-tui run`` on each scenario in one engine, ended at ``deadline`` whatever it is doing."""
-    remaining = max(deadline - time.monotonic(), 1.0)
-    command = run_command(scenarios, device, "--no-sweep", "--timeout", f"{remaining:.0f}", "--trace", str(trace_dir))
-    reports: dict[str, ScenarioReport] = {}
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env) as process:
-        assert process.stdout is not None
-        # The deadline holds even while the engine compiles and prints nothing: a timer ends the run.
-        watchdog = threading.Timer(remaining, process.terminate)
-        watchdog.start()
-        try:
-            for line in process.stdout:
-                reports.update(read_reports([line]))
-                print(f"gpu-check: {len(reports)}/{len(scenarios)} measured", file=sys.stderr, flush=True)
-        finally:
-            watchdog.cancel()
-    return reports
-
-
-def live_preview(scenarios: list[Path], arch: int, budget_s: float) -> tuple[dict[str, ScenarioReport], str | None]:
-    """The preview made now, on this torch; empty where this torch cannot preview or the budget ran out, with
-    why (the first H200 run, on torch 2.11, said only "no preview on this torch")."""
-    command = run_command(scenarios, "cuda-preview", "--arch", str(arch))
-    try:
-        live = subprocess.run(command, capture_output=True, text=True, timeout=max(budget_s, 1.0), check=False)
-    except subprocess.TimeoutExpired:
-        return {}, f"the live preview ran past the {PREVIEW_BUDGET_S:.0f} s left for it"
-    reports = read_reports(live.stdout.splitlines())
-    refusals = [r.error.message for r in reports.values() if r.error is not None and r.error.stage == "engine"]
-    kept = {name: r for name, r in reports.items() if r.error is None or r.error.stage != "engine"}
-    if kept:
-        return kept, None
-    return kept, refusals[0] if refusals else (live.stderr.strip().splitlines() or ["it printed nothing"])[-1]
 
 
 def recorded_preview() -> dict[str, ScenarioReport]:
@@ -173,24 +145,27 @@ def cupti_cell(trace_dir: Path, stem: str) -> tuple[str, dict[str, Any]]:
 def findings(
     scenarios: list[Path],
     real: dict[str, ScenarioReport],
-    live: dict[str, ScenarioReport],
+    live: LivePreview,
     recorded: dict[str, ScenarioReport],
     trace_dir: Path,
+    logs: LessonLogs,
 ) -> tuple[list[Row], dict[str, Any]]:
     rows: list[Row] = []
     details: dict[str, dict[str, Any]] = {}
     for path in scenarios:
         report = real.get(path.name)
+        log = logs.relative(path) if logs.path(path).exists() else None
         if report is None:
             rows.append(Row(path.name, "not run (time budget)", "—", "—"))
-            details[path.name] = {"measured": False}
+            details[path.name] = {"measured": False, "stderr_log": log}
             continue
-        preview = live.get(path.name) or recorded.get(path.name)
+        own = live.reports.get(path.name)
+        preview = own or recorded.get(path.name)
         cupti, audits = cupti_cell(trace_dir, path.stem)
         row = Row(
             path.name,
-            claims_cell(report),
-            compiled_cell(report, live.get(path.name), recorded.get(path.name)),
+            claims_cell(report, log),
+            compiled_cell(report, own, recorded.get(path.name), live.why_not(path.name)),
             bandwidth_cell(report),
             eager_cell(report, preview),
             cupti,
@@ -201,7 +176,10 @@ def findings(
             **{key: value for key, value in asdict(row).items() if key != "scenario"},
             "cupti_audit": audits,
             "compile_s": report.compiled.compile_s if report.compiled else None,
-            "preview_source": "live" if path.name in live else ("recorded" if path.name in recorded else None),
+            "preview_source": "live" if own else ("recorded" if path.name in recorded else None),
+            "no_live_preview": None if own else live.why_not(path.name),
+            "bandwidth_kernel": bandwidth_details(report),
+            "stderr_log": log,
         }
     return rows, details
 
@@ -211,9 +189,9 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m kernel_tui.commands.gpu_check", description=__doc__.splitlines()[0]
     )
     parser.add_argument("paths", nargs="*", help="scenario files (default: the course)")
-    parser.add_argument("--out", default=".cache/gpu-check", help="folder for the table, results and traces")
+    parser.add_argument("--out", default=".cache/gpu-check", help="folder for the table, results, traces and logs")
     parser.add_argument("--device", default="cuda", help=argparse.SUPPRESS)  # cpu, to try the script here
-    parser.add_argument("--arch", type=int, default=90)
+    parser.add_argument("--arch", type=int, default=90, choices=(80, 90, 100))
     parser.add_argument(
         "--inductor-cache", metavar="DIR", help="compile with this Inductor cache (default: an empty one, a cold run)"
     )
@@ -224,74 +202,84 @@ def main(argv: list[str] | None = None) -> int:
     scenarios = find_scenarios(options.paths or [course_dir()])
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="gpu-check-") as scratch:
+    logs = LessonLogs(out / LOGS)
+    try:
+        ok = _check(options, scenarios, out, logs, started)
+    except Stopped as stopped:
+        print(f"gpu-check: stopped by {stopped}; what was measured is in {out}", file=sys.stderr)
+        return 128 + stopped.signum
+    print(f"gpu-check: {time.monotonic() - started:.0f} s; {', '.join(OUTPUT)} in {out}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+def _check(options: argparse.Namespace, scenarios: list[Path], out: Path, logs: LessonLogs, started: float) -> bool:
+    """Measure, preview, and write every output, whatever stops the first two; True when every claim held."""
+    with tempfile.TemporaryDirectory(prefix="gpu-check-") as scratch, _signals_stop_the_check():
         traces = Path(scratch) / "traces"
         traces.mkdir()
         # Cold by default: an empty Inductor cache, so the course's time is what a first run on a machine costs.
         cache = options.inductor_cache or str(Path(scratch) / "inductor-cache")
         env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache}
         real: dict[str, ScenarioReport] = {}
-        live: dict[str, ScenarioReport] = {}
-        preview_refused: str | None = None
+        live = LivePreview(
+            missing={path.name: "the check was stopped before the live preview ended" for path in scenarios}
+        )
         course_s = 0.0
         try:
-            real = run_course(scenarios, options.device, traces, started + BUDGET_S - PREVIEW_BUDGET_S, env)
+            for path, report in measure_course(scenarios, options.device, traces, started + BUDGET_S, env, logs):
+                real[path.name] = report
             course_s = time.monotonic() - started
-            live, preview_refused = live_preview(scenarios, options.arch, started + BUDGET_S - time.monotonic())
+            live = live_preview(scenarios, options.arch, env, logs)
         finally:
             # Written whatever happened above (a failed claim, an interrupted engine): the run's evidence.
             course_s = course_s or time.monotonic() - started
+            logs.close()
             ok = _write(
-                out,
-                scenarios,
-                (real, live),
-                traces,
-                options.arch,
-                course_s,
-                cold=not options.inductor_cache,
-                preview_refused=preview_refused,
+                out, scenarios, (real, live), traces, logs, options.arch, course_s, cold=not options.inductor_cache
             )
-    print(f"gpu-check: {time.monotonic() - started:.0f} s; {', '.join(OUTPUT_FILES)} in {out}", file=sys.stderr)
-    return 0 if ok else 1
+    return ok
 
 
 def _write(
     out: Path,
     scenarios: list[Path],
-    measured: tuple[dict[str, ScenarioReport], dict[str, ScenarioReport]],
+    measured: tuple[dict[str, ScenarioReport], LivePreview],
     traces: Path,
+    logs: LessonLogs,
     arch: int,
     course_s: float,
     *,
     cold: bool,
-    preview_refused: str | None = None,
 ) -> bool:
     """Every output file, whatever happened before; True when every scenario ran and its claims held.
     ``measured``: the GPU's reports and the live preview's."""
     real, live = measured
     recorded = recorded_preview()
-    rows, details = findings(scenarios, real, live, recorded, traces)
+    rows, details = findings(scenarios, real, live, recorded, traces, logs)
     first = next(iter(real.values()), None)
     device = device_text(first.device, first.device_name, first.threads, first.torch_version) if first else ""
-    source = "live, this torch" if live else f"recorded ({RECORDED_PREVIEW.name})"
-    header = f"device: {device} · preview: {source}, sm_{arch}" if first else "no scenario was measured"
-    if first and not live and preview_refused:
-        header += f"\nno live preview on this torch: {preview_refused}"
+    header = f"device: {device} · {preview_line(live, len(scenarios), arch)}" if first else "no scenario was measured"
     fits = course_s <= BUDGET_S and len(real) == len(scenarios)
     timing = (
         f"course: {len(real)}/{len(scenarios)} scenarios measured in {course_s:.0f} s "
         f"{'from an empty Inductor cache' if cold else 'with a given Inductor cache'}: "
         + (f"within the {BUDGET_S:.0f} s budget" if fits else f"does NOT fit the {BUDGET_S:.0f} s budget")
     )
-    text = f"{header}\n\n{table(rows)}\n\n{timing}\n"
+    text = f"{header}\n\n{table(rows)}\n\n{timing}\n\nevery engine's stderr, per lesson: {LOGS}/\n"
     print(text)
     (out / "gpu-check.md").write_text(text, encoding="utf-8")
     summary = {
         "device": device,
         "torch": first.torch_version if first else None,
         "arch": arch,
-        "preview": source,
-        "preview_refused": None if live else preview_refused,
+        "preview": {
+            "live": len(live.reports),
+            "lessons": len(scenarios),
+            "seconds": round(live.seconds, 1),
+            "budget_s": live.budget_s,
+            "torch": live.torch_version,
+            "recording": RECORDED_PREVIEW.name,
+        },
         "course_s": round(course_s, 1),
         "budget_s": BUDGET_S,
         "cold_inductor_cache": cold,
@@ -299,11 +287,24 @@ def _write(
     }
     (out / "gpu-check.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     (out / "course.jsonl").write_text(
-        "".join(json.dumps(report.to_dict()) + "\n" for report in real.values()), encoding="utf-8"
+        "".join(json.dumps(strict_json(saved_form(report)), allow_nan=False) + "\n" for report in real.values()),
+        encoding="utf-8",
     )
     with tarfile.open(out / "traces.tar.gz", "w:gz") as archive:
         archive.add(traces, arcname="traces")
     return bool(real) and len(real) == len(scenarios) and all(report.ok for report in real.values())
+
+
+def preview_line(live: LivePreview, count: int, arch: int) -> str:
+    """The header's word on the preview the GPU is compared with: live on this torch, or the recording, and why."""
+    if len(live.reports) == count:
+        return f"preview: live, this torch, sm_{arch} ({live.summary(count)})"
+    source = f"preview: recorded ({RECORDED_PREVIEW.name}), sm_{arch}"
+    reasons = set(live.missing.values())
+    if not live.reports:
+        why = reasons.pop() if len(reasons) == 1 else "each row says why"
+        return f"{source}\nno live preview on this torch: {why}"
+    return f"{source}, where a row says there is no live one\nlive preview: {live.summary(count)}"
 
 
 if __name__ == "__main__":

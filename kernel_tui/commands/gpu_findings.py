@@ -77,11 +77,17 @@ def compare_kernels(real: ScenarioReport, preview: ScenarioReport | None) -> str
     return "different: " + " · ".join(differences)
 
 
-def compiled_cell(real: ScenarioReport, live: ScenarioReport | None, recorded: ScenarioReport | None) -> str:
-    """The GPU against the preview on this torch; where that preview failed, against the recording, saying so;
-    and where the two previews disagree, that the recording's torch names things otherwise."""
+def compiled_cell(
+    real: ScenarioReport,
+    live: ScenarioReport | None,
+    recorded: ScenarioReport | None,
+    missing: str = "the live preview did not run",
+) -> str:
+    """The GPU against the preview on this torch; where there is none (``missing`` says why) or it failed, against
+    the recording, saying so; and where the two previews disagree, that the recording's torch names things
+    otherwise."""
     if live is None or live.error is not None:
-        why = "no preview on this torch" if live is None else f"preview error on this torch: {_first_line(live)}"
+        why = f"no live preview: {missing}" if live is None else f"preview error on this torch: {_first_line(live)}"
         against = compare_kernels(real, recorded)
         return f"{why}; against the recording ({_torch(recorded)}): {against}"
     cell = compare_kernels(real, live)

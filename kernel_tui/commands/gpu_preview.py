@@ -1,0 +1,143 @@
+"""``gpu-check``'s live preview: the CUDA preview made on the GPU machine's own torch, so that a difference from the
+GPU is the preview's and not another torch's naming; one warm engine for the whole course, on a budget of its own.
+
+On the H200 (torch 2.11) the preview never ran, and the table said only "no preview on this torch". It had not
+failed: the check ran it as ``kernel-tui run --device cuda-preview``, a fresh engine per lesson (each a fresh
+torch and Triton import on the GPU machine, each faking a device and generating code with Inductor's caches off),
+in what the course had left of 270 s, about 124 s for 29 engines. In one engine that stays up, a lesson's preview
+takes a tenth of a second to a second: the course in 10.6 s, start-up (4.3 s) included, on two busy cores with
+torch 2.14.1 (``BUDGET_S`` leaves ten times that). The engine is restored between lessons (``engine.isolation``),
+as the suite's shared preview engine is; if it dies on a lesson, the next lesson starts a new one.
+
+Every lesson without a live report has its reason, in its own row of the table: this torch refused to preview,
+the engine died on that lesson (its stderr is in the lesson's log), or the budget ran out and where. No torch is
+imported.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kernel_tui.transport.client import EngineClient
+from kernel_tui.transport.engine_died import EngineDied
+from kernel_tui.transport.protocol import ARCHES
+from kernel_tui.transport.run_record import RunRecord, fold
+
+if TYPE_CHECKING:
+    from kernel_tui.commands.gpu_logs import LessonLogs
+    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.transport.protocol import Arch
+
+BUDGET_S = 120.0
+"""The live preview's own time, after the course's: ten times what the course's preview took in a warm engine
+on two busy cores (10.6 s). The course's 270 s is the GPU's, and gives the preview nothing."""
+START_TIMEOUT_S = 60.0
+"""How long the preview engine may take to say hello (it imports torch and Triton, and fakes a device)."""
+
+
+@dataclass(frozen=True)
+class LivePreview:
+    """What the live preview made of the course: a report per lesson it previewed, why for every other."""
+
+    reports: dict[str, ScenarioReport] = field(default_factory=dict)
+    """Per lesson file name, the preview's report (with an error where the preview failed on the lesson)."""
+    missing: dict[str, str] = field(default_factory=dict)
+    """Per lesson file name with no report, why not."""
+    seconds: float = 0.0
+    budget_s: float = BUDGET_S
+    torch_version: str | None = None
+    """The torch the preview engine said hello with; None if none did."""
+
+    def why_not(self, name: str) -> str:
+        """Why lesson ``name`` has no live preview."""
+        return self.missing.get(name, "the live preview did not run")
+
+    def summary(self, count: int) -> str:
+        """One line for the table's header: how many lessons were previewed live, in what time."""
+        previewed = f"{len(self.reports)}/{count} lessons previewed live"
+        on = f" on torch {self.torch_version}" if self.torch_version else ""
+        return f"{previewed}{on} in {self.seconds:.0f} s of the preview's own {self.budget_s:.0f} s"
+
+
+def live_preview(
+    scenarios: list[Path],
+    arch: int,
+    env: dict[str, str],
+    logs: LessonLogs,
+    budget_s: float = BUDGET_S,
+    command: list[str] | None = None,
+) -> LivePreview:
+    """Preview ``scenarios`` for ``arch`` in one engine, each lesson within what is left of ``budget_s``;
+    ``command``: the engine's (the tests' stand-in)."""
+    started = time.monotonic()
+    deadline = started + budget_s
+    reports: dict[str, ScenarioReport] = {}
+    missing: dict[str, str] = {}
+    torch_version: str | None = None
+    lesson_sink: Callable[[str], None] = _nowhere
+
+    def sink(line: str) -> None:
+        # One engine, one lesson at a time: a line belongs to the lesson being previewed.
+        lesson_sink(line)
+
+    client = EngineClient(
+        "cuda-preview", stderr_sink=sink, command=command, env=env, arch=_arch(arch), fresh_per_run=False
+    )
+    try:
+        for number, path in enumerate(scenarios):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                after = f"after {number} of {len(scenarios)} lessons" if number else "before its first lesson"
+                missing[path.name] = f"the live preview's {budget_s:.0f} s ran out {after}"
+                continue
+            lesson_sink = logs.section(
+                path, f"the live preview's engine (--device cuda-preview, sm_{arch}, one for the course)"
+            )
+            starting = not client.running
+            try:
+                hello = client.start(timeout=min(remaining, START_TIMEOUT_S))
+                torch_version = hello.torch_version
+                if starting:
+                    logs.note(path, f"engine pid {hello.pid} started: torch {hello.torch_version}")
+            except EngineDied as death:
+                why = _refused(death)
+                logs.note(path, f"ended: {why}")
+                # An engine that cannot start will not start for the next lesson either.
+                missing.update({later.name: why for later in scenarios[number:]})
+                break
+            record = RunRecord(client.next_run_id(), path, sweep=False)
+            try:
+                for message in client.run(str(path), sweep=False, timed=False, timeout=remaining, run_id=record.run_id):
+                    record = fold(record, message)
+            except EngineDied as death:
+                logs.note(path, f"ended: {death.describe()}")
+                if time.monotonic() >= deadline:
+                    missing[path.name] = f"the live preview's {budget_s:.0f} s ran out on this lesson"
+                else:
+                    missing[path.name] = f"the preview engine died on this lesson: {death.describe()}"
+                continue
+            assert record.report is not None, "the client's runs end with Done"
+            reports[path.name] = record.report
+    finally:
+        client.close()
+    return LivePreview(reports, missing, time.monotonic() - started, budget_s, torch_version)
+
+
+def _arch(arch: int) -> Arch:
+    if arch not in ARCHES:
+        raise ValueError(f"no preview for sm_{arch}: the preview knows {', '.join(map(str, ARCHES))}")
+    return arch
+
+
+def _nowhere(line: str) -> None:
+    """Where a line goes before the first lesson's log is open (none comes: the engine starts after)."""
+
+
+def _refused(death: EngineDied) -> str:
+    if death.refusal:
+        return f"this torch cannot preview: {death.refusal}"
+    return f"the preview engine did not start: {death.describe()}"
