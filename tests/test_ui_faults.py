@@ -46,7 +46,7 @@ async def run_scenario(app: KernelTuiApp, pilot: Pilot[None], path: Path, key: s
     ("name", "where"),
     [
         ("exits.py", "exits.py: engine: the engine exited with code 3"),
-        ("segfaults.py", "segfaults.py: engine: the engine was killed by SIGSEGV"),
+        ("segfaults.py", "segfaults.py:14: engine: the engine was killed by SIGSEGV in the eager profile, in fn"),
     ],
 )
 @pytest.mark.engine

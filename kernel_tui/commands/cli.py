@@ -299,10 +299,10 @@ def run_command(
                     if baselines is not None:
                         console.print(baseline_view(comparison, report.scenario, options.baseline))
                     console.file.flush()
-                if crash:
-                    # The frames that say where, after the engine's own words (on stderr as they came); --json
-                    # carries them in the error's details.
-                    status.print(f"{shown_as}: how the engine crashed\n{crash}")
+            if crash:
+                # The frames that say where, after the engine's own words (on stderr as they came), with --json too
+                # (where the error's details carry them): a CI log shows them.
+                status.print(f"{shown_as}: how the engine crashed\n{crash}", soft_wrap=True)
     if grown:
         # One line a CI log shows, on stderr so that --json output stays JSON.
         print(f"kernel-tui run: grew against {options.baseline}: {'; '.join(grown)}", file=sys.stderr)
