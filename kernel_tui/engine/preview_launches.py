@@ -1,5 +1,7 @@
 """What a preview counts as launches: each operator that works on the device is one (``aten_cuda`` where ATen's
-CUDA code launches more), grouped into a table's rows as a measurement's kernels are."""
+CUDA code launches more), grouped into a table's rows as a measurement's kernels are. A library call (eager's
+``aten::mm``, a compiled graph's ``extern_kernels.mm``) is one, as a GPU's table counts it (``Kernel.library``):
+how many kernels the library runs for it is its choice on the GPU, which a preview cannot know."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from kernel_tui.engine.traffic import (
 )
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.launch import KernelLaunch
+from kernel_tui.model.library_call import is_library_op
 from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.model.names import short_name
 
@@ -97,6 +100,8 @@ def launch_rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
                 code=next((launch.code for launch in group if launch.code), None),
                 launch=preview_launch(group[0], kind),
                 predicted=next((launch.basis for launch in group if launch.basis), None) or aten_cuda.named_basis(name),
+                # One library call each, as a GPU's table counts it: the kernels inside are the library's choice.
+                library=group[0].name if is_library_op(group[0].name) else None,
             )
         )
     return tuple(rows)

@@ -1,5 +1,7 @@
 """A run against its pinned baseline: per mode, which kernels were added, removed or changed, and how the
-launches, bytes, peak memory and time moved.
+launches, bytes, peak memory and time moved. A library call counts as one launch however many kernels the
+library ran for it (``Kernel.calls``), and pairs with the same operator's call in the other run whichever
+kernels the library chose each time: cuBLAS's split-K on one GPU and not on another is no growth.
 
 No torch and no Textual: ``kernel-tui run --baseline`` and the explorer's ``B`` both call ``compare`` on two
 ``ScenarioReport`` objects and show the rows it returns. Times are noisy, so a time difference counts only
@@ -42,8 +44,13 @@ def match_kernels(old: Sequence[Kernel], new: Sequence[Kernel]) -> list[tuple[Ke
     """
     partner: dict[int, int] = {}
     # The profiler's graph counter is process-wide: ``graph_3_cpp_fused_add_0`` is ``graph_0_cpp_fused_add_0``
-    # of another run.
-    for key in (lambda kernel: without_graph_counter(kernel.name), lambda kernel: kernel_identity(kernel.name)):
+    # of another run. A library call is its operator's, whichever kernels the library chose for it this time.
+    keys: tuple[Callable[[Kernel], str | None], ...] = (
+        lambda kernel: without_graph_counter(kernel.name),
+        lambda kernel: kernel_identity(kernel.name),
+        lambda kernel: kernel.library,
+    )
+    for key in keys:
         _pair_by(key, old, new, partner)
     taken = set(partner.values())
     pairs: list[tuple[Kernel | None, Kernel | None]] = [
@@ -54,18 +61,19 @@ def match_kernels(old: Sequence[Kernel], new: Sequence[Kernel]) -> list[tuple[Ke
 
 
 def _pair_by(
-    key: Callable[[Kernel], str], old: Sequence[Kernel], new: Sequence[Kernel], partner: dict[int, int]
+    key: Callable[[Kernel], str | None], old: Sequence[Kernel], new: Sequence[Kernel], partner: dict[int, int]
 ) -> None:
-    """Pair the unpaired new kernels with the first unpaired old kernel of the same key (and launching operator)."""
+    """Pair the unpaired new kernels with the first unpaired old kernel of the same key (and launching operator);
+    a kernel whose key is None pairs with none by it."""
     waiting: dict[tuple[str, str | None], list[int]] = {}
     taken = set(partner.values())
     for index, kernel in enumerate(old):
-        if index not in taken:
-            waiting.setdefault((key(kernel), kernel.op), []).append(index)
+        if index not in taken and (known := key(kernel)) is not None:
+            waiting.setdefault((known, kernel.op), []).append(index)
     for index, kernel in enumerate(new):
-        if index in partner:
+        if index in partner or (known := key(kernel)) is None:
             continue
-        candidates = waiting.get((key(kernel), kernel.op))
+        candidates = waiting.get((known, kernel.op))
         if candidates:
             partner[index] = candidates.pop(0)
 

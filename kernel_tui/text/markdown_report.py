@@ -22,7 +22,8 @@ from kernel_tui.text.formatting import (
     summary_line,
     variant_rows,
 )
-from kernel_tui.text.kernel_columns import MARKDOWN_COLUMNS, NAME, TableOf
+from kernel_tui.text.kernel_columns import MARKDOWN_COLUMNS, NAME, TIME, TableOf
+from kernel_tui.text.library_text import kernel_lines
 from kernel_tui.text.memory_text import memory_line
 from kernel_tui.text.roofline_text import (
     ceilings_line,
@@ -57,6 +58,9 @@ def _kernel_table(title: str, mode: ModeResult | None, mode_name: str, preview: 
             + " | ".join(f"`{cell}`" if column is NAME else cell for column, cell in zip(MARKDOWN_COLUMNS, cells))
             + " |"
         )
+        for name, time in kernel_lines(kernel, preview):  # the kernels inside a library call, under its row
+            inside = {NAME.key: f"`{_cell(name.strip())}`", TIME.key: time}
+            lines.append("| " + " | ".join(inside.get(column.key, "") for column in MARKDOWN_COLUMNS) + " |")
     return lines + [""]
 
 

@@ -42,7 +42,8 @@ from kernel_tui.text.formatting import (
     training_line,
     variant_rows,
 )
-from kernel_tui.text.kernel_columns import CALLS, NAME, TERMINAL_COLUMNS, ColumnPlan, TableOf, fit_columns
+from kernel_tui.text.kernel_columns import CALLS, NAME, TERMINAL_COLUMNS, TIME, ColumnPlan, TableOf, fit_columns
+from kernel_tui.text.library_text import kernel_lines
 from kernel_tui.text.memory_text import memory_line
 from kernel_tui.text.names_beside_figures import RULED, columns_kept
 from kernel_tui.text.roofline_text import (
@@ -87,9 +88,11 @@ def _rows(mode: ModeResult | None, of: TableOf) -> list[tuple[Text | str, dict[s
     for section, kernels in groups:
         if section is not None:
             rows.append((Text(section, style="bold"), {CALLS.key: format_count(sum(k.calls for k in kernels))}))
+        indent = "" if section is None else "  "
         for kernel, name in zip(kernels, nested_names(kernels)):
             cells = {column.key: column.cell(kernel, of) for column in TERMINAL_COLUMNS if column is not NAME}
-            rows.append((name if section is None else f"  {name}", cells))
+            rows.append((indent + name, cells))
+            rows.extend((indent + line, {TIME.key: time}) for line, time in kernel_lines(kernel, of.preview))
     return rows
 
 

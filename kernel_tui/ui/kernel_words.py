@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from kernel_tui.text.boundary_text import kernel_note
 from kernel_tui.text.formatting import attribution_text, bandwidth_text
+from kernel_tui.text.library_text import call_story
 from kernel_tui.text.roofline_text import format_bound, format_flops, format_gflops, format_intensity
 
 if TYPE_CHECKING:
@@ -24,6 +25,9 @@ def kernel_story(kernel: Kernel, mode: str, compiled: ModeResult | None = None) 
     ``g`` only where ``code_kernel`` (what ``g`` shows) finds code, with ``compiled`` the run's compiled side."""
     attribution = attribution_text(kernel, mode)
     parts = [attribution] if attribution else []
+    inside = call_story(kernel)
+    if inside:
+        parts.append(inside)
     apart = kernel_note(kernel, compiled, eager=mode == "eager")
     if apart:
         parts.append(f"{apart} (d: Inductor's words)")
