@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -13,7 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import WriteScenario
+from conftest import WriteScenario, within
+from processes import is_running, wait_for
 
 from kernel_tui.commands import gpu_check
 from kernel_tui.commands.gpu_bandwidth import bandwidth_cell, largest_from_memory
@@ -287,6 +289,48 @@ def test_the_course_stops_at_its_deadline_and_says_which_lessons_did_not_run(tmp
     stopped = measured[paths[1]].error
     assert stopped is not None and "no result within" in stopped.message
     assert "not run: the course's time budget was spent" in logs.path(paths[2]).read_text()
+
+
+def test_a_check_stopped_midway_keeps_what_was_measured_and_says_where_it_stopped(tmp_path: Path) -> None:
+    """SIGTERM (a ``timeout`` on the GPU machine) reaches the check while lesson 02's engine runs: lesson 01's report
+    is kept, 02's log says the check ended it, its engine is gone, and the table says why 02 and 03 have no row."""
+
+    class Stop(Exception):
+        pass
+
+    def stop(signum: int, frame: object) -> None:
+        raise Stop("SIGTERM")
+
+    paths = lessons(tmp_path, 3)
+    logs = LessonLogs(tmp_path / "stderr")
+    command = fake_engine(tmp_path, **{"02_lesson.py": "hang"})
+    measured: dict[Path, ScenarioReport] = {}
+    previous = signal.signal(signal.SIGALRM, stop)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, within(8))
+        with pytest.raises(Stop):
+            for path, measurement in measure_course(
+                paths, "cpu", tmp_path, time.monotonic() + 300, {**os.environ}, logs, command
+            ):
+                measured[path] = measurement
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert list(measured) == paths[:1]
+    log = logs.path(paths[1]).read_text()
+    assert "# ended: the check stopped while its engine ran (Stop('SIGTERM'))" in log
+    (pid,) = engine_pids(log)
+    assert wait_for(lambda: not is_running(int(pid)), 10)
+    rows, _ = gpu_check.findings(
+        paths,
+        {path.name: r for path, r in measured.items()},
+        LivePreview(),
+        {},
+        tmp_path,
+        logs,
+        "the check was stopped by SIGTERM",
+    )
+    assert [row.claims for row in rows[1:]] == ["not run (the check was stopped by SIGTERM)"] * 2
 
 
 def test_the_live_preview_runs_the_whole_course_in_one_engine(tmp_path: Path) -> None:

@@ -149,15 +149,17 @@ def findings(
     recorded: dict[str, ScenarioReport],
     trace_dir: Path,
     logs: LessonLogs,
+    not_run: str = "time budget",
 ) -> tuple[list[Row], dict[str, Any]]:
+    """A row per scenario, and its details for the JSON; ``not_run``: why a scenario with no report has none."""
     rows: list[Row] = []
     details: dict[str, dict[str, Any]] = {}
     for path in scenarios:
         report = real.get(path.name)
         log = logs.relative(path) if logs.path(path).exists() else None
         if report is None:
-            rows.append(Row(path.name, "not run (time budget)", "—", "—"))
-            details[path.name] = {"measured": False, "stderr_log": log}
+            rows.append(Row(path.name, f"not run ({not_run})", "—", "—"))
+            details[path.name] = {"measured": False, "not_run": not_run, "stderr_log": log}
             continue
         own = live.reports.get(path.name)
         preview = own or recorded.get(path.name)
@@ -225,17 +227,29 @@ def _check(options: argparse.Namespace, scenarios: list[Path], out: Path, logs: 
             missing={path.name: "the check was stopped before the live preview ended" for path in scenarios}
         )
         course_s = 0.0
+        stopped: str | None = None
         try:
             for path, report in measure_course(scenarios, options.device, traces, started + BUDGET_S, env, logs):
                 real[path.name] = report
             course_s = time.monotonic() - started
             live = live_preview(scenarios, options.arch, env, logs)
+        except (Stopped, KeyboardInterrupt) as stop:
+            stopped = f"the check was stopped by {stop}" if isinstance(stop, Stopped) else "the check was interrupted"
+            raise
         finally:
             # Written whatever happened above (a failed claim, an interrupted engine): the run's evidence.
             course_s = course_s or time.monotonic() - started
             logs.close()
             ok = _write(
-                out, scenarios, (real, live), traces, logs, options.arch, course_s, cold=not options.inductor_cache
+                out,
+                scenarios,
+                (real, live),
+                traces,
+                logs,
+                options.arch,
+                course_s,
+                cold=not options.inductor_cache,
+                stopped=stopped,
             )
     return ok
 
@@ -250,12 +264,13 @@ def _write(
     course_s: float,
     *,
     cold: bool,
+    stopped: str | None = None,
 ) -> bool:
     """Every output file, whatever happened before; True when every scenario ran and its claims held.
-    ``measured``: the GPU's reports and the live preview's."""
+    ``measured``: the GPU's reports and the live preview's; ``stopped``: what stopped the check, if anything did."""
     real, live = measured
     recorded = recorded_preview()
-    rows, details = findings(scenarios, real, live, recorded, traces, logs)
+    rows, details = findings(scenarios, real, live, recorded, traces, logs, stopped or "time budget")
     first = next(iter(real.values()), None)
     device = device_text(first.device, first.device_name, first.threads, first.torch_version) if first else ""
     header = f"device: {device} · {preview_line(live, len(scenarios), arch)}" if first else "no scenario was measured"
@@ -264,6 +279,7 @@ def _write(
         f"course: {len(real)}/{len(scenarios)} scenarios measured in {course_s:.0f} s "
         f"{'from an empty Inductor cache' if cold else 'with a given Inductor cache'}: "
         + (f"within the {BUDGET_S:.0f} s budget" if fits else f"does NOT fit the {BUDGET_S:.0f} s budget")
+        + (f" ({stopped})" if stopped else "")
     )
     text = f"{header}\n\n{table(rows)}\n\n{timing}\n\nevery engine's stderr, per lesson: {LOGS}/\n"
     print(text)

@@ -84,6 +84,9 @@ def measure_course(
                 report = died_report(record, death.error(path), engine_facts(hello, device), size=None)
                 logs.note(path, f"ended: {death.describe()}")
             finally:
+                stopped_by = sys.exc_info()[1]  # SIGTERM, Ctrl-C or a fault of the check's own, on its way out
+                if stopped_by is not None:
+                    logs.note(path, f"ended: the check stopped while its engine ran ({stopped_by!r})")
                 engine.close()
             print(f"gpu-check: {number + 1}/{len(scenarios)} measured", file=sys.stderr, flush=True)
             yield path, report

@@ -16,6 +16,7 @@ imported.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -87,6 +88,8 @@ def live_preview(
     client = EngineClient(
         "cuda-preview", stderr_sink=sink, command=command, env=env, arch=_arch(arch), fresh_per_run=False
     )
+    previewing: Path | None = None
+    """The lesson the engine is at: a check stopped meanwhile says so in that lesson's log."""
     try:
         for number, path in enumerate(scenarios):
             remaining = deadline - time.monotonic()
@@ -97,7 +100,7 @@ def live_preview(
             lesson_sink = logs.section(
                 path, f"the live preview's engine (--device cuda-preview, sm_{arch}, one for the course)"
             )
-            starting = not client.running
+            starting, previewing = not client.running, path
             try:
                 hello = client.start(timeout=min(remaining, START_TIMEOUT_S))
                 torch_version = hello.torch_version
@@ -123,6 +126,9 @@ def live_preview(
             assert record.report is not None, "the client's runs end with Done"
             reports[path.name] = record.report
     finally:
+        stopped_by = sys.exc_info()[1]  # SIGTERM, Ctrl-C or a fault of the check's own, on its way out
+        if stopped_by is not None and previewing is not None:
+            logs.note(previewing, f"ended: the check stopped while the preview engine ran ({stopped_by!r})")
         client.close()
     return LivePreview(reports, missing, time.monotonic() - started, budget_s, torch_version)
 
