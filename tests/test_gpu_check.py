@@ -452,3 +452,32 @@ def test_the_checks_modules_import_neither_textual_nor_torch() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_a_lessons_log_is_this_runs_alone_and_stops_growing_at_its_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scenario printing in a loop must not fill the GPU machine's disk nor the folder that comes back: past the
+    limit an engine's lines are counted, while the check's own notes (how the engine ended) are still written."""
+    from kernel_tui.commands import gpu_logs
+
+    lesson = Path("01_lesson.py")
+    LessonLogs(tmp_path).note(lesson, "ended: an earlier check's engine")
+    monkeypatch.setattr(gpu_logs, "LIMIT_BYTES", 200)
+    logs = LessonLogs(tmp_path)
+    sink = logs.section(lesson, "the GPU's engine")
+    for number in range(50):
+        sink(f"line {number:02d} of a scenario that prints in a loop\n")
+    logs.note(lesson, "ended: the engine was killed by SIGSEGV")
+    logs.close()
+    text = logs.path(lesson).read_text()
+    assert "earlier" not in text and text.startswith("=== the GPU's engine ===\nline 00 ")
+    kept = re.findall(r"^line \d\d ", text, flags=re.MULTILINE)
+    assert 3 <= len(kept) < 10
+    assert (
+        f"{kept[-1]}of a scenario that prints in a loop\n# the engines' lines stop here: a log is kept to 200 bytes\n"
+        in text
+    )
+    assert text.endswith(
+        f"# ended: the engine was killed by SIGSEGV\n# {50 - len(kept)} lines of the engines were not kept\n"
+    )

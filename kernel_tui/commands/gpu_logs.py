@@ -1,11 +1,12 @@
 """``gpu-check``'s evidence of each lesson's engines: their stderr, whole, in a file per lesson beside the table.
 
 On the H200 two engines died by SIGSEGV and nothing said why: the check kept no engine's stderr, and a report
-keeps only the last 40 lines of it. Here every line an engine writes on stderr (a warning, a traceback, a
+then kept only the last 40 lines of it. Here every line an engine writes on stderr (a warning, a traceback, a
 faulthandler dump, torch's native stack) goes to ``stderr/LESSON.log`` in the check's output folder as it
 arrives, so whatever happens after, a crash of the check itself included, the file holds what came before. A
 lesson's file has a section per engine that worked on it (the GPU's, then the live preview's), each headed by
-what ran and closed by how it ended.
+what ran and closed by how it ended. The logs of an earlier check into the same folder are removed first: a
+lesson's log is this run's alone.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ class LessonLogs:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
+        for earlier in folder.glob("*.log"):
+            earlier.unlink()
         self._lock = threading.Lock()
         self._dropped: dict[Path, int] = {}
 
@@ -64,6 +67,6 @@ class LessonLogs:
                 self._dropped[target] = self._dropped.get(target, 0) + 1
                 if not first:
                     return
-                line = f"# the engines' lines stop here: the log is kept to {LIMIT_BYTES // 2**20} MiB"
+                line = f"# the engines' lines stop here: a log is kept to {LIMIT_BYTES:,} bytes"
             with target.open("a", encoding="utf-8", errors="replace") as file:
                 file.write(line if line.endswith("\n") else line + "\n")
