@@ -5,8 +5,8 @@ array-sized transfers each? And a new question: which kernel is limited by arith
 memory?
 
 **Why.** Eager runs the `mm` (it reads `x` and `w` and writes the product: three transfers) and the
-`tanh` (two more). Compiled, the same two kernels and the same five transfers: the multiply is a
-library call, and Inductor cannot put the `tanh` inside it.
+`tanh` (two more). Compiled, the same two and the same five transfers: the multiply is one library
+call (the library may split it), and Inductor cannot put the `tanh` inside it.
 
 Count the work instead of the bytes. The product does 2·1024³, about 2.1 billion operations, on
 12 MiB: some 170 operations per byte, its *arithmetic intensity*. The `tanh` does one per element
@@ -17,8 +17,8 @@ nothing. The `tanh` sits far below, memory-bound, and is a small share of the ca
 saves transfers, so it barely moves this lesson's time.
 
 Small matrices are a third case. At 16 by 16 the product is 8192 operations, and the call costs
-what Python, the dispatcher and the launch cost: it lands far below both ceilings, limited by
-neither. The tables call such a kernel overhead-bound.
+what Python, the dispatcher and the launch cost: far below both ceilings. The tables call such a
+kernel overhead-bound.
 
 **Try next.** Press `b` until the chart shows the roofline, then set the size to 256 with `z`.
 """

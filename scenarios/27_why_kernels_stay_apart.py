@@ -4,20 +4,20 @@
 many kernels eager, and compiled? Compiled, how many *boundaries*, places where one kernel writes a buffer
 that another reads back? How many of them come from a library call, and how many from a reduction?
 
-**Why.** Inductor's scheduler keeps two operations that share a buffer apart when it must. Two of its
+**Why.** Inductor's scheduler keeps two operations that share a buffer apart when it must; two of its
 reasons show here.
 
-The matrix multiply goes to a library (a BLAS on CPU, cuBLAS on a GPU). Inductor cannot put its own code
-inside a library's kernel, so the ReLU cannot ride along as an epilogue: the product goes to memory and
-comes back: kind *library*.
+The matrix multiply is one library call (the library may split it): a BLAS on CPU, cuBLAS on a GPU.
+Inductor cannot put code inside a library's kernels, so the ReLU cannot ride along as an epilogue: the
+product goes to memory and comes back: kind *library*.
 
 The division needs the finished sum, one number, while it runs over every element: a loop of another
 size that must wait for the first. Kind *reduction*. The ReLU and the sum do fuse.
 
 On CPU there are two boundaries; the sum's loop and the division's loop sit one after the other in one
-C++ kernel, and the boundary says so. On a GPU there are four: the division's kernel computes the ReLU
-again, so it reads the product as well (a second library boundary), and a sum of 65,536 elements is split
-into two kernels, a reduction feeding a reduction.
+C++ kernel. On a GPU there are four: the division's kernel computes the ReLU again, so it reads the
+product too (a second library boundary), and a sum of 65,536 elements is split into two kernels, a
+reduction feeding a reduction.
 
 **Try next.** The library boundary suggests the variant `max_autotune`: on a GPU, Inductor may write a
 matmul of its own that takes the ReLU as an epilogue. Does a boundary go?

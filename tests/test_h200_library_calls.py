@@ -15,6 +15,7 @@ engine checks them.
 from __future__ import annotations
 
 import json
+import runpy
 import tarfile
 from dataclasses import replace
 from pathlib import Path
@@ -174,3 +175,38 @@ def test_a_replayed_report_keeps_its_library_calls_through_json(traces: Path, mo
     assert [part["launch"]["grid"] for part in product["library_kernels"]] == [[8, 8, 4], [8, 8, 1]]
     again = ScenarioReport.from_dict(checked_report(data))
     assert again.compiled == report.compiled and again.eager == report.eager
+
+
+@FORMS
+@pytest.mark.parametrize("mode", ["eager", "compiled"])
+def test_lesson_30s_product_is_the_one_the_h200_split(
+    mode: str, legacy: bool, traces: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lesson 30 multiplies the two 256 × 256 matrices that lesson 27 does, which the H200 traces hold: there the
+    product was one call of cuBLAS's two kernels in each mode. Its claims of one call hold on that product, and
+    what it says ran (the grids, the row's name) is what the trace shows."""
+    lesson, recorded_lesson = (
+        course_dir() / "30_inside_a_library_call.py",
+        course_dir() / "27_why_kernels_stay_apart.py",
+    )
+    shapes = [
+        [tuple(tensor.shape) for tensor in runpy.run_path(str(path))["inputs"](read_scenario(path).size, "cpu")]
+        for path in (lesson, recorded_lesson)
+    ]
+    assert shapes[0] == shapes[1] == [(256, 256), (256, 256)]
+    rows = replayed_rows(traces / f"{recorded_lesson.stem}.{mode}.json", legacy, monkeypatch)
+    product = tuple(row for row in rows if row.library)
+    report = recorded(recorded_lesson.stem)
+    measured = report.mode(mode)
+    assert measured is not None
+    only_the_product = replace(measured, kernels=product, kernel_count=sum(row.calls for row in product))
+    claims = {key: value for key, value in read_scenario(lesson).claims_for("cuda").items() if key == mode}
+    held = replace(report, eager=only_the_product) if mode == "eager" else replace(report, compiled=only_the_product)
+    checks = check_claims(claims, held, swept=False)
+    assert claims and all(check.ok for check in checks.values()), checks
+    (row,) = product
+    words = read_scenario(lesson).lesson
+    assert f"`{nested_names([row])[0]}`" in words
+    for kernel in row.library_kernels:
+        assert kernel.launch is not None and kernel.launch.grid is not None
+        assert " × ".join(map(str, kernel.launch.grid)) + " blocks" in words

@@ -20,7 +20,9 @@ class ModeResult:
     """Eager or compiled: its kernels, their traffic and its steady-state time."""
 
     kernel_count: float
-    """Kernel launches per call of ``fn`` (a mean when the profiled calls differ)."""
+    """Kernel launches per call of ``fn`` (a mean when the profiled calls differ), a library call counted once
+    however many kernels the library ran for it (``Kernel.library``): what the ``eager`` and ``compiled`` claims
+    count."""
     kernels: tuple[Kernel, ...]
     """Each kernel that ran, grouped by name, in launch order."""
     bytes_total: int | None
