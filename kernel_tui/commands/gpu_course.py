@@ -87,7 +87,10 @@ def measure_course(
                 stopped_by = sys.exc_info()[1]  # SIGTERM, Ctrl-C or a fault of the check's own, on its way out
                 if stopped_by is not None:
                     logs.note(path, f"ended: the check stopped while its engine ran ({stopped_by!r})")
-                engine.close()
+                if taken is not None:
+                    taken.drop()  # ends it even while it still starts: no engine outlives the check
+                else:
+                    engine.close()
             print(f"gpu-check: {number + 1}/{len(scenarios)} measured", file=sys.stderr, flush=True)
             yield path, report
     finally:
