@@ -9,7 +9,8 @@ in torch 2.11's event form and in 2.12's), and its kernel rows replace the recor
 The trace has no bytes and no lines: a row that is not a library call takes those of the recorded row of its name,
 with the recorded file's lines moved to where the same code is in the lesson now; the modes' totals (bytes,
 transfers) and the boundaries are the recording's. Then the lesson's own claims for a GPU are checked as the
-engine checks them.
+engine checks them. Lesson 30, which came after that run, multiplies lesson 27's matrices: its calls and what it
+says ran are checked against 27's product in the same traces.
 """
 
 from __future__ import annotations
