@@ -21,9 +21,6 @@ REPO = Path(__file__).resolve().parent.parent
 # Set before any engine starts: every child inherits it, so each graph compiles once per machine.
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache" / "inductor"))
 os.environ.setdefault("KERNEL_TUI_CACHE_DIR", str(REPO / ".cache" / "kernel-tui"))
-# The explorer's engines warm the compiler while a learner reads; in tests nobody reads, and each engine would
-# pay for it. tests/test_warmup.py turns it back on where the warm-up is what is tested.
-os.environ.setdefault("KERNEL_TUI_WARM_UP", "0")
 # A sweep ends early when its next point would overrun a time budget, which a busy machine reaches sooner: tests
 # that need every size measured would then depend on the machine's load. The budget itself is tested, with a
 # small budget of its own, in test_faults.
@@ -234,8 +231,9 @@ def from_the_repository(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session")
 def engine() -> Iterator[EngineClient]:
-    """A CPU engine shared by the tests that measure real scenarios."""
-    with EngineClient("cpu", fresh_per_run=False) as client:
+    """The CPU engine client the tests that measure real scenarios share: as the CLI's and the explorer's, each run
+    in a fresh engine, taken from the spare (warmed up) that the run before it started."""
+    with EngineClient("cpu") as client:
         yield client
 
 
@@ -243,7 +241,7 @@ def engine() -> Iterator[EngineClient]:
 def preview_engine() -> Iterator[EngineClient]:
     """A CUDA-preview engine (Inductor's CUDA code generation, on no GPU) shared by the tests that preview:
     each start imports Triton and fakes a device, which costs seconds."""
-    client = EngineClient("cuda-preview", arch=90, fresh_per_run=False)
+    client = EngineClient("cuda-preview", arch=90)
     try:
         client.start()
     except EngineDied as death:

@@ -85,13 +85,12 @@ def test_inputs_on_the_meta_device_are_an_error_not_a_speedup(
 def test_exits_and_interrupts_in_a_scenario_name_their_stage_and_line(
     write_scenario: WriteScenario, engine: EngineClient, source: str, stage: str, line: int, message: str
 ) -> None:
-    pid = engine.start().pid
     report = measure(engine, write_scenario(source, "ends.py"))
     assert report.error is not None
+    # The scenario's error at its stage, reported by the engine in its Done: an engine that had ended with the
+    # scenario would be reported at the stage "engine".
     assert (report.error.stage, report.error.line) == (stage, line)
     assert report.error.message == message
-    assert engine.hello is not None
-    assert engine.hello.pid == pid, "the engine lives on"
 
 
 def test_an_exit_on_a_later_call_keeps_what_was_measured_and_names_the_line(
@@ -110,12 +109,9 @@ def test_an_exit_on_a_later_call_keeps_what_was_measured_and_names_the_line(
         def inputs(size, device):
             return (torch.ones(size),)
     """)
-    pid = engine.start().pid
     report = measure(engine, write_scenario(source, "exits_later.py"))
     assert report.error is not None and report.error.line == 9
     assert report.error.stage == "eager" and "SystemExit" in report.error.message
-    assert engine.hello is not None
-    assert engine.hello.pid == pid
 
 
 def test_a_fullgraph_graph_break_names_the_line_dynamo_names(

@@ -54,11 +54,17 @@ def test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone(
     assert (tmp_path / "warmup.json").exists(), "the next session's estimate comes from this one"
 
 
-def test_the_cli_engine_does_not_warm_up(engine: EngineClient) -> None:
-    assert engine.start().warmup is None
-    report = measure(engine, REPO / "tests" / "data" / "add_relu.py")
-    assert report.compiled is not None
-    assert report.compiled.kernel_count == 1
+@pytest.mark.engine
+def test_the_cli_engine_does_not_warm_up_and_its_spares_do() -> None:
+    """The CLI's request comes at once: its first engine does not warm up, and the spare that each run starts for the
+    next one does, while that run measures."""
+    with EngineClient("cpu") as client:
+        assert client.start().warmup is None
+        report = measure(client, REPO / "tests" / "data" / "add_relu.py")
+        assert report.compiled is not None
+        assert report.compiled.kernel_count == 1
+        hello = client.start()
+        assert hello.warmup is not None, "the run's spare, now this client's engine, warmed up"
 
 
 def test_the_explorer_asks_for_the_warm_up(monkeypatch: pytest.MonkeyPatch) -> None:
