@@ -15,7 +15,8 @@ import pytest
 from cli_support import kernel_tui
 from rich.console import Console
 
-from kernel_tui.commands.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from kernel_tui.commands.cli import main
+from kernel_tui.commands.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.mode_result import ModeResult

@@ -17,7 +17,7 @@ from rich.console import Console
 from textual.widgets import Static
 
 from kernel_tui.commands.arguments import command_parser
-from kernel_tui.commands.cli import EXIT_USAGE
+from kernel_tui.commands.exits import EXIT_USAGE
 from kernel_tui.commands.view_text import print_device_columns
 from kernel_tui.model.device_columns import by_scenario, choice, column_letter, compare_devices, work_text
 from kernel_tui.model.kernel import Kernel

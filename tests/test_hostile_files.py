@@ -31,7 +31,8 @@ from hostile_results import (
 )
 from test_ui_support import ADD_RELU, REPO, explorer, finished, wait_for
 
-from kernel_tui.commands.cli import EXIT_USAGE, main
+from kernel_tui.commands.cli import main
+from kernel_tui.commands.exits import EXIT_USAGE
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.results_file import ResultsFileError, read_results
 from kernel_tui.model.safe_text import is_safe, safe_line, safe_text
@@ -310,13 +311,13 @@ class TestHostileTextInTheView:
         assert app.return_code in (None, 0)
 
     def test_baseline_output_shows_it_literally(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        from kernel_tui.commands.cli import _stdout_console
+        from kernel_tui.commands.cli_output import stdout_console
         from kernel_tui.text.render import baseline_view, scenario_view
 
         path = write(tmp_path, with_error(HOSTILE_TEXT))
         (old,) = read_results(path)
         new = ScenarioReport.from_dict(template())
-        console = _stdout_console()
+        console = stdout_console()
         console.print(scenario_view(old, console.width))
         console.print(baseline_view(compare(old, new), new.scenario, str(path)))
         out = capsys.readouterr().out

@@ -14,7 +14,7 @@ from hostile_results import template, write_lines
 from terminal_support import set_terminal_size
 from test_ui_support import ADD_RELU, REPO
 
-from kernel_tui.commands.cli import EXIT_USAGE
+from kernel_tui.commands.exits import EXIT_USAGE
 
 pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)
 

@@ -21,7 +21,8 @@ from cli_support import run_json
 from conftest import measure
 
 from kernel_tui.commands.arguments import command_parser
-from kernel_tui.commands.cli import EXIT_USAGE, main
+from kernel_tui.commands.cli import main
+from kernel_tui.commands.exits import EXIT_USAGE
 from kernel_tui.commands.ray_fanout import (
     default_accelerator,
     missing_accelerator,

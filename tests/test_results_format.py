@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from test_ui_support import DATA, explorer, finished, wait_for
 
-from kernel_tui.commands.cli import EXIT_USAGE, main
+from kernel_tui.commands.cli import main
+from kernel_tui.commands.exits import EXIT_USAGE
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.results_file import (
     FORMAT_FIELD,

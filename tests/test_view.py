@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from test_ui_support import REPO, explorer, finished, shown_text, status, wait_for
 
-from kernel_tui.commands.cli import EXIT_USAGE, main
+from kernel_tui.commands.cli import main
+from kernel_tui.commands.exits import EXIT_USAGE
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.results_file import FORMAT_FIELD, RESULTS_FORMAT, read_results
 from kernel_tui.model.scenario_file import read_scenario

@@ -11,7 +11,6 @@ import math
 import os
 import signal
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,17 +24,16 @@ from kernel_tui.commands.arguments import (
     check_timing,
     command_parser,
 )
-from kernel_tui.commands.cli_output import OutputFailed, silence_stdout, stdout_is_closed, writing
+from kernel_tui.commands.cli_output import OutputFailed, silence_stdout, stdout_console, stdout_is_closed, writing
+from kernel_tui.commands.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, Stopped, signals_end_the_run
 from kernel_tui.commands.model_arguments import model_paths
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.safe_text import safe_line
-from kernel_tui.model.scenario_file import ScenarioFileError, find_scenarios, read_scenario, read_source
+from kernel_tui.model.scenario_file import ScenarioFileError, find_scenarios, read_scenario, saved_source
 
 if TYPE_CHECKING:
     # argparse is imported where a parser is built or an argument checked: a bare ``kernel-tui`` never loads it.
     import argparse
-
-    from rich.console import Console
 
     from kernel_tui.model.report import ScenarioReport
 
@@ -43,36 +41,6 @@ if TYPE_CHECKING:
     # dataclasses, about 12 ms) is imported where it is used, not before the explorer's first frame.
     from kernel_tui.text.baseline import BaselineComparison
     from kernel_tui.transport.protocol import Arch, Hello
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-PIPED_WIDTH = 120
-
-
-class Stopped(BaseException):
-    """SIGTERM or SIGHUP reached ``kernel-tui run``: unwind, so that its engine is ended on the way out."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-@contextlib.contextmanager
-def _signals_end_the_run() -> Iterator[None]:
-    """SIGTERM and SIGHUP (``timeout``, a closed terminal, a killed tmux session) unwind like Ctrl-C does."""
-
-    def stop(signum: int, frame: object) -> None:
-        raise Stopped(signum)
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     if stdout_is_closed():
@@ -148,7 +116,7 @@ def _main(argv: Sequence[str] | None) -> int:
     check_arch(parser, options)
     paths = (check_paths(parser, options.paths) if options.paths else []) + model_paths(parser, options)
     if options.serve:
-        from kernel_tui.ui.serve import serve_app
+        from kernel_tui.ui.app.serve import serve_app
 
         return serve_app(
             paths,
@@ -164,7 +132,7 @@ def _main(argv: Sequence[str] | None) -> int:
 def _explore(paths: list[Path], *, device: str, predict: bool, arch: Arch | None) -> int:
     """Run the explorer here, on ``paths`` (none: the course)."""
     with _collector_off_until_first_frame():
-        from kernel_tui.ui.launch import run_app
+        from kernel_tui.ui.app.launch import run_app
 
         return run_app(paths, device=device, predict=predict, arch=arch)
 
@@ -184,16 +152,6 @@ def _collector_off_until_first_frame() -> Iterator[None]:
         gc.enable()
 
 
-def _stdout_console() -> Console:  # rich is imported late to keep start-up light
-    from rich.console import Console
-
-    # Piped output has no terminal width to follow: COLUMNS if set, else 120 columns, which keeps the two
-    # tables side by side.
-    follow = sys.stdout.isatty() or "COLUMNS" in os.environ
-    # No markup: every string printed names a scenario, a kernel or an error a stranger may have written.
-    return Console(highlight=False, markup=False, width=None if follow else PIPED_WIDTH)
-
-
 def run_command(
     options: argparse.Namespace, paths: list[Path], baselines: Sequence[ScenarioReport] | None = None
 ) -> int:
@@ -210,7 +168,7 @@ def run_command(
     from kernel_tui.transport.protocol import StageStartedMessage
     from kernel_tui.transport.run_record import RunRecord, died_report, engine_facts, fold
 
-    console = _stdout_console()
+    console = stdout_console()
     status = Console(stderr=True, markup=False, highlight=False)
 
     def forward(line: str) -> None:
@@ -223,7 +181,7 @@ def run_command(
     reports: list[ScenarioReport] = []
     hello: Hello | None = None
     """The latest engine's hello: a report of an engine that died still names the device and torch."""
-    with _signals_end_the_run(), EngineClient(options.device, stderr_sink=forward) as client:
+    with signals_end_the_run(), EngineClient(options.device, stderr_sink=forward) as client:
         try:
             hello = client.start()
         except EngineDied as death:
@@ -315,25 +273,16 @@ def run_command(
     return exit_code
 
 
-def saved_source(path: Path) -> str | None:
-    """The scenario's text for its saved report, so ``kernel-tui view`` needs no copy of the file; None when it
-    cannot be read (the report's load error then says why)."""
-    try:
-        return read_source(path)
-    except ScenarioFileError:
-        return None
-
-
 def view_command(options: argparse.Namespace) -> int:
     """The explorer on saved results (``--text``: their device columns printed); a file that is not one is a usage
     error naming the file and line."""
     if options.text:
         from kernel_tui.commands.view_text import print_device_columns
 
-        return print_device_columns(options.files, _stdout_console())
+        return print_device_columns(options.files, stdout_console())
     with _collector_off_until_first_frame():
         from kernel_tui.model.results_file import ResultsFileError, read_results
-        from kernel_tui.ui.view_link import saved_reports
+        from kernel_tui.ui.link.view_link import saved_reports
 
         saved = []
         for name in options.files:
@@ -342,7 +291,7 @@ def view_command(options: argparse.Namespace) -> int:
             except ResultsFileError as error:
                 print(f"kernel-tui view: {error}", file=sys.stderr)
                 return EXIT_USAGE
-        from kernel_tui.ui.view_app import run_view
+        from kernel_tui.ui.app.view_app import run_view
 
         return run_view(saved, predict=not options.no_predict)
 
@@ -387,7 +336,7 @@ def list_command(paths: list[Path]) -> int:
             exit_code = EXIT_FAILED
             continue
         table.add_row(str(number), info.title, safe_line(str(path)), info.claims_text())
-    _stdout_console().print(table)
+    stdout_console().print(table)
     return exit_code
 
 

@@ -10,6 +10,12 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+PIPED_WIDTH = 120
 
 
 class OutputFailed(Exception):
@@ -47,3 +53,14 @@ def stdout_is_closed() -> bool:
     except OSError:
         return True
     return False
+
+
+def stdout_console() -> Console:  # rich is imported late to keep start-up light
+    """The console a command prints its tables on: the terminal's width, or 120 columns when piped."""
+    from rich.console import Console
+
+    # Piped output has no terminal width to follow: COLUMNS if set, else 120 columns, which keeps the two
+    # tables side by side.
+    follow = sys.stdout.isatty() or "COLUMNS" in os.environ
+    # No markup: every string printed names a scenario, a kernel or an error a stranger may have written.
+    return Console(highlight=False, markup=False, width=None if follow else PIPED_WIDTH)

@@ -19,18 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui.commands.cli import (
-    EXIT_FAILED,
-    EXIT_OK,
-    EXIT_USAGE,
-    Stopped,
-    _signals_end_the_run,
-    _stdout_console,
-    saved_source,
-)
-from kernel_tui.commands.cli_output import writing
+from kernel_tui.commands.cli_output import stdout_console, writing
+from kernel_tui.commands.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, Stopped, signals_end_the_run
 from kernel_tui.commands.ray_worker import ScenarioJob, WorkerResult, measure_on_worker
 from kernel_tui.model.safe_text import safe_line
+from kernel_tui.model.scenario_file import saved_source
 
 if TYPE_CHECKING:
     import argparse
@@ -81,7 +74,7 @@ def fan_out(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int
             file=sys.stderr,
         )
         return EXIT_USAGE
-    with _signals_end_the_run():
+    with signals_end_the_run():
         failure = connect(ray, options.ray or None)
         if failure is not None:
             print(f"kernel-tui run: {failure}", file=sys.stderr)
@@ -275,7 +268,7 @@ def _send_and_show(ray: ModuleType, options: argparse.Namespace, paths: list[Pat
         job = ScenarioJob(str(path.resolve()), saved_source(path), run_arguments)
         pending[remote.remote(job)] = path
     status = Console(stderr=True, markup=False, highlight=False)
-    console = _stdout_console()
+    console = stdout_console()
     exit_code = EXIT_OK
     reports: dict[Path, ScenarioReport] = {}
     try:

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.commands.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE  # cli imports this module only when it runs
 from kernel_tui.commands.cli_output import writing
+from kernel_tui.commands.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from rich.console import Console

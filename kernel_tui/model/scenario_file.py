@@ -223,6 +223,15 @@ def read_source(path: str | Path) -> str:
         raise ScenarioFileError(f"cannot read the file: {error}") from error
 
 
+def saved_source(path: Path) -> str | None:
+    """The scenario's text for its saved report, so ``kernel-tui view`` needs no copy of the file; None when it
+    cannot be read (the report's load error then says why)."""
+    try:
+        return read_source(path)
+    except ScenarioFileError:
+        return None
+
+
 def read_scenario(path: str | Path) -> ScenarioInfo:
     """Parse ``path`` into a ScenarioInfo. Raises ScenarioFileError (with the line) on a bad file."""
     path = Path(path)
