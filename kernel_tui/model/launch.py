@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ScenarioReport
+from typing import Any
 
 WARP_SIZE = 32
 """Threads per warp on every NVIDIA GPU: a block's threads are scheduled 32 at a time."""
@@ -186,14 +182,3 @@ def launch_cells(launch: KernelLaunch) -> tuple[str, ...]:
         f"{launch.threads:,}" if launch.threads is not None else "",
         _count(share) if share is not None else "",
     )
-
-
-def known_launches(report: ScenarioReport) -> list[tuple[str, Kernel, KernelLaunch]]:
-    """Each kernel whose launch is known, with its mode, in table order: what the launch tables list."""
-    rows = []
-    for mode in ("eager", "compiled"):
-        result = report.mode(mode)
-        for kernel in result.kernels if result is not None else ():
-            if kernel.launch is not None and kernel.launch.is_known:
-                rows.append((mode, kernel, kernel.launch))
-    return rows

@@ -362,6 +362,17 @@ class ScenarioReport:
         return cls(**values)
 
 
+def known_launches(report: ScenarioReport) -> list[tuple[str, Kernel, KernelLaunch]]:
+    """Each kernel whose launch is known, with its mode, in table order: what the launch tables list."""
+    rows = []
+    for mode in ("eager", "compiled"):
+        result = report.mode(mode)
+        for kernel in result.kernels if result is not None else ():
+            if kernel.launch is not None and kernel.launch.is_known:
+                rows.append((mode, kernel, kernel.launch))
+    return rows
+
+
 def from_known_fields(cls: type[_Record], data: dict[str, Any]) -> _Record:
     """Build ``cls`` from the fields it knows: a newer engine may send more, and that must not break us."""
     names = {f.name for f in fields(cls)}

@@ -16,6 +16,7 @@ import types
 import typing
 from typing import Any
 
+from kernel_tui.model.launch import WARP_SIZE
 from kernel_tui.model.safe_text import safe_line, safe_text
 
 MAX_INTEGER = 2**63
@@ -146,9 +147,7 @@ def _value(hint: Any, value: Any, where: str, finite: bool) -> Any:
     if dataclasses.is_dataclass(hint):
         fields = _dataclass_fields(typing.cast(type, hint), value, where, finite)
         if getattr(hint, "__name__", None) == "KernelLaunch":
-            from kernel_tui.model.launch_check import check_launch
-
-            check_launch(fields, where)  # measured data: consistent, not only well typed
+            _check_launch(fields, where)  # measured data: consistent, not only well typed
         return fields
     if origin is tuple:
         if not isinstance(value, (list, tuple)):  # a tuple: a message decoded in-process, never through JSON
@@ -221,3 +220,35 @@ def _shown(value: Any) -> str:
     glimpse = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else "a huge number"
     glimpse = safe_text(glimpse if len(glimpse) <= 40 else glimpse[:39] + "…")
     return f"{kind} {glimpse}"
+
+
+_LAUNCH_AT_LEAST_ONE = ("warps",)
+_LAUNCH_NOT_NEGATIVE = ("registers_per_thread", "shared_memory", "elements", "threads")
+
+
+def _check_launch(fields: dict[str, Any], where: str) -> None:
+    """Raise ``SchemaError`` at the first field of ``fields`` (a launch's checked JSON) that no launch can have.
+
+    A launch is measured data: every field a count that can be, and the fields consistent with each other. A crafted
+    results file showed a negative grid, a block of zero threads, occupancy past 100% and threads that did not
+    multiply out, all as if measured."""
+    for name in ("grid", "block"):
+        dims = fields.get(name)
+        if dims is not None and any(dim < 1 for dim in dims):
+            raise SchemaError(f"{where}.{name}", f"is {list(dims)}: each dimension is at least 1")
+    for name in _LAUNCH_AT_LEAST_ONE:
+        if (value := fields.get(name)) is not None and value < 1:
+            raise SchemaError(f"{where}.{name}", f"is {value}: a block has at least one warp")
+    for name in _LAUNCH_NOT_NEGATIVE:
+        if (value := fields.get(name)) is not None and value < 0:
+            raise SchemaError(f"{where}.{name}", f"is {value}, a negative count")
+    occupancy = fields.get("occupancy_pct")
+    if occupancy is not None and not 0 <= occupancy <= 100:
+        raise SchemaError(f"{where}.occupancy_pct", f"is {occupancy}: a share is between 0 and 100")
+    grid, block, threads, warps = (fields.get(name) for name in ("grid", "block", "threads", "warps"))
+    if grid is not None and block is not None and threads is not None and threads != math.prod(grid) * math.prod(block):
+        raise SchemaError(
+            f"{where}.threads", f"is {threads}, not grid × block ({math.prod(grid)} × {math.prod(block)})"
+        )
+    if block is not None and warps is not None and warps != -(-math.prod(block) // WARP_SIZE):
+        raise SchemaError(f"{where}.warps", f"is {warps}, not the block's {math.prod(block)} threads in warps of 32")

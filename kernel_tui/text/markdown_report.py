@@ -6,7 +6,8 @@ import datetime
 from typing import TYPE_CHECKING
 
 from kernel_tui.model.compile_variants import describe_arguments
-from kernel_tui.model.launch import known_launches, launch_text
+from kernel_tui.model.launch import launch_text
+from kernel_tui.model.report import known_launches
 from kernel_tui.model.report_keys import MODES
 from kernel_tui.text.boundary_text import boundary_lines
 from kernel_tui.text.by_line import annotated_lines

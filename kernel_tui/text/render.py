@@ -13,7 +13,8 @@ from rich.text import Text
 from kernel_tui.model.baseline_marks import MARK_STYLES
 from kernel_tui.model.compile_variants import describe_arguments
 from kernel_tui.model.kernel import nested_names
-from kernel_tui.model.launch import LAUNCH_HEADERS, known_launches, launch_cells
+from kernel_tui.model.launch import LAUNCH_HEADERS, launch_cells
+from kernel_tui.model.report import known_launches
 from kernel_tui.model.report_keys import MODES, SECTIONS
 from kernel_tui.model.safe_text import safe_line
 from kernel_tui.text.baseline import (
