@@ -1,0 +1,121 @@
+"""The explorer's state as one value: everything its panes derive from, changed by named transitions.
+
+``ExplorerState`` gathers the books the explorer's parts keep (the ``Catalog``, the ``RunBook``, the
+``PinnedBaselines``, the ``VariantBook``, the ``PredictionBook``: each the one owner of its records, shared with
+the parts that fill them) and the explorer's own frozen state: the engine's (``EngineState``), the view's choices
+(``ViewState``) and the cursors (``Cursors``). The screen holds one such value; its handlers call the
+transitions below, and its funnel derives what the panes show as ``shown(state, now)``. A transition of the
+frozen parts returns a new value; one of a book (``select_scenario``) changes that book, which the value holds.
+Nothing here touches Textual (``tests/test_explorer_state.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kernel_tui.ui.state.cursors import NO_CURSORS, Cursors
+
+if TYPE_CHECKING:
+    from kernel_tui.model.report import ScenarioError
+    from kernel_tui.transport.protocol import Hello
+    from kernel_tui.ui.state.course.catalog import Catalog
+    from kernel_tui.ui.state.course.score import PredictionBook
+    from kernel_tui.ui.state.kernel_rows import KernelRow
+    from kernel_tui.ui.state.pinned_baselines import PinnedBaselines
+    from kernel_tui.ui.state.run_state import RunBook
+    from kernel_tui.ui.state.variant_choices import VariantBook
+
+
+@dataclass(frozen=True)
+class EngineState:
+    """What the screen knows of the engine: its hello, why it could not start, and its first compile."""
+
+    hello: Hello | None = None
+    error: ScenarioError | None = None
+    warmup_since: float | None = None
+    """When the engine began its first compile of the session; None once it ended (or never began)."""
+
+    def warming(self, now: float) -> tuple[float, float] | None:
+        """(estimate, elapsed) seconds while the engine's first compile runs, else None."""
+        if self.warmup_since is None or self.hello is None or self.hello.warmup is None:
+            return None
+        return self.hello.warmup.estimate_s, now - self.warmup_since
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """The screen's own choices that change what the panes say."""
+
+    chart_mode: str = "time"
+    measures: bool = True
+    """False for saved results (``kernel-tui view``): nothing is measured, the hints say so."""
+    editor_focused: bool = False
+    """The editor has the focus: the status line names its keys (letters are typed there)."""
+    editing: Path | None = None
+    """The file the snippet editor has open, if any."""
+    saved_origin: str | None = None
+    """Saved results (``kernel-tui view``): where the scenario's saved numbers were measured."""
+
+
+@dataclass(frozen=True)
+class ExplorerState:
+    """What every pane of the explorer derives from."""
+
+    catalog: Catalog
+    runs: RunBook
+    baselines: PinnedBaselines
+    variants: VariantBook
+    predictions: PredictionBook
+    engine: EngineState = EngineState()
+    view: ViewState = ViewState()
+    cursors: Cursors = NO_CURSORS
+
+    # -- the scenario and the view -------------------------------------------------------------------------
+
+    def select_scenario(self, index: int) -> ExplorerState:
+        """Show the scenario at ``index`` of the list (clamped to it)."""
+        self.catalog.select(index)
+        return self
+
+    def chart_mode_chosen(self, mode: str) -> ExplorerState:
+        """The chart draws ``mode`` (``b`` asks the chart's registry, ``chart_modes``, for the next), kept across
+        scenarios and layouts."""
+        return self._view(replace(self.view, chart_mode=mode))
+
+    def editor_focused(self, focused: bool) -> ExplorerState:
+        """The editor has the focus (or lost it): the status line names its keys, letters being typed there."""
+        return self._view(replace(self.view, editor_focused=focused))
+
+    def editor_opened(self, path: Path | None) -> ExplorerState:
+        """The editor holds the file at ``path`` (None: nothing open)."""
+        return self._view(replace(self.view, editing=path))
+
+    def saved_origin_known(self, origin: str | None) -> ExplorerState:
+        """Where the saved numbers of the scenario shown were measured (``kernel-tui view``; None: measured here)."""
+        return self._view(replace(self.view, saved_origin=origin))
+
+    def engine_changed(self, engine: EngineState) -> ExplorerState:
+        """The engine said hello, failed to start, began or ended its first compile."""
+        return replace(self, engine=engine)
+
+    def _view(self, view: ViewState) -> ExplorerState:
+        return self if view == self.view else replace(self, view=view)
+
+    # -- the cursors (``Cursors``) -----------------------------------------------------------------------------
+
+    def row_highlighted(self, mode: str, row: int, rows: tuple[KernelRow, ...], *, focused: bool) -> ExplorerState:
+        return self._cursors(self.cursors.row_highlighted(mode, row, rows, focused=focused))
+
+    def table_focused(self, mode: str) -> ExplorerState:
+        return self._cursors(self.cursors.table_focused(mode))
+
+    def lesson_line_moved(self, path: Path, line: int | None) -> ExplorerState:
+        return self._cursors(self.cursors.lesson_line_moved(path, line))
+
+    def editor_line_moved(self, line: int) -> ExplorerState:
+        return self._cursors(self.cursors.editor_line_moved(line))
+
+    def _cursors(self, cursors: Cursors) -> ExplorerState:
+        return self if cursors == self.cursors else replace(self, cursors=cursors)

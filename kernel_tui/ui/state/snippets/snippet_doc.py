@@ -1,0 +1,94 @@
+"""The document in the snippet editor: its text, the draft that keeps it, and the file it is saved as.
+
+The snippet session owns one ``SnippetDocument`` (the editor widget only shows it), so the text survives
+the layout switch that rebuilds every widget. Nothing here touches Textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kernel_tui.model.scenario_file import ScenarioFileError, parse_scenario
+from kernel_tui.ui.state.course.catalog import ScenarioEntry
+from kernel_tui.ui.state.snippets.drafts import Draft, shown_path
+from kernel_tui.ui.state.snippets.file_watch import FileWatch
+
+if TYPE_CHECKING:
+    from kernel_tui.model.report import ScenarioError
+
+DRAFT_MARK = "✎ "
+"""Starts the title of an editor document in the scenario list."""
+
+
+@dataclass
+class SnippetDocument:
+    """One editor document. ``text`` is what the editor shows; the draft file is kept in step with it."""
+
+    draft: Draft
+    text: str
+    written: str
+    """What the draft file holds now."""
+    saved: str | None = None
+    """What the file it edits (``draft.origin``) holds as far as we know; None when it edits no file."""
+    cursor: tuple[int, int] = (0, 0)
+    """(row, column) where the editor's cursor was, to put it back after the layout changes."""
+    error: ScenarioError | None = None
+    """The latest run's error, shown under the editor with its line marked."""
+    watch: FileWatch | None = field(default=None, repr=False)
+    """Watches ``draft.origin`` for changes made outside the app."""
+
+    @classmethod
+    def opened(cls, draft: Draft, text: str) -> SnippetDocument:
+        """A document for ``draft`` (whose file already holds ``text``), watching the file it edits."""
+        document = cls(draft, text, written=text)
+        if draft.origin is not None:
+            document.watch_origin()
+        return document
+
+    @property
+    def path(self) -> Path:
+        """What the engine runs: the draft."""
+        return self.draft.path
+
+    @property
+    def origin(self) -> Path | None:
+        return self.draft.origin
+
+    @property
+    def unsaved(self) -> bool:
+        """Typed text that no file holds yet (the draft aside)."""
+        if self.origin is not None and self.saved is not None:
+            return self.text != self.saved
+        return self.draft.unsaved(self.text)
+
+    @property
+    def needs_writing(self) -> bool:
+        """The draft file is behind the editor."""
+        return self.text != self.written
+
+    def watch_origin(self) -> None:
+        """Start (or restart) watching the file this document edits; what it holds now counts as saved."""
+        assert self.origin is not None
+        self.watch = FileWatch(self.origin)
+        try:
+            self.saved = self.origin.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            self.saved = None
+
+    def entry(self) -> ScenarioEntry:
+        """The document as a scenario of the list: the learner's own, its title marked as a draft."""
+        try:
+            info = parse_scenario(self.text, self.path)
+        except ScenarioFileError as error:
+            return ScenarioEntry(self.path, None, True, error, saved_to=self.origin)
+        return ScenarioEntry(self.path, replace(info, title=DRAFT_MARK + info.title), True, saved_to=self.origin)
+
+    def describe(self) -> str:
+        """Where the text will go: the file it edits, or the fact that it is not saved anywhere yet."""
+        if self.origin is not None:
+            return shown_path(self.origin) + (" (unsaved edits)" if self.unsaved else "")
+        if self.draft.based_on is not None:
+            return f"a copy of {self.draft.based_on.name}, not saved yet"
+        return "not saved yet"
