@@ -102,8 +102,9 @@ class WarmUp:
 
     @property
     def running(self) -> bool:
-        """Whether it has started and not ended: read by the request reader's thread."""
-        return self._started_at is not None and not self._ended.is_set()
+        """Whether it has not ended yet, started or about to be (the engine runs it right after its hello, and a
+        request may arrive in between): read by the request reader's thread."""
+        return not self._ended.is_set()
 
     def remaining_s(self) -> float:
         elapsed = time.monotonic() - (self._started_at or time.monotonic())
