@@ -28,7 +28,7 @@ from typing import Any
 
 from common import REPO
 
-from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.app.app import KernelTuiApp
 
 sys.path.insert(0, str(REPO / "tests"))  # the UI tests' harness: the app on recorded engine output
 
@@ -160,10 +160,10 @@ class RenderTimes:
 async def _render_time(recording: Path, scenario: Path) -> RenderTimes:
     from test_ui_support import wait_for
 
-    from kernel_tui.ui.app import KernelTuiApp
-    from kernel_tui.ui.catalog import load_catalog
-    from kernel_tui.ui.messages import EngineSaid
+    from kernel_tui.ui.app.app import KernelTuiApp
+    from kernel_tui.ui.link.messages import EngineSaid
     from kernel_tui.ui.screens.explorer import ExplorerScreen
+    from kernel_tui.ui.state.course.catalog import load_catalog
     from kernel_tui.ui.widgets.kernel_table import KernelTable
 
     link = ReplayEngineLink.from_files(recording)

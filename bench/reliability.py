@@ -97,8 +97,8 @@ async def _app_fault(path: Path, cancel_after_s: float | None) -> tuple[str, flo
     sys.path.insert(0, str(REPO / "tests"))
     from test_ui_support import shown_text
 
-    from kernel_tui.ui.app import KernelTuiApp
-    from kernel_tui.ui.catalog import load_catalog
+    from kernel_tui.ui.app.app import KernelTuiApp
+    from kernel_tui.ui.state.course.catalog import load_catalog
 
     app = KernelTuiApp(load_catalog([path], course=None), device="cpu")
     async with app.run_test(size=(160, 48)) as pilot:

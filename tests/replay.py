@@ -29,10 +29,10 @@ from kernel_tui.transport.protocol import (
     SweepPointMessage,
     Warmup,
 )
-from kernel_tui.ui.run_lifecycle import EngineRun, RunLifecycle, RunMessages, take_turn
+from kernel_tui.ui.link.run_lifecycle import EngineRun, RunLifecycle, RunMessages, take_turn
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.engine_link import CompileVariants
+    from kernel_tui.ui.link.engine_link import CompileVariants
 
 
 @dataclass(frozen=True)

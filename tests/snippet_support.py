@@ -15,13 +15,13 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.drafts import Draft, DraftStore
-from kernel_tui.ui.engine_link import CompileVariants
-from kernel_tui.ui.run_lifecycle import RunMessages
-from kernel_tui.ui.screens.prompt import PromptScreen
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.link.engine_link import CompileVariants
+from kernel_tui.ui.link.run_lifecycle import RunMessages
+from kernel_tui.ui.screens.dialogs.prompt import PromptScreen
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
-from kernel_tui.ui.snippet_doc import SnippetDocument
+from kernel_tui.ui.state.snippets.drafts import Draft, DraftStore
+from kernel_tui.ui.state.snippets.snippet_doc import SnippetDocument
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 

@@ -11,8 +11,8 @@ from replay import Recording
 from test_ui_support import RECORDINGS
 
 from kernel_tui.model.report import SweepPoint
-from kernel_tui.ui.widgets import chart_modes
-from kernel_tui.ui.widgets.chart_modes import (
+from kernel_tui.ui.widgets.charts import chart_modes
+from kernel_tui.ui.widgets.charts.chart_modes import (
     CHART_MODES,
     ChartData,
     ChartMode,

@@ -25,7 +25,7 @@ from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.scenario_file import CLAIM_KEYS, find_scenarios, read_scenario
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.engine_died import EngineDied
-from kernel_tui.ui.score import split_lesson
+from kernel_tui.ui.state.course.score import split_lesson
 
 NUMBERED = re.compile(r"^(\d{2})_[a-z0-9_]+\.py$")
 MIN_LESSONS = 14

@@ -247,9 +247,9 @@ async def test_the_explorer_shows_a_preview() -> None:
 
     from test_ui_support import ADD_RELU
 
-    from kernel_tui.ui.app import KernelTuiApp
-    from kernel_tui.ui.catalog import load_catalog
-    from kernel_tui.ui.run_state import RunStatus
+    from kernel_tui.ui.app.app import KernelTuiApp
+    from kernel_tui.ui.state.course.catalog import load_catalog
+    from kernel_tui.ui.state.run_state import RunStatus
     from kernel_tui.ui.widgets.kernel_table import KernelTable
 
     app = KernelTuiApp(load_catalog([ADD_RELU], course=None), device="cuda-preview")

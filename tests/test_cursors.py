@@ -8,8 +8,8 @@ from dataclasses import replace
 from test_shown import state
 from test_ui_support import ADD_RELU, BROKEN
 
-from kernel_tui.ui.code_links import NOTHING_TO_WALK
-from kernel_tui.ui.cursors import NO_CURSORS, next_code_line, table_rows
+from kernel_tui.ui.state.cursors import NO_CURSORS, next_code_line, table_rows
+from kernel_tui.ui.view.code_links import NOTHING_TO_WALK
 
 
 def test_j_and_k_walk_the_lines_with_work_round_at_the_ends() -> None:

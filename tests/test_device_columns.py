@@ -196,9 +196,9 @@ async def test_m_in_view_shows_the_scenarios_reports_side_by_side(tmp_path: Path
     """Two machines' results of one scenario: the explorer shows the later, ``m`` both, as columns."""
     from test_ui_support import shown_text, status, wait_for
 
-    from kernel_tui.ui.screens.device_columns import DeviceColumnsScreen
-    from kernel_tui.ui.view_app import build_view_app
-    from kernel_tui.ui.view_link import saved_reports
+    from kernel_tui.ui.app.view_app import build_view_app
+    from kernel_tui.ui.link.view_link import saved_reports
+    from kernel_tui.ui.screens.dialogs.device_columns import DeviceColumnsScreen
 
     work = [kernel("triton_poi_fused_add_0", ("aten::add",), (5,))]
     files = []

@@ -14,7 +14,7 @@ import pytest
 
 from kernel_tui.commands import docs_fields, docs_files, docs_keys, docs_pages
 from kernel_tui.model.report import ScenarioReport
-from kernel_tui.ui.actions import EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS
+from kernel_tui.ui.screens.actions import EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"

@@ -75,7 +75,7 @@ def test_the_explorers_link_asks_for_its_arch_in_each_request(tmp_path: Path, mo
     """``kernel-tui --device cuda-preview --arch 80`` (the explorer, and each browser tab of ``--serve``): the
     link's engine previews sm_80 with no setting in its environment."""
     from kernel_tui.transport.protocol import Done
-    from kernel_tui.ui.engine_link import client_engine_link
+    from kernel_tui.ui.link.engine_link import client_engine_link
 
     for name in SETTINGS_IN_THE_ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
@@ -91,6 +91,6 @@ def test_the_explorers_link_asks_for_its_arch_in_each_request(tmp_path: Path, mo
 
 
 def test_serve_gives_each_tab_the_arch_on_its_command_line() -> None:
-    from kernel_tui.ui.serve import app_command
+    from kernel_tui.ui.app.serve import app_command
 
     assert app_command([], device="cuda-preview", arch=100).endswith("--device cuda-preview --arch 100")

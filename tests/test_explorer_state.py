@@ -9,9 +9,9 @@ import sys
 from test_shown import NOW, RECORDING, state
 from test_ui_support import ADD_RELU, BROKEN, REPO
 
-from kernel_tui.ui.explorer_state import ExplorerState
-from kernel_tui.ui.shown import EngineState, shown
-from kernel_tui.ui.widgets.chart_modes import CHART_MODES
+from kernel_tui.ui.state.explorer_state import EngineState, ExplorerState
+from kernel_tui.ui.view.shown import shown
+from kernel_tui.ui.widgets.charts.chart_modes import CHART_MODES, next_chart_mode
 
 
 def start() -> ExplorerState:
@@ -24,10 +24,10 @@ def test_the_chart_mode_cycles_and_the_rest_stays() -> None:
     modes = [first.view.chart_mode]
     value = first
     for _ in CHART_MODES:
-        value = value.next_chart_mode()
+        value = value.chart_mode_chosen(next_chart_mode(value.view.chart_mode))
         modes.append(value.view.chart_mode)
     assert modes == [mode.name for mode in CHART_MODES] + [CHART_MODES[0].name], "round to the first"
-    charted = first.next_chart_mode()
+    charted = first.chart_mode_chosen(next_chart_mode(first.view.chart_mode))
     assert shown(charted, NOW).chart.mode == "bandwidth" and shown(first, NOW).chart.mode == "time"
     assert (charted.cursors, charted.engine, charted.catalog) == (first.cursors, first.engine, first.catalog)
 
@@ -67,7 +67,7 @@ def test_the_cursor_transitions_reach_the_cursors() -> None:
 
 
 def test_the_state_and_what_it_shows_never_import_textual() -> None:
-    modules = ["explorer_state", "shown", "cursors", "code_links"]
+    modules = ["state.explorer_state", "view.shown", "state.cursors", "view.code_links"]
     code = (
         "import sys\n"
         + "".join(f"import kernel_tui.ui.{name}\n" for name in modules)

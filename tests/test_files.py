@@ -190,7 +190,7 @@ def test_a_file_python_cannot_decode_is_a_load_error_in_every_command(tmp_path: 
 async def test_the_explorer_opens_a_folder_of_crafted_files(tmp_path: Path) -> None:
     from test_ui_support import explorer, make_link
 
-    from kernel_tui.ui.launch import build_app
+    from kernel_tui.ui.app.launch import build_app
 
     for name, source in CRAFTED.items():
         (tmp_path / name).write_text(source)

@@ -38,10 +38,10 @@ from kernel_tui.model.results_file import ResultsFileError, read_results
 from kernel_tui.model.safe_text import is_safe, safe_line, safe_text
 from kernel_tui.model.scenario_file import MAX_ITEMS, ScenarioFileError, parse_scenario
 from kernel_tui.text.baseline import compare
-from kernel_tui.ui.screens.details import DetailsScreen
-from kernel_tui.ui.screens.kernel_code import SHOWN_LINES, KernelCodeScreen, shown_code
-from kernel_tui.ui.view_app import build_view_app
-from kernel_tui.ui.view_link import saved_reports
+from kernel_tui.ui.app.view_app import build_view_app
+from kernel_tui.ui.link.view_link import saved_reports
+from kernel_tui.ui.screens.dialogs.details import DetailsScreen
+from kernel_tui.ui.screens.dialogs.kernel_code import SHOWN_LINES, KernelCodeScreen, shown_code
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 
 SCENARIO_TEXT = HOSTILE_TEXT.replace("\x00", "").replace("\r", "")
@@ -147,7 +147,7 @@ class TestViewReadsNothingAReportNames:
         code = textwrap.dedent(
             f"""
             from kernel_tui.commands import cli
-            from kernel_tui.ui.view_app import SavedResultsApp
+            from kernel_tui.ui.app.view_app import SavedResultsApp
 
             run = SavedResultsApp.run
             SavedResultsApp.run = lambda self: run(self, headless=True)
@@ -405,7 +405,7 @@ def test_no_widget_title_or_toast_is_built_as_markup() -> None:
     so every one that is not a literal is wrapped in ``Content``; and the app's ``notify`` never parses markup."""
     import ast
 
-    from kernel_tui.ui.app import KernelTuiApp
+    from kernel_tui.ui.app.app import KernelTuiApp
 
     offenders = []
     for path in (REPO / "kernel_tui" / "ui").rglob("*.py"):

@@ -22,7 +22,7 @@ import pytest
 from conftest import REPO
 
 from kernel_tui.transport.protocol import Done
-from kernel_tui.ui.engine_link import client_engine_link
+from kernel_tui.ui.link.engine_link import client_engine_link
 
 HOSTILE = REPO / "tests" / "data" / "hostile"
 ADD_RELU = REPO / "scenarios" / "02_add_relu.py"

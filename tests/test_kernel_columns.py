@@ -22,8 +22,8 @@ from kernel_tui.text.formatting import format_count
 from kernel_tui.text.kernel_columns import KernelColumn
 from kernel_tui.text.names_beside_figures import columns_kept
 from kernel_tui.text.roofline_text import ROOFLINE_HEADERS
-from kernel_tui.ui.view_app import build_view_app
-from kernel_tui.ui.view_link import saved_reports
+from kernel_tui.ui.app.view_app import build_view_app
+from kernel_tui.ui.link.view_link import saved_reports
 from kernel_tui.ui.widgets import kernel_table
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 

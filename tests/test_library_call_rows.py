@@ -21,7 +21,7 @@ from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.text import markdown_report, render
 from kernel_tui.text.baseline import compare_modes
 from kernel_tui.text.library_text import call_story, kernel_lines
-from kernel_tui.ui.kernel_words import kernel_story
+from kernel_tui.ui.view.kernel_words import kernel_story
 
 GEMM = "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_{}__5x_cublas"
 SLICES = LibraryKernel(GEMM.format("execute_kernel"), "sm80_xmma_gemm…", 1, 4.5, KernelLaunch(grid=(8, 8, 4)))

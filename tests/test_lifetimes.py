@@ -188,7 +188,7 @@ def test_closing_an_engine_is_bounded_whatever_a_stranger_holds(tmp_path: Path) 
         "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'], start_new_session=True)\n"
         "def fn(a):\n    return a + 1\ndef inputs(size, device):\n    return (torch.ones(size),)\n"
     )
-    from kernel_tui.ui.engine_link import ClientEngineLink
+    from kernel_tui.ui.link.engine_link import ClientEngineLink
 
     link = ClientEngineLink("cpu")
     messages = list(link.run(stranger, sweep=False))

@@ -15,11 +15,11 @@ from textual.pilot import Pilot
 from textual.widgets import TextArea
 
 from kernel_tui.ui.screens.explorer import ExplorerScreen
-from kernel_tui.ui.shown import Shown
+from kernel_tui.ui.view.shown import Shown
+from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.charts.runtime_plot import RuntimePlot
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
-from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 
@@ -143,7 +143,7 @@ BINDING = UI / "screens" / "explorer_panes.py"
 HAND_REFRESHES = frozenset({"derive_shown", "refresh_shown", "show_panes", "_show_panes", "on_idle"})
 """Every way to derive ``Shown`` or hand the panes their slices by hand."""
 FUNNEL = {
-    ("app.py", "on_idle"): {"on_idle"},
+    ("app/app.py", "on_idle"): {"on_idle"},
     ("screens/explorer.py", "on_idle"): {"derive_shown"},
     ("screens/explorer.py", "on_mount"): {"derive_shown"},
     ("screens/explorer.py", "watch_shown"): {"_show_panes"},

@@ -328,7 +328,7 @@ def test_the_chart_draws_the_peaks_against_size_and_says_why_when_it_cannot() ->
     import plotext
 
     from kernel_tui.model.report import SweepPoint
-    from kernel_tui.ui.widgets.chart_modes import ChartData, chart_mode
+    from kernel_tui.ui.widgets.charts.chart_modes import ChartData, chart_mode
 
     memory = chart_mode("memory").drawing()
     points = [SweepPoint(2**n, 1.0, 1.0, eager_peak_bytes=5 * 4 * 2**n, compiled_peak_bytes=4 * 2**n) for n in (12, 10)]

@@ -25,8 +25,8 @@ from kernel_tui.model.results_file import (
     read_results,
     saved_form,
 )
-from kernel_tui.ui.view_app import build_view_app
-from kernel_tui.ui.view_link import saved_reports
+from kernel_tui.ui.app.view_app import build_view_app
+from kernel_tui.ui.link.view_link import saved_reports
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 
 UNVERSIONED = DATA / "results_unversioned.jsonl"

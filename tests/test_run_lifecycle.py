@@ -15,7 +15,7 @@ import pytest
 from conftest import within
 
 from kernel_tui.transport.engine_died import EngineDied
-from kernel_tui.ui.run_lifecycle import (
+from kernel_tui.ui.link.run_lifecycle import (
     CANCELLED_REASON,
     CLOSING_REASON,
     EngineRun,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernel_tui.ui.answers import Answer, answers_text
-from kernel_tui.ui.score import PredictionBook, kind_label
+from kernel_tui.ui.state.course.answers import Answer, answers_text
+from kernel_tui.ui.state.course.score import PredictionBook, kind_label
 
 RIGHT = Answer({"eager": 2, "compiled": 1}, {"eager": 2.0, "compiled": 1.0})
 """Two claims, both right."""

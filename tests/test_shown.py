@@ -17,15 +17,15 @@ from test_ui_support import ADD_RELU, BROKEN, DATA, RECORDINGS
 
 from kernel_tui.model.report import ScenarioError, VariantResult
 from kernel_tui.transport.protocol import Done, Partial, StageStartedMessage, SweepPointMessage
-from kernel_tui.ui.catalog import Catalog, load_catalog
-from kernel_tui.ui.cursors import NO_CURSORS, Cursors
-from kernel_tui.ui.explorer_state import ExplorerState
-from kernel_tui.ui.pinned_baselines import PinnedBaselines
-from kernel_tui.ui.run_state import RunBook, ScenarioRun
-from kernel_tui.ui.score import PredictionBook
-from kernel_tui.ui.shown import EngineState, Shown, ViewState, shown
-from kernel_tui.ui.summary_lines import summary_lines
-from kernel_tui.ui.variant_choices import VariantBook
+from kernel_tui.ui.state.course.catalog import Catalog, load_catalog
+from kernel_tui.ui.state.course.score import PredictionBook
+from kernel_tui.ui.state.cursors import NO_CURSORS, Cursors
+from kernel_tui.ui.state.explorer_state import EngineState, ExplorerState, ViewState
+from kernel_tui.ui.state.pinned_baselines import PinnedBaselines
+from kernel_tui.ui.state.run_state import RunBook, ScenarioRun
+from kernel_tui.ui.state.variant_choices import VariantBook
+from kernel_tui.ui.view.shown import Shown, shown
+from kernel_tui.ui.view.summary_lines import summary_lines
 
 NOW = 1000.0
 RECORDING = Recording.load(RECORDINGS[0])

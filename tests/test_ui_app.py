@@ -28,17 +28,17 @@ from textual.widgets._header import HeaderTitle
 
 from kernel_tui.model.report import ScenarioError
 from kernel_tui.transport.protocol import Done, Partial, SweepPointMessage
-from kernel_tui.ui import describe
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.run_state import RunStatus
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.screens.dialogs.help import HelpScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
-from kernel_tui.ui.screens.help import HelpScreen
+from kernel_tui.ui.state.run_state import RunStatus
+from kernel_tui.ui.view import describe
+from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.charts.runtime_plot import RuntimePlot
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.run_status import RunStatusBar
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
-from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 

@@ -31,12 +31,12 @@ from kernel_tui.model.baseline_marks import ADDED, CHANGED, SAME
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.transport.protocol import Done
 from kernel_tui.transport.run_record import RunRecord
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.drafts import Draft, scenario_of
-from kernel_tui.ui.kernel_rows import kernel_rows
-from kernel_tui.ui.pinned_baselines import PinnedBaselines
-from kernel_tui.ui.run_state import ScenarioRun
-from kernel_tui.ui.screens.help import HelpScreen
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.screens.dialogs.help import HelpScreen
+from kernel_tui.ui.state.kernel_rows import kernel_rows
+from kernel_tui.ui.state.pinned_baselines import PinnedBaselines
+from kernel_tui.ui.state.run_state import ScenarioRun
+from kernel_tui.ui.state.snippets.drafts import Draft, scenario_of
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 

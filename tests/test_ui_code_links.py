@@ -17,9 +17,9 @@ from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.text.by_line import LineWork, line_work
 from kernel_tui.text.line_changes import aligned_lines, line_changes
 from kernel_tui.transport.protocol import Done
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.code_gutter import CURSOR_MARK
-from kernel_tui.ui.code_links import CodeLinks
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.view.code_gutter import CURSOR_MARK
+from kernel_tui.ui.view.code_links import CodeLinks
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import LINE_MARK, KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView

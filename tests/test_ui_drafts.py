@@ -9,18 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from kernel_tui.ui.drafts import (
+from kernel_tui.ui.link.state_folder import STATE_DIR_ENV, state_dir
+from kernel_tui.ui.state.snippets.drafts import (
     SNIPPETS_DIR_ENV,
-    STATE_DIR_ENV,
     TEMPLATE,
     Draft,
     DraftStore,
     drafts_dir,
     snippets_dir,
-    state_dir,
 )
-from kernel_tui.ui.file_watch import FileWatch
-from kernel_tui.ui.snippet_doc import SnippetDocument
+from kernel_tui.ui.state.snippets.file_watch import FileWatch
+from kernel_tui.ui.state.snippets.snippet_doc import SnippetDocument
 
 
 def test_folders_follow_the_environment_and_default_to_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -12,9 +12,9 @@ import pytest
 from conftest import overdue
 from test_ui_support import ADD_RELU, shown_text
 
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.run_state import RunStatus
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.state.course.catalog import load_catalog
+from kernel_tui.ui.state.run_state import RunStatus
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 
 pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)

@@ -19,8 +19,8 @@ from conftest import within
 from kernel_tui.transport import client
 from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.transport.protocol import Done, StageStartedMessage
-from kernel_tui.ui.engine_link import OUTPUT_LINES, ClientEngineLink
-from kernel_tui.ui.run_lifecycle import RunPhase
+from kernel_tui.ui.link.engine_link import OUTPUT_LINES, ClientEngineLink
+from kernel_tui.ui.link.run_lifecycle import RunPhase
 
 STAND_IN = textwrap.dedent(
     """

@@ -10,11 +10,11 @@ from test_ui_support import ADD_RELU, BROKEN, explorer, finished, make_app, make
 
 from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.transport.protocol import RunMessage, StageStartedMessage
-from kernel_tui.ui.engine_link import CompileVariants
-from kernel_tui.ui.run_lifecycle import RunMessages
-from kernel_tui.ui.run_state import RunStatus
-from kernel_tui.ui.screens.details import DetailsScreen
+from kernel_tui.ui.link.engine_link import CompileVariants
+from kernel_tui.ui.link.run_lifecycle import RunMessages
+from kernel_tui.ui.screens.dialogs.details import DetailsScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
+from kernel_tui.ui.state.run_state import RunStatus
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 

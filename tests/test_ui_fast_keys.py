@@ -15,7 +15,7 @@ from textual.widgets import Markdown
 
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
-from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.widgets.lesson_view import LessonView, lesson_markdown
 

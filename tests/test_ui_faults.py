@@ -15,10 +15,10 @@ from processes import is_running, listening_sockets
 from test_ui_support import status, wait_for
 from textual.pilot import Pilot
 
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.engine_link import ClientEngineLink
-from kernel_tui.ui.run_state import RunStatus, ScenarioRun
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.link.engine_link import ClientEngineLink
+from kernel_tui.ui.state.course.catalog import load_catalog
+from kernel_tui.ui.state.run_state import RunStatus, ScenarioRun
 
 DATA = Path(__file__).parent / "data"
 FAULTS = DATA / "faults"

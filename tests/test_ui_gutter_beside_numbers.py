@@ -17,10 +17,10 @@ from textual.app import App, ComposeResult
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.text.by_line import LineWork, line_work
-from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.code_gutter import WRAPPED_MIN_WIDTH, cell_texts, fitted, gutter_width
-from kernel_tui.ui.snippet_session import opening_cursor
-from kernel_tui.ui.source import scenario_source
+from kernel_tui.ui.state.course.catalog import load_catalog
+from kernel_tui.ui.state.course.source import scenario_source
+from kernel_tui.ui.state.snippets.snippet_session import opening_cursor
+from kernel_tui.ui.view.code_gutter import WRAPPED_MIN_WIDTH, cell_texts, fitted, gutter_width
 from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea, code_editor
 
@@ -205,8 +205,8 @@ async def test_the_lesson_gutter_says_kernel_and_library_call_where_nothing_fuse
     import json
 
     from kernel_tui.model.results_file import read_results
-    from kernel_tui.ui.view_app import build_view_app
-    from kernel_tui.ui.view_link import saved_reports
+    from kernel_tui.ui.app.view_app import build_view_app
+    from kernel_tui.ui.link.view_link import saved_reports
 
     results = tmp_path / "results.jsonl"
     results.write_text(json.dumps(json.loads(Path("tests/data/gelu_linear_report.json").read_text())) + "\n")

@@ -18,8 +18,8 @@ def test_building_the_app_does_not_import_torch() -> None:
         from pathlib import Path
 
         import kernel_tui.commands.cli
-        import kernel_tui.ui.app
-        from kernel_tui.ui.launch import build_app
+        import kernel_tui.ui.app.app
+        from kernel_tui.ui.app.launch import build_app
 
         app = build_app([Path({str(ADD_RELU)!r})], device="cpu")
         assert app.entries and app.link is not None
@@ -41,16 +41,16 @@ RUN_ONLY = (
     "kernel_tui.transport.protocol",
     "kernel_tui.transport.client",
     "kernel_tui.text.render",
-    "kernel_tui.ui.messages",
-    "kernel_tui.ui.engine_worker",
-    "kernel_tui.ui.run_lifecycle",
+    "kernel_tui.ui.link.messages",
+    "kernel_tui.ui.link.engine_worker",
+    "kernel_tui.ui.link.run_lifecycle",
     "kernel_tui.model.engine_death",
-    "kernel_tui.ui.kernel_rows",
-    "kernel_tui.ui.screens.details",
-    "kernel_tui.ui.screens.help",
-    "kernel_tui.ui.screens.variants",
-    "kernel_tui.ui.screens.predict",
-    "kernel_tui.ui.screens.kernel_code",
+    "kernel_tui.ui.state.kernel_rows",
+    "kernel_tui.ui.screens.dialogs.details",
+    "kernel_tui.ui.screens.dialogs.help",
+    "kernel_tui.ui.screens.dialogs.variants",
+    "kernel_tui.ui.screens.dialogs.predict",
+    "kernel_tui.ui.screens.dialogs.kernel_code",
     "textual_plotext",
     "torch",
 )
@@ -64,8 +64,8 @@ def test_the_first_frame_imports_nothing_that_only_a_run_or_a_dialog_needs(size:
     code = textwrap.dedent(
         f"""
         import sys
-        from kernel_tui.ui.app import KernelTuiApp
-        from kernel_tui.ui.launch import build_app
+        from kernel_tui.ui.app.app import KernelTuiApp
+        from kernel_tui.ui.app.launch import build_app
         from kernel_tui.ui.screens.explorer import ExplorerScreen
 
         loaded = []

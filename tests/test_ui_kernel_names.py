@@ -19,12 +19,12 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from kernel_tui.model.results_file import read_results
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.view_app import build_view_app
-from kernel_tui.ui.view_link import saved_reports
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.app.view_app import build_view_app
+from kernel_tui.ui.link.view_link import saved_reports
+from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
 DATA = REPO / "tests" / "data"
 COURSE_RECORDINGS = {"cpu": DATA / "course_cpu.jsonl", "sm90": DATA / "preview" / "course_sm90.jsonl"}

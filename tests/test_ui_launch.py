@@ -13,8 +13,8 @@ from test_ui_support import REPO, explorer, finished, shown_text, wait_for
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.results_file import read_results
 from kernel_tui.text.markdown_report import scenario_markdown
-from kernel_tui.ui.view_app import build_view_app
-from kernel_tui.ui.view_link import saved_reports
+from kernel_tui.ui.app.view_app import build_view_app
+from kernel_tui.ui.link.view_link import saved_reports
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 

@@ -12,12 +12,12 @@ from kernel_tui.model.report import ScenarioError, SweepPoint
 from kernel_tui.transport import protocol
 from kernel_tui.transport.protocol import StageStartedMessage, SweepPointMessage
 from kernel_tui.transport.run_record import RunRecord
-from kernel_tui.ui import describe
-from kernel_tui.ui.catalog import Catalog, ScenarioEntry, load_catalog
-from kernel_tui.ui.messages import EngineSaid, RunEnded
-from kernel_tui.ui.run_state import RunBook, RunStatus, ScenarioRun
-from kernel_tui.ui.source import scenario_source
-from kernel_tui.ui.widgets.runtime_lines import _thin, time_ticks
+from kernel_tui.ui.link.messages import EngineSaid, RunEnded
+from kernel_tui.ui.state.course.catalog import Catalog, ScenarioEntry, load_catalog
+from kernel_tui.ui.state.course.source import scenario_source
+from kernel_tui.ui.state.run_state import RunBook, RunStatus, ScenarioRun
+from kernel_tui.ui.view import describe
+from kernel_tui.ui.widgets.charts.runtime_lines import _thin, time_ticks
 
 
 class TestSource:

@@ -21,14 +21,14 @@ from textual.pilot import Pilot
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.scenario_file import CLAIM_KEYS, read_scenario
 from kernel_tui.transport.protocol import Done, Hello
-from kernel_tui.ui.answers import device_kind
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.catalog import ScenarioEntry, load_catalog
-from kernel_tui.ui.claim_kinds import CLAIM_KINDS, Amount, Choice, ClaimKind, kind_of
-from kernel_tui.ui.questions import UNCLAIMED
-from kernel_tui.ui.score import PredictionBook
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.screens.dialogs.predict import PredictScreen, RevealScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
-from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
+from kernel_tui.ui.state.course.answers import device_kind
+from kernel_tui.ui.state.course.catalog import ScenarioEntry, load_catalog
+from kernel_tui.ui.state.course.claim_kinds import CLAIM_KINDS, Amount, Choice, ClaimKind, kind_of
+from kernel_tui.ui.state.course.questions import UNCLAIMED
+from kernel_tui.ui.state.course.score import PredictionBook
 
 COURSE = REPO / "scenarios"
 LESSONS = sorted(COURSE.glob("[0-9]*.py"))
@@ -322,7 +322,7 @@ def _fewer_compiled(_key: str, report: ScenarioReport) -> float | None:
 async def test_a_new_claim_kind_needs_no_new_dialog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """One more entry in ``CLAIM_KINDS`` and a lesson that asks it: the same dialog gives it a box of its kind (a
     word here), and the same reveal grades it against the recorded report."""
-    from kernel_tui.ui import claim_kinds, questions
+    from kernel_tui.ui.state.course import claim_kinds, questions
 
     fewer = ClaimKind(
         "fewer kernels",

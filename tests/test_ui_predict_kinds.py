@@ -16,8 +16,8 @@ from test_ui_support import DATA, REPO, explorer, make_app, shown_text, wait_for
 from textual.pilot import Pilot
 
 from kernel_tui.transport.protocol import Done, Partial
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.screens.dialogs.predict import PredictScreen, RevealScreen
 
 COURSE = REPO / "scenarios"
 COUNTS_AND_TRANSFERS = ("eager", "compiled", "eager_transfers", "compiled_transfers", "ideal_transfers")
@@ -92,8 +92,8 @@ async def test_lesson_16_asks_the_sweeps_compiles_and_runs_the_sweep_to_grade_th
 
 def test_a_sweep_guess_waits_for_a_run_with_the_sweep(tmp_path: Path) -> None:
     """A run without the sweep (the sweep cancelled, then r) counts no compiles: the guess waits for one."""
-    from kernel_tui.ui.catalog import load_catalog
-    from kernel_tui.ui.score import PredictionBook
+    from kernel_tui.ui.state.course.catalog import load_catalog
+    from kernel_tui.ui.state.course.score import PredictionBook
 
     entry = next(e for e in load_catalog([COURSE / "16_static_shapes.py"], COURSE))
     recording = Recording.load(DATA / "ui_static_shapes_messages.json")
@@ -170,7 +170,7 @@ async def test_lesson_20_asks_which_ceiling_limits_each_kernel(tmp_path: Path, m
 
 def test_an_old_answer_of_kernels_and_transfers_still_loads(tmp_path: Path) -> None:
     """Lessons 15-20 were asked kernels and transfers before: those answers keep counting."""
-    from kernel_tui.ui.score import PredictionBook
+    from kernel_tui.ui.state.course.score import PredictionBook
 
     path: Path = tmp_path / "predictions.json"
     path.write_text(

@@ -16,12 +16,12 @@ from textual.pilot import Pilot
 from textual.widgets._header import HeaderTitle
 
 from kernel_tui.commands import cli
-from kernel_tui.ui import launch
-from kernel_tui.ui.answers import Answer, answers_text
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.score import HIDDEN_EXPLANATION, PredictionBook, split_lesson
+from kernel_tui.ui.app import launch
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.screens.dialogs.predict import PredictScreen, RevealScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
-from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
+from kernel_tui.ui.state.course.answers import Answer, answers_text
+from kernel_tui.ui.state.course.score import HIDDEN_EXPLANATION, PredictionBook, split_lesson
 from kernel_tui.ui.widgets.lesson_view import LessonView
 
 WHY = "Eager runs each op on its own; the compiler fuses the add and the ReLU into one loop."

@@ -28,7 +28,7 @@ APP = textwrap.dedent(
     sys.path.insert(0, {tests!r})
     from test_ui_support import make_app
     from textual.app import App
-    from kernel_tui.ui import quit_signals
+    from kernel_tui.ui.app import quit_signals
 
     quit_signals.QUIT_DEADLINE_S = {deadline!r}
     app = make_app()

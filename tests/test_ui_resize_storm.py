@@ -17,7 +17,7 @@ from textual.widgets import TabbedContent
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
 from kernel_tui.transport.protocol import Partial
-from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 
 SMALL = (80, 24)

@@ -15,9 +15,8 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from kernel_tui.model.roofline import MEMORY_BOUND, achieved_gflops, bound, dominant_bound, intensity
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.widgets.kernel_table import KernelTable
-from kernel_tui.ui.widgets.roofline_plot import (
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.widgets.charts.roofline_plot import (
     COMPUTE_ROOF,
     HIGHLIGHT,
     MEMORY_ROOF,
@@ -26,8 +25,9 @@ from kernel_tui.ui.widgets.roofline_plot import (
     point_label,
     roof_lines,
 )
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
-from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
+from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.charts.runtime_plot import RuntimePlot
+from kernel_tui.ui.widgets.kernel_table import KernelTable
 
 BANDWIDTH_GBS, MATMUL_GFLOPS = 12.0, 48.0  # a ridge of 4 FLOPs per byte
 ELEMENTS = 2**20

@@ -20,8 +20,8 @@ from test_ui_support import ADD_RELU, FROZEN_CLOCK, RECORDINGS, REPO, wait_for
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
 from kernel_tui.transport.protocol import Done, SweepPointMessage
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.catalog import load_catalog
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.state.course.catalog import load_catalog
 
 SIZE = (120, 40)
 RUN_SECONDS = 6.4

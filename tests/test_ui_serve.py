@@ -22,7 +22,7 @@ from conftest import overdue
 from test_ui_support import ADD_RELU, REPO
 
 from kernel_tui.commands import cli
-from kernel_tui.ui import launch, serve
+from kernel_tui.ui.app import launch, serve
 
 START_TIMEOUT_S = 60.0
 

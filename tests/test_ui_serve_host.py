@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_ui_serve import START_TIMEOUT_S, fetch_when_up, free_port, printed_address, start_server, status_of, stop
 
-from kernel_tui.ui.serve import host_is_own
+from kernel_tui.ui.app.serve import host_is_own
 
 
 def handshake_as(url: str, host: str, origin: str) -> int:

@@ -24,11 +24,11 @@ from textual.widgets import TabbedContent, Tabs
 
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.results_file import read_results
-from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.describe import SAVED_ENGINE_LINE
-from kernel_tui.ui.source import SNIPPET_PIECE, scenario_source
-from kernel_tui.ui.view_app import build_view_app
-from kernel_tui.ui.view_link import saved_reports
+from kernel_tui.ui.app.view_app import build_view_app
+from kernel_tui.ui.link.view_link import saved_reports
+from kernel_tui.ui.state.course.catalog import load_catalog
+from kernel_tui.ui.state.course.source import SNIPPET_PIECE, scenario_source
+from kernel_tui.ui.view.describe import SAVED_ENGINE_LINE
 from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 
@@ -160,8 +160,8 @@ def test_a_run_that_measured_nothing_says_nothing_of_the_machines_load() -> None
     from kernel_tui.model.machine_load import MachineLoad
     from kernel_tui.text.formatting import report_notes
     from kernel_tui.transport.protocol import Done
-    from kernel_tui.ui.shown import SummaryShown
-    from kernel_tui.ui.summary_lines import RETRY_KEYS, summary_lines
+    from kernel_tui.ui.view.shown import SummaryShown
+    from kernel_tui.ui.view.summary_lines import RETRY_KEYS, summary_lines
 
     (done,) = [m for m in Recording.load(TYPO).messages if isinstance(m, Done)]
     busy = MachineLoad(load_avg=18.0, cores=2)

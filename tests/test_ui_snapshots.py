@@ -16,7 +16,7 @@ from test_ui_support import PICTURED, SnapCompare, finished, make_link, wait_for
 from test_ui_support import still_app as make_app
 from textual.pilot import Pilot
 
-from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 
 SMALL = (80, 24)

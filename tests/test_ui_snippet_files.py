@@ -25,11 +25,11 @@ from snippet_support import quick_timers as quick_timers  # autouse: faster auto
 from test_ui_support import ADD_RELU, DATA, explorer, make_app, shown_text, wait_for
 from textual.widgets import Input, OptionList, TabbedContent
 
-from kernel_tui.ui.drafts import TEMPLATE, DraftStore, snippets_dir
+from kernel_tui.ui.screens.dialogs.prompt import PromptScreen
+from kernel_tui.ui.screens.dialogs.restore_drafts import RestoreDraftsScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
-from kernel_tui.ui.screens.prompt import PromptScreen
-from kernel_tui.ui.screens.restore_drafts import RestoreDraftsScreen
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
+from kernel_tui.ui.state.snippets.drafts import TEMPLATE, DraftStore, snippets_dir
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from kernel_tui.ui.catalog import Catalog, load_catalog
-from kernel_tui.ui.drafts import TEMPLATE, DraftStore
-from kernel_tui.ui.session_effects import RestoreDecision, Shown
-from kernel_tui.ui.snippet_doc import DRAFT_MARK
-from kernel_tui.ui.snippet_session import SnippetSession, parse_size, size_text
+from kernel_tui.ui.state.course.catalog import Catalog, load_catalog
+from kernel_tui.ui.state.snippets.drafts import TEMPLATE, DraftStore
+from kernel_tui.ui.state.snippets.session_effects import RestoreDecision, Shown
+from kernel_tui.ui.state.snippets.snippet_doc import DRAFT_MARK
+from kernel_tui.ui.state.snippets.snippet_session import SnippetSession, parse_size, size_text
 
 SCENARIO = '''"""Mine
 

@@ -15,7 +15,7 @@ from test_ui_snapshots import fully_mounted
 from test_ui_support import SnapCompare, still_app, wait_for
 from textual.pilot import Pilot
 
-from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
 SMALL = (80, 24)

@@ -38,16 +38,16 @@ from test_ui_support import ADD_RELU, DATA, RECORDINGS, explorer, make_app, show
 from textual.widgets import TabbedContent
 
 from kernel_tui.transport.protocol import Done, Partial
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.drafts import TEMPLATE, DraftStore
-from kernel_tui.ui.engine_link import CompileVariants
-from kernel_tui.ui.run_lifecycle import RunMessages
-from kernel_tui.ui.run_state import RunStatus
-from kernel_tui.ui.screens.details import DetailsScreen
-from kernel_tui.ui.screens.help import HelpScreen
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.link.engine_link import CompileVariants
+from kernel_tui.ui.link.run_lifecycle import RunMessages
+from kernel_tui.ui.screens.dialogs.details import DetailsScreen
+from kernel_tui.ui.screens.dialogs.help import HelpScreen
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
-from kernel_tui.ui.snippet_session import parse_size
+from kernel_tui.ui.state.course.catalog import load_catalog
+from kernel_tui.ui.state.run_state import RunStatus
+from kernel_tui.ui.state.snippets.drafts import TEMPLATE, DraftStore
+from kernel_tui.ui.state.snippets.snippet_session import parse_size
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea

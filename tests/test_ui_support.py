@@ -19,9 +19,9 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.catalog import load_catalog
+from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.screens.explorer import ExplorerScreen
+from kernel_tui.ui.state.course.catalog import load_catalog
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"

@@ -16,11 +16,11 @@ from textual.pilot import Pilot
 
 from kernel_tui.model.call_breakdown import TimelineSpan
 from kernel_tui.transport.client import EngineClient
-from kernel_tui.ui.app import KernelTuiApp
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.charts.runtime_plot import RuntimePlot
+from kernel_tui.ui.widgets.charts.timeline_plot import HIGHLIGHT, busy_columns, row_label
 from kernel_tui.ui.widgets.kernel_table import KernelTable
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
-from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
-from kernel_tui.ui.widgets.timeline_plot import HIGHLIGHT, busy_columns, row_label
 
 
 @pytest.fixture(scope="module")

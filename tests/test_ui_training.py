@@ -18,10 +18,10 @@ from textual.pilot import Pilot
 from kernel_tui.text.baseline import compare
 from kernel_tui.text.formatting import training_line
 from kernel_tui.transport.protocol import Done
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.kernel_rows import kernel_rows
-from kernel_tui.ui.pinned_baselines import ModeBaseline
-from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.screens.dialogs.predict import PredictScreen, RevealScreen
+from kernel_tui.ui.state.kernel_rows import kernel_rows
+from kernel_tui.ui.state.pinned_baselines import ModeBaseline
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 

@@ -33,10 +33,10 @@ from textual.widgets import Input, SelectionList, TabbedContent
 from kernel_tui.model.compile_variants import parse_variant_flag
 from kernel_tui.text.formatting import variant_rows
 from kernel_tui.transport.protocol import Done
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.engine_link import ClientEngineLink, CompileVariants
-from kernel_tui.ui.run_lifecycle import RunMessages
-from kernel_tui.ui.screens.variants import VariantsScreen
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.link.engine_link import ClientEngineLink, CompileVariants
+from kernel_tui.ui.link.run_lifecycle import RunMessages
+from kernel_tui.ui.screens.dialogs.variants import VariantsScreen
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.variants_table import (
     COMPACT_HEADERS,

@@ -34,16 +34,16 @@ from kernel_tui.model.report import SweepPoint
 from kernel_tui.text.formatting import attribution_text, lines_text, link_text
 from kernel_tui.text.kernel_columns import EXPLORER_COLUMNS, TableOf, fit_columns
 from kernel_tui.transport.protocol import Partial
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.kernel_words import code_kernel, code_language, kernel_story, no_code_reason
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.screens.dialogs.help import HelpScreen
+from kernel_tui.ui.screens.dialogs.kernel_code import KernelCodeScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
-from kernel_tui.ui.screens.help import HelpScreen
-from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
-from kernel_tui.ui.widgets.bandwidth_plot import bandwidth_series
+from kernel_tui.ui.view.kernel_words import code_kernel, code_language, kernel_story, no_code_reason
+from kernel_tui.ui.widgets.charts.bandwidth_plot import bandwidth_series
+from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart
+from kernel_tui.ui.widgets.charts.runtime_plot import RuntimePlot
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
-from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
 
 WIDE = (160, 48)
 SMALL = (80, 24)
@@ -386,8 +386,8 @@ def test_recordings_carry_the_why_fields() -> None:
 def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00() -> None:
     """Tiny arrays move a few MB/s: the lowest tick of the log axis read "0.00" (two decimals of 0.002)."""
     from kernel_tui.text.formatting import format_gbs
-    from kernel_tui.ui.widgets.bandwidth_plot import draw_bandwidth
-    from kernel_tui.ui.widgets.runtime_lines import STYLES, time_ticks
+    from kernel_tui.ui.widgets.charts.bandwidth_plot import draw_bandwidth
+    from kernel_tui.ui.widgets.charts.runtime_lines import STYLES, time_ticks
 
     class Figure:
         """Records what the chart asks plotext for."""

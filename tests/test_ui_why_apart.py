@@ -14,11 +14,11 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from kernel_tui.text.by_line import APART_MARK
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.kernel_words import kernel_story
-from kernel_tui.ui.screens.details import DetailsScreen
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.screens.dialogs.details import DetailsScreen
+from kernel_tui.ui.screens.dialogs.predict import PredictScreen, RevealScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
-from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
+from kernel_tui.ui.view.kernel_words import kernel_story
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 

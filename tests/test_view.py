@@ -23,13 +23,13 @@ from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.results_file import FORMAT_FIELD, RESULTS_FORMAT, read_results
 from kernel_tui.model.scenario_file import read_scenario
 from kernel_tui.transport.engine_died import EngineDied
-from kernel_tui.ui.screens.details import DetailsScreen
-from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
-from kernel_tui.ui.view_app import SavedResultsApp, build_view_app
-from kernel_tui.ui.view_link import VIEW_MODE_REFUSAL, SavedResultsLink, saved_reports
+from kernel_tui.ui.app.view_app import SavedResultsApp, build_view_app
+from kernel_tui.ui.link.view_link import VIEW_MODE_REFUSAL, SavedResultsLink, saved_reports
+from kernel_tui.ui.screens.dialogs.details import DetailsScreen
+from kernel_tui.ui.screens.dialogs.kernel_code import KernelCodeScreen
+from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 
 SCENARIO = REPO / "tests" / "data" / "add_relu.py"
 SWEEP_SIZES = (1024, 4096)
@@ -243,7 +243,7 @@ def test_kernel_tui_view_does_not_import_torch(results: Path) -> None:
         import sys
 
         from kernel_tui.commands import cli
-        from kernel_tui.ui.view_app import SavedResultsApp
+        from kernel_tui.ui.app.view_app import SavedResultsApp
 
         run = SavedResultsApp.run
         SavedResultsApp.run = lambda self: run(self, headless=True)

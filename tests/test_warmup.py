@@ -16,8 +16,8 @@ from textual.widgets import ProgressBar
 
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.protocol import Done, Hello, StageStartedMessage, Warmup, WarmupPlan
-from kernel_tui.ui import describe
-from kernel_tui.ui.engine_link import ClientEngineLink
+from kernel_tui.ui.link.engine_link import ClientEngineLink
+from kernel_tui.ui.view import describe
 from kernel_tui.ui.widgets.run_status import RunStatusBar
 
 SMALL = (80, 24)

@@ -116,7 +116,7 @@ def _main(argv: Sequence[str] | None) -> int:
     check_arch(parser, options)
     paths = (check_paths(parser, options.paths) if options.paths else []) + model_paths(parser, options)
     if options.serve:
-        from kernel_tui.ui.serve import serve_app
+        from kernel_tui.ui.app.serve import serve_app
 
         return serve_app(
             paths,
@@ -132,7 +132,7 @@ def _main(argv: Sequence[str] | None) -> int:
 def _explore(paths: list[Path], *, device: str, predict: bool, arch: Arch | None) -> int:
     """Run the explorer here, on ``paths`` (none: the course)."""
     with _collector_off_until_first_frame():
-        from kernel_tui.ui.launch import run_app
+        from kernel_tui.ui.app.launch import run_app
 
         return run_app(paths, device=device, predict=predict, arch=arch)
 
@@ -282,7 +282,7 @@ def view_command(options: argparse.Namespace) -> int:
         return print_device_columns(options.files, stdout_console())
     with _collector_off_until_first_frame():
         from kernel_tui.model.results_file import ResultsFileError, read_results
-        from kernel_tui.ui.view_link import saved_reports
+        from kernel_tui.ui.link.view_link import saved_reports
 
         saved = []
         for name in options.files:
@@ -291,7 +291,7 @@ def view_command(options: argparse.Namespace) -> int:
             except ResultsFileError as error:
                 print(f"kernel-tui view: {error}", file=sys.stderr)
                 return EXIT_USAGE
-        from kernel_tui.ui.view_app import run_view
+        from kernel_tui.ui.app.view_app import run_view
 
         return run_view(saved, predict=not options.no_predict)
 

@@ -1,5 +1,5 @@
 """The keys page's table, from the same action tables and ``BINDINGS`` that the app binds, its help dialog lists
-and its command palette offers (``ui/actions.py``): a key the app answers to is documented, and only those."""
+and its command palette offers (``ui/screens/actions.py``): a key the app answers to is documented, and only those."""
 
 from __future__ import annotations
 
@@ -8,19 +8,19 @@ from typing import TYPE_CHECKING
 
 from textual.binding import Binding, BindingType
 
-from kernel_tui.ui import actions
-from kernel_tui.ui.screens.details import DetailsScreen
-from kernel_tui.ui.screens.device_columns import DeviceColumnsScreen
-from kernel_tui.ui.screens.help import NAVIGATION_KEYS, HelpScreen, key_label
-from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
-from kernel_tui.ui.screens.predict import PredictScreen, RevealScreen
-from kernel_tui.ui.screens.prompt import PromptScreen
-from kernel_tui.ui.screens.restore_drafts import RestoreDraftsScreen
-from kernel_tui.ui.screens.variants import VariantsScreen
+from kernel_tui.ui.screens import actions
+from kernel_tui.ui.screens.dialogs.details import DetailsScreen
+from kernel_tui.ui.screens.dialogs.device_columns import DeviceColumnsScreen
+from kernel_tui.ui.screens.dialogs.help import NAVIGATION_KEYS, HelpScreen, key_label
+from kernel_tui.ui.screens.dialogs.kernel_code import KernelCodeScreen
+from kernel_tui.ui.screens.dialogs.predict import PredictScreen, RevealScreen
+from kernel_tui.ui.screens.dialogs.prompt import PromptScreen
+from kernel_tui.ui.screens.dialogs.restore_drafts import RestoreDraftsScreen
+from kernel_tui.ui.screens.dialogs.variants import VariantsScreen
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.actions import KeyAction
+    from kernel_tui.ui.screens.actions import KeyAction
 
 ACTION_TABLES: Sequence[tuple[str, Iterable[KeyAction]]] = (
     ("Anywhere", actions.APP_ACTIONS),

@@ -16,18 +16,18 @@ from textual import events, on
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from kernel_tui.ui.actions import APP_ACTIONS, bindings, keyed, offered
-from kernel_tui.ui.engine_link import EngineLink, EngineLinkFactory, client_engine_link
-from kernel_tui.ui.quit_signals import QuitSignals
-from kernel_tui.ui.score import PredictionBook
+from kernel_tui.ui.app.quit_signals import QuitSignals
+from kernel_tui.ui.link.engine_link import EngineLink, EngineLinkFactory, client_engine_link
+from kernel_tui.ui.screens.actions import APP_ACTIONS, bindings, keyed, offered
 from kernel_tui.ui.screens.explorer import ExplorerScreen
+from kernel_tui.ui.state.course.score import PredictionBook
 
 if TYPE_CHECKING:
     from textual.driver import Driver
     from textual.notifications import SeverityLevel
 
-    from kernel_tui.ui.catalog import ScenarioEntry
-    from kernel_tui.ui.crash_file import CrashSaved
+    from kernel_tui.ui.app.crash_file import CrashSaved
+    from kernel_tui.ui.state.course.catalog import ScenarioEntry
 
 
 class KernelTuiApp(App[None]):
@@ -103,7 +103,7 @@ class KernelTuiApp(App[None]):
         if self.is_headless and not self.crash_to_file:
             super()._handle_exception(error)
             return
-        from kernel_tui.ui.crash_file import save_crash
+        from kernel_tui.ui.app.crash_file import save_crash
 
         explorer = self.get_explorer()
         reports = explorer.session_reports() if explorer is not None else []
@@ -117,7 +117,7 @@ class KernelTuiApp(App[None]):
 
         if driver is not LinuxDriver:  # Windows, or served to a browser (textual-serve's own driver)
             return driver
-        from kernel_tui.ui.terminal_driver import TerminalDriver
+        from kernel_tui.ui.app.terminal_driver import TerminalDriver
 
         return TerminalDriver
 
@@ -177,7 +177,7 @@ class KernelTuiApp(App[None]):
 
     def action_help(self) -> None:
         """Show every key, from the same action tables the bindings are made of."""
-        from kernel_tui.ui.screens.help import HelpScreen  # a dialog's module loads when it first opens
+        from kernel_tui.ui.screens.dialogs.help import HelpScreen  # a dialog's module loads when it first opens
 
         if isinstance(self.screen, HelpScreen):
             return

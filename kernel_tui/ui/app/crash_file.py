@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from kernel_tui.model.atomic_write import write_atomic
 from kernel_tui.model.results_file import saved_form
-from kernel_tui.ui.drafts import shown_path, state_dir
+from kernel_tui.ui.link.state_folder import state_dir
+from kernel_tui.ui.state.snippets.drafts import shown_path
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

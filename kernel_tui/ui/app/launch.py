@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.catalog import load_catalog
-from kernel_tui.ui.engine_link import EngineLinkFactory, client_engine_link
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.link.engine_link import EngineLinkFactory, client_engine_link
+from kernel_tui.ui.state.course.catalog import load_catalog
 
 if TYPE_CHECKING:
     from kernel_tui.transport.protocol import Arch

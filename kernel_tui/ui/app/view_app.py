@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from kernel_tui.model.course import course_dir
-from kernel_tui.ui.actions import VIEW_ACTIONS, bindings
-from kernel_tui.ui.app import KernelTuiApp
-from kernel_tui.ui.catalog import ScenarioEntry, load_saved_catalog
-from kernel_tui.ui.launch import exit_after_first_frame_asked
+from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.app.launch import exit_after_first_frame_asked
+from kernel_tui.ui.link.view_link import VIEW_MODE_REFUSAL, SavedReport, SavedResultsLink
+from kernel_tui.ui.screens.actions import VIEW_ACTIONS, bindings
 from kernel_tui.ui.screens.explorer import ExplorerScreen
-from kernel_tui.ui.view_link import VIEW_MODE_REFUSAL, SavedReport, SavedResultsLink
+from kernel_tui.ui.state.course.catalog import ScenarioEntry, load_saved_catalog
 
 
 class SavedResultsScreen(ExplorerScreen):
@@ -42,7 +42,9 @@ class SavedResultsScreen(ExplorerScreen):
 
     def action_device_columns(self) -> None:
         """This scenario's reports from every machine saved, side by side."""
-        from kernel_tui.ui.screens.device_columns import DeviceColumnsScreen  # a dialog loads when it first opens
+        from kernel_tui.ui.screens.dialogs.device_columns import (
+            DeviceColumnsScreen,  # a dialog loads when it first opens
+        )
 
         reports = self.saved.columns_for(self.entry.path) if self.catalog else ()
         if not reports:

@@ -14,14 +14,14 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from kernel_tui.ui.drafts import state_dir
+from kernel_tui.ui.link.state_folder import state_dir
 
 if TYPE_CHECKING:
     # The client, the protocol's dataclasses and the run lifecycle are imported when the engine is first
     # used, after the explorer's first frame: they are about 8 ms of its start-up.
     from kernel_tui.transport.client import EngineClient
     from kernel_tui.transport.protocol import Arch, Hello, RunMessage, Warmup
-    from kernel_tui.ui.run_lifecycle import EngineRun, RunLifecycle, RunMessages
+    from kernel_tui.ui.link.run_lifecycle import EngineRun, RunLifecycle, RunMessages
 
 OUTPUT_LINES = 200
 ENGINE_LOG = "engine.log"
@@ -110,7 +110,7 @@ class ClientEngineLink:
         one waits until the cancelled one has let go of the client, or both would read its message queue."""
         made = self._made_lifecycle.get("made")
         if made is None:
-            from kernel_tui.ui.run_lifecycle import RunLifecycle
+            from kernel_tui.ui.link.run_lifecycle import RunLifecycle
 
             # Made at the first run or start, on the UI's thread or a worker's: setdefault keeps one of the two.
             made = self._made_lifecycle.setdefault("made", RunLifecycle())
@@ -129,7 +129,7 @@ class ClientEngineLink:
         return self._made_client
 
     def start(self) -> Hello:
-        from kernel_tui.ui.run_lifecycle import take_turn
+        from kernel_tui.ui.link.run_lifecycle import take_turn
 
         turn = self.lifecycle.ask(None)
         take_turn(self.lifecycle, turn, LONGEST_HOLD_S)
@@ -143,7 +143,7 @@ class ClientEngineLink:
 
     def _start(self, run: EngineRun) -> Hello:
         from kernel_tui.transport.engine_died import EngineDied
-        from kernel_tui.ui.run_lifecycle import CLOSING_REASON
+        from kernel_tui.ui.link.run_lifecycle import CLOSING_REASON
 
         client = self._client
         # ``stopping`` is set before a cancel or close ends the client: see EngineClient.start's ``abandoned``.
@@ -160,7 +160,7 @@ class ClientEngineLink:
     def run(
         self, path: Path, *, sweep: bool, size: int | None = None, variants: CompileVariants | None = None
     ) -> RunMessages:
-        from kernel_tui.ui.run_lifecycle import RunMessages
+        from kernel_tui.ui.link.run_lifecycle import RunMessages
 
         run = self.lifecycle.ask(path)
         return RunMessages(run, self._messages(run, path, sweep, size, variants))
@@ -170,7 +170,7 @@ class ClientEngineLink:
     ) -> Generator[RunMessage, None, None]:
         from kernel_tui.transport.engine_died import EngineDied
         from kernel_tui.transport.protocol import Done
-        from kernel_tui.ui.run_lifecycle import take_turn
+        from kernel_tui.ui.link.run_lifecycle import take_turn
 
         # Cancelled before it began: the engine (perhaps warmed up for later) is left alone.
         take_turn(self.lifecycle, run, LONGEST_HOLD_S)

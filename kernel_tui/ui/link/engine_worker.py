@@ -1,7 +1,7 @@
 """What the explorer's engine threads do: start the engine, and stream one run's messages, typed.
 
 Each runs in a Textual thread worker, never on the UI's thread, and reports only by posting the protocol's
-messages as they are, each in one envelope (``kernel_tui.ui.messages.EngineSaid``), to the screen that
+messages as they are, each in one envelope (``kernel_tui.ui.link.messages.EngineSaid``), to the screen that
 started it; that screen's ``RunBook`` decides which of them still matter.
 """
 
@@ -16,13 +16,13 @@ from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
 from kernel_tui.model.engine_death import engine_error
-from kernel_tui.ui.messages import EngineSaid, RunEnded, StartFailed
-from kernel_tui.ui.run_lifecycle import RunMessages
+from kernel_tui.ui.link.messages import EngineSaid, RunEnded, StartFailed
+from kernel_tui.ui.link.run_lifecycle import RunMessages
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioError
     from kernel_tui.transport.protocol import RunMessage
-    from kernel_tui.ui.engine_link import EngineLink
+    from kernel_tui.ui.link.engine_link import EngineLink
 
 Post = Callable[[Message], object]
 NO_REPORT = "the engine ended the run without a report"

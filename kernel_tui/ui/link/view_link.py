@@ -20,8 +20,8 @@ from kernel_tui.text.formatting import device_text
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport
     from kernel_tui.transport.protocol import Hello, RunMessage, Warmup
-    from kernel_tui.ui.engine_link import CompileVariants
-    from kernel_tui.ui.run_lifecycle import EngineRun, RunLifecycle, RunMessages
+    from kernel_tui.ui.link.engine_link import CompileVariants
+    from kernel_tui.ui.link.run_lifecycle import EngineRun, RunLifecycle, RunMessages
 
 VIEW_MODE_REFUSAL = "view mode: nothing runs here (run kernel-tui run … on the machine with the GPU)"
 
@@ -108,7 +108,7 @@ class SavedResultsLink:
     ) -> RunMessages:
         """The saved run, sweep included whatever ``sweep`` and ``size`` ask: it cannot be measured again, nor
         with variants added here (``v``): those would need an engine."""
-        from kernel_tui.ui.run_lifecycle import RunLifecycle, RunMessages
+        from kernel_tui.ui.link.run_lifecycle import RunLifecycle, RunMessages
 
         self.runs.append(Path(path))
         if self._lifecycle is None:
@@ -121,7 +121,7 @@ class SavedResultsLink:
     ) -> Generator[RunMessage, None, None]:
         from kernel_tui.transport.engine_died import EngineDied
         from kernel_tui.transport.protocol import Done, SweepPointMessage
-        from kernel_tui.ui.run_lifecycle import take_turn
+        from kernel_tui.ui.link.run_lifecycle import take_turn
 
         take_turn(lifecycle, run)
         reported = False

@@ -15,7 +15,7 @@ from textual.screen import Screen
 
 if TYPE_CHECKING:
     # The snippet workbench's module: loaded with the first snippet, not before the explorer's first frame.
-    from kernel_tui.ui.session_effects import Notice
+    from kernel_tui.ui.state.snippets.session_effects import Notice
 
 
 @dataclass(frozen=True)

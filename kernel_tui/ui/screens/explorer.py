@@ -6,7 +6,7 @@ the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor), the ``WhyPart
 ``VariantsPart`` (which compile variants are shown and added) and the ``PinnedBaselines`` (each scenario's
 run pinned with B). What the panes derive from is one value, ``state`` (``ExplorerState``: those books, the
 engine's state, the view's choices and the cursors), which the handlers change through its transitions; what
-the panes show is one value, ``shown``, computed from it by one pure function (``kernel_tui.ui.shown``) in one
+the panes show is one value, ``shown``, computed from it by one pure function (``kernel_tui.ui.view.shown``) in one
 funnel, after every burst of events (``on_idle``); its watcher hands each pane the slice of it that changed, and
 no handler refreshes a pane by hand. Runs go through the engine
 link it is given (``explorer_engine``).
@@ -30,8 +30,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, OptionList
 
 from kernel_tui.model.scenario_file import ScenarioFileError
-from kernel_tui.ui import describe
-from kernel_tui.ui.actions import (
+from kernel_tui.ui.screens.actions import (
     EXPLORER_ACTIONS,
     QUIT_ACTIONS,
     SNIPPET_ACTIONS,
@@ -40,12 +39,6 @@ from kernel_tui.ui.actions import (
     ActionTables,
     bindings,
 )
-from kernel_tui.ui.catalog import Catalog, ScenarioEntry
-from kernel_tui.ui.cursors import next_code_line, table_rows
-from kernel_tui.ui.explorer_state import ExplorerState
-from kernel_tui.ui.key_queue import KEY_WAIT_S, keys_waiting
-from kernel_tui.ui.pinned_baselines import PinnedBaselines
-from kernel_tui.ui.run_state import RunBook, ScenarioRun
 from kernel_tui.ui.screens.asked import Asked, Reply
 from kernel_tui.ui.screens.explorer_engine import EngineSide
 from kernel_tui.ui.screens.explorer_layout import (
@@ -57,15 +50,23 @@ from kernel_tui.ui.screens.explorer_layout import (
     shown_tab,
 )
 from kernel_tui.ui.screens.explorer_panes import OF_THE_RUN, show_panes
+from kernel_tui.ui.screens.key_queue import KEY_WAIT_S, keys_waiting
 from kernel_tui.ui.screens.layout_switch import LayoutSwitch
 from kernel_tui.ui.screens.snippet_actions import SnippetActions
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.screens.variants_part import VariantsPart
 from kernel_tui.ui.screens.why import WhyPart
-from kernel_tui.ui.shown import NameShown, Shown, ViewState
-from kernel_tui.ui.shown import shown as compute_shown
-from kernel_tui.ui.snippet_session import SnippetSession
-from kernel_tui.ui.source import scenario_source, shown_line_numbers
+from kernel_tui.ui.state.course.catalog import Catalog, ScenarioEntry
+from kernel_tui.ui.state.course.source import scenario_source, shown_line_numbers
+from kernel_tui.ui.state.cursors import next_code_line, table_rows
+from kernel_tui.ui.state.explorer_state import ExplorerState, ViewState
+from kernel_tui.ui.state.pinned_baselines import PinnedBaselines
+from kernel_tui.ui.state.run_state import RunBook, ScenarioRun
+from kernel_tui.ui.state.snippets.snippet_session import SnippetSession
+from kernel_tui.ui.view import describe
+from kernel_tui.ui.view.shown import NameShown, Shown
+from kernel_tui.ui.view.shown import shown as compute_shown
+from kernel_tui.ui.widgets.charts.chart_modes import next_chart_mode
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 
 if TYPE_CHECKING:
@@ -73,12 +74,12 @@ if TYPE_CHECKING:
 
     from kernel_tui.model.report import ScenarioReport
     from kernel_tui.transport.protocol import Hello
-    from kernel_tui.ui.code_links import CodeLinks
-    from kernel_tui.ui.engine_link import EngineLink
-    from kernel_tui.ui.messages import EngineSaid
-    from kernel_tui.ui.score import PredictionBook
-    from kernel_tui.ui.session_effects import Effects
-    from kernel_tui.ui.shown import EngineState
+    from kernel_tui.ui.link.engine_link import EngineLink
+    from kernel_tui.ui.link.messages import EngineSaid
+    from kernel_tui.ui.state.course.score import PredictionBook
+    from kernel_tui.ui.state.explorer_state import EngineState
+    from kernel_tui.ui.state.snippets.session_effects import Effects
+    from kernel_tui.ui.view.code_links import CodeLinks
     from kernel_tui.ui.widgets.deferred import Deferred
 
 W = TypeVar("W", bound=Widget)
@@ -100,7 +101,7 @@ class ExplorerScreen(SnippetActions):
     BINDINGS = bindings(*ACTIONS)
 
     shown: var[Shown | None] = var(None, init=False)
-    """What every pane shows (``kernel_tui.ui.shown``): the one value the panes are handed slices of."""
+    """What every pane shows (``kernel_tui.ui.view.shown``): the one value the panes are handed slices of."""
 
     def __init__(
         self,
@@ -381,7 +382,7 @@ class ExplorerScreen(SnippetActions):
 
     def action_details(self) -> None:
         """The details behind the one-liners, for the scenario on screen."""
-        from kernel_tui.ui.screens.details import DetailsScreen  # a dialog's module loads when it first opens
+        from kernel_tui.ui.screens.dialogs.details import DetailsScreen  # a dialog's module loads when it first opens
 
         run = self.shown_run
         body = describe.details_text(
@@ -411,7 +412,7 @@ class ExplorerScreen(SnippetActions):
 
     def action_chart_mode(self) -> None:
         """Switch the chart to its next mode (``chart_modes``), and show it."""
-        self.state = self.state.next_chart_mode()
+        self.state = self.state.chart_mode_chosen(next_chart_mode(self.state.view.chart_mode))
         if not self.wide:
             self.action_pane("chart")
 

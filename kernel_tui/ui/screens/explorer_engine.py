@@ -1,7 +1,7 @@
 """The explorer's side of the engine: start it, stream a run through a thread worker, take in what it says.
 
 ``EngineSide`` is a part the explorer holds, not a half of it: the screen hands it the one envelope its worker
-posts (``EngineSaid``, ``kernel_tui.ui.messages``: the protocol's message as it is, or the link's word where the
+posts (``EngineSaid``, ``kernel_tui.ui.link.messages``: the protocol's message as it is, or the link's word where the
 engine said nothing) and the keys that stop a run. A message of a run that was cancelled or replaced is dropped
 (``RunBook.live``), and a live run's are folded into its record (``transport.run_record.fold``). What it
 changes is plain state (the run, and the engine's ``EngineState`` in the explorer's ``ExplorerState``, through
@@ -20,19 +20,19 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual.worker import Worker, WorkerState
 
-from kernel_tui.ui.shown import EngineState
+from kernel_tui.ui.state.explorer_state import EngineState
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
     from kernel_tui.transport.protocol import RunMessage
-    from kernel_tui.ui.engine_link import EngineLink
-    from kernel_tui.ui.explorer_state import ExplorerState
-    from kernel_tui.ui.messages import EngineSaid, RunEnded
-    from kernel_tui.ui.run_state import RunBook, ScenarioRun
+    from kernel_tui.ui.link.engine_link import EngineLink
+    from kernel_tui.ui.link.messages import EngineSaid, RunEnded
     from kernel_tui.ui.screens.asked import Reply
     from kernel_tui.ui.screens.snippets import SnippetWorkbench
     from kernel_tui.ui.screens.why import WhyPart
+    from kernel_tui.ui.state.explorer_state import ExplorerState
+    from kernel_tui.ui.state.run_state import RunBook, ScenarioRun
 
 
 class HoldsState(Protocol):
@@ -74,7 +74,7 @@ class EngineSide:
 
     def start(self) -> None:
         """Start an engine in a worker, while the learner reads."""
-        from kernel_tui.ui.engine_worker import start_engine
+        from kernel_tui.ui.link.engine_worker import start_engine
 
         self._screen.run_worker(
             partial(start_engine, self.link, self._screen.post_message),
@@ -86,7 +86,7 @@ class EngineSide:
 
     def stream(self, run_id: int, path: Path, messages: Iterator[RunMessage]) -> None:
         """Read a run's messages in a worker, which posts each to the screen in its envelope."""
-        from kernel_tui.ui.engine_worker import stream_run
+        from kernel_tui.ui.link.engine_worker import stream_run
 
         self._screen.run_worker(
             partial(stream_run, run_id, path, messages, self._screen.post_message),
@@ -125,7 +125,7 @@ class EngineSide:
     def take(self, said: EngineSaid) -> None:
         """The one door for what the engine side says: the protocol's message as it came, or the link's."""
         from kernel_tui.transport.protocol import Done, Hello, Partial
-        from kernel_tui.ui.messages import RunEnded, StartFailed
+        from kernel_tui.ui.link.messages import RunEnded, StartFailed
 
         news = said.news
         if isinstance(news, Hello):
@@ -166,8 +166,8 @@ class EngineSide:
         worker = event.worker
         if event.state is not WorkerState.ERROR or worker.group not in ("engine", "engine-start"):
             return
-        from kernel_tui.ui.engine_worker import worker_failure
-        from kernel_tui.ui.messages import EngineSaid, RunEnded, StartFailed
+        from kernel_tui.ui.link.engine_worker import worker_failure
+        from kernel_tui.ui.link.messages import EngineSaid, RunEnded, StartFailed
 
         failure = worker_failure(worker)
         if worker.group == "engine-start":

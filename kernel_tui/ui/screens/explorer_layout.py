@@ -1,7 +1,7 @@
 """The explorer's two layouts: side by side on a large terminal, tabs on a small one (80x24).
 
 Which widget goes where, and how to find and focus a pane in either layout: what the widgets show is the
-explorer screen's business (it hands each pane its slice of ``kernel_tui.ui.shown.Shown``). On a small
+explorer screen's business (it hands each pane its slice of ``kernel_tui.ui.view.shown.Shown``). On a small
 terminal the tabs that start hidden are mounted just after the first frame (``Deferred``), so a pane's widget
 may not be there yet.
 """
@@ -17,13 +17,13 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane, Tabs
 
+from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.deferred import Deferred
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.pane_tabs import PaneTabs
 from kernel_tui.ui.widgets.run_status import RunStatusBar
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.steady_footer import SteadyFooter

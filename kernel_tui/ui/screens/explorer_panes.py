@@ -16,19 +16,19 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from kernel_tui.ui.screens.explorer_layout import find
+from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.run_status import RunStatusBar
-from kernel_tui.ui.widgets.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.steady_static import SteadyStatic
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 from kernel_tui.ui.widgets.variants_table import VariantsPane
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.code_links import CodeLinks
-    from kernel_tui.ui.shown import NameShown, Shown
+    from kernel_tui.ui.view.code_links import CodeLinks
+    from kernel_tui.ui.view.shown import NameShown, Shown
     from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
 PANE_SLICES = ("scenarios", "lesson", "signature", "eager", "variants", "compiled", "summary", "chart", "code", "name")

@@ -19,10 +19,10 @@ from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 if TYPE_CHECKING:
     from textual.widgets import TextArea
 
-    from kernel_tui.ui.explorer_state import ExplorerState
     from kernel_tui.ui.screens.layout_switch import LayoutSwitch
     from kernel_tui.ui.screens.snippets import SnippetWorkbench
-    from kernel_tui.ui.shown import Shown
+    from kernel_tui.ui.state.explorer_state import ExplorerState
+    from kernel_tui.ui.view.shown import Shown
 
 W = TypeVar("W", bound=Widget)
 

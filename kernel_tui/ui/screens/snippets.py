@@ -25,15 +25,15 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from kernel_tui.model.safe_text import safe_line
-from kernel_tui.ui.drafts import read_text, shown_path, snippets_dir
-from kernel_tui.ui.run_state import RunBook, RunStatus, ScenarioRun
-from kernel_tui.ui.snippet_session import SnippetSession, parse_size, size_text
+from kernel_tui.ui.state.run_state import RunBook, RunStatus, ScenarioRun
+from kernel_tui.ui.state.snippets.drafts import read_text, shown_path, snippets_dir
+from kernel_tui.ui.state.snippets.snippet_session import SnippetSession, parse_size, size_text
 from kernel_tui.ui.widgets.snippet_editor import DETAILS_KEY_SHOWN, SnippetEditor
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioError
-    from kernel_tui.ui.session_effects import Effects, RestoreDecision
-    from kernel_tui.ui.snippet_doc import SnippetDocument
+    from kernel_tui.ui.state.snippets.session_effects import Effects, RestoreDecision
+    from kernel_tui.ui.state.snippets.snippet_doc import SnippetDocument
 
 # The dialogs (and Textual's Input) are imported when first needed: the first frame does without them.
 
@@ -155,7 +155,7 @@ class SnippetWorkbench:
 
     def open_file(self) -> None:
         """Ask for a scenario file's path, then edit it."""
-        from kernel_tui.ui.screens.prompt import PromptScreen
+        from kernel_tui.ui.screens.dialogs.prompt import PromptScreen
 
         def check(value: str) -> str | None:
             if not value:
@@ -202,7 +202,7 @@ class SnippetWorkbench:
 
     def save_snippet_as(self) -> None:
         """Ask for a path (the snippets folder by default) and save there."""
-        from kernel_tui.ui.screens.prompt import PromptScreen
+        from kernel_tui.ui.screens.dialogs.prompt import PromptScreen
 
         document = self.document
         if document is None:
@@ -241,7 +241,7 @@ class SnippetWorkbench:
 
     def ask_size(self, chosen: Callable[[int | None], None]) -> None:
         """Ask for the size every run uses (empty: each scenario's own SIZE); ``chosen`` gets it."""
-        from kernel_tui.ui.screens.prompt import PromptScreen
+        from kernel_tui.ui.screens.dialogs.prompt import PromptScreen
 
         def check(value: str) -> str | None:
             try:
@@ -276,7 +276,7 @@ class SnippetWorkbench:
 
     def restore_drafts(self) -> None:
         """Offer the unsaved drafts from before (and this session's, other than the open one)."""
-        from kernel_tui.ui.screens.restore_drafts import RestoreDraftsScreen
+        from kernel_tui.ui.screens.dialogs.restore_drafts import RestoreDraftsScreen
 
         choices = self.session.restore_choices()
         if choices:

@@ -9,7 +9,7 @@ that scenario's choices, so a variant added before editing goes with the editor'
 while the draft is on screen goes with the scenario's.
 
 It is a plain object the explorer screen builds and calls, like ``WhyPart``: it changes the choices and returns
-the dialog to show (``Asked``); what the panes show of the choices is ``kernel_tui.ui.shown``'s.
+the dialog to show (``Asked``); what the panes show of the choices is ``kernel_tui.ui.view.shown``'s.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kernel_tui.ui.screens.asked import Asked
-from kernel_tui.ui.variant_choices import VariantBook, VariantChoices
+from kernel_tui.ui.state.variant_choices import VariantBook, VariantChoices
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.catalog import Catalog
-    from kernel_tui.ui.run_state import RunBook
-    from kernel_tui.ui.snippet_session import SnippetSession
+    from kernel_tui.ui.state.course.catalog import Catalog
+    from kernel_tui.ui.state.run_state import RunBook
+    from kernel_tui.ui.state.snippets.snippet_session import SnippetSession
 
 
 class VariantsPart:
@@ -73,7 +73,7 @@ class VariantsPart:
 
     def choose(self) -> Asked | None:
         """The dialog for the scenario on screen; what it hands back replaces that scenario's choices."""
-        from kernel_tui.ui.screens.variants import VariantsScreen  # a dialog's module loads when it first opens
+        from kernel_tui.ui.screens.dialogs.variants import VariantsScreen  # a dialog's module loads when it first opens
 
         if not self.catalog:
             return None

@@ -5,7 +5,7 @@ highlighted compiled kernel (or of the one an eager kernel was fused into), and 
 lesson's first run is preceded by a guess at its kernel counts, revealed once measured, with the lesson's
 explanation and a score kept across sessions (``t`` or ``--no-predict`` turns that off). The attribution and
 bandwidth columns themselves live in the kernel tables; what the panes show of the guesses (the tables'
-"you said", the hidden explanation, the score in the subtitle) is computed with the rest (``kernel_tui.ui.shown``).
+"you said", the hidden explanation, the score in the subtitle) is computed with the rest (``kernel_tui.ui.view.shown``).
 
 It is a plain object the explorer screen builds with what it reads (the catalog, the runs, the prediction
 book); its methods change that state and return what to show the learner (``Asked``, ``Notice``), which the
@@ -17,15 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kernel_tui.ui.kernel_words import code_kernel, no_code_reason
-from kernel_tui.ui.score import PredictionBook, split_lesson
 from kernel_tui.ui.screens.asked import Asked, Reply
-from kernel_tui.ui.session_effects import Notice
+from kernel_tui.ui.state.course.score import PredictionBook, split_lesson
+from kernel_tui.ui.state.snippets.session_effects import Notice
+from kernel_tui.ui.view.kernel_words import code_kernel, no_code_reason
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
-    from kernel_tui.ui.catalog import Catalog
-    from kernel_tui.ui.run_state import RunBook, ScenarioRun
+    from kernel_tui.ui.state.course.catalog import Catalog
+    from kernel_tui.ui.state.run_state import RunBook, ScenarioRun
 
 
 class WhyPart:
@@ -48,7 +48,7 @@ class WhyPart:
         entry = self.catalog.current
         if not self.predictions.wants_prediction(entry):
             return None
-        from kernel_tui.ui.screens.predict import PredictScreen
+        from kernel_tui.ui.screens.dialogs.predict import PredictScreen
 
         def predicted(guess: dict[str, float] | None) -> None:
             if guess is None or self.catalog.current.path != entry.path:
@@ -76,7 +76,7 @@ class WhyPart:
         replies: list[Reply] = []
         if self.predictions.save_error:
             replies.append(Notice(self.predictions.save_error, severity="warning"))
-        from kernel_tui.ui.screens.predict import RevealScreen
+        from kernel_tui.ui.screens.dialogs.predict import RevealScreen
 
         lesson = entry.info.lesson if entry.info is not None else ""
         _, why, _ = split_lesson(lesson)
@@ -91,7 +91,7 @@ class WhyPart:
         kernel = code_kernel(highlighted, mode, report.compiled) if report is not None else None
         if kernel is None:
             return Notice(no_code_reason(highlighted, mode))
-        from kernel_tui.ui.screens.kernel_code import KernelCodeScreen
+        from kernel_tui.ui.screens.dialogs.kernel_code import KernelCodeScreen
 
         return Asked(KernelCodeScreen(kernel))
 

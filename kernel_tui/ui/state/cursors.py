@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
     from kernel_tui.model.kernel import Kernel
     from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.ui.kernel_rows import KernelRow
-    from kernel_tui.ui.pinned_baselines import ModeBaseline
+    from kernel_tui.ui.state.kernel_rows import KernelRow
+    from kernel_tui.ui.state.pinned_baselines import ModeBaseline
 
 CodeCursor = Literal["lesson", "editor"]
 
@@ -109,14 +109,14 @@ _last_rows: list[tuple[ModeResult, ModeBaseline | None, tuple[KernelRow, ...]]] 
 
 def table_rows(result: ModeResult | None, baseline: ModeBaseline | None) -> tuple[KernelRow, ...]:
     """The rows a kernel table shows of ``result`` marked against ``baseline``, as it fills them
-    (``kernel_tui.ui.kernel_rows``); worked out once per table content, not on every derivation of ``Shown``."""
+    (``kernel_tui.ui.state.kernel_rows``); worked out once per table content, not on every derivation of ``Shown``."""
     if result is None:
         return ()
     for seen, seen_baseline, rows in _last_rows:
         if seen is result and seen_baseline is baseline:
             return rows
     # Imported with the first result: the rows' module brings the baseline comparison and the report.
-    from kernel_tui.ui.kernel_rows import kernel_rows
+    from kernel_tui.ui.state.kernel_rows import kernel_rows
 
     rows = kernel_rows(result, baseline)
     _last_rows[:] = [*_last_rows[-1:], (result, baseline, rows)]

@@ -15,17 +15,48 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.ui.cursors import NO_CURSORS, Cursors
-from kernel_tui.ui.shown import EngineState, ViewState
-from kernel_tui.ui.widgets.chart_modes import next_chart_mode
+from kernel_tui.ui.state.cursors import NO_CURSORS, Cursors
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.catalog import Catalog
-    from kernel_tui.ui.kernel_rows import KernelRow
-    from kernel_tui.ui.pinned_baselines import PinnedBaselines
-    from kernel_tui.ui.run_state import RunBook
-    from kernel_tui.ui.score import PredictionBook
-    from kernel_tui.ui.variant_choices import VariantBook
+    from kernel_tui.model.report import ScenarioError
+    from kernel_tui.transport.protocol import Hello
+    from kernel_tui.ui.state.course.catalog import Catalog
+    from kernel_tui.ui.state.course.score import PredictionBook
+    from kernel_tui.ui.state.kernel_rows import KernelRow
+    from kernel_tui.ui.state.pinned_baselines import PinnedBaselines
+    from kernel_tui.ui.state.run_state import RunBook
+    from kernel_tui.ui.state.variant_choices import VariantBook
+
+
+@dataclass(frozen=True)
+class EngineState:
+    """What the screen knows of the engine: its hello, why it could not start, and its first compile."""
+
+    hello: Hello | None = None
+    error: ScenarioError | None = None
+    warmup_since: float | None = None
+    """When the engine began its first compile of the session; None once it ended (or never began)."""
+
+    def warming(self, now: float) -> tuple[float, float] | None:
+        """(estimate, elapsed) seconds while the engine's first compile runs, else None."""
+        if self.warmup_since is None or self.hello is None or self.hello.warmup is None:
+            return None
+        return self.hello.warmup.estimate_s, now - self.warmup_since
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """The screen's own choices that change what the panes say."""
+
+    chart_mode: str = "time"
+    measures: bool = True
+    """False for saved results (``kernel-tui view``): nothing is measured, the hints say so."""
+    editor_focused: bool = False
+    """The editor has the focus: the status line names its keys (letters are typed there)."""
+    editing: Path | None = None
+    """The file the snippet editor has open, if any."""
+    saved_origin: str | None = None
+    """Saved results (``kernel-tui view``): where the scenario's saved numbers were measured."""
 
 
 @dataclass(frozen=True)
@@ -48,9 +79,10 @@ class ExplorerState:
         self.catalog.select(index)
         return self
 
-    def next_chart_mode(self) -> ExplorerState:
-        """The chart's next mode (``chart_modes``), kept across scenarios and layouts."""
-        return self._view(replace(self.view, chart_mode=next_chart_mode(self.view.chart_mode)))
+    def chart_mode_chosen(self, mode: str) -> ExplorerState:
+        """The chart draws ``mode`` (``b`` asks the chart's registry, ``chart_modes``, for the next), kept across
+        scenarios and layouts."""
+        return self._view(replace(self.view, chart_mode=mode))
 
     def editor_focused(self, focused: bool) -> ExplorerState:
         """The editor has the focus (or lost it): the status line names its keys, letters being typed there."""

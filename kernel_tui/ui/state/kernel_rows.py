@@ -18,7 +18,7 @@ from kernel_tui.text.baseline import KernelChange, calls_text, kernel_bytes_text
 
 if TYPE_CHECKING:
     from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.ui.pinned_baselines import ModeBaseline
+    from kernel_tui.ui.state.pinned_baselines import ModeBaseline
 
 SECTION_INDENT = "  "
 """A kernel under a section heading is indented, as ``kernel-tui run`` prints it."""

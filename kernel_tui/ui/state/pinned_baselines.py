@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.ui.run_state import RunStatus, ScenarioRun
+from kernel_tui.ui.state.run_state import RunStatus, ScenarioRun
 
 if TYPE_CHECKING:
     from kernel_tui.model.mode_result import ModeResult

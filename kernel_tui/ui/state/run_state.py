@@ -129,7 +129,7 @@ class RunBook(Mapping[Path, ScenarioRun]):
         """Mark the active run cancelled and let go of it; returns it (None if nothing was running)."""
         # Imported here: a run exists only after the first frame, which does without the report's dataclasses.
         from kernel_tui.model.engine_death import engine_error
-        from kernel_tui.ui.run_lifecycle import CANCELLED_REASON
+        from kernel_tui.ui.link.run_lifecycle import CANCELLED_REASON
 
         cancelled = self.active
         if cancelled is not None:

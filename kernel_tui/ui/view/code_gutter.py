@@ -22,7 +22,7 @@ from kernel_tui.text.by_line import SOURCE_LINE_SHOWN, gutter_text, short_gutter
 if TYPE_CHECKING:
     from kernel_tui.text.by_line import LineWork
     from kernel_tui.text.line_changes import LineChange
-    from kernel_tui.ui.source import SourcePiece
+    from kernel_tui.ui.state.course.source import SourcePiece
 
 MAX_SHARE = 3
 """The gutter takes at most a third of the pane: the code keeps the rest."""

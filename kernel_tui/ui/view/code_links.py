@@ -18,7 +18,7 @@ from rich.text import Text
 
 from kernel_tui.model.baseline_marks import MARK_STYLES
 from kernel_tui.text.by_line import describe, line_work
-from kernel_tui.ui.code_gutter import cell_texts, fitted
+from kernel_tui.ui.view.code_gutter import cell_texts, fitted
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport
     from kernel_tui.text.by_line import LineWork
     from kernel_tui.text.line_changes import LineChange
-    from kernel_tui.ui.cursors import Cursors
+    from kernel_tui.ui.state.cursors import Cursors
 
 NOTHING_TO_WALK = Text("No line of this code has launched a kernel yet: r runs it", style="dim")
 """What ``j``/``k`` say where no line of the code has work to walk to."""

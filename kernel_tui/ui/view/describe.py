@@ -13,7 +13,7 @@ from rich.text import Text
 
 from kernel_tui.text.boundary_text import boundary_line
 from kernel_tui.text.formatting import device_text
-from kernel_tui.ui.run_state import RunStatus, ScenarioRun
+from kernel_tui.ui.state.run_state import RunStatus, ScenarioRun
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioError, ScenarioReport

@@ -5,7 +5,7 @@ Plain wording from a ``ScenarioRun`` (or None: never run); nothing here touches 
 
 from __future__ import annotations
 
-from kernel_tui.ui.run_state import RunStatus, ScenarioRun
+from kernel_tui.ui.state.run_state import RunStatus, ScenarioRun
 
 
 def waiting_notes(run: ScenarioRun | None) -> tuple[str, str]:

@@ -15,60 +15,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from kernel_tui.ui import describe
-from kernel_tui.ui.code_links import CodeLinks, code_links
-from kernel_tui.ui.cursors import table_rows, under_cursor
-from kernel_tui.ui.run_notes import chart_hint, placeholder, waiting_notes
+from kernel_tui.ui.state.cursors import table_rows, under_cursor
+from kernel_tui.ui.view import describe
+from kernel_tui.ui.view.code_links import CodeLinks, code_links
+from kernel_tui.ui.view.run_notes import chart_hint, placeholder, waiting_notes
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
     from kernel_tui.model.mode_result import ModeResult
     from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
     from kernel_tui.text.baseline import BaselineComparison
-    from kernel_tui.transport.protocol import Hello
-    from kernel_tui.ui.catalog import Catalog, ScenarioEntry
-    from kernel_tui.ui.explorer_state import ExplorerState
-    from kernel_tui.ui.pinned_baselines import ModeBaseline
-    from kernel_tui.ui.run_state import RunBook, ScenarioRun
-    from kernel_tui.ui.score import PredictionBook
+    from kernel_tui.ui.state.course.catalog import Catalog, ScenarioEntry
+    from kernel_tui.ui.state.course.score import PredictionBook
+    from kernel_tui.ui.state.explorer_state import EngineState, ExplorerState, ViewState
+    from kernel_tui.ui.state.pinned_baselines import ModeBaseline
+    from kernel_tui.ui.state.run_state import RunBook, ScenarioRun
 
 COMPILED_TITLE = "Compiled"
-
-
-@dataclass(frozen=True)
-class EngineState:
-    """What the screen knows of the engine: its hello, why it could not start, and its first compile."""
-
-    hello: Hello | None = None
-    error: ScenarioError | None = None
-    warmup_since: float | None = None
-    """When the engine began its first compile of the session; None once it ended (or never began)."""
-
-    def warming(self, now: float) -> tuple[float, float] | None:
-        """(estimate, elapsed) seconds while the engine's first compile runs, else None."""
-        if self.warmup_since is None or self.hello is None or self.hello.warmup is None:
-            return None
-        return self.hello.warmup.estimate_s, now - self.warmup_since
-
-
-@dataclass(frozen=True)
-class ViewState:
-    """The screen's own choices that change what the panes say."""
-
-    chart_mode: str = "time"
-    measures: bool = True
-    """False for saved results (``kernel-tui view``): nothing is measured, the hints say so."""
-    editor_focused: bool = False
-    """The editor has the focus: the status line names its keys (letters are typed there)."""
-    editing: Path | None = None
-    """The file the snippet editor has open, if any."""
-    saved_origin: str | None = None
-    """Saved results (``kernel-tui view``): where the scenario's saved numbers were measured."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +78,7 @@ class VariantsShown:
 
 @dataclass(frozen=True)
 class SummaryShown:
-    """The summary strip's inputs; ``kernel_tui.ui.summary_lines`` turns them into its lines."""
+    """The summary strip's inputs; ``kernel_tui.ui.view.summary_lines`` turns them into its lines."""
 
     report: ScenarioReport | None
     claims: Mapping[str, float]

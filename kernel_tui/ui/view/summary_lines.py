@@ -27,7 +27,7 @@ from kernel_tui.text.roofline_text import roofline_summary
 
 if TYPE_CHECKING:
     from kernel_tui.text.baseline import BaselineComparison
-    from kernel_tui.ui.shown import SummaryShown
+    from kernel_tui.ui.view.shown import SummaryShown
 
 RETRY_KEYS = "r measures again (s with the sweep): a quieter moment gives numbers that agree"
 """The app's offer of a retry, under the busy machine's sentence."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from kernel_tui.model.launch import launch_text
-from kernel_tui.ui.kernel_words import kernel_story
+from kernel_tui.ui.view.kernel_words import kernel_story
 from kernel_tui.ui.widgets.steady_static import SteadyStatic
 
 if TYPE_CHECKING:

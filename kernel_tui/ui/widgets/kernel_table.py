@@ -1,7 +1,7 @@
 """One mode's kernels (eager or compiled): short name, calls, time, bytes, achieved bandwidth, share of the
 mode's time, and attribution (eager: the compiled kernel that absorbed it; compiled: the ops it replaced).
 A training step's kernels stand under a heading per section, and against a pinned baseline each row has its
-mark (``kernel_tui.ui.kernel_rows``), the baseline's removed kernels dimmed among them.
+mark (``kernel_tui.ui.state.kernel_rows``), the baseline's removed kernels dimmed among them.
 
 The columns and their cells come from the one registry (``kernel_tui.text.kernel_columns``), fitted to the
 table's width names first: the name column gets the width its longest name needs, then the figure columns
@@ -39,9 +39,9 @@ LINE_MARK = "bold reverse"
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
     from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.ui.kernel_rows import KernelRow
-    from kernel_tui.ui.pinned_baselines import ModeBaseline
-    from kernel_tui.ui.shown import TableShown
+    from kernel_tui.ui.state.kernel_rows import KernelRow
+    from kernel_tui.ui.state.pinned_baselines import ModeBaseline
+    from kernel_tui.ui.view.shown import TableShown
 
 
 SHOWN_ROWS = 1_000
@@ -144,7 +144,7 @@ class KernelTable(DataTable[Text]):
         rows: tuple[KernelRow, ...] = ()
         if result is not None:
             # Imported with the first result: the rows' module brings the baseline comparison and the report.
-            from kernel_tui.ui.kernel_rows import kernel_rows
+            from kernel_tui.ui.state.kernel_rows import kernel_rows
 
             rows = kernel_rows(result, baseline)
         self.rows_left_out = max(0, len(rows) - SHOWN_ROWS)

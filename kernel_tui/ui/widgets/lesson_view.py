@@ -19,15 +19,15 @@ from textual.geometry import Region, Spacing
 from textual.widgets import Static
 
 from kernel_tui.model.scenario_file import ScenarioFileError
-from kernel_tui.ui.score import HIDDEN_EXPLANATION, split_lesson
-from kernel_tui.ui.source import scenario_source
+from kernel_tui.ui.state.course.score import HIDDEN_EXPLANATION, split_lesson
+from kernel_tui.ui.state.course.source import scenario_source
 from kernel_tui.ui.widgets.steady_static import SteadyStatic
 from kernel_tui.ui.widgets.still_there import still_there
 
 if TYPE_CHECKING:
     from kernel_tui.text.by_line import LineWork
     from kernel_tui.text.line_changes import LineChange
-    from kernel_tui.ui.catalog import ScenarioEntry
+    from kernel_tui.ui.state.course.catalog import ScenarioEntry
 
 
 class LessonView(VerticalScroll):
@@ -79,7 +79,7 @@ class LessonView(VerticalScroll):
         """Show one scenario: its lesson, where it lives if it is the learner's own, and its code.
 
         ``hide_explanation``: hold back the lesson's answer (from ``**Why.**`` on) until the learner's
-        prediction is revealed (``kernel_tui.ui.score``).
+        prediction is revealed (``kernel_tui.ui.state.course.score``).
         """
         self.border_title = Content(f"Lesson: {entry.title}")
         self._entry = entry
@@ -144,7 +144,7 @@ class LessonView(VerticalScroll):
 
     def _scroll_to_cursor(self) -> None:
         """Bring the cursor's row into view: its row found in the code as drawn, where long lines have wrapped."""
-        from kernel_tui.ui.code_gutter import CURSOR_MARK
+        from kernel_tui.ui.view.code_gutter import CURSOR_MARK
 
         source = still_there(self, "#lesson-source", Static)
         width = source.content_region.width if source is not None else 0
@@ -207,7 +207,7 @@ def source_renderable(
     cursor: int | None = None,
 ) -> RenderableType:
     """``fn`` and ``inputs`` with their line numbers, highlighted (or plain, before the first frame); with
-    ``work``, each line's kernels in a gutter (``kernel_tui.ui.code_gutter``), against the baseline's with
+    ``work``, each line's kernels in a gutter (``kernel_tui.ui.view.code_gutter``), against the baseline's with
     ``changes``, the ``linked`` lines and the ``cursor`` line marked."""
     try:
         source = entry.read_source()
@@ -217,7 +217,7 @@ def source_renderable(
     if not pieces:
         return Text("no fn or inputs found in this file", style="dim")
     if work or changes:
-        from kernel_tui.ui.code_gutter import code_with_gutter
+        from kernel_tui.ui.view.code_gutter import code_with_gutter
 
         return code_with_gutter(pieces, work or {}, pane_width, linked, changes, cursor)
     parts: list[RenderableType] = []

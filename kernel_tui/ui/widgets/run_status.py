@@ -9,7 +9,7 @@ from textual.containers import Horizontal
 from textual.widgets import Label
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.shown import StatusShown
+    from kernel_tui.ui.view.shown import StatusShown
 
 
 class RunStatusBar(Horizontal):

@@ -14,8 +14,8 @@ from textual.reactive import var
 from textual.widgets import OptionList
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.catalog import ScenarioEntry
-    from kernel_tui.ui.shown import ScenariosShown
+    from kernel_tui.ui.state.course.catalog import ScenarioEntry
+    from kernel_tui.ui.view.shown import ScenariosShown
 
 MARKS = {
     None: (" ", ""),

@@ -1,6 +1,6 @@
 """The snippet editor pane: a Python code editor for the learner's own scenario, and one line under it.
 
-A view only: the snippet session owns the document (``kernel_tui.ui.snippet_doc``) and the explorer tells
+A view only: the snippet session owns the document (``kernel_tui.ui.state.snippets.snippet_doc``) and the explorer tells
 this pane what to show; the pane reports edits and focus changes as messages. The line a run failed on is marked
 in the line-number gutter (``▶``, in the error colour) until the text changes; the one-line error sits
 under the text. Esc leaves the editor (Textual's code editor moves focus on), keeping everything typed.

@@ -14,7 +14,7 @@ from textual.strip import Strip
 from textual.widgets import TextArea
 from textual.widgets.text_area import LanguageDoesNotExist
 
-from kernel_tui.ui.code_gutter import all_cell_texts, gutter_cell, gutter_width
+from kernel_tui.ui.view.code_gutter import all_cell_texts, gutter_cell, gutter_width
 
 if TYPE_CHECKING:
     from kernel_tui.text.by_line import LineWork
@@ -52,7 +52,8 @@ class SnippetTextArea(TextArea):
     """Where the cursor goes once mounted (a text area made with its text moves its cursor then)."""
     # Replaced whole by show_lines, never changed in place: the class's empty dicts are never written.
     line_work: dict[int, list[LineWork]] = {}
-    """Per line (1-based), the latest run's work: the notes column of the gutter (``kernel_tui.ui.code_gutter``)."""
+    """Per line (1-based), the latest run's work: the notes column of the gutter
+    (``kernel_tui.ui.view.code_gutter``)."""
     line_changes: dict[int, LineChange] = {}
     """Per line, its work against the pinned baseline's; empty without one."""
     linked_lines: frozenset[int] = frozenset()

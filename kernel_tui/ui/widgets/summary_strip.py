@@ -1,5 +1,5 @@
 """The numbers that tell the story in one glance, under the kernel tables: the lines of
-``kernel_tui.ui.summary_lines`` for the explorer's ``SummaryShown``.
+``kernel_tui.ui.view.summary_lines`` for the explorer's ``SummaryShown``.
 
 Before any run its last line is the engine's status, which is part of what it is handed, so a strip composed
 anew after a layout switch shows it as soon as the explorer hands it its slice.
@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 from rich.console import Group
 
-from kernel_tui.ui.summary_lines import summary_lines
+from kernel_tui.ui.view.summary_lines import summary_lines
 from kernel_tui.ui.widgets.steady_static import SteadyStatic
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.shown import SummaryShown
+    from kernel_tui.ui.view.shown import SummaryShown
 
 
 class SummaryStrip(SteadyStatic):

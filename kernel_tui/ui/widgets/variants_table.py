@@ -22,7 +22,7 @@ from kernel_tui.ui.widgets.steady_static import SteadyStatic
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport, VariantResult
-    from kernel_tui.ui.shown import VariantsShown
+    from kernel_tui.ui.view.shown import VariantsShown
 
 COMPACT_HEADERS = ("kern.", "bytes", "time", "speedup", "comp.", "brk/rc")
 """The columns of a narrow pane: ``VARIANT_HEADERS`` shortened, the spread dropped, breaks/recompiles joined."""

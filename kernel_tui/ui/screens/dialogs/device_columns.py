@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from kernel_tui.model.device_columns import compare_devices
 from kernel_tui.text.device_columns_text import device_columns_view
-from kernel_tui.ui.screens.dialog import Dialog
+from kernel_tui.ui.screens.dialogs.dialog import Dialog
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -12,10 +12,10 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from kernel_tui.ui.screens.dialog import Dialog
+from kernel_tui.ui.screens.dialogs.dialog import Dialog
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.actions import KeyAction
+    from kernel_tui.ui.screens.actions import KeyAction
 
 NAVIGATION_KEYS = (
     ("tab / shift+tab", "Move focus to the next / previous pane"),

@@ -17,8 +17,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from kernel_tui.text.formatting import LINK_LABELS, lines_text, short_op
-from kernel_tui.ui.kernel_words import code_language
-from kernel_tui.ui.screens.dialog import Dialog
+from kernel_tui.ui.screens.dialogs.dialog import Dialog
+from kernel_tui.ui.view.kernel_words import code_language
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel

@@ -1,11 +1,12 @@
 """Predict, then reveal: the two dialogs around a course lesson's first run.
 
 ``PredictScreen`` asks, before the tables appear, the lesson's own claims on this device
-(``kernel_tui.ui.questions``), one box each as its claim kind says (``kernel_tui.ui.claim_kinds``: a count, an
-amount of arrays, or a word), in rows of an eager and a compiled column; it returns the answers by claim, a
-word as its index (or None: back to the explorer, nothing run). ``RevealScreen`` shows the guess beside what
-was measured on the device it was for, the lesson's explanation and the score. The explorer decides when each
-one appears (``kernel_tui.ui.score.PredictionBook``).
+(``kernel_tui.ui.state.course.questions``), one box each as its claim kind says
+(``kernel_tui.ui.state.course.claim_kinds``: a count, an amount of arrays, or a word), in rows of an eager and a
+compiled column; it returns the answers by claim, a word as its index (or None: back to the explorer, nothing
+run). ``RevealScreen`` shows the guess beside what was measured on the device it was for, the lesson's
+explanation and the score. The explorer decides when each one appears
+(``kernel_tui.ui.state.course.score.PredictionBook``).
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ from textual.widgets import Input, Label, Static
 
 from kernel_tui.model.report_keys import MODES
 from kernel_tui.text.formatting import format_count
-from kernel_tui.ui.claim_kinds import Amount, Choice, choice_index, kind_of
-from kernel_tui.ui.screens.dialog import Dialog
+from kernel_tui.ui.screens.dialogs.dialog import Dialog
+from kernel_tui.ui.state.course.claim_kinds import Amount, Choice, choice_index, kind_of
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.answers import Answer
-    from kernel_tui.ui.questions import LessonQuestions, Question
+    from kernel_tui.ui.state.course.answers import Answer
+    from kernel_tui.ui.state.course.questions import LessonQuestions, Question
 
 COLUMNS = {"eager": "eager PyTorch", "compiled": "torch.compile"}
 MAX_FRACTION_CHARS = 5

@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, Static
 
-from kernel_tui.ui.screens.dialog import Dialog
+from kernel_tui.ui.screens.dialogs.dialog import Dialog
 
 Check = Callable[[str], str | None]
 """Returns why a value cannot be used, or None when it can."""

@@ -14,8 +14,8 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 
-from kernel_tui.ui.screens.dialog import Dialog
-from kernel_tui.ui.session_effects import DraftChoice, RestoreDecision
+from kernel_tui.ui.screens.dialogs.dialog import Dialog
+from kernel_tui.ui.state.snippets.session_effects import DraftChoice, RestoreDecision
 
 
 class RestoreDraftsScreen(Dialog[RestoreDecision]):

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from kernel_tui.ui.claim_kinds import Amount, Choice, Count, kind_of
+from kernel_tui.ui.state.course.claim_kinds import Amount, Choice, Count, kind_of
 
 VERSION = 3
 OLD_DEVICE = "cpu"

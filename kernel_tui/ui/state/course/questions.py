@@ -3,7 +3,7 @@
 A lesson is asked what it claims on the device it runs on (``ScenarioInfo.claims_for``): kernels and
 transfers per call of ``fn``, each line's launches (24), a launch's blocks and warps on a GPU (25), the
 boundaries between kernels (27), the part of a call that is overhead (28), the memory at the peak (29)...
-``kernel_tui.ui.claim_kinds`` says how each kind is asked and graded; a kind no report of this device can
+``kernel_tui.ui.state.course.claim_kinds`` says how each kind is asked and graded; a kind no report of this device can
 measure (a grid on the CPU, a time in a CUDA preview) is left out. Two lessons also ask what no claim can hold,
 since it moves with the machine: which side is faster on tiny arrays (18), which ceiling limits each kernel
 (20). Nothing here touches Textual or torch.
@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernel_tui.ui.claim_kinds import CLAIM_KINDS, ClaimKind, Entry, kind_of
+from kernel_tui.ui.state.course.claim_kinds import CLAIM_KINDS, ClaimKind, Entry, kind_of
 
 if TYPE_CHECKING:
     from kernel_tui.model.scenario_file import ScenarioInfo

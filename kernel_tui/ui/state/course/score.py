@@ -1,14 +1,14 @@
 """Predict, then reveal: the learner's guesses at each course lesson's claims, device by device, and the score.
 
 Before a course lesson runs for the first time on a kind of device the learner answers what the lesson claims
-there (``kernel_tui.ui.questions``: its kernels and transfers, each line's launches, a GPU launch's blocks and
-warps, the boundaries between kernels, the memory at the peak...); once a run of that kind of device has
+there (``kernel_tui.ui.state.course.questions``: its kernels and transfers, each line's launches, a GPU launch's
+blocks and warps, the boundaries between kernels, the memory at the peak...); once a run of that kind of device has
 measured them, the guess is revealed beside the measurement with the lesson's explanation (its text from
 ``**Why.**`` on), and counted. A guess is never graded against a run on another kind of device: the lesson is
-asked again for that one (``kernel_tui.ui.answers.device_kind``).
+asked again for that one (``kernel_tui.ui.state.course.answers.device_kind``).
 
 Answers are kept in ``predictions.json`` in kernel-tui's state folder (``KERNEL_TUI_STATE_DIR``, see
-``kernel_tui.ui.drafts.state_dir``), by lesson and kind of device, so the score carries across sessions. A
+``kernel_tui.ui.link.state_folder.state_dir``), by lesson and kind of device, so the score carries across sessions. A
 lesson is known by its file name (``02_add_relu.py``), which stays the same from one install of the course to
 the next. Nothing here touches Textual.
 """
@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING
 
 from kernel_tui.model.atomic_write import write_atomic
 from kernel_tui.model.safe_text import safe_line
-from kernel_tui.ui.answers import Answer, AnswerKey, answers_text, device_kind, read_answers
-from kernel_tui.ui.claim_kinds import kind_of, measure, unsettled
-from kernel_tui.ui.drafts import state_dir
-from kernel_tui.ui.questions import LessonQuestions, lesson_questions
+from kernel_tui.ui.link.state_folder import state_dir
+from kernel_tui.ui.state.course.answers import Answer, AnswerKey, answers_text, device_kind, read_answers
+from kernel_tui.ui.state.course.claim_kinds import kind_of, measure, unsettled
+from kernel_tui.ui.state.course.questions import LessonQuestions, lesson_questions
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioReport
     from kernel_tui.model.scenario_file import ScenarioInfo
-    from kernel_tui.ui.catalog import ScenarioEntry
+    from kernel_tui.ui.state.course.catalog import ScenarioEntry
 
 FILE_NAME = "predictions.json"
 HIDDEN_EXPLANATION = (

@@ -3,8 +3,8 @@
 Two folders, each overridable by an environment variable (tests point both at temporary folders):
 
 - ``KERNEL_TUI_SNIPPETS_DIR`` (default ``~/kernel-tui``): where "save" suggests putting a snippet.
-- ``KERNEL_TUI_STATE_DIR`` (default ``$XDG_STATE_HOME/kernel-tui``, else ``~/.local/state/kernel-tui``):
-  its ``drafts/`` folder holds one draft per editor document.
+- ``KERNEL_TUI_STATE_DIR`` (kernel-tui's own folder, ``kernel_tui.ui.link.state_folder``): its ``drafts/``
+  folder holds one draft per editor document.
 
 A draft is a plain scenario file (``snippet-3.py``: what the editor shows, written a second after typing
 stops, on every run and on quit) with a small JSON sidecar (``snippet-3.json``): the file it edits, the
@@ -23,9 +23,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kernel_tui.model.atomic_write import write_atomic
+from kernel_tui.ui.link.state_folder import state_dir
 
 SNIPPETS_DIR_ENV = "KERNEL_TUI_SNIPPETS_DIR"
-STATE_DIR_ENV = "KERNEL_TUI_STATE_DIR"
 
 TEMPLATE = """\
 # The last line is measured, eager and
@@ -42,15 +42,6 @@ def snippets_dir() -> Path:
     """Where saved snippets go unless the learner types another path."""
     configured = os.environ.get(SNIPPETS_DIR_ENV, "").strip()
     return Path(configured).expanduser() if configured else Path.home() / "kernel-tui"
-
-
-def state_dir() -> Path:
-    """kernel-tui's own state (drafts): never a folder the learner is expected to look into."""
-    configured = os.environ.get(STATE_DIR_ENV, "").strip()
-    if configured:
-        return Path(configured).expanduser()
-    xdg = os.environ.get("XDG_STATE_HOME", "").strip()
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".local" / "state") / "kernel-tui"
 
 
 def drafts_dir() -> Path:

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kernel_tui.model.scenario_file import ScenarioFileError, parse_scenario
-from kernel_tui.ui.catalog import ScenarioEntry
-from kernel_tui.ui.drafts import Draft, shown_path
-from kernel_tui.ui.file_watch import FileWatch
+from kernel_tui.ui.state.course.catalog import ScenarioEntry
+from kernel_tui.ui.state.snippets.drafts import Draft, shown_path
+from kernel_tui.ui.state.snippets.file_watch import FileWatch
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import ScenarioError

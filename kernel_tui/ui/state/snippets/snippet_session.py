@@ -1,8 +1,8 @@
 """The snippet editor's session: the open document, the drafts behind it, and the size every run uses.
 
 The editor holds one document at a time (``SnippetDocument``), always backed by a draft file
-(``kernel_tui.ui.drafts``), and every draft appears in the scenario list (the ``Catalog``) as the learner's
-own. This is the logic of opening, editing, saving and restoring, with no Textual in it: what the screen
+(``kernel_tui.ui.state.snippets.drafts``), and every draft appears in the scenario list (the ``Catalog``) as the
+learner's own. This is the logic of opening, editing, saving and restoring, with no Textual in it: what the screen
 has to do afterwards (tell the learner something, show the list again, focus the editor) collects in
 ``Effects``, which the screen takes after each call. (The size every run uses is the screen's: ``run_size``.)
 """
@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from kernel_tui.model.atomic_write import write_atomic
 from kernel_tui.model.scenario_file import constant_value
-from kernel_tui.ui.drafts import (
+from kernel_tui.ui.state.run_state import RunStatus, ScenarioRun
+from kernel_tui.ui.state.snippets.drafts import (
     TEMPLATE,
     Draft,
     DraftStore,
@@ -24,12 +25,11 @@ from kernel_tui.ui.drafts import (
     shown_path,
     snippets_dir,
 )
-from kernel_tui.ui.run_state import RunStatus, ScenarioRun
-from kernel_tui.ui.session_effects import DraftChoice, Effects, Notice, RestoreDecision, Severity, Shown
-from kernel_tui.ui.snippet_doc import SnippetDocument
+from kernel_tui.ui.state.snippets.session_effects import DraftChoice, Effects, Notice, RestoreDecision, Severity, Shown
+from kernel_tui.ui.state.snippets.snippet_doc import SnippetDocument
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.catalog import Catalog, ScenarioEntry
+    from kernel_tui.ui.state.course.catalog import Catalog, ScenarioEntry
 
 MAX_SIZE = 2**31
 """Elements per tensor the size prompt accepts at most (8 GiB per float32 tensor)."""
@@ -408,7 +408,7 @@ def _same_file(path: Path, other: Path) -> bool:
 def opening_cursor(text: str) -> tuple[int, int]:
     """Where a file opens in the editor: on ``def fn`` (a course scenario starts with its lesson's docstring),
     else at the top."""
-    from kernel_tui.ui.source import scenario_source
+    from kernel_tui.ui.state.course.source import scenario_source
 
     pieces = [piece for piece in scenario_source(text) if piece.name == "fn"]
     return (pieces[0].first_line - 1, 0) if pieces else (0, 0)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
     from kernel_tui.model.report import ScenarioReport, SweepPoint
-    from kernel_tui.ui.shown import ChartShown
+    from kernel_tui.ui.view.shown import ChartShown
 
 Series = tuple[list[float], list[float]]
 """One line or set of points drawn: its xs and its ys."""
@@ -87,11 +87,13 @@ class ChartMode:
 
 
 CHART_MODES = (
-    ChartMode("time", "Runtime vs size", "runtime", "kernel_tui.ui.widgets.runtime_lines"),
-    ChartMode("bandwidth", "Bandwidth vs size", "bandwidth", "kernel_tui.ui.widgets.bandwidth_plot"),
-    ChartMode("roofline", "Roofline", "roofline", "kernel_tui.ui.widgets.roofline_plot", draws_report=True),
-    ChartMode("memory", "Peak memory vs size", "memory", "kernel_tui.ui.widgets.memory_plot"),
-    ChartMode("timeline", "One call's timeline", "timeline", "kernel_tui.ui.widgets.timeline_plot", draws_report=True),
+    ChartMode("time", "Runtime vs size", "runtime", "kernel_tui.ui.widgets.charts.runtime_lines"),
+    ChartMode("bandwidth", "Bandwidth vs size", "bandwidth", "kernel_tui.ui.widgets.charts.bandwidth_plot"),
+    ChartMode("roofline", "Roofline", "roofline", "kernel_tui.ui.widgets.charts.roofline_plot", draws_report=True),
+    ChartMode("memory", "Peak memory vs size", "memory", "kernel_tui.ui.widgets.charts.memory_plot"),
+    ChartMode(
+        "timeline", "One call's timeline", "timeline", "kernel_tui.ui.widgets.charts.timeline_plot", draws_report=True
+    ),
 )
 """What ``b`` cycles through, in order; the first is the chart's mode when the app starts."""
 BY_NAME = {mode.name: mode for mode in CHART_MODES}

@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from kernel_tui.text.formatting import format_bytes, format_size
-from kernel_tui.ui.widgets.runtime_lines import DRAWING as RUNTIME
-from kernel_tui.ui.widgets.runtime_lines import STYLES, size_ticks, time_ticks
+from kernel_tui.ui.widgets.charts.runtime_lines import DRAWING as RUNTIME
+from kernel_tui.ui.widgets.charts.runtime_lines import STYLES, size_ticks, time_ticks
 
 if TYPE_CHECKING:
     from kernel_tui.model.report import SweepPoint
-    from kernel_tui.ui.widgets.chart_modes import ChartData, LegendEntry, Series
+    from kernel_tui.ui.widgets.charts.chart_modes import ChartData, LegendEntry, Series
 
 
 class MemoryDrawing:

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from kernel_tui.text.formatting import cut_middle
 from kernel_tui.text.roofline_text import format_gflops, format_intensity
-from kernel_tui.ui.widgets.bandwidth_plot import CEILING_COLOR
-from kernel_tui.ui.widgets.runtime_lines import STYLES, time_ticks
+from kernel_tui.ui.widgets.charts.bandwidth_plot import CEILING_COLOR
+from kernel_tui.ui.widgets.charts.runtime_lines import STYLES, time_ticks
 
 if TYPE_CHECKING:
     from kernel_tui.model.kernel import Kernel
     from kernel_tui.model.report import ScenarioReport
-    from kernel_tui.ui.widgets.chart_modes import ChartData, LegendEntry, Series
+    from kernel_tui.ui.widgets.charts.chart_modes import ChartData, LegendEntry, Series
 
 MEMORY_ROOF = "copy GB/s"
 COMPUTE_ROOF = "matmul peak"

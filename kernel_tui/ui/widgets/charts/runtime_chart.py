@@ -29,8 +29,8 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from kernel_tui.text.fit_parts import SUBTITLE_MARGIN, Part, fit_parts
-from kernel_tui.ui.shown import ChartShown
-from kernel_tui.ui.widgets.chart_modes import CHART_MODES, LegendEntry, chart_data, chart_mode, next_chart_mode
+from kernel_tui.ui.view.shown import ChartShown
+from kernel_tui.ui.widgets.charts.chart_modes import CHART_MODES, LegendEntry, chart_data, chart_mode, next_chart_mode
 from kernel_tui.ui.widgets.steady_static import SteadyStatic
 from kernel_tui.ui.widgets.still_there import still_there
 
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from kernel_tui.model.kernel import Kernel
     from kernel_tui.model.report import SweepPoint
-    from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
+    from kernel_tui.ui.widgets.charts.runtime_plot import RuntimePlot
 
 NOTHING_SHOWN = ChartShown(CHART_MODES[0].name, (), "", None, None)
 """The chart before the explorer hands it its first slice."""
@@ -100,7 +100,7 @@ class RuntimeChart(Widget):
     async def _mount_plot(self) -> None:
         if not self.is_attached:  # the app quit (or the layout changed) before the first frame was out
             return
-        from kernel_tui.ui.widgets.runtime_plot import RuntimePlot
+        from kernel_tui.ui.widgets.charts.runtime_plot import RuntimePlot
 
         await self.mount(RuntimePlot(self.shown))
         self._replot()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from kernel_tui.text.formatting import format_size, format_time_us, sweep_end_short
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.widgets.chart_modes import ChartData, LegendEntry, Series
+    from kernel_tui.ui.widgets.charts.chart_modes import ChartData, LegendEntry, Series
 
 EAGER_COLOR = (255, 160, 40)
 COMPILED_COLOR = (70, 170, 255)

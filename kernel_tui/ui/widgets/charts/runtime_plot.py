@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
-from kernel_tui.ui.widgets.chart_modes import Series, chart_data, chart_mode
+from kernel_tui.ui.widgets.charts.chart_modes import Series, chart_data, chart_mode
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.shown import ChartShown
+    from kernel_tui.ui.view.shown import ChartShown
 
 
 class RuntimePlot(PlotextPlot):

@@ -20,7 +20,7 @@ from kernel_tui.text.formatting import format_time_us
 if TYPE_CHECKING:
     from kernel_tui.model.call_breakdown import CallBreakdown, TimelineSpan
     from kernel_tui.model.report import ScenarioReport
-    from kernel_tui.ui.widgets.chart_modes import ChartData, LegendEntry, Series
+    from kernel_tui.ui.widgets.charts.chart_modes import ChartData, LegendEntry, Series
 
 LANE_WORDS = {"host": "ops", "framework": "guards", "launch": "launch", "device": "kernels"}
 LANE_COLORS = {

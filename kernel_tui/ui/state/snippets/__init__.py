@@ -1,0 +1,2 @@
+"""The learner's own code: the snippet editor's session, its document, the drafts that keep every unsaved edit,
+the file watch that notices a change on disk, and what a session call hands back to the screen."""
