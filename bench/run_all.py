@@ -23,6 +23,7 @@ BENCHMARKS = [
     "view_startup",
     "answer_time",
     "first_answer",
+    "warmup_saving",
     "fidelity",
     "sweep_cost",
     "scale",
