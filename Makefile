@@ -116,4 +116,4 @@ clean:
 # On a machine with a CUDA GPU, from a checkout, with the torch already there (no venv, no network):
 # the course on the GPU against the CUDA preview, one table; OUT chooses where the table and traces go.
 gpu-check:
-	PYTHONPATH=$(CURDIR) $(PYTHON) -m kernel_tui.commands.gpu_check --out $(or $(OUT),.cache/gpu-check)
+	PYTHONPATH=$(CURDIR) $(PYTHON) -m tools.gpu_check --out $(or $(OUT),.cache/gpu-check)

@@ -1,4 +1,4 @@
-"""The documentation's generated tables agree with the code they come from (``kernel_tui.commands.docs_pages``):
+"""The documentation's generated tables agree with the code they come from (``tools.docs``):
 the keys with the app's bindings, the JSON fields with the report's dataclasses and a real report's JSON, the
 file map with the files and their docstrings, the preview's table with its recording."""
 
@@ -12,9 +12,12 @@ from typing import Any
 
 import pytest
 
-from kernel_tui.commands import docs_fields, docs_files, docs_keys, docs_pages
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.ui.screens.actions import EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS
+from tools.docs import fields as docs_fields
+from tools.docs import files as docs_files
+from tools.docs import keys as docs_keys
+from tools.docs import pages as docs_pages
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"
@@ -22,7 +25,7 @@ DATA = REPO / "tests" / "data"
 
 def test_every_generated_section_is_what_its_source_writes_now() -> None:
     stale = docs_pages.stale_pages()
-    assert not stale, f"stale: {', '.join(stale)}; run python -m kernel_tui.commands.docs_pages"
+    assert not stale, f"stale: {', '.join(stale)}; run python -m tools.docs"
 
 
 def test_every_page_in_docs_is_in_the_sites_nav() -> None:

@@ -17,16 +17,16 @@ import pytest
 from conftest import WriteScenario, within
 from processes import is_running, wait_for
 
-from kernel_tui.commands import gpu_check
-from kernel_tui.commands.gpu_bandwidth import bandwidth_cell, largest_from_memory
-from kernel_tui.commands.gpu_check import OUTPUT, Row, table
-from kernel_tui.commands.gpu_course import measure_course
-from kernel_tui.commands.gpu_findings import audit_trace, compare_kernels, compiled_cell, eager_cell
-from kernel_tui.commands.gpu_logs import LessonLogs
-from kernel_tui.commands.gpu_preview import LivePreview, live_preview
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.model.report import ScenarioError, ScenarioReport
+from tools.gpu_check import check as gpu_check
+from tools.gpu_check.bandwidth import bandwidth_cell, largest_from_memory
+from tools.gpu_check.check import OUTPUT, Row, table
+from tools.gpu_check.course import measure_course
+from tools.gpu_check.findings import audit_trace, compare_kernels, compiled_cell, eager_cell
+from tools.gpu_check.logs import LessonLogs
+from tools.gpu_check.preview import LivePreview, live_preview
 
 REPO = Path(__file__).resolve().parent.parent
 H200 = REPO / "tests" / "data" / "gpu_check"
@@ -72,7 +72,7 @@ def test_runs_without_textual_or_plotext(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "kernel_tui.commands.gpu_check",
+            "tools.gpu_check",
             str(REPO / "tests" / "data" / "add_relu.py"),
             "--device",
             "cpu",
@@ -114,7 +114,7 @@ def test_a_failed_claim_still_leaves_every_file_and_no_more(tmp_path: Path, writ
     command = [
         sys.executable,
         "-m",
-        "kernel_tui.commands.gpu_check",
+        "tools.gpu_check",
         str(wrong),
         "--device",
         "cpu",
@@ -444,7 +444,7 @@ def test_the_checks_modules_import_neither_textual_nor_torch() -> None:
     its engines."""
     code = BLOCK_UI_LIBRARIES + textwrap.dedent(
         """
-        import kernel_tui.commands.gpu_check
+        import tools.gpu_check.check
         loaded = sorted({name.split(".")[0] for name in sys.modules} & {"textual", "plotext", "torch", "triton"})
         print(loaded)
         """
@@ -459,7 +459,7 @@ def test_a_lessons_log_is_this_runs_alone_and_stops_growing_at_its_limit(
 ) -> None:
     """A scenario printing in a loop must not fill the GPU machine's disk nor the folder that comes back: past the
     limit an engine's lines are counted, while the check's own notes (how the engine ended) are still written."""
-    from kernel_tui.commands import gpu_logs
+    from tools.gpu_check import logs as gpu_logs
 
     lesson = Path("01_lesson.py")
     LessonLogs(tmp_path).note(lesson, "ended: an earlier check's engine")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernel_tui.commands import preview_table
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.scenario_file import find_scenarios
+from tools.docs import preview_table
 
 
 def test_the_recording_covers_every_lesson_and_none_failed() -> None:

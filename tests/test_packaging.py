@@ -38,6 +38,9 @@ def test_wheel_ships_the_course_and_finds_it_when_installed(tmp_path: Path) -> N
     assert course, "the course has scenario files"
     assert {f"kernel_tui/scenarios/{name}" for name in course} <= names
     assert "kernel_tui/engine/__main__.py" in names
+    # The tooling beside the package (the docs generator, gpu-check) works on a checkout and is not shipped.
+    assert not [name for name in names if name.startswith("tools/")]
+    assert not [name for name in names if Path(name).name.startswith(("docs_", "gpu_", "preview_table"))]
 
     target = tmp_path / "site"
     subprocess.run(

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from kernel_tui.text.baseline import BaselineComparison
     from kernel_tui.transport.protocol import Arch, Hello
 
+
 def main(argv: Sequence[str] | None = None) -> int:
     if stdout_is_closed():
         # Nothing could be shown, and fd 1 free would be taken by the first file or pipe the run opens.

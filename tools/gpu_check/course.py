@@ -1,5 +1,5 @@
 """``gpu-check``'s measurement of the course: each lesson in an engine of its own, as ``kernel-tui run`` measures
-it, with that engine's stderr kept whole in the lesson's log (``gpu_logs``).
+it, with that engine's stderr kept whole in the lesson's log (``logs``).
 
 The check used to run ``kernel-tui run`` as a child, which starts each lesson's engine while the lesson before
 runs and passes every engine's stderr on to one stream: which engine a line came from was lost, and a spare that
@@ -24,9 +24,9 @@ from kernel_tui.transport.run_record import RunRecord, died_report, engine_facts
 from kernel_tui.transport.spare_engine import SpareEngine
 
 if TYPE_CHECKING:
-    from kernel_tui.commands.gpu_logs import LessonLogs
     from kernel_tui.model.report import ScenarioReport
     from kernel_tui.transport.protocol import Hello
+    from tools.gpu_check.logs import LessonLogs
 
 WARM_UP_ENV = "KERNEL_TUI_WARM_UP"
 """The switch the CLI's spares honour (``transport.client``): "0" starts them cold."""

@@ -30,9 +30,9 @@ from kernel_tui.transport.protocol import ARCHES
 from kernel_tui.transport.run_record import RunRecord, fold
 
 if TYPE_CHECKING:
-    from kernel_tui.commands.gpu_logs import LessonLogs
     from kernel_tui.model.report import ScenarioReport
     from kernel_tui.transport.protocol import Arch
+    from tools.gpu_check.logs import LessonLogs
 
 BUDGET_S = 120.0
 """The live preview's own time, after the course's: six times what the course's preview took in one engine on

@@ -1,4 +1,4 @@
-"""``python -m kernel_tui.commands.gpu_check`` (``make gpu-check``): the course on a real GPU, against the CUDA preview.
+"""``python -m tools.gpu_check`` (``make gpu-check``): the course on a real GPU, against the CUDA preview.
 
 Run on a machine with a CUDA GPU, from a checkout (no install, no ``make`` and no Textual needed: the GPU
 machines this project borrows have torch and rich only, and no network). One run settles what a machine
@@ -9,15 +9,15 @@ whatever stopped the check (an engine's crash, an overrun, SIGTERM):
   torch at run time (version drift from the recorded preview reported apart; where there is no live preview,
   why), the eager launches against the preview's (memsets, cuBLAS splits, cub passes named), whether the
   profiler delivered a device record for every launch, and the largest elementwise kernel that read from memory
-  against the measured copy ceiling (``gpu_bandwidth``); then the course's time, compiled from an empty Inductor
+  against the measured copy ceiling (``bandwidth``); then the course's time, compiled from an empty Inductor
   cache, against its budget;
 - ``gpu-check.json``: the same findings, machine-readable; ``course.jsonl``: the GPU's reports (``kernel-tui
   view`` opens them); ``traces.tar.gz``: the engine's profiler traces, for the replay tests;
-- ``stderr/LESSON.log``: the whole stderr of every engine that worked on the lesson (``gpu_logs``).
+- ``stderr/LESSON.log``: the whole stderr of every engine that worked on the lesson (``logs``).
 
 The course is measured first, each lesson in an engine of its own as ``kernel-tui run`` measures it
-(``gpu_course``), within ``BUDGET_S``; then the live preview, in one warm engine on a budget of its own
-(``gpu_preview``). This process never imports torch; the engine child does.
+(``course``), within ``BUDGET_S``; then the live preview, in one warm engine on a budget of its own
+(``preview``). This process never imports torch; the engine child does.
 """
 
 from __future__ import annotations
@@ -37,23 +37,23 @@ from pathlib import Path
 from typing import Any
 
 from kernel_tui.commands.cli import strict_json
-from kernel_tui.commands.gpu_bandwidth import bandwidth_cell, bandwidth_details
-from kernel_tui.commands.gpu_course import measure_course
-from kernel_tui.commands.gpu_findings import audit_trace, compiled_cell, eager_cell
-from kernel_tui.commands.gpu_logs import FOLDER as LOGS
-from kernel_tui.commands.gpu_logs import LessonLogs
-from kernel_tui.commands.gpu_preview import LivePreview, live_preview
-from kernel_tui.commands.preview_table import RECORDING
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.report_keys import MODES
 from kernel_tui.model.results_file import saved_form
 from kernel_tui.text.formatting import device_text
+from tools.docs.preview_table import RECORDING
+from tools.gpu_check.bandwidth import bandwidth_cell, bandwidth_details
+from tools.gpu_check.course import measure_course
+from tools.gpu_check.findings import audit_trace, compiled_cell, eager_cell
+from tools.gpu_check.logs import FOLDER as LOGS
+from tools.gpu_check.logs import LessonLogs
+from tools.gpu_check.preview import LivePreview, live_preview
 
 RECORDED_PREVIEW = RECORDING
 BUDGET_S = 270.0
 """The course, compiled cold, must be measured within this: what does not fit is listed as not run. The live
-preview runs after it, on a budget of its own (``gpu_preview.BUDGET_S``)."""
+preview runs after it, on a budget of its own (``preview.BUDGET_S``)."""
 OUTPUT_FILES = ("gpu-check.md", "gpu-check.json", "course.jsonl", "traces.tar.gz")
 OUTPUT = (*OUTPUT_FILES, LOGS)
 """Everything the check leaves in its output folder: the files, and the folder of each lesson's engine logs."""
@@ -187,9 +187,7 @@ def findings(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m kernel_tui.commands.gpu_check", description=__doc__.splitlines()[0]
-    )
+    parser = argparse.ArgumentParser(prog="python -m tools.gpu_check", description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", help="scenario files (default: the course)")
     parser.add_argument("--out", default=".cache/gpu-check", help="folder for the table, results, traces and logs")
     parser.add_argument("--device", default="cuda", help=argparse.SUPPRESS)  # cpu, to try the script here
@@ -321,7 +319,3 @@ def preview_line(live: LivePreview, count: int, arch: int) -> str:
         why = reasons.pop() if len(reasons) == 1 else "each row says why"
         return f"{source}\nno live preview on this torch: {why}"
     return f"{source}, where a row says there is no live one\nlive preview: {live.summary(count)}"
-
-
-if __name__ == "__main__":
-    sys.exit(main())

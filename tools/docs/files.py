@@ -11,12 +11,13 @@ LISTED = (
     "kernel_tui/**/*.py",
     "kernel_tui/**/*.tcss",
     "bench/*.py",
+    "tools/**/*.py",
     "tests/*.py",
     "docs/*.md",
     "scenarios/README.md",
 )
-"""The package, its style sheets, the benchmarks, the test harness (test files are named by what they test, so
-only the helpers are listed) and the pages."""
+"""The package, its style sheets, the benchmarks, the tooling beside the package, the test harness (test files are
+named by what they test, so only the helpers are listed) and the pages."""
 
 
 class UndocumentedFile(ValueError):

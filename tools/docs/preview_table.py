@@ -1,7 +1,7 @@
 """The table of what the CUDA preview expects of each lesson in ``docs/GPU.md``, generated from the recording.
 
 The table is written from ``tests/data/preview/course_sm90.jsonl`` into the page by ``python -m
-kernel_tui.commands.docs_pages``, with the docs' other generated sections. No torch is imported.
+tools.docs``, with the docs' other generated sections. No torch is imported.
 """
 
 from __future__ import annotations

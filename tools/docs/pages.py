@@ -1,7 +1,7 @@
 """The documentation's generated sections, each written from the code that is its source.
 
 A page holds a section between two markers (``<!-- generated: NAME ... -->`` and ``<!-- end of generated:
-NAME -->``); ``python -m kernel_tui.commands.docs_pages`` rewrites every section from its source and
+NAME -->``); ``python -m tools.docs`` rewrites every section from its source and
 ``tests/test_docs_pages.py`` fails when a page and its source disagree, so no table of keys, JSON fields,
 files or preview results is ever written by hand. No torch is imported.
 """
@@ -27,7 +27,7 @@ class GeneratedSection:
 
     @property
     def begin(self) -> str:
-        return f"<!-- generated: {self.name}; python -m kernel_tui.commands.docs_pages rewrites it, do not edit -->"
+        return f"<!-- generated: {self.name}; python -m tools.docs rewrites it, do not edit -->"
 
     @property
     def end(self) -> str:
@@ -43,12 +43,12 @@ class GeneratedSection:
 
 def sections() -> list[GeneratedSection]:
     """Every generated section of the docs (their sources imported only when asked for)."""
-    from kernel_tui.commands import docs_fields, docs_files, docs_keys, preview_table
+    from tools.docs import fields, files, keys, preview_table
 
     return [
-        GeneratedSection("keys", DOCS / "explorer.md", docs_keys.keys_table),
-        GeneratedSection("json fields", DOCS / "json.md", docs_fields.fields_tables),
-        GeneratedSection("file map", DOCS / "files.md", lambda: docs_files.files_table(ROOT)),
+        GeneratedSection("keys", DOCS / "explorer.md", keys.keys_table),
+        GeneratedSection("json fields", DOCS / "json.md", fields.fields_tables),
+        GeneratedSection("file map", DOCS / "files.md", lambda: files.files_table(ROOT)),
         GeneratedSection("preview table", DOCS / "GPU.md", lambda: preview_table.table(preview_table.read_recording())),
     ]
 
@@ -68,7 +68,3 @@ def main() -> int:
         section.page.write_text(section.page_with_section(page), encoding="utf-8")
         print(f"{section.page.relative_to(ROOT)}: {section.name} rewritten", file=sys.stderr)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
