@@ -44,7 +44,7 @@ def engines_cpu(count: int, forked: bool, use: Callable[[EngineClient], object])
     os.environ["KERNEL_TUI_FORK_SERVER"] = "1" if forked else "0"
     before = _children_cpu()
     for _ in range(count):
-        with EngineClient("cpu", fresh_per_run=False) as client:
+        with EngineClient("cpu") as client:
             use(client)
     forked_engines._close_servers()
     return _children_cpu() - before

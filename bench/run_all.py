@@ -33,7 +33,6 @@ BENCHMARKS = [
     "line_cost",
     "ceiling_cost",
     "call_breakdown_cost",
-    "process_isolation",
     "engine_start",
 ]
 

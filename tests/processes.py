@@ -14,7 +14,7 @@ from pathlib import Path
 from pace import overdue
 
 from kernel_tui.transport import forked_engines
-from kernel_tui.transport.client import python_command
+from kernel_tui.transport.boot import python_command
 from kernel_tui.transport.proctree import is_running, stat_fields
 
 __all__ = ["is_running"]

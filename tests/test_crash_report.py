@@ -53,9 +53,11 @@ def test_a_crash_in_the_compile_is_reported_at_the_compile_with_its_frames(tmp_p
     scenario = tmp_path / "compiled_segfault.py"
     scenario.write_text(COMPILED_SEGFAULT)
     record = RunRecord(1, scenario, sweep=False)
-    with EngineClient("cpu", fresh_per_run=False) as client:
+    with EngineClient("cpu") as client:
         with pytest.raises(EngineDied) as death:
-            for message in client.run(str(scenario), sweep=False, timed=False, run_id=1, timeout=300):
+            for message in client.run(
+                str(scenario), sweep=False, timed=False, run_id=1, timeout=300, then_another=False
+            ):
                 record = fold(record, message)
     assert death.value.returncode == -11, "the engine still dies by its signal, after both handlers wrote"
     error = death.value.error(scenario, record)

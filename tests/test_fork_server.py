@@ -20,8 +20,9 @@ from cli_support import run_json
 from conftest import REPO, WriteScenario, measure
 from processes import is_running, listening_fork_server, wait_for
 
-from kernel_tui.transport import forked_engines
-from kernel_tui.transport.client import EngineClient, python_command
+from kernel_tui.transport import boot, forked_engines
+from kernel_tui.transport.boot import python_command
+from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.engine_died import EngineDied
 
 # The private servers a user's front end starts; the shared one (``serve_shared``) has tests of its own below.
@@ -52,7 +53,7 @@ def test_import_environment_is_what_torch_and_python_read_at_import() -> None:
         "KERNEL_TUI_X": "1",
         "PYTHONPATH": "p",
     }
-    assert forked_engines.import_environment(env) == (
+    assert boot.import_environment(env) == (
         ("OMP_NUM_THREADS", "1"),
         ("PYTHONPATH", "p"),
         ("TORCHINDUCTOR_CACHE_DIR", "/c"),
@@ -111,12 +112,12 @@ def test_a_server_whose_inductor_cannot_be_imported_forks_engines_that_measure_e
 
 
 def test_a_forked_engine_measures_what_an_execd_one_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    with EngineClient("cpu", fresh_per_run=True) as forked:
+    with EngineClient("cpu") as forked:
         forked.start()
         assert isinstance(forked._process, forked_engines.ForkedEngine)
         from_fork = measure(forked, ADD_RELU)
     monkeypatch.setenv("KERNEL_TUI_FORK_SERVER", "0")
-    with EngineClient("cpu", fresh_per_run=True) as execd:
+    with EngineClient("cpu") as execd:
         execd.start()
         assert not isinstance(execd._process, forked_engines.ForkedEngine)
         from_exec = measure(execd, ADD_RELU)
@@ -131,7 +132,7 @@ def test_the_engine_gets_the_clients_environment_and_folder_each_time(
 ) -> None:
     path = write_scenario(PROBE, "probe.py")
     said: list[str] = []
-    with EngineClient("cpu", fresh_per_run=True, stderr_sink=said.append) as client:
+    with EngineClient("cpu", stderr_sink=said.append) as client:
         for value in ("first", "second"):
             folder = tmp_path / value
             folder.mkdir()
@@ -151,11 +152,11 @@ def test_a_killed_forked_engine_reports_its_signal(write_scenario: WriteScenario
         "def fn(a):\n    os.kill(os.getpid(), signal.SIGKILL)\n"
         "def inputs(size, device):\n    return (torch.ones(size),)\n"
     )
-    with EngineClient("cpu", fresh_per_run=False) as client:
+    with EngineClient("cpu") as client:
         client.start()
         assert isinstance(client._process, forked_engines.ForkedEngine)
         with pytest.raises(EngineDied) as died:
-            measure(client, path)
+            measure(client, path, then_another=False)
     assert died.value.returncode == -signal.SIGKILL
 
 

@@ -17,14 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "kernel_tui"
 
-KNOWN_CIRCLES: tuple[frozenset[str], ...] = (
-    # The transport's boot facts live in the client, which the fork server's client and the spare engine import
-    # back (issue 55). Being broken by the change that takes them out of the client (engine/ and transport/), which
-    # removes this entry; a circle inside these modules passes until then, any other fails.
-    frozenset(
-        {"kernel_tui.transport.client", "kernel_tui.transport.forked_engines", "kernel_tui.transport.spare_engine"}
-    ),
-)
+KNOWN_CIRCLES: tuple[frozenset[str], ...] = ()
 """Circles being broken by work not yet merged, each with who removes it: a circle whose modules all lie in one of
 these passes. Empty when there are none."""
 

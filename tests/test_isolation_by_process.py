@@ -11,7 +11,6 @@ left entered by an ``inputs`` that then fails.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -42,7 +41,6 @@ def run_json(*paths: Path) -> list[dict[str, Any]]:
         text=True,
         timeout=1800,
         cwd=REPO,
-        env={**os.environ, "KERNEL_TUI_WARM_UP": "0"},
     )
     assert result.returncode in (0, 1), result.stderr[-3000:]
     return [json.loads(line) for line in result.stdout.splitlines()]

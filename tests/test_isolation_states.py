@@ -1,5 +1,6 @@
-"""One scenario's tricks cannot reach the next: each crafted scenario changes one class of engine state, and a
-healthy scenario run after it in the same engine finds the state, and measures the kernels, it found alone.
+"""One scenario's tricks cannot reach the next: each crafted scenario changes one class of process state, and a
+healthy scenario run after it through the same client (in the next engine, the spare started while the crafted one
+ran) finds the state, and measures the kernels, it found alone.
 
 The crafted scenarios change the state when they load and then fail in ``inputs()``: nothing to compile,
 and a failed scenario's changes must be undone as much as a successful one's.
@@ -9,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,8 +117,6 @@ SPOILERS = {
     "the collector": "gc.disable()\ngc.set_threshold(1, 1, 1)\ngc.freeze()",
     "the switch interval": "sys.setswitchinterval(0.5)",
     "the CPU affinity": "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})",
-}
-FRESH_ENGINE = {
     # Only the guard object ends inference mode, and the scenario keeps it where nobody can reach it.
     "inference mode held": (
         "import builtins\nbuiltins.kept_guard = torch.inference_mode()\nbuiltins.kept_guard.__enter__()"
@@ -128,6 +125,8 @@ FRESH_ENGINE = {
         "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, hard - 1), hard - 1))"
     ),
+    # An unprivileged process can raise its nice value but never lower it again.
+    "a raised nice value": "os.nice(5)",
 }
 
 
@@ -153,7 +152,6 @@ def kernels(report: ScenarioReport) -> tuple[object, ...]:
         tuple(kernel.name for kernel in report.eager.kernels),
         report.compiled.kernel_count,
         tuple(kernel.name for kernel in report.compiled.kernels),
-        tuple(note for note in report.notes if "fresh engine" in note),
     )
 
 
@@ -164,7 +162,7 @@ def probe(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Probe]:
     healthy.parent.mkdir()
     healthy.write_text(HEALTHY, encoding="utf-8")
     observed = folder / "observed.jsonl"
-    with EngineClient("cpu", fresh_per_run=False, env={**os.environ, "KERNEL_TUI_PROBE_OUT": str(observed)}) as client:
+    with EngineClient("cpu", env={**os.environ, "KERNEL_TUI_PROBE_OUT": str(observed)}) as client:
         client.start()
         found = Probe(client, healthy, observed, {}, ())
         alone, found.alone_state = found.run()
@@ -181,50 +179,11 @@ def _spoil(probe: Probe, tmp_path: Path, name: str, code: str) -> ScenarioReport
 
 
 @pytest.mark.parametrize("name", sorted(SPOILERS))
-def test_a_state_a_scenario_changes_is_restored_for_the_next(probe: Probe, tmp_path: Path, name: str) -> None:
-    engine = probe.client.start().pid
+def test_a_state_a_scenario_changes_dies_with_its_engine(probe: Probe, tmp_path: Path, name: str) -> None:
     spoiled = _spoil(probe, tmp_path, name, SPOILERS[name])
-    assert spoiled.notes == (), "restored in place, nothing to tell"
+    assert not [note for note in spoiled.notes if "left a process" in note], "it started nothing"
     report, state = probe.run()
-    assert probe.client.start().pid == engine, "restored, not restarted"
     assert {key: value for key, value in state.items() if value != probe.alone_state[key]} == {}
-    assert kernels(report) == probe.alone_kernels
-
-
-@pytest.mark.engine
-@pytest.mark.parametrize("name", sorted(FRESH_ENGINE))
-def test_a_state_that_cannot_be_restored_moves_the_next_scenario_to_a_fresh_engine(
-    probe: Probe, tmp_path: Path, name: str
-) -> None:
-    engine = probe.client.start().pid
-    spoiled = _spoil(probe, tmp_path, name, FRESH_ENGINE[name])
-    assert len(spoiled.notes) == 1 and spoiled.notes[0].startswith("the next scenario runs in a fresh engine: ")
-    report, state = probe.run()
-    assert probe.client.start().pid != engine
-    assert {key: value for key, value in state.items() if value != probe.alone_state[key]} == {}
-    assert kernels(report) == probe.alone_kernels
-
-
-def _may_lower_nice() -> bool:
-    """Whether this user may lower a nice value again (root with CAP_SYS_NICE may)."""
-    code = "import os; was = os.getpriority(os.PRIO_PROCESS, 0); os.nice(5); os.setpriority(os.PRIO_PROCESS, 0, was)"
-    return subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
-
-
-@pytest.mark.engine
-def test_a_raised_nice_value_is_lowered_again_or_the_next_scenario_runs_in_a_fresh_engine(
-    probe: Probe, tmp_path: Path
-) -> None:
-    """An unprivileged process can raise its nice value but never lower it again."""
-    engine = probe.client.start().pid
-    spoiled = _spoil(probe, tmp_path, "a raised nice value", "os.nice(5)")
-    report, state = probe.run()
-    if _may_lower_nice():
-        assert spoiled.notes == () and probe.client.start().pid == engine
-    else:
-        assert len(spoiled.notes) == 1 and "could not restore the nice value" in spoiled.notes[0]
-        assert probe.client.start().pid != engine
-    assert state["nice"] == probe.alone_state["nice"]
     assert kernels(report) == probe.alone_kernels
 
 

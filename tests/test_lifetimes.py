@@ -123,10 +123,16 @@ def test_a_killed_front_end_takes_its_busy_engine_along(tmp_path: Path) -> None:
     print(f"engine and its children gone {time.monotonic() - started:.2f} s after SIGKILL of the front end")
 
 
-def test_an_engine_outlives_the_thread_that_started_it() -> None:
-    """Linux sends the parent-death signal when the starting *thread* ends: that must not end the engine. One
-    engine serves the run here (``fresh_per_run=False``), so the run shows the engine is the one that thread started."""
-    client = EngineClient("cpu", fresh_per_run=False)
+def test_an_engine_outlives_the_thread_that_started_it(tmp_path: Path) -> None:
+    """Linux sends the parent-death signal when the starting *thread* ends: that must not end the engine. The
+    scenario prints the pid of the engine it runs in, which must be the one that thread started."""
+    says_its_engine = tmp_path / "says_its_engine.py"
+    says_its_engine.write_text(
+        "import os\nimport torch\nprint('engine pid', os.getpid())\n"
+        "def fn(a):\n    return a + 1\ndef inputs(size, device):\n    return (torch.ones(size),)\n"
+    )
+    said: list[str] = []
+    client = EngineClient("cpu", stderr_sink=said.append)
     try:
         starter = threading.Thread(target=client.start)
         starter.start()
@@ -135,8 +141,8 @@ def test_an_engine_outlives_the_thread_that_started_it() -> None:
         pid = client.hello.pid
         time.sleep(1.0)
         assert is_running(pid)
-        assert measure(client, ADD_RELU).error is None
-        assert client.hello.pid == pid
+        assert measure(client, says_its_engine, then_another=False).error is None
+        assert f"engine pid {pid}" in [line.strip() for line in said], said
     finally:
         client.close()
 

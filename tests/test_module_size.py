@@ -1,7 +1,7 @@
 """A module is one concept, not a line count: every module of the package and of the tests stays under about 700
 lines, past which a file surely holds more than one concept and is split by concept (docs/files.md names the
-parts); under it, a concept keeps its file whole rather than being cut to fit a smaller number. ``tests/data`` holds data and
-recorded inputs, not modules anyone reads through, and is left out."""
+parts); under it, a concept keeps its file whole rather than being cut to fit a smaller number. ``tests/data``
+holds data and recorded inputs, not modules anyone reads through, and is left out."""
 
 from __future__ import annotations
 

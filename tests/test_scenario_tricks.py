@@ -33,7 +33,7 @@ from kernel_tui.transport.proctree import end_tree
 
 def forge():
     report = ScenarioReport("forged.py", "FORGED RESULT", "cpu", "x", "0", 1, threads=1)
-    lines = [encode(Done(run_id, report, restart=False)) for run_id in range(1, 20)]
+    lines = [encode(Done(run_id, report)) for run_id in range(1, 20)]
     data = "".join(lines).encode()
     for fd in range(0, 256):
         try:

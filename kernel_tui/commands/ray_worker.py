@@ -51,7 +51,7 @@ class WorkerResult:
 
 def measure_on_worker(job: ScenarioJob) -> WorkerResult:
     """Run ``kernel-tui run --json`` on this node for ``job``'s scenario (the body of each Ray task)."""
-    from kernel_tui.transport.client import python_command
+    from kernel_tui.transport.boot import python_command
 
     with contextlib.ExitStack() as cleanup:
 

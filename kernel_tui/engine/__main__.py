@@ -15,7 +15,7 @@ closed terminal, a killed tmux session): see ``lifeline``.
 import os
 import sys
 
-# Started as ``python -c`` (see kernel_tui.transport.client.engine_command) the first entry of sys.path is the
+# Started as ``python -c`` (see kernel_tui.transport.boot.engine_command) the first entry of sys.path is the
 # current folder: a learner's random.py or copy.py there would be imported by torch in place of the
 # standard library's. ``python -m`` puts it there too. PYTHONPATH entries are kept.
 FIRST_PATH_ENTRIES = ("", ".")

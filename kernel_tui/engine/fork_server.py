@@ -111,9 +111,9 @@ class _Client:
 
 
 def _ready() -> dict[str, Any]:
-    """What a client checks before it forks here (``transport.forked_engines.server_identity``): the interpreter,
-    the checkout and the import environment that every engine forked here inherits."""
-    from kernel_tui.transport.forked_engines import server_identity
+    """What a client checks before it forks here (``transport.boot.server_identity``): the interpreter, the
+    checkout and the import environment that every engine forked here inherits."""
+    from kernel_tui.transport.boot import server_identity
 
     executable, package, environment = server_identity(dict(os.environ))
     return {"ready": os.getpid(), "executable": executable, "package": package, "environment": environment}
@@ -233,7 +233,7 @@ def _fork_engine(request: dict[str, Any], fds: list[int], sockets: list[socket.s
         sys.argv = argv
         if _cuda_unusable_in_this_fork():
             # Become the engine an exec would have started: the same pid and descriptors, a fresh torch.
-            from kernel_tui.transport.client import python_command
+            from kernel_tui.transport.boot import python_command
 
             command = python_command("kernel_tui.engine", *argv[1:])
             os.execve(command[0], command, dict(os.environ))

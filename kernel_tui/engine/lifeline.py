@@ -45,6 +45,33 @@ def end_everything(reason: str = "") -> None:
     os._exit(1)
 
 
+def children() -> frozenset[int]:
+    """This engine's child processes now: before a run, what the run's leftovers are told apart from."""
+    return frozenset(proctree.children(os.getpid()))
+
+
+def left_running(before: frozenset[int]) -> list[str]:
+    """What the scenario started and left running (not torch's compile workers): ``finish`` ends it, and the
+    report says so."""
+    return [
+        f"it left a process running (pid {pid}: {proctree.command_line(pid)[:80]}), ended with the engine"
+        for pid in proctree.children(os.getpid())
+        if pid not in before and not proctree.is_torch_worker(pid)
+    ]
+
+
+def finish() -> None:
+    """The engine's one run is over: end what the scenario started (every orphan is this engine's, its subreaper)
+    and exit at once, without tearing torch's modules down, which takes seconds nobody waits for."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()  # what the scenario printed last, without a newline yet
+        except (OSError, ValueError):
+            pass
+    proctree.kill(proctree.descendants(os.getpid()))
+    os._exit(0)
+
+
 def parent_is_gone() -> bool:
     return os.getppid() != _parent
 
@@ -89,7 +116,7 @@ def _set_parent_death_signal(sig: int) -> None:
 
 def _adopt_orphans() -> None:
     """A scenario's double-forked daemon becomes the engine's child, not init's (Linux's child subreaper):
-    the isolation check then finds it after the scenario, and ending the engine's tree ends it too."""
+    ending the engine's tree after the scenario, or when the front end goes, ends it too."""
     if not sys.platform.startswith("linux"):
         return
     try:

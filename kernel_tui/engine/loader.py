@@ -220,7 +220,7 @@ def load_scenario(path: Path) -> LoadedScenario:
     module.__file__ = str(path)
     # Registered as an import would be: Dynamo before torch 2.14 imports the module of every function it
     # inlines (a training step's fn reading F or a constant), and pickle and inspect look there too. The
-    # engine's restore between scenarios forgets it (isolation.SCENARIO_MODULE_PREFIX).
+    # engine ends after this one scenario, and the module with it.
     sys.modules[module.__name__] = module
     # Tracebacks quote the text that runs, not the file as it is when they are formatted (no mtime: kept).
     linecache.cache[str(path)] = (len(source), None, source.splitlines(keepends=True), str(path))

@@ -62,10 +62,8 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
     run_request = request_runner(device)
     configure_torch(device)
     compile_watch.install()
-    from kernel_tui.engine import isolation, lifeline
+    from kernel_tui.engine import lifeline
 
-    # Every scenario starts from this state, whatever the one before it changed.
-    clean_state = isolation.Snapshot.take(device)
     warm_up = None
     if options.warm_up and options.device != "cuda-preview":
         from kernel_tui.engine.warmup import WarmUp
@@ -105,17 +103,17 @@ def serve(argv: list[str], out: IO[str], requests: IO[str] | None = None) -> Non
         if not isinstance(request, RunRequest):
             continue
         outbox = RunOutbox.for_request(request, send)
+        engines_own = lifeline.children()
         with lifeline.busy():
             report = _run(request, device, outbox, run_request)
-            # Restored before the report is sent, so that what could not be restored is in it.
-            notes = clean_state.restore((os.path.dirname(request.path),))
-            compile_watch.install()
-        if notes:
-            report = _with_isolation_notes(report, notes)
-        outbox.send(Done, report, restart=bool(notes))
-        if notes:
-            # Something the scenario changed cannot be undone here: a fresh engine runs the next one.
-            lifeline.end_everything()
+        left = lifeline.left_running(engines_own)
+        if left:
+            report = replace(report, notes=(*report.notes, *left))
+        outbox.send(Done, report)
+        # One scenario per engine: what it changed in this process (patched modules, modes left entered, signal
+        # handlers, a forged encoder...) dies with it, and the next runs in a fresh engine (the front end's spare).
+        # So does anything it started: its processes are this engine's tree.
+        lifeline.finish()
 
 
 def _tell_it_waits(line: str, warm_up: WarmUp, send: Callable[[protocol.EngineMessage], None]) -> None:
@@ -182,11 +180,6 @@ def _run(request: RunRequest, device: str, outbox: RunOutbox, run_request: RunRe
         details = traceback.format_exc()
         print(details, file=sys.stderr)
         return _engine_failure(request, device, outbox, _internal_error(request.path, details))
-
-
-def _with_isolation_notes(report: ScenarioReport, notes: list[str]) -> ScenarioReport:
-    text = "; ".join(notes)
-    return replace(report, notes=(*report.notes, f"the next scenario runs in a fresh engine: {text}"))
 
 
 def _abrupt_end(request: RunRequest, device: str, outbox: RunOutbox, exc: BaseException) -> ScenarioReport:

@@ -191,7 +191,7 @@ def _shown(given: ModelInput) -> str:
 
 
 def _module_name(spec: ModelSpec) -> str:
-    # The scenario prefix: the engine forgets such modules between scenarios (isolation).
+    # The scenario prefix, as the loader names a scenario's own module: no installed module is called so.
     return f"kernel_tui_scenario_model_{hashlib.sha256(spec.target.encode()).hexdigest()[:12]}"
 
 

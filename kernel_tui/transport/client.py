@@ -12,13 +12,13 @@ import queue
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from kernel_tui.transport import engine_channel, forked_engines, proctree, protocol
+from kernel_tui.transport.boot import engine_command, python_command
 from kernel_tui.transport.engine_died import EngineDied, NoMessageInTime
 from kernel_tui.transport.line_reader import LONG_LINE_KEPT, read_lines
 from kernel_tui.transport.protocol import (
@@ -40,19 +40,6 @@ if TYPE_CHECKING:
 PROFILER_CHATTER = re.compile(r"^(USDT|STAGE):\d{4}-\d\d-\d\d ")
 
 
-# ``python -m`` and ``python -c`` both put the current folder first on the import path, where a learner's
-# random.py or copy.py would be imported by torch in place of the standard library's (``-P`` would do, but
-# only from Python 3.11). The boot code removes it; kernel_tui is found where this front end found it,
-# after everything else, and PYTHONPATH is honoured as usual.
-PYTHON_BOOT = """\
-import sys
-if sys.path and sys.path[0] == "":
-    del sys.path[0]
-sys.path.append({root!r})
-import runpy
-runpy.run_module({module!r}, run_name="__main__", alter_sys=True)
-"""
-PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLOSE_WAIT_S = 5.0
 STDERR_DRAIN_S = 1.0  # how long a dead engine's report waits for its last stderr if a stranger holds the pipe
 STOPPED_WHILE_STARTING = "the engine was stopped while it started"
@@ -62,15 +49,6 @@ SIGNAL_SLICE_S = 0.2
 
 Received = EngineMessage | ProtocolError | None
 """What the protocol reader passes on: a message, a line that was none, or (None) the end of the stream."""
-
-
-def python_command(module: str, *args: str) -> list[str]:
-    """``python -m module args``, without the current folder on the import path."""
-    return [sys.executable, "-c", PYTHON_BOOT.format(root=PACKAGE_ROOT, module=module), *args]
-
-
-def engine_command(device: str) -> list[str]:
-    return python_command("kernel_tui.engine", "--device", device)
 
 
 class EngineClient:
@@ -85,7 +63,6 @@ class EngineClient:
         env: dict[str, str] | None = None,
         arch: Arch | None = None,
         warm_up: bool = False,
-        fresh_per_run: bool = True,
     ) -> None:
         """``arch``: the GPU architecture a ``cuda-preview`` engine generates code for, in every run request that
         names none (default sm_90).
@@ -93,9 +70,8 @@ class EngineClient:
         ``warm_up``: the engine compiles a tiny function right after its hello, while nobody waits for it
         (the explorer: the learner reads the lesson); ``warmup_result`` says when it has ended.
 
-        ``fresh_per_run``: each run in an engine no earlier run has touched (``spare_engine``): the engine ends
-        after its run, and the next run takes a spare started when this one was sent. False: one engine runs
-        one scenario after another, restoring its state between them (``engine.isolation``)."""
+        Each run is in an engine no earlier run has touched: the engine ends after its one run, and the next run
+        takes the spare started when this one was sent (``spare_engine``)."""
         self.device = device
         self._stderr_sink = stderr_sink
         self._command = command or engine_command(device) + (["--warm-up"] if warm_up else [])
@@ -114,8 +90,7 @@ class EngineClient:
         self._next_run_id = 0
         self._strangers: set[int] = set()
         self.hello: Hello | None = None
-        self.fresh_per_run = fresh_per_run
-        self._spare: SpareEngine | None = None
+        self._spare: SpareEngine[EngineClient] | None = None
         self._adopter: EngineClient | None = None
         """The client that took this one's engine as its spare: the warm-up's end is news to it."""
 
@@ -241,7 +216,6 @@ class EngineClient:
                     command=self._spare_command,
                     env=self._env,
                     arch=self._arch,
-                    fresh_per_run=False,
                 )
             )
 
@@ -306,7 +280,7 @@ class EngineClient:
         ``run_id``: the caller's number for the run (the app's ``RunLifecycle``), sent so that one number follows
         it from the key press to the engine's replies; None: numbered here.
 
-        ``then_another``: whether a run may follow (``fresh_per_run`` starts its spare now); False for the last.
+        ``then_another``: whether a run may follow (its spare engine is started now); False for the last.
 
         Raises EngineDied if the engine ends or overruns ``timeout``; it is closed, and the next ``run`` starts anew.
         """
@@ -331,7 +305,7 @@ class EngineClient:
             self._process.stdin.flush()
         except OSError:
             pass  # a dead engine is reported by the read below, with its exit code
-        if self.fresh_per_run and then_another:
+        if then_another:
             self._start_spare()
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -350,10 +324,9 @@ class EngineClient:
                 return
 
     def _run_ended(self, done: Done) -> bool:
-        if done.restart or self.fresh_per_run:
-            # The scenario ran code in this engine: the next run must not be sent to it (with ``restart``,
-            # the scenario changed what the engine cannot restore, and it ends by itself).
-            self._end_engine()
+        # The engine ends after its one run (it runs one scenario, whose changes die with it); its tree is ended
+        # here too, in case the scenario's processes outlive it.
+        self._end_engine()
         return True
 
     def _next_message(self, timeout: float | None) -> EngineMessage | ProtocolError:

@@ -2,7 +2,7 @@
 same engine an exec would: each start then costs a fork, not torch's imports again.
 
 An engine is forked only when its command is the engine's own boot and the environment variables that torch
-and Python read at import (``IMPORT_ENV_PREFIXES``) are those the server imported under; otherwise, or when
+and Python read at import (``boot.IMPORT_ENV_PREFIXES``) are those the server imported under; otherwise, or when
 the server cannot start or refuses, the caller execs it as before (``launch`` returns None).
 KERNEL_TUI_FORK_SERVER=0 turns forking off. KERNEL_TUI_FORK_SERVER_AT=PATH names a server that many front
 ends share (``serve_shared``): a front end forks there when the server's interpreter, checkout and import
@@ -29,25 +29,8 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from kernel_tui.transport import proctree
+from kernel_tui.transport.boot import import_environment, server_identity
 
-IMPORT_ENV_PREFIXES = (
-    "TORCH",
-    "PYTORCH",
-    "TRITON",
-    "CUDA",
-    "NVIDIA",
-    "HIP",
-    "ROCM",
-    "OMP_",
-    "GOMP",
-    "KMP_",
-    "MKL",
-    "OPENBLAS",
-    "LD_",
-    "PYTHON",
-    "KINETO",
-)
-"""Variables read while torch is imported, or by Python at start: an engine under other values is exec'd."""
 START_TIMEOUT_S = 180.0
 REPLY_TIMEOUT_S = 30.0
 READY_POLL_S = 0.1
@@ -56,19 +39,7 @@ MAX_SERVERS = 2
 """Fork servers kept at once (each holds torch imported): a third environment replaces the oldest."""
 
 
-def import_environment(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted((key, value) for key, value in env.items() if key.startswith(IMPORT_ENV_PREFIXES)))
-
-
 SHARED_ENV = "KERNEL_TUI_FORK_SERVER_AT"
-
-
-def server_identity(env: dict[str, str]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
-    """What an engine forked from a server inherits: its interpreter, the kernel-tui checkout it imports, and
-    the environment torch was imported under. A front end forks only from a server whose identity is its own."""
-    from kernel_tui.transport.client import PACKAGE_ROOT  # the root every engine's boot puts on its path
-
-    return sys.executable, PACKAGE_ROOT, import_environment(env)
 
 
 def _identity_of(ready: dict[str, Any]) -> tuple[str, str, tuple[tuple[str, str], ...]]:

@@ -15,8 +15,7 @@ Engine -> front end:
                 on the wire still ``progress`` (renaming it there takes a new protocol version and new recordings)
     Partial     a report with what is known so far (eager first)
     SweepPointMessage  one point of the sweep (a ``report.SweepPoint``), as soon as it is measured
-    Done        the final report; ``restart``: the scenario changed what the engine cannot restore, and it
-                ends after this message
+    Done        the final report; the engine ends after it (one scenario per engine)
 Front end -> engine:
     RunRequest  measure one scenario; ``variants``: {NAME: {torch.compile arguments}}, added to or
                 overriding the file's VARIANTS (``--variant``); the run's settings travel here too (the
@@ -126,7 +125,6 @@ class SweepPointMessage:
 class Done:
     run_id: int
     report: ScenarioReport
-    restart: bool = False
 
 
 # -- front end -> engine ---------------------------------------------------------------------------
@@ -371,7 +369,8 @@ _READERS: dict[str, Callable[[_Fields], Message]] = {
     "progress": _read_stage_started,
     "partial": lambda wire: Partial(wire.integer("run_id"), wire.report()),
     "sweep_point": _read_sweep_point,
-    "done": lambda wire: Done(wire.integer("run_id"), wire.report(), wire.flag("restart")),
+    # A Done of protocol 2's older engines may say ``restart``: every engine ends after its run now, so it is not read.
+    "done": lambda wire: Done(wire.integer("run_id"), wire.report()),
     "run": _read_run_request,
     "quit": lambda wire: Quit(),
 }

@@ -3,28 +3,45 @@ scenario has touched, without waiting for one to start.
 
 A scenario is arbitrary code in the engine's own process: it can replace the engine's message encoder, patch
 ``nn.Linear.forward`` or ``json.dumps``, add an audit hook or a global module hook, leave a dispatch mode
-entered. Restoring a snapshot of known state after it (``engine.isolation``) missed a new class of such state
-each round, so the front end ends each engine after its one run (``EngineClient(fresh_per_run=True)``) and the
-next run takes this spare, started when the run before it was sent (and warmed up, where the client warms up).
+entered. Restoring a snapshot of known state after it missed a new class of such state each round, so the
+process is the one isolation: each engine runs one scenario and ends, and the next run takes this spare, started
+when the run before it was sent (and warmed up, where the client warms up).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from kernel_tui.transport.client import EngineClient
+    from kernel_tui.transport.protocol import Hello
+
+
+class StartableEngine(Protocol):
+    """What a spare needs of an engine client (``client.EngineClient``), which itself keeps a spare: named here so
+    that the two modules do not import each other."""
+
+    @property
+    def running(self) -> bool: ...
+
+    hello: Hello | None
+
+    def start(self, timeout: float = ..., *, abandoned: Callable[[], bool] | None = None) -> Hello: ...
+
+    def close(self) -> None: ...
+
+
+Engine = TypeVar("Engine", bound=StartableEngine)
 
 READY_POLL_S = 0.1
 """How often a run waiting for the spare to start checks whether it was cancelled meanwhile."""
 
 
-class SpareEngine:
+class SpareEngine(Generic[Engine]):
     """An engine client started on a thread of its own; ``ready`` waits for its hello, ``drop`` ends it."""
 
-    def __init__(self, client: EngineClient) -> None:
+    def __init__(self, client: Engine) -> None:
         self.client = client
         self._dropped = threading.Event()
         self._thread = threading.Thread(target=self._start, name="kernel-tui spare engine", daemon=True)

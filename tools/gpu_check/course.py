@@ -47,7 +47,7 @@ def measure_course(
     lesson running then is stopped and reported so, and the ones after it are not run. A generator, so that a
     check stopped midway keeps every report that came before. ``command``: the engine's (the tests' stand-in)."""
     warm_up = env.get(WARM_UP_ENV, "1") != "0"
-    spare: SpareEngine | None = None
+    spare: SpareEngine[EngineClient] | None = None
     try:
         for number, path in enumerate(scenarios):
             remaining = deadline - time.monotonic()
@@ -101,10 +101,10 @@ def measure_course(
 def _client(
     path: Path, device: str, env: dict[str, str], logs: LessonLogs, warm_up: bool, command: list[str] | None
 ) -> EngineClient:
-    """An engine for ``path`` alone (``fresh_per_run=False``: this module ends it, and starts the next itself)."""
+    """An engine for ``path`` alone: this module starts the next itself, to give each its own log."""
     started = "warmed up" if warm_up else "cold"
     sink = logs.section(path, f"the GPU's engine (--device {device}, {started}): its stderr")
-    return EngineClient(device, stderr_sink=sink, command=command, env=env, warm_up=warm_up, fresh_per_run=False)
+    return EngineClient(device, stderr_sink=sink, command=command, env=env, warm_up=warm_up)
 
 
 def _ending(report: ScenarioReport) -> str:

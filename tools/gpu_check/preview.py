@@ -1,14 +1,16 @@
 """``gpu-check``'s live preview: the CUDA preview made on the GPU machine's own torch, so that a difference from the
-GPU is the preview's and not another torch's naming; one warm engine for the whole course, on a budget of its own.
+GPU is the preview's and not another torch's naming; each lesson in a fresh engine started while the lesson before
+it previews, on a budget of its own.
 
 On the H200 (torch 2.11) the preview never ran, and the table said only "no preview on this torch". It had not
 failed: the check ran it as ``kernel-tui run --device cuda-preview``, a fresh engine per lesson (each a fresh
 torch and Triton import on the GPU machine, each faking a device and generating code with Inductor's caches off),
-in what the course had left of 270 s, about 124 s for 29 engines. In one engine that stays up, a lesson's preview
-takes a tenth of a second to a second: the course (29 lessons) in 10.6 s on torch 2.14.1 and 20.7 s on torch 2.11,
-start-up included, on two busy cores without a GPU (``BUDGET_S`` leaves six times the slower). The engine is
-restored between lessons (``engine.isolation``), as the suite's shared preview engine is; if it dies on a
-lesson, the next lesson starts a new one.
+in what the course had left of 270 s, about 124 s for 29 engines. Now the preview has a budget of its own, and its
+engines are the CLI's: forked from a fork server that has torch and Inductor imported, each lesson's started while
+the lesson before it previews (one engine per scenario, as every front end runs them; a lesson's preview takes a
+tenth of a second to a second once its engine is up: the course in one engine took 10.6 s on torch 2.14.1 and
+20.7 s on torch 2.11 on two busy cores without a GPU, and ``BUDGET_S`` leaves room for the engines' starts beside
+it). An engine that dies on a lesson takes only that lesson.
 
 Every lesson without a live report has its reason, in its own row of the table: this torch refused to preview,
 the engine died on that lesson (its stderr is in the lesson's log), or the budget ran out and where. No torch is
@@ -83,12 +85,11 @@ def live_preview(
     lesson_sink: Callable[[str], None] = _nowhere
 
     def sink(line: str) -> None:
-        # One engine, one lesson at a time: a line belongs to the lesson being previewed.
+        # One lesson at a time: a line belongs to the lesson being previewed (the next lesson's engine, starting
+        # meanwhile, writes little, and that little lands in this lesson's log).
         lesson_sink(line)
 
-    client = EngineClient(
-        "cuda-preview", stderr_sink=sink, command=command, env=env, arch=_arch(arch), fresh_per_run=False
-    )
+    client = EngineClient("cuda-preview", stderr_sink=sink, command=command, env=env, arch=_arch(arch))
     previewing: Path | None = None
     """The lesson the engine is at: a check stopped meanwhile says so in that lesson's log."""
     try:
@@ -98,9 +99,7 @@ def live_preview(
                 after = f"after {number} of {len(scenarios)} lessons" if number else "before its first lesson"
                 missing[path.name] = f"the live preview's {budget_s:.0f} s ran out {after}"
                 continue
-            lesson_sink = logs.section(
-                path, f"the live preview's engine (--device cuda-preview, sm_{arch}, one for the course)"
-            )
+            lesson_sink = logs.section(path, f"the live preview's engine (--device cuda-preview, sm_{arch})")
             starting, previewing = not client.running, path
             try:
                 hello = client.start(timeout=min(remaining, START_TIMEOUT_S))
@@ -115,7 +114,11 @@ def live_preview(
                 break
             record = RunRecord(client.next_run_id(), path, sweep=False)
             try:
-                for message in client.run(str(path), sweep=False, timed=False, timeout=remaining, run_id=record.run_id):
+                last = number == len(scenarios) - 1
+                runs = client.run(
+                    str(path), sweep=False, timed=False, timeout=remaining, run_id=record.run_id, then_another=not last
+                )
+                for message in runs:
                     record = fold(record, message)
             except EngineDied as death:
                 logs.note(path, f"ended: {death.describe()}")

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kernel_tui.transport.client import python_command
+from kernel_tui.transport.boot import python_command
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
