@@ -15,10 +15,11 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 class Stopped(BaseException):
-    """SIGTERM or SIGHUP reached ``kernel-tui run``: unwind, so that its engine is ended on the way out."""
+    """SIGTERM or SIGHUP reached ``kernel-tui run`` (or gpu-check): unwind, so that its engine is ended on the way
+    out; its text is the signal's name."""
 
     def __init__(self, signum: int) -> None:
-        super().__init__(signum)
+        super().__init__(signal.Signals(signum).name)
         self.signum = signum
 
 

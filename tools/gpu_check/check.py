@@ -23,20 +23,19 @@ The course is measured first, each lesson in an engine of its own as ``kernel-tu
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import signal
 import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from kernel_tui.commands.cli import strict_json
+from kernel_tui.commands.exits import Stopped, signals_end_the_run
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.report_keys import MODES
@@ -57,27 +56,6 @@ preview runs after it, on a budget of its own (``preview.BUDGET_S``)."""
 OUTPUT_FILES = ("gpu-check.md", "gpu-check.json", "course.jsonl", "traces.tar.gz")
 OUTPUT = (*OUTPUT_FILES, LOGS)
 """Everything the check leaves in its output folder: the files, and the folder of each lesson's engine logs."""
-
-
-class Stopped(Exception):
-    """SIGTERM or SIGHUP reached the check (a ``timeout`` on the GPU machine): the files are written on the way out."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-@contextlib.contextmanager
-def _signals_stop_the_check() -> Iterator[None]:
-    def stop(signum: int, frame: object) -> None:
-        raise Stopped(signum)
-
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 @dataclass(frozen=True)
@@ -214,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _check(options: argparse.Namespace, scenarios: list[Path], out: Path, logs: LessonLogs, started: float) -> bool:
     """Measure, preview, and write every output, whatever stops the first two; True when every claim held."""
-    with tempfile.TemporaryDirectory(prefix="gpu-check-") as scratch, _signals_stop_the_check():
+    with tempfile.TemporaryDirectory(prefix="gpu-check-") as scratch, signals_end_the_run():
         traces = Path(scratch) / "traces"
         traces.mkdir()
         # Cold by default: an empty Inductor cache, so the course's time is what a first run on a machine costs.
