@@ -19,8 +19,8 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from cuda_replay import replay, trace_paths
 
-from kernel_tui.engine import events as ev
-from kernel_tui.engine.call_timeline import call_breakdown
+from kernel_tui.engine.counting import events as ev
+from kernel_tui.engine.counting.call_timeline import call_breakdown
 
 ROUNDS = 5
 TARGET = 3.0

@@ -16,7 +16,7 @@ import time
 
 import torch
 
-from kernel_tui.engine import bandwidth
+from kernel_tui.engine.counting import bandwidth
 
 REPEATS = 5
 CALLS_PAST_A_ROUND = 3

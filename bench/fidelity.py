@@ -22,8 +22,8 @@ def measure() -> dict[str, object]:
     import torch
     import torch.utils.benchmark as benchmark
 
-    from kernel_tui.engine.device import configure_torch
-    from kernel_tui.engine.timing import compare_calls
+    from kernel_tui.engine.compiler.torch_settings import configure_torch
+    from kernel_tui.engine.counting.timing import compare_calls
     from kernel_tui.model.report_keys import MODES
 
     configure_torch("cpu")

@@ -15,10 +15,10 @@ from typing import Any
 
 from common import REPO
 
-from kernel_tui.engine import training
-from kernel_tui.engine.flops import eager_bytes_and_flops
-from kernel_tui.engine.loader import load_scenario
-from kernel_tui.engine.measure import measure_scenario
+from kernel_tui.engine.counting.flops import eager_bytes_and_flops
+from kernel_tui.engine.stages import training
+from kernel_tui.engine.stages.loader import load_scenario
+from kernel_tui.engine.stages.measure import measure_scenario
 
 LESSONS = ("21_add_relu_backwards.py", "24_which_line.py")
 SIZE = 2**16

@@ -32,7 +32,7 @@ from typing import Any
 from torch.autograd import DeviceType
 from torch.autograd.profiler_util import EventList, FunctionEvent
 
-from kernel_tui.engine.events import RUN_RANGE
+from kernel_tui.engine.counting.events import RUN_RANGE
 
 TRACES = Path(__file__).parent / "data" / "cuda_traces"
 

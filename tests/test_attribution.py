@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kernel_tui.engine.attribution import attribute
+from kernel_tui.engine.counting.attribution import attribute
 from kernel_tui.model.kernel import Kernel
 
 

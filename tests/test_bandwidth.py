@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 import torch
 
-from kernel_tui.engine import bandwidth
-from kernel_tui.engine.timing import time_call
+from kernel_tui.engine.counting import bandwidth
+from kernel_tui.engine.counting.timing import time_call
 
 
 def test_the_copy_fits_in_the_free_memory() -> None:

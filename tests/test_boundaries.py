@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import measure
 
-from kernel_tui.engine.boundaries import node_kernels, reason_kind, reason_words, wrapper_calls
-from kernel_tui.engine.fusion_watch import GraphFusion, NodeFacts
+from kernel_tui.engine.compiler.boundaries import node_kernels, reason_kind, reason_words, wrapper_calls
+from kernel_tui.engine.compiler.fusion_watch import GraphFusion, NodeFacts
 from kernel_tui.model.boundary import EXPERIMENTS, KINDS, Boundary
 from kernel_tui.model.names import is_generated_kernel
 from kernel_tui.model.report import ScenarioReport

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 import torch
 
-from kernel_tui.engine import boundary_cache
-from kernel_tui.engine.boundary_compile import watched_compile
-from kernel_tui.engine.fusion_watch import GraphFusion
-from kernel_tui.engine.loader import LoadedScenario, load_scenario
+from kernel_tui.engine.compiler import boundary_cache
+from kernel_tui.engine.compiler.fusion_watch import GraphFusion
+from kernel_tui.engine.stages.boundary_compile import watched_compile
+from kernel_tui.engine.stages.loader import LoadedScenario, load_scenario
 
 pytestmark = pytest.mark.engine  # compiles in the test process
 
@@ -111,7 +111,7 @@ def test_an_option_with_no_stable_text_makes_no_key() -> None:
 KEY_IN_ANOTHER_PROCESS = """
 import sys
 from pathlib import Path
-from kernel_tui.engine.loader import load_scenario
+from kernel_tui.engine.stages.loader import load_scenario
 from test_boundary_cache import _keys
 print(*_keys(load_scenario(Path(sys.argv[1])), int(sys.argv[2])))
 """

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from conftest import WriteScenario, measure
 
-from kernel_tui.engine.source_lines import DEFAULT_LOSS
+from kernel_tui.engine.counting.source_lines import DEFAULT_LOSS
 from kernel_tui.model.expect import line_measure
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.mode_result import ModeResult

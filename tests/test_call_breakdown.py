@@ -15,8 +15,8 @@ import pytest
 from conftest import WriteScenario, measure
 from cuda_replay import replay, trace_paths
 
-from kernel_tui.engine import events as ev
-from kernel_tui.engine.call_timeline import call_breakdown, merged
+from kernel_tui.engine.counting import events as ev
+from kernel_tui.engine.counting.call_timeline import call_breakdown, merged
 from kernel_tui.model.call_breakdown import CallBreakdown
 from kernel_tui.model.expect import check_claims
 from kernel_tui.model.machine_load import RETRY_HINT
@@ -223,7 +223,7 @@ def test_a_long_step_keeps_its_lanes_covered_when_its_spans_are_merged() -> None
 
 
 def test_merging_closes_the_smallest_gaps_first_and_only_as_many_as_needed() -> None:
-    from kernel_tui.engine.call_timeline import _merged_to
+    from kernel_tui.engine.counting.call_timeline import _merged_to
     from kernel_tui.model.call_breakdown import TimelineSpan
 
     spans = [

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from kernel_tui.engine import bandwidth
+from kernel_tui.engine.counting import bandwidth
 from kernel_tui.model.kernel import Kernel
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def test_a_kernel_that_beats_the_ceiling_at_all_has_it_measured_again_once_per_e
 
 
 def test_a_busy_moment_slows_some_rounds_and_the_best_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kernel_tui.engine.timing import Timing
+    from kernel_tui.engine.counting.timing import Timing
 
     # Rounds of a copy on a busy machine: the load comes and goes; the ceiling is the fastest, once confirmed.
     medians = iter([900.0, 310.0, 2000.0, 300.0, 305.0, 301.0])
@@ -242,7 +242,7 @@ def test_where_the_cache_cannot_be_read_data_below_the_smallest_copy_counts_as_i
 def test_the_cpu_cache_size_is_read_from_sysfs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sizes: dict[str, str], expected: int | None
 ) -> None:
-    from kernel_tui.engine import device
+    from kernel_tui.engine.counting import device
 
     for index, size in sizes.items():
         (tmp_path / index).mkdir()
@@ -327,7 +327,7 @@ def test_a_gpus_cache_size_is_its_l2_as_torch_reports_it(
 
     import torch
 
-    from kernel_tui.engine import device
+    from kernel_tui.engine.counting import device
 
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: types.SimpleNamespace(**properties))

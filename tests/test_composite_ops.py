@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import WriteScenario, lesson_params, lesson_report, measure
 
-from kernel_tui.engine import events as ev
+from kernel_tui.engine.counting import events as ev
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.kernel import Kernel, nested_names
 from kernel_tui.model.scenario_file import find_scenarios, read_scenario

@@ -171,7 +171,7 @@ def _finds(name: str, measured: list[str]) -> bool:
 
 def _preview_names(path: Path) -> list[str]:
     if read_scenario(path).train:
-        return []  # a training step is not previewed (engine/training.py): its names are checked on CPU only
+        return []  # a training step is not previewed (engine/stages/training.py): its names are checked on CPU only
     for line in PREVIEW.read_text(encoding="utf-8").splitlines():
         report = json.loads(line)
         if Path(report["scenario"]).name == path.name:

@@ -13,9 +13,9 @@ import pytest
 from torch.autograd import DeviceType
 from torch.autograd.profiler_util import EventList, FunctionEvent
 
-from kernel_tui.engine import events as ev
-from kernel_tui.engine.profiling import NoDeviceActivity, Profile, join_eager, kernel_rows
-from kernel_tui.engine.traffic import Traffic
+from kernel_tui.engine.counting import events as ev
+from kernel_tui.engine.counting.profiling import NoDeviceActivity, Profile, join_eager, kernel_rows
+from kernel_tui.engine.counting.traffic import Traffic
 
 ADD = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)"  # noqa: E501
 RELU = "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)"  # noqa: E501
@@ -302,7 +302,7 @@ def test_a_run_that_lost_records_neither_sets_the_counts_nor_the_bytes() -> None
 def test_a_cuda_profile_without_launches_for_work_that_was_dispatched_is_an_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from kernel_tui.engine import measure
+    from kernel_tui.engine.stages import measure
 
     monkeypatch.setattr(measure, "profile_launches", lambda call, device, trace_path=None: Profile([[]] * 5))
     with pytest.raises(NoDeviceActivity):

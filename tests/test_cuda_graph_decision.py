@@ -82,7 +82,7 @@ def test_on_a_real_gpu_the_watch_only_reads_and_inductors_own_skip_still_counts(
     from torch._dynamo.utils import counters
     from torch._inductor import output_code
 
-    from kernel_tui.engine.cuda_graph_watch import CudaGraphWatch
+    from kernel_tui.engine.compiler.cuda_graph_watch import CudaGraphWatch
 
     originals = (output_code.cudagraph_post_compile, output_code.log_cudagraph_skip_and_bump_counter)  # type: ignore[attr-defined]
     watch = CudaGraphWatch("/work/s.py")

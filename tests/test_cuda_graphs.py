@@ -6,10 +6,10 @@ import torch
 from torch.autograd import DeviceType
 from torch.autograd.profiler_util import EventList, FunctionEvent
 
-from kernel_tui.engine import events as ev
-from kernel_tui.engine.cuda_graphs import FOREACH_COPY, graph_input_copies, twin_compile_options
-from kernel_tui.engine.profiling import join_compiled
-from kernel_tui.engine.traffic import Traffic
+from kernel_tui.engine.counting import events as ev
+from kernel_tui.engine.counting.cuda_graphs import FOREACH_COPY, graph_input_copies, twin_compile_options
+from kernel_tui.engine.counting.profiling import join_compiled
+from kernel_tui.engine.counting.traffic import Traffic
 
 
 def test_cuda_graph_modes_get_a_twin_without_graphs_and_other_modes_none() -> None:

@@ -196,7 +196,7 @@ def test_arch_usage_errors_exit_2(argv: list[str]) -> None:
 def test_refuses_where_a_patch_would_miss_its_target_or_on_a_cpu_only_build(monkeypatch: pytest.MonkeyPatch) -> None:
     import torch
 
-    from kernel_tui.engine import preview_support
+    from kernel_tui.engine.preview import preview_support
 
     preview_support.check_preview()  # this torch has every piece
     missing = "torch._inductor.fx_passes.pad_mm._no_such_piece"
@@ -222,7 +222,7 @@ def test_a_cpu_compile_after_a_preview_is_untouched() -> None:
     from torch._subclasses.fake_tensor import FakeTensorMode
     from triton.runtime.driver import driver
 
-    from kernel_tui.engine.preview_codegen import generate_for_gpu
+    from kernel_tui.engine.preview.preview_codegen import generate_for_gpu
 
     def fn(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         return (a + b).relu()
@@ -283,7 +283,7 @@ def test_what_a_gpu_would_measure_is_an_assumption() -> None:
     import torch.nn.functional as F
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    from kernel_tui.engine.preview_codegen import generate_for_gpu
+    from kernel_tui.engine.preview.preview_codegen import generate_for_gpu
 
     with FakeTensorMode():
         q, k, v = (torch.randn(2, 8, 256, 64, device="cuda", dtype=torch.float16) for _ in range(3))
@@ -306,7 +306,7 @@ def test_an_engine_that_refuses_says_why(tmp_path: Path) -> None:
     """What the CLI and the explorer report when the preview refuses this torch: the engine's own reason."""
     boot = tmp_path / "boot.py"
     boot.write_text(
-        "from kernel_tui.engine import preview_support\n"
+        "from kernel_tui.engine.preview import preview_support\n"
         "preview_support.TORCH_TARGETS += ('torch._inductor.no_such_piece',)\n"
         "from kernel_tui.engine.__main__ import main\n"
         "main()\n"

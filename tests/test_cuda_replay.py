@@ -18,10 +18,10 @@ import pytest
 from cuda_replay import ReplayedProfiler, steps_of, trace_events, trace_paths
 from cuda_replay import replay as replay_trace
 
-from kernel_tui.engine import events as ev
-from kernel_tui.engine import profiling
-from kernel_tui.engine.profiling import join_eager
-from kernel_tui.engine.traffic import Traffic
+from kernel_tui.engine.counting import events as ev
+from kernel_tui.engine.counting import profiling
+from kernel_tui.engine.counting.profiling import join_eager
+from kernel_tui.engine.counting.traffic import Traffic
 
 TRACE_NAMES = [path.name for path in trace_paths()]
 

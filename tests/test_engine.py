@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from conftest import WriteScenario, measure
 
-from kernel_tui.engine.device import (
+from kernel_tui.engine.compiler.torch_settings import (
     DYNAMO_DISABLED,
     DYNAMO_DISABLED_BY_ENVIRONMENT,
     KERNEL_PROFILE_OFF,
     KERNEL_PROFILE_OFF_IN_FN,
     RECOMPILE_LIMIT_LOWERED,
 )
-from kernel_tui.engine.timed_report import UNTIMED
+from kernel_tui.engine.stages.timed_report import UNTIMED
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.protocol import Done, StageStartedMessage, SweepPointMessage
 

@@ -83,8 +83,8 @@ def test_the_claims_are_checked_against_what_was_measured_only_when_asked() -> N
 def test_the_engine_s_own_failures_become_reports_through_the_same_function() -> None:
     """The engine's server: a bug is the run's engine error with its traceback; an exit mid-run keeps what its
     outbox's record holds (the partial report and the sweep's points since), as a front end's dead-engine report."""
-    from kernel_tui.engine.outbox import RunOutbox
-    from kernel_tui.engine.server import _run
+    from kernel_tui.engine.serve.server import _run
+    from kernel_tui.engine.stages.outbox import RunOutbox
     from kernel_tui.transport.protocol import RunRequest, StageStartedMessage, SweepPointMessage
 
     sent: list[object] = []

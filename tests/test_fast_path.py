@@ -73,7 +73,7 @@ def test_every_byte_the_dispatcher_saw_reaches_a_row(without_fast_path: Scenario
     """Under a dispatch mode, ``linear`` adds its bias with ``add``; profiled, with no mode, it runs ``add_``. Joined by
     name, that record went to the next ``add`` of the file, and every record after it was lost: this layer's eager
     side showed 5.3 MiB of its 11.2."""
-    from kernel_tui.engine.flops import eager_bytes_and_flops
+    from kernel_tui.engine.counting.flops import eager_bytes_and_flops
 
     report = without_fast_path
     assert report.eager is not None
@@ -108,9 +108,9 @@ def test_on_a_gpu_the_layers_first_kernel_takes_all_its_passes_bytes() -> None:
     """A GPU's profiler names each of the layer's kernels by the layer alone (the operator that launched it): the
     first takes the passes' records of its own call together, as its eager side does; the next call of the layer
     (an ``nn.TransformerEncoder``'s second layer) keeps its own, and the kernel after the layers its own."""
-    from kernel_tui.engine.events import Launch
-    from kernel_tui.engine.profiling import join_compiled
-    from kernel_tui.engine.traffic import Traffic
+    from kernel_tui.engine.counting.events import Launch
+    from kernel_tui.engine.counting.profiling import join_compiled
+    from kernel_tui.engine.counting.traffic import Traffic
 
     call = "aten._transformer_encoder_layer_fwd.default"
 
@@ -137,7 +137,7 @@ def test_on_a_gpu_the_layers_first_kernel_takes_all_its_passes_bytes() -> None:
 def test_the_note_says_nothing_of_a_compiled_side_that_did_not_run() -> None:
     from dataclasses import replace
 
-    from kernel_tui.engine.fast_path_note import fast_path_note
+    from kernel_tui.engine.stages.fast_path_note import fast_path_note
     from kernel_tui.model.kernel import Kernel
     from kernel_tui.model.mode_result import ModeResult
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import torch
 
-from kernel_tui.engine.flops import (
+from kernel_tui.engine.counting.flops import (
     OpFlops,
     compiled_kernel_flops,
     eager_flops,

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from kernel_tui.engine.generated_code import kernel_definition, kernel_params, loads_pointer, original_aten
+from kernel_tui.engine.compiler.generated_code import kernel_definition, kernel_params, loads_pointer, original_aten
 
 if TYPE_CHECKING:
     import torch
 
-    from kernel_tui.engine.traffic import Traffic
+    from kernel_tui.engine.counting.traffic import Traffic
 
 WRAPPER = """
 
@@ -89,7 +89,7 @@ def test_a_template_kernels_named_inputs_are_read(tmp_path: Path) -> None:
 
     import torch
 
-    from kernel_tui.engine.generated_code import recording_kernels
+    from kernel_tui.engine.compiler.generated_code import recording_kernels
 
     path = tmp_path / "wrapper.py"
     path.write_text(TEMPLATE_WRAPPER)
@@ -111,7 +111,7 @@ def test_a_torch_ops_fallback_in_a_real_cpu_wrapper_has_bytes() -> None:
     """Inductor writes ``torch.ops.aten.sort.stable(buf0, ...)`` for a sort: one library launch, with bytes."""
     import torch
 
-    from kernel_tui.engine.generated_code import compiled_traffic
+    from kernel_tui.engine.compiler.generated_code import compiled_traffic
 
     def fn(x: torch.Tensor) -> torch.Tensor:
         return torch.sort(x * 2).values + 1
@@ -141,7 +141,7 @@ def _fake_cuda(*shapes: int) -> tuple[torch.Tensor, ...]:
 def test_a_device_copy_in_a_real_gpu_wrapper_has_bytes() -> None:
     """``(x * 2).cpu()`` compiled for a GPU: a Triton kernel, then ``buf1.copy_(buf0, False)`` in the wrapper,
     a device-to-host copy that reads the array on the GPU and writes it on the host."""
-    from kernel_tui.engine.preview_codegen import generate_for_gpu
+    from kernel_tui.engine.preview.preview_codegen import generate_for_gpu
 
     code = generate_for_gpu(lambda x: (x * 2).cpu(), _fake_cuda(4096), 90)
     assert ".copy_(buf0" in code.sources[0]
@@ -154,7 +154,7 @@ def test_a_device_copy_in_a_real_gpu_wrapper_has_bytes() -> None:
 @pytest.mark.engine  # Inductor's code generation, in this process
 def test_original_aten_past_a_long_graph_fragment_comment() -> None:
     """A long chain fused into one Triton kernel gets a comment far longer than 4,000 characters."""
-    from kernel_tui.engine.preview_codegen import generate_for_gpu
+    from kernel_tui.engine.preview.preview_codegen import generate_for_gpu
 
     def chain(x: torch.Tensor) -> torch.Tensor:
         for _ in range(30):

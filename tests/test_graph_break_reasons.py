@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel_tui.engine.compile_watch import SUMMARY_CHARS, _summarise
+from kernel_tui.engine.compiler.compile_watch import SUMMARY_CHARS, _summarise
 
 FOLDER = Path(__file__).parent / "data" / "graph_breaks"
 RECORDED = sorted(FOLDER.glob("torch-*.json"))

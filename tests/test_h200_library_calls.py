@@ -3,11 +3,11 @@ hold every claim, with cuBLAS's split product one call of two kernels.
 
 On that run lessons 26 and 27 failed their launch counts: cuBLAS split the K of two products (the same gemm over
 four slices of K, then a ``…split_k_kernel…``), one launch more than claimed each. The engine now counts a library
-call once and lists its kernels inside it (``engine/library_calls``). Here each mode's Chrome trace, as the engine
-saved it on the H200, goes through the engine's own profiling code (``profile_launches`` with the profiler replayed,
-in torch 2.11's event form and in 2.12's), and its kernel rows replace the recorded ones in the recorded report.
-The trace has no bytes and no lines: a row that is not a library call takes those of the recorded row of its name,
-with the recorded file's lines moved to where the same code is in the lesson now; the modes' totals (bytes,
+call once and lists its kernels inside it (``engine/counting/library_calls``). Here each mode's Chrome trace, as the
+engine saved it on the H200, goes through the engine's own profiling code (``profile_launches`` with the profiler
+replayed, in torch 2.11's event form and in 2.12's), and its kernel rows replace the recorded ones in the recorded
+report. The trace has no bytes and no lines: a row that is not a library call takes those of the recorded row of its
+name, with the recorded file's lines moved to where the same code is in the lesson now; the modes' totals (bytes,
 transfers) and the boundaries are the recording's. Then the lesson's own claims for a GPU are checked as the
 engine checks them. Lesson 30, which came after that run, multiplies lesson 27's matrices: its calls and what it
 says ran are checked against 27's product in the same traces.
@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from cuda_replay import ReplayedProfiler
 
-from kernel_tui.engine import profiling
+from kernel_tui.engine.counting import profiling
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.expect import check_claims
 from kernel_tui.model.kernel import Kernel, nested_names

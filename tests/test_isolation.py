@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO, measure
 
-from kernel_tui.engine.device import KERNEL_PROFILE_OFF
-from kernel_tui.engine.timed_report import UNTIMED
+from kernel_tui.engine.compiler.torch_settings import KERNEL_PROFILE_OFF
+from kernel_tui.engine.stages.timed_report import UNTIMED
 from kernel_tui.transport.client import EngineClient
 
 pytestmark = pytest.mark.engine  # every test here starts kernel-tui (make test-fast runs none)

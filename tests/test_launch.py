@@ -18,9 +18,9 @@ from conftest import WriteScenario, lesson_report, measure
 from cuda_replay import TRACES, trace_events
 from cuda_replay import replay as replay_trace
 
-from kernel_tui.engine import events as ev
-from kernel_tui.engine.launch_info import LIBRARY_NOTE, NOT_CUPTI_NOTE, cpu_launch, metadata_launch
-from kernel_tui.engine.profiling import kernel_rows
+from kernel_tui.engine.counting import events as ev
+from kernel_tui.engine.counting.launch_info import LIBRARY_NOTE, NOT_CUPTI_NOTE, cpu_launch, metadata_launch
+from kernel_tui.engine.counting.profiling import kernel_rows
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.launch import WARP_SIZE, KernelLaunch, launch_cells, launch_text
@@ -161,7 +161,7 @@ def test_a_rocm_trace_keeps_grid_and_block_but_derives_nothing() -> None:
 
 
 def test_a_kernel_source_the_preview_cannot_read_leaves_its_launch_unknown_with_the_reason() -> None:
-    from kernel_tui.engine.launch_info import TritonLaunchPlan
+    from kernel_tui.engine.counting.launch_info import TritonLaunchPlan
 
     launch = TritonLaunchPlan("def broken(:\n").launch((), elements=8)
     assert launch.threads is None and launch.elements == 8

@@ -12,8 +12,8 @@ from dataclasses import replace
 
 from rich.console import Console
 
-from kernel_tui.engine.preview_launches import launch_rows
-from kernel_tui.engine.traffic import Traffic
+from kernel_tui.engine.counting.traffic import Traffic
+from kernel_tui.engine.preview.preview_launches import launch_rows
 from kernel_tui.model.kernel import Kernel, nested_names
 from kernel_tui.model.launch import KernelLaunch
 from kernel_tui.model.library_call import LibraryKernel, call_words, is_library_op, operator_of

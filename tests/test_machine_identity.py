@@ -1,4 +1,5 @@
-"""What identifies the machine a report was measured on (``engine/machine_identity.py``), read on this machine."""
+"""What identifies the machine a report was measured on (``engine/stages/machine_identity.py``), read on this
+machine."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from kernel_tui.engine import machine_identity as identity
+from kernel_tui.engine.stages import machine_identity as identity
 
 PROPRIETARY = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\nGCC version:"
 OPEN = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.65.06  Release Build  (dvs-builder@U16)"

@@ -22,7 +22,7 @@ import torch
 from conftest import REPO, WriteScenario, measure
 from torch import nn
 
-from kernel_tui.engine.scenario_weights import global_names, on_device, place_weights, used_weights
+from kernel_tui.engine.stages.scenario_weights import global_names, on_device, place_weights, used_weights
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.model_scenario import ModelSpecError, parse_input, parse_model
 from kernel_tui.model.report import ScenarioReport
@@ -105,7 +105,7 @@ def test_models_measure_on_the_cpu(engine: EngineClient, path: Path) -> None:
 
 def _dispatched_bytes(path: Path) -> int:
     """What the model's eager operators move as a dispatch mode counts them, run here in the test's process."""
-    from kernel_tui.engine.flops import eager_bytes_and_flops
+    from kernel_tui.engine.counting.flops import eager_bytes_and_flops
 
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
@@ -120,9 +120,9 @@ def _dispatched_bytes(path: Path) -> int:
 def test_the_previews_triton_kernels_are_those_its_cuda_wrapper_launches(path: Path) -> None:
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    from kernel_tui.engine.loader import load_scenario
-    from kernel_tui.engine.preview_codegen import generate_for_gpu
-    from kernel_tui.engine.preview_inputs import fake_inputs
+    from kernel_tui.engine.preview.preview_codegen import generate_for_gpu
+    from kernel_tui.engine.preview.preview_inputs import fake_inputs
+    from kernel_tui.engine.stages.loader import load_scenario
 
     scenario = load_scenario(path)
     args = fake_inputs(scenario, SIZE, FakeTensorMode(allow_non_fake_inputs=False))
@@ -240,7 +240,7 @@ def test_a_training_step_differentiates_the_modules_parameters(
 
 
 def test_each_step_starts_from_cleared_parameter_gradients() -> None:
-    from kernel_tui.engine.training import TrainingStep
+    from kernel_tui.engine.stages.training import TrainingStep
 
     layer = nn.Linear(4, 2)
     step = TrainingStep(lambda x: layer(x).sum(), lambda: tuple(layer.parameters()))

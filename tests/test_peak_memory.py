@@ -22,11 +22,11 @@ import torch
 from conftest import WriteScenario, lesson_report, measure
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from kernel_tui.engine.buffer_plan import combined_plan, wrapper_plan
-from kernel_tui.engine.memory_report import called_wrapper_sources
-from kernel_tui.engine.peak_memory import measured_peak, running_peak, tracked_peak
-from kernel_tui.engine.recompute import partitioned_recompute
-from kernel_tui.engine.training import default_loss
+from kernel_tui.engine.compiler.buffer_plan import combined_plan, wrapper_plan
+from kernel_tui.engine.compiler.recompute import partitioned_recompute
+from kernel_tui.engine.counting.peak_memory import measured_peak, running_peak, tracked_peak
+from kernel_tui.engine.stages.memory_report import called_wrapper_sources
+from kernel_tui.engine.stages.training import default_loss
 from kernel_tui.model.course import course_dir
 from kernel_tui.model.expect import TOLERANCE
 from kernel_tui.model.mode_result import ModeResult
@@ -160,8 +160,8 @@ def test_a_symbolic_shape_or_an_unplanned_buffer_leaves_the_peak_unknown() -> No
 
 SECTION_PEAKS = f"""
 import json, torch
-from kernel_tui.engine.peak_memory import measured_peak
-from kernel_tui.engine.training import TrainingStep, default_loss
+from kernel_tui.engine.counting.peak_memory import measured_peak
+from kernel_tui.engine.stages.training import TrainingStep, default_loss
 
 def forward(a, b):
     return default_loss((a * b).tanh())

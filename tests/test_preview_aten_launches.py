@@ -1,6 +1,6 @@
 """Eager launches in the CUDA preview where ATen's CUDA source launches more than one kernel per operator.
 
-The counts are predictions from ATen's source (``kernel_tui.engine.aten_cuda``), and each such row says so.
+The counts are predictions from ATen's source (``kernel_tui.engine.preview.aten_cuda``), and each such row says so.
 ``logsumexp``'s passes are checked against what the same ATen code really calls on this CPU (the composite is
 device-generic C++), so that part is not only read from the source.
 """
@@ -12,7 +12,7 @@ import torch
 from conftest import WriteScenario, measure
 from torch.profiler import ProfilerActivity, profile
 
-from kernel_tui.engine import aten_cuda
+from kernel_tui.engine.preview import aten_cuda
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.transport.client import EngineClient
 

@@ -19,7 +19,7 @@ import pytest
 import torch
 from conftest import REPO, measure
 
-from kernel_tui.engine.loader import load_scenario
+from kernel_tui.engine.stages.loader import load_scenario
 from kernel_tui.transport.client import EngineClient
 
 # Modules of torch that nothing imports until asked: one of them stands for what torch imports lazily.

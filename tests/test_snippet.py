@@ -118,7 +118,7 @@ def test_a_helper_defined_in_the_set_up_is_measured_where_the_last_line_calls_it
 def test_the_signature_names_each_argument_with_its_shape_and_the_output() -> None:
     import torch
 
-    from kernel_tui.engine.signature import call_signature
+    from kernel_tui.engine.stages.signature import call_signature
 
     def fn(a: torch.Tensor, b: torch.Tensor, n: int) -> tuple[torch.Tensor, torch.Tensor]:
         return a, b

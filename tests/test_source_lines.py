@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from conftest import WriteScenario
 
-from kernel_tui.engine import training
-from kernel_tui.engine.loader import load_scenario
-from kernel_tui.engine.source_lines import DEFAULT_LOSS
-from kernel_tui.engine.traffic import Traffic, eager_traffic
+from kernel_tui.engine.counting.source_lines import DEFAULT_LOSS
+from kernel_tui.engine.counting.traffic import Traffic, eager_traffic
+from kernel_tui.engine.stages import training
+from kernel_tui.engine.stages.loader import load_scenario
 
 DATA = Path(__file__).parent / "data"
 

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, cast
 
 import pytest
 
-from kernel_tui.engine import sweep
+from kernel_tui.engine.stages import sweep
 from kernel_tui.model.report import ScenarioReport
 from kernel_tui.model.scenario_file import ScenarioInfo
 
 if TYPE_CHECKING:
-    from kernel_tui.engine.loader import LoadedScenario
+    from kernel_tui.engine.stages.loader import LoadedScenario
 
 
 def plan(

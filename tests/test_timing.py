@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from kernel_tui.engine import timing
-from kernel_tui.engine.timed_report import with_time
+from kernel_tui.engine.counting import timing
+from kernel_tui.engine.stages.timed_report import with_time
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.machine_load import LoadSampler, MachineLoad
 from kernel_tui.model.mode_result import ModeResult
@@ -96,7 +96,7 @@ def test_the_speedup_comes_from_the_same_rounds_as_its_range_so_it_lies_inside()
 
 
 def test_the_timing_gives_the_report_its_speedup_from_the_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kernel_tui.engine import timed_report
+    from kernel_tui.engine.stages import timed_report
 
     eager, compiled = [8.0, 8.0, 2.0, 8.0, 8.0, 2.0, 1.0, 8.0], [2.0, 1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 2.0]
     skewed = timing._comparisons([eager, compiled], [1, 1])

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from kernel_tui.engine.torch_floor import OLDEST_TORCH, below_floor, release
+from kernel_tui.engine.serve.torch_floor import OLDEST_TORCH, below_floor, release
 
 LESSONS = [REPO / "scenarios" / name for name in ("02_add_relu.py", "09_sum_of_squares.py", "14_matmul_bias_relu.py")]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernel_tui.engine.trace_names import trace_path
+from kernel_tui.engine.stages.trace_names import trace_path
 
 
 def test_two_files_of_one_name_from_two_folders_never_share_a_trace(tmp_path: Path) -> None:

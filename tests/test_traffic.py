@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from kernel_tui.engine.traffic import array_bytes, eager_traffic, ideal_bytes, tensor_bytes
+from kernel_tui.engine.counting.traffic import array_bytes, eager_traffic, ideal_bytes, tensor_bytes
 
 N = 1024
 F32 = 4

@@ -18,9 +18,9 @@ from conftest import WriteScenario, measure
 from rich.console import Console
 from torch.autograd.profiler_util import EventList, FunctionEvent
 
-from kernel_tui.engine import events as ev
-from kernel_tui.engine.loader import with_grad
-from kernel_tui.engine.training import TrainingStep, default_loss, saved_bytes, section_of
+from kernel_tui.engine.counting import events as ev
+from kernel_tui.engine.stages.loader import with_grad
+from kernel_tui.engine.stages.training import TrainingStep, default_loss, saved_bytes, section_of
 from kernel_tui.model.kernel import Kernel
 from kernel_tui.model.mode_result import ModeResult
 from kernel_tui.model.report import ScenarioReport
@@ -110,7 +110,7 @@ def test_saved_bytes_count_what_forward_keeps_besides_the_inputs() -> None:
 
 
 def test_the_default_loss_adds_no_kernel_of_its_own_beyond_one_sum_per_output() -> None:
-    from kernel_tui.engine.traffic import eager_traffic
+    from kernel_tui.engine.counting.traffic import eager_traffic
 
     ops = [record.name for record in eager_traffic(lambda x, y: default_loss((x, y)), (torch.ones(8), torch.ones(8)))]
     assert ops == ["aten::sum", "aten::sum", "aten::add"]

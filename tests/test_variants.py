@@ -243,7 +243,7 @@ def test_a_malformed_variants_literal_names_its_line(write_scenario: WriteScenar
 
 
 def test_arguments_this_torch_refuses_are_a_load_error_naming_the_file_and_line(write_scenario: WriteScenario) -> None:
-    from kernel_tui.engine.measure import measure_scenario
+    from kernel_tui.engine.stages.measure import measure_scenario
 
     source = ADD_RELU.read_text() + '\nVARIANTS = {"dyn": {"dynamic": True}, "x": {"mode": "fastest"}}\n'
     path = write_scenario(source)
@@ -257,7 +257,7 @@ def test_arguments_this_torch_refuses_are_a_load_error_naming_the_file_and_line(
 
 
 def test_interleaved_rounds_take_every_call_in_turn_reversing_each_round(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kernel_tui.engine import timing
+    from kernel_tui.engine.counting import timing
 
     monkeypatch.setattr(timing, "ROUND_S", 0.001)
     order: list[str] = []
@@ -274,7 +274,7 @@ def test_interleaved_rounds_take_every_call_in_turn_reversing_each_round(monkeyp
 def test_a_variant_flag_adds_to_the_files_variants_and_default_replaces_the_compiled_side(
     write_scenario: WriteScenario,
 ) -> None:
-    from kernel_tui.engine.variants import resolved_info
+    from kernel_tui.engine.stages.variants import resolved_info
 
     info = read_scenario(write_scenario('VARIANTS = {"default": {}, "dyn": {"dynamic": True}}\n'))
     resolved = resolved_info(info, {"default": {"fullgraph": True}, "dyn": {"dynamic": False}, "ro": {}})

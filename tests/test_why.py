@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import measure
 
-from kernel_tui.engine.attribution import ops_from_name
+from kernel_tui.engine.counting.attribution import ops_from_name
 from kernel_tui.transport.client import EngineClient
 
 DATA = Path(__file__).parent / "data"

@@ -28,7 +28,7 @@ def forget_the_current_folder() -> None:
 
 
 def main() -> None:
-    from kernel_tui.engine import crash_stacks
+    from kernel_tui.engine.serve import crash_stacks
 
     # Before anything can crash (torch's imports, a scenario's C code): every crash leaves its frames on stderr.
     crash_stacks.enable()
@@ -53,12 +53,12 @@ def main() -> None:
 
     logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
 
-    from kernel_tui.engine import lifeline
+    from kernel_tui.engine.serve import lifeline
 
     lifeline.hold()
     lifeline.keep_from_children(protocol_fd, requests_fd)
 
-    from kernel_tui.engine.server import serve
+    from kernel_tui.engine.serve.server import serve
 
     serve(sys.argv[1:], protocol_stream, requests)
 

@@ -42,7 +42,7 @@ MAX_REQUEST = 1 << 20
 
 
 def main() -> None:
-    from kernel_tui.engine import crash_stacks
+    from kernel_tui.engine.serve import crash_stacks
 
     # A crash here (in torch's imports) leaves its frames on the front end's stderr, as an engine's does; each
     # engine forked here inherits both handlers and points faulthandler at its own stderr.

@@ -1,7 +1,7 @@
 """A boundary between two compiled kernels: one writes a buffer the other reads, so the value passes through
 memory, and the reason they stayed apart, in the learner's words and in Inductor's own.
 
-Plain data, no torch: the engine fills it (``engine.boundaries``), the report carries it (``ModeResult.
+Plain data, no torch: the engine fills it (``engine.compiler.boundaries``), the report carries it (``ModeResult.
 boundaries``), the tables, the gutter, ``--by-line`` and the lab report show it.
 """
 

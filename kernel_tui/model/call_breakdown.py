@@ -2,7 +2,7 @@
 timeline of one steady call, as the profile saw them.
 
 Torch-free, part of a mode's report (``ModeResult.call_breakdown``). The parts split the call with no overlap:
-each instant of a profiled call is given to the first of these that applies (``engine/call_timeline``):
+each instant of a profiled call is given to the first of these that applies (``engine/counting/call_timeline``):
 
 - ``kernels``: a kernel, memcpy or memset runs (on a CPU, an operator or generated kernel doing its work);
 - ``launch``: the host is inside a runtime call that launches or copies (a GPU's ``cudaLaunchKernel``);

@@ -1,6 +1,6 @@
 """What a crashed engine's last words say: the frames of ``faulthandler``'s dump and of torch's native one.
 
-An engine enables ``faulthandler`` for every thread and torch's fatal-signal handler (``engine.crash_stacks``).
+An engine enables ``faulthandler`` for every thread and torch's fatal-signal handler (``engine.serve.crash_stacks``).
 On a crash, faulthandler writes ``Fatal Python error: Segmentation fault``, then each thread's Python frames
 innermost first (the crashing one headed ``Current thread``), then the extension modules; torch then writes each
 thread's native frames (``SIGSEGV(11), PID: 12, Thread 12:``, ``frame #3: ...``), the crashing thread's being the

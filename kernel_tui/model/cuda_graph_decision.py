@@ -2,7 +2,7 @@
 
 Torch-free, part of a mode's report (``ModeResult.cuda_graphs``). Inductor decides while compiling, from the
 graph alone (a CPU tensor, a mutated input, a dynamic shape, an incompatible operator), so the CUDA preview
-can tell capture from skip without a GPU (``engine/cuda_graph_watch``).
+can tell capture from skip without a GPU (``engine/compiler/cuda_graph_watch``).
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ class Kernel:
     ceiling_pct: float | None = None
     """``gbs`` as a percentage of the device's measured copy bandwidth."""
     flops: int | None = None
-    """Arithmetic operations per run of ``fn`` (``kernel_tui.engine.flops``); None when not counted."""
+    """Arithmetic operations per run of ``fn`` (``kernel_tui.engine.counting.flops``); None when not counted."""
     intensity: float | None = None
     """FLOPs per byte moved."""
     gflops: float | None = None
@@ -73,7 +73,7 @@ class Kernel:
     """How it was launched (grid, block, warps, threads; a CPU kernel's threads); None where nothing is known."""
     predicted: str | None = None
     """A preview's eager row whose launch count is a prediction from ATen's CUDA source, not the rule of one
-    launch per operator: which source (``engine.aten_cuda``); None for every measured row."""
+    launch per operator: which source (``engine.preview.aten_cuda``); None for every measured row."""
     library: str | None = None
     """A library call's operator (``aten::mm``, a cuBLAS product): the row is one call per ``calls``, each run
     by the library as ``library_kernels``; None for a kernel PyTorch or Inductor launched itself, and on a CPU."""

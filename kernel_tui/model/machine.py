@@ -3,7 +3,7 @@
 Two reports of one scenario are compared side by side (``kernel-tui view``'s device columns) only when the reader
 can tell what differed between them: the GPU or its architecture, the torch and Triton that generated the code,
 the driver that ran it, and when the ceilings the bandwidth is a share of were measured. No torch here: the UI
-reads it; the engine fills it in (``engine/machine_identity.py``).
+reads it; the engine fills it in (``engine/stages/machine_identity.py``).
 """
 
 from __future__ import annotations

@@ -74,7 +74,7 @@ class ModeResult:
     any kernel of the section has unknown bytes)."""
     boundaries: tuple[Boundary, ...] = ()
     """Compiled: each pair of kernels that passes a buffer through memory, and why they stayed apart
-    (``engine.boundaries``); empty for eager, and for a compile that fused everything."""
+    (``engine.compiler.boundaries``); empty for eager, and for a compile that fused everything."""
     saved_bytes: int | None = None
     """Bytes of the distinct tensors a training step's forward keeps for backward, its inputs excluded (they
     are alive anyway): the activation memory the step holds between its two halves."""
@@ -103,7 +103,7 @@ class ModeResult:
     Inductor's wrappers."""
     recomputed: tuple[str, ...] = ()
     """Compiled, a training step: the forward operators its backward runs again instead of keeping their results
-    (read from AOTAutograd's partitioner, ``engine/recompute``): its trade of memory for recomputation."""
+    (read from AOTAutograd's partitioner, ``engine/compiler/recompute``): its trade of memory for recomputation."""
     buffers_reused: int | None = None
     """Compiled: buffers Inductor handed to a later result instead of allocating one (``# reuse``)."""
     buffers_freed_early: int | None = None

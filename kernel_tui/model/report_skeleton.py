@@ -1,6 +1,6 @@
 """The report a run starts from, before anything is measured: the scenario's title and size, the device and torch.
 
-Every run's report is started here: a measurement's and a preview's (``engine/pipeline.py``), and that of a run
+Every run's report is started here: a measurement's and a preview's (``engine/stages/pipeline.py``), and that of a run
 the engine could not finish, which still names the device, torch and the size."""
 
 from __future__ import annotations

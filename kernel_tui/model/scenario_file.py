@@ -102,7 +102,7 @@ class ScenarioInfo:
     variants_line: int | None = None
     """The line of ``VARIANTS``, where an argument that the engine's torch refuses is reported."""
     train: bool = False
-    """``TRAIN = True``: the measured step is ``fn``, its loss and ``backward()``; see ``engine/training.py``."""
+    """``TRAIN = True``: the measured step is ``fn``, its loss and ``backward()``; see ``engine/stages/training.py``."""
     has_loss: bool = False
     """The file defines ``loss(output)``; without it a training step's loss is ``output.float().sum()``."""
 

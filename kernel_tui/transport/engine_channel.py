@@ -1,7 +1,7 @@
 """The protocol channel: only the engine's own bytes are read as messages.
 
 The engine keeps the channel on a private descriptor and points it at /dev/null in every process it forks
-(``engine.lifeline.keep_from_children``). A fork that bypasses Python (``ctypes``' ``fork``) still copies
+(``engine.serve.lifeline.keep_from_children``). A fork that bypasses Python (``ctypes``' ``fork``) still copies
 the descriptor, so on Linux the channel is a Unix socket on which the kernel stamps every write with its
 writer's process id (``SO_PASSCRED``): the front end reads the engine's bytes and drops anyone else's,
 whatever they say. Elsewhere it is a pipe, guarded by the engine's side alone.

@@ -1,7 +1,7 @@
 """``gpu-check``'s bandwidth line: the largest elementwise kernel that read its inputs from memory, against the
 device's measured copy ceiling.
 
-The engine flushes the GPU's L2 cache before each profiled run of ``fn`` (``engine.profiling``), so the run's
+The engine flushes the GPU's L2 cache before each profiled run of ``fn`` (``engine.counting.profiling``), so the run's
 first launch reads what it reads from memory. Every later kernel may read what the kernels before it wrote or
 read, and at the course's sizes (arrays of 4 MiB against an H200's 50 MiB of L2) that is in the cache. The H200's
 table took the largest elementwise kernel wherever it ran: in lesson 03's eager chain of seven, each moving the

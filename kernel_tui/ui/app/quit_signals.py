@@ -9,7 +9,7 @@ did it, see ``screens/latest_size``), the quit never comes, and on a shared GPU 
 CPU until someone found it. So the handler is Python's own (it runs on the main thread between two bytecodes
 even when the loop never yields) and also starts a timer on a thread of its own: if the quit has not ended the
 process when it fires, the timer gives the terminal its modes back and ends the process. The engine follows it
-(``engine/lifeline.py``), and the editor's text is on disk already (``snippets``' autosave).
+(``engine/serve/lifeline.py``), and the editor's text is on disk already (``snippets``' autosave).
 """
 
 from __future__ import annotations

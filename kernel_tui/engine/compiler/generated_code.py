@@ -1,0 +1,337 @@
+"""Bytes per compiled kernel, from what Inductor generated.
+
+Inductor writes a Python wrapper module per graph whose ``call()`` invokes each kernel on named buffers.
+Its kernels' parameters follow one naming rule in C++ and Triton alike: ``out_ptr`` is written, ``in_out_ptr``
+is written and, where the code loads through it, read; every other tensor parameter is read (``in_ptr``, and
+the ``arg_A``, ``arg_B`` of Triton template kernels). We install a recording stand-in for every kernel (and for
+the library calls, ``extern_kernels.mm(..., out=buf)``) in the loaded wrapper modules, call the compiled
+function once, and read the tensors each kernel received. The stand-ins are removed afterwards.
+
+What a wrapper does with tensors outside its kernels (a fallback written ``torch.ops.aten.sort.stable(...)``,
+a device copy ``buf1.copy_(buf0)``), and what runs eagerly between graphs after a graph break (``.item()``),
+reaches the dispatcher: a dispatch mode that ``torch.compile`` leaves active while compiled code runs records
+each data-moving operator that no stand-in is already counting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from kernel_tui.engine.counting.launch_info import TritonLaunchPlan
+from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS, moves_data, op_name
+from kernel_tui.engine.counting.traffic import (
+    EagerTrafficMode,
+    Traffic,
+    host_transfer,
+    largest_elements,
+    op_tensors,
+    tensors_in,
+    unique_bytes,
+)
+from kernel_tui.model.names import is_wrapper_kernel
+
+POINTER_PARAM = re.compile(r"^(in_out_ptr|in_ptr|out_ptr)\d+$")
+
+
+def wrapper_modules() -> list[Any]:
+    """The Inductor wrapper modules loaded in this process."""
+    try:
+        from torch._inductor.codecache import PyCodeCache
+    except ImportError:
+        return []
+    modules = list(getattr(PyCodeCache, "modules", []))
+    return [m for m in modules if hasattr(m, "call") and getattr(m, "__file__", None)]
+
+
+@functools.lru_cache(maxsize=256)
+def _source(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def kernel_params(source: str, name: str) -> list[str]:
+    """Parameter names of kernel ``name`` as defined in a wrapper module's source."""
+    start = source.find(f"{name} = async_compile.")
+    if start < 0:
+        return []
+    end = source.find("'''", source.find("'''", start) + 3)
+    body = source[start : end if end > 0 else len(source)]
+    match = re.search(rf"def {re.escape(name)}\((.*?)\):", body, re.S) or re.search(
+        r"void\s+kernel\((.*?)\)", body, re.S
+    )
+    if not match:
+        return []
+    params = []
+    for piece in match.group(1).split(","):
+        piece = piece.split(":")[0].strip()
+        if piece:
+            params.append(re.split(r"[\s*&]+", piece)[-1])
+    return params
+
+
+def loads_pointer(code: str | None, param: str) -> bool:
+    """Whether kernel code reads through ``param``: an ``in_out_ptr`` Inductor reuses for an output is
+    often only stored to. Without the code, assume it is read and written, as Inductor's own estimate does."""
+    if code is None:
+        return True
+    body = re.sub(r"def \w+\(.*?\):|void\s+kernel\(.*?\)", "", code, count=1, flags=re.S)
+    # C++ kernels may name the same buffer twice (``auto out_ptr0 = in_out_ptr0;``): loads through the
+    # alias are loads of the parameter.
+    names = [param, *re.findall(rf"auto\s+(\w+)\s*=\s*{re.escape(param)}\s*;", body)]
+    return any(re.search(rf"(?:(?<!store)\(\s*|=\s*){re.escape(name)}\b(?!\s*;)", body) is not None for name in names)
+
+
+def kernel_definition(source: str, name: str) -> str | None:
+    """The generated source of kernel ``name``: the C++ or Triton text inside its ``async_compile`` call."""
+    start = source.find(f"{name} = async_compile.")
+    if start < 0:
+        return None
+    body_start = source.find("'''", start)
+    # Triton's text ends with ''', device_str='cuda'), C++'s with '''): the closing quotes are what they share.
+    body_end = source.find("'''", body_start + 3)
+    if body_start < 0 or body_end < 0:
+        return None
+    return source[body_start + 3 : body_end].strip("\n")
+
+
+def original_aten(source: str, name: str) -> tuple[str, ...]:
+    """``Original ATen: [aten.add, aten.relu]`` from the comment Inductor writes above a kernel, if any."""
+    start = source.find(f"{name} = async_compile.")
+    if start < 0:
+        return ()
+    # The comment block directly above the kernel, however long its graph fragment: lines back to the first
+    # that is not a comment.
+    block, end = [], start
+    while end > 0:
+        begin = source.rfind("\n", 0, end - 1) + 1
+        line = source[begin:end]
+        if not line.startswith("#"):
+            break
+        block.append(line)
+        end = begin
+    match = re.search(r"Original ATen: \[(.*?)\]", "".join(reversed(block)))
+    if not match:
+        return ()
+    return tuple(op.strip().replace("aten.", "aten::", 1) for op in match.group(1).split(",") if op.strip())
+
+
+class _Recorder:
+    """The records of one recorded call, and how deep it is inside stand-ins (whose work is already counted)."""
+
+    def __init__(self, records: list[Traffic]) -> None:
+        self.records = records
+        self.depth = 0
+        self.layer_calls = 0
+
+    @contextlib.contextmanager
+    def inside(self) -> Iterator[None]:
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
+    def fused_layer(self, call: str, run: Callable[[], Any]) -> tuple[Any, bool]:
+        """Run a fused layer Inductor left as it is, recording each pass inside it as eager counts them: its
+        output, and False when it could not be seen into (the preview's fakes) and is the caller's to record."""
+        passes = EagerTrafficMode()
+        with self.inside(), passes:
+            out = run()
+        if len(passes.ops) <= 1:
+            return out, False
+        self.layer_calls += 1
+        self.records.extend(replace(record, call=call, lines=(), layer_call=self.layer_calls) for record in passes.ops)
+        return out, True
+
+
+class _RecordingKernel:
+    """Stands in for a generated kernel: records the tensors by parameter role, then calls through."""
+
+    def __init__(self, target: Any, name: str, source: str, recorder: _Recorder) -> None:
+        self._target = target
+        self._name = name
+        self._params = kernel_params(source, name)
+        self._code = kernel_definition(source, name)
+        self._aten_ops = original_aten(source, name)
+        self._read_through = {
+            param: loads_pointer(self._code, param) for param in self._params if param.startswith("in_out_ptr")
+        }
+        self._recorder = recorder
+
+    def _record(self, args: tuple[Any, ...]) -> None:
+        read, written = [], []
+        for param, value in zip(self._params, args):
+            if not isinstance(value, torch.Tensor):
+                continue
+            role = POINTER_PARAM.match(param)
+            kind = role.group(1) if role else "in_ptr"  # arg_A, arg_B of a template: inputs
+            if kind == "in_ptr" or self._read_through.get(param, False):
+                read.append(value)
+            if kind in ("out_ptr", "in_out_ptr"):
+                written.append(value)
+        elements = largest_elements(args)
+        # The CUDA preview's stub kernels know how Inductor would launch them; a real kernel's launch is the
+        # profiler's to report.
+        plan = getattr(self._target, "launch_plan", None)
+        launch = plan.launch(args, elements) if isinstance(plan, TritonLaunchPlan) else None
+        self._recorder.records.append(
+            Traffic(
+                self._name,
+                unique_bytes(read),
+                unique_bytes(written),
+                self._aten_ops,
+                code=self._code,
+                elements=elements,
+                launch=launch,
+            )
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self._record(args)
+        with self._recorder.inside():
+            return self._target(*args, **kwargs)
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        self._record(args)
+        with self._recorder.inside():
+            return self._target.run(*args, **kwargs)
+
+    def __getattr__(self, item: str) -> Any:
+        return getattr(self._target, item)
+
+
+class _RecordingLibrary:
+    """Stands in for ``extern_kernels`` or ``aten`` in a wrapper: each call is one library kernel."""
+
+    def __init__(self, target: Any, recorder: _Recorder, path: tuple[str, ...]) -> None:
+        self._target = target
+        self._recorder = recorder
+        self._path = path
+
+    def __getattr__(self, item: str) -> Any:
+        return _RecordingLibrary(getattr(self._target, item), self._recorder, self._path + (item,))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        op = f"aten::{self._path[1] if len(self._path) > 1 else '?'}"
+        if op in FUSED_LAYERS:
+            result, recorded = self._recorder.fused_layer(".".join(self._path), lambda: self._target(*args, **kwargs))
+            if recorded:
+                return result
+        else:
+            with self._recorder.inside():
+                result = self._target(*args, **kwargs)
+        out = kwargs.get("out")
+        written = tensors_in(out) if out is not None else tensors_in(result)
+        inputs = tensors_in(args) + tensors_in({k: v for k, v in kwargs.items() if k != "out"})
+        self._recorder.records.append(
+            Traffic(
+                op,
+                unique_bytes(inputs),
+                unique_bytes(written),
+                (op,),
+                call=".".join(self._path),
+                elements=largest_elements(inputs + written),
+            )
+        )
+        return result
+
+
+class _WrapperOps(TorchDispatchMode):
+    """Records the data-moving operators that reach the dispatcher outside any stand-in: a wrapper's
+    ``torch.ops.aten`` fallbacks and device copies, and eager code between graphs.
+
+    ``torch.compile`` keeps a mode that ignores compile internals switched off while it compiles and on while
+    compiled code runs; any other mode would make it run ``fn`` eagerly instead."""
+
+    def __init__(self, recorder: _Recorder) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__init__ unannotated
+        self._recorder = recorder
+
+    @classmethod
+    def ignore_compile_internals(cls) -> bool:
+        return True
+
+    def __torch_dispatch__(
+        self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        kwargs = kwargs or {}
+        name = op_name(func)
+        if self._recorder.depth == 0 and name in FUSED_LAYERS:
+            out, recorded = self._recorder.fused_layer(name.replace("::", "."), lambda: func(*args, **kwargs))
+            if recorded:
+                return out
+        else:
+            out = func(*args, **kwargs)
+        # prim:: operators ask about metadata (a fake tensor's device): no memory is touched.
+        if self._recorder.depth == 0 and func.namespace != "prim" and moves_data(name):
+            read, written = op_tensors(name, func._schema, args, kwargs, out)
+            direction = host_transfer(name, read, written)
+            call = memcpy_name(name, direction) if direction else None
+            self._recorder.records.append(
+                Traffic(
+                    name,
+                    unique_bytes(read),
+                    unique_bytes(written),
+                    (name,),
+                    call=call,
+                    kind="memcpy" if direction else "kernel",
+                    elements=largest_elements(read + written),
+                )
+            )
+        return out
+
+
+MEMCPY_NAMES = {"DtoH": "Memcpy DtoH (Device -> Pageable)", "HtoD": "Memcpy HtoD (Pageable -> Device)"}
+"""How the CUDA profiler names a copy between device memory and ordinary (pageable) host memory."""
+PINNED_DTOH = "Memcpy DtoH (Device -> Pinned)"
+"""``.item()`` (``_local_scalar_dense``): ATen's CUDA code copies the value into a pinned host buffer."""
+
+
+def memcpy_name(op: str, direction: str) -> str:
+    """The profiler's name of the copy an operator makes between host and device (``DtoH`` or ``HtoD``)."""
+    return PINNED_DTOH if op == "aten::_local_scalar_dense" else MEMCPY_NAMES[direction]
+
+
+@contextlib.contextmanager
+def recording_kernels(records: list[Traffic], modules: list[Any] | None = None) -> Iterator[None]:
+    """Install recording stand-ins in every loaded wrapper module (or in ``modules``) and record what reaches
+    the dispatcher outside them; restore the originals on exit."""
+    recorder = _Recorder(records)
+    patched: list[tuple[Any, str, Any]] = []
+    try:
+        for module in wrapper_modules() if modules is None else modules:
+            source = _source(module.__file__)
+            namespace = vars(module)
+            for name, value in list(namespace.items()):
+                if is_wrapper_kernel(name) and (callable(value) or hasattr(value, "run")):
+                    stand_in: Any = _RecordingKernel(value, name, source, recorder)
+                elif name in ("extern_kernels", "aten") and value is not None:
+                    stand_in = _RecordingLibrary(value, recorder, (name,))
+                else:
+                    continue
+                patched.append((module, name, value))
+                setattr(module, name, stand_in)
+        with _WrapperOps(recorder):
+            yield
+    finally:
+        for module, name, value in reversed(patched):
+            setattr(module, name, value)
+
+
+def compiled_traffic(compiled_fn: Any, args: tuple[Any, ...], modules: list[Any] | None = None) -> list[Traffic]:
+    """Call the (already compiled, warm) function once and return each kernel's traffic in call order."""
+    records: list[Traffic] = []
+    with recording_kernels(records, modules), torch.no_grad():
+        compiled_fn(*args)
+    return records

@@ -1,0 +1,227 @@
+"""A training step (``TRAIN = True``) in the CUDA preview: forward and backward, eager and compiled.
+
+The autograd engine asks the CUDA driver for a context before it runs a backward on CUDA tensors, even fake
+ones, so a step cannot run on fake CUDA tensors without a GPU. It runs on fake CPU tensors instead: the
+operators autograd dispatches and the graphs AOTAutograd traces follow from shapes and dtypes, the same for
+both devices except where a decomposition branches on the device (said in the report's assumptions).
+
+Eager, each operator is one launch as in any preview (``aten_cuda`` where ATen's CUDA code launches more),
+in ``forward`` (the loss included) or ``backward`` (run by the autograd engine). Compiled, AOTAutograd splits
+the step into forward and backward graphs with Inductor's decompositions and partitioner, as
+``torch.compile`` does; each graph is then generated for the fake GPU as the preview generates any graph, and
+what the step runs outside them (a gradient copied for a second input) is counted as eager work of its
+section. What forward saves for backward is read as for a measurement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import torch
+import torch._dynamo
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+from kernel_tui.engine.compiler import compile_watch
+from kernel_tui.engine.compiler.recompute import recomputed_in
+from kernel_tui.engine.counting.flops import bytes_and_flops, with_flops
+from kernel_tui.engine.counting.peak_memory import tracked_peak
+from kernel_tui.engine.counting.traffic import Traffic, array_bytes, ideal_bytes
+from kernel_tui.engine.preview.preview_codegen import generate_for_gpu
+from kernel_tui.engine.preview.preview_inputs import HostValues, fake_inputs
+from kernel_tui.engine.preview.preview_launches import DeviceOps, launch_mode, launch_rows
+from kernel_tui.engine.stages import memory_report, training
+from kernel_tui.engine.stages.loader import LoadedScenario, StageError, stage_error, with_grad
+from kernel_tui.engine.stages.pipeline import ScenarioStages
+from kernel_tui.engine.stages.signature import call_signature
+from kernel_tui.model.report_keys import SECTIONS
+
+if TYPE_CHECKING:
+    from kernel_tui.engine.stages.outbox import RunOutbox
+    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report import ScenarioReport
+
+TRACED_ON_CPU = (
+    "training: the step was traced on the CPU (the autograd engine needs a CUDA context) and its forward and "
+    "backward graphs generated for the GPU; a decomposition that branches on the device may differ on a GPU"
+)
+
+
+class TrainingPreviewStages(ScenarioStages):
+    """A training step on fake CPU tensors: its operators eager, then its forward and backward graphs generated
+    for the GPU."""
+
+    def __init__(self, scenario: LoadedScenario, arch: int, size: int, notes: list[str]) -> None:
+        self.scenario, self.arch, self.size, self.notes = scenario, arch, size, notes
+        self.details = {
+            "inputs": f"size {size:,}, fake tensors that require grad",
+            "eager": "a training step's operators on fake tensors",
+            "compile": f"forward and backward graphs, Inductor for sm_{arch}",
+        }
+        self.fake_mode = FakeTensorMode(allow_non_fake_inputs=False)
+
+    def inputs(self) -> None:
+        self.args = with_grad(_fake_inputs_on_cpu(self.scenario, self.size, self.fake_mode))
+        self.unit = array_bytes(self.args)
+        self.notes.append(TRACED_ON_CPU)
+
+    def eager(self, report: ScenarioReport) -> ScenarioReport:
+        scenario, args = self.scenario, self.args
+        step = training.TrainingStep(training.forward_and_loss(scenario), lambda: scenario.weights)
+        host = HostValues()
+        device_ops = DeviceOps(str(scenario.path), device="cpu")
+        with self.fake_mode, host:
+            scenario.call(step, args, "eager")  # once uncounted: the step makes its seed gradient on the first
+            with bytes_and_flops(device_ops) as counting:
+                output = scenario.call(step, args, "eager")
+            eager_saved = training.saved_bytes(step, args)
+            peak = tracked_peak(lambda: scenario.call(step, args, "eager"), memory_report.LIVE_SOURCE)
+        self.notes.extend(host.note())
+        self.flop_ops = counting.ops
+        eager = replace(_sectioned(device_ops.launches, device_ops.sections, self.unit), saved_bytes=eager_saved)
+        eager = replace(memory_report.with_peak(eager, peak, self.unit), buffers_allocated=peak.allocations)
+        return replace(
+            report,
+            eager=eager,
+            ideal_bytes=ideal_bytes((*args, *scenario.weights), output),
+            array_bytes=self.unit,
+            signature=call_signature(scenario.module.fn, args, output),
+        )
+
+    def compile(self, report: ScenarioReport, outbox: RunOutbox) -> ScenarioReport:
+        try:
+            compiled = _compiled_step(self.scenario, self.args, self.fake_mode, self.arch, self.unit, self.notes)
+        except StageError as failure:
+            return with_flops(replace(report, error=replace(failure.error, stage="compile")), self.flop_ops, None)
+        except Exception as exc:  # noqa: BLE001 - a failure to generate is this scenario's compile error
+            error = stage_error("compile", self.scenario.path, exc).error
+            return with_flops(replace(report, error=error), self.flop_ops, None)
+        return with_flops(replace(report, compiled=compiled), self.flop_ops, None)
+
+
+def _fake_inputs_on_cpu(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode) -> tuple[Any, ...]:
+    on_gpu = fake_inputs(scenario, size, fake_mode, device="cpu")  # the weights placed on the CPU already
+    with fake_mode:
+        return tuple(
+            torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="cpu") if isinstance(t, torch.Tensor) else t
+            for t in on_gpu
+        )
+
+
+class _Graphs:
+    """A Dynamo backend that lets AOTAutograd split each graph as Inductor would, and keeps both halves."""
+
+    def __init__(self, device_ops: DeviceOps) -> None:
+        self.device_ops = device_ops
+        self.captured: list[tuple[str, torch.fx.GraphModule, list[Any]]] = []
+
+    def backend(self) -> Callable[..., Any]:
+        from torch._dynamo.backends.common import aot_autograd
+        from torch._functorch.partitioners import min_cut_rematerialization_partition
+        from torch._inductor.decomposition import select_decomp_table
+
+        return aot_autograd(
+            fw_compiler=self._keep("forward"),
+            bw_compiler=self._keep("backward"),
+            decompositions=select_decomp_table(),
+            partition_fn=min_cut_rematerialization_partition,
+        )
+
+    def _keep(self, section: str) -> Callable[..., Any]:
+        from functorch.compile import make_boxed_func
+
+        def compiler(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+            self.captured.append((section, gm, list(example_inputs)))
+
+            def run(*args: Any) -> Any:
+                # What the graph runs is generated for the GPU below; only work outside it is counted here.
+                paused, self.device_ops.paused = self.device_ops.paused, True
+                try:
+                    return gm(*args)
+                finally:
+                    self.device_ops.paused = paused
+
+            return make_boxed_func(run)
+
+        return compiler
+
+
+def _compiled_step(
+    scenario: LoadedScenario, args: tuple[Any, ...], fake_mode: FakeTensorMode, arch: int, unit: int, notes: list[str]
+) -> ModeResult:
+    options = scenario.info.compile_options
+    outside = DeviceOps(str(scenario.path), device="cpu")
+    graphs = _Graphs(outside)
+    torch._dynamo.reset()
+    try:
+        watch = compile_watch.CompileWatch().start()
+        forward = torch.compile(
+            training.forward_and_loss(scenario),
+            backend=graphs.backend(),
+            dynamic=options.get("dynamic"),
+            fullgraph=bool(options.get("fullgraph", False)),
+        )
+        step = training.TrainingStep(forward, lambda: scenario.weights)
+        with fake_mode:
+            scenario.call(step, args, "compile")  # both graphs made (AOTAutograd makes backward's on first use)
+            facts = watch.facts()
+            scenario.call(lambda *args: _backward_counted(step, args, outside), args, "compile")
+            saved = training.saved_bytes(step, args)
+    finally:
+        torch._dynamo.reset()
+    launches: list[Traffic] = []
+    sections: list[str] = []
+    sources: dict[str, list[str]] = {section: [] for section in SECTIONS}
+    for section, gm, example_inputs in graphs.captured:
+        with fake_mode:
+            on_gpu = tuple(
+                torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="cuda")
+                if isinstance(t, torch.Tensor)
+                else t
+                for t in example_inputs
+            )
+        code = generate_for_gpu(_on_cuda(gm), on_gpu, arch, options=options, notes=notes)
+        launches += code.records
+        sources[section] += code.sources
+        sections += [section] * len(code.records)
+    launches += outside.launches
+    sections += outside.sections
+    recomputed = tuple(op for section, gm, _ in graphs.captured if section == "backward" for op in recomputed_in(gm))
+    mode = memory_report.planned_step(
+        _sectioned(launches, sections, unit), sources["forward"], sources["backward"], saved, unit
+    )
+    return facts.applied_to(replace(mode, saved_bytes=saved, recomputed=tuple(dict.fromkeys(recomputed))))
+
+
+def _backward_counted(step: training.TrainingStep, args: tuple[Any, ...], outside: DeviceOps) -> torch.Tensor:
+    """A step whose backward runs under ``outside``: what the autograd engine does besides the compiled backward
+    graph (a gradient copied for a second input) is counted. Forward is not: a dispatch mode active around a
+    compiled call makes Dynamo compile it again; work between graphs of a broken forward is left uncounted."""
+    for leaf in step.leaves(args):
+        leaf.grad = None
+    with torch.enable_grad():
+        loss = step.forward_and_loss(*args)
+    seed = torch.ones_like(loss)
+    with outside:
+        torch.autograd.backward(loss, seed)
+    return loss
+
+
+def _on_cuda(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """The graph with every device it names (a ``scalar_tensor``'s, a ``full``'s) made the GPU."""
+    cpu = torch.device("cpu")
+    for node in gm.graph.nodes:
+        if node.kwargs.get("device") in (cpu, "cpu"):
+            node.kwargs = {**node.kwargs, "device": torch.device("cuda")}
+    gm.recompile()
+    return gm
+
+
+def _sectioned(launches: list[Traffic], sections: list[str], unit: int) -> ModeResult:
+    rows: list[Kernel] = []
+    for section in SECTIONS:
+        mine = [launch for launch, where in zip(launches, sections) if where == section]
+        rows += [replace(row, section=section) for row in launch_rows(mine)]
+    return training.with_section_totals(launch_mode(tuple(rows), unit))

@@ -1,0 +1,78 @@
+"""The measured compile's boundaries: ``fn`` compiled once more, as it was, with Inductor's scheduler watched.
+
+The measured compile may come from Inductor's cache, which skips the scheduler and so every reason; this compile
+bypasses that cache (``fusion_watch``) and runs after everything is timed, so neither the compile time nor the
+timings see it. Its generated C++ kernels still come from their own cache (its graphs are numbered as the
+measured compile's were: ``compile_watch.count_graphs_from_zero``), and what the scheduler decided is kept
+(``boundary_cache``): a graph watched before is traced by Dynamo and run as it is, not compiled again. Dynamo
+keeps this compile beside the measured one (a backend of its own is a cache entry of its own), so the sweep goes
+on with the measured function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from kernel_tui.engine.compiler import boundary_cache, compile_watch
+from kernel_tui.engine.compiler.boundaries import compiled_boundaries
+from kernel_tui.engine.compiler.fusion_watch import FusionWatch, GraphFusion
+from kernel_tui.transport.protocol import StageStartedMessage
+
+if TYPE_CHECKING:
+    from kernel_tui.engine.stages.loader import LoadedScenario
+    from kernel_tui.engine.stages.outbox import RunOutbox
+    from kernel_tui.model.report import ScenarioReport
+
+
+def watched_compile(scenario: LoadedScenario, args: tuple[Any, ...]) -> list[GraphFusion]:
+    """Compile and call ``fn`` with the scenario's ``COMPILE`` options, and what the scheduler decided."""
+    options = scenario.info.compile_options
+    watch = FusionWatch()
+    inductor = torch._TorchCompileInductorWrapper(options.get("mode"), options.get("options"), options.get("dynamic"))
+    inductor.config.update(watch.patches())
+
+    def backend(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+        key = boundary_cache.graph_key(gm, example_inputs, options)
+        seen = boundary_cache.kept(key) if key else None
+        if seen is not None:
+            watch.graphs.extend(seen)
+            return gm.forward
+        before = len(watch.graphs)
+        with watch.wrappers():
+            compiled = inductor(gm, example_inputs)
+        if key:
+            boundary_cache.keep(key, watch.graphs[before:])
+        return compiled
+
+    compile_watch.count_graphs_from_zero()  # the measured compile's numbers: its C++ kernels, not new ones
+    compiled_fn = torch.compile(
+        scenario.module.fn,
+        backend=backend,
+        dynamic=options.get("dynamic"),
+        fullgraph=bool(options.get("fullgraph", False)),
+    )
+    with torch.no_grad():
+        scenario.call(compiled_fn, args, "compile")
+    return watch.graphs
+
+
+def with_boundaries(
+    report: ScenarioReport, scenario: LoadedScenario, args: tuple[Any, ...], outbox: RunOutbox
+) -> ScenarioReport:
+    """The report with its compiled side's boundaries; a compile that cannot be watched says so in its notes."""
+    compiled = report.compiled
+    if compiled is None or scenario.info.train or compiled.is_training:
+        return report
+    if scenario.info.compile_options.get("backend", "inductor") != "inductor":
+        return report
+    outbox.send(StageStartedMessage, "profile", "why kernels stayed apart")
+    try:
+        graphs = watched_compile(scenario, args)
+    except Exception as error:  # noqa: BLE001 - the measured report stands without its reasons
+        note = f"why kernels stayed apart was not read: the watched compile raised {type(error).__name__}: {error}"
+        return replace(report, compiled=replace(compiled, notes=(*compiled.notes, note.splitlines()[0])))
+    boundaries = compiled_boundaries(graphs, compiled.graph_break_reasons, compiled.kernels)
+    return replace(report, compiled=replace(compiled, boundaries=boundaries))
