@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 
 # ``python -m`` and ``python -c`` both put the current folder first on the import path, where a learner's
 # random.py or copy.py would be imported by torch in place of the standard library's (``-P`` would do, but
@@ -61,3 +62,12 @@ def server_identity(env: dict[str, str]) -> tuple[str, str, tuple[tuple[str, str
     """What an engine forked from a fork server inherits: its interpreter, the kernel-tui checkout it imports, and
     the environment torch was imported under. A front end forks only from a server whose identity is its own."""
     return sys.executable, PACKAGE_ROOT, import_environment(env)
+
+
+WARM_UP_ENV = "KERNEL_TUI_WARM_UP"
+
+
+def warm_up_wanted(env: Mapping[str, str] = os.environ) -> bool:
+    """Whether engines started under ``env`` warm the compiler after their hello (``--warm-up``): the explorer's
+    first engine and every front end's spares do, unless ``KERNEL_TUI_WARM_UP=0``."""
+    return env.get(WARM_UP_ENV, "1") != "0"

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from kernel_tui.transport import engine_channel, forked_engines, proctree, protocol
-from kernel_tui.transport.boot import engine_command, python_command
+from kernel_tui.transport.boot import engine_command, python_command, warm_up_wanted
 from kernel_tui.transport.engine_died import EngineDied, NoMessageInTime
 from kernel_tui.transport.line_reader import LONG_LINE_KEPT, read_lines
 from kernel_tui.transport.protocol import (
@@ -76,8 +76,8 @@ class EngineClient:
         self._stderr_sink = stderr_sink
         self._command = command or engine_command(device) + (["--warm-up"] if warm_up else [])
         # A spare is started ahead of its run, time enough to pay the first compile too (Inductor's imports and
-        # probes, in every fresh engine); KERNEL_TUI_WARM_UP=0 turns it off as it does the explorer's.
-        spares_warm_up = os.environ.get("KERNEL_TUI_WARM_UP", "1") != "0"
+        # probes, in every fresh engine), unless the environment they start under turns it off.
+        spares_warm_up = warm_up_wanted(os.environ if env is None else env)
         self._spare_command = command or engine_command(device) + (["--warm-up"] if spares_warm_up else [])
         self._arch = arch
         self.warmup_result: Warmup | None = None

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernel_tui.transport.boot import warm_up_wanted
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.transport.run_record import RunRecord, died_report, engine_facts, fold
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
     from kernel_tui.transport.protocol import Hello
     from tools.gpu_check.logs import LessonLogs
 
-WARM_UP_ENV = "KERNEL_TUI_WARM_UP"
-"""The switch the CLI's spares honour (``transport.client``): "0" starts them cold."""
 START_TIMEOUT_S = 120.0
 """How long an engine may take to say hello, as for any client (``EngineClient.start``'s default)."""
 
@@ -46,7 +45,7 @@ def measure_course(
     """Each scenario with its report as it is measured on ``device``, until ``deadline`` (``time.monotonic``): the
     lesson running then is stopped and reported so, and the ones after it are not run. A generator, so that a
     check stopped midway keeps every report that came before. ``command``: the engine's (the tests' stand-in)."""
-    warm_up = env.get(WARM_UP_ENV, "1") != "0"
+    warm_up = warm_up_wanted(env)
     spare: SpareEngine[EngineClient] | None = None
     try:
         for number, path in enumerate(scenarios):

@@ -8,7 +8,6 @@ thread, and the next run starts a fresh engine.
 from __future__ import annotations
 
 import collections
-import os
 import threading
 from collections.abc import Callable, Generator
 from pathlib import Path
@@ -95,9 +94,10 @@ class ClientEngineLink:
         self.log_path: Path | None = state_dir() / ENGINE_LOG
         """Everything the engine wrote on stderr this session (what scenarios printed): a log to open."""
         self._log: TextIO | None = None
+        from kernel_tui.transport.boot import warm_up_wanted
+
         # The learner reads the first lesson before running it: time enough to warm the compiler.
-        # KERNEL_TUI_WARM_UP=0 turns it off (the test suite does, where no one reads a lesson first).
-        self._warm_up = os.environ.get("KERNEL_TUI_WARM_UP", "1") != "0"
+        self._warm_up = warm_up_wanted()
         self._device = device
         self._arch = arch
         """With ``cuda-preview``: the GPU architecture every run asks for (None: the engine's default)."""
