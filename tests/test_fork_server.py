@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -260,3 +262,40 @@ def test_a_killed_front_end_takes_its_engine_from_the_shared_server_along(
         front_end.wait(10)
     assert wait_for(lambda: not is_running(engine), 3), "the engine outlived its front end"
     assert shared_server.poll() is None, "the server outlives one front end"
+
+
+def test_a_reply_that_came_too_late_and_an_exit_under_a_pid_used_again_touch_no_newer_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server's replies and exits name the request that forked the engine: pids come round again (32,768 of
+    them on Linux), and a fork whose reply came after the client stopped waiting left its reply and its engine's
+    exit behind, which the next fork took as its own: an engine that had just started read as exited with 0."""
+    monkeypatch.setattr(forked_engines, "REPLY_TIMEOUT_S", 0.3)
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    server = forked_engines.ForkServer(ours, None, None)
+    theirs.send(json.dumps({"ready": 1}).encode())
+    assert server.wait_ready(None)
+    out_read, out_write = os.pipe()
+
+    def take_request() -> int:
+        data, fds, _flags, _address = socket.recv_fds(theirs, 1 << 20, 3)
+        for fd in fds:
+            os.close(fd)
+        return int(json.loads(data)["tag"])
+
+    assert server.fork(["kernel_tui.engine"], {}, out_write, out_write) is None  # its reply comes too late
+    late = take_request()
+    theirs.send(json.dumps({"forked": 4242, "tag": late}).encode())
+    theirs.send(json.dumps({"exit": 4242, "tag": late, "code": 0}).encode())
+    answered = threading.Thread(
+        target=lambda: theirs.send(json.dumps({"forked": 4242, "tag": take_request()}).encode())
+    )
+    answered.start()
+    engine = server.fork(["kernel_tui.engine"], {}, out_write, out_write)
+    answered.join()
+    assert engine is not None and engine.pid == 4242
+    assert engine.poll() is None, "a newer engine under the same pid read as exited"
+    server.close()
+    theirs.close()
+    for fd in (out_read, out_write):
+        os.close(fd)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -51,3 +52,27 @@ def test_a_line_with_no_newline_is_read_as_fast_as_the_same_bytes_in_short_lines
     one_whole_line = best(f"'z' * {size}", None)
     assert one_line < 3 * short_lines, (one_line, short_lines)
     assert one_whole_line < 3 * short_lines, (one_whole_line, short_lines)
+
+
+class _EndsAsItIsAsked:
+    """A process that writes its last line and ends at the moment a reader first asks whether it has ended:
+    what a reader sees when the engine answers a run that fails at once, right after a quiet warm-up."""
+
+    def __init__(self, write_fd: int, last_words: bytes) -> None:
+        self._write_fd = write_fd
+        self._last_words = last_words
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            os.write(self._write_fd, self._last_words)
+            os.close(self._write_fd)
+            self.returncode = 0
+        return self.returncode
+
+
+def test_what_a_process_wrote_just_before_it_ended_is_read_whatever_the_moment_the_reader_looked() -> None:
+    read_fd, write_fd = os.pipe()
+    lines: list[str] = []
+    read_lines(read_fd, _EndsAsItIsAsked(write_fd, b'{"done": 1}\n'), lines.append)
+    assert lines == ['{"done": 1}\n']

@@ -102,7 +102,8 @@ class _Client:
 
     def __init__(self, control: socket.socket) -> None:
         self.control = control
-        self.engines: set[int] = set()
+        self.engines: dict[int, int] = {}
+        """Each engine's pid and the tag of the request that forked it, which its reply and its exit carry."""
         self.retired = False
 
     @property
@@ -169,10 +170,10 @@ def _take_request(client: _Client, sockets: list[socket.socket]) -> bool:
         try:
             pid = _fork_engine(request, fds, sockets)
         except Exception as exc:  # noqa: BLE001 - a refused request: the front end starts that engine itself
-            _send(client.control, {"failed": f"{type(exc).__name__}: {exc}"})
+            _send(client.control, {"failed": f"{type(exc).__name__}: {exc}", "tag": request.get("tag", 0)})
         else:
-            client.engines.add(pid)
-            _send(client.control, {"forked": pid})
+            client.engines[pid] = request.get("tag", 0)
+            _send(client.control, {"forked": pid, "tag": client.engines[pid]})
     finally:
         for fd in fds:
             os.close(fd)
@@ -195,8 +196,8 @@ def _report_exits(clients: list[_Client]) -> None:
             return
         for client in clients:
             if pid in client.engines:
-                client.engines.discard(pid)
-                _send(client.control, {"exit": pid, "code": os.waitstatus_to_exitcode(status)})
+                tag = client.engines.pop(pid)
+                _send(client.control, {"exit": pid, "tag": tag, "code": os.waitstatus_to_exitcode(status)})
 
 
 def _cuda_unusable_in_this_fork() -> bool:

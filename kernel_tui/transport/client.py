@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from kernel_tui.transport import engine_channel, forked_engines, proctree, protocol
 from kernel_tui.transport.boot import engine_command, python_command, warm_up_wanted
 from kernel_tui.transport.engine_died import EngineDied, NoMessageInTime
-from kernel_tui.transport.line_reader import LONG_LINE_KEPT, read_lines
+from kernel_tui.transport.line_reader import DRAIN_AFTER_EXIT_S, LONG_LINE_KEPT, read_lines
 from kernel_tui.transport.protocol import (
     Arch,
     Done,
@@ -93,6 +93,9 @@ class EngineClient:
         self._spare: SpareEngine[EngineClient] | None = None
         self._adopter: EngineClient | None = None
         """The client that took this one's engine as its spare: the warm-up's end is news to it."""
+        self._adoption = threading.Lock()
+        """Held while the warm-up's end is kept, and while an adopter takes it over: else it could land on this
+        client just after the adopter copied what was here."""
 
     # -- lifecycle -----------------------------------------------------------------------------------
 
@@ -201,8 +204,9 @@ class EngineClient:
         self._process, engine._process = engine._process, None
         self._messages, self._stderr_tail, self._strangers = engine._messages, engine._stderr_tail, engine._strangers
         self._stderr_reader = engine._stderr_reader
-        self.hello, self.warmup_result = engine.hello, engine.warmup_result
-        engine._adopter = self
+        with engine._adoption:
+            self.hello, self.warmup_result = engine.hello, engine.warmup_result
+            engine._adopter = self
         return self.hello
 
     def _start_spare(self) -> None:
@@ -335,10 +339,13 @@ class EngineClient:
         try:
             message = self._wait_for_message(timeout)
         except queue.Empty:
-            if timeout is not None and not self.running:
-                message = None
-            else:
+            if timeout is None or self.running:
                 raise NoMessageInTime from None
+            # It has ended: its reader passes on what it wrote last, then its end, within its drain.
+            try:
+                message = self._messages.get(timeout=DRAIN_AFTER_EXIT_S + STDERR_DRAIN_S)
+            except queue.Empty:
+                message = None
         if message is None:
             process = self._process
             code = None
@@ -387,7 +394,8 @@ class EngineClient:
     ) -> None:
         def warmup_ended(message: Warmup) -> None:
             # Not part of any run: kept here for whoever asks, whether a run is being read or not.
-            (self._adopter or self).warmup_result = message
+            with self._adoption:
+                (self._adopter or self).warmup_result = message
 
         def on_line(line: str) -> None:
             if not line.strip():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import io
+import itertools
 import json
 import os
 import queue
@@ -94,8 +95,11 @@ class ForkServer:
         """The server said it is another interpreter, checkout or import environment: fork nothing there."""
         self.started_at = time.monotonic()
         self._replies: queue.Queue[dict[str, Any]] = queue.Queue()
+        # Keyed by the request's tag, not the engine's pid: pids come round again (32,768 of them, and every
+        # compile spends a few), and the exit of an engine whose reply came too late must not end a newer one.
         self._engines: dict[int, ForkedEngine] = {}
         self._early_exits: dict[int, int] = {}
+        self._tags = itertools.count(1)
         self._lock = threading.Lock()
         self._request_lock = threading.Lock()
         self._ready = threading.Event()
@@ -147,11 +151,18 @@ class ForkServer:
                 return False
         return self.alive
 
-    def _reply(self, timeout: float) -> dict[str, Any]:
-        try:
-            return self._replies.get(timeout=timeout)
-        except queue.Empty:
-            return {}
+    def _reply(self, tag: int, timeout: float) -> dict[str, Any]:
+        """The server's reply to request ``tag``: one to an earlier request, which came after its wait ran out,
+        is passed over. {} if none came in ``timeout`` or the server is gone."""
+        deadline = time.monotonic() + timeout
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                reply = self._replies.get(timeout=remaining)
+            except queue.Empty:
+                return {}
+            if not reply or reply.get("tag") == tag:
+                return reply
+        return {}
 
     def _read(self) -> None:
         try:
@@ -159,9 +170,9 @@ class ForkServer:
                 message = json.loads(data)
                 if "exit" in message:
                     with self._lock:
-                        engine = self._engines.pop(message["exit"], None)
+                        engine = self._engines.pop(message["tag"], None)
                         if engine is None:
-                            self._early_exits[message["exit"]] = message["code"]
+                            self._early_exits[message["tag"]] = message["code"]
                     if engine is not None:
                         engine._exited(message["code"])
                 elif "ready" in message:
@@ -182,11 +193,12 @@ class ForkServer:
         if not self.alive:
             return None
         stdin_read, stdin_write = os.pipe()
-        request = json.dumps({"argv": argv, "env": env, "cwd": os.getcwd()}).encode()
+        tag = next(self._tags)
+        request = json.dumps({"argv": argv, "env": env, "cwd": os.getcwd(), "tag": tag}).encode()
         try:
             with self._request_lock:
                 socket.send_fds(self._control, [request], [stdin_read, stdout, stderr])
-                reply = self._reply(REPLY_TIMEOUT_S)
+                reply = self._reply(tag, REPLY_TIMEOUT_S)
         except OSError:
             reply = {}
         finally:
@@ -197,9 +209,9 @@ class ForkServer:
         pid = int(reply["forked"])
         engine = ForkedEngine(pid, io.TextIOWrapper(io.FileIO(stdin_write, "w"), line_buffering=True), self)
         with self._lock:
-            code = self._early_exits.pop(pid, None)
+            code = self._early_exits.pop(tag, None)
             if code is None:
-                self._engines[pid] = engine
+                self._engines[tag] = engine
         if code is not None:
             engine._exited(code)
         return engine

@@ -108,8 +108,13 @@ def read_lines(
 
     try:
         while True:
+            # Whether it had ended is read before the pipe is: everything it wrote before it ended is then
+            # readable, so an empty pipe means all of it was read. Read after an empty wait, an engine that
+            # wrote its last messages and ended in between (a run that fails at once, right after a quiet
+            # warm-up) lost them, and the front end saw a death where a report had come.
+            had_ended = process.poll() is not None
             try:
-                ready, _, _ = select.select([fd], [], [], POLL_S)
+                ready, _, _ = select.select([fd], [], [], 0 if had_ended else POLL_S)
             except InterruptedError:
                 continue
             if ready:
@@ -118,7 +123,7 @@ def read_lines(
                     break
                 if chunk is not None:
                     deliver(decoder.decode(chunk))
-            if process.poll() is not None:
+            if had_ended:
                 ended_at = ended_at or time.monotonic()
                 if not ready or time.monotonic() - ended_at > DRAIN_AFTER_EXIT_S:
                     break
