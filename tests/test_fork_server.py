@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -14,7 +16,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -299,3 +301,74 @@ def test_a_reply_that_came_too_late_and_an_exit_under_a_pid_used_again_touch_no_
     theirs.close()
     for fd in (out_read, out_write):
         os.close(fd)
+
+
+NOBODY = 65534
+
+
+def _as_nobody(work: Callable[[], bool]) -> bool:
+    """``work()`` in a child process run as user nobody: what another local user's process would see."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            code = 0 if work() else 2
+        finally:
+            os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="another user's process needs root to start (CI runs as root)")
+def test_a_shared_fork_server_and_its_front_ends_serve_only_their_own_user(
+    shared_server: subprocess.Popen[bytes],
+) -> None:
+    """Under a umask of 000 anyone could connect to a shared server's socket and have it fork an engine that runs
+    their scenario as the server's user; and a server another user started would be handed a front end's
+    descriptors. Both ends now check the other's user (SO_PEERCRED), whatever the socket's mode."""
+    shared = os.environ[forked_engines.SHARED_ENV]
+    folder = os.path.dirname(shared)
+    mode = os.stat(folder).st_mode
+    os.chmod(folder, 0o777)
+    os.chmod(shared, 0o777)
+
+    def turned_away() -> bool:
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        connection.settimeout(60)
+        connection.connect(shared)
+        return connection.recv(65536) == b""  # closed unanswered, no "ready"
+
+    try:
+        assert _as_nobody(turned_away), "another user's connection was served"
+    finally:
+        os.chmod(folder, mode)
+
+    # Not under tmp_path: its parents are this user's alone, and nobody could not reach the socket at all.
+    strangers = tempfile.mkdtemp(prefix="kernel-tui-strangers-")
+    os.chmod(strangers, 0o777)
+    path = os.path.join(strangers, "server")
+    ready_read, ready_write = os.pipe()
+
+    def serve_once() -> bool:
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        listener.bind(path)
+        listener.listen()
+        os.write(ready_write, b"1")
+        connection = listener.accept()[0]
+        connection.send(json.dumps({"ready": os.getpid()}).encode())
+        connection.settimeout(30)
+        return connection.recv(65536) == b""
+
+    server = threading.Thread(target=lambda: _as_nobody(serve_once), daemon=True)
+    server.start()
+    try:
+        listening, _, _ = select.select([ready_read], [], [], 60)
+        assert listening, "the other user's server did not listen"
+        with pytest.raises(PermissionError, match="another user"):
+            forked_engines.ForkServer.attach(path, dict(os.environ))
+        server.join(30)
+    finally:
+        shutil.rmtree(strangers, ignore_errors=True)
+        for fd in (ready_read, ready_write):
+            os.close(fd)

@@ -28,7 +28,7 @@ import sys
 import traceback
 from typing import Any
 
-from kernel_tui.transport import proctree
+from kernel_tui.transport import peer_user, proctree
 
 PRELOADED = ("torch", "torch._dynamo", "torch._inductor.config", "torch.profiler")
 """What every engine imports before its first run; nothing that reads a device or starts a thread
@@ -133,9 +133,15 @@ def serve(clients: list[_Client], listener: socket.socket | None, ready: dict[st
             for waiting in readable:
                 if waiting is listener:
                     try:
-                        accepted = _Client(listener.accept()[0])
+                        connection = listener.accept()[0]
                     except OSError:
                         continue
+                    if not peer_user.same_user(connection):
+                        # Whoever connects gets engines that run scenarios as this server's user: another local
+                        # user (a socket a umask of 000 left open to all) is turned away unanswered.
+                        connection.close()
+                        continue
+                    accepted = _Client(connection)
                     clients.append(accepted)
                     _send(accepted.control, ready)
                     continue

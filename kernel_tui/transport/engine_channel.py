@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import os
 import socket
-import struct
 from collections.abc import Callable
 
-CREDENTIALS = struct.Struct("3i")
-"""``struct ucred``: pid, uid, gid."""
+from kernel_tui.transport.peer_user import CREDENTIALS
+
 READ_CHUNK = 65536
 
 

@@ -29,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import IO, Any
 
-from kernel_tui.transport import proctree
+from kernel_tui.transport import peer_user, proctree
 from kernel_tui.transport.boot import import_environment, server_identity
 
 START_TIMEOUT_S = 180.0
@@ -133,6 +133,9 @@ class ForkServer:
         control = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             control.connect(path)
+            if not peer_user.same_user(control):
+                # Its engines would be handed this front end's descriptors and speak for its runs.
+                raise PermissionError(f"the fork server at {path} runs as another user")
         except OSError:
             control.close()
             raise
