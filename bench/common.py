@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from kernel_tui.transport.protocol import Done
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
     from kernel_tui.transport.client import EngineClient
 
 REPO = Path(__file__).resolve().parent.parent

@@ -24,7 +24,7 @@ def measure() -> dict[str, object]:
 
     from kernel_tui.engine.compiler.torch_settings import configure_torch
     from kernel_tui.engine.counting.timing import compare_calls
-    from kernel_tui.model.report_keys import MODES
+    from kernel_tui.model.report.report_keys import MODES
 
     configure_torch("cpu")
 

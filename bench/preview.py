@@ -24,9 +24,9 @@ from pathlib import Path
 
 from common import REPO, final_report
 
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.scenario_file import find_scenarios, read_scenario
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.scenario_file import find_scenarios, read_scenario
 from kernel_tui.transport.client import EngineClient
 
 TARGET_WARM_S = 1.0

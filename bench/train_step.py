@@ -15,7 +15,7 @@ from pathlib import Path
 
 from common import REPO, final_report
 
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.transport.client import EngineClient
 
 TRAINED = REPO / "scenarios" / "21_add_relu_backwards.py"

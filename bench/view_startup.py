@@ -26,8 +26,8 @@ from pathlib import Path
 from common import REPO, run_json
 from startup import launch_env, measure_alternated, paired_ratio, summary
 
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.scenario_file import find_scenarios, read_scenario, read_source
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.scenario_file import find_scenarios, read_scenario, read_source
 
 SEED = REPO / "tests" / "data" / "add_relu.py"
 SCENARIOS = 20

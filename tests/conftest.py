@@ -36,9 +36,9 @@ from pace import overdue as overdue  # noqa: E402  (tests import the waits from 
 from pace import within as within  # noqa: E402
 from processes import listening_fork_server  # noqa: E402
 
-from kernel_tui.model.expect import NEEDS_SWEEP  # noqa: E402
-from kernel_tui.model.report import ScenarioReport  # noqa: E402
-from kernel_tui.model.scenario_file import read_scenario  # noqa: E402
+from kernel_tui.model.report.report import ScenarioReport  # noqa: E402
+from kernel_tui.model.scenario.expect import NEEDS_SWEEP  # noqa: E402
+from kernel_tui.model.scenario.scenario_file import read_scenario  # noqa: E402
 from kernel_tui.transport import forked_engines  # noqa: E402
 from kernel_tui.transport.client import EngineClient  # noqa: E402
 from kernel_tui.transport.engine_died import EngineDied  # noqa: E402

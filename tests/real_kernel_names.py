@@ -1,6 +1,6 @@
 """Kernel names exactly as torch.profiler and CUPTI-based tools report them, with the short name each should get.
 
-Copied verbatim from public profiles (sources below and on each entry), so the rules in ``kernel_tui.model.names``
+Copied verbatim from public profiles (sources below and on each entry), so the rules in ``kernel_tui.model.names.names``
 are checked (``test_names``) against what CUDA, ROCm and Inductor really emit, not against names written to fit
 them.
 """

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kernel_tui.model.expect import NEEDS_SWEEP
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.expect import NEEDS_SWEEP
 from kernel_tui.transport import protocol
 from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.transport.protocol import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kernel_tui.engine.counting.attribution import attribute
-from kernel_tui.model.kernel import Kernel
+from kernel_tui.model.report.kernel import Kernel
 
 
 def eager(name: str, *ops: str, line: int = 1) -> Kernel:

@@ -17,12 +17,12 @@ from rich.console import Console
 
 from kernel_tui.commands.cli import main
 from kernel_tui.commands.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.names import short_name
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.results_file import read_results
+from kernel_tui.model.compare.baseline_marks import ADDED, CHANGED, REMOVED, SAME
+from kernel_tui.model.names.names import short_name
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.storage.results_file import read_results
 from kernel_tui.text.baseline import (
     NO_MEASURABLE_DIFFERENCE,
     BaselineComparison,

@@ -17,10 +17,10 @@ from conftest import measure
 
 from kernel_tui.engine.compiler.boundaries import node_kernels, reason_kind, reason_words, wrapper_calls
 from kernel_tui.engine.compiler.fusion_watch import GraphFusion, NodeFacts
-from kernel_tui.model.boundary import EXPERIMENTS, KINDS, Boundary
-from kernel_tui.model.names import is_generated_kernel
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.report_schema import checked_report
+from kernel_tui.model.names.names import is_generated_kernel
+from kernel_tui.model.report.boundary import EXPERIMENTS, KINDS, Boundary
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.report.report_schema import checked_report
 from kernel_tui.text.boundary_text import boundary_lines, kernel_note, pair_text
 from kernel_tui.text.by_line import annotated_lines
 from kernel_tui.transport.client import EngineClient
@@ -257,7 +257,7 @@ def test_boundaries_read_under_the_tables_on_the_lines_and_on_the_rows() -> None
 def test_a_saved_file_with_a_broken_boundary_is_refused_in_one_line(
     tmp_path: Path, boundary: object, problem: str
 ) -> None:
-    from kernel_tui.model.results_file import ResultsFileError, read_results
+    from kernel_tui.model.storage.results_file import ResultsFileError, read_results
 
     data = _saved_report().to_dict()
     first = data["compiled"]["boundaries"][0]

@@ -13,11 +13,11 @@ import pytest
 from conftest import WriteScenario, measure
 
 from kernel_tui.engine.counting.source_lines import DEFAULT_LOSS
-from kernel_tui.model.expect import line_measure
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.expect import line_measure
+from kernel_tui.model.scenario.scenario_file import ScenarioFileError, read_scenario
 from kernel_tui.text.by_line import annotated_lines, gutter_text, line_work, short_gutter_text
 from kernel_tui.transport.client import EngineClient
 
@@ -166,7 +166,7 @@ def test_on_a_real_report_a_gelu_is_one_kernel_and_a_linear_in_a_helper_a_librar
     line and its caller's, which the old rule took for a fusion."""
     import json
 
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
     report = ScenarioReport.from_dict(json.loads((DATA / "gelu_linear_report.json").read_text()))
     work = line_work(report.eager, report.compiled)

@@ -14,7 +14,7 @@ from conftest import WriteScenario, measure
 
 from kernel_tui.engine.counting.flops import eager_bytes_and_flops
 from kernel_tui.engine.counting.op_kinds import moves_data
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.transport.client import EngineClient
 
 GRU = (

@@ -17,11 +17,11 @@ from cuda_replay import replay, trace_paths
 
 from kernel_tui.engine.counting import events as ev
 from kernel_tui.engine.counting.call_timeline import call_breakdown, merged
-from kernel_tui.model.call_breakdown import CallBreakdown
-from kernel_tui.model.expect import check_claims
-from kernel_tui.model.machine_load import RETRY_HINT
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.call_breakdown import CallBreakdown
+from kernel_tui.model.report.machine_load import RETRY_HINT
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.expect import check_claims
 from kernel_tui.transport.client import EngineClient
 
 SIN_COS = """
@@ -92,7 +92,7 @@ def test_the_parts_add_up_to_the_call_within_its_spread(sin_cos_reports: dict[in
 
 
 def test_the_breakdown_survives_the_json_round_trip(sin_cos_reports: dict[int, ScenarioReport]) -> None:
-    from kernel_tui.model.report_schema import checked_report
+    from kernel_tui.model.report.report_schema import checked_report
 
     report = sin_cos_reports[8]
     again = ScenarioReport.from_dict(checked_report(report.to_dict()))
@@ -191,8 +191,8 @@ def test_lesson_18s_compiled_call_at_both_ends_of_its_sweep(
 ) -> None:
     """The tiny-tensors lesson: at 8 elements the compiled call is host overhead around a sub-microsecond
     kernel; at 2^22 its kernel takes most of the call. The claim measure a lesson uses says the same."""
-    from kernel_tui.model.course import course_dir
-    from kernel_tui.model.expect import MEASURES
+    from kernel_tui.model.scenario.course import course_dir
+    from kernel_tui.model.scenario.expect import MEASURES
 
     # On a busy two-core box one measurement's runs can disagree (a 5.7 ms kernel in an 11.6 ms ± 6.1 ms call). As
     # a learner would, measure again while they do (at most three times).
@@ -224,7 +224,7 @@ def test_a_long_step_keeps_its_lanes_covered_when_its_spans_are_merged() -> None
 
 def test_merging_closes_the_smallest_gaps_first_and_only_as_many_as_needed() -> None:
     from kernel_tui.engine.counting.call_timeline import _merged_to
-    from kernel_tui.model.call_breakdown import TimelineSpan
+    from kernel_tui.model.report.call_breakdown import TimelineSpan
 
     spans = [
         TimelineSpan("device", name, start, start + 1) for name, start in (("a", 0), ("a", 1.5), ("b", 10), ("c", 11.1))

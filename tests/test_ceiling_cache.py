@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from kernel_tui.engine.counting import bandwidth
-from kernel_tui.model.kernel import Kernel
+from kernel_tui.model.report.kernel import Kernel
 
 if TYPE_CHECKING:
     import torch
@@ -164,7 +164,7 @@ def test_a_busy_moment_slows_some_rounds_and_the_best_is_kept(monkeypatch: pytes
 
 
 def test_the_ceiling_says_when_and_under_what_load_it_was_measured(measured: list[float], tmp_path: Path) -> None:
-    from kernel_tui.model.report import Ceilings
+    from kernel_tui.model.report.report import Ceilings
     from kernel_tui.text.roofline_text import ceilings_line
 
     assert bandwidth.ceiling_conditions("cpu", "EPYC") is None
@@ -294,7 +294,7 @@ def test_a_lock_held_past_the_wait_costs_an_engine_one_wait_and_a_fresh_figure_n
     # ceiling, 97 s for three. A fresh figure is now read without the lock, and an engine waits once, then measures.
     import torch
 
-    from kernel_tui.model import file_lock
+    from kernel_tui.model.storage import file_lock
 
     monkeypatch.setattr(bandwidth, "MEASURING_WAIT_S", 0.3)
     waits: list[tuple[float, bool]] = []

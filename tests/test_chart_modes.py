@@ -10,7 +10,7 @@ import pytest
 from replay import Recording
 from test_ui_support import RECORDINGS
 
-from kernel_tui.model.report import SweepPoint
+from kernel_tui.model.report.report import SweepPoint
 from kernel_tui.ui.widgets.charts import chart_modes
 from kernel_tui.ui.widgets.charts.chart_modes import (
     CHART_MODES,

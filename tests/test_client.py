@@ -25,7 +25,7 @@ def stand_in(tmp_path: Path, body: str) -> list[str]:
             """
             import json, os, sys, time
             from kernel_tui.transport import protocol
-            from kernel_tui.model.report import ScenarioReport
+            from kernel_tui.model.report.report import ScenarioReport
             def send(message):
                 sys.stdout.write(protocol.encode(message))
                 sys.stdout.flush()
@@ -142,7 +142,7 @@ def test_the_next_run_starts_a_fresh_engine(tmp_path: Path) -> None:
 
 
 def test_a_newer_engines_extra_fields_do_not_break_reading_a_report() -> None:
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
     data = {
         "scenario": "s.py",

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.results_file import read_results
-from kernel_tui.model.scenario_file import find_scenarios
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.scenario_file import find_scenarios
+from kernel_tui.model.storage.results_file import read_results
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "cluster.md"
 COURSE = find_scenarios([course_dir()])

@@ -15,9 +15,9 @@ import pytest
 from conftest import WriteScenario, lesson_params, lesson_report, measure
 
 from kernel_tui.engine.counting import events as ev
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.kernel import Kernel, nested_names
-from kernel_tui.model.scenario_file import find_scenarios, read_scenario
+from kernel_tui.model.report.kernel import Kernel, nested_names
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.scenario_file import find_scenarios, read_scenario
 from kernel_tui.transport.client import EngineClient
 
 PREVIEW = Path(__file__).parent / "data" / "preview" / "course_sm90.jsonl"

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from conftest import lesson_params, lesson_report, measure
 
-from kernel_tui.model.compile_variants import COMPILE_KEYS
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.expect import NEEDS_SWEEP
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.scenario_file import CLAIM_KEYS, find_scenarios, read_scenario
+from kernel_tui.model.report.compile_variants import COMPILE_KEYS
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.expect import NEEDS_SWEEP
+from kernel_tui.model.scenario.scenario_file import CLAIM_KEYS, find_scenarios, read_scenario
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.ui.state.course.score import split_lesson

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernel_tui.model.crash_dump import parse
-from kernel_tui.model.report import SweepPoint
+from kernel_tui.model.death.crash_dump import parse
+from kernel_tui.model.report.report import SweepPoint
 from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.transport.protocol import Hello, StageStartedMessage, SweepPointMessage, WarmupPlan
 from kernel_tui.transport.run_record import RunRecord, crash_stage, fold

@@ -1,6 +1,6 @@
 """A scenario that segfaults leaves its stack in its report: the one line names the scenario's file and line and the
 stage the engine died in, and the details hold the crashing frames (``engine.serve.crash_stacks``,
-``model.crash_dump``)."""
+``model.death.crash_dump``)."""
 
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from conftest import WriteScenario, measure
 
-from kernel_tui.model.cuda_graph_decision import skip_reason
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.cuda_graph_decision import skip_reason
+from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.transport.client import EngineClient
 
 CPU_TENSOR = """import torch

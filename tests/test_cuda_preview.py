@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 from conftest import REPO, WriteScenario, measure, overdue, within
 
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.expect import NEEDS_SWEEP
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.scenario_file import CLAIM_KEYS, LINE_CLAIMS, find_scenarios, read_scenario
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.expect import NEEDS_SWEEP
+from kernel_tui.model.scenario.scenario_file import CLAIM_KEYS, LINE_CLAIMS, find_scenarios, read_scenario
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.engine_died import EngineDied
 

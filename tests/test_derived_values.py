@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from kernel_tui.model.expect import NEEDS_SWEEP, check_claims
-from kernel_tui.model.kernel import LOWER_BOUND, Kernel
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import ExpectCheck, ScenarioError, ScenarioReport, gbs
-from kernel_tui.model.report_keys import MODES
+from kernel_tui.model.report.kernel import LOWER_BOUND, Kernel
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import ExpectCheck, ScenarioError, ScenarioReport, gbs
+from kernel_tui.model.report.report_keys import MODES
+from kernel_tui.model.scenario.expect import NEEDS_SWEEP, check_claims
 from kernel_tui.text.formatting import (
     attribution_text,
     bandwidth_text,
@@ -89,7 +89,7 @@ def test_claims_only_a_sweep_checks_are_left_out_without_one() -> None:
 
 
 def test_a_sweep_claim_the_budget_cut_short_reads_not_measured_and_fails_nothing() -> None:
-    from kernel_tui.model.report import SweepPoint
+    from kernel_tui.model.report.report import SweepPoint
     from kernel_tui.text.formatting import claim_line
 
     ended = "sweep ended: this size would take about 103 s (the sweep's budget is 90 s)"
@@ -123,8 +123,8 @@ def test_a_launch_count_a_preview_knows_only_from_below_neither_holds_nor_fails_
 def test_every_claim_a_lesson_may_make_has_a_measure_and_nothing_else_does() -> None:
     # The file reader's list and the checker's table are kept apart (the reader is on the app's start path);
     # a claim with no measure would crash the check, a measure with no claim would never be reached.
-    from kernel_tui.model.expect import MEASURES
-    from kernel_tui.model.scenario_file import CLAIM_KEYS
+    from kernel_tui.model.scenario.expect import MEASURES
+    from kernel_tui.model.scenario.scenario_file import CLAIM_KEYS
 
     assert tuple(MEASURES) == CLAIM_KEYS
 

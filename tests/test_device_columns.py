@@ -19,13 +19,13 @@ from textual.widgets import Static
 from kernel_tui.commands.arguments import command_parser
 from kernel_tui.commands.exits import EXIT_USAGE
 from kernel_tui.commands.view_text import print_device_columns
-from kernel_tui.model.device_columns import by_scenario, choice, column_letter, compare_devices, work_text
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.launch import KernelLaunch
-from kernel_tui.model.machine import MachineIdentity
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import Ceilings, ScenarioReport
-from kernel_tui.model.results_file import read_results, saved_form
+from kernel_tui.model.compare.device_columns import by_scenario, choice, column_letter, compare_devices, work_text
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.launch import KernelLaunch
+from kernel_tui.model.report.machine import MachineIdentity
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import Ceilings, ScenarioReport
+from kernel_tui.model.storage.results_file import read_results, saved_form
 from kernel_tui.text.device_columns_text import device_columns_view
 
 
@@ -251,7 +251,7 @@ def test_view_text_prints_the_columns_and_exits_1_when_a_report_holds_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from kernel_tui.commands.cli import main
-    from kernel_tui.model.report import ScenarioError
+    from kernel_tui.model.report.report import ScenarioError
 
     work = [kernel("triton_poi_fused_add_0", ("aten::add",), (5,))]
     good, other = report("A100", work, arch=80), report("B200", work, arch=100)

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from cli_support import kernel_tui
 
-from kernel_tui.model.device_columns import compare_devices
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.report_keys import MODES
-from kernel_tui.model.results_file import read_results
+from kernel_tui.model.compare.device_columns import compare_devices
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.report.report_keys import MODES
+from kernel_tui.model.storage.results_file import read_results
 
 pytestmark = pytest.mark.engine
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.ui.screens.actions import EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS
 from tools.docs import fields as docs_fields
 from tools.docs import files as docs_files

@@ -7,8 +7,8 @@ from pathlib import Path
 from replay import Recording
 from test_ui_support import ADD_RELU, DATA
 
-from kernel_tui.model.engine_death import EngineFacts, died_report, engine_error
-from kernel_tui.model.report import ScenarioReport, SweepPoint
+from kernel_tui.model.death.engine_death import EngineFacts, died_report, engine_error
+from kernel_tui.model.report.report import ScenarioReport, SweepPoint
 from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.transport.protocol import Partial
 

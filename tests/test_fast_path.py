@@ -13,7 +13,7 @@ import torch
 from conftest import REPO, WriteScenario, measure
 from torch.profiler import profile
 
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.transport.client import EngineClient
 
 ENCODER = REPO / "tests" / "data" / "modules" / "encoder_eval.py"
@@ -138,8 +138,8 @@ def test_the_note_says_nothing_of_a_compiled_side_that_did_not_run() -> None:
     from dataclasses import replace
 
     from kernel_tui.engine.stages.fast_path_note import fast_path_note
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
 
     attention = Kernel("aten::mm", "mm", 1, 1.0, kind="op", op=ATTENTION)
     eager_only = ScenarioReport("a.py", "A", "cpu", "x", "2.14.1", 1, eager=ModeResult(1, (attention,), 1, None))

@@ -7,7 +7,7 @@ import signal
 import time
 from pathlib import Path
 
-from kernel_tui.model.file_lock import held_alone
+from kernel_tui.model.storage.file_lock import held_alone
 
 
 def test_a_second_holder_waits_for_the_first_and_no_longer_than_it_was_told(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 from cli_support import CliRun
 from conftest import WriteScenario, measure
 
-from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario, read_source
+from kernel_tui.model.scenario.scenario_file import ScenarioFileError, read_scenario, read_source
 from kernel_tui.transport.client import EngineClient
 
 BODY = (

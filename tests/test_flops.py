@@ -20,10 +20,10 @@ from kernel_tui.engine.counting.flops import (
     with_flops,
     with_roofline_fields,
 )
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import Ceilings, ScenarioReport
-from kernel_tui.model.roofline import (
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import Ceilings, ScenarioReport
+from kernel_tui.model.report.roofline import (
     COMPUTE_BOUND,
     MEMORY_BOUND,
     OVERHEAD_BOUND,

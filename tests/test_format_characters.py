@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kernel_tui.commands.cli import main
-from kernel_tui.model.safe_text import FORMAT_CHARACTERS, is_safe, safe_line, safe_text
+from kernel_tui.model.names.safe_text import FORMAT_CHARACTERS, is_safe, safe_line, safe_text
 
 RLO = "\u202e"
 

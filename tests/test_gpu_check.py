@@ -17,9 +17,9 @@ import pytest
 from conftest import WriteScenario, within
 from processes import is_running, wait_for
 
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import ScenarioError, ScenarioReport
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import ScenarioError, ScenarioReport
 from tools.gpu_check import check as gpu_check
 from tools.gpu_check.bandwidth import bandwidth_cell, largest_from_memory
 from tools.gpu_check.check import OUTPUT, Row, table
@@ -193,7 +193,7 @@ def test_a_checkout_on_pythonpath_finds_the_course() -> None:
     (``kernel_tui.scenarios`` exists only once installed). ``-S``: no site-packages, so no editable install."""
     repo = REPO
     found = subprocess.run(
-        [sys.executable, "-S", "-c", "from kernel_tui.model.course import course_dir; print(course_dir())"],
+        [sys.executable, "-S", "-c", "from kernel_tui.model.scenario.course import course_dir; print(course_dir())"],
         cwd="/",
         env={"PYTHONPATH": str(repo)},
         capture_output=True,
@@ -207,7 +207,7 @@ def test_a_checkout_on_pythonpath_finds_the_course() -> None:
 FAKE_ENGINE = """
 import json, os, signal, sys, time
 from kernel_tui.transport import protocol
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.report import ScenarioReport
 plan = json.loads(sys.argv[1])
 def send(message):
     sys.stdout.write(protocol.encode(message))

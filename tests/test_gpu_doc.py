@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.scenario_file import find_scenarios
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.scenario_file import find_scenarios
 from tools.docs import preview_table
 
 

@@ -25,13 +25,13 @@ import pytest
 from cuda_replay import ReplayedProfiler
 
 from kernel_tui.engine.counting import profiling
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.expect import check_claims
-from kernel_tui.model.kernel import Kernel, nested_names
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.report_schema import checked_report
-from kernel_tui.model.scenario_file import read_scenario
+from kernel_tui.model.report.kernel import Kernel, nested_names
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.report.report_schema import checked_report
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.expect import check_claims
+from kernel_tui.model.scenario.scenario_file import read_scenario
 
 GPU_CHECK = Path(__file__).parent / "data" / "gpu_check"
 COURSE = GPU_CHECK / "h200_torch211_course.jsonl"

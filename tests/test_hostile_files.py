@@ -33,10 +33,10 @@ from test_ui_support import ADD_RELU, REPO, explorer, finished, wait_for
 
 from kernel_tui.commands.cli import main
 from kernel_tui.commands.exits import EXIT_USAGE
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.results_file import ResultsFileError, read_results
-from kernel_tui.model.safe_text import is_safe, safe_line, safe_text
-from kernel_tui.model.scenario_file import MAX_ITEMS, ScenarioFileError, parse_scenario
+from kernel_tui.model.names.safe_text import is_safe, safe_line, safe_text
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.scenario_file import MAX_ITEMS, ScenarioFileError, parse_scenario
+from kernel_tui.model.storage.results_file import ResultsFileError, read_results
 from kernel_tui.text.baseline import compare
 from kernel_tui.ui.app.view_app import build_view_app
 from kernel_tui.ui.link.view_link import saved_reports
@@ -218,7 +218,7 @@ class TestNotAFile:
         huge = tmp_path / "huge.py"
         with huge.open("wb") as file:
             file.truncate(64 * 2**20)  # sparse: 64 MiB of NULs, no disk spent
-        from kernel_tui.model.scenario_file import read_scenario
+        from kernel_tui.model.scenario.scenario_file import read_scenario
 
         with pytest.raises(ScenarioFileError, match="too large"):
             read_scenario(huge)
@@ -226,7 +226,7 @@ class TestNotAFile:
     def test_a_huge_results_file_is_refused(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        from kernel_tui.model import results_file
+        from kernel_tui.model.storage import results_file
 
         monkeypatch.setattr(results_file, "RESULTS_LIMIT", 1000)
         path = write(tmp_path, template())

@@ -150,7 +150,7 @@ def test_the_package_graph_is_the_real_one() -> None:
     graph = import_graph(package_modules())
     assert len(graph) > 100
     assert "kernel_tui.commands.exits" in graph["kernel_tui.commands.cli"]
-    assert "kernel_tui.model.report" in graph["kernel_tui.text.render"]
+    assert "kernel_tui.model.report.report" in graph["kernel_tui.text.render"]
 
 
 def test_no_module_of_the_package_imports_a_module_that_imports_it() -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from conftest import measure
 
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.transport.client import EngineClient
 
 HEALTHY = '''\

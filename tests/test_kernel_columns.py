@@ -13,10 +13,10 @@ import pytest
 from rich.console import Console
 from test_ui_support import explorer, finished, wait_for
 
-from kernel_tui.model.kernel import nested_names
-from kernel_tui.model.launch import LAUNCH_HEADERS
-from kernel_tui.model.report import ScenarioReport, known_launches
-from kernel_tui.model.results_file import read_results
+from kernel_tui.model.report.kernel import nested_names
+from kernel_tui.model.report.launch import LAUNCH_HEADERS
+from kernel_tui.model.report.report import ScenarioReport, known_launches
+from kernel_tui.model.storage.results_file import read_results
 from kernel_tui.text import kernel_columns, markdown_report, render
 from kernel_tui.text.formatting import format_count
 from kernel_tui.text.kernel_columns import KernelColumn

@@ -21,11 +21,11 @@ from cuda_replay import replay as replay_trace
 from kernel_tui.engine.counting import events as ev
 from kernel_tui.engine.counting.launch_info import LIBRARY_NOTE, NOT_CUPTI_NOTE, cpu_launch, metadata_launch
 from kernel_tui.engine.counting.profiling import kernel_rows
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.launch import WARP_SIZE, KernelLaunch, launch_cells, launch_text
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.launch import WARP_SIZE, KernelLaunch, launch_cells, launch_text
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.course import course_dir
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.protocol import Done, decode, encode
 

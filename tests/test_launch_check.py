@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from hostile_results import set_at, template
 
-from kernel_tui.model.launch import gpu_launch
-from kernel_tui.model.results_file import ResultsFileError, read_results
+from kernel_tui.model.report.launch import gpu_launch
+from kernel_tui.model.storage.results_file import ResultsFileError, read_results
 
 LAUNCH = "compiled.kernels.0.launch"
 GOOD = gpu_launch((64, 1, 1), (128, 1, 1), warps=4, elements=8192, registers_per_thread=32, occupancy_pct=50.0)

@@ -14,10 +14,10 @@ from rich.console import Console
 
 from kernel_tui.engine.counting.traffic import Traffic
 from kernel_tui.engine.preview.preview_launches import launch_rows
-from kernel_tui.model.kernel import Kernel, nested_names
-from kernel_tui.model.launch import KernelLaunch
-from kernel_tui.model.library_call import LibraryKernel, call_words, is_library_op, operator_of
-from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report.kernel import Kernel, nested_names
+from kernel_tui.model.report.launch import KernelLaunch
+from kernel_tui.model.report.library_call import LibraryKernel, call_words, is_library_op, operator_of
+from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.text import markdown_report, render
 from kernel_tui.text.baseline import compare_modes
 from kernel_tui.text.library_text import call_story, kernel_lines

@@ -37,7 +37,7 @@ def test_no_module_passes_700_lines() -> None:
 FOLDER_LIMIT = 16
 """Modules a folder may hold (``__init__`` aside): past it, ``ls`` no longer answers where a concept lives, and the
 folder is split into layers, as ``engine/`` and ``ui/`` were."""
-NOT_SPLIT_YET = {"kernel_tui/model": 32, "tests": 153}
+NOT_SPLIT_YET = {"tests": 153}
 """Folders still over the limit, each at most its count when this guard came (7 December; issue 55 splits them): a
 ratchet, so that neither grows while it waits, and the entry must go once its folder fits."""
 

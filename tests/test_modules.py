@@ -23,9 +23,9 @@ from conftest import REPO, WriteScenario, measure
 from torch import nn
 
 from kernel_tui.engine.stages.scenario_weights import global_names, on_device, place_weights, used_weights
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.model_scenario import ModelSpecError, parse_input, parse_model
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.model_scenario import ModelSpecError, parse_input, parse_model
 from kernel_tui.transport.client import EngineClient
 
 MODELS = REPO / "tests" / "data" / "modules"
@@ -257,7 +257,7 @@ def test_the_explorer_takes_a_model_and_run_needs_a_path_or_one(
     from kernel_tui.commands.arguments import app_parser
     from kernel_tui.commands.cli import main
     from kernel_tui.commands.model_arguments import model_paths
-    from kernel_tui.model.scenario_file import read_scenario
+    from kernel_tui.model.scenario.scenario_file import read_scenario
 
     (tmp_path / "block.py").write_text(MODEL_FILE)
     monkeypatch.chdir(tmp_path)

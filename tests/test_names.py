@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from real_kernel_names import REAL_NAMES
 
-from kernel_tui.model import cpp_brackets, demangle, names
-from kernel_tui.model.names import LIMIT, SHORT, short_name
+from kernel_tui.model.names import cpp_brackets, demangle, names
+from kernel_tui.model.names.names import LIMIT, SHORT, short_name
 
 
 @pytest.mark.parametrize(("full", "short"), REAL_NAMES)

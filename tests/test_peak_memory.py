@@ -27,10 +27,10 @@ from kernel_tui.engine.compiler.recompute import partitioned_recompute
 from kernel_tui.engine.counting.peak_memory import measured_peak, running_peak, tracked_peak
 from kernel_tui.engine.stages.memory_report import called_wrapper_sources
 from kernel_tui.engine.stages.training import default_loss
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.expect import TOLERANCE
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.expect import TOLERANCE
 from kernel_tui.text.baseline import compare
 from kernel_tui.text.markdown_report import scenario_markdown
 from kernel_tui.text.memory_text import memory_line
@@ -327,7 +327,7 @@ def _assert_same_peaks(cpu: ScenarioReport, preview: ScenarioReport) -> None:
 def test_the_chart_draws_the_peaks_against_size_and_says_why_when_it_cannot() -> None:
     import plotext
 
-    from kernel_tui.model.report import SweepPoint
+    from kernel_tui.model.report.report import SweepPoint
     from kernel_tui.ui.widgets.charts.chart_modes import ChartData, chart_mode
 
     memory = chart_mode("memory").drawing()

@@ -13,7 +13,7 @@ from conftest import WriteScenario, measure
 from torch.profiler import ProfilerActivity, profile
 
 from kernel_tui.engine.preview import aten_cuda
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.transport.client import EngineClient
 
 HEADER = "import torch\n\nSIZE = 1 << 20\n\n\n"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from conftest import REPO, WriteScenario, measure
 
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.text.formatting import summary_line
 from kernel_tui.transport.client import EngineClient
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import ExpectCheck, ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import ExpectCheck, ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.transport import protocol
 from kernel_tui.transport.protocol import (
     PROTOCOL_VERSION,

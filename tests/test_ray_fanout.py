@@ -31,9 +31,9 @@ from kernel_tui.commands.ray_fanout import (
     worker_arguments,
 )
 from kernel_tui.commands.ray_worker import ScenarioJob, _as_submitted, _scenario_here, measure_on_worker
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.expect import NEEDS_SWEEP
-from kernel_tui.model.scenario_file import find_scenarios, read_scenario
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.expect import NEEDS_SWEEP
+from kernel_tui.model.scenario.scenario_file import find_scenarios, read_scenario
 from kernel_tui.transport.client import EngineClient
 
 COURSE = find_scenarios([course_dir()])
@@ -349,7 +349,7 @@ def test_a_worker_line_of_a_newer_format_or_none_is_one_line_and_no_report(
 ) -> None:
     from kernel_tui.commands.ray_fanout import _report, _shown
     from kernel_tui.commands.ray_worker import WorkerResult
-    from kernel_tui.model.results_file import RESULTS_FORMAT
+    from kernel_tui.model.storage.results_file import RESULTS_FORMAT
 
     newer = json.dumps({"format_version": RESULTS_FORMAT + 1, "scenario": "x.py"})
     assert _report(newer, "x.py") is None

@@ -17,8 +17,8 @@ from test_ui_support import DATA, explorer, finished, wait_for
 
 from kernel_tui.commands.cli import main
 from kernel_tui.commands.exits import EXIT_USAGE
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.results_file import (
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.storage.results_file import (
     FORMAT_FIELD,
     RESULTS_FORMAT,
     ResultsFileError,

@@ -12,7 +12,7 @@ from functools import reduce
 from replay import Recording
 from test_ui_support import ADD_RELU, BROKEN, RECORDINGS
 
-from kernel_tui.model.engine_death import EngineFacts, engine_error
+from kernel_tui.model.death.engine_death import EngineFacts, engine_error
 from kernel_tui.transport.protocol import Done, Partial, RunMessage, StageStartedMessage, SweepPointMessage
 from kernel_tui.transport.run_record import RunRecord, died_report, ended_without_report, fold
 

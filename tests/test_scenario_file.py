@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel_tui.model.scenario_file import DEFAULT_SIZE, ScenarioFileError, find_scenarios, parse_scenario
+from kernel_tui.model.scenario.scenario_file import DEFAULT_SIZE, ScenarioFileError, find_scenarios, parse_scenario
 
 GOOD = '''"""Add, then ReLU
 

@@ -27,7 +27,7 @@ PID_FILE = {pid_file!r}
 
 # Imported before forking: a raw fork's child cannot take an import lock another thread held.
 from kernel_tui.transport.protocol import Done, encode
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.transport.proctree import end_tree
 
 

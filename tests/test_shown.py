@@ -15,7 +15,7 @@ from pathlib import Path
 from replay import Recording
 from test_ui_support import ADD_RELU, BROKEN, DATA, RECORDINGS
 
-from kernel_tui.model.report import ScenarioError, VariantResult
+from kernel_tui.model.report.report import ScenarioError, VariantResult
 from kernel_tui.transport.protocol import Done, Partial, StageStartedMessage, SweepPointMessage
 from kernel_tui.ui.state.course.catalog import Catalog, load_catalog
 from kernel_tui.ui.state.course.score import PredictionBook

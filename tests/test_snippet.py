@@ -8,8 +8,14 @@ from typing import Any
 
 from conftest import WriteScenario, measure
 
-from kernel_tui.model.scenario_file import parse_scenario
-from kernel_tui.model.snippet import free_tensor_names, is_snippet, measured_arguments, measured_lines, snippet_module
+from kernel_tui.model.scenario.scenario_file import parse_scenario
+from kernel_tui.model.scenario.snippet import (
+    free_tensor_names,
+    is_snippet,
+    measured_arguments,
+    measured_lines,
+    snippet_module,
+)
 from kernel_tui.transport.client import EngineClient
 
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, cast
 import pytest
 
 from kernel_tui.engine.stages import sweep
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.scenario_file import ScenarioInfo
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.scenario_file import ScenarioInfo
 
 if TYPE_CHECKING:
     from kernel_tui.engine.stages.loader import LoadedScenario

@@ -21,10 +21,10 @@ from torch.autograd.profiler_util import EventList, FunctionEvent
 from kernel_tui.engine.counting import events as ev
 from kernel_tui.engine.stages.loader import with_grad
 from kernel_tui.engine.stages.training import TrainingStep, default_loss, saved_bytes, section_of
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.scenario_file import ScenarioFileError, parse_scenario
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.scenario_file import ScenarioFileError, parse_scenario
 from kernel_tui.text.render import scenario_view
 from kernel_tui.transport.client import EngineClient
 

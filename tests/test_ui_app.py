@@ -26,7 +26,7 @@ from test_ui_support import (
 from textual.widgets import TabbedContent
 from textual.widgets._header import HeaderTitle
 
-from kernel_tui.model.report import ScenarioError
+from kernel_tui.model.report.report import ScenarioError
 from kernel_tui.transport.protocol import Done, Partial, SweepPointMessage
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.screens.dialogs.help import HelpScreen

@@ -27,8 +27,8 @@ from test_ui_support import (
 )
 from textual.pilot import Pilot
 
-from kernel_tui.model.baseline_marks import ADDED, CHANGED, SAME
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.compare.baseline_marks import ADDED, CHANGED, SAME
+from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.transport.protocol import Done
 from kernel_tui.transport.run_record import RunRecord
 from kernel_tui.ui.app.app import KernelTuiApp

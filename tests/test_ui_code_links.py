@@ -11,9 +11,9 @@ from replay import Recording, ReplayEngineLink
 from test_ui_support import DATA, SnapCompare, explorer, finished, make_app, shown_text, wait_for
 from textual.pilot import Pilot
 
-from kernel_tui.model.baseline_marks import ADDED, CHANGED, REMOVED, SAME
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.compare.baseline_marks import ADDED, CHANGED, REMOVED, SAME
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.text.by_line import LineWork, line_work
 from kernel_tui.text.line_changes import aligned_lines, line_changes
 from kernel_tui.transport.protocol import Done

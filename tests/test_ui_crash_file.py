@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_ui_support import explorer, finished, make_app, wait_for
 
-from kernel_tui.model.results_file import read_results
+from kernel_tui.model.storage.results_file import read_results
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 
 

@@ -26,7 +26,7 @@ STAND_IN = textwrap.dedent(
     """
     import os, sys, time
     from kernel_tui.transport import protocol
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
     time.sleep(float(os.environ.get("STAND_IN_HELLO_DELAY", "0")))
     def send(message):
         sys.stdout.write(protocol.encode(message))

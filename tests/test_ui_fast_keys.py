@@ -13,8 +13,8 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Markdown
 
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.scenario_file import find_scenarios
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.scenario_file import find_scenarios
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.widgets.lesson_view import LessonView, lesson_markdown

@@ -14,8 +14,8 @@ from test_ui_code_links import which_line_app
 from test_ui_support import explorer, finished, shown_text, wait_for
 from textual.app import App, ComposeResult
 
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.mode_result import ModeResult
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.text.by_line import LineWork, line_work
 from kernel_tui.ui.state.course.catalog import load_catalog
 from kernel_tui.ui.state.course.source import scenario_source
@@ -204,7 +204,7 @@ async def test_the_lesson_gutter_says_kernel_and_library_call_where_nothing_fuse
     the helper ``project``) a library call; the gutter said ``1 fused`` for both."""
     import json
 
-    from kernel_tui.model.results_file import read_results
+    from kernel_tui.model.storage.results_file import read_results
     from kernel_tui.ui.app.view_app import build_view_app
     from kernel_tui.ui.link.view_link import saved_reports
 

@@ -18,7 +18,7 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from kernel_tui.model.results_file import read_results
+from kernel_tui.model.storage.results_file import read_results
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.app.view_app import build_view_app
 from kernel_tui.ui.link.view_link import saved_reports

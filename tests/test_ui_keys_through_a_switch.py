@@ -17,8 +17,8 @@ from test_ui_support import explorer, make_app, wait_for
 from textual.pilot import Pilot
 from textual.widgets import Button
 
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.scenario_file import find_scenarios
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.scenario_file import find_scenarios
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.widgets.scenario_list import ScenarioList

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from test_ui_support import REPO, explorer, finished, shown_text, wait_for
 
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.results_file import read_results
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.storage.results_file import read_results
 from kernel_tui.text.markdown_report import scenario_markdown
 from kernel_tui.ui.app.view_app import build_view_app
 from kernel_tui.ui.link.view_link import saved_reports

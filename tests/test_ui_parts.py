@@ -8,7 +8,7 @@ import pytest
 from replay import Recording, _replayed
 from test_ui_support import ADD_RELU, DATA, RECORDINGS
 
-from kernel_tui.model.report import ScenarioError, SweepPoint
+from kernel_tui.model.report.report import ScenarioError, SweepPoint
 from kernel_tui.transport import protocol
 from kernel_tui.transport.protocol import StageStartedMessage, SweepPointMessage
 from kernel_tui.transport.run_record import RunRecord

@@ -18,8 +18,8 @@ from replay import Recording, ReplayEngineLink
 from test_ui_support import DATA, REPO, explorer, make_app, shown_text, wait_for
 from textual.pilot import Pilot
 
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.scenario_file import CLAIM_KEYS, read_scenario
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.scenario_file import CLAIM_KEYS, read_scenario
 from kernel_tui.transport.protocol import Done, Hello
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.screens.dialogs.predict import PredictScreen, RevealScreen

@@ -14,8 +14,8 @@ from textual.geometry import Size
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.scenario_file import find_scenarios
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.scenario_file import find_scenarios
 from kernel_tui.transport.protocol import Partial
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.widgets.kernel_table import KernelTable

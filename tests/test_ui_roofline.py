@@ -14,7 +14,7 @@ from test_ui_support import ADD_RELU, DATA, RECORDINGS, make_app, shown_text, wa
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from kernel_tui.model.roofline import MEMORY_BOUND, achieved_gflops, bound, dominant_bound, intensity
+from kernel_tui.model.report.roofline import MEMORY_BOUND, achieved_gflops, bound, dominant_bound, intensity
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.widgets.charts.roofline_plot import (
     COMPUTE_ROOF,
@@ -135,7 +135,7 @@ async def test_without_flops_the_roofline_says_why_instead_of_drawing() -> None:
 
 
 def test_the_roof_bends_at_the_ridge() -> None:
-    from kernel_tui.model.report import Ceilings, ScenarioReport
+    from kernel_tui.model.report.report import Ceilings, ScenarioReport
 
     report = ScenarioReport("s.py", "s", "cpu", "EPYC", "2.14", 64, ceilings=Ceilings(10.0, 100.0))
     lines = roof_lines(report, 0.1, 1000.0)
@@ -164,8 +164,8 @@ async def test_each_row_says_which_side_of_the_ridge_it_sits(roofline_app: Kerne
 
 
 def test_the_roofline_column_goes_right_after_the_share_column() -> None:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
     from kernel_tui.text.kernel_columns import EXPLORER_COLUMNS, TableOf, fit_columns
 
     counted = Kernel("aten::add", "aten::add", 1, 1.0, flops=ELEMENTS)

@@ -17,8 +17,8 @@ import pytest
 from replay import Recording, ReplayEngineLink, ReplayGate
 from test_ui_support import ADD_RELU, FROZEN_CLOCK, RECORDINGS, REPO, wait_for
 
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.scenario_file import find_scenarios
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.scenario_file import find_scenarios
 from kernel_tui.transport.protocol import Done, SweepPointMessage
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.state.course.catalog import load_catalog

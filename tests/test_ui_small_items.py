@@ -22,8 +22,8 @@ from test_ui_code_links import which_line_app
 from test_ui_support import explorer, make_app, shown_text, wait_for
 from textual.widgets import TabbedContent, Tabs
 
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.results_file import read_results
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.storage.results_file import read_results
 from kernel_tui.ui.app.view_app import build_view_app
 from kernel_tui.ui.link.view_link import saved_reports
 from kernel_tui.ui.state.course.catalog import load_catalog
@@ -157,7 +157,7 @@ def test_a_run_that_measured_nothing_says_nothing_of_the_machines_load() -> None
 
     from replay import Recording
 
-    from kernel_tui.model.machine_load import MachineLoad
+    from kernel_tui.model.report.machine_load import MachineLoad
     from kernel_tui.text.formatting import report_notes
     from kernel_tui.transport.protocol import Done
     from kernel_tui.ui.view.shown import SummaryShown

@@ -14,7 +14,7 @@ from replay import ReplayEngineLink
 from test_ui_support import ADD_RELU, DATA, RECORDINGS, make_app, shown_text, wait_for
 from textual.pilot import Pilot
 
-from kernel_tui.model.call_breakdown import TimelineSpan
+from kernel_tui.model.report.call_breakdown import TimelineSpan
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart

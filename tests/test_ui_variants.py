@@ -30,7 +30,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input, SelectionList, TabbedContent
 
-from kernel_tui.model.compile_variants import parse_variant_flag
+from kernel_tui.model.report.compile_variants import parse_variant_flag
 from kernel_tui.text.formatting import variant_rows
 from kernel_tui.transport.protocol import Done
 from kernel_tui.ui.app.app import KernelTuiApp

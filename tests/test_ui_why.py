@@ -28,9 +28,9 @@ from textual.containers import Vertical
 from textual.geometry import Region
 from textual.widgets import TabbedContent, TabPane
 
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import SweepPoint
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import SweepPoint
 from kernel_tui.text.formatting import attribution_text, lines_text, link_text
 from kernel_tui.text.kernel_columns import EXPLORER_COLUMNS, TableOf, fit_columns
 from kernel_tui.transport.protocol import Partial

@@ -17,9 +17,9 @@ from conftest import WriteScenario
 from rich.console import Console
 
 from kernel_tui.commands.cli import main
-from kernel_tui.model.compile_variants import VariantError, parse_variant_flag
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.scenario_file import ScenarioFileError, read_scenario
+from kernel_tui.model.report.compile_variants import VariantError, parse_variant_flag
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.scenario_file import ScenarioFileError, read_scenario
 from kernel_tui.text.markdown_report import scenario_markdown
 from kernel_tui.text.render import scenario_view
 from kernel_tui.transport import protocol

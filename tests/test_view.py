@@ -19,9 +19,9 @@ from test_ui_support import REPO, explorer, finished, shown_text, status, wait_f
 
 from kernel_tui.commands.cli import main
 from kernel_tui.commands.exits import EXIT_USAGE
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.results_file import FORMAT_FIELD, RESULTS_FORMAT, read_results
-from kernel_tui.model.scenario_file import read_scenario
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.scenario_file import read_scenario
+from kernel_tui.model.storage.results_file import FORMAT_FIELD, RESULTS_FORMAT, read_results
 from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.ui.app.view_app import SavedResultsApp, build_view_app
 from kernel_tui.ui.link.view_link import VIEW_MODE_REFUSAL, SavedResultsLink, saved_reports

@@ -14,8 +14,8 @@ import pytest
 from crafted_line_report import every_kernel_on_every_line, write_crafted
 from test_ui_support import explorer, finished, wait_for
 
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.results_file import read_results
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.storage.results_file import read_results
 from kernel_tui.text.by_line import SOURCE_LINE_SHOWN, annotated_lines, line_work
 from kernel_tui.ui.app.view_app import build_view_app
 from kernel_tui.ui.link.view_link import saved_reports

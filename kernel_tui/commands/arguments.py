@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kernel_tui.commands.model_arguments import add_model_arguments
-from kernel_tui.model.safe_text import safe_line
-from kernel_tui.model.scenario_file import find_scenarios
+from kernel_tui.model.names.safe_text import safe_line
+from kernel_tui.model.scenario.scenario_file import find_scenarios
 
 if TYPE_CHECKING:
     import argparse
@@ -55,7 +55,7 @@ def arches_arg(text: str) -> list[int]:
 def variant_arg(text: str) -> tuple[str, dict[str, Any]]:
     from argparse import ArgumentTypeError
 
-    from kernel_tui.model.compile_variants import VariantError, parse_variant_flag
+    from kernel_tui.model.report.compile_variants import VariantError, parse_variant_flag
 
     try:
         return parse_variant_flag(text)

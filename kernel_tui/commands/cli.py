@@ -27,15 +27,15 @@ from kernel_tui.commands.arguments import (
 from kernel_tui.commands.cli_output import OutputFailed, silence_stdout, stdout_console, stdout_is_closed, writing
 from kernel_tui.commands.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, Stopped, signals_end_the_run
 from kernel_tui.commands.model_arguments import model_paths
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.safe_text import safe_line
-from kernel_tui.model.scenario_file import ScenarioFileError, find_scenarios, read_scenario, saved_source
+from kernel_tui.model.names.safe_text import safe_line
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.scenario_file import ScenarioFileError, find_scenarios, read_scenario, saved_source
 
 if TYPE_CHECKING:
     # argparse is imported where a parser is built or an argument checked: a bare ``kernel-tui`` never loads it.
     import argparse
 
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
     # The explorer starts through this module: what only ``run`` needs (the protocol and the report
     # dataclasses, about 12 ms) is imported where it is used, not before the explorer's first frame.
@@ -97,7 +97,7 @@ def _main(argv: Sequence[str] | None) -> int:
             paths = (check_paths(parser, options.paths) if options.paths else []) + model
             baselines = None
             if options.baseline is not None:
-                from kernel_tui.model.results_file import ResultsFileError, read_results
+                from kernel_tui.model.storage.results_file import ResultsFileError, read_results
 
                 try:
                     baselines = read_results(Path(options.baseline))
@@ -162,7 +162,7 @@ def run_command(
 
     from rich.console import Console
 
-    from kernel_tui.model.results_file import saved_form
+    from kernel_tui.model.storage.results_file import saved_form
     from kernel_tui.text.render import baseline_view, by_line_view, scenario_view
     from kernel_tui.transport.client import EngineClient
     from kernel_tui.transport.engine_died import EngineDied, is_refusal
@@ -282,7 +282,7 @@ def view_command(options: argparse.Namespace) -> int:
 
         return print_device_columns(options.files, stdout_console())
     with _collector_off_until_first_frame():
-        from kernel_tui.model.results_file import ResultsFileError, read_results
+        from kernel_tui.model.storage.results_file import ResultsFileError, read_results
         from kernel_tui.ui.link.view_link import saved_reports
 
         saved = []

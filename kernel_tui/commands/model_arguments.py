@@ -1,5 +1,5 @@
 """``--model``, ``--input`` and ``--train``: a model class or factory of the user's own run without writing a
-scenario (``model.model_scenario`` writes one), for ``kernel-tui run`` and the explorer alike."""
+scenario (``model.scenario.model_scenario`` writes one), for ``kernel-tui run`` and the explorer alike."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.safe_text import safe_line
+from kernel_tui.model.names.safe_text import safe_line
 
 if TYPE_CHECKING:
     import argparse
@@ -38,7 +38,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
 
 def model_paths(parser: argparse.ArgumentParser, options: argparse.Namespace) -> list[Path]:
     """The scenario ``--model`` names, written out; a usage error for a model or input that cannot work."""
-    from kernel_tui.model.model_scenario import ModelSpecError, write_model_scenario
+    from kernel_tui.model.scenario.model_scenario import ModelSpecError, write_model_scenario
 
     if options.model is None:
         if options.input or options.train:

@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 from kernel_tui.commands.cli_output import stdout_console, writing
 from kernel_tui.commands.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, Stopped, signals_end_the_run
 from kernel_tui.commands.ray_worker import ScenarioJob, WorkerResult, measure_on_worker
-from kernel_tui.model.safe_text import safe_line
-from kernel_tui.model.scenario_file import saved_source
+from kernel_tui.model.names.safe_text import safe_line
+from kernel_tui.model.scenario.scenario_file import saved_source
 
 if TYPE_CHECKING:
     import argparse
     from types import ModuleType
 
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
 ANY_GPU, NO_GPU = "any", "none"
 CONNECT_TIMEOUT_S = 5.0
@@ -342,7 +342,7 @@ def _shown(result: WorkerResult, name: str, options: argparse.Namespace, console
 def _report(line: str, name: str) -> ScenarioReport | None:
     """A worker's line as a report, read as ``kernel-tui view`` reads a results file's (a newer kernel-tui's format
     is refused); None, said in one line, when it is not one."""
-    from kernel_tui.model.results_file import ResultsFileError, report_from_line
+    from kernel_tui.model.storage.results_file import ResultsFileError, report_from_line
 
     try:
         return report_from_line(f"{name}: the worker sent back no kernel-tui report", line)

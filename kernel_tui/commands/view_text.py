@@ -17,14 +17,14 @@ from kernel_tui.commands.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
 
 def print_device_columns(files: Sequence[str], console: Console) -> int:
     """Every scenario in ``files``, its reports as columns in the order the files were given; a file that is not
     results is a usage error naming it (and the line), before anything is printed."""
-    from kernel_tui.model.device_columns import by_scenario, compare_devices
-    from kernel_tui.model.results_file import ResultsFileError, read_results
+    from kernel_tui.model.compare.device_columns import by_scenario, compare_devices
+    from kernel_tui.model.storage.results_file import ResultsFileError, read_results
     from kernel_tui.text.device_columns_text import device_columns_view
 
     reports: list[ScenarioReport] = []

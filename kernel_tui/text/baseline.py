@@ -16,15 +16,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui.model.baseline_marks import ADDED, CHANGED, MARKS, REMOVED, SAME
-from kernel_tui.model.names import kernel_identity, without_graph_counter
-from kernel_tui.model.report_keys import MODES
+from kernel_tui.model.compare.baseline_marks import ADDED, CHANGED, MARKS, REMOVED, SAME
+from kernel_tui.model.names.names import kernel_identity, without_graph_counter
+from kernel_tui.model.report.report_keys import MODES
 from kernel_tui.text.formatting import format_bytes, format_count, format_ratio, format_time_us
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import ScenarioReport
 
 NO_MEASURABLE_DIFFERENCE = "no measurable difference"
 _COUNT_TOLERANCE = 1e-9

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.boundary import EXPERIMENTS
+from kernel_tui.model.report.boundary import EXPERIMENTS
 from kernel_tui.text.formatting import format_bytes
 
 if TYPE_CHECKING:
-    from kernel_tui.model.boundary import Boundary
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.boundary import Boundary
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
 
 APART = "apart"
 """The word that starts every boundary's line: the two kernels stayed apart."""
@@ -25,7 +25,7 @@ def boundaries_of(mode: ModeResult | None) -> tuple[Boundary, ...]:
 
 def pair_text(boundary: Boundary) -> str:
     """``aten::mm → cpp_fused_relu_0 (buf0, 4.0 MiB)``; a pair of loops in one kernel says so."""
-    from kernel_tui.model.names import is_generated_kernel, without_graph_counter  # patterns compile when shown
+    from kernel_tui.model.names.names import is_generated_kernel, without_graph_counter  # patterns compile when shown
 
     held = f"{boundary.buffer}, {format_bytes(boundary.buffer_bytes)}" if boundary.buffer_bytes else boundary.buffer
     producer, consumer = without_graph_counter(boundary.producer), without_graph_counter(boundary.consumer)

@@ -16,9 +16,9 @@ from kernel_tui.text.boundary_text import boundaries_of, boundary_line, line_bou
 from kernel_tui.text.formatting import format_count, generated, lines_text
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import ScenarioReport
 
 ARROW = "⇒"
 NAMED_PER_LINE = 12

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.call_breakdown import PART_WORDS, PARTS
+from kernel_tui.model.report.call_breakdown import PART_WORDS, PARTS
 from kernel_tui.text.formatting import format_time_us
 
 if TYPE_CHECKING:
-    from kernel_tui.model.call_breakdown import CallBreakdown
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.call_breakdown import CallBreakdown
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import ScenarioReport
 
 
 def _share(part_us: float, total_us: float) -> str:

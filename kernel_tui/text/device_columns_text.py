@@ -13,13 +13,13 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from kernel_tui.model.device_columns import column_letter, work_text
-from kernel_tui.model.safe_text import safe_line
+from kernel_tui.model.compare.device_columns import column_letter, work_text
+from kernel_tui.model.names.safe_text import safe_line
 from kernel_tui.text.formatting import format_bytes, format_count, format_time_us
 
 if TYPE_CHECKING:
-    from kernel_tui.model.device_columns import Cell, DeviceComparison, ModeColumns
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.compare.device_columns import Cell, DeviceComparison, ModeColumns
+    from kernel_tui.model.report.report import ScenarioReport
 
 CHANGED_MARK = "≠"
 """Marks a row where the columns' choices differ (another count, kind of kernel, or config)."""

@@ -7,14 +7,14 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.machine_load import RETRY_HINT, too_wide
-from kernel_tui.model.report_keys import MODES, SECTIONS
+from kernel_tui.model.report.machine_load import RETRY_HINT, too_wide
+from kernel_tui.model.report.report_keys import MODES, SECTIONS
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.machine_load import MachineLoad
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import ExpectCheck, ScenarioReport, SweepPoint
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.machine_load import MachineLoad
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import ExpectCheck, ScenarioReport, SweepPoint
 
 PREVIEW = "preview"
 """Said where a time would be in a CUDA preview's report: it generates code and runs nothing."""
@@ -87,7 +87,7 @@ def lines_text(lines: Sequence[int]) -> str:
 def generated(name: str) -> bool:
     """A kernel Inductor wrote (``cpp_fused_add_relu_0``, ``triton_poi_...``), with code ``g`` can show; any
     other compiled kernel is a library call (``aten::addmm``), ATen's own kernel."""
-    from kernel_tui.model.names import kernel_backend  # its patterns compile when a table is first filled
+    from kernel_tui.model.names.names import kernel_backend  # its patterns compile when a table is first filled
 
     return kernel_backend(name) is not None
 

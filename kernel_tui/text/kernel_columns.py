@@ -34,8 +34,8 @@ from kernel_tui.text.formatting import (
 from kernel_tui.text.roofline_text import format_bound, format_intensity
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
 
 
 @dataclass(frozen=True)

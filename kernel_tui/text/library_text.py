@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.library_call import kernel_line
+from kernel_tui.model.report.library_call import kernel_line
 from kernel_tui.text.formatting import format_time_us
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report.kernel import Kernel
 
 
 def kernel_lines(kernel: Kernel, preview: bool = False) -> list[tuple[str, str]]:

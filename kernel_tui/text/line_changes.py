@@ -13,13 +13,13 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.baseline_marks import ADDED, CHANGED, MARKS, REMOVED, SAME
-from kernel_tui.model.names import kernel_identity
+from kernel_tui.model.compare.baseline_marks import ADDED, CHANGED, MARKS, REMOVED, SAME
+from kernel_tui.model.names.names import kernel_identity
 from kernel_tui.text.by_line import became, describe, gutter_text, line_work, short_gutter_text
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
     from kernel_tui.text.by_line import LineWork
 
 LineMap = dict[int, int]
@@ -32,7 +32,7 @@ class LineChange:
 
     line: int
     status: str
-    """``added``, ``removed``, ``changed`` or ``same`` (``kernel_tui.model.baseline_marks``)."""
+    """``added``, ``removed``, ``changed`` or ``same`` (``kernel_tui.model.compare.baseline_marks``)."""
     old: tuple[LineWork, ...]
     new: tuple[LineWork, ...]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.compile_variants import describe_arguments
-from kernel_tui.model.launch import launch_text
-from kernel_tui.model.report import known_launches
-from kernel_tui.model.report_keys import MODES
+from kernel_tui.model.report.compile_variants import describe_arguments
+from kernel_tui.model.report.launch import launch_text
+from kernel_tui.model.report.report import known_launches
+from kernel_tui.model.report.report_keys import MODES
 from kernel_tui.text.boundary_text import boundary_lines
 from kernel_tui.text.by_line import annotated_lines
 from kernel_tui.text.call_split import cuda_graph_lines, split_lines
@@ -33,8 +33,8 @@ from kernel_tui.text.roofline_text import (
 )
 
 if TYPE_CHECKING:
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import ScenarioReport
 
 
 def _cell(text: str) -> str:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.report_keys import MODES, SECTIONS
+from kernel_tui.model.report.report_keys import MODES, SECTIONS
 from kernel_tui.text.formatting import format_bytes, format_transfers
 
 if TYPE_CHECKING:
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import ScenarioReport
 
 
 def memory_line(report: ScenarioReport) -> str | None:

@@ -10,13 +10,13 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from kernel_tui.model.baseline_marks import MARK_STYLES
-from kernel_tui.model.compile_variants import describe_arguments
-from kernel_tui.model.kernel import nested_names
-from kernel_tui.model.launch import LAUNCH_HEADERS, launch_cells
-from kernel_tui.model.report import known_launches
-from kernel_tui.model.report_keys import MODES, SECTIONS
-from kernel_tui.model.safe_text import safe_line
+from kernel_tui.model.compare.baseline_marks import MARK_STYLES
+from kernel_tui.model.names.safe_text import safe_line
+from kernel_tui.model.report.compile_variants import describe_arguments
+from kernel_tui.model.report.kernel import nested_names
+from kernel_tui.model.report.launch import LAUNCH_HEADERS, launch_cells
+from kernel_tui.model.report.report import known_launches
+from kernel_tui.model.report.report_keys import MODES, SECTIONS
 from kernel_tui.text.baseline import (
     BaselineComparison,
     heading_text,
@@ -55,8 +55,8 @@ from kernel_tui.text.roofline_text import (
 )
 
 if TYPE_CHECKING:
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import ScenarioReport
 
 
 def kernel_table(title: str, mode: ModeResult | None, preview: bool = False, width: int | None = None) -> Table:

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from kernel_tui.text.formatting import PREVIEW
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import Ceilings, ScenarioReport
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import Ceilings, ScenarioReport
 
 UNKNOWN = "?"
 SHORT_BOUND = {"memory-bound": "memory", "compute-bound": "compute", "overhead-bound": "ovhd"}

@@ -2,8 +2,8 @@
 stderr tail, crash dump), and the wait that ran out while it still ran.
 
 A death the engine did not choose is told with the stage it was in (the run's record: ``run_record.crash_stage``,
-or its warm-up) and, where it left a crash dump (``model.crash_dump``), the scenario's own frame in it: the one line
-names the file, the line and the stage, and the details hold the crashing frames."""
+or its warm-up) and, where it left a crash dump (``model.death.crash_dump``), the scenario's own frame in it: the
+one line names the file, the line and the stage, and the details hold the crashing frames."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.safe_text import safe_text
+from kernel_tui.model.names.safe_text import safe_text
 
 if TYPE_CHECKING:
-    from kernel_tui.model.crash_dump import CrashDump
-    from kernel_tui.model.report import ScenarioError
+    from kernel_tui.model.death.crash_dump import CrashDump
+    from kernel_tui.model.report.report import ScenarioError
     from kernel_tui.transport.protocol import Hello, Warmup
     from kernel_tui.transport.run_record import RunRecord
     from kernel_tui.transport.stderr_kept import StderrKept
@@ -107,7 +107,7 @@ class EngineDied(Exception):
         return f"preview {stage}" if stage and self.device == "cuda-preview" else stage
 
     def crash(self) -> CrashDump | None:
-        from kernel_tui.model.crash_dump import parse
+        from kernel_tui.model.death.crash_dump import parse
 
         return parse(self.dump) if self.dump else None
 
@@ -115,7 +115,7 @@ class EngineDied(Exception):
         """This death as the error of the run of ``file`` it ended (None: the engine's start); ``record``, that
         run's, says the stage it died in. Where it left a crash dump, the error points at the scenario's own
         frame in it, and its details are the crashing frames, then what the engine said before."""
-        from kernel_tui.model.engine_death import engine_error
+        from kernel_tui.model.death.engine_death import engine_error
 
         stage, dump = self.stage(record), self.crash()
         if not stage and dump is None:

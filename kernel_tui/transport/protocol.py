@@ -32,9 +32,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal, TypeVar, cast, get_args
 
-from kernel_tui.model.report import ScenarioReport, SweepPoint
-from kernel_tui.model.report_schema import checked, checked_report
-from kernel_tui.model.safe_text import safe_text
+from kernel_tui.model.names.safe_text import safe_text
+from kernel_tui.model.report.report import ScenarioReport, SweepPoint
+from kernel_tui.model.report.report_schema import checked, checked_report
 
 PROTOCOL_VERSION = 2
 """Fields added to a message with a default (RunRequest's ``arch``, ``remeasure_ceiling``, ``timed``) keep the version:

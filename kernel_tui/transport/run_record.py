@@ -13,12 +13,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from kernel_tui.model.engine_death import EngineFacts
-from kernel_tui.model.engine_death import died_report as death_report
+from kernel_tui.model.death.engine_death import EngineFacts
+from kernel_tui.model.death.engine_death import died_report as death_report
 from kernel_tui.transport import protocol
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
+    from kernel_tui.model.report.report import ScenarioError, ScenarioReport, SweepPoint
 
 Said = TypeVar("Said")
 """A kind of message, read from ``said`` by its type."""

@@ -3,14 +3,14 @@
 The last 40 lines are the details of most deaths (an exit, a refusal, a time-out). A crash dump is longer: a
 compiling engine's is 60 and more lines, its crash frames first, so a tail would keep the extension modules and
 torch's outer native frames and cut the frames that say where. From the line a dump begins with
-(``model.crash_dump.DUMP_START``) every line is kept, up to a bound, and so is the tail as it stood before it.
+(``model.death.crash_dump.DUMP_START``) every line is kept, up to a bound, and so is the tail as it stood before it.
 """
 
 from __future__ import annotations
 
 import collections
 
-from kernel_tui.model.crash_dump import DUMP_START
+from kernel_tui.model.death.crash_dump import DUMP_START
 
 STDERR_TAIL_LINES = 40
 DUMP_LINES_KEPT = 4000

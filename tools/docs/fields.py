@@ -13,8 +13,8 @@ import typing
 from functools import cache
 from typing import Any
 
-from kernel_tui.model import report
-from kernel_tui.model.report import ScenarioReport
+from kernel_tui.model.report import report
+from kernel_tui.model.report.report import ScenarioReport
 
 
 class UndocumentedField(ValueError):

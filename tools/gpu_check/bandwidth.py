@@ -16,13 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.names import is_elementwise
-from kernel_tui.model.report_keys import MODES
+from kernel_tui.model.names.names import is_elementwise
+from kernel_tui.model.report.report_keys import MODES
 from kernel_tui.text.formatting import bandwidth_text
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.report import ScenarioReport
 
 
 @dataclass(frozen=True)

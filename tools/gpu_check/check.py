@@ -36,10 +36,10 @@ from typing import Any
 
 from kernel_tui.commands.cli import strict_json
 from kernel_tui.commands.exits import Stopped, signals_end_the_run
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.report_keys import MODES
-from kernel_tui.model.results_file import saved_form
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.report.report_keys import MODES
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.storage.results_file import saved_form
 from kernel_tui.text.formatting import device_text
 from tools.docs.preview_table import RECORDING
 from tools.gpu_check.bandwidth import bandwidth_cell, bandwidth_details
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     options = parser.parse_args(argv)
     started = time.monotonic()
-    from kernel_tui.model.scenario_file import find_scenarios
+    from kernel_tui.model.scenario.scenario_file import find_scenarios
 
     scenarios = find_scenarios(options.paths or [course_dir()])
     out = Path(options.out)

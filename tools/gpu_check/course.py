@@ -25,7 +25,7 @@ from kernel_tui.transport.run_record import RunRecord, died_report, engine_facts
 from kernel_tui.transport.spare_engine import SpareEngine
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
     from kernel_tui.transport.protocol import Hello
     from tools.gpu_check.logs import LessonLogs
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui.model.names import triton_kind
+from kernel_tui.model.names.names import triton_kind
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
 RUN_RANGE = "kernel_tui::run"
 LAUNCH_CALLS = (

@@ -32,7 +32,7 @@ from kernel_tui.transport.protocol import ARCHES
 from kernel_tui.transport.run_record import RunRecord, fold
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
     from kernel_tui.transport.protocol import Arch
     from tools.gpu_check.logs import LessonLogs
 

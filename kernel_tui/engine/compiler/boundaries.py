@@ -13,12 +13,12 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.boundary import Boundary
-from kernel_tui.model.names import is_wrapper_kernel, without_graph_counter
+from kernel_tui.model.names.names import is_wrapper_kernel, without_graph_counter
+from kernel_tui.model.report.boundary import Boundary
 
 if TYPE_CHECKING:
     from kernel_tui.engine.compiler.fusion_watch import GraphFusion, NodeFacts, PairFacts
-    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report.kernel import Kernel
 
 _CALL = re.compile(r"^\s+(?:([\w, ]+?)\s*=\s*)?([\w.]+)\((.*)\)\s*$")
 _BUFFER = re.compile(r"\b(?:buf\d+|arg\d+_\d+)\b")

@@ -27,7 +27,7 @@ import torch
 
 from kernel_tui.engine.compiler import fusion_watch
 from kernel_tui.engine.compiler.fusion_watch import GraphFusion
-from kernel_tui.model.atomic_write import write_atomic
+from kernel_tui.model.storage.atomic_write import write_atomic
 
 FOLDER = "kernel-tui-boundaries"
 

@@ -18,7 +18,7 @@ import torch._logging
 from torch._dynamo.utils import counters
 
 if TYPE_CHECKING:
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.mode_result import ModeResult
 
 _LOG_NAMES = ("__recompiles", "__graph_breaks")
 
@@ -196,7 +196,7 @@ def count_graphs_from_zero() -> None:
     kernels stayed apart) came after the measured one and so compiled every kernel a second time, as did an
     engine that had compiled anything before (the explorer's warm-up, the scenarios before it). Counted from zero
     at each compile of a scenario, the same graph is the same source. Inductor uses the count for nothing else
-    on the CPU, and kernel-tui reads kernel names without it (``model.names``)."""
+    on the CPU, and kernel-tui reads kernel names without it (``model.names.names``)."""
     # Not imported yet, it counts from zero when it is; one that cannot be imported fails in the compile stage.
     compile_fx = sys.modules.get("torch._inductor.compile_fx")
     if compile_fx is not None and hasattr(compile_fx, "_graph_counter"):  # a later torch may move it

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 from unittest import mock
 
-from kernel_tui.model.cuda_graph_decision import CudaGraphDecision, skip_reason
+from kernel_tui.model.report.cuda_graph_decision import CudaGraphDecision, skip_reason
 
 
 class CudaGraphWatch:

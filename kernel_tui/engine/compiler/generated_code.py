@@ -36,7 +36,7 @@ from kernel_tui.engine.counting.traffic import (
     tensors_in,
     unique_bytes,
 )
-from kernel_tui.model.names import is_wrapper_kernel
+from kernel_tui.model.names.names import is_wrapper_kernel
 
 POINTER_PARAM = re.compile(r"^(in_out_ptr|in_ptr|out_ptr)\d+$")
 

@@ -18,10 +18,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kernel_tui.engine.counting.source_lines import NO_OPERATORS, NOT_FROM_A_LINE
-from kernel_tui.model.names import fused_ops
+from kernel_tui.model.names.names import fused_ops
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report.kernel import Kernel
 
 # Library calls that do the work of several eager operators.
 COMBINED = {

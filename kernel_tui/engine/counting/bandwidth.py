@@ -28,12 +28,12 @@ import torch
 
 from kernel_tui.engine.counting.device import free_memory_bytes, last_level_cache_bytes
 from kernel_tui.engine.counting.timing import time_call
-from kernel_tui.model.atomic_write import write_atomic
-from kernel_tui.model.file_lock import held_alone
-from kernel_tui.model.report import gbs
+from kernel_tui.model.report.report import gbs
+from kernel_tui.model.storage.atomic_write import write_atomic
+from kernel_tui.model.storage.file_lock import held_alone
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report.kernel import Kernel
 
 COPY_BYTES = {"cpu": 256 * 2**20, "cuda": 2 * 2**30}
 MAX_AGE_S = 7 * 24 * 3600

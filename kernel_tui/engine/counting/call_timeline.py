@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kernel_tui.engine.counting import events as ev
-from kernel_tui.model.call_breakdown import PARTS, CallBreakdown, TimelineSpan
-from kernel_tui.model.names import short_name
+from kernel_tui.model.names.names import short_name
+from kernel_tui.model.report.call_breakdown import PARTS, CallBreakdown, TimelineSpan
 
 Interval = tuple[float, float]
 

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kernel_tui.engine.counting.launch_info import metadata_launch
-from kernel_tui.model.library_call import is_library_op
-from kernel_tui.model.names import is_generated_kernel
+from kernel_tui.model.names.names import is_generated_kernel
+from kernel_tui.model.report.library_call import is_library_op
 
 if TYPE_CHECKING:
-    from kernel_tui.model.launch import KernelLaunch
+    from kernel_tui.model.report.launch import KernelLaunch
 
 RUN_RANGE = "kernel_tui::run"
 BACKWARD_RANGE = "kernel_tui::backward"

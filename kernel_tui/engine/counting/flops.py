@@ -30,7 +30,7 @@ from kernel_tui.engine.counting.attribution import COMBINED, PLACEMENT, PRODUCT_
 from kernel_tui.engine.counting.cuda_graphs import FOREACH_COPY
 from kernel_tui.engine.counting.op_kinds import moves_data, op_name
 from kernel_tui.engine.counting.traffic import EagerTrafficMode, Traffic, seen_inside, tensors_in
-from kernel_tui.model.roofline import (
+from kernel_tui.model.report.roofline import (
     achieved_gflops,
     bound,
     dominant_bound,
@@ -40,9 +40,9 @@ from kernel_tui.model.roofline import (
 )
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import Ceilings, ScenarioReport
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import Ceilings, ScenarioReport
 
 NO_ARITHMETIC = PLACEMENT | {
     "aten::fill_",

@@ -1,4 +1,4 @@
-"""Where each kernel's launch (``kernel_tui.model.launch.KernelLaunch``) comes from, on each kind of device.
+"""Where each kernel's launch (``kernel_tui.model.report.launch.KernelLaunch``) comes from, on each kind of device.
 
 - A GPU: the profiler's kernel event carries the grid, the block, registers per thread, shared memory and the
   estimated occupancy in its Kineto metadata (``event_launch``).
@@ -23,7 +23,7 @@ import types
 from typing import Any
 from unittest import mock
 
-from kernel_tui.model.launch import WARP_SIZE, KernelLaunch, gpu_launch
+from kernel_tui.model.report.launch import WARP_SIZE, KernelLaunch, gpu_launch
 
 LIBRARY_NOTE = "a library kernel (cuBLAS, cuDNN) chooses its grid and block on the device: a preview cannot know"
 CHOICE_NOTE = "a GPU times each config on the first call and keeps the fastest; the preview shows the first"

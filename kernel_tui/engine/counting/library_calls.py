@@ -12,12 +12,12 @@ import statistics
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.library_call import LibraryKernel
-from kernel_tui.model.names import short_name, without_graph_counter
+from kernel_tui.model.names.names import short_name, without_graph_counter
+from kernel_tui.model.report.library_call import LibraryKernel
 
 if TYPE_CHECKING:
     from kernel_tui.engine.counting.events import Launch
-    from kernel_tui.model.launch import KernelLaunch
+    from kernel_tui.model.report.launch import KernelLaunch
 
 RowKey = tuple[str, str, str | None, tuple[str, ...]]
 """A row's name, kind, composite (a nested pass's) and, for a library call, the kernels each call ran."""

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import torch
 
 from kernel_tui.engine.counting.events import ALLOCATION_OPS
-from kernel_tui.model.names import is_generated_kernel
+from kernel_tui.model.names.names import is_generated_kernel
 
 FUSED_LAYERS = frozenset({"aten::_transformer_encoder_layer_fwd", "aten::_native_multi_head_attention"})
 """PyTorch's fast path for an eval-mode transformer layer under no_grad: one operator to the dispatcher and to

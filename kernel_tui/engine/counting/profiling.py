@@ -20,12 +20,12 @@ from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS, has_cpu_kernel, is
 from kernel_tui.engine.counting.source_lines import NOT_DISPATCHED
 from kernel_tui.engine.counting.timing import l2_flush, synchronize
 from kernel_tui.engine.counting.traffic import Traffic
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.names import is_generated_kernel, short_name, without_graph_counter
+from kernel_tui.model.names.names import is_generated_kernel, short_name, without_graph_counter
+from kernel_tui.model.report.kernel import Kernel
 
 if TYPE_CHECKING:
-    from kernel_tui.model.call_breakdown import CallBreakdown
-    from kernel_tui.model.launch import KernelLaunch
+    from kernel_tui.model.report.call_breakdown import CallBreakdown
+    from kernel_tui.model.report.launch import KernelLaunch
 
 PROFILED_RUNS = 5
 

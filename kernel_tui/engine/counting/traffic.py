@@ -25,7 +25,7 @@ from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS, moves_data, only_c
 from kernel_tui.engine.counting.source_lines import LineFinder
 
 if TYPE_CHECKING:
-    from kernel_tui.model.launch import KernelLaunch
+    from kernel_tui.model.report.launch import KernelLaunch
 
 
 def tensor_bytes(tensor: torch.Tensor) -> int:

@@ -30,7 +30,7 @@ import torch
 from kernel_tui.engine.compiler.generated_code import PINNED_DTOH
 from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS
 from kernel_tui.engine.counting.traffic import Traffic
-from kernel_tui.model.kernel import LOWER_BOUND
+from kernel_tui.model.report.kernel import LOWER_BOUND
 
 GLOBAL_REDUCE_MIN = 1 << 19
 """From this many float32 elements a full reduction splits across blocks (``Reduce.cuh``, the audit's finding)."""

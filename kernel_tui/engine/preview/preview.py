@@ -43,9 +43,9 @@ from kernel_tui.engine.stages.machine_identity import machine_identity
 from kernel_tui.engine.stages.outbox import RunOutbox
 from kernel_tui.engine.stages.pipeline import ScenarioStages, run_stages
 from kernel_tui.engine.stages.signature import call_signature
-from kernel_tui.model.expect import NEEDS_SWEEP, check_claims
-from kernel_tui.model.report import PREVIEW_DEVICE, ScenarioReport
-from kernel_tui.model.report_skeleton import report_skeleton
+from kernel_tui.model.report.report import PREVIEW_DEVICE, ScenarioReport
+from kernel_tui.model.report.report_skeleton import report_skeleton
+from kernel_tui.model.scenario.expect import NEEDS_SWEEP, check_claims
 from kernel_tui.transport.protocol import DEFAULT_ARCH
 
 UNSWEPT = "a preview runs no size sweep, so it compiles no graphs across sizes"

@@ -26,7 +26,7 @@ from kernel_tui.transport.protocol import DEFAULT_ARCH
 
 if TYPE_CHECKING:
     from kernel_tui.engine.counting.traffic import Traffic
-    from kernel_tui.model.cuda_graph_decision import CudaGraphDecision
+    from kernel_tui.model.report.cuda_graph_decision import CudaGraphDecision
 
 
 class PreviewBackend:

@@ -23,11 +23,11 @@ from kernel_tui.engine.counting.traffic import (
     unique_bytes,
 )
 from kernel_tui.engine.preview import aten_cuda
-from kernel_tui.model.kernel import Kernel
-from kernel_tui.model.launch import KernelLaunch
-from kernel_tui.model.library_call import is_library_op
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.names import short_name
+from kernel_tui.model.names.names import short_name
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.launch import KernelLaunch
+from kernel_tui.model.report.library_call import is_library_op
+from kernel_tui.model.report.mode_result import ModeResult
 
 
 class DeviceOps(EagerTrafficMode):

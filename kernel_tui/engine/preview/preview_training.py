@@ -35,13 +35,13 @@ from kernel_tui.engine.stages import memory_report, training
 from kernel_tui.engine.stages.loader import LoadedScenario, StageError, stage_error, with_grad
 from kernel_tui.engine.stages.pipeline import ScenarioStages
 from kernel_tui.engine.stages.signature import call_signature
-from kernel_tui.model.report_keys import SECTIONS
+from kernel_tui.model.report.report_keys import SECTIONS
 
 if TYPE_CHECKING:
     from kernel_tui.engine.stages.outbox import RunOutbox
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import ScenarioReport
 
 TRACED_ON_CPU = (
     "training: the step was traced on the CPU (the autograd engine needs a CUDA context) and its forward and "

@@ -7,7 +7,7 @@ each thread's native frames, the crashing one's down to the faulting call. They 
 last, writes first, with async-signal-safe writes only, then restores the handler it found (torch's) and raises
 the signal again; torch's writes (it symbolises, which can hang in a crash inside malloc, so the front end gives a
 dying engine ``transport.stderr_kept.DYING_S``) and calls the default action, so the engine still ends by the
-signal that killed it. The front end reads the dump (``model.crash_dump``).
+signal that killed it. The front end reads the dump (``model.death.crash_dump``).
 
 Torch is never imported here: the engine imports it after setting what torch reads at import
 (``engine.serve.server``), so torch's handler is installed once torch has loaded (``after_torch_loads``). An engine

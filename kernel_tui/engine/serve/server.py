@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import IO, TYPE_CHECKING, NoReturn
 
 from kernel_tui.engine.stages.outbox import RunOutbox
-from kernel_tui.model.report import ScenarioError, ScenarioReport
+from kernel_tui.model.report.report import ScenarioError, ScenarioReport
 from kernel_tui.transport import protocol
 from kernel_tui.transport.protocol import Done, Hello, RunRequest, StageStartedMessage
 
@@ -200,7 +200,7 @@ def _engine_failure(request: RunRequest, device: str, outbox: RunOutbox, error: 
     import torch
 
     from kernel_tui.engine.counting.device import device_name
-    from kernel_tui.model.engine_death import EngineFacts
+    from kernel_tui.model.death.engine_death import EngineFacts
     from kernel_tui.transport.run_record import died_report
 
     engine = EngineFacts(device, device_name(device), torch.__version__, torch.get_num_threads())
@@ -209,7 +209,7 @@ def _engine_failure(request: RunRequest, device: str, outbox: RunOutbox, error: 
 
 def _internal_error(path: str, details: str) -> ScenarioError:
     """A bug in the engine, as the run's error: the traceback's last line, the whole of it one key away."""
-    from kernel_tui.model.engine_death import engine_error
+    from kernel_tui.model.death.engine_death import engine_error
 
     last = details.strip().splitlines()[-1] if details.strip() else "internal error"
     return engine_error(last, file=path, details=details)

@@ -24,7 +24,7 @@ from kernel_tui.transport.protocol import StageStartedMessage
 if TYPE_CHECKING:
     from kernel_tui.engine.stages.loader import LoadedScenario
     from kernel_tui.engine.stages.outbox import RunOutbox
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
 
 def watched_compile(scenario: LoadedScenario, args: tuple[Any, ...]) -> list[GraphFusion]:

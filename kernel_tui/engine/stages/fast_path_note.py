@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS
 
 if TYPE_CHECKING:
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import ScenarioReport
 
 FAST_PATH = "PyTorch's fast path for an eval-mode transformer or attention layer under no_grad"
 FAST_PATH_KEPT = (

@@ -17,9 +17,9 @@ from typing import Any
 import torch
 
 from kernel_tui.engine.stages.scenario_weights import Placement, on_device, place_weights, run_dtype, used_weights
-from kernel_tui.model.report import ScenarioError
-from kernel_tui.model.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario, read_source
-from kernel_tui.model.snippet import snippet_module
+from kernel_tui.model.report.report import ScenarioError
+from kernel_tui.model.scenario.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario, read_source
+from kernel_tui.model.scenario.snippet import snippet_module
 
 SCENARIO_SHAPE = (
     "A scenario defines fn(*args), the code under study, and inputs(size, device), which returns the tuple of\n"

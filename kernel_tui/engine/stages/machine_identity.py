@@ -14,7 +14,7 @@ import socket
 
 import torch
 
-from kernel_tui.model.machine import MachineIdentity
+from kernel_tui.model.report.machine import MachineIdentity
 
 NVIDIA_DRIVER_FILE = "/proc/driver/nvidia/version"
 """Where the Linux kernel module says its version: read when NVML cannot be asked."""

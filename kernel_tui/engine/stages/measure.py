@@ -52,12 +52,12 @@ from kernel_tui.engine.stages.outbox import RunOutbox
 from kernel_tui.engine.stages.pipeline import ScenarioStages, run_stages
 from kernel_tui.engine.stages.signature import call_signature
 from kernel_tui.engine.stages.timed_report import timed_report
-from kernel_tui.model.expect import check_claims
-from kernel_tui.model.machine_load import LoadSampler
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import Ceilings, ScenarioError, ScenarioReport, SweepPoint
-from kernel_tui.model.report_keys import MODES
-from kernel_tui.model.report_skeleton import report_skeleton
+from kernel_tui.model.report.machine_load import LoadSampler
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import Ceilings, ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.model.report.report_keys import MODES
+from kernel_tui.model.report.report_skeleton import report_skeleton
+from kernel_tui.model.scenario.expect import check_claims
 from kernel_tui.transport.protocol import StageStartedMessage, SweepPointMessage
 
 

@@ -14,10 +14,10 @@ import torch
 from kernel_tui.engine.compiler.buffer_plan import BufferPlan, combined_plan
 from kernel_tui.engine.compiler.generated_code import wrapper_modules
 from kernel_tui.engine.counting.peak_memory import Peak, measured_peak, tracked_peak
-from kernel_tui.model.names import is_wrapper_kernel
+from kernel_tui.model.names.names import is_wrapper_kernel
 
 if TYPE_CHECKING:
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.mode_result import ModeResult
 
 PLAN_SOURCE = "Inductor's buffer plan (an estimate)"
 LIVE_SOURCE = "operator results alive at once (an estimate)"

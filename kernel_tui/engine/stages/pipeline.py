@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from kernel_tui.engine.stages.fast_path_note import fast_path_note
 from kernel_tui.engine.stages.loader import LoadedScenario, StageError
-from kernel_tui.model.report_skeleton import read_info
+from kernel_tui.model.report.report_skeleton import read_info
 from kernel_tui.transport.protocol import Partial, StageStartedMessage
 
 if TYPE_CHECKING:
     from kernel_tui.engine.stages.outbox import RunOutbox
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
     from kernel_tui.transport.protocol import Stage
 
 

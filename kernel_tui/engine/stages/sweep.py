@@ -23,7 +23,7 @@ from kernel_tui.engine.counting.peak_memory import measured_peak
 from kernel_tui.engine.counting.timing import Comparison, compare_calls, compare_wall, synchronize
 from kernel_tui.engine.counting.traffic import eager_traffic
 from kernel_tui.engine.stages import training
-from kernel_tui.model.report import ScenarioReport, SweepPoint
+from kernel_tui.model.report.report import ScenarioReport, SweepPoint
 
 if TYPE_CHECKING:
     from kernel_tui.engine.compiler.compile_watch import CompileWatch

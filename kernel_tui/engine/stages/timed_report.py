@@ -14,8 +14,8 @@ from kernel_tui.engine.counting.timing import Timing, compare_many, compare_many
 from kernel_tui.text.formatting import format_time_us
 
 if TYPE_CHECKING:
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import ScenarioReport
 
 UNTIMED = (
     "not timed (--no-time): no time per call, speedup or sweep; the kernels, bytes, memory and the profiler's "

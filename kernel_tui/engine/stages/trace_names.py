@@ -13,7 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from kernel_tui.model.atomic_write import write_atomic
+from kernel_tui.model.storage.atomic_write import write_atomic
 
 INDEX = ".kernel-tui-traces.json"
 """Name → the absolute path of the scenario whose traces carry it."""

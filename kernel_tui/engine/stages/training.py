@@ -28,13 +28,13 @@ from kernel_tui.engine.counting import cuda_graphs
 from kernel_tui.engine.counting import events as ev
 from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS
 from kernel_tui.engine.counting.profiling import Profile, kernel_rows
-from kernel_tui.model.report_keys import SECTIONS
+from kernel_tui.model.report.report_keys import SECTIONS
 
 if TYPE_CHECKING:
     from kernel_tui.engine.counting.traffic import Traffic
     from kernel_tui.engine.stages.loader import LoadedScenario
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
 
 NO_GRADIENT = (
     "TRAIN = True, but the loss depends on no floating-point input of fn, so backward has nothing to compute: "

@@ -31,15 +31,20 @@ from kernel_tui.engine.counting.timing import synchronize
 from kernel_tui.engine.counting.traffic import Traffic
 from kernel_tui.engine.stages import training
 from kernel_tui.engine.stages.loader import USER_ERRORS, LoadedScenario, StageError, stage_error
-from kernel_tui.model.compile_variants import DEFAULT_VARIANT, VariantError, check_compile_arguments, check_variant_name
-from kernel_tui.model.mode_result import ModeResult
-from kernel_tui.model.report import ScenarioError, ScenarioReport, VariantResult
+from kernel_tui.model.report.compile_variants import (
+    DEFAULT_VARIANT,
+    VariantError,
+    check_compile_arguments,
+    check_variant_name,
+)
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import ScenarioError, ScenarioReport, VariantResult
 from kernel_tui.transport.protocol import StageStartedMessage
 
 if TYPE_CHECKING:
     from kernel_tui.engine.stages.outbox import RunOutbox
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.scenario_file import ScenarioInfo
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.scenario.scenario_file import ScenarioInfo
 
 Profile = Callable[[Callable[[], Any], list[Traffic], str], ModeResult]
 """Kernels and bytes of one warm call, profiled as ``compiled`` is: (call, its traffic, the trace's name)."""

@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.atomic_write import write_atomic
-from kernel_tui.model.results_file import saved_form
+from kernel_tui.model.storage.atomic_write import write_atomic
+from kernel_tui.model.storage.results_file import saved_form
 from kernel_tui.ui.link.state_folder import state_dir
 from kernel_tui.ui.state.snippets.drafts import shown_path
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
 CRASH_PREFIX = "crash-"
 

@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.course import course_dir
-from kernel_tui.model.scenario_file import find_scenarios
+from kernel_tui.model.scenario.course import course_dir
+from kernel_tui.model.scenario.scenario_file import find_scenarios
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.link.engine_link import EngineLinkFactory, client_engine_link
 from kernel_tui.ui.state.course.catalog import load_catalog

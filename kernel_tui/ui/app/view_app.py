@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from kernel_tui.model.course import course_dir
+from kernel_tui.model.scenario.course import course_dir
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.app.launch import exit_after_first_frame_asked
 from kernel_tui.ui.link.view_link import VIEW_MODE_REFUSAL, SavedReport, SavedResultsLink

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
-from kernel_tui.model.engine_death import engine_error
+from kernel_tui.model.death.engine_death import engine_error
 from kernel_tui.ui.link.messages import EngineSaid, RunEnded, StartFailed
 from kernel_tui.ui.link.run_lifecycle import RunMessages
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioError
+    from kernel_tui.model.report.report import ScenarioError
     from kernel_tui.transport.protocol import RunMessage
     from kernel_tui.ui.link.engine_link import EngineLink
 

@@ -17,7 +17,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     # The protocol is imported by the worker that reads the engine, after the explorer's first frame.
-    from kernel_tui.model.report import ScenarioError
+    from kernel_tui.model.report.report import ScenarioError
     from kernel_tui.transport import protocol
 
 

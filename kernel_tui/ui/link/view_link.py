@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.device_columns import by_scenario, scenario_key
+from kernel_tui.model.compare.device_columns import by_scenario, scenario_key
 from kernel_tui.text.formatting import device_text
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
     from kernel_tui.transport.protocol import Hello, RunMessage, Warmup
     from kernel_tui.ui.link.engine_link import CompileVariants
     from kernel_tui.ui.link.run_lifecycle import EngineRun, RunLifecycle, RunMessages

@@ -29,7 +29,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, OptionList
 
-from kernel_tui.model.scenario_file import ScenarioFileError
+from kernel_tui.model.scenario.scenario_file import ScenarioFileError
 from kernel_tui.ui.screens.actions import (
     EXPLORER_ACTIONS,
     QUIT_ACTIONS,
@@ -72,7 +72,7 @@ from kernel_tui.ui.widgets.kernel_table import KernelTable
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
     from kernel_tui.transport.protocol import Hello
     from kernel_tui.ui.link.engine_link import EngineLink
     from kernel_tui.ui.link.messages import EngineSaid

@@ -24,14 +24,14 @@ from rich.text import Text
 from textual.screen import Screen
 from textual.timer import Timer
 
-from kernel_tui.model.safe_text import safe_line
+from kernel_tui.model.names.safe_text import safe_line
 from kernel_tui.ui.state.run_state import RunBook, RunStatus, ScenarioRun
 from kernel_tui.ui.state.snippets.drafts import read_text, shown_path, snippets_dir
 from kernel_tui.ui.state.snippets.snippet_session import SnippetSession, parse_size, size_text
 from kernel_tui.ui.widgets.snippet_editor import DETAILS_KEY_SHOWN, SnippetEditor
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioError
+    from kernel_tui.model.report.report import ScenarioError
     from kernel_tui.ui.state.snippets.session_effects import Effects, RestoreDecision
     from kernel_tui.ui.state.snippets.snippet_doc import SnippetDocument
 
@@ -383,7 +383,7 @@ def _saved_note(document: SnippetDocument) -> Text:
 
 def measured_hint(text: str) -> str | None:
     """For a snippet with set-up lines: which line is measured (the rest runs once, unmeasured)."""
-    from kernel_tui.model.snippet import is_snippet, measured_lines
+    from kernel_tui.model.scenario.snippet import is_snippet, measured_lines
 
     try:
         tree = ast.parse(text)

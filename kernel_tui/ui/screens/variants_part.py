@@ -56,7 +56,7 @@ class VariantsPart:
         return added
 
     def _experiments(self) -> tuple[str, bool]:
-        from kernel_tui.model.boundary import EXPERIMENTS
+        from kernel_tui.model.report.boundary import EXPERIMENTS
 
         if not self.catalog:
             return "No scenario to experiment on.", False

@@ -23,7 +23,7 @@ from kernel_tui.ui.state.snippets.session_effects import Notice
 from kernel_tui.ui.view.kernel_words import code_kernel, no_code_reason
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report.kernel import Kernel
     from kernel_tui.ui.state.course.catalog import Catalog
     from kernel_tui.ui.state.run_state import RunBook, ScenarioRun
 

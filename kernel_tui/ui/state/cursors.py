@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
     from kernel_tui.ui.state.kernel_rows import KernelRow
     from kernel_tui.ui.state.pinned_baselines import ModeBaseline
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from kernel_tui.ui.state.cursors import NO_CURSORS, Cursors
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioError
+    from kernel_tui.model.report.report import ScenarioError
     from kernel_tui.transport.protocol import Hello
     from kernel_tui.ui.state.course.catalog import Catalog
     from kernel_tui.ui.state.course.score import PredictionBook

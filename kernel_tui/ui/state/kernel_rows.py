@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.baseline_marks import CHANGED, MARKS, REMOVED
-from kernel_tui.model.kernel import Kernel, nested_names
-from kernel_tui.model.report_keys import SECTIONS
+from kernel_tui.model.compare.baseline_marks import CHANGED, MARKS, REMOVED
+from kernel_tui.model.report.kernel import Kernel, nested_names
+from kernel_tui.model.report.report_keys import SECTIONS
 from kernel_tui.text.baseline import KernelChange, calls_text, kernel_bytes_text
 
 if TYPE_CHECKING:
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.mode_result import ModeResult
     from kernel_tui.ui.state.pinned_baselines import ModeBaseline
 
 SECTION_INDENT = "  "

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from kernel_tui.ui.state.run_state import RunStatus, ScenarioRun
 
 if TYPE_CHECKING:
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import ScenarioReport
     from kernel_tui.text.baseline import BaselineComparison, ModeComparison
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     # The record's module imports the protocol: loaded with the first run, after the explorer's first frame.
-    from kernel_tui.model.report import ScenarioError, ScenarioReport
+    from kernel_tui.model.report.report import ScenarioError, ScenarioReport
     from kernel_tui.transport.protocol import RunMessage
     from kernel_tui.transport.run_record import RunRecord
 
@@ -128,7 +128,7 @@ class RunBook(Mapping[Path, ScenarioRun]):
     def cancel(self, now: float) -> ScenarioRun | None:
         """Mark the active run cancelled and let go of it; returns it (None if nothing was running)."""
         # Imported here: a run exists only after the first frame, which does without the report's dataclasses.
-        from kernel_tui.model.engine_death import engine_error
+        from kernel_tui.model.death.engine_death import engine_error
         from kernel_tui.ui.link.run_lifecycle import CANCELLED_REASON
 
         cancelled = self.active

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui.model.compile_variants import DEFAULT_VARIANT
+from kernel_tui.model.report.compile_variants import DEFAULT_VARIANT
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
 
 @dataclass

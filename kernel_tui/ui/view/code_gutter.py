@@ -16,7 +16,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from kernel_tui.model.baseline_marks import MARK_STYLES, SAME
+from kernel_tui.model.compare.baseline_marks import MARK_STYLES, SAME
 from kernel_tui.text.by_line import SOURCE_LINE_SHOWN, gutter_text, short_gutter_text
 
 if TYPE_CHECKING:

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from kernel_tui.model.baseline_marks import MARK_STYLES
+from kernel_tui.model.compare.baseline_marks import MARK_STYLES
 from kernel_tui.text.by_line import describe, line_work
 from kernel_tui.ui.view.code_gutter import cell_texts, fitted
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import ScenarioReport
     from kernel_tui.text.by_line import LineWork
     from kernel_tui.text.line_changes import LineChange
     from kernel_tui.ui.state.cursors import Cursors

@@ -16,7 +16,7 @@ from kernel_tui.text.formatting import device_text
 from kernel_tui.ui.state.run_state import RunStatus, ScenarioRun
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioError, ScenarioReport
+    from kernel_tui.model.report.report import ScenarioError, ScenarioReport
     from kernel_tui.transport.protocol import Hello
 
 

@@ -1,7 +1,7 @@
 """Why these kernels, in words: which compiled kernel absorbed an eager one, what a compiled kernel
 replaced, how fast each one moved its bytes, and which compiled kernel's code ``g`` shows.
 
-Plain functions of ``kernel_tui.model.report`` data (no Textual), shared by the full-name line under the
+Plain functions of ``kernel_tui.model.report.report`` data (no Textual), shared by the full-name line under the
 kernel tables and the generated-code dialog, and tested without an app (the tables' columns are
 ``kernel_tui.text.kernel_columns``).
 """
@@ -16,8 +16,8 @@ from kernel_tui.text.library_text import call_story
 from kernel_tui.text.roofline_text import format_bound, format_flops, format_gflops, format_intensity
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
 
 
 def kernel_story(kernel: Kernel, mode: str, compiled: ModeResult | None = None) -> list[str]:
@@ -55,7 +55,9 @@ def roofline_story(kernel: Kernel) -> str:
 
 def code_language(kernel: Kernel) -> str:
     """The Pygments lexer for a compiled kernel's source: C++ (Inductor's CPU kernels) or Python (Triton)."""
-    from kernel_tui.model.names import kernel_backend  # its patterns compile when code is first shown, not at start-up
+    from kernel_tui.model.names.names import (
+        kernel_backend,  # its patterns compile when code is first shown, not at start-up
+    )
 
     code = kernel.code or ""
     backend = kernel_backend(kernel.name)

@@ -25,9 +25,9 @@ from kernel_tui.ui.view.code_links import CodeLinks, code_links
 from kernel_tui.ui.view.run_notes import chart_hint, placeholder, waiting_notes
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
-    from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.report import ScenarioError, ScenarioReport, SweepPoint
     from kernel_tui.text.baseline import BaselineComparison
     from kernel_tui.ui.state.course.catalog import Catalog, ScenarioEntry
     from kernel_tui.ui.state.course.score import PredictionBook

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from kernel_tui.model.baseline_marks import ADDED, MARK_STYLES
+from kernel_tui.model.compare.baseline_marks import ADDED, MARK_STYLES
 from kernel_tui.text.call_split import cuda_graph_lines, split_lines
 from kernel_tui.text.formatting import (
     busy_while_measuring,

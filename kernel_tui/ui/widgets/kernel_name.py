@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from kernel_tui.model.launch import launch_text
+from kernel_tui.model.report.launch import launch_text
 from kernel_tui.ui.view.kernel_words import kernel_story
 from kernel_tui.ui.widgets.steady_static import SteadyStatic
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
 
 
 class KernelNameLine(SteadyStatic):

@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
-from kernel_tui.model.baseline_marks import CHANGED, MARK_STYLES
+from kernel_tui.model.compare.baseline_marks import CHANGED, MARK_STYLES
 from kernel_tui.text.fit_parts import SUBTITLE_MARGIN, Part, fit_parts
 from kernel_tui.text.formatting import (
     NOISY_MARK,
@@ -37,8 +37,8 @@ LINE_MARK = "bold reverse"
 """A row whose work came from the code line under the cursor."""
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.mode_result import ModeResult
     from kernel_tui.ui.state.kernel_rows import KernelRow
     from kernel_tui.ui.state.pinned_baselines import ModeBaseline
     from kernel_tui.ui.view.shown import TableShown

@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.geometry import Region, Spacing
 from textual.widgets import Static
 
-from kernel_tui.model.scenario_file import ScenarioFileError
+from kernel_tui.model.scenario.scenario_file import ScenarioFileError
 from kernel_tui.ui.state.course.score import HIDDEN_EXPLANATION, split_lesson
 from kernel_tui.ui.state.course.source import scenario_source
 from kernel_tui.ui.widgets.steady_static import SteadyStatic

@@ -21,7 +21,7 @@ from kernel_tui.text.formatting import VARIANT_HEADERS, variant_rows
 from kernel_tui.ui.widgets.steady_static import SteadyStatic
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport, VariantResult
+    from kernel_tui.model.report.report import ScenarioReport, VariantResult
     from kernel_tui.ui.view.shown import VariantsShown
 
 COMPACT_HEADERS = ("kern.", "bytes", "time", "speedup", "comp.", "brk/rc")

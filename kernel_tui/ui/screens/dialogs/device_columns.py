@@ -14,14 +14,14 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from kernel_tui.model.device_columns import compare_devices
+from kernel_tui.model.compare.device_columns import compare_devices
 from kernel_tui.text.device_columns_text import device_columns_view
 from kernel_tui.ui.screens.dialogs.dialog import Dialog
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
 
 class DeviceColumnsScreen(Dialog[None]):

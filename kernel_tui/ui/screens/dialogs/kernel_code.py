@@ -21,7 +21,7 @@ from kernel_tui.ui.screens.dialogs.dialog import Dialog
 from kernel_tui.ui.view.kernel_words import code_language
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report.kernel import Kernel
 
 
 SHOWN_LINES = 1_000

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Input, Label, Static
 
-from kernel_tui.model.report_keys import MODES
+from kernel_tui.model.report.report_keys import MODES
 from kernel_tui.text.formatting import format_count
 from kernel_tui.ui.screens.dialogs.dialog import Dialog
 from kernel_tui.ui.state.course.claim_kinds import Amount, Choice, choice_index, kind_of

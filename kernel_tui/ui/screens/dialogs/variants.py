@@ -18,12 +18,17 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Input, SelectionList, Static
 
-from kernel_tui.model.compile_variants import DEFAULT_VARIANT, VariantError, describe_arguments, parse_variant_flag
+from kernel_tui.model.report.compile_variants import (
+    DEFAULT_VARIANT,
+    VariantError,
+    describe_arguments,
+    parse_variant_flag,
+)
 from kernel_tui.ui.screens.dialogs.dialog import Dialog
 from kernel_tui.ui.state.variant_choices import VariantChoices
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
 EXAMPLE = "dyn=dynamic:True"
 

@@ -13,11 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.safe_text import safe_line
-from kernel_tui.model.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario, read_scenario, read_source
+from kernel_tui.model.names.safe_text import safe_line
+from kernel_tui.model.scenario.scenario_file import (
+    ScenarioFileError,
+    ScenarioInfo,
+    parse_scenario,
+    read_scenario,
+    read_source,
+)
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
 
 NO_SAVED_SOURCE = (

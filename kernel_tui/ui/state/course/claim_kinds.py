@@ -17,11 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.boundary import KINDS as BOUNDARY_KINDS
-from kernel_tui.model.report_keys import MODES
+from kernel_tui.model.report.boundary import KINDS as BOUNDARY_KINDS
+from kernel_tui.model.report.report_keys import MODES
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
 DEVICES = frozenset({"cpu", "cuda", "cuda-preview"})
 TIMED = frozenset({"cpu", "cuda"})
@@ -60,7 +60,7 @@ Entry = Count | Amount | Choice
 
 def _claim(key: str, report: ScenarioReport) -> float | None:
     """What ``report`` measured for the claim ``key``, exactly as the engine checks the lesson's claim."""
-    from kernel_tui.model.expect import MEASURES, line_measure
+    from kernel_tui.model.scenario.expect import MEASURES, line_measure
 
     return (MEASURES.get(key) or line_measure(key))(report)
 
@@ -137,7 +137,7 @@ def _transfers(key: str, report: ScenarioReport) -> float | None:
 
 
 def _swept(key: str, report: ScenarioReport) -> float | None:
-    from kernel_tui.model.expect import sweep_cut_short
+    from kernel_tui.model.scenario.expect import sweep_cut_short
 
     return None if sweep_cut_short(report) is not None else _claim(key, report)  # compiled some sizes only
 
@@ -175,7 +175,7 @@ def _rounds_disagree_on_faster(_key: str, report: ScenarioReport) -> str | None:
 
 
 def _runs_disagree_on_overhead(key: str, report: ScenarioReport) -> str | None:
-    from kernel_tui.model.expect import UNSETTLED
+    from kernel_tui.model.scenario.expect import UNSETTLED
 
     return UNSETTLED[key](report)
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from kernel_tui.ui.state.course.claim_kinds import CLAIM_KINDS, ClaimKind, Entry, kind_of
 
 if TYPE_CHECKING:
-    from kernel_tui.model.scenario_file import ScenarioInfo
+    from kernel_tui.model.scenario.scenario_file import ScenarioInfo
 
 UNCLAIMED = {
     "18_tiny_tensors.py": ("faster",),
@@ -119,8 +119,8 @@ def _source_lines(info: ScenarioInfo, numbers: list[int]) -> tuple[tuple[int, st
     names its line)."""
     if not numbers:
         return ()
-    from kernel_tui.model.safe_text import safe_line
-    from kernel_tui.model.scenario_file import ScenarioFileError, read_source
+    from kernel_tui.model.names.safe_text import safe_line
+    from kernel_tui.model.scenario.scenario_file import ScenarioFileError, read_source
 
     try:
         source = read_source(info.path).splitlines()

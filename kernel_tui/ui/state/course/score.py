@@ -20,16 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.atomic_write import write_atomic
-from kernel_tui.model.safe_text import safe_line
+from kernel_tui.model.names.safe_text import safe_line
+from kernel_tui.model.storage.atomic_write import write_atomic
 from kernel_tui.ui.link.state_folder import state_dir
 from kernel_tui.ui.state.course.answers import Answer, AnswerKey, answers_text, device_kind, read_answers
 from kernel_tui.ui.state.course.claim_kinds import kind_of, measure, unsettled
 from kernel_tui.ui.state.course.questions import LessonQuestions, lesson_questions
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioReport
-    from kernel_tui.model.scenario_file import ScenarioInfo
+    from kernel_tui.model.report.report import ScenarioReport
+    from kernel_tui.model.scenario.scenario_file import ScenarioInfo
     from kernel_tui.ui.state.course.catalog import ScenarioEntry
 
 FILE_NAME = "predictions.json"

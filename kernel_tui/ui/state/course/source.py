@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from kernel_tui.model.safe_text import safe_text
-from kernel_tui.model.snippet import code_statements, is_snippet
+from kernel_tui.model.names.safe_text import safe_text
+from kernel_tui.model.scenario.snippet import code_statements, is_snippet
 
 SHOWN_FUNCTIONS = ("fn", "inputs")
 SNIPPET_PIECE = "snippet"
@@ -48,8 +48,8 @@ def scenario_source(source: str) -> list[SourcePiece]:
 
 
 def snippet_piece(tree: ast.Module, lines: list[str]) -> SourcePiece:
-    """A bare-expression snippet has no ``fn``: its code is its set-up and the line measured (``model.snippet``),
-    from the first to the last, on the lines the learner typed them."""
+    """A bare-expression snippet has no ``fn``: its code is its set-up and the line measured
+    (``model.scenario.snippet``), from the first to the last, on the lines the learner typed them."""
     code = code_statements(tree)
     start = min(node.lineno for node in code)
     end = max(node.end_lineno or node.lineno for node in code)

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from kernel_tui.model.atomic_write import write_atomic
+from kernel_tui.model.storage.atomic_write import write_atomic
 from kernel_tui.ui.link.state_folder import state_dir
 
 SNIPPETS_DIR_ENV = "KERNEL_TUI_SNIPPETS_DIR"

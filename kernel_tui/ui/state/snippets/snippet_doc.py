@@ -10,13 +10,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.scenario_file import ScenarioFileError, parse_scenario
+from kernel_tui.model.scenario.scenario_file import ScenarioFileError, parse_scenario
 from kernel_tui.ui.state.course.catalog import ScenarioEntry
 from kernel_tui.ui.state.snippets.drafts import Draft, shown_path
 from kernel_tui.ui.state.snippets.file_watch import FileWatch
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import ScenarioError
+    from kernel_tui.model.report.report import ScenarioError
 
 DRAFT_MARK = "✎ "
 """Starts the title of an editor document in the scenario list."""

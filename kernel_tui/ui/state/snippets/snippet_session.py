@@ -13,8 +13,8 @@ import ast
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.atomic_write import write_atomic
-from kernel_tui.model.scenario_file import constant_value
+from kernel_tui.model.scenario.scenario_file import constant_value
+from kernel_tui.model.storage.atomic_write import write_atomic
 from kernel_tui.ui.state.run_state import RunStatus, ScenarioRun
 from kernel_tui.ui.state.snippets.drafts import (
     TEMPLATE,

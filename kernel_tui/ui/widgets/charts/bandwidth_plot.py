@@ -19,7 +19,7 @@ from kernel_tui.ui.widgets.charts.runtime_lines import DRAWING as RUNTIME
 from kernel_tui.ui.widgets.charts.runtime_lines import STYLES, size_ticks, time_ticks
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import SweepPoint
+    from kernel_tui.model.report.report import SweepPoint
     from kernel_tui.ui.widgets.charts.chart_modes import ChartData, LegendEntry, Series
 
 CEILING_COLOR = (150, 150, 150)
@@ -70,7 +70,9 @@ DRAWING = BandwidthDrawing()
 
 def bandwidth_series(points: Sequence[SweepPoint]) -> dict[str, Series]:
     """Achieved GB/s against size, eager and compiled, in size order; sizes without bytes are left out."""
-    from kernel_tui.model.report import gbs  # with the first points: the first frame does without the report module
+    from kernel_tui.model.report.report import (
+        gbs,  # with the first points: the first frame does without the report module
+    )
 
     series: dict[str, Series] = {"eager": ([], []), "compiled": ([], [])}
     for point in sorted(points, key=lambda point: point.size):

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ScenarioReport, SweepPoint
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.report import ScenarioReport, SweepPoint
     from kernel_tui.ui.view.shown import ChartShown
 
 Series = tuple[list[float], list[float]]

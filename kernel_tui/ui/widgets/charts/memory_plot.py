@@ -19,7 +19,7 @@ from kernel_tui.ui.widgets.charts.runtime_lines import DRAWING as RUNTIME
 from kernel_tui.ui.widgets.charts.runtime_lines import STYLES, size_ticks, time_ticks
 
 if TYPE_CHECKING:
-    from kernel_tui.model.report import SweepPoint
+    from kernel_tui.model.report.report import SweepPoint
     from kernel_tui.ui.widgets.charts.chart_modes import ChartData, LegendEntry, Series
 
 

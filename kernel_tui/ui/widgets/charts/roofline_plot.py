@@ -24,8 +24,8 @@ from kernel_tui.ui.widgets.charts.bandwidth_plot import CEILING_COLOR
 from kernel_tui.ui.widgets.charts.runtime_lines import STYLES, time_ticks
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.report import ScenarioReport
     from kernel_tui.ui.widgets.charts.chart_modes import ChartData, LegendEntry, Series
 
 MEMORY_ROOF = "copy GB/s"

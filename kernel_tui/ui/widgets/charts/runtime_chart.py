@@ -37,8 +37,8 @@ from kernel_tui.ui.widgets.still_there import still_there
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from kernel_tui.model.kernel import Kernel
-    from kernel_tui.model.report import SweepPoint
+    from kernel_tui.model.report.kernel import Kernel
+    from kernel_tui.model.report.report import SweepPoint
     from kernel_tui.ui.widgets.charts.runtime_plot import RuntimePlot
 
 NOTHING_SHOWN = ChartShown(CHART_MODES[0].name, (), "", None, None)

@@ -14,12 +14,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from kernel_tui.model.call_breakdown import LANES
+from kernel_tui.model.report.call_breakdown import LANES
 from kernel_tui.text.formatting import format_time_us
 
 if TYPE_CHECKING:
-    from kernel_tui.model.call_breakdown import CallBreakdown, TimelineSpan
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.call_breakdown import CallBreakdown, TimelineSpan
+    from kernel_tui.model.report.report import ScenarioReport
     from kernel_tui.ui.widgets.charts.chart_modes import ChartData, LegendEntry, Series
 
 LANE_WORDS = {"host": "ops", "framework": "guards", "launch": "launch", "device": "kernels"}

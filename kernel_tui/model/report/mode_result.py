@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.report_keys import SECTIONS
+from kernel_tui.model.report.report_keys import SECTIONS
 
 if TYPE_CHECKING:
-    from kernel_tui.model.boundary import Boundary
-    from kernel_tui.model.call_breakdown import CallBreakdown
-    from kernel_tui.model.cuda_graph_decision import CudaGraphDecision
-    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report.boundary import Boundary
+    from kernel_tui.model.report.call_breakdown import CallBreakdown
+    from kernel_tui.model.report.cuda_graph_decision import CudaGraphDecision
+    from kernel_tui.model.report.kernel import Kernel
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.machine import machine_differences
-from kernel_tui.model.names import kernel_identity, triton_kind
-from kernel_tui.model.report import ScenarioReport, gbs
-from kernel_tui.model.report_keys import MODES
+from kernel_tui.model.names.names import kernel_identity, triton_kind
+from kernel_tui.model.report.machine import machine_differences
+from kernel_tui.model.report.report import ScenarioReport, gbs
+from kernel_tui.model.report.report_keys import MODES
 
 if TYPE_CHECKING:
-    from kernel_tui.model.kernel import Kernel
+    from kernel_tui.model.report.kernel import Kernel
 
 Work = tuple[str | None, str, int | None]
 """One piece of replaced work: a training step's section, an operator (or an unattributed kernel's name without

@@ -16,8 +16,8 @@ import types
 import typing
 from typing import Any
 
-from kernel_tui.model.launch import WARP_SIZE
-from kernel_tui.model.safe_text import safe_line, safe_text
+from kernel_tui.model.names.safe_text import safe_line, safe_text
+from kernel_tui.model.report.launch import WARP_SIZE
 
 MAX_INTEGER = 2**63
 """Bytes, FLOPs and sizes are 64-bit counts: a ``10**4000`` is no count of anything."""
@@ -68,7 +68,7 @@ class SchemaError(ValueError):
 def checked_report(data: Any, *, finite: bool = True) -> dict[str, Any]:
     """``data`` (a parsed ``--json`` object) checked field by field, with its strings made safe; ``finite=False``
     lets a float be NaN or infinite, which the engine's protocol carries for a time that was not measured."""
-    from kernel_tui.model.report import ScenarioReport
+    from kernel_tui.model.report.report import ScenarioReport
 
     return checked(ScenarioReport, data, finite=finite)
 
@@ -95,7 +95,7 @@ def _dataclass_fields(cls: type, data: Any, where: str, finite: bool) -> dict[st
 @functools.cache
 def _schema(cls: type) -> dict[str, tuple[Any, bool]]:
     """Each field's type and whether it must be present, from the dataclass itself."""
-    from kernel_tui.model import mode_result, report
+    from kernel_tui.model.report import mode_result, report
 
     hints = typing.get_type_hints(cls, vars(report))
     schema: dict[str, tuple[Any, bool]] = {}

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernel_tui.model.report import ScenarioError, ScenarioReport
-from kernel_tui.model.scenario_file import ScenarioFileError, ScenarioInfo, read_scenario
+from kernel_tui.model.report.report import ScenarioError, ScenarioReport
+from kernel_tui.model.scenario.scenario_file import ScenarioFileError, ScenarioInfo, read_scenario
 
 
 def report_skeleton(

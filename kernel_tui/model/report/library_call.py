@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kernel_tui.model.launch import KernelLaunch
+    from kernel_tui.model.report.launch import KernelLaunch
 
 MATMULS = frozenset(
     {"mm", "addmm", "bmm", "baddbmm", "addbmm", "mv", "addmv", "dot", "vdot", "_addmm_activation", "_scaled_mm"}

@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernel_tui.model.boundary import KINDS
-from kernel_tui.model.bounded_read import SCENARIO_LIMIT, read_bounded
-from kernel_tui.model.compile_variants import COMPILE_KEYS, DEFAULT_VARIANT, VariantError, check_variants
-from kernel_tui.model.safe_text import safe_line, safe_text
-from kernel_tui.model.snippet import MODULE_CONSTANTS, is_snippet
+from kernel_tui.model.names.safe_text import safe_line, safe_text
+from kernel_tui.model.report.boundary import KINDS
+from kernel_tui.model.report.compile_variants import COMPILE_KEYS, DEFAULT_VARIANT, VariantError, check_variants
+from kernel_tui.model.scenario.snippet import MODULE_CONSTANTS, is_snippet
+from kernel_tui.model.storage.bounded_read import SCENARIO_LIMIT, read_bounded
 
 DEFAULT_SIZE = 2**20
 BOUNDARY_CLAIMS = ("boundaries", *(f"boundaries_{kind}" for kind in KINDS))
-"""The compiled side's boundaries (``model.boundary``): how many pairs of kernels pass a value through memory,
+"""The compiled side's boundaries (``model.report.boundary``): how many pairs of kernels pass a value through memory,
 all of them and those of each kind of reason."""
 CLAIM_KEYS = (
     "eager",
@@ -59,7 +59,7 @@ transfers, and the compiled side's graph breaks and recompiles. A training step 
 claim the launches of its forward and backward sections, and what its forward saves for backward in
 array-sized units (``eager_saved``, ``compiled_saved``). The peak memory of one call above its inputs, in
 array-sized units (``eager_peak``, ``compiled_peak``; per section, ``eager_forward_peak``...). How the compiled
-kernels were launched (``kernel_tui.model.expect.launch_measures``): the grid, warps and elements per thread of
+kernels were launched (``kernel_tui.model.scenario.expect.launch_measures``): the grid, warps and elements per thread of
 the kernel that launches the most threads, the fewest threads any compiled kernel launches, and on a CPU the
 share of PyTorch's threads the widest compiled kernel runs on. Where a call's time went (``call_breakdown``): 1
 when most profiled calls spend more time around their kernels (dispatch, launches, guards, wrapper) than in
@@ -96,7 +96,7 @@ class ScenarioInfo:
     has_fn: bool = True
     has_inputs: bool = True
     is_snippet: bool = False
-    """A bare expression such as ``(a + b).relu()``; see ``kernel_tui.model.snippet``."""
+    """A bare expression such as ``(a + b).relu()``; see ``kernel_tui.model.scenario.snippet``."""
     variants: dict[str, dict[str, Any]] = field(default_factory=dict)
     """``VARIANTS`` but its ``default``, which is ``compile_options``: each measured in a column of its own."""
     variants_line: int | None = None

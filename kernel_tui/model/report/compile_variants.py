@@ -13,7 +13,7 @@ import ast
 import re
 from typing import Any
 
-from kernel_tui.model.report_keys import MODES
+from kernel_tui.model.report.report_keys import MODES
 
 COMPILE_KEYS = ("mode", "dynamic", "fullgraph", "backend", "options")
 DEFAULT_VARIANT = "default"

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 
-from kernel_tui.model.cpp_brackets import closing, last_top_level_space, split_top_level, top_level
-from kernel_tui.model.demangle import demangle
+from kernel_tui.model.names.cpp_brackets import closing, last_top_level_space, split_top_level, top_level
+from kernel_tui.model.names.demangle import demangle
 
 SHORT = 40
 """What the rules aim for: the width of the kernel column."""

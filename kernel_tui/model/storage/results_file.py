@@ -10,10 +10,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kernel_tui.model.bounded_read import RESULTS_LIMIT, read_bounded
-from kernel_tui.model.report import ScenarioReport
-from kernel_tui.model.report_schema import checked_report
-from kernel_tui.model.safe_text import safe_line
+from kernel_tui.model.names.safe_text import safe_line
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.report.report_schema import checked_report
+from kernel_tui.model.storage.bounded_read import RESULTS_LIMIT, read_bounded
 
 RESULTS_FORMAT = 1
 """The version of the saved form that ``kernel-tui run --json`` writes (its ``format_version``): raised when a

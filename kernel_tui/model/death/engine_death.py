@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from kernel_tui.model.expect import check_claims
-from kernel_tui.model.report import ScenarioError, ScenarioReport, SweepPoint
-from kernel_tui.model.report_skeleton import read_info, report_skeleton
+from kernel_tui.model.report.report import ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.model.report.report_skeleton import read_info, report_skeleton
+from kernel_tui.model.scenario.expect import check_claims
 
 ENGINE_STAGE = "engine"
 

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.library_call import LibraryKernel, call_words, kernels_per_call, operator_of, short_words
+from kernel_tui.model.report.library_call import LibraryKernel, call_words, kernels_per_call, operator_of, short_words
 
 if TYPE_CHECKING:
-    from kernel_tui.model.launch import KernelLaunch
+    from kernel_tui.model.report.launch import KernelLaunch
 
 LOWER_BOUND = "(lower bound)"
 """How a preview's prediction (``Kernel.predicted``) ends when its one launch is the least a GPU makes."""

@@ -6,14 +6,14 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.boundary import KINDS
-from kernel_tui.model.machine_load import RETRY_HINT
-from kernel_tui.model.report import ExpectCheck, ScenarioReport
-from kernel_tui.model.report_keys import MODES
+from kernel_tui.model.report.boundary import KINDS
+from kernel_tui.model.report.machine_load import RETRY_HINT
+from kernel_tui.model.report.report import ExpectCheck, ScenarioReport
+from kernel_tui.model.report.report_keys import MODES
 
 if TYPE_CHECKING:
-    from kernel_tui.model.launch import KernelLaunch
-    from kernel_tui.model.mode_result import ModeResult
+    from kernel_tui.model.report.launch import KernelLaunch
+    from kernel_tui.model.report.mode_result import ModeResult
 
 # How close a measured value must be: launches per run are exact; transfers are ratios of byte counts.
 TOLERANCE = {
@@ -94,7 +94,7 @@ MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "eager_backward_peak": lambda r: r.peak_arrays("eager", "backward"),
     "compiled_forward_peak": lambda r: r.peak_arrays("compiled", "forward"),
     "compiled_backward_peak": lambda r: r.peak_arrays("compiled", "backward"),
-    # How the compiled kernels were launched (``kernel_tui.model.launch``): a GPU's grid, warps and elements per
+    # How the compiled kernels were launched (``kernel_tui.model.report.launch``): a GPU's grid, warps and elements per
     # thread of the kernel launching the most threads; the fewest threads any compiled kernel launches; on a
     # CPU, the most threads a compiled kernel runs on over the threads PyTorch runs with.
     "compiled_grid": lambda r: _grid_blocks(_widest(r)),

@@ -3,7 +3,7 @@
 A results file, a scenario's docstring or file name and an engine message are written by someone else. An
 ESC in one of them would be a terminal escape once printed (OSC 52 writes the user's clipboard, OSC 2 the
 window's title), so every such string passes through ``safe_text`` where it enters: the results file's and
-the protocol's decoding (``kernel_tui.model.report_schema``), the scenario file's reading. Each control character
+the protocol's decoding (``kernel_tui.model.report.report_schema``), the scenario file's reading. Each control character
 becomes a visible stand-in (ESC shows as ``␛``), so the text stays readable and a reader sees what was there.
 
 Invisible formatting characters (Unicode's category Cf) are the other trap: a right-to-left override (U+202E)
