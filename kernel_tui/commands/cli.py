@@ -74,6 +74,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    from kernel_tui.model.settings import bad_settings
+
+    # Said before anything starts: an engine would only fall back to the default without a word.
+    if refused := bad_settings():
+        for line in refused:
+            print(f"kernel-tui: {line}", file=sys.stderr)
+        return EXIT_USAGE
     if not args:
         # A bare ``kernel-tui``: the explorer on the course with every option at the app parser's default. No
         # parser is built, and argparse with its translations (about 2 ms of the start-up) is never loaded.

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
+NARROWEST_WIDTH = 40
+"""Narrower than this, no table shows a kernel name and its numbers: a smaller COLUMNS gets this."""
 PIPED_WIDTH = 120
 
 
@@ -59,8 +61,18 @@ def stdout_console() -> Console:  # rich is imported late to keep start-up light
     """The console a command prints its tables on: the terminal's width, or 120 columns when piped."""
     from rich.console import Console
 
-    # Piped output has no terminal width to follow: COLUMNS if set, else 120 columns, which keeps the two
-    # tables side by side.
-    follow = sys.stdout.isatty() or "COLUMNS" in os.environ
     # No markup: every string printed names a scenario, a kernel or an error a stranger may have written.
-    return Console(highlight=False, markup=False, width=None if follow else PIPED_WIDTH)
+    return Console(highlight=False, markup=False, width=output_width())
+
+
+def output_width() -> int | None:
+    """The width tables are printed at (None: the terminal's own). Piped output has no terminal width to follow:
+    COLUMNS if set, else 120 columns, which keeps the two tables side by side. A COLUMNS that is no width
+    (``COLUMNS=0`` printed nothing at all) or too narrow for any table gets the narrowest that still shows one."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns:
+        try:
+            return max(int(columns), NARROWEST_WIDTH)
+        except ValueError:
+            pass
+    return None if sys.stdout.isatty() else PIPED_WIDTH

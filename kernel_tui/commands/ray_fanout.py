@@ -24,6 +24,7 @@ from kernel_tui.commands.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, Stopped,
 from kernel_tui.commands.ray_worker import ScenarioJob, WorkerResult, measure_on_worker
 from kernel_tui.model.names.safe_text import safe_line
 from kernel_tui.model.scenario.scenario_file import saved_source
+from kernel_tui.model.settings import seconds_or_default
 
 if TYPE_CHECKING:
     import argparse
@@ -36,10 +37,9 @@ CONNECT_TIMEOUT_S = 5.0
 """How long the cluster's address is given to accept a connection before it is said to answer nothing."""
 WAIT_SLICE_S = 0.2
 """How long one wait for a report lasts: a signal noted meanwhile ends the run within this."""
-CONNECT_DEADLINE_S = 60.0
-"""How long Ray's client is given to join the cluster at an address (KERNEL_TUI_RAY_CONNECT_S overrides it): Ray
-itself gives up on a silent address after about 20 s, but waits far longer on one that answers in another
-protocol."""
+# How long Ray's client is given to join the cluster at an address: KERNEL_TUI_RAY_CONNECT_S (``model.settings``,
+# 60 s unset). Ray itself gives up on a silent address after about 20 s, but waits far longer on one that answers
+# in another protocol.
 CLUSTER_DEFAULT = ""
 """``--ray`` with no address: Ray's own choice (``RAY_ADDRESS``, the cluster last started here, else a new one)."""
 NOT_WITH_RAY = {
@@ -113,7 +113,7 @@ def connect(ray: ModuleType, address: str | None) -> str | None:
         else:
             outcome.append(None)
 
-    deadline = float(os.environ.get("KERNEL_TUI_RAY_CONNECT_S", CONNECT_DEADLINE_S))
+    deadline = seconds_or_default("KERNEL_TUI_RAY_CONNECT_S")
     with _stderr_kept_aside() as saved_stderr:
         if address is None:
             init()  # Ray starts a cluster here, or joins the one it finds: steps that Ray bounds itself

@@ -29,6 +29,7 @@ import torch
 from kernel_tui.engine.counting.device import free_memory_bytes, last_level_cache_bytes
 from kernel_tui.engine.counting.timing import time_call
 from kernel_tui.model.report.report import gbs
+from kernel_tui.model.settings import cache_dir
 from kernel_tui.model.storage.atomic_write import write_atomic
 from kernel_tui.model.storage.file_lock import held_alone
 
@@ -50,8 +51,7 @@ _BEATEN: set[str] = set()
 
 
 def cache_file() -> Path:
-    root = os.environ.get("KERNEL_TUI_CACHE_DIR") or Path.home() / ".cache" / "kernel-tui"
-    return Path(root) / "bandwidth.json"
+    return cache_dir() / "bandwidth.json"
 
 
 MEASURING_WAIT_S = 20.0

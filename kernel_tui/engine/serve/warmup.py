@@ -16,12 +16,12 @@ would have paid itself.
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from kernel_tui.model.settings import cache_dir
 from kernel_tui.transport.protocol import Warmup, WarmupPlan
 
 DEFAULT_ESTIMATE_S = {"cold": 20.0, "warm": 3.0}
@@ -30,8 +30,7 @@ RECORD = "warmup.json"
 
 
 def _record_path() -> Path:
-    root = os.environ.get("KERNEL_TUI_CACHE_DIR") or Path.home() / ".cache" / "kernel-tui"
-    return Path(root) / RECORD
+    return cache_dir() / RECORD
 
 
 def inductor_cache_is_cold() -> bool:

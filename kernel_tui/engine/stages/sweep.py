@@ -8,7 +8,6 @@ the rest. The recompile limit is raised first, so no size can silently run eager
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from kernel_tui.engine.counting.timing import Comparison, compare_calls, compare
 from kernel_tui.engine.counting.traffic import eager_traffic
 from kernel_tui.engine.stages import training
 from kernel_tui.model.report.report import ScenarioReport, SweepPoint
+from kernel_tui.model.settings import seconds_or_default
 
 if TYPE_CHECKING:
     from kernel_tui.engine.compiler.compile_watch import CompileWatch
@@ -35,7 +35,7 @@ LARGEST_DEFAULT = {"cpu": 2**24, "cuda": 2**28}
 MEMORY_HEADROOM = 8
 MEMORY_SHARE = 0.5
 POINT_BUDGET_S = 0.1
-SWEEP_BUDGET_S = float(os.environ.get("KERNEL_TUI_SWEEP_BUDGET_S", "90"))
+SWEEP_BUDGET_S = seconds_or_default("KERNEL_TUI_SWEEP_BUDGET_S")
 """A sweep ends before a point that would take it past this: a fn that grows faster than its size (a loop
 over the elements, a pairwise distance) must not turn the last points into a ten-minute wait."""
 TIMEABLE_CALL_S = 1e-3

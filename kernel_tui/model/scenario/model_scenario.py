@@ -15,10 +15,11 @@ from __future__ import annotations
 import ast
 import hashlib
 import math
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from kernel_tui.model.settings import cache_dir
 
 FLOAT_DTYPES = ("float32", "float16", "bfloat16", "float64")
 INT_DTYPES = ("int64", "int32", "int16", "int8", "uint8")
@@ -196,8 +197,7 @@ def _module_name(spec: ModelSpec) -> str:
 
 
 def models_dir() -> Path:
-    root = os.environ.get("KERNEL_TUI_CACHE_DIR") or Path.home() / ".cache" / "kernel-tui"
-    return Path(root) / "models"
+    return cache_dir() / "models"
 
 
 def write_model_scenario(model: str, inputs: list[str], *, train: bool, command: str, cwd: Path | None = None) -> Path:
