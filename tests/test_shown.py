@@ -136,7 +136,11 @@ def test_a_finished_run_fills_the_tables_summary_chart_and_mark() -> None:
     assert not value.eager.links_pending and value.compiled.waiting == "not measured"
     assert value.scenarios.marks == ("done", None)
     assert value.signature == "", "the recording's report names no shapes"
-    assert lines(value)[0].startswith("launches 2 → 1")
+    # What the time means first (the verdict, the figures that cannot both be true), then the summary line.
+    said = lines(value)
+    first = next(index for index, line in enumerate(said) if not line.startswith(("▶", "⚠ cannot both be true")))
+    assert said[first].startswith("launches 2 → 1")
+    assert first >= 1, "the recording's kernels add up to more than its timed call: marked above the summary"
     assert any(line.startswith("EXPECT ") and "✓" in line for line in lines(value))
     assert value.chart.report is not None
     assert (

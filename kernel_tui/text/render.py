@@ -28,7 +28,13 @@ from kernel_tui.text.baseline import (
 )
 from kernel_tui.text.boundary_text import boundary_lines
 from kernel_tui.text.by_line import annotated_lines
-from kernel_tui.text.call_split import cuda_graph_lines, split_lines
+from kernel_tui.text.call_split import (
+    CONTRADICTION_MARK,
+    compile_lines,
+    cuda_graph_lines,
+    split_lines,
+    verdict_lines,
+)
 from kernel_tui.text.formatting import (
     PREDICTED_MARK,
     VARIANT_HEADERS,
@@ -257,6 +263,8 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
     ]
     if report.signature:
         parts.append(Text(f"shapes: {report.signature}"))
+    for line in verdict_lines(report):
+        parts.append(Text(line, style="yellow" if line.startswith(CONTRADICTION_MARK) else "bold"))
     if report.eager is not None:
         beside = width >= SIDE_BY_SIDE_WIDTH and tables_fit_beside(report, width)
         table_width = (width - 2) // 2 if beside else width
@@ -271,7 +279,7 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         else:
             parts.extend((eager, compiled))
         parts.append(Text(summary_line(report)))
-        parts.extend(Text(line) for line in (*split_lines(report), *cuda_graph_lines(report)))
+        parts.extend(Text(line) for line in (*split_lines(report), *cuda_graph_lines(report), *compile_lines(report)))
         parts.extend(Text(line) for line in boundary_lines(report.compiled))
         if report.variants:
             parts.append(variants_table(report))

@@ -16,6 +16,7 @@ import torch
 import torch._dynamo
 
 from kernel_tui.engine.compiler import compile_watch
+from kernel_tui.engine.compiler.compile_time import CompileClock
 from kernel_tui.engine.compiler.cuda_graph_watch import gpu_watch, watched
 from kernel_tui.engine.compiler.generated_code import compiled_traffic
 from kernel_tui.engine.compiler.recompute import partitioned_recompute
@@ -222,13 +223,17 @@ class MeasuredStages(ScenarioStages):
         compile_watch.count_graphs_from_zero()
         watch = compile_watch.CompileWatch().start()
         skips_before = variants.cudagraph_skips()
+        clock = CompileClock().start()
         try:
             compiled_fn = training.compiled_fn(scenario, fn)
             started = time.perf_counter()
             graph_watch = gpu_watch(scenario.info.compile_options, device, str(path))
-            with torch.no_grad(), watched(graph_watch):
-                compiled_fn(*args)
-            synchronize(device)
+            try:
+                with torch.no_grad(), watched(graph_watch):
+                    compiled_fn(*args)
+                synchronize(device)
+            finally:
+                clock.stop()
             first_call_s = time.perf_counter() - started
             scenario.call(compiled_fn, args, "compile")
             synchronize(device)
@@ -280,7 +285,9 @@ class MeasuredStages(ScenarioStages):
         assert timed_compiled is not None and timed_eager is not None
         # The first call's time less a steady call's is the compile; untimed, the one call stays in it.
         steady_s = (timed_compiled.time_us or 0.0) / 1e6
-        compiled = compile_facts.applied_to(replace(timed_compiled, compile_s=max(first_call_s - steady_s, 0.0)))
+        compile_s = max(first_call_s - steady_s, 0.0)
+        compiled = replace(timed_compiled, compile_s=compile_s, compile_stages=clock.read(compile_s))
+        compiled = compile_facts.applied_to(compiled)
         unattributed_eager = timed_eager.kernels
         eager_rows, compiled_rows = attribute(timed_eager.kernels, compiled.kernels)
         ceiling = checked_ceiling(device, report.device_name, report.bandwidth_ceiling_gbs, eager_rows + compiled_rows)

@@ -8,11 +8,54 @@ from typing import TYPE_CHECKING
 
 from kernel_tui.model.report.report_keys import SECTIONS
 
+COMPILE_STAGES = {
+    "dynamo": "Dynamo: tracing fn's bytecode into graphs and building their guards",
+    "aot_autograd": "AOT autograd: tracing the ATen graph (and a backward), its joint-graph passes",
+    "cache_keys": "the compile caches' keys: hashing torch's and Triton's own sources (once per process)",
+    "lowering": "Inductor lowering and scheduling: post-grad passes, lowering to loops, deciding the fusions",
+    "codegen": "code generation: Inductor writing the kernels' C++ or Triton and the wrapper",
+    "compile": "the C++/Triton compile: a compiler run, or the wait for the compile workers",
+    "load": "load: importing the compiled module, or fetching it from the caches",
+    "other": "other: what none of torch's compile timers covers (the first call's own run, Python around it)",
+}
+"""Where a compile's time went, by stage, in the order a compile runs them: each instant of the first call is
+given to the innermost of torch's compile timers (``dynamo_timed``) running on the calling thread, and
+``other`` is the rest of ``compile_s``, said as such (``engine/compiler/compile_time``)."""
+CACHE_LEVELS = {
+    "fx_graph": "Inductor's FX graph cache: a graph's generated and compiled code",
+    "aot_autograd": "the AOT autograd cache: a graph's forward and backward, with the FX graph cache's entries",
+}
+"""The compile caches torch counts hits and misses of (``torch._dynamo.utils.counters``)."""
+
 if TYPE_CHECKING:
     from kernel_tui.model.report.boundary import Boundary
     from kernel_tui.model.report.call_breakdown import CallBreakdown
     from kernel_tui.model.report.cuda_graph_decision import CudaGraphDecision
     from kernel_tui.model.report.kernel import Kernel
+
+
+@dataclass(frozen=True)
+class CompileStages:
+    """One compile's time by stage (``COMPILE_STAGES``) and each cache level's hits and misses (``CACHE_LEVELS``):
+    a warm compile reads its graphs from the caches (hits), a cold one compiles them (misses)."""
+
+    seconds: dict[str, float]
+    """Seconds per stage, every key of ``COMPILE_STAGES`` in its order; they add up to ``compile_s``."""
+    cache_hits: dict[str, int]
+    """Hits per cache level during the compile."""
+    cache_misses: dict[str, int]
+    """Misses per cache level during the compile (a miss compiles the graph and saves it)."""
+    timed_s: float = 0.0
+    """The seconds torch's own timers account for: every stage but ``other``."""
+
+    @property
+    def warm(self) -> bool | None:
+        """Whether the caches held this compile's graphs: True all hits, False any miss, None when neither
+        cache was asked (a bypass, or a graph of no kernels)."""
+        hits, misses = sum(self.cache_hits.values()), sum(self.cache_misses.values())
+        if misses:
+            return False
+        return True if hits else None
 
 
 @dataclass(frozen=True)
@@ -34,6 +77,8 @@ class ModeResult:
     """``bytes_total`` in array-sized transfers: bytes over the bytes of the largest input."""
     compile_s: float | None = None
     """Compile time: the first call's time less a steady call's (compiled only)."""
+    compile_stages: CompileStages | None = None
+    """``compile_s`` by stage, with the caches' hits and misses (compiled only; None in a preview)."""
     graph_breaks: int | None = None
     """How many graph breaks dynamo took (compiled only)."""
     graph_break_reasons: tuple[str, ...] = ()

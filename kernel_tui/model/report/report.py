@@ -18,9 +18,10 @@ from kernel_tui.model.report.launch import KernelLaunch
 from kernel_tui.model.report.library_call import LibraryKernel
 from kernel_tui.model.report.machine import MachineIdentity
 from kernel_tui.model.report.machine_load import MachineLoad, too_wide
-from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.mode_result import CompileStages, ModeResult
 from kernel_tui.model.report.report_keys import MODES
 from kernel_tui.model.report.roofline import ridge_point
+from kernel_tui.model.report.verdict import Verdict, contradictions, verdict
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -313,6 +314,19 @@ class ScenarioReport:
         return too_wide(self.speedup_range)
 
     @property
+    def verdict(self) -> Verdict | None:
+        """What the time means, eager against compiled: a cause of ``verdict.CAUSES``; None without both modes,
+        and in a preview, which times nothing."""
+        if self.is_preview:
+            return None
+        return verdict(self.eager, self.compiled, self.speedup_range, self.speedup)
+
+    @property
+    def contradictions(self) -> tuple[str, ...]:
+        """Figures of this report that cannot both be true (``verdict.contradictions``)."""
+        return contradictions({name: self.mode(name) for name in MODES})
+
+    @property
     def ok(self) -> bool:
         return self.error is None and not any(check.failed for check in self.expect.values())
 
@@ -327,6 +341,9 @@ class ScenarioReport:
         data["ideal_transfers"] = self.ideal_transfers
         data["speedup"] = self.speedup
         data["speedup_too_noisy"] = self.speedup_too_noisy
+        found = self.verdict
+        data["verdict"] = found.to_dict() if found is not None else None
+        data["contradictions"] = list(self.contradictions)
         if self.ceilings is not None:
             data["ceilings"]["ridge"] = self.ceilings.ridge
         eager_time_us = self.eager.time_us if self.eager is not None else None
@@ -412,5 +429,7 @@ def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
     for name in ("graph_break_reasons", "recompile_reasons", "notes", "recomputed"):
         values[name] = tuple(values.get(name, ()))
     values["call_breakdown"] = CallBreakdown.from_dict(values.get("call_breakdown"))
+    if values.get("compile_stages") is not None:
+        values["compile_stages"] = from_known_fields(CompileStages, values["compile_stages"])
     values["cuda_graphs"] = tuple(from_known_fields(CudaGraphDecision, item) for item in values.get("cuda_graphs", ()))
     return from_known_fields(ModeResult, values)

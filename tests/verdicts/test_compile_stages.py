@@ -1,0 +1,88 @@
+"""A compile's time by stage, cold and warm, from torch's own compile timers (``engine/compiler/compile_time``):
+the stages add up to ``compile_s`` within a tenth, torch's timers covering nine tenths of it; a second compile, in
+a fresh engine that shares the first one's Inductor cache, reads its graph from the FX graph cache; and both are
+said in the JSON (``compile_stages``) and in ``kernel-tui run``'s text.
+
+Two engine runs: the scenario carries a constant of its own, so the first compile finds nothing cached (cold)
+and the second finds what the first saved (warm).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from conftest import measure
+
+from kernel_tui.model.report.mode_result import CACHE_LEVELS, COMPILE_STAGES, CompileStages
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.text.call_split import compile_lines
+from kernel_tui.transport.client import EngineClient
+
+pytestmark = pytest.mark.engine
+
+SCENARIO = """
+import torch
+
+def fn(x):
+    return (x.sin() * {constant}).cos()
+
+def inputs(size, device):
+    return (torch.randn(size, device=device),)
+"""
+
+
+@pytest.fixture(scope="module")
+def cold_and_warm(engine: EngineClient, tmp_path_factory: pytest.TempPathFactory) -> tuple[ScenarioReport, ...]:
+    path = tmp_path_factory.mktemp("stages") / "stages.py"
+    # A constant no other compile used: it is in the graph, so in the FX graph cache's key.
+    path.write_text(SCENARIO.format(constant=1 + uuid.uuid4().int % 10**9 / 10**10))
+    return measure(engine, path, size=4096), measure(engine, path, size=4096)
+
+
+def _stages(report: ScenarioReport) -> tuple[float, CompileStages]:
+    assert report.compiled is not None, report.error
+    compile_s, stages = report.compiled.compile_s, report.compiled.compile_stages
+    assert compile_s is not None and stages is not None
+    return compile_s, stages
+
+
+def test_the_stages_add_up_to_the_compile_time(cold_and_warm: tuple[ScenarioReport, ...]) -> None:
+    for report in cold_and_warm:
+        compile_s, stages = _stages(report)
+        assert list(stages.seconds) == list(COMPILE_STAGES)
+        assert all(value >= 0 for value in stages.seconds.values())
+        assert abs(sum(stages.seconds.values()) - compile_s) <= 0.1 * compile_s
+        # "other" is what no timer covers, said as such: torch's timers account for nine tenths at least.
+        assert stages.timed_s >= 0.9 * compile_s, stages
+        assert stages.seconds["dynamo"] > 0
+
+
+def test_a_second_compile_reads_the_first_ones_graph_from_the_fx_graph_cache(
+    cold_and_warm: tuple[ScenarioReport, ...],
+) -> None:
+    cold, warm = (_stages(report)[1] for report in cold_and_warm)
+    assert cold.cache_misses["fx_graph"] >= 1 and cold.warm is False, cold
+    assert warm.cache_hits["fx_graph"] >= 1 and warm.cache_misses["fx_graph"] == 0 and warm.warm is True, warm
+    # Cold, Inductor generated and compiled the code; warm, it loaded it.
+    assert cold.seconds["codegen"] > 0 and warm.seconds["codegen"] == 0
+
+
+def test_the_stages_are_in_the_json_and_the_text(cold_and_warm: tuple[ScenarioReport, ...]) -> None:
+    cold, warm = cold_and_warm
+    compile_s, stages = _stages(warm)
+    data = warm.to_dict()["compiled"]["compile_stages"]
+    assert data["seconds"] == stages.seconds and set(data["cache_hits"]) == set(CACHE_LEVELS)
+    assert ScenarioReport.from_dict(warm.to_dict()).compiled.compile_stages == stages  # type: ignore[union-attr]
+    (cold_line,) = compile_lines(cold)
+    (warm_line,) = compile_lines(warm)
+    assert cold_line.startswith("compile split, compiled: compile ") and ", cold (FX graph cache 0 hits" in cold_line
+    assert ", warm (FX graph cache 1 hit, 0 misses" in warm_line and "Dynamo " in warm_line
+    assert f"compile {compile_s:.2f} s" in warm_line or compile_s < 0.01
+
+
+def test_the_compile_watch_names_only_stages_it_documents() -> None:
+    from kernel_tui.engine.compiler.compile_time import CACHE_COUNTERS, STAGE_OF
+
+    assert set(STAGE_OF.values()) <= set(COMPILE_STAGES) - {"other"}
+    assert set(CACHE_COUNTERS) == set(CACHE_LEVELS)
