@@ -17,7 +17,7 @@ def course_dir() -> Path:
         return Path(next(iter(spec.submodule_search_locations)))
     # A checkout on PYTHONPATH, installed nowhere (make gpu-check on a GPU machine): the package maps
     # kernel_tui.scenarios onto scenarios/ only when installed, so the first GPU run found no course.
-    checkout = Path(__file__).resolve().parents[2] / "scenarios"
+    checkout = Path(__file__).resolve().parents[3] / "scenarios"
     if checkout.is_dir():
         return checkout
     raise ModuleNotFoundError("the built-in course is not installed", name="kernel_tui.scenarios")
