@@ -1,0 +1,58 @@
+"""The call per ``nn.Module`` as ``kernel-tui run`` prints it: repeated blocks folded (``h.*`` ×12, with the
+spread of their times), deeper modules summed into their parents until the table fits (``folded_modules``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+
+from kernel_tui.model.report.module_table import FN, MOST_ROWS, FoldedModule, folded_modules
+from kernel_tui.text.formatting import format_bytes, format_count, format_time_us
+
+if TYPE_CHECKING:
+    from kernel_tui.model.report.report import ScenarioReport
+
+MODULE_HEADERS = ("×", "launches", "eager", "compiled", "bytes", "share", "spread")
+"""The columns after the module's path: repeats, launches eager → compiled, each mode's time, bytes eager →
+compiled, the compiled share of the call's kernel time (eager's where not compiled), and the repeats' spread."""
+NO_MODULE = "(no module)"
+"""The row of launches no module is known for (backward operators, a preview's)."""
+FN_ITSELF = "(fn)"
+"""The row of ``fn``'s own code, outside every module."""
+
+
+def module_name(path: str | None) -> str:
+    """A row's path as the table shows it."""
+    if path is None:
+        return NO_MODULE
+    return FN_ITSELF if path == FN else path
+
+
+def module_cells(module: FoldedModule, preview: bool = False) -> tuple[str, ...]:
+    """One folded module's cells, in ``MODULE_HEADERS`` order."""
+    row = module.row
+    share = row.compiled_share if row.compiled_share is not None else row.eager_share
+    spread = module.spread_us
+    return (
+        f"×{module.repeats}" if module.repeats > 1 else "",
+        f"{format_count(row.eager_launches)} → {format_count(row.compiled_launches)}",
+        format_time_us(row.eager_time_us, preview),
+        format_time_us(row.compiled_time_us, preview),
+        f"{format_bytes(row.eager_bytes)} → {format_bytes(row.compiled_bytes)}",
+        f"{share:.0%}" if share is not None else "—",
+        f"{format_time_us(spread[0])}–{format_time_us(spread[1])}" if spread is not None else "",
+    )
+
+
+def module_table_view(report: ScenarioReport, most: int = MOST_ROWS) -> Table | None:
+    """The per-module table, or None where no kernel names a module."""
+    if not report.modules:
+        return None
+    table = Table(title="by module (launches and bytes eager → compiled)", title_justify="left", pad_edge=False)
+    table.add_column("module", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
+    for header in MODULE_HEADERS:
+        table.add_column(header, justify="right", no_wrap=True)
+    for module in folded_modules(report.modules, most):
+        table.add_row(module_name(module.path), *module_cells(module, report.is_preview))
+    return table
