@@ -8,6 +8,7 @@ process (``_measured``) and read by several tests.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,10 @@ from rich.console import Console
 
 from kernel_tui.engine.counting.attribution import attribute
 from kernel_tui.model.report.kernel import Kernel
-from kernel_tui.model.report.module_table import ModuleRow, folded_modules
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.module_table import ModuleRow, folded_modules, module_table
 from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.storage.results_file import read_results, saved_form
 from kernel_tui.text.render import scenario_view
 from kernel_tui.transport.client import EngineClient
 
@@ -168,3 +171,45 @@ def test_repeated_blocks_fold_into_one_row_with_their_spread() -> None:
     folded = folded_modules(rows, most=2)
     assert [module.path for module in folded] == ["model.h.*", "model.ln_f"]
     assert sum(module.row.eager_launches or 0 for module in folded) == sum(row.eager_launches or 0 for row in rows)
+
+
+async def test_the_explorers_modules_dialog_orders_the_table_by_a_key(tmp_path: Path) -> None:
+    """``M`` in the explorer (here on saved results): twelve blocks in one row, then ``t`` puts the slowest first."""
+    from test_ui_support import explorer, shown_text, wait_for
+    from textual.widgets import Static
+
+    from kernel_tui.ui.app.view_app import build_view_app
+    from kernel_tui.ui.link.view_link import saved_reports
+    from kernel_tui.ui.screens.dialogs.modules import ModulesScreen
+
+    blocks = tuple((f"model.h.{index}.mlp", 2) for index in range(12))
+
+    def side(matmul_us: float, norm_us: float) -> ModeResult:
+        matmul = Kernel("aten::mm", "aten::mm", 24, matmul_us, 100, 100, module="model.h", module_calls=blocks)
+        norm = Kernel("norm", "norm", 1, norm_us, 10, 10, module="model.ln_f", module_calls=(("model.ln_f", 1),))
+        return ModeResult(25, (matmul, norm), 220, matmul_us + norm_us)
+
+    eager, compiled = side(240.0, 500.0), side(120.0, 400.0)
+    saved = ScenarioReport(
+        "/box/gpt.py", "GPT", "cpu", "CPU", "2.14.1", 1024, eager, compiled, modules=module_table(eager, compiled)
+    )
+    path = tmp_path / "gpt.jsonl"
+    path.write_text(json.dumps(saved_form(saved)) + "\n")
+    app = build_view_app(saved_reports(read_results(path), path), predict=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = explorer(app)
+        await pilot.press("r")  # a saved report is shown as a finished run
+        await wait_for(pilot, lambda: (run := screen.shown_run) is not None and run.record.report is not None)
+        await pilot.press("M")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModulesScreen), what="the modules dialog")
+        rows = [
+            line for line in shown_text(app.screen.query_one("#modules-table", Static)).splitlines() if "model" in line
+        ]
+        assert "model.h.*.mlp" in rows[0] and "×12" in rows[0] and "24 → 24" in rows[0] and "model.ln_f" in rows[1]
+        await pilot.press("t")
+        rows = [
+            line for line in shown_text(app.screen.query_one("#modules-table", Static)).splitlines() if "model" in line
+        ]
+        assert "model.ln_f" in rows[0] and "model.h.*.mlp" in rows[1]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ModulesScreen), what="the dialog to close")

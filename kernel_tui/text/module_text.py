@@ -3,6 +3,7 @@ spread of their times), deeper modules summed into their parents until the table
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -45,14 +46,33 @@ def module_cells(module: FoldedModule, preview: bool = False) -> tuple[str, ...]
     )
 
 
-def module_table_view(report: ScenarioReport, most: int = MOST_ROWS) -> Table | None:
-    """The per-module table, or None where no kernel names a module."""
+def _compiled_else_eager(compiled: float | None, eager: float | None) -> float:
+    return compiled if compiled is not None else eager or 0.0
+
+
+ORDERS: dict[str, Callable[[FoldedModule], float] | None] = {
+    "tree": None,
+    "time": lambda module: _compiled_else_eager(module.row.compiled_time_us, module.row.eager_time_us),
+    "bytes": lambda module: _compiled_else_eager(module.row.compiled_bytes, module.row.eager_bytes),
+    "launches": lambda module: module.row.eager_launches or module.row.compiled_launches or 0.0,
+}
+"""How the table's rows may be ordered: as the modules nest, or by time and bytes (compiled where measured, else
+eager) or by eager launches (the count fusion brings down), most first."""
+
+
+def module_table_view(report: ScenarioReport, most: int = MOST_ROWS, order: str = "tree") -> Table | None:
+    """The per-module table in ``order`` (one of ``ORDERS``), or None where no kernel names a module."""
     if not report.modules:
         return None
-    table = Table(title="by module (launches and bytes eager → compiled)", title_justify="left", pad_edge=False)
+    by = ORDERS[order]
+    title = "by module (launches and bytes eager → compiled)" + (f", most {order} first" if by is not None else "")
+    table = Table(title=title, title_justify="left", pad_edge=False)
     table.add_column("module", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
     for header in MODULE_HEADERS:
         table.add_column(header, justify="right", no_wrap=True)
-    for module in folded_modules(report.modules, most):
+    modules = folded_modules(report.modules, most)
+    if by is not None:
+        modules = tuple(sorted(modules, key=by, reverse=True))
+    for module in modules:
         table.add_row(module_name(module.path), *module_cells(module, report.is_preview))
     return table
