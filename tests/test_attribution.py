@@ -95,8 +95,18 @@ MODEL_PARAMS = [pytest.param(path, id=path.stem, marks=pytest.mark.xdist_group("
 
 @pytest.mark.parametrize("path", MODEL_PARAMS)
 def test_every_kernel_of_a_model_knows_its_module(engine: EngineClient, path: Path) -> None:
-    report = _measured(engine, path)
-    root = "model" if path == GPT else "net"
+    _check_modules(_measured(engine, path), "model" if path == GPT else "net")
+
+
+def test_the_preview_names_the_modules_of_a_gpus_kernels(preview_engine: EngineClient) -> None:
+    report = measure(preview_engine, GPT, size=2**12, arch=90)
+    _check_modules(report, "model")
+    swiglu = _kernel(report, "compiled", "silu")
+    assert swiglu.name.startswith("triton_") and dict(swiglu.module_calls) == {"model.h.0.mlp": 1, "model.h.1.mlp": 1}
+    assert swiglu.stack[0] == f"{GPT_MODEL}:{_line_of(GPT_MODEL, 'F.silu(self.gate(x)) * self.up(x)')}"
+
+
+def _check_modules(report: ScenarioReport, root: str) -> None:
     for mode in ("eager", "compiled"):
         result = report.mode(mode)
         assert result is not None and result.kernels
@@ -121,6 +131,7 @@ def test_the_gpts_kernels_name_its_blocks_and_point_into_its_own_file(engine: En
         for block in (0, 1)
         for layer in ("attn.qkv", "attn.proj", "mlp.gate", "mlp.up", "mlp.down")
     }
+    assert linear.stack[0] == f"{GPT_MODEL}:{_line_of(GPT_MODEL, 'self.qkv(x).split')}"  # eager: Python's own stack
     swiglu = _kernel(report, "compiled", "silu")
     assert dict(swiglu.module_calls) == {"model.h.0.mlp": 1, "model.h.1.mlp": 1} and swiglu.module == "model.h"
     gated = _line_of(GPT_MODEL, "F.silu(self.gate(x)) * self.up(x)")

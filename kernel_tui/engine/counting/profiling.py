@@ -248,6 +248,7 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
                     next((r.unplaced for r in records if r.unplaced), None),
                     elements=max((r.elements for r in records if r.elements), default=None),
                     module=common_module(r.module for r in records) if records[0].module is not None else None,
+                    stack=_unique(frame for r in records for frame in r.stack),
                 )
             )
         elif launch.kind in ("memset", "memcpy") and launch.device_bytes is not None:
@@ -401,6 +402,7 @@ def kernel_rows(
                 library_kernels=inside[key].kernels(calls[key]) if key in inside else (),
                 module=common_module(r.module for r in joined.get(key, ()) if r.module is not None),
                 module_calls=module_calls_of(joined.get(key, ())),
+                stack=_unique(frame for r in joined.get(key, ()) for frame in r.stack),
             )
         )
     return rows

@@ -101,6 +101,8 @@ class Traffic:
     module: str | None = None
     """Eager: the path of the ``nn.Module`` whose ``forward`` ran it (``module_paths``), ``""`` for ``fn``'s own
     code; None where unknown (backward, and a record that is not an eager operator)."""
+    stack: tuple[str, ...] = ()
+    """Eager: the user's frames that ran it, ``file:line``, nearest first (``LineFinder.stack``)."""
 
     @property
     def bytes_total(self) -> int:
@@ -152,6 +154,7 @@ class EagerTrafficMode(TorchDispatchMode):
                     unplaced,
                     elements=elements,
                     module=self.module_now(),
+                    stack=self._lines.stack(),
                 )
             )
         return out

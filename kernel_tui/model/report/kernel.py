@@ -89,9 +89,10 @@ class Kernel:
     """Per module, how many of this row's launches of one run it launched (an ``addmm`` row of six ``nn.Linear``
     calls has one per layer)."""
     stack: tuple[str, ...] = ()
-    """Compiled: where the nodes Inductor fused into it were written, as ``file:line``, every user frame of their
-    FX stack traces (``node.meta["stack_trace"]``), nearest first: the model's own file where it lives apart
-    from the scenario; empty where unknown."""
+    """Where the user's code ran it, as ``file:line``, every frame outside torch's and Python's own files,
+    nearest first: the model's own file where it lives apart from the scenario. Eager, the Python stack of each of
+    its operators (forward only); compiled, the FX stack traces (``node.meta["stack_trace"]``) of the nodes Inductor
+    fused into it. Empty where unknown."""
 
     @property
     def launches(self) -> float:

@@ -91,12 +91,21 @@ def _per_module(kernels: Iterable[Kernel]) -> dict[str | None, _Sums]:
     return sums
 
 
+def _none(kernels: Iterable[Kernel]) -> _Sums:
+    """A module's sums in a mode that ran none of its work: nothing, and no time where the mode has none (a
+    preview)."""
+    timed = any(kernel.time_us is not None for kernel in kernels)
+    return _Sums(time_us=0.0 if timed else None)
+
+
 def module_table(eager: ModeResult | None, compiled: ModeResult | None) -> tuple[ModuleRow, ...]:
     """One row per module that either mode ran a kernel in, in the order eager first ran them; empty where no
     kernel names a module (a scenario with no ``nn.Module``, a report from before modules were named)."""
     if not any(kernel.module for mode in (eager, compiled) if mode is not None for kernel in mode.kernels):
         return ()
-    sides = [_per_module(mode.kernels) if mode is not None else None for mode in (eager, compiled)]
+    modes = (eager, compiled)
+    sides = [_per_module(mode.kernels) if mode is not None else None for mode in modes]
+    nothing = [_none(mode.kernels) if mode is not None else None for mode in modes]
     totals = [
         sum(kernel.time_us or 0.0 for kernel in mode.kernels) if mode is not None else 0.0 for mode in (eager, compiled)
     ]
@@ -104,7 +113,8 @@ def module_table(eager: ModeResult | None, compiled: ModeResult | None) -> tuple
     rows = []
     for path in paths:
         (e_launches, e_time, e_bytes, e_flops, e_share), (c_launches, c_time, c_bytes, c_flops, c_share) = (
-            _figures(side.get(path, _Sums()) if side is not None else None, total) for side, total in zip(sides, totals)
+            _figures(side.get(path, empty) if side is not None else None, total)
+            for side, empty, total in zip(sides, nothing, totals)
         )
         rows.append(
             ModuleRow(
