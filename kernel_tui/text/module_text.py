@@ -10,13 +10,18 @@ from rich.table import Table
 
 from kernel_tui.model.report.module_table import FN, MOST_ROWS, FoldedModule, folded_modules
 from kernel_tui.text.formatting import format_bytes, format_count, format_time_us
+from kernel_tui.text.names_beside_figures import columns_kept
 
 if TYPE_CHECKING:
     from kernel_tui.model.report.report import ScenarioReport
 
-MODULE_HEADERS = ("×", "launches", "eager", "compiled", "bytes", "share", "spread")
-"""The columns after the module's path: repeats, launches eager → compiled, each mode's time, bytes eager →
-compiled, the compiled share of the call's kernel time (eager's where not compiled), and the repeats' spread."""
+MODULE_HEADERS = ("launches", "eager", "compiled", "bytes", "share", "spread")
+"""The columns after the module (its path, and ``×12`` for twelve blocks folded into it): launches eager →
+compiled, each mode's kernel time, bytes eager → compiled, the share of each mode's kernel time, and the spread of
+the folded blocks' times."""
+LEFT_OUT_FIRST = ("spread", "share", "bytes", "eager")
+"""What a narrow terminal loses first, before a module's path is cut: the spread, the shares, the bytes, eager's
+time; the launches and the compiled time stay."""
 NO_MODULE = "(no module)"
 """The row of launches no module is known for (backward operators, a preview's)."""
 FN_ITSELF = "(fn)"
@@ -30,18 +35,26 @@ def module_name(path: str | None) -> str:
     return FN_ITSELF if path == FN else path
 
 
+def _percent(share: float | None) -> str:
+    return f"{share:.0%}" if share is not None else "—"
+
+
+def module_label(module: FoldedModule) -> str:
+    """The module column: the path, and how many blocks were folded into it."""
+    name = module_name(module.path)
+    return f"{name} ×{module.repeats}" if module.repeats > 1 else name
+
+
 def module_cells(module: FoldedModule, preview: bool = False) -> tuple[str, ...]:
     """One folded module's cells, in ``MODULE_HEADERS`` order."""
     row = module.row
-    share = row.compiled_share if row.compiled_share is not None else row.eager_share
     spread = module.spread_us
     return (
-        f"×{module.repeats}" if module.repeats > 1 else "",
         f"{format_count(row.eager_launches)} → {format_count(row.compiled_launches)}",
         format_time_us(row.eager_time_us, preview),
         format_time_us(row.compiled_time_us, preview),
         f"{format_bytes(row.eager_bytes)} → {format_bytes(row.compiled_bytes)}",
-        f"{share:.0%}" if share is not None else "—",
+        f"{_percent(row.eager_share)} → {_percent(row.compiled_share)}",
         f"{format_time_us(spread[0])}–{format_time_us(spread[1])}" if spread is not None else "",
     )
 
@@ -60,19 +73,26 @@ ORDERS: dict[str, Callable[[FoldedModule], float] | None] = {
 eager) or by eager launches (the count fusion brings down), most first."""
 
 
-def module_table_view(report: ScenarioReport, most: int = MOST_ROWS, order: str = "tree") -> Table | None:
-    """The per-module table in ``order`` (one of ``ORDERS``), or None where no kernel names a module."""
+def module_table_view(
+    report: ScenarioReport, width: int | None = None, most: int = MOST_ROWS, order: str = "tree"
+) -> Table | None:
+    """The per-module table in ``order`` (one of ``ORDERS``), or None where no kernel names a module. Within
+    ``width`` cells the paths stay whole and figures go first (``LEFT_OUT_FIRST``)."""
     if not report.modules:
         return None
     by = ORDERS[order]
-    title = "by module (launches and bytes eager → compiled)" + (f", most {order} first" if by is not None else "")
-    table = Table(title=title, title_justify="left", pad_edge=False)
-    table.add_column("module", overflow="ellipsis", no_wrap=True, ratio=3, min_width=12)
-    for header in MODULE_HEADERS:
-        table.add_column(header, justify="right", no_wrap=True)
     modules = folded_modules(report.modules, most)
     if by is not None:
         modules = tuple(sorted(modules, key=by, reverse=True))
-    for module in modules:
-        table.add_row(module_name(module.path), *module_cells(module, report.is_preview))
+    names = [module_label(module) for module in modules]
+    rows = [dict(zip(MODULE_HEADERS, module_cells(module, report.is_preview))) for module in modules]
+    widest = {header: max([len(header), *(len(row[header]) for row in rows)]) for header in MODULE_HEADERS}
+    kept = columns_kept(max([len("module"), *map(len, names)]), widest, LEFT_OUT_FIRST, width)
+    title = "by module (launches, bytes and share eager → compiled)" + (f", most {order} first" if by else "")
+    table = Table(title=title, title_justify="left", pad_edge=False)
+    table.add_column("module", overflow="ellipsis", no_wrap=True, min_width=12)
+    for header in kept:
+        table.add_column(header, justify="right", no_wrap=True)
+    for name, row in zip(names, rows):
+        table.add_row(name, *(row[header] for header in kept))
     return table

@@ -274,7 +274,7 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         parts.append(Text(summary_line(report)))
         parts.extend(Text(line) for line in (*split_lines(report), *cuda_graph_lines(report)))
         parts.extend(Text(line) for line in boundary_lines(report.compiled))
-        modules = module_table_view(report)
+        modules = module_table_view(report, width)
         if modules is not None:
             parts.append(modules)
         if report.variants:

@@ -88,3 +88,18 @@ def _placed(kernel: Kernel, origins: list[CallOrigin], source_file: str) -> Kern
         unplaced=None if lines else kernel.unplaced,
         line_calls=() if lines else kernel.line_calls,
     )
+
+
+def modules_from_eager(eager: Sequence[Kernel], compiled: Sequence[Kernel]) -> tuple[Kernel, ...]:
+    """``compiled`` where no Inductor node named a row's module (a training step, whose compile is not watched):
+    the deepest module holding the eager operators the row absorbed (``attribution``), where they had one."""
+    rows = []
+    for kernel in compiled:
+        absorbed = [
+            row.module
+            for row in eager
+            if kernel.short_name in row.fused_into and row.module is not None and row.section == kernel.section
+        ]
+        module = common_module(absorbed) if kernel.module is None else None
+        rows.append(kernel if module is None else replace(kernel, module=module))
+    return tuple(rows)

@@ -157,8 +157,8 @@ class FoldedModule:
     row: ModuleRow
     """The sums of the modules it stands for (shares too)."""
     spread_us: tuple[float, float] | None = None
-    """The least and the most time (compiled where measured, else eager) of one of the modules folded into it;
-    None for a single module, and where times are unknown."""
+    """The least and the most time (compiled where it launched anything compiled, else eager) of one of the modules
+    folded into it; None for a single module, and where times are unknown."""
 
 
 def folded_modules(rows: Sequence[ModuleRow], most: int = MOST_ROWS) -> tuple[FoldedModule, ...]:
@@ -193,7 +193,9 @@ def _folded_at(rows: Sequence[ModuleRow], depth: int) -> tuple[FoldedModule, ...
 
 
 def _time_of(row: ModuleRow) -> float | None:
-    return row.compiled_time_us if row.compiled_time_us is not None else row.eager_time_us
+    """Compiled where it launched anything compiled, else eager: a block whose work all fused elsewhere has no
+    compiled time of its own to compare."""
+    return row.compiled_time_us if row.compiled_launches else row.eager_time_us
 
 
 def _summed(path: str | None, rows: Sequence[ModuleRow]) -> ModuleRow:
