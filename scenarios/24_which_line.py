@@ -14,8 +14,8 @@ and the gutter splits them 1, 2, 1.
 Compiled, lines stop being units of work. Inductor sees the whole graph and fuses every
 elementwise operation into one kernel, `cpp_fused_add_mul_relu_0` (on a GPU a
 `triton_poi_fused_add_mul_relu_0`), so all three lines point at the same kernel. The engine
-learns this by matching the operators Inductor records for each kernel to the lines that ran
-them eagerly.
+reads this from Inductor itself: each kernel keeps the graph nodes it fused, and each node the
+stack trace of the line that made it.
 
 **Try next.** Put the middle line in a helper function of its own. Its kernels then carry two
 lines: the helper's, and the line of `fn` that called it.

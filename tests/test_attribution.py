@@ -1,9 +1,32 @@
-"""Attribution that is complete: every eager operator's work is credited to the compiled kernel that did it."""
+"""Attribution that is complete: every eager operator's work is credited to the compiled kernel that did it; and
+every kernel of a model knows the ``nn.Module`` that launched it and, compiled, the lines of the nodes it fused.
+
+The models (``tests/data/models/``) are a two-block GPT of width 64 defined in a file of its own that the scenario
+imports, and a small conv net with a SwiGLU head whose file multiplies on two lines. Each is measured once per test
+process (``_measured``) and read by several tests.
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+from conftest import REPO, measure
+from rich.console import Console
+
 from kernel_tui.engine.counting.attribution import attribute
 from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.module_table import ModuleRow, folded_modules, module_table
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.storage.results_file import read_results, saved_form
+from kernel_tui.text.render import scenario_view
+from kernel_tui.transport.client import EngineClient
+
+MODELS = REPO / "tests" / "data" / "models"
+GPT, GPT_MODEL, CONV = MODELS / "gpt_scenario.py", MODELS / "tiny_gpt.py", MODELS / "conv_net.py"
+_REPORTS: dict[Path, ScenarioReport] = {}
 
 
 def eager(name: str, *ops: str, line: int = 1) -> Kernel:
@@ -48,3 +71,156 @@ def test_code_run_eagerly_between_graphs_keeps_its_eager_bytes() -> None:
     item = Kernel("aten::item", "aten::item", 1, 1.0, 4, 0, kind="op", aten_ops=("aten::_local_scalar_dense",))
     _, (between,) = attribute((item,), (compiled("aten::item", kind="op", nbytes=None),))
     assert (between.bytes_read, between.bytes_written, between.aten_ops) == (4, 0, ("aten::_local_scalar_dense",))
+
+
+def _measured(engine: EngineClient, path: Path) -> ScenarioReport:
+    if path not in _REPORTS:
+        _REPORTS[path] = measure(engine, path, size=2**12)
+    return _REPORTS[path]
+
+
+def _line_of(path: Path, text: str) -> int:
+    """The line of ``path`` that holds ``text``."""
+    return next(number for number, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+def _kernel(report: ScenarioReport, mode: str, part: str) -> Kernel:
+    result = report.mode(mode)
+    assert result is not None
+    return next(kernel for kernel in result.kernels if part in kernel.name)
+
+
+MODEL_PARAMS = [pytest.param(path, id=path.stem, marks=pytest.mark.xdist_group("module_paths")) for path in (GPT, CONV)]
+
+
+@pytest.mark.parametrize("path", MODEL_PARAMS)
+def test_every_kernel_of_a_model_knows_its_module(engine: EngineClient, path: Path) -> None:
+    _check_modules(_measured(engine, path), "model" if path == GPT else "net")
+
+
+def test_the_preview_names_the_modules_of_a_gpus_kernels(preview_engine: EngineClient) -> None:
+    report = measure(preview_engine, GPT, size=2**12, arch=90)
+    _check_modules(report, "model")
+    swiglu = _kernel(report, "compiled", "silu")
+    assert swiglu.name.startswith("triton_") and dict(swiglu.module_calls) == {"model.h.0.mlp": 1, "model.h.1.mlp": 1}
+    assert swiglu.stack[0] == f"{GPT_MODEL}:{_line_of(GPT_MODEL, 'F.silu(self.gate(x)) * self.up(x)')}"
+
+
+def _check_modules(report: ScenarioReport, root: str) -> None:
+    for mode in ("eager", "compiled"):
+        result = report.mode(mode)
+        assert result is not None and result.kernels
+        for kernel in result.kernels:
+            assert kernel.module is not None and kernel.module.startswith(root), (mode, kernel.name, kernel.module)
+            calls = dict(kernel.module_calls)
+            assert sum(calls.values()) == kernel.calls, (mode, kernel.name, calls)
+            assert all(module.startswith(kernel.module) for module in calls), (kernel.module, calls)
+    # The per-module table holds every launch of the call, eager and compiled.
+    assert report.modules and report.eager is not None and report.compiled is not None
+    assert sum(row.eager_launches or 0 for row in report.modules) == pytest.approx(report.eager.kernel_count)
+    assert sum(row.compiled_launches or 0 for row in report.modules) == pytest.approx(report.compiled.kernel_count)
+    assert ScenarioReport.from_dict(report.to_dict()).modules == report.modules
+
+
+@pytest.mark.xdist_group("module_paths")
+def test_the_gpts_kernels_name_its_blocks_and_point_into_its_own_file(engine: EngineClient) -> None:
+    report = _measured(engine, GPT)
+    linear = _kernel(report, "eager", "linear")  # ten nn.Linear calls, two blocks of five, one row
+    assert dict(linear.module_calls) == {
+        f"model.h.{block}.{layer}": 1
+        for block in (0, 1)
+        for layer in ("attn.qkv", "attn.proj", "mlp.gate", "mlp.up", "mlp.down")
+    }
+    assert linear.stack[0] == f"{GPT_MODEL}:{_line_of(GPT_MODEL, 'self.qkv(x).split')}"  # eager: Python's own stack
+    swiglu = _kernel(report, "compiled", "silu")
+    assert dict(swiglu.module_calls) == {"model.h.0.mlp": 1, "model.h.1.mlp": 1} and swiglu.module == "model.h"
+    gated = _line_of(GPT_MODEL, "F.silu(self.gate(x)) * self.up(x)")
+    # Nearest frame first: the line that multiplied, then the block that called the MLP, then the GPT's loop.
+    assert swiglu.stack[:3] == (
+        f"{GPT_MODEL}:{gated}",
+        f"{GPT_MODEL}:{_line_of(GPT_MODEL, 'x + self.mlp(self.ln_2(x))')}",
+        f"{GPT_MODEL}:{_line_of(GPT_MODEL, 'x = block(x)')}",
+    )
+    assert swiglu.lines == (_line_of(GPT, "return model(x)"),)  # the scenario's own line of it
+    gate = _kernel(report, "compiled", "aten::mm")
+    assert {f"model.h.{block}.mlp.{layer}" for block in (0, 1) for layer in ("gate", "up", "down")} == set(
+        dict(gate.module_calls)
+    )
+    shown = Console(width=120, record=True, color_system=None)
+    shown.print(scenario_view(report, 120))
+    text = shown.export_text()
+    assert "by module" in text and "model.h.*.mlp" in text and "×2" in text, text
+
+
+@pytest.mark.xdist_group("module_paths")
+def test_a_compiled_kernels_lines_are_those_of_the_nodes_it_fused(engine: EngineClient) -> None:
+    report = _measured(engine, CONV)
+    scaled, gated = _line_of(CONV, "x = x * 2.0"), _line_of(CONV, "F.silu(self.gate(x)) * self.up(x)")
+    swiglu = _kernel(report, "compiled", "silu")
+    # Named by operators, the kernel that multiplies the gate took the scaling's line too: both run a ``mul``.
+    assert gated in swiglu.lines and scaled not in swiglu.lines, swiglu.lines
+    assert swiglu.stack[0] == f"{CONV}:{gated}" and swiglu.module == "net.head"
+    scaling = next(k for k in report.compiled.kernels if "mul" in k.name and "silu" not in k.name)  # type: ignore[union-attr]
+    assert scaled in scaling.lines and gated not in scaling.lines and scaling.module == "net", scaling
+    norm = _kernel(report, "eager", "batch_norm")
+    assert dict(norm.module_calls) == {"net.stages.0.norm": 1, "net.stages.1.norm": 1}
+
+
+def test_repeated_blocks_fold_into_one_row_with_their_spread() -> None:
+    rows = [
+        ModuleRow(f"model.h.{index}.attn", 2, 1, 10.0 + index, 5.0 + index, 100, 50, None, None, 0.1, 0.1)
+        for index in range(12)
+    ]
+    rows.append(ModuleRow("model.ln_f", 1, 1, 2.0, 1.0, 10, 10, None, None, 0.01, 0.01))
+    attn, norm = folded_modules(rows)
+    assert (attn.path, attn.repeats, attn.spread_us) == ("model.h.*.attn", 12, (5.0, 16.0))
+    assert (attn.row.eager_launches, attn.row.compiled_launches, attn.row.compiled_bytes) == (24, 12, 600)
+    assert (norm.path, norm.repeats, norm.spread_us) == ("model.ln_f", 1, None)
+    # Too many rows for the table: the blocks' modules are summed into their parents, launches kept.
+    rows += [ModuleRow(f"model.h.{index}.mlp.{name}", 1, 1, 1.0, 1.0, 1, 1) for index in range(12) for name in "abc"]
+    assert [module.path for module in folded_modules(rows, most=3)] == ["model.h.*.attn", "model.h.*.mlp", "model.ln_f"]
+    folded = folded_modules(rows, most=2)
+    assert [module.path for module in folded] == ["model.h.*", "model.ln_f"]
+    assert sum(module.row.eager_launches or 0 for module in folded) == sum(row.eager_launches or 0 for row in rows)
+
+
+async def test_the_explorers_modules_dialog_orders_the_table_by_a_key(tmp_path: Path) -> None:
+    """``M`` in the explorer (here on saved results): twelve blocks in one row, then ``t`` puts the slowest first."""
+    from test_ui_support import explorer, shown_text, wait_for
+    from textual.widgets import Static
+
+    from kernel_tui.ui.app.view_app import build_view_app
+    from kernel_tui.ui.link.view_link import saved_reports
+    from kernel_tui.ui.screens.dialogs.modules import ModulesScreen
+
+    blocks = tuple((f"model.h.{index}.mlp", 2) for index in range(12))
+
+    def side(matmul_us: float, norm_us: float) -> ModeResult:
+        matmul = Kernel("aten::mm", "aten::mm", 24, matmul_us, 100, 100, module="model.h", module_calls=blocks)
+        norm = Kernel("norm", "norm", 1, norm_us, 10, 10, module="model.ln_f", module_calls=(("model.ln_f", 1),))
+        return ModeResult(25, (matmul, norm), 220, matmul_us + norm_us)
+
+    eager, compiled = side(240.0, 500.0), side(120.0, 400.0)
+    saved = ScenarioReport(
+        "/box/gpt.py", "GPT", "cpu", "CPU", "2.14.1", 1024, eager, compiled, modules=module_table(eager, compiled)
+    )
+    path = tmp_path / "gpt.jsonl"
+    path.write_text(json.dumps(saved_form(saved)) + "\n")
+    app = build_view_app(saved_reports(read_results(path), path), predict=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = explorer(app)
+        await pilot.press("r")  # a saved report is shown as a finished run
+        await wait_for(pilot, lambda: (run := screen.shown_run) is not None and run.record.report is not None)
+        await pilot.press("M")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModulesScreen), what="the modules dialog")
+        rows = [
+            line for line in shown_text(app.screen.query_one("#modules-table", Static)).splitlines() if "model" in line
+        ]
+        assert "model.h.*.mlp" in rows[0] and "×12" in rows[0] and "24 → 24" in rows[0] and "model.ln_f" in rows[1]
+        await pilot.press("t")
+        rows = [
+            line for line in shown_text(app.screen.query_one("#modules-table", Static)).splitlines() if "model" in line
+        ]
+        assert "model.ln_f" in rows[0] and "model.h.*.mlp" in rows[1]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ModulesScreen), what="the dialog to close")

@@ -52,6 +52,7 @@ from kernel_tui.text.formatting import (
 from kernel_tui.text.kernel_columns import CALLS, NAME, TERMINAL_COLUMNS, TIME, ColumnPlan, TableOf, fit_columns
 from kernel_tui.text.library_text import kernel_lines
 from kernel_tui.text.memory_text import memory_line
+from kernel_tui.text.module_text import module_table_view
 from kernel_tui.text.names_beside_figures import RULED, columns_kept
 from kernel_tui.text.roofline_text import (
     ROOFLINE_HEADERS,
@@ -281,6 +282,9 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         parts.append(Text(summary_line(report)))
         parts.extend(Text(line) for line in (*split_lines(report), *cuda_graph_lines(report), *compile_lines(report)))
         parts.extend(Text(line) for line in boundary_lines(report.compiled))
+        modules = module_table_view(report, width)
+        if modules is not None:
+            parts.append(modules)
         if report.variants:
             parts.append(variants_table(report))
             parts.extend(variant_lines(report))

@@ -71,7 +71,13 @@ def _as_aten(callee: str) -> str:
 
 
 def node_kernels(graph: GraphFusion) -> list[str | None]:
-    """The kernel each of the graph's scheduler nodes became, in order.
+    """The kernel each of the graph's scheduler nodes became, in order (``node_calls``)."""
+    calls = wrapper_calls(graph.wrapper)
+    return [calls[index][0] if index is not None else None for index in node_calls(graph)]
+
+
+def node_calls(graph: GraphFusion) -> list[int | None]:
+    """The call of the wrapper (an index into ``wrapper_calls``) each of the graph's scheduler nodes became.
 
     A node's kernel is the first call handed a buffer it writes: a buffer is written before it is read, and a C++
     kernel that holds the loops of several nodes is handed each of their buffers. That does not rest on the
@@ -80,7 +86,7 @@ def node_kernels(graph: GraphFusion) -> list[str | None]:
     (a mutation, which the wrapper names by the mutated buffer's old name, or a buffer local to a C++ kernel) is
     the next call handed one it mutates, else the call before's."""
     calls = wrapper_calls(graph.wrapper)
-    kernels: list[str | None] = []
+    kernels: list[int | None] = []
     start = -1
     for node in graph.nodes:
         written, mine = set(node.written), set(node.written) | set(node.mutated)
@@ -89,7 +95,7 @@ def node_kernels(graph: GraphFusion) -> list[str | None]:
             found = next((index for index in range(start + 1, len(calls)) if calls[index][1] & mine), None)
         if found is None and 0 <= start < len(calls) and calls[start][1] & mine:
             found = start
-        kernels.append(calls[found][0] if found is not None else None)
+        kernels.append(found)
         start = found if found is not None else start
     return kernels
 
@@ -286,7 +292,7 @@ def _ops(node: NodeFacts) -> str:
     return shown or node.name
 
 
-def _row(name: str, kernels: Sequence[Kernel]) -> Kernel | None:
+def row_of(name: str, kernels: Sequence[Kernel]) -> Kernel | None:
     """The kernel table's row of a wrapper's kernel (the profiler may prefix a graph counter), or of a library
     operator whose passes are rows nested under it (a fused layer on the CPU): its first pass."""
     names = _spellings(name)
@@ -296,7 +302,7 @@ def _row(name: str, kernels: Sequence[Kernel]) -> Kernel | None:
 
 
 def _row_name(name: str, kernels: Sequence[Kernel]) -> str:
-    row = _row(name, kernels)
+    row = row_of(name, kernels)
     if row is None:
         return name
     return row.op if row.op in _spellings(name) and row.name not in _spellings(name) else row.name
@@ -309,7 +315,7 @@ def _spellings(name: str) -> set[str]:
 def _lines(name: str, kernels: Sequence[Kernel], node: NodeFacts) -> tuple[int, ...]:
     """The consumer's lines: those of its row that its own operators were written on (a C++ kernel's row holds
     the lines of all its loops), else the row's."""
-    row = _row(name, kernels)
+    row = row_of(name, kernels)
     if row is None:
         return ()
     own = tuple(line for line in row.lines if line in {number for _, number in node.lines})

@@ -16,11 +16,16 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from unittest import mock
+
+import torch
+
+from kernel_tui.engine.counting.module_paths import node_module
 
 _FUSION_LOGGER = "torch._inductor.scheduler.__fusion"
 
@@ -46,6 +51,10 @@ class NodeFacts:
     device: str
     lines: tuple[tuple[str, int], ...] = ()
     """Where its operators were written: the innermost frame (file, line) of each one's stack trace."""
+    modules: tuple[str | None, ...] = ()
+    """The module that ran each of its FX nodes (``module_paths.node_module``; None for ``fn``'s own code)."""
+    stack: tuple[tuple[str, int], ...] = ()
+    """Every frame outside torch's own files of its nodes' stack traces, each node's nearest first."""
 
 
 @dataclass(frozen=True)
@@ -208,6 +217,8 @@ def _facts(node: Any) -> NodeFacts:
         aten_ops=_aten_ops(node),
         device=str(getattr(node.get_device(), "type", "") or ""),
         lines=_frames(node),
+        modules=tuple(node_module(getattr(origin, "meta", {})) for origin in _origins(node)),
+        stack=_user_stack(node),
     )
 
 
@@ -244,6 +255,30 @@ def _frames(node: Any) -> tuple[tuple[str, int], ...]:
             if found and (found[-1][0], int(found[-1][1])) not in frames:
                 frames.append((found[-1][0], int(found[-1][1])))
     return tuple(sorted(frames))
+
+
+def _origins(node: Any) -> list[Any]:
+    """The FX nodes Inductor fused into a scheduler node (``origins``), calls only, by name. A library call's is
+    the one it was lowered from (``origin_node``): its origins also hold the nodes that made its input (a layer
+    norm before a projection), whose work it does not do."""
+    from torch._inductor.scheduler import ExternKernelSchedulerNode
+
+    own = getattr(node.node, "origin_node", None) if isinstance(node, ExternKernelSchedulerNode) else None
+    if own is not None and getattr(own, "op", None) == "call_function":
+        return [own]
+    found = {id(origin): origin for snode in node.get_nodes() for origin in getattr(snode.node, "origins", ()) or ()}
+    calls = [origin for origin in found.values() if getattr(origin, "op", None) == "call_function"]
+    return sorted(calls, key=lambda origin: origin.name)
+
+
+def _user_stack(node: Any) -> tuple[tuple[str, int], ...]:
+    """Where the user wrote each of the node's FX nodes: its stack trace's frames outside torch, nearest first."""
+    torch_dir = os.path.dirname(torch.__file__)
+    frames: list[tuple[str, int]] = []
+    for origin in _origins(node):
+        found = _FRAME.findall(str(getattr(origin, "meta", {}).get("stack_trace") or ""))
+        frames.extend((path, int(line)) for path, line in reversed(found) if not path.startswith(torch_dir))
+    return tuple(dict.fromkeys(frames))
 
 
 def _buffer_bytes(name: str) -> int | None:

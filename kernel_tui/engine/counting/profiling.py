@@ -16,6 +16,7 @@ from kernel_tui.engine.counting.attribution import base_name
 from kernel_tui.engine.counting.call_timeline import call_breakdown
 from kernel_tui.engine.counting.launch_info import row_launch
 from kernel_tui.engine.counting.library_calls import CallKernels, RowKey, per_run_count, row_keys
+from kernel_tui.engine.counting.module_paths import common_module
 from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS, has_cpu_kernel, is_composition, moves_data, seen_through
 from kernel_tui.engine.counting.source_lines import NOT_DISPATCHED
 from kernel_tui.engine.counting.timing import l2_flush, synchronize
@@ -246,6 +247,8 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
                     _unique(line for r in records for line in r.lines),
                     next((r.unplaced for r in records if r.unplaced), None),
                     elements=max((r.elements for r in records if r.elements), default=None),
+                    module=common_module(r.module for r in records) if records[0].module is not None else None,
+                    stack=_unique(frame for r in records for frame in r.stack),
                 )
             )
         elif launch.kind in ("memset", "memcpy") and launch.device_bytes is not None:
@@ -397,9 +400,21 @@ def kernel_rows(
                 ),
                 library=library.get(key),
                 library_kernels=inside[key].kernels(calls[key]) if key in inside else (),
+                module=common_module(r.module for r in joined.get(key, ()) if r.module is not None),
+                module_calls=module_calls_of(joined.get(key, ())),
+                stack=_unique(frame for r in joined.get(key, ()) for frame in r.stack),
             )
         )
     return rows
+
+
+def module_calls_of(records: Sequence[Traffic]) -> tuple[tuple[str, int], ...]:
+    """Per module, the launches of one run whose record it ran."""
+    counts: dict[str, int] = {}
+    for record in records:
+        if record.module is not None:
+            counts[record.module] = counts.get(record.module, 0) + 1
+    return tuple(counts.items())
 
 
 def line_calls_of(records: Sequence[Traffic]) -> tuple[tuple[int, int], ...]:

@@ -14,13 +14,17 @@ Where no line can be named, the record says why; it never guesses.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+import sysconfig
 from collections.abc import Iterable
 from types import FrameType
 from typing import Any
 
 import torch
+
+import kernel_tui
 
 DEFAULT_LOSS = (
     "the default loss (output.float().sum()), which the training step adds after fn: no line of the file runs it"
@@ -32,6 +36,10 @@ NOT_DISPATCHED = "the profiler's launch matched no operator the dispatcher saw, 
 NO_OPERATORS = "the generated code names no ATen operator for this kernel, so no line is known"
 NOT_FROM_A_LINE = "its operators ({ops}) were not run by a line of the file"
 
+_NOT_USERS = tuple(os.path.dirname(module.__file__ or "") + os.sep for module in (torch, kernel_tui)) + (
+    sysconfig.get_paths()["stdlib"] + os.sep,
+)
+"""Where frames are not the user's: torch's package, kernel-tui's and Python's standard library."""
 _DEFAULT_LOSS_FRAME = "default_loss"
 _TRAINING_FILE = "training.py"
 _ACCUMULATE = "AccumulateGrad"
@@ -83,6 +91,21 @@ class LineFinder:
             lines = tuple(dict.fromkeys(self._read_by.get(key(variable), ()))) if variable is not None else ()
             return lines, None if lines else OUTSIDE
         return self._backward_lines(node)
+
+    def stack(self) -> tuple[str, ...]:
+        """Forward, where the user's code ran the operator being dispatched: every frame inside the measured call
+        outside torch's, kernel-tui's and Python's own files, as ``file:line``, nearest first (a model imported
+        from another file is there, with the scenario's line that called it); empty backward."""
+        if self.source_file is None or _current_node() is not None:
+            return ()
+        frames = []
+        frame: FrameType | None = sys._getframe(1)
+        while frame is not None and id(frame) not in self._outer_ids:
+            path = frame.f_code.co_filename
+            if not path.startswith(_NOT_USERS) and not path.startswith("<"):
+                frames.append(f"{path}:{frame.f_lineno}")
+            frame = frame.f_back
+        return tuple(dict.fromkeys(frames))
 
     def _forward_lines(self) -> tuple[tuple[int, ...], str | None]:
         lines: list[int] = []

@@ -21,6 +21,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
+from kernel_tui.engine.counting.module_paths import ModuleStack
 from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS, moves_data, only_composition, op_name
 from kernel_tui.engine.counting.source_lines import LineFinder
 
@@ -97,6 +98,11 @@ class Traffic:
     source, and that it is a prediction (``aten_cuda``)."""
     layer_call: int | None = None
     """Compiled: which call of a fused layer, counted from 1 in the call of ``fn``, this record is a pass of."""
+    module: str | None = None
+    """Eager: the path of the ``nn.Module`` whose ``forward`` ran it (``module_paths``), ``""`` for ``fn``'s own
+    code; None where unknown (backward, and a record that is not an eager operator)."""
+    stack: tuple[str, ...] = ()
+    """Eager: the user's frames that ran it, ``file:line``, nearest first (``LineFinder.stack``)."""
 
     @property
     def bytes_total(self) -> int:
@@ -110,14 +116,20 @@ class EagerTrafficMode(TorchDispatchMode):
         super().__init__()  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__init__ unannotated
         self.ops: list[Traffic] = []
         self._lines = LineFinder(source_file)
+        # Only a pass that names lines names modules: a fused layer's passes are recorded without either.
+        self._modules = ModuleStack() if source_file is not None else None
 
     def __enter__(self) -> EagerTrafficMode:
         self._lines.__enter__()
+        if self._modules is not None:
+            self._modules.__enter__()
         return cast("EagerTrafficMode", super().__enter__())  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__enter__ unannotated; it returns self
 
     def __exit__(self, *exc: Any) -> None:
         super().__exit__(*exc)  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__exit__ unannotated
         self._lines.__exit__(*exc)
+        if self._modules is not None:
+            self._modules.__exit__(*exc)
 
     def __torch_dispatch__(
         self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
@@ -133,9 +145,25 @@ class EagerTrafficMode(TorchDispatchMode):
             lines, unplaced = self.source_lines(read)
             elements = largest_elements(read + written)
             self.ops.append(
-                Traffic(name, unique_bytes(read), unique_bytes(written), (name,), lines, unplaced, elements=elements)
+                Traffic(
+                    name,
+                    unique_bytes(read),
+                    unique_bytes(written),
+                    (name,),
+                    lines,
+                    unplaced,
+                    elements=elements,
+                    module=self.module_now(),
+                    stack=self._lines.stack(),
+                )
             )
         return out
+
+    def module_now(self) -> str | None:
+        """The module whose ``forward`` runs the operator being dispatched; None backward, or where not tracked."""
+        if self._modules is None or torch._C._current_autograd_node() is not None:
+            return None
+        return self._modules.current()
 
     def source_lines(self, read: list[torch.Tensor]) -> tuple[tuple[int, ...], str | None]:
         """The lines of the scenario that ran the operator being dispatched (which reads ``read``); if none,

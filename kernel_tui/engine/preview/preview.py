@@ -27,6 +27,7 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 from kernel_tui.engine.compiler.boundaries import compiled_boundaries
+from kernel_tui.engine.compiler.kernel_origins import with_origins
 from kernel_tui.engine.counting.attribution import attribute
 from kernel_tui.engine.counting.flops import bytes_and_flops, with_flops
 from kernel_tui.engine.counting.launch_info import preview_launch_note
@@ -201,6 +202,7 @@ class PreviewStages(ScenarioStages):
         assert measured_eager is not None  # measured above, before the compile that could fail
         eager_rows, compiled_rows = attribute(measured_eager.kernels, compiled.kernels)
         boundaries = compiled_boundaries(code.fusion, code.graph_break_reasons, compiled_rows)
+        compiled_rows = with_origins(compiled_rows, code.fusion, str(self.scenario.path))
         report = replace(
             report,
             eager=replace(measured_eager, kernels=eager_rows),

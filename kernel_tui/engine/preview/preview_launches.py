@@ -12,8 +12,9 @@ import torch
 
 from kernel_tui.engine.compiler.generated_code import memcpy_name
 from kernel_tui.engine.counting.launch_info import EAGER_NOTE, LIBRARY_NOTE
+from kernel_tui.engine.counting.module_paths import common_module
 from kernel_tui.engine.counting.op_kinds import moves_data, op_name
-from kernel_tui.engine.counting.profiling import line_calls_of
+from kernel_tui.engine.counting.profiling import line_calls_of, module_calls_of
 from kernel_tui.engine.counting.traffic import (
     EagerTrafficMode,
     Traffic,
@@ -66,6 +67,8 @@ class DeviceOps(EagerTrafficMode):
                     call=memcpy_name(name, direction) if direction else None,
                     kind="memcpy" if direction else "op",
                     elements=largest_elements(read + written),
+                    module=self.module_now(),
+                    stack=self._lines.stack(),
                 )
                 added = aten_cuda.cuda_launches(launch, args, kwargs, out, self.device)
                 section = "backward" if torch._C._current_graph_task_id() != -1 else "forward"
@@ -102,6 +105,9 @@ def launch_rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
                 predicted=next((launch.basis for launch in group if launch.basis), None) or aten_cuda.named_basis(name),
                 # One library call each, as a GPU's table counts it: the kernels inside are the library's choice.
                 library=group[0].name if is_library_op(group[0].name) else None,
+                module=common_module(launch.module for launch in group if launch.module is not None),
+                module_calls=module_calls_of(group),
+                stack=tuple(dict.fromkeys(frame for launch in group for frame in launch.stack)),
             )
         )
     return tuple(rows)

@@ -1,4 +1,5 @@
-"""The measured compile's boundaries: ``fn`` compiled once more, as it was, with Inductor's scheduler watched.
+"""The measured compile's boundaries, and each compiled kernel's module and lines: ``fn`` compiled once more, as
+it was, with Inductor's scheduler watched.
 
 The measured compile may come from Inductor's cache, which skips the scheduler and so every reason; this compile
 bypasses that cache (``fusion_watch``) and runs after everything is timed, so neither the compile time nor the
@@ -19,6 +20,7 @@ import torch
 from kernel_tui.engine.compiler import boundary_cache, compile_watch
 from kernel_tui.engine.compiler.boundaries import compiled_boundaries
 from kernel_tui.engine.compiler.fusion_watch import FusionWatch, GraphFusion
+from kernel_tui.engine.compiler.kernel_origins import with_origins
 from kernel_tui.transport.protocol import StageStartedMessage
 
 if TYPE_CHECKING:
@@ -75,4 +77,5 @@ def with_boundaries(
         note = f"why kernels stayed apart was not read: the watched compile raised {type(error).__name__}: {error}"
         return replace(report, compiled=replace(compiled, notes=(*compiled.notes, note.splitlines()[0])))
     boundaries = compiled_boundaries(graphs, compiled.graph_break_reasons, compiled.kernels)
-    return replace(report, compiled=replace(compiled, boundaries=boundaries))
+    kernels = with_origins(compiled.kernels, graphs, str(scenario.path))
+    return replace(report, compiled=replace(compiled, boundaries=boundaries, kernels=kernels))

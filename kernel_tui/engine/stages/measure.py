@@ -19,6 +19,7 @@ from kernel_tui.engine.compiler import compile_watch
 from kernel_tui.engine.compiler.compile_time import CompileClock
 from kernel_tui.engine.compiler.cuda_graph_watch import gpu_watch, watched
 from kernel_tui.engine.compiler.generated_code import compiled_traffic
+from kernel_tui.engine.compiler.kernel_origins import modules_from_eager
 from kernel_tui.engine.compiler.recompute import partitioned_recompute
 from kernel_tui.engine.compiler.torch_settings import KERNEL_PROFILE_OFF_IN_FN, kernel_profile_on, measurable_again
 from kernel_tui.engine.counting import cuda_graphs
@@ -290,6 +291,7 @@ class MeasuredStages(ScenarioStages):
         compiled = compile_facts.applied_to(compiled)
         unattributed_eager = timed_eager.kernels
         eager_rows, compiled_rows = attribute(timed_eager.kernels, compiled.kernels)
+        compiled_rows = modules_from_eager(eager_rows, compiled_rows)
         ceiling = checked_ceiling(device, report.device_name, report.bandwidth_ceiling_gbs, eager_rows + compiled_rows)
         report = replace(report, bandwidth_ceiling_gbs=ceiling)
         report = replace(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from kernel_tui.engine.stages.fast_path_note import fast_path_note
 from kernel_tui.engine.stages.loader import LoadedScenario, StageError
+from kernel_tui.model.report.module_table import module_table
 from kernel_tui.model.report.report_skeleton import read_info
 from kernel_tui.transport.protocol import Partial, StageStartedMessage
 
@@ -103,4 +104,5 @@ def run_stages(path: Path, device: DeviceRun, outbox: RunOutbox, *, size: int | 
     # Only a file that failed to load is read again for its claims.
     described = info if info is not None else read_info(path)
     claims = described.claims_for(device.claims_device) if described is not None else {}
+    report = replace(report, modules=module_table(report.eager, report.compiled))
     return device.finish(fast_path_note(report), claims)

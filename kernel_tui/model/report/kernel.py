@@ -80,6 +80,19 @@ class Kernel:
     library_kernels: tuple[LibraryKernel, ...] = ()
     """On a GPU, the kernels the library ran inside one call, in launch order (``…execute_kernel…`` over four
     slices of K, then ``…execute_split_k_kernel…``): information, not a claim; empty where none were measured."""
+    module: str | None = None
+    """The ``nn.Module`` that launched it, as a path from the name ``fn`` knows the model by (``model.h.0.attn``):
+    eager, the module whose ``forward`` ran its operator; compiled, the deepest module holding every FX node
+    Inductor fused into it (their ``nn_module_stack``). ``""`` for ``fn``'s own code; None where unknown (backward,
+    a preview). A row of several launches is named by the deepest module holding them all (``module_calls``)."""
+    module_calls: tuple[tuple[str, int], ...] = ()
+    """Per module, how many of this row's launches of one run it launched (an ``addmm`` row of six ``nn.Linear``
+    calls has one per layer)."""
+    stack: tuple[str, ...] = ()
+    """Where the user's code ran it, as ``file:line``, every frame outside torch's and Python's own files,
+    nearest first: the model's own file where it lives apart from the scenario. Eager, the Python stack of each of
+    its operators (forward only); compiled, the FX stack traces (``node.meta["stack_trace"]``) of the nodes Inductor
+    fused into it. Empty where unknown."""
 
     @property
     def launches(self) -> float:

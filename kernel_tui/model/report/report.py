@@ -19,6 +19,7 @@ from kernel_tui.model.report.library_call import LibraryKernel
 from kernel_tui.model.report.machine import MachineIdentity
 from kernel_tui.model.report.machine_load import MachineLoad, too_wide
 from kernel_tui.model.report.mode_result import CompileStages, ModeResult
+from kernel_tui.model.report.module_table import ModuleRow
 from kernel_tui.model.report.report_keys import MODES
 from kernel_tui.model.report.roofline import ridge_point
 from kernel_tui.model.report.verdict import Verdict, contradictions, verdict
@@ -267,6 +268,9 @@ class ScenarioReport:
     machine: MachineIdentity | None = None
     """What else identifies the machine: architecture, Triton, CUDA and driver versions, host; None in results
     saved before it existed."""
+    modules: tuple[ModuleRow, ...] = ()
+    """The call per ``nn.Module`` (``module_table``): each module's launches, time, bytes, FLOPs and share, eager
+    and compiled; empty where no kernel names a module, and in results saved before it existed."""
 
     def mode(self, name: str) -> ModeResult | None:
         """The result of one of ``MODES``."""
@@ -376,6 +380,7 @@ class ScenarioReport:
         values["variants"] = {
             name: VariantResult.from_dict(variant) for name, variant in (values.get("variants") or {}).items()
         }
+        values["modules"] = tuple(from_known_fields(ModuleRow, row) for row in values.get("modules", ()))
         return cls(**values)
 
 
@@ -409,9 +414,10 @@ def _mode_dict(mode: ModeResult) -> dict[str, Any]:
 def _kernel_from_dict(data: dict[str, Any]) -> Kernel:
     values = dict(data)
     values["launch"] = KernelLaunch.from_dict(values.get("launch"))
-    for name in ("aten_ops", "lines", "fused_into"):
+    for name in ("aten_ops", "lines", "fused_into", "stack"):
         values[name] = tuple(values.get(name, ()))
     values["line_calls"] = tuple((int(line), int(calls)) for line, calls in values.get("line_calls", ()))
+    values["module_calls"] = tuple((str(path), int(calls)) for path, calls in values.get("module_calls", ()))
     values["library_kernels"] = tuple(
         from_known_fields(LibraryKernel, {**part, "launch": KernelLaunch.from_dict(part.get("launch"))})
         for part in values.get("library_kernels", ())

@@ -49,6 +49,8 @@ NOT_NEGATIVE = frozenset(
         "buffers_freed_early",
         "threads",
         "sweep_compiles",
+        "eager_launches",
+        "compiled_launches",
     )
 )
 """Counts: a negative one is no measurement (and a sweep's size is at least one element)."""

@@ -171,6 +171,14 @@ WHY_ACTIONS = (
         footer="Bandwidth",
     ),
     KeyAction(
+        "modules",
+        "Modules",
+        "The call per nn.Module: launches eager → compiled, time, bytes and share, repeated blocks folded; t, y, l "
+        "order it by time, bytes, launches",
+        "M",
+        footer="Modules",
+    ),
+    KeyAction(
         "toggle_predict",
         "Predictions on / off",
         "Predictions on/off: on the course, guess a lesson's kernel counts before its first run",

@@ -410,6 +410,13 @@ class ExplorerScreen(SnippetActions):
         name = self.name_shown
         self.reply([self.why.show_code(name.kernel if name is not None else None, self.state.cursors.followed)])
 
+    def action_modules(self) -> None:
+        """The latest report's table per ``nn.Module``, in a dialog that orders it."""
+        from kernel_tui.ui.screens.dialogs.modules import ModulesScreen  # a dialog's module loads when it first opens
+
+        run = self.shown_run
+        self.app.push_screen(ModulesScreen(self.entry.title, run.record.report if run is not None else None))
+
     def action_chart_mode(self) -> None:
         """Switch the chart to its next mode (``chart_modes``), and show it."""
         self.state = self.state.chart_mode_chosen(next_chart_mode(self.state.view.chart_mode))

@@ -1,0 +1,139 @@
+"""Which ``nn.Module`` ran each operator: its path from the name ``fn`` knows the model by (``model.h.0.attn``).
+
+Eagerly, global forward hooks (``torch.nn.modules.module.register_module_forward_pre_hook`` and its post twin,
+public since torch 1.13) keep the stack of modules whose ``forward`` is running while the dispatch mode records
+operators. A module is named as Dynamo names it in the ``nn_module_stack`` of the nodes it traces (``G['model']``
+for a global of ``fn``'s file, ``L['model']`` for an argument, then the attribute path ``h.0.attn``): the root by
+the variable its caller holds it in, each module below it by its attribute in its parent. So an eager kernel and
+the compiled kernel it went into name one module alike, and a kernel is named by the deepest module that holds
+all of its work (a kernel Inductor fused across two blocks belongs to their parent).
+
+Backward operators run outside every ``forward``: they carry no module here.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable
+from types import FrameType
+from typing import Any
+
+import torch
+
+_SOURCE = re.compile(r"^(?:[GL]\[['\"](?P<name>[^'\"]+)['\"]\])")
+_INDEX = re.compile(r"\[['\"]?([^\]'\"]+)['\"]?\]")
+_GETATTR = re.compile(r"getattr\((?P<inner>.+), ['\"](?P<attr>[^'\"]+)['\"]\)$")
+_TORCH_DIR = torch.__file__.rsplit("/", 1)[0]
+
+
+def dynamo_path(fqn: str) -> str:
+    """A path as Dynamo writes it in ``nn_module_stack`` (``G['model'].h[0]._modules['attn']``,
+    ``getattr(L['self'].h, '0')``) as this module writes it: ``model.h.0.attn``."""
+    text = fqn.strip()
+    while (found := _GETATTR.match(text)) is not None:
+        text = f"{found['inner']}.{found['attr']}"
+    text = _SOURCE.sub(lambda found: found["name"], text)
+    text = text.replace("._modules", "")
+    text = _INDEX.sub(lambda found: f".{found[1]}", text)
+    return ".".join(part for part in text.split(".") if part)
+
+
+def node_module(meta: dict[str, Any]) -> str | None:
+    """The innermost module of an FX node's ``nn_module_stack`` (Dynamo's record of the modules whose
+    ``forward`` traced it), as a path; None for a node no module ran (``fn``'s own code)."""
+    stack = meta.get("nn_module_stack")
+    if not stack:
+        return None
+    innermost = list(stack.values())[-1]
+    fqn = innermost[0] if isinstance(innermost, (tuple, list)) else innermost
+    return dynamo_path(str(fqn)) or None
+
+
+def common_module(paths: Iterable[str | None]) -> str | None:
+    """The deepest module that holds every one of ``paths`` (``model.h`` for ``model.h.0`` and ``model.h.1.ln``);
+    ``""`` where they share none, or where one of them is ``fn``'s own code (None); None for no path at all."""
+    found = list(dict.fromkeys(paths))
+    if not found:
+        return None
+    if any(path is None for path in found):
+        return ""
+    parts = [str(path).split(".") for path in found]
+    shared: list[str] = []
+    for level in zip(*parts):
+        if len(set(level)) != 1:
+            break
+        shared.append(level[0])
+    return ".".join(shared)
+
+
+class ModuleStack:
+    """While entered, the path of the module whose ``forward`` runs now (``current``): ``""`` outside them all."""
+
+    def __init__(self) -> None:
+        self._running: list[str] = []
+        self._names: dict[int, str] = {}
+        self._held: list[torch.nn.Module] = []  # named modules stay alive, so their ids stay theirs
+        self._handles: list[Any] = []
+
+    def __enter__(self) -> ModuleStack:
+        hooks = torch.nn.modules.module
+        self._handles = [
+            hooks.register_module_forward_pre_hook(self._entered),
+            hooks.register_module_forward_hook(self._left, always_call=True),
+        ]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self._handles.clear()
+        self._running.clear()
+
+    def current(self) -> str:
+        return self._running[-1] if self._running else ""
+
+    def _entered(self, module: torch.nn.Module, _args: Any) -> None:
+        self._running.append(self._path(module))
+
+    def _left(self, _module: torch.nn.Module, _args: Any, _output: Any) -> None:
+        if self._running:
+            self._running.pop()
+
+    def _path(self, module: torch.nn.Module) -> str:
+        known = self._names.get(id(module))
+        if known is not None:
+            return known
+        parent = self.current()
+        name = self._root_name(module) if not parent else None
+        if name is None and parent:
+            holder = next((held for held in self._held if self._names[id(held)] == parent), None)
+            attribute = next((n for n, child in holder.named_children() if child is module), None) if holder else None
+            name = f"{parent}.{attribute}" if attribute is not None else self._root_name(module)
+        self._name(module, name or type(module).__name__)
+        return self._names[id(module)]
+
+    def _name(self, module: torch.nn.Module, path: str) -> None:
+        """``module`` and every module below it, named by their attributes from ``path``."""
+        for below, child in module.named_modules(prefix=path):
+            if id(child) not in self._names:
+                self._names[id(child)] = below
+                self._held.append(child)
+
+    @staticmethod
+    def _root_name(module: torch.nn.Module) -> str | None:
+        """The variable the code calling ``module`` holds it in, as Dynamo's ``L[...]``/``G[...]`` names it: the
+        first frame outside torch's own files, its locals first."""
+        frame: FrameType | None = sys._getframe(1)
+        while frame is not None and (frame.f_code.co_filename.startswith(_TORCH_DIR) or frame.f_code.co_name in _OWN):
+            frame = frame.f_back
+        if frame is None:
+            return None
+        for scope in (frame.f_locals, frame.f_globals):
+            name = next((name for name, value in scope.items() if value is module), None)
+            if name is not None:
+                return name
+        return None
+
+
+_OWN = frozenset({"_entered", "_path", "_root_name"})

@@ -1,0 +1,59 @@
+"""The modules dialog (``M``): the call per ``nn.Module``, eager and compiled, ordered by a key.
+
+The same table ``kernel-tui run`` prints under the kernel tables (``text/module_text.py``): repeated blocks folded
+(``h.*`` ×12 with the spread of their times), deeper modules summed into their parents until it fits. ``t``, ``y``
+and ``l`` order it by time, bytes or launches, most first; ``o`` puts it back in the order the modules nest.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import RenderableType
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from kernel_tui.text.module_text import module_table_view
+from kernel_tui.ui.screens.dialogs.dialog import Dialog
+
+if TYPE_CHECKING:
+    from kernel_tui.model.report.report import ScenarioReport
+
+NO_MODULES = "No kernel of this run names an nn.Module: fn calls none, or the report was saved before modules were."
+SUBTITLE = "t time · y bytes · l launches · o nesting · esc closes"
+
+
+class ModulesScreen(Dialog[None]):
+    """One report's per-module table; Esc, q or M closes it."""
+
+    BINDINGS = [
+        Binding("escape,q,M", "dismiss", "Close"),
+        Binding("t", "order('time')", "By time"),
+        Binding("y", "order('bytes')", "By bytes"),
+        Binding("l", "order('launches')", "By launches"),
+        Binding("o", "order('tree')", "As they nest"),
+    ]
+
+    def __init__(self, title: str, report: ScenarioReport | None) -> None:
+        super().__init__()
+        self._title = title
+        self._report = report
+        self.order = "tree"
+        """How the rows are ordered now (``module_text.ORDERS``)."""
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="modules-body", classes="dialog-body") as body:
+            body.border_title = Content(f"Modules · {self._title}")
+            body.border_subtitle = SUBTITLE
+            yield Static(self._table(), id="modules-table")
+
+    def action_order(self, order: str) -> None:
+        self.order = order
+        self.query_one("#modules-table", Static).update(self._table())
+
+    def _table(self) -> RenderableType:
+        table = module_table_view(self._report, order=self.order) if self._report is not None else None
+        return table if table is not None else NO_MODULES
