@@ -10,7 +10,7 @@ import gc
 import pytest
 from snippet_support import SMALL, WIDE, crashed_draft, snippet_link, text_area
 from snippet_support import quick_timers as quick_timers  # autouse: faster autosave here too
-from test_ui_support import DATA, explorer, make_app, wait_for
+from test_ui_support import ADD_RELU, DATA, explorer, make_app, wait_for
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Markdown
@@ -182,15 +182,20 @@ async def test_every_key_typed_right_after_ctrl_n_is_in_the_editor(size: tuple[i
         assert explorer(app).run_size is None
 
 
-async def test_what_is_typed_as_a_prompt_opens_is_its_answer() -> None:
-    """``z`` then the size at once: the digits went to the explorer's pane keys (1-4) before the prompt's input
-    had the focus, and enter closed it empty."""
+async def test_what_is_typed_as_a_dialog_opens_is_its_answer() -> None:
+    """A key and what follows it at once, for the dialogs that open on a text input: ``z`` and the size (the digits
+    went to the explorer's pane keys 1-4 before the prompt's input had the focus, and Enter closed it empty), and
+    ctrl+o and a path."""
     app = make_app(snippet_link(), course=DATA)
     async with app.run_test(size=WIDE) as pilot:
-        await wait_for(pilot, lambda: explorer(app).focused is not None, what="the list's focus")
+        screen = explorer(app)
+        await wait_for(pilot, lambda: screen.focused is not None, what="the list's focus")
         send_keys(app, ["z", *"4096", "enter"])
-        await wait_for(pilot, lambda: explorer(app).run_size is not None, what="the size chosen")
-        assert explorer(app).run_size == 4096 and isinstance(app.screen, ExplorerScreen)
+        await wait_for(pilot, lambda: screen.run_size is not None, what="the size chosen")
+        assert screen.run_size == 4096 and isinstance(app.screen, ExplorerScreen)
+        send_keys(app, ["ctrl+o", *str(ADD_RELU), "enter"])
+        await wait_for(pilot, lambda: screen.session.document is not None, what="the file opened")
+        assert screen.session.document is not None and screen.session.document.origin == ADD_RELU
 
 
 async def test_keys_at_start_up_go_to_the_drafts_offered_back_then_to_the_editor() -> None:
