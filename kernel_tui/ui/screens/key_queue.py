@@ -105,7 +105,9 @@ class HeldKeys:
 
     def read(self, key: events.Key) -> None:
         """``key`` is being handed to the widget focused now (the screen, when none is)."""
-        self._read_for[key] = weakref.ref(self._app.focused or self._app.screen)
+        target = self._app.focused or self._top_screen()
+        if target is not None:  # (no screen yet: Textual has nowhere to hand it either)
+            self._read_for[key] = weakref.ref(target)
 
     def redirect(self, key: events.Key) -> bool:
         """A key climbing back to the app unhandled, read for a widget that has since lost the focus (a dialog
@@ -114,8 +116,8 @@ class HeldKeys:
         Without this it met the bindings of the new focus, which had never seen it: the digits typed as the size
         prompt opened were neither typed there nor bound to anything, and were lost."""
         read_for = self._read_for.pop(key, None)
-        target = self._app.focused or self._app.screen
-        if read_for is None or read_for() is target:
+        target = self._app.focused or self._top_screen()
+        if read_for is None or target is None or read_for() is target:
             return False
         again = events.Key(key.key, key.character)
         self.read(again)
