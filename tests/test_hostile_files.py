@@ -276,6 +276,23 @@ class TestScenarioTextIsSafe:
         assert is_safe(out) and "a␛]2;x␇[b].py" in out and "T [/]" in out
 
 
+class TestNamesAreOpenedAsWritten:
+    """A file name holding U+202E, U+200B or ESC is shown by its stand-ins and used by its real name: a shown form
+    never stands for a path, and a path is compared with a shown form only as its shown form."""
+
+    NAMES = ("a\u202eb.py", "zero\u200bwidth.py", "esc\x1b]2;x\x07.py")
+
+    def test_the_editor_marks_the_line_of_an_error_in_a_file_so_named(self, tmp_path: Path) -> None:
+        from kernel_tui.model.report.report import ScenarioError
+        from kernel_tui.ui.screens.snippets import error_note
+
+        for name in self.NAMES:
+            path = tmp_path / name
+            # The engine's error names the file as shown (every string it sends is made safe to show).
+            error = ScenarioError("eager", "NameError: x", line=3, file=safe_text(str(path)))
+            assert "line 3" in error_note(error, path).plain, ascii(name)
+
+
 class TestHostileTextInTheView:
     @pytest.mark.parametrize("crafted", [with_text, with_error], ids=["text", "error"])
     async def test_every_screen_shows_it_literally_and_no_control_character(

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hostile_results import template, write_lines
 from terminal_support import set_terminal_size
+from test_format_characters import kernel_tui_in, surrogate_folder
 from test_ui_support import ADD_RELU, REPO
 
 from kernel_tui.commands.exits import EXIT_USAGE
@@ -120,3 +121,15 @@ def test_closing_the_terminal_while_a_big_table_paints_ends_the_view(tmp_path: P
     except subprocess.TimeoutExpired:
         process.kill()
         raise AssertionError("the view outlived its terminal") from None
+
+
+def test_run_prints_a_lone_surrogate_and_the_next_file_on_an_ascii_terminal(tmp_path: Path) -> None:
+    """A lone surrogate in a docstring (no codec encodes it) and a terminal that has no ``✓`` or ``·``: ``run``
+    ended in ``UnicodeEncodeError`` at the first table, and the next file was never measured. One engine run
+    holds both files; ``test_format_characters`` covers ``list`` and ``view --text`` in every encoding."""
+    folder = surrogate_folder(tmp_path / "scenarios")
+    returncode, out, err = kernel_tui_in("ascii", "run", str(folder), "--no-time", "--size", "4096", "--device", "cpu")
+    assert "Traceback" not in err and "Error" not in err, err
+    assert returncode == 0, err
+    assert "Add ?U+D800? then ReLU" in out and "Plain add, then ReLU" in out
+    assert out.count("? eager: claimed 2, measured 2") == 2, "both files measured, their checks marked ? for the ticks"

@@ -105,3 +105,15 @@ def test_file_watch_reports_each_change_once(tmp_path: Path) -> None:
     assert not watch.poll()
     path.unlink()
     assert not watch.poll(), "a removed file is not a change to load"
+
+
+def test_a_write_that_fails_leaves_no_partial_file(tmp_path: Path) -> None:
+    """A draft's write that fails (here its rename, onto a folder in the way) takes its partial file with it: on a
+    full disk that file would hold the very room the next try needs."""
+    from kernel_tui.model.storage.atomic_write import write_atomic
+
+    target = tmp_path / "snippet-1.py"
+    (target / "in the way").mkdir(parents=True)
+    with pytest.raises(OSError):
+        write_atomic(target, "a.exp()\n")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["snippet-1.py"]

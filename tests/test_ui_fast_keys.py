@@ -8,7 +8,9 @@ import asyncio
 import gc
 
 import pytest
-from test_ui_support import explorer, make_app, wait_for
+from snippet_support import SMALL, WIDE, crashed_draft, snippet_link, text_area
+from snippet_support import quick_timers as quick_timers  # autouse: faster autosave here too
+from test_ui_support import ADD_RELU, DATA, explorer, make_app, wait_for
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Markdown
@@ -17,7 +19,9 @@ from kernel_tui.model.scenario.course import course_dir
 from kernel_tui.model.scenario.scenario_file import find_scenarios
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.screens.explorer import ExplorerScreen
+from kernel_tui.ui.state.snippets.drafts import DraftStore
 from kernel_tui.ui.widgets.lesson_view import LessonView, lesson_markdown
+from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
 COURSE = tuple(find_scenarios([course_dir()]))
 KEYS = ["n"] * 30 + ["p"] * 10
@@ -139,3 +143,92 @@ async def test_a_lesson_update_in_flight_when_a_layout_switch_removes_the_text_e
         await pilot.press("n")
         await wait_for(pilot, lambda: screen.catalog.index == 1, what="the next lesson")
     assert app.return_code in (0, None)
+
+
+# -- keys pressed while a screen or a pane opens (issue 58) ------------------------------------------------------
+
+
+def send_keys(app: KernelTuiApp, keys: list[str]) -> None:
+    """Keys as a terminal delivers fast typing: all queued at once, none waiting for the one before."""
+    assert app._driver is not None
+    for key in keys:
+        app._driver.send_message(events.Key(key, key if len(key) == 1 else None))
+
+
+def editor_text(app: KernelTuiApp) -> str:
+    """The editor's text; empty until it has a text area."""
+    found = explorer(app).query("#snippet-text")
+    return found.first(SnippetTextArea).text if found else ""
+
+
+TYPED = "rszxnpebd1234"
+"""Letters the explorer binds (run, sweep, size, next, previous, edit, baseline, details, the panes), typed."""
+
+
+@pytest.mark.parametrize("size", [WIDE, SMALL], ids=["wide", "small"])
+async def test_every_key_typed_right_after_ctrl_n_is_in_the_editor(size: tuple[int, int]) -> None:
+    """The letters after ctrl+n went to the explorer's bindings while the editor opened: the text was lost, ``r``
+    ran the template and ``z`` opened the size prompt. They wait for the editor's focus now."""
+    link = snippet_link()
+    app = make_app(link, course=DATA)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: explorer(app).focused is not None, what="the list's focus")
+        send_keys(app, ["ctrl+n", *TYPED])
+        await wait_for(pilot, lambda: TYPED in editor_text(app), what="every letter in the editor")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, ExplorerScreen) and isinstance(app.focused, SnippetTextArea)
+        assert text_area(app).text.count(TYPED) == 1 and text_area(app).cursor_location == (3, len(TYPED))
+        assert not link.asked and not explorer(app).runs.values(), "no letter ran anything"
+        assert explorer(app).run_size is None
+
+
+async def test_what_is_typed_as_a_dialog_opens_is_its_answer() -> None:
+    """A key and what follows it at once, for the dialogs that open on a text input: ``z`` and the size (the digits
+    went to the explorer's pane keys 1-4 before the prompt's input had the focus, and Enter closed it empty), and
+    ctrl+o and a path."""
+    app = make_app(snippet_link(), course=DATA)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = explorer(app)
+        await wait_for(pilot, lambda: screen.focused is not None, what="the list's focus")
+        send_keys(app, ["z", *"4096", "enter"])
+        await wait_for(pilot, lambda: screen.run_size is not None, what="the size chosen")
+        assert screen.run_size == 4096 and isinstance(app.screen, ExplorerScreen)
+        send_keys(app, ["ctrl+o", *str(ADD_RELU), "enter"])
+        await wait_for(pilot, lambda: screen.session.document is not None, what="the file opened")
+        assert screen.session.document is not None and screen.session.document.origin == ADD_RELU
+
+
+async def test_keys_at_start_up_go_to_the_drafts_offered_back_then_to_the_editor() -> None:
+    """Keys from the first instant, before the explorer is mounted: they wait for the first focus, the drafts an
+    earlier session left offered back (Esc and x reached that dialog before its widgets, and its ``on_mount`` found
+    none: ``NoMatches``), and what follows ctrl+n is typed in the editor."""
+    crashed_draft("a.exp()\n")
+    crashed_draft("a.sin()\n")
+    app = make_app(snippet_link(), course=DATA)
+    keys = ["x", "escape", "ctrl+n", *"abc"]
+
+    class EarlyKeys(type(app)):  # type: ignore[misc]
+        def on_mount(self) -> None:
+            send_keys(self, keys)  # before the explorer has composed, let alone mounted
+
+    app.__class__ = EarlyKeys
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_for(pilot, lambda: "abc" in editor_text(app), what="the letters in the editor")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, ExplorerScreen) and isinstance(app.focused, SnippetTextArea)
+        drafts = DraftStore().drafts()
+        assert len(drafts) == 2, "x discarded the newest draft offered back; the other and the new snippet's stay"
+        assert "a.sin()" not in "".join(draft.path.read_text() for draft in drafts)
+    assert app.return_code in (0, None)
+
+
+@pytest.mark.parametrize("size", [WIDE, SMALL], ids=["wide", "small"])
+async def test_keys_pressed_as_the_app_quits_crash_nothing(size: tuple[int, int]) -> None:
+    """Keys read before ``q`` quit climbed back to the bindings once the screens were being taken down: ctrl+n
+    filled an editor no longer attached (``MountError``, exit 1)."""
+    app = make_app(snippet_link(), course=DATA)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: explorer(app).focused is not None, what="the list's focus")
+        send_keys(app, ["q", "ctrl+n", *"rxyz", "ctrl+r", "ctrl+s", "z", "1", "ctrl+n", "e"])
+        await pilot.pause(0.5)
+    assert app.return_code == 0

@@ -4,6 +4,9 @@ drafts and saved snippets go to the temporary folders ``conftest`` gives every t
 
 from __future__ import annotations
 
+import errno
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -26,10 +29,13 @@ from test_ui_support import ADD_RELU, DATA, explorer, make_app, shown_text, wait
 from textual.widgets import Input, OptionList, TabbedContent
 
 from kernel_tui.ui.screens.dialogs.prompt import PromptScreen
+from kernel_tui.ui.screens.dialogs.quit_anyway import QuitAnywayScreen
 from kernel_tui.ui.screens.dialogs.restore_drafts import RestoreDraftsScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
+from kernel_tui.ui.state.snippets import drafts, rescue
 from kernel_tui.ui.state.snippets.drafts import TEMPLATE, DraftStore, snippets_dir
+from kernel_tui.ui.state.snippets.rescue import RESCUE_FOLDER
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
@@ -269,3 +275,73 @@ class TestDrafts:
             await answer_prompt(pilot, None)
             await wait_for(pilot, lambda: (snippets_dir() / "snippet.py").exists())
         assert DraftStore().drafts() == []
+
+
+def no_space(path: Path, data: str | bytes) -> None:
+    """The state folder's disk is full: every write there fails as a full disk does."""
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+
+class TestDiskFull:
+    """The draft cannot be written while the learner types: told at once, the text kept in a file named on screen;
+    with no file at all, quitting asks first. (The writes fail by the app's own file IO raising ``ENOSPC``: a full
+    disk cannot be made unprivileged here.)"""
+
+    async def test_the_text_goes_to_a_file_in_tmpdir_named_on_screen_and_back_to_its_draft_when_there_is_room(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # $TMPDIR, read once by tempfile
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "a.exp()\n")
+            draft = open_document(app).path
+            await wait_for(pilot, lambda: draft.read_text() == "a.exp()\n", what="the draft written")
+            kept = tmp_path / "tmp" / RESCUE_FOLDER / f"{os.getpid()}-{draft.name}"
+            with pytest.MonkeyPatch.context() as full:
+                full.setattr(drafts, "write_atomic", no_space)
+                await type_text(pilot, "(b)")
+                await wait_for(pilot, lambda: kept.exists(), what="the text kept in $TMPDIR")
+                said = f"Your text is kept in {kept}: the draft cannot be written (No space left on device)"
+                assert said in notifications(app), "told at once, naming the file"
+                assert note(app).strip().startswith("✗ your text is kept in")  # the path, as far as the pane shows it
+                assert kept.read_text() == text_area(app).text == "a.exp()\n(b)"
+                assert draft.read_text() == "a.exp()\n"
+                await type_text(pilot, "c")
+                await wait_for(pilot, lambda: kept.read_text() == "a.exp()\n(b)c", what="the copy kept up")
+                assert notifications(app).count(said) == 1, "said once, not at every autosave"
+            await type_text(pilot, "d")
+            await wait_for(pilot, lambda: draft.read_text() == "a.exp()\n(b)cd", what="the draft written again")
+            assert any(message.startswith("The draft is written again") for message in notifications(app))
+            assert "✗" not in note(app)
+            with pytest.MonkeyPatch.context() as full:
+                full.setattr(drafts, "write_atomic", no_space)
+                await type_text(pilot, "e")
+                await wait_for(pilot, lambda: kept.read_text() == "a.exp()\n(b)cde", what="the copy")
+                await pilot.press("ctrl+q")
+                await pilot.pause(0.2)
+        assert app.return_code == 0
+        assert kept.read_text() == "a.exp()\n(b)cde", "quitting kept the text where the screen said"
+        assert str(kept) in capsys.readouterr().err.replace("\n", ""), "and the terminal says where"
+
+    async def test_with_no_file_to_hold_the_text_ctrl_q_asks_before_losing_it(self, tmp_path: Path) -> None:
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "a.exp()\n")
+            with pytest.MonkeyPatch.context() as full:
+                full.setattr(drafts, "write_atomic", no_space)
+                full.setattr(rescue, "write_atomic", no_space)  # $TMPDIR full too
+                await type_text(pilot, "(b)")
+                await wait_for(pilot, lambda: any("only here" in said for said in notifications(app)), what="told")
+                assert note(app).strip().startswith("✗ your text is only here: no file can be written (No space")
+                typed = text_area(app).text
+                assert "(b)" in typed
+                await pilot.press("ctrl+q")
+                await wait_for(pilot, lambda: isinstance(app.screen, QuitAnywayScreen), what="the question")
+                await pilot.press("escape")
+                await wait_for(pilot, lambda: isinstance(app.screen, ExplorerScreen), what="back in the editor")
+                assert app.return_code is None and text_area(app).text == typed
+                await pilot.press("escape", "q")  # out of the text, the explorer's own quit key asks too
+                await wait_for(pilot, lambda: isinstance(app.screen, QuitAnywayScreen), what="the question again")
+                await pilot.press("enter")
+                await pilot.pause(0.2)
+        assert app.return_code == 0

@@ -24,7 +24,14 @@ from kernel_tui.commands.arguments import (
     check_timing,
     command_parser,
 )
-from kernel_tui.commands.cli_output import OutputFailed, silence_stdout, stdout_console, stdout_is_closed, writing
+from kernel_tui.commands.cli_output import (
+    OutputFailed,
+    forgiving_streams,
+    silence_stdout,
+    stdout_console,
+    stdout_is_closed,
+    writing,
+)
 from kernel_tui.commands.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, Stopped, signals_end_the_run
 from kernel_tui.commands.model_arguments import model_paths
 from kernel_tui.model.names.safe_text import safe_line
@@ -52,6 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "kernel-tui: standard output is closed: there is nowhere to show anything (use > FILE)", file=sys.stderr
             )
         return EXIT_USAGE
+    forgiving_streams()
     try:
         return _main(argv)
     except OutputFailed as failed:

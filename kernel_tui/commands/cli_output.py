@@ -1,7 +1,13 @@
-"""Where ``kernel-tui``'s output goes, when that place fails: a full disk, a closed stdout, a reader gone.
+"""Where ``kernel-tui``'s output goes, when that place fails: a full disk, a closed stdout, a reader gone, or
+text the stream cannot encode.
 
-Each ends the command with one line on stderr, never a traceback, and nothing is left to be flushed into the
-broken stream at exit (which would print Python's "Exception ignored" after our line).
+Each failure ends the command with one line on stderr, never a traceback, and nothing is left to be flushed into
+the broken stream at exit (which would print Python's "Exception ignored" after our line). Text is never one of
+them: an ASCII or Latin-1 terminal (``PYTHONIOENCODING=ascii``, ``LC_ALL=C.ISO-8859-1``) has no ``✓`` nor ``·``, and
+a lone surrogate encodes in no codec (``safe_text`` shows one as its code point where stranger's text enters, but
+not every string passes there); each character a stream cannot encode is written as ``?``, where the stream's
+writer turns text into bytes (``forgiving_streams``), so no table, status line or error of any command fails on a
+string, and a table's columns stay where Rich measured them (an escape such as ``\\u2713`` would push them).
 """
 
 from __future__ import annotations
@@ -55,6 +61,16 @@ def stdout_is_closed() -> bool:
     except OSError:
         return True
     return False
+
+
+def forgiving_streams() -> None:
+    """Make stdout and stderr write each character they cannot encode as ``?``: the one place where every
+    command's text becomes bytes (Rich's consoles write through these streams)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)  # a TextIOWrapper's; a test's capture may lack it
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # a stream closed already keeps its own settings
+                reconfigure(errors="replace")
 
 
 def stdout_console() -> Console:  # rich is imported late to keep start-up light

@@ -10,6 +10,10 @@ Invisible formatting characters (Unicode's category Cf) are the other trap: a ri
 makes ``evil‮yp.txt`` display as ``eviltxt.py``, a zero-width space splits a name that reads whole, tag
 characters carry text no one sees. Each is shown as its code point, ``⟨U+202E⟩``.
 
+A lone surrogate (``"\\ud800"``, which a Python string may hold and ``json`` reads from ``"\\\\ud800"``) is the
+third: no codec encodes it, so written to a terminal, a file or a pipe it raised ``UnicodeEncodeError`` mid-table.
+It is shown as its code point too, ``⟨U+D800⟩``.
+
 Markup is the other half and is not handled here: a string is never parsed as Rich or Textual markup
 (``[/]``, ``[link=…]``), because the widgets are given ``Text`` or ``Content`` and the console ``markup=False``.
 """
@@ -38,12 +42,17 @@ FORMAT_CHARACTERS = (
 written out, since finding them with ``unicodedata`` scans every code point (0.3 s at start-up)."""
 
 _TABLE = {code: _stand_in(code) for code in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if chr(code) not in _KEPT}
-_TABLE.update({code: f"⟨U+{code:04X}⟩" for first, last in FORMAT_CHARACTERS for code in range(first, last + 1)})
+SURROGATES = (0xD800, 0xDFFF)
+"""The surrogate code points: half of a UTF-16 pair, never a character of their own."""
+
+_TABLE.update(
+    {code: f"⟨U+{code:04X}⟩" for first, last in (*FORMAT_CHARACTERS, SURROGATES) for code in range(first, last + 1)}
+)
 
 
 def safe_text(text: str) -> str:
-    """``text`` with each control character but newline and tab, and each invisible formatting character, shown as
-    a visible stand-in; a Windows line ending (CR LF) is a newline."""
+    """``text`` with each control character but newline and tab, each invisible formatting character and each lone
+    surrogate shown as a visible stand-in; a Windows line ending (CR LF) is a newline."""
     # One translation, measured faster than a regular expression's scan: a kernel's code can be 200 MB.
     return text.replace("\r\n", "\n").translate(_TABLE)
 

@@ -3,6 +3,7 @@ file or the new one, never half of one: the whole is written under a name of thi
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -11,5 +12,11 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     """Write ``data`` (text as UTF-8) to ``path``, making its folder if need be; an ``OSError`` is the caller's."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    partial.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
-    os.replace(partial, path)
+    try:
+        partial.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(partial, path)
+    except OSError:
+        # A full disk leaves the part written so far: it would hold the very room the next try needs.
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        raise

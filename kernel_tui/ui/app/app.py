@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual import events, on
 from textual.app import App, SystemCommand
 from textual.screen import Screen
@@ -20,6 +21,7 @@ from kernel_tui.ui.app.quit_signals import QuitSignals
 from kernel_tui.ui.link.engine_link import EngineLink, EngineLinkFactory, client_engine_link
 from kernel_tui.ui.screens.actions import APP_ACTIONS, bindings, keyed, offered
 from kernel_tui.ui.screens.explorer import ExplorerScreen
+from kernel_tui.ui.screens.key_queue import HeldKeys
 from kernel_tui.ui.state.course.score import PredictionBook
 
 if TYPE_CHECKING:
@@ -64,6 +66,8 @@ class KernelTuiApp(App[None]):
         self.crash_saved: CrashSaved | None = None
         """Where the last such exception's results and traceback were written."""
         self._quit_signals: QuitSignals | None = None
+        self.held_keys = HeldKeys(self)
+        """Keys pressed while a screen opens, or a pane takes the focus, wait for it (``key_queue.HeldKeys``)."""
 
     def notify(
         self,
@@ -148,18 +152,38 @@ class KernelTuiApp(App[None]):
             self._quit_signals.restore()
 
     async def on_event(self, event: events.Event) -> None:
-        # Checked before Textual hands a key to the focused widget, which a layout switch is replacing; the keys
-        # bound with priority (ctrl+q) still act at once.
-        if (
-            isinstance(event, events.Key)
-            and not event.is_forwarded
-            and isinstance(screen := self.screen, ExplorerScreen)
-            and screen.layout_switch.keeping_keys
-        ):
-            if not await self._check_bindings(event.key, priority=True):
-                screen.layout_switch.keep_key(event)
-            return
+        if isinstance(event, events.Key):
+            if self._exit:
+                return  # quitting: the screens are being taken down, and a key's action would reach their remains
+            if event.is_forwarded:
+                # A key under way that climbed back unhandled, about to meet the bindings: while the focus is on its
+                # way to a widget (``key_queue.HeldKeys``), or once it has moved on to another, it is that widget's.
+                if self.held_keys.holding():
+                    self.held_keys.keep(event)
+                    return
+                if self.held_keys.redirect(event):
+                    return
+            elif await self._kept_before_the_focus(event):
+                return
+            else:
+                self.held_keys.read(event)
         await super().on_event(event)
+
+    async def _kept_before_the_focus(self, key: events.Key) -> bool:
+        """Checked before Textual hands a key to the focused widget: while a layout switch replaces it, or while the
+        focus is on its way (a screen opening, a pane asked to take it), the key is kept; the keys bound with
+        priority (ctrl+q) still act at once."""
+        screen = self.screen_stack[-1] if self.screen_stack else None
+        switching = isinstance(screen, ExplorerScreen) and screen.layout_switch.keeping_keys
+        if not switching and not self.held_keys.holding():
+            return False
+        if await self._check_bindings(key.key, priority=True):
+            return True
+        if isinstance(screen, ExplorerScreen) and switching:
+            screen.layout_switch.keep_key(key)
+        else:
+            self.held_keys.keep(key)
+        return True
 
     def on_idle(self) -> None:
         # A key's action runs in the app's queue, not the screen's: the explorer's funnel runs after it here.
@@ -171,6 +195,29 @@ class KernelTuiApp(App[None]):
         if action == "help" and getattr(self.focused, "id", None) == "snippet-text":
             return False  # "?" is typed in the editor: its own F1 binding is the one the footer shows
         return super().check_action(action, parameters)
+
+    async def action_quit(self) -> None:
+        """Quit (q, ctrl+q), but never lose typed text silently: with the snippet in no file (a full disk), ask
+        first; with it kept in a file other than its draft, name that file on the terminal once the app ends."""
+        from kernel_tui.ui.screens.dialogs.quit_anyway import QuitAnywayScreen
+
+        explorer = self.get_explorer()
+        if explorer is None or not explorer.is_mounted:
+            self.exit()
+            return
+        if isinstance(self.screen, QuitAnywayScreen):
+            return
+        at_risk = explorer.snippets.text_at_risk()
+        if at_risk is not None:
+            self.push_screen(QuitAnywayScreen(at_risk), self._quit_anyway)
+            return
+        kept = explorer.snippets.kept_elsewhere()
+        # As Text: Textual prints a string message as markup, and a path may hold brackets.
+        self.exit(message=Text(kept) if kept is not None else None)
+
+    def _quit_anyway(self, quit_anyway: bool | None) -> None:
+        if quit_anyway:
+            self.exit()
 
     def action_help_in_editor(self) -> None:
         self.action_help()

@@ -50,7 +50,7 @@ from kernel_tui.ui.screens.explorer_layout import (
     shown_tab,
 )
 from kernel_tui.ui.screens.explorer_panes import OF_THE_RUN, show_panes
-from kernel_tui.ui.screens.key_queue import KEY_WAIT_S, keys_waiting
+from kernel_tui.ui.screens.key_queue import KEY_WAIT_S, held_keys, keys_waiting
 from kernel_tui.ui.screens.layout_switch import LayoutSwitch
 from kernel_tui.ui.screens.snippet_actions import SnippetActions
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
@@ -443,7 +443,14 @@ class ExplorerScreen(SnippetActions):
         self.app.push_screen(dialog, answered)
 
     def show_editor_pane(self) -> None:
+        # The text area is mounted and focused a refresh or more from now: what is typed meanwhile is its.
+        if (gate := held_keys(self.app)) is not None:
+            gate.await_focus(self, "snippet-text")
         self.action_pane("editor")
+
+    def keys_wait_for(self, widget_id: str) -> None:
+        if (gate := held_keys(self.app)) is not None:
+            gate.await_focus(None, widget_id)
 
     def run_scenario(self, sweep: bool) -> None:
         self.action_run(sweep)

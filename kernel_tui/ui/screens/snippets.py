@@ -24,7 +24,7 @@ from rich.text import Text
 from textual.screen import Screen
 from textual.timer import Timer
 
-from kernel_tui.model.names.safe_text import safe_line
+from kernel_tui.model.names.safe_text import safe_line, safe_text
 from kernel_tui.ui.state.run_state import RunBook, RunStatus, ScenarioRun
 from kernel_tui.ui.state.snippets.drafts import read_text, shown_path, snippets_dir
 from kernel_tui.ui.state.snippets.snippet_session import SnippetSession, parse_size, size_text
@@ -67,6 +67,9 @@ class SnippetHost(Protocol):
     def show_editor_pane(self) -> None:
         """Show and focus the editor's pane."""
 
+    def keys_wait_for(self, widget_id: str) -> None:
+        """Keys pressed from now on go to the widget ``widget_id`` of a dialog about to open, once it has the focus."""
+
     def run_scenario(self, sweep: bool) -> None:
         """Run the scenario on screen, as r (or s) does."""
 
@@ -101,12 +104,31 @@ class SnippetWorkbench:
         offer = self.session.start()
         self._apply()
         if offer and offer_drafts:
+            # Keys typed before the offer is on screen are its: it is the first thing the learner sees.
+            self.host.keys_wait_for("restore-list")
             self.host.call_after_refresh(self.restore_drafts)
 
     def close(self) -> None:
         """Quitting: the draft is written and the drafts holding nothing unsaved removed."""
         self._stop_autosave()
         self.session.close()
+
+    def text_at_risk(self) -> str | None:
+        """Before quitting: the draft is written now; what quitting would lose (text no file holds), else None."""
+        self._write_draft()
+        document = self.document
+        if document is None or not document.only_in_memory:
+            return None
+        return f"The snippet's draft cannot be written ({document.unwritable}), nor a copy of it: it is only in memory."
+
+    def kept_elsewhere(self) -> str | None:
+        """After quitting: where the text went, when it is not in its draft (said on the terminal once the app ends)."""
+        document = self.document
+        if document is None or document.kept_at is None or not document.needs_writing:
+            return None
+        return (
+            f"kernel-tui: the draft could not be written ({document.unwritable}); your snippet is in {document.kept_at}"
+        )
 
     def _change(self, change: Callable[[], T]) -> T:
         """A session call that changes the document: the pending autosave is dropped first, the effects shown
@@ -376,6 +398,8 @@ class SnippetWorkbench:
 
 
 def _saved_note(document: SnippetDocument) -> Text:
+    if (kept := document.where_kept()) is not None:
+        return Text(f"✗ {kept}", style="bold red")
     saving = "" if document.origin is not None else " · ctrl+s saves it"
     measured = measured_hint(document.text)
     return Text(f"{measured + ' · ' if measured else ''}{document.describe()}{saving}", style="dim")
@@ -414,10 +438,13 @@ def _typed_path(value: str) -> Path:
 
 
 def _names(file: str | None, path: Path) -> bool:
-    """Whether an error's ``file`` is ``path`` (the engine names files by absolute path)."""
+    """Whether an error's ``file`` is ``path``. The engine names files by absolute path, as shown (``safe_text``:
+    every string it sends is), so it is the shown form of ``path`` that it is compared with: the real name of a
+    file holding U+202E never matched it, and the error's line was never marked."""
     if not file:
         return False
     try:
-        return Path(file).resolve() == path.resolve()
+        resolved = path.resolve()
+        return file in (safe_text(str(resolved)), safe_text(str(path))) or Path(file).resolve() == resolved
     except OSError:
         return False

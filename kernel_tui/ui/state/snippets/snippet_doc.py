@@ -38,6 +38,10 @@ class SnippetDocument:
     """The latest run's error, shown under the editor with its line marked."""
     watch: FileWatch | None = field(default=None, repr=False)
     """Watches ``draft.origin`` for changes made outside the app."""
+    unwritable: str | None = None
+    """Why the draft could not be written the last time it was tried (``No space left on device``); None: it was."""
+    kept_at: Path | None = None
+    """Meanwhile, the file that keeps the text instead (``rescue``); None there too: the text is in memory alone."""
 
     @classmethod
     def opened(cls, draft: Draft, text: str) -> SnippetDocument:
@@ -67,6 +71,20 @@ class SnippetDocument:
     def needs_writing(self) -> bool:
         """The draft file is behind the editor."""
         return self.text != self.written
+
+    @property
+    def only_in_memory(self) -> bool:
+        """Typed text that no file holds at all: the draft cannot be written, nor a file in its place."""
+        return self.needs_writing and self.unwritable is not None and self.kept_at is None
+
+    def where_kept(self) -> str | None:
+        """While the draft cannot be written: why, and where the text is instead, for the line under the editor."""
+        if self.unwritable is None:
+            return None
+        # Where first: the line under the editor is cut at the pane's edge.
+        if self.kept_at is not None:
+            return f"your text is kept in {shown_path(self.kept_at)}: the draft cannot be written ({self.unwritable})"
+        return f"your text is only here: no file can be written ({self.unwritable}) · ctrl+s saves it elsewhere"
 
     def watch_origin(self) -> None:
         """Start (or restart) watching the file this document edits; what it holds now counts as saved."""

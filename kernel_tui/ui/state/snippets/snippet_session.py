@@ -25,6 +25,7 @@ from kernel_tui.ui.state.snippets.drafts import (
     shown_path,
     snippets_dir,
 )
+from kernel_tui.ui.state.snippets.rescue import rescue
 from kernel_tui.ui.state.snippets.session_effects import DraftChoice, Effects, Notice, RestoreDecision, Severity, Shown
 from kernel_tui.ui.state.snippets.snippet_doc import SnippetDocument
 
@@ -256,11 +257,27 @@ class SnippetSession:
         try:
             self.drafts.write(document.draft, document.text)
         except OSError as error:
-            self._tell(f"Could not write the draft {document.path}: {error}", "error")
+            self._draft_unwritable(document, error.strerror or str(error))
             return
         document.written = document.text
+        if document.unwritable is not None:
+            document.unwritable = document.kept_at = None
+            self._tell(f"The draft is written again: {shown_path(document.path)}")
+            self._effects.fill_editor = True
         if show:
             self._put_entry(document.entry())
+
+    def _draft_unwritable(self, document: SnippetDocument, why: str) -> None:
+        """The draft could not be written: the text goes to a file of its own (``rescue``), and the learner is told
+        where at once; told again only when that changes (each autosave tries again)."""
+        kept_at = rescue(document.path, document.text)
+        changed = (document.unwritable, document.kept_at) != (why, kept_at)
+        document.unwritable, document.kept_at = why, kept_at
+        if changed:
+            said = document.where_kept()
+            assert said is not None
+            self._tell(said[0].upper() + said[1:], "error", timeout=30)
+            self._effects.fill_editor = True  # the line under the text says it as long as it lasts
 
     # -- saving and the file on disk ---------------------------------------------------------------
 
