@@ -282,6 +282,13 @@ class TestNamesAreOpenedAsWritten:
 
     NAMES = ("a\u202eb.py", "zero\u200bwidth.py", "esc\x1b]2;x\x07.py")
 
+    def test_a_run_request_keeps_the_paths_it_names(self) -> None:
+        from kernel_tui.transport.protocol import RunRequest, decode, encode
+
+        for name in self.NAMES:
+            request = RunRequest(run_id=1, path=f"/tmp/{name}", trace_dir=f"/tmp/{name}.d")
+            assert decode(encode(request)) == request, "a path is a name to open, not text to show"
+
     def test_the_editor_marks_the_line_of_an_error_in_a_file_so_named(self, tmp_path: Path) -> None:
         from kernel_tui.model.report.report import ScenarioError
         from kernel_tui.ui.screens.snippets import error_note
@@ -291,6 +298,24 @@ class TestNamesAreOpenedAsWritten:
             # The engine's error names the file as shown (every string it sends is made safe to show).
             error = ScenarioError("eager", "NameError: x", line=3, file=safe_text(str(path)))
             assert "line 3" in error_note(error, path).plain, ascii(name)
+
+    @pytest.mark.engine
+    def test_run_measures_each_file_so_named(self, tmp_path: Path) -> None:
+        for name in self.NAMES:
+            (tmp_path / name).write_text(ADD_RELU.read_text())
+        result = subprocess.run(
+            [sys.executable, "-m", "kernel_tui", "run", "--json", "--no-time", "--size", "4096", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=600,
+        )
+        assert result.returncode == 0, result.stderr
+        reports = [json.loads(line) for line in result.stdout.splitlines()]
+        assert sorted(report["scenario"] for report in reports) == sorted(
+            safe_text(str(tmp_path / name)) for name in self.NAMES
+        ), "each report names its file as shown"
+        assert all(report["error"] is None for report in reports), [report["error"] for report in reports]
 
 
 class TestHostileTextInTheView:

@@ -261,6 +261,13 @@ class _Fields:
         value = self._get(name, str, optional=True)
         return safe_text(value) if value is not None else None
 
+    # A path is a name to open, not text to show: its shown form (``⟨U+202E⟩`` for the character) names no file.
+    def path(self, name: str) -> str:
+        return cast("str", self._get(name, str, optional=False))
+
+    def optional_path(self, name: str) -> str | None:
+        return cast("str | None", self._get(name, str, optional=True))
+
     def choice(self, name: str, allowed: tuple[Choice, ...]) -> Choice:
         """One of ``allowed`` (a Literal type's values), whatever else the field holds refused."""
         value = self._data.get(name)
@@ -345,11 +352,11 @@ def _read_sweep_point(wire: _Fields) -> SweepPointMessage:
 def _read_run_request(wire: _Fields) -> RunRequest:
     return RunRequest(
         run_id=wire.integer("run_id"),
-        path=wire.text("path"),
+        path=wire.path("path"),
         size=wire.optional_integer("size"),
         sizes=wire.integers("sizes"),
         sweep=wire.flag("sweep"),
-        trace_dir=wire.optional_text("trace_dir"),
+        trace_dir=wire.optional_path("trace_dir"),
         variants=_variants(wire.optional_mapping("variants")),
         arch=wire.optional_choice("arch", ARCHES),
         remeasure_ceiling=wire.optional_flag("remeasure_ceiling") or False,
