@@ -162,7 +162,7 @@ def test_model_and_input_spellings(tmp_path: Path) -> None:
     assert parse_model("pkg.models:make_block", tmp_path).target == "pkg.models"
     assert parse_input("8x128:int64:50257").high == 50257 and parse_input("8x128:long").dtype == "int64"
     assert parse_input("8x128x256:bfloat16").shape == (8, 128, 256)
-    for bad_model in ("model.py", "missing.py:Block", "model.py:Block(open('x'))", "model.py:Block("):
+    for bad_model in ("model.py", "missing.py:Block", "model.py:Block(open('x'))(1)", "model.py:Block("):
         with pytest.raises(ModelSpecError):
             parse_model(bad_model, tmp_path)
     for bad_input in ("8x0", "8x128:int7", "8x128:float32:10", "axb"):

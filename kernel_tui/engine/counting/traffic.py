@@ -231,6 +231,10 @@ def ideal_bytes(args: tuple[Any, ...], output: Any) -> int:
     return unique_bytes(tensors_in(args)) + unique_bytes(tensors_in(output))
 
 
-def array_bytes(args: tuple[Any, ...]) -> int:
-    """The unit of an array-sized transfer: the bytes of the largest input."""
-    return max((tensor_bytes(t) for t in tensors_in(args)), default=0)
+def array_bytes(args: tuple[Any, ...], weights: Sequence[torch.Tensor] = ()) -> int:
+    """The unit of an array-sized transfer: the bytes of the largest input. Token ids fed to a model (integer
+    inputs only, and ``weights``) are no unit of what its kernels move, so there is none: 0."""
+    tensors = tensors_in(args)
+    if weights and not any(t.is_floating_point() or t.is_complex() for t in tensors):
+        return 0
+    return max((tensor_bytes(t) for t in tensors), default=0)

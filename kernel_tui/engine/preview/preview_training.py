@@ -64,7 +64,7 @@ class TrainingPreviewStages(ScenarioStages):
 
     def inputs(self) -> None:
         self.args = with_grad(_fake_inputs_on_cpu(self.scenario, self.size, self.fake_mode))
-        self.unit = array_bytes(self.args)
+        self.unit = array_bytes(self.args, self.scenario.weights)
         self.notes.append(TRACED_ON_CPU)
 
     def eager(self, report: ScenarioReport) -> ScenarioReport:
@@ -78,6 +78,7 @@ class TrainingPreviewStages(ScenarioStages):
                 output = scenario.call(step, args, "eager")
             eager_saved = training.saved_bytes(step, args)
             peak = tracked_peak(lambda: scenario.call(step, args, "eager"), memory_report.LIVE_SOURCE)
+            differentiated = training.loss_note(scenario, args)
         self.notes.extend(host.note())
         self.flop_ops = counting.ops
         eager = replace(_sectioned(device_ops.launches, device_ops.sections, self.unit), saved_bytes=eager_saved)
@@ -88,6 +89,7 @@ class TrainingPreviewStages(ScenarioStages):
             ideal_bytes=ideal_bytes((*args, *scenario.weights), output),
             array_bytes=self.unit,
             signature=call_signature(scenario.module.fn, args, output),
+            notes=(*report.notes, *differentiated),
         )
 
     def compile(self, report: ScenarioReport, outbox: RunOutbox) -> ScenarioReport:
