@@ -103,3 +103,20 @@ def test_a_torchvision_builder_runs_with_no_wrapper(
     report = _model(engine, "torchvision.models:resnet18(num_classes=10)", ["1x3x32x32"], tmp_path, monkeypatch)
     assert report.signature == "x: (1, 3, 32, 32) float32 → (1, 10) float32"
     assert report.eager is not None and report.eager.flops, "convolutions and the linear layer have FLOPs"
+
+
+@pytest.mark.engine
+def test_a_training_preview_runs_the_attention_a_gpu_would(
+    preview_engine: EngineClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = _model(preview_engine, GPT, ["2x16:int64"], tmp_path, monkeypatch, train=True, arch=90)
+    assert report.eager is not None and report.compiled is not None
+    rows = [(row.section, row.name) for mode in (report.eager, report.compiled) for row in mode.kernels]
+    assert not [name for _, name in rows if name.endswith("_for_cpu")], rows
+    for mode in (report.eager, report.compiled):
+        names = {(row.section, row.name) for row in mode.kernels}
+        assert ("forward", "aten::_scaled_dot_product_efficient_attention") in names, names
+        assert ("backward", "aten::_scaled_dot_product_efficient_attention_backward") in names, names
+    assert "SDPA backend: a GPU chooses it at run time; for q [2, 2, 16, 32] float32 the preview assumes efficient" in (
+        report.assumptions
+    )
