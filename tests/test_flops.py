@@ -200,3 +200,34 @@ def test_the_lab_report_has_the_roofline_as_a_table() -> None:
     assert "Ceilings: copy 10.0 GB/s · matmul 40.0 GFLOP/s (float32) · ridge 4.00 FLOP/B." in text
     assert "| eager | `aten::mm` | 1.02 k | 8.00 | " in text and "| overhead-bound |" in text
     assert "| eager | `aten::sort` | ? | ? |" in text and "| unknown |" in text
+
+
+def test_norms_softmax_attention_and_convolution_are_counted() -> None:
+    """Each by its decomposition's pointwise and reduction parts, or torch's formula of its shapes."""
+    x = torch.randn(4, 8, 32)
+    norm = torch.nn.LayerNorm(32)
+    for name, flops in counted(lambda x: norm(x), x) + counted(lambda x: x.softmax(-1), x):
+        assert flops, name
+    batch = torch.nn.BatchNorm2d(3).eval()
+    image = torch.randn(2, 3, 8, 8)
+    assert all(flops for _, flops in counted(batch, image))
+    conv = torch.nn.Conv2d(3, 5, 3, padding=1)
+    ((_, conv_flops),) = counted(conv, image)
+    assert conv_flops == 2 * (2 * 5 * 8 * 8) * (3 * 3 * 3)  # 2·outputs·(in channels·kernel)
+    q = torch.randn(2, 2, 16, 8)
+    (attention,) = counted(lambda q: torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True), q)
+    assert attention[1] == 2 * (2 * 2 * 16 * 16 * 8) * 2  # scores and output: two products of 2·B·H·L·S·E
+
+
+def test_a_gather_reads_the_rows_it_picks_not_the_table() -> None:
+    from kernel_tui.engine.counting.flops import eager_bytes_and_flops
+
+    table = torch.nn.Embedding(50_000, 64)
+    ids = torch.randint(0, 50_000, (8, 16))
+    (record,), _ = eager_bytes_and_flops(table, (ids,))
+    rows = 8 * 16 * 64 * 4
+    assert rows <= record.bytes_read <= 2 * rows, "the rows gathered (and the ids), not the 12.8 MB table"
+    scores, targets = torch.randn(32, 10_000), torch.randint(0, 10_000, (32,))
+    nll = [r for r in eager_bytes_and_flops(torch.nn.functional.nll_loss, (scores, targets))[0]]
+    picked = 32 * 4 + 32 * 8  # one score per target, and the targets
+    assert [r.name for r in nll] == ["aten::nll_loss_forward"] and nll[0].bytes_read <= 2 * picked

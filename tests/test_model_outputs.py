@@ -8,6 +8,7 @@ Each runs the scenario ``--model`` writes, in the engine, as ``kernel-tui run --
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO, measure
@@ -26,7 +27,7 @@ def _model(
     inputs: list[str],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    **options: bool,
+    **options: Any,
 ) -> ScenarioReport:
     monkeypatch.setenv("KERNEL_TUI_CACHE_DIR", str(tmp_path / "cache"))
     path = write_model_scenario(model, inputs, train=options.pop("train", False), command="test", cwd=MODELS)

@@ -397,9 +397,16 @@ def kernel_rows(
                 ),
                 library=library.get(key),
                 library_kernels=inside[key].kernels(calls[key]) if key in inside else (),
+                flops=own_flops(joined.get(key, ())),
             )
         )
     return rows
+
+
+def own_flops(records: Sequence[Traffic]) -> int | None:
+    """A library call's row counted from its own calls' arguments (``Traffic.flops``); None unless all were."""
+    counts = [record.flops for record in records]
+    return sum(count for count in counts if count is not None) if counts and None not in counts else None
 
 
 def line_calls_of(records: Sequence[Traffic]) -> tuple[tuple[int, int], ...]:

@@ -97,6 +97,9 @@ class Traffic:
     source, and that it is a prediction (``aten_cuda``)."""
     layer_call: int | None = None
     """Compiled: which call of a fused layer, counted from 1 in the call of ``fn``, this record is a pass of."""
+    flops: int | None = None
+    """Compiled: a library call's FLOPs counted from its own arguments (``flops.library_flops``); None for
+    everything else, whose FLOPs are those of the eager operators it replaced."""
 
     @property
     def bytes_total(self) -> int:
@@ -195,6 +198,8 @@ def op_tensors(
                 read.extend(tensors)  # add_ reads its target; out= is only written
         else:
             read.extend(tensors)
+    if name in GATHERS:
+        read = _rows_gathered(name, bound, read)
     written_keys = {_key(t) for t in written}
     read_keys = {_key(t) for t in read}
     for result in tensors_in(out):
@@ -202,6 +207,31 @@ def op_tensors(
         if key not in written_keys and key not in read_keys:
             written.append(result)
     return read, written
+
+
+GATHERS: dict[str, tuple[str, str, str | int | None]] = {
+    "aten::embedding": ("weight", "indices", 0),
+    "aten::index_select": ("self", "index", "dim"),
+    "aten::nll_loss_forward": ("self", "target", None),
+}
+"""Operators that read the rows (or elements) their indices pick, not the whole table: the table, the indices,
+and the dimension picked along (None: ``nll_loss``'s class dimension, one element per target)."""
+
+
+def _rows_gathered(name: str, bound: dict[str, Any], read: list[torch.Tensor]) -> list[torch.Tensor]:
+    """``read`` with a gather's table replaced by the part of it its indices pick: as many rows as indices, at
+    most the whole table (a row picked twice is counted twice, up to the table's size)."""
+    table_arg, index_arg, dim_arg = GATHERS[name]
+    table, index = bound.get(table_arg), bound.get(index_arg)
+    if not isinstance(table, torch.Tensor) or not isinstance(index, torch.Tensor) or table.dim() == 0:
+        return read
+    if dim_arg is None:  # nll_loss: (N, C) or (C,) scores, one class picked per target
+        dim, picked = (1 if table.dim() == 2 else 0), 1
+    else:
+        dim = int(bound.get(dim_arg, 0) if isinstance(dim_arg, str) else dim_arg) % table.dim()
+        picked = min(max(index.numel(), 1), table.shape[dim])
+    rows = table.narrow(dim, 0, picked)
+    return [rows if item is table else item for item in read]
 
 
 def host_transfer(name: str, read: list[torch.Tensor], written: list[torch.Tensor]) -> str | None:

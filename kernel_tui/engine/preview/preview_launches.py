@@ -13,7 +13,7 @@ import torch
 from kernel_tui.engine.compiler.generated_code import memcpy_name
 from kernel_tui.engine.counting.launch_info import EAGER_NOTE, LIBRARY_NOTE
 from kernel_tui.engine.counting.op_kinds import moves_data, op_name
-from kernel_tui.engine.counting.profiling import line_calls_of
+from kernel_tui.engine.counting.profiling import line_calls_of, own_flops
 from kernel_tui.engine.counting.traffic import (
     EagerTrafficMode,
     Traffic,
@@ -102,6 +102,7 @@ def launch_rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
                 predicted=next((launch.basis for launch in group if launch.basis), None) or aten_cuda.named_basis(name),
                 # One library call each, as a GPU's table counts it: the kernels inside are the library's choice.
                 library=group[0].name if is_library_op(group[0].name) else None,
+                flops=own_flops(group),
             )
         )
     return tuple(rows)
