@@ -211,6 +211,7 @@ def test_norms_softmax_attention_and_convolution_are_counted() -> None:
     norm = torch.nn.LayerNorm(32)
     for name, flops in counted(lambda x: norm(x), x) + counted(lambda x: x.softmax(-1), x):
         assert flops, name
+    assert all(flops for _, flops in counted(lambda x: torch.nn.functional.dropout(x, 0.1, training=True), x))
     batch = torch.nn.BatchNorm2d(3).eval()
     image = torch.randn(2, 3, 8, 8)
     assert all(flops for _, flops in counted(batch, image))

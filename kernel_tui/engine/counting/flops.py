@@ -6,7 +6,8 @@ The rules a learner can check by hand:
 - operators with a formula in ``torch.utils.flop_counter`` (``mm``, ``addmm``, ``bmm``, convolutions,
   attention) use it: ``2·M·N·K`` for an ``M×K`` by ``K×N`` product, a multiply and an add per term;
 - an elementwise operator (tagged ``pointwise``) is one operation per element it writes, and a reduction
-  (tagged ``reduction``) one per element it reads;
+  (tagged ``reduction``) one per element it reads; a random draw (``rand``, tagged ``nondeterministic_seeded``)
+  one per element it writes, as an elementwise operator;
 - operators that only move or place data (copies, casts, ``cat``, ``fill_``) do no arithmetic: 0;
 - an operator torch decomposes into those (``_softmax``, ``native_layer_norm``, batch norm, their backwards, the
   CPU's attention) is what its decomposition (``torch._decomp``) counts, run on meta tensors of its shapes;
@@ -115,7 +116,10 @@ def op_flops(name: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
         return max((t.numel() for t in tensors_in(out)), default=0)
     if REDUCTION_TAG is not None and REDUCTION_TAG in tags:
         return max((t.numel() for t in tensors_in((args, kwargs))), default=0)
-    return _decomposed_flops(func, args, kwargs)
+    decomposed = _decomposed_flops(func, args, kwargs)
+    if decomposed is None and torch.Tag.nondeterministic_seeded in tags:
+        return max((t.numel() for t in tensors_in(out)), default=0)  # a random draw: one per element, as pointwise
+    return decomposed
 
 
 def library_flops(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> int | None:
@@ -288,7 +292,7 @@ def compiled_kernel_flops(rows: Sequence[Kernel], totals: dict[str, int | None])
         if row.kind in NO_ARITHMETIC_KINDS:
             flops: int | None = 0
         elif row.flops is not None and row.composite is None:
-            own = _library_ops(row, totals)
+            own = _library_ops(row)
             rest = [op for op in row.aten_ops if op not in own and op not in done]
             flops = _sum([row.flops, *(_replaced_op_flops(op, row, totals, owners, products) for op in rest)])
         elif not row.aten_ops:
@@ -307,12 +311,13 @@ def compiled_kernel_flops(rows: Sequence[Kernel], totals: dict[str, int | None])
     return tuple(counted)
 
 
-def _library_ops(row: Kernel, totals: dict[str, int | None]) -> tuple[str, ...]:
-    """The eager operators whose product a library call computes: its own, the product of one that adds to it
-    (``addmm``'s ``mm``), or the one whose product it is (``mm`` for ``addmm``), those eager ran first."""
+def _library_ops(row: Kernel, totals: dict[str, int | None] | None = None) -> tuple[str, ...]:
+    """The operators whose product a library call computes: its own, the product of one that adds to it
+    (``addmm``'s ``mm``), or the one whose product it is (``mm`` for ``addmm``); with ``totals``, those eager
+    ran, first first."""
     op = library_op(row) or row.name
     candidates = (op, *COMBINED.get(op, ())[:1], *PRODUCT_OF.get(op, ()))
-    return tuple(candidate for candidate in candidates if candidate in totals)
+    return tuple(candidate for candidate in candidates if totals is None or candidate in totals)
 
 
 def _done_by_library(rows: Sequence[Kernel], totals: dict[str, int | None]) -> dict[str, int]:
@@ -446,7 +451,7 @@ def _replaced_total(rows: Sequence[Kernel], ops: Sequence[OpFlops], section: str
             parts.append(row.flops)
         elif not row.aten_ops:
             return None
-        mine = _library_ops(row, totals) if own else ()
+        mine = _library_ops(row) if own else ()
         named.update(dict.fromkeys(op for op in row.aten_ops if op not in mine))
     for op in named:
         if op in totals:
