@@ -1,5 +1,6 @@
 """FLOPs per operator and per kernel, intensity and its class: the counting rules checked by hand on real
-tensors through the dispatcher (no compile, fast), and the roofline fields as they travel in a report."""
+tensors through the dispatcher (no compile, fast), the roofline fields as they travel in a report, and (marked
+``engine``) each kernel's own FLOPs in real runs."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 import torch
+from conftest import WriteScenario, measure
 
 from kernel_tui.engine.counting.flops import (
     OpFlops,
@@ -33,6 +35,7 @@ from kernel_tui.model.report.roofline import (
 )
 from kernel_tui.text.render import scenario_view
 from kernel_tui.text.roofline_text import format_bound, format_flops, format_intensity
+from kernel_tui.transport.client import EngineClient
 
 M, K, N = 8, 16, 4
 
@@ -200,3 +203,101 @@ def test_the_lab_report_has_the_roofline_as_a_table() -> None:
     assert "Ceilings: copy 10.0 GB/s · matmul 40.0 GFLOP/s (float32) · ridge 4.00 FLOP/B." in text
     assert "| eager | `aten::mm` | 1.02 k | 8.00 | " in text and "| overhead-bound |" in text
     assert "| eager | `aten::sort` | ? | ? |" in text and "| unknown |" in text
+
+
+def test_norms_softmax_attention_and_convolution_are_counted() -> None:
+    """Each by its decomposition's pointwise and reduction parts, or torch's formula of its shapes."""
+    x = torch.randn(4, 8, 32)
+    norm = torch.nn.LayerNorm(32)
+    for name, flops in counted(lambda x: norm(x), x) + counted(lambda x: x.softmax(-1), x):
+        assert flops, name
+    assert all(flops for _, flops in counted(lambda x: torch.nn.functional.dropout(x, 0.1, training=True), x))
+    batch = torch.nn.BatchNorm2d(3).eval()
+    image = torch.randn(2, 3, 8, 8)
+    assert all(flops for _, flops in counted(batch, image))
+    conv = torch.nn.Conv2d(3, 5, 3, padding=1)
+    ((_, conv_flops),) = counted(conv, image)
+    assert conv_flops == 2 * (2 * 5 * 8 * 8) * (3 * 3 * 3)  # 2·outputs·(in channels·kernel)
+    q = torch.randn(2, 2, 16, 8)
+    (attention,) = counted(lambda q: torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True), q)
+    assert attention[1] == 2 * (2 * 2 * 16 * 16 * 8) * 2  # scores and output: two products of 2·B·H·L·S·E
+
+
+def test_a_gather_reads_the_rows_it_picks_not_the_table() -> None:
+    from kernel_tui.engine.counting.flops import eager_bytes_and_flops
+
+    table = torch.nn.Embedding(50_000, 64)
+    ids = torch.randint(0, 50_000, (8, 16))
+    (record,), _ = eager_bytes_and_flops(table, (ids,))
+    rows = 8 * 16 * 64 * 4
+    assert rows <= record.bytes_read <= 2 * rows, "the rows gathered (and the ids), not the 12.8 MB table"
+    scores, targets = torch.randn(32, 10_000), torch.randint(0, 10_000, (32,))
+    nll = [r for r in eager_bytes_and_flops(torch.nn.functional.nll_loss, (scores, targets))[0]]
+    picked = 32 * 4 + 32 * 8  # one score per target, and the targets
+    assert [r.name for r in nll] == ["aten::nll_loss_forward"] and nll[0].bytes_read <= 2 * picked
+
+
+# FLOPs on each kernel's own row, in real runs: a bias-free nn.Linear in a training step (one operator, mm, in
+# forward and in backward), and two products compiled as an mm and an addmm.
+
+LINEAR_STEP = """
+import torch
+from torch import nn
+
+TRAIN = True
+layer = nn.Linear(256, 256, bias=False)
+
+
+def fn(x):
+    return layer(x)
+
+
+def inputs(size, device):
+    return (torch.randn(64, 256, device=device),)
+"""
+
+TWO_PRODUCTS = """
+import torch
+import torch.nn.functional as F
+
+
+def fn(h, w1, w2):
+    return F.gelu(h @ w1) @ w2 + h
+
+
+def inputs(size, device):
+    h, w1, w2 = (64, 128), (128, 256), (256, 128)
+    return torch.randn(h, device=device), torch.randn(w1, device=device), torch.randn(w2, device=device)
+"""
+
+
+def _row_flops(rows: tuple[Kernel, ...], section: str | None = None) -> dict[str, int | None]:
+    return {row.name: row.flops for row in rows if row.section == section}
+
+
+@pytest.mark.engine
+def test_a_bias_free_linear_has_its_flops_in_a_training_step(
+    engine: EngineClient, write_scenario: WriteScenario
+) -> None:
+    report = measure(engine, write_scenario(LINEAR_STEP))
+    assert report.error is None, report.error.one_line()
+    product = 2 * 64 * 256 * 256
+    for mode in (report.eager, report.compiled):
+        assert mode is not None
+        assert all(row.flops is not None for row in mode.kernels), [(r.name, r.section, r.flops) for r in mode.kernels]
+        forward = [row.flops for row in mode.kernels if row.section == "forward" and "mm" in row.aten_ops[0]]
+        backward = [row.flops for row in mode.kernels if row.section == "backward" and row.flops]
+        assert forward == [product] and sum(backward) == 2 * product  # x's gradient and the weight's
+        assert mode.flops == 3 * product + 64 * 256  # and the default loss's sum
+
+
+@pytest.mark.engine
+def test_each_product_has_its_own_flops_compiled(engine: EngineClient, write_scenario: WriteScenario) -> None:
+    report = measure(engine, write_scenario(TWO_PRODUCTS))
+    assert report.error is None, report.error.one_line()
+    assert report.compiled is not None and report.eager is not None
+    rows = _row_flops(report.compiled.kernels)
+    product = 2 * 64 * 128 * 256  # each of the two
+    assert rows["aten::mm"] == product, rows
+    assert rows["aten::addmm"] == product + 64 * 128, "the second product and the residual add it absorbed"
+    assert report.compiled.flops == report.eager.flops == 2 * product + 64 * 256 + 64 * 128

@@ -20,7 +20,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE.py:NAME",
         help="run a model you already have, with no scenario to write: a module class or factory in a file or "
         "an importable module, called with its arguments as in Python: model.py:Block, "
-        "'model.py:Block(256, hidden=1024)', mypkg.models:make_block (needs --input)",
+        "'model.py:Block(256, hidden=1024)', 'gpt.py:GPT(GPTConfig(n_embd=64))', mypkg.models:make_block, "
+        "'transformers:GPT2Config(n_layer=2)' (needs --input). It runs code of your choosing: the file, and the "
+        "arguments as expressions evaluated in its module",
     )
     parser.add_argument(
         "--input",
@@ -32,7 +34,10 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "or below HIGH)",
     )
     parser.add_argument(
-        "--train", action="store_true", help="with --model: measure a training step (forward, loss, backward)"
+        "--train",
+        action="store_true",
+        help="with --model: measure a training step (forward, loss, backward): the model's own loss where it "
+        "returns one (a loss key or field), else the sum of its outputs, as the report's notes say",
     )
 
 

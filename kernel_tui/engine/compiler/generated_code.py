@@ -25,6 +25,7 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from kernel_tui.engine.counting.flops import library_flops
 from kernel_tui.engine.counting.launch_info import TritonLaunchPlan
 from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS, moves_data, op_name
 from kernel_tui.engine.counting.traffic import (
@@ -242,6 +243,7 @@ class _RecordingLibrary:
                 (op,),
                 call=".".join(self._path),
                 elements=largest_elements(inputs + written),
+                flops=library_flops(op, args, kwargs, out if out is not None else result),
             )
         )
         return result
@@ -287,6 +289,7 @@ class _WrapperOps(TorchDispatchMode):
                     call=call,
                     kind="memcpy" if direction else "kernel",
                     elements=largest_elements(read + written),
+                    flops=library_flops(name, args, kwargs, out),
                 )
             )
         return out

@@ -6,9 +6,15 @@ The rules a learner can check by hand:
 - operators with a formula in ``torch.utils.flop_counter`` (``mm``, ``addmm``, ``bmm``, convolutions,
   attention) use it: ``2·M·N·K`` for an ``M×K`` by ``K×N`` product, a multiply and an add per term;
 - an elementwise operator (tagged ``pointwise``) is one operation per element it writes, and a reduction
-  (tagged ``reduction``) one per element it reads;
+  (tagged ``reduction``) one per element it reads; a random draw (``rand``, tagged ``nondeterministic_seeded``)
+  one per element it writes, as an elementwise operator;
 - operators that only move or place data (copies, casts, ``cat``, ``fill_``) do no arithmetic: 0;
-- anything else (``sort``, ``_softmax``, ``native_layer_norm``) is not counted: None, shown as unknown.
+- an operator torch decomposes into those (``_softmax``, ``native_layer_norm``, batch norm, their backwards, the
+  CPU's attention) is what its decomposition (``torch._decomp``) counts, run on meta tensors of its shapes;
+- anything else (``sort``) is not counted: None, shown as unknown.
+
+A training step's operators are counted per section: ``nn.Linear``'s ``mm`` in forward and the two in backward
+are three calls of one operator, each row given its own section's.
 
 A compiled kernel's FLOPs are those of the eager operators it replaced (``attribution``): a library call's come
 from the eager ``mm`` it stands for, whose formula reads the shapes. Where an operator's work went to more than
@@ -18,13 +24,16 @@ one kernel (or one row shares an operator with another), the split is not known,
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils.flop_counter import flop_registry
+from torch._decomp import decomposition_table
+from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
+from torch.utils._pytree import tree_map
+from torch.utils.flop_counter import conv_flop_count, flop_registry, sdpa_backward_flop_count, sdpa_flop_count
 
 from kernel_tui.engine.counting.attribution import COMBINED, PLACEMENT, PRODUCT_OF, library_op
 from kernel_tui.engine.counting.cuda_graphs import FOREACH_COPY
@@ -56,9 +65,18 @@ NO_ARITHMETIC = PLACEMENT | {
     "aten::_local_scalar_dense",
     "aten::lift_fresh",
     "aten::alias",
+    "aten::embedding",
+    "aten::index_select",
+    "aten::gather",
+    "aten::index",
+    "aten::arange",
+    "aten::scalar_tensor",
+    "aten::tril",
+    "aten::triu",
     FOREACH_COPY,
 }
-"""Operators that move or place data without computing on it (a CUDA graph's input copy among them)."""
+"""Operators that move or place data without computing on it (a CUDA graph's input copy among them), gathers
+among them, and those that make values or masks from positions (``arange``, ``tril``: no arithmetic on data)."""
 NO_ARITHMETIC_KINDS = frozenset({"memcpy", "memset"})
 
 
@@ -69,6 +87,8 @@ class OpFlops:
     name: str
     """Profiler-style name, ``aten::mm``: the name the byte records and the kernel rows use."""
     flops: int | None
+    section: str | None = None
+    """``backward`` for an operator the autograd engine ran (inside a node of a backward), else None."""
 
 
 REDUCTION_TAG = getattr(torch.Tag, "reduction", None)
@@ -86,12 +106,87 @@ def op_flops(name: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
             return None
     if name in NO_ARITHMETIC:
         return 0
+    if name in CONVOLUTIONS:
+        return _convolution_flops(args, out)
+    if name in SHAPED_BY:
+        shapes = [list(t.shape) for t in args[: SHAPED_BY[name][1]] if isinstance(t, torch.Tensor)]
+        return int(SHAPED_BY[name][0](*shapes)) if len(shapes) == SHAPED_BY[name][1] else None
     tags = getattr(func, "tags", ())
     if torch.Tag.pointwise in tags:
         return max((t.numel() for t in tensors_in(out)), default=0)
     if REDUCTION_TAG is not None and REDUCTION_TAG in tags:
         return max((t.numel() for t in tensors_in((args, kwargs))), default=0)
+    decomposed = _decomposed_flops(func, args, kwargs)
+    if decomposed is None and torch.Tag.nondeterministic_seeded in tags:
+        return max((t.numel() for t in tensors_in(out)), default=0)  # a random draw: one per element, as pointwise
+    return decomposed
+
+
+def library_flops(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> int | None:
+    """A compiled graph's library call (``extern_kernels.mm``, a CPU convolution) counted from its own
+    arguments, as its eager operator would be; None for any other operator (its FLOPs are the eager ones it
+    replaced). Each product is so counted on its own row: two ``mm`` of one eager operator, one of them
+    compiled as an ``addmm``, each carry their own."""
+    namespace, _, base = name.partition("::")
+    packet = getattr(getattr(torch.ops, namespace, None), base, None)
+    kwargs = {key: value for key, value in kwargs.items() if key != "out"}
+    formula = flop_registry.get(packet) if packet is not None else None
+    if formula is not None:
+        try:
+            return int(formula(*args, **kwargs, out_val=out))
+        except Exception:  # noqa: BLE001 - a formula that cannot read these arguments leaves the count unknown
+            return None
+    if name in CONVOLUTIONS:
+        return _convolution_flops(args, out)
     return None
+
+
+def _convolution_flops(args: tuple[Any, ...], out: Any) -> int | None:
+    outputs = tensors_in(out)
+    if len(args) < 2 or not outputs or not all(isinstance(t, torch.Tensor) for t in args[:2]):
+        return None
+    return int(conv_flop_count(list(args[0].shape), list(args[1].shape), list(outputs[0].shape), transposed=False))
+
+
+SHAPED_BY: dict[str, tuple[Callable[..., int], int]] = {
+    "aten::_scaled_dot_product_flash_attention_for_cpu": (sdpa_flop_count, 3),
+    "aten::_scaled_dot_product_flash_attention_for_cpu_backward": (sdpa_backward_flop_count, 4),
+    "aten::embedding_dense_backward": (lambda grad: math.prod(grad), 1),
+}
+"""Operators counted by a formula of their first tensors' shapes: the CPU's attention by the formula of the
+GPU's (``torch.utils.flop_counter``'s ``sdpa_flop_count``, the products of scores and output); an embedding's
+gradient, one add per gathered element into its row."""
+
+
+CONVOLUTIONS = frozenset(
+    {"aten::mkldnn_convolution", "aten::_nnpack_spatial_convolution", "mkldnn::_convolution_pointwise"}
+)
+"""A CPU backend's convolution, ``(input, weight, bias, padding, stride, ...)``: ``torch.utils.flop_counter``
+has the portable ``convolution``'s formula, not theirs, and the arithmetic is the same."""
+
+
+def _on_meta(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device="meta")
+    return value
+
+
+def _decomposed_flops(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+    """What torch's decomposition of ``func`` counts by these rules, run on meta tensors of the same shapes
+    with every other mode off (its operators are not the scenario's: no bytes, no rows); None without one, or
+    when a part of it is not counted."""
+    decomposition = decomposition_table.get(func)
+    if decomposition is None:
+        return None
+    counting = FlopCountingMode()
+    try:
+        with _disable_current_modes():
+            meta_args, meta_kwargs = tree_map(_on_meta, (args, kwargs))
+            with counting:
+                decomposition(*meta_args, **meta_kwargs)
+    except Exception:  # noqa: BLE001 - a decomposition that cannot run on meta tensors leaves the count unknown
+        return None
+    return _sum(op.flops for op in counting.ops)
 
 
 class FlopCountingMode(TorchDispatchMode):
@@ -111,7 +206,8 @@ class FlopCountingMode(TorchDispatchMode):
                 return inside(*args, **kwargs)
         out = func(*args, **kwargs)
         if func.namespace != "prim" and moves_data(name):
-            self.ops.append(OpFlops(name, op_flops(name, func, args, kwargs, out)))
+            section = "backward" if torch._C._current_autograd_node() is not None else None
+            self.ops.append(OpFlops(name, op_flops(name, func, args, kwargs, out), section))
         return out
 
 
@@ -185,22 +281,65 @@ def eager_kernel_flops(rows: Sequence[Kernel], totals: dict[str, int | None]) ->
 
 
 def compiled_kernel_flops(rows: Sequence[Kernel], totals: dict[str, int | None]) -> tuple[Kernel, ...]:
-    """Each compiled row's FLOPs: those of the eager operators it replaced."""
+    """Each compiled row's FLOPs: a library call's counted from its own arguments (``library_flops``, already on
+    the row) plus those of the other eager operators it absorbed (an ``addmm``'s add); any other row's, those of
+    the eager operators it replaced, less what library calls did of them."""
     owners = _owners(rows)
     products = _products(rows)
+    done = _done_by_library(rows, totals)
     counted = []
     for row in rows:
         if row.kind in NO_ARITHMETIC_KINDS:
             flops: int | None = 0
+        elif row.flops is not None and row.composite is None:
+            own = _library_ops(row)
+            rest = [op for op in row.aten_ops if op not in own and op not in done]
+            flops = _sum([row.flops, *(_replaced_op_flops(op, row, totals, owners, products) for op in rest)])
         elif not row.aten_ops:
             flops = None
         elif row.composite is not None:
             # A pass of a library operator Inductor left whole (a fused layer): an eager operator, as eager counts.
             flops = _sum(totals.get(op) if owners[op] == 1 else None for op in row.aten_ops)
         else:
-            flops = _sum(_replaced_op_flops(op, row, totals, owners, products) for op in row.aten_ops)
+            flops = _sum(
+                _left_flops(op, rows, totals, done)
+                if op in done
+                else _replaced_op_flops(op, row, totals, owners, products)
+                for op in row.aten_ops
+            )
         counted.append(replace(row, flops=flops))
     return tuple(counted)
+
+
+def _library_ops(row: Kernel, totals: dict[str, int | None] | None = None) -> tuple[str, ...]:
+    """The operators whose product a library call computes: its own, the product of one that adds to it
+    (``addmm``'s ``mm``), or the one whose product it is (``mm`` for ``addmm``); with ``totals``, those eager
+    ran, first first."""
+    op = library_op(row) or row.name
+    candidates = (op, *COMBINED.get(op, ())[:1], *PRODUCT_OF.get(op, ()))
+    return tuple(candidate for candidate in candidates if totals is None or candidate in totals)
+
+
+def _done_by_library(rows: Sequence[Kernel], totals: dict[str, int | None]) -> dict[str, int]:
+    """Per eager operator, the FLOPs library calls counted from their own arguments did of it: each call's
+    given to the first operator it may compute."""
+    done: dict[str, int] = {}
+    for row in rows:
+        ops = _library_ops(row, totals) if row.flops is not None and row.composite is None else ()
+        if ops and row.flops is not None:
+            done[ops[0]] = done.get(ops[0], 0) + row.flops
+    return done
+
+
+def _left_flops(op: str, rows: Sequence[Kernel], totals: dict[str, int | None], done: dict[str, int]) -> int | None:
+    """What library calls left of ``op`` to the kernels that name it besides them: nothing when they did it all
+    (a kernel named for the ``mm`` it feeds), all of the rest for one kernel, unknown split among several."""
+    total = totals.get(op)
+    if total is None or total < done[op]:
+        return None
+    left = total - done[op]
+    others = [row for row in rows if op in row.aten_ops and (row.flops is None or row.composite is not None)]
+    return 0 if left == 0 else (left if len(others) == 1 else None)
 
 
 def _does_product(row: Kernel, op: str) -> bool:
@@ -230,8 +369,8 @@ def _replaced_op_flops(
             # kernels that add the bias after it do what the formula leaves out.
             return totals[op] if _does_product(row, op) else 0
         return None
-    if op in NO_ARITHMETIC:
-        return 0
+    if op in NO_ARITHMETIC or not moves_data(op):
+        return 0  # a view (``expand``, ``permute``) in a kernel's name is indexing: no arithmetic
     if set(COMBINED.get(op, ())) & set(row.aten_ops):
         return 0  # a library call named for the operators it combines: their FLOPs are counted as theirs
     if any(whole in totals and whole in row.aten_ops for whole in PRODUCT_OF.get(op, ())):
@@ -279,17 +418,69 @@ def _mode_roofline(
 
 
 def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceilings | None) -> ScenarioReport:
-    """The report with FLOPs, intensity, achieved GFLOP/s and bound per kernel and per mode, and the ceilings."""
-    totals = totals_by_op(ops)
+    """The report with FLOPs, intensity, achieved GFLOP/s and bound per kernel and per mode, and the ceilings.
+    A mode's total is its rows' where each is known, else its operators' (known when each of theirs is)."""
     report = replace(report, ceilings=ceilings)
     if report.eager is not None:
-        eager_rows = eager_kernel_flops(report.eager.kernels, totals)
-        report = replace(report, eager=_mode_roofline(report.eager, eager_rows, _sum(totals.values()), ceilings))
+        eager_rows = _per_section(report.eager.kernels, ops, eager_kernel_flops)
+        total = _sum(row.flops for row in eager_rows)
+        total = total if total is not None else _sum(op.flops for op in ops)
+        report = replace(report, eager=_mode_roofline(report.eager, eager_rows, total, ceilings))
     if report.compiled is not None:
-        compiled_rows = compiled_kernel_flops(report.compiled.kernels, totals)
+        compiled_rows = _per_section(report.compiled.kernels, ops, compiled_kernel_flops)
         total = _sum(row.flops for row in compiled_rows) if compiled_rows else 0
+        if total is None:
+            sections = dict.fromkeys(_section_of_row(row) for row in report.compiled.kernels)
+            total = _sum(_replaced_total(report.compiled.kernels, ops, section) for section in sections)
         report = replace(report, compiled=_mode_roofline(report.compiled, compiled_rows, total, ceilings))
     return report
+
+
+def _replaced_total(rows: Sequence[Kernel], ops: Sequence[OpFlops], section: str | None) -> int | None:
+    """A compiled section's FLOPs where the split among its kernels is not known (two kernels share a layer
+    norm): the library calls' own counts, and the eager operators the other kernels replaced, each once, less
+    what the library calls did of them. None where any of those is not counted."""
+    rows = [row for row in rows if _section_of_row(row) == section and row.kind not in NO_ARITHMETIC_KINDS]
+    totals = totals_by_op(op for op in ops if op.section == section)
+    done = _done_by_library(rows, totals)
+    parts: list[int | None] = []
+    named: dict[str, None] = {}
+    for row in rows:
+        own = row.flops is not None and row.composite is None
+        if own:
+            parts.append(row.flops)
+        elif not row.aten_ops:
+            return None
+        mine = _library_ops(row) if own else ()
+        named.update(dict.fromkeys(op for op in row.aten_ops if op not in mine))
+    for op in named:
+        if op in totals:
+            total = totals[op]
+            parts.append(None if total is None or total < done.get(op, 0) else total - done.get(op, 0))
+        else:
+            parts.append(0 if op in NO_ARITHMETIC or not moves_data(op) else None)
+    return _sum(parts)
+
+
+def _per_section(
+    rows: Sequence[Kernel],
+    ops: Sequence[OpFlops],
+    count: Callable[[Sequence[Kernel], dict[str, int | None]], tuple[Kernel, ...]],
+) -> tuple[Kernel, ...]:
+    """``count`` run on each section of a training step apart (forward's rows against forward's operators,
+    backward's against backward's), the rows kept in their order; once, on everything, for a plain call."""
+    counted: dict[int, Kernel] = {}
+    for section in dict.fromkeys(_section_of_row(row) for row in rows):
+        mine = [index for index, row in enumerate(rows) if _section_of_row(row) == section]
+        totals = totals_by_op(op for op in ops if op.section == section)
+        for index, row in zip(mine, count([rows[index] for index in mine], totals), strict=True):
+            counted[index] = row
+    return tuple(counted[index] for index in range(len(rows)))
+
+
+def _section_of_row(row: Kernel) -> str | None:
+    """``backward``, or None for forward (the loss included) and for a plain call, as ``OpFlops.section``."""
+    return "backward" if row.section == "backward" else None
 
 
 def scenario_dtype(args: tuple[Any, ...]) -> torch.dtype:

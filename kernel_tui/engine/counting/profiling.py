@@ -403,6 +403,7 @@ def kernel_rows(
                 module=common_module(r.module for r in joined.get(key, ()) if r.module is not None),
                 module_calls=module_calls_of(joined.get(key, ())),
                 stack=_unique(frame for r in joined.get(key, ()) for frame in r.stack),
+                flops=own_flops(joined.get(key, ())),
             )
         )
     return rows
@@ -415,6 +416,12 @@ def module_calls_of(records: Sequence[Traffic]) -> tuple[tuple[str, int], ...]:
         if record.module is not None:
             counts[record.module] = counts.get(record.module, 0) + 1
     return tuple(counts.items())
+
+
+def own_flops(records: Sequence[Traffic]) -> int | None:
+    """A library call's row counted from its own calls' arguments (``Traffic.flops``); None unless all were."""
+    counts = [record.flops for record in records]
+    return sum(count for count in counts if count is not None) if counts and None not in counts else None
 
 
 def line_calls_of(records: Sequence[Traffic]) -> tuple[tuple[int, int], ...]:

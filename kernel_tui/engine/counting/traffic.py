@@ -103,6 +103,9 @@ class Traffic:
     code; None where unknown (backward, and a record that is not an eager operator)."""
     stack: tuple[str, ...] = ()
     """Eager: the user's frames that ran it, ``file:line``, nearest first (``LineFinder.stack``)."""
+    flops: int | None = None
+    """Compiled: a library call's FLOPs counted from its own arguments (``flops.library_flops``); None for
+    everything else, whose FLOPs are those of the eager operators it replaced."""
 
     @property
     def bytes_total(self) -> int:
@@ -223,6 +226,8 @@ def op_tensors(
                 read.extend(tensors)  # add_ reads its target; out= is only written
         else:
             read.extend(tensors)
+    if name in GATHERS:
+        read = _rows_gathered(name, bound, read)
     written_keys = {_key(t) for t in written}
     read_keys = {_key(t) for t in read}
     for result in tensors_in(out):
@@ -230,6 +235,31 @@ def op_tensors(
         if key not in written_keys and key not in read_keys:
             written.append(result)
     return read, written
+
+
+GATHERS: dict[str, tuple[str, str, str | int | None]] = {
+    "aten::embedding": ("weight", "indices", 0),
+    "aten::index_select": ("self", "index", "dim"),
+    "aten::nll_loss_forward": ("self", "target", None),
+}
+"""Operators that read the rows (or elements) their indices pick, not the whole table: the table, the indices,
+and the dimension picked along (None: ``nll_loss``'s class dimension, one element per target)."""
+
+
+def _rows_gathered(name: str, bound: dict[str, Any], read: list[torch.Tensor]) -> list[torch.Tensor]:
+    """``read`` with a gather's table replaced by the part of it its indices pick: as many rows as indices, at
+    most the whole table (a row picked twice is counted twice, up to the table's size)."""
+    table_arg, index_arg, dim_arg = GATHERS[name]
+    table, index = bound.get(table_arg), bound.get(index_arg)
+    if not isinstance(table, torch.Tensor) or not isinstance(index, torch.Tensor) or table.dim() == 0:
+        return read
+    if dim_arg is None:  # nll_loss: (N, C) or (C,) scores, one class picked per target
+        dim, picked = (1 if table.dim() == 2 else 0), 1
+    else:
+        dim = int(bound.get(dim_arg, 0) if isinstance(dim_arg, str) else dim_arg) % table.dim()
+        picked = min(max(index.numel(), 1), table.shape[dim])
+    rows = table.narrow(dim, 0, picked)
+    return [rows if item is table else item for item in read]
 
 
 def host_transfer(name: str, read: list[torch.Tensor], written: list[torch.Tensor]) -> str | None:
@@ -259,6 +289,10 @@ def ideal_bytes(args: tuple[Any, ...], output: Any) -> int:
     return unique_bytes(tensors_in(args)) + unique_bytes(tensors_in(output))
 
 
-def array_bytes(args: tuple[Any, ...]) -> int:
-    """The unit of an array-sized transfer: the bytes of the largest input."""
-    return max((tensor_bytes(t) for t in tensors_in(args)), default=0)
+def array_bytes(args: tuple[Any, ...], weights: Sequence[torch.Tensor] = ()) -> int:
+    """The unit of an array-sized transfer: the bytes of the largest input. Token ids fed to a model (integer
+    inputs only, and ``weights``) are no unit of what its kernels move, so there is none: 0."""
+    tensors = tensors_in(args)
+    if weights and not any(t.is_floating_point() or t.is_complex() for t in tensors):
+        return 0
+    return max((tensor_bytes(t) for t in tensors), default=0)

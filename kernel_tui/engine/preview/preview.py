@@ -136,7 +136,7 @@ class PreviewStages(ScenarioStages):
 
     def inputs(self) -> None:
         self.args = fake_inputs(self.scenario, self.size, self.fake_mode)
-        self.unit = array_bytes(self.args)
+        self.unit = array_bytes(self.args, self.scenario.weights)
 
     def eager(self, report: ScenarioReport) -> ScenarioReport:
         scenario, args, fn, notes = self.scenario, self.args, self.scenario.module.fn, self.notes

@@ -14,7 +14,7 @@ from kernel_tui.engine.compiler.generated_code import memcpy_name
 from kernel_tui.engine.counting.launch_info import EAGER_NOTE, LIBRARY_NOTE
 from kernel_tui.engine.counting.module_paths import common_module
 from kernel_tui.engine.counting.op_kinds import moves_data, op_name
-from kernel_tui.engine.counting.profiling import line_calls_of, module_calls_of
+from kernel_tui.engine.counting.profiling import line_calls_of, module_calls_of, own_flops
 from kernel_tui.engine.counting.traffic import (
     EagerTrafficMode,
     Traffic,
@@ -108,6 +108,7 @@ def launch_rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
                 module=common_module(launch.module for launch in group if launch.module is not None),
                 module_calls=module_calls_of(group),
                 stack=tuple(dict.fromkeys(frame for launch in group for frame in launch.stack)),
+                flops=own_flops(group),
             )
         )
     return tuple(rows)

@@ -28,6 +28,7 @@ from kernel_tui.engine.compiler.recompute import recomputed_in
 from kernel_tui.engine.counting.flops import bytes_and_flops, with_flops
 from kernel_tui.engine.counting.peak_memory import tracked_peak
 from kernel_tui.engine.counting.traffic import Traffic, array_bytes, ideal_bytes
+from kernel_tui.engine.preview.cuda_fakes import SdpaAsOnGpu, rewrite_sdpa
 from kernel_tui.engine.preview.preview_codegen import generate_for_gpu
 from kernel_tui.engine.preview.preview_inputs import HostValues, fake_inputs
 from kernel_tui.engine.preview.preview_launches import DeviceOps, launch_mode, launch_rows
@@ -64,7 +65,7 @@ class TrainingPreviewStages(ScenarioStages):
 
     def inputs(self) -> None:
         self.args = with_grad(_fake_inputs_on_cpu(self.scenario, self.size, self.fake_mode))
-        self.unit = array_bytes(self.args)
+        self.unit = array_bytes(self.args, self.scenario.weights)
         self.notes.append(TRACED_ON_CPU)
 
     def eager(self, report: ScenarioReport) -> ScenarioReport:
@@ -72,12 +73,15 @@ class TrainingPreviewStages(ScenarioStages):
         step = training.TrainingStep(training.forward_and_loss(scenario), lambda: scenario.weights)
         host = HostValues()
         device_ops = DeviceOps(str(scenario.path), device="cpu")
-        with self.fake_mode, host:
+        # The attention a GPU would run (and its backward), not the CPU's flash attention the fake CPU tensors
+        # would dispatch to: chosen as the forward preview chooses it, and said so in the assumptions.
+        with self.fake_mode, host, SdpaAsOnGpu(self.arch, self.notes):
             scenario.call(step, args, "eager")  # once uncounted: the step makes its seed gradient on the first
             with bytes_and_flops(device_ops) as counting:
                 output = scenario.call(step, args, "eager")
             eager_saved = training.saved_bytes(step, args)
             peak = tracked_peak(lambda: scenario.call(step, args, "eager"), memory_report.LIVE_SOURCE)
+            differentiated = training.loss_note(scenario, args)
         self.notes.extend(host.note())
         self.flop_ops = counting.ops
         eager = replace(_sectioned(device_ops.launches, device_ops.sections, self.unit), saved_bytes=eager_saved)
@@ -88,6 +92,7 @@ class TrainingPreviewStages(ScenarioStages):
             ideal_bytes=ideal_bytes((*args, *scenario.weights), output),
             array_bytes=self.unit,
             signature=call_signature(scenario.module.fn, args, output),
+            notes=(*report.notes, *differentiated),
         )
 
     def compile(self, report: ScenarioReport, outbox: RunOutbox) -> ScenarioReport:
@@ -111,10 +116,12 @@ def _fake_inputs_on_cpu(scenario: LoadedScenario, size: int, fake_mode: FakeTens
 
 
 class _Graphs:
-    """A Dynamo backend that lets AOTAutograd split each graph as Inductor would, and keeps both halves."""
+    """A Dynamo backend that lets AOTAutograd split each graph as Inductor would, and keeps both halves; each
+    attention in the graph is first pointed at the one a GPU of ``arch`` would run (``rewrite_sdpa``), so that
+    AOTAutograd differentiates that one."""
 
-    def __init__(self, device_ops: DeviceOps) -> None:
-        self.device_ops = device_ops
+    def __init__(self, device_ops: DeviceOps, arch: int, notes: list[str]) -> None:
+        self.device_ops, self.arch, self.notes = device_ops, arch, notes
         self.captured: list[tuple[str, torch.fx.GraphModule, list[Any]]] = []
 
     def backend(self) -> Callable[..., Any]:
@@ -122,12 +129,18 @@ class _Graphs:
         from torch._functorch.partitioners import min_cut_rematerialization_partition
         from torch._inductor.decomposition import select_decomp_table
 
-        return aot_autograd(
+        split = aot_autograd(
             fw_compiler=self._keep("forward"),
             bw_compiler=self._keep("backward"),
             decompositions=select_decomp_table(),
             partition_fn=min_cut_rematerialization_partition,
         )
+
+        def backend(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+            rewrite_sdpa(gm, self.arch, self.notes)
+            return split(gm, example_inputs)
+
+        return backend
 
     def _keep(self, section: str) -> Callable[..., Any]:
         from functorch.compile import make_boxed_func
@@ -153,7 +166,7 @@ def _compiled_step(
 ) -> ModeResult:
     options = scenario.info.compile_options
     outside = DeviceOps(str(scenario.path), device="cpu")
-    graphs = _Graphs(outside)
+    graphs = _Graphs(outside, arch, notes)
     torch._dynamo.reset()
     try:
         watch = compile_watch.CompileWatch().start()

@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from kernel_tui.engine.stages.scenario_weights import Placement, on_device, place_weights, run_dtype, used_weights
+from kernel_tui.engine.stages.signature import describe_value, output_tensors
 from kernel_tui.model.report.report import ScenarioError
 from kernel_tui.model.scenario.scenario_file import ScenarioFileError, ScenarioInfo, parse_scenario, read_source
 from kernel_tui.model.scenario.snippet import snippet_module
@@ -172,10 +173,12 @@ class LoadedScenario:
                 out = fn(*args)
         except USER_ERRORS as exc:
             raise stage_error(stage, self.path, exc) from exc
-        leaves = out if isinstance(out, (tuple, list)) else (out,)
-        if not leaves or not all(isinstance(leaf, torch.Tensor) for leaf in leaves):
+        if not output_tensors(out):
             raise self._contract(
-                stage, f"fn() must return a tensor or a tuple of tensors, not {type(out).__name__}", out
+                stage,
+                "fn() must return a tensor, or a tuple, list, dict or dataclass holding one, not "
+                f"{describe_value(out) if isinstance(out, (tuple, list, dict)) else type(out).__name__}",
+                out,
             )
         return out
 

@@ -178,12 +178,13 @@ class MeasuredStages(ScenarioStages):
         output = scenario.call(fn, args, "eager")
         scenario.call(fn, args, "eager")
         synchronize(device)
-        self.unit = array_bytes(args)
+        self.unit = array_bytes(args, scenario.weights)
         report = replace(
             report,
             ideal_bytes=ideal_bytes((*args, *scenario.weights), output),
             array_bytes=self.unit,
             signature=call_signature(fn, args, output),
+            notes=(*report.notes, *training.loss_note(scenario, args)),
         )
         try:
             traffic, self.flop_ops = eager_bytes_and_flops(fn, args, str(path))

@@ -2,12 +2,17 @@
 
 The shapes say what the code computes before any kernel does: ``x @ y`` on two 1-D tensors is a dot
 product returning a scalar, which no count of kernels makes obvious.
+
+What ``fn`` returns is taken as models return it: a tensor, or tuples, lists, dicts and dataclasses holding
+tensors (a Hugging Face ``ModelOutput`` is both a dict and a dataclass), with ``None`` and other values among
+them (nanoGPT's ``GPT`` returns ``(logits, None)`` without targets). ``output_tensors`` are the tensors measured.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
@@ -22,13 +27,46 @@ def call_signature(fn: Callable[..., Any], args: tuple[Any, ...], output: Any) -
     return f"{taken or '()'} {ARROW} {describe_value(output)}"
 
 
+def output_tensors(value: Any) -> list[torch.Tensor]:
+    """The tensors in what ``fn`` returned, in order, each once: inside tuples, lists, dicts and dataclasses, at
+    any depth; anything else (``None``, a number, a string) holds none."""
+    found: dict[int, torch.Tensor] = {}
+    for part in _parts(value, depth=0):
+        found.setdefault(id(part), part)
+    return list(found.values())
+
+
+def _parts(value: Any, depth: int) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if depth > 8:  # a structure that holds itself; no model's output is this deep
+        return []
+    return [tensor for _, part in _fields(value) for tensor in _parts(part, depth + 1)]
+
+
+def _fields(value: Any) -> list[tuple[str | None, Any]]:
+    """A container's parts, named where they have names: a dict's items (a ``ModelOutput``'s set fields), a
+    dataclass's fields, a tuple's or list's items unnamed; nothing for anything else."""
+    if isinstance(value, Mapping):
+        return [(str(key), part) for key, part in value.items()]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [(field.name, getattr(value, field.name, None)) for field in dataclasses.fields(value)]
+    if isinstance(value, (tuple, list)):
+        return [(None, part) for part in value]
+    return []
+
+
 def describe_value(value: Any) -> str:
-    """``(1048576,) float32`` for a tensor; a tuple's or list's parts in parentheses; else its type name."""
+    """``(1048576,) float32`` for a tensor; a tuple's or list's parts in parentheses, a dict's or dataclass's
+    by name in braces; else its type name (``None``, a number, as written)."""
     if isinstance(value, torch.Tensor):
         return f"{tuple(value.shape)} {str(value.dtype).removeprefix('torch.')}"
     if isinstance(value, (tuple, list)):
         return "(" + ", ".join(describe_value(part) for part in value) + ")"
-    if isinstance(value, (bool, int, float)):
+    if isinstance(value, Mapping) or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+        parts = ", ".join(f"{name}: {describe_value(part)}" for name, part in _fields(value) if part is not None)
+        return f"{type(value).__name__}{{{parts}}}"
+    if value is None or isinstance(value, (bool, int, float)):
         return repr(value)
     return type(value).__name__
 

@@ -17,7 +17,7 @@ tensors and those AOTAutograd's compiled function saves through ``ctx.save_for_b
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -28,6 +28,7 @@ from kernel_tui.engine.counting import cuda_graphs
 from kernel_tui.engine.counting import events as ev
 from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS
 from kernel_tui.engine.counting.profiling import Profile, kernel_rows
+from kernel_tui.engine.stages.signature import describe_value, output_tensors
 from kernel_tui.model.report.report_keys import SECTIONS
 
 if TYPE_CHECKING:
@@ -42,9 +43,34 @@ NO_GRADIENT = (
 )
 
 
+def own_loss(output: Any) -> torch.Tensor | None:
+    """The loss the model computed itself: a tensor under the key or field ``loss`` of what it returned (a
+    Hugging Face ``ModelOutput``'s, a dict's, a dataclass's, a named tuple's); None without one. An unnamed
+    scalar in a tuple (nanoGPT's ``(logits, loss)``) is not taken for one: nothing says it is the loss."""
+    part = output.get("loss") if isinstance(output, Mapping) else getattr(output, "loss", None)
+    return part if isinstance(part, torch.Tensor) and part.is_floating_point() else None
+
+
+def differentiated(output: Any) -> str:
+    """What a training step's default loss differentiates, in words, for the report's notes."""
+    if own_loss(output) is not None:
+        return "the training step differentiates the model's own loss (the loss it returned)"
+    described = describe_value(output)
+    return (
+        f"the training step differentiates the sum of fn's floating-point outputs ({described}), as output."
+        "float().sum(): fn returned no loss (a loss key or field); define loss(output) to choose one"
+    )
+
+
 def default_loss(output: Any) -> torch.Tensor:
-    """A scalar that depends on every element of every output, in float32 whatever their dtype."""
-    leaves = output if isinstance(output, (tuple, list)) else (output,)
+    """The model's own loss (``own_loss``) where it returned one, else a scalar that depends on every element
+    of every floating-point output, in float32 whatever their dtype."""
+    own = own_loss(output)
+    if own is not None:
+        return own if own.dim() == 0 else own.float().sum()
+    leaves = output_tensors(output)
+    # An integer output (an argmax's indices) has no gradient; with nothing else, its sum says so (NO_GRADIENT).
+    leaves = [leaf for leaf in leaves if leaf.is_floating_point() or leaf.is_complex()] or leaves
     total: torch.Tensor = leaves[0].float().sum()
     for leaf in leaves[1:]:  # not sum(): its start, 0, would add one more kernel
         total = total + leaf.float().sum()
@@ -89,6 +115,14 @@ class TrainingStep:
         if self._seed is None or self._seed.shape != loss.shape or self._seed.device != loss.device:
             self._seed = torch.ones_like(loss, requires_grad=False)
         return self._seed
+
+
+def loss_note(scenario: LoadedScenario, args: tuple[Any, ...]) -> tuple[str, ...]:
+    """What a training step differentiates (``differentiated``) when the file defines no ``loss`` of its own;
+    read from one more call of ``fn``, outside every measurement."""
+    if not scenario.info.train or scenario.info.has_loss:
+        return ()
+    return (differentiated(scenario.call(scenario.module.fn, args, "eager")),)
 
 
 def forward_and_loss(scenario: LoadedScenario) -> Callable[..., torch.Tensor]:

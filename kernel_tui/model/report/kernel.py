@@ -33,9 +33,10 @@ class Kernel:
     time_us: float | None
     """Time spent in this kernel per run of ``fn``, all its calls together (None in a preview)."""
     bytes_read: int | None = None
-    """Bytes it reads per launch; None when unknown."""
+    """Bytes it reads per run of ``fn``, all its launches (``calls``) together, as ``time_us`` and ``flops``
+    are; None when unknown."""
     bytes_written: int | None = None
-    """Bytes it writes per launch; None when unknown."""
+    """Bytes it writes per run of ``fn``, all its launches together; None when unknown."""
     kind: str = "kernel"
     """``kernel``, ``memcpy``, ``memset`` (CUDA), or ``op`` (an eager CPU operator doing the work)."""
     op: str | None = None

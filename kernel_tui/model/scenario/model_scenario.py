@@ -2,7 +2,10 @@
 file that builds the model and calls it, which then runs like any other (and can be copied to become one's own).
 
 The spelling follows Python's: ``FILE.py:NAME`` or ``package.module:NAME`` names a module class or a factory,
-``NAME(256, hidden=1024)`` calls it with those arguments (literals only), and an input is ``SHAPE[:DTYPE[:HIGH]]``:
+``NAME(256, hidden=1024)`` calls it with those arguments, any Python expressions evaluated in that module's
+namespace as if written there (``GPT(GPTConfig(n_embd=64))``): ``--model`` runs code of the user's choosing, as
+importing their file does, and the one rule is that the model is what one call of ``NAME`` returns. A Hugging Face
+config (``transformers:GPT2Config(n_layer=1)``) stands for the model it describes. An input is ``SHAPE[:DTYPE[:HIGH]]``:
 ``8x128x256``, ``8x128x256:bfloat16``, ``8x128:int64`` (token ids, below the smallest ``nn.Embedding``'s
 ``num_embeddings``, or below ``HIGH`` when given). The first dimension is the batch: the run's size scales it, so
 ``--size`` and the sweep grow the batch and keep every other dimension.
@@ -50,7 +53,8 @@ class ModelSpec:
     name: str
     """The class or factory in it, dotted for a nested one."""
     call: str
-    """Its arguments as written, ``(256, hidden=1024)``, checked to be literals; ``()`` without."""
+    """Its arguments as written, ``(256, hidden=1024)`` or ``(GPTConfig(n_embd=64))``; ``()`` without. They are
+    evaluated in the namespace of ``target``, as if written there: ``--model`` runs code of the user's choosing."""
 
     @property
     def is_file(self) -> bool:
@@ -65,7 +69,7 @@ def parse_model(text: str, cwd: Path | None = None) -> ModelSpec:
             "any: model.py:Block, 'model.py:Block(256, hidden=1024)', mypkg.models:make_block"
         )
     target, name, call = match["target"], match["name"], match["call"] or "()"
-    _check_literal_call(text, name, call)
+    _check_one_call(text, name, call)
     if target.endswith(".py"):
         path = (cwd or Path.cwd()) / target
         if not path.is_file():
@@ -76,21 +80,18 @@ def parse_model(text: str, cwd: Path | None = None) -> ModelSpec:
     return ModelSpec(target, name, call)
 
 
-def _check_literal_call(text: str, name: str, call: str) -> None:
+def _check_one_call(text: str, name: str, call: str) -> None:
+    """The model is what one call of ``name`` returns: its arguments are any Python expressions (they run, as
+    the file itself does), but a call of what it returns (``Block(...)(8)``) or anything after it is refused,
+    so that what runs is what the command reads as."""
     try:
-        node = ast.parse(f"{name.split('.')[-1]}{call}", mode="eval").body
+        node = ast.parse(f"{name}{call}", mode="eval").body
     except SyntaxError as error:
         raise ModelSpecError(f"--model {text!r}: its arguments {call} are not a Python call ({error.msg})") from error
-    if not isinstance(node, ast.Call):
-        raise ModelSpecError(f"--model {text!r}: its arguments {call} are not a Python call")
-    for argument in [*node.args, *(keyword.value for keyword in node.keywords)]:
-        try:
-            ast.literal_eval(argument)
-        except ValueError as error:
-            raise ModelSpecError(
-                f"--model {text!r}: {ast.unparse(argument)} is not a literal (numbers, strings, tuples, lists, "
-                "dicts, True/False/None)"
-            ) from error
+    if not isinstance(node, ast.Call) or ast.unparse(node.func) != name:
+        raise ModelSpecError(
+            f"--model {text!r}: write one call of {name}, {name}(ARGUMENTS): the model is what it returns"
+        )
 
 
 def parse_input(text: str) -> ModelInput:
@@ -168,7 +169,9 @@ def scenario_source(spec: ModelSpec, inputs: list[ModelInput], *, train: bool, c
         load.rstrip("\n"),
         f"if not hasattr(source, {spec.name.split('.')[0]!r}):",
         f"    raise LookupError({f'{where} defines no {spec.name.split(chr(46))[0]}'!r})",
-        f"model = source.{spec.name}{spec.call}",
+        "# The arguments as written on the command line, evaluated as if written in the model's own module.",
+        f"model = eval({spec.name + spec.call!r}, vars(source))",
+        *(_FROM_CONFIG if _may_be_config(spec) else []),
         f"model.{mode}()  # {'dropout and batch statistics as in training' if train else 'inference: dropout off'}",
         "ID_LIMIT = min((m.num_embeddings for m in model.modules() if isinstance(m, torch.nn.Embedding)), default=2)",
         '"""Token ids are drawn below the smallest embedding table."""',
@@ -184,6 +187,22 @@ def scenario_source(spec: ModelSpec, inputs: list[ModelInput], *, train: bool, c
         "",
     ]
     return "\n".join(lines)
+
+
+_FROM_CONFIG = [
+    'if "transformers" in sys.modules and isinstance(model, sys.modules["transformers"].PretrainedConfig):',
+    "    # A Hugging Face config: the model it describes, with its language-model head where it has one.",
+    "    from transformers import AutoModel, AutoModelForCausalLM",
+    "",
+    "    try:",
+    "        model = AutoModelForCausalLM.from_config(model)",
+    "    except ValueError:",
+    "        model = AutoModel.from_config(model)",
+]
+
+
+def _may_be_config(spec: ModelSpec) -> bool:
+    return spec.target.split(".")[0] == "transformers" or spec.name.endswith("Config")
 
 
 def _shown(given: ModelInput) -> str:
