@@ -17,8 +17,8 @@ from cuda_replay import replay, trace_paths
 
 from kernel_tui.engine.counting import events as ev
 from kernel_tui.engine.counting.call_timeline import call_breakdown, merged
+from kernel_tui.model.meaning.machine_load import RETRY_HINT
 from kernel_tui.model.report.call_breakdown import CallBreakdown
-from kernel_tui.model.report.machine_load import RETRY_HINT
 from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.scenario.expect import check_claims

@@ -22,10 +22,7 @@ from kernel_tui.engine.counting.flops import (
     with_flops,
     with_roofline_fields,
 )
-from kernel_tui.model.report.kernel import Kernel
-from kernel_tui.model.report.mode_result import ModeResult
-from kernel_tui.model.report.report import Ceilings, ScenarioReport
-from kernel_tui.model.report.roofline import (
+from kernel_tui.model.meaning.roofline import (
     COMPUTE_BOUND,
     MEMORY_BOUND,
     OVERHEAD_BOUND,
@@ -33,6 +30,9 @@ from kernel_tui.model.report.roofline import (
     ridge_point,
     roof_time_us,
 )
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.mode_result import ModeResult
+from kernel_tui.model.report.report import Ceilings, ScenarioReport
 from kernel_tui.text.render import scenario_view
 from kernel_tui.text.roofline_text import format_bound, format_flops, format_intensity
 from kernel_tui.transport.client import EngineClient

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import pytest
 from conftest import REPO, measure
 
+from kernel_tui.model.meaning.roofline import COMPUTE_BOUND, MEMORY_BOUND, OVERHEAD_BOUND
 from kernel_tui.model.report.kernel import Kernel
-from kernel_tui.model.report.roofline import COMPUTE_BOUND, MEMORY_BOUND, OVERHEAD_BOUND
 from kernel_tui.transport.client import EngineClient
 
 LESSON = REPO / "scenarios" / "20_matmul_against_elementwise.py"

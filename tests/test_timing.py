@@ -9,8 +9,8 @@ import pytest
 
 from kernel_tui.engine.counting import timing
 from kernel_tui.engine.stages.timed_report import with_time
+from kernel_tui.model.meaning.machine_load import LoadSampler, MachineLoad
 from kernel_tui.model.report.kernel import Kernel
-from kernel_tui.model.report.machine_load import LoadSampler, MachineLoad
 from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.text.formatting import format_ratio, report_notes, speedup_text, variant_rows

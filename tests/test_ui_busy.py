@@ -13,7 +13,7 @@ from rich.console import Group
 from rich.text import Text
 from test_ui_support import DATA, RECORDINGS, explorer, finished, make_app, wait_for
 
-from kernel_tui.model.report.machine_load import MachineLoad
+from kernel_tui.model.meaning.machine_load import MachineLoad
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.view.summary_lines import RETRY_KEYS
 from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart

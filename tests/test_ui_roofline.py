@@ -14,7 +14,7 @@ from test_ui_support import ADD_RELU, DATA, RECORDINGS, make_app, shown_text, wa
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from kernel_tui.model.report.roofline import MEMORY_BOUND, achieved_gflops, bound, dominant_bound, intensity
+from kernel_tui.model.meaning.roofline import MEMORY_BOUND, achieved_gflops, bound, dominant_bound, intensity
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.widgets.charts.roofline_plot import (
     COMPUTE_ROOF,

@@ -157,7 +157,7 @@ def test_a_run_that_measured_nothing_says_nothing_of_the_machines_load() -> None
 
     from replay import Recording
 
-    from kernel_tui.model.report.machine_load import MachineLoad
+    from kernel_tui.model.meaning.machine_load import MachineLoad
     from kernel_tui.text.formatting import report_notes
     from kernel_tui.transport.protocol import Done
     from kernel_tui.ui.view.shown import SummaryShown

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kernel_tui.model.meaning.verdict import KERNEL_SUM
 from kernel_tui.model.report.call_breakdown import PART_WORDS, PARTS
 from kernel_tui.model.report.mode_result import CACHE_LEVELS, COMPILE_STAGES
-from kernel_tui.model.report.verdict import KERNEL_SUM
 from kernel_tui.text.formatting import format_time_us
 
 if TYPE_CHECKING:

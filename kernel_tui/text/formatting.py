@@ -7,12 +7,12 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kernel_tui.model.report.machine_load import RETRY_HINT, too_wide
+from kernel_tui.model.meaning.machine_load import RETRY_HINT, too_wide
 from kernel_tui.model.report.report_keys import MODES, SECTIONS
 
 if TYPE_CHECKING:
+    from kernel_tui.model.meaning.machine_load import MachineLoad
     from kernel_tui.model.report.kernel import Kernel
-    from kernel_tui.model.report.machine_load import MachineLoad
     from kernel_tui.model.report.mode_result import ModeResult
     from kernel_tui.model.report.report import ExpectCheck, ScenarioReport, SweepPoint
 

@@ -18,9 +18,9 @@ import pytest
 from conftest import measure
 from rich.console import Console
 
+from kernel_tui.model.meaning.verdict import CAUSES
 from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.model.report.report import ScenarioReport
-from kernel_tui.model.report.verdict import CAUSES
 from kernel_tui.text.call_split import CONTRADICTION_MARK, VERDICT_MARK
 from kernel_tui.text.render import scenario_view
 from kernel_tui.transport.client import EngineClient

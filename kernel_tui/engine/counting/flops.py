@@ -39,7 +39,7 @@ from kernel_tui.engine.counting.attribution import COMBINED, PLACEMENT, PRODUCT_
 from kernel_tui.engine.counting.cuda_graphs import FOREACH_COPY
 from kernel_tui.engine.counting.op_kinds import moves_data, op_name
 from kernel_tui.engine.counting.traffic import EagerTrafficMode, Traffic, seen_inside, tensors_in
-from kernel_tui.model.report.roofline import (
+from kernel_tui.model.meaning.roofline import (
     achieved_gflops,
     bound,
     dominant_bound,

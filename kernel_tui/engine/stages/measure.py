@@ -54,7 +54,7 @@ from kernel_tui.engine.stages.outbox import RunOutbox
 from kernel_tui.engine.stages.pipeline import ScenarioStages, run_stages
 from kernel_tui.engine.stages.signature import call_signature
 from kernel_tui.engine.stages.timed_report import timed_report
-from kernel_tui.model.report.machine_load import LoadSampler
+from kernel_tui.model.meaning.machine_load import LoadSampler
 from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.model.report.report import Ceilings, ScenarioError, ScenarioReport, SweepPoint
 from kernel_tui.model.report.report_keys import MODES

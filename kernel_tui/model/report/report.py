@@ -10,6 +10,9 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kernel_tui.model.meaning.machine_load import MachineLoad, too_wide
+from kernel_tui.model.meaning.roofline import ridge_point
+from kernel_tui.model.meaning.verdict import Verdict, contradictions, verdict
 from kernel_tui.model.report.boundary import Boundary
 from kernel_tui.model.report.call_breakdown import CallBreakdown, TimelineSpan  # noqa: F401 (the schema reads hints here)
 from kernel_tui.model.report.cuda_graph_decision import CudaGraphDecision
@@ -17,12 +20,9 @@ from kernel_tui.model.report.kernel import Kernel
 from kernel_tui.model.report.launch import KernelLaunch
 from kernel_tui.model.report.library_call import LibraryKernel
 from kernel_tui.model.report.machine import MachineIdentity
-from kernel_tui.model.report.machine_load import MachineLoad, too_wide
 from kernel_tui.model.report.mode_result import CompileStages, ModeResult
 from kernel_tui.model.report.module_table import ModuleRow
 from kernel_tui.model.report.report_keys import MODES
-from kernel_tui.model.report.roofline import ridge_point
-from kernel_tui.model.report.verdict import Verdict, contradictions, verdict
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance

@@ -6,8 +6,8 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from kernel_tui.model.meaning.machine_load import RETRY_HINT
 from kernel_tui.model.report.boundary import KINDS
-from kernel_tui.model.report.machine_load import RETRY_HINT
 from kernel_tui.model.report.report import ExpectCheck, ScenarioReport
 from kernel_tui.model.report.report_keys import MODES
 
