@@ -29,3 +29,17 @@ def test_a_trace_already_there_from_an_unknown_scenario_is_not_overwritten(tmp_p
 
 def test_no_folder_no_trace() -> None:
     assert trace_path(None, Path("dup.py"), "eager") is None
+
+
+def test_a_crafted_index_cannot_put_a_trace_outside_its_folder(tmp_path: Path) -> None:
+    """The folder's index is anyone's to write: a name in it such as ``../x`` put the trace beside the folder."""
+    import json
+
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    scenario = tmp_path / "mine.py"
+    crafted = {"../escaped": str(scenario.resolve()), "/tmp/abs": str(scenario.resolve()), "..": "x", "": "y"}
+    (traces / ".kernel-tui-traces.json").write_text(json.dumps(crafted))
+    named = trace_path(str(traces), scenario, "eager")
+    assert named is not None and Path(named).parent == traces, named
+    assert Path(named).name == "mine.eager.json"

@@ -51,7 +51,15 @@ def _read_index(path: Path) -> dict[str, str]:
         return {}
     if not isinstance(data, dict):
         return {}
-    return {str(name): path for name, path in data.items() if isinstance(path, str)}
+    # The index is read from a folder anyone may have written: a name that is not a plain file name
+    # (``../../x``, an absolute path) would put a trace outside the folder, and is passed over.
+    return {
+        str(name): path for name, path in data.items() if isinstance(path, str) and _is_plain_name(str(name))
+    }
+
+
+def _is_plain_name(name: str) -> bool:
+    return bool(name) and name not in (".", "..") and Path(name).name == name and not any(c in name for c in "/\\\0")
 
 
 def _glob_escaped(name: str) -> str:
