@@ -182,3 +182,14 @@ def test_a_columns_that_is_no_width_still_prints_the_table(columns: str, monkeyp
     result = kernel_tui("list", "scenarios/", timeout=120)
     assert result.returncode == 0, result.stderr
     assert "title" in result.stdout and "01_" in result.stdout.replace("\n", "")
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("command", [(), ("run",)], ids=["explorer", "run"])
+def test_saved_results_named_as_a_scenario_point_to_view(command: tuple[str, ...], tmp_path: Path) -> None:
+    """``kernel-tui results.jsonl`` ran the results file as Python: "inputs() must return a tuple of tensors"."""
+    saved = tmp_path / "results.jsonl"
+    saved.write_text("{}\n")
+    result = kernel_tui(*command, str(saved), timeout=120)
+    assert result.returncode == 2
+    assert f"kernel-tui view {saved}" in result.stderr and "Traceback" not in result.stderr

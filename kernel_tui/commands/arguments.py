@@ -265,6 +265,10 @@ def check_timing(parser: argparse.ArgumentParser, options: argparse.Namespace) -
         parser.error("--sizes are the sweep's sizes, and --no-time runs no sweep")
 
 
+RESULTS_SUFFIXES = (".jsonl", ".json")
+"""What ``run --json`` writes (``.jsonl``) and a JSON file: saved results, never a scenario."""
+
+
 def check_paths(parser: argparse.ArgumentParser, paths: Sequence[str]) -> list[Path]:
     missing = [path for path in paths if not Path(path).exists()]
     if missing:
@@ -274,6 +278,12 @@ def check_paths(parser: argparse.ArgumentParser, paths: Sequence[str]) -> list[P
         kind = Path(path).stat().st_mode
         if not stat.S_ISDIR(kind) and not stat.S_ISREG(kind):
             parser.error(f"not a file or a folder: {safe_line(path)} (a device, a FIFO or a socket)")
+        # Saved results named where scenarios go (``kernel-tui results.jsonl``) were run as Python and failed with
+        # "inputs() must return a tuple of tensors", which says nothing of what was meant.
+        if stat.S_ISREG(kind) and Path(path).suffix.lower() in RESULTS_SUFFIXES:
+            parser.error(
+                f"{safe_line(path)} holds saved results, not a scenario: open it with kernel-tui view {safe_line(path)}"
+            )
     # Each folder named on its own: one with no scenario in it beside another that has some was passed over in
     # silence, and the run reported on the others as if it were all.
     found = [(path, find_scenarios([path])) for path in paths]
