@@ -57,3 +57,13 @@ def test_a_launch_no_kernel_could_have_is_refused_naming_the_field(
     message = str(refused.value)
     assert "\n" not in message and str(path.name) in message and "line 1" in message
     assert f"{LAUNCH}.{field}" in message and words in message
+
+
+@pytest.mark.parametrize("field", ["compiled.kernels.0.time_us", "eager.time_us", "compiled.compile_s"])
+def test_a_negative_time_is_refused_naming_the_field(tmp_path: Path, field: str) -> None:
+    """A results file's negative kernel time was shown as measured."""
+    path = written(tmp_path, set_at(template(), field, -3.5))
+    with pytest.raises(ResultsFileError) as refused:
+        read_results(path)
+    message = str(refused.value)
+    assert "\n" not in message and "line 1" in message and field in message and "a negative time" in message

@@ -54,6 +54,8 @@ NOT_NEGATIVE = frozenset(
     )
 )
 """Counts: a negative one is no measurement (and a sweep's size is at least one element)."""
+OFFSETS = frozenset(("start_us", "end_us"))
+"""Times that are places on a timeline, not durations."""
 MAX_FREE_FORM_DEPTH = 16
 """How deep ``options`` (torch.compile's arguments, free-form JSON) may nest."""
 
@@ -184,10 +186,17 @@ def _float(value: Any, where: str, finite: bool) -> float:
     return value
 
 
+def is_duration(name: str) -> bool:
+    """Whether a field holds a time something took (``time_us``, ``compile_s``): a negative one was never measured."""
+    return name.endswith(("_us", "_s", "_ms")) and name not in OFFSETS
+
+
 def _counted(value: float, where: str) -> Any:
     name = where.rsplit(".", 1)[-1]
     if name in NOT_NEGATIVE and value < 0:
         raise SchemaError(where, f"is {value}, a negative count")
+    if is_duration(name) and value < 0:
+        raise SchemaError(where, f"is {value}, a negative time")
     if name == "size" and ".sweep." in f".{where}" and value < 1:
         raise SchemaError(where, f"is {value}: a sweep's size is at least 1")
     return value
