@@ -7,6 +7,8 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from kernel_tui.model.storage.file_lock import held_alone
 
 
@@ -60,3 +62,44 @@ def test_where_no_lock_can_be_taken_the_block_runs_unlocked(tmp_path: Path) -> N
     with held_alone(blocked / "c.lock", wait_s=1.0) as held:
         ran.append(held)
     assert ran == [False]
+
+
+# Links planted in kernel-tui's folders (a shared machine's /tmp, a cache another user can write): a write through
+# one changed the file it points at.
+
+
+def test_an_atomic_write_replaces_a_link_at_its_name_and_leaves_what_it_pointed_at(tmp_path: Path) -> None:
+    from kernel_tui.model.storage.atomic_write import write_atomic
+
+    victim = tmp_path / "victim"
+    victim.write_text("mine")
+    target = tmp_path / "cache" / "warmup.json"
+    target.parent.mkdir()
+    target.symlink_to(victim)
+    # Where the part was written before: a name that held only the writer's process id, as easy to plant.
+    (target.parent / f".warmup.json.{os.getpid()}.partial").symlink_to(victim)
+    write_atomic(target, "{}")
+    assert victim.read_text() == "mine"
+    assert not target.is_symlink() and target.read_text() == "{}"
+
+
+def test_a_lock_is_never_taken_through_a_link(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    lock = tmp_path / "bandwidth.lock"
+    lock.symlink_to(elsewhere)
+    with held_alone(lock, wait_s=0.1) as held:
+        assert not held, "the block runs unlocked rather than through the link"
+    assert not elsewhere.exists()
+
+
+def test_the_warm_up_record_replaces_a_link_at_its_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kernel_tui.engine.serve import warmup
+
+    victim = tmp_path / "victim"
+    victim.write_text("mine")
+    monkeypatch.setenv("KERNEL_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / warmup.RECORD).symlink_to(victim)
+    warmup._remember(cold=False, seconds=1.5)
+    assert victim.read_text() == "mine"
+    assert warmup.estimate_s(cold=False) == 1.5

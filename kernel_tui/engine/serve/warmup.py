@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kernel_tui.model.settings import cache_dir
+from kernel_tui.model.storage.atomic_write import write_atomic
 from kernel_tui.transport.protocol import Warmup, WarmupPlan
 
 DEFAULT_ESTIMATE_S = {"cold": 20.0, "warm": 3.0}
@@ -63,8 +64,7 @@ def _remember(cold: bool, seconds: float) -> None:
         record = {}
     record["cold" if cold else "warm"] = round(seconds, 1)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(record))
+        write_atomic(path, json.dumps(record))  # a link at its name is replaced, not written through
     except OSError:
         pass  # only the next estimate is worse for it
 

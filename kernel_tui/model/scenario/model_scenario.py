@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernel_tui.model.settings import cache_dir
+from kernel_tui.model.storage.atomic_write import write_atomic
 
 FLOAT_DTYPES = ("float32", "float16", "bfloat16", "float64")
 INT_DTYPES = ("int64", "int32", "int16", "int8", "uint8")
@@ -229,8 +230,7 @@ def write_model_scenario(model: str, inputs: list[str], *, train: bool, command:
     stem = re.sub(r"\W", "_", spec.name.split(".")[-1])
     path = models_dir() / f"{stem}_{digest}.py"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(source, encoding="utf-8")
+        write_atomic(path, source)
     except OSError as error:
         raise ModelSpecError(f"--model: cannot write its scenario to {path}: {error.strerror}") from error
     return path

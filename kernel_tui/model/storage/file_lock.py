@@ -5,6 +5,7 @@ ends."""
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +25,9 @@ def held_alone(path: Path, wait_s: float) -> Iterator[bool]:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle = path.open("a")
+        # Never through a link: one planted at the lock's name would have it created or opened elsewhere.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+        handle = os.fdopen(os.open(path, flags, 0o600), "a")
     except OSError:
         yield False
         return
