@@ -34,7 +34,9 @@ def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs() 
     # Each scenario, a healthy one too, gets this long in a fresh engine: long enough for this machine now.
     timeout = round(within(8))
     started = time.monotonic()
-    code, reports, _ = run_json(
+    code, reports, stderr = cli_support.run_json(
+        "--device",
+        "cpu",
         str(FAULTS / "exits.py"),
         str(FAULTS / "segfaults.py"),
         str(FAULTS / "hangs.py"),
@@ -43,12 +45,15 @@ def test_engine_death_and_hangs_are_reported_and_the_next_scenario_still_runs() 
         "--no-time",  # the faults end the engine before any timing; the healthy one's times are read nowhere
         "--timeout",
         str(timeout),
+        # A hang was silent until its time-out (ten minutes by default): a second of silence is worth a line here.
+        env={**os.environ, "KERNEL_TUI_QUIET_S": "1"},
     )
     assert code == 1
     exits, segfaults, hangs, fine = reports
     assert exits["error"]["stage"] == "engine" and "exited with code 3" in exits["error"]["message"]
     assert segfaults["error"]["stage"] == "engine" and "SIGSEGV" in segfaults["error"]["message"]
     assert hangs["error"]["stage"] == "engine" and f"no result within {timeout} s" in hangs["error"]["message"]
+    assert "hangs.py: still in eager, no word from the engine for" in stderr, stderr[-2000:]
     assert fine["error"] is None and fine["eager"]["kernel_count"] == 0
     assert time.monotonic() - started < 4 * timeout + within(60), "each scenario ended at its time-out at the latest"
 

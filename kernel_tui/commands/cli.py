@@ -177,6 +177,7 @@ def run_command(
 
     from rich.console import Console
 
+    from kernel_tui.commands.quiet_watch import QuietWatch
     from kernel_tui.model.storage.results_file import saved_form
     from kernel_tui.text.render import baseline_view, by_line_view, scenario_view
     from kernel_tui.transport.client import EngineClient
@@ -222,25 +223,28 @@ def run_command(
             record = RunRecord(client.next_run_id(), path, sweep=swept)
             crash = ""
             """How the engine crashed, where it did: the error's details, printed after its table."""
+            quiet = QuietWatch(shown_as, options.timeout, lambda line: status.print(line, style="dim", soft_wrap=True))
             try:
-                hello = client.start()
-                for message in client.run(
-                    str(path),
-                    size=options.size,
-                    sizes=options.sizes,
-                    sweep=swept,
-                    timeout=options.timeout,
-                    trace_dir=options.trace,
-                    variants=dict(options.variant) or None,
-                    arch=arch,
-                    remeasure_ceiling=options.remeasure_ceiling,
-                    timed=not options.no_time,
-                    then_another=number < len(runs),  # each in a fresh engine: the next one's starts meanwhile
-                    run_id=record.run_id,
-                ):
-                    if isinstance(message, StageStartedMessage):
-                        show_progress(message)
-                    record = fold(record, message)
+                with quiet.watching():
+                    hello = client.start()
+                    for message in client.run(
+                        str(path),
+                        size=options.size,
+                        sizes=options.sizes,
+                        sweep=swept,
+                        timeout=options.timeout,
+                        trace_dir=options.trace,
+                        variants=dict(options.variant) or None,
+                        arch=arch,
+                        remeasure_ceiling=options.remeasure_ceiling,
+                        timed=not options.no_time,
+                        then_another=number < len(runs),  # each in a fresh engine: the next one's starts meanwhile
+                        run_id=record.run_id,
+                    ):
+                        quiet.heard(message.stage if isinstance(message, StageStartedMessage) else None)
+                        if isinstance(message, StageStartedMessage):
+                            show_progress(message)
+                        record = fold(record, message)
                 assert record.done and record.report is not None, "the client's runs end with Done"
                 report = record.report
             except EngineDied as death:

@@ -15,6 +15,7 @@ from pathlib import Path
 SECONDS = {
     "KERNEL_TUI_SWEEP_BUDGET_S": 90.0,
     "KERNEL_TUI_RAY_CONNECT_S": 60.0,
+    "KERNEL_TUI_QUIET_S": 30.0,
 }
 """Each setting that is a number of seconds, and its default."""
 
