@@ -30,10 +30,13 @@ def call_signature(fn: Callable[..., Any], args: tuple[Any, ...], output: Any) -
 def output_tensors(value: Any) -> list[torch.Tensor]:
     """The tensors in what ``fn`` returned, in order, each once: inside tuples, lists, dicts and dataclasses, at
     any depth; anything else (``None``, a number, a string) holds none."""
-    found: dict[int, torch.Tensor] = {}
+    # Told apart with ``is``, not ``id()``: a training step's loss collects them inside the compiled step, where
+    # Dynamo on torch 2.11 breaks the graph at ``id()`` of a tensor it made (37 compiled launches for one).
+    found: list[torch.Tensor] = []
     for part in _parts(value, depth=0):
-        found.setdefault(id(part), part)
-    return list(found.values())
+        if not any(part is seen for seen in found):
+            found.append(part)
+    return found
 
 
 def _parts(value: Any, depth: int) -> list[torch.Tensor]:
