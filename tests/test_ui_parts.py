@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from replay import Recording, _replayed
 from test_ui_support import ADD_RELU, DATA, RECORDINGS
 
-from kernel_tui.model.report.report import ScenarioError, SweepPoint
+from kernel_tui.model.report.report import ScenarioError, ScenarioReport, SweepPoint
+from kernel_tui.model.report.report_schema import checked_report
 from kernel_tui.transport import protocol
 from kernel_tui.transport.protocol import StageStartedMessage, SweepPointMessage
 from kernel_tui.transport.run_record import RunRecord
@@ -174,3 +176,39 @@ class TestCatalogState:
         book.ended(second)
         assert book.active is None and book.mark(ADD_RELU, lambda report: False) == "running"
         assert book.mark(Path("never-run.py"), lambda report: False) is None
+
+
+class TestClaimsAtAnotherSize:
+    """Lesson 28 says "set SIZE = 2**22 and run again": its claims at 8 elements then failed, the status read
+    "✗ 2 claims did not hold … d details", and d listed no claim."""
+
+    @staticmethod
+    def report(size: int) -> ScenarioReport:
+        from hostile_results import template
+
+        data = template()
+        data["size"] = size
+        data["expect"] = {
+            "eager": {"claimed": 2, "measured": 2, "ok": True},
+            "compiled_overhead_dominates": {"claimed": 1, "measured": 0, "ok": False},
+        }
+        return ScenarioReport.from_dict(checked_report(data))
+
+    def test_a_claim_failing_at_another_size_is_not_graded_and_says_what_it_measured(self) -> None:
+        from kernel_tui.model.scenario.expect import judged_at_its_size
+
+        at_its_size = judged_at_its_size(self.report(8), claimed_size=8)
+        assert at_its_size.expect["compiled_overhead_dominates"].failed, "at the lesson's own size it still fails"
+        elsewhere = judged_at_its_size(self.report(2**22), claimed_size=8).expect
+        assert elsewhere["eager"].ok is True
+        assert elsewhere["compiled_overhead_dominates"].ok is None
+        assert "claimed at 8 elements (SIZE); at 4,194,304 it measured 0" in (
+            elsewhere["compiled_overhead_dominates"].reason or ""
+        )
+
+    def test_details_list_every_claim(self) -> None:
+        run = ScenarioRun(RunRecord(1, Path("x.py"), sweep=False), started_at=0.0)
+        run.record = replace(run.record, report=self.report(8))
+        text = describe.details_text(run).plain
+        assert "Claims" in text
+        assert "✗ compiled_overhead_dominates: claimed 1, measured 0" in text and "✓ eager: claimed 2" in text

@@ -21,6 +21,7 @@ from kernel_tui.engine.stages.fast_path_note import fast_path_note
 from kernel_tui.engine.stages.loader import LoadedScenario, StageError
 from kernel_tui.model.report.module_table import module_table
 from kernel_tui.model.report.report_skeleton import read_info
+from kernel_tui.model.scenario.expect import judged_at_its_size
 from kernel_tui.transport.protocol import Partial, StageStartedMessage
 
 if TYPE_CHECKING:
@@ -105,4 +106,5 @@ def run_stages(path: Path, device: DeviceRun, outbox: RunOutbox, *, size: int | 
     described = info if info is not None else read_info(path)
     claims = described.claims_for(device.claims_device) if described is not None else {}
     report = replace(report, modules=module_table(report.eager, report.compiled))
-    return device.finish(fast_path_note(report), claims)
+    report = device.finish(fast_path_note(report), claims)
+    return judged_at_its_size(report, described.size if described is not None else None)

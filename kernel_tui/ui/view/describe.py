@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from kernel_tui.text.boundary_text import boundary_line
-from kernel_tui.text.formatting import device_text
+from kernel_tui.text.formatting import claim_line, device_text
 from kernel_tui.ui.state.run_state import RunStatus, ScenarioRun
 
 if TYPE_CHECKING:
@@ -156,6 +156,11 @@ def details_text(
             text.append("\n\n")
             text.append(error.details.rstrip())
     report = run.record.report if run is not None else None
+    if report is not None and report.expect:
+        # The status line says how many failed; which ones, and what was measured, were nowhere (lesson 28 at
+        # another size: "✗ 2 claims did not hold … d details", and d listed no claim).
+        section("Claims")
+        text.append("\n".join(claim_line(key, check) for key, check in report.expect.items()))
     if report is not None and report.notes:
         section("Notes")
         text.append("\n".join(report.notes))
