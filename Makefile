@@ -26,7 +26,8 @@ export TORCHINDUCTOR_CACHE_DIR ?= $(CURDIR)/.cache/inductor
 # idle one.
 BESIDE := nice -n 19
 
-# make run-cpu: torch's CPU build instead of PyPI's default (the CUDA build on Linux, about 5.5 GB): about 200 MB,
+# make run-cpu: torch's CPU build instead of PyPI's default (the CUDA build on Linux, about 5.5 GB): about 1.1 GB
+# installed (torch 754 MB of it, a 200 MB download),
 # everything but the CUDA preview. Its own venv, so that make run and make test keep the full torch.
 CPU_VENV := .venv-cpu
 TORCH_CPU ?= torch==2.13.0+cpu
