@@ -243,3 +243,28 @@ def test_the_served_command_is_the_explorer_without_serve(tmp_path: Path) -> Non
     assert "--serve" in result.stdout
     assert serve.public_url("127.0.0.1", 8000) == "http://127.0.0.1:8000"
     assert serve.public_url("0.0.0.0", 80).startswith("http://") and "0.0.0.0" not in serve.public_url("0.0.0.0", 80)
+
+
+def test_a_traceback_logged_for_a_rejected_request_keeps_no_token() -> None:
+    """aiohttp logs a rejected request's exception with the request line in it: the token was printed there."""
+    import io
+    import logging
+
+    from kernel_tui.ui.app.serve import TokenRedacted
+
+    token = "s3cr3t-token-value"
+    out = io.StringIO()
+    logger = logging.getLogger("kernel-tui-test.redacted")
+    handler = logging.StreamHandler(out)
+    logger.addHandler(handler)
+    logger.addFilter(TokenRedacted(token))
+    try:
+        try:
+            raise ValueError(f"Bad request line: GET /ws/{token} HTTP/1.1")
+        except ValueError:
+            logger.exception("Error handling request from 127.0.0.1 for /ws/%s", token)
+    finally:
+        logger.removeHandler(handler)
+    logged = out.getvalue()
+    assert "Traceback" in logged and "Bad request line" in logged
+    assert token not in logged and "/ws/<token>" in logged

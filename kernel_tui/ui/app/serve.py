@@ -133,6 +133,15 @@ class TokenRedacted(logging.Filter):
         message = record.getMessage()
         if self._token in message:
             record.msg, record.args = message.replace(self._token, "<token>"), None
+        # A rejected request's traceback (aiohttp logs the exception with the request line in it) is formatted by
+        # the handler after every filter: formatted here instead, so that its text can be redacted too.
+        if record.exc_info:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+            record.exc_info = None
+        for field in ("exc_text", "stack_info"):
+            text = getattr(record, field)
+            if text and self._token in text:
+                setattr(record, field, text.replace(self._token, "<token>"))
         return True
 
 
