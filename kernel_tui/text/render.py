@@ -17,6 +17,7 @@ from kernel_tui.model.report.kernel import nested_names
 from kernel_tui.model.report.launch import LAUNCH_HEADERS, launch_cells
 from kernel_tui.model.report.report import known_launches
 from kernel_tui.model.report.report_keys import MODES, SECTIONS
+from kernel_tui.text.autotune_text import autotune_lines
 from kernel_tui.text.baseline import (
     BaselineComparison,
     heading_text,
@@ -212,6 +213,7 @@ def variant_lines(report: ScenarioReport) -> list[Text]:
             lines.append(Text(f"  note: {variant.note}", style="yellow"))
         if variant.error is not None:
             lines.append(Text(f"  error: {variant.error.one_line(first_line_only=True)}", style="bold red"))
+        lines.extend(Text(line) for line in autotune_lines(name, variant, report.device))
     return lines
 
 

@@ -17,6 +17,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable
 
+from kernel_tui.text.autotune_text import autotune_lines
 from kernel_tui.text.formatting import VARIANT_HEADERS, variant_rows
 from kernel_tui.ui.widgets.steady_static import SteadyStatic
 
@@ -58,6 +59,7 @@ def variant_notes(report: ScenarioReport, names: list[str]) -> list[Text]:
             lines.append(Text(f"{ERROR_MARK} {name}: {variant.error.short_line()}", style="red"))
         elif variant.note:
             lines.append(Text(f"{NOTE_MARK} {name}: {variant.note}", style="yellow"))
+        lines.extend(Text(line) for line in autotune_lines(name, variant, report.device))
     return lines
 
 
