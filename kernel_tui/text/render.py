@@ -17,7 +17,6 @@ from kernel_tui.model.report.kernel import nested_names
 from kernel_tui.model.report.launch import LAUNCH_HEADERS, launch_cells
 from kernel_tui.model.report.report import known_launches
 from kernel_tui.model.report.report_keys import MODES, SECTIONS
-from kernel_tui.text.autotune_text import autotune_lines
 from kernel_tui.text.baseline import (
     BaselineComparison,
     heading_text,
@@ -60,6 +59,7 @@ from kernel_tui.text.roofline_text import (
     roofline_cells,
     roofline_summary,
 )
+from kernel_tui.text.variant_text import autotune_lines, recompile_lines
 
 if TYPE_CHECKING:
     from kernel_tui.model.report.mode_result import ModeResult
@@ -286,6 +286,7 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         if report.variants:
             parts.append(variants_table(report))
             parts.extend(variant_lines(report))
+        parts.extend(Text(line) for line in recompile_lines(report))
         if report.eager.is_training:
             parts.append(Text(training_line(report)))
         memory = memory_line(report)

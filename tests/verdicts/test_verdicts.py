@@ -59,7 +59,13 @@ def test_each_kind_of_scenario_gets_its_verdict(reports: dict[str, ScenarioRepor
     assert found is not None and found.cause == cause, (found, report.error)
     assert found.cause in CAUSES and found.line and found.next_step
     data = report.to_dict()["verdict"]
-    assert data == {"cause": cause, "line": found.line, "numbers": found.numbers, "next_step": found.next_step}
+    assert data == {
+        "cause": cause,
+        "line": found.line,
+        "numbers": found.numbers,
+        "next_step": found.next_step,
+        "variant": found.variant,
+    }
 
 
 def test_the_verdicts_figures_are_the_reports_own(reports: dict[str, ScenarioReport]) -> None:
@@ -75,6 +81,8 @@ def test_the_verdicts_figures_are_the_reports_own(reports: dict[str, ScenarioRep
     again = reports["recompiling_shape"].verdict
     assert again is not None and again.numbers == {"recompiles": _compiled(reports["recompiling_shape"]).recompiles}
     assert again.numbers["recompiles"] >= 1
+    # Its guard is on a Python flag, not a size: no variant is suggested, since dynamic=True would not spare it.
+    assert again.variant is None and "--variant" not in again.next_step
     matmul = reports["biased_matmul"]
     apart = [b for b in _compiled(matmul).boundaries if b.kind in ("library", "template")]
     library = matmul.verdict

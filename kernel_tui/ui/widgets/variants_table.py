@@ -17,8 +17,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable
 
-from kernel_tui.text.autotune_text import autotune_lines
 from kernel_tui.text.formatting import VARIANT_HEADERS, variant_rows
+from kernel_tui.text.variant_text import autotune_lines, recompile_lines
 from kernel_tui.ui.widgets.steady_static import SteadyStatic
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ def variant_notes(report: ScenarioReport, names: list[str]) -> list[Text]:
         elif variant.note:
             lines.append(Text(f"{NOTE_MARK} {name}: {variant.note}", style="yellow"))
         lines.extend(Text(line) for line in autotune_lines(name, variant, report.device))
+    lines.extend(Text(line) for line in recompile_lines(report))
     return lines
 
 
