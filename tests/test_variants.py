@@ -287,6 +287,12 @@ def test_a_variant_flag_adds_to_the_files_variants_and_default_replaces_the_comp
     assert resolved_info(info, None) == info
 
 
+def test_every_experiments_flag_reads_back_as_its_arguments() -> None:
+    """The flag a verdict's next step quotes (``--variant NAME=...``) is one ``kernel-tui run`` accepts as it is."""
+    for name, arguments in EXPERIMENTS.items():
+        assert parse_variant_flag(experiment_flag(name)) == (name, arguments)
+
+
 # A max-autotune variant shows what Inductor tuned: each operation's candidates with their times as Inductor's own
 # benchmark gave them, the winner, "% of best" and what the winner gave up. On this CPU a float32 bmm's candidates
 # are ATen's call and Inductor's C++ template; one engine run serves these assertions.

@@ -18,6 +18,7 @@ import pytest
 from conftest import measure
 from rich.console import Console
 
+from kernel_tui.model.report.boundary import experiment_flag
 from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.report.verdict import CAUSES
@@ -88,6 +89,9 @@ def test_the_verdicts_figures_are_the_reports_own(reports: dict[str, ScenarioRep
     library = matmul.verdict
     assert library is not None and apart and library.numbers["buffer_bytes"] == apart[0].buffer_bytes
     assert f"{apart[0].producer} → {apart[0].consumer}" in library.line
+    if apart[0].experiment:  # the flag it quotes is one kernel-tui run accepts (it once quoted a bare name)
+        assert library.variant == apart[0].experiment
+        assert f"--variant {experiment_flag(apart[0].experiment)}" in library.next_step
     add = reports["memory_bound_add"]
     assert add.compiled is not None and add.eager is not None
     main = max(add.compiled.kernels, key=lambda kernel: kernel.time_us or 0.0)

@@ -161,8 +161,8 @@ def _library_apart(facts: _Facts) -> Verdict | None:
     if first.buffer_bytes is not None:
         numbers["buffer_bytes"] = first.buffer_bytes
     try_next = (
-        f"try the {first.experiment} variant (kernel-tui run --variant {first.experiment}), a matmul template "
-        "that can take the epilogue"
+        f"try the {first.experiment} variant (--variant {experiment_flag(first.experiment)}, x in the explorer), "
+        "a matmul template that can take the epilogue"
         if first.experiment
         else "keep the bias inside the library call (an addmm with nothing after it), or run it on a GPU"
     )
