@@ -328,6 +328,10 @@ def test_the_json_holds_each_tuned_operation_with_its_candidates_and_winner(tune
         assert operation["gave_up"].startswith("nothing: a template can take the epilogue")
     # The default column tunes nothing and says nothing of it: only a variant that asks for tuning is watched.
     assert "autotune" not in tuned["compiled"]
+    # With ATen's backend alone the bmm has one candidate: nothing is timed, and the note says why.
+    aten_only = tuned["variants"]["aten_only"]
+    assert aten_only["autotune"] == [] and aten_only["error"] is None
+    assert aten_only["note"].startswith("max-autotune tuned nothing here: no operation had two candidates")
 
 
 def test_the_text_and_the_explorer_say_the_candidates_and_the_winner(tuned: dict[str, Any]) -> None:

@@ -3,7 +3,11 @@ template for it (tests/test_autotune.py)."""
 
 import torch
 
-VARIANTS = {"autotune": {"mode": "max-autotune"}}
+VARIANTS = {
+    "autotune": {"mode": "max-autotune"},
+    # ATen's call alone: one candidate, so nothing is timed, and the variant's note says why.
+    "aten_only": {"options": {"max_autotune": True, "max_autotune_gemm_backends": "ATEN"}},
+}
 
 
 def fn(a, b):

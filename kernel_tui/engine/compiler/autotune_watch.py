@@ -35,11 +35,15 @@ def asks_for_tuning(options: dict[str, Any]) -> bool:
     return options.get("mode") in TUNING_MODES or any(bool(inductor.get(key)) for key in TUNING_OPTIONS)
 
 
-NOTHING_TUNED = (
-    "max-autotune tuned nothing here: on a CPU only a float32 bmm, or a matmul whose weight is a constant "
-    "(freezing), has a C++ template to time against ATen's call; a GPU also times Triton templates"
-)
-"""A tuning variant's note where no operation had more than one candidate."""
+def nothing_tuned(device: str) -> str:
+    """A tuning variant's note where no operation had more than one candidate to time."""
+    if device == "cuda":
+        return "max-autotune tuned nothing: no operation here had more than one candidate kernel"
+    return (
+        "max-autotune tuned nothing here: no operation had two candidates to time (on a CPU, ATen's call and the "
+        "CPP backend's C++ template, which only a float32 bmm or a matmul whose weight is a constant under "
+        "freezing has); a GPU also times Triton templates"
+    )
 
 
 class AutotuneWatch:

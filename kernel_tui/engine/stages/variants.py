@@ -162,7 +162,7 @@ def measure_variant(
         if tuning is not None:
             run.autotune = tuple(tuning.tuned)
             if not tuning.tuned:
-                run.note = "; ".join(filter(None, (run.note, autotune_watch.NOTHING_TUNED)))
+                run.note = "; ".join(filter(None, (run.note, autotune_watch.nothing_tuned(device))))
         twin = training.traffic_twin(scenario, eager_step, device, args, options, compile_target=fresh_function)
         records = compiled_traffic(twin or compiled_fn, args)
         if twin is not None:
