@@ -1,6 +1,7 @@
 """Why kernels stayed apart, in the explorer: on the rows (the line under the tables), on the code's lines (the
 gutter's mark and the line cursor's words), Inductor's own text behind ``d``, the experiment behind ``x``, and
-lesson 27's prediction, on a recording of the real lesson on a CPU (``ui_why_apart_messages.json``).
+lesson 27's prediction, on a recording of the real lesson on a CPU (``ui_why_apart_messages.json``); and ``x`` after
+a run whose verdict is recompiles, which runs the variant that verdict suggests (``ui_changing_slice_messages.json``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from test_ui_support import DATA, REPO, explorer, finished, make_app, shown_text
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from kernel_tui.model.report.boundary import EXPERIMENTS
 from kernel_tui.text.by_line import APART_MARK
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.screens.dialogs.details import DetailsScreen
@@ -116,3 +118,21 @@ async def test_lesson_27_asks_how_many_boundaries_and_of_which_kinds(
             "boundaries_reduction": 1,
         }
         assert [reveal.answer.right(q) for q in reveal.answer.scored] == [True, True, True, True, False]
+
+
+SLICE = DATA / "changing_slice.py"
+SLICE_RECORDING = DATA / "ui_changing_slice_messages.json"
+
+
+async def test_x_runs_the_variant_the_recompiles_verdict_suggests() -> None:
+    link = ReplayEngineLink.from_files(SLICE_RECORDING)
+    app = make_app(link, paths=(SLICE,))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("r")
+        await wait_for(pilot, lambda: finished(pilot.app, SLICE), what="the run to finish")
+        assert link.variants == [None]
+        await pilot.press("x")
+        await wait_for(pilot, lambda: len(link.runs) == 2, what="the suggested variant's run")
+        assert link.variants[-1] == {"dynamic": dict(EXPERIMENTS["dynamic"])}
+        said = [notice.message for notice in app._notifications][-1]
+        assert "Added the variant dynamic" in said and "recompiles" in said

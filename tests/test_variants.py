@@ -1,6 +1,7 @@
 """Compile variants beside eager and compiled: ``VARIANTS`` in a file, ``--variant`` on the command line, each
 measured as ``compiled`` is and timed in the same rounds; a variant the device cannot honour or torch cannot
-compile says so in its own column."""
+compile says so in its own column. A max-autotune variant shows what Inductor tuned; a recompiling scenario's
+verdict names the variant that stops its recompiles."""
 
 from __future__ import annotations
 
@@ -17,12 +18,15 @@ from conftest import WriteScenario
 from rich.console import Console
 
 from kernel_tui.commands.cli import main
+from kernel_tui.model.report.boundary import EXPERIMENTS, experiment_flag
 from kernel_tui.model.report.compile_variants import VariantError, parse_variant_flag
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.scenario.scenario_file import ScenarioFileError, read_scenario
 from kernel_tui.text.markdown_report import scenario_markdown
 from kernel_tui.text.render import scenario_view
+from kernel_tui.text.variant_text import CPU_AND_GPU, recompile_lines
 from kernel_tui.transport import protocol
+from kernel_tui.ui.widgets.variants_table import variant_notes
 
 ADD_RELU = Path(__file__).parent / "data" / "add_relu.py"
 SIZE = "4096"
@@ -281,3 +285,118 @@ def test_a_variant_flag_adds_to_the_files_variants_and_default_replaces_the_comp
     assert resolved.compile_options == {"fullgraph": True}
     assert resolved.variants == {"dyn": {"dynamic": False}, "ro": {}}
     assert resolved_info(info, None) == info
+
+
+def test_every_experiments_flag_reads_back_as_its_arguments() -> None:
+    """The flag a verdict's next step quotes (``--variant NAME=...``) is one ``kernel-tui run`` accepts as it is."""
+    for name, arguments in EXPERIMENTS.items():
+        assert parse_variant_flag(experiment_flag(name)) == (name, arguments)
+
+
+# A max-autotune variant shows what Inductor tuned: each operation's candidates with their times as Inductor's own
+# benchmark gave them, the winner, "% of best" and what the winner gave up. On this CPU a float32 bmm's candidates
+# are ATen's call and Inductor's C++ template; one engine run serves these assertions.
+
+BMM_RELU = Path(__file__).parent / "data" / "batched_matmul_relu.py"
+
+
+@pytest.fixture(scope="module")
+def tuned() -> dict[str, Any]:
+    result = kernel_tui("run", str(BMM_RELU), "--device", "cpu", "--no-sweep", "--json", "--size", "64")
+    assert result.returncode == 0 and result.stdout.strip(), result.stderr[-2000:]
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def test_the_json_holds_each_tuned_operation_with_its_candidates_and_winner(tuned: dict[str, Any]) -> None:
+    variant = tuned["variants"]["autotune"]
+    assert variant["error"] is None
+    (operation,) = variant["autotune"]
+    assert operation["operation"] == "bmm" and operation["shapes"] == [[4, 64, 64], [4, 64, 64]]
+    kinds = {choice["kind"] for choice in operation["choices"]}
+    assert kinds == {"library", "template"}  # ATen's bmm against the C++ template
+    assert "bmm" in [choice["name"] for choice in operation["choices"] if choice["kind"] == "library"]
+    times = [choice["time_ms"] for choice in operation["choices"]]
+    assert all(time > 0 for time in times) and times == sorted(times)  # fastest first
+    first = operation["choices"][0]
+    assert operation["winner"] == first["name"] and first["percent_of_best"] == pytest.approx(100.0)
+    for choice in operation["choices"][1:]:
+        assert choice["percent_of_best"] == pytest.approx(100.0 * first["time_ms"] / choice["time_ms"])
+    if first["kind"] == "library":
+        assert "no epilogue fuses into it" in operation["gave_up"]
+    else:
+        assert operation["gave_up"].startswith("nothing: a template can take the epilogue")
+    # The default column tunes nothing and says nothing of it: only a variant that asks for tuning is watched.
+    assert "autotune" not in tuned["compiled"]
+    # With ATen's backend alone the bmm has one candidate: nothing is timed, and the note says why.
+    aten_only = tuned["variants"]["aten_only"]
+    assert aten_only["autotune"] == [] and aten_only["error"] is None
+    assert aten_only["note"].startswith("max-autotune tuned nothing here: no operation had two candidates")
+
+
+def test_the_text_and_the_explorer_say_the_candidates_and_the_winner(tuned: dict[str, Any]) -> None:
+    report = ScenarioReport.from_dict(tuned)
+    operation = report.variants["autotune"].autotune[0]
+    assert operation.winner is not None
+    console = Console(file=io.StringIO(), width=400, color_system=None)
+    console.print(scenario_view(report, 400))
+    printed = console.file.getvalue()  # type: ignore[attr-defined]
+    assert f"autotune: autotuned bmm(4×64×64, 4×64×64): 2 candidates, chose {operation.winner.name}" in printed
+    assert "100.0% of best" in printed and "gave up:" in printed and CPU_AND_GPU in printed
+    notes = "\n".join(line.plain for line in variant_notes(report, ["autotune"]))
+    assert f"chose {operation.winner.name}" in notes and "% of best" in notes and CPU_AND_GPU in notes
+
+
+# A scenario that recompiles shows the guard that failed and the change that stops it, runnable as a variant: the
+# verdict's next step quotes the --variant flag of the dynamic experiment, and the column that flag adds compiles
+# once where the default recompiled; the two columns' kernels side by side. One engine run serves these assertions.
+
+CHANGING_SLICE = Path(__file__).parent / "data" / "changing_slice.py"
+
+
+@pytest.fixture(scope="module")
+def fixed() -> dict[str, Any]:
+    flag = experiment_flag("dynamic")
+    result = kernel_tui(
+        "run", str(CHANGING_SLICE), "--device", "cpu", "--no-sweep", "--json", "--size", "4096", "--variant", flag
+    )
+    assert result.returncode == 0 and result.stdout.strip(), result.stderr[-2000:]
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def test_the_verdict_names_the_guard_and_the_variant_that_stops_the_recompiles(fixed: dict[str, Any]) -> None:
+    compiled = fixed["compiled"]
+    assert compiled["recompiles"] >= 1
+    assert "size mismatch" in compiled["recompile_reasons"][0]  # the guard that failed: KEPT[0]'s length
+    verdict = fixed["verdict"]
+    assert verdict["cause"] == "recompiles" and verdict["variant"] == "dynamic"
+    assert f"--variant {experiment_flag('dynamic')}" in verdict["next_step"]
+    assert "torch._dynamo.mark_dynamic(x, 0)" in verdict["next_step"]
+
+
+def test_the_suggested_variant_compiles_once(fixed: dict[str, Any]) -> None:
+    variant = fixed["variants"]["dynamic"]
+    assert variant["options"] == EXPERIMENTS["dynamic"] and variant["error"] is None
+    assert variant["recompiles"] == 0 and variant["recompile_reasons"] == []
+    assert variant["kernel_count"] == fixed["compiled"]["kernel_count"]
+
+
+def test_the_compiled_and_dynamic_kernels_are_shown_side_by_side(fixed: dict[str, Any]) -> None:
+    report = ScenarioReport.from_dict(fixed)
+    lines = recompile_lines(report)
+    assert lines[0].startswith(f"recompiles {fixed['compiled']['recompiles']}: the guard that failed: ")
+    assert "size mismatch" in lines[0]
+    assert lines[1] == "  the change that stops it: the dynamic variant, 0 recompiles"
+    compiled_line = next(line for line in lines if line.startswith("  compiled "))
+    dynamic_line = next(line for line in lines if line.startswith("  dynamic "))
+    # The dynamic kernel takes x's length as an argument too, where the compiled one has it as a constant (its
+    # second graph, recompiled with Dynamo's automatic dynamic, takes only the slice's start).
+    assert "ks1" not in compiled_line and "per call" in compiled_line
+    assert "sizes as symbols: ks0, ks1" in dynamic_line and "per call" in dynamic_line
+    console = Console(file=io.StringIO(), width=400, color_system=None)
+    console.print(scenario_view(report, 400))
+    printed = console.file.getvalue()  # type: ignore[attr-defined]
+    assert all(line.rstrip() in printed for line in lines)
+    notes = [line.plain for line in variant_notes(report, ["dynamic"])]
+    assert lines[1] in notes and dynamic_line in notes

@@ -60,6 +60,7 @@ from kernel_tui.text.roofline_text import (
     roofline_cells,
     roofline_summary,
 )
+from kernel_tui.text.variant_text import autotune_lines, recompile_lines
 
 if TYPE_CHECKING:
     from kernel_tui.model.report.mode_result import ModeResult
@@ -213,6 +214,7 @@ def variant_lines(report: ScenarioReport) -> list[Text]:
             lines.append(Text(f"  note: {variant.note}", style="yellow"))
         if variant.error is not None:
             lines.append(Text(f"  error: {variant.error.one_line(first_line_only=True)}", style="bold red"))
+        lines.extend(Text(line) for line in autotune_lines(name, variant, report.device))
     return lines
 
 
@@ -288,6 +290,7 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
         if report.variants:
             parts.append(variants_table(report))
             parts.extend(variant_lines(report))
+        parts.extend(Text(line) for line in recompile_lines(report))
         if report.eager.is_training:
             parts.append(Text(training_line(report)))
         memory = memory_line(report)

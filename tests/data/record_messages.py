@@ -76,6 +76,8 @@ FIXTURES: dict[str, tuple[str, dict[str, Any]]] = {
     "ui_matmul_tanh_messages.json": lesson("20_matmul_against_elementwise.py", sweep=False),
     # Lesson 27: the compiled side's boundaries (a library call, a reduction), for the row, the gutter, d and x.
     "ui_why_apart_messages.json": lesson("27_why_kernels_stay_apart.py", size=4096, sweep=False),
+    # A slice whose length changes between calls: compiled recompiles, and the verdict suggests the dynamic variant.
+    "ui_changing_slice_messages.json": ("changing_slice.py", {"size": 4096, "sweep": False}),
     # Lessons whose claims the prediction asks on the CPU: each line's launches (24), the share of PyTorch's threads
     # the widest kernel runs on (25, at its own size), what takes most of a call (28), the memory at the peak (29).
     "ui_course_24_messages.json": lesson("24_which_line.py", size=4096, sweep=False),

@@ -1,4 +1,4 @@
-"""What the time means: each verdict of ``model/report/verdict.CAUSES`` on a held-out scenario of its kind, measured
+"""What the time means: each verdict of ``model/meaning/verdict.CAUSES`` on a held-out scenario of its kind, measured
 by the real engine on the CPU (``tests/data/verdicts/``), with its figures the report's own; the verdict first in
 ``kernel-tui run``'s text, in the explorer's summary and in the JSON; and the figures that cannot both be true.
 
@@ -19,6 +19,7 @@ from conftest import measure
 from rich.console import Console
 
 from kernel_tui.model.meaning.verdict import CAUSES
+from kernel_tui.model.report.boundary import experiment_flag
 from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.text.call_split import CONTRADICTION_MARK, VERDICT_MARK
@@ -59,7 +60,13 @@ def test_each_kind_of_scenario_gets_its_verdict(reports: dict[str, ScenarioRepor
     assert found is not None and found.cause == cause, (found, report.error)
     assert found.cause in CAUSES and found.line and found.next_step
     data = report.to_dict()["verdict"]
-    assert data == {"cause": cause, "line": found.line, "numbers": found.numbers, "next_step": found.next_step}
+    assert data == {
+        "cause": cause,
+        "line": found.line,
+        "numbers": found.numbers,
+        "next_step": found.next_step,
+        "variant": found.variant,
+    }
 
 
 def test_the_verdicts_figures_are_the_reports_own(reports: dict[str, ScenarioReport]) -> None:
@@ -75,11 +82,16 @@ def test_the_verdicts_figures_are_the_reports_own(reports: dict[str, ScenarioRep
     again = reports["recompiling_shape"].verdict
     assert again is not None and again.numbers == {"recompiles": _compiled(reports["recompiling_shape"]).recompiles}
     assert again.numbers["recompiles"] >= 1
+    # Its guard is on a Python flag, not a size: no variant is suggested, since dynamic=True would not spare it.
+    assert again.variant is None and "--variant" not in again.next_step
     matmul = reports["biased_matmul"]
     apart = [b for b in _compiled(matmul).boundaries if b.kind in ("library", "template")]
     library = matmul.verdict
     assert library is not None and apart and library.numbers["buffer_bytes"] == apart[0].buffer_bytes
     assert f"{apart[0].producer} → {apart[0].consumer}" in library.line
+    if apart[0].experiment:  # the flag it quotes is one kernel-tui run accepts (it once quoted a bare name)
+        assert library.variant == apart[0].experiment
+        assert f"--variant {experiment_flag(apart[0].experiment)}" in library.next_step
     add = reports["memory_bound_add"]
     assert add.compiled is not None and add.eager is not None
     main = max(add.compiled.kernels, key=lambda kernel: kernel.time_us or 0.0)

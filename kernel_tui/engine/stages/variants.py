@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch._dynamo.utils import counters
 
-from kernel_tui.engine.compiler import compile_watch
+from kernel_tui.engine.compiler import autotune_watch, compile_watch
 from kernel_tui.engine.compiler.cuda_graph_watch import gpu_watch, watched
 from kernel_tui.engine.compiler.generated_code import compiled_traffic
 from kernel_tui.engine.counting import cuda_graphs
@@ -33,6 +33,7 @@ from kernel_tui.engine.stages import training
 from kernel_tui.engine.stages.loader import USER_ERRORS, LoadedScenario, StageError, stage_error
 from kernel_tui.model.report.compile_variants import (
     DEFAULT_VARIANT,
+    TunedOperation,
     VariantError,
     check_compile_arguments,
     check_variant_name,
@@ -116,9 +117,10 @@ class VariantRun:
     first_call_s: float | None = None
     note: str | None = None
     error: ScenarioError | None = None
+    autotune: tuple[TunedOperation, ...] = ()
 
     def untimed(self) -> VariantResult:
-        return VariantResult(self.options, self.measured, note=self.note, error=self.error)
+        return VariantResult(self.options, self.measured, note=self.note, error=self.error, autotune=self.autotune)
 
 
 def measure_variants(
@@ -145,7 +147,11 @@ def measure_variant(
         compiled_fn = training.compiled_fn(scenario, eager_step, options, compile_target=fresh_function)
         started = time.perf_counter()
         graph_watch = gpu_watch(options, device, str(scenario.path))
-        with torch.no_grad(), watched(graph_watch):  # a training step turns grad on itself
+        with (
+            torch.no_grad(),  # a training step turns grad on itself
+            watched(graph_watch),
+            autotune_watch.watching(options) as tuning,
+        ):
             compiled_fn(*args)
         synchronize(device)
         run.first_call_s = time.perf_counter() - started
@@ -153,6 +159,10 @@ def measure_variant(
         synchronize(device)
         facts = watch.facts()
         run.note = cudagraph_note(options, device, cudagraph_skips() - skips_before)
+        if tuning is not None:
+            run.autotune = tuple(tuning.tuned)
+            if not tuning.tuned:
+                run.note = "; ".join(filter(None, (run.note, autotune_watch.nothing_tuned(device))))
         twin = training.traffic_twin(scenario, eager_step, device, args, options, compile_target=fresh_function)
         records = compiled_traffic(twin or compiled_fn, args)
         if twin is not None:

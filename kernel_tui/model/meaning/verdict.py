@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from kernel_tui.model.report.boundary import experiment_flag
+
 if TYPE_CHECKING:
     from kernel_tui.model.report.mode_result import ModeResult
 
@@ -30,6 +32,9 @@ CAUSES = {
 """The fixed list of causes, in the order they are tried, each with what it means (docs/json.md)."""
 KERNEL_SUM = "its kernels add up to"
 """How a contradiction of a mode's kernels and its timed call begins, after the mode's name."""
+SIZE_GUARD = "size mismatch"
+"""How Dynamo words a tensor's size guard that failed (``tensor 'x' size mismatch at index 0``): a recompile that a
+symbolic size (``dynamic=True``, ``mark_dynamic``) would have spared."""
 TIMED_PROFILED_RATIO = 10.0
 """A timed call this many times its profiled one: profiling only adds cost, so one of the two is wrong."""
 
@@ -46,6 +51,9 @@ class Verdict:
     """The figures the line quotes, by name (``overhead_us``, ``graph_breaks``, ``ceiling_pct``…)."""
     next_step: str
     """The one thing to try next."""
+    variant: str | None = None
+    """The compile variant that tries it (a name of ``boundary.EXPERIMENTS``), where one does: ``x`` in the explorer
+    adds and runs it, ``kernel-tui run --variant`` takes the flag the next step quotes."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -113,12 +121,20 @@ def _recompiles(facts: _Facts) -> Verdict | None:
     if not times:
         return None
     first = compiled.recompile_reasons[0] if compiled.recompile_reasons else "Dynamo gave no reason"
+    line = f"recompiles: fn was compiled again {times} time{'s' if times != 1 else ''} ({first})"
+    if SIZE_GUARD not in first:
+        # A Python value's guard (a flag, a counter): no size to make symbolic, so no variant would help.
+        return Verdict(
+            "recompiles", line, {"recompiles": times}, "keep the value the guard checks the same between calls"
+        )
     return Verdict(
         "recompiles",
-        f"recompiles: fn was compiled again {times} time{'s' if times != 1 else ''} ({first})",
+        line,
         {"recompiles": times},
-        "keep what the guard checks the same between calls, or mark the changing size dynamic "
-        "(torch._dynamo.mark_dynamic, or torch.compile(dynamic=True))",
+        f"run the dynamic variant (--variant {experiment_flag('dynamic')}, x in the explorer): compiled with every "
+        "size a symbol, one graph serves each call; in your code, torch._dynamo.mark_dynamic(x, 0) before the first "
+        "call does it for the dimension that changes",
+        "dynamic",
     )
 
 
@@ -145,8 +161,8 @@ def _library_apart(facts: _Facts) -> Verdict | None:
     if first.buffer_bytes is not None:
         numbers["buffer_bytes"] = first.buffer_bytes
     try_next = (
-        f"try the {first.experiment} variant (kernel-tui run --variant {first.experiment}), a matmul template "
-        "that can take the epilogue"
+        f"try the {first.experiment} variant (--variant {experiment_flag(first.experiment)}, x in the explorer), "
+        "a matmul template that can take the epilogue"
         if first.experiment
         else "keep the bias inside the library call (an addmm with nothing after it), or run it on a GPU"
     )
@@ -155,6 +171,7 @@ def _library_apart(facts: _Facts) -> Verdict | None:
         f"a library call kept apart: {first.producer} → {first.consumer}{moved} ({first.reason})",
         numbers,
         try_next,
+        first.experiment,
     )
 
 

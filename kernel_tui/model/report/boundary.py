@@ -53,6 +53,13 @@ EXPERIMENTS: dict[str, dict[str, object]] = {
     "epilogue_fusion": {"options": {"max_autotune": True, "epilogue_fusion": True}},
     "bigger_fusions": {"options": {"max_fusion_size": 256}},
     "fullgraph": {"fullgraph": True},
+    "dynamic": {"dynamic": True},
 }
-"""The ``torch.compile`` arguments of each experiment a boundary may name: a compile variant to run with one
-key (``kernel-tui run --variant NAME=...``, or the explorer's key), to see whether the kernels change."""
+"""The ``torch.compile`` arguments of each experiment a boundary or a verdict may name: a compile variant to run
+with one key (``kernel-tui run --variant NAME=...``, or the explorer's ``x``), to see whether the kernels change."""
+
+
+def experiment_flag(name: str) -> str:
+    """The ``--variant`` flag that runs the experiment ``name``: ``dynamic=dynamic:True``."""
+    arguments = ",".join(f"{key}:{value!r}" for key, value in EXPERIMENTS[name].items())
+    return f"{name}={arguments}"

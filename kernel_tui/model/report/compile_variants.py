@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from kernel_tui.model.report.report_keys import MODES
@@ -127,3 +128,87 @@ def describe_arguments(arguments: dict[str, Any]) -> str:
     if not arguments:
         return "torch.compile()"
     return ", ".join(f"{key}={value if isinstance(value, str) else repr(value)}" for key, value in arguments.items())
+
+
+LIBRARY = "library"
+"""A candidate that calls a library (ATen's ``mm``, ``bmm``): nothing Inductor writes fuses into it."""
+TEMPLATE = "template"
+"""A candidate Inductor writes from a template (C++ on a CPU, Triton on a GPU): it can take an epilogue."""
+
+
+@dataclass(frozen=True)
+class TunedChoice:
+    """One candidate a max-autotune compile timed for an operation."""
+
+    name: str
+    """Inductor's name for it: ``bmm`` (ATen's), ``cpp_CppMicroGemmFP32Vec_0``, ``triton_mm_3``…"""
+    kind: str
+    """``LIBRARY`` or ``TEMPLATE``."""
+    time_ms: float | None
+    """What Inductor's benchmark gave it, in milliseconds; None where it failed to run (Inductor's inf)."""
+    description: str = ""
+    """Inductor's words for its configuration (a Triton template's block sizes), empty where it has none."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class TunedOperation:
+    """An operation a max-autotune compile chose a kernel for: its candidates, fastest first, and the winner."""
+
+    operation: str
+    """What Inductor tuned: ``mm``, ``addmm``, ``bmm``, ``convolution``…"""
+    shapes: tuple[tuple[int, ...], ...]
+    """Its inputs' sizes."""
+    choices: tuple[TunedChoice, ...]
+    """Every candidate timed, fastest first; the first is the one Inductor chose."""
+
+    @property
+    def winner(self) -> TunedChoice | None:
+        return self.choices[0] if self.choices and self.choices[0].time_ms is not None else None
+
+    def percent_of_best(self, choice: TunedChoice) -> float | None:
+        """The winner's time as a percentage of ``choice``'s: 100 for the winner, 50 for one twice as slow."""
+        winner = self.winner
+        if winner is None or winner.time_ms is None or not choice.time_ms:
+            return None
+        return 100.0 * winner.time_ms / choice.time_ms
+
+    def gave_up(self) -> str:
+        """What choosing the winner cost besides its own time: a library call fuses no epilogue, so whatever
+        follows it (a bias, an activation) runs as a kernel more and goes through memory."""
+        winner = self.winner
+        if winner is None:
+            return "no candidate ran"
+        if winner.kind == LIBRARY:
+            if any(choice.kind == TEMPLATE for choice in self.choices):
+                return "a library call: no epilogue fuses into it, so what follows runs as a kernel more"
+            return "nothing: a library call was the only candidate"
+        return "nothing: a template can take the epilogue into its own kernel"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "operation": self.operation,
+            "shapes": [list(shape) for shape in self.shapes],
+            "choices": [
+                {**choice.to_dict(), "percent_of_best": self.percent_of_best(choice)} for choice in self.choices
+            ],
+            "winner": self.winner.name if self.winner is not None else None,
+            "gave_up": self.gave_up(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TunedOperation:
+        choices = tuple(
+            TunedChoice(
+                str(item.get("name", "")),
+                str(item.get("kind", "")),
+                item.get("time_ms"),
+                str(item.get("description") or ""),
+            )
+            for item in data.get("choices") or []
+            if isinstance(item, dict)
+        )
+        shapes = tuple(tuple(int(size) for size in shape) for shape in data.get("shapes") or [])
+        return cls(str(data.get("operation", "")), shapes, choices)

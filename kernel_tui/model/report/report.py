@@ -15,6 +15,7 @@ from kernel_tui.model.meaning.roofline import ridge_point
 from kernel_tui.model.meaning.verdict import Verdict, contradictions, verdict
 from kernel_tui.model.report.boundary import Boundary
 from kernel_tui.model.report.call_breakdown import CallBreakdown, TimelineSpan  # noqa: F401 (the schema reads hints here)
+from kernel_tui.model.report.compile_variants import TunedChoice, TunedOperation  # noqa: F401 (the schema reads hints here)
 from kernel_tui.model.report.cuda_graph_decision import CudaGraphDecision
 from kernel_tui.model.report.kernel import Kernel
 from kernel_tui.model.report.launch import KernelLaunch
@@ -165,6 +166,8 @@ class VariantResult:
     """What the device made of the arguments, e.g. a CPU skipping the CUDA graphs of ``reduce-overhead``."""
     error: ScenarioError | None = None
     """Why this variant alone has no numbers (it failed to compile or to run): the other columns keep theirs."""
+    autotune: tuple[TunedOperation, ...] = ()
+    """Each operation its compile tuned (max-autotune): the candidates with their times, and the winner."""
 
     def to_dict(self, eager_time_us: float | None) -> dict[str, Any]:
         """The JSON form: the fields of ``compiled`` (null where not measured), then the variant's own."""
@@ -181,6 +184,7 @@ class VariantResult:
             "speedup_too_noisy": too_wide(self.speedup_range),
             "note": self.note,
             "error": asdict(self.error) if self.error is not None else None,
+            "autotune": [operation.to_dict() for operation in self.autotune],
         }
 
     @classmethod
@@ -194,6 +198,9 @@ class VariantResult:
             speedup_median=data.get("speedup") if speedup_range is not None else None,
             note=data.get("note"),
             error=from_known_fields(ScenarioError, data["error"]) if data.get("error") is not None else None,
+            autotune=tuple(
+                TunedOperation.from_dict(item) for item in data.get("autotune") or [] if isinstance(item, dict)
+            ),
         )
 
 

@@ -198,9 +198,9 @@ VARIANT_ACTIONS = (
     ),
     KeyAction(
         "try_experiments",
-        "Try what would fuse them",
-        "Add the compile variants the latest run's boundaries suggest (max_autotune, fullgraph, ...) and run with "
-        "them: do the kernels that stayed apart fuse now?",
+        "Try the suggested variant",
+        "Add the compile variants the latest run suggests (its boundaries' max_autotune, fullgraph, ..., its "
+        "verdict's dynamic) and run with them: do the kernels fuse, do the recompiles stop?",
         "x",
         footer="Experiment",
     ),

@@ -49,8 +49,8 @@ class VariantsPart:
         )
 
     def try_experiments(self, tell: Callable[[str], object]) -> bool:
-        """``x``: add the variants the latest run's boundaries suggest to the scenario on screen, for its next
-        runs, telling the learner which; whether any was added."""
+        """``x``: add the variants the latest run suggests (its boundaries' experiments, its verdict's variant) to
+        the scenario on screen, for its next runs, telling the learner which; whether any was added."""
         said, added = self._experiments()
         tell(said)
         return added
@@ -62,14 +62,23 @@ class VariantsPart:
             return "No scenario to experiment on.", False
         entry = self.catalog.current
         run = self.runs.get(entry.path)
-        compiled = run.record.report.compiled if run is not None and run.record.report is not None else None
-        names = list(dict.fromkeys(b.experiment for b in (compiled.boundaries if compiled else ()) if b.experiment))
+        report = run.record.report if run is not None else None
+        compiled = report.compiled if report is not None else None
+        apart = [b.experiment for b in (compiled.boundaries if compiled else ()) if b.experiment]
+        found = report.verdict if report is not None else None
+        suggested = [found.variant] if found is not None and found.variant else []
+        names = list(dict.fromkeys([*apart, *suggested]))
         if not names:
-            return "No boundary of the latest run suggests an experiment (r runs it first).", False
+            return "Neither the latest run's boundaries nor its verdict suggests a variant (r runs it first).", False
         choices = self.book.of(self.session.scenario_of(entry.path))
         for name in names:
             choices.add(name, dict(EXPERIMENTS[name]))
-        return f"Added the variant {', '.join(names)}: this run shows whether the kernels that stayed apart fuse", True
+        why = (
+            "whether the kernels that stayed apart fuse"
+            if apart
+            else f"whether it does what the verdict says ({found.cause if found else ''})"
+        )
+        return f"Added the variant {', '.join(names)}: this run shows {why}", True
 
     def choose(self) -> Asked | None:
         """The dialog for the scenario on screen; what it hands back replaces that scenario's choices."""

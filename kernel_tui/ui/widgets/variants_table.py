@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.widgets import DataTable
 
 from kernel_tui.text.formatting import VARIANT_HEADERS, variant_rows
+from kernel_tui.text.variant_text import autotune_lines, recompile_lines
 from kernel_tui.ui.widgets.steady_static import SteadyStatic
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ def variant_notes(report: ScenarioReport, names: list[str]) -> list[Text]:
             lines.append(Text(f"{ERROR_MARK} {name}: {variant.error.short_line()}", style="red"))
         elif variant.note:
             lines.append(Text(f"{NOTE_MARK} {name}: {variant.note}", style="yellow"))
+        lines.extend(Text(line) for line in autotune_lines(name, variant, report.device))
+    lines.extend(Text(line) for line in recompile_lines(report))
     return lines
 
 
