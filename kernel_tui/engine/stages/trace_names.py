@@ -53,9 +53,7 @@ def _read_index(path: Path) -> dict[str, str]:
         return {}
     # The index is read from a folder anyone may have written: a name that is not a plain file name
     # (``../../x``, an absolute path) would put a trace outside the folder, and is passed over.
-    return {
-        str(name): path for name, path in data.items() if isinstance(path, str) and _is_plain_name(str(name))
-    }
+    return {str(name): path for name, path in data.items() if isinstance(path, str) and _is_plain_name(str(name))}
 
 
 def _is_plain_name(name: str) -> bool:
