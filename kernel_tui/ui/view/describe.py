@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from kernel_tui.text.boundary_text import boundary_line
+from kernel_tui.text.call_split import compile_lines
 from kernel_tui.text.formatting import claim_line, device_text
 from kernel_tui.ui.state.run_state import RunStatus, ScenarioRun
 
@@ -175,6 +176,9 @@ def details_text(
         if compiled is not None and compiled.recompile_reasons:
             section(f"Recompiles ({compiled.recompiles})")
             text.append("\n".join(compiled.recompile_reasons))
+        if split := compile_lines(report):
+            section("Compile time by stage")
+            text.append("\n".join(split))
         if report.sweep_strategy:
             section("Sweep")
             text.append(report.sweep_strategy)

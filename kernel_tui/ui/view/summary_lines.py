@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from kernel_tui.model.compare.baseline_marks import ADDED, MARK_STYLES
-from kernel_tui.text.call_split import CONTRADICTION_MARK, compile_lines, cuda_graph_lines, split_lines, verdict_lines
+from kernel_tui.text.call_split import CONTRADICTION_MARK, cuda_graph_lines, split_lines, verdict_lines
 from kernel_tui.text.formatting import (
     busy_while_measuring,
     device_line,
@@ -46,7 +46,8 @@ def summary_lines(shown: SummaryShown) -> list[Text]:
         for line in verdict_lines(report):  # what the time means comes first
             lines.append(Text(line, style="yellow" if line.startswith(CONTRADICTION_MARK) else "bold"))
         lines.append(Text(summary_line(report)))
-        lines.extend(Text(line) for line in (*split_lines(report), *cuda_graph_lines(report), *compile_lines(report)))
+        # The compile split, a line per variant, is in the details (d): here it pushed the chart's labels out.
+        lines.extend(Text(line) for line in (*split_lines(report), *cuda_graph_lines(report)))
         if report.eager.is_training:
             lines.append(Text(training_line(report)))
         memory = memory_line(report)
