@@ -332,3 +332,37 @@ def test_a_gpus_cache_size_is_its_l2_as_torch_reports_it(
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: types.SimpleNamespace(**properties))
     assert device.last_level_cache_bytes("cuda") == expected
+
+
+@pytest.mark.parametrize(
+    ("field", "figure", "measured_at_offset"),
+    [
+        ("gbs", 50_000.0, 0.0),  # a CPU copy at 50 TB/s: fifty times the fastest CPU memory made
+        ("gbs", 5.0, 1e9),  # a date decades ahead would keep any figure fresh for ever
+    ],
+)
+def test_a_cached_ceiling_beyond_what_the_device_can_reach_is_refused_and_measured_again(
+    measured: list[float], tmp_path: Path, field: str, figure: float, measured_at_offset: float
+) -> None:
+    cache = tmp_path / "bandwidth.json"
+    bandwidth.ceiling_gbs("cpu", "EPYC")
+    (key,) = json.loads(cache.read_text())
+    cache.write_text(json.dumps({key: {field: figure, "measured_at": time.time() + measured_at_offset}}))
+    assert bandwidth.ceiling_gbs("cpu", "EPYC") == 20.0 and measured == [5.0, 20.0]
+    assert json.loads(cache.read_text())[key]["gbs"] == 20.0
+    assert bandwidth.ceiling_conditions("cpu", "EPYC") is not None
+
+
+def test_a_cached_matmul_ceiling_beyond_what_the_device_can_reach_is_refused_and_measured_again(
+    matmul_measured: list[tuple[str, str]], tmp_path: Path
+) -> None:
+    import torch
+
+    assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 100.0
+    cache = tmp_path / "bandwidth.json"
+    entries = json.loads(cache.read_text())
+    (key,) = [key for key in entries if "matmul" in key]
+    entries[key]["gflops"] = 1e9  # a PFLOP/s on a CPU in float32
+    cache.write_text(json.dumps(entries))
+    assert bandwidth.matmul_ceiling_gflops("cpu", "EPYC", torch.float32) == 400.0
+    assert len(matmul_measured) == 2

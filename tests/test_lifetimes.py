@@ -123,6 +123,28 @@ def test_a_killed_front_end_takes_its_busy_engine_along(tmp_path: Path) -> None:
     print(f"engine and its children gone {time.monotonic() - started:.2f} s after SIGKILL of the front end")
 
 
+def test_a_front_end_killed_while_its_fork_server_imports_torch_leaves_no_server(tmp_path: Path) -> None:
+    """The server reads nothing from its front end while it imports torch (15-20 s on a busy machine): killed
+    then, ``run`` left it importing on, and ending only after."""
+    front_end = start_front_end(["run", "--device", "cpu", "--no-sweep", str(ADD_RELU)])
+
+    def servers() -> list[int]:
+        return [
+            pid
+            for pid in proctree.children(front_end.pid)
+            if "kernel_tui.engine.fork_server" in proctree.command_line(pid)
+        ]
+
+    assert wait_for(lambda: bool(servers()), 30), "no fork server started"
+    (server,) = servers()
+    assert "torch" not in Path(f"/proc/{server}/maps").read_text(), "the server had imported torch already"
+    front_end.kill()
+    front_end.wait(10)
+    killed = time.monotonic()
+    assert wait_for(lambda: not is_running(server), 2), "the fork server outlived its front end"
+    print(f"fork server gone {time.monotonic() - killed:.2f} s after SIGKILL of the front end")
+
+
 def test_an_engine_outlives_the_thread_that_started_it(tmp_path: Path) -> None:
     """Linux sends the parent-death signal when the starting *thread* ends: that must not end the engine. The
     scenario prints the pid of the engine it runs in, which must be the one that thread started."""

@@ -8,11 +8,17 @@ rewrote itself while it ran had its new text quoted in its own traceback.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from kernel_tui.transport import forked_engines
+from kernel_tui.transport.proctree import stat_fields
 
 pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("own_fork_servers")]  # lifetimes as a user's run has them
 
@@ -185,3 +191,68 @@ def test_a_file_edited_during_its_run_is_quoted_as_the_text_that_ran(tmp_path: P
     assert report["error"]["stage"] == "eager" and report["error"]["line"] == 8
     assert 'raise ValueError("the line that ran")' in report["error"]["details"]
     assert "the new text" not in report["error"]["details"]
+
+
+ESCAPES = Path(__file__).parent / "data" / "escapes"
+ESCAPE_FILES = ("clone_parent.py", "fork_runner.py", "daemon.py", "meddles_with_next.py")
+
+
+@pytest.fixture(scope="module")
+def escapes_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str, Any]], str, Path, float]:
+    """One ``kernel-tui run`` of the escape scenarios, then a healthy one, from a fork server of its own: its
+    reports, its stderr, the folder where the scenarios wrote what they started, and when it exited."""
+    pids = tmp_path_factory.mktemp("escapes")
+    env = {key: value for key, value in os.environ.items() if key != forked_engines.SHARED_ENV}
+    env["ESCAPE_PIDS"] = str(pids)
+    files = [str(ESCAPES / name) for name in ESCAPE_FILES] + [str(Path(__file__).parent / "data" / "add_relu.py")]
+    done = subprocess.run(
+        [sys.executable, "-m", "kernel_tui", "run", *files, "--json", "--no-time", "--no-sweep", "--timeout", "300"],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env=env,
+    )
+    exited = time.monotonic()
+    return [json.loads(line) for line in done.stdout.splitlines()], done.stderr, pids, exited
+
+
+def _started(pids: Path, name: str) -> list[tuple[int, str]]:
+    return [
+        (int(pid), start)
+        for pid, start in (line.split() for line in (pids / f"{name}.pids").read_text().split("\n") if line)
+    ]
+
+
+def _same_process_running(pid: int, start: str) -> bool:
+    fields = stat_fields(pid)
+    return fields is not None and fields[0] != "Z" and fields[19] == start
+
+
+@pytest.mark.parametrize("name", ["clone_parent", "fork_runner", "daemon"])
+def test_nothing_a_scenario_started_outlives_the_run_and_the_run_says_it_ended_it(
+    escapes_run: tuple[list[dict[str, Any]], str, Path, float], name: str
+) -> None:
+    reports, stderr, pids, exited = escapes_run
+    report = next(report for report in reports if report["scenario"].endswith(f"{name}.py"))
+    assert report["error"] is None, f"{report['error']}\n{stderr[-3000:]}"
+    started = _started(pids, name)
+    assert started
+    time.sleep(max(0.0, exited + 2 - time.monotonic()))
+    assert [pid for pid, start in started if _same_process_running(pid, start)] == []
+    notes = " ".join(report["notes"])
+    for pid, _ in started:
+        assert f"it left a process running (pid {pid}:" in notes, report["notes"]
+
+
+def test_a_scenario_can_neither_write_requests_to_the_next_engine_nor_stall_it(
+    escapes_run: tuple[list[dict[str, Any]], str, Path, float],
+) -> None:
+    reports, stderr, pids, _ = escapes_run
+    assert _started(pids, "meddled"), f"the scenario found the next engine and stopped it\n{stderr[-3000:]}"
+    assert "meddles_with_next: could not write to" in stderr  # its request stream: the forged runs never came
+    assert len(reports) == len(ESCAPE_FILES) + 1, stderr[-3000:]
+    healthy = reports[-1]
+    assert healthy["scenario"].endswith("add_relu.py") and healthy["error"] is None, (
+        f"{healthy['error']}\n{stderr[-3000:]}"
+    )
+    assert healthy["eager"]["kernel_count"] >= 1

@@ -9,7 +9,14 @@ Only torch's own modules are imported before the fork, never kernel-tui's engine
 app runs gives the next engine the new code), and CUDA is never initialised here (a forked CUDA context is
 unusable). The front end (``transport.forked_engines``) sends a request (the engine's argv, environment and
 folder, with its three standard descriptors attached) and hears back the child's pid, then its exit status.
-This process ends when the front end does, and ends its engines' trees on the way out.
+This process ends when the front end does (even while it still imports torch), and ends its engines' trees on
+the way out.
+
+Each engine is forked below a keeper of its own, a child subreaper: a child the scenario starts with
+``CLONE_PARENT`` (a sibling of the engine) is the keeper's, not this server's or the front end's, and a daemon
+that leaves the engine's session lands on the engine or, once the engine is gone, on the keeper. When the engine
+ends the keeper ends everything left below it and only then exits, so that the exit the front end hears means
+nothing the scenario started is running. This server is a subreaper too, for what outlives a killed keeper.
 
 Started with ``--listen PATH`` it serves every front end that connects to that socket (``KERNEL_TUI_FORK_SERVER_AT``:
 the test suite's CLI runs share their worker's), each client's engines ending with its connection; it still
@@ -19,13 +26,17 @@ ends with the process that started it.
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import json
 import os
 import select
 import signal
 import socket
 import sys
+import threading
+import time
 import traceback
+from collections.abc import Iterator
 from typing import Any
 
 from kernel_tui.transport import peer_user, proctree
@@ -39,6 +50,11 @@ engine paid again. Imported here if it can be: one that cannot (a Triton that do
 fail in an engine's compile stage, eager measured, as it would without this server, not end the server."""
 POLL_S = 0.25
 MAX_REQUEST = 1 << 20
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
+KEEPER_POLL_S = 0.01
+KEEPER_END_S = 10.0
+"""How long a keeper goes on ending what its engine left (a scenario that forks as fast as it is killed)."""
 
 
 def main() -> None:
@@ -57,13 +73,54 @@ def main() -> None:
         clients = []
     else:
         clients = [_Client(socket.socket(fileno=int(sys.argv[1])))]
-    prelude()
+    _set_subreaper()
+    with _ends_with_parent(os.getppid() if listener is not None else _front_end()):
+        prelude()
     crash_stacks.with_torch()
     for client in clients:
         _send(client.control, ready)
     serve(clients, listener, ready)
     # Nothing here needs finalising, and tearing torch's modules down takes seconds the front end waits on.
     os._exit(0)
+
+
+@contextlib.contextmanager
+def _ends_with_parent(parent: int) -> Iterator[None]:
+    """While torch is imported (15-20 s on a busy machine) nothing reads the front end's socket: a front end
+    killed meanwhile left this server importing on. A thread watches the parent until then; none is left
+    running after, since this process forks."""
+    done = threading.Event()
+    if os.getppid() != parent:
+        os._exit(0)
+
+    def watch() -> None:
+        while not done.wait(POLL_S):
+            if os.getppid() != parent:
+                os._exit(0)
+
+    watcher = threading.Thread(target=watch, name="kernel-tui fork server lifeline", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+
+
+def _front_end() -> int:
+    """The front end that started this server, as it said in the environment: it may be gone already, and this
+    process then a child of init or of a subreaper."""
+    said = os.environ.get(proctree.PARENT_ENV, "")
+    return int(said) if said.isdigit() else os.getppid()
+
+
+def _set_subreaper() -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
 
 def prelude() -> None:
@@ -157,6 +214,7 @@ def serve(clients: list[_Client], listener: socket.socket | None, ready: dict[st
     finally:
         for client in clients:
             _end(client)
+        proctree.kill(proctree.descendants(os.getpid()))  # what outlived a killed keeper
 
 
 def _take_request(client: _Client, sockets: list[socket.socket]) -> bool:
@@ -174,12 +232,12 @@ def _take_request(client: _Client, sockets: list[socket.socket]) -> bool:
             client.retired = True  # replaced by another server: its engines run on, and it ends after them
             return True
         try:
-            pid = _fork_engine(request, fds, sockets)
+            keeper, engine = _fork_engine(request, fds, sockets)
         except Exception as exc:  # noqa: BLE001 - a refused request: the front end starts that engine itself
             _send(client.control, {"failed": f"{type(exc).__name__}: {exc}", "tag": request.get("tag", 0)})
         else:
-            client.engines[pid] = request.get("tag", 0)
-            _send(client.control, {"forked": pid, "tag": client.engines[pid]})
+            client.engines[keeper] = request.get("tag", 0)
+            _send(client.control, {"forked": engine, "tag": client.engines[keeper]})
     finally:
         for fd in fds:
             os.close(fd)
@@ -193,17 +251,26 @@ def _end(client: _Client) -> None:
 
 
 def _report_exits(clients: list[_Client]) -> None:
-    while any(client.engines for client in clients):
+    """Reap every child: keepers, whose exit (their engine's) goes to their client, and what a killed keeper left
+    to this subreaper, which is ended then."""
+    keeper_ended = False
+    while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            break
         if pid == 0:
-            return
+            break
         for client in clients:
             if pid in client.engines:
+                keeper_ended = True
                 tag = client.engines.pop(pid)
                 _send(client.control, {"exit": pid, "tag": tag, "code": os.waitstatus_to_exitcode(status)})
+    if keeper_ended:
+        keepers = {pid for client in clients for pid in client.engines}
+        for stray in proctree.children(os.getpid()):
+            if stray not in keepers:
+                proctree.end_tree(stray)
 
 
 def _cuda_unusable_in_this_fork() -> bool:
@@ -215,18 +282,86 @@ def _cuda_unusable_in_this_fork() -> bool:
     return torch is not None and bool(torch.cuda._is_in_bad_fork())
 
 
-def _fork_engine(request: dict[str, Any], fds: list[int], sockets: list[socket.socket]) -> int:
+def _fork_engine(request: dict[str, Any], fds: list[int], sockets: list[socket.socket]) -> tuple[int, int]:
+    """Fork the engine ``request`` asks for below a keeper of its own; the keeper's pid and the engine's."""
     argv, env, cwd = list(request["argv"]), dict(request["env"]), str(request["cwd"])
     if len(fds) != 3:
         raise ValueError(f"{len(fds)} descriptors, not stdin, stdout and stderr")
-    pid = os.fork()
-    if pid:
-        return pid
+    told, tell = os.pipe()
+    keeper = os.fork()
+    if keeper:
+        os.close(tell)
+        with os.fdopen(told, "rb") as reply:
+            engine = reply.read()
+        if not engine.isdigit():
+            raise OSError("the engine's keeper ended before it forked the engine")
+        return keeper, int(engine)
+    try:
+        os.close(told)
+        for each in sockets:
+            each.close()
+        _set_subreaper()
+        engine_pid = os.fork()
+        if engine_pid == 0:
+            os.close(tell)
+            _become_engine(argv, env, cwd, fds)
+        os.write(tell, str(engine_pid).encode())
+        os.close(tell)
+        for fd in fds:
+            os.close(fd)
+        _keep(engine_pid)
+    finally:
+        os._exit(1)
+
+
+def _keep(engine: int) -> None:
+    """The keeper's life: reap all below until ``engine`` ends, end what is left, and end as the engine did.
+    Killed with its server (the parent-death signal), it ends all below it first."""
+
+    def end_all() -> None:
+        deadline = time.monotonic() + KEEPER_END_S
+        while time.monotonic() < deadline:
+            proctree.kill(proctree.descendants(os.getpid()))
+            try:
+                while os.waitpid(-1, os.WNOHANG)[0]:
+                    pass
+            except ChildProcessError:
+                return  # none left below this keeper
+            time.sleep(KEEPER_POLL_S)  # one not dead yet, or an orphan adopted since the look: looked at again
+
+    def ended(signum: int, frame: object) -> None:
+        end_all()
+        os._exit(1)
+
+    faulthandler.disable()  # the server's, inherited: the keeper re-raises its engine's fatal signal below
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C in the terminal is the engine's to handle
+    signal.signal(signal.SIGHUP, ended)
+    signal.signal(signal.SIGTERM, ended)
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGHUP), 0, 0, 0)
+    status = 0
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        if pid == engine:
+            break
+    end_all()
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:  # ended by a signal: ended by the same one, which the front end reports (SIGKILL, SIGSEGV...)
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(-code, signal.SIG_DFL)  # SIGKILL has no handler to reset
+        os.kill(os.getpid(), -code)
+    os._exit(code & 0xFF)
+
+
+def _become_engine(argv: list[str], env: dict[str, str], cwd: str, fds: list[int]) -> None:
     code = 1
     try:
         os.setsid()  # a process group of its own, as start_new_session gives an exec'd engine
-        for each in sockets:
-            each.close()
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         for fd in fds:
@@ -236,7 +371,10 @@ def _fork_engine(request: dict[str, Any], fds: list[int], sockets: list[socket.s
         os.environ.clear()
         os.environ.update(env)
         os.environ[proctree.PARENT_ENV] = str(os.getppid())
+        os.environ[proctree.KEEPER_ENV] = str(os.getppid())
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        for each in (signal.SIGHUP, signal.SIGTERM):
+            signal.signal(each, signal.SIG_DFL)
         sys.argv = argv
         if _cuda_unusable_in_this_fork():
             # Become the engine an exec would have started: the same pid and descriptors, a fresh torch.

@@ -100,6 +100,12 @@ class EngineClient:
     # -- lifecycle -----------------------------------------------------------------------------------
 
     @property
+    def pid(self) -> int | None:
+        """The engine's process id (its process group's too), None before it starts."""
+        process = self._process
+        return None if process is None else process.pid
+
+    @property
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
@@ -195,10 +201,13 @@ class EngineClient:
         spare, self._spare = self._spare, None
         if spare is None:
             return None
+        # The run before is over, and with its engine (its keeper's exit, which ``_end_engine`` waits for) all that
+        # it started: nothing is left that could stop the spare again, so a stop it met meanwhile is undone.
+        self._end_engine()
+        spare.resume()
         if not spare.ready(abandoned):
             spare.drop()
             return None
-        self._end_engine()
         engine = spare.client
         # Its reader threads hold these very queue and deque objects: taken over as they are.
         self._process, engine._process = engine._process, None

@@ -192,10 +192,10 @@ class ForkServer:
 
     def fork(self, argv: list[str], env: dict[str, str], stdout: int, stderr: int) -> ForkedEngine | None:
         """An engine running ``argv`` under ``env`` in this process's folder, writing on ``stdout`` and
-        ``stderr``, its stdin a new pipe; None if the server refused or is gone."""
+        ``stderr``, its stdin a new ``request_channel``; None if the server refused or is gone."""
         if not self.alive:
             return None
-        stdin_read, stdin_write = os.pipe()
+        stdin_read, stdin_write = request_channel()
         tag = next(self._tags)
         request = json.dumps({"argv": argv, "env": env, "cwd": os.getcwd(), "tag": tag}).encode()
         try:
@@ -276,16 +276,32 @@ def start(
     forked = launch(command, *boots, env, *outputs, abandoned)
     if forked is not None:
         return forked
-    return subprocess.Popen(
-        command,
-        stdin=subprocess.PIPE,
-        stdout=outputs[0],
-        stderr=outputs[1],
-        text=True,
-        bufsize=1,
-        start_new_session=True,
-        env=env,
-    )
+    theirs, ours = request_channel()
+    try:
+        process = subprocess.Popen(
+            command,
+            stdin=theirs,
+            stdout=outputs[0],
+            stderr=outputs[1],
+            text=True,
+            start_new_session=True,
+            env=env,
+        )
+    except OSError:
+        os.close(ours)
+        raise
+    finally:
+        os.close(theirs)
+    process.stdin = io.TextIOWrapper(io.FileIO(ours, "w"), line_buffering=True)
+    return process
+
+
+def request_channel() -> tuple[int, int]:
+    """The engine's end and the front end's of a new request stream: a socket pair, not a pipe. Another process of
+    this user (a scenario in the engine before) can open a pipe through ``/proc/PID/fd/0`` and write a request
+    the engine would take as the front end's; a socket cannot be opened so."""
+    engines, front_ends = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    return engines.detach(), front_ends.detach()
 
 
 def launch(

@@ -17,6 +17,9 @@ PROC = Path("/proc")
 PARENT_ENV = "KERNEL_TUI_PARENT_PID"
 """The front end's process id, in the environment of the engine it starts (or of the fork server that forks it):
 the engine's lifeline ends it once its parent is another."""
+KEEPER_ENV = "KERNEL_TUI_KEEPER_PID"
+"""In a forked engine's environment, its keeper's process id (``engine.fork_server``): the keeper's other
+children are what the scenario started as the engine's siblings (``CLONE_PARENT``)."""
 
 
 def stat_fields(pid: int) -> list[str] | None:
@@ -72,9 +75,9 @@ def command_line(pid: int) -> str:
 
 
 def is_torch_worker(pid: int) -> bool:
-    """Inductor's compile workers and their helpers: torch starts them, not the scenario."""
-    command = command_line(pid)
-    return "torch" in command or "multiprocessing" in command
+    """Inductor's compile workers (``torch/_inductor/compile_worker``), whose own helpers are below them: torch
+    starts them, not the scenario. A scenario's multiprocessing fork server or resource tracker is its own."""
+    return "torch" in command_line(pid)
 
 
 def kill(pids: list[int]) -> None:

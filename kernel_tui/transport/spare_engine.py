@@ -10,9 +10,14 @@ when the run before it was sent (and warmed up, where the client warms up).
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+
+from kernel_tui.transport import proctree
 
 if TYPE_CHECKING:
     from kernel_tui.transport.protocol import Hello
@@ -30,6 +35,9 @@ class StartableEngine(Protocol):
     def start(self, timeout: float = ..., *, abandoned: Callable[[], bool] | None = None) -> Hello: ...
 
     def close(self) -> None: ...
+
+    @property
+    def pid(self) -> int | None: ...
 
 
 Engine = TypeVar("Engine", bound=StartableEngine)
@@ -60,6 +68,20 @@ class SpareEngine(Generic[Engine]):
                 return False
             self._thread.join(READY_POLL_S)
         return self.client.running and self.client.hello is not None
+
+    def resume(self) -> None:
+        """Continue its process group: the scenario that ran while it waited may have stopped it (SIGSTOP), and
+        its run would then wait on it until timed out. Called once nothing that scenario started is left."""
+        pid = self.client.pid
+        if pid is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGCONT)
+        fields = proctree.stat_fields(pid)
+        keeper = int(fields[1]) if fields is not None else 0
+        if keeper > 1 and keeper != os.getpid():  # its keeper (``engine.fork_server``), which reports its end
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(keeper, signal.SIGCONT)
 
     def drop(self) -> None:
         """End it, started or still starting."""

@@ -45,6 +45,19 @@ RECHECK_HOLD_S = 3600.0
 """How long after the ceiling was measured (or measured again for a kernel) a kernel whose data sits in cache sets
 off no new measurement (``checked_ceiling``): an hour, so that a ceiling measured in a busy moment is measured once
 more after the hour by a quiet run."""
+PHYSICAL_LIMITS = {
+    ("gbs", "cpu"): 5_000.0,
+    ("gbs", "cuda"): 50_000.0,
+    ("gflops", "cpu"): 2_000_000.0,
+    ("gflops", "cuda"): 100_000_000.0,
+}
+"""Figures no device of the kind reaches, by several times: a CPU's memory moves at most about 1 TB/s (HBM on a
+Xeon Max; 12 channels of DDR5 about 0.6), a GPU's about 8 TB/s (HBM3e); the fastest CPU matmul (AMX, a whole
+server) is some hundreds of TFLOPS, a GPU's some PFLOPS in its narrowest dtype. A cached figure above one was not
+measured (a hand edit, a scenario that wrote the cache) and is measured again (``_usable_entry``)."""
+CLOCK_SLACK_S = 24 * 3600.0
+"""How far ahead of the clock a cached date may be (a clock set back) before the entry counts as forged: a date
+far ahead would keep any figure fresh for ever."""
 _REMEASURED: set[str] = set()
 _BEATEN: set[str] = set()
 """Ceilings measured again in this engine because a kernel beat them (by a little: once per engine)."""
@@ -211,7 +224,7 @@ def _unless_settled(settled: Callable[[], float | None], measure: Callable[[], f
 
 def _fresh_figure(key: str, field: str, cached: dict[str, Any] | None = None) -> float | None:
     """The figure in the cache (read now unless given) if it is usable and younger than ``MAX_AGE_S``."""
-    entry = _usable_entry((_read_cache() if cached is None else cached).get(key), field)
+    entry = _usable_entry((_read_cache() if cached is None else cached).get(key), field, key)
     return entry[field] if entry and time.time() - entry["measured_at"] < MAX_AGE_S else None
 
 
@@ -228,16 +241,24 @@ def _measured(key: str, field: str, measure: Callable[[], float | None], asked: 
     return value
 
 
-def _usable_entry(found: object, field: str) -> dict[str, float]:
-    """A cache entry whose figure and date are positive finite numbers; else none (``{}``), so that the ceiling
-    is measured and the entry written anew. A hand-edited or damaged entry (``"gbs": "fast"``) once made every
-    scenario fail, and stayed."""
+def _usable_entry(found: object, field: str, key: str) -> dict[str, float]:
+    """A cache entry whose figure and date are positive finite numbers, the figure one the device ``key`` names
+    could reach (``PHYSICAL_LIMITS``) and the date not ahead of now; else none (``{}``), so that the ceiling is
+    measured and the entry written anew. A hand-edited or damaged entry (``"gbs": "fast"``) once made every
+    scenario fail, and stayed; one too high would have stayed too (a kernel beating the ceiling raises it, nothing
+    lowers it), every kernel shown at a sliver of it."""
     if not isinstance(found, dict):
         return {}
     values = (found.get(field), found.get("measured_at"))
     if not all((number := _finite(value)) is not None and number > 0 for value in values):
         return {}
-    return {field: float(found[field]), "measured_at": float(found["measured_at"])}
+    figure, measured_at = float(found[field]), float(found["measured_at"])
+    if (
+        figure > PHYSICAL_LIMITS.get((field, key.split(":", 1)[0]), math.inf)
+        or measured_at > time.time() + CLOCK_SLACK_S
+    ):
+        return {}
+    return {field: figure, "measured_at": measured_at}
 
 
 def _entry(field: str, value: float, kind: str) -> dict[str, Any]:
@@ -254,8 +275,9 @@ def _entry(field: str, value: float, kind: str) -> dict[str, Any]:
 def ceiling_conditions(device: str, device_name: str) -> str | None:
     """When and under what load the cached copy ceiling was measured: ``measured 2026-12-01 15:40 UTC at load
     0.4 on 2 cores, best of 4 rounds``; None when nothing is cached."""
-    entry = _read_cache().get(_key(device, device_name))
-    usable = _usable_entry(entry, "gbs")
+    key = _key(device, device_name)
+    entry = _read_cache().get(key)
+    usable = _usable_entry(entry, "gbs", key)
     if not usable or not isinstance(entry, dict):
         return None  # a damaged entry is measured anew, not quoted
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(usable["measured_at"]))
@@ -270,7 +292,8 @@ def ceiling_conditions(device: str, device_name: str) -> str | None:
 
 def ceiling_measured_at(device: str, device_name: str) -> str | None:
     """When the cached copy ceiling was measured, ISO 8601 in UTC; None when nothing usable is cached."""
-    usable = _usable_entry(_read_cache().get(_key(device, device_name)), "gbs")
+    key = _key(device, device_name)
+    usable = _usable_entry(_read_cache().get(key), "gbs", key)
     if not usable:
         return None
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(usable["measured_at"]))

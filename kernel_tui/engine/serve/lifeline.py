@@ -27,10 +27,15 @@ from typing import IO
 from kernel_tui.transport import proctree
 
 POLL_S = 0.25
+NOTED_AT_MOST = 10
+"""Processes a report names one by one; past these, how many more (a scenario may leave thousands)."""
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
 _parent = os.getppid()
+_keeper = 0
+"""The keeper this engine was forked below (``engine.fork_server``), 0 if none: its other children are the
+scenario's, started as this engine's siblings."""
 _busy = threading.Event()
 
 
@@ -50,14 +55,25 @@ def children() -> frozenset[int]:
     return frozenset(proctree.children(os.getpid()))
 
 
+def siblings() -> list[int]:
+    """What the scenario started as this engine's siblings (``clone(CLONE_PARENT)``), below the engine's keeper."""
+    if not _keeper or os.getppid() != _keeper:
+        return []
+    return [pid for pid in proctree.children(_keeper) if pid != os.getpid()]
+
+
 def left_running(before: frozenset[int]) -> list[str]:
     """What the scenario started and left running (not torch's compile workers): ``finish`` ends it, and the
     report says so."""
-    return [
+    own = [pid for pid in proctree.children(os.getpid()) if pid not in before and not proctree.is_torch_worker(pid)]
+    left = [below for pid in [*own, *siblings()] for below in (pid, *proctree.descendants(pid))]
+    notes = [
         f"it left a process running (pid {pid}: {proctree.command_line(pid)[:80]}), ended with the engine"
-        for pid in proctree.children(os.getpid())
-        if pid not in before and not proctree.is_torch_worker(pid)
+        for pid in left[:NOTED_AT_MOST]
     ]
+    if len(left) > NOTED_AT_MOST:
+        notes.append(f"it left {len(left) - NOTED_AT_MOST} more processes running, ended with the engine")
+    return notes
 
 
 def finish() -> None:
@@ -68,6 +84,9 @@ def finish() -> None:
             stream.flush()  # what the scenario printed last, without a newline yet
         except (OSError, ValueError):
             pass
+    # Siblings first: each is ended before it can notice (the keeper would end them once this engine is gone).
+    for sibling in siblings():
+        proctree.end_tree(sibling)
     proctree.kill(proctree.descendants(os.getpid()))
     os._exit(0)
 
@@ -79,8 +98,10 @@ def parent_is_gone() -> bool:
 def hold() -> None:
     """Start the watches; called first thing in the engine, before torch is imported (or, in an engine
     forked from the fork server, with torch imported: its parent is the server, which ends with the front end)."""
-    global _parent
+    global _parent, _keeper
     _parent = os.getppid()
+    keeper = os.environ.pop(proctree.KEEPER_ENV, "")
+    _keeper = int(keeper) if keeper.isdigit() and int(keeper) == _parent else 0
     expected = os.environ.get(proctree.PARENT_ENV, "")
     if expected.isdigit() and int(expected) != _parent:
         end_everything("the front end was gone before the engine started")
