@@ -168,7 +168,7 @@ def test_a_setting_that_is_no_number_of_seconds_is_one_line_naming_it(
 def test_an_engine_that_meets_a_bad_sweep_budget_keeps_the_default() -> None:
     """``KERNEL_TUI_SWEEP_BUDGET_S=abc`` made every engine exit 1 as it imported the sweep."""
     env = {**os.environ, "KERNEL_TUI_SWEEP_BUDGET_S": "abc"}
-    probe = "from kernel_tui.engine.stages import sweep; print(sweep.SWEEP_BUDGET_S)"
+    probe = "from kernel_tui.engine.stages import sweep; print(sweep.sweep_budget_s())"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     assert float(result.stdout) == SECONDS["KERNEL_TUI_SWEEP_BUDGET_S"]
