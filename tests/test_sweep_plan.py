@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, cast
 
 import pytest
 
+from kernel_tui.engine.counting.timing import MIN_ROUNDS
 from kernel_tui.engine.stages import sweep
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.scenario.scenario_file import ScenarioInfo
@@ -55,17 +56,17 @@ def test_asked_sizes_win_over_the_scenario(monkeypatch: pytest.MonkeyPatch) -> N
 # The budget's planning: what the points so far cost (seconds of the sweep's clock) and the budget left decide the
 # rest. Lesson 01's sizes, and a first point like a busy two-core box's: 6 s, most of it the fixed cost of a point.
 LESSON_SIZES = (2**12, 2**14, 2**16, 2**18, 2**20, 2**22)
-BUSY_FIRST = sweep.PointCost(2**10, call_s=2e-5, rounds=sweep.MIN_ROUNDS, timing_s=2.0, rest_s=4.0)
+BUSY_FIRST = sweep.PointCost(2**10, call_s=2e-5, rounds=MIN_ROUNDS, timing_s=2.0, rest_s=4.0)
 
 
 def test_a_sweep_with_time_to_spare_measures_every_size_in_full_rounds() -> None:
-    assert sweep.plan_rest([BUSY_FIRST], LESSON_SIZES, left_s=600) == (LESSON_SIZES, sweep.MIN_ROUNDS)
+    assert sweep.plan_rest([BUSY_FIRST], LESSON_SIZES, left_s=600) == (LESSON_SIZES, MIN_ROUNDS)
 
 
 def test_short_of_time_it_takes_fewer_rounds_before_it_gives_up_a_size() -> None:
-    full = sum(sweep.predicted_point_s([BUSY_FIRST], size, sweep.MIN_ROUNDS) for size in LESSON_SIZES)
+    full = sum(sweep.predicted_point_s([BUSY_FIRST], size, MIN_ROUNDS) for size in LESSON_SIZES)
     sizes, rounds = sweep.plan_rest([BUSY_FIRST], LESSON_SIZES, left_s=full * 0.9)
-    assert sizes == LESSON_SIZES and sweep.FEWEST_ROUNDS <= rounds < sweep.MIN_ROUNDS
+    assert sizes == LESSON_SIZES and sweep.FEWEST_ROUNDS <= rounds < MIN_ROUNDS
 
 
 def test_shorter_still_it_keeps_the_largest_size_and_spreads_the_rest() -> None:
@@ -80,16 +81,16 @@ def test_shorter_still_it_keeps_the_largest_size_and_spreads_the_rest() -> None:
 def test_a_fixed_cost_per_point_is_not_multiplied_by_the_size() -> None:
     """The old prediction grew the whole point with the size: 6 s at 1,024 elements predicted 97 s at 16,384, and a
     busy box's sweep stopped after one or two points. The fixed part stays; only the calls grow."""
-    assert sweep.predicted_point_s([BUSY_FIRST], 2**14, sweep.MIN_ROUNDS) < 2 * BUSY_FIRST.point_s
+    assert sweep.predicted_point_s([BUSY_FIRST], 2**14, MIN_ROUNDS) < 2 * BUSY_FIRST.point_s
 
 
 def test_a_recompile_inside_a_point_is_kept_apart_and_not_predicted_again() -> None:
     """A point that recompiled for its size (77 s of it, a user's MLP on a busy box) is timed apart: the next size
     does not recompile with the default dynamic shapes, so it is not predicted to; with one graph per size it is."""
-    recompiled = sweep.PointCost(2**10, call_s=2e-5, rounds=sweep.MIN_ROUNDS, timing_s=2.0, rest_s=4.0, compile_s=77)
+    recompiled = sweep.PointCost(2**10, call_s=2e-5, rounds=MIN_ROUNDS, timing_s=2.0, rest_s=4.0, compile_s=77)
     assert recompiled.point_s == BUSY_FIRST.point_s
-    assert sweep.predicted_point_s([recompiled], 2**12, sweep.MIN_ROUNDS) < 10
-    assert sweep.predicted_point_s([recompiled], 2**12, sweep.MIN_ROUNDS, each_compiles=True) > 77
+    assert sweep.predicted_point_s([recompiled], 2**12, MIN_ROUNDS) < 10
+    assert sweep.predicted_point_s([recompiled], 2**12, MIN_ROUNDS, each_compiles=True) > 77
 
 
 def test_a_size_that_cannot_fit_alone_ends_the_sweep() -> None:
