@@ -7,12 +7,16 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from cli_support import kernel_tui
 
 from kernel_tui.commands.cli import main
 from kernel_tui.model.settings import SECONDS
+
+if TYPE_CHECKING:
+    from conftest import WriteScenario
 
 DATA = Path(__file__).parent / "data"
 KERNEL_FIELDS = {"name", "short_name", "calls", "time_us", "bytes_read", "bytes_written"}
@@ -165,10 +169,32 @@ def test_a_setting_that_is_no_number_of_seconds_is_one_line_naming_it(
 
 
 @pytest.mark.engine
+def test_engines_run_with_openmp_threads_that_sleep_while_they_wait(
+    write_scenario: WriteScenario, tmp_path: Path, own_fork_servers: None
+) -> None:
+    """On a busy machine a spinning OpenMP thread holds the core its partner waits for (CPU times 45x off): every
+    engine's torch loads with ``OMP_WAIT_POLICY=PASSIVE`` unless the user set it, and a user's setting wins."""
+    seen = tmp_path / "policy.txt"
+    path = write_scenario(
+        "import os\nimport torch\nCOMPILE = {'backend': 'eager'}\ndef fn(a):\n    return a + 1\n"
+        f"def inputs(size, device):\n    open({str(seen)!r}, 'w').write(os.environ.get('OMP_WAIT_POLICY', 'unset'))\n"
+        "    return (torch.ones(size),)\n"
+    )
+    unset = {name: value for name, value in os.environ.items() if name != "OMP_WAIT_POLICY"}
+    for env, policy in ((unset, "PASSIVE"), ({**unset, "OMP_WAIT_POLICY": "ACTIVE"}, "ACTIVE")):
+        command = [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--no-sweep", "--no-time", str(path)]
+        result = subprocess.run(
+            command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600, check=False
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert seen.read_text() == policy
+
+
+@pytest.mark.engine
 def test_an_engine_that_meets_a_bad_sweep_budget_keeps_the_default() -> None:
     """``KERNEL_TUI_SWEEP_BUDGET_S=abc`` made every engine exit 1 as it imported the sweep."""
     env = {**os.environ, "KERNEL_TUI_SWEEP_BUDGET_S": "abc"}
-    probe = "from kernel_tui.engine.stages import sweep; print(sweep.SWEEP_BUDGET_S)"
+    probe = "from kernel_tui.engine.stages import sweep; print(sweep.sweep_budget_s())"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     assert float(result.stdout) == SECONDS["KERNEL_TUI_SWEEP_BUDGET_S"]

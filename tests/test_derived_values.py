@@ -107,6 +107,28 @@ def test_a_sweep_claim_the_budget_cut_short_reads_not_measured_and_fails_nothing
     assert check_claims({"sweep_compiles": 5}, whole, swept=True)["sweep_compiles"].ok is False
 
 
+def test_middle_sizes_skipped_to_reach_the_largest_are_said_as_skipped_not_as_an_end() -> None:
+    """A busy box's sweep gives up middle sizes to measure the largest (issue 57): the chart's border and the notes
+    say which were skipped and the budget, not that the sweep ended before the first of them."""
+    from kernel_tui.model.report.report import SweepPoint
+    from kernel_tui.text.formatting import sweep_end, sweep_end_short
+
+    skipped = (
+        "skipped 4,096 elements so that the larger sizes fit: this size would take about 6.2 s, 72.8 s left (the last "
+        "took 16.5 s at 1,024 elements; the sweep's budget is 90 s; KERNEL_TUI_SWEEP_BUDGET_S gives it more)"
+    )
+    points = (
+        SweepPoint(1024, 5.0, 4.0),
+        SweepPoint(4096, None, None, note=skipped),
+        SweepPoint(16384, None, None, note=skipped.replace("4,096", "16,384")),
+        SweepPoint(65536, 9.0, 7.0),
+    )
+    assert sweep_end_short(points) == "2^12, 2^14 skipped: budget 90 s"
+    assert sweep_end(report(sweep=points)) == skipped
+    checks = check_claims({"sweep_compiles": 1}, report(sweep=points, sweep_compiles=1), swept=True)
+    assert checks["sweep_compiles"] == ExpectCheck(claimed=1, measured=1, ok=None, reason=skipped)
+
+
 def test_a_launch_count_a_preview_knows_only_from_below_neither_holds_nor_fails_as_many_or_more() -> None:
     fused = Kernel(
         "aten::_transformer_encoder_layer_fwd", "encoder", 1, None, kind="op", predicted=f"at least 1 {LOWER_BOUND}"

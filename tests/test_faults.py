@@ -182,10 +182,12 @@ def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_sc
     measured = [point["size"] for point in report["sweep"] if point["eager_us"] is not None]
     ended = [point for point in report["sweep"] if point["eager_us"] is None]
     # How far it gets depends on how busy the machine is (the first point always runs, and predicts the rest);
-    # that it measures in order, stops early, and says why, does not.
+    # that it measures in order, keeps the largest size it can afford, stops early and says why, does not.
     sizes = [2**12, 2**14, 2**16, 2**18, 2**20, 2**22]
-    assert measured == sizes[: len(measured)] and 1 <= len(measured) < len(sizes)
-    assert ended and all("sweep ended" in point["note"] and "budget is 10 s" in point["note"] for point in ended)
+    assert measured == sorted(measured) and measured[0] == sizes[0] and 1 <= len(measured) < len(sizes)
+    assert ended and all(
+        point["note"].startswith(("sweep ended", "skipped")) and "budget is 10 s" in point["note"] for point in ended
+    )
     # A claim about the whole sweep cannot be judged from part of it: not measured, with the reason, and the
     # run still succeeds (exit 0); the claim it could measure (eager launches) holds.
     claim = report["expect"]["sweep_compiles"]
@@ -193,7 +195,7 @@ def test_a_sweep_that_grows_faster_than_its_size_ends_within_its_budget(write_sc
     assert result.returncode == 0, result.stderr[-2000:]
     # The budget is checked against a prediction, so the sweep may overrun it by the point that broke the
     # prediction: no more than the last point's own time (in the note) and a compile (this machine's, now).
-    took = re.search(r"the last took ([\d,.]+) s", ended[0]["note"])
+    took = re.search(r"the last took ([\d,.]+) s", ended[-1]["note"])
     assert took is not None
     last_point_s = float(took.group(1).replace(",", ""))
     bound_s = 10 + 2 * (last_point_s + report["compiled"]["compile_s"])

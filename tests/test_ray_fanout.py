@@ -167,11 +167,14 @@ def test_each_worker_gets_the_options_that_shape_the_measurement() -> None:
         'tuned=options:{"max_autotune": True, "epilogue_fusion": False},fullgraph:True',
         "--remeasure-ceiling",
         "--no-time",
+        "--sweep-budget",
+        "300",
         "lesson.py",
     ]
     options = parser.parse_args(typed)
     on_worker = parser.parse_args(["run", *worker_arguments(options), "lesson.py"])
-    for option in ("device", "arch", "size", "sizes", "no_sweep", "no_time", "timeout", "variant", "remeasure_ceiling"):
+    shaping = ("device", "arch", "size", "sizes", "no_sweep", "no_time", "timeout", "variant", "remeasure_ceiling")
+    for option in (*shaping, "sweep_budget"):
         assert getattr(on_worker, option) == getattr(options, option), option
 
 

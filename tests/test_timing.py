@@ -151,6 +151,20 @@ def test_how_busy_the_machine_was_is_said_in_a_plain_sentence() -> None:
     assert ScenarioReport.from_dict(measured.to_dict()).machine_load == busy
 
 
+def test_spinning_openmp_threads_are_named_where_a_busy_machine_moved_the_times() -> None:
+    """A user's own ``OMP_WAIT_POLICY=ACTIVE`` is measured as set (theirs wins over kernel-tui's PASSIVE), and a busy
+    machine's sentence names the one setting that makes CPU times hold; a quiet machine's does not."""
+    spinning = MachineLoad(load_avg=12.0, cores=2, steal_pct=0.0, disagreement=1.2, omp_wait_policy="ACTIVE")
+    assert spinning.sentence().endswith(
+        "; OpenMP threads spun while they waited (OMP_WAIT_POLICY=ACTIVE), which on a busy machine reads CPU times "
+        "several times slow: unset it (kernel-tui then sets PASSIVE)"
+    )
+    assert "OpenMP" not in replace(spinning, omp_wait_policy="passive").sentence()
+    assert "OpenMP" not in replace(spinning, load_avg=0.5).sentence()
+    saved = replace(report_with(60.0, 30.0, (1.8, 2.2)), machine_load=spinning).to_dict()
+    assert ScenarioReport.from_dict(saved).machine_load == spinning
+
+
 def test_the_load_sampler_reads_this_machine() -> None:
     load = LoadSampler().read(disagreement=2.0)
     assert load.cores >= 1 and load.load_avg >= 0 and load.disagreement == 2.0

@@ -142,6 +142,13 @@ def command_parser() -> argparse.ArgumentParser:
     run.add_argument("--sizes", type=sizes_arg, help="sweep sizes, e.g. 1024,65536,1048576 (default: SIZES)")
     run.add_argument("--no-sweep", action="store_true", help="skip the runtime-against-size sweep")
     run.add_argument(
+        "--sweep-budget",
+        type=positive_seconds_arg,
+        metavar="SECONDS",
+        help="the sweep's time budget, KERNEL_TUI_SWEEP_BUDGET_S for this run (default 90): short of it, a sweep "
+        "times each size in fewer rounds, then skips middle sizes to reach the largest",
+    )
+    run.add_argument(
         "--no-time",
         action="store_true",
         help="count, do not time: kernels, launches, bytes, memory and claims, with no timing rounds, speedup or "

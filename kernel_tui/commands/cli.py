@@ -97,6 +97,9 @@ def _main(argv: Sequence[str] | None) -> int:
         parser = command_parser()
         options = parser.parse_args(args)
         if options.command == "run":
+            if options.sweep_budget is not None:
+                # Each engine reads it from the environment it is started with, which is this one's.
+                os.environ["KERNEL_TUI_SWEEP_BUDGET_S"] = repr(options.sweep_budget)
             check_arch(parser, options)
             check_timing(parser, options)
             if options.variant and options.device == "cuda-preview":

@@ -247,6 +247,8 @@ def worker_arguments(options: argparse.Namespace) -> tuple[str, ...]:
         arguments += ["--sizes", ",".join(str(size) for size in options.sizes)]
     if options.no_sweep:
         arguments.append("--no-sweep")
+    if options.sweep_budget is not None:
+        arguments += ["--sweep-budget", repr(options.sweep_budget)]
     if options.no_time:
         arguments.append("--no-time")
     if options.remeasure_ceiling:

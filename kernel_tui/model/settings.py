@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 
 SECONDS = {
@@ -18,6 +18,21 @@ SECONDS = {
     "KERNEL_TUI_QUIET_S": 30.0,
 }
 """Each setting that is a number of seconds, and its default."""
+
+
+TORCH_DEFAULTS = {"OMP_WAIT_POLICY": "PASSIVE"}
+"""What every process of kernel-tui that loads torch (an engine, a fork server) is started with unless the user set
+it, in one place for both, so that a fork server and its front end agree on their import environment: OpenMP's
+threads sleep while they wait at the end of a parallel loop instead of spinning. On a busy machine a spinning
+thread holds the core its partner waits for, and a CPU time read several times, up to 45x, what the code costs
+(``bench/omp_wait.py``; docs/measuring.md). libgomp reads it once, as it loads with torch: set before."""
+
+
+def with_torch_defaults(env: MutableMapping[str, str] = os.environ) -> None:
+    """``TORCH_DEFAULTS`` in ``env``, each where the user has not set it already (theirs win: ``ACTIVE`` measures
+    as a spinning loop of theirs would)."""
+    for name, value in TORCH_DEFAULTS.items():
+        env.setdefault(name, value)
 
 
 class BadSetting(ValueError):

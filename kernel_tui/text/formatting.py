@@ -335,11 +335,16 @@ def busy_while_measuring(report: ScenarioReport) -> MachineLoad | None:
 
 def sweep_end_short(points: Sequence[SweepPoint]) -> str | None:
     """Where and why the sweep stopped, short enough for the chart's border: ``ended before 2^18: about 103 s,
-    budget 90 s``, ``ended at 2^22: out of memory``; None when every size was measured."""
-    for point in points:
-        if point.eager_us is not None or not point.note:
+    budget 90 s``, ``ended at 2^22: out of memory``, ``2^14, 2^16 skipped: budget 90 s`` where it gave up middle
+    sizes to reach the largest; None when every size was measured."""
+    given_up = [point for point in points if point.eager_us is None and point.note]
+    skipped = [
+        point for point in given_up if point.note and point.note.startswith("skipped") and "elements so" in point.note
+    ]
+    for point in given_up:
+        note = point.note or ""
+        if point in skipped:
             continue
-        note = point.note
         if taking := re.search(r"would take about ([\d,.]+ s)", note):
             budget = re.search(r"budget is ([\d.]+ s)", note)
             return f"ended before {format_size(point.size)}: about {taking.group(1)}" + (
@@ -348,14 +353,21 @@ def sweep_end_short(points: Sequence[SweepPoint]) -> str | None:
         if "out of memory" in note:
             return f"ended at {format_size(point.size)}: out of memory"
         return f"ended before {format_size(point.size)}: {note.split(': ', 1)[-1]}"
+    if skipped:
+        budget = re.search(r"budget is ([\d.]+ s)", skipped[0].note or "")
+        sizes = ", ".join(format_size(point.size) for point in skipped)
+        return f"{sizes} skipped" + (f": budget {budget.group(1)}" if budget else "")
     return None
 
 
 def sweep_end(report: ScenarioReport) -> str | None:
-    """Why the sweep stopped before its last size (``sweep ended: this size would take about …``), or None."""
+    """Why the sweep stopped before its last size (``sweep ended: this size would take about …``), or gave up a size
+    in the middle to reach the largest (``skipped 16,384 elements so that …``), or None."""
     for point in report.sweep:
         if point.eager_us is None and point.note:
-            return point.note if point.note.startswith("sweep ended") else f"sweep ended: {point.note}"
+            if point.note.startswith(("sweep ended", "skipped")):
+                return point.note
+            return f"sweep ended: {point.note}"
     return None
 
 

@@ -120,18 +120,27 @@ class Comparison:
 
 
 def compare_calls(
-    first: Callable[[], object], second: Callable[[], object], device: str, budget_s: float = 0.4
+    first: Callable[[], object],
+    second: Callable[[], object],
+    device: str,
+    budget_s: float = 0.4,
+    min_rounds: int = MIN_ROUNDS,
 ) -> Comparison:
-    """Time ``first`` and ``second`` interleaved; on CUDA, the device's time of single calls after an L2 flush."""
-    return compare_many((first, second), device, budget_s).against(1)
+    """Time ``first`` and ``second`` interleaved; on CUDA, the device's time of single calls after an L2 flush.
+    At least ``min_rounds`` rounds, more while ``budget_s`` lasts (a sweep short of time asks for fewer)."""
+    return compare_many((first, second), device, budget_s, min_rounds).against(1)
 
 
 def compare_wall(
-    first: Callable[[], object], second: Callable[[], object], device: str, budget_s: float = 0.4
+    first: Callable[[], object],
+    second: Callable[[], object],
+    device: str,
+    budget_s: float = 0.4,
+    min_rounds: int = MIN_ROUNDS,
 ) -> Comparison:
     """Back-to-back calls, interleaved in blocks: the host's cost per call included (on CUDA too, where
     ``torch.utils.benchmark`` synchronizes at the edges of each block)."""
-    return compare_many_wall((first, second), device, budget_s).against(1)
+    return compare_many_wall((first, second), device, budget_s, min_rounds).against(1)
 
 
 @dataclass(frozen=True)
@@ -147,15 +156,19 @@ class Comparisons:
         return Comparison(self.timings[0], self.timings[side], self.ratios[side])
 
 
-def compare_many(calls: Sequence[Callable[[], object]], device: str, budget_s: float = 0.4) -> Comparisons:
+def compare_many(
+    calls: Sequence[Callable[[], object]], device: str, budget_s: float = 0.4, min_rounds: int = MIN_ROUNDS
+) -> Comparisons:
     """Time ``calls`` interleaved (eager, compiled and each compile variant), so that every ratio to the first
     comes from the same rounds; on CUDA, the device's time of single calls after an L2 flush."""
     if device == "cuda":
-        return _cuda_event_comparison(calls, budget_s)
-    return compare_many_wall(calls, device, budget_s)
+        return _cuda_event_comparison(calls, budget_s, min_rounds)
+    return compare_many_wall(calls, device, budget_s, min_rounds)
 
 
-def compare_many_wall(calls: Sequence[Callable[[], object]], device: str, budget_s: float = 0.4) -> Comparisons:
+def compare_many_wall(
+    calls: Sequence[Callable[[], object]], device: str, budget_s: float = 0.4, min_rounds: int = MIN_ROUNDS
+) -> Comparisons:
     """``compare_wall`` for any number of calls: each round runs them all, in reverse order every other round,
     so that no call always follows the same one."""
     threads = torch.get_num_threads()
@@ -166,7 +179,7 @@ def compare_many_wall(calls: Sequence[Callable[[], object]], device: str, budget
     rounds = 0
     # The budget is per pair of calls, as it was when only two were compared: more columns take longer.
     total_budget_s = budget_s * max(len(calls) - 1, 1)
-    while rounds < MAX_ROUNDS and (rounds < MIN_ROUNDS or spent < total_budget_s):
+    while rounds < MAX_ROUNDS and (rounds < min_rounds or spent < total_budget_s):
         for side in _round_order(len(calls), rounds):
             block = timers[side].timeit(numbers[side])
             samples[side].append(block.median)
@@ -208,11 +221,11 @@ def _comparisons(samples: list[list[float]], numbers: list[int]) -> Comparisons:
     return Comparisons(tuple(timings), ratios)
 
 
-def _cuda_event_comparison(calls: Sequence[Callable[[], object]], budget_s: float) -> Comparisons:
+def _cuda_event_comparison(calls: Sequence[Callable[[], object]], budget_s: float, min_rounds: int) -> Comparisons:
     flush = l2_flush("cuda")
     estimate = sum(_cuda_event_timing(call, 0.01).median_us for call in calls)
     total_budget_s = budget_s * max(len(calls) - 1, 1)
-    rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS * 4, total_budget_s * 1e6 / max(estimate, 1.0))))
+    rounds = int(min(MAX_ROUNDS, max(min_rounds * 4, total_budget_s * 1e6 / max(estimate, 1.0))))
     events = []
     for index in range(rounds):
         pair = {}

@@ -395,18 +395,20 @@ def _sweep(
         outbox.send(SweepPointMessage, point)
 
     error: ScenarioError | None = None
-    started, timed_s = time.perf_counter(), None
+    started, spent = time.perf_counter(), None
     try:
-        timed_s = sweep.run_sweep(scenario, report.device, plan, on_point)
+        spent = sweep.run_sweep(scenario, report.device, plan, on_point)
     except StageError as failure:
         error = replace(failure.error, stage="sweep")
     strategy = sweep.strategy_text(scenario.info.compile_options, watch)
+    if spent is not None:
+        strategy = f"{strategy}; {sweep.budget_text(spent)}"
     return replace(
         report,
         sweep=tuple(points),
         sweep_strategy=strategy,
         sweep_compiles=watch.graphs,
         sweep_wall_s=time.perf_counter() - started,
-        sweep_timed_s=timed_s,
+        sweep_timed_s=spent.timed_s if spent is not None else None,
         error=error or report.error,
     )

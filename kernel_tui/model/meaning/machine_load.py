@@ -37,6 +37,14 @@ class MachineLoad:
     """Share of CPU time stolen by the hypervisor during the measurement; None where /proc/stat is absent."""
     disagreement: float | None = None
     """How far repeated timing rounds disagreed: the high end of the speedup's range over its low end."""
+    omp_wait_policy: str | None = None
+    """``OMP_WAIT_POLICY`` as the engine's torch loaded it (``PASSIVE`` unless the user set another:
+    ``model.settings.TORCH_DEFAULTS``); None in results saved before it was kept."""
+
+    @property
+    def threads_spin(self) -> bool:
+        """Whether OpenMP's threads spin while they wait, which a busy machine turns into time."""
+        return self.omp_wait_policy is not None and self.omp_wait_policy.strip().upper() != "PASSIVE"
 
     @property
     def jobs_per_core(self) -> float:
@@ -59,7 +67,13 @@ class MachineLoad:
             facts += f", repeated runs disagreed up to {self.disagreement:.3g}×"
         if not self.busy:
             return f"the machine was quiet while measuring ({facts})"
-        return f"the machine was busy while measuring ({facts}): times marked noisy moved with it; {RETRY_HINT}"
+        busy = f"the machine was busy while measuring ({facts}): times marked noisy moved with it; {RETRY_HINT}"
+        if self.threads_spin:
+            busy += (
+                f"; OpenMP threads spun while they waited (OMP_WAIT_POLICY={self.omp_wait_policy}), which on a busy"
+                " machine reads CPU times several times slow: unset it (kernel-tui then sets PASSIVE)"
+            )
+        return busy
 
 
 def too_wide(spread: tuple[float, float] | None) -> bool:
@@ -83,7 +97,7 @@ class LoadSampler:
             total = sum(after) - sum(before)
             # /proc/stat's eighth field is steal; older kernels have fewer fields.
             steal = 100.0 * (after[7] - before[7]) / total if total > 0 and len(after) > 7 else None
-        return MachineLoad(os.getloadavg()[0], _cores(), steal, disagreement)
+        return MachineLoad(os.getloadavg()[0], _cores(), steal, disagreement, os.environ.get("OMP_WAIT_POLICY"))
 
 
 def _cores() -> int:
