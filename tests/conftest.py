@@ -25,12 +25,8 @@ os.environ.setdefault("KERNEL_TUI_CACHE_DIR", str(REPO / ".cache" / "kernel-tui"
 # that need every size measured would then depend on the machine's load. The budget itself is tested, with a
 # small budget of its own, in test_faults.
 os.environ.setdefault("KERNEL_TUI_SWEEP_BUDGET_S", "3600")
-# Three workers' engines, each with as many OpenMP threads as cores, share two cores: a thread at a barrier spun
-# for its partner, which was waiting for a core the spinner held. Passive threads sleep at once. The engine-heavy
-# tests used 40 CPU-s instead of 68 and 25 s instead of 38 (docs/testing.md); the suite reads counts, bytes and
-# claims, never a time against a threshold, so what each test proves is the same. Set before torch is imported here
-# or in any fork server, as libgomp reads it when it loads. A user's own runs keep their OpenMP settings.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# OpenMP threads wait passively in every engine, the suite's as a user's: kernel_tui sets OMP_WAIT_POLICY=PASSIVE
+# unless it is set (model/settings.TORCH_DEFAULTS), which saved the suite 40 % of its engine CPU (docs/testing.md).
 
 from pace import overdue as overdue  # noqa: E402  (tests import the waits from conftest too)
 from pace import within as within  # noqa: E402
