@@ -56,3 +56,21 @@ def test_a_hand_edited_kind_is_named_as_plain_text_after_the_known_ones(tmp_path
         and kind_label("cuda-preview") == "preview"
         and kind_label("cuda") == "cuda"
     )
+
+
+def test_two_explorers_on_one_state_folder_keep_each_others_answers(tmp_path: Path) -> None:
+    """Two terminals (or two tabs of --serve) on one state folder: each wrote the whole file from what it had read
+    at its start, so the later save dropped the other's answers."""
+    path = tmp_path / "predictions.json"
+    first, second = PredictionBook(path), PredictionBook(path)
+    first.record(("02_add_relu.py", "cpu"), RIGHT)
+    second.record(("03_softmax.py", "cpu"), HALF)
+    assert second.answers.keys() == {("02_add_relu.py", "cpu"), ("03_softmax.py", "cpu")}
+    first.record(("04_layernorm.py", "cpu"), RIGHT)
+    reopened = PredictionBook(path)
+    assert reopened.answers == {
+        ("02_add_relu.py", "cpu"): RIGHT,
+        ("03_softmax.py", "cpu"): HALF,
+        ("04_layernorm.py", "cpu"): RIGHT,
+    }
+    assert reopened.score == (5, 6) and first.save_error is None and second.save_error is None

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from kernel_tui.model.names.safe_text import safe_line
 from kernel_tui.model.storage.atomic_write import write_atomic
+from kernel_tui.model.storage.file_lock import held_alone
 from kernel_tui.ui.link.state_folder import state_dir
 from kernel_tui.ui.state.course.answers import Answer, AnswerKey, answers_text, device_kind, read_answers
 from kernel_tui.ui.state.course.claim_kinds import kind_of, measure, unsettled
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from kernel_tui.ui.state.course.catalog import ScenarioEntry
 
 FILE_NAME = "predictions.json"
+SAVE_LOCK_WAIT_S = 2.0
+"""How long a save waits for another explorer's: a read, a merge and a write of a small file."""
 HIDDEN_EXPLANATION = (
     "*The explanation is held back until you have predicted: r asks for your guess, runs the lesson, then "
     "reveals it. (t turns predicting off.)*"
@@ -207,9 +210,23 @@ class PredictionBook:
             {claim: measure(claim, report) for claim in guess.values},
             {claim: reason for claim, reason in reasons.items() if reason is not None},
         )
-        self.answers[key, guess.device_kind()] = answer
-        self._save()
+        self.record((key, guess.device_kind()), answer)
         return answer
+
+    def record(self, key: AnswerKey, answer: Answer) -> None:
+        """Keep ``answer`` and save it beside the answers on disk: another explorer on the same state folder (a
+        second terminal, two tabs of ``--serve``) may have saved its own since this one read the file, and a
+        whole-file write of this one's answers lost them. Whoever saves last adds to the file, never replaces it."""
+        self.answers[key] = answer
+        try:
+            with held_alone(self.path.with_name(self.path.name + ".lock"), wait_s=SAVE_LOCK_WAIT_S):
+                self.answers = {**self.answers, **self._load(), key: answer}
+                write_atomic(self.path, answers_text(self.answers))
+        except OSError as error:
+            # A read-only home must not stop the course: the explorer says so, the score lasts this session.
+            self.save_error = f"could not save the score to {self.path}: {error.strerror or error}"
+        else:
+            self.save_error = None
 
     def waits_for_sweep(self, entry: ScenarioEntry) -> bool:
         """A guess for ``entry`` waits for the size sweep to count what it asked."""
@@ -263,15 +280,6 @@ class PredictionBook:
             return read_answers(self.path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             return {}
-
-    def _save(self) -> None:
-        try:
-            write_atomic(self.path, answers_text(self.answers))
-        except OSError as error:
-            # A read-only home must not stop the course: the explorer says so, the score lasts this session.
-            self.save_error = f"could not save the score to {self.path}: {error.strerror or error}"
-        else:
-            self.save_error = None
 
 
 _KIND_ORDER = ("cpu", "cuda", "cuda-preview")
