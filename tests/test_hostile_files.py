@@ -232,6 +232,15 @@ class TestNotAFile:
         path = write(tmp_path, template())
         assert "too large" in refused_line(capsys, ["view", str(path)])
 
+    def test_a_results_file_of_hundreds_of_megabytes_is_refused_before_it_is_read(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """180-212 MB results files froze ``view`` for minutes and took 1-4 GB: the limit was 512 MiB."""
+        path = write(tmp_path, template())
+        with path.open("r+b") as grown:
+            grown.truncate(200 * 2**20)  # sparse: as large as the user's, written in no time
+        assert "too large: 209,715,200 bytes" in refused_line(capsys, ["view", str(path)])
+
 
 class TestScenarioLiteralsAreBounded:
     def test_a_repr_bomb_is_refused_before_anything_prints_it(self) -> None:
