@@ -21,8 +21,8 @@ from kernel_tui.model.names.names import is_generated_kernel
 from kernel_tui.model.report.boundary import EXPERIMENTS, KINDS, Boundary
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.report.report_schema import checked_report
-from kernel_tui.text.boundary_text import boundary_lines, kernel_note, pair_text
 from kernel_tui.text.by_line import annotated_lines
+from kernel_tui.text.parts.boundary_text import boundary_lines, kernel_note, pair_text
 from kernel_tui.transport.client import EngineClient
 
 DATA = Path(__file__).parent / "data" / "boundaries"

@@ -165,7 +165,7 @@ def test_a_busy_moment_slows_some_rounds_and_the_best_is_kept(monkeypatch: pytes
 
 def test_the_ceiling_says_when_and_under_what_load_it_was_measured(measured: list[float], tmp_path: Path) -> None:
     from kernel_tui.model.report.report import Ceilings
-    from kernel_tui.text.roofline_text import ceilings_line
+    from kernel_tui.text.parts.roofline_text import ceilings_line
 
     assert bandwidth.ceiling_conditions("cpu", "EPYC") is None
     bandwidth.ceiling_gbs("cpu", "EPYC")

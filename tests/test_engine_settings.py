@@ -59,15 +59,16 @@ def test_remeasure_ceiling_measures_again_whatever_the_cache_holds(tmp_path: Pat
     scenario.write_text(LOOKS_AT_ITS_ENVIRONMENT)
     cache = tmp_path / "cache"
     run_json(scenario, "--device", "cpu", "--no-time", cache=cache)  # measures the ceilings and caches them
-    # A fresh figure far above any CPU's: kept without the flag (no kernel comes near it), replaced with it.
+    # A fresh figure far above this CPU's, yet one a CPU could reach (a figure past any is refused on read, flag
+    # or not): kept without the flag (no kernel comes near it), replaced with it.
     entries = json.loads((cache / "bandwidth.json").read_text())
     for entry in entries.values():
         if "gbs" in entry:
-            entry["gbs"] = 1e6
+            entry["gbs"] = 4000.0
     (cache / "bandwidth.json").write_text(json.dumps(entries))
-    assert run_json(scenario, "--device", "cpu", "--no-time", cache=cache)["bandwidth_ceiling_gbs"] == 1e6
+    assert run_json(scenario, "--device", "cpu", "--no-time", cache=cache)["bandwidth_ceiling_gbs"] == 4000.0
     asked = run_json(scenario, "--device", "cpu", "--no-time", "--remeasure-ceiling", cache=cache)
-    assert asked["bandwidth_ceiling_gbs"] is not None and asked["bandwidth_ceiling_gbs"] < 1e6
+    assert asked["bandwidth_ceiling_gbs"] is not None and asked["bandwidth_ceiling_gbs"] < 4000.0
 
 
 @pytest.mark.engine

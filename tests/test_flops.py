@@ -33,8 +33,8 @@ from kernel_tui.model.meaning.roofline import (
 from kernel_tui.model.report.kernel import Kernel
 from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.model.report.report import Ceilings, ScenarioReport
+from kernel_tui.text.parts.roofline_text import format_bound, format_flops, format_intensity
 from kernel_tui.text.render import scenario_view
-from kernel_tui.text.roofline_text import format_bound, format_flops, format_intensity
 from kernel_tui.transport.client import EngineClient
 
 M, K, N = 8, 16, 4

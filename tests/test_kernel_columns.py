@@ -21,7 +21,7 @@ from kernel_tui.text import kernel_columns, markdown_report, render
 from kernel_tui.text.formatting import format_count
 from kernel_tui.text.kernel_columns import KernelColumn
 from kernel_tui.text.names_beside_figures import columns_kept
-from kernel_tui.text.roofline_text import ROOFLINE_HEADERS
+from kernel_tui.text.parts.roofline_text import ROOFLINE_HEADERS
 from kernel_tui.ui.app.view_app import build_view_app
 from kernel_tui.ui.link.view_link import saved_reports
 from kernel_tui.ui.widgets import kernel_table

@@ -20,7 +20,7 @@ from kernel_tui.model.report.library_call import LibraryKernel, call_words, is_l
 from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.text import markdown_report, render
 from kernel_tui.text.baseline import compare_modes
-from kernel_tui.text.library_text import call_story, kernel_lines
+from kernel_tui.text.parts.library_text import call_story, kernel_lines
 from kernel_tui.ui.view.kernel_words import kernel_story
 
 GEMM = "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_{}__5x_cublas"

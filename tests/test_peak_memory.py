@@ -33,7 +33,7 @@ from kernel_tui.model.scenario.course import course_dir
 from kernel_tui.model.scenario.expect import TOLERANCE
 from kernel_tui.text.baseline import compare
 from kernel_tui.text.markdown_report import scenario_markdown
-from kernel_tui.text.memory_text import memory_line
+from kernel_tui.text.parts.memory_text import memory_line
 from kernel_tui.transport.client import EngineClient
 
 TOL = TOLERANCE["eager_peak"]

@@ -23,8 +23,8 @@ from kernel_tui.model.report.compile_variants import VariantError, parse_variant
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.scenario.scenario_file import ScenarioFileError, read_scenario
 from kernel_tui.text.markdown_report import scenario_markdown
+from kernel_tui.text.parts.variant_text import CPU_AND_GPU, recompile_lines
 from kernel_tui.text.render import scenario_view
-from kernel_tui.text.variant_text import CPU_AND_GPU, recompile_lines
 from kernel_tui.transport import protocol
 from kernel_tui.ui.widgets.variants_table import variant_notes
 

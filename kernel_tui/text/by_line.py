@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kernel_tui.text.boundary_text import boundaries_of, boundary_line, line_boundaries
 from kernel_tui.text.formatting import format_count, generated, lines_text
+from kernel_tui.text.parts.boundary_text import boundaries_of, boundary_line, line_boundaries
 
 if TYPE_CHECKING:
     from kernel_tui.model.report.kernel import Kernel

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
-from kernel_tui.text.boundary_text import kernel_boundaries
 from kernel_tui.text.by_line import APART_MARK
 from kernel_tui.text.formatting import (
     LINK_LABELS,
@@ -31,7 +30,8 @@ from kernel_tui.text.formatting import (
     link_text,
     noisy_times,
 )
-from kernel_tui.text.roofline_text import format_bound, format_intensity
+from kernel_tui.text.parts.boundary_text import kernel_boundaries
+from kernel_tui.text.parts.roofline_text import format_bound, format_intensity
 
 if TYPE_CHECKING:
     from kernel_tui.model.report.kernel import Kernel

@@ -9,7 +9,6 @@ from kernel_tui.model.report.compile_variants import describe_arguments
 from kernel_tui.model.report.launch import launch_text
 from kernel_tui.model.report.report import known_launches
 from kernel_tui.model.report.report_keys import MODES
-from kernel_tui.text.boundary_text import boundary_lines
 from kernel_tui.text.by_line import annotated_lines
 from kernel_tui.text.call_split import cuda_graph_lines, split_lines
 from kernel_tui.text.formatting import (
@@ -24,9 +23,10 @@ from kernel_tui.text.formatting import (
     variant_rows,
 )
 from kernel_tui.text.kernel_columns import MARKDOWN_COLUMNS, NAME, TIME, TableOf
-from kernel_tui.text.library_text import kernel_lines
-from kernel_tui.text.memory_text import memory_line
-from kernel_tui.text.roofline_text import (
+from kernel_tui.text.parts.boundary_text import boundary_lines
+from kernel_tui.text.parts.library_text import kernel_lines
+from kernel_tui.text.parts.memory_text import memory_line
+from kernel_tui.text.parts.roofline_text import (
     ceilings_line,
     roofline_cells,
     roofline_summary,

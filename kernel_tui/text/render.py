@@ -26,7 +26,6 @@ from kernel_tui.text.baseline import (
     unchanged_text,
     verdict_text,
 )
-from kernel_tui.text.boundary_text import boundary_lines
 from kernel_tui.text.by_line import annotated_lines
 from kernel_tui.text.call_split import (
     CONTRADICTION_MARK,
@@ -50,17 +49,18 @@ from kernel_tui.text.formatting import (
     variant_rows,
 )
 from kernel_tui.text.kernel_columns import CALLS, NAME, TERMINAL_COLUMNS, TIME, ColumnPlan, TableOf, fit_columns
-from kernel_tui.text.library_text import kernel_lines
-from kernel_tui.text.memory_text import memory_line
-from kernel_tui.text.module_text import module_table_view
 from kernel_tui.text.names_beside_figures import RULED, columns_kept
-from kernel_tui.text.roofline_text import (
+from kernel_tui.text.parts.boundary_text import boundary_lines
+from kernel_tui.text.parts.library_text import kernel_lines
+from kernel_tui.text.parts.memory_text import memory_line
+from kernel_tui.text.parts.module_text import module_table_view
+from kernel_tui.text.parts.roofline_text import (
     ROOFLINE_HEADERS,
     ceilings_line,
     roofline_cells,
     roofline_summary,
 )
-from kernel_tui.text.variant_text import autotune_lines, recompile_lines
+from kernel_tui.text.parts.variant_text import autotune_lines, recompile_lines
 
 if TYPE_CHECKING:
     from kernel_tui.model.report.mode_result import ModeResult

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from kernel_tui.text.boundary_text import boundary_line
 from kernel_tui.text.call_split import compile_lines
 from kernel_tui.text.formatting import claim_line, device_text
+from kernel_tui.text.parts.boundary_text import boundary_line
 from kernel_tui.ui.state.run_state import RunStatus, ScenarioRun
 
 if TYPE_CHECKING:

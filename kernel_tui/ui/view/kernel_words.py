@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kernel_tui.text.boundary_text import kernel_note
 from kernel_tui.text.formatting import attribution_text, bandwidth_text
-from kernel_tui.text.library_text import call_story
-from kernel_tui.text.roofline_text import format_bound, format_flops, format_gflops, format_intensity
+from kernel_tui.text.parts.boundary_text import kernel_note
+from kernel_tui.text.parts.library_text import call_story
+from kernel_tui.text.parts.roofline_text import format_bound, format_flops, format_gflops, format_intensity
 
 if TYPE_CHECKING:
     from kernel_tui.model.report.kernel import Kernel

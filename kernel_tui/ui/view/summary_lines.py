@@ -1,7 +1,7 @@
 """The summary strip's lines: launches, bytes against the ideal, speedup, claims, device; a training step's
 sections and saved bytes, the side of the ridge that dominates, and the run against its pinned baseline.
 
-The text comes from ``kernel_tui.text.formatting``, ``kernel_tui.text.render``, ``kernel_tui.text.roofline_text``
+The text comes from ``kernel_tui.text.formatting``, ``kernel_tui.text.render``, ``kernel_tui.text.parts.roofline_text``
 and ``kernel_tui.text.baseline``, the same functions the ``kernel-tui run`` tables use, so the app and the
 command line never disagree. Plain functions of a ``SummaryShown`` (no Textual), tested without an app.
 """
@@ -22,8 +22,8 @@ from kernel_tui.text.formatting import (
     summary_line,
     training_line,
 )
-from kernel_tui.text.memory_text import memory_line
-from kernel_tui.text.roofline_text import roofline_summary
+from kernel_tui.text.parts.memory_text import memory_line
+from kernel_tui.text.parts.roofline_text import roofline_summary
 
 if TYPE_CHECKING:
     from kernel_tui.text.baseline import BaselineComparison

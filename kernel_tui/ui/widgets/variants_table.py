@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widgets import DataTable
 
 from kernel_tui.text.formatting import VARIANT_HEADERS, variant_rows
-from kernel_tui.text.variant_text import autotune_lines, recompile_lines
+from kernel_tui.text.parts.variant_text import autotune_lines, recompile_lines
 from kernel_tui.ui.widgets.steady_static import SteadyStatic
 
 if TYPE_CHECKING:

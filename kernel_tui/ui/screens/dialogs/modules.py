@@ -16,7 +16,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from kernel_tui.text.module_text import module_table_view
+from kernel_tui.text.parts.module_text import module_table_view
 from kernel_tui.ui.screens.dialogs.dialog import Dialog
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kernel_tui.text.formatting import cut_middle
-from kernel_tui.text.roofline_text import format_gflops, format_intensity
+from kernel_tui.text.parts.roofline_text import format_gflops, format_intensity
 from kernel_tui.ui.widgets.charts.bandwidth_plot import CEILING_COLOR
 from kernel_tui.ui.widgets.charts.runtime_lines import STYLES, time_ticks
 
