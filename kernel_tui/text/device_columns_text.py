@@ -1,7 +1,7 @@
 """A scenario's reports from several machines as one table per mode: ``kernel-tui view --text`` prints it.
 
 Each column is one machine (device, architecture, torch release); each row the work a set of kernels replaced
-(``model/device_columns.py``), each cell that column's kernels for it with their launches, bytes, time and
+(``model/compare/device_columns.py``), each cell that column's kernels for it with their launches, bytes, time and
 bandwidth as a share of the column's own copy ceiling. A row where the hardware chose otherwise is marked ``≠``.
 """
 

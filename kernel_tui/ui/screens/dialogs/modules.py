@@ -1,6 +1,6 @@
 """The modules dialog (``M``): the call per ``nn.Module``, eager and compiled, ordered by a key.
 
-The same table ``kernel-tui run`` prints under the kernel tables (``text/module_text.py``): repeated blocks folded
+The same table ``kernel-tui run`` prints under the kernel tables (``text/parts/module_text.py``): repeated blocks folded
 (``h.*`` ×12 with the spread of their times), deeper modules summed into their parents until it fits. ``t``, ``y``
 and ``l`` order it by time, bytes or launches, most first; ``o`` puts it back in the order the modules nest.
 """
