@@ -195,15 +195,16 @@ class TestClaimsAtAnotherSize:
         return ScenarioReport.from_dict(checked_report(data))
 
     def test_a_claim_failing_at_another_size_is_not_graded_and_says_what_it_measured(self) -> None:
-        from kernel_tui.model.scenario.expect import judged_at_its_size
+        from kernel_tui.model.scenario.expect import check_claims
 
-        at_its_size = judged_at_its_size(self.report(8), claimed_size=8)
-        assert at_its_size.expect["compiled_overhead_dominates"].failed, "at the lesson's own size it still fails"
-        elsewhere = judged_at_its_size(self.report(2**22), claimed_size=8).expect
+        claims = {"eager": 2.0, "compiled": 5.0}  # the recording measured 2 and 1
+        at_its_size = check_claims(claims, self.report(8), swept=False, claimed_size=8)
+        assert at_its_size["compiled"].failed, "at the lesson's own size it still fails"
+        elsewhere = check_claims(claims, self.report(2**22), swept=False, claimed_size=8)
         assert elsewhere["eager"].ok is True
-        assert elsewhere["compiled_overhead_dominates"].ok is None
-        assert "claimed at 8 elements (SIZE); at 4,194,304 it measured 0" in (
-            elsewhere["compiled_overhead_dominates"].reason or ""
+        assert elsewhere["compiled"].ok is None
+        assert "claimed at 8 elements (SIZE); at 4,194,304 it measured 1, not graded" in (
+            elsewhere["compiled"].reason or ""
         )
 
     def test_details_list_every_claim(self) -> None:

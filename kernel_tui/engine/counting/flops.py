@@ -98,12 +98,8 @@ REDUCTION_TAG = getattr(torch.Tag, "reduction", None)
 def op_flops(name: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> int | None:
     """The FLOPs of one dispatched operator (``name``, its profiler-style name) by the module's rules; None when
     no rule covers it."""
-    formula = flop_registry.get(func._overloadpacket)
-    if formula is not None:
-        try:
-            return int(formula(*args, **kwargs, out_val=out))
-        except Exception:  # noqa: BLE001 - a formula that cannot read these arguments leaves the count unknown
-            return None
+    if func._overloadpacket in flop_registry:
+        return _formula_flops(func._overloadpacket, args, kwargs, out)
     if name in NO_ARITHMETIC:
         return 0
     if name in CONVOLUTIONS:
@@ -130,15 +126,20 @@ def library_flops(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out:
     namespace, _, base = name.partition("::")
     packet = getattr(getattr(torch.ops, namespace, None), base, None)
     kwargs = {key: value for key, value in kwargs.items() if key != "out"}
-    formula = flop_registry.get(packet) if packet is not None else None
-    if formula is not None:
-        try:
-            return int(formula(*args, **kwargs, out_val=out))
-        except Exception:  # noqa: BLE001 - a formula that cannot read these arguments leaves the count unknown
-            return None
+    if packet is not None and packet in flop_registry:
+        return _formula_flops(packet, args, kwargs, out)
     if name in CONVOLUTIONS:
         return _convolution_flops(args, out)
     return None
+
+
+def _formula_flops(packet: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> int | None:
+    """torch's own FLOP formula for ``packet`` (``torch.utils.flop_counter``); None where it cannot read these
+    arguments."""
+    try:
+        return int(flop_registry[packet](*args, **kwargs, out_val=out))
+    except Exception:  # noqa: BLE001 - a formula that cannot read these arguments leaves the count unknown
+        return None
 
 
 def _convolution_flops(args: tuple[Any, ...], out: Any) -> int | None:

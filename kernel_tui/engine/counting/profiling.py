@@ -411,11 +411,7 @@ def kernel_rows(
 
 def module_calls_of(records: Sequence[Traffic]) -> tuple[tuple[str, int], ...]:
     """Per module, the launches of one run whose record it ran."""
-    counts: dict[str, int] = {}
-    for record in records:
-        if record.module is not None:
-            counts[record.module] = counts.get(record.module, 0) + 1
-    return tuple(counts.items())
+    return tuple(collections.Counter(record.module for record in records if record.module is not None).items())
 
 
 def own_flops(records: Sequence[Traffic]) -> int | None:
@@ -426,11 +422,7 @@ def own_flops(records: Sequence[Traffic]) -> int | None:
 
 def line_calls_of(records: Sequence[Traffic]) -> tuple[tuple[int, int], ...]:
     """Per line, the launches of one run whose record came from it."""
-    counts: dict[int, int] = {}
-    for record in records:
-        for line in record.lines:
-            counts[line] = counts.get(line, 0) + 1
-    return tuple(counts.items())
+    return tuple(collections.Counter(line for record in records for line in record.lines).items())
 
 
 def _unplaced(records: Sequence[Traffic]) -> str | None:

@@ -145,22 +145,25 @@ class EagerTrafficMode(TorchDispatchMode):
         out = func(*args, **kwargs)
         if moves_data(name):
             read, written = op_tensors(name, func._schema, args, kwargs, out)
-            lines, unplaced = self.source_lines(read)
-            elements = largest_elements(read + written)
-            self.ops.append(
-                Traffic(
-                    name,
-                    unique_bytes(read),
-                    unique_bytes(written),
-                    (name,),
-                    lines,
-                    unplaced,
-                    elements=elements,
-                    module=self.module_now(),
-                    stack=self._lines.stack(),
-                )
-            )
+            self.ops.append(self.record(name, read, written))
         return out
+
+    def record(self, name: str, read: list[torch.Tensor], written: list[torch.Tensor], **extra: Any) -> Traffic:
+        """The record of the operator ``name`` being dispatched, which reads ``read`` and writes ``written``: its
+        bytes, lines, elements, module and stack (``extra``: the fields a subclass adds)."""
+        lines, unplaced = self.source_lines(read)
+        return Traffic(
+            name,
+            unique_bytes(read),
+            unique_bytes(written),
+            (name,),
+            lines,
+            unplaced,
+            elements=largest_elements(read + written),
+            module=self.module_now(),
+            stack=self._lines.stack(),
+            **extra,
+        )
 
     def module_now(self) -> str | None:
         """The module whose ``forward`` runs the operator being dispatched; None backward, or where not tracked."""

@@ -108,7 +108,7 @@ class Preview:
             return TrainingPreviewStages(scenario, self.arch, report.size, self.notes), report
         return PreviewStages(scenario, self.arch, report.size, self.notes), report
 
-    def finish(self, report: ScenarioReport, claims: dict[str, float]) -> ScenarioReport:
+    def finish(self, report: ScenarioReport, claims: dict[str, float], claimed_size: int | None) -> ScenarioReport:
         decided = {key: value for key, value in claims.items() if key not in NEEDS_SWEEP}
         notes = self.notes + [
             f"claim not checked: {key} (claimed {value:g}): {UNSWEPT}"
@@ -118,7 +118,7 @@ class Preview:
         return replace(
             report,
             assumptions=report.assumptions + tuple(dict.fromkeys(notes)),
-            expect=check_claims(decided, report, swept=False),
+            expect=check_claims(decided, report, swept=False, claimed_size=claimed_size),
         )
 
 

@@ -19,9 +19,7 @@ from kernel_tui.engine.counting.traffic import (
     EagerTrafficMode,
     Traffic,
     host_transfer,
-    largest_elements,
     op_tensors,
-    unique_bytes,
 )
 from kernel_tui.engine.preview import aten_cuda
 from kernel_tui.model.names.names import short_name
@@ -56,19 +54,12 @@ class DeviceOps(EagerTrafficMode):
             read, written = op_tensors(name, func._schema, args, kwargs, out)
             if any(t.device.type == self.device for t in read + written):
                 direction = host_transfer(name, read, written)
-                lines, unplaced = self.source_lines(read)
-                launch = Traffic(
+                launch = self.record(
                     name,
-                    unique_bytes(read),
-                    unique_bytes(written),
-                    (name,),
-                    lines,
-                    unplaced,
+                    read,
+                    written,
                     call=memcpy_name(name, direction) if direction else None,
                     kind="memcpy" if direction else "op",
-                    elements=largest_elements(read + written),
-                    module=self.module_now(),
-                    stack=self._lines.stack(),
                 )
                 added = aten_cuda.cuda_launches(launch, args, kwargs, out, self.device)
                 section = "backward" if torch._C._current_graph_task_id() != -1 else "forward"

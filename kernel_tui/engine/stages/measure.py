@@ -103,11 +103,11 @@ class Measurement:
         ceiling = ceiling_gbs(self.device, report.device_name, remeasure=self.remeasure_ceiling)
         return MeasuredStages(scenario, self, report.size), replace(report, bandwidth_ceiling_gbs=ceiling)
 
-    def finish(self, report: ScenarioReport, claims: dict[str, float]) -> ScenarioReport:
+    def finish(self, report: ScenarioReport, claims: dict[str, float], claimed_size: int | None) -> ScenarioReport:
         low, high = report.speedup_range or (None, None)
         disagreement = high / low if low and high else None
         report = replace(report, machine_load=self.machine_load.read(disagreement))
-        return replace(report, expect=check_claims(claims, report, swept=self.swept))
+        return replace(report, expect=check_claims(claims, report, swept=self.swept, claimed_size=claimed_size))
 
 
 def measure_scenario(

@@ -21,7 +21,6 @@ from kernel_tui.engine.stages.fast_path_note import fast_path_note
 from kernel_tui.engine.stages.loader import LoadedScenario, StageError
 from kernel_tui.model.report.module_table import module_table
 from kernel_tui.model.report.report_skeleton import read_info
-from kernel_tui.model.scenario.expect import judged_at_its_size
 from kernel_tui.transport.protocol import Partial, StageStartedMessage
 
 if TYPE_CHECKING:
@@ -74,8 +73,8 @@ class DeviceRun(Protocol):
         """The loaded scenario's stages, and the report with what the device knows before they run."""
         ...
 
-    def finish(self, report: ScenarioReport, claims: dict[str, float]) -> ScenarioReport:
-        """The report with the scenario's claims checked against it."""
+    def finish(self, report: ScenarioReport, claims: dict[str, float], claimed_size: int | None) -> ScenarioReport:
+        """The report with the scenario's claims, made at ``claimed_size`` (its ``SIZE``), checked against it."""
         ...
 
 
@@ -106,5 +105,4 @@ def run_stages(path: Path, device: DeviceRun, outbox: RunOutbox, *, size: int | 
     described = info if info is not None else read_info(path)
     claims = described.claims_for(device.claims_device) if described is not None else {}
     report = replace(report, modules=module_table(report.eager, report.compiled))
-    report = device.finish(fast_path_note(report), claims)
-    return judged_at_its_size(report, described.size if described is not None else None)
+    return device.finish(fast_path_note(report), claims, described.size if described is not None else None)

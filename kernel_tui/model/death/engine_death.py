@@ -71,5 +71,7 @@ def died_report(
             error=error,
         )
     if info is not None and swept is not None:
-        report = replace(report, expect=check_claims(info.claims_for(report.device), report, swept=swept))
+        report = replace(
+            report, expect=check_claims(info.claims_for(report.device), report, swept=swept, claimed_size=info.size)
+        )
     return report

@@ -141,9 +141,12 @@ def line_measure(key: str) -> Callable[[ScenarioReport], float | None]:
     return launches_on
 
 
-def check_claims(claims: dict[str, float], report: ScenarioReport, *, swept: bool) -> dict[str, ExpectCheck]:
+def check_claims(
+    claims: dict[str, float], report: ScenarioReport, *, swept: bool, claimed_size: int | None = None
+) -> dict[str, ExpectCheck]:
     """Each claim with what was measured; a claim about the sweep is left out when no sweep ran, and reads
-    "not measured" (``ok`` None) when the sweep ended before its last size."""
+    "not measured" (``ok`` None) when the sweep ended before its last size. ``claimed_size``: the scenario's own
+    ``SIZE``, where a claim that fails at another size is not graded (``_judged_at_its_size``)."""
     checks = {}
     cut_short = sweep_cut_short(report)
     for key, claimed in claims.items():
@@ -165,23 +168,25 @@ def check_claims(claims: dict[str, float], report: ScenarioReport, *, swept: boo
             continue
         ok = measured is not None and abs(measured - claimed) <= TOLERANCE.get(key, 0.001)
         checks[key] = ExpectCheck(claimed=claimed, measured=measured, ok=ok)
-    return checks
+    return _judged_at_its_size(checks, report.size, claimed_size)
 
 
-def judged_at_its_size(report: ScenarioReport, claimed_size: int | None) -> ScenarioReport:
-    """``report`` with a claim that fails at a size other than the one the lesson makes it at (its ``SIZE``) read
+def _judged_at_its_size(
+    checks: dict[str, ExpectCheck], size: int | None, claimed_size: int | None
+) -> dict[str, ExpectCheck]:
+    """``checks`` with a claim that fails at a size other than the one the lesson makes it at (its ``SIZE``) read
     as not graded, with what it measured: lesson 28's "set SIZE = 2**22 and run again" marked the lesson
     "✗ 2 claims did not hold" for claims it makes at 8 elements, which it expects to change there."""
-    if claimed_size is None or report.size is None or report.size == claimed_size:
-        return report
+    if claimed_size is None or size is None or size == claimed_size:
+        return checks
     judged = {}
-    for key, check in report.expect.items():
+    for key, check in checks.items():
         if check.failed:
             shown = "nothing" if check.measured is None else f"{check.measured:g}"
-            reason = f"claimed at {claimed_size:,} elements (SIZE); at {report.size:,} it measured {shown}, not graded"
+            reason = f"claimed at {claimed_size:,} elements (SIZE); at {size:,} it measured {shown}, not graded"
             check = replace(check, ok=None, reason=reason)
         judged[key] = check
-    return replace(report, expect=judged)
+    return judged
 
 
 def sweep_cut_short(report: ScenarioReport) -> str | None:
