@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))  # the tests' way of running the CLI (tests/cli_support.py)
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache" / "inductor"))
 
-import cli_support  # noqa: E402
+import cli_support as cli_support  # noqa: E402  (re-exported: benchmarks run the CLI the tests' way)
 
 
 def run_json(*args: str) -> list[dict[str, Any]]:

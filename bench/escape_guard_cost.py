@@ -16,7 +16,6 @@ import argparse
 import os
 import statistics
 import subprocess
-import sys
 import tarfile
 import tempfile
 import time
@@ -43,13 +42,7 @@ def one_run(tree: Path) -> float:
     env.pop("KERNEL_TUI_FORK_SERVER_AT", None)
     files = [str(common.REPO / name) for name in FILES]
     started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", *files, "--json", "--no-time", "--no-sweep"],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    done = common.cli_support.run_json(*files, "--no-time", "--no-sweep", env=env, cwd=tree, timeout=None)
     took = time.monotonic() - started
     if done.returncode != 0:
         raise RuntimeError(f"{tree}: kernel-tui run ended {done.returncode}: {done.stderr[-2000:]}")
