@@ -226,6 +226,19 @@ def test_kernels_a_lesson_names_run_on_cpu(engine: EngineClient, path: Path) -> 
     assert not missing, f"{path.name} names what its measurement does not show: {missing}\nCPU: {cpu}\nGPU: {gpu}"
 
 
+@pytest.mark.engine
+def test_a_lesson_writes_nothing_on_stderr_but_its_own() -> None:
+    """Torch's own chatter is not the learner's news. Torch 2.10 to 2.12 warned at every profile that events are
+    cleared "at the end of each cycle" (a profiler schedule's, which the engine never uses); a fresh engine per
+    lesson printed it once per lesson in ``kernel-tui run`` and the explorer's engine log (``make test`` runs this on
+    torch 2.11.0 too)."""
+    lines: list[str] = []
+    with EngineClient("cpu", stderr_sink=lines.append) as client:
+        report = measure(client, COURSE[1])
+    assert report.error is None, report.error
+    assert lines == []
+
+
 @pytest.fixture(scope="module")
 def cuda_engine() -> Iterator[EngineClient]:
     """An engine on the GPU; where torch sees none, the engine refuses to start and the tests skip."""

@@ -5,6 +5,7 @@ kernels or shows none."""
 from __future__ import annotations
 
 import os
+import warnings
 
 import torch
 
@@ -72,6 +73,10 @@ def configure_torch(device: str) -> None:
 
     # A CUDA build of torch on a machine without CUDA warns on every C++ compile; it is not the user's news.
     logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
+    # torch 2.10 to 2.12 warn at every profiler session's start that events are cleared "at the end of each
+    # cycle": true of a profiler schedule's cycles, which the engine never uses. A fresh engine per lesson printed it
+    # on the user's terminal once per lesson.
+    warnings.filterwarnings("ignore", message="Warning: Profiler clears events", category=UserWarning)
 
     # Off by default, so no note; a dynamo disabled by the environment is left for each run to tell.
     kernel_profile_on()
