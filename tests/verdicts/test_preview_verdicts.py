@@ -17,7 +17,7 @@ import pytest
 from conftest import measure
 from rich.console import Console
 
-from kernel_tui.model.meaning.verdict import CAUSES, UNTIMED
+from kernel_tui.model.meaning.verdict import CAUSES, PREVIEW_NO_VARIANT, UNTIMED
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.text.call_split import VERDICT_MARK
 from kernel_tui.text.parts.variant_text import recompile_lines
@@ -36,6 +36,8 @@ KINDS = {
     "fused_elementwise": "fused",
 }
 """Each held-out scenario and the cause its preview's counts show."""
+CHANGING_SLICE = SCENARIOS.parent / "changing_slice.py"
+"""A recompile on a tensor's size, whose verdict names the ``dynamic`` variant (``test_variants``)."""
 TIMED_CAUSES = ("overhead", "memory_bound", "no_difference", "unexplained")
 """The causes read from times, which a preview never names."""
 
@@ -48,7 +50,8 @@ def _text(report: ScenarioReport) -> list[str]:
 
 @pytest.fixture(scope="module")
 def previews(preview_engine: EngineClient) -> dict[str, ScenarioReport]:
-    return {name: measure(preview_engine, SCENARIOS / f"{name}.py") for name in KINDS}
+    reports = {name: measure(preview_engine, SCENARIOS / f"{name}.py") for name in KINDS}
+    return reports | {"changing_slice": measure(preview_engine, CHANGING_SLICE, size=4096)}
 
 
 @pytest.mark.parametrize(("name", "cause"), KINDS.items())
@@ -74,6 +77,9 @@ def test_the_preview_verdicts_figures_are_the_reports_own(previews: dict[str, Sc
     assert matmul.compiled is not None and matmul.verdict is not None
     apart = [b for b in matmul.compiled.boundaries if b.kind in ("library", "template")]
     assert apart and matmul.verdict.numbers["buffer_bytes"] == apart[0].buffer_bytes
+    # The variant it names runs only where something is measured: run refuses --variant with a preview.
+    assert apart[0].experiment and matmul.verdict.variant == apart[0].experiment
+    assert matmul.verdict.next_step.startswith(f"in a measured run ({PREVIEW_NO_VARIANT}), try the ")
     for name, fused_into in (("fused_elementwise", (8, 1)), ("tiny_call", (3, 1))):
         report = previews[name]
         assert report.eager is not None and report.compiled is not None and report.verdict is not None
@@ -104,3 +110,14 @@ def test_a_recompile_in_the_preview_keeps_its_kernels_and_names_its_guard(previe
     lines = recompile_lines(report)
     assert lines[0].startswith("recompiles 1: the guard that failed: ") and "shorter" in lines[0], lines
     assert lines[1] == f"  the change that stops it: {report.verdict.next_step}"
+
+
+def test_a_size_guards_recompile_in_the_preview_names_the_variant_a_measured_run_tries(
+    previews: dict[str, ScenarioReport],
+) -> None:
+    report = previews["changing_slice"]
+    assert report.compiled is not None and report.verdict is not None, report.error
+    assert report.verdict.cause == "recompiles" and report.verdict.variant == "dynamic"
+    assert "size mismatch" in report.verdict.line
+    assert report.verdict.next_step.startswith(f"in a measured run ({PREVIEW_NO_VARIANT}), run the dynamic variant")
+    assert recompile_lines(report)[1] == f"  the change that stops it: {report.verdict.next_step}"

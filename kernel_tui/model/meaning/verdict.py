@@ -16,7 +16,7 @@ the bytes alone would read as a measurement.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from kernel_tui.model.report.boundary import experiment_flag
@@ -87,7 +87,10 @@ def verdict(
         return None
     facts = _Facts(eager, compiled, speedup_range, speedup)
     if preview:
-        return _graph_breaks(facts) or _recompiles(facts) or _library_apart(facts) or _counted(facts)
+        found = _graph_breaks(facts) or _recompiles(facts) or _library_apart(facts) or _counted(facts)
+        if found.variant is None:
+            return found
+        return replace(found, next_step=f"in a measured run ({PREVIEW_NO_VARIANT}), {found.next_step}")
     for decide in (_graph_breaks, _recompiles, _overhead, _library_apart, _memory_bound, _no_difference, _fused):
         found = decide(facts)
         if found is not None:
@@ -95,6 +98,8 @@ def verdict(
     return _unexplained(facts)
 
 
+PREVIEW_NO_VARIANT = "--device cpu or cuda: a preview compiles no variant"
+"""Where a preview's next step runs a variant: ``kernel-tui run --variant`` refuses a preview."""
 UNTIMED = "not measured in the preview, which times nothing"
 """What a preview's verdict says of a time: the cause a time would show is left untold, not guessed."""
 
