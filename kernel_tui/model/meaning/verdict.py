@@ -87,10 +87,10 @@ def verdict(
         return None
     facts = _Facts(eager, compiled, speedup_range, speedup)
     if preview:
-        found = _graph_breaks(facts) or _recompiles(facts) or _library_apart(facts) or _counted(facts)
-        if found.variant is None:
-            return found
-        return replace(found, next_step=f"in a measured run ({PREVIEW_NO_VARIANT}), {found.next_step}")
+        counted = _graph_breaks(facts) or _recompiles(facts) or _library_apart(facts) or _counted(facts)
+        if counted.variant is None:
+            return counted
+        return replace(counted, next_step=f"in a measured run ({PREVIEW_NO_VARIANT}), {counted.next_step}")
     for decide in (_graph_breaks, _recompiles, _overhead, _library_apart, _memory_bound, _no_difference, _fused):
         found = decide(facts)
         if found is not None:
