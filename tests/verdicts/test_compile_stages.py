@@ -4,7 +4,8 @@ a fresh engine that shares the first one's Inductor cache, reads its graph from 
 said in the JSON (``compile_stages``) and in ``kernel-tui run``'s text.
 
 Two engine runs: the scenario carries a constant of its own, so the first compile finds nothing cached (cold)
-and the second finds what the first saved (warm).
+and the second finds what the first saved (warm). The first run also compiles a variant with the default's
+arguments, ``again``: the same graph compiled a second time in the same run, warm beside the cold ``compiled``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,12 @@ def cold_and_warm(engine: EngineClient, tmp_path_factory: pytest.TempPathFactory
     path = tmp_path_factory.mktemp("stages") / "stages.py"
     # A constant no other compile used: it is in the graph, so in the FX graph cache's key.
     path.write_text(SCENARIO.format(constant=1 + uuid.uuid4().int % 10**9 / 10**10))
-    return measure(engine, path, size=4096), measure(engine, path, size=4096)
+    cold = measure(engine, path, size=4096, variants={AGAIN: {"fullgraph": False}})
+    return cold, measure(engine, path, size=4096)
+
+
+AGAIN = "again"
+"""The variant compiled with the default's arguments (``fullgraph=False`` is ``torch.compile``'s default)."""
 
 
 def _stages(report: ScenarioReport) -> tuple[float, CompileStages]:
@@ -74,7 +80,7 @@ def test_the_stages_are_in_the_json_and_the_text(cold_and_warm: tuple[ScenarioRe
     data = warm.to_dict()["compiled"]["compile_stages"]
     assert data["seconds"] == stages.seconds and set(data["cache_hits"]) == set(CACHE_LEVELS)
     assert ScenarioReport.from_dict(warm.to_dict()).compiled.compile_stages == stages  # type: ignore[union-attr]
-    (cold_line,) = compile_lines(cold)
+    cold_line = compile_lines(cold)[0]  # then the again variant's, below
     (warm_line,) = compile_lines(warm)
     assert cold_line.startswith("compile split, compiled: compile ") and ", cold (FX graph cache 0 hits" in cold_line
     assert ", warm (FX graph cache 1 hit, 0 misses" in warm_line and "Dynamo " in warm_line
@@ -86,3 +92,23 @@ def test_the_compile_watch_names_only_stages_it_documents() -> None:
 
     assert set(STAGE_OF.values()) <= set(COMPILE_STAGES) - {"other"}
     assert set(CACHE_COUNTERS) == set(CACHE_LEVELS)
+
+
+def test_a_variant_with_the_defaults_arguments_is_a_warm_compile_beside_the_cold_one(
+    cold_and_warm: tuple[ScenarioReport, ...],
+) -> None:
+    """Cold and warm in one run, whatever the cache held before it: the variant compiles the graph ``compiled``
+    has just saved, and its stages add up to its own compile time, in the JSON and the text."""
+    cold = cold_and_warm[0]
+    _, compiled = _stages(cold)
+    variant = cold.variants[AGAIN].measured
+    assert variant is not None and variant.compile_s is not None and variant.compile_stages is not None
+    stages = variant.compile_stages
+    assert compiled.warm is False and stages.warm is True, (compiled, stages)
+    assert stages.cache_hits["fx_graph"] >= 1 and stages.cache_misses["fx_graph"] == 0, stages
+    assert abs(sum(stages.seconds.values()) - variant.compile_s) <= 0.1 * variant.compile_s
+    assert stages.seconds["codegen"] == 0 and stages.seconds["dynamo"] > 0
+    assert cold.to_dict()["variants"][AGAIN]["compile_stages"]["cache_hits"] == stages.cache_hits
+    lines = compile_lines(cold)
+    assert lines[0].startswith("compile split, compiled: ") and ", cold (" in lines[0]
+    assert lines[1].startswith(f"compile split, {AGAIN}: ") and ", warm (FX graph cache 1 hit, 0 misses" in lines[1]

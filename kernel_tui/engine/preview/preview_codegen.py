@@ -140,6 +140,9 @@ def generate_for_gpu(
                 fn, backend=backend, dynamic=options.get("dynamic"), fullgraph=bool(options.get("fullgraph", False))
             )
             with host:
+                # Twice, as the measured compile calls it before recording: a guard that fails on the second call
+                # recompiles there, not inside the recording, which would miss the new graph's kernels.
+                call(compiled_fn, args)
                 call(compiled_fn, args)
                 records = compiled_traffic(compiled_fn, args, backend.modules)
             sources = [Path(module.__file__).read_text(encoding="utf-8") for module in backend.modules]

@@ -6,7 +6,9 @@ of it: a second wrapper whose backend compares equal (``fullgraph=True``) silent
 graph, compiling nothing, and one whose backend differs (``dynamic=True``) is logged as a *recompile* of the
 first (``BACKEND_MATCH failure``), counted against its recompile limit. So each variant compiles a copy of
 ``fn`` with a code object of its own: its compile time, graph breaks, recompiles and kernels are its own,
-and the default's entries, which the sweep goes on with, are left as they were.
+and the default's entries, which the sweep goes on with, are left as they were. Its compile is timed by stage as
+``compiled``'s is (``compile_time``): a variant with the default's arguments compiles the same graph again, which
+the FX graph cache answers, so it is a warm compile beside ``compiled``'s, whatever the cache held before the run.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import torch
 from torch._dynamo.utils import counters
 
 from kernel_tui.engine.compiler import autotune_watch, compile_watch
+from kernel_tui.engine.compiler.compile_time import CompileClock
 from kernel_tui.engine.compiler.cuda_graph_watch import gpu_watch, watched
 from kernel_tui.engine.compiler.generated_code import compiled_traffic
 from kernel_tui.engine.counting import cuda_graphs
@@ -118,6 +121,8 @@ class VariantRun:
     note: str | None = None
     error: ScenarioError | None = None
     autotune: tuple[TunedOperation, ...] = ()
+    clock: CompileClock | None = None
+    """Its compile by stage, stopped at the end of the first call."""
 
     def untimed(self) -> VariantResult:
         return VariantResult(self.options, self.measured, note=self.note, error=self.error, autotune=self.autotune)
@@ -145,15 +150,19 @@ def measure_variant(
     try:
         eager_step = training.measured_fn(scenario)
         compiled_fn = training.compiled_fn(scenario, eager_step, options, compile_target=fresh_function)
+        run.clock = CompileClock().start()
         started = time.perf_counter()
         graph_watch = gpu_watch(options, device, str(scenario.path))
-        with (
-            torch.no_grad(),  # a training step turns grad on itself
-            watched(graph_watch),
-            autotune_watch.watching(options) as tuning,
-        ):
-            compiled_fn(*args)
-        synchronize(device)
+        try:
+            with (
+                torch.no_grad(),  # a training step turns grad on itself
+                watched(graph_watch),
+                autotune_watch.watching(options) as tuning,
+            ):
+                compiled_fn(*args)
+            synchronize(device)
+        finally:
+            run.clock.stop()
         run.first_call_s = time.perf_counter() - started
         scenario.call(compiled_fn, args, "compile")
         synchronize(device)
@@ -203,19 +212,19 @@ def cudagraph_note(options: dict[str, Any], device: str, skipped_graphs: int) ->
 def finished(
     report: ScenarioReport, runs: list[VariantRun], eager_kernels: tuple[Kernel, ...], flop_ops: list[OpFlops]
 ) -> ScenarioReport:
-    """The timed variants with what ``compiled`` has too: compile time apart from a steady call, the eager
-    operators each kernel replaced, bandwidth against the report's ceiling, FLOPs and intensity."""
-    first_calls = {run.name: run.first_call_s for run in runs}
+    """The variants with what ``compiled`` has too: compile time apart from a steady call (untimed, the one call
+    stays in it, as in ``compiled``'s) and by stage; timed, the eager operators each kernel replaced, bandwidth
+    against the report's ceiling, FLOPs and intensity."""
+    by_name = {run.name: run for run in runs}
     variants = {}
     for name, variant in report.variants.items():
-        measured = variant.measured
+        measured, run = variant.measured, by_name.get(name)
+        if measured is not None and run is not None and run.first_call_s is not None and run.clock is not None:
+            compile_s = max(run.first_call_s - (measured.time_us or 0.0) / 1e6, 0.0)
+            measured = replace(measured, compile_s=compile_s, compile_stages=run.clock.read(compile_s))
         if measured is not None and measured.time_us is not None:
-            first_call_s = first_calls.get(name)
-            compile_s = max(first_call_s - measured.time_us / 1e6, 0.0) if first_call_s is not None else None
             _, rows = attribute(eager_kernels, measured.kernels)
-            measured = replace(
-                measured, compile_s=compile_s, kernels=with_bandwidth(rows, report.bandwidth_ceiling_gbs)
-            )
+            measured = replace(measured, kernels=with_bandwidth(rows, report.bandwidth_ceiling_gbs))
             measured = with_flops(replace(report, compiled=measured), flop_ops, report.ceilings).compiled
         variants[name] = replace(variant, measured=measured)
     return replace(report, variants=variants)

@@ -7,11 +7,16 @@ speedup and its interval over the timing rounds, the kernel counts) and names th
 holds, in that order: a cause that changes what runs (a break, a recompile) explains the time before any cost of
 running it does. Its line quotes the report's figures and says the one thing to try next. A speedup is said only
 when its interval excludes 1. Torch-free: the engine, ``kernel-tui run`` and the explorer all read it from here.
+
+A CUDA preview runs nothing, so it has counts and no times: there the verdict names only the causes counts show (a
+break, a recompile, a library call kept apart, kernels fused into fewer, said without a speedup) and otherwise says
+that what sets the time is ``not_measured``: overhead and the memory ceiling are read from times, and a guess from
+the bytes alone would read as a measurement.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from kernel_tui.model.report.boundary import experiment_flag
@@ -26,8 +31,9 @@ CAUSES = {
     "library_apart": "a library call (a matmul) stayed apart, so its bias or epilogue went through memory",
     "memory_bound": "compiled is memory-bound and moves no fewer bytes than eager: memory sets both times",
     "no_difference": "eager and compiled take the same time within the noise: the speedup's interval includes 1",
-    "fused": "compiled is faster because Inductor fused eager's kernels into fewer",
+    "fused": "Inductor fused eager's kernels into fewer, and compiled is faster for it (a preview: fewer, untimed)",
     "unexplained": "none of the causes above fits the measurement",
+    "not_measured": "a preview times nothing, and its counts show none of the causes above: overhead or memory, untold",
 }
 """The fixed list of causes, in the order they are tried, each with what it means (docs/json.md)."""
 KERNEL_SUM = "its kernels add up to"
@@ -72,18 +78,58 @@ def verdict(
     compiled: ModeResult | None,
     speedup_range: tuple[float, float] | None,
     speedup: float | None,
+    preview: bool = False,
 ) -> Verdict | None:
     """The first cause of ``CAUSES`` that holds for a report's two modes, its speedup's interval over the timing
     rounds and its median (``ScenarioReport.verdict``); None without both modes measured, and for an untimed run
-    none of whose causes holds."""
+    none of whose causes holds. In a ``preview`` only the causes its counts show, else ``not_measured``."""
     if eager is None or compiled is None:
         return None
     facts = _Facts(eager, compiled, speedup_range, speedup)
+    if preview:
+        counted = _graph_breaks(facts) or _recompiles(facts) or _library_apart(facts) or _counted(facts)
+        if counted.variant is None:
+            return counted
+        return replace(counted, next_step=f"in a measured run ({PREVIEW_NO_VARIANT}), {counted.next_step}")
     for decide in (_graph_breaks, _recompiles, _overhead, _library_apart, _memory_bound, _no_difference, _fused):
         found = decide(facts)
         if found is not None:
             return found
     return _unexplained(facts)
+
+
+PREVIEW_NO_VARIANT = "--device cpu or cuda: a preview compiles no variant"
+"""Where a preview's next step runs a variant: ``kernel-tui run --variant`` refuses a preview."""
+UNTIMED = "not measured in the preview, which times nothing"
+"""What a preview's verdict says of a time: the cause a time would show is left untold, not guessed."""
+
+
+def _counted(facts: _Facts) -> Verdict:
+    """A preview's verdict past the causes of its structure: fused where compiled runs fewer kernels than eager,
+    else ``not_measured``; either quotes both modes' kernels and bytes, and says the speedup is not measured."""
+    eager, compiled = facts.eager, facts.compiled
+    numbers: dict[str, float] = {"eager_kernels": eager.kernel_count, "compiled_kernels": compiled.kernel_count}
+    moved = ""
+    if eager.bytes_total is not None and compiled.bytes_total is not None:
+        numbers |= {"eager_bytes": eager.bytes_total, "compiled_bytes": compiled.bytes_total}
+        moved = f", moving {_bytes(compiled.bytes_total)} a call against eager's {_bytes(eager.bytes_total)}"
+    time_it = "time it on a GPU (--device cuda) or on the CPU: a preview counts kernels and bytes, not time"
+    if compiled.kernel_count < eager.kernel_count:
+        return Verdict(
+            "fused",
+            f"fused {eager.kernel_count:g} kernels into {compiled.kernel_count:g}{moved}; whether that makes it "
+            f"faster, or guards and launches outweigh its kernels, is {UNTIMED}",
+            numbers,
+            time_it,
+        )
+    return Verdict(
+        "not_measured",
+        f"compiled runs {compiled.kernel_count:g} kernel{'s' if compiled.kernel_count != 1 else ''} to eager's "
+        f"{eager.kernel_count:g}{moved}: no break, recompile or library call apart; whether overhead or memory "
+        f"sets the time is {UNTIMED}",
+        numbers,
+        time_it,
+    )
 
 
 def _unexplained(facts: _Facts) -> Verdict | None:

@@ -326,11 +326,9 @@ class ScenarioReport:
 
     @property
     def verdict(self) -> Verdict | None:
-        """What the time means, eager against compiled: a cause of ``verdict.CAUSES``; None without both modes,
-        and in a preview, which times nothing."""
-        if self.is_preview:
-            return None
-        return verdict(self.eager, self.compiled, self.speedup_range, self.speedup)
+        """What the time means, eager against compiled: a cause of ``verdict.CAUSES``; None without both modes.
+        A preview, which times nothing, is given only the causes its counts show."""
+        return verdict(self.eager, self.compiled, self.speedup_range, self.speedup, preview=self.is_preview)
 
     @property
     def contradictions(self) -> tuple[str, ...]:
