@@ -53,14 +53,19 @@ def _stages(report: ScenarioReport) -> tuple[float, CompileStages]:
     return compile_s, stages
 
 
+UNCOVERED_ON_A_BUSY_BOX_S = 0.05
+
+
 def test_the_stages_add_up_to_the_compile_time(cold_and_warm: tuple[ScenarioReport, ...]) -> None:
     for report in cold_and_warm:
         compile_s, stages = _stages(report)
         assert list(stages.seconds) == list(COMPILE_STAGES)
         assert all(value >= 0 for value in stages.seconds.values())
         assert abs(sum(stages.seconds.values()) - compile_s) <= 0.1 * compile_s
-        # "other" is what no timer covers, said as such: torch's timers account for nine tenths at least.
-        assert stages.timed_s >= 0.9 * compile_s, stages
+        # "other" is what no timer covers, said as such: torch's timers account for nine tenths at least. A warm
+        # compile is a few tenths of a second, where a busy box's time slices between the timers (tens of ms) are
+        # a share of their own: 86 % once at load 20, with 38 ms uncovered. So a twentieth of a second is allowed.
+        assert compile_s - stages.timed_s <= max(0.1 * compile_s, UNCOVERED_ON_A_BUSY_BOX_S), stages
         assert stages.seconds["dynamo"] > 0
 
 
