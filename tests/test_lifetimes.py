@@ -112,9 +112,17 @@ def test_a_signal_to_run_ends_its_engine_and_everything_the_scenario_started(
     assert wait_for(lambda: not any(is_running(pid) for pid in engine_and_children), 2), "all gone"
 
 
-def test_a_killed_front_end_takes_its_busy_engine_along(tmp_path: Path) -> None:
+ENGINES = pytest.mark.parametrize("fork_server", ["1", "0"], ids=["forked", "execd"])
+"""Engines forked from the fork server, and engines exec'd below a keeper of their own (``transport.keeper``)."""
+
+
+@ENGINES
+def test_a_killed_front_end_takes_its_busy_engine_along(tmp_path: Path, fork_server: str) -> None:
     pids = tmp_path / "pids"
-    front_end = start_front_end(["run", "--device", "cpu", "--no-sweep", str(busy_scenario(tmp_path, pids))])
+    front_end = start_front_end(
+        ["run", "--device", "cpu", "--no-sweep", str(busy_scenario(tmp_path, pids))],
+        env={**os.environ, "KERNEL_TUI_FORK_SERVER": fork_server},
+    )
     engine_and_children = busy_pids(pids, front_end)
     started = time.monotonic()
     front_end.kill()
@@ -145,9 +153,14 @@ def test_a_front_end_killed_while_its_fork_server_imports_torch_leaves_no_server
     print(f"fork server gone {time.monotonic() - killed:.2f} s after SIGKILL of the front end")
 
 
-def test_an_engine_outlives_the_thread_that_started_it(tmp_path: Path) -> None:
-    """Linux sends the parent-death signal when the starting *thread* ends: that must not end the engine. The
-    scenario prints the pid of the engine it runs in, which must be the one that thread started."""
+@ENGINES
+def test_an_engine_outlives_the_thread_that_started_it(
+    tmp_path: Path, fork_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Linux sends the parent-death signal when the starting *thread* ends: that must not end the engine (nor its
+    keeper, which an exec'd engine's starting thread started). The scenario prints the pid of the engine it runs in,
+    which must be the one that thread started."""
+    monkeypatch.setenv("KERNEL_TUI_FORK_SERVER", fork_server)
     says_its_engine = tmp_path / "says_its_engine.py"
     says_its_engine.write_text(
         "import os\nimport torch\nprint('engine pid', os.getpid())\n"

@@ -195,16 +195,19 @@ def test_a_file_edited_during_its_run_is_quoted_as_the_text_that_ran(tmp_path: P
 
 ESCAPES = Path(__file__).parent / "data" / "escapes"
 ESCAPE_FILES = ("clone_parent.py", "fork_runner.py", "daemon.py", "meddles_with_next.py")
+LEFT_RUNNING = ("clone_parent", "fork_runner", "daemon")
+"""The scenarios that leave processes behind, run in forked engines and in exec'd ones."""
+
+EscapesRun = tuple[list[dict[str, Any]], str, Path, float]
 
 
-@pytest.fixture(scope="module")
-def escapes_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str, Any]], str, Path, float]:
-    """One ``kernel-tui run`` of the escape scenarios, then a healthy one, from a fork server of its own: its
-    reports, its stderr, the folder where the scenarios wrote what they started, and when it exited."""
-    pids = tmp_path_factory.mktemp("escapes")
+def _run_escapes(folder: Path, files: list[str], **settings: str) -> EscapesRun:
+    """One ``kernel-tui run`` of ``files`` (with a fork server of its own where it forks), under the extra environment
+    ``settings``: its reports, its stderr, the folder where the scenarios wrote what they started, and when it
+    exited."""
     env = {key: value for key, value in os.environ.items() if key != forked_engines.SHARED_ENV}
-    env["ESCAPE_PIDS"] = str(pids)
-    files = [str(ESCAPES / name) for name in ESCAPE_FILES] + [str(Path(__file__).parent / "data" / "add_relu.py")]
+    env["ESCAPE_PIDS"] = str(folder)
+    env.update(settings)
     done = subprocess.run(
         [sys.executable, "-m", "kernel_tui", "run", *files, "--json", "--no-time", "--no-sweep", "--timeout", "300"],
         capture_output=True,
@@ -213,7 +216,22 @@ def escapes_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str
         env=env,
     )
     exited = time.monotonic()
-    return [json.loads(line) for line in done.stdout.splitlines()], done.stderr, pids, exited
+    return [json.loads(line) for line in done.stdout.splitlines()], done.stderr, folder, exited
+
+
+@pytest.fixture(scope="module")
+def escapes_run(tmp_path_factory: pytest.TempPathFactory) -> EscapesRun:
+    """The escape scenarios, then a healthy one, each in an engine forked from the fork server."""
+    files = [str(ESCAPES / name) for name in ESCAPE_FILES] + [str(Path(__file__).parent / "data" / "add_relu.py")]
+    return _run_escapes(tmp_path_factory.mktemp("escapes"), files)
+
+
+@pytest.fixture(scope="module")
+def execd_escapes_run(tmp_path_factory: pytest.TempPathFactory) -> EscapesRun:
+    """The scenarios that leave processes behind, each in an engine exec'd as the front end starts it where no fork
+    server serves it (``KERNEL_TUI_FORK_SERVER=0``, another interpreter or import environment, not Linux)."""
+    files = [str(ESCAPES / f"{name}.py") for name in LEFT_RUNNING]
+    return _run_escapes(tmp_path_factory.mktemp("execd-escapes"), files, KERNEL_TUI_FORK_SERVER="0")
 
 
 def _started(pids: Path, name: str) -> list[tuple[int, str]]:
@@ -228,11 +246,12 @@ def _same_process_running(pid: int, start: str) -> bool:
     return fields is not None and fields[0] != "Z" and fields[19] == start
 
 
-@pytest.mark.parametrize("name", ["clone_parent", "fork_runner", "daemon"])
+@pytest.mark.parametrize("engines", ["escapes_run", "execd_escapes_run"], ids=["forked", "execd"])
+@pytest.mark.parametrize("name", LEFT_RUNNING)
 def test_nothing_a_scenario_started_outlives_the_run_and_the_run_says_it_ended_it(
-    escapes_run: tuple[list[dict[str, Any]], str, Path, float], name: str
+    request: pytest.FixtureRequest, engines: str, name: str
 ) -> None:
-    reports, stderr, pids, exited = escapes_run
+    reports, stderr, pids, exited = request.getfixturevalue(engines)
     report = next(report for report in reports if report["scenario"].endswith(f"{name}.py"))
     assert report["error"] is None, f"{report['error']}\n{stderr[-3000:]}"
     started = _started(pids, name)
@@ -244,9 +263,7 @@ def test_nothing_a_scenario_started_outlives_the_run_and_the_run_says_it_ended_i
         assert f"it left a process running (pid {pid}:" in notes, report["notes"]
 
 
-def test_a_scenario_can_neither_write_requests_to_the_next_engine_nor_stall_it(
-    escapes_run: tuple[list[dict[str, Any]], str, Path, float],
-) -> None:
+def test_a_scenario_can_neither_write_requests_to_the_next_engine_nor_stall_it(escapes_run: EscapesRun) -> None:
     reports, stderr, pids, _ = escapes_run
     assert _started(pids, "meddled"), f"the scenario found the next engine and stopped it\n{stderr[-3000:]}"
     assert "meddles_with_next: could not write to" in stderr  # its request stream: the forged runs never came

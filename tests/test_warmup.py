@@ -3,7 +3,9 @@ says so, and a run asked for meanwhile waits for it instead of competing with it
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
@@ -127,6 +129,47 @@ async def test_the_explorer_shows_the_first_compile_with_its_progress_until_it_e
         assert "first compile" not in status() and not progress.display
         await pilot.press("r")
         await wait_for(pilot, lambda: not explorer(app).runs[ADD_RELU].running, what="the run")
+
+
+async def test_the_first_compiles_counter_and_its_end_are_shown_with_nothing_else_happening() -> None:
+    """Time passing is shown with no event besides it. Textual calls a timer's callback in the timer's own task, not
+    through the screen's queue, so the explorer's one-second tick was followed by no idle and derived nothing: the
+    counter moved only while the progress bar's own repaints kept the funnel going (about ninety times a second),
+    and froze where the bar stops short of full (95 %: "19 s so far" of an estimated 20, for four minutes once);
+    the warm-up's end (kept by the link, not posted) was not shown either until a key came."""
+    link = WarmingLink()
+    later = [0.0]
+    app = make_app(cast(ReplayEngineLink, link), clock=lambda: time.monotonic() + later[0])
+    async with app.run_test(size=SMALL) as pilot:
+        screen = explorer(app)
+        bar = screen.query_one(RunStatusBar)
+
+        def status() -> str:
+            return str(bar.query_one("#status-text").render())
+
+        async def untouched_until(condition: Callable[[], bool], what: str) -> None:
+            # Not ``pilot.pause``: it posts to every widget of the screen, an event that ran the funnel after it.
+            started = time.monotonic()
+            while not condition():
+                assert not overdue(started, 10), f"{what}: {status()!r}"
+                await asyncio.sleep(0.05)
+
+        await wait_for(pilot, lambda: "first compile of the session: about 20 s" in status(), what="the warm-up")
+        derived = [0]
+        derive = screen.derive_shown
+
+        def counted() -> None:
+            derived[0] += 1
+            derive()
+
+        screen.derive_shown = counted  # type: ignore[method-assign]
+        await asyncio.sleep(2.0)
+        assert derived[0] <= 10, f"the funnel ran {derived[0]} times in 2 s of a counter that moves each second"
+        later[0] = 40.0  # past where the bar stops (95 % of 20 s)
+        await untouched_until(lambda: int(status().split(" s so far")[0].split("· ")[-1]) >= 40, "the counter")
+        link.result = Warmup(state="done", seconds=41.0)
+        await untouched_until(lambda: "first compile" not in status(), "the warm-up's end")
+        assert not bar.query_one("#status-progress", ProgressBar).display
 
 
 def test_warming_progress_stays_short_of_full_until_the_engine_says_done() -> None:

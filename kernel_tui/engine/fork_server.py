@@ -12,11 +12,10 @@ folder, with its three standard descriptors attached) and hears back the child's
 This process ends when the front end does (even while it still imports torch), and ends its engines' trees on
 the way out.
 
-Each engine is forked below a keeper of its own, a child subreaper: a child the scenario starts with
-``CLONE_PARENT`` (a sibling of the engine) is the keeper's, not this server's or the front end's, and a daemon
-that leaves the engine's session lands on the engine or, once the engine is gone, on the keeper. When the engine
-ends the keeper ends everything left below it and only then exits, so that the exit the front end hears means
-nothing the scenario started is running. This server is a subreaper too, for what outlives a killed keeper.
+Each engine is forked below a keeper of its own (``transport.keeper``, which an exec'd engine runs below too): a
+child the scenario starts with ``CLONE_PARENT`` (a sibling of the engine) is the keeper's, not this server's or the
+front end's, and the keeper's exit, which the front end hears as the engine's, means nothing the scenario started
+is running. This server is a subreaper too, for what outlives a killed keeper.
 
 Started with ``--listen PATH`` it serves every front end that connects to that socket (``KERNEL_TUI_FORK_SERVER_AT``:
 the test suite's CLI runs share their worker's), each client's engines ending with its connection; it still
@@ -26,7 +25,6 @@ ends with the process that started it.
 from __future__ import annotations
 
 import contextlib
-import faulthandler
 import json
 import os
 import select
@@ -34,12 +32,11 @@ import signal
 import socket
 import sys
 import threading
-import time
 import traceback
 from collections.abc import Iterator
 from typing import Any
 
-from kernel_tui.transport import peer_user, proctree
+from kernel_tui.transport import keeper, peer_user, proctree
 
 PRELOADED = ("torch", "torch._dynamo", "torch._inductor.config", "torch.profiler")
 """What every engine imports before its first run; nothing that reads a device or starts a thread
@@ -50,11 +47,6 @@ engine paid again. Imported here if it can be: one that cannot (a Triton that do
 fail in an engine's compile stage, eager measured, as it would without this server, not end the server."""
 POLL_S = 0.25
 MAX_REQUEST = 1 << 20
-PR_SET_CHILD_SUBREAPER = 36
-PR_SET_PDEATHSIG = 1
-KEEPER_POLL_S = 0.01
-KEEPER_END_S = 10.0
-"""How long a keeper goes on ending what its engine left (a scenario that forks as fast as it is killed)."""
 
 
 def main() -> None:
@@ -73,7 +65,7 @@ def main() -> None:
         clients = []
     else:
         clients = [_Client(socket.socket(fileno=int(sys.argv[1])))]
-    _set_subreaper()
+    keeper.set_subreaper()
     with _ends_with_parent(os.getppid() if listener is not None else _front_end()):
         prelude()
     crash_stacks.with_torch()
@@ -112,15 +104,6 @@ def _front_end() -> int:
     process then a child of init or of a subreaper."""
     said = os.environ.get(proctree.PARENT_ENV, "")
     return int(said) if said.isdigit() else os.getppid()
-
-
-def _set_subreaper() -> None:
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
 
 
 def prelude() -> None:
@@ -232,12 +215,12 @@ def _take_request(client: _Client, sockets: list[socket.socket]) -> bool:
             client.retired = True  # replaced by another server: its engines run on, and it ends after them
             return True
         try:
-            keeper, engine = _fork_engine(request, fds, sockets)
+            kept, engine = _fork_engine(request, fds, sockets)
         except Exception as exc:  # noqa: BLE001 - a refused request: the front end starts that engine itself
             _send(client.control, {"failed": f"{type(exc).__name__}: {exc}", "tag": request.get("tag", 0)})
         else:
-            client.engines[keeper] = request.get("tag", 0)
-            _send(client.control, {"forked": engine, "tag": client.engines[keeper]})
+            client.engines[kept] = request.get("tag", 0)
+            _send(client.control, {"forked": engine, "tag": client.engines[kept]})
     finally:
         for fd in fds:
             os.close(fd)
@@ -288,19 +271,20 @@ def _fork_engine(request: dict[str, Any], fds: list[int], sockets: list[socket.s
     if len(fds) != 3:
         raise ValueError(f"{len(fds)} descriptors, not stdin, stdout and stderr")
     told, tell = os.pipe()
-    keeper = os.fork()
-    if keeper:
+    server = os.getpid()
+    kept = os.fork()
+    if kept:
         os.close(tell)
         with os.fdopen(told, "rb") as reply:
             engine = reply.read()
         if not engine.isdigit():
             raise OSError("the engine's keeper ended before it forked the engine")
-        return keeper, int(engine)
+        return kept, int(engine)
     try:
         os.close(told)
         for each in sockets:
             each.close()
-        _set_subreaper()
+        keeper.set_subreaper()
         engine_pid = os.fork()
         if engine_pid == 0:
             os.close(tell)
@@ -309,53 +293,9 @@ def _fork_engine(request: dict[str, Any], fds: list[int], sockets: list[socket.s
         os.close(tell)
         for fd in fds:
             os.close(fd)
-        _keep(engine_pid)
+        keeper.keep(engine_pid, server)
     finally:
         os._exit(1)
-
-
-def _keep(engine: int) -> None:
-    """The keeper's life: reap all below until ``engine`` ends, end what is left, and end as the engine did.
-    Killed with its server (the parent-death signal), it ends all below it first."""
-
-    def end_all() -> None:
-        deadline = time.monotonic() + KEEPER_END_S
-        while time.monotonic() < deadline:
-            proctree.kill(proctree.descendants(os.getpid()))
-            try:
-                while os.waitpid(-1, os.WNOHANG)[0]:
-                    pass
-            except ChildProcessError:
-                return  # none left below this keeper
-            time.sleep(KEEPER_POLL_S)  # one not dead yet, or an orphan adopted since the look: looked at again
-
-    def ended(signum: int, frame: object) -> None:
-        end_all()
-        os._exit(1)
-
-    faulthandler.disable()  # the server's, inherited: the keeper re-raises its engine's fatal signal below
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C in the terminal is the engine's to handle
-    signal.signal(signal.SIGHUP, ended)
-    signal.signal(signal.SIGTERM, ended)
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGHUP), 0, 0, 0)
-    status = 0
-    while True:
-        try:
-            pid, status = os.waitpid(-1, 0)
-        except ChildProcessError:
-            break
-        if pid == engine:
-            break
-    end_all()
-    code = os.waitstatus_to_exitcode(status)
-    if code < 0:  # ended by a signal: ended by the same one, which the front end reports (SIGKILL, SIGSEGV...)
-        with contextlib.suppress(OSError, ValueError):
-            signal.signal(-code, signal.SIG_DFL)  # SIGKILL has no handler to reset
-        os.kill(os.getpid(), -code)
-    os._exit(code & 0xFF)
 
 
 def _become_engine(argv: list[str], env: dict[str, str], cwd: str, fds: list[int]) -> None:
@@ -370,8 +310,7 @@ def _become_engine(argv: list[str], env: dict[str, str], cwd: str, fds: list[int
         os.chdir(cwd)
         os.environ.clear()
         os.environ.update(env)
-        os.environ[proctree.PARENT_ENV] = str(os.getppid())
-        os.environ[proctree.KEEPER_ENV] = str(os.getppid())
+        keeper.engine_environment(os.getppid())
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for each in (signal.SIGHUP, signal.SIGTERM):
             signal.signal(each, signal.SIG_DFL)

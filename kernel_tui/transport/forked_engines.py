@@ -9,7 +9,9 @@ ends share (``serve_shared``): a front end forks there when the server's interpr
 environment are its own, and starts its own server otherwise.
 
 A forked engine is not this process's child: its fork server reaps it and reports its exit status, which
-``ForkedEngine`` hands on through the part of ``subprocess.Popen`` the client uses.
+``ForkedEngine`` hands on through the part of ``subprocess.Popen`` the client uses. An exec'd engine is not this
+process's child either: it is exec'd below a keeper (``transport.keeper``, as a forked one is forked below one),
+whose exit is the engine's (``KeptEngine``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import itertools
 import json
 import os
 import queue
+import select
 import socket
 import subprocess
 import sys
@@ -29,7 +32,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import IO, Any
 
-from kernel_tui.transport import peer_user, proctree
+from kernel_tui.transport import keeper, peer_user, proctree
 from kernel_tui.transport.boot import import_environment, server_identity
 
 START_TIMEOUT_S = 180.0
@@ -75,7 +78,28 @@ class ForkedEngine:
         return self.returncode
 
 
-EngineProcess = subprocess.Popen[str] | ForkedEngine
+class KeptEngine:
+    """The part of ``subprocess.Popen`` the engine client uses, for an engine exec'd below a keeper this process
+    started: the engine's pid (its writes are the ones the protocol channel takes, its group the one a close ends),
+    the keeper's exit status, which is the engine's once all the scenario started has ended too."""
+
+    def __init__(self, pid: int, kept: subprocess.Popen[str]) -> None:
+        self.pid = pid
+        self.stdin: IO[str] | None = kept.stdin
+        self._keeper = kept
+
+    @property
+    def returncode(self) -> int | None:
+        return self._keeper.returncode
+
+    def poll(self) -> int | None:
+        return self._keeper.poll()
+
+    def wait(self, timeout: float | None = None) -> int:
+        return self._keeper.wait(timeout)
+
+
+EngineProcess = subprocess.Popen[str] | ForkedEngine | KeptEngine
 
 
 class StartAbandoned(OSError):
@@ -272,28 +296,49 @@ def start(
     abandoned: Callable[[], bool] | None = None,
 ) -> EngineProcess:
     """The engine ``command`` starts, writing on ``outputs`` (stdout, stderr): forked where ``launch`` can,
-    else exec'd in a session of its own. ``boots``: the engine's and the fork server's boot commands."""
+    else exec'd in a session of its own, below a keeper where there is ``fork`` (``keeper``).
+    ``boots``: the engine's and the fork server's boot commands."""
     forked = launch(command, *boots, env, *outputs, abandoned)
     if forked is not None:
         return forked
+    told, tell = os.pipe() if keeper.available() else (-1, -1)
     theirs, ours = request_channel()
     try:
         process = subprocess.Popen(
-            command,
+            command if tell < 0 else keeper.command(command, tell),
             stdin=theirs,
             stdout=outputs[0],
             stderr=outputs[1],
             text=True,
             start_new_session=True,
             env=env,
+            pass_fds=() if tell < 0 else (tell,),
         )
     except OSError:
         os.close(ours)
+        if told >= 0:
+            os.close(told)
         raise
     finally:
         os.close(theirs)
+        if tell >= 0:
+            os.close(tell)
     process.stdin = io.TextIOWrapper(io.FileIO(ours, "w"), line_buffering=True)
-    return process
+    return process if told < 0 else _kept(process, told)
+
+
+def _kept(process: subprocess.Popen[str], told: int) -> KeptEngine:
+    """The engine below the keeper ``process``, once the keeper has said its pid on ``told``."""
+    with os.fdopen(told, "rb") as reply:
+        ready, _, _ = select.select([reply], [], [], REPLY_TIMEOUT_S)
+        engine = reply.read() if ready else b""
+    if not engine.isdigit():
+        process.kill()
+        process.wait()
+        if process.stdin is not None:
+            process.stdin.close()
+        raise OSError("the engine's keeper ended before it started the engine")
+    return KeptEngine(int(engine), process)
 
 
 def request_channel() -> tuple[int, int]:

@@ -18,7 +18,7 @@ PARENT_ENV = "KERNEL_TUI_PARENT_PID"
 """The front end's process id, in the environment of the engine it starts (or of the fork server that forks it):
 the engine's lifeline ends it once its parent is another."""
 KEEPER_ENV = "KERNEL_TUI_KEEPER_PID"
-"""In a forked engine's environment, its keeper's process id (``engine.fork_server``): the keeper's other
+"""In an engine's environment, its keeper's process id (``transport.keeper``): the keeper's other
 children are what the scenario started as the engine's siblings (``CLONE_PARENT``)."""
 
 

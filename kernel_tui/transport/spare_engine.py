@@ -79,7 +79,7 @@ class SpareEngine(Generic[Engine]):
             os.killpg(pid, signal.SIGCONT)
         fields = proctree.stat_fields(pid)
         keeper = int(fields[1]) if fields is not None else 0
-        if keeper > 1 and keeper != os.getpid():  # its keeper (``engine.fork_server``), which reports its end
+        if keeper > 1 and keeper != os.getpid():  # its keeper (``transport.keeper``), which reports its end
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(keeper, signal.SIGCONT)
 

@@ -34,7 +34,7 @@ PR_SET_CHILD_SUBREAPER = 36
 
 _parent = os.getppid()
 _keeper = 0
-"""The keeper this engine was forked below (``engine.fork_server``), 0 if none: its other children are the
+"""The keeper this engine runs below (``transport.keeper``), 0 if none: its other children are the
 scenario's, started as this engine's siblings."""
 _busy = threading.Event()
 

@@ -53,8 +53,10 @@ def warming_text(estimate_s: float, elapsed_s: float) -> str:
 
 
 def warming_progress(estimate_s: float, elapsed_s: float) -> tuple[float, int]:
-    """The status bar's (done, total) for the warm-up: short of full until the engine says it is done."""
-    return min(95.0, 100.0 * elapsed_s / max(estimate_s, 1.0)), 100
+    """The status bar's (done, total) for the warm-up: short of full until the engine says it is done. It moves in
+    the whole seconds the text counts: a bar moved at every look repaints, and its repaint asked for another look,
+    about ninety a second."""
+    return min(95.0, 100.0 * round(elapsed_s) / max(estimate_s, 1.0)), 100
 
 
 def status_text(
