@@ -25,6 +25,7 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from kernel_tui.engine.compiler.gathers import Gather, gathered_pointers
 from kernel_tui.engine.counting.flops import library_flops
 from kernel_tui.engine.counting.launch_info import TritonLaunchPlan
 from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS, moves_data, op_name
@@ -34,6 +35,7 @@ from kernel_tui.engine.counting.traffic import (
     host_transfer,
     largest_elements,
     op_tensors,
+    tensor_bytes,
     tensors_in,
     unique_bytes,
 )
@@ -168,11 +170,13 @@ class _RecordingKernel:
         self._read_through = {
             param: loads_pointer(self._code, param) for param in self._params if param.startswith("in_out_ptr")
         }
+        self._gathers = gathered_pointers(self._code)
         self._recorder = recorder
 
     def _record(self, args: tuple[Any, ...]) -> None:
         read, written = [], []
-        for param, value in zip(self._params, args):
+        by_param = dict(zip(self._params, args))
+        for param, value in by_param.items():
             if not isinstance(value, torch.Tensor):
                 continue
             role = POINTER_PARAM.match(param)
@@ -186,11 +190,12 @@ class _RecordingKernel:
         # profiler's to report.
         plan = getattr(self._target, "launch_plan", None)
         launch = plan.launch(args, elements) if isinstance(plan, TritonLaunchPlan) else None
+        charged = gathered_bytes(self._gathers, by_param)
         self._recorder.records.append(
             Traffic(
                 self._name,
-                unique_bytes(read),
-                unique_bytes(written),
+                unique_bytes(read, charged),
+                unique_bytes(written, charged),
                 self._aten_ops,
                 code=self._code,
                 elements=elements,
@@ -210,6 +215,21 @@ class _RecordingKernel:
 
     def __getattr__(self, item: str) -> Any:
         return getattr(self._target, item)
+
+
+def gathered_bytes(gathers: dict[str, Gather], by_param: dict[str, Any]) -> dict[int, int]:
+    """What a kernel moves of each table it gathers from or scatters into (``gathers``), by the tensor's ``id``:
+    a slice per value of the index tensors it was handed (``by_param``: its arguments by parameter name)."""
+    charged = {}
+    for param, gather in gathers.items():
+        table = by_param.get(param)
+        indexes = [by_param.get(name) for name in gather.index]
+        if not isinstance(table, torch.Tensor) or not all(isinstance(t, torch.Tensor) for t in indexes):
+            continue
+        indices = sum(t.numel() for t in {id(t): t for t in indexes}.values())
+        elements = gather.elements(indices, tensor_bytes(table) // max(table.element_size(), 1))
+        charged[id(table)] = elements * table.element_size()
+    return charged
 
 
 class _RecordingLibrary:
