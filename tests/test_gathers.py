@@ -113,6 +113,15 @@ def test_an_embeddings_table_is_gathered_in_triton_and_cpp() -> None:
     assert row.elements(32, 4096 * 64) == 32 * 64 and row.elements(10**6, 4096 * 64) == 4096 * 64
 
 
+def test_an_index_means_the_tmp_last_defined() -> None:
+    """C++ kernels name tmp0 afresh in each loop: a layer norm after an embedding loads its mean as tmp0 between
+    two loops that load the ids as tmp0 (Hugging Face GPT-2's first kernel)."""
+    gather = CPP_EMBEDDING.split("#pragma omp parallel")[1].rsplit("}", 1)[0]
+    mean = "{ auto tmp0 = at::vec::Vectorized<float>::loadu(out_ptr0 + static_cast<int64_t>(x0)); }"
+    code = CPP_EMBEDDING.split("{", 1)[0] + "{" + gather + mean + gather + "}"
+    assert gathered_pointers(code) == {"in_ptr1": Gather(frozenset({"in_ptr0"}), 64)}
+
+
 def test_a_scatter_writes_the_rows_it_picks_unless_the_kernel_also_writes_the_whole_table() -> None:
     assert gathered_pointers(TRITON_SCATTER) == {"out_ptr0": Gather(frozenset({"in_ptr0"}), 64)}
     assert gathered_pointers(CPP_SCATTER_AFTER_ZEROING) == {}, "the zeroing loop writes every row"

@@ -47,21 +47,22 @@ def gathered_pointers(code: str | None) -> dict[str, Gather]:
     body = code[match.end() :] if match else code
     statements = _statements(body, cpp=match is not None and match.group(0).startswith("void"))
     aliases: dict[str, str] = {}
-    definitions: dict[str, list[str]] = {}
-    accesses: dict[str, list[str | None]] = {}
+    # C++ kernels define tmp0, tmp1, ... afresh in each loop: an index means the definition last written.
+    definitions: dict[str, str] = {}
+    accesses: dict[str, list[Gather | None]] = {}
     for statement in statements:
         alias = _ALIAS.match(statement)
         if alias and POINTER.fullmatch(alias.group(2)):
             aliases[alias.group(1)] = alias.group(2)
             continue
+        for pointer, index in _accesses(statement):
+            gather = _indirect(index, definitions, aliases)
+            accesses.setdefault(aliases.get(pointer, pointer), []).append(gather)
         defined = _DEFINITION.match(statement)
         if defined:
-            definitions.setdefault(defined.group(1), []).append(defined.group(2))
-        for pointer, index in _accesses(statement):
-            accesses.setdefault(aliases.get(pointer, pointer), []).append(index)
+            definitions[defined.group(1)] = defined.group(2)
     gathers = {}
-    for pointer, indexes in accesses.items():
-        found = [_indirect(index, definitions) for index in indexes]
+    for pointer, found in accesses.items():
         if found and all(gather is not None for gather in found):
             kept = [gather for gather in found if gather is not None]
             gathers[pointer] = Gather(frozenset().union(*(g.index for g in kept)), max(g.slice for g in kept))
@@ -129,7 +130,7 @@ def _balanced(text: str, start: int, stop: str = "") -> str:
     return text[start:]
 
 
-def _indirect(index: str | None, definitions: dict[str, list[str]]) -> Gather | None:
+def _indirect(index: str | None, definitions: dict[str, str], aliases: dict[str, str]) -> Gather | None:
     """The gather an index expression makes, or None where it is direct (no ``tmp`` that a load feeds)."""
     if index is None:
         return None
@@ -142,12 +143,12 @@ def _indirect(index: str | None, definitions: dict[str, list[str]]) -> Gather | 
         if name in seen:
             continue
         seen.add(name)
-        for text in definitions.get(name, ()):
-            loads = POINTER.findall(text)
-            pointers.update(loads)
-            if not loads:  # an index computed from the loaded one: the stride it is multiplied by
-                strides.extend(int(m.group(1)) for m in _STRIDE.finditer(text))
-            todo.extend(TMP.findall(text))
+        text = definitions.get(name, "")
+        loads = POINTER.findall(text)
+        pointers.update(aliases.get(pointer, pointer) for pointer in loads)
+        if not loads:  # an index computed from the loaded one: the stride it is multiplied by
+            strides.extend(int(m.group(1)) for m in _STRIDE.finditer(text))
+        todo.extend(TMP.findall(text))
     if not pointers:
         return None
     return Gather(frozenset(pointers), max(strides, default=1))
