@@ -428,6 +428,8 @@ def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceiling
         total = total if total is not None else _sum(op.flops for op in ops)
         report = replace(report, eager=_mode_roofline(report.eager, eager_rows, total, ceilings))
     if report.compiled is not None:
+        # The forward work a compiled backward recomputes is backward's: its kernels are named for it.
+        ops = [*ops, *(OpFlops(name, flops, "backward") for name, flops in report.compiled.recomputed_flops)]
         compiled_rows = _per_section(report.compiled.kernels, ops, compiled_kernel_flops)
         total = _sum(row.flops for row in compiled_rows) if compiled_rows else 0
         if total is None:
