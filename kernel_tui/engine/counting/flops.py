@@ -107,6 +107,8 @@ def op_flops(name: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     if name in SHAPED_BY:
         shapes = [list(t.shape) for t in args[: SHAPED_BY[name][1]] if isinstance(t, torch.Tensor)]
         return int(SHAPED_BY[name][0](*shapes)) if len(shapes) == SHAPED_BY[name][1] else None
+    if name in SCANS:
+        return max((t.numel() for t in tensors_in(out)), default=0)
     tags = getattr(func, "tags", ())
     if torch.Tag.pointwise in tags:
         return max((t.numel() for t in tensors_in(out)), default=0)
@@ -130,6 +132,10 @@ def library_flops(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out:
         return _formula_flops(packet, args, kwargs, out)
     if name in CONVOLUTIONS:
         return _convolution_flops(args, out)
+    if packet is not None and any(
+        torch.Tag.nondeterministic_seeded in getattr(packet, overload).tags for overload in packet.overloads()
+    ):
+        return max((t.numel() for t in tensors_in(out)), default=0)  # a random draw, as ``op_flops`` counts it
     return None
 
 
@@ -157,6 +163,12 @@ SHAPED_BY: dict[str, tuple[Callable[..., int], int]] = {
 """Operators counted by a formula of their first tensors' shapes: the CPU's attention by the formula of the
 GPU's (``torch.utils.flop_counter``'s ``sdpa_flop_count``, the products of scores and output); an embedding's
 gradient, one add per gathered element into its row."""
+
+
+SCANS = frozenset({"aten::cumsum", "aten::cumprod", "aten::logcumsumexp", "aten::cummax", "aten::cummin"})
+"""Running sums and products (a Hugging Face model's position ids are a ``cumsum`` of its mask): one operation per
+element written, each the previous result combined with the next element. torch tags them neither pointwise
+nor reduction, and has no decomposition of them to count."""
 
 
 CONVOLUTIONS = frozenset(
@@ -435,6 +447,12 @@ def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceiling
         if total is None:
             sections = dict.fromkeys(_section_of_row(row) for row in report.compiled.kernels)
             total = _sum(_replaced_total(report.compiled.kernels, ops, section) for section in sections)
+            if total is None and len(sections) > 1:
+                # AOTAutograd merges a forward value and the same value in backward before partitioning (a layer
+                # norm's 1/σ): a forward kernel may be named for a backward operator and the other way round. The
+                # whole step's operators, each once, are still the step's work.
+                whole = [replace(row, section=None) for row in report.compiled.kernels]
+                total = _replaced_total(whole, [replace(op, section=None) for op in ops], None)
         report = replace(report, compiled=_mode_roofline(report.compiled, compiled_rows, total, ceilings))
     return report
 
