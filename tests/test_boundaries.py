@@ -15,8 +15,14 @@ from pathlib import Path
 import pytest
 from conftest import measure
 
-from kernel_tui.engine.compiler.boundaries import node_kernels, reason_kind, reason_words, wrapper_calls
-from kernel_tui.engine.compiler.fusion_watch import GraphFusion, NodeFacts
+from kernel_tui.engine.compiler.boundaries import (
+    compiled_boundaries,
+    node_kernels,
+    reason_kind,
+    reason_words,
+    wrapper_calls,
+)
+from kernel_tui.engine.compiler.fusion_watch import GraphFusion, NodeFacts, PairFacts
 from kernel_tui.model.names.names import is_generated_kernel
 from kernel_tui.model.report.boundary import EXPERIMENTS, KINDS, Boundary
 from kernel_tui.model.report.report import ScenarioReport
@@ -200,6 +206,25 @@ def test_each_node_is_the_call_that_writes_its_buffer_whatever_order_the_wrapper
     # block's three boundaries were not shown (3 December).
     graph = GraphFusion(nodes=ENCODER_AND_CONV_NODES, wrapper=f"def call(self, args):\n{calls}\n")
     assert node_kernels(graph) == expected
+
+
+def test_no_boundary_from_a_library_call_to_itself() -> None:
+    """Attention's results are unpacked by a MultiOutput node with no kernel of its own: placed on the projection
+    that reads it, it made a boundary from that ``addmm`` to itself after every attention (issue 56)."""
+    attention = "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default"
+    nodes = [
+        _node("op5", "buf5", attention),
+        _node("op6", "buf6", "MultiOutput"),
+        _node("op7", "buf7", "extern_kernels.addmm"),
+    ]
+    wrapper = f"""def call(self, args):
+        buf5 = {attention}(buf4, arg1_1)
+        buf6 = buf5[0]
+        buf7 = extern_kernels.addmm(arg2_1, buf6, arg3_1)
+"""
+    pairs = [PairFacts(0, 1, "buf5", 64, False, ()), PairFacts(1, 2, "buf6", 64, False, ())]
+    found = compiled_boundaries([GraphFusion(nodes=nodes, pairs=pairs, wrapper=wrapper)], [], [])
+    assert [(b.producer, b.consumer, b.buffer) for b in found] == [(attention, "extern_kernels.addmm", "buf5")]
 
 
 def test_a_library_boundary_names_whose_code_the_call_runs() -> None:
