@@ -447,12 +447,6 @@ def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceiling
         if total is None:
             sections = dict.fromkeys(_section_of_row(row) for row in report.compiled.kernels)
             total = _sum(_replaced_total(report.compiled.kernels, ops, section) for section in sections)
-            if total is None and len(sections) > 1:
-                # AOTAutograd merges a forward value and the same value in backward before partitioning (a layer
-                # norm's 1/σ): a forward kernel may be named for a backward operator and the other way round. The
-                # whole step's operators, each once, are still the step's work.
-                whole = [replace(row, section=None) for row in report.compiled.kernels]
-                total = _replaced_total(whole, [replace(op, section=None) for op in ops], None)
         report = replace(report, compiled=_mode_roofline(report.compiled, compiled_rows, total, ceilings))
     return report
 
@@ -460,7 +454,10 @@ def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceiling
 def _replaced_total(rows: Sequence[Kernel], ops: Sequence[OpFlops], section: str | None) -> int | None:
     """A compiled section's FLOPs where the split among its kernels is not known (two kernels share a layer
     norm): the library calls' own counts, and the eager operators the other kernels replaced, each once, less
-    what the library calls did of them. None where any of those is not counted."""
+    what the library calls did of them. None where any of those is not counted. ``rows`` are every section's:
+    an operator of the other section is counted in the one whose kernels name it."""
+    elsewhere = {op for row in rows if _section_of_row(row) != section for op in row.aten_ops}
+    others = totals_by_op(op for op in ops if op.section != section)
     rows = [row for row in rows if _section_of_row(row) == section and row.kind not in NO_ARITHMETIC_KINDS]
     totals = totals_by_op(op for op in ops if op.section == section)
     done = _done_by_library(rows, totals)
@@ -478,6 +475,11 @@ def _replaced_total(rows: Sequence[Kernel], ops: Sequence[OpFlops], section: str
         if op in totals:
             total = totals[op]
             parts.append(None if total is None or total < done.get(op, 0) else total - done.get(op, 0))
+        elif op in others:
+            # AOTAutograd merges a forward value and the same value in backward before partitioning (a layer
+            # norm's 1/σ): a forward kernel may be named for a backward operator, or the other way round. Its work
+            # is the other section's, counted there where that section's kernels name it too, else here.
+            parts.append(0 if op in elsewhere else others[op])
         else:
             parts.append(0 if op in NO_ARITHMETIC or not moves_data(op) else None)
     return _sum(parts)
