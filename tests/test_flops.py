@@ -120,11 +120,26 @@ def test_work_split_between_kernels_is_unknown_not_zero() -> None:
 
 def test_a_running_sum_is_one_operation_per_element_and_a_compiled_random_draw_has_flops() -> None:
     """Hugging Face's GPT-2 makes its position ids with ``cumsum``; a compiled dropout draws its seeds with a
-    library ``randint``: both were unknown, and so was each model's total (issue 56)."""
+    library ``randint``; a ResNet's max-pool gradient is a scatter, compiled: all were unknown, and so was each
+    model's total (issue 56)."""
     from kernel_tui.engine.counting.flops import library_flops
 
     a = torch.randn(10, 100)
     assert counted(lambda a: a.cumsum(dim=1), a) == [("aten::cumsum", 1000)]
+    a4 = torch.randn(1, 2, 8, 8)
+    pooled, where = torch.ops.aten.max_pool2d_with_indices(a4, [2, 2])
+    grad = torch.randn(pooled.shape)
+    backward = counted(
+        lambda g: torch.ops.aten.max_pool2d_with_indices_backward(g, a4, [2, 2], [2, 2], [0, 0], [1, 1], False, where),
+        grad,
+    )
+    assert backward == [("aten::max_pool2d_with_indices_backward", 2 * 4 * 4)], "one add per gradient"
+    assert counted(lambda s: torch.zeros(8).scatter_reduce_(0, torch.tensor([1, 1, 3]), s, "amax"), torch.randn(3))[
+        -1
+    ] == (
+        "aten::scatter_reduce_",
+        3,
+    )
     seeds = torch.randint(0, 2**31, (3,))
     assert library_flops("aten::randint", (0, 2**31, [3]), {}, seeds) == 3
 

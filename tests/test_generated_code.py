@@ -173,3 +173,32 @@ def test_original_aten_past_a_long_graph_fragment_comment() -> None:
     assert definition is not None
     assert f"def {record.name}(" in definition and definition.rstrip().endswith("None)")
     assert "async_compile" not in definition
+
+
+@pytest.mark.engine  # compiles in the test process
+def test_a_layout_conversion_inductor_adds_is_named_with_what_avoids_it() -> None:
+    """Inductor runs a CPU convolution channels-last: a model kept in the default layout has its weights and input
+    copied into channels-last on every call, by a kernel that computes nothing; kept channels-last, there is no
+    such copy (issue 56)."""
+    import torch
+
+    from kernel_tui.engine.compiler.generated_code import compiled_traffic
+
+    def conversions(channels_last: bool) -> list[Traffic]:
+        model = torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3), torch.nn.ReLU(), torch.nn.Conv2d(16, 16, 3))
+        x = torch.randn(2, 3, 32, 32)
+        if channels_last:
+            model, x = model.to(memory_format=torch.channels_last), x.to(memory_format=torch.channels_last)
+        torch._dynamo.reset()
+        compiled = torch.compile(model)
+        with torch.no_grad():
+            compiled(x)
+        records = compiled_traffic(compiled, (x,))
+        assert not [r.name for r in records if r.name == "aten::equal"], "comparing values is not the call's work"
+        return [r for r in records if r.unplaced and r.unplaced.startswith("a layout conversion")]
+
+    found = conversions(False)
+    into = [r for r in found if "into channels-last" in (r.unplaced or "")]
+    assert into and all(r.flops == 0 and r.aten_ops == () for r in found)
+    assert "model.to(memory_format=torch.channels_last)" in (into[0].unplaced or "")
+    assert conversions(True) == []

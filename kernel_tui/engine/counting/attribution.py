@@ -37,6 +37,8 @@ PRODUCT_OF = {
     "aten::mm": ("aten::addmm", "aten::_addmm_activation"),
     "aten::bmm": ("aten::baddbmm", "aten::addbmm"),
     "aten::mv": ("aten::addmv",),
+    # Not a product: Inductor computes a max-pool's gradient as one scatter of the gradients into their places.
+    "aten::scatter_reduce_": ("aten::max_pool2d_with_indices_backward",),
 }
 # Operators that do one job under several names: eagerly the dispatcher picks a backend's (cuDNN's batch norm,
 # softmax's safe form), while Inductor records the portable operator it decomposed.

@@ -109,6 +109,8 @@ def op_flops(name: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
         return int(SHAPED_BY[name][0](*shapes)) if len(shapes) == SHAPED_BY[name][1] else None
     if name in SCANS:
         return max((t.numel() for t in tensors_in(out)), default=0)
+    if name in SCATTERS:
+        return _scattered(args)
     tags = getattr(func, "tags", ())
     if torch.Tag.pointwise in tags:
         return max((t.numel() for t in tensors_in(out)), default=0)
@@ -132,6 +134,8 @@ def library_flops(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out:
         return _formula_flops(packet, args, kwargs, out)
     if name in CONVOLUTIONS:
         return _convolution_flops(args, out)
+    if name in SCATTERS:
+        return _scattered(args)
     if packet is not None and any(
         torch.Tag.nondeterministic_seeded in getattr(packet, overload).tags for overload in packet.overloads()
     ):
@@ -159,10 +163,21 @@ SHAPED_BY: dict[str, tuple[Callable[..., int], int]] = {
     "aten::_scaled_dot_product_flash_attention_for_cpu": (sdpa_flop_count, 3),
     "aten::_scaled_dot_product_flash_attention_for_cpu_backward": (sdpa_backward_flop_count, 4),
     "aten::embedding_dense_backward": (lambda grad: math.prod(grad), 1),
+    "aten::max_pool2d_with_indices_backward": (lambda grad: math.prod(grad), 1),
 }
 """Operators counted by a formula of their first tensors' shapes: the CPU's attention by the formula of the
 GPU's (``torch.utils.flop_counter``'s ``sdpa_flop_count``, the products of scores and output); an embedding's
-gradient, one add per gathered element into its row."""
+gradient, one add per gathered element into its row; a max-pool's gradient, one add per output gradient into the
+input element that held its window's maximum."""
+
+
+SCATTERS = frozenset({"aten::scatter_add", "aten::scatter_add_", "aten::scatter_reduce", "aten::scatter_reduce_"})
+"""Operators that combine each element of ``src`` (their fourth argument) into a place of ``self``: one operation
+per element of ``src`` (a compiled max-pool's gradient is a ``scatter_reduce_``)."""
+
+
+def _scattered(args: tuple[Any, ...]) -> int | None:
+    return args[3].numel() if len(args) > 3 and isinstance(args[3], torch.Tensor) else None
 
 
 SCANS = frozenset({"aten::cumsum", "aten::cumprod", "aten::logcumsumexp", "aten::cummax", "aten::cummin"})
