@@ -36,8 +36,10 @@ extern "C"  void  kernel(const int64_t* in_ptr0,
                 auto tmp1 = tmp0;
                 auto tmp2 = c10::convert<int64_t>(tmp1);
                 TORCH_CHECK((0 <= tmp2) & (tmp2 < 4096L), "index out of bounds: 0 <= tmp2 < 4096L");
-                auto tmp4 = at::vec::Vectorized<float>::loadu(in_ptr1 + static_cast<int64_t>(x1 + 64L*tmp0), static_cast<int64_t>(16));
-                auto tmp_acc0 = at::vec::vec_reduce_all<float, 1>([](at::vec::Vectorized<float>& x, at::vec::Vectorized<float>& y) { return x + y; }, tmp4);
+                auto tmp4 = at::vec::Vectorized<float>::loadu(in_ptr1 + static_cast<int64_t>(x1 + 64L*tmp0),
+                                                              static_cast<int64_t>(16));
+                auto tmp_acc0 = at::vec::vec_reduce_all<float, 1>(
+                    [](at::vec::Vectorized<float>& x, at::vec::Vectorized<float>& y) { return x + y; }, tmp4);
                 tmp4.store(out_ptr0 + static_cast<int64_t>(x1 + 64L*x0));
             }
         }
@@ -65,7 +67,8 @@ extern "C"  void  kernel(const int64_t* in_ptr0,
     }
     {
         auto tmp0 = in_ptr0[static_cast<int64_t>(x0)];
-        auto tmp18 = at::vec::Vectorized<float>::loadu(in_ptr1 + static_cast<int64_t>(x1 + 64L*x0), static_cast<int64_t>(16));
+        auto tmp18 = at::vec::Vectorized<float>::loadu(in_ptr1 + static_cast<int64_t>(x1 + 64L*x0),
+                                                       static_cast<int64_t>(16));
         auto tmp9 = tmp0 < 0 ? tmp0 + 4096 : tmp0;
         auto tmp23 = x1 + 64L*tmp9;
         auto tmp24 = c10::convert<int64_t>(tmp23);

@@ -201,7 +201,10 @@ def test_the_partitioner_says_what_it_recomputes_and_what_it_does_not() -> None:
 
     pair = (torch.randn(SIZE, requires_grad=True), torch.randn(SIZE, requires_grad=True))
     # One multiply and one tanh per element, done again in backward.
-    assert partitioned_recompute(tanh_step, pair) == (("aten::mul", "aten::tanh"), (("aten::mul", SIZE), ("aten::tanh", SIZE)))
+    assert partitioned_recompute(tanh_step, pair) == (
+        ("aten::mul", "aten::tanh"),
+        (("aten::mul", SIZE), ("aten::tanh", SIZE)),
+    )
     rows = (torch.randn(64, 1024, requires_grad=True), torch.randn(1024, requires_grad=True), torch.randn(1024))
     # Layer norm saves each row's mean and spread: its backward's arithmetic is its own, nothing recomputed.
     assert partitioned_recompute(layer_norm_step, rows) == ((), ())

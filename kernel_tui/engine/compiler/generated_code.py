@@ -245,10 +245,10 @@ def layout_conversion(name: str, aten_ops: tuple[str, ...], read: list[Any], wri
     """What a kernel is when it only copies tensors into another layout, else None.
 
     Inductor writes such a kernel of its own accord, for no operator of the user's but the convolution it serves
-    (``CONVERTS_FOR``): it converts a convolution's weights to channels-last, the layout its convolutions run in, on every call, since
-    the weights are the graph's inputs. Told from the tensors it was handed once it ran: each it wrote is one it
-    read, in the same shape and dtype, strided otherwise, and equal to it (the preview's fake tensors have no
-    values: there, a kernel named for no operator). It computes nothing."""
+    (``CONVERTS_FOR``): it converts a convolution's weights to channels-last, the layout its convolutions run in, on
+    every call, since the weights are the graph's inputs. Told from the tensors it was handed once it ran: each it
+    wrote is one it read, in the same shape and dtype, strided otherwise, and equal to it (the preview's fake
+    tensors have no values: there, a kernel named for no operator). It computes nothing."""
     if not set(aten_ops) <= CONVERTS_FOR or not written:
         return None
     for out in written:
@@ -282,10 +282,11 @@ def gathered_bytes(gathers: dict[str, Gather], by_param: dict[str, Any]) -> dict
     charged = {}
     for param, gather in gathers.items():
         table = by_param.get(param)
-        indexes = [by_param.get(name) for name in gather.index]
-        if not isinstance(table, torch.Tensor) or not all(isinstance(t, torch.Tensor) for t in indexes):
-            continue
-        indices = sum(t.numel() for t in {id(t): t for t in indexes}.values())
+        found = [by_param.get(name) for name in gather.index]
+        indexes = {id(t): t for t in found if isinstance(t, torch.Tensor)}
+        if not isinstance(table, torch.Tensor) or len(indexes) < len({id(t) for t in found}):
+            continue  # an index that is no tensor the kernel was handed: the table is charged whole
+        indices = sum(t.numel() for t in indexes.values())
         elements = gather.elements(indices, tensor_bytes(table) // max(table.element_size(), 1))
         charged[id(table)] = elements * table.element_size()
     return charged

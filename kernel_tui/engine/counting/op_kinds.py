@@ -53,7 +53,9 @@ def moves_data(name: str) -> bool:
 def _may_touch_tensors(schema: torch._C.FunctionSchema) -> bool:
     """Whether an overload may read or write tensor memory: not when it takes and returns no tensor, nor when it
     returns nothing and writes none of its arguments (``profiler::_record_function_exit(Tensor handle) -> ()``)."""
-    if not schema.returns and not any(arg.alias_info is not None and arg.alias_info.is_write for arg in schema.arguments):
+    if not schema.returns and not any(
+        arg.alias_info is not None and arg.alias_info.is_write for arg in schema.arguments
+    ):
         return False
     return any("Tensor" in str(item.type) for item in (*schema.arguments, *schema.returns))
 

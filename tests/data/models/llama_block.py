@@ -29,7 +29,8 @@ class LlamaBlock(nn.Module):
     def forward(self, x):
         batch, steps, width = x.shape
         head = width // self.heads
-        angles = torch.arange(steps, device=x.device)[:, None] / 10000 ** (torch.arange(0, head, 2, device=x.device) / head)
+        frequencies = 10000 ** (torch.arange(0, head, 2, device=x.device) / head)
+        angles = torch.arange(steps, device=x.device)[:, None] / frequencies
         angles = torch.cat((angles, angles), dim=-1)
         cos, sin = angles.cos(), angles.sin()
         h = self.attention_norm(x)
