@@ -136,10 +136,12 @@ def library_flops(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out:
         return _convolution_flops(args, out)
     if name in SCATTERS:
         return _scattered(args)
-    if packet is not None and any(
+    if not tensors_in((args, kwargs)) and packet is not None and any(
         torch.Tag.nondeterministic_seeded in getattr(packet, overload).tags for overload in packet.overloads()
     ):
-        return max((t.numel() for t in tensors_in(out)), default=0)  # a random draw, as ``op_flops`` counts it
+        # A random draw from no tensor (the seeds of a compiled dropout), as ``op_flops`` counts one; an operator
+        # that may draw as it computes (attention's dropout) is no draw.
+        return max((t.numel() for t in tensors_in(out)), default=0)
     return None
 
 
