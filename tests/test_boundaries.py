@@ -301,9 +301,14 @@ def test_a_models_boundaries_read_one_line_per_reason_and_module_blocks_folded()
     )
 
 
-def test_a_training_step_says_why_it_has_no_boundaries() -> None:
+def test_a_training_step_says_why_it_has_no_boundaries_and_names_its_layout_conversions() -> None:
     step = ModeResult(1, (Kernel("cpp_fused_mul_0", "k", 1, None, section="backward"),), 0, None)
     assert boundary_lines(step) == [NOT_READ_IN_TRAINING]
+    copy = Kernel("cpp_fused_0", "k", 1, None, bytes_read=2**20, bytes_written=2**20, section="forward", layout="why")
+    assert boundary_lines(replace(step, kernels=(copy, *step.kernels))) == [
+        NOT_READ_IN_TRAINING,
+        "layout: cpp_fused_0 moves 2.0 MiB per call of fn: why",
+    ]
     assert boundary_lines(replace(step, kernels=(replace(step.kernels[0], section=None),))) == []
 
 

@@ -196,12 +196,12 @@ def test_a_layout_conversion_inductor_adds_is_named_with_what_avoids_it() -> Non
             compiled(x)
         records = compiled_traffic(compiled, (x,))
         assert not [r.name for r in records if r.name == "aten::equal"], "comparing values is not the call's work"
-        return [r for r in records if r.unplaced and r.unplaced.startswith("a layout conversion")]
+        return [r for r in records if r.layout]
 
     found = conversions(False)
-    into = [r for r in found if "into channels-last" in (r.unplaced or "")]
+    into = [r for r in found if "into channels-last" in (r.layout or "")]
     assert into and all(r.flops == 0 and r.aten_ops == () for r in found)
-    assert "model.to(memory_format=torch.channels_last)" in (into[0].unplaced or "")
+    assert "model.to(memory_format=torch.channels_last)" in (into[0].layout or "")
     assert conversions(True) == []
 
 

@@ -213,7 +213,7 @@ class _RecordingKernel:
         if conversion is not None:
             # Its nodes' operator (the convolution whose weights it converts) is not its work: no FLOPs of it.
             records = self._recorder.records
-            records[index] = replace(records[index], aten_ops=(), unplaced=conversion, flops=0)
+            records[index] = replace(records[index], aten_ops=(), layout=conversion, flops=0)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._record(args)
@@ -262,7 +262,7 @@ def layout_conversion(name: str, aten_ops: tuple[str, ...], read: list[Any], wri
     layout = "channels-last" if all(_channels_last(t) for t in written) else "another layout"
     return (
         f"a layout conversion Inductor added: {len(written)} tensor{'s' if len(written) > 1 else ''} copied into "
-        f"{layout} on every call, for no line of yours"
+        f"{layout} on every call, for no operator of yours"
         + (
             "; keep the model and its input channels-last (model.to(memory_format=torch.channels_last)) and there "
             "is nothing to convert"

@@ -136,8 +136,10 @@ def library_flops(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out:
         return _convolution_flops(args, out)
     if name in SCATTERS:
         return _scattered(args)
-    if not tensors_in((args, kwargs)) and packet is not None and any(
-        torch.Tag.nondeterministic_seeded in getattr(packet, overload).tags for overload in packet.overloads()
+    if (
+        not tensors_in((args, kwargs))
+        and packet is not None
+        and any(torch.Tag.nondeterministic_seeded in getattr(packet, overload).tags for overload in packet.overloads())
     ):
         # A random draw from no tensor (the seeds of a compiled dropout), as ``op_flops`` counts one; an operator
         # that may draw as it computes (attention's dropout) is no draw.

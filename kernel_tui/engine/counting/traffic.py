@@ -111,6 +111,9 @@ class Traffic:
     """Compiled: a library call's FLOPs counted from its own arguments (``flops.library_flops``); None for
     everything else, whose FLOPs are those of the eager operators it replaced."""
 
+    layout: str | None = None
+    """Compiled: a kernel that only copies tensors into another layout, in words (``Kernel.layout``)."""
+
     @property
     def bytes_total(self) -> int:
         return self.bytes_read + self.bytes_written

@@ -70,7 +70,7 @@ def boundary_lines(mode: ModeResult | None, *, inductor: bool = False) -> list[s
     if mode is None:
         return []
     if not mode.boundaries:
-        return [NOT_READ_IN_TRAINING] if mode.is_training else []
+        return ([NOT_READ_IN_TRAINING] if mode.is_training else []) + layout_lines(mode)
     modules = {row.name: row.module for row in mode.kernels}
     groups: dict[tuple[str, str, str | None, str | None], list[Boundary]] = {}
     paths: dict[tuple[str, str, str | None, str | None], set[str]] = {}
@@ -79,7 +79,22 @@ def boundary_lines(mode: ModeResult | None, *, inductor: bool = False) -> list[s
         key = (boundary.kind, boundary.reason, boundary.experiment, folded_path(module))
         groups.setdefault(key, []).append(boundary)
         paths.setdefault(key, set()).add(module or "")
-    return [_group_line(members, key[3], len(paths[key]), inductor=inductor) for key, members in groups.items()]
+    grouped = [_group_line(members, key[3], len(paths[key]), inductor=inductor) for key, members in groups.items()]
+    return grouped + layout_lines(mode)
+
+
+LAYOUT = "layout"
+"""The word that starts a layout conversion's line: a kernel that only copies tensors into another layout."""
+
+
+def layout_lines(mode: ModeResult) -> list[str]:
+    """A line per kernel Inductor added to copy tensors into another layout: its bytes per call, what it is and
+    what would avoid it (``Kernel.layout``)."""
+    return [
+        f"{LAYOUT}: {kernel.name} moves {format_bytes(kernel.bytes_total)} per call of fn: {kernel.layout}"
+        for kernel in mode.kernels
+        if kernel.layout and kernel.bytes_total is not None
+    ]
 
 
 def folded_path(module: str | None) -> str | None:
