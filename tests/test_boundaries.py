@@ -15,14 +15,22 @@ from pathlib import Path
 import pytest
 from conftest import measure
 
-from kernel_tui.engine.compiler.boundaries import node_kernels, reason_kind, reason_words, wrapper_calls
-from kernel_tui.engine.compiler.fusion_watch import GraphFusion, NodeFacts
+from kernel_tui.engine.compiler.boundaries import (
+    compiled_boundaries,
+    node_kernels,
+    reason_kind,
+    reason_words,
+    wrapper_calls,
+)
+from kernel_tui.engine.compiler.fusion_watch import GraphFusion, NodeFacts, PairFacts
 from kernel_tui.model.names.names import is_generated_kernel
 from kernel_tui.model.report.boundary import EXPERIMENTS, KINDS, Boundary
+from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.report.report_schema import checked_report
 from kernel_tui.text.by_line import annotated_lines
-from kernel_tui.text.parts.boundary_text import boundary_lines, kernel_note, pair_text
+from kernel_tui.text.parts.boundary_text import NOT_READ_IN_TRAINING, boundary_lines, kernel_note, pair_text
 from kernel_tui.transport.client import EngineClient
 
 DATA = Path(__file__).parent / "data" / "boundaries"
@@ -202,6 +210,25 @@ def test_each_node_is_the_call_that_writes_its_buffer_whatever_order_the_wrapper
     assert node_kernels(graph) == expected
 
 
+def test_no_boundary_from_a_library_call_to_itself() -> None:
+    """Attention's results are unpacked by a MultiOutput node with no kernel of its own: placed on the projection
+    that reads it, it made a boundary from that ``addmm`` to itself after every attention (issue 56)."""
+    attention = "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default"
+    nodes = [
+        _node("op5", "buf5", attention),
+        _node("op6", "buf6", "MultiOutput"),
+        _node("op7", "buf7", "extern_kernels.addmm"),
+    ]
+    wrapper = f"""def call(self, args):
+        buf5 = {attention}(buf4, arg1_1)
+        buf6 = buf5[0]
+        buf7 = extern_kernels.addmm(arg2_1, buf6, arg3_1)
+"""
+    pairs = [PairFacts(0, 1, "buf5", 64, False, ()), PairFacts(1, 2, "buf6", 64, False, ())]
+    found = compiled_boundaries([GraphFusion(nodes=nodes, pairs=pairs, wrapper=wrapper)], [], [])
+    assert [(b.producer, b.consumer, b.buffer) for b in found] == [(attention, "extern_kernels.addmm", "buf5")]
+
+
 def test_a_library_boundary_names_whose_code_the_call_runs() -> None:
     copy = _node("op1", "buf1")
 
@@ -235,7 +262,7 @@ def test_boundaries_read_under_the_tables_on_the_lines_and_on_the_rows() -> None
     compiled = report.compiled
     assert compiled is not None and report.source is not None and report.eager is not None
     under = boundary_lines(compiled)
-    assert len(under) == len(compiled.boundaries) and all(line.startswith("apart: ") for line in under)
+    assert 0 < len(under) <= len(compiled.boundaries) and all(line.startswith("apart: ") for line in under)
     assert "try the variant max_autotune" in under[0]
     by_line = annotated_lines(report.source, report)
     assert any("apart: " in line and "[library]" in line for line in by_line)
@@ -244,6 +271,45 @@ def test_boundaries_read_under_the_tables_on_the_lines_and_on_the_rows() -> None
     assert "library" in kernel_note(division, compiled) and kernel_note(matmul, compiled) == ""
     eager_mm = next(kernel for kernel in report.eager.kernels if "mm" in kernel.name)
     assert "[library]" in kernel_note(eager_mm, compiled, eager=True)
+
+
+def _block_boundary(block: int) -> Boundary:
+    return Boundary(
+        producer=f"cpp_fused_native_layer_norm_{2 * block}",
+        consumer=f"cpp_fused_gelu_{2 * block + 1}",
+        buffer=f"buf{block}",
+        buffer_bytes=1024,
+        kind="library",
+        reason="the matmul is a library call (mkldnn / a BLAS): it cannot take the GELU as an epilogue",
+        inductor="",
+        experiment="max_autotune",
+    )
+
+
+def test_a_models_boundaries_read_one_line_per_reason_and_module_blocks_folded() -> None:
+    """Twelve blocks that stay apart for one reason are one line, not twelve (issue 56)."""
+    boundaries = tuple(_block_boundary(block) for block in range(12))
+    kernels = tuple(
+        Kernel(f"cpp_fused_gelu_{2 * block + 1}", "k", 1, None, module=f"model.h.{block}.mlp") for block in range(12)
+    )
+    compiled = ModeResult(12, kernels, 0, None, boundaries=boundaries)
+    (line,) = boundary_lines(compiled)
+    assert line == (
+        "apart: cpp_fused_native_layer_norm_0 → cpp_fused_gelu_1 (buf0, 1.0 KiB) and 11 more, 12.0 KiB in all in "
+        "model.h.*.mlp (×12) [library]: the matmul is a library call (mkldnn / a BLAS): it cannot take the GELU as an "
+        "epilogue; try the variant max_autotune (options={'max_autotune': True})"
+    )
+
+
+def test_a_training_step_says_why_it_has_no_boundaries_and_names_its_layout_conversions() -> None:
+    step = ModeResult(1, (Kernel("cpp_fused_mul_0", "k", 1, None, section="backward"),), 0, None)
+    assert boundary_lines(step) == [NOT_READ_IN_TRAINING]
+    copy = Kernel("cpp_fused_0", "k", 1, None, bytes_read=2**20, bytes_written=2**20, section="forward", layout="why")
+    assert boundary_lines(replace(step, kernels=(copy, *step.kernels))) == [
+        NOT_READ_IN_TRAINING,
+        "layout: cpp_fused_0 moves 2.0 MiB per call of fn: why",
+    ]
+    assert boundary_lines(replace(step, kernels=(replace(step.kernels[0], section=None),))) == []
 
 
 @pytest.mark.parametrize(

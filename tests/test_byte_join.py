@@ -91,3 +91,20 @@ def test_an_operator_with_a_kernel_of_its_own_runs_it_though_it_has_a_compositio
     assert silu.bytes_total == 3 * 2**16 * 4, "reads the gradient and the input, writes the input's gradient"
     assert report.eager.forward_bytes is not None and report.eager.backward_bytes is not None
     assert report.eager.forward_bytes + report.eager.backward_bytes == report.eager.bytes_total
+
+
+def test_a_profiler_range_moves_no_data_and_leaves_the_flops_known() -> None:
+    """A model's code may mark a range (``record_function``, as Hugging Face's and the training step's do): its
+    enter and exit reach the dispatcher with no tensor in or out, and counted as operators with unknown FLOPs
+    they made a whole training step's total unknown (issue 56)."""
+    from kernel_tui.engine.counting.flops import eager_flops
+
+    assert not moves_data("profiler::_record_function_enter_new")
+    assert not moves_data("profiler::_record_function_exit")
+
+    def marked(x: torch.Tensor) -> torch.Tensor:
+        with torch.profiler.record_function("step"):
+            return x + 1
+
+    ops = eager_flops(marked, (torch.randn(64),))
+    assert [(op.name, op.flops) for op in ops] == [("aten::add", 64)]

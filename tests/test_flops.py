@@ -118,6 +118,66 @@ def test_work_split_between_kernels_is_unknown_not_zero() -> None:
     assert [kernel.flops for kernel in eager] == [1024, None]
 
 
+def test_a_running_sum_is_one_operation_per_element_and_a_compiled_random_draw_has_flops() -> None:
+    """Hugging Face's GPT-2 makes its position ids with ``cumsum``; a compiled dropout draws its seeds with a
+    library ``randint``; a ResNet's max-pool gradient is a scatter, compiled: all were unknown, and so was each
+    model's total (issue 56)."""
+    from kernel_tui.engine.counting.flops import library_flops
+
+    a = torch.randn(10, 100)
+    assert counted(lambda a: a.cumsum(dim=1), a) == [("aten::cumsum", 1000)]
+    a4 = torch.randn(1, 2, 8, 8)
+    pooled, where = torch.ops.aten.max_pool2d_with_indices(a4, [2, 2])
+    grad = torch.randn(pooled.shape)
+    backward = counted(
+        lambda g: torch.ops.aten.max_pool2d_with_indices_backward(g, a4, [2, 2], [2, 2], [0, 0], [1, 1], False, where),
+        grad,
+    )
+    assert backward == [("aten::max_pool2d_with_indices_backward", 2 * 4 * 4)], "one add per gradient"
+    assert counted(lambda s: torch.zeros(8).scatter_reduce_(0, torch.tensor([1, 1, 3]), s, "amax"), torch.randn(3))[
+        -1
+    ] == (
+        "aten::scatter_reduce_",
+        3,
+    )
+    seeds = torch.randint(0, 2**31, (3,))
+    assert library_flops("aten::randint", (0, 2**31, [3]), {}, seeds) == 3
+    # The CPU's attention may draw for its dropout, but is no draw: its FLOPs are its formula's, from eager.
+    q = torch.randn(1, 2, 4, 8)
+    out = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, q, q)
+    assert library_flops("aten::_scaled_dot_product_flash_attention_for_cpu", (q, q, q), {}, out) is None
+
+
+def _step(rows: list[Kernel], ops: list[OpFlops], recomputed: tuple[tuple[str, int | None], ...] = ()) -> Any:
+    report = ScenarioReport("s.py", "s", "cpu", "EPYC", "2.14", 64)
+    compiled = ModeResult(len(rows), tuple(rows), 100 * len(rows), None, recomputed_flops=recomputed)
+    return with_flops(replace(report, compiled=compiled), ops, None).compiled
+
+
+def test_a_training_steps_total_counts_the_work_its_backward_recomputes() -> None:
+    """The partitioner recomputes a tanh in backward: the kernel that does it is given its FLOPs."""
+    ops = [OpFlops("aten::tanh", 64), OpFlops("aten::tanh_backward", 64, "backward")]
+    rows = [
+        replace(row("k0", ("aten::tanh",)), section="forward"),
+        replace(row("k1", ("aten::tanh", "aten::tanh_backward")), section="backward"),
+    ]
+    assert _step(rows, ops).kernels[1].flops is None, "a recomputed tanh is work backward's operators do not hold"
+    step = _step(rows, ops, (("aten::tanh", 64),))
+    assert [kernel.flops for kernel in step.kernels] == [64, 128] and step.flops == 192
+
+
+def test_a_forward_kernel_named_for_a_backward_operator_leaves_the_steps_total_known() -> None:
+    """AOTAutograd merges a layer norm's 1/σ of forward and of backward: a forward kernel is named for
+    ``native_layer_norm_backward``, whose work the step's operators still count once."""
+    ops = [OpFlops("aten::native_layer_norm", 100), OpFlops("aten::native_layer_norm_backward", 300, "backward")]
+    both = ("aten::native_layer_norm", "aten::native_layer_norm_backward")
+    rows = [
+        replace(row("k0", both), section="forward"),
+        replace(row("k1", ("aten::native_layer_norm_backward",)), section="backward"),
+    ]
+    assert _step(rows, ops).flops == 400
+
+
 def test_intensity_classes_against_a_given_ridge() -> None:
     kernels = with_roofline_fields(
         [

@@ -200,15 +200,19 @@ def test_the_partitioner_says_what_it_recomputes_and_what_it_does_not() -> None:
         return default_loss(torch.nn.functional.layer_norm(x, (x.shape[-1],), weight, bias))
 
     pair = (torch.randn(SIZE, requires_grad=True), torch.randn(SIZE, requires_grad=True))
-    assert partitioned_recompute(tanh_step, pair) == ("aten::mul", "aten::tanh")
+    # One multiply and one tanh per element, done again in backward.
+    assert partitioned_recompute(tanh_step, pair) == (
+        ("aten::mul", "aten::tanh"),
+        (("aten::mul", SIZE), ("aten::tanh", SIZE)),
+    )
     rows = (torch.randn(64, 1024, requires_grad=True), torch.randn(1024, requires_grad=True), torch.randn(1024))
     # Layer norm saves each row's mean and spread: its backward's arithmetic is its own, nothing recomputed.
-    assert partitioned_recompute(layer_norm_step, rows) == ()
+    assert partitioned_recompute(layer_norm_step, rows) == ((), ())
 
     def data_dependent(x: torch.Tensor) -> torch.Tensor:
         return default_loss(x[x > 0])
 
-    assert partitioned_recompute(data_dependent, (torch.randn(SIZE, requires_grad=True),)) == ()
+    assert partitioned_recompute(data_dependent, (torch.randn(SIZE, requires_grad=True),)) == ((), ())
 
 
 TANH_STEP = '''"""A product through tanh, trained"""
@@ -233,6 +237,12 @@ def test_a_step_names_what_its_compiled_backward_recomputes(
     report = measure(engine, write_scenario(TANH_STEP))
     assert report.error is None and report.eager is not None and report.compiled is not None
     assert report.compiled.recomputed == ("aten::mul", "aten::tanh"), "the product and its tanh, from the inputs"
+    # The backward kernel that recomputes them is given their FLOPs: the step's total is known (issue 56).
+    assert report.compiled.recomputed_flops == (("aten::mul", SIZE), ("aten::tanh", SIZE))
+    backward = [row for row in report.compiled.kernels if row.section == "backward"]
+    assert backward and all(row.flops is not None for row in backward), [(r.name, r.flops) for r in backward]
+    assert report.compiled.flops is not None and report.eager.flops is not None
+    assert report.compiled.flops >= report.eager.flops, "the same work, and the recomputed work again"
     assert report.compiled.saved_bytes == 0 and report.saved_transfers("eager") == pytest.approx(1, abs=TOL)
     for mode in ("eager", "compiled"):
         assert report.peak_arrays(mode, "forward") is not None and report.peak_arrays(mode, "backward") is not None

@@ -107,9 +107,14 @@ def compiled_boundaries(
     found: list[Boundary] = []
     placed = [(graph, node_kernels(graph)) for graph in graphs if graph.nodes]
     for graph, names in placed:
+        calls = node_calls(graph)
         for pair in graph.pairs:
             producer, consumer = names[pair.producer], names[pair.consumer]
             if producer is None or consumer is None:
+                continue
+            if calls[pair.producer] == calls[pair.consumer] and not is_wrapper_kernel(producer):
+                # A node with no kernel of its own (the MultiOutput that unpacks attention's results) placed on
+                # the library call that reads it: one call, no value passed between two.
                 continue
             found.append(_boundary(graph, pair, producer, consumer, kernels))
     for index, ((before, before_names), (after, after_names)) in enumerate(zip(placed, placed[1:])):

@@ -23,8 +23,10 @@ from dataclasses import replace
 from typing import Any
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from kernel_tui.engine.compiler.gathers import Gather, gathered_pointers
 from kernel_tui.engine.counting.flops import library_flops
 from kernel_tui.engine.counting.launch_info import TritonLaunchPlan
 from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS, moves_data, op_name
@@ -34,10 +36,11 @@ from kernel_tui.engine.counting.traffic import (
     host_transfer,
     largest_elements,
     op_tensors,
+    tensor_bytes,
     tensors_in,
     unique_bytes,
 )
-from kernel_tui.model.names.names import is_wrapper_kernel
+from kernel_tui.model.names.names import is_wrapper_kernel, without_graph_counter
 
 POINTER_PARAM = re.compile(r"^(in_out_ptr|in_ptr|out_ptr)\d+$")
 
@@ -168,11 +171,13 @@ class _RecordingKernel:
         self._read_through = {
             param: loads_pointer(self._code, param) for param in self._params if param.startswith("in_out_ptr")
         }
+        self._gathers = gathered_pointers(self._code)
         self._recorder = recorder
 
     def _record(self, args: tuple[Any, ...]) -> None:
         read, written = [], []
-        for param, value in zip(self._params, args):
+        by_param = dict(zip(self._params, args))
+        for param, value in by_param.items():
             if not isinstance(value, torch.Tensor):
                 continue
             role = POINTER_PARAM.match(param)
@@ -186,11 +191,13 @@ class _RecordingKernel:
         # profiler's to report.
         plan = getattr(self._target, "launch_plan", None)
         launch = plan.launch(args, elements) if isinstance(plan, TritonLaunchPlan) else None
+        charged = gathered_bytes(self._gathers, by_param)
+        self._last = (len(self._recorder.records), read, written)
         self._recorder.records.append(
             Traffic(
                 self._name,
-                unique_bytes(read),
-                unique_bytes(written),
+                unique_bytes(read, charged),
+                unique_bytes(written, charged),
                 self._aten_ops,
                 code=self._code,
                 elements=elements,
@@ -198,18 +205,91 @@ class _RecordingKernel:
             )
         )
 
+    def _after(self) -> None:
+        """Once the kernel ran: a copy into another layout is named as such and computes nothing."""
+        index, read, written = self._last
+        with self._recorder.inside():  # comparing values is no work of the call's
+            conversion = layout_conversion(self._name, self._aten_ops, read, written)
+        if conversion is not None:
+            # Its nodes' operator (the convolution whose weights it converts) is not its work: no FLOPs of it.
+            records = self._recorder.records
+            records[index] = replace(records[index], aten_ops=(), layout=conversion, flops=0)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._record(args)
         with self._recorder.inside():
-            return self._target(*args, **kwargs)
+            out = self._target(*args, **kwargs)
+        self._after()
+        return out
 
     def run(self, *args: Any, **kwargs: Any) -> Any:
         self._record(args)
         with self._recorder.inside():
-            return self._target.run(*args, **kwargs)
+            out = self._target.run(*args, **kwargs)
+        self._after()
+        return out
 
     def __getattr__(self, item: str) -> Any:
         return getattr(self._target, item)
+
+
+CONVERTS_FOR = frozenset({"aten::convolution", "aten::convolution_backward", "aten::clone", "aten::_to_copy"})
+"""The operators a layout conversion may be named for: the convolution whose weights or result it converts (its
+node's origin), or a copy."""
+_NO_OPERATOR = re.compile(r"^(?:cpp|triton_[a-z]+)_fused_\d+$")
+"""A generated kernel named for no operator: Inductor names a kernel by its nodes' operators, and one it added of
+its own accord has none."""
+
+
+def layout_conversion(name: str, aten_ops: tuple[str, ...], read: list[Any], written: list[Any]) -> str | None:
+    """What a kernel is when it only copies tensors into another layout, else None.
+
+    Inductor writes such a kernel of its own accord, for no operator of the user's but the convolution it serves
+    (``CONVERTS_FOR``): it converts a convolution's weights to channels-last, the layout its convolutions run in, on
+    every call, since the weights are the graph's inputs. Told from the tensors it was handed once it ran: each it
+    wrote is one it read, in the same shape and dtype, strided otherwise, and equal to it (the preview's fake
+    tensors have no values: there, a kernel named for no operator). It computes nothing."""
+    if not set(aten_ops) <= CONVERTS_FOR or not written:
+        return None
+    for out in written:
+        sources = [t for t in read if t is not out and t.shape == out.shape and t.dtype == out.dtype]
+        sources = [t for t in sources if t.stride() != out.stride()]
+        if isinstance(out, FakeTensor):
+            if not sources or not _NO_OPERATOR.match(without_graph_counter(name)):
+                return None
+        elif not any(torch.equal(t, out) for t in sources):
+            return None
+    layout = "channels-last" if all(_channels_last(t) for t in written) else "another layout"
+    return (
+        f"a layout conversion Inductor added: {len(written)} tensor{'s' if len(written) > 1 else ''} copied into "
+        f"{layout} on every call, for no operator of yours"
+        + (
+            "; keep the model and its input channels-last (model.to(memory_format=torch.channels_last)) and there "
+            "is nothing to convert"
+            if layout == "channels-last"
+            else ""
+        )
+    )
+
+
+def _channels_last(tensor: torch.Tensor) -> bool:
+    return tensor.dim() == 4 and tensor.is_contiguous(memory_format=torch.channels_last) and not tensor.is_contiguous()
+
+
+def gathered_bytes(gathers: dict[str, Gather], by_param: dict[str, Any]) -> dict[int, int]:
+    """What a kernel moves of each table it gathers from or scatters into (``gathers``), by the tensor's ``id``:
+    a slice per value of the index tensors it was handed (``by_param``: its arguments by parameter name)."""
+    charged = {}
+    for param, gather in gathers.items():
+        table = by_param.get(param)
+        found = [by_param.get(name) for name in gather.index]
+        indexes = {id(t): t for t in found if isinstance(t, torch.Tensor)}
+        if not isinstance(table, torch.Tensor) or len(indexes) < len({id(t) for t in found}):
+            continue  # an index that is no tensor the kernel was handed: the table is charged whole
+        indices = sum(t.numel() for t in indexes.values())
+        elements = gather.elements(indices, tensor_bytes(table) // max(table.element_size(), 1))
+        charged[id(table)] = elements * table.element_size()
+    return charged
 
 
 class _RecordingLibrary:

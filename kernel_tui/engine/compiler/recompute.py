@@ -19,7 +19,27 @@ from typing import Any
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
+from kernel_tui.engine.counting.flops import op_flops
 from kernel_tui.engine.counting.op_kinds import moves_data, op_name
+
+
+def recomputed_work(backward: torch.fx.GraphModule) -> tuple[tuple[str, int | None], ...]:
+    """The FLOPs of the forward work a partitioned backward graph recomputes, per operator as Inductor names the
+    kernels that do it (the node's ``original_aten``: ``aten::native_layer_norm`` for the decomposed mean and
+    variance), each node counted by ``flops.op_flops`` on the shapes it was traced with; None where one is not."""
+    work: dict[str, int | None] = {}
+    for node in backward.graph.nodes:
+        if node.op != "call_function" or node.meta.get("partitioner_tag") != "is_forward":
+            continue
+        if not isinstance(node.target, torch._ops.OpOverload) or not moves_data(op_name(node.target)):
+            continue
+        original = node.meta.get("original_aten")
+        name = op_name(original if isinstance(original, torch._ops.OpOverload) else node.target)
+        args, kwargs = torch.fx.node.map_arg((node.args, node.kwargs), lambda arg: arg.meta.get("val"))
+        flops = op_flops(op_name(node.target), node.target, args, kwargs, node.meta.get("val"))
+        previous = work.get(name, 0)
+        work[name] = None if previous is None or flops is None else previous + flops
+    return tuple(work.items())
 
 
 def recomputed_in(backward: torch.fx.GraphModule) -> tuple[str, ...]:
@@ -36,10 +56,13 @@ def recomputed_in(backward: torch.fx.GraphModule) -> tuple[str, ...]:
     return tuple(names)
 
 
-def partitioned_recompute(forward_and_loss: Callable[..., torch.Tensor], args: tuple[Any, ...]) -> tuple[str, ...]:
+def partitioned_recompute(
+    forward_and_loss: Callable[..., torch.Tensor], args: tuple[Any, ...]
+) -> tuple[tuple[str, ...], tuple[tuple[str, int | None], ...]]:
     """What Inductor's partitioner recomputes in backward for a step whose forward (loss included) is
-    ``forward_and_loss``; () when the step cannot be traced as one graph (a graph break, data-dependent code):
-    then the compiled step's own graphs are the only record, and they are not kept."""
+    ``forward_and_loss``: the operators (``recomputed_in``) and their work (``recomputed_work``); both () when the
+    step cannot be traced as one graph (a graph break, data-dependent code): then the compiled step's own graphs
+    are the only record, and they are not kept."""
     from functorch.compile import aot_function, make_boxed_func
     from torch._functorch.partitioners import min_cut_rematerialization_partition
     from torch._inductor.decomposition import select_decomp_table
@@ -64,8 +87,8 @@ def partitioned_recompute(forward_and_loss: Callable[..., torch.Tensor], args: t
             loss = traced(*fakes)
             loss.backward(torch.ones_like(loss))
     except Exception:  # noqa: BLE001 - not traceable as one graph: nothing to read, the measurement stands
-        return ()
-    return recomputed_in(graphs[0]) if graphs else ()
+        return (), ()
+    return (recomputed_in(graphs[0]), recomputed_work(graphs[0])) if graphs else ((), ())
 
 
 def _fake_like(value: Any, fake_mode: FakeTensorMode) -> Any:

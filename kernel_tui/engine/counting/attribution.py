@@ -37,6 +37,8 @@ PRODUCT_OF = {
     "aten::mm": ("aten::addmm", "aten::_addmm_activation"),
     "aten::bmm": ("aten::baddbmm", "aten::addbmm"),
     "aten::mv": ("aten::addmv",),
+    # Not a product: Inductor computes a max-pool's gradient as one scatter of the gradients into their places.
+    "aten::scatter_reduce_": ("aten::max_pool2d_with_indices_backward",),
 }
 # Operators that do one job under several names: eagerly the dispatcher picks a backend's (cuDNN's batch norm,
 # softmax's safe form), while Inductor records the portable operator it decomposed.
@@ -159,7 +161,8 @@ def attribute(eager: tuple[Kernel, ...], compiled: tuple[Kernel, ...]) -> tuple[
     """Fill compiled kernels' ``aten_ops`` and ``lines``, and eager kernels' ``fused_into``."""
     compiled = tuple(_as_run_eagerly(kernel, eager) for kernel in compiled)
     candidates = list(dict.fromkeys(op for kernel in eager for op in kernel.aten_ops))
-    replaced = all_replaced(compiled, candidates)
+    # A layout conversion Inductor added is named for the convolution it serves, whose work it does not do.
+    replaced = [() if c.layout else ops for c, ops in zip(compiled, all_replaced(compiled, candidates))]
     absorbed = []
     for kernel in eager:
         # A composite's later passes carry no dispatcher record of their own: they are its work too.

@@ -107,6 +107,10 @@ def op_flops(name: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     if name in SHAPED_BY:
         shapes = [list(t.shape) for t in args[: SHAPED_BY[name][1]] if isinstance(t, torch.Tensor)]
         return int(SHAPED_BY[name][0](*shapes)) if len(shapes) == SHAPED_BY[name][1] else None
+    if name in SCANS:
+        return max((t.numel() for t in tensors_in(out)), default=0)
+    if name in SCATTERS:
+        return _scattered(args)
     tags = getattr(func, "tags", ())
     if torch.Tag.pointwise in tags:
         return max((t.numel() for t in tensors_in(out)), default=0)
@@ -130,6 +134,16 @@ def library_flops(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], out:
         return _formula_flops(packet, args, kwargs, out)
     if name in CONVOLUTIONS:
         return _convolution_flops(args, out)
+    if name in SCATTERS:
+        return _scattered(args)
+    if (
+        not tensors_in((args, kwargs))
+        and packet is not None
+        and any(torch.Tag.nondeterministic_seeded in getattr(packet, overload).tags for overload in packet.overloads())
+    ):
+        # A random draw from no tensor (the seeds of a compiled dropout), as ``op_flops`` counts one; an operator
+        # that may draw as it computes (attention's dropout) is no draw.
+        return max((t.numel() for t in tensors_in(out)), default=0)
     return None
 
 
@@ -153,10 +167,27 @@ SHAPED_BY: dict[str, tuple[Callable[..., int], int]] = {
     "aten::_scaled_dot_product_flash_attention_for_cpu": (sdpa_flop_count, 3),
     "aten::_scaled_dot_product_flash_attention_for_cpu_backward": (sdpa_backward_flop_count, 4),
     "aten::embedding_dense_backward": (lambda grad: math.prod(grad), 1),
+    "aten::max_pool2d_with_indices_backward": (lambda grad: math.prod(grad), 1),
 }
 """Operators counted by a formula of their first tensors' shapes: the CPU's attention by the formula of the
 GPU's (``torch.utils.flop_counter``'s ``sdpa_flop_count``, the products of scores and output); an embedding's
-gradient, one add per gathered element into its row."""
+gradient, one add per gathered element into its row; a max-pool's gradient, one add per output gradient into the
+input element that held its window's maximum."""
+
+
+SCATTERS = frozenset({"aten::scatter_add", "aten::scatter_add_", "aten::scatter_reduce", "aten::scatter_reduce_"})
+"""Operators that combine each element of ``src`` (their fourth argument) into a place of ``self``: one operation
+per element of ``src`` (a compiled max-pool's gradient is a ``scatter_reduce_``)."""
+
+
+def _scattered(args: tuple[Any, ...]) -> int | None:
+    return args[3].numel() if len(args) > 3 and isinstance(args[3], torch.Tensor) else None
+
+
+SCANS = frozenset({"aten::cumsum", "aten::cumprod", "aten::logcumsumexp", "aten::cummax", "aten::cummin"})
+"""Running sums and products (a Hugging Face model's position ids are a ``cumsum`` of its mask): one operation per
+element written, each the previous result combined with the next element. torch tags them neither pointwise
+nor reduction, and has no decomposition of them to count."""
 
 
 CONVOLUTIONS = frozenset(
@@ -428,6 +459,8 @@ def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceiling
         total = total if total is not None else _sum(op.flops for op in ops)
         report = replace(report, eager=_mode_roofline(report.eager, eager_rows, total, ceilings))
     if report.compiled is not None:
+        # The forward work a compiled backward recomputes is backward's: its kernels are named for it.
+        ops = [*ops, *(OpFlops(name, flops, "backward") for name, flops in report.compiled.recomputed_flops)]
         compiled_rows = _per_section(report.compiled.kernels, ops, compiled_kernel_flops)
         total = _sum(row.flops for row in compiled_rows) if compiled_rows else 0
         if total is None:
@@ -440,7 +473,10 @@ def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceiling
 def _replaced_total(rows: Sequence[Kernel], ops: Sequence[OpFlops], section: str | None) -> int | None:
     """A compiled section's FLOPs where the split among its kernels is not known (two kernels share a layer
     norm): the library calls' own counts, and the eager operators the other kernels replaced, each once, less
-    what the library calls did of them. None where any of those is not counted."""
+    what the library calls did of them. None where any of those is not counted. ``rows`` are every section's:
+    an operator of the other section is counted in the one whose kernels name it."""
+    elsewhere = {op for row in rows if _section_of_row(row) != section for op in row.aten_ops}
+    others = totals_by_op(op for op in ops if op.section != section)
     rows = [row for row in rows if _section_of_row(row) == section and row.kind not in NO_ARITHMETIC_KINDS]
     totals = totals_by_op(op for op in ops if op.section == section)
     done = _done_by_library(rows, totals)
@@ -458,6 +494,11 @@ def _replaced_total(rows: Sequence[Kernel], ops: Sequence[OpFlops], section: str
         if op in totals:
             total = totals[op]
             parts.append(None if total is None or total < done.get(op, 0) else total - done.get(op, 0))
+        elif op in others:
+            # AOTAutograd merges a forward value and the same value in backward before partitioning (a layer
+            # norm's 1/σ): a forward kernel may be named for a backward operator, or the other way round. Its work
+            # is the other section's, counted there where that section's kernels name it too, else here.
+            parts.append(0 if op in elsewhere else others[op])
         else:
             parts.append(0 if op in NO_ARITHMETIC or not moves_data(op) else None)
     return _sum(parts)

@@ -41,11 +41,23 @@ def moves_data(name: str) -> bool:
         schemas = torch._C._jit_get_schemas_for_operator(name)
     except RuntimeError:
         schemas = []
+    if schemas and not any(_may_touch_tensors(schema) for schema in schemas):
+        return False  # a profiler range's enter and exit
     # Overloads on strings or scalars (aten::slice.str) say nothing about tensor memory.
     schemas = [s for s in schemas if any("Tensor" in str(ret.type) for ret in s.returns)]
     if not schemas:
         return True
     return not all(_is_view_schema(schema) for schema in schemas)
+
+
+def _may_touch_tensors(schema: torch._C.FunctionSchema) -> bool:
+    """Whether an overload may read or write tensor memory: not when it takes and returns no tensor, nor when it
+    returns nothing and writes none of its arguments (``profiler::_record_function_exit(Tensor handle) -> ()``)."""
+    if not schema.returns and not any(
+        arg.alias_info is not None and arg.alias_info.is_write for arg in schema.arguments
+    ):
+        return False
+    return any("Tensor" in str(item.type) for item in (*schema.arguments, *schema.returns))
 
 
 def _is_view_schema(schema: torch._C.FunctionSchema) -> bool:

@@ -404,6 +404,7 @@ def kernel_rows(
                 module_calls=module_calls_of(joined.get(key, ())),
                 stack=_unique(frame for r in joined.get(key, ()) for frame in r.stack),
                 flops=own_flops(joined.get(key, ())),
+                layout=next((r.layout for r in joined.get(key, ()) if r.layout), None),
             )
         )
     return rows

@@ -46,10 +46,14 @@ def _key(tensor: torch.Tensor) -> tuple[Any, tuple[int, ...], tuple[int, ...], A
     return (address, tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype)
 
 
-def unique_bytes(tensors: Iterable[torch.Tensor]) -> int:
+def unique_bytes(tensors: Iterable[torch.Tensor], charged: dict[int, int] | None = None) -> int:
+    """Bytes of ``tensors``, each counted once: its ``tensor_bytes``, or what ``charged`` (by ``id``) says a
+    kernel moves of it (a gather's rows); a tensor reached both ways counts the larger."""
     seen: dict[Any, int] = {}
     for tensor in tensors:
-        seen.setdefault(_key(tensor), tensor_bytes(tensor))
+        size = tensor_bytes(tensor) if charged is None else charged.get(id(tensor), tensor_bytes(tensor))
+        key = _key(tensor)
+        seen[key] = max(seen.get(key, 0), size)
     return sum(seen.values())
 
 
@@ -106,6 +110,9 @@ class Traffic:
     flops: int | None = None
     """Compiled: a library call's FLOPs counted from its own arguments (``flops.library_flops``); None for
     everything else, whose FLOPs are those of the eager operators it replaced."""
+
+    layout: str | None = None
+    """Compiled: a kernel that only copies tensors into another layout, in words (``Kernel.layout``)."""
 
     @property
     def bytes_total(self) -> int:

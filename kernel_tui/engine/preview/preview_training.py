@@ -24,7 +24,7 @@ import torch._dynamo
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 from kernel_tui.engine.compiler import compile_watch
-from kernel_tui.engine.compiler.recompute import recomputed_in
+from kernel_tui.engine.compiler.recompute import recomputed_in, recomputed_work
 from kernel_tui.engine.counting.flops import bytes_and_flops, with_flops
 from kernel_tui.engine.counting.peak_memory import tracked_peak
 from kernel_tui.engine.counting.traffic import Traffic, array_bytes, ideal_bytes
@@ -205,7 +205,9 @@ def _compiled_step(
     mode = memory_report.planned_step(
         _sectioned(launches, sections, unit), sources["forward"], sources["backward"], saved, unit
     )
-    return facts.applied_to(replace(mode, saved_bytes=saved, recomputed=tuple(dict.fromkeys(recomputed))))
+    work = tuple(pair for section, gm, _ in graphs.captured if section == "backward" for pair in recomputed_work(gm))
+    mode = replace(mode, saved_bytes=saved, recomputed=tuple(dict.fromkeys(recomputed)), recomputed_flops=work)
+    return facts.applied_to(mode)
 
 
 def _backward_counted(step: training.TrainingStep, args: tuple[Any, ...], outside: DeviceOps) -> torch.Tensor:

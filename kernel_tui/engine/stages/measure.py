@@ -261,7 +261,8 @@ class MeasuredStages(ScenarioStages):
                 compiled = replace(compiled, cuda_graphs=tuple(graph_watch.decisions))
             compiled = memory_report.compiled_memory(compiled, compiled_fn, args, device, self.unit)
             if isinstance(fn, training.TrainingStep):
-                compiled = replace(compiled, recomputed=partitioned_recompute(fn.forward_and_loss, args))
+                recomputed, work = partitioned_recompute(fn.forward_and_loss, args)
+                compiled = replace(compiled, recomputed=recomputed, recomputed_flops=work)
         except StageError as failure:
             report = replace(report, error=replace(failure.error, stage="compile"))
             report = timed_report(report, lambda: fn(*args), None, timed=self.timed)

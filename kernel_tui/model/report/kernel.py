@@ -94,6 +94,9 @@ class Kernel:
     nearest first: the model's own file where it lives apart from the scenario. Eager, the Python stack of each of
     its operators (forward only); compiled, the FX stack traces (``node.meta["stack_trace"]``) of the nodes Inductor
     fused into it. Empty where unknown."""
+    layout: str | None = None
+    """Compiled: what a kernel that only copies tensors into another layout is, and what would avoid it; such a
+    kernel, which Inductor adds of its own accord (``generated_code.layout_conversion``), replaced no operator."""
 
     @property
     def launches(self) -> float:

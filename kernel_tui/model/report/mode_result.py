@@ -149,6 +149,9 @@ class ModeResult:
     recomputed: tuple[str, ...] = ()
     """Compiled, a training step: the forward operators its backward runs again instead of keeping their results
     (read from AOTAutograd's partitioner, ``engine/compiler/recompute``): its trade of memory for recomputation."""
+    recomputed_flops: tuple[tuple[str, int | None], ...] = ()
+    """Compiled, a training step: the FLOPs of the forward work its backward does again, per operator as its
+    kernels are named for it (``aten::native_layer_norm``); the backward kernels that recompute are given them."""
     buffers_reused: int | None = None
     """Compiled: buffers Inductor handed to a later result instead of allocating one (``# reuse``)."""
     buffers_freed_early: int | None = None

@@ -439,6 +439,7 @@ def _mode_from_dict(data: dict[str, Any]) -> ModeResult:
     )
     for name in ("graph_break_reasons", "recompile_reasons", "notes", "recomputed"):
         values[name] = tuple(values.get(name, ()))
+    values["recomputed_flops"] = tuple(tuple(pair) for pair in values.get("recomputed_flops", ()))
     values["call_breakdown"] = CallBreakdown.from_dict(values.get("call_breakdown"))
     if values.get("compile_stages") is not None:
         values["compile_stages"] = from_known_fields(CompileStages, values["compile_stages"])

@@ -55,9 +55,75 @@ def boundary_line(boundary: Boundary, *, inductor: bool = False) -> str:
     return text
 
 
+NOT_READ_IN_TRAINING = (
+    f"{APART}: not read for a training step: the reasons come from one more compile with Inductor's scheduler "
+    "watched, which kernel-tui runs for a plain call only; the same model measured without training shows its "
+    "forward's"
+)
+"""Why a training step's report has no boundaries (``stages.boundary_compile.with_boundaries`` skips it)."""
+
+
 def boundary_lines(mode: ModeResult | None, *, inductor: bool = False) -> list[str]:
-    """The lines under the tables: every boundary of the compiled side (none for a compile that fused all)."""
-    return [boundary_line(boundary, inductor=inductor) for boundary in boundaries_of(mode)]
+    """The lines under the tables: the compiled side's boundaries, one line per reason in one module, repeated
+    blocks folded into one (``h.*``, ×12); a training step, which has none, says why. None for a compile that
+    fused all."""
+    if mode is None:
+        return []
+    if not mode.boundaries:
+        return ([NOT_READ_IN_TRAINING] if mode.is_training else []) + layout_lines(mode)
+    modules = {row.name: row.module for row in mode.kernels}
+    groups: dict[tuple[str, str, str | None, str | None], list[Boundary]] = {}
+    paths: dict[tuple[str, str, str | None, str | None], set[str]] = {}
+    for boundary in mode.boundaries:
+        module = modules.get(boundary.consumer)
+        key = (boundary.kind, boundary.reason, boundary.experiment, folded_path(module))
+        groups.setdefault(key, []).append(boundary)
+        paths.setdefault(key, set()).add(module or "")
+    grouped = [_group_line(members, key[3], len(paths[key]), inductor=inductor) for key, members in groups.items()]
+    return grouped + layout_lines(mode)
+
+
+LAYOUT = "layout"
+"""The word that starts a layout conversion's line: a kernel that only copies tensors into another layout."""
+
+
+def layout_lines(mode: ModeResult) -> list[str]:
+    """A line per kernel Inductor added to copy tensors into another layout: its bytes per call, what it is and
+    what would avoid it (``Kernel.layout``)."""
+    return [
+        f"{LAYOUT}: {kernel.name} moves {format_bytes(kernel.bytes_total)} per call of fn: {kernel.layout}"
+        for kernel in mode.kernels
+        if kernel.layout and kernel.bytes_total is not None
+    ]
+
+
+def folded_path(module: str | None) -> str | None:
+    """``model.h.*.attn`` for ``model.h.3.attn``: the module every repeated block holds, as the module table folds
+    them."""
+    if not module:
+        return module
+    return ".".join("*" if part.isdigit() else part for part in module.split("."))
+
+
+def _group_line(members: Sequence[Boundary], module: str | None, blocks: int, *, inductor: bool) -> str:
+    """One reason in one module: its first pair, how many more stand apart for it, where, and the bytes in all."""
+    first = members[0]
+    if len(members) == 1 and not module:
+        return boundary_line(first, inductor=inductor)
+    text = f"{APART}: {pair_text(first)}"
+    if len(members) > 1:
+        known = [boundary.buffer_bytes for boundary in members if boundary.buffer_bytes]
+        held = f", {format_bytes(sum(known))} in all" if known else ""
+        text += f" and {len(members) - 1} more{held}"
+    if module:
+        text += f" in {module}" + (f" (×{blocks})" if blocks > 1 else "")
+    text += f" [{first.kind}]: {first.reason}"
+    experiment = experiment_text(first)
+    if experiment:
+        text += f"; {experiment}"
+    if inductor:
+        text += f" (Inductor: {first.inductor})"
+    return text
 
 
 def kernel_boundaries(kernel: Kernel, compiled: ModeResult | None, *, eager: bool = False) -> tuple[Boundary, ...]:
