@@ -21,7 +21,7 @@ from conftest import REPO, WriteScenario, measure, overdue, within
 
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.scenario.course import course_dir
-from kernel_tui.model.scenario.expect import NEEDS_SWEEP
+from kernel_tui.model.scenario.expect import UNDECIDED_IN_PREVIEW
 from kernel_tui.model.scenario.scenario_file import CLAIM_KEYS, LINE_CLAIMS, find_scenarios, read_scenario
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.engine_died import EngineDied
@@ -31,8 +31,8 @@ COURSE = find_scenarios([course_dir()])
 RECORDED = REPO / "tests" / "data" / "preview" / "course_sm90.jsonl"
 """The course previewed for sm_90, which ``make gpu-check`` compares a GPU with where its torch cannot preview;
 regenerate with ``kernel-tui run scenarios/ --device cuda-preview --arch 90 --json > tests/data/preview/...``."""
-DECIDED = tuple(key for key in CLAIM_KEYS if key not in NEEDS_SWEEP)
-"""What a preview checks: every claim but those only a sweep can check."""
+DECIDED = tuple(key for key in CLAIM_KEYS if key not in UNDECIDED_IN_PREVIEW)
+"""What a preview checks: every claim but those only a sweep or the compile caches can check."""
 
 
 class PreviewUndecided(UserWarning):

@@ -29,7 +29,8 @@ from kernel_tui.ui.widgets.kernel_table import KernelTable
 DATA = REPO / "tests" / "data"
 COURSE_RECORDINGS = {"cpu": DATA / "course_cpu.jsonl", "sm90": DATA / "preview" / "course_sm90.jsonl"}
 SIZES = {"120x36": (120, 36), "80x24": (80, 24)}
-LESSONS = 30
+LESSONS = len(list((REPO / "scenarios").glob("[0-9][0-9]_*.py")))
+"""The course's lessons, each of which both recordings hold (a new lesson is recorded with them)."""
 
 
 def course_app(recording: Path, tmp_path: Path) -> KernelTuiApp:
@@ -103,7 +104,7 @@ def assert_names_whole(table: KernelTable, lesson: str) -> None:
         assert any(line.startswith(f"│ {row.name} ") for line in lines), (lesson, table.mode, row.name, lines)
 
 
-@pytest.mark.long  # 30 lessons shown in turn, about a minute each on a busy machine: make test runs them
+@pytest.mark.long  # every lesson shown in turn, about a minute each on a busy machine: make test runs them
 @pytest.mark.parametrize("size", SIZES.values(), ids=SIZES.keys())
 @pytest.mark.parametrize("recording", COURSE_RECORDINGS.values(), ids=COURSE_RECORDINGS.keys())
 async def test_every_course_kernel_name_is_whole_in_the_tables(

@@ -44,6 +44,7 @@ CPU_RECORDINGS = {
     "27_why_kernels_stay_apart.py": "ui_why_apart_messages.json",
     "28_where_the_time_goes.py": "ui_course_28_messages.json",
     "29_memory_at_the_peak.py": "ui_course_29_messages.json",
+    "31_a_second_compile.py": "ui_course_31_messages.json",
 }
 """The course lessons recorded on the CPU by ``tests/data/record_messages.py``, by file name."""
 

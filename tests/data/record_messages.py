@@ -84,6 +84,8 @@ FIXTURES: dict[str, tuple[str, dict[str, Any]]] = {
     "ui_course_25_messages.json": lesson("25_threads_and_warps.py", sweep=False),
     "ui_course_28_messages.json": lesson("28_where_the_time_goes.py", sweep=False),
     "ui_course_29_messages.json": lesson("29_memory_at_the_peak.py", size=4096, sweep=False),
+    # Lesson 31: a variant compiled with the default's arguments, whose FX graph cache hits the prediction asks.
+    "ui_course_31_messages.json": lesson("31_a_second_compile.py", sweep=False),
 }
 """Each fixture: the scenario it records (relative to ``tests/data``) and how it is run."""
 

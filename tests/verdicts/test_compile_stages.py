@@ -11,12 +11,14 @@ arguments, ``again``: the same graph compiled a second time in the same run, war
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 import pytest
 from conftest import measure
 
 from kernel_tui.model.report.mode_result import CACHE_LEVELS, COMPILE_STAGES, CompileStages
 from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.expect import check_claims
 from kernel_tui.text.call_split import compile_lines
 from kernel_tui.transport.client import EngineClient
 
@@ -117,3 +119,24 @@ def test_a_variant_with_the_defaults_arguments_is_a_warm_compile_beside_the_cold
     lines = compile_lines(cold)
     assert lines[0].startswith("compile split, compiled: ") and ", cold (" in lines[0]
     assert lines[1].startswith(f"compile split, {AGAIN}: ") and ", warm (FX graph cache 1 hit, 0 misses" in lines[1]
+
+
+def test_a_lesson_claims_the_warm_variants_cache_hits(cold_and_warm: tuple[ScenarioReport, ...]) -> None:
+    """``variants_fx_graph_hits`` (lesson 31) counts the variant's hits beside a cold ``compiled``; a run without
+    variants fails it, and one whose cache was asked nothing (caches off) leaves it not graded, with the reason."""
+    cold, warm = cold_and_warm
+    claims = {"variants_fx_graph_hits": 1.0}
+    (held,) = check_claims(claims, cold, swept=False).values()
+    assert held.ok is True and held.measured == 1, held
+    (missing,) = check_claims(claims, warm, swept=False).values()
+    assert missing.ok is False and missing.measured is None, missing
+    variant = cold.variants[AGAIN]
+    assert variant.measured is not None and variant.measured.compile_stages is not None
+    unasked = replace(
+        variant.measured.compile_stages,
+        cache_hits=dict.fromkeys(CACHE_LEVELS, 0),
+        cache_misses=dict.fromkeys(CACHE_LEVELS, 0),
+    )
+    off = replace(cold, variants={AGAIN: replace(variant, measured=replace(variant.measured, compile_stages=unasked))})
+    (ungraded,) = check_claims(claims, off, swept=False).values()
+    assert ungraded.ok is None and ungraded.measured == 0 and "not graded" in (ungraded.reason or ""), ungraded

@@ -46,12 +46,14 @@ from kernel_tui.engine.stages.pipeline import ScenarioStages, run_stages
 from kernel_tui.engine.stages.signature import call_signature
 from kernel_tui.model.report.report import PREVIEW_DEVICE, ScenarioReport
 from kernel_tui.model.report.report_skeleton import report_skeleton
-from kernel_tui.model.scenario.expect import NEEDS_SWEEP, check_claims
+from kernel_tui.model.scenario.expect import NEEDS_SWEEP, UNDECIDED_IN_PREVIEW, check_claims
 from kernel_tui.transport.protocol import DEFAULT_ARCH
 
 UNSWEPT = "a preview runs no size sweep, so it compiles no graphs across sizes"
 """Why a preview cannot check a lesson's sweep-only claims (``expect.NEEDS_SWEEP``); they are listed in its
 report. Every other claim (launches, bytes, graph breaks) follows from the code alone, and is checked."""
+UNCACHED = "a preview compiles with Inductor's caches off and no variants, so no cache is asked"
+"""Why a preview cannot check a claim on the compile caches' hits (``expect.NEEDS_CACHES``)."""
 
 STANDING_ASSUMPTIONS = (
     "no times: a preview generates code and runs nothing, so times, speedups and the sweep are for a real GPU",
@@ -109,11 +111,11 @@ class Preview:
         return PreviewStages(scenario, self.arch, report.size, self.notes), report
 
     def finish(self, report: ScenarioReport, claims: dict[str, float], claimed_size: int | None) -> ScenarioReport:
-        decided = {key: value for key, value in claims.items() if key not in NEEDS_SWEEP}
+        decided = {key: value for key, value in claims.items() if key not in UNDECIDED_IN_PREVIEW}
         notes = self.notes + [
-            f"claim not checked: {key} (claimed {value:g}): {UNSWEPT}"
+            f"claim not checked: {key} (claimed {value:g}): {UNSWEPT if key in NEEDS_SWEEP else UNCACHED}"
             for key, value in claims.items()
-            if key in NEEDS_SWEEP
+            if key in UNDECIDED_IN_PREVIEW
         ]
         return replace(
             report,

@@ -14,7 +14,7 @@ from kernel_tui.model.report.report_keys import MODES
 
 if TYPE_CHECKING:
     from kernel_tui.model.report.launch import KernelLaunch
-    from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.model.report.mode_result import CompileStages, ModeResult
 
 # How close a measured value must be: launches per run are exact; transfers are ratios of byte counts.
 TOLERANCE = {
@@ -66,6 +66,27 @@ def _overhead_unsettled(mode: ModeResult | None) -> str | None:
     return None if parts is None else parts.unsettled_reason()
 
 
+def _variant_compiles(report: ScenarioReport) -> list[CompileStages]:
+    """The compile variants' compiles, split by stage with their caches' answers (a preview measures none)."""
+    measured = [variant.measured for variant in report.variants.values()]
+    return [mode.compile_stages for mode in measured if mode is not None and mode.compile_stages is not None]
+
+
+def _variants_fx_graph_hits(report: ScenarioReport) -> float | None:
+    """Inductor's FX graph cache hits in the compile variants' compiles, all together; None without one."""
+    compiles = _variant_compiles(report)
+    return float(sum(stages.cache_hits["fx_graph"] for stages in compiles)) if compiles else None
+
+
+def cache_unasked(report: ScenarioReport) -> str | None:
+    """Why the variants' FX graph cache hits cannot be graded: the cache was asked nothing (caches turned off, as
+    ``TORCHINDUCTOR_FORCE_DISABLE_CACHES=1`` does, or a graph the cache bypasses); None when it was asked."""
+    compiles = _variant_compiles(report)
+    if not compiles or any(stages.cache_hits["fx_graph"] + stages.cache_misses["fx_graph"] for stages in compiles):
+        return None
+    return "Inductor's FX graph cache was asked nothing (caches off, or a graph it bypasses), not graded"
+
+
 def _grid_blocks(launch: KernelLaunch | None) -> float | None:
     return math.prod(launch.grid) if launch is not None and launch.grid is not None else None
 
@@ -107,6 +128,7 @@ MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "compiled_overhead_dominates": lambda r: _overhead_dominates(r.compiled),
     "boundaries": lambda r: float(len(r.compiled.boundaries)) if r.compiled else None,
     **{f"boundaries_{kind}": _boundaries_of(kind) for kind in KINDS},
+    "variants_fx_graph_hits": _variants_fx_graph_hits,
 }
 UNSETTLED: dict[str, Callable[[ScenarioReport], str | None]] = {
     "eager_overhead_dominates": lambda r: _overhead_unsettled(r.eager),
@@ -121,6 +143,11 @@ hold or fail, one of fewer fails."""
 NEEDS_SWEEP = frozenset({"sweep_compiles"})
 """The claims that only a size sweep can check: the CLI's ``--no-sweep``, a replay without one and the CUDA
 preview all leave them unchecked."""
+NEEDS_CACHES = frozenset({"variants_fx_graph_hits"})
+"""The claims that read the compile caches' hits: a CUDA preview compiles with the caches off (and no variants),
+so it lists them as not checked; elsewhere a cache asked nothing leaves them not graded (``cache_unasked``)."""
+UNDECIDED_IN_PREVIEW = NEEDS_SWEEP | NEEDS_CACHES
+"""What a CUDA preview cannot check, each listed in its report with the reason."""
 
 
 def line_measure(key: str) -> Callable[[ScenarioReport], float | None]:
@@ -161,6 +188,9 @@ def check_claims(
             launches = "launch" if measured == 1 else "launches"
             reason = f"the preview counts at least {measured:g} {launches}, one row for passes it cannot count"
             checks[key] = ExpectCheck(claimed=claimed, measured=measured, ok=None, reason=reason)
+            continue
+        if key in NEEDS_CACHES and (unasked := cache_unasked(report)) is not None:
+            checks[key] = ExpectCheck(claimed=claimed, measured=measured, ok=None, reason=unasked)
             continue
         unsettled = UNSETTLED[key](report) if key in UNSETTLED else None
         if unsettled is not None:

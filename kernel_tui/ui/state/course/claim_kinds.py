@@ -28,6 +28,8 @@ TIMED = frozenset({"cpu", "cuda"})
 """Where times are measured: a CUDA preview generates code for a GPU it never runs on."""
 SWEPT = TIMED
 """Where a size sweep runs: a CUDA preview leaves the sweep's claims unchecked."""
+CACHED = TIMED
+"""Where the compile caches are asked: a CUDA preview compiles with them off."""
 GPU = frozenset({"cuda", "cuda-preview"})
 BOUNDS = ("compute", "memory", "overhead")
 
@@ -180,6 +182,12 @@ def _runs_disagree_on_overhead(key: str, report: ScenarioReport) -> str | None:
     return UNSETTLED[key](report)
 
 
+def _cache_unasked(_key: str, report: ScenarioReport) -> str | None:
+    from kernel_tui.model.scenario.expect import cache_unasked
+
+    return cache_unasked(report)
+
+
 def _bound(key: str, report: ScenarioReport) -> float | None:
     """The roofline class of one eager kernel: the matmul does by far the most arithmetic, the tanh the least."""
     kernels = report.eager.kernels if report.eager is not None else ()
@@ -299,6 +307,18 @@ CLAIM_KINDS: tuple[ClaimKind, ...] = (
         devices=SWEPT,
         needs_sweep=True,
         measure=_swept,
+    ),
+    ClaimKind(
+        "cache hits",
+        r"variants_fx_graph_hits",
+        "The variant compiles the same graph again: how many of its graphs will Inductor's FX graph cache hand it, "
+        "compiled before?",
+        row=lambda _key: "cache hits",
+        label=lambda _key: "the variants' FX graph cache hits",
+        entry=Count("hits"),
+        column=_spanning,
+        devices=CACHED,
+        unsettled=_cache_unasked,
     ),
     ClaimKind(
         "boundaries",
