@@ -68,6 +68,7 @@ def surrogate_folder(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.engine  # the CLI in a process of its own, under the encoding asked
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_list_shows_a_lone_surrogate_and_the_next_file_whatever_the_terminal_encodes(
     tmp_path: Path, encoding: str
@@ -81,6 +82,7 @@ def test_list_shows_a_lone_surrogate_and_the_next_file_whatever_the_terminal_enc
     assert f"Add {stand_in} then ReLU" in out
 
 
+@pytest.mark.engine  # the CLI in a process of its own, under the encoding asked
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_view_text_shows_a_results_file_whose_title_holds_a_lone_surrogate(tmp_path: Path, encoding: str) -> None:
     saved = write_lines(tmp_path / "saved.jsonl", with_text(f"{LONE_SURROGATE}{RLO}é·✓"))

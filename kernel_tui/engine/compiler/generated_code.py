@@ -40,7 +40,7 @@ from kernel_tui.engine.counting.traffic import (
     tensors_in,
     unique_bytes,
 )
-from kernel_tui.model.names.names import is_wrapper_kernel, without_graph_counter
+from kernel_tui.model.names.names import is_wrapper_kernel, names_no_operator
 
 POINTER_PARAM = re.compile(r"^(in_out_ptr|in_ptr|out_ptr)\d+$")
 
@@ -236,9 +236,6 @@ class _RecordingKernel:
 CONVERTS_FOR = frozenset({"aten::convolution", "aten::convolution_backward", "aten::clone", "aten::_to_copy"})
 """The operators a layout conversion may be named for: the convolution whose weights or result it converts (its
 node's origin), or a copy."""
-_NO_OPERATOR = re.compile(r"^(?:cpp|triton_[a-z]+)_fused_\d+$")
-"""A generated kernel named for no operator: Inductor names a kernel by its nodes' operators, and one it added of
-its own accord has none."""
 
 
 def layout_conversion(name: str, aten_ops: tuple[str, ...], read: list[Any], written: list[Any]) -> str | None:
@@ -255,7 +252,7 @@ def layout_conversion(name: str, aten_ops: tuple[str, ...], read: list[Any], wri
         sources = [t for t in read if t is not out and t.shape == out.shape and t.dtype == out.dtype]
         sources = [t for t in sources if t.stride() != out.stride()]
         if isinstance(out, FakeTensor):
-            if not sources or not _NO_OPERATOR.match(without_graph_counter(name)):
+            if not sources or not names_no_operator(name):
                 return None
         elif not any(torch.equal(t, out) for t in sources):
             return None

@@ -202,6 +202,12 @@ def fused_ops(name: str) -> str:
     return match.group(2) if match else ""
 
 
+def names_no_operator(name: str) -> bool:
+    """Whether a fused Inductor kernel's name holds no operator (``cpp_fused_0``): Inductor names a kernel by its
+    nodes' operators, and one it added of its own accord (a layout conversion) has none."""
+    return fused_ops(name).isdigit()
+
+
 def kernel_identity(name: str) -> str:
     """What stays the same when an edit elsewhere renumbers Inductor's kernels: ``cpp_fused_add_relu`` for
     ``graph_0_cpp_fused_add_relu_1``; any other kernel is its own identity (without the graph counter)."""
