@@ -308,6 +308,7 @@ def tuned() -> dict[str, Any]:
     return data
 
 
+@pytest.mark.engine  # its module fixture runs kernel-tui run
 def test_the_json_holds_each_tuned_operation_with_its_candidates_and_winner(tuned: dict[str, Any]) -> None:
     variant = tuned["variants"]["autotune"]
     assert variant["error"] is None
@@ -334,6 +335,7 @@ def test_the_json_holds_each_tuned_operation_with_its_candidates_and_winner(tune
     assert aten_only["note"].startswith("max-autotune tuned nothing here: no operation had two candidates")
 
 
+@pytest.mark.engine  # its module fixture runs kernel-tui run
 def test_the_text_and_the_explorer_say_the_candidates_and_the_winner(tuned: dict[str, Any]) -> None:
     report = ScenarioReport.from_dict(tuned)
     operation = report.variants["autotune"].autotune[0]
@@ -365,6 +367,7 @@ def fixed() -> dict[str, Any]:
     return data
 
 
+@pytest.mark.engine  # its module fixture runs kernel-tui run
 def test_the_verdict_names_the_guard_and_the_variant_that_stops_the_recompiles(fixed: dict[str, Any]) -> None:
     compiled = fixed["compiled"]
     assert compiled["recompiles"] >= 1
@@ -375,6 +378,7 @@ def test_the_verdict_names_the_guard_and_the_variant_that_stops_the_recompiles(f
     assert "torch._dynamo.mark_dynamic(x, 0)" in verdict["next_step"]
 
 
+@pytest.mark.engine  # its module fixture runs kernel-tui run
 def test_the_suggested_variant_compiles_once(fixed: dict[str, Any]) -> None:
     variant = fixed["variants"]["dynamic"]
     assert variant["options"] == EXPERIMENTS["dynamic"] and variant["error"] is None
@@ -382,6 +386,7 @@ def test_the_suggested_variant_compiles_once(fixed: dict[str, Any]) -> None:
     assert variant["kernel_count"] == fixed["compiled"]["kernel_count"]
 
 
+@pytest.mark.engine  # its module fixture runs kernel-tui run
 def test_the_compiled_and_dynamic_kernels_are_shown_side_by_side(fixed: dict[str, Any]) -> None:
     report = ScenarioReport.from_dict(fixed)
     lines = recompile_lines(report)
