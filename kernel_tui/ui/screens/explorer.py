@@ -40,7 +40,7 @@ from kernel_tui.ui.screens.actions import (
 )
 from kernel_tui.ui.screens.asked import Asked, Reply
 from kernel_tui.ui.screens.explorer_engine import EngineSide
-from kernel_tui.ui.screens.explorer_layout import ExplorerLayout, compose_explorer, find, focus_pane
+from kernel_tui.ui.screens.explorer_layout import ExplorerLayout, compose_explorer, find
 from kernel_tui.ui.screens.explorer_panes import OF_THE_RUN, show_panes
 from kernel_tui.ui.screens.key_queue import KEY_WAIT_S, held_keys, keys_waiting
 from kernel_tui.ui.screens.snippet_actions import SnippetActions
@@ -330,7 +330,7 @@ class ExplorerScreen(SnippetActions):
     def action_pane(self, pane: str) -> None:
         """Show a pane (a tab when the terminal is small) and focus it."""
         self.panes_layout.show(pane)
-        self.call_after_refresh(focus_pane, self, pane)
+        self.call_after_refresh(self.panes_layout.focus, pane)
 
     def action_run(self, sweep: bool) -> None:
         """Run the scenario on screen now; a run already going (of any scenario) is cancelled first."""

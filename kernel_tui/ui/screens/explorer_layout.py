@@ -100,48 +100,63 @@ def compose_explorer() -> ComposeResult:
 
 
 class ExplorerLayout:
-    """Which layout the explorer is in, and which pane the small one shows: classes on the screen."""
+    """Which layout the explorer is in, and which pane the small one shows: classes on the screen.
+
+    Setting a class on the screen restyles every widget on it (a tenth of a second at 80x24 on a loaded machine),
+    so the classes change together, once per switch, and the 1-5 keys change none in the large layout, where
+    every pane is shown anyway."""
 
     def __init__(self, screen: Screen[Any]) -> None:
         self._screen = screen
         self.pane = "scenarios"
         """The pane the small layout shows (its tab), and the one the 1-5 keys last asked for."""
-        wide = fits_wide(screen.app.size)
-        screen.set_class(wide, "-wide")
-        screen.set_class(not wide, "-narrow")
-        screen.add_class("-show-scenarios")
+        self._set_classes(fits_wide(screen.app.size))
 
     @property
     def wide(self) -> bool:
         return self._screen.has_class("-wide")
 
+    def _set_classes(self, wide: bool) -> None:
+        screen = self._screen
+        for pane in PANES:
+            screen.remove_class(f"-show-{pane}", update=False)
+        screen.set_class(wide, "-wide", update=False)
+        screen.set_class(not wide, "-narrow", update=False)
+        if not wide:
+            screen.add_class(f"-show-{self.pane}", update=False)
+        screen.update_node_styles()
+
     def fit(self) -> None:
-        """Lay the panes out for the terminal's size now: on mount and after every resize."""
+        """Lay the panes out for the terminal's size now: after every resize."""
         screen = self._screen
         wide = fits_wide(screen.app.size)
         if wide != self.wide:
             if not wide:
                 # The small layout shows the pane that holds the focus, which so stays on screen.
-                self.show(focused_pane(screen))
-            screen.set_class(wide, "-wide")
-            screen.set_class(not wide, "-narrow")
+                self.pane = self.focused_pane()
+                screen.query_one("#tabs", Tabs).active = f"tab-{self.pane}"
+            self._set_classes(wide)
             if wide and (screen.focused is None or isinstance(screen.focused, Tabs)):
                 # The tab bar is gone: back to the pane it showed (a tab's key had taken the focus from the pane
                 # it left, and its own pane's widget had not taken it yet).
-                screen.call_after_refresh(focus_pane, screen, self.pane)
+                screen.call_after_refresh(self.focus, self.pane)
         self.fit_tables()
 
     def show(self, pane: str) -> None:
         """Show ``pane`` (its tab, in the small layout). The focus leaves a pane hidden: held there, keys would
-        go to a widget no one sees until ``pane``'s widget takes the focus (``focus_pane``, a refresh later)."""
+        go to a widget no one sees until ``pane``'s widget takes the focus (``focus``, a refresh later)."""
         screen = self._screen
-        if pane != self.pane:
-            screen.remove_class(f"-show-{self.pane}")
-            screen.add_class(f"-show-{pane}")
-            self.pane = pane
+        if pane == self.pane:
+            return
+        before, self.pane = self.pane, pane
+        if self.wide:
+            return
+        screen.remove_class(f"-show-{before}", update=False)
+        screen.add_class(f"-show-{pane}", update=False)
+        screen.update_node_styles()
         screen.query_one("#tabs", Tabs).active = f"tab-{pane}"
         focused = screen.focused
-        if not self.wide and focused is not None and not isinstance(focused, Tabs) and focused_pane(screen) != pane:
+        if focused is not None and not isinstance(focused, Tabs) and self.focused_pane() != pane:
             screen.set_focus(None)
 
     def tab_activated(self, tabs: Tabs, tab: Tab) -> None:
@@ -149,6 +164,45 @@ class ExplorerLayout:
         A tab the bar has left since (``show`` moved it on before this message arrived) is not shown again."""
         if tab.id is not None and tabs.active == tab.id:
             self.show(tab.id.removeprefix("tab-"))
+
+    def focused_pane(self) -> str:
+        """The pane that holds the focus; when none does, the pane shown (a tab's key takes the focus from the
+        pane it leaves before its own pane's widget can take it)."""
+        screen = self._screen
+        focused = screen.focused
+        if focused is not None:
+            for pane, selector in PANE_BOXES.items():
+                box = find(screen, selector, Widget)
+                if box is not None and (focused is box or box in focused.ancestors):
+                    return pane
+        return self.pane
+
+    def focus(self, pane: str, tries: int = 10) -> None:
+        """Focus ``pane``'s widget once it can take focus, and keep it through the tab switch. A pane asked for
+        since (``b`` right after ``s``: the chart after the kernels) wins: this one then gives up."""
+        if self.pane != pane:
+            return
+        screen = self._screen
+        widget = find(screen, PANES[pane], Widget)
+        if widget is not None and widget.focusable and all(node.display for node in widget.ancestors_with_self):
+            widget.focus()
+            screen.call_after_refresh(self._keep_focus, pane, widget, 3)
+        elif tries:
+            # A pane just shown can take the focus once laid out, a refresh later (the editor's text area mounts
+            # later still).
+            screen.call_after_refresh(self.focus, pane, tries - 1)
+
+    def _keep_focus(self, pane: str, widget: Widget, checks: int) -> None:
+        # A pane hidden and shown again (3, 4, 3) can be handed a late Hide, and Textual then moves the focus on
+        # (to the tab bar): take it back for the next few refreshes, before a learner could have moved it. Once
+        # another pane is shown, taking the focus back would undo that pane's key.
+        if self.pane != pane:
+            return
+        screen = self._screen
+        if screen.focused is not widget and isinstance(screen.focused, Tabs) and widget.focusable:
+            widget.focus()
+        if checks > 1:
+            screen.call_after_refresh(self._keep_focus, pane, widget, checks - 1)
 
     def fit_tables(self) -> None:
         screen = self._screen
@@ -190,47 +244,3 @@ def find(screen: Screen[Any], selector: str, expect: type[W]) -> W | None:
     if selector.startswith("#") and selector[1:].replace("-", "").replace("_", "").isalnum():
         known[selector] = widget
     return widget
-
-
-def focused_pane(screen: Screen[Any]) -> str:
-    """The pane that holds the focus; when none does, the pane shown (a tab's key takes the focus from the pane
-    it leaves before its own pane's widget can take it)."""
-    focused = screen.focused
-    if focused is not None:
-        for pane, selector in PANE_BOXES.items():
-            box = find(screen, selector, Widget)
-            if box is not None and (focused is box or box in focused.ancestors):
-                return pane
-    return shown_pane(screen)
-
-
-def shown_pane(screen: Screen[Any]) -> str:
-    """The pane shown in the small layout (its tab), and the one last asked for in the large one."""
-    return next((pane for pane in PANES if screen.has_class(f"-show-{pane}")), "scenarios")
-
-
-def focus_pane(screen: Screen[Any], pane: str, tries: int = 10) -> None:
-    """Focus ``pane``'s widget once it can take focus, and keep it through the tab switch. A pane asked for since
-    (``b`` right after ``s``: the chart after the kernels) wins: this one then gives up."""
-    if shown_pane(screen) != pane:
-        return
-    widget = find(screen, PANES[pane], Widget)
-    if widget is not None and widget.focusable and all(node.display for node in widget.ancestors_with_self):
-        widget.focus()
-        screen.call_after_refresh(_keep_focus, screen, pane, widget, 3)
-    elif tries:
-        # The classes just set show the pane once the styles are updated, a refresh later (the editor's text
-        # area mounts later still); until then its widget cannot take the focus.
-        screen.call_after_refresh(focus_pane, screen, pane, tries - 1)
-
-
-def _keep_focus(screen: Screen[Any], pane: str, widget: Widget, checks: int) -> None:
-    # A pane hidden and shown again (3 then 4 then 3) can be handed a late Hide, and Textual then moves the focus
-    # on (to the tab bar): take it back for the next few refreshes, before a learner could have moved it. Once
-    # another pane is shown, taking the focus back would undo that pane's key.
-    if shown_pane(screen) != pane:
-        return
-    if screen.focused is not widget and isinstance(screen.focused, Tabs) and widget.focusable:
-        widget.focus()
-    if checks > 1:
-        screen.call_after_refresh(_keep_focus, screen, pane, widget, checks - 1)
