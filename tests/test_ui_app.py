@@ -21,9 +21,9 @@ from test_ui_support import (
     make_link,
     shown_text,
     status,
+    tab_shown,
     wait_for,
 )
-from textual.widgets import TabbedContent
 from textual.widgets._header import HeaderTitle
 
 from kernel_tui.model.report.report import ScenarioError
@@ -169,11 +169,10 @@ class TestRun:
         app = make_app()
         async with app.run_test(size=SMALL) as pilot:
             await pilot.pause()
-            tabs = explorer(app).query_one(TabbedContent)
-            assert tabs.active == "tab-scenarios"
+            assert tab_shown(app) == "scenarios"
             await pilot.press("r")
             await wait_for(pilot, lambda: finished(app))
-            assert tabs.active == "tab-kernels"
+            assert tab_shown(app) == "kernels"
             assert table_names(app, "compiled") == ["cpp_fused_add_relu_0"]
 
 
@@ -324,6 +323,12 @@ class TestHelpAndCommands:
             assert not app.screen.check_action("cancel", ())
 
 
+def panes_on_screen(app: KernelTuiApp) -> set[str]:
+    """The panes (and the tab bar) that take room on the screen: hidden ones have none."""
+    selectors = ("#tabs", "#scenarios", "#lesson", "#chart", "#eager", "#compiled", "#editor")
+    return {selector for selector in selectors if explorer(app).query_one(selector).region.area}
+
+
 class TestLayout:
     """Tabs at 80x24, panes side by side on a large terminal; resizing keeps what was shown."""
 
@@ -331,13 +336,16 @@ class TestLayout:
         app = make_app()
         async with app.run_test(size=SMALL) as pilot:
             await pilot.pause()
-            assert explorer(app).query(TabbedContent)
+            assert panes_on_screen(app) == {"#tabs", "#scenarios"}
             await pilot.press("3")
-            assert explorer(app).query_one(TabbedContent).active == "tab-kernels"
+            await pilot.pause()
+            assert tab_shown(app) == "kernels"
+            assert panes_on_screen(app) == {"#tabs", "#eager", "#compiled"}, "only the kernels tab's panes"
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             await pilot.pause()
-            assert not explorer(app).query(TabbedContent)
+            assert tab_shown(app) is None
+            assert panes_on_screen(app) == {"#scenarios", "#lesson", "#chart", "#eager", "#compiled"}
             eager, compiled = explorer(app).query(KernelTable)
             assert eager.region.y < compiled.region.y, "one above the other: each with every column"
             await pilot.resize_terminal(200, 50)
@@ -351,11 +359,11 @@ class TestLayout:
             await pilot.press("s")
             await wait_for(pilot, lambda: finished(app))
             await pilot.resize_terminal(*WIDE)
-            await wait_for(pilot, lambda: not explorer(app).query(TabbedContent))
+            await wait_for(pilot, lambda: tab_shown(app) is None)
             assert table_names(app, "eager") == ["aten::add", "aten::relu"]
             assert len(explorer(app).query_one(RuntimeChart).points) == 6
             await pilot.resize_terminal(*SMALL)
-            await wait_for(pilot, lambda: bool(explorer(app).query(TabbedContent)))
+            await wait_for(pilot, lambda: tab_shown(app) is not None)
             assert table_names(app, "compiled") == ["cpp_fused_add_relu_0"]
 
     async def test_a_layout_switch_while_no_widget_has_the_focus_comes_back_to_the_tab_shown(self) -> None:
@@ -365,16 +373,14 @@ class TestLayout:
         async with app.run_test(size=SMALL) as pilot:
             screen = explorer(app)
             await pilot.press("4")
-            tabs = screen.query_one(TabbedContent)
-            assert tabs.active == "tab-chart"
+            assert tab_shown(app) == "chart"
             screen.set_focus(None)  # as between the tab's key and its pane's widget taking the focus
             await pilot.resize_terminal(*WIDE)
-            await wait_for(pilot, lambda: not screen.query(TabbedContent), what="the wide layout")
+            await wait_for(pilot, lambda: tab_shown(app) is None, what="the wide layout")
             await pilot.resize_terminal(*SMALL)
-            await wait_for(pilot, lambda: bool(screen.query(TabbedContent)), what="the tabs again")
-            await wait_for(pilot, lambda: screen.query_one(TabbedContent).active == "tab-chart", what="the chart tab")
+            await wait_for(pilot, lambda: tab_shown(app) == "chart", what="the chart tab")
 
-    async def test_resizing_keeps_the_screen_values_bound_to_the_new_panes(self) -> None:
+    async def test_resizing_keeps_the_same_panes_bound_to_the_screen_values(self) -> None:
         app = make_app()
         async with app.run_test(size=WIDE) as pilot:
             screen = explorer(app)
@@ -385,14 +391,16 @@ class TestLayout:
             await pilot.pause()
 
             def tabbed(tabs: bool) -> bool:
-                return bool(screen.query(TabbedContent)) == tabs
+                return (tab_shown(app) is not None) == tabs
 
+            selectors = ("#scenarios", "#lesson", "#chart", "#eager", "#compiled", "#summary", "#editor", "#status")
+            panes = [screen.query_one(selector) for selector in selectors]
             for size in (SMALL, WIDE, SMALL):
                 tabs = size == SMALL
                 await pilot.resize_terminal(*size)
                 await wait_for(pilot, functools.partial(tabbed, tabs))
-                # On a small terminal the chart and the summary are mounted with their tabs, after the list.
-                await wait_for(pilot, lambda: bool(screen.query(RuntimeChart)) and bool(screen.query(SummaryStrip)))
+                # Composed once: a switch only lays the same widgets out anew.
+                assert all(screen.query_one(selector) is pane for selector, pane in zip(selectors, panes, strict=True))
                 scenarios = screen.query_one(ScenarioList)
                 assert (scenarios.current, scenarios.highlighted, screen.catalog.index) == (1, 1, 1)
                 chart = screen.query_one(RuntimeChart)
@@ -401,7 +409,7 @@ class TestLayout:
                 assert summary.engine == engine
                 assert last_line(summary) == engine
                 assert "size 4,096" in shown_text(screen.query_one(HeaderTitle))
-            # The new panes stay bound: what changes after the switch reaches them too.
+            # The panes stay bound: what changes after the switch reaches them too.
             await pilot.press("b", "p")
             screen.engine_side.state = replace(screen.engine, error=ScenarioError(stage="engine", message="no torch"))
             await pilot.pause()

@@ -127,10 +127,11 @@ async def test_n_held_down_keeps_up_and_each_move_lands_where_the_keys_say() -> 
         assert lesson.border_title == f"Lesson: {screen.catalog.current.title}"
 
 
-async def test_a_lesson_update_in_flight_when_a_layout_switch_removes_the_text_ends_quietly() -> None:
-    """A held ``n`` queues the next lesson behind the update in flight; a layout switch removes the lesson
-    pane's children before the pane itself. The update's next round found no ``#lesson-text`` and the app
-    ended with ``WorkerFailed`` (the tmux storm of 3 December); now the pane that replaces it shows the lesson."""
+async def test_a_lesson_update_in_flight_when_the_text_is_removed_ends_quietly() -> None:
+    """A held ``n`` queues the next lesson behind the update in flight; Textual removes the lesson pane's
+    children before the pane itself (the app quitting; a layout switch did, when it recomposed the screen). The
+    update's next round found no ``#lesson-text`` and the app ended with ``WorkerFailed`` (the tmux storm of
+    3 December)."""
     app = make_app(paths=COURSE, course=course_dir())
     async with app.run_test(size=(120, 36)) as pilot:
         screen, lesson = await lesson_in_markdown(pilot)

@@ -1,7 +1,8 @@
-"""Keys pressed as a resize switches the explorer's layout all arrive where they were typed: none is lost with the
-widgets the switch replaces, none goes to the screen's bindings meanwhile, and none is sent afterwards to a
-widget that has gone (CI of 3 December: ``n`` and ``p`` held through resizes ended a few lessons short, and the
-``p`` pressed next did nothing; letters typed in the editor during a resize were lost, and its ``r`` ran)."""
+"""Keys pressed as a resize switches the explorer's layout all arrive where they were typed: the switch sets the
+screen's classes and replaces no widget, so none is lost, none goes to the screen's bindings meanwhile, and none is
+sent afterwards to a widget that has gone (CI of 3 December, when a switch recomposed the screen: ``n`` and ``p``
+held through resizes ended a few lessons short, and the ``p`` pressed next did nothing; letters typed in the
+editor during a resize were lost, and its ``r`` ran)."""
 
 from __future__ import annotations
 
@@ -51,9 +52,10 @@ async def busy_focused_list(pilot: Pilot[None]) -> tuple[ScenarioList, asyncio.E
 
 
 async def switch_to_small(pilot: Pilot[None], app: KernelTuiApp, release: asyncio.Event) -> None:
-    """Resize to the tabs while the list is busy, let it go once the switch has begun, and wait for the tabs."""
+    """Resize to the tabs while the list is busy, let it go once the layout has switched (which waits for no
+    widget), and wait for the tabs."""
     await resize_without_waiting(pilot, SMALL)
-    await while_held(lambda: explorer(app).layout_switch.switching, "the switch to begin")
+    await while_held(lambda: explorer(app).has_class("-narrow"), "the switch")
     await asyncio.sleep(0.1)
     release.set()
     await wait_for(pilot, lambda: layout_settled(app, SMALL), what="the small layout")
@@ -73,9 +75,9 @@ async def test_keys_waiting_in_the_focused_widget_when_a_switch_begins_move_the_
 
 
 async def test_a_focus_asked_for_as_its_widget_is_being_removed_leaves_the_keys_working() -> None:
-    """The pane a switch focuses when it ends is focused later (``focus_pane``, then ``Widget.focus``): a next
-    switch under way by then has begun removing that widget. It took the focus, and once it had gone every key
-    went to its closed queue (the storm's lost moves, and the ``p`` ignored after it)."""
+    """A focus is set later than asked for (``focus_pane``, then ``Widget.focus``), and a widget can begin its
+    removal meanwhile (as a layout switch that recomposed the screen once did). It took the focus, and once it had
+    gone every key went to its closed queue (the storm's lost moves, and the ``p`` ignored after it)."""
     app = make_app(paths=COURSE, course=course_dir())
     async with app.run_test(size=LARGE) as pilot:
         screen = explorer(app)
@@ -104,14 +106,14 @@ async def test_a_focus_asked_for_as_its_widget_is_being_removed_leaves_the_keys_
 
 
 async def test_letters_typed_in_the_editor_during_a_switch_land_in_the_editor() -> None:
-    """Mid-switch nothing holds the focus: ``x`` was lost, ``n`` moved the list and ``r`` ran the snippet."""
+    """When a switch replaced the widgets nothing held the focus meanwhile: ``x`` was lost, ``n`` moved the list
+    and ``r`` ran the snippet. Typed right behind the resize, as a terminal delivers them."""
     app = make_app(snippet_link())
     async with app.run_test(size=LARGE) as pilot:
         await new_snippet(pilot, "(a - b)")
         screen = explorer(app)
         start = screen.catalog.index
         await resize_without_waiting(pilot, SMALL)
-        await while_held(lambda: screen.layout_switch.switching, "the switch to begin")
         await keys_without_waiting(pilot, ("x", "n", "r"))
         await wait_for(pilot, lambda: layout_settled(app, SMALL), what="the small layout")
         await wait_for(pilot, lambda: text_area(app).text == "(a - b)xnr", what="the letters in the editor")

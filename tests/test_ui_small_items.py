@@ -19,8 +19,8 @@ from snippet_support import (
 )
 from snippet_support import quick_timers as quick_timers  # autouse: faster autosave
 from test_ui_code_links import which_line_app
-from test_ui_support import explorer, make_app, shown_text, wait_for
-from textual.widgets import TabbedContent, Tabs
+from test_ui_support import explorer, make_app, shown_text, tab_shown, wait_for
+from textual.widgets import Tabs
 
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.storage.results_file import read_results
@@ -112,7 +112,7 @@ async def test_esc_leaves_the_editor_for_the_scenario_list_or_the_tab_bar_never_
             assert screen.query_one(SnippetEditor).display, "the editor still shown"
         else:
             assert isinstance(app.focused, Tabs), app.focused
-            assert screen.query_one(TabbedContent).active == "tab-editor"
+            assert tab_shown(app) == "editor"
 
 
 def test_a_bare_snippets_code_is_its_set_up_and_measured_line() -> None:

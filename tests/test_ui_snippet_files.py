@@ -25,8 +25,8 @@ from snippet_support import (
     type_text,
 )
 from snippet_support import quick_timers as quick_timers  # autouse: faster autosave and file polling here too
-from test_ui_support import ADD_RELU, DATA, explorer, make_app, shown_text, wait_for
-from textual.widgets import Input, OptionList, TabbedContent
+from test_ui_support import ADD_RELU, DATA, explorer, make_app, shown_text, tab_shown, wait_for
+from textual.widgets import Input, OptionList
 
 from kernel_tui.ui.screens.dialogs.prompt import PromptScreen
 from kernel_tui.ui.screens.dialogs.quit_anyway import QuitAnywayScreen
@@ -244,7 +244,7 @@ class TestDrafts:
             await pilot.press("end", "e")
             await wait_for(pilot, lambda: explorer(app).session.document is not None)
             assert open_document(app).path == draft.path
-            assert explorer(app).query_one(TabbedContent).active == "tab-editor"
+            assert tab_shown(app) == "editor"
 
     async def test_x_discards_a_draft_for_good(self) -> None:
         draft = crashed_draft("x.tanh()\n")

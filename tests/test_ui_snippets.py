@@ -34,8 +34,8 @@ from snippet_support import (
     type_text,
 )
 from snippet_support import quick_timers as quick_timers  # autouse: faster autosave and file polling here too
-from test_ui_support import ADD_RELU, DATA, RECORDINGS, explorer, make_app, shown_text, status, wait_for
-from textual.widgets import TabbedContent
+from test_ui_support import ADD_RELU, DATA, RECORDINGS, explorer, make_app, shown_text, status, tab_shown, wait_for
+from textual.widgets import Tabs
 
 from kernel_tui.transport.protocol import Done, Partial
 from kernel_tui.ui.app.app import KernelTuiApp
@@ -281,18 +281,17 @@ class TestSmallTerminal:
         app = make_app(link)
         async with app.run_test(size=SMALL) as pilot:
             await new_snippet(pilot, "(a + b).relu()")
-            tabs = explorer(app).query_one(TabbedContent)
-            assert tabs.active == "tab-editor"
+            assert tab_shown(app) == "editor"
             await pilot.press("ctrl+r")
             await wait_for(pilot, lambda: run_done(app))
-            assert tabs.active == "tab-editor", "the editor stays in front; the status line says how it went"
+            assert tab_shown(app) == "editor", "the editor stays in front; the status line says how it went"
             assert "✓ done" in status(app)
             await pilot.resize_terminal(*WIDE)
-            await wait_for(pilot, lambda: not explorer(app).query(TabbedContent))
+            await wait_for(pilot, lambda: tab_shown(app) is None)
             await wait_for(pilot, lambda: text_area(app).text == "(a + b).relu()")
             assert explorer(app).has_class("-editing")
             await pilot.resize_terminal(*SMALL)
-            await wait_for(pilot, lambda: bool(explorer(app).query(TabbedContent)))
+            await wait_for(pilot, lambda: tab_shown(app) == "editor")
             await wait_for(pilot, lambda: bool(explorer(app).query("#snippet-text")))
             assert text_area(app).text == "(a + b).relu()"
 
@@ -300,7 +299,9 @@ class TestSmallTerminal:
         app = make_app(snippet_link())
         async with app.run_test(size=SMALL) as pilot:
             await pilot.pause()
-            explorer(app).query_one(TabbedContent).active = "tab-editor"
+            await pilot.click(explorer(app).query_one("#tab-editor"))  # the tab itself, as a learner clicks it
+            await wait_for(pilot, lambda: tab_shown(app) == "editor", what="the editor tab")
+            assert isinstance(app.focused, Tabs), "a click shows the pane and leaves the focus on the tab bar"
             await wait_for(pilot, lambda: bool(explorer(app).query("#editor-empty")))
             await pilot.pause()
             assert "ctrl+n" in shown_text(editor(app).query_one("#editor-empty"))

@@ -18,6 +18,7 @@ from textual.app import App
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
+from textual.widgets import Tabs
 
 from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.screens.explorer import ExplorerScreen
@@ -76,6 +77,17 @@ def explorer(app: App[Any]) -> ExplorerScreen:
     screen = app.get_explorer()
     assert screen is not None
     return screen
+
+
+def tab_shown(app: App[Any]) -> str | None:
+    """The pane whose tab the small layout shows (``scenarios`` ... ``editor``); None in the large layout."""
+    screen = explorer(app)
+    if not screen.has_class("-narrow"):
+        return None
+    active = screen.query_one("#tabs", Tabs).active
+    pane = active.removeprefix("tab-")
+    assert screen.has_class(f"-show-{pane}"), f"the tab bar shows {active}, the screen's class another pane"
+    return pane
 
 
 def status(app: KernelTuiApp) -> str:

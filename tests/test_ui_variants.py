@@ -23,12 +23,13 @@ from test_ui_support import (
     make_app,
     run_to_the_end,
     shown_text,
+    tab_shown,
     wait_for,
 )
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Input, SelectionList, TabbedContent
+from textual.widgets import Input, SelectionList
 
 from kernel_tui.model.report.compile_variants import parse_variant_flag
 from kernel_tui.text.formatting import variant_rows
@@ -308,7 +309,6 @@ def still_variants_app() -> KernelTuiApp:
 async def after_a_run(pilot: Pilot[None]) -> None:
     app = pilot.app
     await wait_for(pilot, lambda: explorer(app).hello is not None, what="the engine's hello")
-    await wait_for(pilot, lambda: not explorer(app).query("Deferred"), what="the panes mounted after the first frame")
     await pilot.press("r")
     await wait_for(pilot, lambda: finished(app, VARIANTS_FILE.relative_to(REPO)), what="the run to finish")
 
@@ -345,8 +345,4 @@ async def test_the_variants_table_keeps_the_kernels_pane_through_a_layout_switch
         await pilot.pause()
         await pilot.resize_terminal(*SMALL)
         await wait_for(pilot, lambda: not explorer(app).wide, what="the small layout")
-        await wait_for(
-            pilot,
-            lambda: explorer(app).query_one("#tabs", TabbedContent).active == "tab-kernels",
-            what="the kernels tab",
-        )
+        await wait_for(pilot, lambda: tab_shown(app) == "kernels", what="the kernels tab")

@@ -170,18 +170,12 @@ class KernelTuiApp(App[None]):
         await super().on_event(event)
 
     async def _kept_before_the_focus(self, key: events.Key) -> bool:
-        """Checked before Textual hands a key to the focused widget: while a layout switch replaces it, or while the
-        focus is on its way (a screen opening, a pane asked to take it), the key is kept; the keys bound with
-        priority (ctrl+q) still act at once."""
-        screen = self.screen_stack[-1] if self.screen_stack else None
-        switching = isinstance(screen, ExplorerScreen) and screen.layout_switch.keeping_keys
-        if not switching and not self.held_keys.holding():
+        """Checked before Textual hands a key to the focused widget: while the focus is on its way (a screen
+        opening, a pane asked to take it), the key is kept; the keys bound with priority (ctrl+q) still act at
+        once."""
+        if not self.held_keys.holding():
             return False
-        if await self._check_bindings(key.key, priority=True):
-            return True
-        if isinstance(screen, ExplorerScreen) and switching:
-            screen.layout_switch.keep_key(key)
-        else:
+        if not await self._check_bindings(key.key, priority=True):
             self.held_keys.keep(key)
         return True
 

@@ -12,8 +12,7 @@ no handler refreshes a pane by hand. Runs go through the engine
 link it is given (``explorer_engine``).
 
 Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
-(80x24). Switching recomposes the screen, and every pane is handed its slice again. On a small terminal the
-tabs that start hidden are mounted just after the first frame (``Deferred``), and are handed theirs then.
+(80x24). The widgets are composed once; a resize only changes the screen's classes, which lay them out.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from textual.events import DescendantBlur, DescendantFocus, Resize
 from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, OptionList
+from textual.widgets import DataTable, OptionList, Tabs
 
 from kernel_tui.model.scenario.scenario_file import ScenarioFileError
 from kernel_tui.ui.screens.actions import (
@@ -41,17 +40,9 @@ from kernel_tui.ui.screens.actions import (
 )
 from kernel_tui.ui.screens.asked import Asked, Reply
 from kernel_tui.ui.screens.explorer_engine import EngineSide
-from kernel_tui.ui.screens.explorer_layout import (
-    compose_explorer,
-    find,
-    fits_wide,
-    focus_pane,
-    show_tab,
-    shown_tab,
-)
+from kernel_tui.ui.screens.explorer_layout import ExplorerLayout, compose_explorer, find
 from kernel_tui.ui.screens.explorer_panes import OF_THE_RUN, show_panes
 from kernel_tui.ui.screens.key_queue import KEY_WAIT_S, held_keys, keys_waiting
-from kernel_tui.ui.screens.layout_switch import LayoutSwitch
 from kernel_tui.ui.screens.snippet_actions import SnippetActions
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.screens.variants_part import VariantsPart
@@ -80,7 +71,6 @@ if TYPE_CHECKING:
     from kernel_tui.ui.state.explorer_state import EngineState
     from kernel_tui.ui.state.snippets.session_effects import Effects
     from kernel_tui.ui.view.code_links import CodeLinks
-    from kernel_tui.ui.widgets.deferred import Deferred
 
 W = TypeVar("W", bound=Widget)
 
@@ -131,21 +121,16 @@ class ExplorerScreen(SnippetActions):
         self.engine_side = EngineSide(self, link, clock, self.runs, (self.snippets, self.why), self.reply)
         """The engine's part: its workers, what they say, and the engine's state."""
         self._run_size: int | None = None
-        self.layout_switch = LayoutSwitch(
-            self, fits_wide(self.app.size), show_every_pane=lambda: self._show_panes(None), show_pane=self.action_pane
-        )
-        """The layout the widgets on screen are composed in (side by side, or tabs), and the switch between them."""
+        self.panes_layout = ExplorerLayout(self)
+        """Which layout the widgets are in (side by side, or tabs), and which pane the tabs show."""
 
     # -- layout ------------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        wide = self.layout_switch.composing_wide
-        self.set_class(wide, "-wide")
-        self.set_class(not wide, "-narrow")
-        yield from compose_explorer(wide)
+        yield from compose_explorer()
 
     def on_mount(self) -> None:
-        self.layout_switch.fit_tables()
+        self.panes_layout.fit_tables()
         self.derive_shown()  # the first frame shows the state as it starts
         self.set_interval(1.0, self._tick)
         # After the first frame: starting a process (which then imports torch) must not delay the paint.
@@ -156,9 +141,6 @@ class ExplorerScreen(SnippetActions):
         # Quitting: the draft is written, and drafts that hold nothing unsaved go. (The widgets are going.)
         self.snippets.close()
 
-    def on_deferred_mounted(self, message: Deferred.Mounted) -> None:
-        self._show_panes(None)
-
     def _find(self, selector: str, expect: type[W]) -> W | None:
         return find(self, selector, expect)
 
@@ -166,10 +148,14 @@ class ExplorerScreen(SnippetActions):
 
     @property
     def wide(self) -> bool:
-        return self.layout_switch.wide
+        return self.panes_layout.wide
 
-    async def on_resize(self, event: Resize) -> None:
-        await self.layout_switch.resized()
+    def on_resize(self, event: Resize) -> None:
+        self.panes_layout.fit()
+
+    @on(Tabs.TabActivated, "#tabs")
+    def _tab_activated(self, event: Tabs.TabActivated) -> None:
+        self.panes_layout.tab_activated(event.tabs, event.tab)
 
     @property
     def entry(self) -> ScenarioEntry:
@@ -221,12 +207,12 @@ class ExplorerScreen(SnippetActions):
 
     def _show_panes(self, old: Shown | None) -> None:
         """Hand each pane its slice of ``shown`` where it changed since ``old`` (None: hand every one)."""
-        if self.shown is None or self.layout_switch.switching:
-            return  # mid-switch the panes are half-built: the switch hands every one its slice when it ends
+        if self.shown is None:
+            return
         self.sub_title = self.shown.sub_title
         if self.has_class("-editing") != self.shown.editing:
             self.set_class(self.shown.editing, "-editing")
-            self.layout_switch.fit_tables()  # the editor takes more of the rows than the lesson
+            self.panes_layout.fit_tables()  # the editor takes more of the rows than the lesson
         if show_panes(self, self.shown, old) & OF_THE_RUN:
             self.refresh_bindings()
 
@@ -347,11 +333,8 @@ class ExplorerScreen(SnippetActions):
 
     def action_pane(self, pane: str) -> None:
         """Show a pane (a tab when the terminal is small) and focus it."""
-        if self.layout_switch.keep_pane_for_after_switch(pane):
-            return  # shown once the new layout's widgets are all there
-        if not self.wide:
-            show_tab(self, pane)
-        self.call_after_refresh(focus_pane, self, pane, tabs=not self.wide)
+        self.panes_layout.show(pane)
+        self.call_after_refresh(self.panes_layout.focus, pane)
 
     def action_run(self, sweep: bool) -> None:
         """Run the scenario on screen now; a run already going (of any scenario) is cancelled first."""
@@ -369,8 +352,7 @@ class ExplorerScreen(SnippetActions):
         run = self.runs.start(messages.run.run_id, entry.path, sweep=sweep, now=self.clock())
         run.output_from = output_from
         self.engine_side.stream(run.record.run_id, entry.path, messages)
-        tabs = not self.wide and not self.layout_switch.switching
-        if tabs and shown_tab(self) in ("scenarios", "lesson"):
+        if not self.wide and self.panes_layout.pane in ("scenarios", "lesson"):
             self.action_pane("kernels")
 
     def action_pin_baseline(self) -> None:

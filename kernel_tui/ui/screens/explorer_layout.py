@@ -1,9 +1,11 @@
-"""The explorer's two layouts: side by side on a large terminal, tabs on a small one (80x24).
+"""The explorer's widgets, composed once, and its two layouts: side by side on a large terminal, one pane at a
+time under a tab bar on a small one (80x24).
 
-Which widget goes where, and how to find and focus a pane in either layout: what the widgets show is the
-explorer screen's business (it hands each pane its slice of ``kernel_tui.ui.view.shown.Shown``). On a small
-terminal the tabs that start hidden are mounted just after the first frame (``Deferred``), so a pane's widget
-may not be there yet.
+A layout is a class on the screen, never a new set of widgets: ``-wide`` or ``-narrow``, and ``-show-<pane>`` for
+the pane the small layout shows (``app.tcss`` hides the others and shows the tab bar). A resize only sets those
+classes (``ExplorerLayout.fit``), so the focused widget stays where it is and a key typed during a resize reaches
+it, as any other key does. What the widgets show is the explorer screen's business (it hands each pane its slice
+of ``kernel_tui.ui.view.shown.Shown``).
 """
 
 from __future__ import annotations
@@ -15,14 +17,12 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import TabbedContent, TabPane, Tabs
+from textual.widgets import Tab, Tabs
 
 from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart
-from kernel_tui.ui.widgets.deferred import Deferred
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
-from kernel_tui.ui.widgets.pane_tabs import PaneTabs
 from kernel_tui.ui.widgets.run_status import RunStatusBar
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
@@ -30,7 +30,7 @@ from kernel_tui.ui.widgets.steady_footer import SteadyFooter
 from kernel_tui.ui.widgets.steady_header import SteadyHeader
 from kernel_tui.ui.widgets.steady_static import SteadyStatic
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
-from kernel_tui.ui.widgets.variants_table import VariantsPane, VariantsTable
+from kernel_tui.ui.widgets.variants_table import VariantsPane
 
 WIDE_MIN_SIZE = (120, 32)
 """From this many columns and rows the panes sit side by side; below it they become tabs."""
@@ -52,6 +52,21 @@ PANES = {
     "editor": "#snippet-text",
 }
 """What the 1-5 keys show, in order, and the widget each focuses; ``kernels`` means the eager table."""
+PANE_BOXES = {
+    "scenarios": "#scenarios",
+    "lesson": "#lesson",
+    "kernels": "#results",
+    "chart": "#chart",
+    "editor": "#editor",
+}
+"""The widget that holds each pane, and that the small layout shows alone."""
+TAB_TITLES = {
+    "scenarios": "1 Scenarios",
+    "lesson": "2 Lesson",
+    "kernels": "3 Kernels",
+    "chart": "4 Chart",
+    "editor": "5 Editor",
+}
 
 
 def fits_wide(size: tuple[int, int]) -> bool:
@@ -59,47 +74,150 @@ def fits_wide(size: tuple[int, int]) -> bool:
     return width >= WIDE_MIN_SIZE[0] and height >= WIDE_MIN_SIZE[1]
 
 
-def compose_explorer(wide: bool) -> ComposeResult:
-    """Every widget of the explorer, in the layout for a large (``wide``) or a small terminal."""
+def compose_explorer() -> ComposeResult:
+    """Every widget of the explorer, once: the screen's classes lay them out (``app.tcss``)."""
     yield SteadyHeader()
-    if wide:
-        with Horizontal(id="main"):
-            yield ScenarioList(id="scenarios")
-            with Vertical(id="work"):
-                with Horizontal(id="top"):
-                    yield SnippetEditor(id="editor")
-                    yield LessonView(id="lesson")
-                    yield RuntimeChart(id="chart")
-                # Scrolls when the tables and the summary outgrow the room the lesson leaves them (a
-                # training step's two sections at 120x36 pushed the summary off the screen).
-                with VerticalScroll(id="results"):
-                    yield SteadyStatic(id="signature")
-                    with Horizontal(id="tables"):
-                        yield KernelTable("eager", "Eager", id="eager")
-                        yield KernelTable("compiled", "Compiled", id="compiled")
-                    yield VariantsPane(id="variants")
-                    yield KernelNameLine(id="kernel-name")
-                    yield SummaryStrip(id="summary")
-    else:
-        with PaneTabs(id="tabs", initial="tab-scenarios"):
-            with TabPane("1 Scenarios", id="tab-scenarios"):
-                yield ScenarioList(id="scenarios")
-            with TabPane("2 Lesson", id="tab-lesson"):
-                yield Deferred(LessonView(id="lesson"))
-            with TabPane("3 Kernels", id="tab-kernels"):
-                with Deferred(VerticalScroll(id="kernels")):
-                    yield SteadyStatic(id="signature")
+    yield Tabs(*(Tab(title, id=f"tab-{pane}") for pane, title in TAB_TITLES.items()), id="tabs")
+    with Horizontal(id="main"):
+        yield ScenarioList(id="scenarios")
+        with Vertical(id="work"):
+            with Horizontal(id="top"):
+                yield SnippetEditor(id="editor")
+                yield LessonView(id="lesson")
+                yield RuntimeChart(id="chart")
+            # Scrolls when the tables and the summary outgrow the room the lesson leaves them (a training
+            # step's two sections at 120x36 pushed the summary off the screen); the small layout's kernels tab.
+            with VerticalScroll(id="results"):
+                yield SteadyStatic(id="signature")
+                with Horizontal(id="tables"):
                     yield KernelTable("eager", "Eager", id="eager")
                     yield KernelTable("compiled", "Compiled", id="compiled")
-                    yield VariantsPane(id="variants")
-                    yield KernelNameLine(id="kernel-name")
-                    yield SummaryStrip(id="summary")
-            with TabPane("4 Chart", id="tab-chart"):
-                yield Deferred(RuntimeChart(id="chart"))
-            with TabPane("5 Editor", id="tab-editor"):
-                yield Deferred(SnippetEditor(id="editor"))
+                yield VariantsPane(id="variants")
+                yield KernelNameLine(id="kernel-name")
+                yield SummaryStrip(id="summary")
     yield RunStatusBar(id="status")
     yield SteadyFooter()
+
+
+class ExplorerLayout:
+    """Which layout the explorer is in, and which pane the small one shows: classes on the screen.
+
+    Setting a class on the screen restyles every widget on it (a tenth of a second at 80x24 on a loaded machine),
+    so the classes change together, once per switch, and the 1-5 keys change none in the large layout, where
+    every pane is shown anyway."""
+
+    def __init__(self, screen: Screen[Any]) -> None:
+        self._screen = screen
+        self.pane = "scenarios"
+        """The pane the small layout shows (its tab), and the one the 1-5 keys last asked for."""
+        self._set_classes(fits_wide(screen.app.size))
+
+    @property
+    def wide(self) -> bool:
+        return self._screen.has_class("-wide")
+
+    def _set_classes(self, wide: bool) -> None:
+        screen = self._screen
+        for pane in PANES:
+            screen.remove_class(f"-show-{pane}", update=False)
+        screen.set_class(wide, "-wide", update=False)
+        screen.set_class(not wide, "-narrow", update=False)
+        if not wide:
+            screen.add_class(f"-show-{self.pane}", update=False)
+        screen.update_node_styles()
+
+    def fit(self) -> None:
+        """Lay the panes out for the terminal's size now: after every resize."""
+        screen = self._screen
+        wide = fits_wide(screen.app.size)
+        if wide != self.wide:
+            if not wide:
+                # The small layout shows the pane that holds the focus, which so stays on screen.
+                self.pane = self.focused_pane()
+                screen.query_one("#tabs", Tabs).active = f"tab-{self.pane}"
+            self._set_classes(wide)
+            if wide and (screen.focused is None or isinstance(screen.focused, Tabs)):
+                # The tab bar is gone: back to the pane it showed (a tab's key had taken the focus from the pane
+                # it left, and its own pane's widget had not taken it yet).
+                screen.call_after_refresh(self.focus, self.pane)
+        self.fit_tables()
+
+    def show(self, pane: str) -> None:
+        """Show ``pane`` (its tab, in the small layout). The focus leaves a pane hidden: held there, keys would
+        go to a widget no one sees until ``pane``'s widget takes the focus (``focus``, a refresh later)."""
+        screen = self._screen
+        if pane == self.pane:
+            return
+        before, self.pane = self.pane, pane
+        if self.wide:
+            return
+        screen.remove_class(f"-show-{before}", update=False)
+        screen.add_class(f"-show-{pane}", update=False)
+        screen.update_node_styles()
+        screen.query_one("#tabs", Tabs).active = f"tab-{pane}"
+        focused = screen.focused
+        if focused is not None and not isinstance(focused, Tabs) and self.focused_pane() != pane:
+            screen.set_focus(None)
+
+    def tab_activated(self, tabs: Tabs, tab: Tab) -> None:
+        """A tab clicked, or chosen with the arrow keys on the tab bar: its pane shown, the focus left on the bar.
+        A tab the bar has left since (``show`` moved it on before this message arrived) is not shown again."""
+        if tab.id is not None and tabs.active == tab.id:
+            self.show(tab.id.removeprefix("tab-"))
+
+    def focused_pane(self) -> str:
+        """The pane that holds the focus; when none does, the pane shown (a tab's key takes the focus from the
+        pane it leaves before its own pane's widget can take it)."""
+        screen = self._screen
+        focused = screen.focused
+        if focused is not None:
+            for pane, selector in PANE_BOXES.items():
+                box = find(screen, selector, Widget)
+                if box is not None and (focused is box or box in focused.ancestors):
+                    return pane
+        return self.pane
+
+    def focus(self, pane: str, tries: int = 10) -> None:
+        """Focus ``pane``'s widget once it can take focus, and keep it through the tab switch. A pane asked for
+        since (``b`` right after ``s``: the chart after the kernels) wins: this one then gives up."""
+        if self.pane != pane:
+            return
+        screen = self._screen
+        widget = find(screen, PANES[pane], Widget)
+        if widget is not None and widget.focusable and all(node.display for node in widget.ancestors_with_self):
+            widget.focus()
+            screen.call_after_refresh(self._keep_focus, pane, widget, 3)
+        elif tries:
+            # A pane just shown can take the focus once laid out, a refresh later (the editor's text area mounts
+            # later still).
+            screen.call_after_refresh(self.focus, pane, tries - 1)
+
+    def _keep_focus(self, pane: str, widget: Widget, checks: int) -> None:
+        # A pane hidden and shown again (3, 4, 3) can be handed a late Hide, and Textual then moves the focus on
+        # (to the tab bar): take it back for the next few refreshes, before a learner could have moved it. Once
+        # another pane is shown, taking the focus back would undo that pane's key.
+        if self.pane != pane:
+            return
+        screen = self._screen
+        if screen.focused is not widget and isinstance(screen.focused, Tabs) and widget.focusable:
+            widget.focus()
+        if checks > 1:
+            screen.call_after_refresh(self._keep_focus, pane, widget, checks - 1)
+
+    def fit_tables(self) -> None:
+        screen = self._screen
+        results = screen.query_one("#results")
+        if not self.wide:
+            results.styles.max_height = None  # the kernels tab: the whole pane
+            return
+        size = screen.app.size
+        stacked = size.width < SIDE_BY_SIDE_TABLES_MIN_WIDTH
+        screen.query_one("#tables").set_class(stacked, "-stacked")
+        # What the lesson and the chart leave: past it the results scroll rather than run off the screen.
+        rows = size.height - SCREEN_CHROME_ROWS
+        editing = screen.has_class("-editing")
+        top = max(TOP_MIN_HEIGHT, int(rows * EDITING_TOP_SHARE)) if editing else TOP_MIN_HEIGHT
+        results.styles.max_height = max(rows - top, 6)
 
 
 W = TypeVar("W", bound=Widget)
@@ -111,13 +229,11 @@ stage and sweep point, and each query walked the whole screen (about 1 ms)."""
 
 
 def find(screen: Screen[Any], selector: str, expect: type[W]) -> W | None:
-    """The widget, or None while its pane has not been mounted yet (see ``Deferred``) or is being replaced
-    (a layout switch): a widget attached but not mounted has not composed its own children yet, and asking
-    it to show something queried children that were not there (``NoMatches`` on ``#status-text``)."""
+    """The widget, or None while it is not mounted (the editor's text area before a snippet opens, every pane
+    before the screen has composed them)."""
     known = _found.setdefault(screen, {})
     widget = known.get(selector)
-    # A widget removed since (the layout changed, and the screen was composed again) is looked up anew.
-    if widget is not None and widget.is_attached and widget.screen is screen and isinstance(widget, expect):
+    if widget is not None and widget.is_attached and isinstance(widget, expect):
         return widget if widget.is_mounted else None
     found = screen.query(selector)
     if not found:
@@ -128,66 +244,3 @@ def find(screen: Screen[Any], selector: str, expect: type[W]) -> W | None:
     if selector.startswith("#") and selector[1:].replace("-", "").replace("_", "").isalnum():
         known[selector] = widget
     return widget
-
-
-def focused_pane(screen: Screen[Any]) -> str:
-    """The pane that holds the focus; when none does, the tab shown (a tab's key takes the focus from the pane
-    it leaves before its own pane's widget can take it), else the scenario list."""
-    focused = screen.focused
-    if focused is None:
-        return shown_tab(screen) or "scenarios"
-    for pane, selector in PANES.items():
-        widget = find(screen, selector, Widget)
-        if widget is not None and (focused is widget or widget in focused.ancestors):
-            return pane
-    return "kernels" if isinstance(focused, (KernelTable, VariantsTable)) else "scenarios"
-
-
-def focus_pane(screen: Screen[Any], pane: str, *, tabs: bool, tries: int = 10) -> None:
-    """Focus ``pane``'s widget once it can take focus; with ``tabs``, keep it through the tab switch. A pane asked
-    for since (``b`` right after ``s``: the chart after the kernels) wins: this one then gives up."""
-    if tabs and not _tab_shown(screen, pane):
-        return
-    widget = find(screen, PANES[pane], Widget)
-    if widget is not None and widget.focusable:
-        widget.focus()
-        if tabs:
-            screen.call_after_refresh(_keep_focus, screen, pane, widget, 3)
-    elif tries:
-        # The tab switch shows the pane (or a deferred pane mounts) a refresh or two later; until then its
-        # widget cannot take focus.
-        screen.call_after_refresh(focus_pane, screen, pane, tabs=tabs, tries=tries - 1)
-
-
-def show_tab(screen: Screen[Any], pane: str) -> None:
-    """Show ``pane``'s tab (the small layout). The focus leaves with the tab it was in: held there, the tab left
-    would be shown again by that pane's focus message still queued (``PaneTabs``) before the new pane's widget
-    can take the focus (``focus_pane``, a refresh or two later)."""
-    tabs = screen.query_one(TabbedContent)
-    tabs.active = f"tab-{pane}"
-    if screen.focused is not None and tabs.active_pane not in screen.focused.ancestors:
-        screen.set_focus(None)
-
-
-def shown_tab(screen: Screen[Any]) -> str | None:
-    """The pane whose tab is shown (the small layout); None where there are no tabs, or none is shown."""
-    tabs = screen.query(TabbedContent)
-    pane = tabs.first().active.removeprefix("tab-") if tabs else ""
-    return pane if pane in PANES else None
-
-
-def _tab_shown(screen: Screen[Any], pane: str) -> bool:
-    """Whether ``pane``'s tab is the one shown (True where there are no tabs)."""
-    return not screen.query(TabbedContent) or shown_tab(screen) == pane
-
-
-def _keep_focus(screen: Screen[Any], pane: str, widget: Widget, checks: int) -> None:
-    # A tab switch can deliver a late Hide to the newly focused pane (Textual then moves focus to the tab
-    # bar): take it back for the next few refreshes, before a learner could have moved it. Focusing a widget
-    # shows its tab, so once another tab is shown, taking the focus back would undo that tab's key.
-    if not _tab_shown(screen, pane):
-        return
-    if screen.focused is not widget and isinstance(screen.focused, Tabs) and widget.focusable:
-        widget.focus()
-    if checks > 1:
-        screen.call_after_refresh(_keep_focus, screen, pane, widget, checks - 1)

@@ -1,8 +1,8 @@
 """Handing the explorer's panes their slices of ``Shown``: each pane is given its own when it changed.
 
 The one place a pane is told what to show (``show_panes``): the explorer calls it from its ``shown`` watcher
-with the value before, and with None (every slice) after a layout switch or when a deferred tab or the editor
-mounts. A pane not mounted yet (``Deferred``, the editor) is skipped; it gets its slice when it is. The code's
+with the value before, and with None (every slice) when the editor's text area mounts. A widget not mounted yet
+(the text area before a snippet opens) is skipped; it gets its slice when it is. The code's
 links go to three panes: the lesson's code and the editor (the gutter, the linked lines, the lesson's line
 cursor) and both tables (the code cursor's line, whose rows they mark), after the tables' own slices.
 """

@@ -1,9 +1,9 @@
 """Every kernel-tui screen gives the focus only to a widget that is staying on it, never to one being removed.
 
 Textual's ``Widget.focus`` sets the focus later, from the app's queue, and ``Screen.set_focus`` accepts any widget
-that can take it. A focus asked for just before a layout switch (a pane focused after the last switch, a tab
-activated) lands on a widget the switch has begun removing, after Textual moved the focus off everything it
-removes: the screen then holds a widget that is gone, the app hands every key to its closed queue and finds no
+that can take it. A focus asked for just before a widget's removal (as when a layout switch recomposed the
+explorer) lands on it after Textual moved the focus off everything it removes: the screen then holds a widget
+that is gone, the app hands every key to its closed queue and finds no
 binding from it up to the screen, and keys do nothing until something else takes the focus (``n`` held through
 resizes: the list stopped short, and ``p`` pressed afterwards was ignored).
 """

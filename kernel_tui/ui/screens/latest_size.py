@@ -1,7 +1,7 @@
 """Every kernel-tui screen lays itself out at the terminal's latest size only, never at an older one still queued.
 
 Textual's ``Screen`` posts itself a ``Resize`` each time a layout changes its own size. When a screen has two
-older sizes queued, each behind another message so that Textual cannot merge them (a screen busy recomposing
+older sizes queued, each behind another message so that Textual cannot merge them (a screen busy
 during a storm of resizes, or a dialog's background screen, which is handed each size twice: by the app and by
 the dialog), handling one changes its size and queues that size again behind the other, and the two take
 turns for ever: the app drew at full CPU, and after its terminal was closed it ignored SIGHUP and SIGTERM, its

@@ -19,7 +19,7 @@ from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 if TYPE_CHECKING:
     from textual.widgets import TextArea
 
-    from kernel_tui.ui.screens.layout_switch import LayoutSwitch
+    from kernel_tui.ui.screens.explorer_layout import ExplorerLayout
     from kernel_tui.ui.screens.snippets import SnippetWorkbench
     from kernel_tui.ui.state.explorer_state import ExplorerState
     from kernel_tui.ui.view.shown import Shown
@@ -31,14 +31,14 @@ class SnippetActions(LatestSizeOnly, FocusOnStayingWidgets, Screen[None]):
     """The editor's half of ``ExplorerScreen``."""
 
     snippets: SnippetWorkbench
-    layout_switch: LayoutSwitch
+    panes_layout: ExplorerLayout
 
     def action_leave_editor(self) -> None:
         """Esc in the editor: out of the text to where the explorer's keys work, the editor still in view: on a
         large terminal the scenario list, on a small one the tab bar, the editor's tab still shown."""
         from textual.widgets import Tabs
 
-        landing = self.query("#scenarios" if self.layout_switch.wide else Tabs)
+        landing = self.query("#scenarios" if self.panes_layout.wide else Tabs)
         if landing:
             landing.first().focus()
 
@@ -112,7 +112,7 @@ class SnippetActions(LatestSizeOnly, FocusOnStayingWidgets, Screen[None]):
 
     def on_snippet_editor_ready(self, message: SnippetEditor.Ready) -> None:
         self.snippets.fill_editor()
-        self._show_panes(None)  # mounted late, like a deferred tab: the gutter's notes and marks are its slice
+        self._show_panes(None)  # its text area mounts late: the gutter's notes and marks are its slice
 
     def on_snippet_editor_edited(self, message: SnippetEditor.Edited) -> None:
         self.snippets.edited(message.text, message.cursor)

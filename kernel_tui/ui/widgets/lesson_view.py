@@ -94,7 +94,7 @@ class LessonView(VerticalScroll):
         elif (plain := still_there(self, "#lesson-plain", SteadyStatic)) is not None:
             plain.show_content(Text(self.lesson))
             self.scroll_home(animate=False)
-        # else: a layout switch is removing this view's children; the view that replaces it shows the lesson.
+        # else: this view's children are being removed (the app quitting).
 
     @work(group="lesson-text")
     async def _show_latest_lesson(self) -> None:
@@ -110,7 +110,7 @@ class LessonView(VerticalScroll):
             while self.is_attached:
                 markdown = still_there(self, "#lesson-text", Markdown)
                 if markdown is None:
-                    return  # a layout switch removed this view's children: the view that replaces it shows the lesson
+                    return  # this view's children were removed (the app quitting)
                 wanted = self.lesson
                 await markdown.update(wanted)
                 if wanted == self.lesson:
@@ -175,7 +175,7 @@ class LessonView(VerticalScroll):
         else:
             shown = source_renderable(self._entry, highlight=self._rich)
         source = still_there(self, "#lesson-source", Static)
-        if source is not None:  # None: a layout switch removed this view's children while it waited to mount
+        if source is not None:  # None: this view's children were removed while it waited (the app quitting)
             source.update(shown)
 
 

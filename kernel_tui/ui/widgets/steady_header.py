@@ -1,8 +1,9 @@
-"""Textual's header, without its one crash: a title change that lands while the header is being replaced.
+"""Textual's header, without its one crash: a title change that lands while the header is being removed.
 
 Textual's ``Header`` updates its title from an async watcher, which Textual queues and runs a moment later; by
-then a layout switch may have removed the header's children, and its ``query_one(HeaderTitle)`` raised
-``NoMatches`` and took the app down. This one sets the title at once, and only while its title is there.
+then the header's children may be gone (the app quitting removes them before the header; a layout switch did,
+when it recomposed the explorer), and its ``query_one(HeaderTitle)`` raised ``NoMatches`` and took the app down.
+This one sets the title at once, and only while its title is there.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""A widget's own child, or None while a layout switch is removing it.
+"""A widget's own child, or None while it is being removed.
 
-A layout switch recomposes the explorer (``screens/layout_switch.py``): the old panes' children go before the
-panes, and a pane's timer, worker or queued update can run in between, still attached and finding no child.
-Textual's ``query_one`` raises ``NoMatches`` there and ends the app; a pane asks here instead, and does nothing
-when its child has gone, since the pane that replaces it shows the same.
+Textual removes a widget's children before the widget (the app quitting takes the screens down), and a pane's
+timer, worker or queued update can run in between, still attached and finding no child. Textual's ``query_one``
+raises ``NoMatches`` there and ends the app with a traceback; a pane asks here instead, and does nothing when
+its child has gone. (Until 7 December a layout switch removed every pane this way, and the crashes were common.)
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The numbers that tell the story in one glance, under the kernel tables: the lines of
 ``kernel_tui.ui.view.summary_lines`` for the explorer's ``SummaryShown``.
 
-Before any run its last line is the engine's status, which is part of what it is handed, so a strip composed
-anew after a layout switch shows it as soon as the explorer hands it its slice.
+Before any run its last line is the engine's status, which is part of what it is handed.
 """
 
 from __future__ import annotations

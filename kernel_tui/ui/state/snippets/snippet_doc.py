@@ -1,7 +1,7 @@
 """The document in the snippet editor: its text, the draft that keeps it, and the file it is saved as.
 
-The snippet session owns one ``SnippetDocument`` (the editor widget only shows it), so the text survives
-the layout switch that rebuilds every widget. Nothing here touches Textual.
+The snippet session owns one ``SnippetDocument`` (the editor widget only shows it), so the text does not
+depend on any widget living. Nothing here touches Textual.
 """
 
 from __future__ import annotations

@@ -146,7 +146,7 @@ class RuntimeChart(Widget):
         hint = still_there(self, "#chart-hint", SteadyStatic)
         legend = still_there(self, "#chart-legend", SteadyStatic)
         if hint is None or legend is None:
-            return  # a layout switch removed this chart's children while it waited to draw: its successor draws
+            return  # this chart's children were removed while it waited to draw (the app quitting)
         hint.show_content(Content(hint_text))
         hint.display = not drawn
         legend.display = drawn
