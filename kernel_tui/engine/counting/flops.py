@@ -354,12 +354,20 @@ def _library_ops(row: Kernel, totals: dict[str, int | None] | None = None) -> tu
 
 def _done_by_library(rows: Sequence[Kernel], totals: dict[str, int | None]) -> dict[str, int]:
     """Per eager operator, the FLOPs library calls counted from their own arguments did of it: each call's
-    given to the first operator it may compute."""
+    given to the operators it may compute in turn, each up to what eager counted of it, what is left to the
+    first. One row of ``extern_kernels.mm`` may hold the product of an ``mm`` and those of ``addmm`` calls whose
+    bias is added in the kernel after: all given to ``mm`` it would leave ``addmm`` counted again."""
     done: dict[str, int] = {}
     for row in rows:
         ops = _library_ops(row, totals) if row.flops is not None and row.composite is None else ()
-        if ops and row.flops is not None:
-            done[ops[0]] = done.get(ops[0], 0) + row.flops
+        if not ops or row.flops is None:
+            continue
+        left = row.flops
+        for op in ops:
+            total = totals[op]
+            room = left if total is None else max(min(left, total - done.get(op, 0)), 0)
+            done[op], left = done.get(op, 0) + room, left - room
+        done[ops[0]] += left
     return done
 
 
