@@ -55,6 +55,9 @@ if TYPE_CHECKING:
 
 NO_ARITHMETIC = PLACEMENT | {
     "aten::fill_",
+    "aten::full",
+    "aten::zeros",
+    "aten::ones",
     "aten::zero_",
     "aten::zeros_like",
     "aten::ones_like",
@@ -73,6 +76,7 @@ NO_ARITHMETIC = PLACEMENT | {
     "aten::scalar_tensor",
     "aten::tril",
     "aten::triu",
+    "prims::iota",
     FOREACH_COPY,
 }
 """Operators that move or place data without computing on it (a CUDA graph's input copy among them), gathers
@@ -111,6 +115,8 @@ def op_flops(name: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
         return max((t.numel() for t in tensors_in(out)), default=0)
     if name in SCATTERS:
         return _scattered(args)
+    if name in PUTS:
+        return _put(name, args, kwargs)
     tags = getattr(func, "tags", ())
     if torch.Tag.pointwise in tags:
         return max((t.numel() for t in tensors_in(out)), default=0)
@@ -182,6 +188,29 @@ per element of ``src`` (a compiled max-pool's gradient is a ``scatter_reduce_``)
 
 def _scattered(args: tuple[Any, ...]) -> int | None:
     return args[3].numel() if len(args) > 3 and isinstance(args[3], torch.Tensor) else None
+
+
+PUTS = {
+    "aten::index_put": 2,
+    "aten::index_put_": 2,
+    "aten::_unsafe_index_put": 2,
+    "aten::_index_put_impl_": 2,
+    "aten::_unsafe_masked_index_put_accumulate": 3,
+}
+"""Operators that put ``values`` (the argument at this place) at indexed places of ``self``: with ``accumulate``,
+one add per element of ``values``, as an embedding's gradient (which Inductor decomposes into
+``_unsafe_masked_index_put_accumulate``) is counted; without, only placement: 0."""
+
+
+def _put(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+    place = PUTS[name]
+    values = args[place] if len(args) > place else None
+    if not isinstance(values, torch.Tensor):
+        return None
+    accumulate = name.endswith("_accumulate") or bool(
+        args[place + 1] if len(args) > place + 1 else kwargs.get("accumulate")
+    )
+    return values.numel() if accumulate else 0
 
 
 SCANS = frozenset({"aten::cumsum", "aten::cumprod", "aten::logcumsumexp", "aten::cummax", "aten::cummin"})
@@ -268,6 +297,31 @@ def eager_bytes_and_flops(
     with torch.no_grad(), bytes_and_flops(traffic) as counting:
         fn(*args)
     return traffic.ops, counting.ops
+
+
+def graph_flops(graph: torch.fx.GraphModule, section: str | None) -> list[OpFlops]:
+    """The FLOPs of each data-moving operator of an ATen graph (AOTAutograd's forward or backward), counted by
+    ``op_flops`` on the shapes it was traced with and named as Inductor names the kernels it compiles it into
+    (``aten::var_mean``, ``prims.iota``): the work of a graph compiled once it is decomposed (the preview's
+    training step), whose kernels name operators eager never ran."""
+    ops = []
+    for node in graph.graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        name = op_name(node.target)
+        if not moves_data(name):
+            continue
+        args, kwargs = torch.fx.node.map_arg((node.args, node.kwargs), lambda arg: arg.meta.get("val"))
+        flops = op_flops(name, node.target, args, kwargs, node.meta.get("val"))
+        ops.append(OpFlops(str(node.target._overloadpacket).replace("aten.", "aten::", 1), flops, section))
+    return ops
+
+
+def _not_run_eagerly(graph_ops: Sequence[OpFlops], ops: Sequence[OpFlops]) -> list[OpFlops]:
+    """The operators of ``graph_ops`` of a name that eager ran none of in their section: an operator eager did
+    run keeps eager's count, which is what its kernels replaced."""
+    ran = {(op.name, op.section) for op in ops}
+    return [op for op in graph_ops if (op.name, op.section) not in ran]
 
 
 def totals_by_op(ops: Iterable[OpFlops]) -> dict[str, int | None]:
@@ -457,9 +511,13 @@ def _mode_roofline(
     )
 
 
-def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceilings | None) -> ScenarioReport:
+def with_flops(
+    report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceilings | None, graph_ops: Sequence[OpFlops] = ()
+) -> ScenarioReport:
     """The report with FLOPs, intensity, achieved GFLOP/s and bound per kernel and per mode, and the ceilings.
-    A mode's total is its rows' where each is known, else its operators' (known when each of theirs is)."""
+    A mode's total is its rows' where each is known, else its operators' (known when each of theirs is).
+    ``graph_ops`` are the compiled graphs' own operators (``graph_flops``), counted for the compiled kernels
+    that name one eager did not run."""
     report = replace(report, ceilings=ceilings)
     if report.eager is not None:
         eager_rows = _per_section(report.eager.kernels, ops, eager_kernel_flops)
@@ -469,6 +527,7 @@ def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceiling
     if report.compiled is not None:
         # The forward work a compiled backward recomputes is backward's: its kernels are named for it.
         ops = [*ops, *(OpFlops(name, flops, "backward") for name, flops in report.compiled.recomputed_flops)]
+        ops = [*ops, *_not_run_eagerly(graph_ops, ops)]
         compiled_rows = _per_section(report.compiled.kernels, ops, compiled_kernel_flops)
         total = _sum(row.flops for row in compiled_rows) if compiled_rows else 0
         if total is None:
