@@ -8,7 +8,8 @@ The rules a learner can check by hand:
 - an elementwise operator (tagged ``pointwise``) is one operation per element it writes, and a reduction
   (tagged ``reduction``) one per element it reads; a random draw (``rand``, tagged ``nondeterministic_seeded``)
   one per element it writes, as an elementwise operator;
-- operators that only move or place data (copies, casts, ``cat``, ``fill_``) do no arithmetic: 0;
+- operators that only move or place data (copies, casts, ``cat``, ``fill_``) do no arithmetic: 0; an indexed put
+  that accumulates (an embedding's gradient, decomposed) one add per value it puts;
 - an operator torch decomposes into those (``_softmax``, ``native_layer_norm``, batch norm, their backwards, the
   CPU's attention) is what its decomposition (``torch._decomp``) counts, run on meta tensors of its shapes;
 - anything else (``sort``) is not counted: None, shown as unknown.
@@ -19,6 +20,9 @@ are three calls of one operator, each row given its own section's.
 A compiled kernel's FLOPs are those of the eager operators it replaced (``attribution``): a library call's come
 from the eager ``mm`` it stands for, whose formula reads the shapes. Where an operator's work went to more than
 one kernel (or one row shares an operator with another), the split is not known, and neither are the FLOPs.
+A graph compiled once it is decomposed (the CUDA preview's training step) has kernels named for the
+decomposition's operators (``var_mean``, ``rsqrt``): one that eager never ran is counted from the graph's own
+nodes by the same rules.
 """
 
 from __future__ import annotations
@@ -77,10 +81,12 @@ NO_ARITHMETIC = PLACEMENT | {
     "aten::tril",
     "aten::triu",
     "prims::iota",
+    "prims::convert_element_type",
     FOREACH_COPY,
 }
 """Operators that move or place data without computing on it (a CUDA graph's input copy among them), gathers
-among them, and those that make values or masks from positions (``arange``, ``tril``: no arithmetic on data)."""
+among them, a cast (``_to_copy``; ``prims.convert_element_type`` in a decomposed graph), and those that make
+values or masks from positions (``arange``, ``prims.iota``, ``tril``: no arithmetic on data)."""
 NO_ARITHMETIC_KINDS = frozenset({"memcpy", "memset"})
 
 
