@@ -411,3 +411,22 @@ def test_a_decomposed_graphs_own_operators_are_counted_by_the_same_rules() -> No
     assert {("prims.iota", 0), ("prims.convert_element_type", 0)} <= counted
     assert ("aten::_unsafe_masked_index_put_accumulate", 2 * 16 * 64) in counted, "one add per gradient put"
     assert ("aten::ge", 2 * 16) in counted
+
+
+def test_a_compiled_max_pool_that_keeps_offsets_is_counted_as_the_max_pool() -> None:
+    """Inductor decomposes a ResNet's max-pool into one that keeps each maximum's offset in its window, then
+    makes the indices backward needs from the offsets: the pool's work, and none."""
+    import torch._inductor.lowering  # registers the prims Inductor's decompositions use
+
+    from kernel_tui.engine.counting.flops import op_flops
+
+    x, window = torch.randn(2, 8, 16, 16), ([3, 3], [2, 2], [1, 1])
+    pool = torch.ops.aten.max_pool2d_with_indices.default
+    eager = op_flops("aten::max_pool2d_with_indices", pool, (x, *window), {}, pool(x, *window))
+    prim = torch.ops.prims._low_memory_max_pool_with_offsets.default
+    values, offsets = prim(x, *window, [1, 1], False)
+    assert eager is not None and eager > values.numel()
+    assert op_flops("prims::_low_memory_max_pool_with_offsets", prim, (x, *window, [1, 1], False), {}, offsets) == eager
+    to_indices = torch.ops.prims._low_memory_max_pool_offsets_to_indices.default
+    args = (offsets, [3, 3], [16, 16], *window[1:], [1, 1])
+    assert op_flops("prims::_low_memory_max_pool_offsets_to_indices", to_indices, args, {}, to_indices(*args)) == 0

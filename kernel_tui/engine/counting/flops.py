@@ -82,11 +82,13 @@ NO_ARITHMETIC = PLACEMENT | {
     "aten::triu",
     "prims::iota",
     "prims::convert_element_type",
+    "prims::_low_memory_max_pool_offsets_to_indices",
     FOREACH_COPY,
 }
 """Operators that move or place data without computing on it (a CUDA graph's input copy among them), gathers
 among them, a cast (``_to_copy``; ``prims.convert_element_type`` in a decomposed graph), and those that make
-values or masks from positions (``arange``, ``prims.iota``, ``tril``: no arithmetic on data)."""
+values or masks from positions (``arange``, ``prims.iota``, ``tril``, a compiled max-pool's indices from its
+offsets: no arithmetic on data)."""
 NO_ARITHMETIC_KINDS = frozenset({"memcpy", "memset"})
 
 
@@ -110,6 +112,8 @@ def op_flops(name: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     no rule covers it."""
     if func._overloadpacket in flop_registry:
         return _formula_flops(func._overloadpacket, args, kwargs, out)
+    if name in STANDS_FOR:
+        return op_flops(op_name(STANDS_FOR[name]), STANDS_FOR[name], args, kwargs, out)
     if name in NO_ARITHMETIC:
         return 0
     if name in CONVOLUTIONS:
@@ -185,6 +189,11 @@ SHAPED_BY: dict[str, tuple[Callable[..., int], int]] = {
 GPU's (``torch.utils.flop_counter``'s ``sdpa_flop_count``, the products of scores and output); an embedding's
 gradient, one add per gathered element into its row; a max-pool's gradient, one add per output gradient into the
 input element that held its window's maximum."""
+
+
+STANDS_FOR = {"prims::_low_memory_max_pool_with_offsets": torch.ops.aten.max_pool2d_with_indices.default}
+"""Operators Inductor's decompositions put in place of an eager one, with its arguments, that do its work: counted
+as it is (a max-pool that keeps each maximum's offset in its window rather than its index)."""
 
 
 SCATTERS = frozenset({"aten::scatter_add", "aten::scatter_add_", "aten::scatter_reduce", "aten::scatter_reduce_"})
