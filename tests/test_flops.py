@@ -398,11 +398,14 @@ def test_a_decomposed_graphs_own_operators_are_counted_by_the_same_rules() -> No
     from kernel_tui.engine.counting.flops import graph_flops
 
     def step(ids: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
-        positions = torch.ops.prims.iota(16, start=0, step=1, dtype=torch.int64, device="cpu", requires_grad=False)
+        positions: torch.Tensor = torch.ops.prims.iota(
+            16, start=0, step=1, dtype=torch.int64, device="cpu", requires_grad=False
+        )
         table = torch.zeros(96, 64)
         mask = ids.ge(0).unsqueeze(-1)
         put = torch.ops.aten._unsafe_masked_index_put_accumulate(table, mask, [ids], grad)
-        return torch.ops.prims.convert_element_type(put, torch.float16).sum() + positions.sum()
+        half: torch.Tensor = torch.ops.prims.convert_element_type(put, torch.float16)
+        return half.sum() + positions.sum()
 
     with FakeTensorMode(allow_non_fake_inputs=True) as fake:
         ids, grad = fake.from_tensor(torch.zeros(2, 16, dtype=torch.int64)), fake.from_tensor(torch.zeros(2, 16, 64))
