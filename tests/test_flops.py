@@ -361,3 +361,75 @@ def test_each_product_has_its_own_flops_compiled(engine: EngineClient, write_sce
     assert rows["aten::mm"] == product, rows
     assert rows["aten::addmm"] == product + 64 * 128, "the second product and the residual add it absorbed"
     assert report.compiled.flops == report.eager.flops == 2 * product + 64 * 256 + 64 * 128
+
+
+def test_a_library_row_of_two_operators_products_counts_each_once() -> None:
+    """Compiled for a GPU, a GPT's biased linears are ``extern_kernels.mm`` calls, each bias added in a kernel
+    after, in one row with the bias-free head's ``mm``: the row's FLOPs, all given to ``mm``, left the ``addmm``
+    products counted again by the bias kernels (the preview's GPT forward read 6.07 M for eager's 3.72 M)."""
+    ops = [OpFlops("aten::addmm", 3000), OpFlops("aten::mm", 400)]
+    library = [
+        replace(
+            row(
+                "extern_kernels.addmm",
+                ("aten::addmm",),
+            ),
+            op="aten::addmm",
+            flops=1000,
+        ),
+        replace(
+            row(
+                "extern_kernels.mm",
+                ("aten::mm",),
+            ),
+            op="aten::mm",
+            flops=400 + 2000,
+        ),
+    ]
+    bias = [row(f"triton_poi_fused_addmm_{n}", ("aten::addmm", "aten::view")) for n in range(2)]
+    assert _step([*library, *bias], ops).flops == 3400
+
+
+def test_a_decomposed_graphs_own_operators_are_counted_by_the_same_rules() -> None:
+    """A training preview's graphs are decomposed before Inductor compiles them: their kernels name ``prims.iota``
+    (an arange), a cast, an embedding's gradient as an accumulating masked put, none of which eager ran."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from kernel_tui.engine.counting.flops import graph_flops
+
+    def step(ids: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+        positions: torch.Tensor = torch.ops.prims.iota(
+            16, start=0, step=1, dtype=torch.int64, device="cpu", requires_grad=False
+        )
+        table = torch.zeros(96, 64)
+        mask = ids.ge(0).unsqueeze(-1)
+        put = torch.ops.aten._unsafe_masked_index_put_accumulate(table, mask, [ids], grad)
+        half: torch.Tensor = torch.ops.prims.convert_element_type(put, torch.float16)
+        return half.sum() + positions.sum()
+
+    with FakeTensorMode(allow_non_fake_inputs=True) as fake:
+        ids, grad = fake.from_tensor(torch.zeros(2, 16, dtype=torch.int64)), fake.from_tensor(torch.zeros(2, 16, 64))
+        graph = torch.fx.experimental.proxy_tensor.make_fx(step)(ids, grad)
+    counted = {(op.name, op.flops) for op in graph_flops(graph, "backward")}
+    assert {("prims.iota", 0), ("prims.convert_element_type", 0)} <= counted
+    assert ("aten::_unsafe_masked_index_put_accumulate", 2 * 16 * 64) in counted, "one add per gradient put"
+    assert ("aten::ge", 2 * 16) in counted
+
+
+def test_a_compiled_max_pool_that_keeps_offsets_is_counted_as_the_max_pool() -> None:
+    """Inductor decomposes a ResNet's max-pool into one that keeps each maximum's offset in its window, then
+    makes the indices backward needs from the offsets: the pool's work, and none."""
+    import torch._inductor.lowering  # registers the prims Inductor's decompositions use
+
+    from kernel_tui.engine.counting.flops import op_flops
+
+    x, window = torch.randn(2, 8, 16, 16), ([3, 3], [2, 2], [1, 1])
+    pool = torch.ops.aten.max_pool2d_with_indices.default
+    eager = op_flops("aten::max_pool2d_with_indices", pool, (x, *window), {}, pool(x, *window))
+    prim = torch.ops.prims._low_memory_max_pool_with_offsets.default
+    values, offsets = prim(x, *window, [1, 1], False)
+    assert eager is not None and eager > values.numel()
+    assert op_flops("prims::_low_memory_max_pool_with_offsets", prim, (x, *window, [1, 1], False), {}, offsets) == eager
+    to_indices = torch.ops.prims._low_memory_max_pool_offsets_to_indices.default
+    args = (offsets, [3, 3], [16, 16], *window[1:], [1, 1])
+    assert op_flops("prims::_low_memory_max_pool_offsets_to_indices", to_indices, args, {}, to_indices(*args)) == 0

@@ -393,3 +393,7 @@ def test_a_training_preview_runs_the_attention_a_gpu_would(
     assert "SDPA backend: a GPU chooses it at run time; for q [2, 2, 16, 32] float32 the preview assumes efficient" in (
         report.assumptions
     )
+    # Compiled, each graph is generated decomposed: its kernels name var_mean, rsqrt, iota, a masked index put,
+    # which eager never ran; each counted from the graph, the step's total is eager's within a few percent.
+    assert report.eager.flops is not None and report.compiled.flops is not None
+    assert report.compiled.flops == pytest.approx(report.eager.flops, rel=0.02)

@@ -8,7 +8,8 @@ The rules a learner can check by hand:
 - an elementwise operator (tagged ``pointwise``) is one operation per element it writes, and a reduction
   (tagged ``reduction``) one per element it reads; a random draw (``rand``, tagged ``nondeterministic_seeded``)
   one per element it writes, as an elementwise operator;
-- operators that only move or place data (copies, casts, ``cat``, ``fill_``) do no arithmetic: 0;
+- operators that only move or place data (copies, casts, ``cat``, ``fill_``) do no arithmetic: 0; an indexed put
+  that accumulates (an embedding's gradient, decomposed) one add per value it puts;
 - an operator torch decomposes into those (``_softmax``, ``native_layer_norm``, batch norm, their backwards, the
   CPU's attention) is what its decomposition (``torch._decomp``) counts, run on meta tensors of its shapes;
 - anything else (``sort``) is not counted: None, shown as unknown.
@@ -19,6 +20,9 @@ are three calls of one operator, each row given its own section's.
 A compiled kernel's FLOPs are those of the eager operators it replaced (``attribution``): a library call's come
 from the eager ``mm`` it stands for, whose formula reads the shapes. Where an operator's work went to more than
 one kernel (or one row shares an operator with another), the split is not known, and neither are the FLOPs.
+A graph compiled once it is decomposed (the CUDA preview's training step) has kernels named for the
+decomposition's operators (``var_mean``, ``rsqrt``): one that eager never ran is counted from the graph's own
+nodes by the same rules.
 """
 
 from __future__ import annotations
@@ -55,6 +59,9 @@ if TYPE_CHECKING:
 
 NO_ARITHMETIC = PLACEMENT | {
     "aten::fill_",
+    "aten::full",
+    "aten::zeros",
+    "aten::ones",
     "aten::zero_",
     "aten::zeros_like",
     "aten::ones_like",
@@ -73,10 +80,15 @@ NO_ARITHMETIC = PLACEMENT | {
     "aten::scalar_tensor",
     "aten::tril",
     "aten::triu",
+    "prims::iota",
+    "prims::convert_element_type",
+    "prims::_low_memory_max_pool_offsets_to_indices",
     FOREACH_COPY,
 }
 """Operators that move or place data without computing on it (a CUDA graph's input copy among them), gathers
-among them, and those that make values or masks from positions (``arange``, ``tril``: no arithmetic on data)."""
+among them, a cast (``_to_copy``; ``prims.convert_element_type`` in a decomposed graph), and those that make
+values or masks from positions (``arange``, ``prims.iota``, ``tril``, a compiled max-pool's indices from its
+offsets: no arithmetic on data)."""
 NO_ARITHMETIC_KINDS = frozenset({"memcpy", "memset"})
 
 
@@ -100,6 +112,8 @@ def op_flops(name: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     no rule covers it."""
     if func._overloadpacket in flop_registry:
         return _formula_flops(func._overloadpacket, args, kwargs, out)
+    if name in STANDS_FOR:
+        return op_flops(op_name(STANDS_FOR[name]), STANDS_FOR[name], args, kwargs, out)
     if name in NO_ARITHMETIC:
         return 0
     if name in CONVOLUTIONS:
@@ -111,6 +125,8 @@ def op_flops(name: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
         return max((t.numel() for t in tensors_in(out)), default=0)
     if name in SCATTERS:
         return _scattered(args)
+    if name in PUTS:
+        return _put(name, args, kwargs)
     tags = getattr(func, "tags", ())
     if torch.Tag.pointwise in tags:
         return max((t.numel() for t in tensors_in(out)), default=0)
@@ -175,6 +191,11 @@ gradient, one add per gathered element into its row; a max-pool's gradient, one 
 input element that held its window's maximum."""
 
 
+STANDS_FOR = {"prims::_low_memory_max_pool_with_offsets": torch.ops.aten.max_pool2d_with_indices.default}
+"""Operators Inductor's decompositions put in place of an eager one, with its arguments, that do its work: counted
+as it is (a max-pool that keeps each maximum's offset in its window rather than its index)."""
+
+
 SCATTERS = frozenset({"aten::scatter_add", "aten::scatter_add_", "aten::scatter_reduce", "aten::scatter_reduce_"})
 """Operators that combine each element of ``src`` (their fourth argument) into a place of ``self``: one operation
 per element of ``src`` (a compiled max-pool's gradient is a ``scatter_reduce_``)."""
@@ -182,6 +203,29 @@ per element of ``src`` (a compiled max-pool's gradient is a ``scatter_reduce_``)
 
 def _scattered(args: tuple[Any, ...]) -> int | None:
     return args[3].numel() if len(args) > 3 and isinstance(args[3], torch.Tensor) else None
+
+
+PUTS = {
+    "aten::index_put": 2,
+    "aten::index_put_": 2,
+    "aten::_unsafe_index_put": 2,
+    "aten::_index_put_impl_": 2,
+    "aten::_unsafe_masked_index_put_accumulate": 3,
+}
+"""Operators that put ``values`` (the argument at this place) at indexed places of ``self``: with ``accumulate``,
+one add per element of ``values``, as an embedding's gradient (which Inductor decomposes into
+``_unsafe_masked_index_put_accumulate``) is counted; without, only placement: 0."""
+
+
+def _put(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+    place = PUTS[name]
+    values = args[place] if len(args) > place else None
+    if not isinstance(values, torch.Tensor):
+        return None
+    accumulate = name.endswith("_accumulate") or bool(
+        args[place + 1] if len(args) > place + 1 else kwargs.get("accumulate")
+    )
+    return values.numel() if accumulate else 0
 
 
 SCANS = frozenset({"aten::cumsum", "aten::cumprod", "aten::logcumsumexp", "aten::cummax", "aten::cummin"})
@@ -270,6 +314,31 @@ def eager_bytes_and_flops(
     return traffic.ops, counting.ops
 
 
+def graph_flops(graph: torch.fx.GraphModule, section: str | None) -> list[OpFlops]:
+    """The FLOPs of each data-moving operator of an ATen graph (AOTAutograd's forward or backward), counted by
+    ``op_flops`` on the shapes it was traced with and named as Inductor names the kernels it compiles it into
+    (``aten::var_mean``, ``prims.iota``): the work of a graph compiled once it is decomposed (the preview's
+    training step), whose kernels name operators eager never ran."""
+    ops = []
+    for node in graph.graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        name = op_name(node.target)
+        if not moves_data(name):
+            continue
+        args, kwargs = torch.fx.node.map_arg((node.args, node.kwargs), lambda arg: arg.meta.get("val"))
+        flops = op_flops(name, node.target, args, kwargs, node.meta.get("val"))
+        ops.append(OpFlops(str(node.target._overloadpacket).replace("aten.", "aten::", 1), flops, section))
+    return ops
+
+
+def _not_run_eagerly(graph_ops: Sequence[OpFlops], ops: Sequence[OpFlops]) -> list[OpFlops]:
+    """The operators of ``graph_ops`` of a name that eager ran none of in their section: an operator eager did
+    run keeps eager's count, which is what its kernels replaced."""
+    ran = {(op.name, op.section) for op in ops}
+    return [op for op in graph_ops if (op.name, op.section) not in ran]
+
+
 def totals_by_op(ops: Iterable[OpFlops]) -> dict[str, int | None]:
     """Per operator name, the FLOPs of all its calls together; None if any call was not counted."""
     totals: dict[str, int | None] = {}
@@ -354,12 +423,20 @@ def _library_ops(row: Kernel, totals: dict[str, int | None] | None = None) -> tu
 
 def _done_by_library(rows: Sequence[Kernel], totals: dict[str, int | None]) -> dict[str, int]:
     """Per eager operator, the FLOPs library calls counted from their own arguments did of it: each call's
-    given to the first operator it may compute."""
+    given to the operators it may compute in turn, each up to what eager counted of it, what is left to the
+    first. One row of ``extern_kernels.mm`` may hold the product of an ``mm`` and those of ``addmm`` calls whose
+    bias is added in the kernel after: all given to ``mm`` it would leave ``addmm`` counted again."""
     done: dict[str, int] = {}
     for row in rows:
         ops = _library_ops(row, totals) if row.flops is not None and row.composite is None else ()
-        if ops and row.flops is not None:
-            done[ops[0]] = done.get(ops[0], 0) + row.flops
+        if not ops or row.flops is None:
+            continue
+        left = row.flops
+        for op in ops:
+            total = totals[op]
+            room = left if total is None else max(min(left, total - done.get(op, 0)), 0)
+            done[op], left = done.get(op, 0) + room, left - room
+        done[ops[0]] += left
     return done
 
 
@@ -449,9 +526,13 @@ def _mode_roofline(
     )
 
 
-def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceilings | None) -> ScenarioReport:
+def with_flops(
+    report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceilings | None, graph_ops: Sequence[OpFlops] = ()
+) -> ScenarioReport:
     """The report with FLOPs, intensity, achieved GFLOP/s and bound per kernel and per mode, and the ceilings.
-    A mode's total is its rows' where each is known, else its operators' (known when each of theirs is)."""
+    A mode's total is its rows' where each is known, else its operators' (known when each of theirs is).
+    ``graph_ops`` are the compiled graphs' own operators (``graph_flops``), counted for the compiled kernels
+    that name one eager did not run."""
     report = replace(report, ceilings=ceilings)
     if report.eager is not None:
         eager_rows = _per_section(report.eager.kernels, ops, eager_kernel_flops)
@@ -461,6 +542,7 @@ def with_flops(report: ScenarioReport, ops: Sequence[OpFlops], ceilings: Ceiling
     if report.compiled is not None:
         # The forward work a compiled backward recomputes is backward's: its kernels are named for it.
         ops = [*ops, *(OpFlops(name, flops, "backward") for name, flops in report.compiled.recomputed_flops)]
+        ops = [*ops, *_not_run_eagerly(graph_ops, ops)]
         compiled_rows = _per_section(report.compiled.kernels, ops, compiled_kernel_flops)
         total = _sum(row.flops for row in compiled_rows) if compiled_rows else 0
         if total is None:

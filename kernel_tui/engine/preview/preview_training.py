@@ -25,7 +25,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 
 from kernel_tui.engine.compiler import compile_watch
 from kernel_tui.engine.compiler.recompute import recomputed_in, recomputed_work
-from kernel_tui.engine.counting.flops import bytes_and_flops, with_flops
+from kernel_tui.engine.counting.flops import OpFlops, bytes_and_flops, graph_flops, with_flops
 from kernel_tui.engine.counting.peak_memory import tracked_peak
 from kernel_tui.engine.counting.traffic import Traffic, array_bytes, ideal_bytes
 from kernel_tui.engine.preview.cuda_fakes import SdpaAsOnGpu, rewrite_sdpa
@@ -97,13 +97,15 @@ class TrainingPreviewStages(ScenarioStages):
 
     def compile(self, report: ScenarioReport, outbox: RunOutbox) -> ScenarioReport:
         try:
-            compiled = _compiled_step(self.scenario, self.args, self.fake_mode, self.arch, self.unit, self.notes)
+            compiled, graph_ops = _compiled_step(
+                self.scenario, self.args, self.fake_mode, self.arch, self.unit, self.notes
+            )
         except StageError as failure:
             return with_flops(replace(report, error=replace(failure.error, stage="compile")), self.flop_ops, None)
         except Exception as exc:  # noqa: BLE001 - a failure to generate is this scenario's compile error
             error = stage_error("compile", self.scenario.path, exc).error
             return with_flops(replace(report, error=error), self.flop_ops, None)
-        return with_flops(replace(report, compiled=compiled), self.flop_ops, None)
+        return with_flops(replace(report, compiled=compiled), self.flop_ops, None, graph_ops)
 
 
 def _fake_inputs_on_cpu(scenario: LoadedScenario, size: int, fake_mode: FakeTensorMode) -> tuple[Any, ...]:
@@ -163,7 +165,9 @@ class _Graphs:
 
 def _compiled_step(
     scenario: LoadedScenario, args: tuple[Any, ...], fake_mode: FakeTensorMode, arch: int, unit: int, notes: list[str]
-) -> ModeResult:
+) -> tuple[ModeResult, list[OpFlops]]:
+    """The compiled step's mode, and the FLOPs of its graphs' operators: each graph is generated for the GPU
+    decomposed already, so its kernels name the decomposition's operators (``var_mean`` for a layer norm)."""
     options = scenario.info.compile_options
     outside = DeviceOps(str(scenario.path), device="cpu")
     graphs = _Graphs(outside, arch, notes)
@@ -207,7 +211,12 @@ def _compiled_step(
     )
     work = tuple(pair for section, gm, _ in graphs.captured if section == "backward" for pair in recomputed_work(gm))
     mode = replace(mode, saved_bytes=saved, recomputed=tuple(dict.fromkeys(recomputed)), recomputed_flops=work)
-    return facts.applied_to(mode)
+    graph_ops = [
+        op
+        for section, gm, _ in graphs.captured
+        for op in graph_flops(gm, "backward" if section == "backward" else None)
+    ]
+    return facts.applied_to(mode), graph_ops
 
 
 def _backward_counted(step: training.TrainingStep, args: tuple[Any, ...], outside: DeviceOps) -> torch.Tensor:
