@@ -147,14 +147,12 @@ FUNNEL = {
     ("screens/explorer.py", "on_idle"): {"derive_shown"},
     ("screens/explorer.py", "on_mount"): {"derive_shown"},
     ("screens/explorer.py", "watch_shown"): {"_show_panes"},
-    ("screens/explorer.py", "on_deferred_mounted"): {"_show_panes"},
     ("screens/explorer.py", "_show_panes"): {"show_panes"},
-    ("screens/explorer.py", "__init__"): {"_show_panes"},
     ("screens/snippet_actions.py", "on_snippet_editor_ready"): {"_show_panes"},
 }
 """The funnel (the explorer's ``on_idle``, after every burst of events in its queue or the app's, and the first
-frame) and the binding (``watch_shown``, and a pane mounted late, or every pane anew after a layout switch, which
-the screen hands the ``LayoutSwitch`` it holds, and the editor once it mounted, is handed its slice again)."""
+frame) and the binding (``watch_shown``, and the editor once it mounted, is handed its slice again). The panes are
+composed once: a layout switch only sets the screen's classes, so no pane is handed its slice again after one."""
 
 
 def _calls_by_function(path: Path) -> dict[str, set[str]]:

@@ -333,7 +333,7 @@ class ExplorerScreen(SnippetActions):
 
     def action_pane(self, pane: str) -> None:
         """Show a pane (a tab when the terminal is small) and focus it."""
-        self.panes_layout.show(pane)
+        self.panes_layout.bring_forward(pane)
         self.call_after_refresh(self.panes_layout.focus, pane)
 
     def action_run(self, sweep: bool) -> None:

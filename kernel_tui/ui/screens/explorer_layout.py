@@ -142,7 +142,7 @@ class ExplorerLayout:
                 screen.call_after_refresh(self.focus, self.pane)
         self.fit_tables()
 
-    def show(self, pane: str) -> None:
+    def bring_forward(self, pane: str) -> None:
         """Show ``pane`` (its tab, in the small layout). The focus leaves a pane hidden: held there, keys would
         go to a widget no one sees until ``pane``'s widget takes the focus (``focus``, a refresh later)."""
         screen = self._screen
@@ -163,7 +163,7 @@ class ExplorerLayout:
         """A tab clicked, or chosen with the arrow keys on the tab bar: its pane shown, the focus left on the bar.
         A tab the bar has left since (``show`` moved it on before this message arrived) is not shown again."""
         if tab.id is not None and tabs.active == tab.id:
-            self.show(tab.id.removeprefix("tab-"))
+            self.bring_forward(tab.id.removeprefix("tab-"))
 
     def focused_pane(self) -> str:
         """The pane that holds the focus; when none does, the pane shown (a tab's key takes the focus from the
