@@ -46,7 +46,12 @@ def experiment_text(boundary: Boundary) -> str:
 def boundary_line(boundary: Boundary, *, inductor: bool = False) -> str:
     """One boundary in one line: the pair, its kind, the reason, the experiment; with ``inductor``, Inductor's
     own words after it."""
-    text = f"{APART}: {pair_text(boundary)} [{boundary.kind}]: {boundary.reason}"
+    return f"{APART}: {pair_text(boundary)}{_why_text(boundary, inductor=inductor)}"
+
+
+def _why_text(boundary: Boundary, *, inductor: bool) -> str:
+    """After the pair: `` [kind]: reason``, the experiment, and with ``inductor`` Inductor's own words."""
+    text = f" [{boundary.kind}]: {boundary.reason}"
     experiment = experiment_text(boundary)
     if experiment:
         text += f"; {experiment}"
@@ -117,13 +122,7 @@ def _group_line(members: Sequence[Boundary], module: str | None, blocks: int, *,
         text += f" and {len(members) - 1} more{held}"
     if module:
         text += f" in {module}" + (f" (×{blocks})" if blocks > 1 else "")
-    text += f" [{first.kind}]: {first.reason}"
-    experiment = experiment_text(first)
-    if experiment:
-        text += f"; {experiment}"
-    if inductor:
-        text += f" (Inductor: {first.inductor})"
-    return text
+    return text + _why_text(first, inductor=inductor)
 
 
 def kernel_boundaries(kernel: Kernel, compiled: ModeResult | None, *, eager: bool = False) -> tuple[Boundary, ...]:
