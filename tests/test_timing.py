@@ -200,3 +200,24 @@ def test_a_call_that_fills_a_block_alone_is_called_once_per_sample_and_stops_onc
     low, middle, high = statistics.quantiles(result.ratios[: timing.FEWEST_TIGHT_ROUNDS], n=4)
     tight_at_four = high - low <= timing.TIGHT_SPREAD * middle
     assert (samples == timing.FEWEST_TIGHT_ROUNDS) == tight_at_four
+
+
+def test_a_model_s_forward_is_timed_as_it_was_compiled_with_no_second_compile() -> None:
+    """The timed calls ran with grad on: a model's weights then made dynamo, which guards on the grad mode,
+    compile the forward again, with a backward, inside the first round (issue 56); they run under no_grad, as
+    the compile's first call and the profiles do."""
+    import torch
+
+    from kernel_tui.engine.compiler.compile_watch import CompileWatch
+    from kernel_tui.engine.stages import timed_report
+
+    model = torch.nn.Linear(8, 8)
+    compiled = torch.compile(model)
+    x = torch.randn(4, 8)
+    with torch.no_grad():
+        compiled(x)
+    watch = CompileWatch().start()
+    report = report_with(1.0, 1.0, (1.0, 1.0))
+    timed = timed_report.timed_report(report, lambda: model(x), lambda: compiled(x))
+    assert timed.compiled is not None and timed.compiled.time_us is not None
+    assert watch.graphs == 0
