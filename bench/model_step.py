@@ -4,9 +4,10 @@ quiet and then beside busy loops (one per core), in one invocation; each run's w
 
 Each run is what ``kernel-tui run --model ... --device cpu`` does (the same scenario ``--model`` writes, in an
 engine of its own, its start included), read through the engine's stage messages so the minutes can be split.
-The Inductor cache is the one the environment names: a run after another of the same model compiles warm.
+The Inductor cache is the one the environment names, where a run after another of the same model compiles warm;
+``--cold`` gives each run an empty one of its own, as a user's first run meets it.
 
-Run: ``.venv/bin/python bench/model_step.py`` (``--no-record`` to leave bench/RESULTS.md alone).
+Run: ``.venv/bin/python bench/model_step.py`` (``--cold``; ``--no-record`` to leave bench/RESULTS.md alone).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import datetime
 import os
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -29,6 +31,7 @@ from kernel_tui.transport.protocol import Done, StageStartedMessage
 
 RESULTS = REPO / "bench" / "RESULTS.md"
 HEADING = "## A whole model on two cores: ResNet18 training, 4-layer GPT forward (`bench/model_step.py`, issue 56)"
+WARM, COLD = "", ", cold Inductor cache"
 MODELS = (
     ("ResNet18 training step", "torchvision.models:resnet18()", ["2x3x224x224"], True),
     ("4-layer GPT-2 forward", "transformers:GPT2Config(n_layer=4, n_embd=256, n_head=4)", ["2x128:int64"], False),
@@ -52,15 +55,18 @@ class ModelRun:
         return ", ".join(f"{stage} {seconds:.0f}" for stage, seconds in self.stages)
 
 
-def run_model(name: str, model: str, inputs: list[str], train: bool) -> ModelRun:
-    """One timed, unswept run of the model, as ``kernel-tui run --model`` makes it, split by stage."""
+def run_model(name: str, model: str, inputs: list[str], train: bool, *, cold: bool = False) -> ModelRun:
+    """One timed, unswept run of the model, as ``kernel-tui run --model`` makes it, split by stage; ``cold``: with
+    an Inductor cache of its own, empty, as a user's first run of the model meets it."""
     command = ["kernel-tui", "run", "--model", model, *(f"--input={shape}" for shape in inputs)]
     path = write_model_scenario(model, inputs, train=train, command=" ".join(command), cwd=REPO)
     run = ModelRun(name)
     starts: list[tuple[str, float]] = []
     started = time.perf_counter()
+    cache = tempfile.TemporaryDirectory(prefix="model-step-inductor-") if cold else None
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache.name} if cache is not None else None
     try:
-        with EngineClient("cpu", stderr_sink=lambda line: None) as client:
+        with EngineClient("cpu", stderr_sink=lambda line: None, env=env) as client:
             client.start()
             starts.append(("start", started))
             for message in client.run(str(path), sweep=False, timeout=DEFAULT_TIMEOUT_S, then_another=False):
@@ -77,6 +83,9 @@ def run_model(name: str, model: str, inputs: list[str], train: bool) -> ModelRun
                     )
     except EngineDied as death:
         run.error = str(death)[:200]
+    finally:
+        if cache is not None:
+            cache.cleanup()
     ended = time.perf_counter()
     run.wall_s = ended - started
     ends = [at for _, at in starts[1:]] + [ended]
@@ -84,15 +93,15 @@ def run_model(name: str, model: str, inputs: list[str], train: bool) -> ModelRun
     return run
 
 
-def measure_all() -> tuple[list[ModelRun], list[ModelRun], str]:
+def measure_all(cold: bool = False) -> tuple[list[ModelRun], list[ModelRun], str]:
     """Every model quiet, then every model beside one busy loop per core."""
-    quiet = [run_model(*model) for model in MODELS]
+    quiet = [run_model(*model, cold=cold) for model in MODELS]
     cores = len(os.sched_getaffinity(0))
     load_before = os.getloadavg()[0]
     loops = busy_loops(cores, seconds=2 * DEFAULT_TIMEOUT_S * len(MODELS))
     try:
         time.sleep(3)  # the loops take the cores before anything is measured
-        loaded = [run_model(*model) for model in MODELS]
+        loaded = [run_model(*model, cold=cold) for model in MODELS]
         load_during = os.getloadavg()[0]
     finally:
         for loop in loops:
@@ -134,10 +143,12 @@ def rows() -> list[dict[str, object]]:
     ]
 
 
-def record(lines: list[tuple[str, str]], loops: str) -> None:
+def record(lines: list[tuple[str, str]], loops: str, cold: bool) -> None:
     today = datetime.date.today().isoformat()
+    heading = HEADING + (COLD if cold else WARM)
     body = [
-        f"Measured {today}, command `.venv/bin/python bench/model_step.py`; {loops}. Each run is one engine, start "
+        f"Measured {today}, command `.venv/bin/python bench/model_step.py{' --cold' if cold else ''}`; {loops}. "
+        "Each run is one engine, start "
         f"to report, unswept, timed; the default timeout is {DEFAULT_TIMEOUT_S:g} s. A stage's seconds run from its "
         "message to the next (`compile` is torch.compile's first call, `profile` the compiled side's profiles, "
         "bytes and memory, `timing` the interleaved rounds and what follows them).",
@@ -146,11 +157,11 @@ def record(lines: list[tuple[str, str]], loops: str) -> None:
         "| --- | --- |",
         *(f"| {name} | {value.replace('|', '/')} |" for name, value in lines),
     ]
-    section = HEADING + "\n\n" + "\n".join(body) + "\n"
+    section = heading + "\n\n" + "\n".join(body) + "\n"
     text = RESULTS.read_text()
-    if HEADING in text:
-        start = text.index(HEADING)
-        following = text.find("\n## ", start + len(HEADING))
+    if heading + "\n" in text:  # the line whole: the warm heading begins the cold one
+        start = text.index(heading + "\n")
+        following = text.find("\n## ", start + len(heading))
         text = text[:start] + section + (text[following:] if following != -1 else "")
     else:
         text = text.rstrip("\n") + "\n\n" + section
@@ -160,13 +171,14 @@ def record(lines: list[tuple[str, str]], loops: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-record", action="store_true", help="print only; leave bench/RESULTS.md alone")
+    parser.add_argument("--cold", action="store_true", help="each run with an empty Inductor cache of its own")
     options = parser.parse_args()
-    quiet, loaded, loops = measure_all()
+    quiet, loaded, loops = measure_all(options.cold)
     found = table(quiet, loaded)
     for name, value, _, _ in found:
         print(f"{name}: {value}", flush=True)
     if not options.no_record:
-        record([(name, value) for name, value, _, _ in found], loops)
+        record([(name, value) for name, value, _, _ in found], loops, options.cold)
     return 0 if all(met for *_, met in found) else 1
 
 
