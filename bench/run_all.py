@@ -34,6 +34,7 @@ BENCHMARKS = [
     "ceiling_cost",
     "call_breakdown_cost",
     "engine_start",
+    "model_step",
 ]
 
 

@@ -205,6 +205,21 @@ def test_run_model_runs_a_class_from_a_file_with_no_fn(tmp_path: Path, device: s
     assert Path(report.scenario).parent == tmp_path / "cache" / "models"
 
 
+@pytest.mark.engine
+def test_a_timed_model_is_not_swept_unless_sizes_are_asked_for(tmp_path: Path) -> None:
+    """A model's sweep scales its batch, 1 to 2 here: on ResNet18's training step its recompile for a dynamic
+    batch took 222 s, and the run hit the timeout (issue 56). --sizes still sweeps."""
+    (tmp_path / "block.py").write_text(MODEL_FILE)
+    command = [sys.executable, "-m", "kernel_tui", "run", "--model", "block.py:Block(16, hidden=32)"]
+    command += ["--input", "2x4x16", "--device", "cpu", "--json"]
+    env = {**os.environ, "KERNEL_TUI_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=900, env=env, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = ScenarioReport.from_dict(json.loads(done.stdout.splitlines()[0]))
+    assert report.error is None and report.compiled is not None and report.compiled.time_us is not None
+    assert report.sweep == () and report.sweep_strategy is None
+
+
 TRAIN_MLP = """
 import torch
 import torch.nn.functional as F

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import statistics
+import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -175,3 +178,46 @@ def test_the_engine_s_own_threads_alone_do_not_make_the_machine_busy() -> None:
     # Measuring on every core puts about one runnable job per core in the load average by itself.
     assert not MachineLoad(load_avg=2.3, cores=2, steal_pct=0.0, disagreement=1.2).busy
     assert MachineLoad(load_avg=4.5, cores=2, steal_pct=0.0, disagreement=1.2).busy
+
+
+def test_a_call_that_fills_a_block_alone_is_called_once_per_sample_and_stops_once_tight() -> None:
+    """A model's training step of seconds (issue 56): ``Timer.timeit`` made two warm-up calls before each timed
+    one, and the blocks were sized with six more, so its eight rounds cost thirty calls a side; now every call
+    but one (the block's sizing) is a sample, and rounds stop at four once the ratio is known within 10 %."""
+    made = {"a": 0, "b": 0}
+
+    def sleeper(name: str) -> Callable[[], None]:
+        def call() -> None:
+            made[name] += 1
+            time.sleep(2 * timing.ROUND_S)
+
+        return call
+
+    result = timing.compare_wall(sleeper("a"), sleeper("b"), "cpu", budget_s=0.01)
+    samples = result.first.samples
+    assert made == {"a": samples + 1, "b": samples + 1}
+    assert timing.FEWEST_TIGHT_ROUNDS <= samples <= timing.MIN_ROUNDS
+    low, middle, high = statistics.quantiles(result.ratios[: timing.FEWEST_TIGHT_ROUNDS], n=4)
+    tight_at_four = high - low <= timing.TIGHT_SPREAD * middle
+    assert (samples == timing.FEWEST_TIGHT_ROUNDS) == tight_at_four
+
+
+def test_a_model_s_forward_is_timed_as_it_was_compiled_with_no_second_compile() -> None:
+    """The timed calls ran with grad on: a model's weights then made dynamo, which guards on the grad mode,
+    compile the forward again, with a backward, inside the first round (issue 56); they run under no_grad, as
+    the compile's first call and the profiles do."""
+    import torch
+
+    from kernel_tui.engine.compiler.compile_watch import CompileWatch
+    from kernel_tui.engine.stages import timed_report
+
+    model = torch.nn.Linear(8, 8)
+    compiled = torch.compile(model)
+    x = torch.randn(4, 8)
+    with torch.no_grad():
+        compiled(x)
+    watch = CompileWatch().start()
+    report = report_with(1.0, 1.0, (1.0, 1.0))
+    timed = timed_report.timed_report(report, lambda: model(x), lambda: compiled(x))
+    assert timed.compiled is not None and timed.compiled.time_us is not None
+    assert watch.graphs == 0

@@ -139,7 +139,11 @@ def command_parser() -> argparse.ArgumentParser:
         "(B200); several separated by commas give one report per architecture (kernel-tui view shows them as columns)",
     )
     run.add_argument("--size", type=positive_int_arg, help="elements for the kernel tables (default: SIZE)")
-    run.add_argument("--sizes", type=sizes_arg, help="sweep sizes, e.g. 1024,65536,1048576 (default: SIZES)")
+    run.add_argument(
+        "--sizes",
+        type=sizes_arg,
+        help="sweep sizes, e.g. 1024,65536,1048576 (default: SIZES; --model sweeps only at these)",
+    )
     run.add_argument("--no-sweep", action="store_true", help="skip the runtime-against-size sweep")
     run.add_argument(
         "--sweep-budget",

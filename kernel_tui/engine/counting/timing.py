@@ -8,6 +8,7 @@ carries the spread of the comparison itself, not of two measurements taken secon
 from __future__ import annotations
 
 import statistics
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -96,6 +97,11 @@ ROUND_S = 0.04
 add+relu 1.16-1.24x slow against an independent timer (its first call after the other side's block pays
 for memory the other side left); 40 ms blocks agree within 0.93-1.08 (``bench/fidelity.py``)."""
 MIN_ROUNDS, MAX_ROUNDS = 8, 400
+FEWEST_TIGHT_ROUNDS = 4
+"""Rounds enough for calls that fill a block alone, once the budget is spent and the ratios agree within
+``TIGHT_SPREAD``: a call of seconds (a model's training step) ends its timing there instead of at ``MIN_ROUNDS``;
+shorter calls keep their ``MIN_ROUNDS``, which cost a fraction of a second."""
+TIGHT_SPREAD = 0.1
 
 
 @dataclass(frozen=True)
@@ -173,19 +179,49 @@ def compare_many_wall(
     so that no call always follows the same one."""
     threads = torch.get_num_threads()
     timers = [benchmark.Timer(stmt="call()", globals={"call": call}, num_threads=threads) for call in calls]
-    numbers = [_calls_per_block(timer) for timer in timers]
+    numbers = [_calls_per_block(timer, call, device) for timer, call in zip(timers, calls)]
     samples: list[list[float]] = [[] for _ in calls]
     spent = 0.0
     rounds = 0
     # The budget is per pair of calls, as it was when only two were compared: more columns take longer.
     total_budget_s = budget_s * max(len(calls) - 1, 1)
+    one_call_blocks = all(number == 1 for number in numbers)
     while rounds < MAX_ROUNDS and (rounds < min_rounds or spent < total_budget_s):
+        if one_call_blocks and spent >= total_budget_s and rounds >= FEWEST_TIGHT_ROUNDS and _tight(samples):
+            break
         for side in _round_order(len(calls), rounds):
-            block = timers[side].timeit(numbers[side])
-            samples[side].append(block.median)
-            spent += block.median * numbers[side]
+            seconds = _block_s(timers[side], calls[side], numbers[side], device)
+            samples[side].append(seconds)
+            spent += seconds * numbers[side]
         rounds += 1
     return _comparisons(samples, numbers)
+
+
+def _block_s(timer: benchmark.Timer, call: Callable[[], object], number: int, device: str) -> float:
+    """Seconds per call of one block. ``Timer.timeit`` first makes two warm-up calls, cheap before a block
+    of many calls (they also pay for the cache the other side left), but a block of one call is one call
+    of 40 ms or more, where they would triple the rounds: a model's training step took minutes of them."""
+    if number > 1:
+        return float(timer.timeit(number).median)
+    synchronize(device)
+    started = time.perf_counter()
+    call()
+    synchronize(device)
+    return time.perf_counter() - started
+
+
+def _tight(samples: list[list[float]]) -> bool:
+    """Whether every side's ratio to the first is known within ``TIGHT_SPREAD`` (its interquartile range
+    against its median): more rounds past the budget would not move it."""
+    first = samples[0]
+    for side_samples in samples[1:]:
+        ratios = [a / b for a, b in zip(first, side_samples) if b > 0]
+        if len(ratios) < 2:
+            return False
+        low, middle, high = statistics.quantiles(ratios, n=4)
+        if high - low > TIGHT_SPREAD * middle:
+            return False
+    return True
 
 
 def _round_order(count: int, round_index: int) -> list[int]:
@@ -193,9 +229,11 @@ def _round_order(count: int, round_index: int) -> list[int]:
     return order if round_index % 2 == 0 else order[::-1]
 
 
-def _calls_per_block(timer: benchmark.Timer) -> int:
+def _calls_per_block(timer: benchmark.Timer, call: Callable[[], object], device: str) -> int:
     """How many back-to-back calls fill a round's block, grown as ``autorange`` does (the first calls
     are the slowest, so one call's time would size the block too small)."""
+    if _block_s(timer, call, 1, device) >= ROUND_S:
+        return 1  # a call that fills a block alone: timed again it would only cost another three
     number = 1
     while number < 1_000_000:
         if timer.timeit(number).median * number >= ROUND_S / 4:

@@ -42,11 +42,11 @@ def timed_report(
     if report.eager is None:
         return report
     if compiled_call is None or report.compiled is None:
-        timing = time_call(eager_call, device)
-        wall = wall_time_call(eager_call, device) if device == "cuda" else timing
+        timing = time_call(_no_grad(eager_call), device)
+        wall = wall_time_call(_no_grad(eager_call), device) if device == "cuda" else timing
         return replace(report, eager=with_time(report.eager, timing, wall))
     names = list(variant_calls or {})
-    calls = [eager_call, compiled_call, *(variant_calls or {}).values()]
+    calls = [_no_grad(call) for call in (eager_call, compiled_call, *(variant_calls or {}).values())]
     comparisons = compare_many(calls, device)
     walls = compare_many_wall(calls, device) if device == "cuda" else comparisons
     timed_variants = dict(report.variants)
@@ -67,6 +67,18 @@ def timed_report(
         speedup_median=comparisons.against(1).ratio,
         variants=timed_variants,
     )
+
+
+def _no_grad(call: Callable[[], Any]) -> Callable[[], Any]:
+    """The call as it was profiled and compiled, under ``no_grad`` (a training step turns grad on itself). With
+    grad on, a model's weights made its forward record autograd's graph, and dynamo, which guards on the grad
+    mode, compiled the forward again, for autograd, inside the first timed round (issue 56)."""
+
+    def under_no_grad() -> Any:
+        with torch.no_grad():
+            return call()
+
+    return under_no_grad
 
 
 def with_time(mode: ModeResult, timing: Timing, wall: Timing) -> ModeResult:
