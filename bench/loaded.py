@@ -151,13 +151,14 @@ def main() -> int:
                 for m in loads
             ),
         ),
-        (f"engine tests (`{options.tests}`)", f"{summary} in {tests_s:.0f} s, exit {tests_code}"),
         (
             "busy loops",
             f"{len(loops)} ({options.loops_per_core} per core, {cores} cores); load average {load_before:.1f} "
             f"before, {load_during:.1f} at the end",
         ),
     ]
+    if not options.held_out:
+        rows.insert(-1, (f"engine tests (`{options.tests}`)", f"{summary} in {tests_s:.0f} s, exit {tests_code}"))
     for name, value in rows:
         print(f"{name}: {value}")
     if not options.no_record:
