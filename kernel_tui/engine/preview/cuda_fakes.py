@@ -399,6 +399,30 @@ def rewrite_sdpa(gm: torch.fx.GraphModule, arch: int, assumptions: list[str]) ->
         gm.recompile()
 
 
+def _empty_tensor(data: Any, *, dtype: Any = None, device: Any = None, **kwargs: Any) -> torch.Tensor:
+    """``torch.tensor([], ...)``: the same empty tensor, made by a factory the fake device can trace."""
+    return torch.empty((0,), dtype=dtype, device=device, requires_grad=kwargs.get("requires_grad", False))
+
+
+def rewrite_device_constants(gm: torch.fx.GraphModule) -> None:
+    """An empty tensor made from a Python list inside ``fn`` on the GPU (Hugging Face's cache makes
+    ``torch.tensor([], device=...)`` on its first update, so every causal LM's forward does) is made by
+    ``torch.empty``, as the same empty tensor.
+
+    AOT autograd's trace makes a tensor from Python data for real, on the device named: without a GPU the allocator
+    found no driver and the model's compile failed. A tensor of values on the GPU still fails so, and says so."""
+    changed = False
+    for node in gm.graph.nodes:
+        device = node.kwargs.get("device")
+        if node.op != "call_function" or node.target is not torch.tensor or device is None:
+            continue
+        if torch.device(device).type == "cuda" and node.args and node.args[0] == [] and len(node.args) == 1:
+            node.target = _empty_tensor
+            changed = True
+    if changed:
+        gm.recompile()
+
+
 class SdpaAsOnGpu(torch.overrides.TorchFunctionMode):
     """Eager, the same choice as ``rewrite_sdpa``: the fused attention a GPU would run, not the math fallback
     the dispatcher picks on fake tensors.
