@@ -227,6 +227,7 @@ def test_kernels_a_lesson_names_run_on_cpu(engine: EngineClient, path: Path) -> 
 
 
 @pytest.mark.engine
+@pytest.mark.xdist_group(COURSE[1].stem)  # beside lesson 02's own measurement, whose compile it then finds cached
 def test_a_lesson_writes_nothing_on_stderr_but_its_own() -> None:
     """Torch's own chatter is not the learner's news. Torch 2.10 to 2.12 warned at every profile that events are
     cleared "at the end of each cycle" (a profiler schedule's, which the engine never uses); a fresh engine per
