@@ -2,6 +2,7 @@
 update (every causal LM's forward)."""
 import torch
 
+
 def fn(x):
     empty = torch.tensor([], dtype=x.dtype, device=x.device)
     return torch.cat([empty, x.relu()])
