@@ -200,7 +200,6 @@ def test_triton_names_in_a_lesson_are_in_the_preview(path: Path) -> None:
     assert not missing, f"{path.name} names kernels the preview does not generate: {missing}\n{measured}"
 
 
-
 def _recorded(recording: Path, name: str) -> ScenarioReport:
     for line in recording.read_text(encoding="utf-8").splitlines():
         if Path(json.loads(line)["scenario"]).name == name:
@@ -226,6 +225,7 @@ def test_tuned_operations_count_what_the_variants_tuned_never_the_winner() -> No
     preview = _recorded(PREVIEW, "32_autotune.py")
     assert "variants_tuned_ops" not in preview.expect
     assert any(line.startswith("claim not checked: variants_tuned_ops (claimed 1): ") for line in preview.assumptions)
+
 
 # -- the claims, measured --------------------------------------------------------------------------
 
