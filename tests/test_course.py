@@ -12,6 +12,7 @@ import ast
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from conftest import lesson_params, lesson_report, measure
 from kernel_tui.model.report.compile_variants import COMPILE_KEYS
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.scenario.course import course_dir
-from kernel_tui.model.scenario.expect import NEEDS_SWEEP
+from kernel_tui.model.scenario.expect import NEEDS_SWEEP, check_claims
 from kernel_tui.model.scenario.scenario_file import CLAIM_KEYS, find_scenarios, read_scenario
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.engine_died import EngineDied
@@ -35,6 +36,7 @@ EXPLANATION = "**Why.**"
 
 COURSE = find_scenarios([course_dir()])
 PREVIEW = Path(__file__).parent / "data" / "preview" / "course_sm90.jsonl"
+CPU_RECORDING = Path(__file__).parent / "data" / "course_cpu.jsonl"
 """The course previewed for sm_90 (``tests/test_cuda_preview.py`` keeps it up to date): where Triton names are."""
 SPOILER = re.compile(
     r"\b(?:no|one|two|three|four|five|six|seven|\d+)\s+(?:\w+\s+)?(?:kernels?|transfers?|compiles?|graphs?|operations?)\b"
@@ -196,6 +198,33 @@ def test_triton_names_in_a_lesson_are_in_the_preview(path: Path) -> None:
     measured = _preview_names(path)
     missing = [name for name in named_kernels(path)[0] if name.startswith("triton_") and not _finds(name, measured)]
     assert not missing, f"{path.name} names kernels the preview does not generate: {missing}\n{measured}"
+
+
+def _recorded(recording: Path, name: str) -> ScenarioReport:
+    for line in recording.read_text(encoding="utf-8").splitlines():
+        if Path(json.loads(line)["scenario"]).name == name:
+            return ScenarioReport.from_dict(json.loads(line))
+    raise AssertionError(f"{name} is not in {recording.name}")
+
+
+def test_tuned_operations_count_what_the_variants_tuned_never_the_winner() -> None:
+    """Lesson 32's ``variants_tuned_ops`` counts the operations its max-autotune variant timed candidates for (one
+    bmm, on the engine's recorded CPU run): a report without the variant fails it, one whose variant tuned nothing
+    measures 0, and the sm_90 preview, which compiles with max-autotune off, lists it as not checked."""
+    claims = {"variants_tuned_ops": 1.0}
+    cpu = _recorded(CPU_RECORDING, "32_autotune.py")
+    (held,) = check_claims(claims, cpu, swept=False).values()
+    assert held.ok is True and held.measured == 1, held
+    (operation,) = cpu.variants["autotune"].autotune
+    assert operation.operation == "bmm" and len(operation.choices) >= 2
+    (without,) = check_claims(claims, replace(cpu, variants={}), swept=False).values()
+    assert without.ok is False and without.measured is None, without
+    untuned = {"autotune": replace(cpu.variants["autotune"], autotune=())}
+    (nothing,) = check_claims(claims, replace(cpu, variants=untuned), swept=False).values()
+    assert nothing.ok is False and nothing.measured == 0, nothing
+    preview = _recorded(PREVIEW, "32_autotune.py")
+    assert "variants_tuned_ops" not in preview.expect
+    assert any(line.startswith("claim not checked: variants_tuned_ops (claimed 1): ") for line in preview.assumptions)
 
 
 # -- the claims, measured --------------------------------------------------------------------------

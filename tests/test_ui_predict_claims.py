@@ -45,6 +45,7 @@ CPU_RECORDINGS = {
     "28_where_the_time_goes.py": "ui_course_28_messages.json",
     "29_memory_at_the_peak.py": "ui_course_29_messages.json",
     "31_a_second_compile.py": "ui_course_31_messages.json",
+    "32_autotune.py": "ui_course_32_messages.json",
 }
 """The course lessons recorded on the CPU by ``tests/data/record_messages.py``, by file name."""
 

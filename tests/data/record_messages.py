@@ -86,6 +86,8 @@ FIXTURES: dict[str, tuple[str, dict[str, Any]]] = {
     "ui_course_29_messages.json": lesson("29_memory_at_the_peak.py", size=4096, sweep=False),
     # Lesson 31: a variant compiled with the default's arguments, whose FX graph cache hits the prediction asks.
     "ui_course_31_messages.json": lesson("31_a_second_compile.py", sweep=False),
+    # Lesson 32: a max-autotune variant, whose count of tuned operations the prediction asks.
+    "ui_course_32_messages.json": lesson("32_autotune.py", sweep=False),
 }
 """Each fixture: the scenario it records (relative to ``tests/data``) and how it is run."""
 

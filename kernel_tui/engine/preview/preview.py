@@ -46,7 +46,7 @@ from kernel_tui.engine.stages.pipeline import ScenarioStages, run_stages
 from kernel_tui.engine.stages.signature import call_signature
 from kernel_tui.model.report.report import PREVIEW_DEVICE, ScenarioReport
 from kernel_tui.model.report.report_skeleton import report_skeleton
-from kernel_tui.model.scenario.expect import NEEDS_SWEEP, UNDECIDED_IN_PREVIEW, check_claims
+from kernel_tui.model.scenario.expect import NEEDS_CACHES, NEEDS_SWEEP, UNDECIDED_IN_PREVIEW, check_claims
 from kernel_tui.transport.protocol import DEFAULT_ARCH
 
 UNSWEPT = "a preview runs no size sweep, so it compiles no graphs across sizes"
@@ -54,6 +54,8 @@ UNSWEPT = "a preview runs no size sweep, so it compiles no graphs across sizes"
 report. Every other claim (launches, bytes, graph breaks) follows from the code alone, and is checked."""
 UNCACHED = "a preview compiles with Inductor's caches off and no variants, so no cache is asked"
 """Why a preview cannot check a claim on the compile caches' hits (``expect.NEEDS_CACHES``)."""
+UNTUNED = "a preview compiles with max-autotune off and no variants, so nothing is tuned"
+"""Why a preview cannot check a claim on what max-autotune tuned (``expect.NEEDS_TUNING``)."""
 
 STANDING_ASSUMPTIONS = (
     "no times: a preview generates code and runs nothing, so times, speedups and the sweep are for a real GPU",
@@ -62,6 +64,13 @@ STANDING_ASSUMPTIONS = (
     "so and its count is a prediction from that source",
     "torch.cuda.is_available() is False while the code is traced: code that branches on it takes its CPU branch",
 )
+
+
+def _unchecked_because(key: str) -> str:
+    """Why a preview leaves a claim in ``expect.UNDECIDED_IN_PREVIEW`` unchecked."""
+    if key in NEEDS_SWEEP:
+        return UNSWEPT
+    return UNCACHED if key in NEEDS_CACHES else UNTUNED
 
 
 def device_label(arch: int) -> str:
@@ -113,7 +122,7 @@ class Preview:
     def finish(self, report: ScenarioReport, claims: dict[str, float], claimed_size: int | None) -> ScenarioReport:
         decided = {key: value for key, value in claims.items() if key not in UNDECIDED_IN_PREVIEW}
         notes = self.notes + [
-            f"claim not checked: {key} (claimed {value:g}): {UNSWEPT if key in NEEDS_SWEEP else UNCACHED}"
+            f"claim not checked: {key} (claimed {value:g}): {_unchecked_because(key)}"
             for key, value in claims.items()
             if key in UNDECIDED_IN_PREVIEW
         ]

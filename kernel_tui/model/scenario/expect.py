@@ -78,6 +78,13 @@ def _variants_fx_graph_hits(report: ScenarioReport) -> float | None:
     return float(sum(stages.cache_hits["fx_graph"] for stages in compiles)) if compiles else None
 
 
+def _variants_tuned_ops(report: ScenarioReport) -> float | None:
+    """The operations the compile variants tuned (max-autotune timed two candidates or more), all together; None
+    where no variant was measured. A count, never a winner or a time: which candidate wins swings with the load."""
+    measured = [variant for variant in report.variants.values() if variant.measured is not None]
+    return float(sum(len(variant.autotune) for variant in measured)) if measured else None
+
+
 def cache_unasked(report: ScenarioReport) -> str | None:
     """Why the variants' FX graph cache hits cannot be graded: the cache was asked nothing (caches turned off, as
     ``TORCHINDUCTOR_FORCE_DISABLE_CACHES=1`` does, or a graph the cache bypasses); None when it was asked."""
@@ -129,6 +136,7 @@ MEASURES: dict[str, Callable[[ScenarioReport], float | None]] = {
     "boundaries": lambda r: float(len(r.compiled.boundaries)) if r.compiled else None,
     **{f"boundaries_{kind}": _boundaries_of(kind) for kind in KINDS},
     "variants_fx_graph_hits": _variants_fx_graph_hits,
+    "variants_tuned_ops": _variants_tuned_ops,
 }
 UNSETTLED: dict[str, Callable[[ScenarioReport], str | None]] = {
     "eager_overhead_dominates": lambda r: _overhead_unsettled(r.eager),
@@ -146,7 +154,10 @@ preview all leave them unchecked."""
 NEEDS_CACHES = frozenset({"variants_fx_graph_hits"})
 """The claims that read the compile caches' hits: a CUDA preview compiles with the caches off (and no variants),
 so it lists them as not checked; elsewhere a cache asked nothing leaves them not graded (``cache_unasked``)."""
-UNDECIDED_IN_PREVIEW = NEEDS_SWEEP | NEEDS_CACHES
+NEEDS_TUNING = frozenset({"variants_tuned_ops"})
+"""The claims that read what max-autotune timed: a CUDA preview compiles with max-autotune off (and no variants), so
+it lists them as not checked."""
+UNDECIDED_IN_PREVIEW = NEEDS_SWEEP | NEEDS_CACHES | NEEDS_TUNING
 """What a CUDA preview cannot check, each listed in its report with the reason."""
 
 

@@ -54,6 +54,7 @@ CLAIM_KEYS = (
     "compiled_overhead_dominates",
     *BOUNDARY_CLAIMS,
     "variants_fx_graph_hits",
+    "variants_tuned_ops",
 )
 """What a lesson may claim in ``EXPECT``: launches per run of ``fn`` for ``eager``/``compiled``, array-sized
 transfers, and the compiled side's graph breaks and recompiles. A training step (``TRAIN = True``) may also
@@ -66,7 +67,8 @@ share of PyTorch's threads the widest compiled kernel runs on. Where a call's ti
 when most profiled calls spend more time around their kernels (dispatch, launches, guards, wrapper) than in
 them, else 0; when a quarter of the runs says each, the claim is too noisy to tell and neither holds nor fails.
 The compile variants' (``VARIANTS``) hits in Inductor's FX graph cache, all together: a variant with the default's
-arguments compiles the graph ``compiled`` has just saved, a warm compile."""
+arguments compiles the graph ``compiled`` has just saved, a warm compile. The operations the variants tuned
+(max-autotune timed two candidate kernels or more for each), all together."""
 LINE_CLAIM_KINDS = ("eager_line", "compiled_line", "fused_lines")
 LINE_CLAIMS = re.compile(rf"^(?:{'|'.join(LINE_CLAIM_KINDS)})(?:_[1-9]\d*)+$")
 """Claims about lines of the file (``kernel_tui.text.by_line``): ``eager_line_7``, the eager launches line 7 makes per

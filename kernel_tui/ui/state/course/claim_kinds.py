@@ -30,6 +30,8 @@ SWEPT = TIMED
 """Where a size sweep runs: a CUDA preview leaves the sweep's claims unchecked."""
 CACHED = TIMED
 """Where the compile caches are asked: a CUDA preview compiles with them off."""
+TUNED = TIMED
+"""Where max-autotune times candidates: a CUDA preview compiles with it off."""
 GPU = frozenset({"cuda", "cuda-preview"})
 BOUNDS = ("compute", "memory", "overhead")
 
@@ -319,6 +321,17 @@ CLAIM_KINDS: tuple[ClaimKind, ...] = (
         column=_spanning,
         devices=CACHED,
         unsettled=_cache_unasked,
+    ),
+    ClaimKind(
+        "tuned operations",
+        r"variants_tuned_ops",
+        "The variant compiles with max-autotune: for how many operations will it time several candidate kernels "
+        "and keep the fastest?",
+        row=lambda _key: "tuned operations",
+        label=lambda _key: "the operations the variants tuned",
+        entry=Count("operations"),
+        column=_spanning,
+        devices=TUNED,
     ),
     ClaimKind(
         "boundaries",
