@@ -18,12 +18,14 @@ A contradiction counts as marked when the mode says it is noisy or the report li
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +39,20 @@ HELD_OUT_HEADING = "## Under load: the verdicts' held-out scenarios beside busy 
 BUSY_LOOP = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
 
 
-def busy_loops(count: int, seconds: float) -> list[subprocess.Popen[bytes]]:
-    """``count`` processes that each keep a core busy for at most ``seconds`` (they end on their own)."""
+@contextlib.contextmanager
+def busy_loops(count: int, seconds: float) -> Iterator[int]:
+    """``count`` processes that each keep a core busy, for at most ``seconds`` (they end on their own), ended when
+    the block does; it starts once they have taken the cores. Yields ``count``."""
     code = BUSY_LOOP.format(seconds=seconds)
-    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
+    loops = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
+    try:
+        time.sleep(3)  # let the loops take the cores before anything is measured
+        yield count
+    finally:
+        for loop in loops:
+            loop.kill()
+        for loop in loops:
+            loop.wait()
 
 
 def scenario_reports(paths: list[str]) -> tuple[list[dict[str, Any]], float, int]:
@@ -110,17 +122,10 @@ def main() -> int:
         paths = [str(REPO / "scenarios" / name) for name in LESSONS]
     cores = len(os.sched_getaffinity(0))
     load_before = os.getloadavg()[0]
-    loops = busy_loops(options.loops_per_core * cores, seconds=1800)
-    try:
-        time.sleep(3)  # let the loops take the cores before anything is measured
+    with busy_loops(options.loops_per_core * cores, seconds=1800) as loop_count:
         reports, lessons_s, lessons_code = scenario_reports(paths)
         summary, tests_s, tests_code = ("not run", 0.0, 0) if options.held_out else engine_tests(options.tests)
         load_during = os.getloadavg()[0]
-    finally:
-        for loop in loops:
-            loop.kill()
-        for loop in loops:
-            loop.wait()
     failed = [
         f"{Path(r['scenario']).name} {key}" for r in reports for key, c in r["expect"].items() if c["ok"] is False
     ]
@@ -153,7 +158,7 @@ def main() -> int:
         ),
         (
             "busy loops",
-            f"{len(loops)} ({options.loops_per_core} per core, {cores} cores); load average {load_before:.1f} "
+            f"{loop_count} ({options.loops_per_core} per core, {cores} cores); load average {load_before:.1f} "
             f"before, {load_during:.1f} at the end",
         ),
     ]

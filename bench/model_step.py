@@ -98,16 +98,9 @@ def measure_all(cold: bool = False) -> tuple[list[ModelRun], list[ModelRun], str
     quiet = [run_model(*model, cold=cold) for model in MODELS]
     cores = len(os.sched_getaffinity(0))
     load_before = os.getloadavg()[0]
-    loops = busy_loops(cores, seconds=2 * DEFAULT_TIMEOUT_S * len(MODELS))
-    try:
-        time.sleep(3)  # the loops take the cores before anything is measured
+    with busy_loops(cores, seconds=2 * DEFAULT_TIMEOUT_S * len(MODELS)):
         loaded = [run_model(*model, cold=cold) for model in MODELS]
         load_during = os.getloadavg()[0]
-    finally:
-        for loop in loops:
-            loop.kill()
-        for loop in loops:
-            loop.wait()
     return (
         quiet,
         loaded,
