@@ -228,9 +228,10 @@ def escapes_run(tmp_path_factory: pytest.TempPathFactory) -> EscapesRun:
 
 @pytest.fixture(scope="module")
 def execd_escapes_run(tmp_path_factory: pytest.TempPathFactory) -> EscapesRun:
-    """The scenarios that leave processes behind, each in an engine exec'd as the front end starts it where no fork
-    server serves it (``KERNEL_TUI_FORK_SERVER=0``, another interpreter or import environment, not Linux)."""
-    files = [str(ESCAPES / f"{name}.py") for name in LEFT_RUNNING]
+    """The escape scenarios, then a healthy one, each in an engine exec'd (below its keeper) as the front end starts
+    it where no fork server serves it (``KERNEL_TUI_FORK_SERVER=0``, another interpreter or import environment, not
+    Linux)."""
+    files = [str(ESCAPES / name) for name in ESCAPE_FILES] + [str(Path(__file__).parent / "data" / "add_relu.py")]
     return _run_escapes(tmp_path_factory.mktemp("execd-escapes"), files, KERNEL_TUI_FORK_SERVER="0")
 
 
@@ -263,8 +264,11 @@ def test_nothing_a_scenario_started_outlives_the_run_and_the_run_says_it_ended_i
         assert f"it left a process running (pid {pid}:" in notes, report["notes"]
 
 
-def test_a_scenario_can_neither_write_requests_to_the_next_engine_nor_stall_it(escapes_run: EscapesRun) -> None:
-    reports, stderr, pids, _ = escapes_run
+@pytest.mark.parametrize("engines", ["escapes_run", "execd_escapes_run"], ids=["forked", "execd"])
+def test_a_scenario_can_neither_write_requests_to_the_next_engine_nor_stall_it(
+    request: pytest.FixtureRequest, engines: str
+) -> None:
+    reports, stderr, pids, _ = request.getfixturevalue(engines)
     assert _started(pids, "meddled"), f"the scenario found the next engine and stopped it\n{stderr[-3000:]}"
     assert "meddles_with_next: could not write to" in stderr  # its request stream: the forged runs never came
     assert len(reports) == len(ESCAPE_FILES) + 1, stderr[-3000:]

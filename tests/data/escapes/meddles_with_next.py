@@ -14,6 +14,7 @@ from kernel_tui.transport import protocol
 
 SIZE = 64
 FORK_SERVER = "kernel_tui.engine.fork_server"
+KEEPER = "kernel_tui.transport.keeper"
 
 
 def command(pid):
@@ -45,7 +46,8 @@ def spares():
     above it: the next scenario's engine and its keeper."""
     mine = ancestors()
     servers = [pid for pid in mine if FORK_SERVER in command(pid)]  # the engine, its keeper, the server
-    server = servers[-1] if servers else mine[1]  # or the front end, which started this engine itself
+    # Or the front end, which started this engine's keeper itself (an exec'd engine).
+    server = servers[-1] if servers else next(pid for pid in mine[1:] if KEEPER not in command(pid))
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) in mine:
