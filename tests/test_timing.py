@@ -202,6 +202,7 @@ def test_a_call_that_fills_a_block_alone_is_called_once_per_sample_and_stops_onc
     assert (samples == timing.FEWEST_TIGHT_ROUNDS) == tight_at_four
 
 
+@pytest.mark.engine  # compiles in the test process
 def test_a_model_s_forward_is_timed_as_it_was_compiled_with_no_second_compile() -> None:
     """The timed calls ran with grad on: a model's weights then made dynamo, which guards on the grad mode,
     compile the forward again, with a backward, inside the first round (issue 56); they run under no_grad, as
