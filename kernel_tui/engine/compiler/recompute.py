@@ -19,14 +19,14 @@ from typing import Any
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from kernel_tui.engine.counting.flops import op_flops
+from kernel_tui.engine.counting.flops import node_flops
 from kernel_tui.engine.counting.op_kinds import moves_data, op_name
 
 
 def recomputed_work(backward: torch.fx.GraphModule) -> tuple[tuple[str, int | None], ...]:
     """The FLOPs of the forward work a partitioned backward graph recomputes, per operator as Inductor names the
     kernels that do it (the node's ``original_aten``: ``aten::native_layer_norm`` for the decomposed mean and
-    variance), each node counted by ``flops.op_flops`` on the shapes it was traced with; None where one is not."""
+    variance), each node counted by ``flops.node_flops`` on the shapes it was traced with; None where one is not."""
     work: dict[str, int | None] = {}
     for node in backward.graph.nodes:
         if node.op != "call_function" or node.meta.get("partitioner_tag") != "is_forward":
@@ -35,8 +35,7 @@ def recomputed_work(backward: torch.fx.GraphModule) -> tuple[tuple[str, int | No
             continue
         original = node.meta.get("original_aten")
         name = op_name(original if isinstance(original, torch._ops.OpOverload) else node.target)
-        args, kwargs = torch.fx.node.map_arg((node.args, node.kwargs), lambda arg: arg.meta.get("val"))
-        flops = op_flops(op_name(node.target), node.target, args, kwargs, node.meta.get("val"))
+        flops = node_flops(node)
         previous = work.get(name, 0)
         work[name] = None if previous is None or flops is None else previous + flops
     return tuple(work.items())

@@ -323,13 +323,17 @@ def graph_flops(graph: torch.fx.GraphModule, section: str | None) -> list[OpFlop
     for node in graph.graph.nodes:
         if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
             continue
-        name = op_name(node.target)
-        if not moves_data(name):
+        if not moves_data(op_name(node.target)):
             continue
-        args, kwargs = torch.fx.node.map_arg((node.args, node.kwargs), lambda arg: arg.meta.get("val"))
-        flops = op_flops(name, node.target, args, kwargs, node.meta.get("val"))
-        ops.append(OpFlops(str(node.target._overloadpacket).replace("aten.", "aten::", 1), flops, section))
+        ops.append(OpFlops(str(node.target._overloadpacket).replace("aten.", "aten::", 1), node_flops(node), section))
     return ops
+
+
+def node_flops(node: torch.fx.Node) -> int | None:
+    """The FLOPs of one ``call_function`` node of an ATen graph whose target is an operator, counted by
+    ``op_flops`` on the values it was traced with (each node's ``meta["val"]``)."""
+    args, kwargs = torch.fx.node.map_arg((node.args, node.kwargs), lambda arg: arg.meta.get("val"))
+    return op_flops(op_name(node.target), node.target, args, kwargs, node.meta.get("val"))
 
 
 def _not_run_eagerly(graph_ops: Sequence[OpFlops], ops: Sequence[OpFlops]) -> list[OpFlops]:
