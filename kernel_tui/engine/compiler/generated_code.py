@@ -174,7 +174,8 @@ class _RecordingKernel:
         self._gathers = gathered_pointers(self._code)
         self._recorder = recorder
 
-    def _record(self, args: tuple[Any, ...]) -> None:
+    def _record(self, args: tuple[Any, ...]) -> tuple[int, list[Any], list[Any]]:
+        """Record one launch with ``args``: its record's index, and the tensors it reads and writes."""
         read, written = [], []
         by_param = dict(zip(self._params, args))
         for param, value in by_param.items():
@@ -192,7 +193,7 @@ class _RecordingKernel:
         plan = getattr(self._target, "launch_plan", None)
         launch = plan.launch(args, elements) if isinstance(plan, TritonLaunchPlan) else None
         charged = gathered_bytes(self._gathers, by_param)
-        self._last = (len(self._recorder.records), read, written)
+        index = len(self._recorder.records)
         self._recorder.records.append(
             Traffic(
                 self._name,
@@ -204,10 +205,11 @@ class _RecordingKernel:
                 launch=launch,
             )
         )
+        return index, read, written
 
-    def _after(self) -> None:
-        """Once the kernel ran: a copy into another layout is named as such and computes nothing."""
-        index, read, written = self._last
+    def _after(self, index: int, read: list[Any], written: list[Any]) -> None:
+        """Once the kernel ran (``_record``'s record ``index``, its tensors ``read`` and ``written``): a copy into
+        another layout is named as such and computes nothing."""
         with self._recorder.inside():  # comparing values is no work of the call's
             conversion = layout_conversion(self._name, self._aten_ops, read, written)
         if conversion is not None:
@@ -216,17 +218,17 @@ class _RecordingKernel:
             records[index] = replace(records[index], aten_ops=(), layout=conversion, flops=0)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self._record(args)
+        recorded = self._record(args)
         with self._recorder.inside():
             out = self._target(*args, **kwargs)
-        self._after()
+        self._after(*recorded)
         return out
 
     def run(self, *args: Any, **kwargs: Any) -> Any:
-        self._record(args)
+        recorded = self._record(args)
         with self._recorder.inside():
             out = self._target.run(*args, **kwargs)
-        self._after()
+        self._after(*recorded)
         return out
 
     def __getattr__(self, item: str) -> Any:
