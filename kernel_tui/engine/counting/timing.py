@@ -213,13 +213,13 @@ def _block_s(timer: benchmark.Timer, call: Callable[[], object], number: int, de
 def _tight(samples: list[list[float]]) -> bool:
     """Whether every side's ratio to the first is known within ``TIGHT_SPREAD`` (its interquartile range
     against its median): more rounds past the budget would not move it."""
-    first = samples[0]
-    for side_samples in samples[1:]:
-        ratios = [a / b for a, b in zip(first, side_samples) if b > 0]
-        if len(ratios) < 2:
+    comparisons = _comparisons(samples, [1] * len(samples))
+    for side in range(1, len(samples)):
+        against = comparisons.against(side)
+        if len(against.ratios) < 2:
             return False
-        low, middle, high = statistics.quantiles(ratios, n=4)
-        if high - low > TIGHT_SPREAD * middle:
+        low, high = against.ratio_range
+        if high - low > TIGHT_SPREAD * against.ratio:
             return False
     return True
 
