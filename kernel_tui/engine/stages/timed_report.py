@@ -42,8 +42,9 @@ def timed_report(
     if report.eager is None:
         return report
     if compiled_call is None or report.compiled is None:
-        timing = time_call(_no_grad(eager_call), device)
-        wall = wall_time_call(_no_grad(eager_call), device) if device == "cuda" else timing
+        eager = _no_grad(eager_call)
+        timing = time_call(eager, device)
+        wall = wall_time_call(eager, device) if device == "cuda" else timing
         return replace(report, eager=with_time(report.eager, timing, wall))
     names = list(variant_calls or {})
     calls = [_no_grad(call) for call in (eager_call, compiled_call, *(variant_calls or {}).values())]
