@@ -11,10 +11,10 @@ CPU verdicts are ``overhead`` and ``memory_bound`` (``test_verdicts``), are a fu
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 from conftest import measure
+from held_out import HELD_OUT, SCENARIOS
 from rich.console import Console
 
 from kernel_tui.model.meaning.verdict import CAUSES, PREVIEW_NO_VARIANT, UNTIMED
@@ -26,15 +26,7 @@ from kernel_tui.transport.client import EngineClient
 
 pytestmark = pytest.mark.engine
 
-SCENARIOS = Path(__file__).resolve().parent.parent / "data" / "verdicts"
-KINDS = {
-    "tiny_call": "fused",
-    "graph_break": "graph_breaks",
-    "recompiling_shape": "recompiles",
-    "biased_matmul": "library_apart",
-    "memory_bound_add": "not_measured",
-    "fused_elementwise": "fused",
-}
+KINDS = {name: in_preview for name, (_, in_preview) in HELD_OUT.items()}
 """Each held-out scenario and the cause its preview's counts show."""
 CHANGING_SLICE = SCENARIOS.parent / "changing_slice.py"
 """A recompile on a tensor's size, whose verdict names the ``dynamic`` variant (``test_variants``)."""

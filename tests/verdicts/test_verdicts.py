@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import io
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from conftest import measure
+from held_out import HELD_OUT, SCENARIOS
 from rich.console import Console
 
 from kernel_tui.model.meaning.verdict import CAUSES
@@ -30,15 +30,7 @@ from kernel_tui.ui.view.summary_lines import summary_lines
 
 pytestmark = pytest.mark.engine
 
-SCENARIOS = Path(__file__).resolve().parent.parent / "data" / "verdicts"
-KINDS = {
-    "tiny_call": "overhead",
-    "graph_break": "graph_breaks",
-    "recompiling_shape": "recompiles",
-    "biased_matmul": "library_apart",
-    "memory_bound_add": "memory_bound",
-    "fused_elementwise": "fused",
-}
+KINDS = {name: on_cpu for name, (on_cpu, _) in HELD_OUT.items()}
 """Each held-out scenario and the cause it must be given."""
 
 
