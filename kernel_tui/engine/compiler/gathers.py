@@ -18,8 +18,10 @@ import re
 from dataclasses import dataclass
 
 POINTER = re.compile(r"\b(?:in_out_ptr|in_ptr|out_ptr)\d+\b")
+"""A generated kernel's pointer parameter, named by its role (``in_ptr0``, ``out_ptr1``, ``in_out_ptr0``)."""
 TMP = re.compile(r"\btmp\d+\b")
-_SIGNATURE = re.compile(r"def \w+\(.*?\):|void\s+kernel\(.*?\)", re.S)
+SIGNATURE = re.compile(r"def \w+\(.*?\):|void\s+kernel\(.*?\)", re.S)
+"""A Triton kernel's ``def`` line or a C++ kernel's ``void kernel(...)``: what comes after it is its body."""
 _DEFINITION = re.compile(r"^\s*(?:auto\s+)?(tmp\d+)\s*=(?!=)(.*)$", re.S)
 _ALIAS = re.compile(r"^\s*auto\s+(\w+)\s*=\s*(\w+)\s*$")
 _ATOMIC = re.compile(r"atomic_add\w*(?:<[^>]*>)?\(\s*$")
@@ -43,7 +45,7 @@ def gathered_pointers(code: str | None) -> dict[str, Gather]:
     """The kernel's parameters it reaches only through loaded indices, each with how (none without the code)."""
     if not code:
         return {}
-    match = _SIGNATURE.search(code)
+    match = SIGNATURE.search(code)
     body = code[match.end() :] if match else code
     statements = _statements(body, cpp=match is not None and match.group(0).startswith("void"))
     aliases: dict[str, str] = {}

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+import string
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
@@ -26,7 +27,7 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from kernel_tui.engine.compiler.gathers import Gather, gathered_pointers
+from kernel_tui.engine.compiler.gathers import POINTER, SIGNATURE, Gather, gathered_pointers
 from kernel_tui.engine.counting.flops import library_flops
 from kernel_tui.engine.counting.launch_info import TritonLaunchPlan
 from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS, moves_data, op_name
@@ -41,8 +42,6 @@ from kernel_tui.engine.counting.traffic import (
     unique_bytes,
 )
 from kernel_tui.model.names.names import is_wrapper_kernel, names_no_operator
-
-POINTER_PARAM = re.compile(r"^(in_out_ptr|in_ptr|out_ptr)\d+$")
 
 
 def wrapper_modules() -> list[Any]:
@@ -89,7 +88,7 @@ def loads_pointer(code: str | None, param: str) -> bool:
     often only stored to. Without the code, assume it is read and written, as Inductor's own estimate does."""
     if code is None:
         return True
-    body = re.sub(r"def \w+\(.*?\):|void\s+kernel\(.*?\)", "", code, count=1, flags=re.S)
+    body = SIGNATURE.sub("", code, count=1)
     # C++ kernels may name the same buffer twice (``auto out_ptr0 = in_out_ptr0;``): loads through the
     # alias are loads of the parameter.
     names = [param, *re.findall(rf"auto\s+(\w+)\s*=\s*{re.escape(param)}\s*;", body)]
@@ -181,8 +180,8 @@ class _RecordingKernel:
         for param, value in by_param.items():
             if not isinstance(value, torch.Tensor):
                 continue
-            role = POINTER_PARAM.match(param)
-            kind = role.group(1) if role else "in_ptr"  # arg_A, arg_B of a template: inputs
+            # in_ptr0 is an in_ptr; arg_A, arg_B of a template: inputs
+            kind = param.rstrip(string.digits) if POINTER.fullmatch(param) else "in_ptr"
             if kind == "in_ptr" or self._read_through.get(param, False):
                 read.append(value)
             if kind in ("out_ptr", "in_out_ptr"):
