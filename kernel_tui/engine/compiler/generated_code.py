@@ -30,7 +30,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from kernel_tui.engine.compiler.gathers import POINTER, SIGNATURE, Gather, gathered_pointers
 from kernel_tui.engine.counting.flops import library_flops
 from kernel_tui.engine.counting.launch_info import TritonLaunchPlan
-from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS, moves_data, op_name
+from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS, inductor_op_name, moves_data, op_name
 from kernel_tui.engine.counting.traffic import (
     EagerTrafficMode,
     Traffic,
@@ -126,7 +126,7 @@ def original_aten(source: str, name: str) -> tuple[str, ...]:
     match = re.search(r"Original ATen: \[(.*?)\]", "".join(reversed(block)))
     if not match:
         return ()
-    return tuple(op.strip().replace("aten.", "aten::", 1) for op in match.group(1).split(",") if op.strip())
+    return tuple(inductor_op_name(op.strip()) for op in match.group(1).split(",") if op.strip())
 
 
 class _Recorder:

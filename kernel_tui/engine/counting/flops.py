@@ -41,7 +41,7 @@ from torch.utils.flop_counter import conv_flop_count, flop_registry, sdpa_backwa
 
 from kernel_tui.engine.counting.attribution import COMBINED, PLACEMENT, PRODUCT_OF, library_op
 from kernel_tui.engine.counting.cuda_graphs import FOREACH_COPY
-from kernel_tui.engine.counting.op_kinds import moves_data, op_name
+from kernel_tui.engine.counting.op_kinds import inductor_op_name, moves_data, op_name
 from kernel_tui.engine.counting.traffic import EagerTrafficMode, Traffic, seen_inside, tensors_in
 from kernel_tui.model.meaning.roofline import (
     achieved_gflops,
@@ -325,7 +325,7 @@ def graph_flops(graph: torch.fx.GraphModule, section: str | None) -> list[OpFlop
             continue
         if not moves_data(op_name(node.target)):
             continue
-        ops.append(OpFlops(str(node.target._overloadpacket).replace("aten.", "aten::", 1), node_flops(node), section))
+        ops.append(OpFlops(inductor_op_name(str(node.target._overloadpacket)), node_flops(node), section))
     return ops
 
 

@@ -27,6 +27,13 @@ def op_name(func: torch._ops.OpOverload) -> str:
     return f"{func.namespace}::{func._schema.name.split('::', 1)[-1]}"
 
 
+def inductor_op_name(spelled: str) -> str:
+    """An operator as Inductor spells a kernel's origins (``aten.add``, ``prims.iota``: its ``Original ATen``
+    comment, the operator's overload packet), as compiled kernel rows name it: ATen's in the profiler's spelling
+    (``aten::add``), the others as Inductor spells them."""
+    return spelled.replace("aten.", "aten::", 1)
+
+
 @functools.lru_cache(maxsize=4096)
 def moves_data(name: str) -> bool:
     """True for an operator (``aten::add``) or Inductor kernel that reads or writes tensor memory."""
