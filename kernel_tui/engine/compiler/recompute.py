@@ -13,7 +13,7 @@ on fake tensors of the inputs' shapes, with the partitioner and decompositions I
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
@@ -28,11 +28,7 @@ def recomputed_work(backward: torch.fx.GraphModule) -> tuple[tuple[str, int | No
     kernels that do it (the node's ``original_aten``: ``aten::native_layer_norm`` for the decomposed mean and
     variance), each node counted by ``flops.node_flops`` on the shapes it was traced with; None where one is not."""
     work: dict[str, int | None] = {}
-    for node in backward.graph.nodes:
-        if node.op != "call_function" or node.meta.get("partitioner_tag") != "is_forward":
-            continue
-        if not isinstance(node.target, torch._ops.OpOverload) or not moves_data(op_name(node.target)):
-            continue
+    for node in _recomputed_nodes(backward):
         original = node.meta.get("original_aten")
         name = op_name(original if isinstance(original, torch._ops.OpOverload) else node.target)
         flops = node_flops(node)
@@ -44,15 +40,17 @@ def recomputed_work(backward: torch.fx.GraphModule) -> tuple[tuple[str, int | No
 def recomputed_in(backward: torch.fx.GraphModule) -> tuple[str, ...]:
     """The forward operators a partitioned backward graph recomputes (``aten::tanh``), in graph order, once each;
     views and aliases, which compute nothing, left out."""
-    names: list[str] = []
+    return tuple(dict.fromkeys(op_name(node.target) for node in _recomputed_nodes(backward)))
+
+
+def _recomputed_nodes(backward: torch.fx.GraphModule) -> Iterator[torch.fx.Node]:
+    """The nodes of a partitioned backward graph that compute forward values again: forward-tagged operators
+    that move data (views and aliases compute nothing)."""
     for node in backward.graph.nodes:
         if node.op != "call_function" or node.meta.get("partitioner_tag") != "is_forward":
             continue
-        if isinstance(node.target, torch._ops.OpOverload):
-            name = op_name(node.target)
-            if moves_data(name) and name not in names:
-                names.append(name)
-    return tuple(names)
+        if isinstance(node.target, torch._ops.OpOverload) and moves_data(op_name(node.target)):
+            yield node
 
 
 def partitioned_recompute(
