@@ -72,8 +72,13 @@ def _as_aten(callee: str) -> str:
 
 def node_kernels(graph: GraphFusion) -> list[str | None]:
     """The kernel each of the graph's scheduler nodes became, in order (``node_calls``)."""
+    return _kernel_names(graph, node_calls(graph))
+
+
+def _kernel_names(graph: GraphFusion, placed: list[int | None]) -> list[str | None]:
+    """The kernel named by each of ``placed``, the graph's nodes' calls (``node_calls``)."""
     calls = wrapper_calls(graph.wrapper)
-    return [calls[index][0] if index is not None else None for index in node_calls(graph)]
+    return [calls[index][0] if index is not None else None for index in placed]
 
 
 def node_calls(graph: GraphFusion) -> list[int | None]:
@@ -105,9 +110,10 @@ def compiled_boundaries(
 ) -> tuple[Boundary, ...]:
     """Every boundary of a compiled call: within each graph, and across each graph break."""
     found: list[Boundary] = []
-    placed = [(graph, node_kernels(graph)) for graph in graphs if graph.nodes]
-    for graph, names in placed:
-        calls = node_calls(graph)
+    graphs = [graph for graph in graphs if graph.nodes]
+    nodes_calls = [node_calls(graph) for graph in graphs]
+    placed = [(graph, _kernel_names(graph, calls)) for graph, calls in zip(graphs, nodes_calls)]
+    for (graph, names), calls in zip(placed, nodes_calls):
         for pair in graph.pairs:
             producer, consumer = names[pair.producer], names[pair.consumer]
             if producer is None or consumer is None:
