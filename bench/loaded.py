@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
-import json
 import os
 import subprocess
 import sys
@@ -29,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import common
 from common import REPO
 
 LESSONS = ("01_one_add.py", "02_add_relu.py", "16_static_shapes.py")
@@ -57,15 +57,8 @@ def busy_loops(count: int, seconds: float) -> Iterator[int]:
 
 def scenario_reports(paths: list[str]) -> tuple[list[dict[str, Any]], float, int]:
     started = time.monotonic()
-    result = subprocess.run(
-        [sys.executable, "-m", "kernel_tui", "run", "--device", "cpu", "--json", *paths],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        check=False,
-    )
-    reports = [json.loads(line) for line in result.stdout.splitlines()]
-    return reports, time.monotonic() - started, result.returncode
+    done = common.cli_support.run_json("--device", "cpu", *paths, cwd=REPO, timeout=None)
+    return done.reports, time.monotonic() - started, done.returncode
 
 
 def contradictions(report: dict[str, Any]) -> list[str]:

@@ -75,7 +75,7 @@ async def test_keys_waiting_in_the_focused_widget_when_a_switch_begins_move_the_
 
 
 async def test_a_focus_asked_for_as_its_widget_is_being_removed_leaves_the_keys_working() -> None:
-    """A focus is set later than asked for (``focus_pane``, then ``Widget.focus``), and a widget can begin its
+    """A focus is set later than asked for (``ExplorerLayout.focus``, then ``Widget.focus``), and a widget can begin its
     removal meanwhile (as a layout switch that recomposed the screen once did). It took the focus, and once it had
     gone every key went to its closed queue (the storm's lost moves, and the ``p`` ignored after it)."""
     app = make_app(paths=COURSE, course=course_dir())

@@ -55,6 +55,18 @@ def set_subreaper() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
+def set_parent_death_signal(sig: int) -> bool:
+    """Be sent ``sig`` when the parent ends (Linux); False where that cannot be asked for. The kernel sends it too
+    when the parent's *thread* that started this process ends, so a handler checks that the parent changed."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+    except (OSError, AttributeError):
+        return False
+    return True
+
+
 def keep(engine: int, parent: int) -> NoReturn:
     """The keeper's life, in the child subreaper that forked ``engine``: reap all below until ``engine`` ends, end
     what is left, and end as the engine did. When ``parent`` ends (the parent-death signal) it ends all below it
@@ -72,10 +84,7 @@ def keep(engine: int, parent: int) -> NoReturn:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C in the terminal is the engine's to handle
     signal.signal(signal.SIGHUP, ended)
     signal.signal(signal.SIGTERM, ended)
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGHUP), 0, 0, 0)
+    set_parent_death_signal(signal.SIGHUP)
     if os.getppid() != parent:  # it ended before the signal was asked for
         end_all()
         os._exit(1)

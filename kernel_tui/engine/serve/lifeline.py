@@ -25,12 +25,11 @@ from contextlib import contextmanager
 from typing import IO
 
 from kernel_tui.transport import proctree
+from kernel_tui.transport.keeper import set_parent_death_signal, set_subreaper
 
 POLL_S = 0.25
 NOTED_AT_MOST = 10
 """Processes a report names one by one; past these, how many more (a scenario may leave thousands)."""
-PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
 
 _parent = os.getppid()
 _keeper = 0
@@ -108,7 +107,9 @@ def hold() -> None:
     signal.signal(signal.SIGHUP, on_hangup)
     signal.signal(signal.SIGTERM, on_terminate)
     _set_parent_death_signal(signal.SIGHUP)
-    _adopt_orphans()
+    # A scenario's double-forked daemon becomes the engine's child, not init's: ending the engine's tree after
+    # the scenario, or when the front end goes, ends it too.
+    set_subreaper()
     threading.Thread(target=_watch_parent, name="kernel-tui-lifeline", daemon=True).start()
 
 
@@ -122,30 +123,8 @@ def on_terminate(signum: int, frame: object) -> None:
 
 
 def _set_parent_death_signal(sig: int) -> None:
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
-    except (OSError, AttributeError):
-        return
-    if parent_is_gone():  # it died between our start and the prctl
+    if set_parent_death_signal(sig) and parent_is_gone():  # it died between our start and the prctl
         end_everything("the front end is gone")
-
-
-def _adopt_orphans() -> None:
-    """A scenario's double-forked daemon becomes the engine's child, not init's (Linux's child subreaper):
-    ending the engine's tree after the scenario, or when the front end goes, ends it too."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
 
 
 def keep_from_children(*fds: int) -> None:

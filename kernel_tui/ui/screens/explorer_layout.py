@@ -60,13 +60,6 @@ PANE_BOXES = {
     "editor": "#editor",
 }
 """The widget that holds each pane, and that the small layout shows alone."""
-TAB_TITLES = {
-    "scenarios": "1 Scenarios",
-    "lesson": "2 Lesson",
-    "kernels": "3 Kernels",
-    "chart": "4 Chart",
-    "editor": "5 Editor",
-}
 
 
 def fits_wide(size: tuple[int, int]) -> bool:
@@ -77,7 +70,8 @@ def fits_wide(size: tuple[int, int]) -> bool:
 def compose_explorer() -> ComposeResult:
     """Every widget of the explorer, once: the screen's classes lay them out (``app.tcss``)."""
     yield SteadyHeader()
-    yield Tabs(*(Tab(title, id=f"tab-{pane}") for pane, title in TAB_TITLES.items()), id="tabs")
+    # Each tab says its key and its pane: "1 Scenarios" ... "5 Editor".
+    yield Tabs(*(Tab(f"{key} {pane.capitalize()}", id=f"tab-{pane}") for key, pane in enumerate(PANES, 1)), id="tabs")
     with Horizontal(id="main"):
         yield ScenarioList(id="scenarios")
         with Vertical(id="work"):
@@ -148,12 +142,10 @@ class ExplorerLayout:
         screen = self._screen
         if pane == self.pane:
             return
-        before, self.pane = self.pane, pane
+        self.pane = pane
         if self.wide:
             return
-        screen.remove_class(f"-show-{before}", update=False)
-        screen.add_class(f"-show-{pane}", update=False)
-        screen.update_node_styles()
+        self._set_classes(wide=False)
         screen.query_one("#tabs", Tabs).active = f"tab-{pane}"
         focused = screen.focused
         if focused is not None and not isinstance(focused, Tabs) and self.focused_pane() != pane:
@@ -161,7 +153,7 @@ class ExplorerLayout:
 
     def tab_activated(self, tabs: Tabs, tab: Tab) -> None:
         """A tab clicked, or chosen with the arrow keys on the tab bar: its pane shown, the focus left on the bar.
-        A tab the bar has left since (``show`` moved it on before this message arrived) is not shown again."""
+        A tab the bar has left since (``bring_forward`` moved it on before this message arrived) is not shown again."""
         if tab.id is not None and tabs.active == tab.id:
             self.bring_forward(tab.id.removeprefix("tab-"))
 
