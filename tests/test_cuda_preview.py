@@ -76,13 +76,14 @@ def _compiled(report: ScenarioReport) -> list[tuple[str, float]]:
     return [(kernel.name, kernel.calls) for kernel in report.compiled.kernels]
 
 
-def test_an_empty_tensor_made_on_the_device_inside_fn_compiles(preview_engine: EngineClient) -> None:
-    """A Hugging Face causal LM's forward failed to compile in the preview ("Found no NVIDIA driver"): its cache
-    makes ``torch.tensor([], device=...)``, which AOT autograd made for real on the device."""
-    report = measure(preview_engine, REPO / "tests" / "data" / "empty_on_the_device.py", size=4096)
+def test_tensors_made_from_python_data_on_the_device_inside_fn_compile(preview_engine: EngineClient) -> None:
+    """A Hugging Face causal LM's forward (its cache's ``torch.tensor([], device=...)``) and nanoGPT's
+    (``x[:, [-1], :]``) failed to compile in the preview, "Found no NVIDIA driver": AOT autograd computed such
+    constants for real on the device."""
+    report = measure(preview_engine, REPO / "tests" / "data" / "constants_on_the_device.py", size=4096)
     assert report.error is None, report.error
     assert report.compiled is not None
-    assert [kernel.name for kernel in report.compiled.kernels] == ["triton_poi_fused_relu_0"]
+    assert [kernel.name for kernel in report.compiled.kernels] == ["triton_poi_fused__to_copy_index_relu_view_0"]
 
 
 def test_add_relu_is_one_fused_pointwise_kernel(preview_engine: EngineClient) -> None:

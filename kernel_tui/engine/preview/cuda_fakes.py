@@ -173,6 +173,17 @@ def _constant_folding_on_cpu() -> Any:
     return mock.patch.object(ConstantFolder, "run", run)
 
 
+def _no_constants_made_for_real() -> Any:
+    """AOT autograd's trace keeps a real copy of each one-element tensor it can compute from constants, so that a
+    later ``.item()`` can read it; it computes it for real, on the device the graph names. A tensor made from
+    Python data on the GPU (an index list, ``x[:, [-1]]`` in nanoGPT's forward; the ``torch.tensor([], device=...)``
+    of Hugging Face's cache) then needed a GPU driver, and the compile failed. The preview keeps no such copies:
+    the graph is the same; a ``.item()`` of one is a stand-in value, as every ``.item()`` in the preview is."""
+    from torch.fx.experimental import proxy_tensor
+
+    return mock.patch.object(proxy_tensor, "CONSTANT_NUMEL_LIMIT", -1)
+
+
 def _pad_mm_policy(assumptions: list[str]) -> Any:
     """pad_mm's own checks up to where it would benchmark on the GPU; there, never pad."""
     from torch._inductor import config as inductor_config
@@ -278,6 +289,7 @@ def fake_cuda(arch: int, assumptions: list[str]) -> Iterator[types.SimpleNamespa
         mock.patch.object(AsyncCompile, "cpp", stub_cpp),
         mock.patch.object(AsyncCompile, "cpp_pybinding", stub_cpp),
         _constant_folding_on_cpu(),
+        _no_constants_made_for_real(),
         _pad_mm_policy(assumptions),
     ]
     had_driver = triton_driver._active
@@ -394,30 +406,6 @@ def rewrite_sdpa(gm: torch.fx.GraphModule, arch: int, assumptions: list[str]) ->
         choice = _sdpa_decide({**dict(zip(_SDPA_ARGS, node.args)), **node.kwargs}, value, arch, assumptions)
         if choice != "math":
             node.target = _sdpa_as(choice)
-            changed = True
-    if changed:
-        gm.recompile()
-
-
-def _empty_tensor(data: Any, *, dtype: Any = None, device: Any = None, **kwargs: Any) -> torch.Tensor:
-    """``torch.tensor([], ...)``: the same empty tensor, made by a factory the fake device can trace."""
-    return torch.empty((0,), dtype=dtype, device=device, requires_grad=kwargs.get("requires_grad", False))
-
-
-def rewrite_device_constants(gm: torch.fx.GraphModule) -> None:
-    """An empty tensor made from a Python list inside ``fn`` on the GPU (Hugging Face's cache makes
-    ``torch.tensor([], device=...)`` on its first update, so every causal LM's forward does) is made by
-    ``torch.empty``, as the same empty tensor.
-
-    AOT autograd's trace makes a tensor from Python data for real, on the device named: without a GPU the allocator
-    found no driver and the model's compile failed. A tensor of values on the GPU still fails so, and says so."""
-    changed = False
-    for node in gm.graph.nodes:
-        device = node.kwargs.get("device")
-        if node.op != "call_function" or node.target is not torch.tensor or device is None:
-            continue
-        if torch.device(device).type == "cuda" and node.args and node.args[0] == [] and len(node.args) == 1:
-            node.target = _empty_tensor
             changed = True
     if changed:
         gm.recompile()

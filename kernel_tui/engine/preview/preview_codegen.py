@@ -18,7 +18,7 @@ from kernel_tui.engine.compiler import compile_watch
 from kernel_tui.engine.compiler.cuda_graph_watch import CudaGraphWatch
 from kernel_tui.engine.compiler.fusion_watch import FusionWatch, GraphFusion
 from kernel_tui.engine.compiler.generated_code import compiled_traffic
-from kernel_tui.engine.preview.cuda_fakes import fake_cuda, rewrite_device_constants, rewrite_sdpa
+from kernel_tui.engine.preview.cuda_fakes import fake_cuda, rewrite_sdpa
 from kernel_tui.engine.preview.fake_wrapper import make_wrapper_fake
 from kernel_tui.engine.preview.preview_inputs import HostValues
 from kernel_tui.engine.preview.preview_support import check_preview, quiet_torch_warnings
@@ -57,7 +57,6 @@ class PreviewBackend:
         ):
             self.notes.append("training: inputs that require grad were compiled as inference (no backward graph)")
         rewrite_sdpa(gm, self.arch, self.notes)
-        rewrite_device_constants(gm)
         with fake_cuda(self.arch, self.notes), self._loaded_modules(), self.fusion.wrappers():
             # The wrapper's own config and ours, merged as its config_patches= would (which torch 2.10 lacks).
             self.inductor.config.update(self.patches)
