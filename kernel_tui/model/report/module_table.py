@@ -146,6 +146,13 @@ MOST_ROWS = 16
 _INDEX = re.compile(r"^\d+$")
 
 
+def folded_path(module: str | None) -> str | None:
+    """``model.h.*.attn`` for ``model.h.3.attn``: the module every repeated block of a ``ModuleList`` holds."""
+    if not module:
+        return module
+    return ".".join("*" if _INDEX.match(part) else part for part in module.split("."))
+
+
 @dataclass(frozen=True)
 class FoldedModule:
     """A row of the folded table: one module, or the repeated blocks of a ``ModuleList`` as one (``h.*``)."""
@@ -180,7 +187,7 @@ def _folded_at(rows: Sequence[ModuleRow], depth: int) -> tuple[FoldedModule, ...
         instances.setdefault(cut, []).append(row)
     groups: dict[str | None, list[ModuleRow]] = {}
     for cut, members in instances.items():
-        key = ".".join("*" if _INDEX.match(part) else part for part in cut.split(".")) if cut else cut
+        key = folded_path(cut)
         groups.setdefault(key, []).append(_summed(cut, members))
     folded = []
     for key, members in groups.items():

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from kernel_tui.model.report.boundary import EXPERIMENTS
+from kernel_tui.model.report.module_table import folded_path
 from kernel_tui.text.formatting import format_bytes
 
 if TYPE_CHECKING:
@@ -100,14 +101,6 @@ def layout_lines(mode: ModeResult) -> list[str]:
         for kernel in mode.kernels
         if kernel.layout and kernel.bytes_total is not None
     ]
-
-
-def folded_path(module: str | None) -> str | None:
-    """``model.h.*.attn`` for ``model.h.3.attn``: the module every repeated block holds, as the module table folds
-    them."""
-    if not module:
-        return module
-    return ".".join("*" if part.isdigit() else part for part in module.split("."))
 
 
 def _group_line(members: Sequence[Boundary], module: str | None, blocks: int, *, inductor: bool) -> str:
