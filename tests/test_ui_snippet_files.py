@@ -345,3 +345,49 @@ class TestDiskFull:
                 await pilot.press("enter")
                 await pilot.pause(0.2)
         assert app.return_code == 0
+
+
+class TestKeysOnTheirWay:
+    """A key reaches the text area at once and the snippet session two messages later. Whatever acts in between
+    (the autosave's timer, a run, a file reloaded) acts on the text on screen, key included. Each test puts the
+    key in the text area and acts before yielding to the event loop: the moment a busy box stretches."""
+
+    async def test_a_failing_autosave_in_between_keeps_the_key(self) -> None:
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "a.exp()\n")
+            with pytest.MonkeyPatch.context() as full:
+                full.setattr(drafts, "write_atomic", no_space)
+                full.setattr(rescue, "write_atomic", no_space)
+                text_area(app).insert("(")
+                explorer(app).snippets._write_draft()  # as its timer does; it fills the editor to say why
+                await wait_for(pilot, lambda: "only here" in note(app), what="told")
+                await type_text(pilot, "b)")
+                assert text_area(app).text == open_document(app).text == "a.exp()\n(b)"
+
+    async def test_a_run_in_between_runs_the_key_and_writes_it_to_the_draft_later(self) -> None:
+        app = make_app(snippet_link())
+        async with app.run_test(size=WIDE) as pilot:
+            await new_snippet(pilot, "a.exp()\n")
+            await wait_for(pilot, lambda: open_document(app).path.read_text() == "a.exp()\n", what="the draft")
+            text_area(app).insert("b")
+            explorer(app).snippets.run_snippet(False)
+            assert open_document(app).path.read_text() == "a.exp()\nb", "the run's file holds the key"
+            text_area(app).insert("c")
+            explorer(app).snippets.run_ended(explorer(app).runs[open_document(app).path])
+            await wait_for(pilot, lambda: open_document(app).path.read_text() == "a.exp()\nbc", what="autosaved")
+            assert text_area(app).text == "a.exp()\nbc"
+
+    async def test_a_file_changed_on_disk_in_between_does_not_replace_the_key(self, tmp_path: Path) -> None:
+        mine = tmp_path / "mine.py"
+        mine.write_text("a.relu()\n")
+        app = make_app(snippet_link(), paths=(mine,))
+        async with app.run_test(size=WIDE) as pilot:
+            await pilot.press("e")
+            await wait_for(pilot, lambda: text_area(app).text == "a.relu()\n")
+            await pilot.pause(0.2)  # every message of the opening is in: the session has the text the area has
+            text_area(app).insert("b")
+            mine.write_text("something else entirely\n")
+            explorer(app).snippets._poll_origin()  # as its timer does
+            await wait_for(pilot, lambda: any("changed on disk" in m for m in notifications(app)))
+            assert text_area(app).text == open_document(app).text == "ba.relu()\n"

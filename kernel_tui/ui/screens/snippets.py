@@ -93,6 +93,8 @@ class SnippetWorkbench:
         self.clock = clock
         self._autosave: Timer | None = None
         self._watching: Timer | None = None
+        self._filled_with: SnippetDocument | None = None
+        """The document whose text the editor was last filled with: what its text area holds, typed on since."""
 
     @property
     def document(self) -> SnippetDocument | None:
@@ -110,6 +112,7 @@ class SnippetWorkbench:
 
     def close(self) -> None:
         """Quitting: the draft is written and the drafts holding nothing unsaved removed."""
+        self._catch_up()
         self._stop_autosave()
         self.session.close()
 
@@ -133,6 +136,7 @@ class SnippetWorkbench:
     def _change(self, change: Callable[[], T]) -> T:
         """A session call that changes the document: the pending autosave is dropped first, the effects shown
         after."""
+        self._catch_up()
         self._stop_autosave()
         result = change()
         self._apply()
@@ -160,6 +164,7 @@ class SnippetWorkbench:
 
     def run_ended(self, run: ScenarioRun) -> None:
         """A run of the editor's draft ended: its error (if any) goes under the text, its line marked."""
+        self._catch_up()
         if self.session.run_ended(run):
             cancelled = Text("○ cancelled: the engine was stopped · ^r runs it again", style="dim")
             self.fill_editor(note=cancelled if run.status is RunStatus.CANCELLED else None)
@@ -209,6 +214,7 @@ class SnippetWorkbench:
 
     def run_snippet(self, sweep: bool) -> None:
         """Write the editor's text to its draft and run that, as r (or s) runs any scenario."""
+        self._catch_up()
         self._stop_autosave()
         if self.session.prepare_run() is None:
             return
@@ -311,10 +317,10 @@ class SnippetWorkbench:
     # -- messages from the editor ------------------------------------------------------------------
 
     def edited(self, text: str, cursor: tuple[int, int]) -> None:
+        if (shown := self._text_shown()) is not None and shown[0] != text:
+            return  # older than the text on screen, which a message of its own follows, or _catch_up took already
         if self.session.edited(text, cursor):
-            self._stop_autosave()
-            self._autosave = self.host.set_timer(self.AUTOSAVE_DELAY_S, self._write_draft)
-            self.show_titles()
+            self._write_draft_soon()
 
     def entered(self) -> None:
         self.session.entered()
@@ -322,6 +328,28 @@ class SnippetWorkbench:
 
     def left(self) -> None:
         self._write_draft()
+
+    def _catch_up(self) -> None:
+        """The session takes the text on screen before it acts. A key reaches the text area at once but the
+        session only two messages later: a timer (the autosave) or a key bound elsewhere (^r) can come between,
+        and filling the editor from the session then would undo the key, running it would miss it."""
+        if (shown := self._text_shown()) is not None and self.session.edited(*shown):
+            self._write_draft_soon()
+
+    def _write_draft_soon(self) -> None:
+        """The text changed: the draft is written once the keys pause; the titles say at once that it changed."""
+        self._stop_autosave()
+        self._autosave = self.host.set_timer(self.AUTOSAVE_DELAY_S, self._write_draft)
+        self.show_titles()
+
+    def _text_shown(self) -> tuple[str, tuple[int, int]] | None:
+        """The text and cursor of the open document as the text area holds them; None while it holds none, or
+        another's (one just opened, not shown yet)."""
+        editor = self.host.editor_pane()
+        text_area = editor.text_area if editor is not None else None
+        if self.document is None or self._filled_with is not self.document or text_area is None:
+            return None
+        return text_area.text, text_area.cursor_location
 
     def _write_draft(self) -> None:
         self._change(self.session.write_draft)
@@ -335,6 +363,7 @@ class SnippetWorkbench:
         self._change(partial(self.session.save_to, path))
 
     def _poll_origin(self) -> None:
+        self._catch_up()  # edits still on their way count as unsaved: the file on disk must not replace them
         titles = self.session.poll_origin()
         if titles:
             self.show_titles()
@@ -365,7 +394,7 @@ class SnippetWorkbench:
         editor = self.host.editor_pane()
         if editor is None:
             return
-        document = self.document
+        document = self._filled_with = self.document
         if document is None:
             editor.show_empty(f"ctrl+n new snippet · {size_text(self.host.run_size)}")
             return
