@@ -349,6 +349,26 @@ def test_the_live_preview_runs_each_lesson_in_a_fresh_engine_on_its_own_budget(t
     assert all(f"runs {path.name}" in text for path, text in zip(paths, texts))
 
 
+class _SlowReader:
+    """Stands in for the stderr reader's filter: every line waits first, as a reader thread does on a busy box."""
+
+    def match(self, line: str) -> None:
+        time.sleep(0.3)
+
+
+def test_a_lessons_last_line_read_late_is_still_that_lessons(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each engine's stderr is read by a thread of its own, which may lag behind the run's result: a line the
+    engine wrote before its run ended belongs to that lesson even when it is read after (under load, a lesson's
+    "runs" line went to the next lesson's log)."""
+    monkeypatch.setattr("kernel_tui.transport.client.PROFILER_CHATTER", _SlowReader())
+    paths = lessons(tmp_path, 2)
+    logs = LessonLogs(tmp_path / "stderr")
+    live = live_preview(paths, 90, dict(os.environ), logs, command=fake_engine(tmp_path))
+    assert sorted(live.reports) == [path.name for path in paths]
+    texts = [logs.path(path).read_text() for path in paths]
+    assert [re.findall(r"runs (\S+)", text) for text in texts] == [[path.name] for path in paths]
+
+
 def test_a_preview_engine_that_dies_on_a_lesson_is_named_there_and_the_next_lesson_starts_anew(tmp_path: Path) -> None:
     paths = lessons(tmp_path, 3)
     logs = LessonLogs(tmp_path / "stderr")

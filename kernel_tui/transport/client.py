@@ -249,6 +249,11 @@ class EngineClient:
             process.wait(timeout=CLOSE_WAIT_S)
         except subprocess.TimeoutExpired:
             pass
+        # Every line it wrote reaches the sink before its run is over: the reader lagged on a busy box, and a front
+        # end that gives the next run a sink of its own (the GPU check's log per lesson) got the line there.
+        reader, self._stderr_reader = self._stderr_reader, None
+        if reader is not None and reader is not threading.current_thread():
+            reader.join(STDERR_DRAIN_S)
         try:
             if process.stdin:
                 process.stdin.close()
