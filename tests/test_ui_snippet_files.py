@@ -7,6 +7,8 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -26,8 +28,10 @@ from snippet_support import (
 )
 from snippet_support import quick_timers as quick_timers  # autouse: faster autosave and file polling here too
 from test_ui_support import ADD_RELU, DATA, explorer, make_app, shown_text, tab_shown, wait_for
+from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
+from kernel_tui.ui.app.app import KernelTuiApp
 from kernel_tui.ui.screens.dialogs.prompt import PromptScreen
 from kernel_tui.ui.screens.dialogs.quit_anyway import QuitAnywayScreen
 from kernel_tui.ui.screens.dialogs.restore_drafts import RestoreDraftsScreen
@@ -38,6 +42,18 @@ from kernel_tui.ui.state.snippets.drafts import TEMPLATE, DraftStore, snippets_d
 from kernel_tui.ui.state.snippets.rescue import RESCUE_FOLDER
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
 from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
+
+
+@asynccontextmanager
+async def editing_own_file(tmp_path: Path) -> AsyncIterator[tuple[Path, KernelTuiApp, Pilot[None]]]:
+    """The learner's own file ``mine.py`` (``a.relu()``), opened in the editor with e."""
+    mine = tmp_path / "mine.py"
+    mine.write_text("a.relu()\n")
+    app = make_app(snippet_link(), paths=(mine,))
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("e")
+        await wait_for(pilot, lambda: text_area(app).text == "a.relu()\n")
+        yield mine, app, pilot
 
 
 class TestSave:
@@ -169,24 +185,14 @@ class TestChangesOnDisk:
     """A file open in the editor is watched: a change made elsewhere comes in, unless edits would be lost."""
 
     async def test_the_editor_reloads_a_file_changed_on_disk(self, tmp_path: Path) -> None:
-        mine = tmp_path / "mine.py"
-        mine.write_text("a.relu()\n")
-        app = make_app(snippet_link(), paths=(mine,))
-        async with app.run_test(size=WIDE) as pilot:
-            await pilot.press("e")
-            await wait_for(pilot, lambda: text_area(app).text == "a.relu()\n")
+        async with editing_own_file(tmp_path) as (mine, app, pilot):
             mine.write_text("a.relu() + b.sigmoid()\n")
             await wait_for(pilot, lambda: text_area(app).text == "a.relu() + b.sigmoid()\n", what="the reload")
             assert any("Reloaded" in message for message in notifications(app))
             assert open_document(app).path.read_text() == "a.relu() + b.sigmoid()\n", "the draft follows"
 
     async def test_unsaved_edits_are_not_clobbered(self, tmp_path: Path) -> None:
-        mine = tmp_path / "mine.py"
-        mine.write_text("a.relu()\n")
-        app = make_app(snippet_link(), paths=(mine,))
-        async with app.run_test(size=WIDE) as pilot:
-            await pilot.press("e")
-            await wait_for(pilot, lambda: text_area(app).text == "a.relu()\n")
+        async with editing_own_file(tmp_path) as (mine, app, pilot):
             await pilot.press("end")
             await type_text(pilot, " * 3")
             mine.write_text("something else entirely\n")
@@ -379,12 +385,7 @@ class TestKeysOnTheirWay:
             assert text_area(app).text == "a.exp()\nbc"
 
     async def test_a_file_changed_on_disk_in_between_does_not_replace_the_key(self, tmp_path: Path) -> None:
-        mine = tmp_path / "mine.py"
-        mine.write_text("a.relu()\n")
-        app = make_app(snippet_link(), paths=(mine,))
-        async with app.run_test(size=WIDE) as pilot:
-            await pilot.press("e")
-            await wait_for(pilot, lambda: text_area(app).text == "a.relu()\n")
+        async with editing_own_file(tmp_path) as (mine, app, pilot):
             await pilot.pause(0.2)  # every message of the opening is in: the session has the text the area has
             text_area(app).insert("b")
             mine.write_text("something else entirely\n")
