@@ -365,6 +365,24 @@ def test_a_training_step_without_a_loss_says_what_it_differentiates(
         "the training step differentiates the sum of fn's floating-point outputs (((2, 16, 96) float32, None)), as "
         "output.float().sum(): fn returned no loss (a loss key or field); define loss(output) to choose one"
     ]
+    # Every kernel of both sections is a module's (issue 56): a backward operator the module's whose forward
+    # operator it differentiates, a compiled backward kernel the modules' of the eager operators it absorbed. The
+    # one exception is that default loss: fn's own code, no module's, and the compiled kernel that fused it.
+    loss = [row for row in report.eager.kernels if row.module == ""]
+    assert [(row.section, row.name) for row in loss] == [("forward", "aten::sum")]
+    fused_loss = {kernel for row in loss for kernel in row.fused_into}
+    for mode in (report.eager, report.compiled):
+        assert {row.section for row in mode.kernels} == {"forward", "backward"}
+        nameless = [(row.section, row.name, row.module) for row in mode.kernels if not row.module]
+        loss_rows = [(row.section, row.name, "") for row in mode.kernels if row in loss or row.short_name in fused_loss]
+        assert nameless == loss_rows
+    eager = {(row.section, row.name): row.module_calls for row in report.eager.kernels}
+    assert eager["backward", "aten::gelu_backward"] == eager["forward", "aten::gelu"] == (("model.blocks.0", 1),)
+    attention = "aten::_scaled_dot_product_flash_attention_for_cpu"
+    assert eager["backward", f"{attention}_backward"] == (("model.blocks.0.attn", 1),)
+    # Backward launches count under their modules, and every launch under one module.
+    assert sum(row.eager_launches or 0 for row in report.modules) == pytest.approx(report.eager.kernel_count)
+    assert sum(row.compiled_launches or 0 for row in report.modules) == pytest.approx(report.compiled.kernel_count)
 
 
 @pytest.mark.engine
@@ -412,3 +430,13 @@ def test_a_training_preview_runs_the_attention_a_gpu_would(
     # which eager never ran; each counted from the graph, the step's total is eager's within a few percent.
     assert report.eager.flops is not None and report.compiled.flops is not None
     assert report.compiled.flops == pytest.approx(report.eager.flops, rel=0.02)
+    # Modules as on the CPU (issue 56), the compiled graphs' from AOTAutograd's forward stack of each backward
+    # node: only the default loss is fn's own code, its sum and, compiled, the expand of its gradient.
+    assert [(row.section, row.name, row.module) for row in report.eager.kernels if not row.module] == [
+        ("forward", "aten::sum", "")
+    ]
+    assert [(row.section, row.module, set(row.aten_ops)) for row in report.compiled.kernels if not row.module] == [
+        ("forward", "", {"aten::view", "aten::sum"}),
+        ("backward", "", {"aten::expand", "aten::view", "aten::mm"}),
+    ]
+    assert sum(row.compiled_launches or 0 for row in report.modules) == pytest.approx(report.compiled.kernel_count)

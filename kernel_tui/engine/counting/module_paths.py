@@ -8,11 +8,16 @@ the variable its caller holds it in, each module below it by its attribute in it
 the compiled kernel it went into name one module alike, and a kernel is named by the deepest module that holds
 all of its work (a kernel Inductor fused across two blocks belongs to their parent).
 
-Backward operators run outside every ``forward``: they carry no module here.
+Backward, the autograd engine runs operators outside every ``forward``: each runs for an autograd node, and a node
+is numbered (``Node._sequence_nr()``, the profiler's "Sequence number") by the forward thread's counter when the
+forward operator it differentiates ran (``torch._C._autograd._get_sequence_nr()`` reads the counter). The stack
+notes the counter each time a ``forward`` starts or ends, so a backward operator is named by the module that was
+running when its node was made: ``gelu_backward`` by the ``GELU`` whose ``gelu`` it differentiates.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 import sys
 from collections.abc import Iterable
@@ -21,6 +26,9 @@ from typing import Any
 
 import torch
 
+# A global of another module's file, as Dynamo names it (``G['__import_scenario'].model``: the ``model`` of the
+# scenario's file, reached from the training step's own): the name in that file.
+_IMPORTED = re.compile(r"^G\[['\"]__import_[^'\"]+['\"]\]\.")
 _SOURCE = re.compile(r"^(?:[GL]\[['\"](?P<name>[^'\"]+)['\"]\])")
 _INDEX = re.compile(r"\[['\"]?([^\]'\"]+)['\"]?\]")
 _GETATTR = re.compile(r"getattr\((?P<inner>.+), ['\"](?P<attr>[^'\"]+)['\"]\)$")
@@ -33,6 +41,7 @@ def dynamo_path(fqn: str) -> str:
     text = fqn.strip()
     while (found := _GETATTR.match(text)) is not None:
         text = f"{found['inner']}.{found['attr']}"
+    text = _IMPORTED.sub("", text)
     text = _SOURCE.sub(lambda found: found["name"], text)
     text = text.replace("._modules", "")
     text = _INDEX.sub(lambda found: f".{found[1]}", text)
@@ -41,8 +50,10 @@ def dynamo_path(fqn: str) -> str:
 
 def node_module(meta: dict[str, Any]) -> str | None:
     """The innermost module of an FX node's ``nn_module_stack`` (Dynamo's record of the modules whose
-    ``forward`` traced it), as a path; None for a node no module ran (``fn``'s own code)."""
-    stack = meta.get("nn_module_stack")
+    ``forward`` traced it), as a path; None for a node no module ran (``fn``'s own code). A node of a backward
+    graph has AOTAutograd's copy of the stack of the forward node it differentiates (``fwd_nn_module_stack``, the
+    one with its ``seq_nr``: ``copy_fwd_metadata_to_bw_nodes``)."""
+    stack = meta.get("nn_module_stack") or meta.get("fwd_nn_module_stack")
     if not stack:
         return None
     innermost = list(stack.values())[-1]
@@ -68,10 +79,15 @@ def common_module(paths: Iterable[str | None]) -> str | None:
 
 
 class ModuleStack:
-    """While entered, the path of the module whose ``forward`` runs now (``current``): ``""`` outside them all."""
+    """While entered, the path of the module whose ``forward`` runs now (``current``): ``""`` outside them all;
+    backward, that of the module whose operator the running autograd node differentiates."""
 
     def __init__(self) -> None:
         self._running: list[str] = []
+        # From which sequence number on each module ran: (counter when its forward started or a forward below it
+        # ended, its path), in the order they happened on the forward thread.
+        self._numbered_from: list[int] = []
+        self._numbered_path: list[str] = []
         self._names: dict[int, str] = {}
         self._held: list[torch.nn.Module] = []  # named modules stay alive, so their ids stay theirs
         self._handles: list[Any] = []
@@ -89,22 +105,44 @@ class ModuleStack:
             handle.remove()
         self._handles.clear()
         self._running.clear()
+        self._numbered_from.clear()
+        self._numbered_path.clear()
 
     def current(self) -> str:
+        node = torch._C._current_autograd_node()
+        return self._running_now() if node is None else self.differentiated(node._sequence_nr())
+
+    def differentiated(self, sequence_nr: int) -> str:
+        """The module that ran the forward operator whose autograd node is numbered ``sequence_nr``: ``""`` for
+        ``fn``'s own code (a loss computed outside the model), and for a node numbered by no forward operator
+        (``AccumulateGrad``, numbered after every other)."""
+        if sequence_nr >= torch._C._autograd._get_sequence_nr():
+            return ""
+        at = bisect.bisect_right(self._numbered_from, sequence_nr) - 1
+        return self._numbered_path[at] if at >= 0 else ""
+
+    def _running_now(self) -> str:
         return self._running[-1] if self._running else ""
 
     def _entered(self, module: torch.nn.Module, _args: Any) -> None:
         self._running.append(self._path(module))
+        self._numbered()
 
     def _left(self, _module: torch.nn.Module, _args: Any, _output: Any) -> None:
         if self._running:
             self._running.pop()
+        self._numbered()
+
+    def _numbered(self) -> None:
+        """Note that the nodes the forward thread numbers from now on are made while ``_running_now`` runs."""
+        self._numbered_from.append(torch._C._autograd._get_sequence_nr())
+        self._numbered_path.append(self._running_now())
 
     def _path(self, module: torch.nn.Module) -> str:
         known = self._names.get(id(module))
         if known is not None:
             return known
-        parent = self.current()
+        parent = self._running_now()
         name = self._root_name(module) if not parent else None
         if name is None and parent:
             holder = next((held for held in self._held if self._names[id(held)] == parent), None)

@@ -104,7 +104,8 @@ class Traffic:
     """Compiled: which call of a fused layer, counted from 1 in the call of ``fn``, this record is a pass of."""
     module: str | None = None
     """Eager: the path of the ``nn.Module`` whose ``forward`` ran it (``module_paths``), ``""`` for ``fn``'s own
-    code; None where unknown (backward, and a record that is not an eager operator)."""
+    code; backward, the module whose operator it differentiates; None where unknown (a record that is not an eager
+    operator)."""
     stack: tuple[str, ...] = ()
     """Eager: the user's frames that ran it, ``file:line``, nearest first (``LineFinder.stack``)."""
     flops: int | None = None
@@ -173,10 +174,9 @@ class EagerTrafficMode(TorchDispatchMode):
         )
 
     def module_now(self) -> str | None:
-        """The module whose ``forward`` runs the operator being dispatched; None backward, or where not tracked."""
-        if self._modules is None or torch._C._current_autograd_node() is not None:
-            return None
-        return self._modules.current()
+        """The module whose ``forward`` runs the operator being dispatched, or backward, whose operator it
+        differentiates; None where not tracked."""
+        return None if self._modules is None else self._modules.current()
 
     def source_lines(self, read: list[torch.Tensor]) -> tuple[tuple[int, ...], str | None]:
         """The lines of the scenario that ran the operator being dispatched (which reads ``read``); if none,

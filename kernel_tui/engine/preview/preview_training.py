@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING, Any
 import torch
 import torch._dynamo
 from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx._lazy_graph_module import _LazyGraphModule
 
 from kernel_tui.engine.compiler import compile_watch
+from kernel_tui.engine.compiler.kernel_origins import with_origins
 from kernel_tui.engine.compiler.recompute import recomputed_in, recomputed_work
 from kernel_tui.engine.counting.flops import OpFlops, bytes_and_flops, graph_flops, with_flops
 from kernel_tui.engine.counting.peak_memory import tracked_peak
@@ -39,6 +41,7 @@ from kernel_tui.engine.stages.signature import call_signature
 from kernel_tui.model.report.report_keys import SECTIONS
 
 if TYPE_CHECKING:
+    from kernel_tui.engine.compiler.fusion_watch import GraphFusion
     from kernel_tui.engine.stages.outbox import RunOutbox
     from kernel_tui.model.report.kernel import Kernel
     from kernel_tui.model.report.mode_result import ModeResult
@@ -191,6 +194,7 @@ def _compiled_step(
     launches: list[Traffic] = []
     sections: list[str] = []
     sources: dict[str, list[str]] = {section: [] for section in SECTIONS}
+    fusion: dict[str, list[GraphFusion]] = {section: [] for section in SECTIONS}
     for section, gm, example_inputs in graphs.captured:
         with fake_mode:
             on_gpu = tuple(
@@ -202,12 +206,17 @@ def _compiled_step(
         code = generate_for_gpu(_on_cuda(gm), on_gpu, arch, options=options, notes=notes)
         launches += code.records
         sources[section] += code.sources
+        fusion[section] += code.fusion
         sections += [section] * len(code.records)
     launches += outside.launches
     sections += outside.sections
     recomputed = tuple(op for section, gm, _ in graphs.captured if section == "backward" for op in recomputed_in(gm))
     mode = memory_report.planned_step(
-        _sectioned(launches, sections, unit), sources["forward"], sources["backward"], saved, unit
+        _sectioned(launches, sections, unit, (fusion, str(scenario.path))),
+        sources["forward"],
+        sources["backward"],
+        saved,
+        unit,
     )
     work = tuple(pair for section, gm, _ in graphs.captured if section == "backward" for pair in recomputed_work(gm))
     mode = replace(mode, saved_bytes=saved, recomputed=tuple(dict.fromkeys(recomputed)), recomputed_flops=work)
@@ -234,18 +243,58 @@ def _backward_counted(step: training.TrainingStep, args: tuple[Any, ...], outsid
 
 
 def _on_cuda(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
-    """The graph with every device it names (a ``scalar_tensor``'s, a ``full``'s) made the GPU."""
+    """The graph with every device it names (a ``scalar_tensor``'s, a ``full``'s) made the GPU, ready for Dynamo
+    to trace again keeping each node's modules.
+
+    Dynamo keeps a node's ``nn_module_stack`` when it retraces a graph by finding the node behind each line of the
+    graph's ``forward``: the graph is compiled to Python now, not lazily, whose stub has no such lines. It keeps
+    no ``fwd_nn_module_stack`` (AOTAutograd's copy on a backward node of the stack of the forward node it
+    differentiates), so a backward node's modules are given as its own; a sum of two gradients of one tensor
+    (``is_gradient_acc``), which differentiates no forward node, is in the modules holding both."""
     cpu = torch.device("cpu")
     for node in gm.graph.nodes:
         if node.kwargs.get("device") in (cpu, "cpu"):
             node.kwargs = {**node.kwargs, "device": torch.device("cuda")}
+        if not node.meta.get("nn_module_stack"):
+            stack = node.meta.get("fwd_nn_module_stack")
+            if not stack and node.meta.get("is_gradient_acc"):
+                stack = _shared_stack([source.meta.get("nn_module_stack") for source in node.all_input_nodes])
+            if stack:
+                node.meta["nn_module_stack"] = stack
     gm.recompile()
+    _LazyGraphModule.force_recompile(gm)
     return gm
 
 
-def _sectioned(launches: list[Traffic], sections: list[str], unit: int) -> ModeResult:
+def _shared_stack(stacks: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+    """The outer modules every one of ``stacks`` (``nn_module_stack``s, outermost first) has; None where one is
+    unknown."""
+    if not stacks or not all(stacks):
+        return None
+    shared: dict[str, Any] = {}
+    for level in zip(*(list(stack.items()) for stack in stacks if stack)):
+        if any(item[0] != level[0][0] for item in level):
+            break
+        shared[level[0][0]] = level[0][1]
+    return shared or None
+
+
+def _sectioned(
+    launches: list[Traffic],
+    sections: list[str],
+    unit: int,
+    origins: tuple[dict[str, list[GraphFusion]], str] | None = None,
+) -> ModeResult:
+    """The step's rows, forward's then backward's; compiled (``origins``: each section's graphs and the scenario's
+    file), each kernel with the modules of the FX nodes it was made of (``kernel_origins``), read in its own
+    section's graphs, since forward's and backward's kernels share names (``extern_kernels.mm``)."""
     rows: list[Kernel] = []
     for section in SECTIONS:
         mine = [launch for launch, where in zip(launches, sections) if where == section]
-        rows += [replace(row, section=section) for row in launch_rows(mine)]
+        own = [replace(row, section=section) for row in launch_rows(mine)]
+        if origins is not None:
+            graphs, source_file = origins
+            placed = with_origins(own, graphs[section], source_file)
+            own = [replace(row, module=at.module, module_calls=at.module_calls) for row, at in zip(own, placed)]
+        rows += own
     return training.with_section_totals(launch_mode(tuple(rows), unit))

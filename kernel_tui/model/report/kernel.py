@@ -83,9 +83,11 @@ class Kernel:
     slices of K, then ``…execute_split_k_kernel…``): information, not a claim; empty where none were measured."""
     module: str | None = None
     """The ``nn.Module`` that launched it, as a path from the name ``fn`` knows the model by (``model.h.0.attn``):
-    eager, the module whose ``forward`` ran its operator; compiled, the deepest module holding every FX node
-    Inductor fused into it (their ``nn_module_stack``). ``""`` for ``fn``'s own code; None where unknown (backward,
-    a preview). A row of several launches is named by the deepest module holding them all (``module_calls``)."""
+    eager, the module whose ``forward`` ran its operator, or backward, the operator it differentiates; compiled, the
+    deepest module holding every FX node Inductor fused into it (their ``nn_module_stack``, a backward node's that
+    of the forward node it differentiates). ``""`` for ``fn``'s own code; None where unknown (a launch joined to no
+    operator or node). A row of several launches is named by the deepest module holding them all
+    (``module_calls``)."""
     module_calls: tuple[tuple[str, int], ...] = ()
     """Per module, how many of this row's launches of one run it launched (an ``addmm`` row of six ``nn.Linear``
     calls has one per layer)."""

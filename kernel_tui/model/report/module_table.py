@@ -29,7 +29,7 @@ class ModuleRow:
 
     path: str | None
     """The module's path (``model.h.0.attn``), ``""`` for ``fn``'s own code, None for launches of no known module
-    (backward, a preview)."""
+    (joined to no operator or node)."""
     eager_launches: float | None = None
     """Kernel launches per call (as ``ModeResult.kernel_count`` counts them) that this module ran eagerly."""
     compiled_launches: float | None = None
