@@ -380,6 +380,10 @@ def test_a_training_step_without_a_loss_says_what_it_differentiates(
     assert eager["backward", "aten::gelu_backward"] == eager["forward", "aten::gelu"] == (("model.blocks.0", 1),)
     attention = "aten::_scaled_dot_product_flash_attention_for_cpu"
     assert eager["backward", f"{attention}_backward"] == (("model.blocks.0.attn", 1),)
+    # And the lines of the model's file it differentiates: autograd's record of the forward operator's stack.
+    stacks = {(row.section, row.name): row.stack for row in report.eager.kernels}
+    assert stacks["backward", "aten::gelu_backward"] == stacks["forward", "aten::gelu"]
+    assert stacks["forward", "aten::gelu"][0].startswith(str(BROUGHT / "tiny_nanogpt.py") + ":")
     # Backward launches count under their modules, and every launch under one module.
     assert sum(row.eager_launches or 0 for row in report.modules) == pytest.approx(report.eager.kernel_count)
     assert sum(row.compiled_launches or 0 for row in report.modules) == pytest.approx(report.compiled.kernel_count)

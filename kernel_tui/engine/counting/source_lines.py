@@ -93,19 +93,35 @@ class LineFinder:
         return self._backward_lines(node)
 
     def stack(self) -> tuple[str, ...]:
-        """Forward, where the user's code ran the operator being dispatched: every frame inside the measured call
-        outside torch's, kernel-tui's and Python's own files, as ``file:line``, nearest first (a model imported
-        from another file is there, with the scenario's line that called it); empty backward."""
-        if self.source_file is None or _current_node() is not None:
+        """Where the user's code ran the operator being dispatched: every frame inside the measured call outside
+        torch's, kernel-tui's and Python's own files, as ``file:line``, nearest first (a model imported from another
+        file is there, with the scenario's line that called it). Backward, those of the forward operator the
+        running node differentiates; none for a leaf's ``AccumulateGrad``, which differentiates none."""
+        if self.source_file is None:
             return ()
+        if (node := _current_node()) is not None:
+            return self._backward_stack(node)
         frames = []
         frame: FrameType | None = sys._getframe(1)
         while frame is not None and id(frame) not in self._outer_ids:
             path = frame.f_code.co_filename
-            if not path.startswith(_NOT_USERS) and not path.startswith("<"):
+            if _users(path):
                 frames.append(f"{path}:{frame.f_lineno}")
             frame = frame.f_back
         return tuple(dict.fromkeys(frames))
+
+    def _backward_stack(self, node: Any) -> tuple[str, ...]:
+        # Anomaly mode formats the stack one frame an entry, outermost first: it starts with the frames outside the
+        # measured call (whoever measures, held since ``__enter__``), each then on another line but in the same
+        # function of the same file.
+        entries = getattr(node, "metadata", {}).get("traceback_") or ()
+        frames = [found for entry in entries for found in _FRAME.findall(entry)[:1]]
+        outside = [(frame.f_code.co_filename, frame.f_code.co_name) for frame in reversed(self._outer)]
+        inside = 0
+        while inside < min(len(frames), len(outside)) and frames[inside][::2] == outside[inside]:
+            inside += 1
+        users = [f"{path}:{line}" for path, line, _ in frames[inside:] if _users(path)]
+        return tuple(dict.fromkeys(reversed(users)))
 
     def _forward_lines(self) -> tuple[tuple[int, ...], str | None]:
         lines: list[int] = []
@@ -135,6 +151,15 @@ class LineFinder:
         if re.search(rf"{_TRAINING_FILE}\", line \d+, in {_DEFAULT_LOSS_FRAME}", text):
             return (), DEFAULT_LOSS_GRADIENT
         return (), OUTSIDE
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+"""A frame of a stack as Python's ``traceback`` formats it."""
+
+
+def _users(path: str) -> bool:
+    """Whether a frame in file ``path`` is the user's code."""
+    return not path.startswith(_NOT_USERS) and not path.startswith("<")
 
 
 def _current_node() -> Any:

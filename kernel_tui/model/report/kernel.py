@@ -94,8 +94,9 @@ class Kernel:
     stack: tuple[str, ...] = ()
     """Where the user's code ran it, as ``file:line``, every frame outside torch's and Python's own files,
     nearest first: the model's own file where it lives apart from the scenario. Eager, the Python stack of each of
-    its operators (forward only); compiled, the FX stack traces (``node.meta["stack_trace"]``) of the nodes Inductor
-    fused into it. Empty where unknown."""
+    its operators, backward that of the forward operator it differentiates; compiled, the FX stack traces
+    (``node.meta["stack_trace"]``) of the nodes Inductor fused into it. Empty where unknown: a measured training step's
+    compiled kernels, whose compile is not watched (``boundary_compile``; a preview's have theirs)."""
     layout: str | None = None
     """Compiled: what a kernel that only copies tensors into another layout is, and what would avoid it; such a
     kernel, which Inductor adds of its own accord (``generated_code.layout_conversion``), replaced no operator."""
