@@ -86,6 +86,19 @@ def test_tensors_made_from_python_data_on_the_device_inside_fn_compile(preview_e
     assert [kernel.name for kernel in report.compiled.kernels] == ["triton_poi_fused__to_copy_index_relu_view_0"]
 
 
+def test_a_training_step_with_constants_on_the_device_compiles_forward_and_backward(
+    preview_engine: EngineClient, write_scenario: WriteScenario
+) -> None:
+    """nanoGPT's training step as published failed in the preview twice over on its index ``[-1]``, a real
+    constant of the graphs: AOT autograd copied backward's graph inside the fake mode to compile it, and the
+    forward graph handed the constant, real, to a library call among fakes."""
+    source = (REPO / "tests" / "data" / "constants_on_the_device.py").read_text()
+    report = measure(preview_engine, write_scenario(source + "\nTRAIN = True\n"), size=4096)
+    assert report.error is None, report.error
+    assert report.compiled is not None
+    assert {kernel.section for kernel in report.compiled.kernels} == {"forward", "backward"}
+
+
 def test_add_relu_is_one_fused_pointwise_kernel(preview_engine: EngineClient) -> None:
     report = measure(preview_engine, course_dir() / "02_add_relu.py", size=4096)
     assert _compiled(report) == [("triton_poi_fused_add_relu_0", 1)]

@@ -18,10 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+from unittest import mock
 
 import torch
 import torch._dynamo
-from torch._subclasses.fake_tensor import FakeTensorMode
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.fx._lazy_graph_module import _LazyGraphModule
 
 from kernel_tui.engine.compiler import compile_watch
@@ -184,7 +185,7 @@ def _compiled_step(
             fullgraph=bool(options.get("fullgraph", False)),
         )
         step = training.TrainingStep(forward, lambda: scenario.weights)
-        with fake_mode:
+        with fake_mode, _graph_copies_made_for_real():
             scenario.call(step, args, "compile")  # both graphs made (AOTAutograd makes backward's on first use)
             facts = watch.facts()
             scenario.call(lambda *args: _backward_counted(step, args, outside), args, "compile")
@@ -203,7 +204,7 @@ def _compiled_step(
                 else t
                 for t in example_inputs
             )
-        code = generate_for_gpu(_on_cuda(gm), on_gpu, arch, options=options, notes=notes)
+        code = generate_for_gpu(_on_cuda(gm, fake_mode), on_gpu, arch, options=options, notes=notes)
         launches += code.records
         sources[section] += code.sources
         fusion[section] += code.fusion
@@ -242,7 +243,23 @@ def _backward_counted(step: training.TrainingStep, args: tuple[Any, ...], outsid
     return loss
 
 
-def _on_cuda(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+def _graph_copies_made_for_real() -> Any:
+    """AOTAutograd compiles backward's graph on its first use, from a deep copy of it: here within the step, so
+    within the fake mode, where copying a real tensor the graph holds (nanoGPT's index ``[-1]`` in
+    ``x[:, [-1], :]``, which backward's ``index_put`` reads) made a fake of it and failed. A step measured for
+    real copies it outside any fake mode: so does the preview's."""
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    original = torch.fx.GraphModule.__deepcopy__
+
+    def deepcopy(self: torch.fx.GraphModule, memo: dict[int, Any]) -> torch.fx.GraphModule:
+        with unset_fake_temporarily():
+            return original(self, memo)
+
+    return mock.patch.object(torch.fx.GraphModule, "__deepcopy__", deepcopy)
+
+
+def _on_cuda(gm: torch.fx.GraphModule, fake_mode: FakeTensorMode) -> torch.fx.GraphModule:
     """The graph with every device it names (a ``scalar_tensor``'s, a ``full``'s) made the GPU, ready for Dynamo
     to trace again keeping each node's modules.
 
@@ -250,9 +267,15 @@ def _on_cuda(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     graph's ``forward``: the graph is compiled to Python now, not lazily, whose stub has no such lines. It keeps
     no ``fwd_nn_module_stack`` (AOTAutograd's copy on a backward node of the stack of the forward node it
     differentiates), so a backward node's modules are given as its own; a sum of two gradients of one tensor
-    (``is_gradient_acc``), which differentiates no forward node, is in the modules holding both."""
+    (``is_gradient_acc``), which differentiates no forward node, is in the modules holding both.
+
+    A tensor constant of the graph (nanoGPT's index ``[-1]`` in ``x[:, [-1], :]``) is a real tensor, which Dynamo
+    passes to the generated code as an input: it is made a fake of the preview's mode, as every other input is."""
     cpu = torch.device("cpu")
     for node in gm.graph.nodes:
+        if node.op == "get_attr" and isinstance(constant := getattr(gm, node.target, None), torch.Tensor):
+            if not isinstance(constant, FakeTensor):
+                setattr(gm, node.target, fake_mode.from_tensor(constant))
         if node.kwargs.get("device") in (cpu, "cpu"):
             node.kwargs = {**node.kwargs, "device": torch.device("cuda")}
         if not node.meta.get("nn_module_stack"):
