@@ -123,6 +123,8 @@ def op_flops(name: str, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
         return int(SHAPED_BY[name][0](*shapes)) if len(shapes) == SHAPED_BY[name][1] else None
     if name in SCANS:
         return max((t.numel() for t in tensors_in(out)), default=0)
+    if name in MAX_POOLS:
+        return _max_pooled(name, args, out)
     if name in SCATTERS:
         return _scattered(args)
     if name in PUTS:
@@ -189,6 +191,21 @@ SHAPED_BY: dict[str, tuple[Callable[..., int], int]] = {
 GPU's (``torch.utils.flop_counter``'s ``sdpa_flop_count``, the products of scores and output); an embedding's
 gradient, one add per gathered element into its row; a max-pool's gradient, one add per output gradient into the
 input element that held its window's maximum."""
+
+
+MAX_POOLS = {"aten::max_pool2d": 2, "aten::max_pool2d_with_indices": 2, "aten::max_pool3d_with_indices": 3}
+"""Max-pools, by how many dimensions their window has: one comparison per element of each output's window. torch
+counts none (``torch.utils.flop_counter`` has no formula), and its decomposition of one, which counts the index
+arithmetic too, is in some releases (2.14) and not others (2.11): a ResNet's FLOPs were unknown there."""
+
+
+def _max_pooled(name: str, args: tuple[Any, ...], out: Any) -> int | None:
+    outputs = tensors_in(out)
+    kernel = list(args[1]) if len(args) > 1 and isinstance(args[1], (list, tuple)) else []
+    if not outputs or not kernel:
+        return None
+    window = kernel * MAX_POOLS[name] if len(kernel) == 1 else kernel
+    return int(outputs[0].numel() * math.prod(window))
 
 
 STANDS_FOR = {"prims::_low_memory_max_pool_with_offsets": torch.ops.aten.max_pool2d_with_indices.default}
