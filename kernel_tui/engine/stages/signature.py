@@ -50,6 +50,10 @@ def _parts(value: Any, depth: int) -> list[torch.Tensor]:
 def _fields(value: Any) -> list[tuple[str | None, Any]]:
     """A container's parts, named where they have names: a dict's items (a ``ModelOutput``'s set fields), a
     dataclass's fields, a tuple's or list's items unnamed; nothing for anything else."""
+    if value is None:
+        # Asked before is_dataclass: inside a compiled training step, Dynamo on torch 2.11 cannot trace its
+        # hasattr on NoneType and broke the graph there (nanoGPT's (logits, None), each training step).
+        return []
     if isinstance(value, Mapping):
         return [(str(key), part) for key, part in value.items()]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
