@@ -134,3 +134,8 @@ def test_the_signature_names_each_argument_with_its_shape_and_the_output() -> No
         "a: (3, 4) float32, b: (2,) int64, n: 3 → ((3, 4) float32, (2,) int64)"
     )
     assert call_signature(lambda *args: args[0], (a,), a.sum()) == "args[0]: (3, 4) float32 → () float32"
+    # A model's training step returns its loss and each weight's gradient: the first few, then how many more.
+    step = (a.sum(), *(torch.zeros(size) for size in range(1, 29)))
+    assert call_signature(lambda x: x, (a,), step) == (
+        "x: (3, 4) float32 → (() float32, (1,) float32, (2,) float32, (3,) float32, … 25 more)"
+    )

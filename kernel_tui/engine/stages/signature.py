@@ -63,13 +63,24 @@ def _fields(value: Any) -> list[tuple[str | None, Any]]:
     return []
 
 
+SHOWN_PARTS = 4
+"""How many parts of a long tuple or list the shapes line names before it counts the rest."""
+
+
 def describe_value(value: Any) -> str:
     """``(1048576,) float32`` for a tensor; a tuple's or list's parts in parentheses, a dict's or dataclass's
     by name in braces; else its type name (``None``, a number, as written)."""
     if isinstance(value, torch.Tensor):
         return f"{tuple(value.shape)} {str(value.dtype).removeprefix('torch.')}"
     if isinstance(value, (tuple, list)):
-        return "(" + ", ".join(describe_value(part) for part in value) + ")"
+        shown = [describe_value(part) for part in value[:SHOWN_PARTS]]
+        if len(value) > SHOWN_PARTS + 1:
+            # A model's training step returns the loss and every weight's gradient: 28 shapes for a 2-layer GPT
+            # filled five lines of the explorer, above the kernels.
+            shown.append(f"… {len(value) - SHOWN_PARTS} more")
+        else:
+            shown += [describe_value(part) for part in value[SHOWN_PARTS:]]
+        return "(" + ", ".join(shown) + ")"
     if isinstance(value, Mapping) or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
         parts = ", ".join(f"{name}: {describe_value(part)}" for name, part in _fields(value) if part is not None)
         return f"{type(value).__name__}{{{parts}}}"
