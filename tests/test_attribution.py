@@ -193,14 +193,25 @@ async def test_the_explorers_modules_dialog_orders_the_table_by_a_key(tmp_path: 
     from kernel_tui.ui.link.view_link import saved_reports
     from kernel_tui.ui.screens.dialogs.modules import ModulesScreen
 
-    blocks = tuple((f"model.h.{index}.mlp", 2) for index in range(12))
+    # Names and figures as long as a real model's (nanoGPT's), which a dialog of the others' width cut.
+    blocks = tuple((f"model.transformer.h.{index}.mlp", 2) for index in range(12))
 
     def side(matmul_us: float, norm_us: float) -> ModeResult:
-        matmul = Kernel("aten::mm", "aten::mm", 24, matmul_us, 100, 100, module="model.h", module_calls=blocks)
-        norm = Kernel("norm", "norm", 1, norm_us, 10, 10, module="model.ln_f", module_calls=(("model.ln_f", 1),))
+        matmul = Kernel(
+            "aten::mm",
+            "aten::mm",
+            24,
+            matmul_us,
+            3_100_000,
+            1_200_000,
+            module="model.transformer.h",
+            module_calls=blocks,
+        )
+        final = (("model.transformer.ln_f", 1),)
+        norm = Kernel("norm", "norm", 1, norm_us, 10, 10, module="model.transformer.ln_f", module_calls=final)
         return ModeResult(25, (matmul, norm), 220, matmul_us + norm_us)
 
-    eager, compiled = side(240.0, 500.0), side(120.0, 400.0)
+    eager, compiled = side(240.5, 500.5), side(120.5, 400.5)
     saved = ScenarioReport(
         "/box/gpt.py", "GPT", "cpu", "CPU", "2.14.1", 1024, eager, compiled, modules=module_table(eager, compiled)
     )
@@ -216,11 +227,14 @@ async def test_the_explorers_modules_dialog_orders_the_table_by_a_key(tmp_path: 
         rows = [
             line for line in shown_text(app.screen.query_one("#modules-table", Static)).splitlines() if "model" in line
         ]
-        assert "model.h.*.mlp" in rows[0] and "×12" in rows[0] and "24 → 24" in rows[0] and "model.ln_f" in rows[1]
+        assert "model.transformer.h.*.mlp" in rows[0] and "×12" in rows[0] and "24 → 24" in rows[0]
+        assert "model.transformer.ln_f" in rows[1]
+        header = shown_text(app.screen.query_one("#modules-table", Static))
+        assert "launches" in header and "compiled" in header and "…" not in header, "160 columns: nothing cut"
         await pilot.press("t")
         rows = [
             line for line in shown_text(app.screen.query_one("#modules-table", Static)).splitlines() if "model" in line
         ]
-        assert "model.ln_f" in rows[0] and "model.h.*.mlp" in rows[1]
+        assert "model.transformer.ln_f" in rows[0] and "model.transformer.h.*.mlp" in rows[1]
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, ModulesScreen), what="the dialog to close")

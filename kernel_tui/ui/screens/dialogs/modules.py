@@ -29,6 +29,15 @@ SUBTITLE = "t time · y bytes · l launches · o nesting · esc closes"
 class ModulesScreen(Dialog[None]):
     """One report's per-module table; Esc, q or M closes it."""
 
+    # Wider than the other dialogs: at their 110 columns the table's seven columns were cut ("launc…", "compi…",
+    # "374.7…") on a 160-column terminal with room to spare.
+    DEFAULT_CSS = """
+    ModulesScreen > #modules-body {
+        width: 96%;
+        max-width: 170;
+    }
+    """
+
     BINDINGS = [
         Binding("escape,q,M", "dismiss", "Close"),
         Binding("t", "order('time')", "By time"),
