@@ -183,6 +183,19 @@ async def test_every_key_typed_right_after_ctrl_n_is_in_the_editor(size: tuple[i
         assert explorer(app).run_size is None
 
 
+async def test_keys_the_editor_binds_typed_as_it_opens_act_in_their_order() -> None:
+    """ctrl+n, f7 (select all), delete and a line, typed at once: the text replaced the template. The kept keys were
+    handed on together, and f7 and delete, which the editor leaves to its bindings, reached them after the letters
+    had been typed: the line was selected and deleted with the template, the editor left empty."""
+    app = make_app(snippet_link(), course=DATA)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_for(pilot, lambda: explorer(app).focused is not None, what="the list's focus")
+        send_keys(app, ["ctrl+n", "f7", "delete", *"x.exp()", "left", "left", *"2"])
+        await wait_for(pilot, lambda: "x.exp(" in editor_text(app), what="the line in the editor")
+        await pilot.pause(0.3)
+        assert text_area(app).text == "x.exp2()"
+
+
 async def test_what_is_typed_as_a_dialog_opens_is_its_answer() -> None:
     """A key and what follows it at once, for the dialogs that open on a text input: ``z`` and the size (the digits
     went to the explorer's pane keys 1-4 before the prompt's input had the focus, and Enter closed it empty), and

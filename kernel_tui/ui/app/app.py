@@ -158,7 +158,7 @@ class KernelTuiApp(App[None]):
             if event.is_forwarded:
                 # A key under way that climbed back unhandled, about to meet the bindings: while the focus is on its
                 # way to a widget (``key_queue.HeldKeys``), or once it has moved on to another, it is that widget's.
-                if self.held_keys.holding():
+                if self.held_keys.holding() and not self.held_keys.passing(event):
                     self.held_keys.keep(event)
                     return
                 if self.held_keys.redirect(event):

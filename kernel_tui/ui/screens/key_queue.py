@@ -26,6 +26,7 @@ the remains of screens being taken down (``MountError`` on the editor).
 
 from __future__ import annotations
 
+import asyncio
 import time
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -70,6 +71,10 @@ class HeldKeys:
         """The screens that have given their first focus: a key reaches them at once."""
         self._read_for: weakref.WeakKeyDictionary[events.Key, weakref.ref[Widget]] = weakref.WeakKeyDictionary()
         """The widget each key under way was handed to."""
+        self._handing: asyncio.Task[None] | None = None
+        """Handing the kept keys on, one at a time (``_hand_on_in_turn``)."""
+        self._passing: events.Key | None = None
+        """The kept key handed on now: on its way up to the bindings, it is not kept again."""
 
     def await_focus(self, screen: Screen[Any] | None, widget_id: str) -> None:
         """Keys from now on (and those under way) wait for the widget ``widget_id`` of ``screen`` to have the focus;
@@ -80,7 +85,7 @@ class HeldKeys:
 
     def holding(self) -> bool:
         """Whether a key read now is kept (``keep``) rather than handed to the focused widget."""
-        if self._kept or self._awaited is not None:
+        if self._kept or self._awaited is not None or self._handing is not None:
             return True
         screen = self._top_screen()
         return screen is not None and not self._settled_screen(screen)
@@ -95,6 +100,10 @@ class HeldKeys:
             self._settled.add(screen)
             return True
         return False
+
+    def passing(self, key: events.Key) -> bool:
+        """Whether ``key`` is the kept key being handed on now, climbing back to the bindings."""
+        return key is self._passing
 
     def keep(self, key: events.Key) -> None:
         """Keep ``key`` for the widget the focus is on its way to."""
@@ -162,17 +171,44 @@ class HeldKeys:
         self._app.call_later(self._hand_on)
 
     def _hand_on(self) -> None:
-        if self._awaited is not None:
-            return  # a new wait began: its end hands these on
-        kept, self._kept = self._kept, []
+        if self._awaited is not None or self._handing is not None:
+            return  # a new wait began: its end hands these on; or they are being handed on, these with them
+        # A task of its own, not the app's queue: each key is waited for in the queues it passes, the app's among
+        # them.
+        self._handing = asyncio.get_running_loop().create_task(self._hand_on_in_turn())
+
+    async def _hand_on_in_turn(self) -> None:
+        """Hand the kept keys on one at a time, each once every widget it climbs through has taken it.
+
+        Handed on together, a key the focused widget leaves to the bindings (f7 selects all in the editor, delete)
+        climbed through the widgets' queues to the app while the letters after it were typed at once: ctrl+n
+        f7 delete x.exp(), typed as the editor opened, typed the text and then selected and deleted it."""
         app = self._app
-        if app._exit:
-            return
-        for key in kept:
-            # Forwarded: a key climbing back unhandled then meets the bindings, as a key read at once would.
-            again = events.Key(key.key, key.character)
-            self.read(again)
-            (app.focused or app.screen)._forward_event(again)
+        try:
+            while self._kept and self._awaited is None and not app._exit:
+                key = self._kept.pop(0)
+                # Forwarded: a key climbing back unhandled then meets the bindings, as a key read at once would.
+                again = self._passing = events.Key(key.key, key.character)
+                self.read(again)
+                target = app.focused or app.screen
+                target._forward_event(again)
+                for node in target.ancestors_with_self:
+                    await _taken(node)
+        finally:
+            self._passing = self._handing = None
+            if self._kept and self._awaited is None and not app._exit:
+                self._poll_soon()  # kept as the last one was handed on, after the loop looked
+
+
+async def _taken(node: Any) -> None:
+    """Once ``node`` has taken every message queued to it so far (a key handed to it, or bubbled up to it);
+    at most ``HOLD_LIMIT_S``, for a widget taken down meanwhile."""
+    taken = asyncio.Event()
+    node.call_later(taken.set)
+    try:
+        await asyncio.wait_for(taken.wait(), HOLD_LIMIT_S)
+    except TimeoutError:
+        pass
 
 
 def held_keys(app: App[Any]) -> HeldKeys | None:
