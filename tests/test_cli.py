@@ -108,9 +108,33 @@ def test_exit_status_is_1_when_a_claim_fails_or_a_scenario_errors(tmp_path: Path
     assert json.loads(failed.stdout)["error"]["stage"] == "load"
 
 
+@pytest.mark.engine
+def test_sort_orders_the_tables_by_bytes(write_scenario: WriteScenario) -> None:
+    """Eager runs sum, add, relu; by bytes add (reads a, the sum, writes the result) and relu come before the sum,
+    which writes one number. Untimed: bytes do not swing from run to run."""
+    path = write_scenario(
+        "import torch\n\n\ndef fn(a, b):\n    return (b + a.sum()).relu()\n\n\n"
+        "def inputs(size, device):\n    return torch.randn(size, device=device), torch.randn(size, device=device)\n"
+    )
+    result = kernel_tui("run", str(path), "--device", "cpu", "--no-sweep", "--no-time", "--sort", "bytes")
+    assert result.returncode == 0, result.stderr[-2000:]
+    eager = result.stdout.split("Eager", 1)[1]
+    assert "bytes ▼" in eager
+    rows = [name for name in ("aten::add", "aten::relu", "aten::sum") if name in eager]
+    assert sorted(rows, key=eager.index) == ["aten::add", "aten::relu", "aten::sum"]
+
+
+def test_sorts_are_the_figures_the_tables_sort_by() -> None:
+    from kernel_tui.commands.arguments import SORTS
+    from kernel_tui.text.kernel_order import FIGURES
+
+    assert SORTS == tuple(FIGURES)
+
+
 def test_exit_status_is_2_for_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     for args in (
         ["run"],
+        ["run", str(DATA / "add_relu.py"), "--sort", "size"],
         ["run", "no/such/file.py"],
         ["run", str(DATA / "add_relu.py"), "--sizes", "x"],
         ["run", str(DATA / "add_relu.py"), "--device", "tpu"],

@@ -9,6 +9,7 @@ import sys
 from test_shown import NOW, RECORDING, state
 from test_ui_support import ADD_RELU, BROKEN, REPO
 
+from kernel_tui.text.kernel_order import KERNEL_ORDERS, next_order
 from kernel_tui.ui.state.explorer_state import EngineState, ExplorerState
 from kernel_tui.ui.view.shown import shown
 from kernel_tui.ui.widgets.charts.chart_modes import CHART_MODES, next_chart_mode
@@ -30,6 +31,19 @@ def test_the_chart_mode_cycles_and_the_rest_stays() -> None:
     charted = first.chart_mode_chosen(next_chart_mode(first.view.chart_mode))
     assert shown(charted, NOW).chart.mode == "bandwidth" and shown(first, NOW).chart.mode == "time"
     assert (charted.cursors, charted.engine, charted.catalog) == (first.cursors, first.engine, first.catalog)
+
+
+def test_the_kernel_order_cycles_and_reaches_both_tables_of_every_scenario() -> None:
+    first = start()
+    orders = [first.view.kernel_order]
+    value = first
+    for _ in KERNEL_ORDERS:
+        value = value.kernel_order_chosen(next_order(value.view.kernel_order))
+        orders.append(value.view.kernel_order)
+    assert orders == ["launch", "time", "bytes", "launches", "launch"], "round to launch order"
+    by_time = first.kernel_order_chosen("time").select_scenario(1)
+    assert (shown(by_time, NOW).eager.order, shown(by_time, NOW).compiled.order) == ("time", "time")
+    assert (by_time.cursors, by_time.engine) == (first.cursors, first.engine)
 
 
 def test_selecting_a_scenario_shows_it() -> None:

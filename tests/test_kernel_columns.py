@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from replay import Recording
 from rich.console import Console
 from test_ui_support import explorer, finished, wait_for
 
@@ -22,6 +23,7 @@ from kernel_tui.text.formatting import format_count
 from kernel_tui.text.kernel_columns import KernelColumn
 from kernel_tui.text.names_beside_figures import columns_kept
 from kernel_tui.text.parts.roofline_text import ROOFLINE_HEADERS
+from kernel_tui.transport.protocol import Done
 from kernel_tui.ui.app.view_app import build_view_app
 from kernel_tui.ui.link.view_link import saved_reports
 from kernel_tui.ui.widgets import kernel_table
@@ -46,10 +48,23 @@ def report() -> ScenarioReport:
     return saved
 
 
-def terminal_text(report: ScenarioReport, width: int = 160) -> str:
+def terminal_text(report: ScenarioReport, width: int = 160, order: str = "launch") -> str:
     console = Console(width=width, record=True, file=open("/dev/null", "w"), markup=False, highlight=False)
-    console.print(render.scenario_view(report, width))
+    console.print(render.scenario_view(report, width, order))
     return console.export_text()
+
+
+def test_run_sort_orders_a_training_steps_kernels_within_each_section() -> None:
+    """``kernel-tui run --sort bytes`` on lesson 21's recorded training step: across the step threshold_backward
+    (32,772 bytes) would stand above relu (32,768); each section is sorted on its own, its column marked."""
+    recording = Recording.load(DATA / "ui_train_add_relu_messages.json")
+    report = next(message.report for message in reversed(recording.messages) if isinstance(message, Done))
+    text = terminal_text(report, 80, order="bytes").split("Eager")[1].split("Compiled")[0]
+    names = ("forward", "aten::add", "aten::relu", "aten::sum", "backward", "aten::threshold_backward", "aten::copy_")
+    assert sorted(names, key=text.index) == list(names)
+    assert "bytes ▼" in text
+    by_time = terminal_text(report, 80, order="time").split("Eager")[1].split("Compiled")[0]
+    assert by_time.index("aten::sum") < by_time.index("aten::add") < by_time.index("aten::relu")
 
 
 def test_the_terminal_table_is_its_columns(report: ScenarioReport) -> None:

@@ -1,16 +1,17 @@
 """Why these kernels, in the app: attribution and bandwidth columns, generated code, the bandwidth chart,
-and the keys' help, driven by keys (Pilot) on the replayed engine messages. Predict-then-reveal on the course
-is in ``test_ui_predict_reveal``."""
+the tables' order (``o``) and the keys' help, driven by keys (Pilot) on the replayed engine messages.
+Predict-then-reveal on the course is in ``test_ui_predict_reveal``."""
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from replay import ReplayEngineLink, ReplayGate
+from replay import Recording, ReplayEngineLink, ReplayGate
 from test_ui_support import (
     ADD_RELU,
     DATA,
@@ -27,6 +28,7 @@ from test_ui_support import (
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.widgets import Tab, Tabs
 
 from kernel_tui.model.report.kernel import Kernel
@@ -34,11 +36,13 @@ from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.model.report.report import SweepPoint
 from kernel_tui.text.formatting import attribution_text, lines_text, link_text
 from kernel_tui.text.kernel_columns import EXPLORER_COLUMNS, TableOf, fit_columns
-from kernel_tui.transport.protocol import Partial
+from kernel_tui.transport.protocol import Done, Partial
 from kernel_tui.ui.app.app import KernelTuiApp
+from kernel_tui.ui.screens.actions import keyed
 from kernel_tui.ui.screens.dialogs.help import HelpScreen
 from kernel_tui.ui.screens.dialogs.kernel_code import KernelCodeScreen
 from kernel_tui.ui.screens.explorer import ExplorerScreen
+from kernel_tui.ui.state.kernel_rows import kernel_rows
 from kernel_tui.ui.view.kernel_words import code_kernel, code_language, kernel_story, no_code_reason
 from kernel_tui.ui.widgets.charts.bandwidth_plot import bandwidth_series
 from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart
@@ -409,3 +413,175 @@ def test_the_bandwidth_charts_log_axis_never_labels_a_tick_0_00() -> None:
     slow = Kernel("aten::item", "aten::item", 1, 11.9, bytes_read=4, gbs=0.00034, ceiling_pct=0.0)
     assert GBS.cell(slow, TableOf("eager", None)) == "<0.01   0%", "short enough for the column beside its share"
     assert GBS.width is not None and len(GBS.cell(slow, TableOf("eager", None))) <= GBS.width
+
+
+# -- o: the kernel tables' order -------------------------------------------------------------------------------
+# ``ui_graph_break_messages.json`` is lesson 15 as the engine measured it: five eager operators that time, bytes
+# and launch order rank differently (``cos`` and ``sin`` take the time, ``item`` moves four bytes), and three
+# compiled kernels; ``ui_train_add_relu_messages.json`` is lesson 21's training step, whose sections a sort keeps
+# apart.
+
+GRAPH_BREAK = REPO / "scenarios" / "15_graph_break.py"
+TRAINING = REPO / "scenarios" / "21_add_relu_backwards.py"
+
+
+def order_app(lesson: Path, recording: str) -> KernelTuiApp:
+    return make_app(ReplayEngineLink.from_files(DATA / recording), paths=(lesson,))
+
+
+def drawn_names(table: KernelTable) -> list[str]:
+    """Each row's name cell as drawn, without the indent of a section's rows."""
+    return [table.get_row_at(row)[0].plain.strip() for row in range(table.row_count)]
+
+
+def drawn_headers(table: KernelTable) -> list[str]:
+    return [column.label.plain for column in table.ordered_columns]
+
+
+def footer_says(app: KernelTuiApp) -> str | None:
+    """What the footer shows for ``o``, if it shows it."""
+    bound = app.screen.active_bindings.get("o")
+    return bound.binding.description if bound is not None and bound.binding.show else None
+
+
+async def tables_after_a_run(pilot: Pilot[None], app: KernelTuiApp, lesson: Path) -> tuple[KernelTable, KernelTable]:
+    await run_to_the_end(pilot, lesson)
+    screen = explorer(app)
+    eager, compiled = screen.query_one("#eager", KernelTable), screen.query_one("#compiled", KernelTable)
+    eager.focus()
+    await pilot.pause()
+    return eager, compiled
+
+
+LAUNCHED = ["aten::sin", "aten::max", "aten::item", "aten::cos", "aten::div"]
+COMPILED_LAUNCHED = ["cpp_fused_max_sin_0", "aten::item", "cpp_fused_cos_div_0"]
+
+
+async def test_o_orders_both_tables_by_time_bytes_launches_and_back() -> None:
+    app = order_app(GRAPH_BREAK, "ui_graph_break_messages.json")
+    async with app.run_test(size=WIDE) as pilot:
+        eager, compiled = await tables_after_a_run(pilot, app, GRAPH_BREAK)
+        assert drawn_names(eager) == LAUNCHED and drawn_names(compiled) == COMPILED_LAUNCHED
+        assert "▼" not in "".join(drawn_headers(eager))
+        assert footer_says(app) == "By time", "the footer says what o does next while a table has the focus"
+
+        await pilot.press("o")
+        # cos 15.8 ms, sin 15.7 ms, div 63 µs, max 43 µs, item 7.7 µs; compiled cos_div 5.8 µs, max_sin 5.4, item 1.3.
+        assert drawn_names(eager) == ["aten::cos", "aten::sin", "aten::div", "aten::max", "aten::item"]
+        assert drawn_names(compiled) == ["cpp_fused_cos_div_0", "cpp_fused_max_sin_0", "aten::item"]
+        assert drawn_headers(eager)[:4] == ["kernel", "calls", "time ▼", "bytes"]
+        assert drawn_headers(compiled)[:4] == ["kernel", "calls", "time ▼", "bytes"]
+        assert footer_says(app) == "By bytes"
+
+        await pilot.press("o")
+        # sin, cos and div move 32 KiB each (ties keep launch order), max 16 KiB, item 4 bytes.
+        assert drawn_names(eager) == ["aten::sin", "aten::cos", "aten::div", "aten::max", "aten::item"]
+        assert drawn_names(compiled) == ["cpp_fused_max_sin_0", "cpp_fused_cos_div_0", "aten::item"]
+        assert drawn_headers(eager)[:4] == ["kernel", "calls", "time", "bytes ▼"]
+        assert footer_says(app) == "By launches"
+
+        await pilot.press("o")
+        # One launch each: launch order, with the calls column marked (and widened for its mark, not cut).
+        assert drawn_names(eager) == LAUNCHED and drawn_names(compiled) == COMPILED_LAUNCHED
+        assert drawn_headers(eager)[:4] == ["kernel", "calls ▼", "time", "bytes"]
+        assert footer_says(app) == "As launched"
+
+        await pilot.press("o")
+        assert drawn_names(eager) == LAUNCHED and drawn_names(compiled) == COMPILED_LAUNCHED
+        assert drawn_headers(eager)[:4] == ["kernel", "calls", "time", "bytes"]
+        assert footer_says(app) == "By time"
+
+        explorer(app).query_one("#scenarios").focus()
+        await pilot.pause()
+        assert footer_says(app) is None, "the footer shows o only where a kernel table has the focus"
+        await pilot.press("o")
+        assert drawn_names(eager)[0] == "aten::cos", "o orders the tables from any pane"
+
+
+async def test_the_order_survives_a_resize_and_a_rerun_and_the_cursor_stays_on_its_kernel() -> None:
+    app = order_app(GRAPH_BREAK, "ui_graph_break_messages.json")
+    async with app.run_test(size=WIDE) as pilot:
+        eager, _ = await tables_after_a_run(pilot, app, GRAPH_BREAK)
+        screen = explorer(app)
+        await pilot.press("down", "down")
+        item = eager.highlighted_kernel()
+        assert item is not None and item.short_name == "aten::item"
+
+        await pilot.press("o")
+        assert drawn_names(eager)[-1] == "aten::item"
+        assert eager.cursor_row == 4, "the cursor follows its kernel to its new row"
+        await wait_for(pilot, lambda: screen.name_shown is not None and screen.name_shown.kernel is not None)
+        assert screen.name_shown is not None and screen.name_shown.kernel is item is eager.highlighted_kernel()
+
+        await pilot.resize_terminal(*SMALL)
+        await pilot.pause()
+        await pilot.resize_terminal(*WIDE)
+        await pilot.pause()
+        assert drawn_names(eager) == ["aten::cos", "aten::sin", "aten::div", "aten::max", "aten::item"]
+        assert "time ▼" in drawn_headers(eager)
+        assert eager.cursor_row == 4
+
+        await run_to_the_end(pilot, GRAPH_BREAK)
+        assert drawn_names(eager) == ["aten::cos", "aten::sin", "aten::div", "aten::max", "aten::item"]
+        assert "time ▼" in drawn_headers(eager)
+
+
+async def test_a_small_terminal_keeps_the_order_and_its_mark() -> None:
+    app = order_app(GRAPH_BREAK, "ui_graph_break_messages.json")
+    async with app.run_test(size=SMALL) as pilot:
+        eager, _ = await tables_after_a_run(pilot, app, GRAPH_BREAK)
+        assert footer_says(app) is None, "at 80 columns the footer has no room for o (? Help would be cut)"
+        await pilot.press("o", "o")
+        assert drawn_names(eager)[:3] == ["aten::sin", "aten::cos", "aten::div"]
+        assert "bytes ▼" in drawn_headers(eager)
+
+
+async def test_a_training_step_is_sorted_within_each_section() -> None:
+    app = order_app(TRAINING, "ui_train_add_relu_messages.json")
+    async with app.run_test(size=WIDE) as pilot:
+        eager, compiled = await tables_after_a_run(pilot, app, TRAINING)
+        await pilot.press("o")
+        # Forward: sum 6.3 µs, add 6.2, relu 4.4; backward: threshold_backward 4.0, copy_ 3.2.
+        assert drawn_names(eager) == [
+            "forward",
+            "aten::sum",
+            "aten::add",
+            "aten::relu",
+            "backward",
+            "aten::threshold_backward",
+            "aten::copy_",
+        ]
+        await pilot.press("o")
+        # By bytes across the step, threshold_backward (32,772) would stand above relu (32,768): each section
+        # is sorted on its own.
+        assert drawn_names(eager) == [
+            "forward",
+            "aten::add",
+            "aten::relu",
+            "aten::sum",
+            "backward",
+            "aten::threshold_backward",
+            "aten::copy_",
+        ]
+        assert drawn_names(compiled)[0] == "forward" and drawn_names(compiled)[2] == "backward"
+
+
+def test_unknown_figures_go_last_and_ties_keep_launch_order() -> None:
+    """A preview has no times: a kernel without one goes after those with one, not before as a zero would."""
+    recording = Recording.load(DATA / "ui_graph_break_messages.json")
+    report = next(message.report for message in reversed(recording.messages) if isinstance(message, Done))
+    assert report.eager is not None
+    sin, peak, item, cos, div = report.eager.kernels
+    kernels = (sin, replace(peak, time_us=None), replace(item, calls=3), cos, replace(div, calls=2, time_us=None))
+    eager = replace(report.eager, kernels=kernels)
+    by_time = [row.kernel.short_name for row in kernel_rows(eager, order="time") if row.kernel is not None]
+    assert by_time == ["aten::cos", "aten::sin", "aten::item", "aten::max", "aten::div"]
+    by_launches = [row.kernel.short_name for row in kernel_rows(eager, order="launches") if row.kernel is not None]
+    assert by_launches == ["aten::item", "aten::div", "aten::sin", "aten::max", "aten::cos"]
+
+
+def test_help_lists_o_once() -> None:
+    from kernel_tui.ui.screens.actions import ORDER_HELP
+
+    rows = [action for action in keyed(*ExplorerScreen.ACTIONS) if action.key == "o"]
+    assert [row.help for row in rows] == [ORDER_HELP]

@@ -24,6 +24,9 @@ DEFAULT_TIMEOUT_S = 600.0
 DEVICES = ("auto", "cpu", "cuda", "cuda-preview")
 DEFAULT_DEVICE = "auto"
 ARCHES = (80, 90, 100)
+SORTS = ("time", "bytes", "launches")
+"""``--sort``: the figures ``text.kernel_order`` sorts by, named here so that parsing loads no table code (a test
+holds the two equal)."""
 
 
 def sizes_arg(text: str) -> list[int]:
@@ -171,6 +174,12 @@ def command_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="one JSON object per scenario, one per line")
     run.add_argument(
         "--by-line", action="store_true", help="also print the code with each line's eager and compiled kernels"
+    )
+    run.add_argument(
+        "--sort",
+        choices=SORTS,
+        help="order the kernel tables by time, bytes or launches, most first (a training step's within each "
+        "section), as o does in the explorer (default: as launched)",
     )
     run.add_argument(
         "--timeout",

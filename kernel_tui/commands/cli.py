@@ -190,6 +190,7 @@ def run_command(
 
     from kernel_tui.commands.quiet_watch import QuietWatch
     from kernel_tui.model.storage.results_file import saved_form
+    from kernel_tui.text.kernel_order import AS_LAUNCHED
     from kernel_tui.text.render import baseline_view, by_line_view, scenario_view
     from kernel_tui.transport.client import EngineClient
     from kernel_tui.transport.engine_died import EngineDied, is_refusal
@@ -282,7 +283,7 @@ def run_command(
                     sys.stdout.flush()
             else:
                 with writing("the results to standard output"):
-                    console.print(scenario_view(report, console.width))
+                    console.print(scenario_view(report, console.width, order=options.sort or AS_LAUNCHED))
                     if options.by_line:
                         console.print(by_line_view(report))
                     if baselines is not None:

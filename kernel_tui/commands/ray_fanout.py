@@ -313,6 +313,7 @@ def _send_and_show(ray: ModuleType, options: argparse.Namespace, paths: list[Pat
 
 def _shown(result: WorkerResult, name: str, options: argparse.Namespace, console: Any) -> ScenarioReport | None:
     """Print the report a worker sent back (its JSON line, or its tables); None, said on stderr, when there is none."""
+    from kernel_tui.text.kernel_order import AS_LAUNCHED
     from kernel_tui.text.render import by_line_view, scenario_view
 
     if not result.lines:
@@ -334,7 +335,7 @@ def _shown(result: WorkerResult, name: str, options: argparse.Namespace, console
                 sys.stdout.write(line + "\n")
                 sys.stdout.flush()
             else:
-                console.print(scenario_view(report, console.width))
+                console.print(scenario_view(report, console.width, order=options.sort or AS_LAUNCHED))
                 if options.by_line:
                     console.print(by_line_view(report))
                 console.file.flush()

@@ -49,6 +49,7 @@ from kernel_tui.text.formatting import (
     variant_rows,
 )
 from kernel_tui.text.kernel_columns import CALLS, NAME, TERMINAL_COLUMNS, TIME, ColumnPlan, TableOf, fit_columns
+from kernel_tui.text.kernel_order import AS_LAUNCHED, in_order, marked_header
 from kernel_tui.text.names_beside_figures import RULED, columns_kept
 from kernel_tui.text.parts.boundary_text import boundary_lines
 from kernel_tui.text.parts.library_text import kernel_lines
@@ -67,17 +68,20 @@ if TYPE_CHECKING:
     from kernel_tui.model.report.report import ScenarioReport
 
 
-def kernel_table(title: str, mode: ModeResult | None, preview: bool = False, width: int | None = None) -> Table:
-    """One mode's kernels; within ``width`` cells, names first: the figure columns that do not fit beside the
-    longest name are left out by their priority (``kernel_columns.fit_columns``)."""
+def kernel_table(
+    title: str, mode: ModeResult | None, preview: bool = False, width: int | None = None, order: str = AS_LAUNCHED
+) -> Table:
+    """One mode's kernels in ``order`` (``kernel_order``, its column's header marked); within ``width`` cells,
+    names first: the figure columns that do not fit beside the longest name are left out by their priority
+    (``kernel_columns.fit_columns``)."""
     table = Table(title=title, title_justify="left", expand=True, pad_edge=False)
     of = TableOf(title.lower(), mode, preview, marks=True)
-    rows = _rows(mode, of)
-    plan = _plan(of, rows, width)
+    rows = _rows(mode, of, order)
+    plan = _plan(of, rows, width, order)
     table.add_column(NAME.header(of), overflow="ellipsis", no_wrap=True, ratio=3, min_width=plan.name_width)
     figures = [column for column in plan.columns if column is not NAME]
     for column in figures:
-        table.add_column(column.header(of), justify=column.justify, no_wrap=True)
+        table.add_column(marked_header(column.header(of), column.key, order), justify=column.justify, no_wrap=True)
     for name, cells in rows:
         table.add_row(name, *(cells.get(column.key, "") for column in figures))
     if mode is not None and any(kernel.predicted for kernel in mode.kernels):
@@ -86,15 +90,17 @@ def kernel_table(title: str, mode: ModeResult | None, preview: bool = False, wid
     return table
 
 
-def _rows(mode: ModeResult | None, of: TableOf) -> list[tuple[Text | str, dict[str, str]]]:
-    """Each row's name and its cells by column key: a kernel's, a section heading's, or a word for none."""
+def _rows(mode: ModeResult | None, of: TableOf, order: str = AS_LAUNCHED) -> list[tuple[Text | str, dict[str, str]]]:
+    """Each row's name and its cells by column key: a kernel's, a section heading's, or a word for none; a
+    training step's kernels sorted within their section."""
     if mode is None:
         return [("not measured", {})]
     rows: list[tuple[Text | str, dict[str, str]]] = []
     if not mode.kernels:
         rows.append((Text("no kernels", style="dim"), {CALLS.key: "0"}))
     groups = [(section, mode.section(section)) for section in SECTIONS] if mode.is_training else [(None, mode.kernels)]
-    for section, kernels in groups:
+    for section, launched in groups:
+        kernels = in_order(launched, order)
         if section is not None:
             rows.append((Text(section, style="bold"), {CALLS.key: format_count(sum(k.calls for k in kernels))}))
         indent = "" if section is None else "  "
@@ -105,9 +111,11 @@ def _rows(mode: ModeResult | None, of: TableOf) -> list[tuple[Text | str, dict[s
     return rows
 
 
-def _plan(of: TableOf, rows: list[tuple[Text | str, dict[str, str]]], width: int | None) -> ColumnPlan:
+def _plan(
+    of: TableOf, rows: list[tuple[Text | str, dict[str, str]]], width: int | None, order: str = AS_LAUNCHED
+) -> ColumnPlan:
     """The columns that fit ``width`` (None: all of them), each as wide as its header and its cells."""
-    wants = {column.key: len(column.header(of)) for column in TERMINAL_COLUMNS}
+    wants = {column.key: len(marked_header(column.header(of), column.key, order)) for column in TERMINAL_COLUMNS}
     for name, cells in rows:
         wants[NAME.key] = max(wants[NAME.key], len(name))
         for key, cell in cells.items():
@@ -259,7 +267,8 @@ def by_line_view(report: ScenarioReport) -> RenderableType:
     )
 
 
-def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
+def scenario_view(report: ScenarioReport, width: int = 120, order: str = AS_LAUNCHED) -> RenderableType:
+    """``kernel-tui run``'s view of one report, its kernel tables in ``order`` (``kernel_order``, ``--sort``)."""
     parts: list[RenderableType] = [
         Text(report.title, style="bold"),
         Text(f"{report.scenario} · {device_line(report)}", style="dim"),
@@ -271,8 +280,8 @@ def scenario_view(report: ScenarioReport, width: int = 120) -> RenderableType:
     if report.eager is not None:
         beside = width >= SIDE_BY_SIDE_WIDTH and tables_fit_beside(report, width)
         table_width = (width - 2) // 2 if beside else width
-        eager = kernel_table("Eager", report.eager, report.is_preview, table_width)
-        compiled = kernel_table("Compiled", report.compiled, report.is_preview, table_width)
+        eager = kernel_table("Eager", report.eager, report.is_preview, table_width, order)
+        compiled = kernel_table("Compiled", report.compiled, report.is_preview, table_width, order)
         if beside:
             sides = Table.grid(expand=True, padding=(0, 1))
             sides.add_column(ratio=1)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 ACTION_TABLES: Sequence[tuple[str, Iterable[KeyAction]]] = (
     ("Anywhere", actions.APP_ACTIONS),
     ("Explorer", actions.EXPLORER_ACTIONS),
+    ("Kernel tables", actions.ORDER_ACTIONS),
     ("Why these kernels", actions.WHY_ACTIONS),
     ("Compile variants", actions.VARIANT_ACTIONS),
     ("Your own code", actions.SNIPPET_ACTIONS),
@@ -59,9 +60,8 @@ def _cell(text: str) -> str:
 def keys_table() -> str:
     lines = ["| where | key | what it does |", "| --- | --- | --- |"]
     for where, table in ACTION_TABLES:
-        for action in table:
-            if action.key is not None:
-                lines.append(f"| {where} | {_keys(action.key)} | {_cell(action.help)} |")
+        for action in actions.keyed(table):
+            lines.append(f"| {where} | {_keys(action.key or '')} | {_cell(action.help)} |")
     for keys, what in NAVIGATION_KEYS:
         lines.append(f"| Anywhere | `{keys}` | {_cell(what)} |")
     for where, bound in BOUND_ELSEWHERE:

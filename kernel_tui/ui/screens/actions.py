@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
 
+from kernel_tui.text.kernel_order import AS_LAUNCHED, KERNEL_ORDERS, ORDER_WORDS
+
 
 @dataclass(frozen=True)
 class KeyAction:
@@ -60,8 +62,14 @@ def offered(*tables: Iterable[KeyAction]) -> list[KeyAction]:
 
 
 def keyed(*tables: Iterable[KeyAction]) -> list[KeyAction]:
-    """What the help screen lists of ``tables``: the actions with a key."""
-    return [action for table in tables for action in table if action.key is not None]
+    """What the help screen lists of ``tables``: the actions with a key, one row per key and meaning (the bindings
+    of one key that the screen enables in turn, ``ORDER_ACTIONS``, share theirs)."""
+    listed: dict[tuple[str, str], KeyAction] = {}
+    for table in tables:
+        for action in table:
+            if action.key is not None:
+                listed.setdefault((action.key, action.help), action)
+    return list(listed.values())
 
 
 EXPLORER_ACTIONS = (
@@ -187,6 +195,31 @@ WHY_ACTIONS = (
     ),
 )
 """The explorer's keys for attribution, code, bandwidth and predictions."""
+
+ORDER_HELP = (
+    "Order both kernel tables, in turn: by time, by bytes, by launches (most first, a training step's sections kept "
+    "apart), as launched"
+)
+ORDER_ACTIONS = (
+    # One binding of o per order it leads to, of which the explorer enables only the next while a kernel table has
+    # the focus (``ExplorerScreen.check_action``): Textual shows and runs the first enabled binding of a key, so the
+    # footer says what o does now ("By bytes"). They share their help, which lists them as one key.
+    *(
+        KeyAction(
+            f"kernel_order('{order}')",
+            f"Order the kernel tables {ORDER_WORDS[order]}",
+            ORDER_HELP,
+            "o",
+            footer=ORDER_WORDS[order].capitalize(),
+            show=True,
+            palette=False,
+        )
+        for order in (*KERNEL_ORDERS[1:], AS_LAUNCHED)
+    ),
+    # Focus elsewhere (the list, the lesson), o still steps the order, unshown; the palette offers this one.
+    KeyAction("kernel_order('next')", "Order the kernel tables: next order", ORDER_HELP, "o"),
+)
+"""The kernel tables' order (``kernel_tui.text.kernel_order``), one for both tables."""
 
 VARIANT_ACTIONS = (
     KeyAction(

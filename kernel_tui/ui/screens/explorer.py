@@ -29,8 +29,10 @@ from textual.widget import Widget
 from textual.widgets import DataTable, OptionList, Tabs
 
 from kernel_tui.model.scenario.scenario_file import ScenarioFileError
+from kernel_tui.text.kernel_order import next_order
 from kernel_tui.ui.screens.actions import (
     EXPLORER_ACTIONS,
+    ORDER_ACTIONS,
     QUIT_ACTIONS,
     SNIPPET_ACTIONS,
     VARIANT_ACTIONS,
@@ -86,7 +88,14 @@ class ExplorerScreen(SnippetActions):
     # ``:focus`` style changes need it (restyling them repaints them): a Tab press cost a full frame.
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
-    ACTIONS: ActionTables = (EXPLORER_ACTIONS, SNIPPET_ACTIONS, WHY_ACTIONS, VARIANT_ACTIONS, QUIT_ACTIONS)
+    ACTIONS: ActionTables = (
+        EXPLORER_ACTIONS,
+        ORDER_ACTIONS,
+        SNIPPET_ACTIONS,
+        WHY_ACTIONS,
+        VARIANT_ACTIONS,
+        QUIT_ACTIONS,
+    )
     """The action tables this screen answers to: its keys, and what help and the palette list for it."""
     BINDINGS = bindings(*ACTIONS)
 
@@ -151,7 +160,10 @@ class ExplorerScreen(SnippetActions):
         return self.panes_layout.wide
 
     def on_resize(self, event: Resize) -> None:
+        was_wide = self.wide
         self.panes_layout.fit()
+        if self.wide != was_wide:
+            self.refresh_bindings()  # the footer shows o in the wide layout only
 
     @on(Tabs.TabActivated, "#tabs")
     def _tab_activated(self, event: Tabs.TabActivated) -> None:
@@ -269,7 +281,7 @@ class ExplorerScreen(SnippetActions):
             return
         # The row is the event's; the rows it indexes are those the table was handed last, the slice of ``shown``.
         side = self.shown.compiled if table.mode == "compiled" else self.shown.eager
-        rows = table_rows(side.result, side.baseline)
+        rows = table_rows(side.result, side.baseline, side.order)
         self.state = self.state.row_highlighted(table.mode, event.cursor_row, rows, focused=table.has_focus)
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
@@ -314,6 +326,11 @@ class ExplorerScreen(SnippetActions):
             return self.runs.active is not None
         if action == "run" and parameters == (True,) and not self.MEASURES:
             return False  # r shows the saved run, its sweep included: s would do nothing more
+        if action == "kernel_order" and parameters != ("next",):
+            # o's binding of the next order, shown while a kernel table has the focus (``ORDER_ACTIONS``); at 80
+            # columns the footer has no room for it (``? Help`` would be cut), and o works unshown.
+            on_table = self.wide and isinstance(self.focused, KernelTable)
+            return on_table and parameters == (next_order(self.state.view.kernel_order),)
         if action == "pin_baseline":
             return self.baselines.can_pin(self.shown_run)
         if action == "details":
@@ -402,6 +419,11 @@ class ExplorerScreen(SnippetActions):
 
         run = self.shown_run
         self.app.push_screen(ModulesScreen(self.entry.title, run.record.report if run is not None else None))
+
+    def action_kernel_order(self, order: str) -> None:
+        """Order both kernel tables by ``order`` (``next``: the one after theirs); the cursors stay on their kernels."""
+        chosen = next_order(self.state.view.kernel_order) if order == "next" else order
+        self.state = self.state.kernel_order_chosen(chosen)
 
     def action_chart_mode(self) -> None:
         """Switch the chart to its next mode (``chart_modes``), and show it."""

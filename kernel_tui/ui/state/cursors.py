@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from kernel_tui.text.kernel_order import AS_LAUNCHED
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -103,21 +105,23 @@ def under_cursor(cursor: TableCursor | None, rows: tuple[KernelRow, ...]) -> Ker
     return rows[row].kernel if 0 <= row < len(rows) else None
 
 
-_last_rows: list[tuple[ModeResult, ModeBaseline | None, tuple[KernelRow, ...]]] = []
-"""The rows of the latest tables (eager, compiled), by the identity of their result and baseline."""
+_last_rows: list[tuple[ModeResult, ModeBaseline | None, str, tuple[KernelRow, ...]]] = []
+"""The rows of the latest tables (eager, compiled), by the identity of their result and baseline, and their order."""
 
 
-def table_rows(result: ModeResult | None, baseline: ModeBaseline | None) -> tuple[KernelRow, ...]:
-    """The rows a kernel table shows of ``result`` marked against ``baseline``, as it fills them
+def table_rows(
+    result: ModeResult | None, baseline: ModeBaseline | None, order: str = AS_LAUNCHED
+) -> tuple[KernelRow, ...]:
+    """The rows a kernel table shows of ``result`` marked against ``baseline`` in ``order``, as it fills them
     (``kernel_tui.ui.state.kernel_rows``); worked out once per table content, not on every derivation of ``Shown``."""
     if result is None:
         return ()
-    for seen, seen_baseline, rows in _last_rows:
-        if seen is result and seen_baseline is baseline:
+    for seen, seen_baseline, seen_order, rows in _last_rows:
+        if seen is result and seen_baseline is baseline and seen_order == order:
             return rows
     # Imported with the first result: the rows' module brings the baseline comparison and the report.
     from kernel_tui.ui.state.kernel_rows import kernel_rows
 
-    rows = kernel_rows(result, baseline)
-    _last_rows[:] = [*_last_rows[-1:], (result, baseline, rows)]
+    rows = kernel_rows(result, baseline, order)
+    _last_rows[:] = [*_last_rows[-1:], (result, baseline, order, rows)]
     return rows

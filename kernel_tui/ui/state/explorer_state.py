@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernel_tui.text.kernel_order import AS_LAUNCHED
 from kernel_tui.ui.state.cursors import NO_CURSORS, Cursors
 
 if TYPE_CHECKING:
@@ -49,6 +50,10 @@ class ViewState:
     """The screen's own choices that change what the panes say."""
 
     chart_mode: str = "time"
+    kernel_order: str = AS_LAUNCHED
+    """How both kernel tables order their rows (``kernel_order.KERNEL_ORDERS``): one order for the two, so that
+    eager and compiled, read side by side, rank their kernels by the same figure (the eager hotspot beside the
+    compiled kernel it became); kept across runs, scenarios and layouts, as the chart's mode is."""
     measures: bool = True
     """False for saved results (``kernel-tui view``): nothing is measured, the hints say so."""
     editor_focused: bool = False
@@ -83,6 +88,10 @@ class ExplorerState:
         """The chart draws ``mode`` (``b`` asks the chart's registry, ``chart_modes``, for the next), kept across
         scenarios and layouts."""
         return self._view(replace(self.view, chart_mode=mode))
+
+    def kernel_order_chosen(self, order: str) -> ExplorerState:
+        """Both kernel tables are ordered by ``order`` (``o`` asks ``kernel_order.next_order`` for the next)."""
+        return self._view(replace(self.view, kernel_order=order))
 
     def editor_focused(self, focused: bool) -> ExplorerState:
         """The editor has the focus (or lost it): the status line names its keys, letters being typed there."""

@@ -2,7 +2,9 @@
 a pinned baseline, and the baseline's kernels this run no longer launches.
 
 Plain data, no Textual, so the order and the wording are tested without an app; ``KernelTable`` turns each
-row into cells. Without a baseline or a training step the rows are the mode's kernels, named as before.
+row into cells. Without a baseline or a training step the rows are the mode's kernels, named as before. Ordered
+by a figure (``kernel_tui.text.kernel_order``), a training step's kernels are sorted within their section, as a
+learner reads them, and the baseline's removed kernels stay after this run's: they have no figure of this run.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from kernel_tui.model.compare.baseline_marks import CHANGED, MARKS, REMOVED
 from kernel_tui.model.report.kernel import Kernel, nested_names
 from kernel_tui.model.report.report_keys import SECTIONS
 from kernel_tui.text.baseline import KernelChange, calls_text, kernel_bytes_text
+from kernel_tui.text.kernel_order import AS_LAUNCHED, in_order
 
 if TYPE_CHECKING:
     from kernel_tui.model.report.mode_result import ModeResult
@@ -71,22 +74,25 @@ class KernelRow:
         return self.mark + self.name + (f"  {self.note}" if self.note else "")
 
 
-def kernel_rows(result: ModeResult | None, baseline: ModeBaseline | None = None) -> tuple[KernelRow, ...]:
-    """The rows of ``result``'s table, against ``baseline`` when one is pinned."""
+def kernel_rows(
+    result: ModeResult | None, baseline: ModeBaseline | None = None, order: str = AS_LAUNCHED
+) -> tuple[KernelRow, ...]:
+    """The rows of ``result``'s table, against ``baseline`` when one is pinned, in ``order``
+    (``kernel_order.KERNEL_ORDERS``)."""
     if result is None:
         return ()
-    changes = _changes_by_kernel(result.kernels, baseline)
+    changes = _changes_by_kernel(result.kernels, baseline)  # paired in launch order, before any sort
     removed = [change for change in baseline.comparison.kernels if change.status == REMOVED] if baseline else []
     marked = baseline is not None
     if not result.is_training:
         return (
-            *_rows_of(result.kernels, changes, "", marked),
+            *_rows_of(in_order(result.kernels, order), changes, "", marked),
             *(KernelRow(change.name, change=change, marked=marked) for change in removed),
         )
     sections = _removed_sections(removed, baseline.pinned.kernels if baseline else ())
     rows: list[KernelRow] = []
     for section in SECTIONS:
-        kernels = result.section(section)
+        kernels = in_order(result.section(section), order)
         gone = [change for change in removed if sections.get(change.old_name) == section]
         rows.append(KernelRow(section, heading=section, heading_calls=sum(k.calls for k in kernels), marked=marked))
         rows.extend(_rows_of(kernels, changes, SECTION_INDENT, marked))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from kernel_tui.text.kernel_order import AS_LAUNCHED
 from kernel_tui.ui.state.cursors import table_rows, under_cursor
 from kernel_tui.ui.view import describe
 from kernel_tui.ui.view.code_links import CodeLinks, code_links
@@ -66,6 +67,8 @@ class TableShown:
     links_pending: bool
     """Say "…" rather than "—" in the attribution column until the other side is measured."""
     title: str
+    order: str = AS_LAUNCHED
+    """How the rows are ordered (``kernel_order.KERNEL_ORDERS``), the same for both tables."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,7 @@ def shown(state: ExplorerState, now: float) -> Shown:
         predictions.guessed(entry, "eager"),
         links_pending,
         "Eager",
+        view.kernel_order,
     )
     compiled_table = TableShown(
         compiled,
@@ -182,9 +186,12 @@ def shown(state: ExplorerState, now: float) -> Shown:
         predictions.guessed(entry, "compiled"),
         False,
         COMPILED_TITLE if kernels_of is None else f"{COMPILED_TITLE} · {kernels_of}",
+        view.kernel_order,
     )
     followed = compiled_table if cursors.followed == "compiled" else eager
-    kernel = under_cursor(cursors.table(cursors.followed), table_rows(followed.result, followed.baseline))
+    kernel = under_cursor(
+        cursors.table(cursors.followed), table_rows(followed.result, followed.baseline, followed.order)
+    )
     editing = view.editing is not None and view.editing == entry.path
     code = code_links(report, compiled, baselines.compared(run), kernel, cursors, entry.path, editing=editing)
     mode = cursors.followed if kernel is not None else None

@@ -1,7 +1,9 @@
 """One mode's kernels (eager or compiled): short name, calls, time, bytes, achieved bandwidth, share of the
 mode's time, and attribution (eager: the compiled kernel that absorbed it; compiled: the ops it replaced).
 A training step's kernels stand under a heading per section, and against a pinned baseline each row has its
-mark (``kernel_tui.ui.state.kernel_rows``), the baseline's removed kernels dimmed among them.
+mark (``kernel_tui.ui.state.kernel_rows``), the baseline's removed kernels dimmed among them. The rows are in
+launch order or sorted by a figure (``kernel_tui.text.kernel_order``), whose column's header is marked
+(``time ▼``); sorted anew, the cursor stays on its kernel.
 
 The columns and their cells come from the one registry (``kernel_tui.text.kernel_columns``), fitted to the
 table's width names first: the name column gets the width its longest name needs, then the figure columns
@@ -32,6 +34,7 @@ from kernel_tui.text.formatting import (
     noisy_times,
 )
 from kernel_tui.text.kernel_columns import EXPLORER_COLUMNS, LINK, NAME, ColumnPlan, TableOf, fit_columns
+from kernel_tui.text.kernel_order import AS_LAUNCHED, SORTED_COLUMNS, marked_header
 
 LINE_MARK = "bold reverse"
 """A row whose work came from the code line under the cursor."""
@@ -74,6 +77,10 @@ class KernelTable(DataTable[Text]):
         """The code line under the code's cursor: the rows whose work came from it are marked."""
         self.links_pending = False
         """Eager, while the compiled side is not measured yet: nothing can have absorbed it so far."""
+        self.order = AS_LAUNCHED
+        """How the rows are ordered (``kernel_order.KERNEL_ORDERS``); the sorted-by column's header is marked."""
+        self.headers: tuple[str, ...] = ()
+        """The columns' headers as shown, the mark included (tests read this)."""
         self._result: ModeResult | None = None
         self._waiting = ""
 
@@ -93,8 +100,13 @@ class KernelTable(DataTable[Text]):
             NAME.key: max((len(row.label) for row in self.shown_rows), default=0),
             LINK.key: max((len(LINK.cell(kernel, table)) for kernel in self.kernels), default=0),
         }
+        for column in EXPLORER_COLUMNS:
+            if column.key == SORTED_COLUMNS.get(self.order) and column.width is not None:
+                # The mark widens a narrow header (``calls ▼``) rather than being cut off.
+                wants[column.key] = max(column.width, len(self._header(column.key, column.header(table))))
         plan = fit_columns(EXPLORER_COLUMNS, room, 2 * self.cell_padding, wants, table)
-        if self.plan is not None and plan.keys == self.plan.keys:
+        headers = tuple(self._header(column.key, column.header(table)) for column in plan.columns)
+        if self.plan is not None and plan.keys == self.plan.keys and headers == self.headers:
             names_cut_anew = plan.name_width != self.plan.name_width
             self.plan = plan
             for column in plan.columns:
@@ -102,15 +114,18 @@ class KernelTable(DataTable[Text]):
             if names_cut_anew:
                 self._redraw_rows()
             return
-        self.plan = plan
+        self.plan, self.headers = plan, headers
         cursor = self.cursor_row
         self.clear(columns=True)
-        for column in plan.columns:
-            header = Text(column.header(table), justify=column.justify)
+        for column, label in zip(plan.columns, headers):
+            header = Text(label, justify=column.justify)
             self.add_column(header, key=column.key, width=plan.widths[column.key])
         self._add_rows()
         if self.shown_rows:
             self.move_cursor(row=min(max(cursor, 0), len(self.shown_rows) - 1), animate=False)
+
+    def _header(self, key: str, header: str) -> str:
+        return marked_header(header, key, self.order)
 
     def _table_of(self) -> TableOf:
         """What this table's cells depend on besides each kernel."""
@@ -131,25 +146,39 @@ class KernelTable(DataTable[Text]):
 
     def show(self, shown: TableShown) -> None:
         """Show what the explorer hands this table: its kernels, the learner's guess, and its title."""
-        self._show_rows(shown.result, shown.waiting, shown.baseline)
+        self._show_rows(shown.result, shown.waiting, shown.baseline, shown.order)
         self.show_prediction(shown.predicted)
         self.set_links_pending(shown.links_pending)
         if self.border_title != shown.title:
             self.border_title = Content(shown.title)
 
-    def _show_rows(self, result: ModeResult | None, waiting: str = "", baseline: ModeBaseline | None = None) -> None:
-        """Show a mode's kernels; ``waiting`` says why there are none yet (e.g. "compiling…"); ``baseline``:
-        the pinned run to mark each row against."""
-        self._result, self._waiting, self.baseline = result, waiting, baseline
+    def _show_rows(
+        self,
+        result: ModeResult | None,
+        waiting: str = "",
+        baseline: ModeBaseline | None = None,
+        order: str = AS_LAUNCHED,
+    ) -> None:
+        """Show a mode's kernels in ``order``; ``waiting`` says why there are none yet (e.g. "compiling…");
+        ``baseline``: the pinned run to mark each row against."""
+        # The same run's rows again (sorted anew, marked against a baseline): the cursor stays on its row.
+        kept = self._cursor_row() if result is not None and result is self._result else None
+        reordered = order != self.order
+        self._result, self._waiting, self.baseline, self.order = result, waiting, baseline, order
         rows: tuple[KernelRow, ...] = ()
         if result is not None:
             # Imported with the first result: the rows' module brings the baseline comparison and the report.
             from kernel_tui.ui.state.kernel_rows import kernel_rows
 
-            rows = kernel_rows(result, baseline)
+            rows = kernel_rows(result, baseline, order)
         self.rows_left_out = max(0, len(rows) - SHOWN_ROWS)
         rows = rows[:SHOWN_ROWS]
         if result is not None and rows == self.shown_rows and self.row_count == len(rows):
+            # The rows read the same (a run's final report after its partial one): they hold this result's kernels.
+            self.shown_rows = rows
+            self.kernels = tuple(row.kernel for row in rows if row.kernel is not None)
+            if reordered and self.plan is not None:
+                self._fit_columns()  # the same rows (all ties), another header marked
             self._show_subtitle()
             return
         self.clear()
@@ -159,7 +188,12 @@ class KernelTable(DataTable[Text]):
             self._fit_columns()  # the longest name may have changed
             self.clear()
             self._add_rows()
+            if kept is not None and (row := _row_of(rows, kept)) is not None:
+                self.move_cursor(row=row, animate=False)
         self._show_subtitle()
+
+    def _cursor_row(self) -> KernelRow | None:
+        return self.shown_rows[self.cursor_row] if 0 <= self.cursor_row < len(self.shown_rows) else None
 
     @property
     def result(self) -> ModeResult | None:
@@ -248,6 +282,16 @@ class KernelTable(DataTable[Text]):
         if not 0 <= self.cursor_row < len(self.shown_rows):
             return None
         return self.shown_rows[self.cursor_row].kernel
+
+
+def _row_of(rows: tuple[KernelRow, ...], row: KernelRow) -> int | None:
+    """Where ``row`` stands in ``rows``: a kernel's row by the kernel (its nested name may differ in another
+    order), a heading or a removed kernel as it was."""
+    for index, each in enumerate(rows):
+        same = each.kernel is row.kernel if row.kernel is not None else each == row
+        if same:
+            return index
+    return None
 
 
 def _totals(result: ModeResult) -> list[Part]:
