@@ -16,11 +16,13 @@ from conftest import REPO, measure
 from rich.console import Console
 
 from kernel_tui.engine.counting.attribution import attribute
+from kernel_tui.model.report.hotspots import HotKernel, HotModule, hotspots
 from kernel_tui.model.report.kernel import Kernel
 from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.model.report.module_table import ModuleRow, folded_modules, module_table
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.storage.results_file import read_results, saved_form
+from kernel_tui.text.parts.hotspot_text import hotspot_line
 from kernel_tui.text.render import scenario_view
 from kernel_tui.transport.client import EngineClient
 
@@ -104,6 +106,9 @@ def test_the_preview_names_the_modules_of_a_gpus_kernels(preview_engine: EngineC
     swiglu = _kernel(report, "compiled", "silu")
     assert swiglu.name.startswith("triton_") and dict(swiglu.module_calls) == {"model.h.0.mlp": 1, "model.h.1.mlp": 1}
     assert swiglu.stack[0] == f"{GPT_MODEL}:{_line_of(GPT_MODEL, 'F.silu(self.gate(x)) * self.up(x)')}"
+    # A preview times nothing: its hotspots are shares of the bytes each kernel moves.
+    assert [(hot.mode, hot.measure) for hot in report.hotspots] == [("eager", "bytes"), ("compiled", "bytes")]
+    assert all(hot.modules and hot.modules[0].path for hot in report.hotspots)
 
 
 def _check_modules(report: ScenarioReport, root: str) -> None:
@@ -150,6 +155,29 @@ def test_the_gpts_kernels_name_its_blocks_and_point_into_its_own_file(engine: En
     shown.print(scenario_view(report, 120))
     text = shown.export_text()
     assert "by module" in text and "model.h.*.mlp" in text and "×2" in text, text
+    _check_hotspots(report, text)
+
+
+def _check_hotspots(report: ScenarioReport, text: str) -> None:
+    """Each mode's hotspot (issue 56): its kernels' shares are of the mode's kernel time, its modules the folded
+    table's rows with their shares, most first; printed under the summary line and written in the JSON."""
+    assert [(hot.mode, hot.measure) for hot in report.hotspots] == [("eager", "time"), ("compiled", "time")]
+    for hot in report.hotspots:
+        result = report.mode(hot.mode)
+        assert result is not None
+        total = sum(kernel.time_us or 0.0 for kernel in result.kernels)
+        shares = sorted(((kernel.time_us or 0.0) / total for kernel in result.kernels), reverse=True)
+        assert [kernel.share for kernel in hot.kernels] == pytest.approx(shares[:3])
+        assert all(kernel.modules and kernel.modules[0].startswith("model") for kernel in hot.kernels)
+        folded = {module.path: getattr(module.row, f"{hot.mode}_share") for module in folded_modules(report.modules)}
+        # Most first; the modules of one row of launches share it alike (five nn.Linear calls in one aten::linear).
+        assert [module.share for module in hot.modules] == sorted(filter(None, folded.values()), reverse=True)[:3]
+        assert all(folded[module.path] == module.share for module in hot.modules)
+        heading = f"hotspot, {hot.mode}, of kernel time: {hot.kernels[0].short_name} "
+        assert any(line.startswith(heading) and "layers: model" in line for line in text.splitlines()), text
+    written = json.loads(json.dumps(report.to_dict()))["hotspots"]
+    assert [(hot["mode"], len(hot["kernels"])) for hot in written] == [("eager", 3), ("compiled", 3)]
+    assert ScenarioReport.from_dict(written_report := report.to_dict()).hotspots == report.hotspots, written_report
 
 
 @pytest.mark.xdist_group("module_paths")
@@ -184,8 +212,76 @@ def test_repeated_blocks_fold_into_one_row_with_their_spread() -> None:
     assert sum(module.row.eager_launches or 0 for module in folded) == sum(row.eager_launches or 0 for row in rows)
 
 
+def _row(name: str, time_us: float | None, module_calls: dict[str, int]) -> Kernel:
+    """A kernel row of ``sum(module_calls)`` launches, 8 bytes each way, named for the deepest module of them all."""
+    paths = [path.split(".") for path in module_calls]
+    common = [parts[0] for parts in zip(*paths) if len(set(parts)) == 1]
+    calls = sum(module_calls.values())
+    return Kernel(name, name, calls, time_us, 8, 8, module=".".join(common), module_calls=tuple(module_calls.items()))
+
+
+def test_the_hotspot_names_the_kernels_and_modules_that_hold_most_of_the_call() -> None:
+    blocks = {f"model.h.{index}.mlp": 1 for index in range(2)}
+    kernels = (
+        _row("aten::mm", 830.0, {"model.lm_head": 1}),
+        _row("cpp_fused_gelu_0", 60.0, blocks),
+        _row("aten::addmm", 60.0, {"model.h.0.attn": 1, "model.h.1.attn": 1}),
+        _row("cpp_fused_layer_norm_1", 50.0, {"model.ln_f": 1}),
+        _row("cpp_fused_view_2", 0.0, {"model": 1}),  # no share of the call at all
+    )
+    mode = ModeResult(6, kernels, 80, 1000.0)
+    modules = module_table(None, mode)
+    (hot,) = hotspots({"eager": None, "compiled": mode}, modules)
+    assert (hot.mode, hot.measure) == ("compiled", "time")
+    assert hot.kernels == (
+        HotKernel("aten::mm", "aten::mm", 0.83, None, ("model.lm_head",)),
+        HotKernel("cpp_fused_gelu_0", "cpp_fused_gelu_0", 0.06, None, ("model.h.*.mlp",)),
+        HotKernel("aten::addmm", "aten::addmm", 0.06, None, ("model.h.*.attn",)),
+    )
+    # The rows of the folded per-module table, with its own shares: the two blocks' MLPs are one row.
+    folded = {module.path: module.row.compiled_share or 0.0 for module in folded_modules(modules)}
+    assert hot.modules == (
+        HotModule("model.lm_head", 1, folded["model.lm_head"]),
+        HotModule("model.h.*.attn", 2, folded["model.h.*.attn"]),
+        HotModule("model.h.*.mlp", 2, folded["model.h.*.mlp"]),
+    )
+    assert [module.share for module in hot.modules] == pytest.approx([0.83, 0.06, 0.06])
+    line = hotspot_line(hot)
+    assert line == (
+        "hotspot, compiled, of kernel time: aten::mm 83% (model.lm_head) · cpp_fused_gelu_0 6% (model.h.*.mlp) · "
+        "aten::addmm 6% (model.h.*.attn) · layers: model.lm_head 83% · model.h.*.attn ×2 6% · model.h.*.mlp ×2 6%"
+    )
+    # Narrower, the third kernel and module go first, then the second kernel says less, then goes; the first of
+    # each stays.
+    assert hotspot_line(hot, 140) == (
+        "hotspot, compiled, of kernel time: aten::mm 83% (model.lm_head) · cpp_fused_gelu_0 6% · "
+        "layers: model.lm_head 83% · model.h.*.attn ×2 6%"
+    )
+    assert hotspot_line(hot, 120) == (
+        "hotspot, compiled, of kernel time: aten::mm 83% (model.lm_head) · layers: model.lm_head 83% · "
+        "model.h.*.attn ×2 6%"
+    )
+    assert hotspot_line(hot, 60) == "hotspot, compiled, of kernel time: aten::mm 83% · layers: model.lm_head 83%"
+
+
+def test_a_hotspot_without_times_or_modules_shares_out_what_every_kernel_has() -> None:
+    forward = Kernel("aten::mm", "aten::mm", 1, None, 600, 200, flops=10, section="forward")
+    backward = Kernel("aten::mm", "aten::mm", 2, None, 100, 100, flops=20, section="backward")
+    relu = Kernel("relu", "relu", 1, None, None, None, flops=0, section="backward")
+    # A preview times nothing: bytes where every kernel's are known, else FLOPs; a mode with neither is left out.
+    (by_bytes,) = hotspots({"eager": ModeResult(2, (forward, backward), 1000, None)}, ())
+    assert by_bytes.measure == "bytes" and by_bytes.modules == ()
+    assert [(hot.section, hot.share) for hot in by_bytes.kernels] == [("forward", 0.8), ("backward", 0.2)]
+    assert hotspot_line(by_bytes) == "hotspot, eager, of bytes: forward aten::mm 80% · backward aten::mm 20%"
+    (by_flops,) = hotspots({"compiled": ModeResult(3, (forward, backward, relu), None, None)}, ())
+    assert by_flops.measure == "flops" and [hot.share for hot in by_flops.kernels] == pytest.approx([2 / 3, 1 / 3])
+    unknown = Kernel("aten::mm", "aten::mm", 1, None, None, None)
+    assert hotspots({"eager": ModeResult(1, (unknown,), None, None), "compiled": ModeResult(0, (), 0, None)}, ()) == ()
+
+
 async def test_the_explorers_modules_dialog_orders_the_table_by_a_key(tmp_path: Path) -> None:
-    """``M`` in the explorer (here on saved results): twelve blocks in one row, then ``t`` puts the slowest first."""
+    """``M`` in the explorer (here on saved results): twelve blocks in one row, then ``t`` puts the slowest first;
+    and the summary strip's hotspot line before it, fit to the strip's width."""
     from test_ui_support import explorer, shown_text, wait_for
     from textual.widgets import Static
 
@@ -222,6 +318,20 @@ async def test_the_explorers_modules_dialog_orders_the_table_by_a_key(tmp_path: 
         screen = explorer(app)
         await pilot.press("r")  # a saved report is shown as a finished run
         await wait_for(pilot, lambda: (run := screen.shown_run) is not None and run.record.report is not None)
+        # The summary strip names the compiled call's hotspot in one line, fit to its width, again when it changes.
+        strip = screen.query_one("#summary", Static)
+
+        def hotspot() -> list[str]:
+            return [line.strip() for line in shown_text(strip).splitlines() if "hotspot" in line]
+
+        assert hotspot() == [
+            "hotspot, compiled, of kernel time: norm 77% (model.ln_f) · aten::mm 23% · layers: model.ln_f 77% · "
+            "model.h.*.mlp ×12 23%"
+        ]
+        await pilot.resize_terminal(120, 48)
+        await wait_for(pilot, lambda: len(hotspot()) == 1 and "aten::mm" not in hotspot()[0], what="a shorter line")
+        assert hotspot() == ["hotspot, compiled, of kernel time: norm 77% (model.ln_f) · layers: model.ln_f 77%"]
+        await pilot.resize_terminal(160, 48)
         await pilot.press("M")
         await wait_for(pilot, lambda: isinstance(app.screen, ModulesScreen), what="the modules dialog")
         rows = [

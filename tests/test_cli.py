@@ -58,6 +58,12 @@ def test_json_contract_and_nothing_but_json_on_stdout() -> None:
         assert first[mode]["flops"] == 2 * 2**20  # an add and a ReLU: one operation per element each
     assert {"bandwidth_gbs", "matmul_gflops"} <= set(first["ceilings"]) and first["ceilings"]["matmul_gflops"] > 0
     assert first["sweep"] == [] and first["error"] is None
+    # The hotspot of a scenario with no nn.Module: kernels only, each a share of its mode's kernel time.
+    eager_hot, compiled_hot = first["hotspots"]
+    assert (eager_hot["mode"], eager_hot["measure"], eager_hot["modules"]) == ("eager", "time", [])
+    assert {kernel["name"] for kernel in eager_hot["kernels"]} == {"aten::add", "aten::relu"}
+    assert sum(kernel["share"] for kernel in eager_hot["kernels"]) == pytest.approx(1)
+    assert [(kernel["name"], kernel["share"]) for kernel in compiled_hot["kernels"]] == [("cpp_fused_add_relu_0", 1)]
     assert first["expect"]["eager"] == {"claimed": 2, "measured": 2, "ok": True, "reason": None}
     assert {"load_avg", "cores", "steal_pct", "disagreement"} <= set(first["machine_load"])
     low, high = first["speedup_range"]
@@ -90,6 +96,7 @@ def test_tables_by_default() -> None:
         "ridge",
     ):
         assert text in result.stdout
+    assert "hotspot" not in result.stdout  # two kernels: the tables show them whole at a glance
 
 
 @pytest.mark.engine

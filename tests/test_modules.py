@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -203,6 +204,14 @@ def test_run_model_runs_a_class_from_a_file_with_no_fn(tmp_path: Path, device: s
     weights = _parameter_bytes(nn.Linear(64, 128), nn.Linear(128, 64), nn.LayerNorm(64))
     assert report.ideal_bytes == 2 * 4 * 32 * 64 * 4 + weights
     assert Path(report.scenario).parent == tmp_path / "cache" / "models"
+    # The hotspot (issue 56): shares of the profiler's kernel time, which --no-time keeps; a preview times nothing,
+    # so of bytes. Written in the JSON as the report reads it back.
+    written = json.loads(done.stdout.splitlines()[0])["hotspots"]
+    assert written == json.loads(json.dumps([asdict(hot) for hot in report.hotspots]))
+    measure = "bytes" if device == "cuda-preview" else "time"
+    assert [(hot.mode, hot.measure) for hot in report.hotspots] == [("eager", measure), ("compiled", measure)]
+    layers = {"model.fc1", "model.fc2", "model.norm", "model"}
+    assert all(hot.modules and {module.path for module in hot.modules} <= layers for hot in report.hotspots)
 
 
 @pytest.mark.engine

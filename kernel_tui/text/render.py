@@ -52,6 +52,7 @@ from kernel_tui.text.kernel_columns import CALLS, NAME, TERMINAL_COLUMNS, TIME, 
 from kernel_tui.text.kernel_order import AS_LAUNCHED, in_order, marked_header
 from kernel_tui.text.names_beside_figures import RULED, columns_kept
 from kernel_tui.text.parts.boundary_text import boundary_lines
+from kernel_tui.text.parts.hotspot_text import hotspot_lines
 from kernel_tui.text.parts.library_text import kernel_lines
 from kernel_tui.text.parts.memory_text import memory_line
 from kernel_tui.text.parts.module_text import module_table_view
@@ -291,6 +292,7 @@ def scenario_view(report: ScenarioReport, width: int = 120, order: str = AS_LAUN
         else:
             parts.extend((eager, compiled))
         parts.append(Text(summary_line(report)))
+        parts.extend(Text(line) for line in hotspot_lines(report, width))
         parts.extend(Text(line) for line in (*split_lines(report), *cuda_graph_lines(report), *compile_lines(report)))
         parts.extend(Text(line) for line in boundary_lines(report.compiled))
         modules = module_table_view(report, width)

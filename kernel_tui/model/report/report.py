@@ -17,6 +17,7 @@ from kernel_tui.model.report.boundary import Boundary
 from kernel_tui.model.report.call_breakdown import CallBreakdown, TimelineSpan  # noqa: F401 (the schema reads hints here)
 from kernel_tui.model.report.compile_variants import TunedChoice, TunedOperation  # noqa: F401 (the schema reads hints here)
 from kernel_tui.model.report.cuda_graph_decision import CudaGraphDecision
+from kernel_tui.model.report.hotspots import Hotspots, hotspots
 from kernel_tui.model.report.kernel import Kernel
 from kernel_tui.model.report.launch import KernelLaunch
 from kernel_tui.model.report.library_call import LibraryKernel
@@ -331,6 +332,12 @@ class ScenarioReport:
         return verdict(self.eager, self.compiled, self.speedup_range, self.speedup, preview=self.is_preview)
 
     @property
+    def hotspots(self) -> tuple[Hotspots, ...]:
+        """Per mode, the kernels and modules that hold most of the call, by share of its kernel time
+        (``hotspots``): read from the kernels and ``modules``, so never at odds with them."""
+        return hotspots({name: self.mode(name) for name in MODES}, self.modules)
+
+    @property
     def contradictions(self) -> tuple[str, ...]:
         """Figures of this report that cannot both be true (``verdict.contradictions``)."""
         return contradictions({name: self.mode(name) for name in MODES})
@@ -353,6 +360,7 @@ class ScenarioReport:
         found = self.verdict
         data["verdict"] = found.to_dict() if found is not None else None
         data["contradictions"] = list(self.contradictions)
+        data["hotspots"] = [asdict(found) for found in self.hotspots]
         if self.ceilings is not None:
             data["ceilings"]["ridge"] = self.ceilings.ridge
         eager_time_us = self.eager.time_us if self.eager is not None else None

@@ -1,5 +1,5 @@
-"""The summary strip's lines: launches, bytes against the ideal, speedup, claims, device; a training step's
-sections and saved bytes, the side of the ridge that dominates, and the run against its pinned baseline.
+"""The summary strip's lines: launches, bytes against the ideal, the hotspot, speedup, claims, device; a training
+step's sections and saved bytes, the side of the ridge that dominates, and the run against its pinned baseline.
 
 The text comes from ``kernel_tui.text.formatting``, ``kernel_tui.text.render``, ``kernel_tui.text.parts.roofline_text``
 and ``kernel_tui.text.baseline``, the same functions the ``kernel-tui run`` tables use, so the app and the
@@ -22,6 +22,7 @@ from kernel_tui.text.formatting import (
     summary_line,
     training_line,
 )
+from kernel_tui.text.parts.hotspot_text import hotspot_line, shows_hotspots
 from kernel_tui.text.parts.memory_text import memory_line
 from kernel_tui.text.parts.roofline_text import roofline_summary
 
@@ -33,8 +34,9 @@ RETRY_KEYS = "r measures again (s with the sweep): a quieter moment gives number
 """The app's offer of a retry, under the busy machine's sentence."""
 
 
-def summary_lines(shown: SummaryShown) -> list[Text]:
-    """The strip's lines: a report (partial or final), or, before any run, the claims the lesson makes."""
+def summary_lines(shown: SummaryShown, width: int | None = None) -> list[Text]:
+    """The strip's lines: a report (partial or final), or, before any run, the claims the lesson makes; the
+    hotspot's line fit to ``width`` cells (None: cut at the strip's edge)."""
     report, claims, error, placeholder = shown.report, shown.claims, shown.error, shown.placeholder
     lines: list[Text] = []
     if error is not None:
@@ -46,6 +48,9 @@ def summary_lines(shown: SummaryShown) -> list[Text]:
         for line in verdict_lines(report):  # what the time means comes first
             lines.append(Text(line, style="yellow" if line.startswith(CONTRADICTION_MARK) else "bold"))
         lines.append(Text(summary_line(report)))
+        hotspots = report.hotspots if shows_hotspots(report) else ()
+        if hotspots:  # one line, the compiled call's where it was measured: what a user would make faster
+            lines.append(Text(hotspot_line(hotspots[-1], width), no_wrap=True, overflow="ellipsis"))
         # The compile split, a line per variant, is in the details (d): here it pushed the chart's labels out.
         lines.extend(Text(line) for line in (*split_lines(report), *cuda_graph_lines(report)))
         if report.eager.is_training:

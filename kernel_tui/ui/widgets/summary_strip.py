@@ -32,4 +32,9 @@ class SummaryStrip(SteadyStatic):
     def show(self, summary: SummaryShown) -> None:
         """Show a report (partial or final), or, before any run, the claims the lesson makes."""
         self.summary = summary
-        self.show_content(Group(*summary_lines(summary)))
+        self.show_content(Group(*summary_lines(summary, self.content_size.width or None)))
+
+    def on_resize(self) -> None:
+        # The hotspot's line is fit to the strip's width: another width keeps other parts of it.
+        if self.summary is not None:
+            self.show(self.summary)
