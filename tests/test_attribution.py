@@ -314,7 +314,7 @@ async def test_the_explorers_modules_dialog_orders_the_table_by_a_key(tmp_path: 
     path = tmp_path / "gpt.jsonl"
     path.write_text(json.dumps(saved_form(saved)) + "\n")
     app = build_view_app(saved_reports(read_results(path), path), predict=False)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with app.run_test(size=(200, 48)) as pilot:
         screen = explorer(app)
         await pilot.press("r")  # a saved report is shown as a finished run
         await wait_for(pilot, lambda: (run := screen.shown_run) is not None and run.record.report is not None)
@@ -325,12 +325,12 @@ async def test_the_explorers_modules_dialog_orders_the_table_by_a_key(tmp_path: 
             return [line.strip() for line in shown_text(strip).splitlines() if "hotspot" in line]
 
         assert hotspot() == [
-            "hotspot, compiled, of kernel time: norm 77% (model.ln_f) · aten::mm 23% · layers: model.ln_f 77% · "
-            "model.h.*.mlp ×12 23%"
+            "hotspot, compiled, of kernel time: norm 77% (model.transformer.ln_f) · aten::mm 23% · layers: "
+            "model.transformer.ln_f 77% · model.transformer.h.*.mlp ×12 23%"
         ]
         await pilot.resize_terminal(120, 48)
         await wait_for(pilot, lambda: len(hotspot()) == 1 and "aten::mm" not in hotspot()[0], what="a shorter line")
-        assert hotspot() == ["hotspot, compiled, of kernel time: norm 77% (model.ln_f) · layers: model.ln_f 77%"]
+        assert hotspot() == ["hotspot, compiled, of kernel time: norm 77% · layers: model.transformer.ln_f 77%"]
         await pilot.resize_terminal(160, 48)
         await pilot.press("M")
         await wait_for(pilot, lambda: isinstance(app.screen, ModulesScreen), what="the modules dialog")
