@@ -8,7 +8,7 @@ import asyncio
 import gc
 
 import pytest
-from snippet_support import SMALL, WIDE, crashed_draft, snippet_link, text_area
+from snippet_support import SMALL, WIDE, crashed_draft, new_snippet, snippet_link, text_area
 from snippet_support import quick_timers as quick_timers  # autouse: faster autosave here too
 from test_ui_support import ADD_RELU, DATA, explorer, make_app, wait_for
 from textual import events
@@ -194,6 +194,18 @@ async def test_keys_the_editor_binds_typed_as_it_opens_act_in_their_order() -> N
         await wait_for(pilot, lambda: "x.exp(" in editor_text(app), what="the line in the editor")
         await pilot.pause(0.3)
         assert text_area(app).text == "x.exp2()"
+
+
+async def test_keys_read_in_one_burst_by_the_editor_act_in_their_order() -> None:
+    """A busy machine reads the keys typed meanwhile all at once: f7, delete and a line read together by an editor
+    that had the focus left it empty, the line typed before the bindings selected and deleted everything."""
+    app = make_app(snippet_link(), course=DATA)
+    async with app.run_test(size=WIDE) as pilot:
+        await new_snippet(pilot, "a.exp()\n")
+        send_keys(app, ["f7", "delete", *"x.exp()", "left", "left", *"2", "end", "enter", *"y"])
+        await wait_for(pilot, lambda: text_area(app).text.endswith("y"), what="the last key in the editor")
+        await pilot.pause(0.3)
+        assert text_area(app).text == "x.exp2()\ny"
 
 
 async def test_what_is_typed_as_a_dialog_opens_is_its_answer() -> None:

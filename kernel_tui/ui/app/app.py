@@ -167,6 +167,11 @@ class KernelTuiApp(App[None]):
                 return
             else:
                 self.held_keys.read(event)
+                target = self.focused or self.screen
+                await super().on_event(event)
+                if event.is_forwarded:  # handed on to ``target``, not acted on here as a priority binding (ctrl+q)
+                    self.held_keys.climbing(event, target)
+                return
         await super().on_event(event)
 
     async def _kept_before_the_focus(self, key: events.Key) -> bool:

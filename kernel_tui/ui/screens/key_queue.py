@@ -44,7 +44,9 @@ same queue's callbacks, would keep the keys from being read)."""
 
 
 def keys_waiting(app: App[Any]) -> bool:
-    """Whether key presses wait in the app's queue."""
+    """Whether key presses wait in the app's queue, or kept to be handed on (``HeldKeys``)."""
+    if (gate := held_keys(app)) is not None and gate.waiting():
+        return True
     queued = getattr(getattr(app, "_message_queue", None), "_queue", ())
     return any(isinstance(message, events.Key) for message in tuple(queued))
 
@@ -177,14 +179,24 @@ class HeldKeys:
         # them.
         self._handing = asyncio.get_running_loop().create_task(self._hand_on_in_turn())
 
-    async def _hand_on_in_turn(self) -> None:
-        """Hand the kept keys on one at a time, each once every widget it climbs through has taken it.
+    def climbing(self, key: events.Key, target: Widget) -> None:
+        """``key``, read now, was handed to ``target``: the keys read after it wait until it has climbed through
+        every widget above ``target`` (``_hand_on_in_turn``)."""
+        self._passing = key
+        self._handing = asyncio.get_running_loop().create_task(self._hand_on_in_turn(target))
+
+    async def _hand_on_in_turn(self, climbing: Widget | None = None) -> None:
+        """Once the key ``climbing`` is through, hand the kept keys on one at a time, each once every widget it
+        climbs through has taken it.
 
         Handed on together, a key the focused widget leaves to the bindings (f7 selects all in the editor, delete)
         climbed through the widgets' queues to the app while the letters after it were typed at once: ctrl+n
-        f7 delete x.exp(), typed as the editor opened, typed the text and then selected and deleted it."""
+        f7 delete x.exp(), typed as the editor opened, typed the text and then selected and deleted it. Keys read
+        in a burst (a busy machine reads them all at once) went the same way into an editor that had the focus."""
         app = self._app
         try:
+            if climbing is not None:
+                await _through(climbing)
             while self._kept and self._awaited is None and not app._exit:
                 key = self._kept.pop(0)
                 # Forwarded: a key climbing back unhandled then meets the bindings, as a key read at once would.
@@ -192,23 +204,37 @@ class HeldKeys:
                 self.read(again)
                 target = app.focused or app.screen
                 target._forward_event(again)
-                for node in target.ancestors_with_self:
-                    await _taken(node)
+                await _through(target)
         finally:
             self._passing = self._handing = None
             if self._kept and self._awaited is None and not app._exit:
                 self._poll_soon()  # kept as the last one was handed on, after the loop looked
 
+    def waiting(self) -> bool:
+        """Whether keys are kept, waiting for their turn: not for a focus, which may come only once the screen
+        has been shown."""
+        return bool(self._kept) and self._awaited is None
+
+
+async def _through(target: Widget) -> None:
+    """Once a key handed to ``target`` has been taken by it and by each widget above it, the app last."""
+    for node in target.ancestors_with_self:
+        await _taken(node)
+
 
 async def _taken(node: Any) -> None:
-    """Once ``node`` has taken every message queued to it so far (a key handed to it, or bubbled up to it);
-    at most ``HOLD_LIMIT_S``, for a widget taken down meanwhile."""
+    """Once ``node`` has taken every message queued to it so far (a key handed to it, or bubbled up to it); at
+    once for a node taken down meanwhile (a dialog the key closed), and after ``HOLD_LIMIT_S`` at most."""
     taken = asyncio.Event()
     node.call_later(taken.set)
-    try:
-        await asyncio.wait_for(taken.wait(), HOLD_LIMIT_S)
-    except TimeoutError:
-        pass
+    waited = 0.0
+    while not taken.is_set() and waited < HOLD_LIMIT_S:
+        if node._closing or node._closed:
+            return
+        try:
+            await asyncio.wait_for(taken.wait(), POLL_S * 5)
+        except TimeoutError:
+            waited += POLL_S * 5
 
 
 def held_keys(app: App[Any]) -> HeldKeys | None:
