@@ -435,3 +435,28 @@ def test_a_compiled_max_pool_that_keeps_offsets_is_counted_as_the_max_pool() -> 
     to_indices = torch.ops.prims._low_memory_max_pool_offsets_to_indices.default
     args = (offsets, [3, 3], [16, 16], *window[1:], [1, 1])
     assert op_flops("prims::_low_memory_max_pool_offsets_to_indices", to_indices, args, {}, to_indices(*args)) == 0
+
+
+def test_a_constant_made_from_python_data_is_copied_with_no_arithmetic() -> None:
+    """nanoGPT's ``x[:, [-1], :]`` puts its index list in the graph as a constant, copied fresh on each call
+    (``lift_fresh_copy``): with no rule, its FLOPs were unknown, and so were those of the preview's compiled
+    training step."""
+    from kernel_tui.engine.counting.flops import op_flops
+
+    copy = torch.ops.aten.lift_fresh_copy.default
+    index = torch.tensor([-1])
+    assert op_flops("aten::lift_fresh_copy", copy, (index,), {}, copy(index)) == 0
+
+
+def test_a_compiled_in_place_fallback_is_counted_as_the_graphs_operator() -> None:
+    """Inductor runs a backward graph's ``index_put`` (nanoGPT's gradient of ``x[:, [-1], :]``) as a copy and the
+    fallback kernel ``aten.index_put_``: the in-place name the graph never held left the compiled step's FLOPs
+    unknown in the preview."""
+    from kernel_tui.engine.counting.flops import OpFlops, _replaced_total
+    from kernel_tui.model.report.kernel import Kernel
+
+    put = Kernel(
+        "aten.index_put_", "aten.index_put_", 1, None, 8, 8, section="backward", aten_ops=("aten::index_put_",)
+    )
+    ops = [OpFlops("aten::index_put", 64, "backward")]
+    assert _replaced_total([put], ops, "backward") == 64

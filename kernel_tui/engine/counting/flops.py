@@ -71,6 +71,7 @@ NO_ARITHMETIC = PLACEMENT | {
     "aten::new_full",
     "aten::_local_scalar_dense",
     "aten::lift_fresh",
+    "aten::lift_fresh_copy",
     "aten::alias",
     "aten::embedding",
     "aten::index_select",
@@ -592,7 +593,7 @@ def _replaced_total(rows: Sequence[Kernel], ops: Sequence[OpFlops], section: str
         elif not row.aten_ops:
             return None
         mine = _library_ops(row) if own else ()
-        named.update(dict.fromkeys(op for op in row.aten_ops if op not in mine))
+        named.update(dict.fromkeys(_functional(op, totals) for op in row.aten_ops if op not in mine))
     for op in named:
         if op in totals:
             total = totals[op]
@@ -605,6 +606,12 @@ def _replaced_total(rows: Sequence[Kernel], ops: Sequence[OpFlops], section: str
         else:
             parts.append(0 if op in NO_ARITHMETIC or not moves_data(op) else None)
     return _sum(parts)
+
+
+def _functional(op: str, totals: dict[str, int | None]) -> str:
+    """The graph's operator a compiled row's in-place one stands for: Inductor runs a graph's ``index_put`` as a
+    copy and ``aten.index_put_``, a fallback kernel named for the in-place form the graph never held."""
+    return op[:-1] if op not in totals and op.endswith("_") and op[:-1] in totals else op
 
 
 def _per_section(
