@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 
 from test_shown import NOW, RECORDING, state
 from test_ui_support import ADD_RELU, BROKEN, REPO
@@ -20,13 +21,18 @@ def start() -> ExplorerState:
     return ExplorerState(parts.catalog, parts.runs, parts.baselines, parts.variants, parts.predictions)
 
 
+def turns(first: ExplorerState, count: int, turn: Callable[[ExplorerState], ExplorerState]) -> list[ExplorerState]:
+    """``first`` and the states after each of ``count`` presses of a key that cycles a choice (``turn``)."""
+    states = [first]
+    for _ in range(count):
+        states.append(turn(states[-1]))
+    return states
+
+
 def test_the_chart_mode_cycles_and_the_rest_stays() -> None:
     first = start()
-    modes = [first.view.chart_mode]
-    value = first
-    for _ in CHART_MODES:
-        value = value.chart_mode_chosen(next_chart_mode(value.view.chart_mode))
-        modes.append(value.view.chart_mode)
+    turned = turns(first, len(CHART_MODES), lambda now: now.chart_mode_chosen(next_chart_mode(now.view.chart_mode)))
+    modes = [value.view.chart_mode for value in turned]
     assert modes == [mode.name for mode in CHART_MODES] + [CHART_MODES[0].name], "round to the first"
     charted = first.chart_mode_chosen(next_chart_mode(first.view.chart_mode))
     assert shown(charted, NOW).chart.mode == "bandwidth" and shown(first, NOW).chart.mode == "time"
@@ -35,11 +41,8 @@ def test_the_chart_mode_cycles_and_the_rest_stays() -> None:
 
 def test_the_kernel_order_cycles_and_reaches_both_tables_of_every_scenario() -> None:
     first = start()
-    orders = [first.view.kernel_order]
-    value = first
-    for _ in KERNEL_ORDERS:
-        value = value.kernel_order_chosen(next_order(value.view.kernel_order))
-        orders.append(value.view.kernel_order)
+    turned = turns(first, len(KERNEL_ORDERS), lambda now: now.kernel_order_chosen(next_order(now.view.kernel_order)))
+    orders = [value.view.kernel_order for value in turned]
     assert orders == ["launch", "time", "bytes", "launches", "launch"], "round to launch order"
     by_time = first.kernel_order_chosen("time").select_scenario(1)
     assert (shown(by_time, NOW).eager.order, shown(by_time, NOW).compiled.order) == ("time", "time")
