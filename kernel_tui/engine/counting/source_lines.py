@@ -114,8 +114,7 @@ class LineFinder:
         # Anomaly mode formats the stack one frame an entry, outermost first: it starts with the frames outside the
         # measured call (whoever measures, held since ``__enter__``), each then on another line but in the same
         # function of the same file.
-        entries = getattr(node, "metadata", {}).get("traceback_") or ()
-        frames = [found for entry in entries for found in _FRAME.findall(entry)[:1]]
+        frames = _forward_frames(node)
         outside = [(frame.f_code.co_filename, frame.f_code.co_name) for frame in reversed(self._outer)]
         inside = 0
         while inside < min(len(frames), len(outside)) and frames[inside][::2] == outside[inside]:
@@ -139,22 +138,27 @@ class LineFinder:
         return (), DEFAULT_LOSS if in_default_loss else OUTSIDE
 
     def _backward_lines(self, node: Any) -> tuple[tuple[int, ...], str | None]:
-        stack = getattr(node, "metadata", {}).get("traceback_")
-        if not stack:
+        frames = _forward_frames(node)
+        if not frames:
             return (), NO_FORWARD_STACK.format(node=node.name())
-        text = "".join(stack)
-        pattern = rf'File "{re.escape(str(self.source_file))}", line (\d+)'
         # Python formats a stack outermost first: the operator's own line is the last one of the file.
-        lines = [int(found) for found in re.findall(pattern, text)][::-1]
+        lines = [int(line) for path, line, _ in reversed(frames) if path == str(self.source_file)]
         if lines:
             return tuple(dict.fromkeys(lines)), None
-        if re.search(rf"{_TRAINING_FILE}\", line \d+, in {_DEFAULT_LOSS_FRAME}", text):
+        if any(name == _DEFAULT_LOSS_FRAME and path.endswith(_TRAINING_FILE) for path, _, name in frames):
             return (), DEFAULT_LOSS_GRADIENT
         return (), OUTSIDE
 
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 """A frame of a stack as Python's ``traceback`` formats it."""
+
+
+def _forward_frames(node: Any) -> list[tuple[str, str, str]]:
+    """The stack autograd's anomaly mode kept of the forward operator ``node`` differentiates, one entry a frame,
+    as (file, line, function), outermost first; empty where it kept none."""
+    entries = getattr(node, "metadata", {}).get("traceback_") or ()
+    return [found for entry in entries for found in _FRAME.findall(entry)[:1]]
 
 
 def _users(path: str) -> bool:
