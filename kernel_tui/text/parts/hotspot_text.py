@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from kernel_tui.model.report.hotspots import TOP
 from kernel_tui.text.fit_parts import Part, fit_parts
-from kernel_tui.text.parts.module_text import module_name
+from kernel_tui.text.parts.module_text import module_label, module_name
 
 if TYPE_CHECKING:
     from kernel_tui.model.report.hotspots import HotKernel, HotModule, Hotspots
@@ -46,8 +46,7 @@ def _kernel_text(kernel: HotKernel) -> str:
 
 
 def _module_text(module: HotModule) -> str:
-    repeats = f" ×{module.repeats}" if module.repeats > 1 else ""
-    return f"{module_name(module.path)}{repeats} {format_share(module.share)}"
+    return f"{module_label(module.path, module.repeats)} {format_share(module.share)}"
 
 
 def hotspot_parts(hot: Hotspots, where: bool = True) -> list[Part]:

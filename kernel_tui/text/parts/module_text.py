@@ -39,10 +39,10 @@ def _percent(share: float | None) -> str:
     return f"{share:.0%}" if share is not None else "—"
 
 
-def module_label(module: FoldedModule) -> str:
+def module_label(path: str | None, repeats: int) -> str:
     """The module column: the path, and how many blocks were folded into it."""
-    name = module_name(module.path)
-    return f"{name} ×{module.repeats}" if module.repeats > 1 else name
+    name = module_name(path)
+    return f"{name} ×{repeats}" if repeats > 1 else name
 
 
 def module_cells(module: FoldedModule, preview: bool = False) -> tuple[str, ...]:
@@ -84,7 +84,7 @@ def module_table_view(
     modules = folded_modules(report.modules, most)
     if by is not None:
         modules = tuple(sorted(modules, key=by, reverse=True))
-    names = [module_label(module) for module in modules]
+    names = [module_label(module.path, module.repeats) for module in modules]
     rows = [dict(zip(MODULE_HEADERS, module_cells(module, report.is_preview))) for module in modules]
     widest = {header: max([len(header), *(len(row[header]) for row in rows)]) for header in MODULE_HEADERS}
     kept = columns_kept(max([len("module"), *map(len, names)]), widest, LEFT_OUT_FIRST, width)

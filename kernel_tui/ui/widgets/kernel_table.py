@@ -165,12 +165,10 @@ class KernelTable(DataTable[Text]):
         kept = self._cursor_row() if result is not None and result is self._result else None
         reordered = order != self.order
         self._result, self._waiting, self.baseline, self.order = result, waiting, baseline, order
-        rows: tuple[KernelRow, ...] = ()
-        if result is not None:
-            # Imported with the first result: the rows' module brings the baseline comparison and the report.
-            from kernel_tui.ui.state.kernel_rows import kernel_rows
+        # The rows ``Shown`` worked out for this table already (``table_rows`` keeps them), not sorted again.
+        from kernel_tui.ui.state.cursors import table_rows
 
-            rows = kernel_rows(result, baseline, order)
+        rows: tuple[KernelRow, ...] = table_rows(result, baseline, order)
         self.rows_left_out = max(0, len(rows) - SHOWN_ROWS)
         rows = rows[:SHOWN_ROWS]
         if result is not None and rows == self.shown_rows and self.row_count == len(rows):
