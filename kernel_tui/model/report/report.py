@@ -6,6 +6,7 @@ round-trip through JSON (``to_dict`` / ``from_dict``); the dict form *is* the ``
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -331,10 +332,11 @@ class ScenarioReport:
         A preview, which times nothing, is given only the causes its counts show."""
         return verdict(self.eager, self.compiled, self.speedup_range, self.speedup, preview=self.is_preview)
 
-    @property
+    @functools.cached_property
     def hotspots(self) -> tuple[Hotspots, ...]:
         """Per mode, the kernels and modules that hold most of the call, by share of its kernel time
-        (``hotspots``): read from the kernels and ``modules``, so never at odds with them."""
+        (``hotspots``): read from the kernels and ``modules``, so never at odds with them. Worked out once per
+        report: the summary strip reads it again at every resize."""
         return hotspots({name: self.mode(name) for name in MODES}, self.modules)
 
     @property
