@@ -16,8 +16,8 @@ BIN := $(VENV)/bin
 OLDER_TORCH := 2.11.0
 OLDER_VENV := .venv-torch211
 OLDER_BIN := $(OLDER_VENV)/bin
-OLDER_TESTS := tests/test_course.py tests/test_warmup.py::test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone \
-	tests/test_modules.py::test_a_training_step_without_a_loss_says_what_it_differentiates
+OLDER_TESTS := tests/engine/test_course.py tests/engine/test_warmup.py::test_the_explorer_engine_warms_the_compiler_and_a_run_still_measures_alone \
+	tests/engine/test_modules.py::test_a_training_step_without_a_loss_says_what_it_differentiates
 OLDER_COURSE := -k "not test_kernels_a_lesson_names_run_on_cpu"
 OLDER_SAMPLE := -k "warms_the_compiler or writes_nothing_on_stderr or says_what_it_differentiates or \
 	(test_claims_hold_on_cpu and (02_add_relu or \

@@ -32,7 +32,7 @@ from kernel_tui.ui.app.app import KernelTuiApp
 
 sys.path.insert(0, str(REPO / "tests"))  # the UI tests' harness: the app on recorded engine output
 
-from replay import Recording, ReplayEngineLink, ReplayGate
+from support.replay import Recording, ReplayEngineLink, ReplayGate
 from textual import events
 
 from kernel_tui.transport.protocol import RunMessage, SweepPointMessage
@@ -119,7 +119,7 @@ async def _press_latencies(app: KernelTuiApp, presses: int, keep_sweeping: bool 
 
 def _long_sweep(scenario: Path) -> Recording:
     """The scenario's recording with its sweep points streamed ``SWEEP_REPEATS`` times over."""
-    from test_ui_support import RECORDINGS
+    from support.ui_support import RECORDINGS
 
     recording = next(r for r in map(Recording.load, RECORDINGS) if r.scenario == scenario.name)
     points = tuple(message for message in recording.messages if isinstance(message, SweepPointMessage))
@@ -129,7 +129,7 @@ def _long_sweep(scenario: Path) -> Recording:
 
 
 async def _responsiveness() -> tuple[float, float, float]:
-    from test_ui_support import ADD_RELU, make_app, make_link
+    from support.ui_support import ADD_RELU, make_app, make_link
 
     idle_app = make_app(make_link())
     async with idle_app.run_test(size=(160, 48)) as pilot:
@@ -158,7 +158,7 @@ class RenderTimes:
 
 
 async def _render_time(recording: Path, scenario: Path) -> RenderTimes:
-    from test_ui_support import wait_for
+    from support.ui_support import wait_for
 
     from kernel_tui.ui.app.app import KernelTuiApp
     from kernel_tui.ui.link.messages import EngineSaid
@@ -257,7 +257,7 @@ def _responsiveness_cause(busy_p95: float, idle_p95: float, busy_median: float) 
 def rows() -> list[dict[str, object]]:
     busy_p95, idle_p95, busy_median = asyncio.run(_responsiveness())
     _ensure_big_recording()
-    from test_ui_support import ADD_RELU, DATA
+    from support.ui_support import ADD_RELU, DATA
 
     big = asyncio.run(_render_time(BIG_RECORDING, BIG))
     small = asyncio.run(_render_time(DATA / "ui_add_relu_messages.json", ADD_RELU))

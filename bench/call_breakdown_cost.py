@@ -1,7 +1,7 @@
 """The call breakdown's cost: splitting a profiled step into its parts and timeline, against reading the same
 events' launches (``events.cuda_launches``, which every profile already pays), on each recorded GPU trace.
 
-Both run on the events ``tests/cuda_replay.py`` rebuilds from the trace, alternated in one process, median of
+Both run on the events ``tests/support/cuda_replay.py`` rebuilds from the trace, alternated in one process, median of
 ``ROUNDS``. The largest trace (vLLM's compiled step on a B200, about 7,000 events) sets the worst ratio.
 """
 
@@ -17,7 +17,7 @@ from common import REPO
 
 sys.path.insert(0, str(REPO / "tests"))
 
-from cuda_replay import replay, trace_paths
+from support.cuda_replay import replay, trace_paths
 
 from kernel_tui.engine.counting import events as ev
 from kernel_tui.engine.counting.call_timeline import call_breakdown

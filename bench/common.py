@@ -14,10 +14,10 @@ if TYPE_CHECKING:
     from kernel_tui.transport.client import EngineClient
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))  # the tests' way of running the CLI (tests/cli_support.py)
+sys.path.insert(0, str(REPO / "tests"))  # the tests' way of running the CLI (tests/support/cli_support.py)
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache" / "inductor"))
 
-import cli_support as cli_support  # noqa: E402  (re-exported: benchmarks run the CLI the tests' way)
+from support import cli_support as cli_support  # noqa: E402  (re-exported: benchmarks run the CLI the tests' way)
 
 
 def run_json(*args: str) -> list[dict[str, Any]]:

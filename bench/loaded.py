@@ -7,7 +7,7 @@ loops keep every core occupied; records in bench/RESULTS.md what a learner must 
 - speedups outside their range: a speedup (compiled or a variant) not inside its own range;
 - how busy the machine was (the report's ``machine_load``), and which speedups read "too noisy to tell".
 
-Run: ``.venv/bin/python bench/loaded.py`` (``--loops-per-core 2``, ``--tests "tests/test_engine.py"``).
+Run: ``.venv/bin/python bench/loaded.py`` (``--loops-per-core 2``, ``--tests "tests/engine/test_engine.py"``).
 ``--held-out`` runs the verdicts' held-out scenarios (``tests/data/verdicts/``: a tiny call, a graph break, a
 recompiling shape, a biased matmul, a memory-bound chain, a large fused elementwise) instead of the lessons, with no
 engine tests, and records them under a heading of their own (issue 57: no unmarked contradiction in a hold-out set).
@@ -103,7 +103,7 @@ def engine_tests(selection: str) -> tuple[str, float, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--loops-per-core", type=int, default=2)
-    parser.add_argument("--tests", default="tests/test_engine.py", help="pytest selection run under load")
+    parser.add_argument("--tests", default="tests/engine/test_engine.py", help="pytest selection run under load")
     parser.add_argument("--no-record", action="store_true", help="print only; leave bench/RESULTS.md alone")
     parser.add_argument("--held-out", action="store_true", help="the verdicts' held-out scenarios, no engine tests")
     options = parser.parse_args()

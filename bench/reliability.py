@@ -95,7 +95,7 @@ async def _app_fault(path: Path, cancel_after_s: float | None) -> tuple[str, flo
     """In the explorer: press r on ``path`` (and Esc after ``cancel_after_s``); return what the status line
     shows, the seconds until the failure was shown, and the seconds from then until the engine was ready."""
     sys.path.insert(0, str(REPO / "tests"))
-    from test_ui_support import shown_text
+    from support.ui_support import shown_text
 
     from kernel_tui.ui.app.app import KernelTuiApp
     from kernel_tui.ui.state.course.catalog import load_catalog

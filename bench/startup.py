@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 
 import common  # noqa: F401  # puts tests/ on the import path: the pty reader the tests use
-from terminal_support import open_terminal, start_in_terminal
+from support.terminal_support import open_terminal, start_in_terminal
 
 TARGET_S = 1.0
 TARGET_RATIO = 1.5

@@ -1,7 +1,7 @@
 """Shared test set-up: one Inductor cache for the whole suite, one engine process to share, and fixtures.
 
 The UI tests' helpers (the app on recorded messages, waiting, what the explorer shows) are plain functions
-in ``test_ui_support``, imported by the UI test files.
+in ``support/ui_support``, imported by the UI test files; every other shared helper is in ``support/``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
+from support.locations import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 # Set before any engine starts: every child inherits it, so each graph compiles once per machine.
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache" / "inductor"))
 os.environ.setdefault("KERNEL_TUI_CACHE_DIR", str(REPO / ".cache" / "kernel-tui"))
@@ -28,17 +28,17 @@ os.environ.setdefault("KERNEL_TUI_SWEEP_BUDGET_S", "3600")
 # OpenMP threads wait passively in every engine, the suite's as a user's: kernel_tui sets OMP_WAIT_POLICY=PASSIVE
 # unless it is set (model/settings.TORCH_DEFAULTS), which saved the suite 40 % of its engine CPU (docs/testing.md).
 
-from pace import overdue as overdue  # noqa: E402  (tests import the waits from conftest too)
-from pace import within as within  # noqa: E402
-from processes import listening_fork_server  # noqa: E402
+from support.pace import overdue as overdue
+from support.pace import within as within
+from support.processes import listening_fork_server
 
-from kernel_tui.model.report.report import ScenarioReport  # noqa: E402
-from kernel_tui.model.scenario.expect import NEEDS_SWEEP  # noqa: E402
-from kernel_tui.model.scenario.scenario_file import read_scenario  # noqa: E402
-from kernel_tui.transport import forked_engines  # noqa: E402
-from kernel_tui.transport.client import EngineClient  # noqa: E402
-from kernel_tui.transport.engine_died import EngineDied  # noqa: E402
-from kernel_tui.transport.protocol import Done  # noqa: E402
+from kernel_tui.model.report.report import ScenarioReport
+from kernel_tui.model.scenario.expect import NEEDS_SWEEP
+from kernel_tui.model.scenario.scenario_file import read_scenario
+from kernel_tui.transport import forked_engines
+from kernel_tui.transport.client import EngineClient
+from kernel_tui.transport.engine_died import EngineDied
+from kernel_tui.transport.protocol import Done
 
 ENGINE_FIXTURES = frozenset({"engine", "preview_engine"})
 """Fixtures that start an engine: a test using one is in the ``engine`` tier (``make test`` only), as is one marked
@@ -187,7 +187,7 @@ def pytest_configure(config: pytest.Config) -> None:
     elif hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
         _share_a_fork_server(config)
     if prefix := os.environ.get("KERNEL_TUI_TEST_CPU"):
-        from cpu_cost import CpuCost  # only when asked: ranks the tests by CPU (docs/testing.md)
+        from support.cpu_cost import CpuCost  # only when asked: ranks the tests by CPU (docs/testing.md)
 
         config.pluginmanager.register(CpuCost(prefix), "cpu_cost")
 

@@ -40,7 +40,7 @@ from kernel_tui.transport import keeper, peer_user, proctree
 
 PRELOADED = ("torch", "torch._dynamo", "torch._inductor.config", "torch.profiler")
 """What every engine imports before its first run; nothing that reads a device or starts a thread
-(``tests/test_fork_server.py`` checks both, for ``INDUCTOR`` too)."""
+(``tests/engine/test_fork_server.py`` checks both, for ``INDUCTOR`` too)."""
 INDUCTOR = "torch._inductor.compile_fx"
 """Inductor itself, which ``torch.compile`` imports at an engine's first compile: about two CPU-seconds each
 engine paid again. Imported here if it can be: one that cannot (a Triton that does not match this torch) must

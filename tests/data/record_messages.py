@@ -15,7 +15,7 @@ from typing import Any
 from kernel_tui.transport.client import EngineClient, EngineDied
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # tests/replay.py: the recordings' format
+sys.path.insert(0, str(HERE.parent))  # tests/support/replay.py: the recordings' format
 from replay import Recording  # noqa: E402
 
 SWEEP_SIZES = [2**10, 2**12, 2**14, 2**16, 2**18, 2**20]

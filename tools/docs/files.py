@@ -13,6 +13,7 @@ LISTED = (
     "bench/*.py",
     "tools/**/*.py",
     "tests/*.py",
+    "tests/support/*.py",
     "docs/*.md",
     "scenarios/README.md",
 )

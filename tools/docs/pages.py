@@ -2,7 +2,7 @@
 
 A page holds a section between two markers (``<!-- generated: NAME ... -->`` and ``<!-- end of generated:
 NAME -->``); ``python -m tools.docs`` rewrites every section from its source and
-``tests/test_docs_pages.py`` fails when a page and its source disagree, so no table of keys, JSON fields,
+``tests/house/test_docs_pages.py`` fails when a page and its source disagree, so no table of keys, JSON fields,
 files or preview results is ever written by hand. No torch is imported.
 """
 

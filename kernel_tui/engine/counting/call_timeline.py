@@ -2,7 +2,7 @@
 timeline of the median call (``model/call_breakdown`` says what each part is).
 
 Works on the profiler's ``FunctionEvent``s through the attributes ``events`` reads, so a recorded GPU trace
-(``tests/cuda_replay.py``) goes through the same code as a live profile. The parts come from unions of
+(``tests/support/cuda_replay.py``) goes through the same code as a live profile. The parts come from unions of
 intervals taken in priority order: a part is the time its intervals add to the union of the parts before it.
 """
 

@@ -9,7 +9,7 @@ Each profiled call of ``fn`` is wrapped in a ``RUN_RANGE`` annotation; everythin
 On CUDA, torch 2.12 and later link each device event to the operator whose External id it carries
 (``linked_correlation_id``); torch 2.11 and older keep no link on the event, and the runtime call with the
 device event's correlation id, nested in its operator by the event tree, stands in.
-``tests/cuda_replay.py`` rebuilds both forms from real GPU traces.
+``tests/support/cuda_replay.py`` rebuilds both forms from real GPU traces.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Below the floor the engine would not fail loudly: an older Inductor's C++ kernels emit no profiler event, so
 the compiled column would list ATen operators as if they were kernels, and older Dynamo and Inductor move
 what the engine reads. So the engine checks first, before it measures anything, and says which torch it found
-and which it needs. ``pyproject.toml`` asks for the same floor (tests/test_packaging.py holds them together),
+and which it needs. ``pyproject.toml`` asks for the same floor (tests/house/test_packaging.py holds them together),
 so that ``pip install kernel-tui`` into an environment whose torch is new enough leaves that torch alone.
 """
 

@@ -6,7 +6,7 @@ compiled right after ``hello`` pays it before the first run is asked for.
 It compiles in the engine's main thread, where every scenario's own compiles run, never in a thread of its
 own: Dynamo and Inductor are not thread-safe, and on torch 2.11's CUDA builds a compile in a thread that then
 ends leaves a dangling CUDA device guard that the main thread's next compile calls through (SIGSEGV; fixed
-upstream in pytorch#178950; ``tests/test_warmup.py`` runs it on that torch). The request reader keeps reading
+upstream in pytorch#178950; ``tests/engine/test_warmup.py`` runs it on that torch). The request reader keeps reading
 meanwhile, so a run asked for during the warm-up is told at once why it waits, and runs when it ends: on 2 cores
 a compile beside the eager measurement would slow it and skew its times, and the run's own compile would wait
 for Dynamo's compile lock anyway. Waiting costs the run at most the tiny function's own kernel: the rest it

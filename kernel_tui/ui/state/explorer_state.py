@@ -6,7 +6,7 @@ the parts that fill them) and the explorer's own frozen state: the engine's (``E
 (``ViewState``) and the cursors (``Cursors``). The screen holds one such value; its handlers call the
 transitions below, and its funnel derives what the panes show as ``shown(state, now)``. A transition of the
 frozen parts returns a new value; one of a book (``select_scenario``) changes that book, which the value holds.
-Nothing here touches Textual (``tests/test_explorer_state.py``).
+Nothing here touches Textual (``tests/ui/test_explorer_state.py``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Each pane gets its own frozen slice (``ScenariosShown``, ``TableShown``, ``Summa
 it displays and nothing more. The explorer computes ``Shown`` once per change of its state, holds it as one
 reactive, and its watcher hands each pane the slice that changed (``ExplorerScreen.watch_shown``): no part
 fills a widget itself. Nothing here touches Textual, so every pane's content is tested without an app
-(``tests/test_shown.py``).
+(``tests/ui/test_shown.py``).
 
 The cursors are state too (``Cursors``): each table keeps its own cursor, and the explorer copies its moves
 from the table's events; from them come the line under the tables (``NameShown``), the code's links to the

@@ -1,4 +1,4 @@
-"""Records the graph-break messages that tests/test_graph_break_reasons.py reads: `python record.py OUT.json`."""
+"""Records the graph-break messages that tests/unit/test_graph_break_reasons.py reads: `python record.py OUT.json`."""
 
 import json
 import logging

@@ -1,0 +1,95 @@
+"""The explorer's one state value, without an app: each named transition changes what it names and nothing else,
+and ``shown(state, now)`` shows the change; the modules the state and ``Shown`` are made of never import Textual."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+
+from support.locations import REPO
+from support.ui_support import ADD_RELU, BROKEN
+from test_shown import NOW, RECORDING, state
+
+from kernel_tui.text.kernel_order import KERNEL_ORDERS, next_order
+from kernel_tui.ui.state.explorer_state import EngineState, ExplorerState
+from kernel_tui.ui.view.shown import shown
+from kernel_tui.ui.widgets.charts.chart_modes import CHART_MODES, next_chart_mode
+
+
+def start() -> ExplorerState:
+    parts = state()
+    return ExplorerState(parts.catalog, parts.runs, parts.baselines, parts.variants, parts.predictions)
+
+
+def turns(first: ExplorerState, count: int, turn: Callable[[ExplorerState], ExplorerState]) -> list[ExplorerState]:
+    """``first`` and the states after each of ``count`` presses of a key that cycles a choice (``turn``)."""
+    states = [first]
+    for _ in range(count):
+        states.append(turn(states[-1]))
+    return states
+
+
+def test_the_chart_mode_cycles_and_the_rest_stays() -> None:
+    first = start()
+    turned = turns(first, len(CHART_MODES), lambda now: now.chart_mode_chosen(next_chart_mode(now.view.chart_mode)))
+    modes = [value.view.chart_mode for value in turned]
+    assert modes == [mode.name for mode in CHART_MODES] + [CHART_MODES[0].name], "round to the first"
+    charted = first.chart_mode_chosen(next_chart_mode(first.view.chart_mode))
+    assert shown(charted, NOW).chart.mode == "bandwidth" and shown(first, NOW).chart.mode == "time"
+    assert (charted.cursors, charted.engine, charted.catalog) == (first.cursors, first.engine, first.catalog)
+
+
+def test_the_kernel_order_cycles_and_reaches_both_tables_of_every_scenario() -> None:
+    first = start()
+    turned = turns(first, len(KERNEL_ORDERS), lambda now: now.kernel_order_chosen(next_order(now.view.kernel_order)))
+    orders = [value.view.kernel_order for value in turned]
+    assert orders == ["launch", "time", "bytes", "launches", "launch"], "round to launch order"
+    by_time = first.kernel_order_chosen("time").select_scenario(1)
+    assert (shown(by_time, NOW).eager.order, shown(by_time, NOW).compiled.order) == ("time", "time")
+    assert (by_time.cursors, by_time.engine) == (first.cursors, first.engine)
+
+
+def test_selecting_a_scenario_shows_it() -> None:
+    value = start().select_scenario(1)
+    assert value.catalog.current_path == BROKEN and shown(value, NOW).scenarios.index == 1
+    assert value.select_scenario(99).catalog.current_path == BROKEN, "clamped to the list"
+
+
+def test_the_editor_focused_opened_and_left() -> None:
+    first = start()
+    focused = first.editor_focused(True)
+    assert focused.view.editor_focused and not first.view.editor_focused
+    assert "ctrl+r" in shown(focused, NOW).status.text.plain, "the status line names the editor's keys"
+    assert focused.editor_focused(True) is focused, "a transition that changes nothing keeps the value"
+    opened = first.editor_opened(ADD_RELU)
+    assert shown(opened, NOW).editing and not shown(opened.editor_opened(None), NOW).editing
+    assert not shown(first.editor_opened(BROKEN), NOW).editing, "the editor holds another scenario"
+
+
+def test_the_engine_and_the_saved_origin() -> None:
+    first = start()
+    assert shown(first, NOW).summary.engine == "engine: starting…"
+    ready = first.engine_changed(EngineState(hello=RECORDING.hello))
+    assert shown(ready, NOW).summary.engine.startswith("engine ready: ")
+    saved = ready.saved_origin_known("measured on h100")
+    assert "measured on h100" in shown(saved, NOW).status.text.plain
+    assert saved.saved_origin_known("measured on h100") is saved
+
+
+def test_the_cursor_transitions_reach_the_cursors() -> None:
+    value = start().lesson_line_moved(ADD_RELU, 11).editor_line_moved(3).table_focused("compiled")
+    assert (value.cursors.followed, value.cursors.editor_line, value.cursors.code_cursor) == ("compiled", 3, "editor")
+    moved = value.row_highlighted("eager", 1, (), focused=True)
+    assert moved.cursors.followed == "eager" and moved.cursors.eager is not None and not moved.cursors.telling
+
+
+def test_the_state_and_what_it_shows_never_import_textual() -> None:
+    modules = ["state.explorer_state", "view.shown", "state.cursors", "view.code_links"]
+    code = (
+        "import sys\n"
+        + "".join(f"import kernel_tui.ui.{name}\n" for name in modules)
+        + "print(sorted(name for name in sys.modules if name.split('.')[0] in ('textual', 'textual_plotext')))"
+    )
+    imported = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    assert imported.stdout.strip() == "[]"
