@@ -1,7 +1,7 @@
 """What a comparison with a pinned baseline calls each kernel, the mark it shows and the colour it shows it in.
 
 Apart from ``baseline`` so that the kernel tables and the summary can name them before any comparison was made
-(the explorer's first frame does not import the comparison, ``tests/test_first_frame.py``).
+(the explorer's first frame does not import the comparison, ``tests/house/test_ui_imports.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The names a report is keyed by: its two modes and a training step's two sections.
 
 Every layer loops over these; they live apart from ``report`` so that the explorer's first frame can name
-them without building the report's dataclasses (``tests/test_first_frame.py``).
+them without building the report's dataclasses (``tests/house/test_ui_imports.py``).
 """
 
 from __future__ import annotations
