@@ -32,10 +32,7 @@ KERNEL_ORDERS = (AS_LAUNCHED, *FIGURES)
 """Every order, in the turn a key steps through them."""
 
 SORTED_COLUMNS = {"time": TIME.key, "bytes": BYTES.key, "launches": CALLS.key}
-"""The column whose header says the rows are sorted by it."""
-
-SORTED_MARK = "▼"
-"""After the header of the column sorted by: largest first."""
+"""The column whose header says the rows are sorted by it (``TableOf.sorted_by``)."""
 
 ORDER_WORDS = {AS_LAUNCHED: "as launched", "time": "by time", "bytes": "by bytes", "launches": "by launches"}
 """An order as a key's label says it."""
@@ -58,8 +55,3 @@ def in_order(kernels: Sequence[Kernel], order: str) -> list[Kernel]:
         return (value is None, -(value or 0.0))
 
     return sorted(kernels, key=key)
-
-
-def marked_header(header: str, column: str, order: str) -> str:
-    """``header`` of ``column`` with the sorted-by mark when ``order`` sorts by that column."""
-    return f"{header} {SORTED_MARK}" if SORTED_COLUMNS.get(order) == column else header
