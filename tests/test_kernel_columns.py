@@ -153,7 +153,7 @@ def test_the_sorted_by_mark_is_the_headers_and_the_fitting_makes_room_for_it() -
     assert kernel_columns.TIME.header(by_launches) == "time"
     assert kernel_columns.CALLS.header(kernel_columns.TableOf("eager", None)) == "calls"
     plan = kernel_columns.fit_columns(columns, 200, 2, {"kernel": 40}, by_launches)
-    assert plan.widths["calls"] == len("calls ▼") > kernel_columns.CALLS.width == 5
+    assert plan.widths["calls"] == len("calls ▼") > 5 == kernel_columns.CALLS.width
     unsorted = kernel_columns.fit_columns(columns, 200, 2, {"kernel": 40}, kernel_columns.TableOf("eager", None))
     assert unsorted.widths["calls"] == 5 and unsorted.widths["time"] == plan.widths["time"] == 9
 
