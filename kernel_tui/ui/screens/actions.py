@@ -182,7 +182,7 @@ WHY_ACTIONS = (
         "modules",
         "Modules",
         "The call per nn.Module: launches eager → compiled, time, bytes and share, repeated blocks folded; t, y, l "
-        "order it by time, bytes, launches",
+        "order it by time, bytes, launches; o steps through them, as in the kernel tables, back to as they nest",
         "M",
         footer="Modules",
     ),
