@@ -55,6 +55,9 @@ class TableOf:
     its fixed-width time column has no room for it)."""
     links_pending: bool = False
     """Eager, while the compiled side is not measured yet: nothing can have absorbed it so far (``…``)."""
+    sorted_by: str | None = None
+    """The key of the column the rows are sorted by (``kernel_order.SORTED_COLUMNS``): its header ends with
+    ``SORTED_MARK``, and a fitted table makes room for it."""
 
     @cached_property
     def total_time_us(self) -> float:
@@ -67,13 +70,18 @@ class TableOf:
         return self.mode is not None and any(kernel.flops is not None for kernel in self.mode.kernels)
 
 
+SORTED_MARK = "▼"
+"""After the header of the column the rows are sorted by: largest first."""
+
+
 @dataclass(frozen=True)
 class KernelColumn:
     """One column of a kernel table."""
 
     key: str
     """What the explorer's ``DataTable`` knows the column by."""
-    header: Callable[[TableOf], str]
+    label: Callable[[TableOf], str]
+    """The header's words (``time``; ``time ~`` where the times are noisy); ``header`` adds the sorted-by mark."""
     cell: Callable[[Kernel, TableOf], str]
     justify: Literal["left", "right"] = "right"
     """Right for figures, so that their digits line up."""
@@ -87,6 +95,11 @@ class KernelColumn:
     @property
     def numeric(self) -> bool:
         return self.justify == "right"
+
+    def header(self, table: TableOf) -> str:
+        """The column's header in ``table``: its label, and ``SORTED_MARK`` where the rows are sorted by it."""
+        label = self.label(table)
+        return f"{label} {SORTED_MARK}" if table.sorted_by == self.key else label
 
 
 def _calls(kernel: Kernel, table: TableOf) -> str:
@@ -211,10 +224,10 @@ def fit_columns(
     available = [column for column in columns if table is None or column.shown_for(table)]
 
     def least(column: KernelColumn) -> int:
-        if column.width is not None:
-            return wants.get(column.key, column.width)
+        # Never narrower than its header: a figure column's fixed width is its figures', and the sorted-by mark
+        # widens a narrow header (``calls ▼``) rather than being cut off.
         header = len(column.header(table)) if table is not None else 0
-        return max(wants.get(column.key, 0), header)
+        return max(wants.get(column.key, column.width or 0), header)
 
     widths = {NAME.key: max(1, min(least(NAME), MAX_NAME_WIDTH, room - spacing))}
     used = widths[NAME.key] + spacing

@@ -2,16 +2,19 @@
 
 A model's hotspot (``aten::mm``, 83 % of the call) hides among fifty rows in launch order; ordered by time it is
 the first. One definition for every table that orders kernels (the explorer's ``o``, ``ui/state/kernel_rows``):
-which figure each order reads, which column's header says so (``time ▼``), and the order after it. A kernel whose
-figure is unknown (a CUDA preview's time, bytes nobody counted) goes last rather than counting as nothing, and
-ties keep launch order (the sort is stable), so that equal rows read as they ran.
+which figure each order reads, which column's header says so (``time ▼``), and the order after it. The figures
+and their rule for an unknown one are the model's (``kernel_tui.model.report.figures``): a kernel whose figure is
+unknown (a CUDA preview's time, bytes nobody counted) goes last rather than counting as nothing, and ties keep
+launch order, so that equal rows read as they ran.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
+from kernel_tui.model.report.figures import kernel_figure, most_first
 from kernel_tui.text.kernel_columns import BYTES, CALLS, TIME
 
 if TYPE_CHECKING:
@@ -20,22 +23,14 @@ if TYPE_CHECKING:
 AS_LAUNCHED = "launch"
 """The order the kernels ran in (eager: the operators' order; compiled: the kernels')."""
 
-FIGURES: dict[str, Callable[[Kernel], float | None]] = {
-    "time": lambda kernel: kernel.time_us,
-    "bytes": lambda kernel: kernel.bytes_total,
-    # The calls column's figure, so that the rows read down the column the header marks.
-    "launches": lambda kernel: kernel.calls,
-}
-"""Each order but launch order, and the figure it sorts by."""
+FIGURES = ("time", "bytes", "launches")
+"""Each order but launch order, named by the figure it sorts by (``figures.kernel_figure``)."""
 
 KERNEL_ORDERS = (AS_LAUNCHED, *FIGURES)
 """Every order, in the turn a key steps through them."""
 
 SORTED_COLUMNS = {"time": TIME.key, "bytes": BYTES.key, "launches": CALLS.key}
-"""The column whose header says the rows are sorted by it."""
-
-SORTED_MARK = "▼"
-"""After the header of the column sorted by: largest first."""
+"""The column whose header says the rows are sorted by it (``TableOf.sorted_by``)."""
 
 ORDER_WORDS = {AS_LAUNCHED: "as launched", "time": "by time", "bytes": "by bytes", "launches": "by launches"}
 """An order as a key's label says it."""
@@ -49,17 +44,6 @@ def next_order(order: str) -> str:
 
 def in_order(kernels: Sequence[Kernel], order: str) -> list[Kernel]:
     """``kernels`` (in launch order) in ``order``: most first, unknown figures last, ties as launched."""
-    figure = FIGURES.get(order)
-    if figure is None:
+    if order not in FIGURES:
         return list(kernels)
-
-    def key(kernel: Kernel) -> tuple[bool, float]:
-        value = figure(kernel)
-        return (value is None, -(value or 0.0))
-
-    return sorted(kernels, key=key)
-
-
-def marked_header(header: str, column: str, order: str) -> str:
-    """``header`` of ``column`` with the sorted-by mark when ``order`` sorts by that column."""
-    return f"{header} {SORTED_MARK}" if SORTED_COLUMNS.get(order) == column else header
+    return most_first(kernels, partial(kernel_figure, figure=order))

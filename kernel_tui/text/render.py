@@ -49,7 +49,7 @@ from kernel_tui.text.formatting import (
     variant_rows,
 )
 from kernel_tui.text.kernel_columns import CALLS, NAME, TERMINAL_COLUMNS, TIME, ColumnPlan, TableOf, fit_columns
-from kernel_tui.text.kernel_order import AS_LAUNCHED, in_order, marked_header
+from kernel_tui.text.kernel_order import AS_LAUNCHED, SORTED_COLUMNS, in_order
 from kernel_tui.text.names_beside_figures import RULED, columns_kept
 from kernel_tui.text.parts.boundary_text import boundary_lines
 from kernel_tui.text.parts.hotspot_text import hotspot_lines
@@ -76,13 +76,13 @@ def kernel_table(
     names first: the figure columns that do not fit beside the longest name are left out by their priority
     (``kernel_columns.fit_columns``)."""
     table = Table(title=title, title_justify="left", expand=True, pad_edge=False)
-    of = TableOf(title.lower(), mode, preview, marks=True)
+    of = TableOf(title.lower(), mode, preview, marks=True, sorted_by=SORTED_COLUMNS.get(order))
     rows = _rows(mode, of, order)
-    plan = _plan(of, rows, width, order)
+    plan = _plan(of, rows, width)
     table.add_column(NAME.header(of), overflow="ellipsis", no_wrap=True, ratio=3, min_width=plan.name_width)
     figures = [column for column in plan.columns if column is not NAME]
     for column in figures:
-        table.add_column(marked_header(column.header(of), column.key, order), justify=column.justify, no_wrap=True)
+        table.add_column(column.header(of), justify=column.justify, no_wrap=True)
     for name, cells in rows:
         table.add_row(name, *(cells.get(column.key, "") for column in figures))
     if mode is not None and any(kernel.predicted for kernel in mode.kernels):
@@ -112,11 +112,9 @@ def _rows(mode: ModeResult | None, of: TableOf, order: str = AS_LAUNCHED) -> lis
     return rows
 
 
-def _plan(
-    of: TableOf, rows: list[tuple[Text | str, dict[str, str]]], width: int | None, order: str = AS_LAUNCHED
-) -> ColumnPlan:
+def _plan(of: TableOf, rows: list[tuple[Text | str, dict[str, str]]], width: int | None) -> ColumnPlan:
     """The columns that fit ``width`` (None: all of them), each as wide as its header and its cells."""
-    wants = {column.key: len(marked_header(column.header(of), column.key, order)) for column in TERMINAL_COLUMNS}
+    wants = {column.key: len(column.header(of)) for column in TERMINAL_COLUMNS}
     for name, cells in rows:
         wants[NAME.key] = max(wants[NAME.key], len(name))
         for key, cell in cells.items():

@@ -17,13 +17,16 @@ from rich.console import Console
 from support.locations import REPO
 
 from kernel_tui.engine.counting.attribution import attribute
+from kernel_tui.model.report.figures import module_figure
 from kernel_tui.model.report.hotspots import HotKernel, HotModule, hotspots
 from kernel_tui.model.report.kernel import Kernel
 from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.model.report.module_table import ModuleRow, folded_modules, module_table
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.storage.results_file import read_results, saved_form
+from kernel_tui.text.kernel_order import in_order
 from kernel_tui.text.parts.hotspot_text import hotspot_line
+from kernel_tui.text.parts.module_text import module_table_view
 from kernel_tui.text.render import scenario_view
 from kernel_tui.transport.client import EngineClient
 
@@ -280,6 +283,36 @@ def test_a_hotspot_without_times_or_modules_shares_out_what_every_kernel_has() -
     assert hotspots({"eager": ModeResult(1, (unknown,), None, None), "compiled": ModeResult(0, (), 0, None)}, ()) == ()
 
 
+def test_an_unknown_figure_goes_after_every_known_one_in_every_order() -> None:
+    """One rule for a figure nobody knows (``model/report/figures``), in the kernel tables' orders and the modules
+    table's alike: it is no figure, so it goes after every known one, 0 included, and a known 0 is a figure (eager
+    launched nothing), not a gap for the other mode's to fill."""
+    timed = Kernel("aten::mul", "aten::mul", 1, 5.0, 8, 8)
+    idle = Kernel("aten::view", "aten::view", 1, 0.0, 0, 0)
+    untimed = Kernel("aten::add", "aten::add", 1, None, None, None)
+    assert in_order((untimed, idle, timed), "time") == [timed, idle, untimed]
+    assert in_order((untimed, idle, timed), "bytes") == [timed, idle, untimed]
+    rows = (
+        ModuleRow("model.absent", 0, 4, None, None, None, None),
+        ModuleRow("model.idle", 1, 1, 0.0, 0.0, 0, 0),
+        ModuleRow("model.busy", 2, 1, 3.0, 2.0, 8, 8),
+    )
+    assert [module_figure(row, "time", "compiled", "eager") for row in rows] == [None, 0.0, 2.0]
+    assert [module_figure(row, "launches", "eager", "compiled") for row in rows] == [0, 1, 2]
+    report = ScenarioReport("/box/m.py", "M", "cpu", "CPU", "2.14.1", 1024, None, None, modules=rows)
+
+    def ordered(order: str) -> list[str]:
+        table = module_table_view(report, order=order)
+        assert table is not None
+        console = Console(width=200, record=True, file=open("/dev/null", "w"), markup=False, highlight=False)
+        console.print(table)
+        lines = console.export_text().splitlines()
+        return [name for line in lines for name in ("absent", "idle", "busy") if f"model.{name} " in line]
+
+    assert ordered("time") == ordered("bytes") == ["busy", "idle", "absent"]
+    assert ordered("launches") == ["busy", "idle", "absent"], "eager's known 0 launches, not compiled's 4"
+
+
 async def test_the_explorers_modules_dialog_orders_the_table_by_a_key(tmp_path: Path) -> None:
     """``M`` in the explorer (here on saved results): twelve blocks in one row, then ``t`` puts the slowest first;
     and the summary strip's hotspot line before it, fit to the strip's width."""
@@ -347,5 +380,11 @@ async def test_the_explorers_modules_dialog_orders_the_table_by_a_key(tmp_path: 
             line for line in shown_text(app.screen.query_one("#modules-table", Static)).splitlines() if "model" in line
         ]
         assert "model.transformer.ln_f" in rows[0] and "model.transformer.h.*.mlp" in rows[1]
+        # o steps to the next order, as it does in the kernel tables, and back round to the modules' nesting.
+        assert "most time first" in shown_text(app.screen.query_one("#modules-table", Static))
+        for then in ("most bytes first", "most launches first", "eager → compiled)\n"):
+            await pilot.press("o")
+            assert then in shown_text(app.screen.query_one("#modules-table", Static)), then
+        assert "first" not in shown_text(app.screen.query_one("#modules-table", Static)).splitlines()[0]
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, ModulesScreen), what="the dialog to close")

@@ -149,7 +149,7 @@ FUNNEL = {
     ("screens/explorer.py", "on_mount"): {"derive_shown"},
     ("screens/explorer.py", "watch_shown"): {"_show_panes"},
     ("screens/explorer.py", "_show_panes"): {"show_panes"},
-    ("screens/snippet_actions.py", "on_snippet_editor_ready"): {"_show_panes"},
+    ("screens/explorer.py", "on_snippet_editor_ready"): {"_show_panes"},
 }
 """The funnel (the explorer's ``on_idle``, after every burst of events in its queue or the app's, and the first
 frame) and the binding (``watch_shown``, and the editor once it mounted, is handed its slice again). The panes are

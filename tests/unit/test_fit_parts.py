@@ -35,3 +35,26 @@ def test_every_fitted_line_is_within_its_width_and_keeps_its_order() -> None:
 def test_among_equals_the_last_goes_first_and_empty_parts_are_no_parts() -> None:
     parts = [Part("ridge 2.73 FLOP/B", 1), Part("3 not placed: FLOPs unknown or 0", 1), Part(""), Part("b memory")]
     assert fit_parts(parts, 30) == "ridge 2.73 FLOP/B · b memory"
+
+
+HOTSPOT = [
+    Part("aten::mm 83% (model.lm_head)", 0, short="aten::mm 83%"),
+    Part("cpp_fused_add_0 6% (model)", 2, short="cpp_fused_add_0 6%"),
+    Part("layers: model.lm_head 83%"),
+    Part("model.h 5%", 1),
+]
+"""A hotspot line's parts (``hotspot_parts``): the first kernel and the first module stay; the first kernel says
+where it ran only while there is room."""
+
+
+def test_a_part_that_stays_says_its_short_form_only_as_a_last_resort() -> None:
+    whole = "aten::mm 83% (model.lm_head) · cpp_fused_add_0 6% (model) · layers: model.lm_head 83% · model.h 5%"
+    assert fit_parts(HOTSPOT, 200) == whole
+    assert fit_parts(HOTSPOT, 56) == "aten::mm 83% (model.lm_head) · layers: model.lm_head 83%", "others go first"
+    # Too wide with every other part gone: the part that stays says less, and an other part fits beside it again.
+    assert fit_parts(HOTSPOT, 55) == "aten::mm 83% · layers: model.lm_head 83% · model.h 5%"
+    assert fit_parts(HOTSPOT, 20) == "aten::mm 83% · layers: model.lm_head 83%", "the parts that stay stay"
+    for width in range(len("aten::mm 83% · layers: model.lm_head 83%"), 200):
+        line = fit_parts(HOTSPOT, width)
+        assert len(line) <= width, (width, line)
+        assert line.startswith("aten::mm 83%") and "layers: model.lm_head 83%" in line, line

@@ -144,6 +144,20 @@ def test_names_come_before_every_figure_column() -> None:
         assert sum(plan.widths[key] + 2 for key in plan.keys) == room, "the table fills its width"
 
 
+def test_the_sorted_by_mark_is_the_headers_and_the_fitting_makes_room_for_it() -> None:
+    """The rows sorted by launches: the calls column's header says so (``calls ▼``), and the column is fitted as
+    wide as that header, not its five-cell figures, in every table drawn from the registry."""
+    columns = kernel_columns.EXPLORER_COLUMNS
+    by_launches = kernel_columns.TableOf("eager", None, sorted_by="calls")
+    assert kernel_columns.CALLS.header(by_launches) == "calls ▼"
+    assert kernel_columns.TIME.header(by_launches) == "time"
+    assert kernel_columns.CALLS.header(kernel_columns.TableOf("eager", None)) == "calls"
+    plan = kernel_columns.fit_columns(columns, 200, 2, {"kernel": 40}, by_launches)
+    assert plan.widths["calls"] == len("calls ▼") > 5 == kernel_columns.CALLS.width
+    unsorted = kernel_columns.fit_columns(columns, 200, 2, {"kernel": 40}, kernel_columns.TableOf("eager", None))
+    assert unsorted.widths["calls"] == 5 and unsorted.widths["time"] == plan.widths["time"] == 9
+
+
 def test_a_crafted_name_does_not_push_every_figure_out() -> None:
     """A results file may hold a 5,000-character name: past ``MAX_NAME_WIDTH`` it is cut, and the launch count,
     time and bytes keep their columns."""

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kernel_tui.model.report.figures import kernel_figure, module_figure
 from kernel_tui.model.report.module_table import FoldedModule, folded_modules, folded_path, kernel_parts
 
 if TYPE_CHECKING:
@@ -73,23 +74,11 @@ class Hotspots:
     """At most ``TOP`` modules; empty where no kernel names a module (a scenario with no ``nn.Module``)."""
 
 
-def _amount(kernel: Kernel, measure: str) -> float | None:
-    if measure == "time":
-        return kernel.time_us
-    return kernel.bytes_total if measure == "bytes" else kernel.flops
-
-
-def _row_amount(row: ModuleRow, mode: str, measure: str) -> float | None:
-    name = {"time": "time_us", "bytes": "bytes", "flops": "flops"}[measure]
-    value: float | None = getattr(row, f"{mode}_{name}")
-    return value
-
-
 def measure_of(result: ModeResult) -> str | None:
     """The first of ``MEASURES`` every kernel of ``result`` has, adding up to more than nothing; None where
     there is none (no kernels, or a measure missing from some of them)."""
     for measure in MEASURES:
-        known = [amount for kernel in result.kernels if (amount := _amount(kernel, measure)) is not None]
+        known = [amount for kernel in result.kernels if (amount := kernel_figure(kernel, measure)) is not None]
         if len(known) == len(result.kernels) and sum(known) > 0:
             return measure
     return None
@@ -104,7 +93,7 @@ def _share(module: FoldedModule, mode: str, measure: str, total: float) -> float
     if measure == "time":
         share = getattr(module.row, f"{mode}_share")  # module_table's own share of the mode's kernel time
         return share or 0.0
-    amount = _row_amount(module.row, mode, measure)
+    amount = module_figure(module.row, measure, mode)
     return amount / total if amount else 0.0
 
 
@@ -114,12 +103,12 @@ def mode_hotspots(mode: str, result: ModeResult, modules: Sequence[ModuleRow]) -
     measure = measure_of(result)
     if measure is None:
         return None
-    total = sum(_amount(kernel, measure) or 0.0 for kernel in result.kernels)
+    total = sum(kernel_figure(kernel, measure) or 0.0 for kernel in result.kernels)
     kernels = sorted(
         (
             HotKernel(kernel.name, kernel.short_name, share, kernel.section, _kernel_modules(kernel))
             for kernel in result.kernels
-            if (share := (_amount(kernel, measure) or 0.0) / total) > 0
+            if (share := (kernel_figure(kernel, measure) or 0.0) / total) > 0
         ),
         key=lambda hot: -hot.share,
     )

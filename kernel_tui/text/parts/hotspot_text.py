@@ -49,15 +49,14 @@ def _module_text(module: HotModule) -> str:
     return f"{module_label(module.path, module.repeats)} {format_share(module.share)}"
 
 
-def hotspot_parts(hot: Hotspots, where: bool = True) -> list[Part]:
+def hotspot_parts(hot: Hotspots) -> list[Part]:
     """The line's parts after its heading: the kernels, then the modules. The first of each is never left out
-    (priority 0); then the third kernel says less and goes, the third module, the second kernel, the second module.
-    ``where=False``: the first kernel without its module."""
+    (priority 0), though the first kernel leaves out where it ran as a last resort; then the third kernel says
+    less and goes, the third module, the second kernel, the second module."""
     parts = []
     for rank, kernel in enumerate(hot.kernels):
         short = _kernel_text(kernel)
-        text = short + _where(kernel) if where or rank else short
-        parts.append(Part(text, 2 * rank + 2 if rank else 0, short))
+        parts.append(Part(short + _where(kernel), 2 * rank + 2 if rank else 0, short))
     for rank, module in enumerate(hot.modules):
         text = _module_text(module)
         parts.append(Part(f"layers: {text}" if rank == 0 else text, 2 * rank + 1 if rank else 0))
@@ -73,10 +72,7 @@ def hotspot_line(hot: Hotspots, width: int | None = None) -> str:
     """One mode's hotspot in ``width`` cells (None: whole); its first kernel and module stay even past it."""
     heading = hotspot_heading(hot)
     room = (width if width is not None else 10**6) - len(heading) - 1
-    line = fit_parts(hotspot_parts(hot), room)
-    if len(line) > room:
-        line = fit_parts(hotspot_parts(hot, where=False), room)
-    return f"{heading} {line}"
+    return f"{heading} {fit_parts(hotspot_parts(hot), room)}"
 
 
 def shows_hotspots(report: ScenarioReport) -> bool:

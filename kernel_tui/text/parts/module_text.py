@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
+from kernel_tui.model.report.figures import module_figure, most_first
 from kernel_tui.model.report.module_table import FN, MOST_ROWS, FoldedModule, folded_modules
 from kernel_tui.text.formatting import format_bytes, format_count, format_time_us
 from kernel_tui.text.names_beside_figures import columns_kept
@@ -59,18 +60,15 @@ def module_cells(module: FoldedModule, preview: bool = False) -> tuple[str, ...]
     )
 
 
-def _compiled_else_eager(compiled: float | None, eager: float | None) -> float:
-    return compiled if compiled is not None else eager or 0.0
-
-
-ORDERS: dict[str, Callable[[FoldedModule], float] | None] = {
+ORDERS: dict[str, Callable[[FoldedModule], float | None] | None] = {
     "tree": None,
-    "time": lambda module: _compiled_else_eager(module.row.compiled_time_us, module.row.eager_time_us),
-    "bytes": lambda module: _compiled_else_eager(module.row.compiled_bytes, module.row.eager_bytes),
-    "launches": lambda module: module.row.eager_launches or module.row.compiled_launches or 0.0,
+    "time": lambda module: module_figure(module.row, "time", "compiled", "eager"),
+    "bytes": lambda module: module_figure(module.row, "bytes", "compiled", "eager"),
+    "launches": lambda module: module_figure(module.row, "launches", "eager", "compiled"),
 }
 """How the table's rows may be ordered: as the modules nest, or by time and bytes (compiled where measured, else
-eager) or by eager launches (the count fusion brings down), most first."""
+eager) or by eager launches (the count fusion brings down), most first; a module whose figure is unknown in both
+modes last (``figures.most_first``)."""
 
 
 def module_table_view(
@@ -83,7 +81,7 @@ def module_table_view(
     by = ORDERS[order]
     modules = folded_modules(report.modules, most)
     if by is not None:
-        modules = tuple(sorted(modules, key=by, reverse=True))
+        modules = tuple(most_first(modules, by))
     names = [module_label(module.path, module.repeats) for module in modules]
     rows = [dict(zip(MODULE_HEADERS, module_cells(module, report.is_preview))) for module in modules]
     widest = {header: max([len(header), *(len(row[header]) for row in rows)]) for header in MODULE_HEADERS}

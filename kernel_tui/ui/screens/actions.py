@@ -181,8 +181,9 @@ WHY_ACTIONS = (
     KeyAction(
         "modules",
         "Modules",
-        "The call per nn.Module: launches eager → compiled, time, bytes and share, repeated blocks folded; t, y, l "
-        "order it by time, bytes, launches",
+        # o steps through the orders in turn, back to the modules' nesting, as it steps the kernel tables' orders.
+        "The call per nn.Module: launches eager → compiled, time, bytes, share, blocks folded; t, y, l order it by "
+        "time, bytes, launches, o in turn",
         "M",
         footer="Modules",
     ),

@@ -2,7 +2,8 @@
 
 This screen composes its parts, each the one owner of its state: the ``Catalog`` (which scenarios are
 listed, which one is shown), the ``RunBook`` (each scenario's latest run, the one the engine works on),
-the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor), the ``WhyPart`` (code, predictions), the
+the ``SnippetSession`` with its ``SnippetWorkbench`` (the editor) and ``SnippetActions`` (its keys and
+messages, and the size every run asks for), the ``WhyPart`` (code, predictions), the
 ``VariantsPart`` (which compile variants are shown and added) and the ``PinnedBaselines`` (each scenario's
 run pinned with B). What the panes derive from is one value, ``state`` (``ExplorerState``: those books, the
 engine's state, the view's choices and the cursors), which the handlers change through its transitions; what
@@ -18,7 +19,7 @@ Two layouts (``explorer_layout``): side by side when the terminal is large, tabs
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -44,7 +45,9 @@ from kernel_tui.ui.screens.asked import Asked, Reply
 from kernel_tui.ui.screens.explorer_engine import EngineSide
 from kernel_tui.ui.screens.explorer_layout import ExplorerLayout, compose_explorer, find
 from kernel_tui.ui.screens.explorer_panes import OF_THE_RUN, show_panes
+from kernel_tui.ui.screens.focus_staying import FocusOnStayingWidgets
 from kernel_tui.ui.screens.key_queue import KEY_WAIT_S, held_keys, keys_waiting
+from kernel_tui.ui.screens.latest_size import LatestSizeOnly
 from kernel_tui.ui.screens.snippet_actions import SnippetActions
 from kernel_tui.ui.screens.snippets import SnippetWorkbench
 from kernel_tui.ui.screens.variants_part import VariantsPart
@@ -61,8 +64,10 @@ from kernel_tui.ui.view.shown import NameShown, Shown
 from kernel_tui.ui.view.shown import shown as compute_shown
 from kernel_tui.ui.widgets.charts.chart_modes import next_chart_mode
 from kernel_tui.ui.widgets.kernel_table import KernelTable
+from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 
 if TYPE_CHECKING:
+    from textual.widgets import TextArea
     from textual.worker import Worker
 
     from kernel_tui.model.report.report import ScenarioReport
@@ -74,10 +79,8 @@ if TYPE_CHECKING:
     from kernel_tui.ui.state.snippets.session_effects import Effects
     from kernel_tui.ui.view.code_links import CodeLinks
 
-W = TypeVar("W", bound=Widget)
 
-
-class ExplorerScreen(SnippetActions):
+class ExplorerScreen(LatestSizeOnly, FocusOnStayingWidgets, Screen[None]):
     """The one main screen of the app."""
 
     AUTO_FOCUS = "#scenarios"
@@ -129,9 +132,10 @@ class ExplorerScreen(SnippetActions):
         """What every pane derives from (``explorer_state``): changed by its transitions, shown by the funnel."""
         self.engine_side = EngineSide(self, link, clock, self.runs, (self.snippets, self.why), self.reply)
         """The engine's part: its workers, what they say, and the engine's state."""
-        self._run_size: int | None = None
         self.panes_layout = ExplorerLayout(self)
         """Which layout the widgets are in (side by side, or tabs), and which pane the tabs show."""
+        self.snippet_actions = SnippetActions(self, self.panes_layout, self.snippets, app_title)
+        """The editor's keys and messages, and the size every run asks for (``z``)."""
 
     # -- layout ------------------------------------------------------------------------------------
 
@@ -149,9 +153,6 @@ class ExplorerScreen(SnippetActions):
     def on_unmount(self) -> None:
         # Quitting: the draft is written, and drafts that hold nothing unsaved go. (The widgets are going.)
         self.snippets.close()
-
-    def _find(self, selector: str, expect: type[W]) -> W | None:
-        return find(self, selector, expect)
 
     # -- showing -----------------------------------------------------------------------------------
 
@@ -445,7 +446,72 @@ class ExplorerScreen(SnippetActions):
         """Turn predict-then-reveal on or off for this session."""
         self.reply([self.why.toggle_predict()])
 
+    # -- the editor's part (``SnippetActions``), held, not inherited ------------------------------------------
+
+    @property
+    def run_size(self) -> int | None:
+        """The size every run asks for; None: each scenario's own SIZE. It is the header's title."""
+        return self.snippet_actions.run_size
+
+    @run_size.setter
+    def run_size(self, size: int | None) -> None:
+        self.snippet_actions.run_size = size
+
+    def action_leave_editor(self) -> None:
+        self.snippet_actions.leave_editor()
+
+    def action_set_size(self) -> None:
+        self.snippet_actions.set_size()
+
+    def action_new_snippet(self) -> None:
+        self.snippet_actions.new_snippet()
+
+    def action_edit_scenario(self) -> None:
+        self.snippet_actions.edit_scenario()
+
+    def action_copy_scenario(self) -> None:
+        self.snippet_actions.copy_scenario()
+
+    def action_open_file(self) -> None:
+        self.snippet_actions.open_file()
+
+    def action_run_snippet(self, sweep: bool) -> None:
+        self.snippet_actions.run_snippet(sweep)
+
+    def action_save_snippet(self) -> None:
+        self.snippet_actions.save_snippet()
+
+    def action_save_snippet_as(self) -> None:
+        self.snippet_actions.save_snippet_as()
+
+    def action_show_editor(self) -> None:
+        self.snippet_actions.show_editor()
+
+    def action_restore_drafts(self) -> None:
+        self.snippet_actions.restore_drafts()
+
+    def on_snippet_editor_ready(self, message: SnippetEditor.Ready) -> None:
+        self.snippet_actions.editor_ready()
+        self._show_panes(None)  # its text area mounts late: the gutter's notes and marks are its slice
+
+    def on_snippet_editor_edited(self, message: SnippetEditor.Edited) -> None:
+        self.snippet_actions.edited(message.text, message.cursor)
+
+    def on_snippet_editor_entered(self, message: SnippetEditor.Entered) -> None:
+        self.snippet_actions.entered()
+
+    def on_snippet_editor_left(self, message: SnippetEditor.Left) -> None:
+        self.snippet_actions.left()
+
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        # By the handler's name: TextArea is imported with the first snippet, not on the first frame.
+        if event.text_area.id == "snippet-text":
+            self.state = self.state.editor_line_moved(event.selection.end[0] + 1)
+
     # -- what the snippet workbench asks of the screen (``SnippetHost``) -----------------------------
+
+    def editor_pane(self) -> SnippetEditor | None:
+        return find(self, "#editor", SnippetEditor)
 
     def push_dialog(self, dialog: Screen[Any], answered: Callable[[Any], None] | None = None) -> None:
         self.app.push_screen(dialog, answered)

@@ -34,7 +34,7 @@ from kernel_tui.text.formatting import (
     noisy_times,
 )
 from kernel_tui.text.kernel_columns import EXPLORER_COLUMNS, LINK, NAME, ColumnPlan, TableOf, fit_columns
-from kernel_tui.text.kernel_order import AS_LAUNCHED, SORTED_COLUMNS, marked_header
+from kernel_tui.text.kernel_order import AS_LAUNCHED, SORTED_COLUMNS
 
 LINE_MARK = "bold reverse"
 """A row whose work came from the code line under the cursor."""
@@ -100,12 +100,8 @@ class KernelTable(DataTable[Text]):
             NAME.key: max((len(row.label) for row in self.shown_rows), default=0),
             LINK.key: max((len(LINK.cell(kernel, table)) for kernel in self.kernels), default=0),
         }
-        for column in EXPLORER_COLUMNS:
-            if column.key == SORTED_COLUMNS.get(self.order) and column.width is not None:
-                # The mark widens a narrow header (``calls ▼``) rather than being cut off.
-                wants[column.key] = max(column.width, len(self._header(column.key, column.header(table))))
         plan = fit_columns(EXPLORER_COLUMNS, room, 2 * self.cell_padding, wants, table)
-        headers = tuple(self._header(column.key, column.header(table)) for column in plan.columns)
+        headers = tuple(column.header(table) for column in plan.columns)
         if self.plan is not None and plan.keys == self.plan.keys and headers == self.headers:
             names_cut_anew = plan.name_width != self.plan.name_width
             self.plan = plan
@@ -124,15 +120,21 @@ class KernelTable(DataTable[Text]):
         if self.shown_rows:
             self.move_cursor(row=min(max(cursor, 0), len(self.shown_rows) - 1), animate=False)
 
-    def _header(self, key: str, header: str) -> str:
-        return marked_header(header, key, self.order)
-
     def _table_of(self) -> TableOf:
         """What this table's cells depend on besides each kernel."""
         result = self._result
         # A CUDA preview has no times (None): it generates code and runs nothing.
         preview = result is not None and bool(result.kernels) and all(k.time_us is None for k in result.kernels)
-        return TableOf(self.mode, result, preview, marks=True, noise_in_header=False, links_pending=self.links_pending)
+        sorted_by = SORTED_COLUMNS.get(self.order)  # its header marked (``time ▼``), the column wide enough for it
+        return TableOf(
+            self.mode,
+            result,
+            preview,
+            marks=True,
+            noise_in_header=False,
+            links_pending=self.links_pending,
+            sorted_by=sorted_by,
+        )
 
     def _set_width(self, key: str, width: int) -> None:
         column = self.columns.get(ColumnKey(key))

@@ -2,7 +2,8 @@
 
 The same table ``kernel-tui run`` prints under the kernel tables (``text/parts/module_text.py``): repeated blocks folded
 (``h.*`` ×12 with the spread of their times), deeper modules summed into their parents until it fits. ``t``, ``y``
-and ``l`` order it by time, bytes or launches, most first; ``o`` puts it back in the order the modules nest.
+and ``l`` order it by time, bytes or launches, most first; ``o`` steps to the next order, round to the order the
+modules nest, as ``o`` steps the explorer's kernel tables through theirs round to launch order.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from kernel_tui.text.parts.module_text import module_table_view
+from kernel_tui.text.parts.module_text import ORDERS, module_table_view
 from kernel_tui.ui.screens.dialogs.dialog import Dialog
 
 if TYPE_CHECKING:
     from kernel_tui.model.report.report import ScenarioReport
 
 NO_MODULES = "No kernel of this run names an nn.Module: fn calls none, or the report was saved before modules were."
-SUBTITLE = "t time · y bytes · l launches · o nesting · esc closes"
+SUBTITLE = "o next order · t time · y bytes · l launches · esc closes"
 
 
 class ModulesScreen(Dialog[None]):
@@ -43,7 +44,7 @@ class ModulesScreen(Dialog[None]):
         Binding("t", "order('time')", "By time"),
         Binding("y", "order('bytes')", "By bytes"),
         Binding("l", "order('launches')", "By launches"),
-        Binding("o", "order('tree')", "As they nest"),
+        Binding("o", "order('next')", "Next order"),
     ]
 
     def __init__(self, title: str, report: ScenarioReport | None) -> None:
@@ -60,6 +61,10 @@ class ModulesScreen(Dialog[None]):
             yield Static(self._table(), id="modules-table")
 
     def action_order(self, order: str) -> None:
+        """Order the table by ``order`` (``next``: the one after its own, round to the order the modules nest)."""
+        if order == "next":
+            turn = list(ORDERS)
+            order = turn[(turn.index(self.order) + 1) % len(turn)]
         self.order = order
         self.query_one("#modules-table", Static).update(self._table())
 
