@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import WriteScenario, measure, overdue, within
 from support.locations import REPO
+from support.warnings_shown import PreviewUndecided
 
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.scenario.course import course_dir
@@ -34,10 +35,6 @@ RECORDED = REPO / "tests" / "data" / "preview" / "course_sm90.jsonl"
 regenerate with ``kernel-tui run scenarios/ --device cuda-preview --arch 90 --json > tests/data/preview/...``."""
 DECIDED = tuple(key for key in CLAIM_KEYS if key not in UNDECIDED_IN_PREVIEW)
 """What a preview checks: every claim but those only a sweep or the compile caches can check."""
-
-
-class PreviewUndecided(UserWarning):
-    """A lesson's CUDA claim that the preview cannot check (listed in the test output)."""
 
 
 @pytest.mark.parametrize("path", COURSE, ids=[path.stem for path in COURSE])

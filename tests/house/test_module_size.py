@@ -5,6 +5,7 @@ holds data and recorded inputs, not modules anyone reads through, and is left ou
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from support.locations import REPO
@@ -71,3 +72,17 @@ def test_every_test_file_sits_in_the_folder_of_its_tier() -> None:
     assert len(list(tests.rglob("test_*.py"))) > 100, "the test files are found"
     assert not outside, f"each test file belongs in one of tests/{sorted(TIERS)}: {outside}"
     assert {path.name for path in tests.glob("*.py")} == {"conftest.py"}, "shared helpers belong in tests/support"
+
+
+def test_no_test_file_declares_a_warning_class() -> None:
+    """xdist's controller imports a warning's class by module name, and a test file in a tier folder is not on its
+    path: a warning declared there takes the worker down when raised (``support/warnings_shown.py`` holds them)."""
+    declared = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in (ROOT / "tests").rglob("test_*.py")
+        if "data" not in path.relative_to(ROOT / "tests").parts
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef)
+        and any(isinstance(base, ast.Name) and base.id.endswith("Warning") for base in node.bases)
+    ]
+    assert not declared, f"declare warnings in tests/support/warnings_shown.py: {declared}"
