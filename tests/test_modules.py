@@ -495,3 +495,12 @@ def test_a_training_preview_runs_the_attention_a_gpu_would(
         ("backward", "", {"aten::expand", "aten::view", "aten::mm"}),
     ]
     assert sum(row.compiled_launches or 0 for row in report.modules) == pytest.approx(report.compiled.kernel_count)
+    # And, as on the CPU, each module's compiled kernel the lines of the model's file its nodes were written on,
+    # backward's too (AOTAutograd's copy of the forward node's stack).
+    model_file = f"{BROUGHT / 'tiny_nanogpt.py'}:"
+    unplaced = [
+        (row.section, row.name, row.stack[:1])
+        for row in report.compiled.kernels
+        if row.module and not (row.stack and row.stack[0].startswith(model_file))
+    ]
+    assert unplaced == []
