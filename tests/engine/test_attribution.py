@@ -141,6 +141,10 @@ def test_the_gpts_kernels_name_its_blocks_and_point_into_its_own_file(engine: En
         for layer in ("attn.qkv", "attn.proj", "mlp.gate", "mlp.up", "mlp.down")
     }
     assert linear.stack[0] == f"{GPT_MODEL}:{_line_of(GPT_MODEL, 'self.qkv(x).split')}"  # eager: Python's own stack
+    # Each layer's part of the row's time is its own launch's, as the profiler timed it: not a tenth each.
+    assert len(linear.launch_time_us) == 10 and linear.time_us is not None
+    measured = [linear.time_us * spent / sum(linear.launch_time_us) for spent in linear.launch_time_us]
+    assert [spent for _, spent in linear.module_time_us] == pytest.approx(measured)
     swiglu = _kernel(report, "compiled", "silu")
     assert dict(swiglu.module_calls) == {"model.h.0.mlp": 1, "model.h.1.mlp": 1} and swiglu.module == "model.h"
     gated = _line_of(GPT_MODEL, "F.silu(self.gate(x)) * self.up(x)")
@@ -174,7 +178,8 @@ def _check_hotspots(report: ScenarioReport, text: str) -> None:
         assert [kernel.share for kernel in hot.kernels] == pytest.approx(shares[:3])
         assert all(kernel.modules and kernel.modules[0].startswith("model") for kernel in hot.kernels)
         folded = {module.path: getattr(module.row, f"{hot.mode}_share") for module in folded_modules(report.modules)}
-        # Most first; the modules of one row of launches share it alike (five nn.Linear calls in one aten::linear).
+        # Most first; the modules of one row of launches share it by their own launches' times (ten nn.Linear calls
+        # in one aten::linear).
         assert [module.share for module in hot.modules] == sorted(filter(None, folded.values()), reverse=True)[:3]
         assert all(folded[module.path] == module.share for module in hot.modules)
         heading = f"hotspot, {hot.mode}, of kernel time: {hot.kernels[0].short_name} "
@@ -214,6 +219,32 @@ def test_repeated_blocks_fold_into_one_row_with_their_spread() -> None:
     folded = folded_modules(rows, most=2)
     assert [module.path for module in folded] == ["model.h.*", "model.ln_f"]
     assert sum(module.row.eager_launches or 0 for module in folded) == sum(row.eager_launches or 0 for row in rows)
+
+
+def test_a_row_of_several_modules_gives_each_the_time_of_its_own_launches() -> None:
+    """Nine products in one row (issue 56): the lm_head's wide one took most of the row's time, and the per-module
+    table gives its module that time (and that part of the row's bytes), not a ninth of the row's."""
+    from kernel_tui.engine.counting.module_paths import split_time
+
+    modules = ["model.lm_head", *(f"model.h.{index}.mlp" for index in range(8))]
+    launch_us = (500.0, *(50.0 for _ in range(8)))
+    row = Kernel(
+        "aten::linear",
+        "aten::linear",
+        9,
+        900.0,
+        450,
+        450,
+        module="model",
+        module_calls=tuple((module, 1) for module in modules),
+        launch_time_us=launch_us,
+        module_time_us=split_time(modules, launch_us, 900.0),
+    )
+    table = {row.path: row for row in module_table(ModeResult(9, (row,), 900, 900.0), None)}
+    assert table["model.lm_head"].eager_time_us == pytest.approx(500.0)
+    assert table["model.lm_head"].eager_share == pytest.approx(500 / 900)
+    assert table["model.lm_head"].eager_bytes == 500 and table["model.h.0.mlp"].eager_bytes == 50
+    assert [table[module].eager_launches for module in modules] == [1] * 9
 
 
 def _row(name: str, time_us: float | None, module_calls: dict[str, int]) -> Kernel:

@@ -380,16 +380,23 @@ def test_a_training_step_without_a_loss_says_what_it_differentiates(
         "output.float().sum(): fn returned no loss (a loss key or field); define loss(output) to choose one"
     ]
     # Every kernel of both sections is a module's (issue 56): a backward operator the module's whose forward
-    # operator it differentiates, a compiled backward kernel the modules' of the eager operators it absorbed. The
-    # one exception is that default loss: fn's own code, no module's, and the compiled kernel that fused it.
+    # operator it differentiates, a compiled kernel the modules' of the FX nodes Inductor fused into it (a backward
+    # node's those of the forward node it differentiates). The one exception is that default loss: fn's own code,
+    # no module's, and the compiled kernels that fused it (its sum) or its gradient (the expand of the seed).
     loss = [row for row in report.eager.kernels if row.module == ""]
     assert [(row.section, row.name) for row in loss] == [("forward", "aten::sum")]
     fused_loss = {kernel for row in loss for kernel in row.fused_into}
     for mode in (report.eager, report.compiled):
         assert {row.section for row in mode.kernels} == {"forward", "backward"}
         nameless = [(row.section, row.name, row.module) for row in mode.kernels if not row.module]
-        loss_rows = [(row.section, row.name, "") for row in mode.kernels if row in loss or row.short_name in fused_loss]
-        assert nameless == loss_rows
+        loss_rows = [
+            (row.section, row.name, "")
+            for row in mode.kernels
+            if row in loss
+            or row.short_name in fused_loss
+            or (mode is report.compiled and "expand" in row.name.split("_"))
+        ]
+        assert nameless == loss_rows, [(row.name, row.aten_ops) for row in mode.kernels if not row.module]
     eager = {(row.section, row.name): row.module_calls for row in report.eager.kernels}
     assert eager["backward", "aten::gelu_backward"] == eager["forward", "aten::gelu"] == (("model.blocks.0", 1),)
     attention = "aten::_scaled_dot_product_flash_attention_for_cpu"
@@ -401,6 +408,37 @@ def test_a_training_step_without_a_loss_says_what_it_differentiates(
     # Backward launches count under their modules, and every launch under one module.
     assert sum(row.eager_launches or 0 for row in report.modules) == pytest.approx(report.eager.kernel_count)
     assert sum(row.compiled_launches or 0 for row in report.modules) == pytest.approx(report.compiled.kernel_count)
+    # Compiled, forward and backward, from the training compile the engine watches (not the root module of the
+    # eager operators a kernel absorbed): each kernel the modules and the lines of the model's file of the nodes it
+    # fused, and only theirs.
+    model_file = str(BROUGHT / "tiny_nanogpt.py")
+    gelu_line = _line_in(model_file, "F.gelu(self.fc(")
+    attention_line = _line_in(model_file, "F.scaled_dot_product_attention(")
+    compiled = {(row.section, row.name): row for row in report.compiled.kernels}
+    gelu_grad = next(row for (section, _), row in compiled.items() if section == "backward" and "gelu" in row.name)
+    assert gelu_grad.module == "model.blocks.0", gelu_grad
+    assert gelu_grad.stack[0] == f"{model_file}:{gelu_line}", gelu_grad.stack
+    assert gelu_grad.stack and f"{model_file}:{attention_line}" not in gelu_grad.stack, gelu_grad.stack
+    attention_grad = compiled["backward", f"{attention}_backward"]
+    placed = (attention_grad.module, attention_grad.stack[:1])
+    assert placed == ("model.blocks.0.attn", (f"{model_file}:{attention_line}",)), placed
+    products = compiled["backward", "aten::mm"]  # each linear's two gradients, the lm_head's one
+    assert dict(products.module_calls) == {
+        **{f"model.blocks.0.{layer}": 2 for layer in ("attn.qkv", "attn.proj", "fc", "out")},
+        "model.lm_head": 2,
+    }
+    forward_gelu = next(row for (section, _), row in compiled.items() if section == "forward" and "gelu" in row.name)
+    assert forward_gelu.module == "model.blocks.0" and forward_gelu.stack[0] == f"{model_file}:{gelu_line}"
+    # A row's time goes to each module as the profiler timed each of its launches, not alike per launch: backward's
+    # first two products are the lm_head's gradients (all else waits on them).
+    assert len(products.launch_time_us) == products.calls == 10 and products.time_us is not None
+    lm_head = products.time_us * sum(products.launch_time_us[:2]) / sum(products.launch_time_us)
+    assert dict(products.module_time_us)["model.lm_head"] == pytest.approx(lm_head), products
+
+
+def _line_in(path: str, text: str) -> int:
+    """The line of the file at ``path`` that holds ``text``."""
+    return next(number for number, line in enumerate(Path(path).read_text().splitlines(), 1) if text in line)
 
 
 @pytest.mark.engine
@@ -458,3 +496,12 @@ def test_a_training_preview_runs_the_attention_a_gpu_would(
         ("backward", "", {"aten::expand", "aten::view", "aten::mm"}),
     ]
     assert sum(row.compiled_launches or 0 for row in report.modules) == pytest.approx(report.compiled.kernel_count)
+    # And, as on the CPU, each module's compiled kernel the lines of the model's file its nodes were written on,
+    # backward's too (AOTAutograd's copy of the forward node's stack).
+    model_file = f"{BROUGHT / 'tiny_nanogpt.py'}:"
+    unplaced = [
+        (row.section, row.name, row.stack[:1])
+        for row in report.compiled.kernels
+        if row.module and not (row.stack and row.stack[0].startswith(model_file))
+    ]
+    assert unplaced == []

@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from unittest import mock
 
-import torch
-
-from kernel_tui.engine.counting.module_paths import node_module
+from kernel_tui.engine.counting.module_paths import fx_node_module
+from kernel_tui.engine.counting.source_lines import users_frame
 
 _FUSION_LOGGER = "torch._inductor.scheduler.__fusion"
 
@@ -81,6 +79,9 @@ class GraphFusion:
     outputs: tuple[str, ...] = ()
     output_bytes: dict[str, int | None] = field(default_factory=dict)
     wrapper: str = ""
+    backward: bool = False
+    """A training step's backward graph (Inductor's ``GraphLowering.is_backward``): its kernels are the step's
+    ``backward`` section's, whose names repeat forward's (``cpp_fused_add_0`` in each)."""
 
 
 class _WhyNoFuseLog(logging.Handler):
@@ -162,6 +163,7 @@ class FusionWatch:
         graph = GraphFusion(
             inputs=tuple(getattr(lowering, "graph_input_names", ())),
             outputs=tuple(_output_names(lowering)),
+            backward=bool(getattr(lowering, "is_backward", False)),
         )
         self._by_graph[id(lowering)] = graph
         self.graphs.append(graph)
@@ -217,7 +219,7 @@ def _facts(node: Any) -> NodeFacts:
         aten_ops=_aten_ops(node),
         device=str(getattr(node.get_device(), "type", "") or ""),
         lines=_frames(node),
-        modules=tuple(node_module(getattr(origin, "meta", {})) for origin in _origins(node)),
+        modules=tuple(fx_node_module(origin) for origin in _origins(node)),
         stack=_user_stack(node),
     )
 
@@ -272,12 +274,12 @@ def _origins(node: Any) -> list[Any]:
 
 
 def _user_stack(node: Any) -> tuple[tuple[str, int], ...]:
-    """Where the user wrote each of the node's FX nodes: its stack trace's frames outside torch, nearest first."""
-    torch_dir = os.path.dirname(torch.__file__)
+    """Where the user wrote each of the node's FX nodes: its stack trace's frames outside torch's, kernel-tui's
+    (a training step's default loss) and Python's own files, nearest first."""
     frames: list[tuple[str, int]] = []
     for origin in _origins(node):
         found = _FRAME.findall(str(getattr(origin, "meta", {}).get("stack_trace") or ""))
-        frames.extend((path, int(line)) for path, line in reversed(found) if not path.startswith(torch_dir))
+        frames.extend((path, int(line)) for path, line in reversed(found) if users_frame(path))
     return tuple(dict.fromkeys(frames))
 
 

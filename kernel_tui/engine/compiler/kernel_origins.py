@@ -8,8 +8,10 @@ the model was written in where that is not the scenario's. A kernel's module is 
 its nodes (``module_paths.common_module``); a row of several calls (six ``addmm`` calls of six ``nn.Linear``) counts
 its calls per module (``Kernel.module_calls``).
 
-The nodes come from the watched compile (``fusion_watch``), the one that reads why kernels stayed apart; a kernel
-that compile did not name keeps what ``attribution`` found by operator names.
+The nodes come from the watched compile (``fusion_watch``), the one that reads why kernels stayed apart (a training
+step's, forward and backward graphs, is watched for this alone); a kernel that compile did not name keeps what
+``attribution`` found by operator names, and its module that of the eager operators it absorbed
+(``modules_from_eager``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kernel_tui.engine.compiler.boundaries import node_calls, row_of, wrapper_calls
-from kernel_tui.engine.counting.module_paths import common_module
+from kernel_tui.engine.counting.module_paths import common_module, split_time
 
 if TYPE_CHECKING:
     from kernel_tui.engine.compiler.fusion_watch import GraphFusion
@@ -72,6 +74,24 @@ def with_origins(kernels: Sequence[Kernel], graphs: Sequence[GraphFusion], sourc
     return tuple(rows)
 
 
+def with_section_origins(
+    kernels: Sequence[Kernel], graphs: Sequence[GraphFusion], source_file: str
+) -> tuple[Kernel, ...]:
+    """A training step's compiled rows placed as ``with_origins`` places them, each section's from its own graphs
+    (``GraphFusion.backward``): forward's and backward's kernels share names (``extern_kernels.mm``,
+    ``cpp_fused_add_0``). A row of neither section (a forward-only call) is placed from every graph."""
+    rows = list(kernels)
+    # A step runs its backward graphs in the reverse order of their forwards, which is the order they were made in:
+    # so each row's calls are in launch order, as its ``launch_time_us`` are.
+    backward = [graph for graph in graphs if graph.backward][::-1]
+    forward = [graph for graph in graphs if not graph.backward]
+    for section, own in (("forward", forward), ("backward", backward), (None, graphs)):
+        at = [index for index, kernel in enumerate(rows) if kernel.section == section]
+        for index, row in zip(at, with_origins([rows[index] for index in at], own, source_file)):
+            rows[index] = row
+    return tuple(rows)
+
+
 def _placed(kernel: Kernel, origins: list[CallOrigin], source_file: str) -> Kernel:
     counts: dict[str, int] = {}
     for origin in origins:
@@ -83,6 +103,9 @@ def _placed(kernel: Kernel, origins: list[CallOrigin], source_file: str) -> Kern
         kernel,
         module=common_module(origin.module for origin in origins),
         module_calls=tuple(counts.items()),
+        module_time_us=split_time(
+            [origin.module or "" for origin in origins], kernel.launch_time_us, kernel.time_us or 0.0
+        ),
         stack=tuple(f"{path}:{line}" for path, line in stack),
         lines=lines or kernel.lines,
         unplaced=None if lines else kernel.unplaced,
@@ -91,8 +114,9 @@ def _placed(kernel: Kernel, origins: list[CallOrigin], source_file: str) -> Kern
 
 
 def modules_from_eager(eager: Sequence[Kernel], compiled: Sequence[Kernel]) -> tuple[Kernel, ...]:
-    """``compiled`` where no Inductor node named a row's module (a training step, whose compile is not watched):
-    the deepest module holding the eager operators the row absorbed (``attribution``), where they had one."""
+    """``compiled`` where no Inductor node named a row's module (before the watched compile, or where it could not
+    be watched or named no row): the deepest module holding the eager operators the row absorbed
+    (``attribution``), where they had one."""
     rows = []
     for kernel in compiled:
         absorbed = [

@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from types import FrameType
 from typing import Any
 
@@ -61,6 +61,21 @@ def node_module(meta: dict[str, Any]) -> str | None:
     return dynamo_path(str(fqn)) or None
 
 
+def fx_node_module(node: torch.fx.Node) -> str | None:
+    """``node_module`` of an FX node. A node of a backward graph that AOTAutograd gave no forward stack, because it
+    differentiates no one forward node (a sum of two gradients of one tensor, ``is_gradient_acc``) or was made
+    after tracing (Inductor's pattern passes make an ``addmm`` of a product and a gradient sum, with no
+    ``seq_nr``), belongs to the deepest module holding the nodes it reads that have one. Elsewhere a node with no
+    module is ``fn``'s own code (a default loss, its gradient)."""
+    found = node_module(node.meta)
+    if found is not None or node.meta.get("partitioner_tag") != "is_backward":
+        return found
+    if not node.meta.get("is_gradient_acc") and node.meta.get("seq_nr") is not None:
+        return None
+    read = [module for source in node.all_input_nodes if (module := fx_node_module(source)) is not None]
+    return common_module(read) if read else None
+
+
 def common_module(paths: Iterable[str | None]) -> str | None:
     """The deepest module that holds every one of ``paths`` (``model.h`` for ``model.h.0`` and ``model.h.1.ln``);
     ``""`` where they share none, or where one of them is ``fn``'s own code (None); None for no path at all."""
@@ -76,6 +91,23 @@ def common_module(paths: Iterable[str | None]) -> str | None:
             break
         shared.append(level[0])
     return ".".join(shared)
+
+
+def split_time(
+    modules: Sequence[str | None], launch_us: Sequence[float], time_us: float
+) -> tuple[tuple[str, float], ...]:
+    """A row's ``time_us`` split among the modules of its launches (``modules``, one per launch in launch order) by
+    each launch's own time (``launch_us``): the ``lm_head``'s large product is not one launch's share of a row of
+    nine linears. Per module, in order of first launch; what launches of no module took is left out. Empty where
+    the two do not line up (a row of one launch, launches the profiler did not time alike)."""
+    total = sum(launch_us)
+    if len(modules) != len(launch_us) or len(launch_us) < 2 or total <= 0:
+        return ()
+    parts: dict[str, float] = {}
+    for module, spent in zip(modules, launch_us):
+        if module is not None:
+            parts[module] = parts.get(module, 0.0) + spent
+    return tuple((module, time_us * spent / total) for module, spent in parts.items())
 
 
 class ModuleStack:

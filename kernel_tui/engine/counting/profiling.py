@@ -16,7 +16,7 @@ from kernel_tui.engine.counting.attribution import base_name
 from kernel_tui.engine.counting.call_timeline import call_breakdown
 from kernel_tui.engine.counting.launch_info import row_launch
 from kernel_tui.engine.counting.library_calls import CallKernels, RowKey, per_run_count, row_keys
-from kernel_tui.engine.counting.module_paths import common_module
+from kernel_tui.engine.counting.module_paths import common_module, split_time
 from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS, has_cpu_kernel, is_composition, moves_data, seen_through
 from kernel_tui.engine.counting.source_lines import NOT_DISPATCHED
 from kernel_tui.engine.counting.timing import l2_flush, synchronize
@@ -340,21 +340,26 @@ def kernel_rows(
     ops: dict[RowKey, str | None] = {}
     library: dict[RowKey, str] = {}
     inside: dict[RowKey, CallKernels] = {}
+    # Per row, per run, each call's time in launch order: a row of several modules' launches is split among them
+    # by these (``module_paths.split_time``), not by their counts.
+    call_us: dict[RowKey, list[list[float]]] = {}
     for run, launches in enumerate(per_run):
         counted: set[int] = set()
         for launch, key in zip(launches, row_keys(launches)):
             if key not in calls:
                 order.append(key)
                 calls[key], time_us[key], ops[key] = 0, [0.0] * runs, launch.op
-            if launch.call_event is None:
+                call_us[key] = [[] for _ in range(runs)]
+            starts = launch.call_event is None or id(launch.call_event) not in counted
+            if starts:
                 calls[key] += 1
-            else:
-                if id(launch.call_event) not in counted:
-                    counted.add(id(launch.call_event))
-                    calls[key] += 1
+                call_us[key][run].append(0.0)
+            if launch.call_event is not None:
+                counted.add(id(launch.call_event))
                 library.setdefault(key, launch.call_event.name)
                 inside.setdefault(key, CallKernels(runs)).add(launch, run)
             time_us[key][run] += launch.time_us
+            call_us[key][run][-1] += launch.time_us
     read: dict[RowKey, int | None] = {}
     written: dict[RowKey, int | None] = {}
     joined: dict[RowKey, list[Traffic]] = {}
@@ -365,6 +370,7 @@ def kernel_rows(
     for launch, key in zip(reference, reference_keys):
         if key[0] == launch.name:
             shapes.setdefault(key, launch.shape)
+    call_modules = _call_modules(reference, reference_keys, traffic)
     for key, record in zip(reference_keys, traffic):
         if record is None:
             read.setdefault(key, None)
@@ -376,6 +382,8 @@ def kernel_rows(
     rows = []
     for key in order:
         name, kind, _, _ = key
+        row_us = statistics.median(time_us[key])
+        launch_us = per_launch_us(call_us[key])
         rows.append(
             Kernel(
                 # The profiler's graph counter is process-wide, not part of the kernel: a name reads the same in
@@ -383,7 +391,8 @@ def kernel_rows(
                 name=without_graph_counter(name),
                 short_name=short_name(name),
                 calls=per_run_count(calls[key], runs),
-                time_us=statistics.median(time_us[key]),
+                time_us=row_us,
+                launch_time_us=launch_us,
                 bytes_read=read.get(key),
                 bytes_written=written.get(key),
                 kind=kind,
@@ -402,12 +411,40 @@ def kernel_rows(
                 library_kernels=inside[key].kernels(calls[key]) if key in inside else (),
                 module=common_module(r.module for r in joined.get(key, ()) if r.module is not None),
                 module_calls=module_calls_of(joined.get(key, ())),
+                module_time_us=split_time(call_modules.get(key, []), launch_us, row_us),
                 stack=_unique(frame for r in joined.get(key, ()) for frame in r.stack),
                 flops=own_flops(joined.get(key, ())),
                 layout=next((r.layout for r in joined.get(key, ()) if r.layout), None),
             )
         )
     return rows
+
+
+def per_launch_us(runs: Sequence[Sequence[float]]) -> tuple[float, ...]:
+    """Each call's time in one run, in launch order: per call, the median over the runs; empty for a row of one
+    call, and where the runs did not make the same number of calls (no call is known to be the same one)."""
+    counts = {len(times) for times in runs}
+    if len(counts) != 1 or counts.pop() < 2:
+        return ()
+    return tuple(statistics.median(times) for times in zip(*runs))
+
+
+def _call_modules(
+    reference: Sequence[ev.Launch], keys: Sequence[RowKey], traffic: Sequence[Traffic | None]
+) -> dict[RowKey, list[str | None]]:
+    """Per row, the module of each of its calls in the reference run, in launch order (its first record's)."""
+    modules: dict[RowKey, list[str | None]] = {}
+    counted: set[int] = set()
+    for launch, key, record in zip(reference, keys, traffic):
+        starts = launch.call_event is None or id(launch.call_event) not in counted
+        if launch.call_event is not None:
+            counted.add(id(launch.call_event))
+        mine = modules.setdefault(key, [])
+        if starts:
+            mine.append(None)
+        if record is not None and mine[-1] is None:
+            mine[-1] = record.module
+    return modules
 
 
 def module_calls_of(records: Sequence[Traffic]) -> tuple[tuple[str, int], ...]:

@@ -105,7 +105,7 @@ class LineFinder:
         frame: FrameType | None = sys._getframe(1)
         while frame is not None and id(frame) not in self._outer_ids:
             path = frame.f_code.co_filename
-            if _users(path):
+            if users_frame(path):
                 frames.append(f"{path}:{frame.f_lineno}")
             frame = frame.f_back
         return tuple(dict.fromkeys(frames))
@@ -119,7 +119,7 @@ class LineFinder:
         inside = 0
         while inside < min(len(frames), len(outside)) and frames[inside][::2] == outside[inside]:
             inside += 1
-        users = [f"{path}:{line}" for path, line, _ in frames[inside:] if _users(path)]
+        users = [f"{path}:{line}" for path, line, _ in frames[inside:] if users_frame(path)]
         return tuple(dict.fromkeys(reversed(users)))
 
     def _forward_lines(self) -> tuple[tuple[int, ...], str | None]:
@@ -161,7 +161,7 @@ def _forward_frames(node: Any) -> list[tuple[str, str, str]]:
     return [found for entry in entries for found in _FRAME.findall(entry)[:1]]
 
 
-def _users(path: str) -> bool:
+def users_frame(path: str) -> bool:
     """Whether a frame in file ``path`` is the user's code."""
     return not path.startswith(_NOT_USERS) and not path.startswith("<")
 

@@ -309,15 +309,14 @@ def _sectioned(
     origins: tuple[dict[str, list[GraphFusion]], str] | None = None,
 ) -> ModeResult:
     """The step's rows, forward's then backward's; compiled (``origins``: each section's graphs and the scenario's
-    file), each kernel with the modules of the FX nodes it was made of (``kernel_origins``), read in its own
-    section's graphs, since forward's and backward's kernels share names (``extern_kernels.mm``)."""
+    file), each kernel with the modules and the stack of the FX nodes it was made of (``kernel_origins``), read in
+    its own section's graphs, since forward's and backward's kernels share names (``extern_kernels.mm``)."""
     rows: list[Kernel] = []
     for section in SECTIONS:
         mine = [launch for launch, where in zip(launches, sections) if where == section]
         own = [replace(row, section=section) for row in launch_rows(mine)]
         if origins is not None:
             graphs, source_file = origins
-            placed = with_origins(own, graphs[section], source_file)
-            own = [replace(row, module=at.module, module_calls=at.module_calls) for row, at in zip(own, placed)]
+            own = list(with_origins(own, graphs[section], source_file))
         rows += own
     return training.with_section_totals(launch_mode(tuple(rows), unit))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import hashlib
 import linecache
 import re
 import sys
@@ -208,8 +209,11 @@ SCENARIO_MODULE_PREFIX = "kernel_tui_scenario_"
 
 
 def scenario_module_name(path: Path) -> str:
-    """The name a scenario's module is registered under: one per file, the same for each run of it."""
-    return f"{SCENARIO_MODULE_PREFIX}{abs(hash(str(path)))}"
+    """The name a scenario's module is registered under: one per file, the same for each run of it and in every
+    process (not ``hash()``, salted per process): a training step's compiled graph reaches the file's globals by
+    it (``G['__import_kernel_tui_scenario_…']``), and the watched compile's cache (``boundary_cache``) is keyed on
+    that graph's code."""
+    return f"{SCENARIO_MODULE_PREFIX}{hashlib.sha256(str(path).encode()).hexdigest()[:16]}"
 
 
 def load_scenario(path: Path) -> LoadedScenario:

@@ -91,12 +91,22 @@ class Kernel:
     module_calls: tuple[tuple[str, int], ...] = ()
     """Per module, how many of this row's launches of one run it launched (an ``addmm`` row of six ``nn.Linear``
     calls has one per layer)."""
+    launch_time_us: tuple[float, ...] = ()
+    """Each launch's own time in one run of ``fn``, in launch order (a library call's kernels together, one per
+    call): per launch, the median over the profiled runs. Empty for a row of one launch, in a preview, and where
+    the runs launched it a different number of times."""
+    module_time_us: tuple[tuple[str, float], ...] = ()
+    """Per module, the part of ``time_us`` its launches took: the row's time split by the profiler's time of each
+    launch (``launch_time_us``), not by ``module_calls``; what launches of no known module took is left out. Empty
+    where the row's time is not split per launch (one launch, a preview): then each module's share of it follows
+    its launches."""
     stack: tuple[str, ...] = ()
     """Where the user's code ran it, as ``file:line``, every frame outside torch's and Python's own files,
     nearest first: the model's own file where it lives apart from the scenario. Eager, the Python stack of each of
     its operators, backward that of the forward operator it differentiates; compiled, the FX stack traces
-    (``node.meta["stack_trace"]``) of the nodes Inductor fused into it. Empty where unknown: a measured training step's
-    compiled kernels, whose compile is not watched (``boundary_compile``; a preview's have theirs)."""
+    (``node.meta["stack_trace"]``) of the nodes Inductor fused into it, a training step's backward ones included
+    (``boundary_compile`` watches its compile). Empty where unknown: a compiled kernel no watched node was fused
+    into (a compile that could not be watched)."""
     layout: str | None = None
     """Compiled: what a kernel that only copies tensors into another layout is, and what would avoid it; such a
     kernel, which Inductor adds of its own accord (``generated_code.layout_conversion``), replaced no operator."""

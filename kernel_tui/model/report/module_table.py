@@ -1,10 +1,11 @@
 """The call per ``nn.Module``: each module's launches eager and compiled, their time, bytes, FLOPs and share.
 
-Built from the kernels' own ``module`` and ``module_calls`` (the engine's ``module_paths`` and
-``kernel_origins``): a row of launches from several modules (six ``nn.Linear`` calls in one ``addmm`` row) gives
-each module its launches, and its time, bytes and FLOPs in proportion to them (the row's launches do the same
-work on tensors of one shape, as a rule: a share, not a measurement per launch). Launches no module is known for
-go to the row's ``module``, else to a row of their own (``path`` None), so the rows' launches add up to the
+Built from the kernels' own ``module``, ``module_calls`` and ``module_time_us`` (the engine's ``module_paths`` and
+``kernel_origins``): a row of launches from several modules (nine ``nn.Linear`` calls in one ``addmm`` row) gives
+each module its launches, its time as the profiler measured each of its launches (the ``lm_head``'s large product
+is not a ninth of the row), and the row's bytes and FLOPs in proportion to that time where it was measured per
+launch, else to the launches (a preview: each launch taken as a like share of the row). Launches no module is known
+for go to the row's ``module``, else to a row of their own (``path`` None), so the rows' launches add up to the
 call's (``ModeResult.kernel_count``).
 """
 
@@ -60,34 +61,56 @@ class _Sums:
     bytes: float | None = 0.0
     flops: float | None = 0.0
 
-    def add(self, kernel: Kernel, part: float) -> None:
-        self.launches += kernel.calls * part
-        self.time_us = None if self.time_us is None or kernel.time_us is None else self.time_us + kernel.time_us * part
+    def add(self, kernel: Kernel, launches: float, work: float) -> None:
+        """``launches`` of the row's launches are this module's, and ``work`` of its time, bytes and FLOPs."""
+        self.launches += kernel.calls * launches
+        self.time_us = None if self.time_us is None or kernel.time_us is None else self.time_us + kernel.time_us * work
         total = kernel.bytes_total
-        self.bytes = None if self.bytes is None or total is None else self.bytes + total * part
-        self.flops = None if self.flops is None or kernel.flops is None else self.flops + kernel.flops * part
+        self.bytes = None if self.bytes is None or total is None else self.bytes + total * work
+        self.flops = None if self.flops is None or kernel.flops is None else self.flops + kernel.flops * work
 
 
 def kernel_parts(kernel: Kernel) -> list[tuple[str | None, float]]:
-    """Each module's part (0 to 1) of one kernel row: its launches over the row's; what no module is known for
-    goes to the row's ``module``."""
-    counted = {path: count for path, count in kernel.module_calls if count > 0}
-    total = sum(counted.values())
-    if not total:
+    """Each module's part (0 to 1) of one kernel row's launches: its launches over the row's; what no module is
+    known for goes to the row's ``module``."""
+    counted = {path: float(count) for path, count in kernel.module_calls if count > 0}
+    scale = max(sum(counted.values()), kernel.calls)  # a row profiled with more launches than were named
+    return _with_rest(kernel, counted, scale)
+
+
+def work_parts(kernel: Kernel) -> list[tuple[str | None, float]]:
+    """Each module's part (0 to 1) of one kernel row's time, bytes and FLOPs: of its measured time where the row's
+    was split per launch (``Kernel.module_time_us``), else of its launches (``kernel_parts``)."""
+    timed = {path: spent for path, spent in kernel.module_time_us if spent > 0}
+    if not timed or not kernel.time_us:
+        return kernel_parts(kernel)
+    return _with_rest(kernel, timed, max(sum(timed.values()), kernel.time_us))
+
+
+def _with_rest(kernel: Kernel, amounts: dict[str, float], scale: float) -> list[tuple[str | None, float]]:
+    if not amounts or scale <= 0:
         return [(kernel.module, 1.0)]
-    scale = max(float(total), kernel.calls or float(total))  # a row profiled with more launches than were named
-    parts: list[tuple[str | None, float]] = [(path, count / scale) for path, count in counted.items()]
+    parts: list[tuple[str | None, float]] = [(path, amount / scale) for path, amount in amounts.items()]
     rest = 1.0 - sum(part for _, part in parts)
     if rest > 1e-9:
         parts.append((kernel.module, rest))
     return parts
 
 
+def _summed_parts(parts: list[tuple[str | None, float]]) -> dict[str | None, float]:
+    """Parts by module: the rest of a row goes to its ``module``, which may have launches of its own in it too."""
+    summed: dict[str | None, float] = {}
+    for path, part in parts:
+        summed[path] = summed.get(path, 0.0) + part
+    return summed
+
+
 def _per_module(kernels: Iterable[Kernel]) -> dict[str | None, _Sums]:
     sums: dict[str | None, _Sums] = {}
     for kernel in kernels:
-        for path, part in kernel_parts(kernel):
-            sums.setdefault(path, _Sums()).add(kernel, part)
+        launches, work = _summed_parts(kernel_parts(kernel)), _summed_parts(work_parts(kernel))
+        for path in dict.fromkeys((*launches, *work)):
+            sums.setdefault(path, _Sums()).add(kernel, launches.get(path, 0.0), work.get(path, 0.0))
     return sums
 
 

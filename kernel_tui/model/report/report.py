@@ -433,6 +433,8 @@ def _kernel_from_dict(data: dict[str, Any]) -> Kernel:
         values[name] = tuple(values.get(name, ()))
     values["line_calls"] = tuple((int(line), int(calls)) for line, calls in values.get("line_calls", ()))
     values["module_calls"] = tuple((str(path), int(calls)) for path, calls in values.get("module_calls", ()))
+    values["module_time_us"] = tuple((str(path), float(us)) for path, us in values.get("module_time_us", ()))
+    values["launch_time_us"] = tuple(float(us) for us in values.get("launch_time_us", ()))
     values["library_kernels"] = tuple(
         from_known_fields(LibraryKernel, {**part, "launch": KernelLaunch.from_dict(part.get("launch"))})
         for part in values.get("library_kernels", ())
