@@ -20,6 +20,21 @@ LOWER_BOUND = "(lower bound)"
 
 
 @dataclass(frozen=True)
+class ModuleWork:
+    """One module's part of a kernel row whose launches came from several modules, as its own launches measured it:
+    an ``aten::linear`` row of nine calls is eight small block layers and one large lm_head, not nine equal parts."""
+
+    path: str
+    """The module (``Kernel.module_calls``' path)."""
+    bytes: int | None = None
+    """Bytes its launches moved per run of ``fn``; None where some were not counted."""
+    flops: int | None = None
+    """Arithmetic operations of its launches per run (a library call's, from its own arguments); None where unknown."""
+    time_us: float | None = None
+    """Kernel time of its launches in the run whose bytes were counted; None where not measured (a preview)."""
+
+
+@dataclass(frozen=True)
 class Kernel:
     """One kernel as the profiler saw it, grouped by name over the profiled runs of ``fn``."""
 
@@ -91,6 +106,10 @@ class Kernel:
     module_calls: tuple[tuple[str, int], ...] = ()
     """Per module, how many of this row's launches of one run it launched (an ``addmm`` row of six ``nn.Linear``
     calls has one per layer)."""
+    module_work: tuple[ModuleWork, ...] = ()
+    """Per module of ``module_calls``, what its own launches moved, computed and took, where the engine measured each
+    launch of a row of several modules (eager, and the preview's compiled library calls); empty elsewhere, where the
+    row's figures are shared out by launches (``module_table``)."""
     stack: tuple[str, ...] = ()
     """Where the user's code ran it, as ``file:line``, every frame outside torch's and Python's own files,
     nearest first: the model's own file where it lives apart from the scenario. Eager, the Python stack of each of

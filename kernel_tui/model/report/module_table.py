@@ -2,10 +2,11 @@
 
 Built from the kernels' own ``module`` and ``module_calls`` (the engine's ``module_paths`` and
 ``kernel_origins``): a row of launches from several modules (six ``nn.Linear`` calls in one ``addmm`` row) gives
-each module its launches, and its time, bytes and FLOPs in proportion to them (the row's launches do the same
-work on tensors of one shape, as a rule: a share, not a measurement per launch). Launches no module is known for
-go to the row's ``module``, else to a row of their own (``path`` None), so the rows' launches add up to the
-call's (``ModeResult.kernel_count``).
+each module its launches, and what those launches measured where the engine measured each (``module_work``: the
+bytes and FLOPs they did, the row's time in proportion to theirs); where it did not, its time, bytes and FLOPs in
+proportion to its launches (a share, not a measurement: a block's small products and an lm_head's large one are
+not equal parts). Launches no module is known for go to the row's ``module``, else to a row of their own (``path``
+None), so the rows' launches add up to the call's (``ModeResult.kernel_count``).
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ class ModuleRow:
     """The same, compiled."""
 
 
+def _plus(total: float | None, amount: float | None) -> float | None:
+    return None if total is None or amount is None else total + amount
+
+
 @dataclass
 class _Sums:
     launches: float = 0.0
@@ -60,12 +65,42 @@ class _Sums:
     bytes: float | None = 0.0
     flops: float | None = 0.0
 
-    def add(self, kernel: Kernel, part: float) -> None:
-        self.launches += kernel.calls * part
-        self.time_us = None if self.time_us is None or kernel.time_us is None else self.time_us + kernel.time_us * part
-        total = kernel.bytes_total
-        self.bytes = None if self.bytes is None or total is None else self.bytes + total * part
-        self.flops = None if self.flops is None or kernel.flops is None else self.flops + kernel.flops * part
+    def add(self, part: _Part) -> None:
+        self.launches += part.launches
+        self.time_us = _plus(self.time_us, part.time_us)
+        self.bytes = _plus(self.bytes, part.bytes)
+        self.flops = _plus(self.flops, part.flops)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One module's launches of a kernel row and what they did."""
+
+    path: str | None
+    launches: float
+    time_us: float | None
+    bytes: float | None
+    flops: float | None
+
+
+def _scaled(value: float | None, part: float) -> float | None:
+    return None if value is None else value * part
+
+
+def _measured(kernel: Kernel, field: str, paths: Sequence[str | None]) -> dict[str | None, float] | None:
+    """Each module's amount of ``field`` of the row, from what its own launches measured (``module_work``), the rest
+    of the row to the one module left (that of launches none is known for). None where the launches were not
+    measured each (the caller shares the row out by launches)."""
+    total = kernel.time_us if field == "time_us" else kernel.bytes_total if field == "bytes" else kernel.flops
+    work = {part.path: getattr(part, field) for part in kernel.module_work}
+    left = [path for path in paths if path not in work]
+    if total is None or not work or None in work.values() or len(left) > 1 or not set(work) <= set(paths):
+        return None
+    own = {path: float(amount) for path, amount in work.items()}
+    if field == "time_us":  # the row's time is the runs' median; the run whose bytes were counted says how it splits
+        spent = sum(own.values())
+        return {path: total * amount / spent for path, amount in own.items()} if spent else None
+    return {**own, **{path: max(float(total) - sum(own.values()), 0.0) for path in left}}
 
 
 def kernel_parts(kernel: Kernel) -> list[tuple[str | None, float]]:
@@ -83,11 +118,31 @@ def kernel_parts(kernel: Kernel) -> list[tuple[str | None, float]]:
     return parts
 
 
+def kernel_work(kernel: Kernel) -> list[_Part]:
+    """Each module's launches of one kernel row and its time, bytes and FLOPs: measured per launch where the
+    engine did (``module_work``), else the row's in proportion to the module's launches (``kernel_parts``)."""
+    parts: dict[str | None, float] = {}
+    for path, part in kernel_parts(kernel):
+        parts[path] = parts.get(path, 0.0) + part
+    fields = ("time_us", "bytes", "flops")
+    measured = {field: _measured(kernel, field, list(parts)) for field in fields}
+    totals = {"time_us": kernel.time_us, "bytes": kernel.bytes_total, "flops": kernel.flops}
+
+    def amount(field: str, path: str | None, part: float) -> float | None:
+        known = measured[field]
+        return known.get(path, 0.0) if known is not None else _scaled(totals[field], part)
+
+    return [
+        _Part(path, kernel.calls * part, *(amount(field, path, part) for field in fields))
+        for path, part in parts.items()
+    ]
+
+
 def _per_module(kernels: Iterable[Kernel]) -> dict[str | None, _Sums]:
     sums: dict[str | None, _Sums] = {}
     for kernel in kernels:
-        for path, part in kernel_parts(kernel):
-            sums.setdefault(path, _Sums()).add(kernel, part)
+        for part in kernel_work(kernel):
+            sums.setdefault(part.path, _Sums()).add(part)
     return sums
 
 
