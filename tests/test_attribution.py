@@ -9,6 +9,7 @@ process (``_measured``) and read by several tests.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from rich.console import Console
 
 from kernel_tui.engine.counting.attribution import attribute
 from kernel_tui.model.report.hotspots import HotKernel, HotModule, hotspots
-from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.kernel import Kernel, ModuleWork
 from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.model.report.module_table import ModuleRow, folded_modules, module_table
 from kernel_tui.model.report.report import ScenarioReport
@@ -277,6 +278,34 @@ def test_a_hotspot_without_times_or_modules_shares_out_what_every_kernel_has() -
     assert by_flops.measure == "flops" and [hot.share for hot in by_flops.kernels] == pytest.approx([2 / 3, 1 / 3])
     unknown = Kernel("aten::mm", "aten::mm", 1, None, None, None)
     assert hotspots({"eager": ModeResult(1, (unknown,), None, None), "compiled": ModeResult(0, (), 0, None)}, ()) == ()
+
+
+def test_a_row_of_several_modules_gives_each_what_its_own_launches_did() -> None:
+    """Eager's ``aten::linear`` row of a GPT holds the blocks' small layers and the large lm_head: shared out by
+    launches, the lm_head's bytes, FLOPs and time read as an equal part of the row, and the hotspot named a block's
+    layer. Where the engine measured each launch (``module_work``), each module gets its own; the row's time (the
+    runs' median) is split as the counted run's launches split it."""
+    work = (
+        ModuleWork("model.h.0.mlp", bytes=100, flops=10, time_us=10.0),
+        ModuleWork("model.lm_head", bytes=800, flops=260, time_us=90.0),
+    )
+    calls = (("model.h.0.mlp", 1), ("model.lm_head", 1))
+    row = Kernel("aten::linear", "aten::linear", 2, 50.0, 600, 300, flops=270, module="model", module_calls=calls)
+    measured = replace(row, module_work=work)
+    rows = {module.path: module for module in module_table(ModeResult(2, (measured,), 900, 50.0), None)}
+    head, mlp = rows["model.lm_head"], rows["model.h.0.mlp"]
+    assert (head.eager_bytes, head.eager_flops, mlp.eager_bytes, mlp.eager_flops) == (800, 260, 100, 10)
+    assert (head.eager_time_us, mlp.eager_time_us) == pytest.approx((45.0, 5.0))
+    assert head.eager_launches == mlp.eager_launches == 1
+    (hot,) = hotspots({"eager": ModeResult(2, (measured,), 900, 50.0)}, tuple(rows.values()))
+    assert [module.path for module in hot.modules] == ["model.lm_head", "model.h.*.mlp"]
+    # Launches no module is known for keep the rest of the row, as they do without module_work.
+    third = replace(measured, calls=3, bytes_read=700)
+    rest = {module.path: module for module in module_table(ModeResult(3, (third,), 1000, 50.0), None)}
+    assert (rest["model.lm_head"].eager_bytes, rest["model"].eager_bytes) == (800, 100)
+    # Without it (a report from before, a compiled row on the CPU), equal parts by launches.
+    shared = {module.path: module for module in module_table(ModeResult(2, (row,), 900, 50.0), None)}
+    assert shared["model.lm_head"].eager_bytes == shared["model.h.0.mlp"].eager_bytes == 450
 
 
 async def test_the_explorers_modules_dialog_orders_the_table_by_a_key(tmp_path: Path) -> None:

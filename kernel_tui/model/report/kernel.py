@@ -29,7 +29,8 @@ class ModuleWork:
     bytes: int | None = None
     """Bytes its launches moved per run of ``fn``; None where some were not counted."""
     flops: int | None = None
-    """Arithmetic operations of its launches per run (a library call's, from its own arguments); None where unknown."""
+    """Arithmetic operations of its launches per run (eager, its operators' own; compiled, a library call's from its own
+    arguments); None where unknown."""
     time_us: float | None = None
     """Kernel time of its launches in the run whose bytes were counted; None where not measured (a preview)."""
 

@@ -96,7 +96,7 @@ def _measured(kernel: Kernel, field: str, paths: Sequence[str | None]) -> dict[s
     left = [path for path in paths if path not in work]
     if total is None or not work or None in work.values() or len(left) > 1 or not set(work) <= set(paths):
         return None
-    own = {path: float(amount) for path, amount in work.items()}
+    own: dict[str | None, float] = {path: float(amount) for path, amount in work.items()}
     if field == "time_us":  # the row's time is the runs' median; the run whose bytes were counted says how it splits
         spent = sum(own.values())
         return {path: total * amount / spent for path, amount in own.items()} if spent else None
