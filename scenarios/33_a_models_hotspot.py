@@ -5,11 +5,11 @@ with their layer norms, a final norm, and an `lm_head` that scores each of 128 t
 Predict: which layer does the most arithmetic and moves the most bytes, eager and compiled? What share of the
 model's FLOPs is it? And what does Inductor fuse next to it?
 
-**Why.** The module table (`M`) and the hotspot line under the summary answer it: `model.lm_head`. It is one
-matrix product, 128 × 128 by 128 × 8,192: 268 M of the model's 378 M FLOPs, 71 %, where each linear of a
-block does 4 to 17 M. It moves most of the bytes too, 54 % eager: its 4 MiB weight in, 4 MiB of scores out.
-At about 32 FLOPs a byte it is compute-bound, and on a quiet machine it takes most of the kernel time as well.
-Attention at 64 tokens is a small part.
+**Why.** `model.lm_head`, eager and compiled, as the module table (`M`) shows. It is one matrix product,
+128 × 128 by 128 × 8,192: 268 M of the model's 378 M FLOPs, 71 %, where each linear of a block does 4 to 17 M.
+It moves most of the bytes too, 54 % eager: its 4 MiB weight in, 4 MiB of scores out. At about 32 FLOPs a
+byte it is compute-bound, and the hotspot line under the summary (of kernel time, of bytes in the preview)
+names it first unless a busy machine stalls the small kernels. Attention at 64 tokens is a small part.
 
 Inductor cannot write into a library's product, so the `mm` stands alone with nothing fused after it. The
 kernel before it does fuse: the last block's residual add and the final layer norm become one kernel
@@ -85,12 +85,12 @@ SIZE = 128
 EXPECT = {
     "eager": 26,
     "compiled": 18,
-    "eager_hotspot_flops_model.lm_head": 1,
-    "compiled_hotspot_flops_model.lm_head": 1,
-    "eager_flops_percent_model.lm_head": 71,
-    "compiled_flops_percent_model.lm_head": 71,
-    "eager_bytes_percent_model.lm_head": 54,
-    "compiled_bytes_percent_model.lm_head": 57,
+    "eager_hotspot_flops_model-lm_head": 1,
+    "compiled_hotspot_flops_model-lm_head": 1,
+    "eager_flops_percent_model-lm_head": 71,
+    "compiled_flops_percent_model-lm_head": 71,
+    "eager_bytes_percent_model-lm_head": 54,
+    "compiled_bytes_percent_model-lm_head": 57,
     "fused_lines_63_79": 1,
 }
 

@@ -239,36 +239,39 @@ def test_claims_about_a_module_read_what_its_own_launches_did() -> None:
         held = check_claims(claims, report, swept=False)
         assert all(check.ok for check in held.values()), {key: check for key, check in held.items() if not check.ok}
         broken = {
-            "compiled_hotspot_flops_model.blocks.*.mlp.up": 1.0,
-            "eager_hotspot_bytes_model.blocks.*.attn.qkv": 1.0,
-            "compiled_flops_percent_model.lm_head": 73.0,
-            "eager_bytes_percent_model.blocks.*.mlp.up": 54.0,
+            "compiled_hotspot_flops_model-blocks-1-mlp-up": 1.0,
+            "eager_hotspot_bytes_model-blocks-0-attn-qkv": 1.0,
+            "compiled_flops_percent_model-lm_head": 73.0,
+            "eager_bytes_percent_model-blocks-0-mlp-up": 54.0,
         }
         failed = check_claims(broken, report, swept=False)
         assert [check.ok for check in failed.values()] == [False] * 4, failed
-        assert failed["compiled_hotspot_flops_model.blocks.*.mlp.up"].measured == 0
-        assert failed["compiled_flops_percent_model.lm_head"].measured == pytest.approx(71, abs=0.01)
+        assert failed["compiled_hotspot_flops_model-blocks-1-mlp-up"].measured == 0
+        assert failed["compiled_flops_percent_model-lm_head"].measured == pytest.approx(71, abs=0.01)
     cpu = _recorded(CPU_RECORDING, name)
     assert cpu.eager is not None
     shared = replace(cpu.eager, kernels=tuple(replace(kernel, module_work=()) for kernel in cpu.eager.kernels))
     (unmeasured,) = check_claims(
-        {"eager_flops_percent_model.lm_head": 71.0}, replace(cpu, eager=shared), swept=False
+        {"eager_flops_percent_model-lm_head": 71.0}, replace(cpu, eager=shared), swept=False
     ).values()
     assert unmeasured.ok is False and unmeasured.measured is None
 
 
-def test_a_claim_about_a_module_is_named_as_the_table_writes_it(tmp_path: Path) -> None:
-    """A module claim names its kind and the module's path (``compiled_hotspot_flops_model.lm_head``); a kind
-    the reader does not know is refused with the line and the kinds it does."""
+def test_a_claim_about_a_module_names_it_as_the_explorers_box_can(tmp_path: Path) -> None:
+    """A module claim names its kind and the module's path with a ``-`` for each ``.``
+    (``compiled_hotspot_flops_model-lm_head``): the key names the predict dialog's box too, and a box's name takes
+    no ``.`` (the explorer crashed on ``predict-eager_hotspot_flops_model.lm_head``). A dotted path or a kind the
+    reader does not know is refused with the line and the kinds it does."""
     lesson = tmp_path / "lesson.py"
-    lesson.write_text('EXPECT = {"compiled_hotspot_model.lm_head": 1}\n\ndef fn(x):\n    return x\n')
-    with pytest.raises(
-        ScenarioFileError, match=r"unknown claim 'compiled_hotspot_model.lm_head'.*compiled_hotspot_flops_MODULE"
-    ) as error:
-        read_scenario(lesson)
-    assert error.value.line == 1
-    lesson.write_text('EXPECT = {"cuda": {"eager_bytes_percent_model.h.*.attn": 12.5}}\n')
-    assert read_scenario(lesson).claims_for("cuda-preview") == {"eager_bytes_percent_model.h.*.attn": 12.5}
+    for key in ("compiled_hotspot_model-lm_head", "compiled_hotspot_flops_model.lm_head"):
+        lesson.write_text(f"EXPECT = {{{key!r}: 1}}\n\ndef fn(x):\n    return x\n")
+        with pytest.raises(
+            ScenarioFileError, match=rf"unknown claim '{re.escape(key)}'.*hotspot_flops_MODULE"
+        ) as error:
+            read_scenario(lesson)
+        assert error.value.line == 1
+    lesson.write_text('EXPECT = {"cuda": {"eager_bytes_percent_model-h-0-attn": 12.5}}\n')
+    assert read_scenario(lesson).claims_for("cuda-preview") == {"eager_bytes_percent_model-h-0-attn": 12.5}
 
 
 # -- the claims, measured --------------------------------------------------------------------------

@@ -98,8 +98,8 @@ def _measured(kernel: Kernel, field: str, paths: Sequence[str | None]) -> dict[s
         return None
     own: dict[str | None, float] = {path: float(amount) for path, amount in work.items()}
     if field == "time_us":  # the row's time is the runs' median; the run whose bytes were counted says how it splits
-        spent = sum(own.values())
-        return {path: total * amount / spent for path, amount in own.items()} if spent else None
+        spent = sum(own.values())  # (launches of no known module were not timed apart: then no split is measured)
+        return {path: total * amount / spent for path, amount in own.items()} if spent and not left else None
     return {**own, **{path: max(float(total) - sum(own.values()), 0.0) for path in left}}
 
 

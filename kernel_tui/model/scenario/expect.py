@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 from kernel_tui.model.meaning.machine_load import RETRY_HINT
 from kernel_tui.model.report.boundary import KINDS
-from kernel_tui.model.report.module_table import folded_modules, folded_path, kernel_parts
+from kernel_tui.model.report.module_table import kernel_parts
 from kernel_tui.model.report.report import ExpectCheck, ScenarioReport
 from kernel_tui.model.report.report_keys import MODES
-from kernel_tui.model.scenario.scenario_file import MODULE_CLAIMS
+from kernel_tui.model.scenario.scenario_file import MODULE_CLAIMS, claimed_module
 
 if TYPE_CHECKING:
     from kernel_tui.model.report.kernel import Kernel
@@ -188,23 +188,21 @@ def line_measure(key: str) -> Callable[[ScenarioReport], float | None]:
 
 
 def module_amount(kernels: Sequence[Kernel], path: str, field: str) -> float | None:
-    """What the launches of module ``path`` (a folded path such as ``model.blocks.*.attn`` stands for every block's)
-    did of ``field`` (``bytes`` or ``flops``), all its kernel rows together: a row's own figure where the row is the
-    module's alone, the module's part where the engine measured each launch (``Kernel.module_work``); None where a
-    row of several modules could only be shared out by launches, which is no measurement to grade a claim on."""
+    """What the launches of module ``path`` did of ``field`` (``bytes`` or ``flops``), all its kernel rows together:
+    a row's own figure where the row is the module's alone, the module's part where the engine measured each launch
+    (``Kernel.module_work``); None where a row of several modules could only be shared out by launches, which is no
+    measurement to grade a claim on."""
     total = 0.0
     for kernel in kernels:
         parts = dict.fromkeys(part for part, _ in kernel_parts(kernel))
-        mine = [part for part in parts if part == path or folded_path(part) == path]
-        if not mine:
+        if path not in parts:
             continue
         work = {item.path: getattr(item, field) for item in kernel.module_work}
         whole = kernel.bytes_total if field == "bytes" else kernel.flops
-        for part in mine:
-            amount = work.get(part) if part in work else whole if len(parts) == 1 else None
-            if amount is None:
-                return None
-            total += amount
+        amount = work.get(path) if path in work else whole if len(parts) == 1 else None
+        if amount is None:
+            return None
+        total += amount
     return total
 
 
@@ -213,7 +211,7 @@ def module_measure(key: str) -> Callable[[ScenarioReport], float | None]:
     module by bytes or FLOPs (1 or 0), or its percent of the mode's bytes or FLOPs."""
     match = MODULE_CLAIMS.match(key)
     assert match is not None, key  # the scenario file's reader let only such keys through
-    mode, kind, path = match["mode"], match["kind"], match["path"]
+    mode, kind, path = match["mode"], match["kind"], claimed_module(match["path"])
 
     def measured(report: ScenarioReport) -> float | None:
         result = report.mode(mode)
@@ -230,11 +228,11 @@ def module_measure(key: str) -> Callable[[ScenarioReport], float | None]:
 
 
 def first_module(rows: Sequence[ModuleRow], mode: str, field: str, whole: int | None, path: str) -> float | None:
-    """1 when ``path`` moves (``field`` ``bytes``) or computes (``flops``) more than any other row of the folded
-    per-module table, 0 when another does; None where neither is known. A row whose amount is unknown (a fused
-    kernel's FLOPs) can hold at most what the known rows leave of the mode's ``whole``."""
-    amounts = {module.path: getattr(module.row, f"{mode}_{field}") for module in folded_modules(rows)}
-    if path not in amounts or amounts[path] is None:
+    """1 when module ``path`` moves (``field`` ``bytes``) or computes (``flops``) more than any other module of the
+    per-module table, 0 when another does; None where neither is known. A module whose amount is unknown (a fused
+    kernel's FLOPs) can hold at most what the known ones leave of the mode's ``whole``."""
+    amounts = {row.path: getattr(row, f"{mode}_{field}") for row in rows}
+    if amounts.get(path) is None:
         return None
     mine = amounts.pop(path)
     known = [amount for amount in amounts.values() if amount is not None]
@@ -242,7 +240,7 @@ def first_module(rows: Sequence[ModuleRow], mode: str, field: str, whole: int | 
         return 0.0
     if len(known) == len(amounts):
         return 1.0
-    left = None if whole is None else whole - mine - sum(known)  # what the rows of unknown amount share
+    left = None if whole is None else whole - mine - sum(known)  # what the modules of unknown amount share
     return 1.0 if left is not None and left < mine else None
 
 

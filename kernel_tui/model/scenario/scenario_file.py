@@ -76,13 +76,21 @@ run; ``compiled_line_7``, the compiled launches whose work includes line 7's; ``
 launches that carry all of lines 6, 7 and 8."""
 MODULE_CLAIM_KINDS = ("hotspot_bytes", "hotspot_flops", "bytes_percent", "flops_percent")
 MODULE_CLAIMS = re.compile(
-    rf"^(?P<mode>eager|compiled)_(?P<kind>{'|'.join(MODULE_CLAIM_KINDS)})_(?P<path>[A-Za-z_]\w*(?:\.(?:\w+|\*))*)$"
+    rf"^(?P<mode>eager|compiled)_(?P<kind>{'|'.join(MODULE_CLAIM_KINDS)})_(?P<path>[A-Za-z_]\w*(?:-\w+)*)$"
 )
-"""Claims about one ``nn.Module`` of the call (``kernel_tui.model.report.module_table``), named by its path as the
-per-module table and the hotspot line write it (``model.lm_head``, ``model.blocks.*.attn`` for every block's):
-``compiled_hotspot_bytes_model.lm_head`` (``_flops_``), 1 when it moves (computes) more than any other module of the
-folded table, else 0; ``eager_bytes_percent_model.lm_head`` (``flops_percent``), its own kernels' percent of the
-mode's bytes (FLOPs). Counts, never times: a busy machine's times would reorder the modules."""
+"""Claims about one ``nn.Module`` of the call (``kernel_tui.model.report.module_table``), named by its path with a
+``-`` for each ``.`` (``model-lm_head`` for ``model.lm_head``, ``model-blocks-0-mlp``): a key is also the name of
+the explorer's box that asks it, which takes letters, digits, ``_`` and ``-``. ``compiled_hotspot_flops_model-lm_head``
+(``hotspot_bytes``), 1 when it computes (moves) more than any other module, else 0; ``eager_bytes_percent_…``
+(``flops_percent``), its own kernels' percent of the mode's bytes (FLOPs). Counts, never times: a busy machine's
+times would reorder the modules."""
+
+
+def claimed_module(path: str) -> str:
+    """The module a claim's key names, as the per-module table writes it: ``model.lm_head`` for ``model-lm_head``."""
+    return path.replace("-", ".")
+
+
 DEVICE_KEYS = ("cpu", "cuda")
 CLAIMS_OF_DEVICE = {"cuda-preview": "cuda"}
 """A device whose claims are another's: a CUDA preview generates the code a GPU would run."""

@@ -201,13 +201,16 @@ def _bound(key: str, report: ScenarioReport) -> float | None:
     return float(BOUNDS.index(word)) if word in BOUNDS else None
 
 
-_MODULE_PATH = r"[A-Za-z_]\w*(\.(\w+|\*))*"
-"""A module as the per-module table writes it (``model.lm_head``, ``model.blocks.*.attn``)."""
+_MODULE_PATH = r"[A-Za-z_]\w*(-\w+)*"
+"""A module as a claim's key names it, a ``-`` for each ``.`` of its path (``model-lm_head``)."""
 
 
 def _module(key: str) -> str:
-    """The module a claim about one names: what follows its kind (``compiled_hotspot_flops_model.lm_head``)."""
-    return re.split(r"_(?:hotspot_bytes|hotspot_flops|bytes_percent|flops_percent)_", key, maxsplit=1)[-1]
+    """The module a claim about one names, as the module table writes it (``model.lm_head`` for
+    ``compiled_hotspot_flops_model-lm_head``)."""
+    return re.split(r"_(?:hotspot_bytes|hotspot_flops|bytes_percent|flops_percent)_", key, maxsplit=1)[-1].replace(
+        "-", "."
+    )
 
 
 def _counted(key: str) -> str:
