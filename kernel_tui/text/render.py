@@ -141,9 +141,10 @@ def tables_fit_beside(report: ScenarioReport, width: int) -> bool:
 LAUNCH_LEFT_OUT_FIRST = ("threads", "block", "per thread")
 """What a narrow launches table leaves out before it cuts a name: the threads are grid × block, and the block
 and elements per thread follow from the grid for a known size."""
-ROOFLINE_LEFT_OUT_FIRST = ("GFLOP/s", "GB/s", "FLOPs")
+ROOFLINE_LEFT_OUT_FIRST = ("GFLOP/s", "GB/s", "FLOPs", "FLOP/B")
 """What a narrow roofline table leaves out before it cuts a name: the rates first (a kernel's time says as much),
-then the FLOPs, keeping the intensity and the side of the ridge it puts the kernel on."""
+then the FLOPs, then the intensity, keeping the side of the ridge it puts the kernel on: at 80 columns the CPU's
+``aten::_scaled_dot_product_flash_attention_for…`` (lesson 33) leaves room for one figure."""
 
 
 def launch_table(report: ScenarioReport, width: int | None = None) -> Table | None:

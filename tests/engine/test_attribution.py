@@ -9,6 +9,7 @@ process (``_measured``) and read by several tests.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from support.locations import REPO
 from kernel_tui.engine.counting.attribution import attribute
 from kernel_tui.model.report.figures import module_figure
 from kernel_tui.model.report.hotspots import HotKernel, HotModule, hotspots
-from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.kernel import Kernel, ModuleWork
 from kernel_tui.model.report.mode_result import ModeResult
 from kernel_tui.model.report.module_table import ModuleRow, folded_modules, module_table
 from kernel_tui.model.report.report import ScenarioReport
@@ -143,8 +144,11 @@ def test_the_gpts_kernels_name_its_blocks_and_point_into_its_own_file(engine: En
     assert linear.stack[0] == f"{GPT_MODEL}:{_line_of(GPT_MODEL, 'self.qkv(x).split')}"  # eager: Python's own stack
     # Each layer's part of the row's time is its own launch's, as the profiler timed it: not a tenth each.
     assert len(linear.launch_time_us) == 10 and linear.time_us is not None
-    measured = [linear.time_us * spent / sum(linear.launch_time_us) for spent in linear.launch_time_us]
-    assert [spent for _, spent in linear.module_time_us] == pytest.approx(measured)
+    own = {work.path: work.time_us or 0.0 for work in linear.module_work}
+    assert set(own) == set(dict(linear.module_calls)), linear.module_work
+    assert all(work.time_us is not None for work in linear.module_work), linear.module_work
+    qkv = next(row for row in report.modules if row.path == "model.h.0.attn.qkv")
+    assert qkv.eager_time_us == pytest.approx(linear.time_us * own["model.h.0.attn.qkv"] / sum(own.values()))
     swiglu = _kernel(report, "compiled", "silu")
     assert dict(swiglu.module_calls) == {"model.h.0.mlp": 1, "model.h.1.mlp": 1} and swiglu.module == "model.h"
     gated = _line_of(GPT_MODEL, "F.silu(self.gate(x)) * self.up(x)")
@@ -223,7 +227,7 @@ def test_repeated_blocks_fold_into_one_row_with_their_spread() -> None:
 
 def test_a_row_of_several_modules_gives_each_the_time_of_its_own_launches() -> None:
     """Nine products in one row (issue 56): the lm_head's wide one took most of the row's time, and the per-module
-    table gives its module that time (and that part of the row's bytes), not a ninth of the row's."""
+    table gives its module that time, not a ninth of the row's (a compiled row on the CPU, timed per launch)."""
     from kernel_tui.engine.counting.module_paths import split_time
 
     modules = ["model.lm_head", *(f"model.h.{index}.mlp" for index in range(8))]
@@ -238,12 +242,13 @@ def test_a_row_of_several_modules_gives_each_the_time_of_its_own_launches() -> N
         module="model",
         module_calls=tuple((module, 1) for module in modules),
         launch_time_us=launch_us,
-        module_time_us=split_time(modules, launch_us, 900.0),
+        module_work=tuple(ModuleWork(path, time_us=spent) for path, spent in split_time(modules, launch_us, 900.0)),
     )
     table = {row.path: row for row in module_table(ModeResult(9, (row,), 900, 900.0), None)}
     assert table["model.lm_head"].eager_time_us == pytest.approx(500.0)
     assert table["model.lm_head"].eager_share == pytest.approx(500 / 900)
-    assert table["model.lm_head"].eager_bytes == 500 and table["model.h.0.mlp"].eager_bytes == 50
+    # Bytes were not counted per launch: shared out by launches, the row's 900 in all.
+    assert sum(table[module].eager_bytes or 0 for module in modules) == pytest.approx(900)
     assert [table[module].eager_launches for module in modules] == [1] * 9
 
 
@@ -342,6 +347,34 @@ def test_an_unknown_figure_goes_after_every_known_one_in_every_order() -> None:
 
     assert ordered("time") == ordered("bytes") == ["busy", "idle", "absent"]
     assert ordered("launches") == ["busy", "idle", "absent"], "eager's known 0 launches, not compiled's 4"
+
+
+def test_a_row_of_several_modules_gives_each_what_its_own_launches_did() -> None:
+    """Eager's ``aten::linear`` row of a GPT holds the blocks' small layers and the large lm_head: shared out by
+    launches, the lm_head's bytes, FLOPs and time read as an equal part of the row, and the hotspot named a block's
+    layer. Where the engine measured each launch (``module_work``), each module gets its own; the row's time (the
+    runs' median) is split as the counted run's launches split it."""
+    work = (
+        ModuleWork("model.h.0.mlp", bytes=100, flops=10, time_us=10.0),
+        ModuleWork("model.lm_head", bytes=800, flops=260, time_us=90.0),
+    )
+    calls = (("model.h.0.mlp", 1), ("model.lm_head", 1))
+    row = Kernel("aten::linear", "aten::linear", 2, 50.0, 600, 300, flops=270, module="model", module_calls=calls)
+    measured = replace(row, module_work=work)
+    rows = {module.path: module for module in module_table(ModeResult(2, (measured,), 900, 50.0), None)}
+    head, mlp = rows["model.lm_head"], rows["model.h.0.mlp"]
+    assert (head.eager_bytes, head.eager_flops, mlp.eager_bytes, mlp.eager_flops) == (800, 260, 100, 10)
+    assert (head.eager_time_us, mlp.eager_time_us) == pytest.approx((45.0, 5.0))
+    assert head.eager_launches == mlp.eager_launches == 1
+    (hot,) = hotspots({"eager": ModeResult(2, (measured,), 900, 50.0)}, tuple(rows.values()))
+    assert [module.path for module in hot.modules] == ["model.lm_head", "model.h.*.mlp"]
+    # Launches no module is known for keep the rest of the row, as they do without module_work.
+    third = replace(measured, calls=3, bytes_read=700)
+    rest = {module.path: module for module in module_table(ModeResult(3, (third,), 1000, 50.0), None)}
+    assert (rest["model.lm_head"].eager_bytes, rest["model"].eager_bytes) == (800, 100)
+    # Without it (a report from before, a compiled row on the CPU), equal parts by launches.
+    shared = {module.path: module for module in module_table(ModeResult(2, (row,), 900, 50.0), None)}
+    assert shared["model.lm_head"].eager_bytes == shared["model.h.0.mlp"].eager_bytes == 450
 
 
 async def test_the_explorers_modules_dialog_orders_the_table_by_a_key(tmp_path: Path) -> None:

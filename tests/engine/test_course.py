@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 from conftest import lesson_params, lesson_report, measure
-from support.locations import DATA
+from support.locations import DATA, REPO
 
 from kernel_tui.model.report.compile_variants import COMPILE_KEYS
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.scenario.course import course_dir
 from kernel_tui.model.scenario.expect import NEEDS_SWEEP, check_claims
-from kernel_tui.model.scenario.scenario_file import CLAIM_KEYS, find_scenarios, read_scenario
+from kernel_tui.model.scenario.scenario_file import CLAIM_KEYS, ScenarioFileError, find_scenarios, read_scenario
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.engine_died import EngineDied
 from kernel_tui.ui.state.course.score import split_lesson
@@ -226,6 +226,53 @@ def test_tuned_operations_count_what_the_variants_tuned_never_the_winner() -> No
     preview = _recorded(PREVIEW, "32_autotune.py")
     assert "variants_tuned_ops" not in preview.expect
     assert any(line.startswith("claim not checked: variants_tuned_ops (claimed 1): ") for line in preview.assumptions)
+
+
+def test_claims_about_a_module_read_what_its_own_launches_did() -> None:
+    """Lesson 33's claims about ``model.lm_head`` hold on the engine's recorded runs, CPU and sm_90 preview, and fail
+    when broken: another module claimed as the one that computes the most, a percent two points off. A report whose
+    rows of several modules were shared out by launches (``module_work`` left out, as before it was measured) has
+    no eager FLOPs of the lm_head to grade: its ``aten::linear`` row's ninth part is no measurement."""
+    name = "33_a_models_hotspot.py"
+    for recording, device in ((CPU_RECORDING, "cpu"), (PREVIEW, "cuda")):
+        report = _recorded(recording, name)
+        claims = read_scenario(REPO / "scenarios" / name).claims_for(device)
+        held = check_claims(claims, report, swept=False)
+        assert all(check.ok for check in held.values()), {key: check for key, check in held.items() if not check.ok}
+        broken = {
+            "compiled_hotspot_flops_model-blocks-1-mlp-up": 1.0,
+            "eager_hotspot_bytes_model-blocks-0-attn-qkv": 1.0,
+            "compiled_flops_percent_model-lm_head": 73.0,
+            "eager_bytes_percent_model-blocks-0-mlp-up": 54.0,
+        }
+        failed = check_claims(broken, report, swept=False)
+        assert [check.ok for check in failed.values()] == [False] * 4, failed
+        assert failed["compiled_hotspot_flops_model-blocks-1-mlp-up"].measured == 0
+        assert failed["compiled_flops_percent_model-lm_head"].measured == pytest.approx(71, abs=0.01)
+    cpu = _recorded(CPU_RECORDING, name)
+    assert cpu.eager is not None
+    shared = replace(cpu.eager, kernels=tuple(replace(kernel, module_work=()) for kernel in cpu.eager.kernels))
+    (unmeasured,) = check_claims(
+        {"eager_flops_percent_model-lm_head": 71.0}, replace(cpu, eager=shared), swept=False
+    ).values()
+    assert unmeasured.ok is False and unmeasured.measured is None
+
+
+def test_a_claim_about_a_module_names_it_as_the_explorers_box_can(tmp_path: Path) -> None:
+    """A module claim names its kind and the module's path with a ``-`` for each ``.``
+    (``compiled_hotspot_flops_model-lm_head``): the key names the predict dialog's box too, and a box's name takes
+    no ``.`` (the explorer crashed on ``predict-eager_hotspot_flops_model.lm_head``). A dotted path or a kind the
+    reader does not know is refused with the line and the kinds it does."""
+    lesson = tmp_path / "lesson.py"
+    for key in ("compiled_hotspot_model-lm_head", "compiled_hotspot_flops_model.lm_head"):
+        lesson.write_text(f"EXPECT = {{{key!r}: 1}}\n\ndef fn(x):\n    return x\n")
+        with pytest.raises(
+            ScenarioFileError, match=rf"unknown claim '{re.escape(key)}'.*hotspot_flops_MODULE"
+        ) as error:
+            read_scenario(lesson)
+        assert error.value.line == 1
+    lesson.write_text('EXPECT = {"cuda": {"eager_bytes_percent_model-h-0-attn": 12.5}}\n')
+    assert read_scenario(lesson).claims_for("cuda-preview") == {"eager_bytes_percent_model-h-0-attn": 12.5}
 
 
 # -- the claims, measured --------------------------------------------------------------------------

@@ -24,7 +24,13 @@ from support.warnings_shown import PreviewUndecided
 from kernel_tui.model.report.report import ScenarioReport
 from kernel_tui.model.scenario.course import course_dir
 from kernel_tui.model.scenario.expect import UNDECIDED_IN_PREVIEW
-from kernel_tui.model.scenario.scenario_file import CLAIM_KEYS, LINE_CLAIMS, find_scenarios, read_scenario
+from kernel_tui.model.scenario.scenario_file import (
+    CLAIM_KEYS,
+    LINE_CLAIMS,
+    MODULE_CLAIMS,
+    find_scenarios,
+    read_scenario,
+)
 from kernel_tui.transport.client import EngineClient
 from kernel_tui.transport.engine_died import EngineDied
 
@@ -43,7 +49,7 @@ def test_course_cuda_claims_hold_in_the_preview(preview_engine: EngineClient, pa
     report = measure(preview_engine, path)
     assert report.error is None, f"{report.error.one_line()}\n{report.error.details}"
     assert (report.device, report.arch) == ("cuda-preview", 90)
-    decided = {key for key in claims if key in DECIDED or LINE_CLAIMS.match(key)}
+    decided = {key for key in claims if key in DECIDED or LINE_CLAIMS.match(key) or MODULE_CLAIMS.match(key)}
     assert set(report.expect) == decided
     failing = {key: (check.claimed, check.measured) for key, check in report.expect.items() if not check.ok}
     assert not failing, f"{path.name}: CUDA claims the preview contradicts (claimed, previewed): {failing}"

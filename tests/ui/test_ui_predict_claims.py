@@ -302,6 +302,35 @@ async def test_a_cpu_guess_at_lesson_25_meets_a_preview_run_and_the_preview_is_a
         assert "cuda-preview sm_90" in (reveal.query_one("#reveal-body").border_title or "")
 
 
+async def test_lesson_33_asks_which_module_leads_and_its_share_in_the_preview(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module's claims get boxes of their kind at 80x24: which module leads (a yes or no per side) and its
+    percent of the FLOPs and bytes (a number, near enough within 5 %). Answered with the lesson's own claims on its
+    recorded sm_90 preview, every one is right; the reveal names the module."""
+    monkeypatch.setenv("KERNEL_TUI_STATE_DIR", str(tmp_path))
+    lesson = COURSE / "33_a_models_hotspot.py"
+    preview = preview_reports()[lesson.name]
+    app = make_app(ReplayEngineLink({lesson.name: preview_recording(preview)}), paths=(lesson,), course=COURSE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_dialog(pilot, app)
+        modules = [key for key in dialog.quantities if key.endswith("_model-lm_head")]
+        assert len(modules) == 6 and {kind.name for key in modules if (kind := kind_of(key))} == {
+            "hotspot module",
+            "module share",
+        }
+        asked = shown_text(dialog.query_one("#predict-question")).replace("\n", " ")
+        assert "more FLOPs, than any other module" in asked and "percent of the call's bytes" in asked
+        for key in dialog.quantities:
+            await pilot.press(*typed(key, preview.expect[key].claimed), "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RevealScreen), what="the reveal")
+        reveal = app.screen
+        assert isinstance(reveal, RevealScreen)
+        assert reveal.answer.points == len(dialog.quantities)
+        counts = " ".join(shown_text(reveal.query_one("#reveal-counts")).split())
+        assert "model.lm_head" in counts, counts
+
+
 def test_a_damaged_score_file_keeps_what_it_can_read(tmp_path: Path) -> None:
     """A hand edit: an answer that is not a dict, an infinite or NaN guess, a word past the last, a key no kind
     knows. Each bad answer is left out, the rest is read, and nothing raises."""

@@ -198,4 +198,7 @@ def test_a_figure_goes_only_when_the_names_need_its_room() -> None:
     assert columns_kept(22, others, order, full) == tuple(others)
     assert columns_kept(22, others, order, full - 1) == ("mode", "FLOPs", "FLOP/B", "GB/s", "bound")
     assert columns_kept(22, others, order, None) == tuple(others)
-    assert columns_kept(200, others, order, 40) == ("mode", "FLOP/B", "bound"), "what is not listed always stays"
+    assert columns_kept(200, others, order, 40) == ("mode", "bound"), "what is not listed always stays"
+    intensity = 40 + 8 + 6 + 7 + 3 * 4 - 1  # the last figure to go: names, mode, FLOP/B, bound and their rules
+    assert columns_kept(40, others, order, intensity) == ("mode", "FLOP/B", "bound")
+    assert columns_kept(40, others, order, intensity - 1) == ("mode", "bound")

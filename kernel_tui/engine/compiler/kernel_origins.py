@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from kernel_tui.engine.compiler.boundaries import node_calls, row_of, wrapper_calls
 from kernel_tui.engine.counting.module_paths import common_module, split_time
+from kernel_tui.model.report.kernel import ModuleWork
 
 if TYPE_CHECKING:
     from kernel_tui.engine.compiler.fusion_watch import GraphFusion
@@ -103,9 +104,13 @@ def _placed(kernel: Kernel, origins: list[CallOrigin], source_file: str) -> Kern
         kernel,
         module=common_module(origin.module for origin in origins),
         module_calls=tuple(counts.items()),
-        module_time_us=split_time(
-            [origin.module or "" for origin in origins], kernel.launch_time_us, kernel.time_us or 0.0
-        ),
+        module_work=tuple(
+            ModuleWork(path, time_us=spent)
+            for path, spent in split_time(
+                [origin.module or "" for origin in origins], kernel.launch_time_us, kernel.time_us or 0.0
+            )
+        )
+        or kernel.module_work,
         stack=tuple(f"{path}:{line}" for path, line in stack),
         lines=lines or kernel.lines,
         unplaced=None if lines else kernel.unplaced,

@@ -284,11 +284,14 @@ def _decomposed_flops(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) 
 
 
 class FlopCountingMode(TorchDispatchMode):
-    """Records each data-moving operator's FLOPs, in dispatch order (what ``traffic`` records bytes for)."""
+    """Records each data-moving operator's FLOPs, in dispatch order (what ``traffic`` records bytes for); with
+    ``records`` (the list a traffic mode below it appends to), an operator that the traffic mode recorded as one
+    record gets its FLOPs on it too (``Traffic.own_flops``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, records: list[Traffic] | None = None) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__init__ unannotated
         self.ops: list[OpFlops] = []
+        self.records = records
 
     def __torch_dispatch__(
         self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
@@ -298,10 +301,14 @@ class FlopCountingMode(TorchDispatchMode):
         if (inside := seen_inside(func, name, args)) is not None:  # a fused layer: the FLOPs of its passes
             with self:
                 return inside(*args, **kwargs)
+        recorded = len(self.records) if self.records is not None else 0
         out = func(*args, **kwargs)
         if func.namespace != "prim" and moves_data(name):
             section = "backward" if torch._C._current_autograd_node() is not None else None
-            self.ops.append(OpFlops(name, op_flops(name, func, args, kwargs, out), section))
+            count = op_flops(name, func, args, kwargs, out)
+            self.ops.append(OpFlops(name, count, section))
+            if self.records is not None and len(self.records) == recorded + 1 and self.records[-1].name == name:
+                self.records[-1] = replace(self.records[-1], own_flops=count)
         return out
 
 
@@ -317,7 +324,7 @@ def eager_flops(fn: Callable[..., Any], args: tuple[Any, ...]) -> list[OpFlops]:
 def bytes_and_flops(traffic: EagerTrafficMode) -> Iterator[FlopCountingMode]:
     """``traffic`` recording each operator's bytes and a ``FlopCountingMode`` (yielded) its FLOPs, in one run
     of the code inside: each operator is counted for its FLOPs, then recorded by ``traffic``."""
-    with traffic, FlopCountingMode() as counting:
+    with traffic, FlopCountingMode(traffic.records) as counting:
         yield counting
 
 

@@ -16,13 +16,13 @@ from kernel_tui.engine.counting.attribution import base_name
 from kernel_tui.engine.counting.call_timeline import call_breakdown
 from kernel_tui.engine.counting.launch_info import row_launch
 from kernel_tui.engine.counting.library_calls import CallKernels, RowKey, per_run_count, row_keys
-from kernel_tui.engine.counting.module_paths import common_module, split_time
+from kernel_tui.engine.counting.module_paths import common_module
 from kernel_tui.engine.counting.op_kinds import FUSED_LAYERS, has_cpu_kernel, is_composition, moves_data, seen_through
 from kernel_tui.engine.counting.source_lines import NOT_DISPATCHED
 from kernel_tui.engine.counting.timing import l2_flush, synchronize
 from kernel_tui.engine.counting.traffic import Traffic
 from kernel_tui.model.names.names import is_generated_kernel, short_name, without_graph_counter
-from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.kernel import Kernel, ModuleWork
 
 if TYPE_CHECKING:
     from kernel_tui.model.report.call_breakdown import CallBreakdown
@@ -249,6 +249,7 @@ def join_eager(launches: Sequence[ev.Launch], traffic: Sequence[Traffic]) -> lis
                     elements=max((r.elements for r in records if r.elements), default=None),
                     module=common_module(r.module for r in records) if records[0].module is not None else None,
                     stack=_unique(frame for r in records for frame in r.stack),
+                    own_flops=own_flops_of(records),
                 )
             )
         elif launch.kind in ("memset", "memcpy") and launch.device_bytes is not None:
@@ -370,7 +371,10 @@ def kernel_rows(
     for launch, key in zip(reference, reference_keys):
         if key[0] == launch.name:
             shapes.setdefault(key, launch.shape)
-    call_modules = _call_modules(reference, reference_keys, traffic)
+    launch_times: dict[int, float] = {}
+    for launch, record in zip(reference, traffic):
+        if record is not None:
+            launch_times[id(record)] = launch.time_us
     for key, record in zip(reference_keys, traffic):
         if record is None:
             read.setdefault(key, None)
@@ -411,7 +415,7 @@ def kernel_rows(
                 library_kernels=inside[key].kernels(calls[key]) if key in inside else (),
                 module=common_module(r.module for r in joined.get(key, ()) if r.module is not None),
                 module_calls=module_calls_of(joined.get(key, ())),
-                module_time_us=split_time(call_modules.get(key, []), launch_us, row_us),
+                module_work=module_work_of(joined.get(key, ()), launch_times),
                 stack=_unique(frame for r in joined.get(key, ()) for frame in r.stack),
                 flops=own_flops(joined.get(key, ())),
                 layout=next((r.layout for r in joined.get(key, ()) if r.layout), None),
@@ -429,27 +433,38 @@ def per_launch_us(runs: Sequence[Sequence[float]]) -> tuple[float, ...]:
     return tuple(statistics.median(times) for times in zip(*runs))
 
 
-def _call_modules(
-    reference: Sequence[ev.Launch], keys: Sequence[RowKey], traffic: Sequence[Traffic | None]
-) -> dict[RowKey, list[str | None]]:
-    """Per row, the module of each of its calls in the reference run, in launch order (its first record's)."""
-    modules: dict[RowKey, list[str | None]] = {}
-    counted: set[int] = set()
-    for launch, key, record in zip(reference, keys, traffic):
-        starts = launch.call_event is None or id(launch.call_event) not in counted
-        if launch.call_event is not None:
-            counted.add(id(launch.call_event))
-        mine = modules.setdefault(key, [])
-        if starts:
-            mine.append(None)
-        if record is not None and mine[-1] is None:
-            mine[-1] = record.module
-    return modules
-
-
 def module_calls_of(records: Sequence[Traffic]) -> tuple[tuple[str, int], ...]:
     """Per module, the launches of one run whose record it ran."""
     return tuple(collections.Counter(record.module for record in records if record.module is not None).items())
+
+
+def module_work_of(records: Sequence[Traffic], times: dict[int, float] | None = None) -> tuple[ModuleWork, ...]:
+    """Per module, what the launches of one run whose record it ran moved, computed and (``times``: each record's
+    launch time, by the record's id) took; empty for a row of one module or none, whose own figures are its
+    module's. A record of no known module keeps the row's rest to its ``module`` (``module_table``)."""
+    paths = list(dict.fromkeys(record.module for record in records if record.module is not None))
+    if len(paths) < 2:
+        return ()
+    work = []
+    for path in paths:
+        own = [record for record in records if record.module == path]
+        flops = [record.flops if record.flops is not None else record.own_flops for record in own]
+        spent = [times.get(id(record)) for record in own] if times is not None else [None]
+        work.append(
+            ModuleWork(
+                path,
+                bytes=sum(record.bytes_total for record in own),
+                flops=None if None in flops else sum(count for count in flops if count is not None),
+                time_us=None if None in spent else sum(time for time in spent if time is not None),
+            )
+        )
+    return tuple(work)
+
+
+def own_flops_of(records: Sequence[Traffic]) -> int | None:
+    """The eager operators' own FLOPs, all of ``records`` together (``Traffic.own_flops``); None unless all were."""
+    counts = [record.own_flops for record in records]
+    return None if None in counts else sum(count for count in counts if count is not None)
 
 
 def own_flops(records: Sequence[Traffic]) -> int | None:

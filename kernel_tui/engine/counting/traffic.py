@@ -111,6 +111,9 @@ class Traffic:
     flops: int | None = None
     """Compiled: a library call's FLOPs counted from its own arguments (``flops.library_flops``); None for
     everything else, whose FLOPs are those of the eager operators it replaced."""
+    own_flops: int | None = None
+    """Eager: the operator's FLOPs as ``flops.FlopCountingMode`` counted them while it was recorded, so that a row of
+    several modules' calls knows each module's (``Kernel.module_work``); None where not counted."""
 
     layout: str | None = None
     """Compiled: a kernel that only copies tensors into another layout, in words (``Kernel.layout``)."""
@@ -126,6 +129,7 @@ class EagerTrafficMode(TorchDispatchMode):
     def __init__(self, source_file: str | None = None) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # torch leaves TorchDispatchMode.__init__ unannotated
         self.ops: list[Traffic] = []
+        """The records, in dispatch order."""
         self._lines = LineFinder(source_file)
         # Only a pass that names lines names modules: a fused layer's passes are recorded without either.
         self._modules = ModuleStack() if source_file is not None else None
@@ -172,6 +176,11 @@ class EagerTrafficMode(TorchDispatchMode):
             stack=self._lines.stack(),
             **extra,
         )
+
+    @property
+    def records(self) -> list[Traffic]:
+        """The list this mode appends each operator's record to, in dispatch order."""
+        return self.ops
 
     def module_now(self) -> str | None:
         """The module whose ``forward`` runs the operator being dispatched, or backward, whose operator it

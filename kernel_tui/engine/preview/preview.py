@@ -36,7 +36,7 @@ from kernel_tui.engine.counting.traffic import array_bytes, ideal_bytes
 from kernel_tui.engine.preview.cuda_fakes import SdpaAsOnGpu, device_properties
 from kernel_tui.engine.preview.preview_codegen import generate_for_gpu
 from kernel_tui.engine.preview.preview_inputs import HostValues, any_on_device, fake_inputs
-from kernel_tui.engine.preview.preview_launches import DeviceOps, launch_mode, launch_rows
+from kernel_tui.engine.preview.preview_launches import DeviceOps, launch_mode, launch_rows, with_module_work
 from kernel_tui.engine.preview.preview_support import check_preview, quiet_torch_warnings
 from kernel_tui.engine.stages import memory_report
 from kernel_tui.engine.stages.loader import LoadedScenario, StageError, load_scenario, stage_error
@@ -214,6 +214,7 @@ class PreviewStages(ScenarioStages):
         eager_rows, compiled_rows = attribute(measured_eager.kernels, compiled.kernels)
         boundaries = compiled_boundaries(code.fusion, code.graph_break_reasons, compiled_rows)
         compiled_rows = with_origins(compiled_rows, code.fusion, str(self.scenario.path))
+        compiled_rows = with_module_work(compiled_rows, code.fusion, code.records)
         report = replace(
             report,
             eager=replace(measured_eager, kernels=eager_rows),

@@ -6,15 +6,18 @@ how many kernels the library runs for it is its choice on the GPU, which a previ
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import torch
 
+from kernel_tui.engine.compiler.boundaries import row_of
 from kernel_tui.engine.compiler.generated_code import memcpy_name
+from kernel_tui.engine.compiler.kernel_origins import CallOrigin, call_origins
 from kernel_tui.engine.counting.launch_info import EAGER_NOTE, LIBRARY_NOTE
 from kernel_tui.engine.counting.module_paths import common_module
 from kernel_tui.engine.counting.op_kinds import moves_data, op_name
-from kernel_tui.engine.counting.profiling import line_calls_of, module_calls_of, own_flops
+from kernel_tui.engine.counting.profiling import line_calls_of, module_calls_of, module_work_of, own_flops
 from kernel_tui.engine.counting.traffic import (
     EagerTrafficMode,
     Traffic,
@@ -28,6 +31,9 @@ from kernel_tui.model.report.launch import KernelLaunch
 from kernel_tui.model.report.library_call import is_library_op
 from kernel_tui.model.report.mode_result import ModeResult
 
+if TYPE_CHECKING:
+    from kernel_tui.engine.compiler.fusion_watch import GraphFusion
+
 
 class DeviceOps(EagerTrafficMode):
     """Each data-moving operator that touches a CUDA tensor is one launch; a host-device copy is a memcpy."""
@@ -40,6 +46,10 @@ class DeviceOps(EagerTrafficMode):
         self.sections: list[str] = []
         """Per launch, ``backward`` where it ran inside the autograd engine, else ``forward``."""
         self.paused = False
+
+    @property
+    def records(self) -> list[Traffic]:
+        return self.launches
 
     def __torch_dispatch__(
         self, func: Any, types: Sequence[type], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
@@ -68,16 +78,21 @@ class DeviceOps(EagerTrafficMode):
         return out
 
 
-def launch_rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
-    """Launches grouped by name in first-seen order, as a measurement's table groups them; a launch that is not
-    a generated kernel is named as it is called (``extern_kernels.mm``, a memcpy), its operator kept as ``op``."""
+def _grouped(launches: Sequence[Traffic]) -> dict[tuple[str, str, str | None], list[Traffic]]:
+    """Launches by the row they make, in first-seen order: named as called, of one kind, apart per composite."""
     grouped: dict[tuple[str, str, str | None], list[Traffic]] = {}
     for launch in launches:
         # A composite's pass (``aten::sum`` in ``logsumexp``) is not the ``sum`` called at the top level.
         composite = launch.name if launch.kind == "op" and launch.call else None
         grouped.setdefault((launch.call or launch.name, launch.kind, composite), []).append(launch)
+    return grouped
+
+
+def launch_rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
+    """Launches grouped by name in first-seen order, as a measurement's table groups them; a launch that is not
+    a generated kernel is named as it is called (``extern_kernels.mm``, a memcpy), its operator kept as ``op``."""
     rows = []
-    for (name, kind, _), group in grouped.items():
+    for (name, kind, _), group in _grouped(launches).items():
         rows.append(
             Kernel(
                 name=name,
@@ -98,6 +113,7 @@ def launch_rows(launches: list[Traffic]) -> tuple[Kernel, ...]:
                 library=group[0].name if is_library_op(group[0].name) else None,
                 module=common_module(launch.module for launch in group if launch.module is not None),
                 module_calls=module_calls_of(group),
+                module_work=module_work_of(group),
                 stack=tuple(dict.fromkeys(frame for launch in group for frame in launch.stack)),
                 flops=own_flops(group),
             )
@@ -124,3 +140,29 @@ def preview_launch(first: Traffic, kind: str) -> KernelLaunch | None:
     if kind == "memcpy":
         return None
     return KernelLaunch(elements=first.elements, note=EAGER_NOTE if kind == "op" else LIBRARY_NOTE)
+
+
+def with_module_work(
+    rows: Sequence[Kernel], graphs: Sequence[GraphFusion], records: Sequence[Traffic]
+) -> tuple[Kernel, ...]:
+    """Compiled ``rows`` (their modules placed by ``kernel_origins``) with what each module's own calls moved and
+    computed, where a row's calls came from several modules: the wrapper's calls of a row, in order, are its
+    launches' records, in order. One ``extern_kernels.mm`` row holds a block's small products and the lm_head's
+    large one; shared out by launches, the lm_head's 8 MiB read as a seventh of the row's."""
+    origins: dict[int, list[CallOrigin]] = {}
+    for graph in graphs:
+        for origin in call_origins(graph):
+            row = row_of(origin.name, rows)
+            if row is not None:
+                origins.setdefault(id(row), []).append(origin)
+    groups = {name: group for (name, _, composite), group in _grouped(records).items() if composite is None}
+    placed = []
+    for row in rows:
+        calls, group = origins.get(id(row), []), groups.get(row.name, [])
+        paths = {origin.module or "" for origin in calls}
+        if len(paths) < 2 or len(calls) != len(group):
+            placed.append(row)
+            continue
+        by_module = [replace(record, module=origin.module or "") for origin, record in zip(calls, group)]
+        placed.append(replace(row, module_work=module_work_of(by_module)))
+    return tuple(placed)

@@ -20,6 +20,22 @@ LOWER_BOUND = "(lower bound)"
 
 
 @dataclass(frozen=True)
+class ModuleWork:
+    """One module's part of a kernel row whose launches came from several modules, as its own launches measured it:
+    an ``aten::linear`` row of nine calls is eight small block layers and one large lm_head, not nine equal parts."""
+
+    path: str
+    """The module (``Kernel.module_calls``' path)."""
+    bytes: int | None = None
+    """Bytes its launches moved per run of ``fn``; None where some were not counted."""
+    flops: int | None = None
+    """Arithmetic operations of its launches per run (eager, its operators' own; compiled, a library call's from its own
+    arguments); None where unknown."""
+    time_us: float | None = None
+    """Kernel time of its launches in the run whose bytes were counted; None where not measured (a preview)."""
+
+
+@dataclass(frozen=True)
 class Kernel:
     """One kernel as the profiler saw it, grouped by name over the profiled runs of ``fn``."""
 
@@ -95,11 +111,11 @@ class Kernel:
     """Each launch's own time in one run of ``fn``, in launch order (a library call's kernels together, one per
     call): per launch, the median over the profiled runs. Empty for a row of one launch, in a preview, and where
     the runs launched it a different number of times."""
-    module_time_us: tuple[tuple[str, float], ...] = ()
-    """Per module, the part of ``time_us`` its launches took: the row's time split by the profiler's time of each
-    launch (``launch_time_us``), not by ``module_calls``; what launches of no known module took is left out. Empty
-    where the row's time is not split per launch (one launch, a preview): then each module's share of it follows
-    its launches."""
+    module_work: tuple[ModuleWork, ...] = ()
+    """Per module of ``module_calls``, what its own launches moved, computed and took, where the engine measured each
+    launch of a row of several modules (eager; the preview's compiled library calls; a compiled row on a CPU or GPU,
+    its time only, from ``launch_time_us``); where a figure is not measured, the row's is shared out by launches
+    (``module_table``)."""
     stack: tuple[str, ...] = ()
     """Where the user's code ran it, as ``file:line``, every frame outside torch's and Python's own files,
     nearest first: the model's own file where it lives apart from the scenario. Eager, the Python stack of each of

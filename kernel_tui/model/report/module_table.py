@@ -1,12 +1,12 @@
 """The call per ``nn.Module``: each module's launches eager and compiled, their time, bytes, FLOPs and share.
 
-Built from the kernels' own ``module``, ``module_calls`` and ``module_time_us`` (the engine's ``module_paths`` and
-``kernel_origins``): a row of launches from several modules (nine ``nn.Linear`` calls in one ``addmm`` row) gives
-each module its launches, its time as the profiler measured each of its launches (the ``lm_head``'s large product
-is not a ninth of the row), and the row's bytes and FLOPs in proportion to that time where it was measured per
-launch, else to the launches (a preview: each launch taken as a like share of the row). Launches no module is known
-for go to the row's ``module``, else to a row of their own (``path`` None), so the rows' launches add up to the
-call's (``ModeResult.kernel_count``).
+Built from the kernels' own ``module`` and ``module_calls`` (the engine's ``module_paths`` and
+``kernel_origins``): a row of launches from several modules (six ``nn.Linear`` calls in one ``addmm`` row) gives
+each module its launches, and what those launches measured where the engine measured each (``module_work``: the
+bytes and FLOPs they did, the row's time in proportion to theirs); where it did not, its time, bytes and FLOPs in
+proportion to its launches (a share, not a measurement: a block's small products and an lm_head's large one are
+not equal parts). Launches no module is known for go to the row's ``module``, else to a row of their own (``path``
+None), so the rows' launches add up to the call's (``ModeResult.kernel_count``).
 """
 
 from __future__ import annotations
@@ -54,6 +54,10 @@ class ModuleRow:
     """The same, compiled."""
 
 
+def _plus(total: float | None, amount: float | None) -> float | None:
+    return None if total is None or amount is None else total + amount
+
+
 @dataclass
 class _Sums:
     launches: float = 0.0
@@ -61,56 +65,84 @@ class _Sums:
     bytes: float | None = 0.0
     flops: float | None = 0.0
 
-    def add(self, kernel: Kernel, launches: float, work: float) -> None:
-        """``launches`` of the row's launches are this module's, and ``work`` of its time, bytes and FLOPs."""
-        self.launches += kernel.calls * launches
-        self.time_us = None if self.time_us is None or kernel.time_us is None else self.time_us + kernel.time_us * work
-        total = kernel.bytes_total
-        self.bytes = None if self.bytes is None or total is None else self.bytes + total * work
-        self.flops = None if self.flops is None or kernel.flops is None else self.flops + kernel.flops * work
+    def add(self, part: _Part) -> None:
+        self.launches += part.launches
+        self.time_us = _plus(self.time_us, part.time_us)
+        self.bytes = _plus(self.bytes, part.bytes)
+        self.flops = _plus(self.flops, part.flops)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One module's launches of a kernel row and what they did."""
+
+    path: str | None
+    launches: float
+    time_us: float | None
+    bytes: float | None
+    flops: float | None
+
+
+def _scaled(value: float | None, part: float) -> float | None:
+    return None if value is None else value * part
+
+
+def _measured(kernel: Kernel, field: str, paths: Sequence[str | None]) -> dict[str | None, float] | None:
+    """Each module's amount of ``field`` of the row, from what its own launches measured (``module_work``), the rest
+    of the row to the one module left (that of launches none is known for). None where the launches were not
+    measured each (the caller shares the row out by launches)."""
+    total = kernel.time_us if field == "time_us" else kernel.bytes_total if field == "bytes" else kernel.flops
+    work = {part.path: getattr(part, field) for part in kernel.module_work}
+    left = [path for path in paths if path not in work]
+    if total is None or not work or None in work.values() or len(left) > 1 or not set(work) <= set(paths):
+        return None
+    own: dict[str | None, float] = {path: float(amount) for path, amount in work.items()}
+    if field == "time_us":  # the row's time is the runs' median; the run whose bytes were counted says how it splits
+        spent = sum(own.values())  # (launches of no known module were not timed apart: then no split is measured)
+        return {path: total * amount / spent for path, amount in own.items()} if spent and not left else None
+    return {**own, **{path: max(float(total) - sum(own.values()), 0.0) for path in left}}
 
 
 def kernel_parts(kernel: Kernel) -> list[tuple[str | None, float]]:
-    """Each module's part (0 to 1) of one kernel row's launches: its launches over the row's; what no module is
-    known for goes to the row's ``module``."""
-    counted = {path: float(count) for path, count in kernel.module_calls if count > 0}
-    scale = max(sum(counted.values()), kernel.calls)  # a row profiled with more launches than were named
-    return _with_rest(kernel, counted, scale)
-
-
-def work_parts(kernel: Kernel) -> list[tuple[str | None, float]]:
-    """Each module's part (0 to 1) of one kernel row's time, bytes and FLOPs: of its measured time where the row's
-    was split per launch (``Kernel.module_time_us``), else of its launches (``kernel_parts``)."""
-    timed = {path: spent for path, spent in kernel.module_time_us if spent > 0}
-    if not timed or not kernel.time_us:
-        return kernel_parts(kernel)
-    return _with_rest(kernel, timed, max(sum(timed.values()), kernel.time_us))
-
-
-def _with_rest(kernel: Kernel, amounts: dict[str, float], scale: float) -> list[tuple[str | None, float]]:
-    if not amounts or scale <= 0:
+    """Each module's part (0 to 1) of one kernel row: its launches over the row's; what no module is known for
+    goes to the row's ``module``."""
+    counted = {path: count for path, count in kernel.module_calls if count > 0}
+    total = sum(counted.values())
+    if not total:
         return [(kernel.module, 1.0)]
-    parts: list[tuple[str | None, float]] = [(path, amount / scale) for path, amount in amounts.items()]
+    scale = max(float(total), kernel.calls or float(total))  # a row profiled with more launches than were named
+    parts: list[tuple[str | None, float]] = [(path, count / scale) for path, count in counted.items()]
     rest = 1.0 - sum(part for _, part in parts)
     if rest > 1e-9:
         parts.append((kernel.module, rest))
     return parts
 
 
-def _summed_parts(parts: list[tuple[str | None, float]]) -> dict[str | None, float]:
-    """Parts by module: the rest of a row goes to its ``module``, which may have launches of its own in it too."""
-    summed: dict[str | None, float] = {}
-    for path, part in parts:
-        summed[path] = summed.get(path, 0.0) + part
-    return summed
+def kernel_work(kernel: Kernel) -> list[_Part]:
+    """Each module's launches of one kernel row and its time, bytes and FLOPs: measured per launch where the
+    engine did (``module_work``), else the row's in proportion to the module's launches (``kernel_parts``)."""
+    parts: dict[str | None, float] = {}
+    for path, part in kernel_parts(kernel):
+        parts[path] = parts.get(path, 0.0) + part
+    fields = ("time_us", "bytes", "flops")
+    measured = {field: _measured(kernel, field, list(parts)) for field in fields}
+    totals = {"time_us": kernel.time_us, "bytes": kernel.bytes_total, "flops": kernel.flops}
+
+    def amount(field: str, path: str | None, part: float) -> float | None:
+        known = measured[field]
+        return known.get(path, 0.0) if known is not None else _scaled(totals[field], part)
+
+    return [
+        _Part(path, kernel.calls * part, *(amount(field, path, part) for field in fields))
+        for path, part in parts.items()
+    ]
 
 
 def _per_module(kernels: Iterable[Kernel]) -> dict[str | None, _Sums]:
     sums: dict[str | None, _Sums] = {}
     for kernel in kernels:
-        launches, work = _summed_parts(kernel_parts(kernel)), _summed_parts(work_parts(kernel))
-        for path in dict.fromkeys((*launches, *work)):
-            sums.setdefault(path, _Sums()).add(kernel, launches.get(path, 0.0), work.get(path, 0.0))
+        for part in kernel_work(kernel):
+            sums.setdefault(part.path, _Sums()).add(part)
     return sums
 
 

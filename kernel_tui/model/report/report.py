@@ -19,7 +19,7 @@ from kernel_tui.model.report.call_breakdown import CallBreakdown, TimelineSpan  
 from kernel_tui.model.report.compile_variants import TunedChoice, TunedOperation  # noqa: F401 (the schema reads hints here)
 from kernel_tui.model.report.cuda_graph_decision import CudaGraphDecision
 from kernel_tui.model.report.hotspots import Hotspots, hotspots
-from kernel_tui.model.report.kernel import Kernel
+from kernel_tui.model.report.kernel import Kernel, ModuleWork
 from kernel_tui.model.report.launch import KernelLaunch
 from kernel_tui.model.report.library_call import LibraryKernel
 from kernel_tui.model.report.machine import MachineIdentity
@@ -433,8 +433,8 @@ def _kernel_from_dict(data: dict[str, Any]) -> Kernel:
         values[name] = tuple(values.get(name, ()))
     values["line_calls"] = tuple((int(line), int(calls)) for line, calls in values.get("line_calls", ()))
     values["module_calls"] = tuple((str(path), int(calls)) for path, calls in values.get("module_calls", ()))
-    values["module_time_us"] = tuple((str(path), float(us)) for path, us in values.get("module_time_us", ()))
     values["launch_time_us"] = tuple(float(us) for us in values.get("launch_time_us", ()))
+    values["module_work"] = tuple(from_known_fields(ModuleWork, part) for part in values.get("module_work", ()))
     values["library_kernels"] = tuple(
         from_known_fields(LibraryKernel, {**part, "launch": KernelLaunch.from_dict(part.get("launch"))})
         for part in values.get("library_kernels", ())

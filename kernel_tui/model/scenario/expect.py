@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kernel_tui.model.meaning.machine_load import RETRY_HINT
 from kernel_tui.model.report.boundary import KINDS
+from kernel_tui.model.report.module_table import kernel_parts
 from kernel_tui.model.report.report import ExpectCheck, ScenarioReport
 from kernel_tui.model.report.report_keys import MODES
+from kernel_tui.model.scenario.scenario_file import MODULE_CLAIMS, claimed_module
 
 if TYPE_CHECKING:
+    from kernel_tui.model.report.kernel import Kernel
     from kernel_tui.model.report.launch import KernelLaunch
     from kernel_tui.model.report.mode_result import CompileStages, ModeResult
+    from kernel_tui.model.report.module_table import ModuleRow
 
 # How close a measured value must be: launches per run are exact; transfers are ratios of byte counts.
 TOLERANCE = {
@@ -32,6 +36,10 @@ TOLERANCE = {
     "compiled_forward_peak": 0.05,
     "compiled_backward_peak": 0.05,
 }
+
+PERCENT_POINTS = 1.0
+"""How close a module's claimed percent of bytes or FLOPs must be: both are counted, not timed, so a point is
+rounding."""
 
 
 def _launches(report: ScenarioReport) -> list[KernelLaunch]:
@@ -179,6 +187,78 @@ def line_measure(key: str) -> Callable[[ScenarioReport], float | None]:
     return launches_on
 
 
+def module_amount(kernels: Sequence[Kernel], path: str, field: str) -> float | None:
+    """What the launches of module ``path`` did of ``field`` (``bytes`` or ``flops``), all its kernel rows together:
+    a row's own figure where the row is the module's alone, the module's part where the engine measured each launch
+    (``Kernel.module_work``); None where a row of several modules could only be shared out by launches, which is no
+    measurement to grade a claim on."""
+    total = 0.0
+    for kernel in kernels:
+        parts = dict.fromkeys(part for part, _ in kernel_parts(kernel))
+        if path not in parts:
+            continue
+        work = {item.path: getattr(item, field) for item in kernel.module_work}
+        whole = kernel.bytes_total if field == "bytes" else kernel.flops
+        amount = work.get(path) if path in work else whole if len(parts) == 1 else None
+        if amount is None:
+            return None
+        total += amount
+    return total
+
+
+def module_measure(key: str) -> Callable[[ScenarioReport], float | None]:
+    """The measure of a claim about one module (``scenario_file.MODULE_CLAIMS``): whether it is the mode's first
+    module by bytes or FLOPs (1 or 0), or its percent of the mode's bytes or FLOPs."""
+    match = MODULE_CLAIMS.match(key)
+    assert match is not None, key  # the scenario file's reader let only such keys through
+    mode, kind, path = match["mode"], match["kind"], claimed_module(match["path"])
+
+    def measured(report: ScenarioReport) -> float | None:
+        result = report.mode(mode)
+        if result is None:
+            return None
+        field = kind.removesuffix("_percent").removeprefix("hotspot_")
+        whole = result.bytes_total if field == "bytes" else result.flops
+        if kind.startswith("hotspot"):
+            return first_module(report.modules, mode, field, whole, path)
+        amount = module_amount(result.kernels, path, field)
+        return None if amount is None or not whole else 100 * amount / whole
+
+    return measured
+
+
+def first_module(rows: Sequence[ModuleRow], mode: str, field: str, whole: int | None, path: str) -> float | None:
+    """1 when module ``path`` moves (``field`` ``bytes``) or computes (``flops``) more than any other module of the
+    per-module table, 0 when another does; None where neither is known. A module whose amount is unknown (a fused
+    kernel's FLOPs) can hold at most what the known ones leave of the mode's ``whole``."""
+    amounts = {row.path: getattr(row, f"{mode}_{field}") for row in rows}
+    if amounts.get(path) is None:
+        return None
+    mine = amounts.pop(path)
+    known = [amount for amount in amounts.values() if amount is not None]
+    if any(amount >= mine for amount in known):
+        return 0.0
+    if len(known) == len(amounts):
+        return 1.0
+    left = None if whole is None else whole - mine - sum(known)  # what the modules of unknown amount share
+    return 1.0 if left is not None and left < mine else None
+
+
+def measure_of(key: str) -> Callable[[ScenarioReport], float | None]:
+    """How a claim's key is measured: by name, else as a claim about lines or about a module."""
+    if key in MEASURES:
+        return MEASURES[key]
+    return module_measure(key) if MODULE_CLAIMS.match(key) else line_measure(key)
+
+
+def tolerance(key: str) -> float:
+    """How far a measurement may be from the claim: a module's percent of bytes or FLOPs within a point."""
+    match = MODULE_CLAIMS.match(key)
+    if match is not None and match["kind"].endswith("_percent"):
+        return PERCENT_POINTS
+    return TOLERANCE.get(key, 0.001)
+
+
 def check_claims(
     claims: dict[str, float], report: ScenarioReport, *, swept: bool, claimed_size: int | None = None
 ) -> dict[str, ExpectCheck]:
@@ -190,7 +270,7 @@ def check_claims(
     for key, claimed in claims.items():
         if key in NEEDS_SWEEP and not swept:
             continue
-        measured = (MEASURES.get(key) or line_measure(key))(report)
+        measured = measure_of(key)(report)
         if key in NEEDS_SWEEP and cut_short is not None:
             checks[key] = ExpectCheck(claimed=claimed, measured=measured, ok=None, reason=cut_short)
             continue
@@ -207,7 +287,7 @@ def check_claims(
         if unsettled is not None:
             checks[key] = ExpectCheck(claimed=claimed, measured=measured, ok=None, reason=f"{unsettled}; {RETRY_HINT}")
             continue
-        ok = measured is not None and abs(measured - claimed) <= TOLERANCE.get(key, 0.001)
+        ok = measured is not None and abs(measured - claimed) <= tolerance(key)
         checks[key] = ExpectCheck(claimed=claimed, measured=measured, ok=ok)
     return _judged_at_its_size(checks, report.size, claimed_size)
 

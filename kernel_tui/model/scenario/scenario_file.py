@@ -74,6 +74,23 @@ LINE_CLAIMS = re.compile(rf"^(?:{'|'.join(LINE_CLAIM_KINDS)})(?:_[1-9]\d*)+$")
 """Claims about lines of the file (``kernel_tui.text.by_line``): ``eager_line_7``, the eager launches line 7 makes per
 run; ``compiled_line_7``, the compiled launches whose work includes line 7's; ``fused_lines_6_7_8``, the compiled
 launches that carry all of lines 6, 7 and 8."""
+MODULE_CLAIM_KINDS = ("hotspot_bytes", "hotspot_flops", "bytes_percent", "flops_percent")
+MODULE_CLAIMS = re.compile(
+    rf"^(?P<mode>eager|compiled)_(?P<kind>{'|'.join(MODULE_CLAIM_KINDS)})_(?P<path>[A-Za-z_]\w*(?:-\w+)*)$"
+)
+"""Claims about one ``nn.Module`` of the call (``kernel_tui.model.report.module_table``), named by its path with a
+``-`` for each ``.`` (``model-lm_head`` for ``model.lm_head``, ``model-blocks-0-mlp``): a key is also the name of
+the explorer's box that asks it, which takes letters, digits, ``_`` and ``-``. ``compiled_hotspot_flops_model-lm_head``
+(``hotspot_bytes``), 1 when it computes (moves) more than any other module, else 0; ``eager_bytes_percent_…``
+(``flops_percent``), its own kernels' percent of the mode's bytes (FLOPs). Counts, never times: a busy machine's
+times would reorder the modules."""
+
+
+def claimed_module(path: str) -> str:
+    """The module a claim's key names, as the per-module table writes it: ``model.lm_head`` for ``model-lm_head``."""
+    return path.replace("-", ".")
+
+
 DEVICE_KEYS = ("cpu", "cuda")
 CLAIMS_OF_DEVICE = {"cuda-preview": "cuda"}
 """A device whose claims are another's: a CUDA preview generates the code a GPU would run."""
@@ -350,8 +367,10 @@ def _read_expect(constants: dict[str, tuple[Any, int]]) -> dict[str, Any]:
 
 def _check_claims(claims: dict[str, Any], line: int, prefix: str = "") -> None:
     for key, claim in claims.items():
-        if key not in CLAIM_KEYS and not LINE_CLAIMS.match(key):
-            known = ", ".join(CLAIM_KEYS + DEVICE_KEYS + ("eager_line_N", "compiled_line_N", "fused_lines_N_M"))
+        if key not in CLAIM_KEYS and not LINE_CLAIMS.match(key) and not MODULE_CLAIMS.match(key):
+            patterns = ("eager_line_N", "compiled_line_N", "fused_lines_N_M")
+            modules = tuple(f"compiled_{kind}_MODULE" for kind in MODULE_CLAIM_KINDS)
+            known = ", ".join(CLAIM_KEYS + DEVICE_KEYS + patterns + modules)
             raise ScenarioFileError(f"EXPECT has an unknown claim {prefix}{key!r} (known: {known})", line)
         if isinstance(claim, bool) or not isinstance(claim, (int, float)) or not math.isfinite(claim) or claim < 0:
             raise ScenarioFileError(f"EXPECT {prefix}{key} must be a number >= 0, and finite, not {claim!r}", line)

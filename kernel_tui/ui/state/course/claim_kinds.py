@@ -64,9 +64,9 @@ Entry = Count | Amount | Choice
 
 def _claim(key: str, report: ScenarioReport) -> float | None:
     """What ``report`` measured for the claim ``key``, exactly as the engine checks the lesson's claim."""
-    from kernel_tui.model.scenario.expect import MEASURES, line_measure
+    from kernel_tui.model.scenario.expect import measure_of
 
-    return (MEASURES.get(key) or line_measure(key))(report)
+    return measure_of(key)(report)
 
 
 def _settled(_key: str, _report: ScenarioReport) -> str | None:
@@ -199,6 +199,22 @@ def _bound(key: str, report: ScenarioReport) -> float | None:
     _, bound = (max if key == "matmul_bound" else min)(classed)
     word = bound.split("-")[0]
     return float(BOUNDS.index(word)) if word in BOUNDS else None
+
+
+_MODULE_PATH = r"[A-Za-z_]\w*(-\w+)*"
+"""A module as a claim's key names it, a ``-`` for each ``.`` of its path (``model-lm_head``)."""
+
+
+def _module(key: str) -> str:
+    """The module a claim about one names, as the module table writes it (``model.lm_head`` for
+    ``compiled_hotspot_flops_model-lm_head``)."""
+    return re.split(r"_(?:hotspot_bytes|hotspot_flops|bytes_percent|flops_percent)_", key, maxsplit=1)[-1].replace(
+        "-", "."
+    )
+
+
+def _counted(key: str) -> str:
+    return "bytes" if "bytes" in key.split("_", 3)[:3] else "FLOPs"
 
 
 def _numbers(key: str) -> list[str]:
@@ -361,6 +377,23 @@ CLAIM_KINDS: tuple[ClaimKind, ...] = (
         entry=Count("kernels"),
         column=_compiled,
         names_lines=True,
+    ),
+    ClaimKind(
+        "hotspot module",
+        rf"(eager|compiled)_hotspot_(bytes|flops)_{_MODULE_PATH}",
+        "Will the module of the row move more bytes, or compute more FLOPs, than any other module (yes or no)?",
+        row=lambda key: f"{_module(key)} most {_counted(key)}",
+        label=lambda key: f"{_module(key)} leads the {_side(key)} {_counted(key)}",
+        entry=Choice(("no", "yes")),
+    ),
+    ClaimKind(
+        "module share",
+        rf"(eager|compiled)_(bytes|flops)_percent_{_MODULE_PATH}",
+        "What percent of the call's bytes, or of its FLOPs, will the module of the row move or compute itself?",
+        row=lambda key: f"{_module(key)} {_counted(key)} %",
+        label=lambda key: f"{_side(key)} {_counted(key)} % of {_module(key)}",
+        entry=Amount(2.0),
+        unit=lambda _key: "percent",
     ),
     ClaimKind(
         "launch shape",
