@@ -232,3 +232,43 @@ def test_no_handler_refreshes_the_panes_outside_the_funnel() -> None:
     assert calls == FUNNEL
     assert derives == ["screens/explorer.py:derive_shown"], "Shown is derived in one place"
 
+
+BOOK_CHANGES = frozenset({"start", "cancel", "ended", "forget", "toggle", "take", "ended_without_report", "use_device"})
+"""What changes the run book, a run, the pinned baselines or the device lessons ask of, in place."""
+BOOKS = frozenset({"runs", "run", "cancelled", "baselines", "predictions", "book"})
+"""The names the explorer's parts hold those books (and a run of the run book) by."""
+
+
+def _book_changes(path: Path) -> set[str]:
+    """``function: receiver.method`` for each call of a book's changing method in ``path``."""
+    found: set[str] = set()
+    for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            receiver = node.func.value
+            name = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
+            if node.func.attr in BOOK_CHANGES and name in BOOKS:
+                found.add(f"{function.name}: {name}.{node.func.attr}")
+    return found
+
+
+def test_the_books_change_only_through_the_state_s_transitions() -> None:
+    """The run book, its runs, the pinned baselines and the device lessons ask of are changed by ``ExplorerState``'s
+    transitions (``run_started``, ``run_said``, ...), not by the screen's parts in place."""
+    changes = {
+        path.relative_to(UI).as_posix(): found
+        for path in sorted(UI.rglob("*.py"))
+        if "state" not in path.parts and (found := _book_changes(path))
+    }
+    assert changes == {}
+
+
+def test_the_book_scan_finds_a_book_changed_in_place(tmp_path: Path) -> None:
+    module = tmp_path / "around.py"
+    module.write_text(
+        "def action_run(self):\n    self.runs.start(1, path)\n    run.take(message, now)\n    go.start()\n"
+    )
+    assert _book_changes(module) == {"action_run: runs.start", "action_run: run.take"}

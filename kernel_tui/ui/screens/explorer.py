@@ -385,9 +385,9 @@ class ExplorerScreen(SnippetActions):
         # numbers it, and the run's record starts with that number.
         variants = self.variants.request(entry.path)
         messages = self.link.run(entry.path, sweep=sweep, size=self.run_size, variants=variants)
-        run = self.runs.start(messages.run.run_id, entry.path, sweep=sweep, now=self.clock())
-        run.output_from = output_from
-        self.engine_side.stream(run.record.run_id, entry.path, messages)
+        run_id = messages.run.run_id
+        self.state = self.state.run_started(run_id, entry.path, sweep=sweep, now=self.clock(), output_from=output_from)
+        self.engine_side.stream(run_id, entry.path, messages)
         if not self.wide and self.panes_layout.pane in ("scenarios", "lesson"):
             self.action_pane("kernels")
 
@@ -397,7 +397,8 @@ class ExplorerScreen(SnippetActions):
         if run is None or not self.baselines.can_pin(run):
             return
         title = self.catalog.title_of(self.baselines.scenario_of(run.record.path))
-        if self.baselines.toggle(run):
+        self.state = self.state.baseline_toggled(run)
+        if self.baselines.is_pinned(run):
             self.notify(f"Pinned as the baseline of {title}: later runs show what changed (B again unpins)")
         else:
             self.notify(f"Unpinned the baseline of {title}")
@@ -485,7 +486,6 @@ class ExplorerScreen(SnippetActions):
     def session_changed(self, effects: Effects) -> None:
         document = self.session.document
         self.state = self.state.editor_opened(document.path if document is not None else None)
-        for path in effects.dropped:
-            self.runs.forget(path)
+        self.state = self.state.runs_forgotten(effects.dropped)
         for notice in effects.notices:
             self.notify(notice.message, severity=notice.severity, timeout=notice.timeout)
