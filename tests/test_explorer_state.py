@@ -15,6 +15,7 @@ from kernel_tui.model.report.report import ScenarioError
 from kernel_tui.text.kernel_order import KERNEL_ORDERS, next_order
 from kernel_tui.transport.protocol import Done
 from kernel_tui.ui.state.explorer_state import EngineState, ExplorerState
+from kernel_tui.ui.state.variant_choices import VariantChoices
 from kernel_tui.ui.view.shown import shown
 from kernel_tui.ui.widgets.charts.chart_modes import CHART_MODES, next_chart_mode
 
@@ -113,6 +114,17 @@ def test_the_engine_s_hello_sets_the_device_lessons_ask_of() -> None:
     ready = first.engine_said_hello(hello, NOW)
     assert ready.engine.hello is hello and ready.predictions.device == "cuda"
     assert (ready.engine.warmup_since is not None) == (hello.warmup is not None)
+
+
+def test_the_variant_transitions_reach_the_variant_book_and_the_compiled_table() -> None:
+    first = start()
+    added = first.variants_added(ADD_RELU, {"max_autotune": {"options": {"max_autotune": True}}})
+    assert added.variants.of(ADD_RELU).request() == {"max_autotune": {"options": {"max_autotune": True}}}
+    shown_kernels = added.variant_kernels_shown(ADD_RELU, "max_autotune")
+    assert shown_kernels.variants.of(ADD_RELU).kernels_of == "max_autotune"
+    assert shown(shown_kernels, NOW).variants.kernels_of is None, "no report holds that variant yet"
+    chosen = shown_kernels.variants_chosen(ADD_RELU, VariantChoices(hidden={"max_autotune"}))
+    assert chosen.variants.of(ADD_RELU).hidden == {"max_autotune"} and chosen.variants.of(ADD_RELU).request() is None
 
 
 def test_the_cursor_transitions_reach_the_cursors() -> None:

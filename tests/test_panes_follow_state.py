@@ -233,8 +233,11 @@ def test_no_handler_refreshes_the_panes_outside_the_funnel() -> None:
     assert derives == ["screens/explorer.py:derive_shown"], "Shown is derived in one place"
 
 
-BOOK_CHANGES = frozenset({"start", "cancel", "ended", "forget", "toggle", "take", "ended_without_report", "use_device"})
-"""What changes the run book, a run, the pinned baselines or the device lessons ask of, in place."""
+BOOK_CHANGES = frozenset(
+    {"start", "cancel", "ended", "forget", "toggle", "take", "ended_without_report", "use_device", "replace", "add"}
+)
+"""What changes the run book, a run, the pinned baselines, the device lessons ask of or the variant book, in
+place."""
 BOOKS = frozenset({"runs", "run", "cancelled", "baselines", "predictions", "book"})
 """The names the explorer's parts hold those books (and a run of the run book) by."""
 

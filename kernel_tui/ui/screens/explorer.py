@@ -130,7 +130,7 @@ class ExplorerScreen(SnippetActions):
         self.snippets = SnippetWorkbench(self, self.session, self.runs, clock)
         self.why = WhyPart(self.catalog, self.runs, predictions)
         self.baselines = PinnedBaselines(self.session.scenario_of)
-        self.variants = VariantsPart(self.catalog, self.runs, self.session)
+        self.variants = VariantsPart(self.catalog, self.runs, self.session, self)
         books = (self.catalog, self.runs, self.baselines, self.variants.book, predictions)
         self.state = ExplorerState(*books, view=ViewState(measures=self.MEASURES))
         """What every pane derives from (``explorer_state``): changed by its transitions, shown by the funnel."""

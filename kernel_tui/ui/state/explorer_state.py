@@ -21,7 +21,7 @@ from kernel_tui.text.kernel_order import AS_LAUNCHED
 from kernel_tui.ui.state.cursors import NO_CURSORS, Cursors
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
     from kernel_tui.model.report.report import ScenarioError
     from kernel_tui.transport.protocol import Hello, RunMessage
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from kernel_tui.ui.state.kernel_rows import KernelRow
     from kernel_tui.ui.state.pinned_baselines import PinnedBaselines
     from kernel_tui.ui.state.run_state import RunBook, ScenarioRun
-    from kernel_tui.ui.state.variant_choices import VariantBook
+    from kernel_tui.ui.state.variant_choices import VariantBook, VariantChoices
 
 
 @dataclass(frozen=True)
@@ -160,6 +160,25 @@ class ExplorerState:
     def baseline_toggled(self, run: ScenarioRun) -> ExplorerState:
         """``run`` pinned as its scenario's baseline, or unpinned if it was (B)."""
         self.baselines.toggle(run)
+        return self
+
+    # -- the books: each scenario's compile variants ------------------------------------------------------------
+
+    def variant_kernels_shown(self, scenario: Path, name: str | None) -> ExplorerState:
+        """The compiled table shows the kernels of ``scenario``'s variant ``name`` (None: the compiled side's own)."""
+        self.variants.of(scenario).kernels_of = name
+        return self
+
+    def variants_added(self, scenario: Path, added: Mapping[str, Mapping[str, object]]) -> ExplorerState:
+        """Variants (name to ``torch.compile`` arguments) sent with ``scenario``'s next runs (``x``)."""
+        choices = self.variants.of(scenario)
+        for name, arguments in added.items():
+            choices.add(name, dict(arguments))
+        return self
+
+    def variants_chosen(self, scenario: Path, choices: VariantChoices) -> ExplorerState:
+        """``scenario``'s variant choices as the ``v`` dialog handed them back."""
+        self.variants.replace(scenario, choices)
         return self
 
     def _view(self, view: ViewState) -> ExplorerState:
