@@ -6,13 +6,17 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 
 from support.locations import REPO
 from support.ui_support import ADD_RELU, BROKEN
 from test_shown import NOW, RECORDING, state
 
+from kernel_tui.model.report.report import ScenarioError
 from kernel_tui.text.kernel_order import KERNEL_ORDERS, next_order
+from kernel_tui.transport.protocol import Done
 from kernel_tui.ui.state.explorer_state import EngineState, ExplorerState
+from kernel_tui.ui.state.variant_choices import VariantChoices
 from kernel_tui.ui.view.shown import shown
 from kernel_tui.ui.widgets.charts.chart_modes import CHART_MODES, next_chart_mode
 
@@ -75,6 +79,53 @@ def test_the_engine_and_the_saved_origin() -> None:
     saved = ready.saved_origin_known("measured on h100")
     assert "measured on h100" in shown(saved, NOW).status.text.plain
     assert saved.saved_origin_known("measured on h100") is saved
+
+
+def test_a_run_s_start_messages_and_end_change_the_run_book_through_the_state() -> None:
+    """A run started, told of and ended, pinned and forgotten, all through the state's transitions: what the
+    explorer's parts once did to the shared books in place."""
+    first = start()
+    value = first.run_started(7, ADD_RELU, sweep=True, now=NOW, output_from=3)
+    run = value.runs.active
+    assert run is not None and (run.record.run_id, run.output_from, run.running) == (7, 3, True)
+    assert shown(value, NOW + 1).status.progress is not None, "the status line follows the run"
+    for message in RECORDING.messages:
+        done = isinstance(message, Done)
+        value = value.run_said(run, replace(message, run_id=7), NOW + 5, output_to=11 if done else None)
+    assert value.runs.active is None and run.output_to == 11 and run.record.report is not None
+    assert shown(value, NOW + 6).scenarios.marks == ("done", None)
+    pinned = value.baseline_toggled(run)
+    assert shown(pinned, NOW).summary.pinned and not shown(pinned.baseline_toggled(run), NOW).summary.pinned
+    assert value.engine is first.engine and value.view is first.view, "the frozen parts are left as they were"
+
+    value = value.run_started(8, BROKEN, sweep=False, now=NOW, output_from=11)
+    broken = value.runs.active
+    assert broken is not None
+    error = ScenarioError("eager", "name 'oops' is not defined", file=str(BROKEN), line=9)
+    value = value.run_ended_early(broken, error, NOW + 1, cancelled=False, output_to=12)
+    assert value.runs.active is None and broken.record.error is error and broken.output_to == 12
+    value = value.run_started(9, BROKEN, sweep=False, now=NOW, output_from=12).run_cancelled(NOW + 2, output_to=13)
+    assert value.runs.active is None and value.runs[BROKEN].record.cancelled and value.runs[BROKEN].output_to == 13
+    assert value.runs_forgotten([BROKEN]).runs.get(BROKEN) is None and ADD_RELU in value.runs
+
+
+def test_the_engine_s_hello_sets_the_device_lessons_ask_of() -> None:
+    first = start()
+    hello = replace(RECORDING.hello, device="cuda")
+    ready = first.engine_said_hello(hello, NOW)
+    assert ready.engine.hello is hello and ready.predictions.device == "cuda"
+    assert (ready.engine.warmup_since is not None) == (hello.warmup is not None)
+
+
+def test_the_variant_transitions_reach_the_variant_book_and_the_compiled_table() -> None:
+    first = start()
+    added = first.variants_added(ADD_RELU, {"max_autotune": {"options": {"max_autotune": True}}})
+    assert added.variants.of(ADD_RELU).request() == {"max_autotune": {"options": {"max_autotune": True}}}
+    shown_kernels = added.variant_kernels_shown(ADD_RELU, "max_autotune")
+    assert shown_kernels.variants.of(ADD_RELU).kernels_of == "max_autotune"
+    assert shown(shown_kernels, NOW).variants.kernels_of is None, "no report holds that variant yet"
+    chosen = shown_kernels.variants_chosen(ADD_RELU, VariantChoices(hidden={"max_autotune"}))
+    assert chosen.variants.of(ADD_RELU).hidden == {"max_autotune"} and chosen.variants.of(ADD_RELU).request() is None
 
 
 def test_the_cursor_transitions_reach_the_cursors() -> None:

@@ -45,7 +45,7 @@ def assert_panes_hold(screen: ExplorerScreen, value: Shown) -> None:
     chart = screen.query_one("#chart", RuntimeChart)
     assert chart.mode == value.chart.mode and chart.shown == value.chart
     assert all(plot.shown is chart.shown for plot in chart.query(RuntimePlot)), "the plot holds the chart's slice"
-    assert screen.query_one("#summary", SummaryStrip).summary == value.summary
+    assert screen.query_one("#summary", SummaryStrip).shown == value.summary
     assert screen.query_one("#scenarios", ScenarioList).current == value.scenarios.index
     assert shown_text(screen.query_one("#status-text")) == value.status.text.plain
     assert screen.sub_title == value.sub_title
@@ -138,17 +138,21 @@ async def test_every_pane_holds_its_slice_after_each_kind_of_event() -> None:
 
 
 PANE_SETTERS = frozenset({"show", "say", "set_highlight", "show_work", "show_lines", "mark_line"})
-"""The methods that hand a pane what to show."""
+"""The methods that hand a pane what to show (the panes' own, which their reactives' watchers call)."""
+PANE_SLICES = frozenset({"shown", "code", "marked_line"})
+"""The reactives that hold a pane's slice of ``Shown``; looked for where widgets are held (``HOLDERS``): the state
+and the view below them touch no widget, and name other things so."""
+HOLDERS = frozenset({"screens", "app"})
 BINDING = UI / "screens" / "explorer_panes.py"
 """The one place panes are handed their slices of ``Shown``."""
-HAND_REFRESHES = frozenset({"derive_shown", "refresh_shown", "show_panes", "_show_panes", "on_idle"})
+HAND_REFRESHES = frozenset({"derive_shown", "refresh_shown", "hand", "_show_panes", "on_idle"})
 """Every way to derive ``Shown`` or hand the panes their slices by hand."""
 FUNNEL = {
     ("app/app.py", "on_idle"): {"on_idle"},
     ("screens/explorer.py", "on_idle"): {"derive_shown"},
     ("screens/explorer.py", "on_mount"): {"derive_shown"},
     ("screens/explorer.py", "watch_shown"): {"_show_panes"},
-    ("screens/explorer.py", "_show_panes"): {"show_panes"},
+    ("screens/explorer.py", "_show_panes"): {"hand"},
     ("screens/explorer.py", "on_snippet_editor_ready"): {"_show_panes"},
 }
 """The funnel (the explorer's ``on_idle``, after every burst of events in its queue or the app's, and the first
@@ -156,8 +160,9 @@ frame) and the binding (``watch_shown``, and the editor once it mounted, is hand
 composed once: a layout switch only sets the screen's classes, so no pane is handed its slice again after one."""
 
 
-def _calls_by_function(path: Path) -> dict[str, set[str]]:
-    """Per function of ``path``, the pane setters it calls on something other than ``self``."""
+def _calls_by_function(path: Path, *, slices: bool = True) -> dict[str, set[str]]:
+    """Per function of ``path``, the pane setters it calls, and the panes' slices it sets, on something other than
+    ``self`` (the screen's own ``shown`` is the funnel's)."""
     found: dict[str, set[str]] = {}
     for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -167,10 +172,19 @@ def _calls_by_function(path: Path) -> dict[str, set[str]]:
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
                 and node.func.attr in PANE_SETTERS
-                and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "self")
+                and not _on_self(node.func)
             ):
                 found.setdefault(function.name, set()).add(node.func.attr)
+            if slices and isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Attribute) and target.attr in PANE_SLICES and not _on_self(target):
+                        found.setdefault(function.name, set()).add(f"{target.attr} =")
     return found
+
+
+def _on_self(attribute: ast.Attribute) -> bool:
+    return isinstance(attribute.value, ast.Name) and attribute.value.id == "self"
 
 
 def _modules() -> list[Path]:
@@ -181,9 +195,9 @@ def _modules() -> list[Path]:
 def test_no_pane_is_handed_content_outside_the_binding() -> None:
     around: dict[tuple[str, str], set[str]] = {}
     for path in _modules():
-        for function, setters in _calls_by_function(path).items():
+        for function, setters in _calls_by_function(path, slices=bool(HOLDERS & set(path.parts))).items():
             around[(path.relative_to(UI).as_posix(), function)] = setters
-    assert around == {}, "a pane handed content outside the binding (explorer_panes.show_panes)"
+    assert around == {}, "a pane handed content outside the binding (explorer_panes.Panes.hand)"
 
 
 def test_the_scan_finds_a_pane_handed_content_around_the_binding(tmp_path: Path) -> None:
@@ -194,8 +208,10 @@ def test_the_scan_finds_a_pane_handed_content_around_the_binding(tmp_path: Path)
         "    self.query_one('#kernel-name').say(event.text)\n"
         "    table.mark_line(7)\n"
         "    self.show(1)\n"
+        "    self.panes.eager.marked_line = 7\n"
+        "    self.shown = None\n"
     )
-    assert _calls_by_function(module) == {"_kernel_highlighted": {"say", "mark_line"}}
+    assert _calls_by_function(module) == {"_kernel_highlighted": {"say", "mark_line", "marked_line ="}}
 
 
 def test_no_handler_refreshes_the_panes_outside_the_funnel() -> None:
@@ -216,3 +232,47 @@ def test_no_handler_refreshes_the_panes_outside_the_funnel() -> None:
                     derives.append(":".join(where))
     assert calls == FUNNEL
     assert derives == ["screens/explorer.py:derive_shown"], "Shown is derived in one place"
+
+
+BOOK_CHANGES = frozenset(
+    {"start", "cancel", "ended", "forget", "toggle", "take", "ended_without_report", "use_device", "replace", "add"}
+)
+"""What changes the run book, a run, the pinned baselines, the device lessons ask of or the variant book, in
+place."""
+BOOKS = frozenset({"runs", "run", "cancelled", "baselines", "predictions", "book"})
+"""The names the explorer's parts hold those books (and a run of the run book) by."""
+
+
+def _book_changes(path: Path) -> set[str]:
+    """``function: receiver.method`` for each call of a book's changing method in ``path``."""
+    found: set[str] = set()
+    for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            receiver = node.func.value
+            name = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
+            if node.func.attr in BOOK_CHANGES and name in BOOKS:
+                found.add(f"{function.name}: {name}.{node.func.attr}")
+    return found
+
+
+def test_the_books_change_only_through_the_state_s_transitions() -> None:
+    """The run book, its runs, the pinned baselines and the device lessons ask of are changed by ``ExplorerState``'s
+    transitions (``run_started``, ``run_said``, ...), not by the screen's parts in place."""
+    changes = {
+        path.relative_to(UI).as_posix(): found
+        for path in sorted(UI.rglob("*.py"))
+        if "state" not in path.parts and (found := _book_changes(path))
+    }
+    assert changes == {}
+
+
+def test_the_book_scan_finds_a_book_changed_in_place(tmp_path: Path) -> None:
+    module = tmp_path / "around.py"
+    module.write_text(
+        "def action_run(self):\n    self.runs.start(1, path)\n    run.take(message, now)\n    go.start()\n"
+    )
+    assert _book_changes(module) == {"action_run: runs.start", "action_run: run.take"}

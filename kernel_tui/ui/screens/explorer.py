@@ -8,8 +8,9 @@ messages, and the size every run asks for), the ``WhyPart`` (code, predictions),
 run pinned with B). What the panes derive from is one value, ``state`` (``ExplorerState``: those books, the
 engine's state, the view's choices and the cursors), which the handlers change through its transitions; what
 the panes show is one value, ``shown``, computed from it by one pure function (``kernel_tui.ui.view.shown``) in one
-funnel, after every burst of events (``on_idle``); its watcher hands each pane the slice of it that changed, and
-no handler refreshes a pane by hand. Runs go through the engine
+funnel, after every burst of events (``on_idle``); its watcher hands each pane its slice (``explorer_panes``), a
+reactive the pane holds and compares, so only a pane whose slice changed draws again; no handler refreshes a pane
+by hand. Runs go through the engine
 link it is given (``explorer_engine``).
 
 Two layouts (``explorer_layout``): side by side when the terminal is large, tabs when it is small
@@ -44,7 +45,7 @@ from kernel_tui.ui.screens.actions import (
 from kernel_tui.ui.screens.asked import Asked, Reply
 from kernel_tui.ui.screens.explorer_engine import EngineSide
 from kernel_tui.ui.screens.explorer_layout import ExplorerLayout, compose_explorer, find
-from kernel_tui.ui.screens.explorer_panes import OF_THE_RUN, show_panes
+from kernel_tui.ui.screens.explorer_panes import Panes
 from kernel_tui.ui.screens.focus_staying import FocusOnStayingWidgets
 from kernel_tui.ui.screens.key_queue import KEY_WAIT_S, held_keys, keys_waiting
 from kernel_tui.ui.screens.latest_size import LatestSizeOnly
@@ -104,6 +105,12 @@ class ExplorerScreen(LatestSizeOnly, FocusOnStayingWidgets, Screen[None]):
 
     shown: var[Shown | None] = var(None, init=False)
     """What every pane shows (``kernel_tui.ui.view.shown``): the one value the panes are handed slices of."""
+    editing: var[bool] = var(False, init=False, toggle_class="-editing")
+    """The editor holds the scenario shown (``Shown.editing``): on a large terminal it takes the lesson's place."""
+    keys_follow: var[tuple[object, ...]] = var((), init=False, bindings=True)
+    """The slices of ``Shown`` whose change can change which keys apply (a run's, a scenario's): a new one asks
+    the footer to read the keys again. A sweep point (the chart), a cursor's move (the code's links, the line under
+    the tables) or a tick (the status line) changes none, and they come many times a second."""
 
     def __init__(
         self,
@@ -126,7 +133,7 @@ class ExplorerScreen(LatestSizeOnly, FocusOnStayingWidgets, Screen[None]):
         self.snippets = SnippetWorkbench(self, self.session, self.runs, clock)
         self.why = WhyPart(self.catalog, self.runs, predictions)
         self.baselines = PinnedBaselines(self.session.scenario_of)
-        self.variants = VariantsPart(self.catalog, self.runs, self.session)
+        self.variants = VariantsPart(self.catalog, self.runs, self.session, self)
         books = (self.catalog, self.runs, self.baselines, self.variants.book, predictions)
         self.state = ExplorerState(*books, view=ViewState(measures=self.MEASURES))
         """What every pane derives from (``explorer_state``): changed by its transitions, shown by the funnel."""
@@ -140,7 +147,9 @@ class ExplorerScreen(LatestSizeOnly, FocusOnStayingWidgets, Screen[None]):
     # -- layout ------------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield from compose_explorer()
+        self.panes = Panes.made()
+        """The panes, composed once and held: the funnel hands each its slice (``explorer_panes``)."""
+        yield from compose_explorer(self.panes)
 
     def on_mount(self) -> None:
         self.panes_layout.fit_tables()
@@ -219,15 +228,25 @@ class ExplorerScreen(LatestSizeOnly, FocusOnStayingWidgets, Screen[None]):
         self._show_panes(old)
 
     def _show_panes(self, old: Shown | None) -> None:
-        """Hand each pane its slice of ``shown`` where it changed since ``old`` (None: hand every one)."""
-        if self.shown is None:
+        """Hand every pane its slice of ``shown`` (``Panes.hand``); each pane's reactive compares it with the one it
+        holds, so handing them all (``old`` None, once the editor mounted) costs no drawing of what did not change."""
+        if (shown := self.shown) is None:
             return
-        self.sub_title = self.shown.sub_title
-        if self.has_class("-editing") != self.shown.editing:
-            self.set_class(self.shown.editing, "-editing")
-            self.panes_layout.fit_tables()  # the editor takes more of the rows than the lesson
-        if show_panes(self, self.shown, old) & OF_THE_RUN:
-            self.refresh_bindings()
+        self.sub_title = shown.sub_title
+        self.editing = shown.editing
+        self.panes.hand(self.app, shown)
+        self.keys_follow = (
+            shown.scenarios,
+            shown.lesson,
+            shown.signature,
+            shown.eager,
+            shown.variants,
+            shown.compiled,
+            shown.summary,
+        )
+
+    def watch_editing(self) -> None:
+        self.panes_layout.fit_tables()  # the editor takes more of the rows than the lesson
 
     @property
     def code_links(self) -> CodeLinks | None:
@@ -367,9 +386,9 @@ class ExplorerScreen(LatestSizeOnly, FocusOnStayingWidgets, Screen[None]):
         # numbers it, and the run's record starts with that number.
         variants = self.variants.request(entry.path)
         messages = self.link.run(entry.path, sweep=sweep, size=self.run_size, variants=variants)
-        run = self.runs.start(messages.run.run_id, entry.path, sweep=sweep, now=self.clock())
-        run.output_from = output_from
-        self.engine_side.stream(run.record.run_id, entry.path, messages)
+        run_id = messages.run.run_id
+        self.state = self.state.run_started(run_id, entry.path, sweep=sweep, now=self.clock(), output_from=output_from)
+        self.engine_side.stream(run_id, entry.path, messages)
         if not self.wide and self.panes_layout.pane in ("scenarios", "lesson"):
             self.action_pane("kernels")
 
@@ -379,7 +398,8 @@ class ExplorerScreen(LatestSizeOnly, FocusOnStayingWidgets, Screen[None]):
         if run is None or not self.baselines.can_pin(run):
             return
         title = self.catalog.title_of(self.baselines.scenario_of(run.record.path))
-        if self.baselines.toggle(run):
+        self.state = self.state.baseline_toggled(run)
+        if self.baselines.is_pinned(run):
             self.notify(f"Pinned as the baseline of {title}: later runs show what changed (B again unpins)")
         else:
             self.notify(f"Unpinned the baseline of {title}")
@@ -532,7 +552,6 @@ class ExplorerScreen(LatestSizeOnly, FocusOnStayingWidgets, Screen[None]):
     def session_changed(self, effects: Effects) -> None:
         document = self.session.document
         self.state = self.state.editor_opened(document.path if document is not None else None)
-        for path in effects.dropped:
-            self.runs.forget(path)
+        self.state = self.state.runs_forgotten(effects.dropped)
         for notice in effects.notices:
             self.notify(notice.message, severity=notice.severity, timeout=notice.timeout)

@@ -4,8 +4,8 @@
 posts (``EngineSaid``, ``kernel_tui.ui.link.messages``: the protocol's message as it is, or the link's word where the
 engine said nothing) and the keys that stop a run. A message of a run that was cancelled or replaced is dropped
 (``RunBook.live``), and a live run's are folded into its record (``transport.run_record.fold``). What it
-changes is plain state (the run, and the engine's ``EngineState`` in the explorer's ``ExplorerState``, through
-its ``engine_changed``); the explorer's funnel shows it afterwards
+changes is the explorer's ``ExplorerState``, through its transitions (a run's start, messages, end and cancel in
+the run book; the engine's ``EngineState``); the explorer's funnel shows it afterwards
 (``ExplorerScreen.on_idle``). The worker's module and the protocol are imported with the first run, after the
 first frame.
 """
@@ -20,8 +20,6 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual.worker import Worker, WorkerState
 
-from kernel_tui.ui.state.explorer_state import EngineState
-
 if TYPE_CHECKING:
     from textual.screen import Screen
 
@@ -31,7 +29,7 @@ if TYPE_CHECKING:
     from kernel_tui.ui.screens.asked import Reply
     from kernel_tui.ui.screens.snippets import SnippetWorkbench
     from kernel_tui.ui.screens.why import WhyPart
-    from kernel_tui.ui.state.explorer_state import ExplorerState
+    from kernel_tui.ui.state.explorer_state import EngineState, ExplorerState
     from kernel_tui.ui.state.run_state import RunBook, ScenarioRun
 
 
@@ -98,9 +96,10 @@ class EngineSide:
 
     def cancel_active(self) -> ScenarioRun | None:
         """Cancel the run the engine works on, if any; returns it."""
-        cancelled = self.runs.cancel(self.clock())
+        cancelled = self.runs.active
         if cancelled is not None:
-            cancelled.output_to = self.link.output_mark()
+            holder = self._holder
+            holder.state = holder.state.run_cancelled(self.clock(), output_to=self.link.output_mark())
             self._screen.workers.cancel_group(self._screen, "engine")
             self.link.cancel()
         return cancelled
@@ -128,21 +127,18 @@ class EngineSide:
         from kernel_tui.ui.link.messages import RunEnded, StartFailed
 
         news = said.news
+        holder = self._holder
         if isinstance(news, Hello):
-            warmup_since = self.clock() if news.warmup is not None else None
-            self.state = EngineState(news, None, warmup_since)
-            book = self.why.predictions
-            book.use_device(news.device, book.arch)  # lessons ask this device's claims
+            holder.state = holder.state.engine_said_hello(news, self.clock())  # lessons ask its device's claims
         elif isinstance(news, StartFailed):
             self.state = replace(self.state, error=news.error)
         elif isinstance(news, RunEnded):
             self._run_ended(news)
         elif (run := self.runs.live(news.run_id)) is not None:
             # The run's own messages are folded into its record, the CLI's way (``transport.run_record``).
-            run.take(news, self.clock())
+            output_to = self.link.output_mark() if isinstance(news, Done) else None
+            holder.state = holder.state.run_said(run, news, self.clock(), output_to=output_to)
             if isinstance(news, Done):
-                run.output_to = self.link.output_mark()
-                self.runs.ended(run)
                 self.snippets.run_ended(run)
             if isinstance(news, (Partial, Done)):
                 self.reply(self.why.reveal_if_measured(run))
@@ -151,9 +147,10 @@ class EngineSide:
         run = self.runs.live(ended.run_id)
         if run is None:
             return
-        run.ended_without_report(ended.error, self.clock(), cancelled=ended.cancelled)
-        run.output_to = self.link.output_mark()
-        self.runs.ended(run)
+        holder = self._holder
+        holder.state = holder.state.run_ended_early(
+            run, ended.error, self.clock(), cancelled=ended.cancelled, output_to=self.link.output_mark()
+        )
         if ended.error.stage == "engine":
             # The engine is gone (crash, hang, cancel): start the next one now, while the learner reads
             # what happened, so the next run does not wait for torch to import.

@@ -11,7 +11,7 @@ of ``kernel_tui.ui.view.shown.Shown``).
 from __future__ import annotations
 
 import weakref
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -19,18 +19,11 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Tab, Tabs
 
-from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart
-from kernel_tui.ui.widgets.kernel_name import KernelNameLine
-from kernel_tui.ui.widgets.kernel_table import KernelTable
-from kernel_tui.ui.widgets.lesson_view import LessonView
-from kernel_tui.ui.widgets.run_status import RunStatusBar
-from kernel_tui.ui.widgets.scenario_list import ScenarioList
-from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
 from kernel_tui.ui.widgets.steady_footer import SteadyFooter
 from kernel_tui.ui.widgets.steady_header import SteadyHeader
-from kernel_tui.ui.widgets.steady_static import SteadyStatic
-from kernel_tui.ui.widgets.summary_strip import SummaryStrip
-from kernel_tui.ui.widgets.variants_table import VariantsPane
+
+if TYPE_CHECKING:
+    from kernel_tui.ui.screens.explorer_panes import Panes
 
 WIDE_MIN_SIZE = (120, 32)
 """From this many columns and rows the panes sit side by side; below it they become tabs."""
@@ -67,29 +60,30 @@ def fits_wide(size: tuple[int, int]) -> bool:
     return width >= WIDE_MIN_SIZE[0] and height >= WIDE_MIN_SIZE[1]
 
 
-def compose_explorer() -> ComposeResult:
-    """Every widget of the explorer, once: the screen's classes lay them out (``app.tcss``)."""
+def compose_explorer(panes: Panes) -> ComposeResult:
+    """Every widget of the explorer, once (the ``panes`` made for it, held by the screen): the screen's classes
+    lay them out (``app.tcss``)."""
     yield SteadyHeader()
     # Each tab says its key and its pane: "1 Scenarios" ... "5 Editor".
     yield Tabs(*(Tab(f"{key} {pane.capitalize()}", id=f"tab-{pane}") for key, pane in enumerate(PANES, 1)), id="tabs")
     with Horizontal(id="main"):
-        yield ScenarioList(id="scenarios")
+        yield panes.scenarios
         with Vertical(id="work"):
             with Horizontal(id="top"):
-                yield SnippetEditor(id="editor")
-                yield LessonView(id="lesson")
-                yield RuntimeChart(id="chart")
+                yield panes.editor
+                yield panes.lesson
+                yield panes.chart
             # Scrolls when the tables and the summary outgrow the room the lesson leaves them (a training
             # step's two sections at 120x36 pushed the summary off the screen); the small layout's kernels tab.
             with VerticalScroll(id="results"):
-                yield SteadyStatic(id="signature")
+                yield panes.signature
                 with Horizontal(id="tables"):
-                    yield KernelTable("eager", "Eager", id="eager")
-                    yield KernelTable("compiled", "Compiled", id="compiled")
-                yield VariantsPane(id="variants")
-                yield KernelNameLine(id="kernel-name")
-                yield SummaryStrip(id="summary")
-    yield RunStatusBar(id="status")
+                    yield panes.eager
+                    yield panes.compiled
+                yield panes.variants
+                yield panes.name
+                yield panes.summary
+    yield panes.status
     yield SteadyFooter()
 
 
@@ -216,8 +210,9 @@ W = TypeVar("W", bound=Widget)
 
 
 _found: weakref.WeakKeyDictionary[Screen[Any], dict[str, Widget]] = weakref.WeakKeyDictionary()
-"""Per screen, the widget each ``#id`` was last found as: the explorer looks its panes up on every report,
-stage and sweep point, and each query walked the whole screen (about 1 ms)."""
+"""Per screen, the widget each ``#id`` was last found as: the snippet workbench looks the editor pane up on every
+key typed, and each query walked the whole screen (about 1 ms). (The panes that show ``Shown`` are held, not
+looked up: ``explorer_panes.Panes``.)"""
 
 
 def find(screen: Screen[Any], selector: str, expect: type[W]) -> W | None:

@@ -1,98 +1,100 @@
-"""Handing the explorer's panes their slices of ``Shown``: each pane is given its own when it changed.
+"""The explorer's panes, made once and held, and the one place they are handed their slices of ``Shown``.
 
-The one place a pane is told what to show (``show_panes``): the explorer calls it from its ``shown`` watcher
-with the value before, and with None (every slice) when the editor's text area mounts. A widget not mounted yet
-(the text area before a snippet opens) is skipped; it gets its slice when it is. The code's
-links go to three panes: the lesson's code and the editor (the gutter, the linked lines, the lesson's line
-cursor) and both tables (the code cursor's line, whose rows they mark), after the tables' own slices.
+Each pane holds its slice as a reactive (``shown``; the lesson and the editor's text also hold the code's links,
+``code``, and the kernel tables the code cursor's line, ``marked_line``). ``Panes.hand`` sets them all from one
+``Shown``, inside one ``batch_update``; a reactive compares what it is handed with what it holds (each slice is a
+frozen value, compared field by field, the same objects at once), so a pane whose slice did not change is not
+drawn again, and no list of what changed is kept here. The explorer calls it from its ``shown`` watcher, the one
+funnel.
+
+The panes are composed once (``explorer_layout.compose_explorer`` lays these very widgets out), so they are held
+rather than looked up on every change. The editor's text area is the one pane mounted later, with the first
+snippet: it is found under the editor pane each time, and one not mounted yet gets its slice with the next change.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from textual.content import Content
-from textual.screen import Screen
-from textual.widget import Widget
+from textual.css.query import NoMatches
 
-from kernel_tui.ui.screens.explorer_layout import find
 from kernel_tui.ui.widgets.charts.runtime_chart import RuntimeChart
 from kernel_tui.ui.widgets.kernel_name import KernelNameLine
 from kernel_tui.ui.widgets.kernel_table import KernelTable
 from kernel_tui.ui.widgets.lesson_view import LessonView
 from kernel_tui.ui.widgets.run_status import RunStatusBar
 from kernel_tui.ui.widgets.scenario_list import ScenarioList
-from kernel_tui.ui.widgets.steady_static import SteadyStatic
+from kernel_tui.ui.widgets.snippet_editor import SnippetEditor
+from kernel_tui.ui.widgets.steady_static import SteadyLine
 from kernel_tui.ui.widgets.summary_strip import SummaryStrip
 from kernel_tui.ui.widgets.variants_table import VariantsPane
 
 if TYPE_CHECKING:
-    from kernel_tui.ui.view.code_links import CodeLinks
-    from kernel_tui.ui.view.shown import NameShown, Shown
+    from textual.app import App
+
+    from kernel_tui.ui.view.shown import Shown
     from kernel_tui.ui.widgets.snippet_text import SnippetTextArea
 
-PANE_SLICES = ("scenarios", "lesson", "signature", "eager", "variants", "compiled", "summary", "chart", "code", "name")
-"""The slices of ``Shown`` handed to panes, besides the status line's, in the order they are handed: the code's
-links after the tables, whose rows they mark."""
-OF_THE_RUN = frozenset(PANE_SLICES) - {"chart", "code", "name"}
-"""Slices whose change can change which keys apply: a sweep point (the chart), a cursor's move (the code's links,
-the line under the tables) or a tick (the status line) changes none, and they come many times a second."""
 
+@dataclass(frozen=True)
+class Panes:
+    """Every pane of the explorer that shows a slice of ``Shown``, and the editor pane that holds the text area."""
 
-def show_panes(screen: Screen[Any], new: Shown, old: Shown | None) -> set[str]:
-    """Hand each pane of ``screen`` its slice of ``new`` where it differs from ``old`` (None: every slice);
-    the names of the slices that changed, the status line's left out."""
-    changed = {name for name in PANE_SLICES if old is None or getattr(old, name) != getattr(new, name)}
-    if "scenarios" in changed and (scenarios := find(screen, "#scenarios", ScenarioList)):
-        scenarios.show(new.scenarios)
-    if "lesson" in changed and (lesson := find(screen, "#lesson", LessonView)):
-        lesson.show(new.lesson.entry, hide_explanation=new.lesson.hide_explanation)
-    if "signature" in changed and (signature := find(screen, "#signature", SteadyStatic)):
-        signature.show_content(Content(new.signature))
-        signature.display = bool(new.signature)
-    if "eager" in changed and (eager := find(screen, "#eager", KernelTable)):
-        eager.show(new.eager)
-    if "variants" in changed and (variants := find(screen, "#variants", VariantsPane)):
-        variants.show(new.variants)
-    if "compiled" in changed and (compiled := find(screen, "#compiled", KernelTable)):
-        compiled.show(new.compiled)
-    if "summary" in changed and (summary := find(screen, "#summary", SummaryStrip)):
-        summary.show(new.summary)
-    if "chart" in changed and (chart := find(screen, "#chart", RuntimeChart)):
-        chart.show(new.chart)
-    if "code" in changed:
-        _show_code_links(screen, new.code)
-    if "name" in changed and (name := find(screen, "#kernel-name", KernelNameLine)):
-        _show_name(name, new.name)
-    if (old is None or old.status != new.status) and (status := find(screen, "#status", RunStatusBar)):
-        status.show(new.status)
-    return changed
+    scenarios: ScenarioList
+    lesson: LessonView
+    chart: RuntimeChart
+    editor: SnippetEditor
+    signature: SteadyLine
+    eager: KernelTable
+    compiled: KernelTable
+    variants: VariantsPane
+    name: KernelNameLine
+    summary: SummaryStrip
+    status: RunStatusBar
 
+    @classmethod
+    def made(cls) -> Panes:
+        """The panes, each with the id the style sheet, the keys and the tests know it by."""
+        return cls(
+            scenarios=ScenarioList(id="scenarios"),
+            lesson=LessonView(id="lesson"),
+            chart=RuntimeChart(id="chart"),
+            editor=SnippetEditor(id="editor"),
+            signature=SteadyLine(id="signature"),
+            eager=KernelTable("eager", "Eager", id="eager"),
+            compiled=KernelTable("compiled", "Compiled", id="compiled"),
+            variants=VariantsPane(id="variants"),
+            name=KernelNameLine(id="kernel-name"),
+            summary=SummaryStrip(id="summary"),
+            status=RunStatusBar(id="status"),
+        )
 
-def _show_code_links(screen: Screen[Any], links: CodeLinks) -> None:
-    if lesson := find(screen, "#lesson", LessonView):
-        lesson.show_work(links.work, links.linked, links.changes, cursor=links.lesson_cursor)
-    if text_area := _text_area(screen):
-        if links.in_editor:
-            text_area.show_lines(links.work, links.changes, links.linked)
-        else:
-            text_area.show_lines({}, {}, frozenset())
-    for mode in ("#eager", "#compiled"):
-        if table := find(screen, mode, KernelTable):
-            table.mark_line(links.marked_line)
+    def hand(self, app: App[Any], shown: Shown) -> None:
+        """Hand each pane its slice of ``shown``, in one batch (no frame is painted with some panes handed theirs
+        and others not). The code's links go after the tables' own slices, whose rows they mark."""
+        with app.batch_update():
+            self.scenarios.shown = shown.scenarios
+            self.lesson.shown = shown.lesson
+            self.signature.shown = shown.signature
+            self.eager.shown = shown.eager
+            self.variants.shown = shown.variants
+            self.compiled.shown = shown.compiled
+            self.summary.shown = shown.summary
+            self.chart.shown = shown.chart
+            self.lesson.code = shown.code
+            if (text_area := self._text_area()) is not None:
+                text_area.code = shown.code
+            self.eager.marked_line = shown.code.marked_line
+            self.compiled.marked_line = shown.code.marked_line
+            self.name.shown = shown.name
+            self.status.shown = shown.status
 
-
-def _show_name(line: KernelNameLine, name: NameShown) -> None:
-    if name.story is not None:
-        line.say(name.story)
-    else:
-        line.show(name.mode, name.kernel, hint=name.hint, compiled=name.compiled)
-
-
-def _text_area(screen: Screen[Any]) -> SnippetTextArea | None:
-    found = find(screen, "#snippet-text", Widget)
-    if found is None or not hasattr(found, "show_lines"):
-        return None
-    # Looked up as a plain Widget so that the editor's module loads only once a snippet opens (the explorer's
-    # first frame does without it); the check above is what stands for the class.
-    return cast("SnippetTextArea", found)
+    def _text_area(self) -> SnippetTextArea | None:
+        """The editor's text area once mounted (with the first snippet). Looked up among the editor's children by id,
+        not queried (a query walks the pane, on every change): its class is imported only once a snippet opens."""
+        try:
+            found = self.editor.get_child_by_id("snippet-text")
+        except NoMatches:
+            return None
+        return cast("SnippetTextArea", found) if found.is_mounted else None

@@ -8,8 +8,10 @@ for the rest of the session. The editor's draft of a scenario (an edit, or a cop
 that scenario's choices, so a variant added before editing goes with the editor's runs too, and one added
 while the draft is on screen goes with the scenario's.
 
-It is a plain object the explorer screen builds and calls, like ``WhyPart``: it changes the choices and returns
-the dialog to show (``Asked``); what the panes show of the choices is ``kernel_tui.ui.view.shown``'s.
+It is a plain object the explorer screen builds and calls, like ``WhyPart``: it changes the choices through the
+explorer's ``ExplorerState`` (``variants_added``, ``variants_chosen``, ``variant_kernels_shown``; the book is the
+state's) and returns the dialog to show (``Asked``); what the panes show of the choices is
+``kernel_tui.ui.view.shown``'s.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from kernel_tui.ui.screens.asked import Asked
 from kernel_tui.ui.state.variant_choices import VariantBook, VariantChoices
 
 if TYPE_CHECKING:
+    from kernel_tui.ui.screens.explorer_engine import HoldsState
     from kernel_tui.ui.state.course.catalog import Catalog
     from kernel_tui.ui.state.run_state import RunBook
     from kernel_tui.ui.state.snippets.snippet_session import SnippetSession
@@ -30,11 +33,13 @@ if TYPE_CHECKING:
 class VariantsPart:
     """Each scenario's variant choices."""
 
-    def __init__(self, catalog: Catalog, runs: RunBook, session: SnippetSession) -> None:
+    def __init__(self, catalog: Catalog, runs: RunBook, session: SnippetSession, holder: HoldsState) -> None:
         self.catalog = catalog
         self.runs = runs
         self.session = session
         self.book = VariantBook()
+        """The choices, read here; changed through the holder's state, which holds this book."""
+        self._holder = holder
 
     def request(self, path: Path) -> dict[str, dict[str, Any]] | None:
         """The ``variants`` of a run of ``path``: those added in the explorer; None when there are none."""
@@ -44,9 +49,9 @@ class VariantsPart:
         """Put the kernels of the variants table's row ``name`` in the compiled table (eager's stay put)."""
         if name == "eager" or not self.catalog:
             return
-        self.book.of(self.session.scenario_of(self.catalog.current.path)).kernels_of = (
-            None if name == "compiled" else name
-        )
+        scenario = self.session.scenario_of(self.catalog.current.path)
+        holder = self._holder
+        holder.state = holder.state.variant_kernels_shown(scenario, None if name == "compiled" else name)
 
     def try_experiments(self, tell: Callable[[str], object]) -> bool:
         """``x``: add the variants the latest run suggests (its boundaries' experiments, its verdict's variant) to
@@ -70,9 +75,9 @@ class VariantsPart:
         names = list(dict.fromkeys([*apart, *suggested]))
         if not names:
             return "Neither the latest run's boundaries nor its verdict suggests a variant (r runs it first).", False
-        choices = self.book.of(self.session.scenario_of(entry.path))
-        for name in names:
-            choices.add(name, dict(EXPERIMENTS[name]))
+        holder = self._holder
+        added = {name: EXPERIMENTS[name] for name in names}
+        holder.state = holder.state.variants_added(self.session.scenario_of(entry.path), added)
         why = (
             "whether the kernels that stayed apart fuse"
             if apart
@@ -93,7 +98,8 @@ class VariantsPart:
 
         def chosen(result: VariantChoices | None) -> None:
             if result is not None:
-                self.book.replace(scenario, result)
+                holder = self._holder
+                holder.state = holder.state.variants_chosen(scenario, result)
 
         report = run.record.report if run is not None else None
         return Asked(VariantsScreen(entry.title, self.book.of(scenario), file_variants, report), chosen)

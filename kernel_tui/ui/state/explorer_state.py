@@ -5,7 +5,9 @@
 the parts that fill them) and the explorer's own frozen state: the engine's (``EngineState``), the view's choices
 (``ViewState``) and the cursors (``Cursors``). The screen holds one such value; its handlers call the
 transitions below, and its funnel derives what the panes show as ``shown(state, now)``. A transition of the
-frozen parts returns a new value; one of a book (``select_scenario``) changes that book, which the value holds.
+frozen parts returns a new value; one of a book (``select_scenario``, a run's start, message and end, a pinned
+baseline) changes that book, which the value holds, and returns the value: the screen's parts change the books
+they share only through these (``tests/ui/test_panes_follow_state.py`` scans for any other way).
 Nothing here touches Textual (``tests/ui/test_explorer_state.py``).
 """
 
@@ -19,14 +21,16 @@ from kernel_tui.text.kernel_order import AS_LAUNCHED
 from kernel_tui.ui.state.cursors import NO_CURSORS, Cursors
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
     from kernel_tui.model.report.report import ScenarioError
-    from kernel_tui.transport.protocol import Hello
+    from kernel_tui.transport.protocol import Hello, RunMessage
     from kernel_tui.ui.state.course.catalog import Catalog
     from kernel_tui.ui.state.course.score import PredictionBook
     from kernel_tui.ui.state.kernel_rows import KernelRow
     from kernel_tui.ui.state.pinned_baselines import PinnedBaselines
-    from kernel_tui.ui.state.run_state import RunBook
-    from kernel_tui.ui.state.variant_choices import VariantBook
+    from kernel_tui.ui.state.run_state import RunBook, ScenarioRun
+    from kernel_tui.ui.state.variant_choices import VariantBook, VariantChoices
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,74 @@ class ExplorerState:
     def engine_changed(self, engine: EngineState) -> ExplorerState:
         """The engine said hello, failed to start, began or ended its first compile."""
         return replace(self, engine=engine)
+
+    def engine_said_hello(self, hello: Hello, now: float) -> ExplorerState:
+        """A new engine is up: its hello, its first compile begun ``now`` (if it warms up), and its device the one
+        lessons ask their claims of."""
+        self.predictions.use_device(hello.device, self.predictions.arch)
+        return self.engine_changed(EngineState(hello, None, now if hello.warmup is not None else None))
+
+    # -- the books: runs and pinned baselines ------------------------------------------------------------------
+
+    def run_started(self, run_id: int, path: Path, *, sweep: bool, now: float, output_from: int) -> ExplorerState:
+        """A run of ``path`` began, numbered ``run_id`` by the engine link, its output read from ``output_from`` on:
+        the active run (one still active must have been cancelled, ``run_cancelled``)."""
+        self.runs.start(run_id, path, sweep=sweep, now=now).output_from = output_from
+        return self
+
+    def run_said(self, run: ScenarioRun, message: RunMessage, now: float, *, output_to: int | None) -> ExplorerState:
+        """The engine said ``message`` of the active ``run``: folded into its record. ``output_to`` (the final
+        report's, ``Done``): the run finished there and the engine is free."""
+        run.take(message, now)
+        if output_to is not None:
+            run.output_to = output_to
+            self.runs.ended(run)
+        return self
+
+    def run_ended_early(
+        self, run: ScenarioRun, error: ScenarioError, now: float, *, cancelled: bool, output_to: int
+    ) -> ExplorerState:
+        """``run`` ended before its final report (the engine died, overran, or was cancelled): the engine is free."""
+        run.ended_without_report(error, now, cancelled=cancelled)
+        run.output_to = output_to
+        self.runs.ended(run)
+        return self
+
+    def run_cancelled(self, now: float, *, output_to: int) -> ExplorerState:
+        """Esc (or a new run): the active run, if any, is cancelled and let go of."""
+        if (cancelled := self.runs.cancel(now)) is not None:
+            cancelled.output_to = output_to
+        return self
+
+    def runs_forgotten(self, paths: Iterable[Path]) -> ExplorerState:
+        """The runs of ``paths`` go (drafts dropped from the list)."""
+        for path in paths:
+            self.runs.forget(path)
+        return self
+
+    def baseline_toggled(self, run: ScenarioRun) -> ExplorerState:
+        """``run`` pinned as its scenario's baseline, or unpinned if it was (B)."""
+        self.baselines.toggle(run)
+        return self
+
+    # -- the books: each scenario's compile variants ------------------------------------------------------------
+
+    def variant_kernels_shown(self, scenario: Path, name: str | None) -> ExplorerState:
+        """The compiled table shows the kernels of ``scenario``'s variant ``name`` (None: the compiled side's own)."""
+        self.variants.of(scenario).kernels_of = name
+        return self
+
+    def variants_added(self, scenario: Path, added: Mapping[str, Mapping[str, object]]) -> ExplorerState:
+        """Variants (name to ``torch.compile`` arguments) sent with ``scenario``'s next runs (``x``)."""
+        choices = self.variants.of(scenario)
+        for name, arguments in added.items():
+            choices.add(name, dict(arguments))
+        return self
+
+    def variants_chosen(self, scenario: Path, choices: VariantChoices) -> ExplorerState:
+        """``scenario``'s variant choices as the ``v`` dialog handed them back."""
+        self.variants.replace(scenario, choices)
+        return self
 
     def _view(self, view: ViewState) -> ExplorerState:
         return self if view == self.view else replace(self, view=view)

@@ -2,9 +2,10 @@
 
 Each pane gets its own frozen slice (``ScenariosShown``, ``TableShown``, ``SummaryShown``, ...), holding what
 it displays and nothing more. The explorer computes ``Shown`` once per change of its state, holds it as one
-reactive, and its watcher hands each pane the slice that changed (``ExplorerScreen.watch_shown``): no part
-fills a widget itself. Nothing here touches Textual, so every pane's content is tested without an app
-(``tests/ui/test_shown.py``).
+reactive, and its watcher sets each pane's own reactive to its slice (``explorer_panes.Panes.hand``), which
+draws again only when its slice changed: no part fills a widget itself. A slice is compared field by field, the
+same objects at once, so each must be a frozen value with a cheap, correct ``==``. Nothing here touches
+Textual, so every pane's content is tested without an app (``tests/ui/test_shown.py``).
 
 The cursors are state too (``Cursors``): each table keeps its own cursor, and the explorer copies its moves
 from the table's events; from them come the line under the tables (``NameShown``), the code's links to the

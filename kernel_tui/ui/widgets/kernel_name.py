@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.reactive import var
 
 from kernel_tui.model.report.launch import launch_text
 from kernel_tui.ui.view.kernel_words import kernel_story
@@ -17,10 +18,22 @@ from kernel_tui.ui.widgets.steady_static import SteadyStatic
 if TYPE_CHECKING:
     from kernel_tui.model.report.kernel import Kernel
     from kernel_tui.model.report.mode_result import ModeResult
+    from kernel_tui.ui.view.shown import NameShown
 
 
 class KernelNameLine(SteadyStatic):
     """One line (wrapping when long) under the kernel tables, shown again on every refill and cursor move."""
+
+    shown: var[NameShown | None] = var(None, init=False)
+    """What the explorer hands the line: the kernel under the followed table's cursor, or the code line's story."""
+
+    def watch_shown(self, shown: NameShown | None) -> None:
+        if shown is None:
+            return
+        if shown.story is not None:
+            self.say(shown.story)
+        else:
+            self.show(shown.mode, shown.kernel, hint=shown.hint, compiled=shown.compiled)
 
     def say(self, text: Text) -> None:
         """Something else about the kernels: what a line of the code launched (``code_links``)."""

@@ -10,6 +10,10 @@ table's width names first: the name column gets the width its longest name needs
 join by priority while they fit; the full-name line under the tables always says all of it for the
 highlighted kernel. The subtitle fits its width the same way: its least important parts go first, never the
 learner's ``you said N ✓``.
+
+What a table shows are two reactives the explorer sets from its ``Shown``: ``shown`` (its kernels, the pinned
+run, the order, the learner's guess, the title) and ``marked_line`` (the code cursor's line, whose rows it marks);
+each draws again only when it changes.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.content import Content
+from textual.reactive import var
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
@@ -57,6 +62,11 @@ MIN_CUT_NAME = 8
 class KernelTable(DataTable[Text]):
     """The kernels one mode ran per call of ``fn``, as the engine grouped them by name."""
 
+    shown: var[TableShown | None] = var(None, init=False)
+    """What the explorer hands this table: its kernels, the learner's guess, its title."""
+    marked_line: var[int | None] = var(None, init=False)
+    """The code line under the code's cursor: the rows whose work came from it are marked."""
+
     def __init__(self, mode: str, title: str, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False, show_cursor=True)
         self.mode = mode
@@ -73,8 +83,6 @@ class KernelTable(DataTable[Text]):
         """The columns shown at the current width (tests read this)."""
         self.predicted: int | None = None
         """The learner's prediction of this mode's kernel count, shown beside the measured one."""
-        self.marked_line: int | None = None
-        """The code line under the code's cursor: the rows whose work came from it are marked."""
         self.links_pending = False
         """Eager, while the compiled side is not measured yet: nothing can have absorbed it so far."""
         self.order = AS_LAUNCHED
@@ -146,8 +154,10 @@ class KernelTable(DataTable[Text]):
             self._require_update_dimensions = True
             self.refresh()
 
-    def show(self, shown: TableShown) -> None:
+    def watch_shown(self, shown: TableShown | None) -> None:
         """Show what the explorer hands this table: its kernels, the learner's guess, and its title."""
+        if shown is None:
+            return
         self._show_rows(shown.result, shown.waiting, shown.baseline, shown.order)
         self.show_prediction(shown.predicted)
         self.set_links_pending(shown.links_pending)
@@ -206,11 +216,8 @@ class KernelTable(DataTable[Text]):
             self.predicted = predicted
             self._show_subtitle()
 
-    def mark_line(self, line: int | None) -> None:
-        """Mark the rows whose work came from ``line`` of the code (None: no line)."""
-        if line != self.marked_line:
-            self.marked_line = line
-            self._redraw_rows()
+    def watch_marked_line(self) -> None:
+        self._redraw_rows()
 
     def set_links_pending(self, pending: bool) -> None:
         """Say "…" rather than "—" in the attribution column until the other side is measured."""
@@ -235,16 +242,17 @@ class KernelTable(DataTable[Text]):
             return
         keys = self.plan.keys
         table = self._table_of()
+        marked = self.marked_line  # a reactive: read once, not per row
         for index, row in enumerate(self.shown_rows):
             if row.kernel is not None:
-                cells = self._kernel_cells(row, row.kernel, table)
+                cells = self._kernel_cells(row, row.kernel, table, marked)
             elif row.heading is not None:
                 cells = _heading_cells(row)
             else:
                 cells = _removed_cells(row, self.plan.name_width)
             self.add_row(*(cells.get(key, Text("")) for key in keys), key=str(index))
 
-    def _kernel_cells(self, row: KernelRow, kernel: Kernel, table: TableOf) -> dict[str, Text]:
+    def _kernel_cells(self, row: KernelRow, kernel: Kernel, table: TableOf, marked: int | None) -> dict[str, Text]:
         assert self.plan is not None
         cells = {
             column.key: Text(column.cell(kernel, table), justify=column.justify, overflow="ellipsis", no_wrap=True)
@@ -252,7 +260,7 @@ class KernelTable(DataTable[Text]):
             if column is not NAME
         }
         name = _name_cell(row, self.plan.name_width)
-        if self.marked_line is not None and self.marked_line in kernel.lines:
+        if marked is not None and marked in kernel.lines:
             name.stylize(LINE_MARK)
         cells[NAME.key] = name
         return cells

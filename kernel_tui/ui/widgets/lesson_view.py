@@ -3,6 +3,9 @@
 The Markdown widget (markdown-it behind it: about 0.1 s of imports) and syntax highlighting (pygments)
 arrive just after the first frame: until then lesson and code show as plain text, so the app paints
 at once.
+
+What it shows are two reactives the explorer sets from its ``Shown``: ``shown`` (the scenario and whether its
+answer is held back) and ``code`` (the code's links: each line's work, the linked lines, the line cursor).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.geometry import Region, Spacing
+from textual.reactive import var
 from textual.widgets import Static
 
 from kernel_tui.model.scenario.scenario_file import ScenarioFileError
@@ -28,10 +32,17 @@ if TYPE_CHECKING:
     from kernel_tui.text.by_line import LineWork
     from kernel_tui.text.line_changes import LineChange
     from kernel_tui.ui.state.course.catalog import ScenarioEntry
+    from kernel_tui.ui.view.code_links import CodeLinks
+    from kernel_tui.ui.view.shown import LessonShown
 
 
 class LessonView(VerticalScroll):
     """Scrollable lesson text, then the scenario's source; focusable so the keys scroll it."""
+
+    shown: var[LessonShown | None] = var(None, init=False)
+    """The scenario whose lesson and code are shown, and whether the lesson's answer is held back."""
+    code: var[CodeLinks | None] = var(None, init=False)
+    """The code's links (``kernel_tui.ui.view.code_links``): the gutter's work, the linked lines, the cursor."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -74,6 +85,14 @@ class LessonView(VerticalScroll):
         self._rich = True
         if self._entry is not None:
             self._show_source()
+
+    def watch_shown(self, shown: LessonShown | None) -> None:
+        if shown is not None:
+            self.show(shown.entry, hide_explanation=shown.hide_explanation)
+
+    def watch_code(self, links: CodeLinks | None) -> None:
+        if links is not None:
+            self.show_work(links.work, links.linked, links.changes, cursor=links.lesson_cursor)
 
     def show(self, entry: ScenarioEntry, *, hide_explanation: bool = False) -> None:
         """Show one scenario: its lesson, where it lives if it is the learner's own, and its code.

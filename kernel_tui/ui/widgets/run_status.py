@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.reactive import var
 from textual.widgets import Label
 
 if TYPE_CHECKING:
@@ -18,11 +19,16 @@ class RunStatusBar(Horizontal):
     The progress bar is mounted with the first run: the first frame does without it.
     """
 
+    shown: var[StatusShown | None] = var(None, init=False)
+    """What the explorer hands the status line (its slice of ``Shown``)."""
+
     def compose(self) -> ComposeResult:
         yield Label(id="status-text")
 
-    def show(self, shown: StatusShown) -> None:
+    def watch_shown(self, shown: StatusShown | None) -> None:
         """The status line's text; a progress bar while ``progress`` is (done, total), none when it is None."""
+        if shown is None:
+            return
         text, progress = shown.text.copy(), shown.progress
         # One line whatever happens: a long error is cut here and shown whole in the summary and details.
         text.no_wrap = True

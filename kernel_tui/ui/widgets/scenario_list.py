@@ -1,6 +1,8 @@
 """The scenarios in course order, each marked with how its latest run went, the one on screen highlighted.
 
-Which one is on screen is ``current``, part of what the explorer hands the list (``ScenariosShown``).
+What it lists is its slice of the explorer's ``Shown`` (``ScenariosShown``), a reactive the explorer sets
+(``shown``): the list is filled again only when the entries or their marks changed, and which one is on screen
+(``current``) follows the slice's index.
 """
 
 from __future__ import annotations
@@ -35,17 +37,19 @@ class ScenarioList(OptionList):
     current: var[int] = var(0, init=False)
     """The index of the scenario on screen: the highlight follows it (and the screen follows the highlight)."""
 
+    shown: var[ScenariosShown | None] = var(None, init=False)
+    """What the explorer hands the list: the entries, their marks and the one on screen."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Scenarios"
-        self._filled: tuple[object, ...] | None = None
-        """The entries and marks listed now."""
 
-    def show(self, shown: ScenariosShown) -> None:
+    def watch_shown(self, old: ScenariosShown | None, shown: ScenariosShown | None) -> None:
         """Highlight the scenario on screen, and (re)fill the list when its entries or their marks changed."""
+        if shown is None:
+            return
         self.current = shown.index
-        if (shown.entries, shown.marks) != self._filled:
-            self._filled = (shown.entries, shown.marks)
+        if old is None or (old.entries, old.marks) != (shown.entries, shown.marks):
             self._fill(shown.entries, shown.marks)
 
     def _fill(self, entries: Sequence[ScenarioEntry], marks: Sequence[str | None]) -> None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, cast
 from rich.segment import Segment
 from rich.text import Text
 from textual import events
+from textual.reactive import var
 from textual.strip import Strip
 from textual.widgets import TextArea
 from textual.widgets.text_area import LanguageDoesNotExist
@@ -19,6 +20,7 @@ from kernel_tui.ui.view.code_gutter import all_cell_texts, gutter_cell, gutter_w
 if TYPE_CHECKING:
     from kernel_tui.text.by_line import LineWork
     from kernel_tui.text.line_changes import LineChange
+    from kernel_tui.ui.view.code_links import CodeLinks
 
 MARK_WIDTH = 1
 """The gutter's column for a line's mark, between its note and its number: never over a digit."""
@@ -44,6 +46,10 @@ class SnippetTextArea(TextArea):
         text-style: bold;
     }
     """
+
+    code: var[CodeLinks | None] = var(None, init=False)
+    """The code's links the explorer hands the editor (``kernel_tui.ui.view.code_links``): its gutter shows their
+    work and linked lines while it holds the scenario shown, nothing otherwise."""
 
     error_line: int | None = None
     marked_text: str = ""
@@ -126,6 +132,12 @@ class SnippetTextArea(TextArea):
         if self.error_line is not None:
             self.move_cursor((self.error_line - 1, 0))
             self.scroll_cursor_visible(center=True)
+
+    def watch_code(self, links: CodeLinks | None) -> None:
+        if links is not None and links.in_editor:
+            self.show_lines(links.work, links.changes, links.linked)
+        else:
+            self.show_lines({}, {}, frozenset())
 
     def show_lines(
         self, work: dict[int, list[LineWork]], changes: dict[int, LineChange], linked: frozenset[int]

@@ -13,6 +13,7 @@ from collections.abc import Hashable
 from rich.console import Group
 from rich.text import Text
 from textual.content import Content
+from textual.reactive import var
 from textual.visual import VisualType
 from textual.widgets import Static
 
@@ -51,3 +52,15 @@ class SteadyStatic(Static):
         # Shown some other way: the next ``show_content`` draws whatever it is handed, even the look it had.
         self._look = None
         super().update(content, layout=layout)
+
+
+class SteadyLine(SteadyStatic):
+    """A line bound to a string (``shown``, a reactive its screen sets): shown while it says something, hidden
+    while it is empty (the explorer's shapes line above the tables)."""
+
+    shown: var[str | None] = var(None, init=False)
+    """What the line says; None: not handed anything yet."""
+
+    def watch_shown(self, shown: str | None) -> None:
+        self.show_content(Content(shown or ""))
+        self.display = bool(shown)

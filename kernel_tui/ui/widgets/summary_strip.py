@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.console import Group
+from textual.reactive import var
 
 from kernel_tui.ui.view.summary_lines import summary_lines
 from kernel_tui.ui.widgets.steady_static import SteadyStatic
@@ -21,20 +22,22 @@ class SummaryStrip(SteadyStatic):
     """Summary line, claims (EXPECT ✓/✗), the sweep's strategy and the device the numbers came from; shown again
     at every stage of a run."""
 
-    summary: SummaryShown | None = None
-    """What the strip was last handed."""
+    shown: var[SummaryShown | None] = var(None, init=False)
+    """What the explorer hands the strip (its slice of ``Shown``)."""
 
     @property
     def engine(self) -> str:
         """Which engine the numbers will come from (or why there is none)."""
-        return self.summary.engine if self.summary is not None else ""
+        return self.shown.engine if self.shown is not None else ""
 
-    def show(self, summary: SummaryShown) -> None:
+    def watch_shown(self) -> None:
         """Show a report (partial or final), or, before any run, the claims the lesson makes."""
-        self.summary = summary
-        self.show_content(Group(*summary_lines(summary, self.content_size.width or None)))
+        self._draw()
 
     def on_resize(self) -> None:
         # The hotspot's line is fit to the strip's width: another width keeps other parts of it.
-        if self.summary is not None:
-            self.show(self.summary)
+        self._draw()
+
+    def _draw(self) -> None:
+        if (summary := self.shown) is not None:
+            self.show_content(Group(*summary_lines(summary, self.content_size.width or None)))

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.reactive import var
 from textual.widgets import DataTable
 
 from kernel_tui.text.formatting import VARIANT_HEADERS, variant_rows
@@ -160,12 +161,17 @@ class VariantsPane(Vertical):
     }
     """
 
+    shown: var[VariantsShown | None] = var(None, init=False)
+    """What the explorer hands the pane: the report, the variants hidden, the one whose kernels are shown."""
+
     def compose(self) -> ComposeResult:
         yield VariantsTable(id="variants-table")
         yield SteadyStatic(id="variant-notes")
 
-    def show(self, shown: VariantsShown) -> None:
+    def watch_shown(self, shown: VariantsShown | None) -> None:
         """The report's variants but the hidden ones; nothing at all for a report without variants."""
+        if shown is None:
+            return
         report, hidden, kernels_of = shown.report, shown.hidden, shown.kernels_of
         self.set_class(report is not None and bool(report.variants), "-shown")
         if report is None or not report.variants:

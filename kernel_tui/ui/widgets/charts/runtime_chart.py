@@ -9,9 +9,10 @@ the ceiling) and the roofline of the scenario's kernels (``mode``); the explorer
 hands it, with the points, the ceiling, the report the roofline places and the kernel under the tables' cursor,
 as its ``ChartShown``.
 
-The chart keeps no data of its own: it holds the one ``ChartShown`` it was handed last (``shown``), and its plot
-holds that same value. The sweep's points in it are the run record's own tuple (``transport.run_record``), which
-``Shown`` hands on without copying: one sequence of points from the engine's message to the drawing.
+The chart keeps no data of its own: it holds the one ``ChartShown`` it was handed last (``shown``, a reactive the
+explorer sets), and its plot holds that same value. The sweep's points in it are the run record's own tuple
+(``transport.run_record``), which ``Shown`` hands on without copying: one sequence of points from the engine's
+message to the drawing.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.content import Content
+from textual.reactive import var
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -55,11 +57,12 @@ class RuntimeChart(Widget):
     can_focus = True
     """So Tab reaches the chart like every other pane (its border lights up)."""
 
+    shown: var[ChartShown] = var(NOTHING_SHOWN, init=False)
+    """What the chart shows: the explorer's slice, as it was handed (see the module docstring)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = Content(CHART_MODES[0].title)
-        self.shown = NOTHING_SHOWN
-        """What the chart shows: the explorer's slice, as it was handed (see the module docstring)."""
         self._streamed_replot_at = 0.0
         """When the plot was last drawn (``time.monotonic``): points streaming in are drawn at most so often."""
         self._streamed_replot: Timer | None = None
@@ -105,11 +108,10 @@ class RuntimeChart(Widget):
         await self.mount(RuntimePlot(self.shown))
         self._replot()
 
-    def show(self, shown: ChartShown) -> None:
+    def watch_shown(self, old: ChartShown, shown: ChartShown) -> None:
         """Draw what the explorer hands the chart: its mode, the sweep's points, the ceiling, the report and the
         highlighted kernel. Only what the mode shown draws is drawn again (a ceiling in runtime mode is not), and
         points streaming in are drawn at most every so often."""
-        old, self.shown = self.shown, shown
         for plot in self._plots():
             plot.shown = shown  # the one value, whether or not it is drawn again now
         drawing = chart_mode(shown.mode).drawing()
