@@ -34,6 +34,7 @@ BENCHMARKS = [
     "ceiling_cost",
     "call_breakdown_cost",
     "engine_start",
+    "run_cpu",
     "model_step",
 ]
 

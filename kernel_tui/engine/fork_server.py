@@ -5,10 +5,11 @@ pay torch's imports again: about three CPU-seconds, the larger part of a small r
 machine. Forked from here, an engine starts with torch imported and nothing run: no scenario ever runs in
 this process, so each child is as fresh as an exec'd one.
 
-Only torch's own modules are imported before the fork, never kernel-tui's engine (a checkout edited while the
-app runs gives the next engine the new code), and CUDA is never initialised here (a forked CUDA context is
-unusable). The front end (``transport.forked_engines``) sends a request (the engine's argv, environment and
-folder, with its three standard descriptors attached) and hears back the child's pid, then its exit status.
+Torch's modules are imported before the fork, and the engine's own request loop and measuring stages
+(``serve.preloaded_code``: a checkout edited since is noticed before the next fork, which is refused, so that engine
+runs the new code), and CUDA is never initialised here (a forked CUDA context is unusable). The front end
+(``transport.forked_engines``) sends a request (the engine's argv, environment and folder, with its three standard
+descriptors attached) and hears back the child's pid, then its exit status.
 This process ends when the front end does (even while it still imports torch), and ends its engines' trees on
 the way out.
 
@@ -36,6 +37,7 @@ import traceback
 from collections.abc import Iterator
 from typing import Any
 
+from kernel_tui.engine.serve.preloaded_code import Preloaded
 from kernel_tui.transport import keeper, peer_user, proctree
 
 PRELOADED = ("torch", "torch._dynamo", "torch._inductor.config", "torch.profiler")
@@ -47,6 +49,7 @@ engine paid again. Imported here if it can be: one that cannot (a Triton that do
 fail in an engine's compile stage, eager measured, as it would without this server, not end the server."""
 POLL_S = 0.25
 MAX_REQUEST = 1 << 20
+STALE = "kernel-tui's code changed on disk since this server imported it"
 
 
 def main() -> None:
@@ -67,11 +70,11 @@ def main() -> None:
         clients = [_Client(socket.socket(fileno=int(sys.argv[1])))]
     keeper.set_subreaper()
     with _ends_with_parent(os.getppid() if listener is not None else _front_end()):
-        prelude()
+        preloaded = prelude()
     crash_stacks.with_torch()
     for client in clients:
         _send(client.control, ready)
-    serve(clients, listener, ready)
+    serve(clients, listener, ready, preloaded)
     # Nothing here needs finalising, and tearing torch's modules down takes seconds the front end waits on.
     os._exit(0)
 
@@ -106,9 +109,9 @@ def _front_end() -> int:
     return int(said) if said.isdigit() else os.getppid()
 
 
-def prelude() -> None:
+def prelude() -> Preloaded:
     """What every engine forked here starts with: torch imported as the engine imports it (``engine.__main__``),
-    Inductor too, and the hashes its cache keys need."""
+    Inductor too, the hashes its cache keys need, and the engine's own code (as stamped on disk: ``Preloaded``)."""
     os.environ.setdefault("KINETO_LOG_LEVEL", "5")
     import logging
     import warnings
@@ -124,6 +127,7 @@ def prelude() -> None:
     with contextlib.suppress(Exception):
         importlib.import_module(INDUCTOR)
         _hash_installed_sources()
+    return Preloaded.imported()
 
 
 def _hash_installed_sources() -> None:
@@ -160,7 +164,7 @@ def _ready() -> dict[str, Any]:
     return {"ready": os.getpid(), "executable": executable, "package": package, "environment": environment}
 
 
-def serve(clients: list[_Client], listener: socket.socket | None, ready: dict[str, Any]) -> None:
+def serve(clients: list[_Client], listener: socket.socket | None, ready: dict[str, Any], preloaded: Preloaded) -> None:
     """Fork engines on request until the front end that started this process ends. Without a listener the
     one client is that front end, and this ends with its connection (or, retired, after its engines); with
     one (``--listen``, a server that many front ends share) each client's engines end with its connection."""
@@ -186,7 +190,7 @@ def serve(clients: list[_Client], listener: socket.socket | None, ready: dict[st
                     _send(accepted.control, ready)
                     continue
                 client = next(client for client in clients if client.control is waiting)
-                if not _take_request(client, sockets):
+                if not _take_request(client, sockets, preloaded):
                     clients.remove(client)
                     _end(client)
             for client in [client for client in clients if client.done]:
@@ -200,9 +204,10 @@ def serve(clients: list[_Client], listener: socket.socket | None, ready: dict[st
         proctree.kill(proctree.descendants(os.getpid()))  # what outlived a killed keeper
 
 
-def _take_request(client: _Client, sockets: list[socket.socket]) -> bool:
+def _take_request(client: _Client, sockets: list[socket.socket], preloaded: Preloaded) -> bool:
     """Handle one request of ``client``; False once its front end has gone. ``sockets``: every socket of this
-    server, which the engine must not hold (a front end would wait on a listener nobody accepts on)."""
+    server, which the engine must not hold (a front end would wait on a listener nobody accepts on). A request
+    after kernel-tui's preloaded code changed on disk is refused as ``stale``: its engine would run the old code."""
     try:
         data, fds, _flags, _address = socket.recv_fds(client.control, MAX_REQUEST, 3)
     except OSError:
@@ -213,6 +218,9 @@ def _take_request(client: _Client, sockets: list[socket.socket]) -> bool:
         request = json.loads(data)
         if request.get("retire"):
             client.retired = True  # replaced by another server: its engines run on, and it ends after them
+            return True
+        if not preloaded.current():
+            _send(client.control, {"failed": STALE, "stale": True, "tag": request.get("tag", 0)})
             return True
         try:
             kept, engine = _fork_engine(request, fds, sockets)

@@ -117,6 +117,8 @@ class ForkServer:
         """What the server must say it is in its ready message (``server_identity``); None: any."""
         self.mismatched = False
         """The server said it is another interpreter, checkout or import environment: fork nothing there."""
+        self.stale = False
+        """The server refused a fork because kernel-tui's code it imported has changed on disk since: replaced."""
         self.started_at = time.monotonic()
         self._replies: queue.Queue[dict[str, Any]] = queue.Queue()
         # Keyed by the request's tag, not the engine's pid: pids come round again (32,768 of them, and every
@@ -231,6 +233,7 @@ class ForkServer:
         finally:
             os.close(stdin_read)
         if "forked" not in reply:
+            self.stale = self.stale or bool(reply.get("stale"))
             os.close(stdin_write)
             return None
         pid = int(reply["forked"])
@@ -357,9 +360,11 @@ def launch(
     stdout: int,
     stderr: int,
     abandoned: Callable[[], bool] | None = None,
+    replacing: bool = False,
 ) -> ForkedEngine | None:
     """``command`` forked from a fork server if it is ``engine_boot`` plus arguments; None: exec it yourself.
-    Raises StartAbandoned if ``abandoned()`` says so while the server starts."""
+    Raises StartAbandoned if ``abandoned()`` says so while the server starts. A server whose kernel-tui code is
+    out of date (an edited checkout) is retired and this engine forked from a new one (``replacing``: already so)."""
     if os.environ.get("KERNEL_TUI_FORK_SERVER", "1") == "0" or not sys.platform.startswith("linux"):
         return None
     if command[: len(engine_boot)] != engine_boot or not hasattr(socket, "send_fds"):
@@ -380,7 +385,24 @@ def launch(
             server.close()
             return launch(command, engine_boot, server_boot, env, stdout, stderr, abandoned)
         return None
-    return server.fork(["kernel_tui.engine", *command[len(engine_boot) :]], env, stdout, stderr)
+    engine = server.fork(["kernel_tui.engine", *command[len(engine_boot) :]], env, stdout, stderr)
+    if engine is None and server.stale:
+        _replace(server, env)
+        if not replacing:  # a checkout still being edited as the new server imports it: this one is exec'd
+            return launch(command, engine_boot, server_boot, env, stdout, stderr, abandoned, replacing=True)
+    return engine
+
+
+def _replace(server: ForkServer, env: dict[str, str]) -> None:
+    """Fork nothing more from ``server``, whose engines would run old code: its engines run on, and the next start
+    in ``env`` starts a server of this front end's own (a shared one is another's to end)."""
+    key = import_environment(env)
+    with _servers_lock:
+        if _servers.get(key) is server:
+            del _servers[key]
+        if server._process is None:
+            _refused_shared.add(key)
+    server.retire()
 
 
 def _server_for(boot: list[str], env: dict[str, str]) -> ForkServer | None:

@@ -25,6 +25,8 @@ from support.cli_support import run_json
 from support.locations import REPO
 from support.processes import is_running, listening_fork_server, wait_for
 
+from kernel_tui.engine.serve import preloaded_code
+from kernel_tui.engine.serve.preloaded_code import Preloaded
 from kernel_tui.transport import boot, forked_engines
 from kernel_tui.transport.boot import python_command
 from kernel_tui.transport.client import EngineClient
@@ -80,20 +82,32 @@ for owner, name in ((torch._C, "_cuda_getDeviceCount"), (torch.cuda, "is_availab
         setattr(owner, name, lambda *a, _real=real, _name=name, **k: (asked.append(_name), _real(*a, **k))[1])
 tasks_before = len(os.listdir("/proc/self/task"))
 from kernel_tui.engine import fork_server
+from kernel_tui.engine.serve import preloaded_code
 fork_server.prelude()
-print(json.dumps({
+facts = {
     "asked": asked,
     "cuda_initialized": torch.cuda.is_initialized(),
     "threads": threading.active_count(),
     "tasks_added": len(os.listdir("/proc/self/task")) - tasks_before,
-    "missing": [name for name in (*fork_server.PRELOADED, fork_server.INDUCTOR) if name not in sys.modules],
-}))
+    "missing": [
+        name for name in (*fork_server.PRELOADED, fork_server.INDUCTOR, *preloaded_code.ENGINE_CODE)
+        if name not in sys.modules
+    ],
+}
+told, tell = os.pipe()
+if os.fork() == 0:  # what torch says of CUDA in an engine forked now
+    os.write(tell, json.dumps(torch.cuda._is_in_bad_fork()).encode())
+    os._exit(0)
+os.close(tell)
+print(json.dumps({**facts, "bad_fork": json.loads(os.read(told, 100))}))
 """
 
 
 def test_the_prelude_every_engine_inherits_asks_no_device_and_starts_no_thread() -> None:
     """A forked CUDA context is unusable and a forked thread is gone: what the server does before it forks (torch,
-    Inductor, the hashes of the installed sources) may neither ask CUDA anything nor start a thread."""
+    Inductor, the hashes of the installed sources, the engine's own code) may neither ask CUDA anything nor start a
+    thread, nor leave its engines marked as unable to use CUDA (``torch.utils.benchmark``'s import did: each engine
+    then exec'd itself, a whole torch import each)."""
     ran = subprocess.run(
         [sys.executable, "-c", PRELUDE_PROBE], cwd=REPO, capture_output=True, text=True, timeout=300, check=False
     )
@@ -102,6 +116,7 @@ def test_the_prelude_every_engine_inherits_asks_no_device_and_starts_no_thread()
     assert facts["missing"] == []
     assert facts["asked"] == [], "the prelude asked CUDA about the device"
     assert facts["cuda_initialized"] is False
+    assert facts["bad_fork"] is False, "an engine forked after the prelude could not use CUDA"
     assert facts["threads"] == 1 and facts["tasks_added"] == 0, facts
 
 
@@ -117,6 +132,79 @@ def test_a_server_whose_inductor_cannot_be_imported_forks_engines_that_measure_e
     (report,) = ran.reports
     assert report["eager"]["kernel_count"] == 2, ran.stderr
     assert report["error"]["stage"] == "compile", report["error"]
+
+
+def test_preloaded_code_is_current_until_a_file_changes_on_disk(tmp_path: Path) -> None:
+    first, second = tmp_path / "first.py", tmp_path / "second.py"
+    first.write_text("A = 1\n")
+    second.write_text("B = 2\n")
+    preloaded = Preloaded({str(path): preloaded_code.stamp(str(path)) for path in (first, second)})
+    assert preloaded.current()
+    second.write_text("B = 3\n")  # the same size: its time of change tells
+    assert not preloaded.current()
+    assert not Preloaded({str(first): None}).current(), "a file changed while it was imported is never current"
+
+
+EDITED_CHECKOUT = """
+import json, sys
+from kernel_tui.transport import forked_engines
+from kernel_tui.transport.client import EngineClient
+from kernel_tui.transport.protocol import Done
+
+def run(client):
+    client.start()
+    process = client._process
+    forked = isinstance(process, forked_engines.ForkedEngine)
+    report = None
+    for message in client.run(sys.argv[1], sweep=False, timed=False, timeout=600, then_another=False):
+        if isinstance(message, Done):
+            report = message.report
+    server = id(process._server) if forked else None
+    return {"server": server, "notes": list(report.notes), "error": report.error is None}
+
+with EngineClient("cpu") as client:
+    before = run(client)
+    with open(sys.argv[2], "a") as pipeline:
+        pipeline.write(sys.argv[3])
+    after = run(client)
+print(json.dumps([before, after]))
+"""
+EDIT = """
+from dataclasses import replace as _replace
+
+_run_stages = run_stages
+
+
+def run_stages(*args, **options):
+    report = _run_stages(*args, **options)
+    return _replace(report, notes=(*report.notes, "the edited checkout ran"))
+"""
+
+
+def test_an_engine_started_after_the_checkout_changed_runs_the_new_code(tmp_path: Path) -> None:
+    """The server imported the engine's code before it forked; once a file of it changes on disk, the next engine is
+    forked from a new server, which imported the change (here a note added to every report), as an exec'd engine
+    would have."""
+    copy = tmp_path / "checkout"
+    shutil.copytree(REPO / "kernel_tui", copy / "kernel_tui", ignore=shutil.ignore_patterns("__pycache__"))
+    pipeline = copy / "kernel_tui" / "engine" / "stages" / "pipeline.py"
+    env = {key: value for key, value in os.environ.items() if key != forked_engines.SHARED_ENV}
+    env["PYTHONPATH"] = str(copy)
+    ran = subprocess.run(
+        [sys.executable, "-c", EDITED_CHECKOUT, str(ADD_RELU), str(pipeline), EDIT],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    before, after = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert before["error"] and after["error"]
+    assert "the edited checkout ran" not in before["notes"]
+    assert "the edited checkout ran" in after["notes"]
+    assert before["server"] is not None and after["server"] not in (None, before["server"]), (before, after)
 
 
 def test_a_forked_engine_measures_what_an_execd_one_does(monkeypatch: pytest.MonkeyPatch) -> None:

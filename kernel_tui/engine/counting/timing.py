@@ -11,9 +11,12 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
-import torch.utils.benchmark as benchmark
+
+if TYPE_CHECKING:
+    from torch.utils.benchmark import Timer
 
 NOISY_SPREAD = 0.5
 
@@ -57,7 +60,7 @@ def wall_time_call(call: Callable[[], object], device: str, budget_s: float = 0.
     On CPU this is what ``time_call`` measures already. On CUDA ``torch.utils.benchmark`` synchronizes
     only at the edges of a block of calls, so small kernels show the launch rate, which the event-timed,
     L2-flushed single calls of ``time_call`` hide."""
-    timer = benchmark.Timer(stmt="call()", globals={"call": call}, num_threads=torch.get_num_threads())
+    timer = _timer(call)
     measurement = timer.blocked_autorange(min_run_time=budget_s)
     timed_s = sum(measurement.times) * measurement.number_per_run
     return Timing(measurement.median * 1e6, measurement.iqr * 1e6, len(measurement.times), timed_s)
@@ -177,8 +180,7 @@ def compare_many_wall(
 ) -> Comparisons:
     """``compare_wall`` for any number of calls: each round runs them all, in reverse order every other round,
     so that no call always follows the same one."""
-    threads = torch.get_num_threads()
-    timers = [benchmark.Timer(stmt="call()", globals={"call": call}, num_threads=threads) for call in calls]
+    timers = [_timer(call) for call in calls]
     numbers = [_calls_per_block(timer, call, device) for timer, call in zip(timers, calls)]
     samples: list[list[float]] = [[] for _ in calls]
     spent = 0.0
@@ -197,7 +199,17 @@ def compare_many_wall(
     return _comparisons(samples, numbers)
 
 
-def _block_s(timer: benchmark.Timer, call: Callable[[], object], number: int, device: str) -> float:
+def _timer(call: Callable[[], object]) -> Timer:
+    """A ``torch.utils.benchmark`` timer of ``call()``, imported only by a run that times: the import pulls in
+    ``cpp_extension`` and setuptools (about 0.05 CPU-s, in every engine before), and ``cpp_extension`` looks for a
+    CUDA runtime as it loads, which marks every process later forked from the importer as unable to use CUDA: the
+    fork server imports this module for its engines (``engine.serve.preloaded_code``)."""
+    from torch.utils.benchmark import Timer
+
+    return Timer(stmt="call()", globals={"call": call}, num_threads=torch.get_num_threads())
+
+
+def _block_s(timer: Timer, call: Callable[[], object], number: int, device: str) -> float:
     """Seconds per call of one block. ``Timer.timeit`` first makes two warm-up calls, cheap before a block
     of many calls (they also pay for the cache the other side left), but a block of one call is one call
     of 40 ms or more, where they would triple the rounds: a model's training step took minutes of them."""
@@ -229,7 +241,7 @@ def _round_order(count: int, round_index: int) -> list[int]:
     return order if round_index % 2 == 0 else order[::-1]
 
 
-def _calls_per_block(timer: benchmark.Timer, call: Callable[[], object], device: str) -> int:
+def _calls_per_block(timer: Timer, call: Callable[[], object], device: str) -> int:
     """How many back-to-back calls fill a round's block, grown as ``autorange`` does (the first calls
     are the slowest, so one call's time would size the block too small)."""
     if _block_s(timer, call, 1, device) >= ROUND_S:
