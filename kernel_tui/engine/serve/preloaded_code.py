@@ -21,7 +21,8 @@ from collections.abc import Iterable
 ENGINE_CODE = ("kernel_tui.engine.serve.server", "kernel_tui.engine.stages.measure")
 """What every CPU or GPU engine imports before its first run (``engine.serve.server.request_runner``); a preview's
 engine imports its own stages itself. Nothing here may ask CUDA anything or start a thread at import (a forked CUDA
-context is unusable, a forked thread gone): ``tests/engine/test_fork_server.py`` checks it with the rest of the prelude."""
+context is unusable, a forked thread gone): ``tests/engine/test_fork_server.py`` checks it with the rest of the
+prelude."""
 PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 """The ``kernel_tui`` folder these modules come from."""
 
