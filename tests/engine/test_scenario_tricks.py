@@ -220,20 +220,18 @@ def _run_escapes(folder: Path, files: list[str], **settings: str) -> EscapesRun:
     return [json.loads(line) for line in done.stdout.splitlines()], done.stderr, folder, exited
 
 
-@pytest.fixture(scope="module")
-def escapes_run(tmp_path_factory: pytest.TempPathFactory) -> EscapesRun:
-    """The escape scenarios, then a healthy one, each in an engine forked from the fork server."""
-    files = [str(ESCAPES / name) for name in ESCAPE_FILES] + [str(DATA / "add_relu.py")]
-    return _run_escapes(tmp_path_factory.mktemp("escapes"), files)
+ENGINE_STARTS = {"forked": {}, "execd": {"KERNEL_TUI_FORK_SERVER": "0"}}
+"""How the front end starts each engine: forked from its fork server, or exec'd (below its keeper) as it does where
+no fork server serves it (``KERNEL_TUI_FORK_SERVER=0``, another interpreter or import environment, not Linux)."""
 
 
-@pytest.fixture(scope="module")
-def execd_escapes_run(tmp_path_factory: pytest.TempPathFactory) -> EscapesRun:
-    """The escape scenarios, then a healthy one, each in an engine exec'd (below its keeper) as the front end starts
-    it where no fork server serves it (``KERNEL_TUI_FORK_SERVER=0``, another interpreter or import environment, not
-    Linux)."""
+@pytest.fixture(scope="module", params=sorted(ENGINE_STARTS))
+def escapes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> EscapesRun:
+    """The escape scenarios, then a healthy one, each in an engine started as ``request.param`` says: a parameter of
+    the fixture, not a name looked up in the test, so that every test of one run goes to one worker (a module
+    fixture looked up by name was run again by each worker that got one of its tests: three times 25 CPU-s)."""
     files = [str(ESCAPES / name) for name in ESCAPE_FILES] + [str(DATA / "add_relu.py")]
-    return _run_escapes(tmp_path_factory.mktemp("execd-escapes"), files, KERNEL_TUI_FORK_SERVER="0")
+    return _run_escapes(tmp_path_factory.mktemp(f"escapes-{request.param}"), files, **ENGINE_STARTS[request.param])
 
 
 def _started(pids: Path, name: str) -> list[tuple[int, str]]:
@@ -248,12 +246,11 @@ def _same_process_running(pid: int, start: str) -> bool:
     return fields is not None and fields[0] != "Z" and fields[19] == start
 
 
-@pytest.mark.parametrize("engines", ["escapes_run", "execd_escapes_run"], ids=["forked", "execd"])
 @pytest.mark.parametrize("name", LEFT_RUNNING)
 def test_nothing_a_scenario_started_outlives_the_run_and_the_run_says_it_ended_it(
-    request: pytest.FixtureRequest, engines: str, name: str
+    escapes: EscapesRun, name: str
 ) -> None:
-    reports, stderr, pids, exited = request.getfixturevalue(engines)
+    reports, stderr, pids, exited = escapes
     report = next(report for report in reports if report["scenario"].endswith(f"{name}.py"))
     assert report["error"] is None, f"{report['error']}\n{stderr[-3000:]}"
     started = _started(pids, name)
@@ -265,11 +262,8 @@ def test_nothing_a_scenario_started_outlives_the_run_and_the_run_says_it_ended_i
         assert f"it left a process running (pid {pid}:" in notes, report["notes"]
 
 
-@pytest.mark.parametrize("engines", ["escapes_run", "execd_escapes_run"], ids=["forked", "execd"])
-def test_a_scenario_can_neither_write_requests_to_the_next_engine_nor_stall_it(
-    request: pytest.FixtureRequest, engines: str
-) -> None:
-    reports, stderr, pids, _ = request.getfixturevalue(engines)
+def test_a_scenario_can_neither_write_requests_to_the_next_engine_nor_stall_it(escapes: EscapesRun) -> None:
+    reports, stderr, pids, _ = escapes
     assert _started(pids, "meddled"), f"the scenario found the next engine and stopped it\n{stderr[-3000:]}"
     assert "meddles_with_next: could not write to" in stderr  # its request stream: the forged runs never came
     assert len(reports) == len(ESCAPE_FILES) + 1, stderr[-3000:]
