@@ -228,7 +228,7 @@ def test_repeated_blocks_fold_into_one_row_with_their_spread() -> None:
 def test_a_row_of_several_modules_gives_each_the_time_of_its_own_launches() -> None:
     """Nine products in one row (issue 56): the lm_head's wide one took most of the row's time, and the per-module
     table gives its module that time, not a ninth of the row's (a compiled row on the CPU, timed per launch)."""
-    from kernel_tui.engine.counting.module_paths import split_time
+    from kernel_tui.engine.counting.module_paths import launch_time_by_module
 
     modules = ["model.lm_head", *(f"model.h.{index}.mlp" for index in range(8))]
     launch_us = (500.0, *(50.0 for _ in range(8)))
@@ -242,7 +242,7 @@ def test_a_row_of_several_modules_gives_each_the_time_of_its_own_launches() -> N
         module="model",
         module_calls=tuple((module, 1) for module in modules),
         launch_time_us=launch_us,
-        module_work=tuple(ModuleWork(path, time_us=spent) for path, spent in split_time(modules, launch_us, 900.0)),
+        module_work=tuple(ModuleWork(path, time_us=spent) for path, spent in launch_time_by_module(modules, launch_us)),
     )
     table = {row.path: row for row in module_table(ModeResult(9, (row,), 900, 900.0), None)}
     assert table["model.lm_head"].eager_time_us == pytest.approx(500.0)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kernel_tui.engine.compiler.boundaries import node_calls, row_of, wrapper_calls
-from kernel_tui.engine.counting.module_paths import common_module, split_time
+from kernel_tui.engine.counting.module_paths import common_module, launch_time_by_module
 from kernel_tui.model.report.kernel import ModuleWork
 
 if TYPE_CHECKING:
@@ -106,9 +106,7 @@ def _placed(kernel: Kernel, origins: list[CallOrigin], source_file: str) -> Kern
         module_calls=tuple(counts.items()),
         module_work=tuple(
             ModuleWork(path, time_us=spent)
-            for path, spent in split_time(
-                [origin.module or "" for origin in origins], kernel.launch_time_us, kernel.time_us or 0.0
-            )
+            for path, spent in launch_time_by_module([origin.module or "" for origin in origins], kernel.launch_time_us)
         )
         or kernel.module_work,
         stack=tuple(f"{path}:{line}" for path, line in stack),

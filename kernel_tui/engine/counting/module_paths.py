@@ -93,21 +93,18 @@ def common_module(paths: Iterable[str | None]) -> str | None:
     return ".".join(shared)
 
 
-def split_time(
-    modules: Sequence[str | None], launch_us: Sequence[float], time_us: float
-) -> tuple[tuple[str, float], ...]:
-    """A row's ``time_us`` split among the modules of its launches (``modules``, one per launch in launch order) by
-    each launch's own time (``launch_us``): the ``lm_head``'s large product is not one launch's share of a row of
-    nine linears. Per module, in order of first launch; what launches of no module took is left out. Empty where
-    the two do not line up (a row of one launch, launches the profiler did not time alike)."""
-    total = sum(launch_us)
-    if len(modules) != len(launch_us) or len(launch_us) < 2 or total <= 0:
+def launch_time_by_module(modules: Sequence[str | None], launch_us: Sequence[float]) -> tuple[tuple[str, float], ...]:
+    """Per module of a row's launches (``modules``, one per launch in launch order), the profiled time of its own
+    launches (``launch_us``): the ``lm_head``'s large product is not one launch's share of a row of nine linears.
+    In order of first launch; launches of no module are left out. Empty where the two do not line up (a row of one
+    launch, launches the profiler did not time alike). The module table scales these to the row's time."""
+    if len(modules) != len(launch_us) or len(launch_us) < 2 or sum(launch_us) <= 0:
         return ()
     parts: dict[str, float] = {}
     for module, spent in zip(modules, launch_us):
         if module is not None:
             parts[module] = parts.get(module, 0.0) + spent
-    return tuple((module, time_us * spent / total) for module, spent in parts.items())
+    return tuple(parts.items())
 
 
 class ModuleStack:

@@ -342,7 +342,7 @@ def kernel_rows(
     library: dict[RowKey, str] = {}
     inside: dict[RowKey, CallKernels] = {}
     # Per row, per run, each call's time in launch order: a row of several modules' launches is split among them
-    # by these (``module_paths.split_time``), not by their counts.
+    # by these (``module_paths.launch_time_by_module``), not by their counts.
     call_us: dict[RowKey, list[list[float]]] = {}
     for run, launches in enumerate(per_run):
         counted: set[int] = set()
