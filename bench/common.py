@@ -37,3 +37,8 @@ def final_report(client: EngineClient, path: Path, **run_options: Any) -> Scenar
     if report is None or report.error is not None:
         raise RuntimeError(f"{path.name}: {report.error.one_line() if report and report.error else 'no report'}")
     return report
+
+
+def row_line(row: dict[str, Any]) -> str:
+    """A benchmark row as its command line prints it alone: its figure, its ratio and whether it met its target."""
+    return f"{row['name']}: {row['value']}; ratio {row['ratio']:.2f} ({'met' if row['met'] else 'missed'})"

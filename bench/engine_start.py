@@ -113,7 +113,7 @@ def main() -> int:
     parser.add_argument("--starts", type=int, default=STARTS)
     options = parser.parse_args()
     for row in rows(options.starts):
-        print(f"{row['name']}: {row['value']}; ratio {row['ratio']:.2f} ({'met' if row['met'] else 'missed'})")
+        print(common.row_line(row))
     return 0
 
 

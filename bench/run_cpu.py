@@ -73,7 +73,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=RUNS)
     options = parser.parse_args()
     for row in rows(options.runs):
-        print(f"{row['name']}: {row['value']}; ratio {row['ratio']:.2f} ({'met' if row['met'] else 'missed'})")
+        print(common.row_line(row))
     return 0
 
 
